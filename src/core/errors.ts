@@ -1,0 +1,75 @@
+/**
+ * The closed set of error codes toolgate reports. Every error a user can see —
+ * in a run_failed event, a tool result, an HTTP body or a CLI message — carries
+ * one of these. They are a public contract: add codes, never rename them.
+ * (The HTTP status for each code lives in one table in src/server/.)
+ */
+export const ERROR_CODES = [
+  // usage and configuration
+  'usage',
+  'config_invalid',
+  'not_found',
+  'conflict',
+  'internal',
+  // model adapters
+  'model_auth',
+  'model_not_found',
+  'model_bad_request',
+  'model_rate_limited',
+  'model_unavailable',
+  'model_timeout',
+  'model_error',
+  // run loop
+  'max_steps',
+  'cancelled',
+  'unparseable_tool_call',
+  // tool calls (tool results carry these, a run does not fail with them)
+  'tool_error',
+  'tool_timeout',
+  'tool_unavailable',
+  'tool_not_found',
+  'invalid_arguments',
+  'denied',
+  'rejected',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** The serialisable shape of an error, as stored in events and sent to clients. */
+export interface ErrorInfo {
+  code: ErrorCode;
+  message: string;
+}
+
+export interface ToolgateErrorOptions {
+  cause?: unknown;
+  /** Extra machine-readable context (status code, retry-after, key path…). */
+  details?: Record<string, unknown>;
+}
+
+export class ToolgateError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, options: ToolgateErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ToolgateError';
+    this.code = code;
+    this.details = options.details;
+  }
+
+  toInfo(): ErrorInfo {
+    return { code: this.code, message: this.message };
+  }
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
+}
+
+/** Converts anything thrown into an ErrorInfo, keeping a ToolgateError's code. */
+export function toErrorInfo(error: unknown, fallback: ErrorCode = 'internal'): ErrorInfo {
+  if (error instanceof ToolgateError) return error.toInfo();
+  if (error instanceof Error) return { code: fallback, message: error.message };
+  return { code: fallback, message: String(error) };
+}

@@ -1,0 +1,92 @@
+import type { ErrorInfo } from './errors.ts';
+import type { JsonObject, JsonValue } from './json.ts';
+import type { RawToolCall, ToolContent, ToolErrorCode, ToolOrigin } from './tools.ts';
+import type { Usage } from './usage.ts';
+
+/**
+ * The run event vocabulary. A run is an append-only list of these, numbered per
+ * run from 1. Event type names and the fields below are a public contract (SSE
+ * `event:` names, `--json` output, the store): add fields and types, never
+ * rename or remove them. docs/events.md documents each one.
+ */
+export interface RunEventDataMap {
+  /** The run began. */
+  run_started: {
+    input: string;
+    model: string;
+    tools: string[];
+    maxSteps: number;
+    threadId?: string;
+  };
+  /** A user message entered the conversation (the run's input, or a later message). */
+  user_message: { text: string };
+  /** A piece of assistant text as it streamed in. Concatenated deltas of a step equal its message text. */
+  assistant_delta: { step: number; text: string };
+  /** The model finished a turn: its text and the tool calls it asked for, raw. */
+  assistant_message: {
+    step: number;
+    text: string;
+    toolCalls: RawToolCall[];
+    finishReason: string;
+    usage?: Usage;
+    latencyMs: number;
+  };
+  /** A tool is about to be called (committed before the call is made). */
+  tool_call: {
+    step: number;
+    toolCallId: string;
+    name: string;
+    arguments: JsonObject;
+    origin?: ToolOrigin;
+  };
+  /** A tool call ended, successfully or not. */
+  tool_result: {
+    step: number;
+    toolCallId: string;
+    name: string;
+    ok: boolean;
+    content: ToolContent[];
+    structuredContent?: JsonValue;
+    error?: { code: ToolErrorCode; message: string };
+    latencyMs: number;
+  };
+  /** The run ended with an answer. */
+  run_completed: { output: string; usage: Usage; steps: number };
+  /** The run ended with an error. */
+  run_failed: { error: ErrorInfo; usage?: Usage; steps?: number };
+}
+
+export type RunEventType = keyof RunEventDataMap;
+
+/** Every event type, in a stable order. Pinned by test/architecture. */
+export const RUN_EVENT_TYPES = [
+  'run_started',
+  'user_message',
+  'assistant_delta',
+  'assistant_message',
+  'tool_call',
+  'tool_result',
+  'run_completed',
+  'run_failed',
+] as const satisfies readonly RunEventType[];
+
+/** Event types after which nothing more is appended to a run. */
+export const TERMINAL_EVENT_TYPES: ReadonlySet<RunEventType> = new Set<RunEventType>(['run_completed', 'run_failed']);
+
+/** A stored event: `id` is the per-run sequence number (1, 2, 3, …). */
+export type RunEvent<T extends RunEventType = RunEventType> = {
+  [K in T]: { id: number; runId: string; type: K; time: string; data: RunEventDataMap[K] };
+}[T];
+
+/** An event before the store numbers and timestamps it. */
+export type EventDraft<T extends RunEventType = RunEventType> = {
+  [K in T]: { type: K; data: RunEventDataMap[K] };
+}[T];
+
+export function draft<K extends RunEventType>(type: K, data: RunEventDataMap[K]): EventDraft<K> {
+  return { type, data } as EventDraft<K>;
+}
+
+export function isTerminalEvent(event: { type: string }): boolean {
+  return TERMINAL_EVENT_TYPES.has(event.type as RunEventType);
+}

@@ -1,0 +1,10 @@
+export * from './errors.ts';
+export * from './events.ts';
+export * from './json.ts';
+export * from './messages.ts';
+export * from './runs.ts';
+export * from './tools.ts';
+export * from './usage.ts';
+export type * from './ports/model-adapter.ts';
+export type * from './ports/run-store.ts';
+export type * from './ports/tool-source.ts';

@@ -1,0 +1,56 @@
+import type { JsonSchema } from '../json.ts';
+import type { Message } from '../messages.ts';
+import type { RawToolCall } from '../tools.ts';
+import type { Usage } from '../usage.ts';
+
+/** A tool as offered to a model: the name it may call and the schema of its arguments. */
+export interface ModelToolDefinition {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+}
+
+/** One request to a model: the whole conversation so far and the tools on offer. */
+export interface ModelRequest {
+  messages: readonly Message[];
+  tools: readonly ModelToolDefinition[];
+  /** Stream the answer (text deltas reach `onTextDelta` as they arrive). */
+  stream: boolean;
+  toolChoice?: 'auto' | 'none' | 'required';
+  temperature?: number;
+  maxTokens?: number;
+  /** Ask the endpoint to constrain output to a JSON schema (structured output). */
+  responseFormat?: { type: 'json_schema'; name: string; schema: JsonSchema };
+}
+
+export interface GenerateOptions {
+  signal?: AbortSignal;
+  /** Called with each streamed piece of assistant text, in order. */
+  onTextDelta?: (text: string) => void;
+}
+
+/**
+ * Why the model stopped: 'stop' (answer done), 'tool_calls', 'length' (cut by
+ * the token limit — tool calls may be truncated), 'content_filter', or the
+ * provider's own word.
+ */
+export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | (string & {});
+
+export interface ModelResponse {
+  text: string;
+  /** Native tool calls with their `arguments` strings exactly as received. */
+  toolCalls: RawToolCall[];
+  finishReason: FinishReason;
+  usage?: Usage;
+}
+
+/**
+ * A model API. Implementations are thin: translate the request to the wire,
+ * the answer back, and errors into ToolgateError codes (`model_*`). They never
+ * parse or repair tool-call arguments — that is src/parsing/'s job.
+ */
+export interface ModelAdapter {
+  /** "provider:model", as the user named it. */
+  readonly id: string;
+  generate(request: ModelRequest, options?: GenerateOptions): Promise<ModelResponse>;
+}

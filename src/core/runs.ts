@@ -1,0 +1,49 @@
+import type { ErrorInfo } from './errors.ts';
+import type { JsonObject } from './json.ts';
+import type { Usage } from './usage.ts';
+
+/** Run lifecycle: queued → running → (waiting_approval ⇄ running) → completed | failed | cancelled. */
+export const RUN_STATUSES = ['queued', 'running', 'waiting_approval', 'completed', 'failed', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export const TERMINAL_RUN_STATUSES: ReadonlySet<RunStatus> = new Set<RunStatus>(['completed', 'failed', 'cancelled']);
+
+/** A run's current state: a projection of its event log, kept by the store. */
+export interface Run {
+  id: string;
+  status: RunStatus;
+  input: string;
+  model: string;
+  createdAt: string;
+  updatedAt: string;
+  tenantId?: string;
+  userId?: string;
+  threadId?: string;
+  output?: string;
+  error?: ErrorInfo;
+  usage: Usage;
+  steps: number;
+  /** Sequence number of the last event appended (0 before the first). */
+  lastEventId: number;
+  metadata?: JsonObject;
+}
+
+/** What a caller supplies to create a run; the store fills in the rest. */
+export interface NewRun {
+  id?: string;
+  input: string;
+  model: string;
+  status?: RunStatus;
+  tenantId?: string;
+  userId?: string;
+  threadId?: string;
+  metadata?: JsonObject;
+}
+
+/** Fields the loop may change together with an append. */
+export type RunPatch = Partial<Pick<Run, 'status' | 'output' | 'error' | 'usage' | 'steps'>>;
+
+/** A short random id with a readable prefix (`run_…`, `call_…`). */
+export function newId(prefix: string): string {
+  return `${prefix}_${globalThis.crypto.randomUUID().replaceAll('-', '').slice(0, 24)}`;
+}

@@ -1,0 +1,100 @@
+// The dependency rule of docs/architecture.md, as a test: imports point inward only.
+import assert from 'node:assert/strict';
+import { globSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { describe, it } from 'node:test';
+
+/** Which top-level areas of src/ each area may import. */
+const ALLOWED: Record<string, readonly string[]> = {
+  core: [],
+  parsing: ['core'],
+  validation: ['core'],
+  gate: ['core', 'validation'],
+  providers: ['core', 'parsing'],
+  tools: ['core'],
+  store: ['core'],
+  orchestrator: ['core', 'parsing', 'validation', 'gate'],
+  config: ['core', 'validation'],
+  server: ['core', 'orchestrator'],
+  app: ['core', 'parsing', 'validation', 'gate', 'providers', 'tools', 'store', 'orchestrator', 'config', 'server'],
+  cli: ['app', 'server', 'config', 'core'],
+};
+
+const IMPORT_RE = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g;
+
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const out: string[] = [];
+  for (const m of text.matchAll(IMPORT_RE)) {
+    const spec = m[1] ?? m[2] ?? m[3];
+    if (spec !== undefined) out.push(spec);
+  }
+  return out;
+}
+
+function areaOf(file: string): string | undefined {
+  const rel = relative('src', file);
+  if (rel.startsWith('..')) return undefined;
+  const parts = rel.split(sep);
+  return parts.length > 1 ? parts[0] : 'root';
+}
+
+const sourceFiles = globSync('src/**/*.ts').filter((f) => !f.endsWith('.test.ts'));
+
+describe('architecture: import rules', () => {
+  it('finds the source tree', () => {
+    assert.ok(sourceFiles.length > 10, `expected source files under src/, found ${sourceFiles.length}`);
+  });
+
+  it('every area imports only the areas it may', () => {
+    const violations: string[] = [];
+    for (const file of sourceFiles) {
+      const area = areaOf(file);
+      if (area === undefined || area === 'root') continue;
+      const allowed = ALLOWED[area];
+      assert.ok(allowed, `src/${area}/ is not in the import table: add it to docs/architecture.md and this test`);
+      for (const spec of importsOf(file)) {
+        if (!spec.startsWith('.')) continue;
+        const target = areaOf(join(dirname(file), spec));
+        if (target === undefined || target === area) continue;
+        if (!allowed.includes(target)) violations.push(`${file} imports ${spec} (${area} → ${target} is not allowed)`);
+      }
+    }
+    assert.deepEqual(violations, []);
+  });
+
+  it('core, parsing, validation and gate do no I/O (no node: or package imports except allowed libraries)', () => {
+    const pureLibs: Record<string, readonly string[]> = {
+      core: [],
+      parsing: ['jsonrepair'],
+      validation: ['ajv', 'ajv/dist/2020.js', 'ajv-formats', 'ajv/dist/2019.js'],
+      gate: [],
+    };
+    const violations: string[] = [];
+    for (const file of sourceFiles) {
+      const area = areaOf(file);
+      if (area === undefined || !(area in pureLibs)) continue;
+      for (const spec of importsOf(file)) {
+        if (spec.startsWith('.')) continue;
+        if (!pureLibs[area]?.includes(spec)) violations.push(`${file} imports ${spec}`);
+      }
+    }
+    assert.deepEqual(violations, []);
+  });
+
+  it('tools reach the run loop only through executeToolCall', () => {
+    // The gate lives in execute-tool-call.ts: any other orchestrator file calling
+    // a tool directly would bypass it.
+    const offenders = globSync('src/orchestrator/**/*.ts')
+      .filter((f) => !f.endsWith('.test.ts') && !f.endsWith(`${sep}execute-tool-call.ts`))
+      .filter((f) => /\.callTool\s*\(/.test(readFileSync(f, 'utf8')));
+    assert.deepEqual(offenders, []);
+  });
+
+  it('the import checker itself catches a forbidden import', () => {
+    // Guard against a regex that silently matches nothing.
+    const specs = importsOf('src/store/memory/memory-run-store.ts');
+    assert.ok(specs.some((s) => s.includes('core/index.ts')), `parsed imports: ${specs.join(', ')}`);
+    assert.equal(areaOf(join('src/store/memory', '../../core/index.ts')), 'core');
+  });
+});
