@@ -11,6 +11,11 @@ export const ERROR_CODES = [
   'not_found',
   'conflict',
   'internal',
+  // runs API
+  'unauthorized',
+  'idempotency_mismatch',
+  'overloaded',
+  'shutting_down',
   // model adapters
   'model_auth',
   'model_not_found',

@@ -1,5 +1,6 @@
 import type { ErrorInfo } from './errors.ts';
 import type { JsonObject, JsonValue } from './json.ts';
+import type { RunStatus } from './runs.ts';
 import type { RawToolCall, ToolContent, ToolErrorCode, ToolOrigin } from './tools.ts';
 import type { Usage } from './usage.ts';
 
@@ -54,7 +55,66 @@ export interface RunEventDataMap {
   run_completed: { output: string; usage: Usage; steps: number };
   /** The run ended with an error. */
   run_failed: { error: ErrorInfo; usage?: Usage; steps?: number };
+  /** The run was cancelled by a client; calls in flight were aborted. */
+  run_cancelled: { reason?: string; usage?: Usage; steps?: number };
+  /** The run's status changed. Every status change has exactly one of these. */
+  run_status: { from: RunStatus; to: RunStatus; reason?: string };
+  /**
+   * A model turn's tool calls could not be used (unparseable, unknown tool,
+   * truncated): the model was told what was wrong and asked again.
+   */
+  parse_retry: {
+    step: number;
+    attempt: number;
+    maxAttempts: number;
+    diagnostics: { code: string; message: string }[];
+    feedback: string;
+  };
+  /** The gate's verdict on one tool call, before anything is executed. */
+  gate_decision: {
+    step: number;
+    toolCallId: string;
+    name: string;
+    effect: ToolEffect;
+    decision: GateDecisionKind;
+    normalisations: { path: string; from: JsonValue; to?: JsonValue; rule: string }[];
+    injected: { key: string; overridden: boolean }[];
+    policyRule?: string;
+    reason?: string;
+    issues?: { code: string; path: string; message: string }[];
+    hook?: { name: string; action: string; reason?: string };
+  };
+  /**
+   * A call waits for a person. `reason` is 'policy' (the rule asks for approval)
+   * or 'outcome_unknown' (a write was in flight when the process stopped: it may
+   * or may not have happened, so it is never repeated silently).
+   */
+  approval_required: {
+    step: number;
+    toolCallId: string;
+    name: string;
+    arguments: JsonObject;
+    effect: ToolEffect;
+    reason: 'policy' | 'outcome_unknown';
+  };
+  /** Input from a client reached the run: an approval decision or a message. */
+  input_received: { input: RunInput };
 }
+
+export type ToolEffect = 'read' | 'write';
+export type GateDecisionKind = 'allowed' | 'denied' | 'approval_required' | 'dry_run' | 'invalid';
+
+/** Input a client sends to a run that is waiting or running. */
+export type RunInput =
+  | {
+      type: 'approval';
+      toolCallId: string;
+      decision: 'approve' | 'reject' | 'edit';
+      arguments?: JsonObject;
+      reason?: string;
+      userId?: string;
+    }
+  | { type: 'message'; text: string; userId?: string };
 
 export type RunEventType = keyof RunEventDataMap;
 
@@ -68,10 +128,16 @@ export const RUN_EVENT_TYPES = [
   'tool_result',
   'run_completed',
   'run_failed',
+  'run_cancelled',
+  'run_status',
+  'parse_retry',
+  'gate_decision',
+  'approval_required',
+  'input_received',
 ] as const satisfies readonly RunEventType[];
 
 /** Event types after which nothing more is appended to a run. */
-export const TERMINAL_EVENT_TYPES: ReadonlySet<RunEventType> = new Set<RunEventType>(['run_completed', 'run_failed']);
+export const TERMINAL_EVENT_TYPES: ReadonlySet<RunEventType> = new Set<RunEventType>(['run_completed', 'run_failed', 'run_cancelled']);
 
 /** A stored event: `id` is the per-run sequence number (1, 2, 3, …). */
 export type RunEvent<T extends RunEventType = RunEventType> = {

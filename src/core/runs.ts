@@ -1,5 +1,6 @@
 import type { ErrorInfo } from './errors.ts';
 import type { JsonObject } from './json.ts';
+import type { Message } from './messages.ts';
 import type { Usage } from './usage.ts';
 
 /** Run lifecycle: queued → running → (waiting_approval ⇄ running) → completed | failed | cancelled. */
@@ -26,6 +27,21 @@ export interface Run {
   /** Sequence number of the last event appended (0 before the first). */
   lastEventId: number;
   metadata?: JsonObject;
+  /** Server-side values for injected arguments (`{{context.*}}`), never shown to the model. */
+  context?: JsonObject;
+  dryRun?: boolean;
+  /** The call waiting for a decision, while status is `waiting_approval`. */
+  pendingApproval?: PendingApproval;
+}
+
+export interface PendingApproval {
+  toolCallId: string;
+  name: string;
+  arguments: JsonObject;
+  effect: 'read' | 'write';
+  reason: 'policy' | 'outcome_unknown';
+  /** Id of the approval_required event. */
+  eventId: number;
 }
 
 /** What a caller supplies to create a run; the store fills in the rest. */
@@ -38,10 +54,24 @@ export interface NewRun {
   userId?: string;
   threadId?: string;
   metadata?: JsonObject;
+  context?: JsonObject;
+  dryRun?: boolean;
 }
 
 /** Fields the loop may change together with an append. */
-export type RunPatch = Partial<Pick<Run, 'status' | 'output' | 'error' | 'usage' | 'steps'>>;
+export type RunPatch = Partial<Pick<Run, 'status' | 'output' | 'error' | 'usage' | 'steps'>> & {
+  /** Set while waiting for a decision; `null` clears it. */
+  pendingApproval?: PendingApproval | null;
+};
+
+/** A conversation reused across runs by `threadId`: the messages so far. */
+export interface Thread {
+  id: string;
+  tenantId?: string;
+  messages: Message[];
+  createdAt: string;
+  updatedAt: string;
+}
 
 /** A short random id with a readable prefix (`run_…`, `call_…`). */
 export function newId(prefix: string): string {

@@ -14,6 +14,11 @@ describe('architecture: pinned public names', () => {
       'tool_result',
       'run_completed',
       'run_failed',
+      'run_cancelled',
+      'run_status',
+      'gate_decision',
+      'approval_required',
+      'input_received',
     ]) {
       assert.ok((RUN_EVENT_TYPES as readonly string[]).includes(name), `event type ${name} is missing`);
     }
@@ -30,6 +35,8 @@ describe('architecture: pinned public names', () => {
       'invalid_arguments',
       'denied',
       'rejected',
+      'cancelled',
+      'idempotency_mismatch',
     ]) {
       assert.ok((ERROR_CODES as readonly string[]).includes(code), `error code ${code} is missing`);
     }

@@ -1,5 +1,6 @@
 import type { EventDraft, RunEvent } from '../events.ts';
-import type { NewRun, Run, RunPatch, RunStatus } from '../runs.ts';
+import type { NewRun, Run, RunPatch, RunStatus, Thread } from '../runs.ts';
+import type { Message } from '../messages.ts';
 
 export interface ReadEventsOptions {
   /** Only events with an id greater than this (resume point). */
@@ -21,6 +22,15 @@ export interface RunPage {
   nextCursor?: string;
 }
 
+/** An Idempotency-Key as a client sent it, scoped per tenant. */
+export interface IdempotencyRequest {
+  key: string;
+  /** Hash of the request body: the same key with another body is refused. */
+  requestHash: string;
+  /** Keep the key at least this long (default 24 h). */
+  ttlMs?: number;
+}
+
 export type EventListener = (events: readonly RunEvent[]) => void;
 
 /**
@@ -34,14 +44,26 @@ export type EventListener = (events: readonly RunEvent[]) => void;
  * - Once `append` resolves, the events are durable (as far as the store is)
  *   and every subscriber of that run has been handed them, in order, once.
  * - Appending to an unknown run rejects with `not_found`.
+ * - Runs, events, threads and idempotency keys are returned as copies: callers
+ *   may mutate what they get without touching the store.
  */
 export interface RunStore {
   createRun(init: NewRun): Promise<Run>;
+  /**
+   * Creates the run unless this tenant already used `idempotency.key`: then
+   * returns that run with `created: false`. Atomic: concurrent calls with one
+   * key create one run. Same key, different `requestHash` → `idempotency_mismatch`.
+   */
+  createRunIdempotent(init: NewRun, idempotency: IdempotencyRequest): Promise<{ run: Run; created: boolean }>;
   getRun(runId: string): Promise<Run | undefined>;
   listRuns(query?: ListRunsQuery): Promise<RunPage>;
   append(runId: string, drafts: readonly EventDraft[], patch?: RunPatch): Promise<RunEvent[]>;
   readEvents(runId: string, options?: ReadEventsOptions): Promise<RunEvent[]>;
   /** Live events appended after this call, for one run. Returns the unsubscribe function. */
   subscribe(runId: string, listener: EventListener): () => void;
+  /** A thread's messages, or undefined when it has none yet. Another tenant's thread is undefined. */
+  getThread(threadId: string, tenantId?: string): Promise<Thread | undefined>;
+  /** Appends messages to a thread, creating it on first use. */
+  appendThreadMessages(threadId: string, messages: readonly Message[], tenantId?: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -4,6 +4,9 @@ import {
   newId,
   type EventDraft,
   type EventListener,
+  type IdempotencyRequest,
+  type Message,
+  type Thread,
   type ListRunsQuery,
   type NewRun,
   type ReadEventsOptions,
@@ -15,6 +18,13 @@ import {
 } from '../../core/index.ts';
 
 export const DEFAULT_PAGE_SIZE = 50;
+export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+interface IdempotencyEntry {
+  runId: string;
+  requestHash: string;
+  expiresAt: number;
+}
 
 interface Entry {
   run: Run;
@@ -25,6 +35,8 @@ interface Entry {
 /** RunStore in process memory: for tests, the CLI's one-shot runs and `--store memory:`. */
 export class MemoryRunStore implements RunStore {
   readonly #runs = new Map<string, Entry>();
+  readonly #keys = new Map<string, IdempotencyEntry>();
+  readonly #threads = new Map<string, Thread>();
   #closed = false;
 
   async createRun(init: NewRun): Promise<Run> {
@@ -46,9 +58,52 @@ export class MemoryRunStore implements RunStore {
       ...(init.userId === undefined ? {} : { userId: init.userId }),
       ...(init.threadId === undefined ? {} : { threadId: init.threadId }),
       ...(init.metadata === undefined ? {} : { metadata: init.metadata }),
+      ...(init.context === undefined ? {} : { context: init.context }),
+      ...(init.dryRun === undefined ? {} : { dryRun: init.dryRun }),
     };
-    this.#runs.set(id, { run, events: [], listeners: new Set() });
-    return structuredClone(run);
+    this.#runs.set(id, { run: structuredClone(run), events: [], listeners: new Set() });
+    return run;
+  }
+
+  async createRunIdempotent(init: NewRun, idempotency: IdempotencyRequest): Promise<{ run: Run; created: boolean }> {
+    this.#assertOpen();
+    const scoped = `${init.tenantId ?? ''}\u0000${idempotency.key}`;
+    const now = Date.now();
+    const existing = this.#keys.get(scoped);
+    if (existing !== undefined && existing.expiresAt > now) {
+      if (existing.requestHash !== idempotency.requestHash) {
+        throw new ToolgateError(
+          'idempotency_mismatch',
+          `Idempotency-Key "${idempotency.key}" was already used with a different request body; use a new key for a new request`,
+        );
+      }
+      const run = await this.getRun(existing.runId);
+      if (run !== undefined) return { run, created: false };
+    }
+    const run = await this.createRun(init);
+    this.#keys.set(scoped, {
+      runId: run.id,
+      requestHash: idempotency.requestHash,
+      expiresAt: now + (idempotency.ttlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS),
+    });
+    return { run, created: true };
+  }
+
+  async getThread(threadId: string, tenantId?: string): Promise<Thread | undefined> {
+    const thread = this.#threads.get(threadId);
+    if (thread === undefined || thread.tenantId !== tenantId) return undefined;
+    return structuredClone(thread);
+  }
+
+  async appendThreadMessages(threadId: string, messages: readonly Message[], tenantId?: string): Promise<void> {
+    this.#assertOpen();
+    const now = new Date().toISOString();
+    const thread = this.#threads.get(threadId);
+    if (thread !== undefined && thread.tenantId !== tenantId) {
+      throw new ToolgateError('not_found', `thread ${threadId} does not exist`);
+    }
+    const base: Thread = thread ?? { id: threadId, messages: [], createdAt: now, updatedAt: now, ...(tenantId === undefined ? {} : { tenantId }) };
+    this.#threads.set(threadId, { ...base, messages: [...base.messages, ...structuredClone([...messages])], updatedAt: now });
   }
 
   async getRun(runId: string): Promise<Run | undefined> {
@@ -80,7 +135,11 @@ export class MemoryRunStore implements RunStore {
       (d, i) => ({ id: entry.run.lastEventId + i + 1, runId, type: d.type, time, data: structuredClone(d.data) }) as RunEvent,
     );
     entry.events.push(...events);
-    entry.run = { ...entry.run, ...structuredClone(patch ?? {}), lastEventId: entry.run.lastEventId + events.length, updatedAt: time };
+    const { pendingApproval, ...rest } = structuredClone(patch ?? {});
+    const next: Run = { ...entry.run, ...rest, lastEventId: entry.run.lastEventId + events.length, updatedAt: time };
+    if (pendingApproval === null) delete next.pendingApproval;
+    else if (pendingApproval !== undefined) next.pendingApproval = pendingApproval;
+    entry.run = next;
     for (const listener of entry.listeners) listener(events);
     return events;
   }
