@@ -1,0 +1,53 @@
+import { z } from 'zod';
+
+/**
+ * The toolgate.yaml schema. Keys are a public contract (docs/configuration.md).
+ * Unknown keys are errors, not silently ignored: a typo must not disable a rule.
+ */
+const stringMap = z.record(z.string(), z.string());
+
+const stdioServer = z.strictObject({
+  command: z.string().min(1, 'command must not be empty'),
+  args: z.array(z.string()).optional(),
+  env: stringMap.optional(),
+  cwd: z.string().optional(),
+  timeoutMs: z.number().int().positive().optional(),
+});
+
+const httpServer = z.strictObject({
+  url: z.url({ protocol: /^https?$/, error: 'url must be an http(s) URL, e.g. http://127.0.0.1:3000/mcp' }),
+  headers: stringMap.optional(),
+  timeoutMs: z.number().int().positive().optional(),
+});
+
+export const serverConfigSchema = z.union([stdioServer, httpServer], {
+  error: 'a server needs either `command` (and optional args, env, cwd) to spawn it over stdio, or `url` (and optional headers) for Streamable HTTP',
+});
+
+const openaiProvider = z.strictObject({
+  baseUrl: z.string().optional(),
+  apiKey: z.string().optional(),
+  headers: stringMap.optional(),
+  timeoutMs: z.number().int().positive().optional(),
+  maxRetries: z.number().int().min(0).optional(),
+});
+
+export const MODEL_PATTERN = /^[a-z][a-z0-9-]*:.+$/;
+
+export const configSchema = z.strictObject({
+  model: z.string().regex(MODEL_PATTERN, 'model must be "provider:model", e.g. openai:gpt-4o-mini or scripted:./demo.json').optional(),
+  providers: z.strictObject({ openai: openaiProvider.optional() }).optional(),
+  servers: z
+    .record(
+      z.string().regex(/^[a-zA-Z0-9_.-]{1,48}$/, 'server names may use letters, digits, "_", "-" and "." (at most 48)'),
+      serverConfigSchema,
+    )
+    .optional(),
+  maxSteps: z.number().int().min(1).max(1000).optional(),
+  systemPrompt: z.string().optional(),
+  toolTimeoutMs: z.number().int().positive().optional(),
+  stream: z.boolean().optional(),
+});
+
+export type ToolgateConfig = z.infer<typeof configSchema>;
+export type ServerConfig = z.infer<typeof serverConfigSchema>;

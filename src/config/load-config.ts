@@ -1,0 +1,102 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseDocument } from 'yaml';
+import type { z } from 'zod';
+import { ToolgateError, isJsonObject } from '../core/index.ts';
+import { configSchema, type ToolgateConfig } from './config-schema.ts';
+
+/** Looked up in the working directory when no --config is given. */
+export const DEFAULT_CONFIG_FILES = ['toolgate.yaml', 'toolgate.yml', 'toolgate.json'] as const;
+
+export interface LoadConfigOptions {
+  /** Explicit file (--config); it must exist. */
+  file?: string;
+  cwd?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+export interface LoadedConfig {
+  config: ToolgateConfig;
+  /** The file read, if any (absolute path). */
+  file?: string;
+}
+
+/**
+ * Reads toolgate.yaml (or JSON), validates it and resolves `env:NAME` values.
+ * Every problem is a `config_invalid` error naming the file and the key path.
+ */
+export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
+  const cwd = options.cwd ?? process.cwd();
+  const env = options.env ?? process.env;
+  let file: string | undefined;
+  if (options.file !== undefined) {
+    file = resolve(cwd, options.file);
+    if (!existsSync(file)) throw new ToolgateError('config_invalid', `config file ${options.file} does not exist (resolved to ${file})`);
+  } else {
+    file = DEFAULT_CONFIG_FILES.map((f) => resolve(cwd, f)).find((f) => existsSync(f));
+  }
+  if (file === undefined) return { config: {} };
+  const raw = readConfigFile(file);
+  return { config: parseConfig(raw, { source: file, env }), file };
+}
+
+/** Validates an already-parsed config object (from a file or given by a library user). */
+export function parseConfig(raw: unknown, options: { source?: string; env?: Readonly<Record<string, string | undefined>> } = {}): ToolgateConfig {
+  const source = options.source ?? 'config';
+  if (raw === null || raw === undefined) return {};
+  const resolved = resolveEnvRefs(raw, options.env ?? process.env, source, []);
+  const result = configSchema.safeParse(resolved);
+  if (!result.success) throw new ToolgateError('config_invalid', formatIssues(source, result.error.issues), { details: { issues: result.error.issues } });
+  return result.data;
+}
+
+function readConfigFile(file: string): unknown {
+  const text = readFileSync(file, 'utf8');
+  if (file.endsWith('.json')) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      throw new ToolgateError('config_invalid', `${file}: not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    const first = doc.errors[0];
+    throw new ToolgateError('config_invalid', `${file}: not valid YAML: ${first?.message ?? 'unknown error'}`);
+  }
+  return doc.toJS() as unknown;
+}
+
+const ENV_REF = /^env:([A-Za-z_][A-Za-z0-9_]*)$/;
+
+/** Replaces every string "env:NAME" with the variable's value; a missing variable is an error naming the key. */
+function resolveEnvRefs(value: unknown, env: Readonly<Record<string, string | undefined>>, source: string, path: string[]): unknown {
+  if (typeof value === 'string') {
+    const m = ENV_REF.exec(value);
+    if (m === null) return value;
+    const name = m[1] ?? '';
+    const found = env[name];
+    if (found === undefined || found === '') {
+      throw new ToolgateError('config_invalid', `${source}: ${path.join('.')} refers to environment variable ${name}, which is not set; set it or put the value in the file`);
+    }
+    return found;
+  }
+  if (Array.isArray(value)) return value.map((v, i) => resolveEnvRefs(v, env, source, [...path, String(i)]));
+  if (isJsonObject(value)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveEnvRefs(v, env, source, [...path, k])]));
+  }
+  return value;
+}
+
+function formatIssues(source: string, issues: readonly z.core.$ZodIssue[]): string {
+  const lines = issues.slice(0, 10).map((issue) => {
+    const key = issue.path.length === 0 ? '(top level)' : issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      const where = issue.path.length === 0 ? '' : ` in ${key}`;
+      return `  - unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}${where} (check the spelling; see docs/configuration.md)`;
+    }
+    return `  - ${key}: ${issue.message}`;
+  });
+  const more = issues.length > 10 ? `\n  … and ${issues.length - 10} more` : '';
+  return `${source} is not a valid toolgate config:\n${lines.join('\n')}${more}`;
+}

@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ToolgateError } from '../core/index.ts';
+import { parseMcpFlag, resolveSettings } from './resolve-settings.ts';
+import { splitCommandLine } from './split-command-line.ts';
+
+describe('resolveSettings', () => {
+  it('flags beat TOOLGATE_* env, which beats the file, which beats defaults', () => {
+    const file = { model: 'openai:file-model', maxSteps: 5 };
+    assert.equal(resolveSettings({}, {}, {}).maxSteps, 20);
+    assert.equal(resolveSettings(file, {}, {}).model, 'openai:file-model');
+    assert.equal(resolveSettings(file, {}, { TOOLGATE_MODEL: 'openai:env-model' }).model, 'openai:env-model');
+    assert.equal(resolveSettings(file, { model: 'openai:flag-model' }, { TOOLGATE_MODEL: 'openai:env-model' }).model, 'openai:flag-model');
+    assert.equal(resolveSettings(file, {}, { TOOLGATE_MAX_STEPS: '9' }).maxSteps, 9);
+    assert.equal(resolveSettings(file, { maxSteps: 2 }, { TOOLGATE_MAX_STEPS: '9' }).maxSteps, 2);
+  });
+
+  it('OPENAI_* environment variables are the fallback for provider settings', () => {
+    const env = { OPENAI_BASE_URL: 'http://env/v1', OPENAI_API_KEY: 'env-key' };
+    assert.deepEqual(resolveSettings({}, {}, env).openai, { baseUrl: 'http://env/v1', apiKey: 'env-key' });
+    const file = { providers: { openai: { baseUrl: 'http://file/v1' } } };
+    assert.deepEqual(resolveSettings(file, {}, env).openai, { baseUrl: 'http://file/v1', apiKey: 'env-key' });
+    assert.deepEqual(resolveSettings(file, { baseUrl: 'http://flag/v1', apiKey: 'flag-key' }, env).openai, { baseUrl: 'http://flag/v1', apiKey: 'flag-key' });
+  });
+
+  it('adds --mcp servers next to the configured ones, never replacing one', () => {
+    const s = resolveSettings({ servers: { 'power-exchange': { command: 'x' } } }, { mcp: ['node examples/power-exchange/server.ts', 'http://127.0.0.1:9000/mcp'] }, {});
+    assert.deepEqual(Object.keys(s.servers), ['power-exchange', 'power-exchange-2', '127.0.0.1-9000']);
+    assert.deepEqual(s.servers['power-exchange-2'], { command: 'node', args: ['examples/power-exchange/server.ts'] });
+  });
+
+  it('rejects a model without a provider and a bad TOOLGATE_MAX_STEPS', () => {
+    assert.throws(() => resolveSettings({}, { model: 'gpt-4o' }, {}), (e: unknown) => e instanceof ToolgateError && e.code === 'usage' && /provider:model/.test(e.message));
+    assert.throws(() => resolveSettings({}, {}, { TOOLGATE_MAX_STEPS: 'x' }), /TOOLGATE_MAX_STEPS must be a positive integer/);
+  });
+});
+
+describe('parseMcpFlag', () => {
+  it('derives readable names from commands, packages and URLs', () => {
+    assert.equal(parseMcpFlag('npx -y @modelcontextprotocol/server-everything').name, 'server-everything');
+    assert.equal(parseMcpFlag('node ./dist/index.js').name, 'dist');
+    assert.equal(parseMcpFlag('uvx mcp-server-time').name, 'mcp-server-time');
+    assert.equal(parseMcpFlag('https://mcp.example.com/mcp').name, 'mcp.example.com-443');
+    assert.deepEqual(parseMcpFlag('pe=node server.ts --state "my file.json"'), { name: 'pe', server: { command: 'node', args: ['server.ts', '--state', 'my file.json'] } });
+    assert.deepEqual(parseMcpFlag('remote=http://h:1/mcp'), { name: 'remote', server: { url: 'http://h:1/mcp' } });
+    assert.throws(() => parseMcpFlag('  '), /--mcp needs a command line/);
+  });
+});
+
+describe('splitCommandLine', () => {
+  it('splits like a shell without expanding anything', () => {
+    assert.deepEqual(splitCommandLine(`node "a b.js" 'c d' e\\ f "q\\"x" $HOME`), ['node', 'a b.js', 'c d', 'e f', 'q"x', '$HOME']);
+    assert.deepEqual(splitCommandLine('  a   b  '), ['a', 'b']);
+    assert.deepEqual(splitCommandLine(`x ''`), ['x', '']);
+    assert.throws(() => splitCommandLine('node "unterminated'), /unbalanced double quote/);
+  });
+});

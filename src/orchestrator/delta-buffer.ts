@@ -1,0 +1,61 @@
+import { draft, type RunStore } from '../core/index.ts';
+
+/** How long streamed text may wait before it is appended as one `assistant_delta`. */
+export const DEFAULT_DELTA_FLUSH_MS = 25;
+
+/**
+ * Coalesces streamed text into `assistant_delta` events: one store append per
+ * token would make a durable store fsync per token. Deltas are flushed on a
+ * short timer and always before the step's `assistant_message`, so the
+ * concatenated deltas of a step equal its message text.
+ */
+export class DeltaBuffer {
+  readonly #store: RunStore;
+  readonly #runId: string;
+  readonly #flushMs: number;
+  #step = 0;
+  #pending = '';
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #chain: Promise<unknown> = Promise.resolve();
+  #error: unknown;
+
+  constructor(options: { store: RunStore; runId: string; flushMs?: number }) {
+    this.#store = options.store;
+    this.#runId = options.runId;
+    this.#flushMs = options.flushMs ?? DEFAULT_DELTA_FLUSH_MS;
+  }
+
+  push(step: number, text: string): void {
+    if (text === '') return;
+    if (step !== this.#step && this.#pending !== '') this.#enqueueFlush();
+    this.#step = step;
+    this.#pending += text;
+    this.#timer ??= setTimeout(() => {
+      this.#timer = undefined;
+      this.#enqueueFlush();
+    }, this.#flushMs);
+  }
+
+  /** Appends whatever is pending and waits for every earlier append. */
+  async flush(): Promise<void> {
+    this.#enqueueFlush();
+    await this.#chain;
+    if (this.#error !== undefined) throw this.#error;
+  }
+
+  #enqueueFlush(): void {
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    if (this.#pending === '') return;
+    const text = this.#pending;
+    const step = this.#step;
+    this.#pending = '';
+    this.#chain = this.#chain.then(() =>
+      this.#store.append(this.#runId, [draft('assistant_delta', { step, text })]).catch((error: unknown) => {
+        this.#error ??= error;
+      }),
+    );
+  }
+}

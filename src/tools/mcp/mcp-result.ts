@@ -1,0 +1,99 @@
+import { SdkError, SdkErrorCode, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
+import { isJsonObject, toolError, type JsonValue, type ToolContent, type ToolResult } from '../../core/index.ts';
+
+/** Maps an MCP `tools/call` result to toolgate's standard tool result. */
+export function fromMcpResult(result: { content?: unknown; structuredContent?: unknown; isError?: unknown }): ToolResult {
+  const content = Array.isArray(result.content) ? result.content.flatMap(toContent) : [];
+  const structured = result.structuredContent as JsonValue | undefined;
+  const base: ToolResult = { ok: result.isError !== true, content };
+  if (structured !== undefined) base.structuredContent = structured;
+  if (result.isError === true) {
+    const text = content
+      .filter((c): c is { type: 'text'; text: string } => c.type === 'text')
+      .map((c) => c.text)
+      .join('\n')
+      .trim();
+    base.error = { code: 'tool_error', message: text === '' ? 'the tool reported an error without a message' : text };
+  }
+  return base;
+}
+
+function toContent(block: unknown): ToolContent[] {
+  if (!isJsonObject(block)) return [];
+  switch (block['type']) {
+    case 'text':
+      return typeof block['text'] === 'string' ? [{ type: 'text', text: block['text'] }] : [];
+    case 'image':
+    case 'audio':
+      return typeof block['data'] === 'string' && typeof block['mimeType'] === 'string'
+        ? [{ type: block['type'], data: block['data'], mimeType: block['mimeType'] }]
+        : [];
+    case 'resource_link': {
+      if (typeof block['uri'] !== 'string') return [];
+      const link: ToolContent = { type: 'resource_link', uri: block['uri'] };
+      if (typeof block['name'] === 'string') link.name = block['name'];
+      if (typeof block['mimeType'] === 'string') link.mimeType = block['mimeType'];
+      return [link];
+    }
+    case 'resource':
+      return isJsonObject(block['resource']) ? [{ type: 'resource', resource: block['resource'] }] : [];
+    default:
+      // Unknown block types from newer servers are kept as text so the model still sees them.
+      return [{ type: 'text', text: JSON.stringify(block) }];
+  }
+}
+
+export interface CallFailureContext {
+  server: string;
+  tool: string;
+  timeoutMs: number;
+  /** What the transport knows about why the connection ended (exit code, stderr tail). */
+  exitInfo?: string;
+}
+
+/** Classifies an exception thrown by the MCP client during a call. */
+export function fromMcpCallError(error: unknown, ctx: CallFailureContext): { result: ToolResult; connectionLost: boolean } {
+  const where = `tool "${ctx.tool}" on MCP server "${ctx.server}"`;
+  if (error instanceof SdkError) {
+    if (error.code === SdkErrorCode.RequestTimeout) {
+      return {
+        result: toolError('tool_timeout', `${where} did not answer within ${ctx.timeoutMs} ms; the call was abandoned (raise timeoutMs for this tool if it is legitimately slow)`),
+        connectionLost: false,
+      };
+    }
+    if (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected || error.code === SdkErrorCode.SendFailed) {
+      const why = ctx.exitInfo === undefined ? '' : ` (${ctx.exitInfo})`;
+      return {
+        result: toolError('tool_unavailable', `${where} failed: the server connection was lost${why}; it will be restarted on the next call`),
+        connectionLost: true,
+      };
+    }
+  }
+  if (error instanceof ProtocolError) {
+    if (error.code === ProtocolErrorCode.InvalidParams) {
+      return { result: toolError('invalid_arguments', `${where} rejected the arguments: ${error.message}`), connectionLost: false };
+    }
+    if (error.code === ProtocolErrorCode.MethodNotFound) {
+      return { result: toolError('tool_not_found', `${where} does not exist: ${error.message}`), connectionLost: false };
+    }
+    return { result: toolError('tool_error', `${where} failed: ${error.message}`), connectionLost: false };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (isConnectionError(error)) {
+    return { result: toolError('tool_unavailable', `${where} is unreachable: ${message}; it will be retried on the next call`), connectionLost: true };
+  }
+  return { result: toolError('tool_error', `${where} failed: ${message}`), connectionLost: false };
+}
+
+function isConnectionError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code ?? (error.cause as { code?: unknown } | undefined)?.code;
+  return (
+    error instanceof TypeError ||
+    code === 'ECONNREFUSED' ||
+    code === 'ECONNRESET' ||
+    code === 'EPIPE' ||
+    code === 'ENOENT' ||
+    /fetch failed|socket hang up|ECONNREFUSED|closed/i.test(error.message)
+  );
+}

@@ -1,0 +1,255 @@
+import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import {
+  ToolgateError,
+  isJsonObject,
+  toolError,
+  type CallToolRequest,
+  type JsonSchema,
+  type ToolAnnotations,
+  type ToolResult,
+  type ToolSource,
+  type ToolSpec,
+} from '../../core/index.ts';
+import { fromMcpCallError, fromMcpResult } from './mcp-result.ts';
+
+export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 20_000;
+const STDERR_TAIL_LINES = 20;
+const CLIENT_INFO = { name: 'toolgate', version: '0.1.0' };
+
+/** How to reach one MCP server: a command to spawn (stdio) or a Streamable HTTP URL. */
+export type McpServerConfig =
+  | { command: string; args?: string[] | undefined; env?: Record<string, string> | undefined; cwd?: string | undefined }
+  | { url: string; headers?: Record<string, string> | undefined };
+
+export interface McpToolSourceOptions {
+  /** The server's configured name: the `server` part of tool origins and policy patterns. */
+  name: string;
+  server: McpServerConfig;
+  connectTimeoutMs?: number;
+  /** Timeout for calls that do not set their own. */
+  defaultTimeoutMs?: number;
+  /** Receives the server's stderr, line by line (stdio only). */
+  onStderr?: (line: string) => void;
+}
+
+interface Connection {
+  client: Client;
+  transport: Transport;
+  closed: boolean;
+}
+
+/**
+ * One MCP server as a ToolSource, on the official SDK. Connects lazily; when
+ * the connection drops (a stdio server crashed, an HTTP server went away) the
+ * call in flight becomes a `tool_unavailable` result and the next call
+ * reconnects, which restarts a stdio server.
+ */
+export class McpToolSource implements ToolSource {
+  readonly name: string;
+  readonly #options: McpToolSourceOptions;
+  #connecting: Promise<Connection> | undefined;
+  #stderrTail: string[] = [];
+  #exitInfo: string | undefined;
+  #closed = false;
+
+  constructor(options: McpToolSourceOptions) {
+    this.name = options.name;
+    this.#options = options;
+  }
+
+  /** Human description of the endpoint, for messages and `toolgate tools`. */
+  get endpoint(): string {
+    const s = this.#options.server;
+    return 'url' in s ? s.url : [s.command, ...(s.args ?? [])].join(' ');
+  }
+
+  async listTools(options: { signal?: AbortSignal } = {}): Promise<ToolSpec[]> {
+    const conn = await this.#connect();
+    try {
+      const tools: ToolSpec[] = [];
+      let cursor: string | undefined;
+      // Walk every page ourselves: the listing is the one thing the gate and the model rely on.
+      do {
+        const page = await conn.client.listTools(cursor === undefined ? {} : { cursor }, {
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+          timeout: this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+        });
+        for (const tool of page.tools) tools.push(this.#toSpec(tool));
+        cursor = page.nextCursor;
+      } while (cursor !== undefined && cursor !== '');
+      return tools;
+    } catch (error) {
+      throw new ToolgateError('tool_unavailable', `could not list the tools of MCP server "${this.name}" (${this.endpoint}): ${describe(error)}${this.#why()}`, {
+        cause: error,
+      });
+    }
+  }
+
+  async callTool(request: CallToolRequest): Promise<ToolResult> {
+    if (this.#closed) return toolError('tool_unavailable', `MCP server "${this.name}" is closed`);
+    if (request.signal?.aborted === true) return toolError('cancelled', `call to "${request.name}" was cancelled before it started`);
+    let conn: Connection;
+    try {
+      conn = await this.#connect();
+    } catch (error) {
+      return toolError('tool_unavailable', error instanceof Error ? error.message : String(error));
+    }
+    const timeoutMs = request.timeoutMs ?? this.#options.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+    try {
+      const result = await conn.client.callTool(
+        { name: request.name, arguments: request.arguments, ...(request.meta === undefined ? {} : { _meta: request.meta }) },
+        { timeout: timeoutMs, ...(request.signal === undefined ? {} : { signal: request.signal }) },
+      );
+      return fromMcpResult(result);
+    } catch (error) {
+      if (isAborted(request.signal)) return toolError('cancelled', `call to "${request.name}" was cancelled`);
+      // Give the transport a moment to report the process exit, so the message says why.
+      if (isDropped(conn) || isClosedError(error)) await new Promise((r) => setTimeout(r, 50));
+      const ctx = { server: this.name, tool: request.name, timeoutMs, ...(this.#exitInfo === undefined ? {} : { exitInfo: this.#exitInfo }) };
+      const { result, connectionLost } = fromMcpCallError(error, ctx);
+      if (connectionLost) this.#drop(conn);
+      return result;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const pending = this.#connecting;
+    this.#connecting = undefined;
+    if (pending === undefined) return;
+    try {
+      const conn = await pending;
+      conn.closed = true;
+      await conn.client.close();
+    } catch {
+      // A server that failed to start has nothing to close.
+    }
+  }
+
+  #connect(): Promise<Connection> {
+    if (this.#closed) return Promise.reject(new ToolgateError('tool_unavailable', `MCP server "${this.name}" is closed`));
+    this.#connecting ??= this.#open().catch((error: unknown) => {
+      this.#connecting = undefined;
+      throw error;
+    });
+    return this.#connecting;
+  }
+
+  async #open(): Promise<Connection> {
+    this.#exitInfo = undefined;
+    this.#stderrTail = [];
+    const transport = this.#createTransport();
+    const client = new Client(CLIENT_INFO);
+    const conn: Connection = { client, transport, closed: false };
+    const timeoutMs = this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    try {
+      await client.connect(transport, { timeout: timeoutMs });
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      throw new ToolgateError(
+        'tool_unavailable',
+        `could not start MCP server "${this.name}" (${this.endpoint}): ${describe(error)}${this.#why()}. Check the command or URL in the servers section of your config.`,
+        { cause: error },
+      );
+    }
+    const previous = transport.onclose;
+    transport.onclose = () => {
+      previous?.();
+      this.#drop(conn);
+    };
+    return conn;
+  }
+
+  #createTransport(): Transport {
+    const server = this.#options.server;
+    if ('url' in server) {
+      return new StreamableHTTPClientTransport(new URL(server.url), {
+        ...(server.headers === undefined ? {} : { requestInit: { headers: server.headers } }),
+      });
+    }
+    const transport = new StdioClientTransport({
+      command: server.command,
+      args: server.args ?? [],
+      env: { ...getDefaultEnvironment(), ...server.env },
+      stderr: 'pipe',
+      ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
+    });
+    let partial = '';
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      const lines = (partial + chunk.toString('utf8')).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) this.#onStderrLine(line);
+    });
+    return transport;
+  }
+
+  #onStderrLine(line: string): void {
+    this.#stderrTail.push(line);
+    if (this.#stderrTail.length > STDERR_TAIL_LINES) this.#stderrTail.shift();
+    this.#options.onStderr?.(line);
+  }
+
+  #drop(conn: Connection): void {
+    if (conn.closed) return;
+    conn.closed = true;
+    const tail = this.#stderrTail.filter((l) => l.trim() !== '').slice(-3).join(' | ');
+    this.#exitInfo = tail === '' ? 'the server closed the connection' : `the server closed the connection; last stderr: ${tail}`;
+    void conn.client.close().catch(() => undefined);
+    // Only forget the connection if it is still the current one (a newer one may exist).
+    const current = this.#connecting;
+    if (current !== undefined) {
+      void current.then(
+        (c) => {
+          if (c === conn && this.#connecting === current) this.#connecting = undefined;
+        },
+        () => undefined,
+      );
+    }
+  }
+
+  #why(): string {
+    const tail = this.#stderrTail.filter((l) => l.trim() !== '').slice(-3).join(' | ');
+    return tail === '' ? '' : ` (server stderr: ${tail})`;
+  }
+
+  #toSpec(tool: { name: string; title?: string | undefined; description?: string | undefined; inputSchema: unknown; outputSchema?: unknown; annotations?: unknown }): ToolSpec {
+    const spec: ToolSpec = {
+      name: tool.name,
+      description: tool.description ?? '',
+      inputSchema: (isJsonObject(tool.inputSchema) ? tool.inputSchema : { type: 'object' }) as JsonSchema,
+      origin: { kind: 'mcp', server: this.name, tool: tool.name },
+    };
+    if (tool.title !== undefined) spec.title = tool.title;
+    if (isJsonObject(tool.outputSchema)) spec.outputSchema = tool.outputSchema as JsonSchema;
+    if (isJsonObject(tool.annotations)) spec.annotations = pickAnnotations(tool.annotations);
+    return spec;
+  }
+}
+
+function pickAnnotations(raw: Record<string, unknown>): ToolAnnotations {
+  const out: ToolAnnotations = {};
+  if (typeof raw['title'] === 'string') out.title = raw['title'];
+  for (const key of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
+    const value = raw[key];
+    if (typeof value === 'boolean') out[key] = value;
+  }
+  return out;
+}
+
+function isAborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
+
+function isDropped(conn: Connection): boolean {
+  return conn.closed;
+}
+
+function isClosedError(error: unknown): boolean {
+  return error instanceof Error && /closed|not connected/i.test(error.message);
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
