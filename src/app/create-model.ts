@@ -1,0 +1,46 @@
+import { resolve } from 'node:path';
+import { ToolgateError, type ModelAdapter } from '../core/index.ts';
+import type { OpenAISettings } from '../config/resolve-settings.ts';
+import { createOpenAIAdapter } from '../providers/openai/openai-adapter.ts';
+import { createScriptedAdapter } from '../providers/scripted/scripted-adapter.ts';
+import { loadScript } from '../providers/scripted/load-script.ts';
+
+export const PROVIDERS = ['openai', 'scripted'] as const;
+
+export interface CreateModelOptions {
+  /** "provider:model". */
+  model: string;
+  openai?: OpenAISettings;
+  /** Where relative script paths are resolved. */
+  cwd?: string;
+}
+
+/** Picks the adapter for a "provider:model" id. The only place providers are named. */
+export async function createModel(options: CreateModelOptions): Promise<ModelAdapter> {
+  const colon = options.model.indexOf(':');
+  const provider = colon < 0 ? options.model : options.model.slice(0, colon);
+  const name = colon < 0 ? '' : options.model.slice(colon + 1);
+  if (name === '') throw new ToolgateError('usage', `model "${options.model}" must be "provider:model", e.g. openai:gpt-4o-mini`);
+  switch (provider) {
+    case 'openai': {
+      const s = options.openai ?? {};
+      return createOpenAIAdapter({
+        model: name,
+        ...(s.baseUrl === undefined ? {} : { baseUrl: s.baseUrl }),
+        ...(s.apiKey === undefined ? {} : { apiKey: s.apiKey }),
+        ...(s.headers === undefined ? {} : { headers: s.headers }),
+        ...(s.timeoutMs === undefined ? {} : { timeoutMs: s.timeoutMs }),
+        ...(s.maxRetries === undefined ? {} : { maxRetries: s.maxRetries }),
+      });
+    }
+    case 'scripted': {
+      const file = resolve(options.cwd ?? process.cwd(), name);
+      return createScriptedAdapter({ script: await loadScript(file), id: options.model });
+    }
+    default:
+      throw new ToolgateError(
+        'usage',
+        `unknown model provider "${provider}" in "${options.model}"; known providers: ${PROVIDERS.join(', ')} (any OpenAI-compatible server — Ollama, vLLM, llama.cpp, LM Studio, DeepSeek, OpenRouter… — is "openai:<model>" with --base-url)`,
+      );
+  }
+}

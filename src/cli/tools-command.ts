@@ -1,0 +1,69 @@
+import type { JsonSchema, ToolSpec } from '../core/index.ts';
+import { EXIT, parseFlags, type CliIO } from './cli-io.ts';
+import { COMMON_FLAGS, openToolgate } from './open-toolgate.ts';
+
+export async function toolsCommand(args: readonly string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseFlags(args, COMMON_FLAGS);
+  if (positionals.length > 0) io.stderr.write(`toolgate tools: ignoring extra arguments: ${positionals.join(' ')}\n`);
+  const toolgate = openToolgate(values, {}, io);
+  try {
+    if (Object.keys(toolgate.settings.servers).length === 0) {
+      io.stderr.write('toolgate tools: no MCP servers configured; add --mcp "<command line>" or --mcp <url>, or a servers: section in toolgate.yaml\n');
+      return EXIT.usage;
+    }
+    const tools = await toolgate.listTools();
+    if (values['json'] === true) {
+      io.stdout.write(`${JSON.stringify(tools, null, 2)}\n`);
+      return EXIT.ok;
+    }
+    io.stdout.write(formatTools(tools));
+    return EXIT.ok;
+  } finally {
+    await toolgate.close();
+  }
+}
+
+export function formatTools(tools: readonly ToolSpec[]): string {
+  const byServer = new Map<string, ToolSpec[]>();
+  for (const t of tools) byServer.set(t.origin.server, [...(byServer.get(t.origin.server) ?? []), t]);
+  const lines: string[] = [];
+  for (const [server, list] of byServer) {
+    lines.push(`${server} (${list.length} tool${list.length === 1 ? '' : 's'})`);
+    for (const t of list) {
+      const renamed = t.name === t.origin.tool ? '' : ` (server name: ${t.origin.tool})`;
+      lines.push(`  ${t.name}${renamed}  [${hints(t)}]`);
+      const description = t.description.split('\n')[0]?.trim() ?? '';
+      if (description !== '') lines.push(`      ${description}`);
+      lines.push(`      args: ${signature(t.inputSchema)}`);
+    }
+    lines.push('');
+  }
+  return `${lines.join('\n')}${tools.length} tools\n`;
+}
+
+function hints(t: ToolSpec): string {
+  const a = t.annotations ?? {};
+  const out: string[] = [];
+  if (a.readOnlyHint === true) out.push('read-only');
+  else out.push(a.readOnlyHint === false ? 'writes' : 'writes (unannotated)');
+  if (a.destructiveHint === true) out.push('destructive');
+  if (a.idempotentHint === true) out.push('idempotent');
+  if (a.openWorldHint === true) out.push('open-world');
+  return out.join(', ');
+}
+
+/** `name: type, other?: type` from an object schema. */
+export function signature(schema: JsonSchema): string {
+  const props = (schema['properties'] ?? {}) as Record<string, JsonSchema>;
+  const required = new Set(Array.isArray(schema['required']) ? (schema['required'] as string[]) : []);
+  const parts = Object.entries(props).map(([name, s]) => `${name}${required.has(name) ? '' : '?'}: ${typeName(s)}`);
+  return parts.length === 0 ? '(none)' : parts.join(', ');
+}
+
+function typeName(s: JsonSchema): string {
+  if (Array.isArray(s['enum'])) return (s['enum'] as unknown[]).map((v) => JSON.stringify(v)).join('|');
+  const t = s['type'];
+  if (Array.isArray(t)) return t.join('|');
+  if (t === 'array') return `${typeName((s['items'] ?? {}) as JsonSchema)}[]`;
+  return typeof t === 'string' ? t : 'any';
+}

@@ -1,0 +1,11 @@
+// toolgate as a library. Everything exported here is public API.
+export * from './core/index.ts';
+export { Toolgate, type ToolgateOptions, type RunRequest } from './app/toolgate.ts';
+export { createModel, type CreateModelOptions } from './app/create-model.ts';
+export { loadConfig, parseConfig, type LoadConfigOptions } from './config/load-config.ts';
+export { resolveSettings, type Settings, type SettingsFlags } from './config/resolve-settings.ts';
+export type { ToolgateConfig, ServerConfig } from './config/config-schema.ts';
+export { runAgent, DEFAULT_MAX_STEPS, type RunAgentOptions } from './orchestrator/run-agent.ts';
+export { MemoryRunStore } from './store/memory/memory-run-store.ts';
+export { McpToolSource, type McpServerConfig, type McpToolSourceOptions } from './tools/mcp/mcp-tool-source.ts';
+export { ToolRegistry, sanitizeToolName } from './tools/tool-registry.ts';

@@ -1,0 +1,87 @@
+import { ToolgateError } from '../../core/errors.ts';
+import { isJsonObject } from '../../core/json.ts';
+import type { FinishReason, ModelResponse } from '../../core/ports/model-adapter.ts';
+import { newId } from '../../core/runs.ts';
+import type { RawToolCall } from '../../core/tools.ts';
+import type { Usage } from '../../core/usage.ts';
+
+type Obj = Record<string, unknown>;
+
+export function asObject(value: unknown): Obj | undefined {
+  return isJsonObject(value) ? (value as Obj) : undefined;
+}
+
+/** Token usage from a wire `usage` object; `undefined` when absent or empty. */
+export function parseUsage(value: unknown): Usage | undefined {
+  const usage = asObject(value);
+  if (usage === undefined) return undefined;
+  const prompt = usage['prompt_tokens'];
+  const completion = usage['completion_tokens'];
+  const total = usage['total_tokens'];
+  if (typeof prompt !== 'number' && typeof completion !== 'number' && typeof total !== 'number') return undefined;
+  const promptTokens = typeof prompt === 'number' ? prompt : 0;
+  const completionTokens = typeof completion === 'number' ? completion : 0;
+  return { promptTokens, completionTokens, totalTokens: typeof total === 'number' ? total : promptTokens + completionTokens };
+}
+
+/**
+ * The raw arguments text. Every OpenAI-compatible server sends a string, which
+ * is passed on byte for byte; a few proxies send an object, which only has one
+ * faithful text form.
+ */
+export function argumentsText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === undefined || value === null) return '';
+  return JSON.stringify(value);
+}
+
+/** Message content: a string, null, or (some servers) an array of text parts. */
+export function contentText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (!Array.isArray(value)) return '';
+  return value.map((part) => (typeof asObject(part)?.['text'] === 'string' ? (asObject(part)?.['text'] as string) : '')).join('');
+}
+
+/** A complete non-streaming `chat.completion` body → ModelResponse. */
+export function parseCompletion(body: unknown, url: string): ModelResponse {
+  const root = asObject(body);
+  const choices = root?.['choices'];
+  const choice = Array.isArray(choices) ? asObject(choices[0]) : undefined;
+  const message = asObject(choice?.['message']);
+  if (message === undefined) {
+    throw new ToolgateError(
+      'model_error',
+      `response from ${url} is not a chat completion (no choices[0].message): ${JSON.stringify(body).slice(0, 300)}`,
+    );
+  }
+  const toolCalls: RawToolCall[] = [];
+  const wireCalls = message['tool_calls'];
+  if (Array.isArray(wireCalls)) {
+    for (const item of wireCalls) {
+      const call = asObject(item);
+      const fn = asObject(call?.['function']);
+      if (fn === undefined) continue;
+      const id = call?.['id'];
+      toolCalls.push({
+        id: typeof id === 'string' && id !== '' ? id : newId('call'),
+        name: typeof fn['name'] === 'string' ? fn['name'] : '',
+        arguments: argumentsText(fn['arguments']),
+      });
+    }
+  }
+  const finish = choice?.['finish_reason'];
+  const usage = parseUsage(root?.['usage']);
+  const response: ModelResponse = {
+    text: contentText(message['content']),
+    toolCalls,
+    finishReason: defaultFinishReason(finish, toolCalls.length),
+  };
+  if (usage !== undefined) response.usage = usage;
+  return response;
+}
+
+/** The provider's word when it gave one; otherwise what the content implies. */
+export function defaultFinishReason(finish: unknown, toolCallCount: number): FinishReason {
+  if (typeof finish === 'string' && finish !== '') return finish;
+  return toolCallCount > 0 ? 'tool_calls' : 'stop';
+}

@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { readSseEvents, SseParser, type SseEvent } from './sse-reader.ts';
+
+function parseAll(text: string): SseEvent[] {
+  const parser = new SseParser();
+  return [...parser.push(text), ...parser.end()];
+}
+
+function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(chunk);
+      controller.close();
+    },
+  });
+}
+
+async function collect(body: ReadableStream<Uint8Array>): Promise<SseEvent[]> {
+  const out: SseEvent[] = [];
+  for await (const event of readSseEvents(body)) out.push(event);
+  return out;
+}
+
+/** Splits bytes at the given cut points (any byte offset, mid-character included). */
+function splitAt(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
+  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+  const chunks: Uint8Array[] = [];
+  let start = 0;
+  for (const point of [...points, bytes.length]) {
+    chunks.push(bytes.slice(start, point));
+    start = point;
+  }
+  return chunks;
+}
+
+describe('SseParser', () => {
+  it('reads data events and leaves [DONE] to the caller', () => {
+    assert.deepEqual(parseAll('data: {"a":1}\n\ndata: [DONE]\n\n'), [
+      { event: 'message', data: '{"a":1}' },
+      { event: 'message', data: '[DONE]' },
+    ]);
+  });
+
+  it('joins multi-line data with \\n and keeps a value without the optional space', () => {
+    assert.deepEqual(parseAll('data: line one\ndata:line two\ndata:  indented\n\n'), [
+      { event: 'message', data: 'line one\nline two\n indented' },
+    ]);
+  });
+
+  it('ignores comments and unknown fields, keeps event names and ids', () => {
+    const text = ': OPENROUTER PROCESSING\n\nretry: 100\nevent: delta\nid: 7\nfoo: bar\ndata: x\n\n';
+    assert.deepEqual(parseAll(text), [{ event: 'delta', data: 'x', id: '7' }]);
+  });
+
+  it('accepts CRLF and lone CR line endings', () => {
+    assert.deepEqual(parseAll('data: a\r\n\r\ndata: b\r\rdata: c\n\n'), [
+      { event: 'message', data: 'a' },
+      { event: 'message', data: 'b' },
+      { event: 'message', data: 'c' },
+    ]);
+  });
+
+  it('treats a CR at the end of one chunk and LF at the start of the next as one line break', () => {
+    const parser = new SseParser();
+    const events = [...parser.push('data: a\r'), ...parser.push('\ndata: b\r'), ...parser.push('\n\r'), ...parser.push('\n'), ...parser.end()];
+    assert.deepEqual(events, [{ event: 'message', data: 'a\nb' }]);
+  });
+
+  it('keeps a last event whose closing blank line never came', () => {
+    assert.deepEqual(parseAll('data: one\n\ndata: two'), [
+      { event: 'message', data: 'one' },
+      { event: 'message', data: 'two' },
+    ]);
+  });
+
+  it('dispatches nothing for a blank line without data', () => {
+    assert.deepEqual(parseAll('\n\n: ping\n\nevent: x\n\n'), []);
+  });
+});
+
+describe('readSseEvents', () => {
+  it('decodes a multi-byte character split across network chunks', async () => {
+    const bytes = new TextEncoder().encode('data: €87 ⚡\n\n');
+    const euro = 6; // first byte of the three-byte "€"
+    const events = await collect(streamOf([bytes.slice(0, euro + 1), bytes.slice(euro + 1, euro + 2), bytes.slice(euro + 2)]));
+    assert.deepEqual(events, [{ event: 'message', data: '€87 ⚡' }]);
+  });
+
+  it('strips a UTF-8 byte-order mark', async () => {
+    const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode('data: x\n\n')]);
+    assert.deepEqual(await collect(streamOf([bytes])), [{ event: 'message', data: 'x' }]);
+  });
+
+  it('property: any split of a valid stream yields the same events', async () => {
+    const lineText = fc.string({ unit: 'binary', maxLength: 12 }).filter((s) => !/[\r\n]/.test(s));
+    const eventArb = fc.record({
+      name: fc.option(fc.constantFrom('delta', 'done', 'error'), { nil: undefined }),
+      data: fc.array(lineText, { minLength: 1, maxLength: 3 }),
+      comment: fc.option(lineText, { nil: undefined }),
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(eventArb, { minLength: 1, maxLength: 6 }),
+        fc.constantFrom('\n', '\r\n', '\r'),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        async (events, eol, cuts) => {
+          let text = '';
+          const expected: SseEvent[] = [];
+          for (const e of events) {
+            if (e.comment !== undefined) text += `:${e.comment}${eol}`;
+            if (e.name !== undefined) text += `event: ${e.name}${eol}`;
+            for (const line of e.data) text += `data: ${line}${eol}`;
+            text += eol;
+            expected.push({ event: e.name ?? 'message', data: e.data.join('\n') });
+          }
+          const bytes = new TextEncoder().encode(text);
+          assert.deepEqual(await collect(streamOf(splitAt(bytes, cuts))), expected);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});

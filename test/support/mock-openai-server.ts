@@ -1,0 +1,253 @@
+// A scriptable stand-in for an OpenAI-compatible server, for tests. It records
+// every request and answers from a queue of scripted responses, shaped like
+// real chat.completion / chat.completion.chunk objects, so adapters are tested
+// against the wire format rather than against our own assumptions.
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  method: string;
+  /** Path and query, e.g. "/v1/chat/completions". */
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The parsed JSON body (the raw text when it was not JSON; undefined when empty). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary wire fields
+  body: any;
+}
+
+export interface MockToolCall {
+  id?: string;
+  name: string;
+  arguments: string;
+}
+
+/** A normal answer: SSE chunks when the request asked for `stream: true`, one JSON completion otherwise. */
+export interface MockCompletion {
+  text?: string;
+  toolCalls?: MockToolCall[];
+  finishReason?: string;
+  usage?: { promptTokens: number; completionTokens: number; totalTokens?: number };
+  /** Pause between SSE chunks (to cancel or time out mid-stream). */
+  chunkDelayMs?: number;
+}
+
+/** An HTTP error. `body` is sent as JSON (a string as plain text); default: an OpenAI-style error object. */
+export interface MockError {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** Exact bytes, e.g. a recorded fixture. `chunkSize` writes them in pieces of that many bytes. */
+export interface MockRaw {
+  raw: string;
+  contentType?: string;
+  status?: number;
+  chunkSize?: number;
+}
+
+export type MockResponse = MockCompletion | MockError | MockRaw | { dropConnection: true } | { delayMs: number; then: MockResponse };
+
+export interface MockOpenAI {
+  /** Base URL ending in /v1, ready for an adapter's baseUrl. */
+  url: string;
+  requests: RecordedRequest[];
+  enqueue(...responses: MockResponse[]): void;
+  /** Scripted responses not yet used (a test that leaves some behind did not do what it meant). */
+  remaining(): number;
+  close(): Promise<void>;
+}
+
+export interface MockOpenAIOptions {
+  responses?: MockResponse[];
+  /** Answers requests once the queue is empty. */
+  handler?: (request: RecordedRequest) => MockResponse | Promise<MockResponse>;
+}
+
+/** Delta sizes cycle through these, so fragments vary the way real token streams do. */
+const PIECE_SIZES = [3, 1, 5, 2, 4] as const;
+
+/** Splits by code points (never inside a surrogate pair) into small, uneven pieces. */
+export function splitPieces(text: string): string[] {
+  const chars = Array.from(text);
+  const pieces: string[] = [];
+  for (let i = 0, k = 0; i < chars.length; k += 1) {
+    const size = PIECE_SIZES[k % PIECE_SIZES.length] ?? 3;
+    pieces.push(chars.slice(i, i + size).join(''));
+    i += size;
+  }
+  return pieces;
+}
+
+function errorBody(message: string, type: string, code: string | null): unknown {
+  return { error: { message, type, param: null, code } };
+}
+
+export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<MockOpenAI> {
+  const queue: MockResponse[] = [...(options.responses ?? [])];
+  const requests: RecordedRequest[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  let counter = 0;
+
+  const wait = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        resolve();
+      }, ms);
+      timers.add(timer);
+    });
+
+  const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  };
+
+  const completion = async (res: ServerResponse, request: RecordedRequest, r: MockCompletion): Promise<void> => {
+    counter += 1;
+    const id = `chatcmpl-mock${String(counter).padStart(6, '0')}`;
+    const created = Math.floor(Date.now() / 1000);
+    const model = typeof request.body?.model === 'string' ? request.body.model : 'mock-model';
+    const text = r.text ?? '';
+    const calls = (r.toolCalls ?? []).map((c, i) => ({ ...c, id: c.id ?? `call_mock${counter}x${i}` }));
+    const finishReason = r.finishReason ?? (calls.length > 0 ? 'tool_calls' : 'stop');
+    const promptTokens = r.usage?.promptTokens ?? Math.ceil(JSON.stringify(request.body?.messages ?? []).length / 4);
+    const completionTokens = r.usage?.completionTokens ?? Math.ceil((text.length + calls.reduce((n, c) => n + c.arguments.length, 0)) / 4);
+    const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: r.usage?.totalTokens ?? promptTokens + completionTokens };
+
+    if (request.body?.stream !== true) {
+      const message: Record<string, unknown> = { role: 'assistant', content: text === '' && calls.length > 0 ? null : text, refusal: null };
+      if (calls.length > 0) {
+        message['tool_calls'] = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+      }
+      sendJson(res, 200, {
+        id,
+        object: 'chat.completion',
+        created,
+        model,
+        choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason }],
+        usage,
+        system_fingerprint: 'fp_mock',
+      });
+      return;
+    }
+
+    const chunk = (choices: unknown[], extra: Record<string, unknown> = {}): string =>
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_mock', choices, ...extra })}\n\n`;
+    const delta = (d: Record<string, unknown>, finish: string | null = null): string =>
+      chunk([{ index: 0, delta: d, logprobs: null, finish_reason: finish }]);
+
+    const events: string[] = [delta({ role: 'assistant', content: '', refusal: null })];
+    for (const piece of splitPieces(text)) events.push(delta({ content: piece }));
+    calls.forEach((c, index) => {
+      events.push(delta({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }));
+      for (const piece of splitPieces(c.arguments)) events.push(delta({ tool_calls: [{ index, function: { arguments: piece } }] }));
+    });
+    events.push(delta({}, finishReason));
+    if (request.body?.stream_options?.include_usage === true) events.push(chunk([], { usage }));
+    events.push('data: [DONE]\n\n');
+
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    for (const event of events) {
+      if (res.destroyed) return;
+      res.write(event);
+      if (r.chunkDelayMs !== undefined && r.chunkDelayMs > 0) await wait(r.chunkDelayMs);
+    }
+    res.end();
+  };
+
+  const respond = async (req: IncomingMessage, res: ServerResponse, request: RecordedRequest, r: MockResponse): Promise<void> => {
+    if ('dropConnection' in r) {
+      req.socket.destroy();
+      return;
+    }
+    if ('then' in r) {
+      await wait(r.delayMs);
+      if (!res.destroyed) await respond(req, res, request, r.then);
+      return;
+    }
+    if ('raw' in r) {
+      const contentType = r.contentType ?? (/^\s*[[{]/.test(r.raw) ? 'application/json' : 'text/event-stream');
+      res.writeHead(r.status ?? 200, { 'content-type': contentType });
+      const bytes = Buffer.from(r.raw, 'utf8');
+      const size = r.chunkSize ?? bytes.length;
+      for (let i = 0; i < bytes.length; i += Math.max(1, size)) {
+        if (res.destroyed) return;
+        res.write(bytes.subarray(i, i + Math.max(1, size)));
+        if (size < bytes.length) await new Promise((resolve) => setImmediate(resolve));
+      }
+      res.end();
+      return;
+    }
+    if ('status' in r) {
+      const body = r.body ?? errorBody(`mock error ${r.status}`, r.status >= 500 ? 'server_error' : 'invalid_request_error', null);
+      if (typeof body === 'string') {
+        res.writeHead(r.status, { 'content-type': 'text/plain; charset=utf-8', ...r.headers });
+        res.end(body);
+      } else {
+        sendJson(res, r.status, body, r.headers);
+      }
+      return;
+    }
+    await completion(res, request, r);
+  };
+
+  const server = createServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on('data', (part: Buffer) => parts.push(part));
+    req.on('end', () => {
+      const text = Buffer.concat(parts).toString('utf8');
+      let body: unknown;
+      let badJson = false;
+      try {
+        body = text === '' ? undefined : JSON.parse(text);
+      } catch {
+        body = text;
+        badJson = true;
+      }
+      const request: RecordedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body };
+      requests.push(request);
+      const route = request.path.split('?')[0];
+      if (request.method !== 'POST' || route !== '/v1/chat/completions') {
+        sendJson(res, 404, errorBody(`Unknown request URL: ${request.method} ${request.path}. Please check the URL for typos.`, 'invalid_request_error', 'unknown_url'));
+        return;
+      }
+      if (badJson) {
+        sendJson(res, 400, errorBody('We could not parse the JSON body of your request.', 'invalid_request_error', null));
+        return;
+      }
+      void (async () => {
+        const next = queue.shift() ?? (await options.handler?.(request));
+        if (next === undefined) {
+          sendJson(
+            res,
+            500,
+            errorBody(`mock OpenAI server has no scripted response left for request #${requests.length} (${request.method} ${request.path})`, 'mock_error', 'mock_queue_empty'),
+          );
+          return;
+        }
+        await respond(req, res, request, next);
+      })().catch((error: unknown) => {
+        if (!res.headersSent) sendJson(res, 500, errorBody(`mock OpenAI server failed: ${String(error)}`, 'mock_error', null));
+        else res.destroy();
+      });
+    });
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    enqueue: (...responses) => void queue.push(...responses),
+    remaining: () => queue.length,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        for (const timer of timers) clearTimeout(timer);
+        timers.clear();
+        server.close((error) => (error === undefined ? resolve() : reject(error)));
+        server.closeAllConnections();
+      }),
+  };
+}
