@@ -8,3 +8,4 @@ export * from './usage.ts';
 export type * from './ports/model-adapter.ts';
 export type * from './ports/run-store.ts';
 export type * from './ports/tool-source.ts';
+export type * from './ports/run-service.ts';

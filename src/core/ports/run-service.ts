@@ -1,0 +1,63 @@
+import type { RunInput } from '../events.ts';
+import type { JsonObject } from '../json.ts';
+import type { Run } from '../runs.ts';
+import type { ToolSpec } from '../tools.ts';
+import type { ListRunsQuery, RunPage } from './run-store.ts';
+
+/** Who is asking: resolved by the server from the API key. */
+export interface Caller {
+  tenantId?: string;
+  userId?: string;
+}
+
+export interface StartRunRequest {
+  input: string;
+  threadId?: string;
+  /** "provider:model"; default: the configured model. */
+  model?: string;
+  strategy?: string;
+  dryRun?: boolean;
+  /** Values for injected arguments (`{{context.*}}`); never shown to the model. */
+  context?: JsonObject;
+  metadata?: JsonObject;
+  maxSteps?: number;
+}
+
+export interface IdempotencyOptions {
+  key: string;
+  /** Hash of the canonical request body. */
+  requestHash: string;
+}
+
+/** A tool as one tenant may use it. */
+export type TenantTool = ToolSpec & { effect: 'read' | 'write' };
+
+/**
+ * What the runs API needs from the rest of toolgate: start runs in the
+ * background, answer approvals, cancel, list tools per tenant. The HTTP layer
+ * (src/server/) depends on this port only; src/app/ provides the implementation.
+ *
+ * Tenant isolation: every method taking a Caller treats another tenant's run as
+ * nonexistent (`not_found`), never as forbidden.
+ */
+export interface RunService {
+  /**
+   * Creates a run (status `queued`) and schedules it. With `idempotency`, the
+   * same key and body return the existing run (`created: false`); the same key
+   * with another body rejects with `idempotency_mismatch`.
+   */
+  startRun(caller: Caller, request: StartRunRequest, idempotency?: IdempotencyOptions): Promise<{ run: Run; created: boolean }>;
+  getRun(caller: Caller, runId: string): Promise<Run | undefined>;
+  listRuns(caller: Caller, query: Omit<ListRunsQuery, 'tenantId'>): Promise<RunPage>;
+  /**
+   * Delivers client input: an approval decision for the pending call (a call
+   * that is not pending → `conflict`) or a message. Returns the run after the
+   * `input_received` event was appended.
+   */
+  submitInput(caller: Caller, runId: string, input: RunInput): Promise<Run>;
+  /** Aborts model and tool calls in flight; the run ends `cancelled`. Cancelling a finished run → `conflict`. */
+  cancelRun(caller: Caller, runId: string): Promise<Run>;
+  listTools(caller: Caller): Promise<TenantTool[]>;
+  /** Ready to take runs: store reachable, not shutting down. */
+  ready(): Promise<{ ready: boolean; reason?: string }>;
+}
