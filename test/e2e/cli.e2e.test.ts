@@ -1,0 +1,119 @@
+// The `toolgate` command as a user runs it: a child process, real MCP servers, the mock model.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { RunEvent } from '../../src/core/index.ts';
+import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.ts';
+import { POWER_EXCHANGE_SERVER, runCli } from '../support/processes.ts';
+
+const EXCHANGE = `node ${JSON.stringify(POWER_EXCHANGE_SERVER)}`;
+
+describe('toolgate CLI', () => {
+  let mock: MockOpenAI;
+  let dir: string;
+  before(async () => {
+    mock = await startMockOpenAI();
+    dir = mkdtempSync(join(tmpdir(), 'toolgate-cli-'));
+  });
+  after(async () => {
+    await mock.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('run --json prints every event exactly once, in order, and exits 0', async () => {
+    mock.enqueue({ toolCalls: [{ id: 'c1', name: 'getMarketMetrics', arguments: '{}' }] }, { text: 'Market is calm.' });
+    const { code, stdout, stderr } = await runCli(['run', 'How is the market?', '--model', 'openai:mock', '--base-url', mock.url, '--api-key', 'k', '--mcp', EXCHANGE, '--json']);
+    assert.equal(code, 0, stderr);
+    const events = stdout.trim().split('\n').map((line) => JSON.parse(line) as RunEvent);
+    assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1));
+    assert.equal(new Set(events.map((e) => e.runId)).size, 1);
+    const types: string[] = events.map((e) => e.type);
+    for (const t of ['run_started', 'user_message', 'assistant_message', 'tool_call', 'tool_result', 'run_completed']) assert.ok(types.includes(t), `${t} in ${types.join(',')}`);
+    const done = events.at(-1);
+    assert.equal(done?.type === 'run_completed' ? done.data.output : undefined, 'Market is calm.');
+    assert.equal(mock.requests.at(-1)?.headers.authorization, 'Bearer k');
+  });
+
+  it('human output streams the answer to stdout; tool lines and the summary go to stderr', async () => {
+    mock.enqueue({ text: 'Looking.', toolCalls: [{ id: 'c1', name: 'getOrderBook', arguments: '{"depth":2}' }] }, { text: 'Best ask is shown above.' });
+    const { code, stdout, stderr } = await runCli(['run', 'book?', '-m', 'openai:mock', '--base-url', mock.url, '--mcp', EXCHANGE]);
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /Looking\.\nBest ask is shown above\.\n$/);
+    assert.match(stderr, /→ getOrderBook\(\{"depth":2\}\)/);
+    assert.match(stderr, /← getOrderBook ok \d+(\.\d+)? ms: /);
+    assert.match(stderr, /✓ completed · 2 steps · [\d,]+ tokens \(\d+ in, \d+ out\) · [\d.]+ s · run_/);
+  });
+
+  it('exits 1 when the run fails, saying why', async () => {
+    mock.enqueue({ status: 401, body: { error: { message: 'Incorrect API key provided' } } });
+    const { code, stderr } = await runCli(['run', 'hi', '--model', 'openai:mock', '--base-url', mock.url]);
+    assert.equal(code, 1);
+    assert.match(stderr, /run failed \(model_auth\).*Incorrect API key/);
+  });
+
+  it('exits 2 on usage and config errors, with a message that says what to fix', async () => {
+    const noPrompt = await runCli(['run', '--model', 'openai:x']);
+    assert.equal(noPrompt.code, 2);
+    assert.match(noPrompt.stderr, /needs a prompt/);
+    const badProvider = await runCli(['run', 'hi', '--model', 'nope:x']);
+    assert.equal(badProvider.code, 2);
+    assert.match(badProvider.stderr, /unknown model provider "nope".*known providers: openai, scripted/);
+    const noModel = await runCli(['run', 'hi'], { cwd: dir });
+    assert.equal(noModel.code, 2);
+    assert.match(noModel.stderr, /no model given: pass --model/);
+    const badFlag = await runCli(['run', 'hi', '--modle', 'x']);
+    assert.equal(badFlag.code, 2);
+    assert.match(badFlag.stderr, /--modle/);
+    writeFileSync(join(dir, 'bad.yaml'), 'model: openai:x\nservers:\n  pe:\n    comand: node\n');
+    const badConfig = await runCli(['run', 'hi', '--config', join(dir, 'bad.yaml')]);
+    assert.equal(badConfig.code, 2);
+    assert.match(badConfig.stderr, /bad\.yaml is not a valid toolgate config/);
+    assert.match(badConfig.stderr, /servers\.pe/);
+    const badSteps = await runCli(['run', 'hi', '--model', 'openai:x', '--max-steps', '0']);
+    assert.equal(badSteps.code, 2);
+    assert.match(badSteps.stderr, /--max-steps must be a positive integer/);
+  });
+
+  it('reads the model and servers from toolgate.yaml in the working directory', async () => {
+    mock.enqueue({ text: 'from config' });
+    writeFileSync(
+      join(dir, 'toolgate.yaml'),
+      `model: openai:from-file\nproviders:\n  openai:\n    baseUrl: ${mock.url}\n    apiKey: env:TEST_KEY\nservers:\n  pe:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(POWER_EXCHANGE_SERVER)}]\n`,
+    );
+    const { code, stdout, stderr } = await runCli(['run', 'hi'], { cwd: dir, env: { TEST_KEY: 'secret-from-env' } });
+    assert.equal(code, 0, stderr);
+    assert.equal(stdout.trim(), 'from config');
+    const request = mock.requests.at(-1);
+    assert.equal(request?.body.model, 'from-file');
+    assert.equal(request?.headers.authorization, 'Bearer secret-from-env');
+    assert.ok((request?.body.tools as unknown[]).length >= 8, 'the configured server offered its tools');
+    rmSync(join(dir, 'toolgate.yaml'));
+  });
+
+  it('tools lists every tool with its server, annotations and arguments', async () => {
+    const human = await runCli(['tools', '--mcp', EXCHANGE]);
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, /^power-exchange \(\d+ tools\)/m);
+    assert.match(human.stdout, /getOrderBook {2}\[read-only/);
+    assert.match(human.stdout, /placeOrder {2}\[writes/);
+    assert.match(human.stdout, /args: userId: string, side: "BUY"\|"SELL"/);
+    const json = await runCli(['tools', '--mcp', EXCHANGE, '--json']);
+    const tools = JSON.parse(json.stdout) as { name: string; origin: { server: string }; inputSchema: object; annotations?: { readOnlyHint?: boolean } }[];
+    const place = tools.find((t) => t.name === 'placeOrder');
+    assert.equal(place?.origin.server, 'power-exchange');
+    assert.equal(place?.annotations?.readOnlyHint, false);
+    assert.equal(tools.find((t) => t.name === 'getOrderBook')?.annotations?.readOnlyHint, true);
+  });
+
+  it('the demo (npm start) runs the scripted model against the example server and says it is scripted', async () => {
+    const { code, stdout, stderr } = await runCli(['demo']);
+    assert.equal(code, 0, stderr);
+    assert.match(stderr, /SCRIPTED model/);
+    assert.match(stderr, /--model openai:/);
+    assert.match(stderr, /← getMarketMetrics ok/);
+    assert.match(stderr, /← getUserWallet ok/);
+    assert.match(stdout, /This answer is scripted/);
+  });
+});
