@@ -30,6 +30,8 @@ interface Entry {
   run: Run;
   events: RunEvent[];
   listeners: Set<EventListener>;
+  /** Creation order: the keyset behind listRuns' cursor. */
+  seq: number;
 }
 
 /** RunStore in process memory: for tests, the CLI's one-shot runs and `--store memory:`. */
@@ -37,36 +39,17 @@ export class MemoryRunStore implements RunStore {
   readonly #runs = new Map<string, Entry>();
   readonly #keys = new Map<string, IdempotencyEntry>();
   readonly #threads = new Map<string, Thread>();
+  #seq = 0;
   #closed = false;
 
   async createRun(init: NewRun): Promise<Run> {
     this.#assertOpen();
-    const id = init.id ?? newId('run');
-    if (this.#runs.has(id)) throw new ToolgateError('conflict', `run ${id} already exists`);
-    const now = new Date().toISOString();
-    const run: Run = {
-      id,
-      status: init.status ?? 'queued',
-      input: init.input,
-      model: init.model,
-      createdAt: now,
-      updatedAt: now,
-      usage: { ...ZERO_USAGE },
-      steps: 0,
-      lastEventId: 0,
-      ...(init.tenantId === undefined ? {} : { tenantId: init.tenantId }),
-      ...(init.userId === undefined ? {} : { userId: init.userId }),
-      ...(init.threadId === undefined ? {} : { threadId: init.threadId }),
-      ...(init.metadata === undefined ? {} : { metadata: init.metadata }),
-      ...(init.context === undefined ? {} : { context: init.context }),
-      ...(init.dryRun === undefined ? {} : { dryRun: init.dryRun }),
-    };
-    this.#runs.set(id, { run: structuredClone(run), events: [], listeners: new Set() });
-    return run;
+    return structuredClone(this.#insertRun(init));
   }
 
   async createRunIdempotent(init: NewRun, idempotency: IdempotencyRequest): Promise<{ run: Run; created: boolean }> {
     this.#assertOpen();
+    // No await between the key lookup and the insert: concurrent calls with one key must create one run.
     const scoped = `${init.tenantId ?? ''}\u0000${idempotency.key}`;
     const now = Date.now();
     const existing = this.#keys.get(scoped);
@@ -77,19 +60,22 @@ export class MemoryRunStore implements RunStore {
           `Idempotency-Key "${idempotency.key}" was already used with a different request body; use a new key for a new request`,
         );
       }
-      const run = await this.getRun(existing.runId);
-      if (run !== undefined) return { run, created: false };
+      const entry = this.#runs.get(existing.runId);
+      if (entry !== undefined) return { run: structuredClone(entry.run), created: false };
     }
-    const run = await this.createRun(init);
+    const run = this.#insertRun(init);
+    this.#pruneExpiredKeys(now);
+    this.#keys.delete(scoped);
     this.#keys.set(scoped, {
       runId: run.id,
       requestHash: idempotency.requestHash,
       expiresAt: now + (idempotency.ttlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS),
     });
-    return { run, created: true };
+    return { run: structuredClone(run), created: true };
   }
 
   async getThread(threadId: string, tenantId?: string): Promise<Thread | undefined> {
+    this.#assertOpen();
     const thread = this.#threads.get(threadId);
     if (thread === undefined || thread.tenantId !== tenantId) return undefined;
     return structuredClone(thread);
@@ -107,23 +93,27 @@ export class MemoryRunStore implements RunStore {
   }
 
   async getRun(runId: string): Promise<Run | undefined> {
+    this.#assertOpen();
     const entry = this.#runs.get(runId);
     return entry === undefined ? undefined : structuredClone(entry.run);
   }
 
   async listRuns(query: ListRunsQuery = {}): Promise<RunPage> {
-    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    // Newest first; the cursor is the index into that order.
-    const all = [...this.#runs.values()]
-      .map((e) => e.run)
-      .filter((r) => query.tenantId === undefined || r.tenantId === query.tenantId)
-      .filter((r) => query.status === undefined || r.status === query.status)
-      .filter((r) => query.threadId === undefined || r.threadId === query.threadId)
+    this.#assertOpen();
+    const limit = Math.max(1, Math.floor(query.limit ?? DEFAULT_PAGE_SIZE));
+    const before = query.cursor === undefined ? Infinity : parseCursor(query.cursor);
+    // Newest first. The cursor is the creation number of the last run handed out,
+    // so runs created between two pages neither repeat nor push older ones out.
+    const matching = [...this.#runs.values()]
+      .filter((e) => e.seq < before)
+      .filter((e) => query.tenantId === undefined || e.run.tenantId === query.tenantId)
+      .filter((e) => query.status === undefined || e.run.status === query.status)
+      .filter((e) => query.threadId === undefined || e.run.threadId === query.threadId)
       .reverse();
-    const start = query.cursor === undefined ? 0 : Number(query.cursor);
-    const runs = all.slice(start, start + limit).map((r) => structuredClone(r));
-    const next = start + limit;
-    return next < all.length ? { runs, nextCursor: String(next) } : { runs };
+    const page = matching.slice(0, limit);
+    const runs = page.map((e) => structuredClone(e.run));
+    const last = page.at(-1);
+    return matching.length > limit && last !== undefined ? { runs, nextCursor: String(last.seq) } : { runs };
   }
 
   async append(runId: string, drafts: readonly EventDraft[], patch?: RunPatch): Promise<RunEvent[]> {
@@ -134,26 +124,29 @@ export class MemoryRunStore implements RunStore {
     const events = drafts.map(
       (d, i) => ({ id: entry.run.lastEventId + i + 1, runId, type: d.type, time, data: structuredClone(d.data) }) as RunEvent,
     );
-    entry.events.push(...events);
+    // The log keeps its own copy: callers and listeners may mutate what they are handed.
+    entry.events.push(...structuredClone(events));
     const { pendingApproval, ...rest } = structuredClone(patch ?? {});
     const next: Run = { ...entry.run, ...rest, lastEventId: entry.run.lastEventId + events.length, updatedAt: time };
     if (pendingApproval === null) delete next.pendingApproval;
     else if (pendingApproval !== undefined) next.pendingApproval = pendingApproval;
     entry.run = next;
-    for (const listener of entry.listeners) listener(events);
+    if (events.length > 0) notify(entry.listeners, events);
     return events;
   }
 
   async readEvents(runId: string, options: ReadEventsOptions = {}): Promise<RunEvent[]> {
+    this.#assertOpen();
     const entry = this.#runs.get(runId);
     if (entry === undefined) throw new ToolgateError('not_found', `run ${runId} does not exist`);
-    const after = options.after ?? 0;
+    const after = Math.max(0, options.after ?? 0);
     // ids are 1..n with no gap, so the index of id k is k-1.
     const slice = entry.events.slice(after, options.limit === undefined ? undefined : after + options.limit);
     return structuredClone(slice);
   }
 
   subscribe(runId: string, listener: EventListener): () => void {
+    this.#assertOpen();
     let entry = this.#runs.get(runId);
     if (entry === undefined) throw new ToolgateError('not_found', `run ${runId} does not exist`);
     entry.listeners.add(listener);
@@ -168,7 +161,61 @@ export class MemoryRunStore implements RunStore {
     for (const entry of this.#runs.values()) entry.listeners.clear();
   }
 
+  #insertRun(init: NewRun): Run {
+    const id = init.id ?? newId('run');
+    if (this.#runs.has(id)) throw new ToolgateError('conflict', `run ${id} already exists`);
+    const now = new Date().toISOString();
+    const run: Run = {
+      id,
+      status: init.status ?? 'queued',
+      input: init.input,
+      model: init.model,
+      createdAt: now,
+      updatedAt: now,
+      usage: { ...ZERO_USAGE },
+      steps: 0,
+      lastEventId: 0,
+      ...(init.tenantId === undefined ? {} : { tenantId: init.tenantId }),
+      ...(init.userId === undefined ? {} : { userId: init.userId }),
+      ...(init.threadId === undefined ? {} : { threadId: init.threadId }),
+      ...(init.metadata === undefined ? {} : { metadata: structuredClone(init.metadata) }),
+      ...(init.context === undefined ? {} : { context: structuredClone(init.context) }),
+      ...(init.dryRun === undefined ? {} : { dryRun: init.dryRun }),
+    };
+    this.#seq += 1;
+    this.#runs.set(id, { run, events: [], listeners: new Set(), seq: this.#seq });
+    return run;
+  }
+
+  /** Keys sit in insertion order, so expired ones cluster at the front (for a common ttl). */
+  #pruneExpiredKeys(now: number): void {
+    for (const [scoped, entry] of this.#keys) {
+      if (entry.expiresAt > now) return;
+      this.#keys.delete(scoped);
+    }
+  }
+
   #assertOpen(): void {
     if (this.#closed) throw new ToolgateError('internal', 'the run store is closed');
+  }
+}
+
+function parseCursor(cursor: string): number {
+  if (!/^[1-9][0-9]{0,15}$/.test(cursor)) {
+    throw new ToolgateError('usage', `invalid cursor "${cursor}": pass the nextCursor of a previous page unchanged`);
+  }
+  return Number(cursor);
+}
+
+/** Hands events to every listener; one listener's failure neither stops the others nor fails the append. */
+function notify(listeners: Set<EventListener>, events: RunEvent[]): void {
+  for (const listener of [...listeners]) {
+    // A listener removed by an earlier one in this round no longer wants events.
+    if (!listeners.has(listener)) continue;
+    try {
+      listener(events);
+    } catch (error) {
+      process.emitWarning(`a run event listener threw: ${error instanceof Error ? error.message : String(error)}`, 'ToolgateWarning');
+    }
   }
 }

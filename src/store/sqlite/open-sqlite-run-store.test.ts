@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { after, before, describe, it } from 'node:test';
+import { ToolgateError, type ErrorCode } from '../../core/index.ts';
+import { SQLITE_MIGRATIONS } from './migrations.ts';
+import { openSqliteRunStore } from './open-sqlite-run-store.ts';
+
+function rejectsWith(code: ErrorCode, message: RegExp): (error: unknown) => true {
+  return (error: unknown) => {
+    assert.ok(error instanceof ToolgateError, String(error));
+    assert.equal(error.code, code);
+    assert.match(error.message, message);
+    return true;
+  };
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
+describe('openSqliteRunStore', () => {
+  let dir = '';
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'toolgate-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('creates missing parent directories and opens with WAL, FULL, foreign keys and the busy timeout', async () => {
+    const path = join(dir, 'a', 'b', 'runs.db');
+    const store = await openSqliteRunStore({ path });
+    assert.deepEqual(await store.info(), {
+      path,
+      schemaVersion: SQLITE_MIGRATIONS.length,
+      journalMode: 'wal',
+      synchronous: 'FULL',
+      foreignKeys: true,
+      busyTimeoutMs: 5000,
+    });
+    await store.close();
+  });
+
+  it('honours synchronous NORMAL and busyTimeoutMs', async () => {
+    const store = await openSqliteRunStore({ path: join(dir, 'normal.db'), synchronous: 'NORMAL', busyTimeoutMs: 250 });
+    const info = await store.info();
+    assert.equal(info.synchronous, 'NORMAL');
+    assert.equal(info.busyTimeoutMs, 250);
+    await store.close();
+  });
+
+  it('opens an in-memory database for :memory:', async () => {
+    const store = await openSqliteRunStore({ path: ':memory:' });
+    const run = await store.createRun({ input: 'x', model: 'm' });
+    assert.equal((await store.getRun(run.id))?.id, run.id);
+    assert.equal((await store.info()).path, ':memory:');
+    await store.close();
+  });
+
+  it('rejects bad options with config_invalid', async () => {
+    await assert.rejects(openSqliteRunStore({ path: ' ' }), rejectsWith('config_invalid', /path is empty/));
+    await assert.rejects(
+      openSqliteRunStore({ path: join(dir, 'x.db'), synchronous: 'OFF' as 'FULL' }),
+      rejectsWith('config_invalid', /synchronous must be "FULL" or "NORMAL", got "OFF"/),
+    );
+    await assert.rejects(openSqliteRunStore({ path: join(dir, 'x.db'), busyTimeoutMs: -1 }), rejectsWith('config_invalid', /busyTimeoutMs/));
+  });
+
+  it('refuses a database whose schema is newer than this code knows', async () => {
+    const path = join(dir, 'future.db');
+    const raw = new DatabaseSync(path);
+    raw.exec('PRAGMA user_version = 99');
+    raw.close();
+    const latest = SQLITE_MIGRATIONS.length;
+    const expected = new RegExp(`database schema version 99 is newer than this toolgate supports \\(${latest}\\); upgrade toolgate.*${escape(path)}`);
+    await assert.rejects(openSqliteRunStore({ path }), rejectsWith('internal', expected));
+  });
+
+  it('reports a file that is not a SQLite database, naming it and what to do', async () => {
+    const path = join(dir, 'garbage.db');
+    writeFileSync(path, 'this is not a database, just some text that is long enough to have a header '.repeat(20));
+    await assert.rejects(
+      openSqliteRunStore({ path }),
+      rejectsWith('internal', new RegExp(`^SQLite store ${escape(path)}: could not open the database: .*not a toolgate SQLite database`)),
+    );
+  });
+
+  it('reports a parent directory it cannot create', async () => {
+    const blocker = join(dir, 'a-file');
+    writeFileSync(blocker, '');
+    await assert.rejects(
+      openSqliteRunStore({ path: join(blocker, 'runs.db') }),
+      rejectsWith('internal', /could not create the directory .*a-file/),
+    );
+  });
+});

@@ -1,0 +1,77 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { ToolgateError } from '../../core/index.ts';
+import { applyMigrations } from './apply-migrations.ts';
+import { SqliteConnection } from './sqlite-connection.ts';
+import { sqliteFailure } from './sqlite-failure.ts';
+import { SqliteRunStore } from './sqlite-run-store.ts';
+
+export const DEFAULT_SQLITE_SYNCHRONOUS = 'FULL';
+export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 5_000;
+const IN_MEMORY = ':memory:';
+
+export interface OpenSqliteRunStoreOptions {
+  /** A file path (parent directories are created) or ':memory:'. */
+  path: string;
+  /**
+   * FULL (default) syncs the write-ahead log on every commit: an appended event
+   * survives a power cut. NORMAL is faster; a power cut (not a process crash)
+   * may lose the last commits, never corrupting the file.
+   */
+  synchronous?: 'FULL' | 'NORMAL';
+  /** How long to wait for another process's write lock before failing. */
+  busyTimeoutMs?: number;
+}
+
+/** Opens (creating if needed) a SQLite run store and brings its schema up to date. */
+export async function openSqliteRunStore(options: OpenSqliteRunStoreOptions): Promise<SqliteRunStore> {
+  const synchronous = options.synchronous ?? DEFAULT_SQLITE_SYNCHRONOUS;
+  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_SQLITE_BUSY_TIMEOUT_MS;
+  checkOptions(options.path, synchronous, busyTimeoutMs);
+  const label = options.path === IN_MEMORY ? IN_MEMORY : resolve(options.path);
+  if (options.path !== IN_MEMORY) createParentDirectory(label);
+  let db: DatabaseSync | undefined;
+  try {
+    db = new DatabaseSync(label, { timeout: busyTimeoutMs });
+    // Set explicitly as well: the constructor's timeout option is newer than Node 22.
+    db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec(`PRAGMA synchronous = ${synchronous}`);
+    db.exec('PRAGMA foreign_keys = ON');
+    applyMigrations(db, { label });
+    return new SqliteRunStore(new SqliteConnection({ db, label, busyTimeoutMs }));
+  } catch (error) {
+    try {
+      db?.close();
+    } catch {
+      // The open error is the one worth reporting.
+    }
+    throw sqliteFailure(error, { label, action: 'open the database', busyTimeoutMs });
+  }
+}
+
+function checkOptions(path: string, synchronous: string, busyTimeoutMs: number): void {
+  if (typeof path !== 'string' || path.trim() === '') {
+    throw new ToolgateError('config_invalid', 'SQLite store: path is empty; give a file path such as "data/toolgate.db" or ":memory:"');
+  }
+  if (synchronous !== 'FULL' && synchronous !== 'NORMAL') {
+    throw new ToolgateError('config_invalid', `SQLite store: synchronous must be "FULL" or "NORMAL", got "${synchronous}"`);
+  }
+  if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
+    throw new ToolgateError('config_invalid', `SQLite store: busyTimeoutMs must be a whole number of milliseconds ≥ 0, got ${busyTimeoutMs}`);
+  }
+}
+
+function createParentDirectory(file: string): void {
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ToolgateError(
+      'internal',
+      `SQLite store ${file}: could not create the directory ${dirname(file)}: ${reason}; check that this process may write there`,
+      { cause: error },
+    );
+  }
+}

@@ -1,0 +1,104 @@
+import type { DatabaseSync, SQLOutputValue, StatementSync } from 'node:sqlite';
+import { ToolgateError } from '../../core/index.ts';
+import { sqliteFailure } from './sqlite-failure.ts';
+
+export interface SqliteConnectionInit {
+  /** An open connection with pragmas set and migrations applied (openSqliteRunStore does both). */
+  db: DatabaseSync;
+  /** The file path, named in error messages. */
+  label: string;
+  busyTimeoutMs: number;
+}
+
+/**
+ * One node:sqlite connection with what every store operation needs: cached
+ * prepared statements, transactions, and errors turned into ToolgateErrors
+ * that name the file. Refuses all work once closed.
+ */
+export class SqliteConnection {
+  readonly label: string;
+  readonly #db: DatabaseSync;
+  readonly #busyTimeoutMs: number;
+  readonly #statements = new Map<string, StatementSync>();
+  #closed = false;
+
+  constructor(init: SqliteConnectionInit) {
+    this.#db = init.db;
+    this.label = init.label;
+    this.#busyTimeoutMs = init.busyTimeoutMs;
+  }
+
+  /** A prepared statement, compiled once per SQL text. Call inside `run` or `transaction`. */
+  statement(sql: string): StatementSync {
+    let statement = this.#statements.get(sql);
+    if (statement === undefined) {
+      statement = this.#db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /** Runs `work`, reporting any failure as what the store was trying to do (`action`). */
+  run<T>(action: string, work: () => T): T {
+    this.assertOpen();
+    try {
+      return work();
+    } catch (error) {
+      throw this.failure(error, action);
+    }
+  }
+
+  /**
+   * Runs `work` in one transaction. IMMEDIATE (for writes) takes the write lock
+   * up front, so another process waits (busy_timeout) instead of failing half-way;
+   * DEFERRED (for reads) gives several reads one snapshot.
+   */
+  transaction<T>(action: string, work: () => T, mode: 'IMMEDIATE' | 'DEFERRED' = 'IMMEDIATE'): T {
+    return this.run(action, () => {
+      this.#db.exec(`BEGIN ${mode}`);
+      try {
+        const result = work();
+        this.#db.exec('COMMIT');
+        return result;
+      } catch (error) {
+        this.#rollback();
+        throw error;
+      }
+    });
+  }
+
+  /** The value of a PRAGMA, e.g. pragma('journal_mode') → 'wal'. */
+  pragma(name: string): SQLOutputValue | undefined {
+    const row = this.#db.prepare(`PRAGMA ${name}`).get();
+    return row === undefined ? undefined : Object.values(row)[0];
+  }
+
+  failure(error: unknown, action: string): ToolgateError {
+    return sqliteFailure(error, { label: this.label, action, busyTimeoutMs: this.#busyTimeoutMs });
+  }
+
+  assertOpen(): void {
+    if (this.#closed) throw new ToolgateError('internal', 'the run store is closed');
+  }
+
+  /** Closes the database; closing twice is harmless. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#statements.clear();
+    try {
+      this.#db.close();
+    } catch (error) {
+      throw this.failure(error, 'close the database');
+    }
+  }
+
+  /** Undoes an open transaction; a failing ROLLBACK must not hide the error that caused it. */
+  #rollback(): void {
+    try {
+      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+    } catch {
+      // SQLite already rolled back (e.g. after SQLITE_FULL) or the connection broke: the first error says more.
+    }
+  }
+}

@@ -1,0 +1,202 @@
+import {
+  ToolgateError,
+  ZERO_USAGE,
+  newId,
+  type EventDraft,
+  type EventListener,
+  type IdempotencyRequest,
+  type ListRunsQuery,
+  type Message,
+  type NewRun,
+  type ReadEventsOptions,
+  type Run,
+  type RunEvent,
+  type RunPage,
+  type RunPatch,
+  type RunStore,
+  type Thread,
+} from '../../core/index.ts';
+import { listRunsSql } from './list-runs-sql.ts';
+import { decodeRunCursor, encodeRunCursor } from './run-cursor.ts';
+import { RunListeners } from './run-listeners.ts';
+import { RUN_COLUMNS, eventFromRow, newRunValues, runFromRow, threadFromRows, type SqliteRow } from './run-row.ts';
+import { INSERT_EVENT, INSERT_RUN, INSERT_THREAD, LAST_THREAD_SEQ, SELECT_KEY, UPDATE_RUN, UPSERT_KEY, patchParams } from './run-statements.ts';
+import type { SqliteConnection } from './sqlite-connection.ts';
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** The connection's settings as SQLite reports them. */
+export interface SqliteStoreInfo {
+  path: string;
+  schemaVersion: number;
+  journalMode: string;
+  synchronous: string;
+  foreignKeys: boolean;
+  busyTimeoutMs: number;
+}
+
+const SYNCHRONOUS_NAMES: readonly string[] = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
+
+/**
+ * RunStore in one SQLite file (node:sqlite). Writes run in IMMEDIATE
+ * transactions, so several processes may share the file; live subscribers
+ * only hear appends made through this instance. Open it with openSqliteRunStore.
+ */
+export class SqliteRunStore implements RunStore {
+  readonly #sql: SqliteConnection;
+  readonly #listeners = new RunListeners();
+
+  constructor(connection: SqliteConnection) {
+    this.#sql = connection;
+  }
+
+  async createRun(init: NewRun): Promise<Run> {
+    return this.#sql.run('create a run', () => this.#insertRun(init));
+  }
+
+  async createRunIdempotent(init: NewRun, idempotency: IdempotencyRequest): Promise<{ run: Run; created: boolean }> {
+    return this.#sql.transaction('create a run with an Idempotency-Key', () => {
+      // '' stands for "no tenant": NULL would let the primary key hold duplicates.
+      const tenant = init.tenantId ?? '';
+      const now = Date.now();
+      const key = this.#sql.statement(SELECT_KEY).get(tenant, idempotency.key);
+      if (key !== undefined && Number(key['expires_at']) > now) {
+        if (key['request_hash'] !== idempotency.requestHash) {
+          throw new ToolgateError(
+            'idempotency_mismatch',
+            `Idempotency-Key "${idempotency.key}" was already used with a different request body; use a new key for a new request`,
+          );
+        }
+        const row = this.#sql.statement('SELECT * FROM runs WHERE id = ?').get(String(key['run_id']));
+        if (row !== undefined) return { run: runFromRow(row), created: false };
+      }
+      const run = this.#insertRun(init);
+      this.#sql.statement('DELETE FROM idempotency_keys WHERE expires_at <= ?').run(now);
+      const expiresAt = now + (idempotency.ttlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS);
+      this.#sql.statement(UPSERT_KEY).run(tenant, idempotency.key, idempotency.requestHash, run.id, expiresAt);
+      return { run, created: true };
+    });
+  }
+
+  async getRun(runId: string): Promise<Run | undefined> {
+    return this.#sql.run(`read run ${runId}`, () => {
+      const row = this.#sql.statement('SELECT * FROM runs WHERE id = ?').get(runId);
+      return row === undefined ? undefined : runFromRow(row);
+    });
+  }
+
+  async listRuns(query: ListRunsQuery = {}): Promise<RunPage> {
+    this.#sql.assertOpen();
+    const limit = Math.max(1, Math.floor(query.limit ?? DEFAULT_PAGE_SIZE));
+    const after = query.cursor === undefined ? undefined : decodeRunCursor(query.cursor);
+    return this.#sql.run('list runs', () => {
+      // One row more than asked tells whether another page exists.
+      const { sql, params } = listRunsSql(query, after, limit + 1);
+      const rows = this.#sql.statement(sql).all(...params);
+      const runs = rows.slice(0, limit).map(runFromRow);
+      const last = runs.at(-1);
+      return rows.length > limit && last !== undefined ? { runs, nextCursor: encodeRunCursor(last) } : { runs };
+    });
+  }
+
+  async append(runId: string, drafts: readonly EventDraft[], patch: RunPatch = {}): Promise<RunEvent[]> {
+    const events = this.#sql.transaction(`append events to run ${runId}`, () => {
+      const row = this.#sql.statement('SELECT last_event_id FROM runs WHERE id = ?').get(runId);
+      if (row === undefined) throw new ToolgateError('not_found', `run ${runId} does not exist`);
+      const last = Number(row['last_event_id']);
+      const time = new Date().toISOString();
+      const insert = this.#sql.statement(INSERT_EVENT);
+      const appended = drafts.map((draft, i) => {
+        const data = JSON.stringify(draft.data);
+        insert.run(runId, last + i + 1, draft.type, time, data);
+        // Parsed back from the stored text: callers see exactly what a later read returns.
+        return { id: last + i + 1, runId, type: draft.type, time, data: JSON.parse(data) as unknown } as RunEvent;
+      });
+      this.#sql.statement(UPDATE_RUN).run({ ...patchParams(patch), last_event_id: last + appended.length, updated_at: time, id: runId });
+      return appended;
+    });
+    // After COMMIT: a subscriber that reads the run sees the state these events produced.
+    this.#listeners.notify(runId, events);
+    return events;
+  }
+
+  async readEvents(runId: string, options: ReadEventsOptions = {}): Promise<RunEvent[]> {
+    return this.#sql.run(`read events of run ${runId}`, () => {
+      const rows = this.#sql
+        .statement('SELECT seq, type, time, data FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?')
+        .all(runId, options.after ?? 0, options.limit ?? -1);
+      if (rows.length === 0 && !this.#runExists(runId)) throw new ToolgateError('not_found', `run ${runId} does not exist`);
+      return rows.map((row) => eventFromRow(runId, row));
+    });
+  }
+
+  subscribe(runId: string, listener: EventListener): () => void {
+    const exists = this.#sql.run(`subscribe to run ${runId}`, () => this.#runExists(runId));
+    if (!exists) throw new ToolgateError('not_found', `run ${runId} does not exist`);
+    return this.#listeners.add(runId, listener);
+  }
+
+  async getThread(threadId: string, tenantId?: string): Promise<Thread | undefined> {
+    // A read transaction: the thread row and its messages come from one snapshot.
+    return this.#sql.transaction(
+      `read thread ${threadId}`,
+      () => {
+        const row = this.#sql.statement('SELECT id, tenant_id, created_at, updated_at FROM threads WHERE id = ?').get(threadId);
+        if (row === undefined || (row['tenant_id'] ?? undefined) !== tenantId) return undefined;
+        const messages = this.#sql.statement('SELECT message FROM thread_messages WHERE thread_id = ? ORDER BY seq').all(threadId);
+        return threadFromRows(row, messages);
+      },
+      'DEFERRED',
+    );
+  }
+
+  async appendThreadMessages(threadId: string, messages: readonly Message[], tenantId?: string): Promise<void> {
+    this.#sql.transaction(`append messages to thread ${threadId}`, () => {
+      const now = new Date().toISOString();
+      const row = this.#sql.statement('SELECT tenant_id FROM threads WHERE id = ?').get(threadId);
+      // Another tenant's thread is reported as missing, not as forbidden: its existence is not theirs to learn.
+      if (row !== undefined && (row['tenant_id'] ?? undefined) !== tenantId) {
+        throw new ToolgateError('not_found', `thread ${threadId} does not exist`);
+      }
+      if (row === undefined) this.#sql.statement(INSERT_THREAD).run(threadId, tenantId ?? null, now, now);
+      else this.#sql.statement('UPDATE threads SET updated_at = ? WHERE id = ?').run(now, threadId);
+      const last = Number(this.#sql.statement(LAST_THREAD_SEQ).get(threadId)?.['last'] ?? 0);
+      const insert = this.#sql.statement('INSERT INTO thread_messages (thread_id, seq, message) VALUES (?, ?, ?)');
+      messages.forEach((message, i) => insert.run(threadId, last + i + 1, JSON.stringify(message)));
+    });
+  }
+
+  /** The connection's settings as SQLite reports them: for health checks and tests. */
+  async info(): Promise<SqliteStoreInfo> {
+    return this.#sql.run('read the database settings', () => {
+      const synchronous = Number(this.#sql.pragma('synchronous'));
+      return {
+        path: this.#sql.label,
+        schemaVersion: Number(this.#sql.pragma('user_version')),
+        journalMode: String(this.#sql.pragma('journal_mode')),
+        synchronous: SYNCHRONOUS_NAMES[synchronous] ?? String(synchronous),
+        foreignKeys: Number(this.#sql.pragma('foreign_keys')) === 1,
+        busyTimeoutMs: Number(this.#sql.pragma('busy_timeout')),
+      };
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#listeners.clear();
+    this.#sql.close();
+  }
+
+  #insertRun(init: NewRun): Run {
+    const id = init.id ?? newId('run');
+    const values = newRunValues({ ...init, id }, new Date().toISOString(), ZERO_USAGE);
+    const result = this.#sql.statement(INSERT_RUN).run(...values);
+    if (Number(result.changes) === 0) throw new ToolgateError('conflict', `run ${id} already exists`);
+    // Built through the same mapping as a read, so the result equals a later getRun.
+    return runFromRow(Object.fromEntries(RUN_COLUMNS.map((column, i) => [column, values[i] ?? null])) as SqliteRow);
+  }
+
+  #runExists(runId: string): boolean {
+    return this.#sql.statement('SELECT 1 FROM runs WHERE id = ?').get(runId) !== undefined;
+  }
+}

@@ -1,0 +1,32 @@
+// The behaviour every RunStore must show, run against each implementation
+// (memory, SQLite, PostgreSQL) by a small *.test.ts that supplies a factory.
+import { describe } from 'node:test';
+import { createRunContract } from './run-store/create-run.ts';
+import { durabilityContract } from './run-store/durability.ts';
+import { appendContract } from './run-store/append.ts';
+import type { RunStoreFactory } from './run-store/harness.ts';
+import { idempotencyContract } from './run-store/idempotency.ts';
+import { isolationContract } from './run-store/isolation.ts';
+import { listRunsContract } from './run-store/list-runs.ts';
+import { subscribeContract } from './run-store/subscribe.ts';
+import { threadsContract } from './run-store/threads.ts';
+
+export type { RunStoreFactory, RunStoreHarness } from './run-store/harness.ts';
+
+/**
+ * Defines `describe(name)` with the RunStore contract. `factory` returns a fresh,
+ * empty store per test; when it also returns `reopen`, the tests that close the
+ * store and open the same storage again run too.
+ */
+export function runStoreContract(name: string, factory: RunStoreFactory): void {
+  describe(name, () => {
+    createRunContract(factory);
+    appendContract(factory);
+    subscribeContract(factory);
+    listRunsContract(factory);
+    idempotencyContract(factory);
+    threadsContract(factory);
+    isolationContract(factory);
+    durabilityContract(factory);
+  });
+}
