@@ -100,3 +100,21 @@ describe('McpToolSource start failures', () => {
     await bad.close();
   });
 });
+
+describe('McpToolSource pagination', () => {
+  it('lists every page of a paginated tools/list', async () => {
+    const server = new URL('../../../test/fixtures/mcp/paginated-server.ts', import.meta.url).pathname;
+    const source = new McpToolSource({ name: 'paged', server: { command: process.execPath, args: [server] } });
+    try {
+      const tools = await source.listTools();
+      assert.deepEqual(
+        tools.map((t) => t.name),
+        Array.from({ length: 8 }, (_, i) => `tool_${i}`),
+      );
+      const result = await source.callTool({ name: 'tool_7', arguments: {} });
+      assert.deepEqual(result.content, [{ type: 'text', text: 'tool_7 called' }]);
+    } finally {
+      await source.close();
+    }
+  });
+});
