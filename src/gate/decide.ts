@@ -1,0 +1,36 @@
+import type { JsonObject } from '../core/json.ts';
+import type { ToolSpec } from '../core/tools.ts';
+import type { ResolvedToolPolicy } from './policy.ts';
+
+/** What happens to one tool call. */
+export type Decision =
+  | { kind: 'allow' }
+  | { kind: 'deny'; reason: string }
+  | { kind: 'approval_required' }
+  | { kind: 'dry_run' };
+
+export interface DecideInput {
+  tool: ToolSpec;
+  exposedName: string;
+  /** Already validated, normalised and injected. */
+  arguments: JsonObject;
+  policy: ResolvedToolPolicy;
+  allowed: { allowed: boolean; reason?: string };
+  dryRun: boolean;
+  /** A human approved this very call. */
+  approvalGranted?: boolean;
+}
+
+/**
+ * The gate's verdict, in a fixed order: not allowed → deny; a write in a dry
+ * run → dry_run (reads still execute, so a dry run shows real data); approval
+ * required and not yet granted → approval_required; otherwise allow.
+ */
+export function decide(input: DecideInput): Decision {
+  if (!input.allowed.allowed) {
+    return { kind: 'deny', reason: input.allowed.reason ?? `the tool ${input.exposedName} is not allowed here` };
+  }
+  if (input.dryRun && input.policy.effect === 'write') return { kind: 'dry_run' };
+  if (input.policy.approval === 'required' && input.approvalGranted !== true) return { kind: 'approval_required' };
+  return { kind: 'allow' };
+}

@@ -1,0 +1,18 @@
+export { applyInjection, type InjectedArgument, type InjectionContext, type InjectionInput, type InjectionResult } from './apply-injection.ts';
+export { classifyTool, type ToolClassification } from './classify-tool.ts';
+export { createRedactor, DEFAULT_REDACT_PATTERNS, REDACTED } from './create-redactor.ts';
+export { decide, type DecideInput, type Decision } from './decide.ts';
+export { injectedSchemaView } from './injected-schema-view.ts';
+export { isToolAllowed, type AllowDecision } from './is-tool-allowed.ts';
+export { compareSpecificity, matchToolPattern, toolRefOf, type ToolRef } from './match-tool-pattern.ts';
+export {
+  DEFAULT_TENANT_KEY,
+  EMPTY_POLICY,
+  type ApprovalMode,
+  type Policy,
+  type ResolvedToolPolicy,
+  type TenantRule,
+  type ToolEffect,
+  type ToolRule,
+} from './policy.ts';
+export { DEFAULT_APPROVAL, resolveToolPolicy } from './resolve-tool-policy.ts';

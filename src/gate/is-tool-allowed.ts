@@ -1,0 +1,43 @@
+import type { ToolSpec } from '../core/tools.ts';
+import { compareSpecificity, matchToolPattern, toolRefOf, type ToolRef } from './match-tool-pattern.ts';
+import { DEFAULT_TENANT_KEY, type Policy } from './policy.ts';
+
+export interface AllowDecision {
+  allowed: boolean;
+  /** Why the tool is not allowed, in a sentence a user can act on. */
+  reason?: string;
+  /** The pattern that decided, when one did. */
+  rule?: string;
+}
+
+/**
+ * Whether a tenant may call a tool. Deny beats allow; a tenant with an `allow`
+ * list may call only what it names. A tenant without an entry falls back to the
+ * `*` entry, and without that is allowed everything: tenants are opt-in
+ * restrictions, so adding a tenant never breaks a working setup. A request
+ * without a tenant (single-tenant use) is always allowed.
+ */
+export function isToolAllowed(policy: Policy, tenantId: string | undefined, tool: ToolSpec | ToolRef): AllowDecision {
+  if (tenantId === undefined) return { allowed: true };
+  const tenants = policy.tenants;
+  const own = Object.hasOwn(tenants, tenantId) ? tenants[tenantId] : undefined;
+  const rule = own ?? (Object.hasOwn(tenants, DEFAULT_TENANT_KEY) ? tenants[DEFAULT_TENANT_KEY] : undefined);
+  if (rule === undefined) return { allowed: true };
+  const target = 'origin' in tool ? toolRefOf(tool) : tool;
+  const label = `${target.server}/${target.tool}`;
+  const scope = own === undefined ? `tenants without their own rule ("${DEFAULT_TENANT_KEY}")` : `tenant "${tenantId}"`;
+  const denied = mostSpecific((rule.deny ?? []).filter((pattern) => matchToolPattern(pattern, target)));
+  if (denied !== undefined) {
+    return { allowed: false, reason: `the tool ${label} is denied for ${scope} by the pattern "${denied}"`, rule: denied };
+  }
+  if (rule.allow === undefined) return { allowed: true };
+  const allowed = mostSpecific(rule.allow.filter((pattern) => matchToolPattern(pattern, target)));
+  if (allowed === undefined) {
+    return { allowed: false, reason: `the tool ${label} is not in the allow list of ${scope}` };
+  }
+  return { allowed: true, rule: allowed };
+}
+
+function mostSpecific(patterns: string[]): string | undefined {
+  return patterns.sort(compareSpecificity).at(-1);
+}

@@ -1,0 +1,70 @@
+/**
+ * The gate's policy model. Configuration (src/config/) validates the file with
+ * zod and hands over these plain objects; everything here is evaluated purely.
+ */
+
+/** Whether a tool only reads, or changes state somewhere. */
+export type ToolEffect = 'read' | 'write';
+
+/**
+ * - `required`: every call waits for a human approval.
+ * - `auto`: approved automatically (the caller may record it as auto-approved).
+ * - `never`: never ask; the call runs without an approval step.
+ */
+export type ApprovalMode = 'required' | 'auto' | 'never';
+
+/** Settings for the tools a pattern matches. Unset fields inherit from less specific patterns. */
+export interface ToolRule {
+  /** Overrides the MCP annotations' classification. */
+  effect?: ToolEffect;
+  approval?: ApprovalMode;
+  /**
+   * Arguments the server fills in and the model never sees, as templates:
+   * `{ userId: "{{user.id}}" }`. See applyInjection.
+   */
+  inject?: Record<string, string>;
+  timeoutMs?: number;
+  /** The tool's result is the run's answer; the model is not called again. */
+  returnDirect?: boolean;
+}
+
+/** Which tools a tenant may call, as tool patterns. Deny beats allow. */
+export interface TenantRule {
+  /** When present, only matching tools are allowed (an empty list allows none). */
+  allow?: string[];
+  deny?: string[];
+}
+
+/**
+ * Tool patterns (keys of `tools`, entries of allow/deny):
+ * - `server/tool`: one tool of one configured server, e.g. `power-exchange/placeOrder`;
+ * - globs: `*` matches within a segment (`power-exchange/*`, `power-exchange/get*`), `**` across
+ *   segments; `*` or `**` alone matches every tool;
+ * - a bare name (`placeOrder`, `get*`): that tool on any server, matched against
+ *   the server's own tool name and the name the model sees.
+ */
+export interface Policy {
+  tools: Record<string, ToolRule>;
+  /** By tenant id; the key `*` applies to tenants that have no entry of their own. */
+  tenants: Record<string, TenantRule>;
+  /** Key patterns whose values are hidden in logs and events (see createRedactor). */
+  redact?: string[];
+}
+
+/** A policy that changes nothing: annotations decide, every tenant may call everything. */
+export const EMPTY_POLICY: Policy = Object.freeze({ tools: {}, tenants: {} }) as Policy;
+
+/** The tenants entry used for tenants without one of their own. */
+export const DEFAULT_TENANT_KEY = '*';
+
+/** Everything the gate needs to know about one tool, after all matching rules are merged. */
+export interface ResolvedToolPolicy {
+  effect: ToolEffect;
+  effectSource: 'config' | 'annotation' | 'default';
+  approval: ApprovalMode;
+  inject: Record<string, string>;
+  timeoutMs?: number;
+  returnDirect: boolean;
+  /** The patterns that applied, most specific first, comma-separated. */
+  policyRule?: string;
+}

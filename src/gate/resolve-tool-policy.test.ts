@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Policy } from './policy.ts';
+import { EMPTY_POLICY } from './policy.ts';
+import { resolveToolPolicy } from './resolve-tool-policy.ts';
+import { ECHO, GET_ORDER_BOOK, PLACE_ORDER, WRITE_FILE } from './test-tools.ts';
+
+describe('resolveToolPolicy', () => {
+  it('defaults: writes need approval, reads never ask', () => {
+    assert.deepEqual(resolveToolPolicy(EMPTY_POLICY, PLACE_ORDER, 'placeOrder'), {
+      effect: 'write',
+      effectSource: 'annotation',
+      approval: 'required',
+      inject: {},
+      returnDirect: false,
+    });
+    assert.deepEqual(resolveToolPolicy(EMPTY_POLICY, GET_ORDER_BOOK, 'getOrderBook'), {
+      effect: 'read',
+      effectSource: 'annotation',
+      approval: 'never',
+      inject: {},
+      returnDirect: false,
+    });
+    assert.equal(resolveToolPolicy(EMPTY_POLICY, ECHO, 'echo').effectSource, 'default');
+  });
+
+  it('merges matching rules from least to most specific and reports them', () => {
+    const policy: Policy = {
+      tools: {
+        '*': { timeoutMs: 30_000 },
+        'power-exchange/*': { approval: 'auto', inject: { userId: '{{user.id}}', desk: 'day-ahead' } },
+        placeOrder: { timeoutMs: 5_000 },
+        'power-exchange/placeOrder': { approval: 'required', inject: { desk: 'intraday' } },
+      },
+      tenants: {},
+    };
+    assert.deepEqual(resolveToolPolicy(policy, PLACE_ORDER, 'placeOrder'), {
+      effect: 'write',
+      effectSource: 'annotation',
+      approval: 'required',
+      inject: { userId: '{{user.id}}', desk: 'intraday' },
+      timeoutMs: 5_000,
+      returnDirect: false,
+      policyRule: 'power-exchange/placeOrder, placeOrder, power-exchange/*, *',
+    });
+    const book = resolveToolPolicy(policy, GET_ORDER_BOOK, 'getOrderBook');
+    assert.equal(book.approval, 'auto');
+    assert.equal(book.timeoutMs, 30_000);
+    assert.equal(book.policyRule, 'power-exchange/*, *');
+    assert.deepEqual(resolveToolPolicy(policy, WRITE_FILE, 'filesystem_write_file').inject, {});
+  });
+
+  it('lets a config effect override the annotation and changes the default approval with it', () => {
+    const policy: Policy = { tools: { echo: { effect: 'read' }, 'power-exchange/getOrderBook': { effect: 'write', returnDirect: true } }, tenants: {} };
+    const echo = resolveToolPolicy(policy, ECHO, 'echo');
+    assert.equal(echo.effect, 'read');
+    assert.equal(echo.effectSource, 'config');
+    assert.equal(echo.approval, 'never');
+    const book = resolveToolPolicy(policy, GET_ORDER_BOOK, 'getOrderBook');
+    assert.equal(book.effect, 'write');
+    assert.equal(book.approval, 'required');
+    assert.equal(book.returnDirect, true);
+  });
+
+  it('matches bare names against the exposed name too', () => {
+    const policy: Policy = { tools: { filesystem_write_file: { approval: 'never' } }, tenants: {} };
+    assert.equal(resolveToolPolicy(policy, WRITE_FILE, 'filesystem_write_file').approval, 'never');
+    assert.equal(resolveToolPolicy(policy, WRITE_FILE, 'fs_write').approval, 'required');
+  });
+
+  it('does not depend on the order of the policy file', () => {
+    const a: Policy = { tools: { 'power-exchange/*': { approval: 'auto' }, 'power-exchange/placeOrder': { approval: 'never' } }, tenants: {} };
+    const b: Policy = { tools: { 'power-exchange/placeOrder': { approval: 'never' }, 'power-exchange/*': { approval: 'auto' } }, tenants: {} };
+    assert.deepEqual(resolveToolPolicy(a, PLACE_ORDER, 'placeOrder'), resolveToolPolicy(b, PLACE_ORDER, 'placeOrder'));
+    assert.equal(resolveToolPolicy(a, PLACE_ORDER, 'placeOrder').approval, 'never');
+  });
+});

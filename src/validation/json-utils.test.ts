@@ -1,0 +1,32 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import type { JsonValue } from '../core/json.ts';
+import { cloneJson, jsonEqual, setOwn } from './json-utils.ts';
+
+describe('json-utils', () => {
+  it('clones deeply', () => {
+    fc.assert(
+      fc.property(fc.jsonValue() as fc.Arbitrary<JsonValue>, (value) => {
+        const copy = cloneJson(value);
+        assert.ok(jsonEqual(copy, value));
+        if (value !== null && typeof value === 'object') assert.notEqual(copy, value);
+      }),
+    );
+  });
+
+  it('keeps "__proto__" as an own key', () => {
+    const target = {};
+    setOwn(target, '__proto__', { polluted: true });
+    assert.ok(Object.hasOwn(target, '__proto__'));
+    assert.equal(Object.getPrototypeOf(target), Object.prototype);
+    assert.equal(({} as Record<string, unknown>)['polluted'], undefined);
+  });
+
+  it('compares structurally', () => {
+    assert.ok(jsonEqual({ a: [1, { b: 2 }] }, { a: [1, { b: 2 }] }));
+    assert.ok(!jsonEqual({ a: 1 }, { a: 1, b: 2 }));
+    assert.ok(!jsonEqual([1], { 0: 1 }));
+    assert.ok(!jsonEqual(null, {}));
+  });
+});
