@@ -1,6 +1,11 @@
-import { ToolgateError, type ModelAdapter, type Run, type RunEvent, type RunStore, type ToolSpec } from '../core/index.ts';
+import { ToolgateError, type JsonObject, type ModelAdapter, type Run, type RunEvent, type RunInput, type RunStore, type ToolSpec } from '../core/index.ts';
 import type { Settings } from '../config/resolve-settings.ts';
+import { isToolAllowed, resolveToolPolicy, type Policy } from '../gate/index.ts';
 import { runAgent } from '../orchestrator/run-agent.ts';
+import type { RunHooks } from '../orchestrator/run-options.ts';
+import { submitInput } from '../orchestrator/submit-input.ts';
+import { createValidator, type Validator } from '../validation/index.ts';
+import { policyFromSettings } from './policy-from-settings.ts';
 import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
 import { McpToolSource } from '../tools/mcp/mcp-tool-source.ts';
 import { ToolRegistry } from '../tools/tool-registry.ts';
@@ -16,6 +21,8 @@ export interface ToolgateOptions {
   onServerStderr?: (server: string, line: string) => void;
   /** Use this model instead of resolving `settings.model` (library users, tests). */
   model?: ModelAdapter;
+  /** Checks a config cannot express (see docs/policy.md). */
+  hooks?: RunHooks;
 }
 
 export interface RunRequest {
@@ -26,10 +33,24 @@ export interface RunRequest {
   threadId?: string;
   tenantId?: string;
   userId?: string;
+  /** Writes are validated and shown, not executed. */
+  dryRun?: boolean;
+  /** Values for injected arguments (`{{context.*}}`). */
+  context?: JsonObject;
+  metadata?: JsonObject;
   signal?: AbortSignal;
   /** Called with every event of the run, in order, from the first one. */
   onEvent?: (event: RunEvent) => void;
 }
+
+export interface DriveOptions {
+  signal?: AbortSignal;
+  onEvent?: (event: RunEvent) => void;
+  maxSteps?: number;
+}
+
+/** A tool as a tenant sees it, with its classification. */
+export type ClassifiedTool = ToolSpec & { effect: 'read' | 'write'; effectSource: 'config' | 'annotation' | 'default'; approval: 'required' | 'auto' | 'never' };
 
 /**
  * toolgate assembled: MCP servers from the settings behind one registry, a
@@ -42,6 +63,8 @@ export class Toolgate {
   readonly tools: ToolRegistry;
   readonly #options: ToolgateOptions;
   readonly #models = new Map<string, Promise<ModelAdapter>>();
+  readonly policy: Policy;
+  readonly validator: Validator = createValidator();
 
   constructor(options: ToolgateOptions) {
     this.#options = options;
@@ -57,10 +80,22 @@ export class Toolgate {
         }),
     );
     this.tools = new ToolRegistry(sources);
+    this.policy = policyFromSettings(options.settings);
   }
 
   listTools(): Promise<ToolSpec[]> {
     return this.tools.listTools();
+  }
+
+  /** The tools a tenant may use (denied ones hidden), each with its read/write classification. */
+  async listClassifiedTools(tenantId?: string): Promise<ClassifiedTool[]> {
+    const tools = await this.tools.listTools();
+    return tools
+      .filter((t) => isToolAllowed(this.policy, tenantId, t).allowed)
+      .map((t) => {
+        const resolved = resolveToolPolicy(this.policy, t, t.name);
+        return { ...t, effect: resolved.effect, effectSource: resolved.effectSource, approval: resolved.approval };
+      });
   }
 
   /** The adapter for a model id (cached per id). */
@@ -90,24 +125,56 @@ export class Toolgate {
       ...(request.threadId === undefined ? {} : { threadId: request.threadId }),
       ...(request.tenantId === undefined ? {} : { tenantId: request.tenantId }),
       ...(request.userId === undefined ? {} : { userId: request.userId }),
+      ...(request.dryRun === true ? { dryRun: true } : {}),
+      ...(request.context === undefined ? {} : { context: request.context }),
+      ...(request.metadata === undefined ? {} : { metadata: request.metadata }),
     });
-    const onEvent = request.onEvent;
-    const unsubscribe = onEvent === undefined ? undefined : this.store.subscribe(run.id, (events) => events.forEach((e) => onEvent(e)));
+    return this.drive(run.id, {
+      ...(request.signal === undefined ? {} : { signal: request.signal }),
+      ...(request.onEvent === undefined ? {} : { onEvent: request.onEvent }),
+      ...(request.maxSteps === undefined ? {} : { maxSteps: request.maxSteps }),
+    });
+  }
+
+  /**
+   * Drives a stored run from where its log stands: a new run, one resumed after
+   * an approval, or one recovered after a restart. Resolves when it ends or
+   * waits for a person.
+   */
+  async drive(runId: string, options: DriveOptions = {}): Promise<Run> {
+    const run = await this.store.getRun(runId);
+    if (run === undefined) throw new ToolgateError('not_found', `run ${runId} does not exist`);
+    const model = await this.model(run.model);
+    const onEvent = options.onEvent;
+    const unsubscribe = onEvent === undefined ? undefined : this.store.subscribe(runId, (events) => events.forEach((e) => onEvent(e)));
     try {
       return await runAgent({
-        runId: run.id,
+        runId,
         store: this.store,
         model,
         tools: this.tools,
-        maxSteps: request.maxSteps ?? this.settings.maxSteps,
+        maxSteps: options.maxSteps ?? this.settings.maxSteps,
         stream: this.settings.stream,
-        ...(request.signal === undefined ? {} : { signal: request.signal }),
+        toolMode: this.settings.toolMode,
+        constrain: this.settings.constrain,
+        parseRetries: this.settings.parseRetries,
+        policy: this.policy,
+        validator: this.validator,
+        ...(this.settings.redact === undefined ? {} : { redact: this.settings.redact }),
+        ...(this.#options.hooks === undefined ? {} : { hooks: this.#options.hooks }),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
         ...(this.settings.systemPrompt === undefined ? {} : { systemPrompt: this.settings.systemPrompt }),
         ...(this.settings.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: this.settings.toolTimeoutMs }),
       });
     } finally {
       unsubscribe?.();
     }
+  }
+
+  /** Records an approval decision or a message for a run (see submitInput), then drives it on. */
+  async submitInput(runId: string, input: RunInput, options: DriveOptions = {}): Promise<Run> {
+    await submitInput(this.store, runId, input);
+    return this.drive(runId, options);
   }
 
   async close(): Promise<void> {

@@ -7,6 +7,8 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, waiting: 3 } as const;
 export interface CliIO {
   stdout: { write(text: string): unknown; isTTY?: boolean };
   stderr: { write(text: string): unknown; isTTY?: boolean };
+  /** For interactive approvals; only used when it is a terminal. */
+  stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
   /** Aborted on Ctrl-C. */

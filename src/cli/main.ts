@@ -2,6 +2,7 @@ import { ToolgateError } from '../core/index.ts';
 import { runCommand } from './run-command.ts';
 import { toolsCommand } from './tools-command.ts';
 import { demoCommand } from './demo-command.ts';
+import { parseCommand } from './parse-command.ts';
 import { EXIT, type CliIO, usageError } from './cli-io.ts';
 
 export const USAGE = `toolgate — a control plane between your app, any LLM and the MCP tools it may call
@@ -9,8 +10,10 @@ export const USAGE = `toolgate — a control plane between your app, any LLM and
 Usage:
   toolgate run <prompt> --model <provider:model> [--base-url URL] [--api-key KEY]
                [--mcp <command line | http(s) URL>]... [--config toolgate.yaml]
-               [--max-steps N] [--json]
-  toolgate tools [--mcp …]... [--config toolgate.yaml] [--json]
+               [--max-steps N] [--tool-mode native|prompted|auto] [--constrain]
+               [--dry-run] [--yes] [--user ID] [--tenant ID] [--context k=v]... [--json]
+  toolgate tools [--mcp …]... [--config toolgate.yaml] [--tenant ID] [--json]
+  toolgate parse [--tools a,b,c | --tools-file tools.json] [--truncated] [--jsonl] [FILE|-]
   toolgate demo            run the scripted demo against the power-exchange example
   toolgate help | --help   this text
   toolgate --version
@@ -19,7 +22,8 @@ Models: openai:<model> (any OpenAI-compatible server: OpenAI, Ollama /v1, vLLM,
 llama.cpp, LM Studio, DeepSeek, OpenRouter… with --base-url / OPENAI_BASE_URL and
 --api-key / OPENAI_API_KEY) or scripted:<file.json> (replays a script).
 
-Exit codes: 0 completed, 1 run failed, 2 usage or configuration error.
+Exit codes: 0 completed, 1 run failed, 2 usage or configuration error,
+3 waiting for an approval that cannot be asked (no terminal and no --yes).
 Documentation: README.md and docs/ in the package.`;
 
 const VERSION = '0.1.0';
@@ -35,6 +39,8 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
         return await toolsCommand(rest, io);
       case 'demo':
         return await demoCommand(rest, io);
+      case 'parse':
+        return await parseCommand(rest, io);
       case undefined:
       case 'help':
       case '--help':
@@ -46,7 +52,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
         io.stdout.write(`${VERSION}\n`);
         return EXIT.ok;
       default:
-        throw usageError(`unknown command "${command}"; commands: run, tools, demo, help`);
+        throw usageError(`unknown command "${command}"; commands: run, tools, parse, demo, help`);
     }
   } catch (error) {
     return reportError(error, io);

@@ -1,9 +1,10 @@
-import type { JsonSchema, ToolSpec } from '../core/index.ts';
+import type { JsonSchema } from '../core/index.ts';
+import type { ClassifiedTool } from '../app/toolgate.ts';
 import { EXIT, parseFlags, type CliIO } from './cli-io.ts';
 import { COMMON_FLAGS, openToolgate } from './open-toolgate.ts';
 
 export async function toolsCommand(args: readonly string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseFlags(args, COMMON_FLAGS);
+  const { values, positionals } = parseFlags(args, { ...COMMON_FLAGS, tenant: { type: 'string' } });
   if (positionals.length > 0) io.stderr.write(`toolgate tools: ignoring extra arguments: ${positionals.join(' ')}\n`);
   const toolgate = openToolgate(values, {}, io);
   try {
@@ -11,7 +12,8 @@ export async function toolsCommand(args: readonly string[], io: CliIO): Promise<
       io.stderr.write('toolgate tools: no MCP servers configured; add --mcp "<command line>" or --mcp <url>, or a servers: section in toolgate.yaml\n');
       return EXIT.usage;
     }
-    const tools = await toolgate.listTools();
+    const tenant = typeof values['tenant'] === 'string' ? values['tenant'] : undefined;
+    const tools = await toolgate.listClassifiedTools(tenant);
     if (values['json'] === true) {
       io.stdout.write(`${JSON.stringify(tools, null, 2)}\n`);
       return EXIT.ok;
@@ -23,15 +25,16 @@ export async function toolsCommand(args: readonly string[], io: CliIO): Promise<
   }
 }
 
-export function formatTools(tools: readonly ToolSpec[]): string {
-  const byServer = new Map<string, ToolSpec[]>();
+export function formatTools(tools: readonly ClassifiedTool[]): string {
+  const byServer = new Map<string, ClassifiedTool[]>();
   for (const t of tools) byServer.set(t.origin.server, [...(byServer.get(t.origin.server) ?? []), t]);
   const lines: string[] = [];
   for (const [server, list] of byServer) {
     lines.push(`${server} (${list.length} tool${list.length === 1 ? '' : 's'})`);
     for (const t of list) {
       const renamed = t.name === t.origin.tool ? '' : ` (server name: ${t.origin.tool})`;
-      lines.push(`  ${t.name}${renamed}  [${hints(t)}]`);
+      const approval = t.approval === 'required' ? ', needs approval' : '';
+      lines.push(`  ${t.name}${renamed}  ${t.effect.toUpperCase()} (${t.effectSource}${approval})  [${hints(t)}]`);
       const description = t.description.split('\n')[0]?.trim() ?? '';
       if (description !== '') lines.push(`      ${description}`);
       lines.push(`      args: ${signature(t.inputSchema)}`);
@@ -41,7 +44,7 @@ export function formatTools(tools: readonly ToolSpec[]): string {
   return `${lines.join('\n')}${tools.length} tools\n`;
 }
 
-function hints(t: ToolSpec): string {
+function hints(t: ClassifiedTool): string {
   const a = t.annotations ?? {};
   const out: string[] = [];
   if (a.readOnlyHint === true) out.push('read-only');

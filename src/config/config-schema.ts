@@ -32,6 +32,33 @@ const openaiProvider = z.strictObject({
   maxRetries: z.number().int().min(0).optional(),
 });
 
+const toolRule = z.strictObject({
+  effect: z.enum(['read', 'write']).optional(),
+  approval: z.enum(['required', 'auto', 'never']).optional(),
+  inject: z
+    .record(z.string().min(1), z.string().min(1, 'an inject template must not be empty, e.g. "{{user.id}}"'))
+    .optional(),
+  timeoutMs: z.number().int().positive().optional(),
+  returnDirect: z.boolean().optional(),
+});
+
+const toolPattern = z.string().regex(/^[A-Za-z0-9_.*/-]+$/, 'a tool pattern is "server/tool", a bare tool name, or a glob like "power-exchange/*"');
+
+const apiKeyEntry = z.union([
+  z.string().min(8, 'an API key must be at least 8 characters'),
+  z.strictObject({
+    key: z.string().min(8, 'an API key must be at least 8 characters'),
+    userId: z.string().min(1).optional(),
+    allowUserIdHeader: z.boolean().optional(),
+  }),
+]);
+
+const tenantRule = z.strictObject({
+  allow: z.array(toolPattern).optional(),
+  deny: z.array(toolPattern).optional(),
+  apiKeys: z.array(apiKeyEntry).optional(),
+});
+
 export const MODEL_PATTERN = /^[a-z][a-z0-9-]*:.+$/;
 
 export const configSchema = z.strictObject({
@@ -47,6 +74,12 @@ export const configSchema = z.strictObject({
   systemPrompt: z.string().optional(),
   toolTimeoutMs: z.number().int().positive().optional(),
   stream: z.boolean().optional(),
+  toolMode: z.enum(['native', 'prompted', 'auto']).optional(),
+  constrain: z.boolean().optional(),
+  parseRetries: z.number().int().min(0).max(10).optional(),
+  tools: z.record(toolPattern, toolRule).optional(),
+  tenants: z.record(z.string().regex(/^[A-Za-z0-9_.*-]{1,64}$/, 'tenant ids may use letters, digits, "_", "-", "."'), tenantRule).optional(),
+  redact: z.array(z.string().min(1)).optional(),
 });
 
 export type ToolgateConfig = z.infer<typeof configSchema>;

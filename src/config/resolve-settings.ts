@@ -12,6 +12,8 @@ export interface SettingsFlags {
   /** `--mcp` values: a command line, an http(s) URL, either optionally prefixed `name=`. */
   mcp?: readonly string[];
   maxSteps?: number;
+  toolMode?: 'native' | 'prompted' | 'auto';
+  constrain?: boolean;
 }
 
 export interface OpenAISettings {
@@ -31,7 +33,16 @@ export interface Settings {
   systemPrompt?: string;
   toolTimeoutMs?: number;
   stream: boolean;
+  toolMode: 'native' | 'prompted' | 'auto';
+  constrain: boolean;
+  parseRetries: number;
+  /** Tool rules by pattern (see docs/policy.md). */
+  tools: NonNullable<ToolgateConfig['tools']>;
+  tenants: NonNullable<ToolgateConfig['tenants']>;
+  redact?: string[];
 }
+
+export const DEFAULT_PARSE_RETRIES = 3;
 
 /**
  * Precedence: flags > TOOLGATE_* environment > file > defaults. Provider
@@ -60,7 +71,18 @@ export function resolveSettings(config: ToolgateConfig, flags: SettingsFlags = {
 
   const envSteps = nonEmpty(env['TOOLGATE_MAX_STEPS']);
   const maxSteps = flags.maxSteps ?? (envSteps === undefined ? undefined : parseSteps(envSteps, 'TOOLGATE_MAX_STEPS')) ?? config.maxSteps ?? DEFAULT_MAX_STEPS;
-  const settings: Settings = { openai, servers, maxSteps, stream: config.stream ?? true };
+  const settings: Settings = {
+    openai,
+    servers,
+    maxSteps,
+    stream: config.stream ?? true,
+    toolMode: flags.toolMode ?? config.toolMode ?? 'native',
+    constrain: flags.constrain ?? config.constrain ?? false,
+    parseRetries: config.parseRetries ?? DEFAULT_PARSE_RETRIES,
+    tools: config.tools ?? {},
+    tenants: config.tenants ?? {},
+  };
+  if (config.redact !== undefined) settings.redact = config.redact;
   if (model !== undefined) settings.model = model;
   if (config.systemPrompt !== undefined) settings.systemPrompt = config.systemPrompt;
   if (config.toolTimeoutMs !== undefined) settings.toolTimeoutMs = config.toolTimeoutMs;

@@ -18,6 +18,9 @@ export interface RunEventDataMap {
     tools: string[];
     maxSteps: number;
     threadId?: string;
+    /** How tools were offered: native tool definitions or described in the prompt. */
+    toolMode?: 'native' | 'prompted' | 'auto';
+    dryRun?: boolean;
   };
   /** A user message entered the conversation (the run's input, or a later message). */
   user_message: { text: string };
@@ -31,6 +34,20 @@ export interface RunEventDataMap {
     finishReason: string;
     usage?: Usage;
     latencyMs: number;
+    /** The text shown to the user: `text` without the tool-call envelopes found in it (when different). */
+    content?: string;
+    /**
+     * The calls toolgate will execute, when they differ from `toolCalls`:
+     * calls found in the text (prompted mode, or a model that writes calls as
+     * text), with ids assigned and arguments as JSON.
+     */
+    calls?: RawToolCall[];
+    /** The mode of this turn (`prompted` after an `auto` fallback). */
+    toolMode?: 'native' | 'prompted';
+    /** 1 for the first try of a step, 2… after parse feedback. */
+    attempt?: number;
+    /** What the parser repaired or rejected in this turn. */
+    diagnostics?: { code: string; message: string }[];
   };
   /** A tool is about to be called (committed before the call is made). */
   tool_call: {
@@ -50,6 +67,8 @@ export interface RunEventDataMap {
     structuredContent?: JsonValue;
     error?: { code: ToolErrorCode; message: string };
     latencyMs: number;
+    /** The call was validated but not executed (dry run). */
+    dryRun?: boolean;
   };
   /** The run ended with an answer. */
   run_completed: { output: string; usage: Usage; steps: number };

@@ -1,55 +1,142 @@
 import {
   draft,
-  isJsonObject,
   toolError,
+  type EventDraft,
   type JsonObject,
+  type JsonValue,
   type RawToolCall,
-  type RunStore,
+  type RunEventDataMap,
   type ToolResult,
   type ToolSource,
-  type ToolSpec,
 } from '../core/index.ts';
+import { decide, isToolAllowed, EMPTY_POLICY, type Policy, type ToolEffect } from '../gate/index.ts';
+import type { Validator } from '../validation/index.ts';
+import type { ApprovalDecision } from './conversation-state.ts';
+import { prepareCall, type PreparedCall } from './prepare-call.ts';
+import { DEFAULT_TOOL_TIMEOUT_MS, type HookToolCall, type RunHooks } from './run-options.ts';
+import type { CatalogEntry, ToolCatalog } from './tool-catalog.ts';
 
-export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
 /** The `_meta` key MCP servers can use to deduplicate a retried call. */
 export const IDEMPOTENCY_META_KEY = 'toolgate/idempotency-key';
 
 export interface ToolCallContext {
   runId: string;
   step: number;
-  store: RunStore;
+  /** Appends to the run's log (and keeps the loop's view of it current). */
+  append: (drafts: EventDraft[]) => Promise<unknown>;
   tools: ToolSource;
-  /** The tools offered this run, by the name the model sees. */
-  catalog: ReadonlyMap<string, ToolSpec>;
-  signal?: AbortSignal;
-  toolTimeoutMs?: number;
+  catalog: ToolCatalog;
+  policy: Policy | undefined;
+  validator: Validator;
+  redact: (value: JsonValue) => JsonValue;
+  dryRun: boolean;
+  tenantId?: string | undefined;
+  userId?: string | undefined;
+  context?: JsonObject | undefined;
+  hooks?: RunHooks | undefined;
+  signal?: AbortSignal | undefined;
+  toolTimeoutMs?: number | undefined;
+  truncated?: boolean;
 }
 
-/**
- * The one path from a model's tool call to a tool. Every call is recorded: a
- * `tool_call` event is committed before the tool is called and a `tool_result`
- * after, whatever happens. A call that cannot run (unknown tool, arguments that
- * are not a JSON object) never reaches a tool; the model gets the reason.
- */
-export async function executeToolCall(ctx: ToolCallContext, call: RawToolCall): Promise<ToolResult> {
-  const started = performance.now();
-  const spec = ctx.catalog.get(call.name);
-  if (spec === undefined) {
-    const known = [...ctx.catalog.keys()].join(', ');
-    return record(ctx, call, started, toolError('tool_not_found', `there is no tool named "${call.name}"; available tools: ${known === '' ? '(none)' : known}`));
-  }
-  const parsed = parseArguments(call.arguments);
-  if (!parsed.ok) return record(ctx, call, started, toolError('invalid_arguments', parsed.message));
+export type CallOutcome =
+  | { kind: 'done'; result: ToolResult; returnDirect: boolean }
+  /** Waits for a person: the caller records approval_required and pauses the run. */
+  | { kind: 'pending'; effect: ToolEffect; arguments: JsonObject };
 
-  await ctx.store.append(ctx.runId, [
-    draft('tool_call', { step: ctx.step, toolCallId: call.id, name: call.name, arguments: parsed.value, origin: spec.origin }),
+type GateData = RunEventDataMap['gate_decision'];
+
+/**
+ * The one path from a model's tool call to a tool:
+ * parse → validate/normalise/inject → gate (allow, deny, dry-run, approval,
+ * hooks) → execute → record. Every call ends in exactly one tool_result (or
+ * pending approval); a `tool_call` event is committed before the tool is
+ * reached. Nothing here throws for bad input: the model gets the reason.
+ */
+export async function executeToolCall(ctx: ToolCallContext, call: RawToolCall, approval?: ApprovalDecision): Promise<CallOutcome> {
+  const started = performance.now();
+  const entry = ctx.catalog.visible.get(call.name);
+  if (entry === undefined) {
+    const denied = ctx.catalog.denied.get(call.name);
+    if (denied !== undefined) {
+      await audit(ctx, call, denied.entry, { decision: 'denied', reason: denied.reason });
+      return done(await record(ctx, call, started, toolError('denied', `${call.name} is not available to you: ${denied.reason}. Do not call it again.`)));
+    }
+    const known = [...ctx.catalog.visible.keys()].join(', ');
+    return done(await record(ctx, call, started, toolError('tool_not_found', `there is no tool named "${call.name}"; available tools: ${known === '' ? '(none)' : known}`)));
+  }
+
+  const injection = injectionContext(ctx);
+  const source = approval?.decision === 'edit' && approval.arguments !== undefined ? approval.arguments : call.arguments;
+  const prepared = prepareCall({ entry, arguments: source, validator: ctx.validator, injection, truncated: ctx.truncated === true });
+  if (!prepared.ok) {
+    await audit(ctx, call, entry, {
+      decision: prepared.decision,
+      reason: prepared.message,
+      normalisations: prepared.normalisations,
+      ...(prepared.issues === undefined ? {} : { issues: prepared.issues.map((i) => ({ code: i.code, path: i.path, message: i.message })) }),
+    });
+    return done(await record(ctx, call, started, toolError(prepared.code, prepared.message)));
+  }
+
+  let args = prepared.arguments;
+  let hookInfo: GateData['hook'];
+  const effect = entry.policy.effect;
+  if (ctx.hooks?.beforeToolCall !== undefined) {
+    const verdict = await runBeforeHook(ctx, hookCall(ctx, call, entry, args));
+    if (verdict.action === 'deny') {
+      await audit(ctx, call, entry, { decision: 'denied', reason: verdict.reason, prepared, hook: { name: 'beforeToolCall', action: 'deny', reason: verdict.reason } });
+      return done(await record(ctx, call, started, toolError('denied', `${call.name} was refused: ${verdict.reason}`)));
+    }
+    if (verdict.action === 'rewrite') {
+      const again = ctx.validator.validate(entry.tool.inputSchema, verdict.arguments);
+      if (!again.ok) {
+        const reason = `beforeToolCall rewrote the arguments into invalid ones: ${again.issues.map((i) => `${i.path || '/'} ${i.message}`).join('; ')}`;
+        await audit(ctx, call, entry, { decision: 'denied', reason, prepared, hook: { name: 'beforeToolCall', action: 'rewrite', reason } });
+        return done(await record(ctx, call, started, toolError('denied', `${call.name} was refused: ${reason}`)));
+      }
+      args = verdict.arguments;
+      hookInfo = { name: 'beforeToolCall', action: 'rewrite', ...(verdict.reason === undefined ? {} : { reason: verdict.reason }) };
+    }
+  }
+
+  if (approval?.decision === 'reject') {
+    const reason = approval.reason ?? 'no reason given';
+    await audit(ctx, call, entry, { decision: 'denied', reason: `rejected by a person: ${reason}`, prepared, hook: hookInfo });
+    return done(await record(ctx, call, started, toolError('rejected', `A person rejected this call to ${call.name}: ${reason}. Do not retry it unchanged.`)));
+  }
+
+  const allowed = isToolAllowed(ctx.policy ?? EMPTY_POLICY, ctx.tenantId, entry.tool);
+  const verdict = decide({ tool: entry.tool, exposedName: call.name, arguments: args, policy: entry.policy, allowed, dryRun: ctx.dryRun, approvalGranted: approval !== undefined });
+  if (verdict.kind === 'deny') {
+    await audit(ctx, call, entry, { decision: 'denied', reason: verdict.reason, prepared, hook: hookInfo });
+    return done(await record(ctx, call, started, toolError('denied', `${call.name} is not available to you: ${verdict.reason}`)));
+  }
+  if (verdict.kind === 'approval_required') {
+    await audit(ctx, call, entry, { decision: 'approval_required', prepared, hook: hookInfo });
+    return { kind: 'pending', effect, arguments: args };
+  }
+  if (verdict.kind === 'dry_run') {
+    await audit(ctx, call, entry, { decision: 'dry_run', prepared, hook: hookInfo });
+    const text = `DRY RUN: ${call.name} was validated and would have run with these arguments, but was not executed: ${JSON.stringify(ctx.redact(args))}`;
+    return done(await record(ctx, call, started, { ok: true, content: [{ type: 'text', text }], structuredContent: { dryRun: true, tool: call.name, arguments: ctx.redact(args) } }, true));
+  }
+
+  await audit(ctx, call, entry, {
+    decision: 'allowed',
+    prepared,
+    hook: hookInfo,
+    ...(approval === undefined ? {} : { reason: `approved by ${approval.userId ?? 'a person'}${approval.decision === 'edit' ? ' with edited arguments' : ''}` }),
+  });
+  await ctx.append([
+    draft('tool_call', { step: ctx.step, toolCallId: call.id, name: call.name, arguments: ctx.redact(args) as JsonObject, origin: entry.tool.origin }),
   ]);
   let result: ToolResult;
   try {
     result = await ctx.tools.callTool({
       name: call.name,
-      arguments: parsed.value,
-      timeoutMs: ctx.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+      arguments: args,
+      timeoutMs: entry.policy.timeoutMs ?? ctx.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
       meta: { [IDEMPOTENCY_META_KEY]: `${ctx.runId}:${call.id}` },
       ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
     });
@@ -57,11 +144,81 @@ export async function executeToolCall(ctx: ToolCallContext, call: RawToolCall): 
     // ToolSources promise not to throw; one that does still must not end the run.
     result = toolError('tool_error', `tool "${call.name}" failed: ${error instanceof Error ? error.message : String(error)}`);
   }
-  return record(ctx, call, started, result);
+  if (ctx.hooks?.afterToolCall !== undefined) {
+    try {
+      const replaced = await ctx.hooks.afterToolCall({ ...hookCall(ctx, call, entry, args), result });
+      if (replaced !== undefined) result = replaced;
+    } catch (error) {
+      process.emitWarning(`afterToolCall hook failed for ${call.name}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return { kind: 'done', result: await record(ctx, call, started, result), returnDirect: entry.policy.returnDirect && result.ok };
 }
 
-async function record(ctx: ToolCallContext, call: RawToolCall, started: number, result: ToolResult): Promise<ToolResult> {
-  const data = {
+function done(result: ToolResult): CallOutcome {
+  return { kind: 'done', result, returnDirect: false };
+}
+
+function injectionContext(ctx: ToolCallContext): { user?: JsonObject; tenant?: JsonObject; context?: JsonObject } {
+  return {
+    ...(ctx.userId === undefined ? {} : { user: { id: ctx.userId } }),
+    ...(ctx.tenantId === undefined ? {} : { tenant: { id: ctx.tenantId } }),
+    ...(ctx.context === undefined ? {} : { context: ctx.context }),
+  };
+}
+
+function hookCall(ctx: ToolCallContext, call: RawToolCall, entry: CatalogEntry, args: JsonObject): HookToolCall {
+  return {
+    runId: ctx.runId,
+    toolCallId: call.id,
+    name: call.name,
+    tool: entry.tool,
+    effect: entry.policy.effect,
+    arguments: structuredClone(args),
+    ...(ctx.tenantId === undefined ? {} : { tenantId: ctx.tenantId }),
+    ...(ctx.userId === undefined ? {} : { userId: ctx.userId }),
+    ...(ctx.context === undefined ? {} : { context: ctx.context }),
+  };
+}
+
+async function runBeforeHook(ctx: ToolCallContext, call: HookToolCall) {
+  try {
+    return (await ctx.hooks?.beforeToolCall?.(call)) ?? { action: 'allow' as const };
+  } catch (error) {
+    return { action: 'deny' as const, reason: `the beforeToolCall check failed: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+interface AuditInput {
+  decision: GateData['decision'];
+  reason?: string;
+  prepared?: PreparedCall;
+  normalisations?: PreparedCall['normalisations'];
+  issues?: GateData['issues'];
+  hook?: GateData['hook'] | undefined;
+}
+
+async function audit(ctx: ToolCallContext, call: RawToolCall, entry: CatalogEntry, input: AuditInput): Promise<void> {
+  const normalisations = input.prepared?.normalisations ?? input.normalisations ?? [];
+  const data: GateData = {
+    step: ctx.step,
+    toolCallId: call.id,
+    name: call.name,
+    effect: entry.policy.effect,
+    decision: input.decision,
+    normalisations: normalisations.map((n) => ({ path: n.path, from: ctx.redact(n.from), rule: n.rule, ...(n.to === undefined ? {} : { to: ctx.redact(n.to) }) })),
+    injected: (input.prepared?.injected ?? []).map((i) => ({ key: i.key, overridden: i.overridden })),
+    ...(entry.policy.policyRule === undefined ? {} : { policyRule: entry.policy.policyRule }),
+    ...(input.reason === undefined ? {} : { reason: input.reason }),
+    ...(input.issues === undefined ? {} : { issues: input.issues }),
+    ...(input.hook === undefined ? {} : { hook: input.hook }),
+  };
+  const events: EventDraft[] = [draft('gate_decision', data)];
+  await ctx.append(events);
+}
+
+async function record(ctx: ToolCallContext, call: RawToolCall, started: number, result: ToolResult, dryRun = false): Promise<ToolResult> {
+  const data: RunEventDataMap['tool_result'] = {
     step: ctx.step,
     toolCallId: call.id,
     name: call.name,
@@ -70,19 +227,8 @@ async function record(ctx: ToolCallContext, call: RawToolCall, started: number, 
     latencyMs: Math.round((performance.now() - started) * 100) / 100,
     ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
     ...(result.error === undefined ? {} : { error: result.error }),
+    ...(dryRun ? { dryRun: true } : {}),
   };
-  await ctx.store.append(ctx.runId, [draft('tool_result', data)]);
+  await ctx.append([draft('tool_result', data)]);
   return result;
-}
-
-function parseArguments(raw: string): { ok: true; value: JsonObject } | { ok: false; message: string } {
-  if (raw.trim() === '') return { ok: true, value: {} };
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch (error) {
-    return { ok: false, message: `the arguments are not valid JSON (${error instanceof Error ? error.message : String(error)}); send a JSON object` };
-  }
-  if (!isJsonObject(value)) return { ok: false, message: `the arguments must be a JSON object, got ${Array.isArray(value) ? 'an array' : typeof value}` };
-  return { ok: true, value };
 }

@@ -39,7 +39,8 @@ function fakeModel(turns: Turn[]): ModelAdapter & { requests: ModelRequest[] } {
 }
 
 function tool(name: string): ToolSpec {
-  return { name, description: `${name} tool`, inputSchema: { type: 'object' }, origin: { kind: 'mcp', server: 'fake', tool: name } };
+  // Read-only, so the gate lets them run without approval (writes are tested in the gate tests).
+  return { name, description: `${name} tool`, inputSchema: { type: 'object' }, annotations: { readOnlyHint: true }, origin: { kind: 'mcp', server: 'fake', tool: name } };
 }
 
 /** Tools with scripted behaviour; records calls and the order they finished in. */
@@ -147,7 +148,7 @@ describe('runAgent', () => {
     const sent = model.requests[1]?.messages.filter((m) => m.role === 'tool').map((m) => m.content) ?? [];
     assert.match(sent[0] ?? '', /^Error \(tool_error\): exploded/);
     assert.match(sent[1] ?? '', /tool_not_found.*"ghost".*boom/s);
-    assert.match(sent[2] ?? '', /invalid_arguments.*not valid JSON/);
+    assert.match(sent[2] ?? '', /invalid_arguments.*not a valid JSON object.*character 5/);
     assert.match(sent[3] ?? '', /tool_error.*thrown/);
     assert.equal(tools.calls.length, 2, 'only the two well-formed calls to known tools reached a tool');
     const results = (await store.readEvents(run.id)).filter((e) => e.type === 'tool_result');

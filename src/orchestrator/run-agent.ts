@@ -1,170 +1,170 @@
 import {
   ToolgateError,
-  ZERO_USAGE,
-  addUsage,
   draft,
-  renderToolResult,
   toErrorInfo,
   type EventDraft,
   type Message,
-  type ModelAdapter,
-  type ModelResponse,
   type Run,
+  type RunEvent,
   type RunPatch,
   type RunStatus,
   type RunStore,
-  type ToolSource,
-  type ToolSpec,
-  type Usage,
 } from '../core/index.ts';
+import { createRedactor } from '../gate/index.ts';
+import { createValidator } from '../validation/index.ts';
+import { applyEvents, emptyConversation, type ConversationState } from './conversation-state.ts';
 import { DeltaBuffer } from './delta-buffer.ts';
-import { executeToolCall } from './execute-tool-call.ts';
+import { runModelTurn } from './model-turn.ts';
+import { DEFAULT_MAX_STEPS, DEFAULT_PARSE_RETRIES, type RunAgentOptions } from './run-options.ts';
+import { buildToolCatalog } from './tool-catalog.ts';
+import { finishTurn } from './finish-turn.ts';
 
-export const DEFAULT_MAX_STEPS = 20;
+export { DEFAULT_MAX_STEPS, type RunAgentOptions } from './run-options.ts';
 
-export interface RunAgentOptions {
-  runId: string;
-  store: RunStore;
-  model: ModelAdapter;
-  tools: ToolSource;
-  maxSteps?: number;
-  /** Stream model output (assistant_delta events). Default true. */
-  stream?: boolean;
-  signal?: AbortSignal;
-  systemPrompt?: string;
-  /** Earlier messages of the conversation (a thread). */
-  history?: readonly Message[];
-  toolTimeoutMs?: number;
-}
-
-interface LoopState {
-  status: RunStatus;
-  usage: Usage;
-  steps: number;
-}
+const READ_PAGE = 1000;
 
 /**
- * Runs the model ⇄ tools loop for a run the store already holds, appending
- * every step as events, until a final answer, a failure, maxSteps or
- * cancellation. Never throws for model, tool or input trouble: the run ends
- * `failed` with the reason. Returns the run as stored at the end.
+ * Drives a run from wherever its event log says it is — a new run, a run
+ * resumed after an approval, or one recovered after a crash — until it
+ * completes, fails, is cancelled or waits for a person. Never throws for
+ * model, tool or input trouble: the run ends `failed` with the reason.
+ * Returns the run as stored at the end.
  */
 export async function runAgent(options: RunAgentOptions): Promise<Run> {
   const { store, runId } = options;
   const run = await store.getRun(runId);
   if (run === undefined) throw new ToolgateError('not_found', `run ${runId} does not exist`);
+  const state = applyEvents(emptyConversation(), await readAll(store, runId));
+  if (state.terminal) return run;
+  // Still waiting for a decision: nothing to do until input arrives.
+  if (state.status === 'waiting_approval' && (run.pendingApproval === undefined || !state.decisions.has(run.pendingApproval.toolCallId))) return run;
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
-  const state: LoopState = { status: run.status, usage: { ...ZERO_USAGE }, steps: 0 };
+  const append = async (drafts: EventDraft[], patch?: RunPatch): Promise<RunEvent[]> => {
+    const events = await store.append(runId, drafts, patch);
+    applyEvents(state, events);
+    return events;
+  };
   const deltas = new DeltaBuffer({ store, runId });
 
   try {
-    const catalog = await listCatalog(options.tools, options.signal);
-    await transition(store, runId, state, 'running', [
-      draft('run_started', {
-        input: run.input,
-        model: options.model.id,
-        tools: [...catalog.keys()],
-        maxSteps,
-        ...(run.threadId === undefined ? {} : { threadId: run.threadId }),
-      }),
-      draft('user_message', { text: run.input }),
-    ]);
-    const messages: Message[] = [
-      ...(options.systemPrompt === undefined ? [] : [{ role: 'system' as const, content: options.systemPrompt }]),
-      ...(options.history ?? []),
-      { role: 'user', content: run.input },
-    ];
-    const toolDefs = [...catalog.values()].map((t) => ({ name: t.name, description: t.description, parameters: t.inputSchema }));
+    const catalog = buildToolCatalog(await options.tools.listTools(options.signal === undefined ? {} : { signal: options.signal }), {
+      ...(options.policy === undefined ? {} : { policy: options.policy }),
+      tenantId: run.tenantId,
+    });
+    const requestedMode = options.toolMode ?? 'native';
+    const history = options.history ?? (run.threadId === undefined ? [] : ((await store.getThread(run.threadId, run.tenantId))?.messages ?? []));
+    const prefix: Message[] = [...(options.systemPrompt === undefined ? [] : [{ role: 'system' as const, content: options.systemPrompt }]), ...history];
+    if (!state.started) {
+      await transition(append, state, 'running', [
+        draft('run_started', {
+          input: run.input,
+          model: options.model.id,
+          tools: [...catalog.visible.keys()],
+          maxSteps,
+          toolMode: requestedMode,
+          ...(run.dryRun === true ? { dryRun: true } : {}),
+          ...(run.threadId === undefined ? {} : { threadId: run.threadId }),
+        }),
+        draft('user_message', { text: run.input }),
+      ]);
+      await callHook(() => options.hooks?.onRunStart?.(run));
+    } else if (state.status !== 'running') {
+      await transition(append, state, 'running', [], { pendingApproval: null });
+    }
+    const turnContext = {
+      runId,
+      append,
+      tools: options.tools,
+      catalog,
+      policy: options.policy,
+      validator: options.validator ?? createValidator(),
+      redact: createRedactor(options.redact),
+      dryRun: run.dryRun === true,
+      tenantId: run.tenantId,
+      userId: run.userId,
+      context: run.context,
+      hooks: options.hooks,
+      signal: options.signal,
+      toolTimeoutMs: options.toolTimeoutMs,
+    };
 
     for (;;) {
-      if (state.steps >= maxSteps) {
+      if (state.turn !== undefined) {
+        const outcome = await finishTurn({ ctx: turnContext, state, append });
+        if (outcome.kind === 'waiting') return await finalRun(store, runId);
+        if (outcome.kind === 'direct') return await complete(options, append, state, run, outcome.output);
+      }
+      if (options.signal?.aborted === true) throw new ToolgateError('cancelled', 'the run was cancelled');
+      if (state.step >= maxSteps) {
         throw new ToolgateError(
           'max_steps',
           `the run reached maxSteps (${maxSteps}) without a final answer; the model kept calling tools. Raise --max-steps (config maxSteps) if the task needs more steps, or check the tools' answers for a loop`,
         );
       }
-      const step = state.steps + 1;
-      const started = performance.now();
-      const response: ModelResponse = await options.model.generate(
-        { messages, tools: toolDefs, stream: options.stream ?? true },
-        {
-          ...(options.signal === undefined ? {} : { signal: options.signal }),
-          onTextDelta: (text) => deltas.push(step, text),
-        },
-      );
-      await deltas.flush();
-      state.steps = step;
-      state.usage = addUsage(state.usage, response.usage);
-      await store.append(
-        runId,
-        [
-          draft('assistant_message', {
-            step,
-            text: response.text,
-            toolCalls: response.toolCalls,
-            finishReason: response.finishReason,
-            latencyMs: Math.round(performance.now() - started),
-            ...(response.usage === undefined ? {} : { usage: response.usage }),
-          }),
-        ],
-        { steps: state.steps, usage: state.usage },
-      );
-      messages.push({ role: 'assistant', content: response.text, ...(response.toolCalls.length > 0 ? { toolCalls: response.toolCalls } : {}) });
-
-      if (response.toolCalls.length === 0) {
-        await transition(store, runId, state, 'completed', [draft('run_completed', { output: response.text, usage: state.usage, steps: state.steps })], {
-          output: response.text,
-        });
-        return await finalRun(store, runId);
-      }
-
-      const ctx = {
-        runId,
-        step,
-        store,
-        tools: options.tools,
+      const turn = await runModelTurn({
+        model: options.model,
+        state,
         catalog,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-        ...(options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: options.toolTimeoutMs }),
-      };
-      // Parallel calls of one turn run concurrently; results go back in call order.
-      const results = await Promise.all(response.toolCalls.map((call) => executeToolCall(ctx, call)));
-      response.toolCalls.forEach((call, i) => {
-        const result = results[i];
-        if (result !== undefined) messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: renderToolResult(result) });
+        prefix,
+        mode: state.toolMode ?? (requestedMode === 'prompted' ? 'prompted' : 'native'),
+        allowFallback: requestedMode === 'auto',
+        constrain: options.constrain === true,
+        stream: options.stream ?? true,
+        parseRetries: options.parseRetries ?? DEFAULT_PARSE_RETRIES,
+        signal: options.signal,
+        deltas,
+        append,
       });
-      if (options.signal?.aborted === true) throw new ToolgateError('cancelled', 'the run was cancelled');
+      if (turn.calls.length === 0) return await complete(options, append, state, run, turn.content);
+      if (state.turn !== undefined) state.turn.truncated = turn.truncated;
     }
   } catch (error) {
     await deltas.flush().catch(() => undefined);
     const info = options.signal?.aborted === true ? { code: 'cancelled' as const, message: 'the run was cancelled' } : toErrorInfo(error);
     if (info.code === 'cancelled') {
-      await transition(store, runId, state, 'cancelled', [draft('run_cancelled', { reason: info.message, usage: state.usage, steps: state.steps })]);
+      await transition(append, state, 'cancelled', [draft('run_cancelled', { reason: info.message, usage: state.usage, steps: state.step })]);
     } else {
-      await transition(store, runId, state, 'failed', [draft('run_failed', { error: info, usage: state.usage, steps: state.steps })], { error: info });
+      await transition(append, state, 'failed', [draft('run_failed', { error: info, usage: state.usage, steps: state.step })], { error: info });
     }
-    return await finalRun(store, runId);
+    const final = await finalRun(store, runId);
+    await callHook(() => options.hooks?.onRunEnd?.(final));
+    return final;
   }
 }
 
-async function listCatalog(tools: ToolSource, signal: AbortSignal | undefined): Promise<Map<string, ToolSpec>> {
-  const list = await tools.listTools(signal === undefined ? {} : { signal });
-  return new Map(list.map((t) => [t.name, t]));
+async function complete(options: RunAgentOptions, append: AppendFn, state: ConversationState, run: Run, output: string): Promise<Run> {
+  await transition(append, state, 'completed', [draft('run_completed', { output, usage: state.usage, steps: state.step })], { output });
+  if (run.threadId !== undefined) {
+    await options.store.appendThreadMessages(
+      run.threadId,
+      [
+        { role: 'user', content: run.input },
+        { role: 'assistant', content: output },
+      ],
+      run.tenantId,
+    );
+  }
+  const final = await finalRun(options.store, run.id);
+  await callHook(() => options.hooks?.onRunEnd?.(final));
+  return final;
 }
 
+type AppendFn = (drafts: EventDraft[], patch?: RunPatch) => Promise<RunEvent[]>;
+
 /** Appends the status change and its companion events in one atomic step. */
-async function transition(
-  store: RunStore,
-  runId: string,
-  state: LoopState,
-  to: RunStatus,
-  events: EventDraft[],
-  patch: RunPatch = {},
-): Promise<void> {
+export async function transition(append: AppendFn, state: ConversationState, to: RunStatus, events: EventDraft[], patch: RunPatch = {}): Promise<void> {
   const from = state.status;
   const drafts: EventDraft[] = from === to ? events : [draft('run_status', { from, to }), ...events];
-  await store.append(runId, drafts, { ...patch, status: to, usage: state.usage, steps: state.steps });
-  state.status = to;
+  await append(drafts, { ...patch, status: to, usage: state.usage, steps: state.step });
+}
+
+async function readAll(store: RunStore, runId: string): Promise<RunEvent[]> {
+  const all: RunEvent[] = [];
+  for (;;) {
+    const page = await store.readEvents(runId, { after: all.length, limit: READ_PAGE });
+    all.push(...page);
+    if (page.length < READ_PAGE) return all;
+  }
 }
 
 async function finalRun(store: RunStore, runId: string): Promise<Run> {
@@ -172,3 +172,12 @@ async function finalRun(store: RunStore, runId: string): Promise<Run> {
   if (run === undefined) throw new ToolgateError('internal', `run ${runId} vanished from the store`);
   return run;
 }
+
+async function callHook(fn: () => void | Promise<void> | undefined): Promise<void> {
+  try {
+    await fn();
+  } catch (error) {
+    process.emitWarning(`run hook failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+

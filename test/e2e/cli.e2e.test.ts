@@ -96,15 +96,17 @@ describe('toolgate CLI', () => {
     const human = await runCli(['tools', '--mcp', EXCHANGE]);
     assert.equal(human.code, 0, human.stderr);
     assert.match(human.stdout, /^power-exchange \(\d+ tools\)/m);
-    assert.match(human.stdout, /getOrderBook {2}\[read-only/);
-    assert.match(human.stdout, /placeOrder {2}\[writes/);
+    assert.match(human.stdout, /getOrderBook {2}READ \(annotation\) {2}\[read-only/);
+    assert.match(human.stdout, /placeOrder {2}WRITE \(annotation, needs approval\) {2}\[writes/);
     assert.match(human.stdout, /args: userId: string, side: "BUY"\|"SELL"/);
     const json = await runCli(['tools', '--mcp', EXCHANGE, '--json']);
-    const tools = JSON.parse(json.stdout) as { name: string; origin: { server: string }; inputSchema: object; annotations?: { readOnlyHint?: boolean } }[];
+    const tools = JSON.parse(json.stdout) as { name: string; effect: string; origin: { server: string }; inputSchema: object; annotations?: { readOnlyHint?: boolean } }[];
     const place = tools.find((t) => t.name === 'placeOrder');
     assert.equal(place?.origin.server, 'power-exchange');
     assert.equal(place?.annotations?.readOnlyHint, false);
     assert.equal(tools.find((t) => t.name === 'getOrderBook')?.annotations?.readOnlyHint, true);
+    assert.equal(place?.effect, 'write');
+    assert.equal(tools.find((t) => t.name === 'getOrderBook')?.effect, 'read');
   });
 
   it('the demo (npm start) runs the scripted model against the example server and says it is scripted', async () => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Toolgate } from '../../src/app/toolgate.ts';
 import { resolveSettings } from '../../src/config/resolve-settings.ts';
-import type { ServerConfig } from '../../src/config/config-schema.ts';
+import type { ServerConfig, ToolgateConfig } from '../../src/config/config-schema.ts';
 import type { RunEvent } from '../../src/core/index.ts';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.ts';
 import { EVERYTHING_SERVER, POWER_EXCHANGE_SERVER, startEverythingHttp, startProcess, type StartedProcess } from '../support/processes.ts';
@@ -16,8 +16,16 @@ import { EVERYTHING_SERVER, POWER_EXCHANGE_SERVER, startEverythingHttp, startPro
 const everythingStdio: ServerConfig = { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] };
 const exchangeStdio = (...extra: string[]): ServerConfig => ({ command: process.execPath, args: [POWER_EXCHANGE_SERVER, ...extra] });
 
-function toolgateFor(mock: MockOpenAI, servers: Record<string, ServerConfig>, options: { stream?: boolean; maxSteps?: number } = {}): Toolgate {
-  const settings = resolveSettings({ model: 'openai:mock-model', providers: { openai: { baseUrl: mock.url, apiKey: 'test-key', maxRetries: 0 } }, servers }, {}, {});
+function toolgateFor(
+  mock: MockOpenAI,
+  servers: Record<string, ServerConfig>,
+  options: { stream?: boolean; maxSteps?: number; tools?: ToolgateConfig['tools'] } = {},
+): Toolgate {
+  const settings = resolveSettings(
+    { model: 'openai:mock-model', providers: { openai: { baseUrl: mock.url, apiKey: 'test-key', maxRetries: 0 } }, servers, ...(options.tools === undefined ? {} : { tools: options.tools }) },
+    {},
+    {},
+  );
   return new Toolgate({ settings: { ...settings, stream: options.stream ?? true, ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }) } });
 }
 
@@ -80,7 +88,7 @@ describe('loop e2e: server-everything', () => {
     }
   }
 
-  it('a tool error leaves the run alive: the model sees it and answers', async () => {
+  it('invalid arguments never reach the tool: the model gets what to fix and the run goes on', async () => {
     const first = mock.requests.length;
     mock.enqueue({ toolCalls: [{ id: 'bad', name: 'get-sum', arguments: '{"a": "two"}' }] }, { text: 'I could not add those.' });
     const toolgate = toolgateFor(mock, { everything: everythingStdio });
@@ -88,7 +96,8 @@ describe('loop e2e: server-everything', () => {
       const { run, events } = await runCollecting(toolgate, 'add two');
       assert.equal(run.status, 'completed');
       assert.equal(results(events)[0]?.ok, false);
-      assert.match(toolMessages(mock, first + 1)[0]?.content ?? '', /^Error \(tool_error\):.*expected number/s);
+      assert.equal(events.some((e) => e.type === 'tool_call'), false, 'the tool was not called');
+      assert.match(toolMessages(mock, first + 1)[0]?.content ?? '', /^Error \(invalid_arguments\):.*b: missing, but required.*a: must be number, not string; you sent "two"/s);
     } finally {
       await toolgate.close();
     }
@@ -134,7 +143,21 @@ describe('loop e2e: power-exchange example', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('reads and writes over stdio: an order placed through the loop moves the new user\'s wallet', async () => {
+  it('a tool that reports an error leaves the run alive: the model sees it and answers', async () => {
+    const first = mock.requests.length;
+    mock.enqueue({ toolCalls: [{ id: 'nobody', name: 'getUserWallet', arguments: '{"userId":"nobody"}' }] }, { text: 'No such user.' });
+    const toolgate = toolgateFor(mock, { 'power-exchange': exchangeStdio() });
+    try {
+      const { run, events } = await runCollecting(toolgate, 'wallet of nobody');
+      assert.equal(run.status, 'completed');
+      assert.equal(results(events)[0]?.error?.code, 'tool_error');
+      assert.match(toolMessages(mock, first + 1)[0]?.content ?? '', /^Error \(tool_error\):.*nobody/s);
+    } finally {
+      await toolgate.close();
+    }
+  });
+
+  it('reads and writes over stdio: an order placed through the loop (after approval) moves the new user\'s wallet', async () => {
     const first = mock.requests.length;
     mock.enqueue(
       { toolCalls: [{ id: 'r1', name: 'registerUser', arguments: '{"userId":"carol"}' }] },
@@ -143,9 +166,14 @@ describe('loop e2e: power-exchange example', () => {
       { toolCalls: [{ id: 'w2', name: 'getUserWallet', arguments: '{"userId":"carol"}' }] },
       { text: 'Order placed.' },
     );
-    const toolgate = toolgateFor(mock, { 'power-exchange': exchangeStdio() });
+    const toolgate = toolgateFor(mock, { 'power-exchange': exchangeStdio() }, { tools: { 'power-exchange/registerUser': { approval: 'never' } } });
     try {
-      const { run, events } = await runCollecting(toolgate, 'buy 1 MWh for alice');
+      const waiting = await toolgate.run({ input: 'buy 1 MWh for carol' });
+      assert.equal(waiting.status, 'waiting_approval');
+      assert.equal(waiting.pendingApproval?.name, 'placeOrder');
+      assert.deepEqual(waiting.pendingApproval?.arguments, { userId: 'carol', side: 'BUY', price: 500, qty: 1, symbol: 'DE-BASE-D+1' });
+      const run = await toolgate.submitInput(waiting.id, { type: 'approval', toolCallId: 'o1', decision: 'approve' });
+      const events = await toolgate.store.readEvents(run.id);
       assert.equal(run.status, 'completed', JSON.stringify(run.error));
       const [registered, before, order, afterOrder] = results(events);
       assert.equal(registered?.ok, true, JSON.stringify(registered));

@@ -1,0 +1,184 @@
+import {
+  ZERO_USAGE,
+  addUsage,
+  renderToolResult,
+  type JsonObject,
+  type Message,
+  type RawToolCall,
+  type RunEvent,
+  type RunStatus,
+  type ToolResult,
+  type Usage,
+} from '../core/index.ts';
+
+export interface ApprovalDecision {
+  decision: 'approve' | 'reject' | 'edit';
+  arguments?: JsonObject;
+  reason?: string;
+  userId?: string;
+}
+
+/** A model turn whose tool calls have not all produced results yet. */
+export interface OpenTurn {
+  step: number;
+  mode: 'native' | 'prompted';
+  calls: RawToolCall[];
+  results: Map<string, ToolResult>;
+  /** Calls whose tool_call event was committed (the tool may have been reached). */
+  started: Set<string>;
+  /** The model hit its token limit in this turn. */
+  truncated?: boolean;
+}
+
+/**
+ * A run's conversation and loop position, derived from its event log only —
+ * the same function serves a live run (fed the events it appends) and a run
+ * recovered after a restart (fed its whole log), so both see one truth.
+ */
+export interface ConversationState {
+  started: boolean;
+  status: RunStatus;
+  terminal: boolean;
+  /** The conversation after the system prompt and thread history. */
+  messages: Message[];
+  step: number;
+  usage: Usage;
+  toolMode: 'native' | 'prompted' | undefined;
+  turn: OpenTurn | undefined;
+  /** Parse attempts made in the current step. */
+  attempts: number;
+  decisions: Map<string, ApprovalDecision>;
+  /** Calls for which approval_required was appended. */
+  asked: Set<string>;
+  /** Calls the gate held for approval (gate_decision approval_required). */
+  awaiting: Set<string>;
+  lastEventId: number;
+  /** User messages that arrived while a turn was open: they join after its results. */
+  deferred: Message[];
+}
+
+export function emptyConversation(status: RunStatus = 'queued'): ConversationState {
+  return {
+    started: false,
+    status,
+    terminal: false,
+    messages: [],
+    step: 0,
+    usage: { ...ZERO_USAGE },
+    toolMode: undefined,
+    turn: undefined,
+    attempts: 0,
+    decisions: new Map(),
+    asked: new Set(),
+    awaiting: new Set(),
+    lastEventId: 0,
+    deferred: [],
+  };
+}
+
+/** Applies events (in log order) to the state. */
+export function applyEvents(state: ConversationState, events: readonly RunEvent[]): ConversationState {
+  for (const event of events) applyEvent(state, event);
+  return state;
+}
+
+function applyEvent(state: ConversationState, event: RunEvent): void {
+  state.lastEventId = event.id;
+  switch (event.type) {
+    case 'run_started':
+      state.started = true;
+      if (event.data.toolMode === 'prompted') state.toolMode = 'prompted';
+      break;
+    case 'run_status':
+      state.status = event.data.to;
+      break;
+    case 'user_message': {
+      const message: Message = { role: 'user', content: event.data.text };
+      if (state.turn === undefined) state.messages.push(message);
+      else state.deferred.push(message);
+      break;
+    }
+    case 'assistant_message': {
+      const d = event.data;
+      const mode = d.toolMode ?? 'native';
+      state.toolMode = mode;
+      if (d.step !== state.step) state.attempts = 0;
+      state.step = d.step;
+      state.attempts = d.attempt ?? state.attempts + 1;
+      state.usage = addUsage(state.usage, d.usage);
+      const calls = d.calls ?? d.toolCalls;
+      if (mode === 'prompted') {
+        state.messages.push({ role: 'assistant', content: d.text });
+      } else {
+        const content = d.content ?? d.text;
+        state.messages.push({ role: 'assistant', content, ...(calls.length > 0 ? { toolCalls: calls } : {}) });
+      }
+      if (calls.length > 0) state.turn = { step: d.step, mode, calls, results: new Map(), started: new Set() };
+      break;
+    }
+    case 'parse_retry':
+      state.messages.push({ role: 'user', content: event.data.feedback });
+      break;
+    case 'tool_call':
+      // A decision is consumed by the call it allowed: if the process stops
+      // before the result, the outcome is unknown and a person decides again.
+      state.turn?.started.add(event.data.toolCallId);
+      state.decisions.delete(event.data.toolCallId);
+      state.asked.delete(event.data.toolCallId);
+      state.awaiting.delete(event.data.toolCallId);
+      break;
+    case 'gate_decision':
+      if (event.data.decision === 'approval_required') state.awaiting.add(event.data.toolCallId);
+      break;
+    case 'tool_result': {
+      const turn = state.turn;
+      if (turn === undefined) break;
+      const d = event.data;
+      const result: ToolResult = { ok: d.ok, content: d.content };
+      if (d.structuredContent !== undefined) result.structuredContent = d.structuredContent;
+      if (d.error !== undefined) result.error = d.error;
+      turn.results.set(d.toolCallId, result);
+      if (turn.calls.every((c) => turn.results.has(c.id))) closeTurn(state, turn);
+      break;
+    }
+    case 'input_received': {
+      const input = event.data.input;
+      if (input.type === 'approval') {
+        const decision: ApprovalDecision = { decision: input.decision };
+        if (input.arguments !== undefined) decision.arguments = input.arguments;
+        if (input.reason !== undefined) decision.reason = input.reason;
+        if (input.userId !== undefined) decision.userId = input.userId;
+        state.decisions.set(input.toolCallId, decision);
+      }
+      break;
+    }
+    case 'approval_required':
+      state.asked.add(event.data.toolCallId);
+      break;
+    case 'run_completed':
+    case 'run_failed':
+    case 'run_cancelled':
+      state.terminal = true;
+      break;
+    default:
+      break;
+  }
+}
+
+function closeTurn(state: ConversationState, turn: OpenTurn): void {
+  const ordered = turn.calls.map((call) => ({ call, result: turn.results.get(call.id) }));
+  if (turn.mode === 'prompted') {
+    // Models without native tool calling do not know the `tool` role: results come back as a user message.
+    const body = ordered
+      .map(({ call, result }) => `<tool_response name="${call.name}" id="${call.id}">\n${result === undefined ? '' : renderToolResult(result)}\n</tool_response>`)
+      .join('\n');
+    state.messages.push({ role: 'user', content: `Tool results:\n${body}` });
+  } else {
+    for (const { call, result } of ordered) {
+      state.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: result === undefined ? '' : renderToolResult(result) });
+    }
+  }
+  state.turn = undefined;
+  state.messages.push(...state.deferred);
+  state.deferred = [];
+}

@@ -1,0 +1,87 @@
+import { draft, renderToolResult, type EventDraft, type JsonObject, type RawToolCall, type RunEvent, type RunPatch } from '../core/index.ts';
+import type { ToolEffect } from '../gate/index.ts';
+import type { ConversationState, OpenTurn } from './conversation-state.ts';
+import { executeToolCall, type CallOutcome, type ToolCallContext } from './execute-tool-call.ts';
+import { prepareCall } from './prepare-call.ts';
+
+type AppendFn = (drafts: EventDraft[], patch?: RunPatch) => Promise<RunEvent[]>;
+
+export type TurnOutcome = { kind: 'continue' } | { kind: 'waiting' } | { kind: 'direct'; output: string };
+
+interface Waiting {
+  call: RawToolCall;
+  effect: ToolEffect;
+  arguments: JsonObject;
+  reason: 'policy' | 'outcome_unknown';
+}
+
+/**
+ * Runs the calls of the open turn that have no result yet — concurrently;
+ * results are kept in call order by the conversation state. A call waiting
+ * for a person pauses the run (one approval at a time, in call order). A
+ * write whose tool_call was committed but whose result is missing (the
+ * process stopped mid-call) is never repeated silently: a person decides.
+ */
+export async function finishTurn(input: { ctx: Omit<ToolCallContext, 'step'>; state: ConversationState; append: AppendFn }): Promise<TurnOutcome> {
+  const { state, append } = input;
+  const turn = state.turn as OpenTurn;
+  const ctx: ToolCallContext = { ...input.ctx, step: turn.step, truncated: turn.truncated === true };
+  const todo = turn.calls.filter((c) => !turn.results.has(c.id));
+  const waiting: Waiting[] = [];
+  const direct: string[] = [];
+
+  const outcomes = await Promise.all(
+    todo.map(async (call): Promise<{ call: RawToolCall; outcome: CallOutcome | Waiting }> => {
+      const decision = state.decisions.get(call.id);
+      if (decision === undefined) {
+        const entry = ctx.catalog.visible.get(call.name);
+        if (turn.started.has(call.id) && entry !== undefined && entry.policy.effect === 'write') {
+          return { call, outcome: { call, effect: 'write', arguments: rederive(ctx, call), reason: 'outcome_unknown' } };
+        }
+        if (state.awaiting.has(call.id) && entry !== undefined) {
+          return { call, outcome: { call, effect: entry.policy.effect, arguments: rederive(ctx, call), reason: 'policy' } };
+        }
+      }
+      return { call, outcome: await executeToolCall(ctx, call, decision) };
+    }),
+  );
+  for (const { call, outcome } of outcomes) {
+    if ('reason' in outcome) waiting.push(outcome);
+    else if (outcome.kind === 'pending') waiting.push({ call, effect: outcome.effect, arguments: outcome.arguments, reason: 'policy' });
+    else if (outcome.returnDirect) direct.push(renderToolResult(outcome.result));
+  }
+
+  if (waiting.length > 0) {
+    const first = waiting.sort((a, b) => turn.calls.indexOf(a.call) - turn.calls.indexOf(b.call))[0] as Waiting;
+    const args = ctx.redact(first.arguments) as JsonObject;
+    const drafts: EventDraft[] = [];
+    if (state.status !== 'waiting_approval') drafts.push(draft('run_status', { from: state.status, to: 'waiting_approval', reason: `${first.call.name} needs approval` }));
+    drafts.push(draft('approval_required', { step: turn.step, toolCallId: first.call.id, name: first.call.name, arguments: args, effect: first.effect, reason: first.reason }));
+    await append(drafts, {
+      status: 'waiting_approval',
+      pendingApproval: {
+        toolCallId: first.call.id,
+        name: first.call.name,
+        arguments: args,
+        effect: first.effect,
+        reason: first.reason,
+        eventId: state.lastEventId + drafts.length,
+      },
+    });
+    return { kind: 'waiting' };
+  }
+  return direct.length > 0 ? { kind: 'direct', output: direct.join('\n') } : { kind: 'continue' };
+}
+
+/** The arguments a call would run with, for showing to the person who decides. */
+function rederive(ctx: ToolCallContext, call: RawToolCall): JsonObject {
+  const entry = ctx.catalog.visible.get(call.name);
+  if (entry === undefined) return {};
+  const injection = {
+    ...(ctx.userId === undefined ? {} : { user: { id: ctx.userId } }),
+    ...(ctx.tenantId === undefined ? {} : { tenant: { id: ctx.tenantId } }),
+    ...(ctx.context === undefined ? {} : { context: ctx.context }),
+  };
+  const prepared = prepareCall({ entry, arguments: call.arguments, validator: ctx.validator, injection });
+  return prepared.ok ? prepared.arguments : {};
+}

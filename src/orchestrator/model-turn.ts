@@ -1,0 +1,153 @@
+import {
+  ToolgateError,
+  addUsage,
+  draft,
+  newId,
+  type EventDraft,
+  type Message,
+  type ModelAdapter,
+  type ModelRequest,
+  type ModelResponse,
+  type RawToolCall,
+  type RunEvent,
+  type RunPatch,
+} from '../core/index.ts';
+import { CALL_FAILURE_CODES, createStreamFilter, extractToolCalls, formatParseFeedback, renderToolPrompt, toolCallJsonSchema } from '../parsing/index.ts';
+import type { ConversationState } from './conversation-state.ts';
+import type { DeltaBuffer } from './delta-buffer.ts';
+import type { ToolCatalog } from './tool-catalog.ts';
+
+export type AppendFn = (drafts: EventDraft[], patch?: RunPatch) => Promise<RunEvent[]>;
+
+export interface ModelTurnInput {
+  model: ModelAdapter;
+  state: ConversationState;
+  catalog: ToolCatalog;
+  /** Messages before the run's own: system prompt and thread history. */
+  prefix: readonly Message[];
+  mode: 'native' | 'prompted';
+  /** `auto` mode: fall back to prompted when the endpoint rejects tools. */
+  allowFallback: boolean;
+  constrain: boolean;
+  stream: boolean;
+  parseRetries: number;
+  signal?: AbortSignal | undefined;
+  deltas: DeltaBuffer;
+  append: AppendFn;
+}
+
+export interface ModelTurnResult {
+  /** Calls to execute (native or found in the text); empty = final answer. */
+  calls: RawToolCall[];
+  /** The answer text shown to the user. */
+  content: string;
+  truncated: boolean;
+}
+
+/**
+ * One model step: ask the model, read its tool calls (native ones, or calls
+ * written in the text), and when the calls cannot be used — unparseable, an
+ * unknown tool, cut off — tell the model exactly what was wrong and ask
+ * again, up to `parseRetries` times; then fail with `unparseable_tool_call`.
+ * Each attempt is recorded (assistant_message, parse_retry).
+ */
+export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResult & { mode: 'native' | 'prompted' }> {
+  const step = input.state.step + 1;
+  let mode = input.mode;
+  const toolNames = [...input.catalog.visible.keys()];
+  const refs = [...input.catalog.visible.values()].map((e) => ({ name: e.tool.name, hasRequiredArgs: hasRequired(e.definition.parameters) }));
+  for (let attempt = 1; ; attempt++) {
+    const started = performance.now();
+    let response: ModelResponse;
+    const filter = createStreamFilter();
+    let shown = '';
+    try {
+      response = await input.model.generate(buildRequest(input, mode), {
+        ...(input.signal === undefined ? {} : { signal: input.signal }),
+        onTextDelta: (text) => {
+          const visible = filter.push(text);
+          shown += visible;
+          input.deltas.push(step, visible);
+        },
+      });
+    } catch (error) {
+      if (mode === 'native' && input.allowFallback && error instanceof ToolgateError && error.details?.['toolsUnsupported'] === true) {
+        mode = 'prompted';
+        attempt--;
+        continue;
+      }
+      throw error;
+    }
+    const truncated = response.finishReason === 'length';
+    let calls: RawToolCall[] = response.toolCalls;
+    let content = response.text;
+    let extracted = false;
+    let diagnostics: { code: string; message: string }[] = [];
+    let failures: ReturnType<typeof extractToolCalls>['diagnostics'] = [];
+    if (calls.length === 0 && response.text.trim() !== '' && toolNames.length > 0) {
+      const result = extractToolCalls(response.text, { tools: refs, truncated });
+      diagnostics = result.diagnostics.map((d) => ({ code: d.code, message: d.message }));
+      failures = result.diagnostics.filter((d) => CALL_FAILURE_CODES.includes(d.code));
+      if (result.calls.length > 0 || failures.length > 0) content = result.content;
+      if (result.calls.length > 0) {
+        extracted = true;
+        calls = result.calls.map((c) => ({ id: newId('call'), name: c.name, arguments: JSON.stringify(c.arguments) }));
+      }
+    }
+    // Text the stream filter held back (a possible envelope that was not one) is shown now.
+    if (input.stream) {
+      const rest = content.startsWith(shown) ? content.slice(shown.length) : '';
+      input.deltas.push(step, rest);
+    }
+    filter.end();
+    await input.deltas.flush();
+    const willRetry = calls.length === 0 && failures.length > 0;
+    await input.append(
+      [
+        draft('assistant_message', {
+          step,
+          text: response.text,
+          toolCalls: response.toolCalls,
+          finishReason: response.finishReason,
+          latencyMs: Math.round(performance.now() - started),
+          toolMode: mode,
+          attempt,
+          ...(response.usage === undefined ? {} : { usage: response.usage }),
+          ...(content !== response.text ? { content } : {}),
+          ...(extracted ? { calls } : {}),
+          ...(diagnostics.length > 0 ? { diagnostics } : {}),
+        }),
+      ],
+      { steps: step, usage: addUsage(input.state.usage, response.usage) },
+    );
+    if (!willRetry) return { calls, content, truncated, mode };
+    if (attempt > input.parseRetries) {
+      throw new ToolgateError(
+        'unparseable_tool_call',
+        `the model's tool calls could not be used after ${attempt} attempts: ${failures.map((f) => f.message).join('; ')}`,
+      );
+    }
+    const feedback = formatParseFeedback({ diagnostics: failures, text: response.text, tools: toolNames, attempt, maxAttempts: input.parseRetries + 1 });
+    await input.append([draft('parse_retry', { step, attempt, maxAttempts: input.parseRetries + 1, diagnostics: failures.map((d) => ({ code: d.code, message: d.message })), feedback })]);
+  }
+}
+
+function buildRequest(input: ModelTurnInput, mode: 'native' | 'prompted'): ModelRequest {
+  const definitions = [...input.catalog.visible.values()].map((e) => e.definition);
+  const messages: Message[] = [...input.prefix, ...input.state.messages];
+  if (mode === 'native') return { messages, tools: definitions, stream: input.stream };
+  const prompt = renderToolPrompt(definitions.map((d) => ({ name: d.name, description: d.description, inputSchema: d.parameters })));
+  const first = messages[0];
+  const withPrompt: Message[] =
+    first?.role === 'system' ? [{ role: 'system', content: `${first.content}\n\n${prompt}` }, ...messages.slice(1)] : [{ role: 'system', content: prompt }, ...messages];
+  return {
+    messages: withPrompt,
+    tools: [],
+    stream: input.stream,
+    ...(input.constrain && definitions.length > 0 ? { responseFormat: { type: 'json_schema' as const, name: 'tool_calls', schema: toolCallJsonSchema(definitions.map((d) => ({ name: d.name, description: d.description, inputSchema: d.parameters }))) } } : {}),
+  };
+}
+
+function hasRequired(schema: Record<string, unknown>): boolean {
+  return Array.isArray(schema['required']) && schema['required'].length > 0;
+}

@@ -1,0 +1,69 @@
+import type { JsonObject, Message, ModelAdapter, Run, RunStore, ToolResult, ToolSource, ToolSpec } from '../core/index.ts';
+import type { Policy, ToolEffect } from '../gate/index.ts';
+import type { Validator } from '../validation/index.ts';
+
+export const DEFAULT_MAX_STEPS = 20;
+export const DEFAULT_PARSE_RETRIES = 3;
+export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
+
+/**
+ * How tools reach the model. `native`: tool definitions in the API request;
+ * `prompted`: described in the system prompt, calls read from the reply text;
+ * `auto`: native, falling back to prompted when the endpoint rejects `tools`.
+ */
+export type ToolMode = 'native' | 'prompted' | 'auto';
+
+/** What a hook sees of a tool call. `arguments` are final: validated, normalised, injected. */
+export interface HookToolCall {
+  runId: string;
+  toolCallId: string;
+  name: string;
+  tool: ToolSpec;
+  effect: ToolEffect;
+  arguments: JsonObject;
+  tenantId?: string;
+  userId?: string;
+  context?: JsonObject;
+}
+
+/** A beforeToolCall verdict: let it run, refuse it (the model gets the reason), or change its arguments. */
+export type BeforeToolCallVerdict = { action: 'allow' } | { action: 'deny'; reason: string } | { action: 'rewrite'; arguments: JsonObject; reason?: string };
+
+/**
+ * Library hooks for checks a config cannot express. What a hook did is
+ * audited in the call's gate_decision event. A hook that throws denies the
+ * call (beforeToolCall) or is reported and ignored (the others).
+ */
+export interface RunHooks {
+  onRunStart?: (run: Run) => void | Promise<void>;
+  onRunEnd?: (run: Run) => void | Promise<void>;
+  beforeToolCall?: (call: HookToolCall) => BeforeToolCallVerdict | undefined | Promise<BeforeToolCallVerdict | undefined>;
+  /** May replace the result the model sees. */
+  afterToolCall?: (call: HookToolCall & { result: ToolResult }) => ToolResult | undefined | Promise<ToolResult | undefined>;
+}
+
+/** Everything a run needs. Adapters are injected here; the orchestrator never imports them. */
+export interface RunAgentOptions {
+  runId: string;
+  store: RunStore;
+  model: ModelAdapter;
+  tools: ToolSource;
+  maxSteps?: number;
+  /** Stream model output (assistant_delta events). Default true. */
+  stream?: boolean;
+  signal?: AbortSignal;
+  systemPrompt?: string;
+  /** Earlier messages of the conversation (a thread). */
+  history?: readonly Message[];
+  toolTimeoutMs?: number;
+  toolMode?: ToolMode;
+  /** Prompted mode: ask the endpoint to constrain output to the call format (structured output). */
+  constrain?: boolean;
+  /** Feedback rounds per turn when the model's tool calls cannot be used. Default 3. */
+  parseRetries?: number;
+  policy?: Policy;
+  validator?: Validator;
+  /** Key patterns whose values are redacted in events (default: password, token, secret, apiKey, authorization). */
+  redact?: readonly string[];
+  hooks?: RunHooks;
+}

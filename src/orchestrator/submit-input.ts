@@ -1,0 +1,33 @@
+import { ToolgateError, TERMINAL_RUN_STATUSES, draft, type EventDraft, type Run, type RunInput, type RunStore } from '../core/index.ts';
+
+/**
+ * Records client input on a run: an approval decision for the call it is
+ * waiting on, or a user message. Checks the input against the run's state
+ * first (`conflict` when it does not apply) so that nothing inconsistent is
+ * ever written. The caller then drives the run again.
+ */
+export async function submitInput(store: RunStore, runId: string, input: RunInput): Promise<Run> {
+  const run = await store.getRun(runId);
+  if (run === undefined) throw new ToolgateError('not_found', `run ${runId} does not exist`);
+  if (TERMINAL_RUN_STATUSES.has(run.status)) throw new ToolgateError('conflict', `run ${runId} has ended (${run.status}); it takes no more input`);
+  if (input.type === 'approval') {
+    const pending = run.pendingApproval;
+    if (run.status !== 'waiting_approval' || pending === undefined) {
+      throw new ToolgateError('conflict', `run ${runId} is not waiting for an approval (status ${run.status})`);
+    }
+    if (pending.toolCallId !== input.toolCallId) {
+      throw new ToolgateError('conflict', `tool call ${input.toolCallId} is not pending; run ${runId} is waiting on ${pending.toolCallId} (${pending.name})`);
+    }
+    if (input.decision === 'edit' && input.arguments === undefined) {
+      throw new ToolgateError('usage', 'an "edit" decision needs the new "arguments" object');
+    }
+  } else if (input.text.trim() === '') {
+    throw new ToolgateError('usage', 'a message needs non-empty "text"');
+  }
+  const drafts: EventDraft[] = [draft('input_received', { input })];
+  if (input.type === 'message') drafts.push(draft('user_message', { text: input.text }));
+  await store.append(runId, drafts);
+  const after = await store.getRun(runId);
+  if (after === undefined) throw new ToolgateError('internal', `run ${runId} vanished from the store`);
+  return after;
+}

@@ -1,0 +1,91 @@
+import type { JsonObject } from '../../core/json.ts';
+import type { Span } from '../types.ts';
+
+/** The syntax a call was written in (one file per family under envelopes/). */
+export type EnvelopeFamily =
+  | 'tool_call_tag'
+  | 'glm'
+  | 'qwen3_coder'
+  | 'function_tag'
+  | 'mistral'
+  | 'llama_python_tag'
+  | 'deepseek'
+  | 'minimax'
+  | 'tool_line'
+  | 'fence'
+  | 'json'
+  | 'pythonic';
+
+/** Arguments of a call whose name the envelope already gave. */
+export type NamedArgs = { kind: 'json'; span: Span } | { kind: 'object'; value: JsonObject } | { kind: 'none' };
+
+/** What an envelope holds, still unparsed. */
+export type Payload =
+  /** One or more JSON values in call shapes (`{name, arguments}`, arrays, `{tool_calls}`…). */
+  | { kind: 'json'; span: Span }
+  /** Pythonic calls: `[f(a=1), g(b="x")]` or `f(a=1)`. */
+  | { kind: 'pythonic'; span: Span }
+  /** A call whose name is known; `reachesEnd` when it was still open at the end of the text. */
+  | { kind: 'named'; name: string; args: NamedArgs; span: Span; reachesEnd: boolean }
+  /** An envelope whose content reads as nothing. */
+  | { kind: 'malformed'; span: Span; message: string };
+
+export interface Envelope {
+  family: EnvelopeFamily;
+  /** What leaves the content when the envelope holds a call or a failed attempt at one. */
+  span: Span;
+  /** Explicit call syntax (tags, special tokens): a name alone is enough for a call. */
+  strong: boolean;
+  payloads: Payload[];
+  /** The text ended before the envelope's closer. */
+  unclosed: boolean;
+  /** A fence's info string (` ```json ` → "json"). */
+  info?: string;
+}
+
+/**
+ * `indexOf` for a needle searched again and again from increasing offsets:
+ * the answer is cached while it is still ahead, so a closer that never comes
+ * is searched for once, not once per opener (which would be quadratic).
+ */
+export function makeFinder(text: string, needle: string): (from: number) => number {
+  let cachedFrom = -1;
+  let cached = -1;
+  return (from: number): number => {
+    if (cachedFrom >= 0 && from >= cachedFrom && (cached < 0 || cached >= from)) return cached;
+    cachedFrom = from;
+    cached = text.indexOf(needle, from);
+    return cached;
+  };
+}
+
+/** `indexOf` that looks at most `within` characters ahead. */
+export function indexWithin(text: string, needle: string, from: number, within: number): number {
+  const found = text.slice(from, from + within + needle.length).indexOf(needle);
+  return found < 0 ? -1 : from + found;
+}
+
+export function skipSpace(text: string, from: number, limit: number = text.length): number {
+  let i = from;
+  while (i < limit) {
+    const c = text.charAt(i);
+    if (c !== ' ' && c !== '\n' && c !== '\r' && c !== '\t') break;
+    i += 1;
+  }
+  return i;
+}
+
+/** The span without its surrounding whitespace. */
+export function trimSpan(text: string, span: Span): Span {
+  let { start, end } = span;
+  start = skipSpace(text, start, end);
+  while (end > start && /\s/.test(text.charAt(end - 1))) end -= 1;
+  return { start, end };
+}
+
+/** The smallest of the offsets that are >= 0, or `fallback`. */
+export function firstOf(fallback: number, ...offsets: number[]): number {
+  let best = fallback;
+  for (const offset of offsets) if (offset >= 0 && offset < best) best = offset;
+  return best;
+}

@@ -1,0 +1,52 @@
+import type { Fence } from './envelopes/fence.ts';
+
+/**
+ * Is something call-shaped at this spot an example or quoted data rather than
+ * a call? Models explain formats ("a call would look like: {…}"), quote tool
+ * results, and show samples in "output" blocks. Only the sentence right before
+ * it counts, so "e.g." earlier in a paragraph does not silence a later call.
+ */
+
+/** Fence info strings that mark a sample rather than something to run. */
+const EXAMPLE_INFO_RE = /^(?:example|examples|sample|output|result|response|console|log|text-output)$/;
+
+/** Cues that end the sentence introducing an example (English and Chinese). */
+const CUE_RES: readonly RegExp[] = [
+  /(?:for example|for instance|e\.g\.?|such as|an example|example|examples|sample|samples)$/i,
+  /(?:would|might|could|will|should|may) look (?:something )?like(?: this)?$/i,
+  /looks? like this$/i,
+  /(?:you|one|they|the model) (?:would|could|can|might|should|may) (?:write|send|call it|output|reply with|respond with)(?: something like)?$/i,
+  /(?:the )?(?:format|syntax|schema) (?:is|looks like|would be)$/i,
+  /(?:tool|function|it|this|call|API) (?:returned|returns|gave back)$/i,
+  /(?:result|results|output|response) (?:is|was|were)$/i,
+  /^(?:output|result|results|response|tool result)$/i,
+  /(?:例如|比如|示例|範例|范例|例子|举例|舉例|样例|範本)$/,
+];
+
+const TRAILING_RE = /[\s:：,，\-–—*`>(]+$/;
+
+/** The sentence or line just before `anchor`. */
+function leadIn(text: string, anchor: number): string {
+  const lineStart = text.lastIndexOf('\n', anchor - 1) + 1;
+  const sameLine = text.slice(lineStart, anchor).replace(TRAILING_RE, '');
+  if (sameLine.trim() !== '') return sameLine;
+  // Nothing before it on its line: look at the previous non-empty line (a blank line ends the lead-in).
+  const end = lineStart - 1;
+  if (end <= 0) return '';
+  const previous = text.slice(text.lastIndexOf('\n', end - 1) + 1, end);
+  return previous.trim() === '' ? '' : previous.replace(TRAILING_RE, '');
+}
+
+/** Why the text at `start` is an example, or undefined when it is not. */
+export function exampleReason(text: string, start: number, fence?: Fence): string | undefined {
+  if (fence !== undefined && EXAMPLE_INFO_RE.test(fence.info)) return `it is inside a "${fence.info}" block`;
+  const anchor = fence?.span.start ?? start;
+  const lineStart = text.lastIndexOf('\n', anchor - 1) + 1;
+  if (/^[ \t]*>/.test(text.slice(lineStart, anchor))) return 'it is quoted (blockquote)';
+  if (fence === undefined && text.charAt(start - 1) === '`' && text.charAt(start - 2) !== '`') return 'it is inline code';
+  const lead = leadIn(text, anchor).trim();
+  if (lead === '') return undefined;
+  const tail = lead.slice(-80);
+  if (CUE_RES.some((re) => re.test(tail))) return `it follows "${tail.slice(-40).trim()}"`;
+  return undefined;
+}

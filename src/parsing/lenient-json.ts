@@ -1,0 +1,295 @@
+import type { JsonObject, JsonValue } from '../core/json.ts';
+import type { RepairKind } from './types.ts';
+
+/**
+ * A JSON reader that also accepts what models write instead of JSON: comments,
+ * trailing commas, single quotes, unquoted keys, Python literals, raw control
+ * characters and invalid escapes in strings, and (when allowed) strings and
+ * brackets left open at the very end. It records every repair it makes and
+ * never invents a value: a key without a value, or a bare word, is an error.
+ */
+
+export interface LenientOptions {
+  /** Close a string and brackets left open at the very end of the text. */
+  allowCloseAtEnd: boolean;
+  maxDepth?: number;
+}
+
+export type LenientResult =
+  | { ok: true; value: JsonValue; repairs: RepairKind[]; closedAtEnd: boolean }
+  | { ok: false; message: string; position: number; atEnd: boolean };
+
+/** Tool arguments never nest this deep; deeper input is an attack or garbage. */
+export const DEFAULT_MAX_JSON_DEPTH = 128;
+
+const NUMBER_RE = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+const WORD_RE = /[A-Za-z_$][\w$-]*/y;
+const KEY_RE = /[\w$-]+/y;
+const HEX4_RE = /^[0-9a-fA-F]{4}$/;
+const SIMPLE_ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+const JSON_LITERALS = new Map<string, JsonValue>([['true', true], ['false', false], ['null', null]]);
+const PYTHON_LITERALS = new Map<string, JsonValue>([['True', true], ['False', false], ['None', null]]);
+
+class ParseFailure {
+  readonly message: string;
+  readonly position: number;
+  constructor(message: string, position: number) {
+    this.message = message;
+    this.position = position;
+  }
+}
+
+/** Sets a key without letting "__proto__" reach the prototype. */
+export function setJsonKey(target: JsonObject, key: string, value: JsonValue): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+class LenientParser {
+  private readonly text: string;
+  private readonly allowClose: boolean;
+  private readonly maxDepth: number;
+  private pos = 0;
+  private depth = 0;
+  readonly repairs = new Set<RepairKind>();
+  closedAtEnd = false;
+
+  constructor(text: string, options: LenientOptions) {
+    this.text = text;
+    this.allowClose = options.allowCloseAtEnd;
+    this.maxDepth = options.maxDepth ?? DEFAULT_MAX_JSON_DEPTH;
+  }
+
+  parseDocument(): JsonValue {
+    const value = this.parseValue();
+    this.skipSpace();
+    if (this.pos < this.text.length) this.fail('Unexpected text after the JSON value');
+    return value;
+  }
+
+  private fail(message: string, position: number = this.pos): never {
+    throw new ParseFailure(message, position);
+  }
+
+  private atEnd(): boolean {
+    return this.pos >= this.text.length;
+  }
+
+  private skipSpace(): void {
+    const text = this.text;
+    while (this.pos < text.length) {
+      const c = text.charAt(this.pos);
+      if (c === ' ' || c === '\n' || c === '\r' || c === '\t') this.pos += 1;
+      else if (c === '\u00a0' || c === '\ufeff' || c === '\u2028' || c === '\u2029') {
+        this.repairs.add('normalized_whitespace');
+        this.pos += 1;
+      } else if (c === '/' && text.charAt(this.pos + 1) === '/') {
+        const newline = text.indexOf('\n', this.pos);
+        this.pos = newline < 0 ? text.length : newline;
+        this.repairs.add('removed_comments');
+      } else if (c === '/' && text.charAt(this.pos + 1) === '*') {
+        const close = text.indexOf('*/', this.pos + 2);
+        this.pos = close < 0 ? text.length : close + 2;
+        this.repairs.add('removed_comments');
+      } else return;
+    }
+  }
+
+  private closeAtEnd(what: string): void {
+    if (!this.allowClose) this.fail(`Unexpected end of text: ${what} is missing`);
+    this.closedAtEnd = true;
+    this.repairs.add('closed_brackets_at_end');
+  }
+
+  private parseValue(): JsonValue {
+    this.skipSpace();
+    if (this.atEnd()) this.fail('Unexpected end of text: a value is missing');
+    const c = this.text.charAt(this.pos);
+    if (c === '{') return this.parseObject();
+    if (c === '[') return this.parseArray();
+    if (c === '"') return this.parseString('"');
+    if (c === "'") {
+      this.repairs.add('single_quoted_strings');
+      return this.parseString("'");
+    }
+    if (c === '-' || (c >= '0' && c <= '9')) return this.parseNumber();
+    return this.parseWord();
+  }
+
+  private enter(): void {
+    this.depth += 1;
+    if (this.depth > this.maxDepth) this.fail(`JSON nested deeper than ${this.maxDepth} levels`);
+    this.pos += 1;
+  }
+
+  private parseObject(): JsonObject {
+    this.enter();
+    const result: JsonObject = {};
+    this.skipSpace();
+    while (true) {
+      if (this.atEnd()) {
+        this.closeAtEnd("'}'");
+        break;
+      }
+      if (this.text.charAt(this.pos) === '}') {
+        this.pos += 1;
+        break;
+      }
+      const key = this.parseKey();
+      this.skipSpace();
+      if (this.text.charAt(this.pos) !== ':') this.fail(`Expected ':' after the key "${key}"`);
+      this.pos += 1;
+      setJsonKey(result, key, this.parseValue());
+      if (!this.afterMember('}', `the value of "${key}"`)) break;
+    }
+    this.depth -= 1;
+    return result;
+  }
+
+  private parseArray(): JsonValue[] {
+    this.enter();
+    const result: JsonValue[] = [];
+    this.skipSpace();
+    while (true) {
+      if (this.atEnd()) {
+        this.closeAtEnd("']'");
+        break;
+      }
+      if (this.text.charAt(this.pos) === ']') {
+        this.pos += 1;
+        break;
+      }
+      result.push(this.parseValue());
+      if (!this.afterMember(']', `item ${result.length}`)) break;
+    }
+    this.depth -= 1;
+    return result;
+  }
+
+  /** After a member: true to read another, false when the container is done. */
+  private afterMember(closer: string, what: string): boolean {
+    this.skipSpace();
+    if (this.atEnd()) {
+      this.closeAtEnd(`'${closer}'`);
+      return false;
+    }
+    const c = this.text.charAt(this.pos);
+    if (c === closer) {
+      this.pos += 1;
+      return false;
+    }
+    if (c !== ',') this.fail(`Expected ',' or '${closer}' after ${what}`);
+    this.pos += 1;
+    this.skipSpace();
+    if (this.text.charAt(this.pos) === closer) this.repairs.add('removed_trailing_commas');
+    return true;
+  }
+
+  private parseKey(): string {
+    const c = this.text.charAt(this.pos);
+    if (c === '"') return this.parseString('"');
+    if (c === "'") {
+      this.repairs.add('single_quoted_strings');
+      return this.parseString("'");
+    }
+    KEY_RE.lastIndex = this.pos;
+    const match = KEY_RE.exec(this.text);
+    if (match === null) this.fail('Expected a property name in double quotes');
+    this.repairs.add('quoted_keys');
+    this.pos += match[0].length;
+    return match[0];
+  }
+
+  private parseString(quote: string): string {
+    const text = this.text;
+    let out = '';
+    this.pos += 1;
+    let segment = this.pos;
+    while (true) {
+      if (this.pos >= text.length) {
+        if (!this.allowClose) this.fail('Unexpected end of text inside a string');
+        this.closedAtEnd = true;
+        this.repairs.add('closed_string_at_end');
+        return out + text.slice(segment);
+      }
+      const c = text.charAt(this.pos);
+      if (c === quote) {
+        out += text.slice(segment, this.pos);
+        this.pos += 1;
+        return out;
+      }
+      if (c === '\\') {
+        out += text.slice(segment, this.pos) + this.readEscape(quote);
+        segment = this.pos;
+        continue;
+      }
+      if (c < ' ') this.repairs.add('escaped_control_characters');
+      this.pos += 1;
+    }
+  }
+
+  /** Reads the escape at `pos` (a backslash) and returns what it stands for. */
+  private readEscape(quote: string): string {
+    const next = this.text.charAt(this.pos + 1);
+    this.pos += 2;
+    const simple = SIMPLE_ESCAPES[next];
+    if (simple !== undefined) return simple;
+    if (next === 'u') {
+      const hex = this.text.slice(this.pos, this.pos + 4);
+      if (HEX4_RE.test(hex)) {
+        this.pos += 4;
+        return String.fromCharCode(Number.parseInt(hex, 16));
+      }
+    }
+    if (next === '') {
+      // A lone backslash at the very end: the string was cut mid-escape.
+      this.pos -= 1;
+      return '';
+    }
+    if (!(next === "'" && quote === "'")) this.repairs.add('fixed_invalid_escapes');
+    // Keep an unknown escape literally: `"\d+"` in a regex argument means backslash-d.
+    return next === "'" ? "'" : `\\${next}`;
+  }
+
+  private parseNumber(): number {
+    NUMBER_RE.lastIndex = this.pos;
+    const match = NUMBER_RE.exec(this.text);
+    if (match === null) this.fail('Invalid number');
+    this.pos += match[0].length;
+    return Number(match[0]);
+  }
+
+  private parseWord(): JsonValue {
+    WORD_RE.lastIndex = this.pos;
+    const match = WORD_RE.exec(this.text);
+    if (match === null) this.fail(`Unexpected character '${this.text.charAt(this.pos)}'`);
+    const word = match[0];
+    if (JSON_LITERALS.has(word)) {
+      this.pos += word.length;
+      return JSON_LITERALS.get(word) ?? null;
+    }
+    if (PYTHON_LITERALS.has(word)) {
+      this.pos += word.length;
+      this.repairs.add('python_literals');
+      return PYTHON_LITERALS.get(word) ?? null;
+    }
+    // A word cut by the end of the text (`tr`) is truncation, not a bad word.
+    const end = this.pos + word.length;
+    return this.fail(`Unexpected word "${word.slice(0, 40)}": string values need quotes`, end >= this.text.length ? end : this.pos);
+  }
+}
+
+/** Reads `text` as one lenient JSON value. Never throws. */
+export function parseLenient(text: string, options: LenientOptions): LenientResult {
+  const parser = new LenientParser(text, options);
+  try {
+    const value = parser.parseDocument();
+    return { ok: true, value, repairs: [...parser.repairs], closedAtEnd: parser.closedAtEnd };
+  } catch (error) {
+    if (error instanceof ParseFailure) {
+      return { ok: false, message: error.message, position: error.position, atEnd: error.position >= text.length };
+    }
+    // Only a stack overflow can land here; report it as a parse failure, never throw.
+    return { ok: false, message: 'JSON too deeply nested to read', position: 0, atEnd: false };
+  }
+}

@@ -1,0 +1,87 @@
+import { commitOutcome } from './accumulator.ts';
+import type { Accumulator } from './accumulator.ts';
+import { exampleReason } from './example-context.ts';
+import { charge, emptyOutcome } from './extract-context.ts';
+import type { ExtractContext } from './extract-context.ts';
+import { looksPythonic } from './pythonic.ts';
+import { guessName, readRegion, reportUnreadable, resolvePythonic, resolveValue } from './resolve-payload.ts';
+import { findNextRegion } from './scanner.ts';
+import type { Span } from './types.ts';
+
+/**
+ * Calls written as bare JSON inside prose (seed 000's brace scan, seed 001's
+ * "the code is as follows: {…}"). Each balanced region is read; one that does
+ * not read as JSON is searched inside (`{ see {"name": …} }`), and reported as
+ * broken only when nothing inside it was a call and it named a declared tool.
+ */
+
+interface Unreadable {
+  span: Span;
+  failure: { message: string; position: number; cut: boolean };
+}
+
+function atLineStart(text: string, index: number): boolean {
+  for (let i = index - 1; i >= 0; i -= 1) {
+    const c = text.charAt(i);
+    if (c === '\n') return true;
+    if (c !== ' ' && c !== '\t') return false;
+  }
+  return true;
+}
+
+function isWholeText(text: string, span: Span): boolean {
+  return text.slice(0, span.start).trim() === '' && text.slice(span.end).trim() === '';
+}
+
+function reportPending(ctx: ExtractContext, acc: Accumulator, pending: Unreadable): void {
+  const name = guessName(ctx.text, pending.span);
+  if (name === undefined || !ctx.tools.has(name)) return;
+  const outcome = emptyOutcome();
+  reportUnreadable(ctx, outcome, pending.span, pending.failure);
+  commitOutcome(acc, outcome, pending.span, exampleReason(ctx.text, pending.span.start));
+}
+
+/** Finds JSON (and line-start pythonic) calls in `gap`. False when the work budget ran out. */
+export function scanProse(ctx: ExtractContext, acc: Accumulator, gap: Span): boolean {
+  const text = ctx.text;
+  let pos = gap.start;
+  let pending: Unreadable | undefined;
+  while (pos < gap.end) {
+    const region = findNextRegion(text, pos, gap.end);
+    if (region === undefined) break;
+    if (pending !== undefined && region.start >= pending.span.end) {
+      reportPending(ctx, acc, pending);
+      pending = undefined;
+    }
+    if (!charge(ctx, region.end - pos)) return false;
+    const span = { start: region.start, end: region.end };
+    const outcome = emptyOutcome();
+    // Llama 3.2 and Gemma answer with a bare pythonic list: `[get_weather(city="Paris")]`.
+    const pythonic = region.closed && text.charAt(span.start) === '[' && atLineStart(text, span.start) && looksPythonic(text, span.start, span.end);
+    if (!pythonic || !resolvePythonic(ctx, outcome, span, false)) {
+      const reading = readRegion(ctx, outcome, region, false);
+      if (reading.status === 'failed') {
+        if (reading.cut && guessName(text, span) !== undefined) {
+          // Cut by the token limit: report it; what is inside is cut too.
+          reportUnreadable(ctx, outcome, span, reading);
+          commitOutcome(acc, outcome, span, exampleReason(text, span.start));
+          pos = span.end;
+          continue;
+        }
+        pending ??= { span, failure: reading };
+        pos = span.start + 1;
+        continue;
+      }
+      if (reading.status === 'read') resolveValue(ctx, outcome, reading.value, { strong: false, span, repairs: reading.repairs });
+    }
+    const committed = commitOutcome(acc, outcome, span, exampleReason(text, span.start));
+    if (committed !== 'nothing' && pending !== undefined && span.start < pending.span.end) pending = undefined;
+    if (outcome.answer !== undefined && isWholeText(text, span) && committed !== 'example') {
+      acc.answer = outcome.answer;
+      acc.removed.push(span);
+    }
+    pos = span.end;
+  }
+  if (pending !== undefined) reportPending(ctx, acc, pending);
+  return true;
+}

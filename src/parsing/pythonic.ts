@@ -1,0 +1,240 @@
+import type { JsonObject, JsonValue } from '../core/json.ts';
+import { setJsonKey } from './lenient-json.ts';
+import type { Span } from './types.ts';
+
+/**
+ * Pythonic tool calls, as Llama 3.2/4 and Gemma write them:
+ * `[get_weather(city="Paris"), get_time(tz='UTC')]`, with Python literals as
+ * values (numbers, '…'/"…" strings, True/False/None, lists, tuples, dicts).
+ * Keyword arguments only: positional ones cannot be mapped to names.
+ */
+
+export interface PythonicCall {
+  name: string;
+  arguments: JsonObject;
+  span: Span;
+}
+
+export type PythonicResult =
+  | { ok: true; calls: PythonicCall[] }
+  | { ok: false; message: string; position: number; atEnd: boolean };
+
+const MAX_DEPTH = 64;
+const NAME_RE = /[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*/y;
+const IDENT_RE = /[A-Za-z_]\w*/y;
+const NUMBER_RE = /[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?/y;
+const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', '0': '\0' };
+const WORDS = new Map<string, JsonValue>([
+  ['True', true],
+  ['False', false],
+  ['None', null],
+  ['true', true],
+  ['false', false],
+  ['null', null],
+]);
+
+class Failure {
+  readonly message: string;
+  readonly position: number;
+  constructor(message: string, position: number) {
+    this.message = message;
+    this.position = position;
+  }
+}
+
+class PythonicParser {
+  private readonly text: string;
+  private readonly end: number;
+  pos: number;
+  private depth = 0;
+
+  constructor(text: string, start: number, end: number) {
+    this.text = text;
+    this.pos = start;
+    this.end = end;
+  }
+
+  private fail(message: string): never {
+    throw new Failure(message, this.pos);
+  }
+
+  private peek(): string {
+    return this.pos < this.end ? this.text.charAt(this.pos) : '';
+  }
+
+  /** Skips whitespace; true when it crossed a line break. */
+  private skip(): boolean {
+    let newline = false;
+    while (this.pos < this.end) {
+      const c = this.text.charAt(this.pos);
+      if (c === '\n') newline = true;
+      else if (c !== ' ' && c !== '\t' && c !== '\r') return newline;
+      this.pos += 1;
+    }
+    return newline;
+  }
+
+  private expect(c: string): void {
+    this.skip();
+    if (this.peek() !== c) this.fail(`Expected '${c}'`);
+    this.pos += 1;
+  }
+
+  private match(re: RegExp): string | undefined {
+    re.lastIndex = this.pos;
+    const m = re.exec(this.text);
+    if (m === null || m.index + m[0].length > this.end) return undefined;
+    this.pos += m[0].length;
+    return m[0];
+  }
+
+  parseAll(): PythonicCall[] {
+    this.skip();
+    const bracketed = this.peek() === '[';
+    if (bracketed) this.pos += 1;
+    const calls: PythonicCall[] = [];
+    while (true) {
+      const newline = this.skip();
+      const c = this.peek();
+      if (c === '' || (bracketed && c === ']')) break;
+      if (calls.length > 0) {
+        if (c !== ',' && c !== ';' && !newline) this.fail("Expected ',' between calls");
+        if (c === ',' || c === ';') this.pos += 1;
+        this.skip();
+        if (this.peek() === '' || (bracketed && this.peek() === ']')) break;
+      }
+      calls.push(this.parseCall());
+    }
+    if (bracketed) this.expect(']');
+    this.skip();
+    if (this.pos < this.end) this.fail('Unexpected text after the calls');
+    if (calls.length === 0) this.fail('No call found');
+    return calls;
+  }
+
+  private parseCall(): PythonicCall {
+    const start = this.pos;
+    const dotted = this.match(NAME_RE);
+    if (dotted === undefined) this.fail('Expected a function name');
+    // Llama's built-in tools are written `brave_search.call(query=…)`.
+    const name = dotted.endsWith('.call') ? dotted.slice(0, -'.call'.length) : dotted;
+    this.expect('(');
+    const args: JsonObject = {};
+    while (true) {
+      this.skip();
+      if (this.peek() === ')') break;
+      const key = this.match(IDENT_RE);
+      this.skip();
+      if (key === undefined || this.peek() !== '=') this.fail('Expected a keyword argument (name=value)');
+      this.pos += 1;
+      setJsonKey(args, key, this.parseValue());
+      this.skip();
+      if (this.peek() === ',') this.pos += 1;
+      else if (this.peek() !== ')') this.fail("Expected ',' or ')'");
+    }
+    this.pos += 1;
+    return { name, arguments: args, span: { start, end: this.pos } };
+  }
+
+  private parseValue(): JsonValue {
+    this.skip();
+    const c = this.peek();
+    if (c === '') this.fail('Unexpected end: a value is missing');
+    if (c === '"' || c === "'") return this.parseString(c);
+    if (c === '[' || c === '(') return this.parseSequence(c === '[' ? ']' : ')');
+    if (c === '{') return this.parseDict();
+    const number = this.match(NUMBER_RE);
+    if (number !== undefined) return Number(number);
+    const word = this.match(IDENT_RE);
+    if (word !== undefined && WORDS.has(word)) return WORDS.get(word) ?? null;
+    return this.fail(word === undefined ? `Unexpected character '${c}'` : `Unexpected name '${word}': string values need quotes`);
+  }
+
+  private nest(): void {
+    this.depth += 1;
+    if (this.depth > MAX_DEPTH) this.fail('Value nested too deeply');
+    this.pos += 1;
+  }
+
+  private parseSequence(closer: string): JsonValue[] {
+    this.nest();
+    const items: JsonValue[] = [];
+    while (true) {
+      this.skip();
+      if (this.peek() === closer) break;
+      items.push(this.parseValue());
+      this.skip();
+      if (this.peek() === ',') this.pos += 1;
+      else if (this.peek() !== closer) this.fail(`Expected ',' or '${closer}'`);
+    }
+    this.pos += 1;
+    this.depth -= 1;
+    return items;
+  }
+
+  private parseDict(): JsonObject {
+    this.nest();
+    const dict: JsonObject = {};
+    while (true) {
+      this.skip();
+      if (this.peek() === '}') break;
+      const key = this.parseValue();
+      if (typeof key !== 'string' && typeof key !== 'number') this.fail('Dict keys must be strings');
+      this.expect(':');
+      setJsonKey(dict, String(key), this.parseValue());
+      this.skip();
+      if (this.peek() === ',') this.pos += 1;
+      else if (this.peek() !== '}') this.fail("Expected ',' or '}'");
+    }
+    this.pos += 1;
+    this.depth -= 1;
+    return dict;
+  }
+
+  private parseString(quote: string): string {
+    const triple = this.text.startsWith(quote.repeat(3), this.pos);
+    const closer = triple ? quote.repeat(3) : quote;
+    this.pos += closer.length;
+    let out = '';
+    while (true) {
+      if (this.pos >= this.end) this.fail('Unexpected end inside a string');
+      const c = this.text.charAt(this.pos);
+      if (this.text.startsWith(closer, this.pos)) {
+        this.pos += closer.length;
+        return out;
+      }
+      if (c === '\\') {
+        const next = this.text.charAt(this.pos + 1);
+        out += ESCAPES[next] ?? `\\${next}`;
+        this.pos += 2;
+        continue;
+      }
+      if (c === '\n' && !triple) this.fail('Line break inside a string');
+      out += c;
+      this.pos += 1;
+    }
+  }
+}
+
+/** Reads pythonic calls filling `text[start, end)` entirely. Never throws. */
+export function parsePythonicCalls(text: string, start: number = 0, end: number = text.length): PythonicResult {
+  const parser = new PythonicParser(text, start, end);
+  try {
+    return { ok: true, calls: parser.parseAll() };
+  } catch (error) {
+    const position = error instanceof Failure ? error.position : start;
+    const message = error instanceof Failure ? error.message : 'Unreadable call';
+    return { ok: false, message, position, atEnd: position >= end };
+  }
+}
+
+/** Cheap test: does `text[start…]` begin like `name(` or `[name(`? */
+export function looksPythonic(text: string, start: number, end: number = text.length): boolean {
+  let i = start;
+  while (i < end && /\s/.test(text.charAt(i))) i += 1;
+  if (text.charAt(i) === '[') i += 1;
+  while (i < end && /\s/.test(text.charAt(i))) i += 1;
+  NAME_RE.lastIndex = i;
+  const m = NAME_RE.exec(text);
+  return m !== null && m.index === i && text.charAt(i + m[0].length) === '(';
+}

@@ -1,0 +1,88 @@
+import { isJsonObject } from '../core/json.ts';
+import type { CallIntent } from './call-shapes.ts';
+import type { ExtractContext, Outcome } from './extract-context.ts';
+import { repairArguments } from './repair-arguments.ts';
+import type { RepairKind, Span } from './types.ts';
+
+/**
+ * The precision rules: turn a name + arguments read from the text into a call,
+ * a diagnostic, or nothing.
+ * - strong: the envelope is explicit call syntax (a tag, a special token);
+ * - weak: plain JSON (prose, a fence): it must name a declared tool and carry
+ *   an arguments object, unless the tool takes no required arguments.
+ */
+
+export interface IntentSource {
+  strong: boolean;
+  span: Span;
+  repairs: readonly RepairKind[];
+}
+
+/** Prefixes models invent in front of tool names (OpenAI's "functions.", Gemini's "default_api."). */
+const NAME_PREFIXES = ['functions.', 'function.', 'tools.', 'tool.', 'default_api.'];
+const IDENTIFIER_RE = /^[A-Za-z_][\w.-]{0,127}$/;
+const FINAL_ANSWER_RE = /^final[ _-]?answer$/i;
+
+function resolveName(ctx: ExtractContext, name: string, repairs: Set<RepairKind>): string {
+  if (ctx.tools.has(name)) return name;
+  for (const prefix of NAME_PREFIXES) {
+    if (name.startsWith(prefix) && ctx.tools.has(name.slice(prefix.length))) {
+      repairs.add('stripped_name_prefix');
+      return name.slice(prefix.length);
+    }
+  }
+  return name;
+}
+
+export function resolveIntent(ctx: ExtractContext, outcome: Outcome, intent: CallIntent, source: IntentSource): void {
+  const repairs = new Set<RepairKind>(source.repairs);
+  const name = resolveName(ctx, intent.name, repairs);
+  const tool = ctx.tools.get(name);
+  const span = source.span;
+  if (FINAL_ANSWER_RE.test(name) && tool === undefined) {
+    if (typeof intent.args === 'string') outcome.answer = intent.args;
+    return;
+  }
+  if (intent.echo) {
+    if (tool !== undefined) {
+      outcome.diagnostics.push({ code: 'ignored_example', message: `Ignored a "${name}" object that looks like an echoed tool result, not a call.`, span, name });
+    }
+    return;
+  }
+  if (tool === undefined) {
+    const callLike = source.strong || intent.explicit || isJsonObject(intent.args);
+    if (!callLike || !IDENTIFIER_RE.test(name)) return;
+    const available = [...ctx.tools.keys()].join(', ') || '(none)';
+    outcome.diagnostics.push({ code: 'unknown_tool', message: `Unknown tool "${name}". Available tools: ${available}.`, span, name });
+    return;
+  }
+  let args = intent.args;
+  if (args === undefined || args === null) {
+    if (!source.strong && !intent.explicit && tool.hasRequiredArgs !== false) {
+      outcome.diagnostics.push({ code: 'missing_arguments', message: `The call to "${name}" has no "arguments" object.`, span, name });
+      return;
+    }
+    if (args === null) repairs.add('null_arguments_as_empty');
+    args = {};
+  }
+  if (typeof args === 'string') {
+    const decoded = repairArguments(args);
+    if (!decoded.ok) {
+      outcome.diagnostics.push({ code: 'invalid_arguments', message: `The arguments of "${name}" are a string that is not a JSON object: ${decoded.message}`, span, name });
+      return;
+    }
+    outcome.diagnostics.push({ code: 'decoded_string_arguments', message: `The arguments of "${name}" were a JSON string; decoded them.`, span, name });
+    for (const kind of decoded.repairs) repairs.add(kind);
+    args = decoded.arguments;
+  }
+  if (!isJsonObject(args)) {
+    const got = Array.isArray(args) ? 'an array' : `a ${typeof args}`;
+    outcome.diagnostics.push({ code: 'invalid_arguments', message: `The arguments of "${name}" must be a JSON object, got ${got}.`, span, name });
+    return;
+  }
+  outcome.calls.push({ name, arguments: args, raw: ctx.text.slice(span.start, span.end), span });
+  if (repairs.size > 0) {
+    const list = [...repairs];
+    outcome.diagnostics.push({ code: 'repaired', message: `Repaired the call to "${name}": ${list.join(', ')}.`, span, name, repairs: list });
+  }
+}

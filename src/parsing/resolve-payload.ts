@@ -1,0 +1,171 @@
+import type { JsonValue } from '../core/json.ts';
+import { readCallShapes } from './call-shapes.ts';
+import type { Payload } from './envelopes/envelope.ts';
+import { charge, excerpt } from './extract-context.ts';
+import type { ExtractContext, Outcome } from './extract-context.ts';
+import { DEFAULT_MAX_JSON_DEPTH } from './lenient-json.ts';
+import { looksPythonic, parsePythonicCalls } from './pythonic.ts';
+import { readJson } from './repair-json.ts';
+import { resolveIntent } from './resolve-intent.ts';
+import { findNextRegion } from './scanner.ts';
+import type { Region } from './scanner.ts';
+import type { RepairKind, Span } from './types.ts';
+
+/** A name key followed by a name: enough to say "this broken JSON was meant as a call". */
+const NAMED_RE = /["']?(?:name|tool_name|tool|function|action)["']?\s*[:=]\s*["']([A-Za-z_][\w.-]*)["']/;
+const GUESS_WINDOW = 400;
+
+/** The tool name a broken or cut call was about, when one can be read. */
+export function guessName(text: string, span: Span): string | undefined {
+  const head = text.slice(span.start, Math.min(span.end, span.start + GUESS_WINDOW));
+  const match = NAMED_RE.exec(head);
+  return match?.[1] === 'call_tool' ? /["']tool_name["']\s*:\s*["']([\w.-]+)/.exec(head)?.[1] : match?.[1];
+}
+
+function truncatedDiagnostic(outcome: Outcome, span: Span, name: string | undefined): void {
+  const what = name === undefined ? 'A tool call' : `The call to "${name}"`;
+  outcome.diagnostics.push({
+    code: 'truncated',
+    message: `${what} was cut off before it was complete (the reply hit its length limit).`,
+    span,
+    ...(name === undefined ? {} : { name }),
+  });
+}
+
+function invalidJsonDiagnostic(ctx: ExtractContext, outcome: Outcome, span: Span, failure: { message: string; position: number }): void {
+  const position = span.start + failure.position;
+  const name = guessName(ctx.text, span);
+  outcome.diagnostics.push({
+    code: 'invalid_json',
+    message: `Invalid JSON${name === undefined ? '' : ` in the call to "${name}"`} at position ${position}: ${failure.message}. Near: ${excerpt(ctx.text, position)}`,
+    span,
+    position,
+    ...(name === undefined ? {} : { name }),
+  });
+}
+
+export type JsonReading =
+  | { status: 'read'; value: JsonValue; repairs: RepairKind[] }
+  /** Not JSON even after repairs; nothing reported yet (weak regions: the caller looks inside first). */
+  | { status: 'failed'; message: string; position: number; cut: boolean }
+  /** A diagnostic is in the outcome; or a region too deep to read was skipped. */
+  | { status: 'reported' };
+
+/** Reports a region that could not be read: cut at the end of the text, or invalid JSON. */
+export function reportUnreadable(ctx: ExtractContext, outcome: Outcome, span: Span, failure: { message: string; position: number; cut: boolean }): void {
+  if (failure.cut) truncatedDiagnostic(outcome, span, guessName(ctx.text, span));
+  else invalidJsonDiagnostic(ctx, outcome, span, failure);
+}
+
+/**
+ * Reads one JSON region. A region still open at the end of the text is cut:
+ * when the reply was truncated it is reported as such, otherwise closing it
+ * is a repair. Strong regions report their failures at once.
+ */
+export function readRegion(ctx: ExtractContext, outcome: Outcome, region: Region, strong: boolean): JsonReading {
+  const span = { start: region.start, end: region.end };
+  const reachesEnd = !region.closed && region.end === ctx.text.length;
+  if (region.maxDepth > DEFAULT_MAX_JSON_DEPTH) {
+    if (strong) invalidJsonDiagnostic(ctx, outcome, span, { message: `nested deeper than ${DEFAULT_MAX_JSON_DEPTH} levels`, position: 0 });
+    return { status: 'reported' };
+  }
+  if (reachesEnd && ctx.truncated) {
+    const failure = { status: 'failed' as const, message: 'the text ends inside it', position: region.end - region.start, cut: true };
+    if (!strong) return failure;
+    reportUnreadable(ctx, outcome, span, failure);
+    return { status: 'reported' };
+  }
+  charge(ctx, 3 * (region.end - region.start));
+  const result = readJson(ctx.text.slice(region.start, region.end), { allowCloseAtEnd: reachesEnd });
+  if (result.ok) return { status: 'read', value: result.value, repairs: result.repairs };
+  const failure = { status: 'failed' as const, message: result.message, position: result.position, cut: reachesEnd && result.atEnd };
+  if (!strong) return failure;
+  reportUnreadable(ctx, outcome, span, failure);
+  return { status: 'reported' };
+}
+
+/** Reads a JSON value's call shapes into the outcome. */
+export function resolveValue(ctx: ExtractContext, outcome: Outcome, value: JsonValue, source: { strong: boolean; span: Span; repairs: RepairKind[] }): void {
+  const reading = readCallShapes(value);
+  if (reading.answer !== undefined) outcome.answer = reading.answer;
+  for (const intent of reading.intents) resolveIntent(ctx, outcome, intent, source);
+  if (reading.intents.length === 0 && source.strong) {
+    outcome.diagnostics.push({ code: 'malformed_call', message: 'The call has no tool name: expected {"name": "<tool>", "arguments": {…}}.', span: source.span });
+  }
+}
+
+/**
+ * Reads pythonic calls into the outcome. With `report: false` a failure adds
+ * nothing (prose that merely looks like a call); the return says whether it read.
+ */
+export function resolvePythonic(ctx: ExtractContext, outcome: Outcome, span: Span, report = true): boolean {
+  charge(ctx, span.end - span.start);
+  const parsed = parsePythonicCalls(ctx.text, span.start, span.end);
+  if (!parsed.ok) {
+    if (!report) return false;
+    if (parsed.atEnd && span.end === ctx.text.length) truncatedDiagnostic(outcome, span, undefined);
+    else outcome.diagnostics.push({ code: 'malformed_call', message: `Could not read the call at position ${parsed.position}: ${parsed.message}. Near: ${excerpt(ctx.text, parsed.position)}`, span, position: parsed.position });
+    return false;
+  }
+  for (const call of parsed.calls) {
+    resolveIntent(ctx, outcome, { name: call.name, args: call.arguments, explicit: true, echo: false }, { strong: true, span: call.span, repairs: [] });
+  }
+  return true;
+}
+
+function resolveJsonPayload(ctx: ExtractContext, outcome: Outcome, span: Span, strong: boolean): void {
+  let pos = span.start;
+  while (pos < span.end) {
+    const region = findNextRegion(ctx.text, pos, span.end);
+    if (region === undefined || !charge(ctx, region.end - pos)) break;
+    const regionSpan = { start: region.start, end: region.end };
+    if (strong && looksPythonic(ctx.text, region.start, region.end)) {
+      // `<tool_call>[get_weather(city="Paris")]</tool_call>`
+      resolvePythonic(ctx, outcome, regionSpan);
+    } else {
+      const reading = readRegion(ctx, outcome, region, strong);
+      if (reading.status === 'read') resolveValue(ctx, outcome, reading.value, { strong, span: regionSpan, repairs: reading.repairs });
+      else if (reading.status === 'failed' && guessName(ctx.text, regionSpan) !== undefined) reportUnreadable(ctx, outcome, regionSpan, reading);
+    }
+    pos = region.end;
+  }
+}
+
+/** Resolves one payload of an envelope into the outcome. */
+export function resolvePayload(ctx: ExtractContext, outcome: Outcome, payload: Payload, strong: boolean): void {
+  switch (payload.kind) {
+    case 'json':
+      resolveJsonPayload(ctx, outcome, payload.span, strong);
+      return;
+    case 'pythonic':
+      resolvePythonic(ctx, outcome, payload.span);
+      return;
+    case 'malformed':
+      outcome.diagnostics.push({ code: 'malformed_call', message: payload.message, span: payload.span });
+      return;
+    case 'named':
+      break;
+  }
+  if (payload.reachesEnd && ctx.truncated) {
+    truncatedDiagnostic(outcome, payload.span, payload.name || undefined);
+    return;
+  }
+  if (payload.name === '') {
+    outcome.diagnostics.push({ code: 'malformed_call', message: 'The call has no tool name.', span: payload.span });
+    return;
+  }
+  const source = { strong: true, span: payload.span, repairs: [] as RepairKind[] };
+  if (payload.args.kind === 'none') {
+    resolveIntent(ctx, outcome, { name: payload.name, args: undefined, explicit: true, echo: false }, source);
+    return;
+  }
+  if (payload.args.kind === 'object') {
+    resolveIntent(ctx, outcome, { name: payload.name, args: payload.args.value, explicit: true, echo: false }, source);
+    return;
+  }
+  const argsSpan = payload.args.span;
+  const region: Region = { ...argsSpan, closed: !payload.reachesEnd, maxDepth: 0 };
+  const reading = readRegion(ctx, outcome, region, true);
+  if (reading.status !== 'read') return;
+  resolveIntent(ctx, outcome, { name: payload.name, args: reading.value, explicit: true, echo: false }, { ...source, repairs: reading.repairs });
+}

@@ -1,0 +1,115 @@
+import type { JsonObject } from '../core/json.ts';
+
+/** A half-open range of UTF-16 offsets into the text that was parsed. */
+export interface Span {
+  start: number;
+  end: number;
+}
+
+/**
+ * A tool the model may call. `hasRequiredArgs: false` lets a bare
+ * `{"name": "x"}` found in prose count as a call; left out, the extractor
+ * assumes the tool needs arguments (precision over recall).
+ */
+export interface ToolRef {
+  name: string;
+  hasRequiredArgs?: boolean;
+}
+
+export interface ExtractOptions {
+  /** The tools on offer: names or refs. Calls to anything else are never returned. */
+  tools: readonly (ToolRef | string)[];
+  /** The model stopped on its token limit (finish_reason 'length'): calls cut at the end are dropped. */
+  truncated?: boolean;
+}
+
+/** A tool call found in model text. */
+export interface ExtractedCall {
+  name: string;
+  arguments: JsonObject;
+  /** The text the call came from (its envelope, or the JSON value holding it). */
+  raw: string;
+  span: Span;
+}
+
+/**
+ * The closed set of diagnostic codes. A public contract like the error codes:
+ * add codes, never rename them.
+ * - repaired: a call was read after repairing its JSON (`repairs` says how).
+ * - decoded_string_arguments: `arguments` was a JSON string and was decoded.
+ * - unknown_tool: a call named a tool that is not on offer (`name`).
+ * - truncated: a call was cut off at the end of the text.
+ * - invalid_json: a call's JSON could not be read, even after repairs (`position`).
+ * - invalid_arguments: a call's arguments are not a JSON object.
+ * - missing_arguments: a declared tool was named without arguments outside any call envelope.
+ * - malformed_call: a call envelope holds nothing that reads as a call.
+ * - ignored_example: something call-shaped is an example or quoted data, not a call.
+ * - limit_reached: the extractor stopped early on a pathological input.
+ */
+export const PARSE_DIAGNOSTIC_CODES = [
+  'repaired',
+  'decoded_string_arguments',
+  'unknown_tool',
+  'truncated',
+  'invalid_json',
+  'invalid_arguments',
+  'missing_arguments',
+  'malformed_call',
+  'ignored_example',
+  'limit_reached',
+] as const;
+
+export type ParseDiagnosticCode = (typeof PARSE_DIAGNOSTIC_CODES)[number];
+
+/** Diagnostics that mean the model tried to call a tool and failed: worth telling it. */
+export const CALL_FAILURE_CODES: readonly ParseDiagnosticCode[] = [
+  'unknown_tool',
+  'truncated',
+  'invalid_json',
+  'invalid_arguments',
+  'missing_arguments',
+  'malformed_call',
+];
+
+/**
+ * The closed set of repairs, as reported in `repairs` lists. Each one changes
+ * syntax only; none invents a value.
+ */
+export const REPAIR_KINDS = [
+  'removed_comments',
+  'removed_trailing_commas',
+  'single_quoted_strings',
+  'quoted_keys',
+  'python_literals',
+  'escaped_control_characters',
+  'fixed_invalid_escapes',
+  'normalized_whitespace',
+  'closed_string_at_end',
+  'closed_brackets_at_end',
+  'jsonrepair',
+  'unwrapped_fence',
+  'decoded_double_encoding',
+  'null_arguments_as_empty',
+  'stripped_name_prefix',
+] as const;
+
+export type RepairKind = (typeof REPAIR_KINDS)[number];
+
+export interface ParseDiagnostic {
+  code: ParseDiagnosticCode;
+  /** What was wrong, for people and for the model. */
+  message: string;
+  span?: Span;
+  /** Where JSON reading failed (absolute offset into the text). */
+  position?: number;
+  /** The tool name involved, when there is one. */
+  name?: string;
+  repairs?: RepairKind[];
+}
+
+export interface ExtractionResult {
+  calls: ExtractedCall[];
+  /** The text that is not part of a call, trimmed. */
+  content: string;
+  diagnostics: ParseDiagnostic[];
+}
