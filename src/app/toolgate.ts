@@ -173,8 +173,16 @@ export class Toolgate {
 
   /** Records an approval decision or a message for a run (see submitInput), then drives it on. */
   async submitInput(runId: string, input: RunInput, options: DriveOptions = {}): Promise<Run> {
-    await submitInput(this.store, runId, input);
-    return this.drive(runId, options);
+    const onEvent = options.onEvent;
+    // Subscribe first, so the input_received event reaches the listener too.
+    const unsubscribe = onEvent === undefined ? undefined : this.store.subscribe(runId, (events) => events.forEach((e) => onEvent(e)));
+    try {
+      await submitInput(this.store, runId, input);
+      const { onEvent: _ignored, ...rest } = options;
+      return await this.drive(runId, rest);
+    } finally {
+      unsubscribe?.();
+    }
   }
 
   async close(): Promise<void> {

@@ -118,4 +118,60 @@ describe('toolgate CLI', () => {
     assert.match(stderr, /← getUserWallet ok/);
     assert.match(stdout, /This answer is scripted/);
   });
+
+  it('a write needing approval: exit 3 without a terminal, saying how to approve; --yes approves; --dry-run previews', async () => {
+    const order = '{"userId":"bob","side":"BUY","price":90,"qty":1,"symbol":"DE-BASE-D+1"}';
+    const base = ['run', 'buy', '--model', 'openai:mock', '--base-url', mock.url, '--mcp', EXCHANGE];
+
+    mock.enqueue({ toolCalls: [{ id: 'p1', name: 'placeOrder', arguments: order }] });
+    const waiting = await runCli(base);
+    assert.equal(waiting.code, 3, waiting.stderr);
+    assert.match(waiting.stderr, /placeOrder \(write\) needs approval/);
+    assert.match(waiting.stderr, /--yes/);
+
+    mock.enqueue({ toolCalls: [{ id: 'p2', name: 'placeOrder', arguments: order }] }, { text: 'Bought.' });
+    const approved = await runCli([...base, '--yes', '--json']);
+    assert.equal(approved.code, 0, approved.stderr);
+    const events = approved.stdout.trim().split('\n').map((l) => JSON.parse(l) as RunEvent);
+    const types: string[] = events.map((e) => e.type);
+    assert.ok(types.indexOf('approval_required') < types.indexOf('input_received'));
+    assert.ok(types.indexOf('input_received') < types.indexOf('tool_call'));
+    assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1), 'one numbered log across the approval');
+
+    mock.enqueue({ toolCalls: [{ id: 'p3', name: 'placeOrder', arguments: order }] }, { text: 'Preview done.' });
+    const dry = await runCli([...base, '--dry-run']);
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(dry.stderr, /← placeOrder ok .*DRY RUN/);
+  });
+
+  it('parse prints the extraction as JSON, from a file, standard input or a JSONL corpus', async () => {
+    const file = join(dir, 'reply.txt');
+    writeFileSync(file, 'Sure.\n<tool_call>{"name": "getOrderBook", "arguments": {"depth": 2,}}</tool_call>');
+    const one = await runCli(['parse', '--tools', 'getOrderBook,placeOrder', file]);
+    assert.equal(one.code, 0, one.stderr);
+    const result = JSON.parse(one.stdout) as { calls: { name: string; arguments: object }[]; content: string; diagnostics: { code: string }[] };
+    assert.deepEqual(result.calls.map((c) => [c.name, c.arguments]), [['getOrderBook', { depth: 2 }]]);
+    assert.equal(result.content, 'Sure.');
+    assert.ok(result.diagnostics.some((d) => d.code === 'repaired'));
+
+    const toolsFile = join(dir, 'tools.json');
+    writeFileSync(toolsFile, JSON.stringify([{ name: 'getOrderBook', inputSchema: { type: 'object' } }]));
+    const corpus = join(dir, 'corpus.jsonl');
+    writeFileSync(
+      corpus,
+      [
+        JSON.stringify({ id: 'a', text: '<tool_call>{"name":"getOrderBook","arguments":{}}</tool_call>' }),
+        JSON.stringify({ id: 'b', text: 'no calls here', tools: ['getOrderBook'] }),
+        JSON.stringify({ id: 'c', text: '{"name": "rm_rf", "arguments": {}}', tools: ['getOrderBook'] }),
+      ].join('\n'),
+    );
+    const lines = await runCli(['parse', '--jsonl', '--tools-file', toolsFile, corpus]);
+    assert.equal(lines.code, 0, lines.stderr);
+    const out = lines.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; calls: unknown[] });
+    assert.deepEqual(out.map((o) => [o.id, o.calls.length]), [['a', 1], ['b', 0], ['c', 0]]);
+
+    const bad = await runCli(['parse', '--jsonl', corpus, '--tools', 'x', '--tools-file', toolsFile]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /either --tools a,b,c or --tools-file/);
+  });
 });
