@@ -45,6 +45,8 @@ export interface RunRequest {
 
 export interface DriveOptions {
   signal?: AbortSignal;
+  /** Stop at the next safe point without ending the run (shutdown). */
+  stopSignal?: AbortSignal;
   onEvent?: (event: RunEvent) => void;
   maxSteps?: number;
 }
@@ -163,6 +165,7 @@ export class Toolgate {
         ...(this.settings.redact === undefined ? {} : { redact: this.settings.redact }),
         ...(this.#options.hooks === undefined ? {} : { hooks: this.#options.hooks }),
         ...(options.signal === undefined ? {} : { signal: options.signal }),
+        ...(options.stopSignal === undefined ? {} : { stopSignal: options.stopSignal }),
         ...(this.settings.systemPrompt === undefined ? {} : { systemPrompt: this.settings.systemPrompt }),
         ...(this.settings.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: this.settings.toolTimeoutMs }),
       });

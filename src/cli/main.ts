@@ -3,6 +3,7 @@ import { runCommand } from './run-command.ts';
 import { toolsCommand } from './tools-command.ts';
 import { demoCommand } from './demo-command.ts';
 import { parseCommand } from './parse-command.ts';
+import { serveCommand } from './serve-command.ts';
 import { EXIT, type CliIO, usageError } from './cli-io.ts';
 
 export const USAGE = `toolgate — a control plane between your app, any LLM and the MCP tools it may call
@@ -14,6 +15,8 @@ Usage:
                [--dry-run] [--yes] [--user ID] [--tenant ID] [--context k=v]... [--json]
   toolgate tools [--mcp …]... [--config toolgate.yaml] [--tenant ID] [--json]
   toolgate parse [--tools a,b,c | --tools-file tools.json] [--truncated] [--jsonl] [FILE|-]
+  toolgate serve [--config toolgate.yaml] [--port 8787] [--host 127.0.0.1]
+                 [--store sqlite:./data/toolgate.db | memory:] [--mcp …]... [--model …] [--demo]
   toolgate demo            run the scripted demo against the power-exchange example
   toolgate help | --help   this text
   toolgate --version
@@ -41,6 +44,8 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
         return await demoCommand(rest, io);
       case 'parse':
         return await parseCommand(rest, io);
+      case 'serve':
+        return await serveCommand(rest, io);
       case undefined:
       case 'help':
       case '--help':
@@ -52,7 +57,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
         io.stdout.write(`${VERSION}\n`);
         return EXIT.ok;
       default:
-        throw usageError(`unknown command "${command}"; commands: run, tools, parse, demo, help`);
+        throw usageError(`unknown command "${command}"; commands: run, serve, tools, parse, demo, help`);
     }
   } catch (error) {
     return reportError(error, io);

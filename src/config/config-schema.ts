@@ -80,6 +80,18 @@ export const configSchema = z.strictObject({
   tools: z.record(toolPattern, toolRule).optional(),
   tenants: z.record(z.string().regex(/^[A-Za-z0-9_.*-]{1,64}$/, 'tenant ids may use letters, digits, "_", "-", "."'), tenantRule).optional(),
   redact: z.array(z.string().min(1)).optional(),
+  server: z
+    .strictObject({
+      port: z.number().int().min(0).max(65535).optional(),
+      host: z.string().min(1).optional(),
+      store: z.string().regex(/^(memory:?|sqlite:.+)$/, 'store must be memory: or sqlite:<file>').optional(),
+      sqliteSynchronous: z.enum(['FULL', 'NORMAL']).optional(),
+      concurrency: z.number().int().min(1).max(1000).optional(),
+      heartbeatMs: z.number().int().min(100).optional(),
+      sseBufferLimitBytes: z.number().int().min(1024).optional(),
+      shutdownGraceMs: z.number().int().min(0).optional(),
+    })
+    .optional(),
 });
 
 export type ToolgateConfig = z.infer<typeof configSchema>;

@@ -40,6 +40,7 @@ export interface Settings {
   tools: NonNullable<ToolgateConfig['tools']>;
   tenants: NonNullable<ToolgateConfig['tenants']>;
   redact?: string[];
+  server: NonNullable<ToolgateConfig['server']>;
 }
 
 export const DEFAULT_PARSE_RETRIES = 3;
@@ -81,6 +82,7 @@ export function resolveSettings(config: ToolgateConfig, flags: SettingsFlags = {
     parseRetries: config.parseRetries ?? DEFAULT_PARSE_RETRIES,
     tools: config.tools ?? {},
     tenants: config.tenants ?? {},
+    server: config.server ?? {},
   };
   if (config.redact !== undefined) settings.redact = config.redact;
   if (model !== undefined) settings.model = model;

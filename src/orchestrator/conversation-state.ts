@@ -83,6 +83,8 @@ export function applyEvents(state: ConversationState, events: readonly RunEvent[
 }
 
 function applyEvent(state: ConversationState, event: RunEvent): void {
+  // Each event once, in order (history and live may overlap at the seam).
+  if (event.id <= state.lastEventId) return;
   state.lastEventId = event.id;
   switch (event.type) {
     case 'run_started':

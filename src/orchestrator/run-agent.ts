@@ -34,16 +34,33 @@ export async function runAgent(options: RunAgentOptions): Promise<Run> {
   const { store, runId } = options;
   const run = await store.getRun(runId);
   if (run === undefined) throw new ToolgateError('not_found', `run ${runId} does not exist`);
-  const state = applyEvents(emptyConversation(), await readAll(store, runId));
+  // Follow the log, not only our own appends: input from clients (messages,
+  // decisions) joins the conversation in log order. Subscribe before reading
+  // so nothing falls between history and live.
+  const state = emptyConversation();
+  const early: RunEvent[] = [];
+  let live = false;
+  const unsubscribe = store.subscribe(runId, (events) => {
+    if (live) applyEvents(state, events);
+    else early.push(...events);
+  });
+  try {
+    applyEvents(state, await readAll(store, runId));
+    applyEvents(state, early);
+    live = true;
+    return await drive(options, run, state);
+  } finally {
+    unsubscribe();
+  }
+}
+
+async function drive(options: RunAgentOptions, run: Run, state: ConversationState): Promise<Run> {
+  const { store, runId } = options;
   if (state.terminal) return run;
   // Still waiting for a decision: nothing to do until input arrives.
   if (state.status === 'waiting_approval' && (run.pendingApproval === undefined || !state.decisions.has(run.pendingApproval.toolCallId))) return run;
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
-  const append = async (drafts: EventDraft[], patch?: RunPatch): Promise<RunEvent[]> => {
-    const events = await store.append(runId, drafts, patch);
-    applyEvents(state, events);
-    return events;
-  };
+  const append = (drafts: EventDraft[], patch?: RunPatch): Promise<RunEvent[]> => store.append(runId, drafts, patch);
   const deltas = new DeltaBuffer({ store, runId });
 
   try {
@@ -95,6 +112,8 @@ export async function runAgent(options: RunAgentOptions): Promise<Run> {
         if (outcome.kind === 'direct') return await complete(options, append, state, run, outcome.output);
       }
       if (options.signal?.aborted === true) throw new ToolgateError('cancelled', 'the run was cancelled');
+      // Shutting down: stop at this safe point; the run stays `running` and is resumed from its log.
+      if (options.stopSignal?.aborted === true) return await finalRun(store, runId);
       if (state.step >= maxSteps) {
         throw new ToolgateError(
           'max_steps',

@@ -52,6 +52,8 @@ export interface RunAgentOptions {
   /** Stream model output (assistant_delta events). Default true. */
   stream?: boolean;
   signal?: AbortSignal;
+  /** Shutdown: stop at the next safe point (between steps) without ending the run. */
+  stopSignal?: AbortSignal;
   systemPrompt?: string;
   /** Earlier messages of the conversation (a thread). */
   history?: readonly Message[];

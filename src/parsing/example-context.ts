@@ -23,25 +23,41 @@ const CUE_RES: readonly RegExp[] = [
   /(?:例如|比如|示例|範例|范例|例子|举例|舉例|样例|範本)$/,
 ];
 
-const TRAILING_RE = /[\s:：,，\-–—*`>(]+$/;
+/** Punctuation between a lead-in and what it introduces ("e.g.:", "例如：", "like this -"). */
+const TRAILING = new Set([' ', '\t', '\r', '\n', ':', '：', ',', '，', '-', '–', '—', '*', '`', '>', '(']);
+
+function stripTrailing(value: string): string {
+  let end = value.length;
+  while (end > 0 && TRAILING.has(value.charAt(end - 1))) end -= 1;
+  return value.slice(0, end);
+}
+/** How far back a lead-in is looked for: one long line of prose at most. */
+const LOOK_BACK = 400;
+
+/** Start of the line holding `index`, looking back at most LOOK_BACK characters. */
+function lineStartOf(text: string, index: number): number {
+  const floor = Math.max(0, index - LOOK_BACK);
+  for (let i = index - 1; i >= floor; i -= 1) if (text.charAt(i) === '\n') return i + 1;
+  return floor;
+}
 
 /** The sentence or line just before `anchor`. */
 function leadIn(text: string, anchor: number): string {
-  const lineStart = text.lastIndexOf('\n', anchor - 1) + 1;
-  const sameLine = text.slice(lineStart, anchor).replace(TRAILING_RE, '');
+  const lineStart = lineStartOf(text, anchor);
+  const sameLine = stripTrailing(text.slice(lineStart, anchor));
   if (sameLine.trim() !== '') return sameLine;
   // Nothing before it on its line: look at the previous non-empty line (a blank line ends the lead-in).
   const end = lineStart - 1;
   if (end <= 0) return '';
-  const previous = text.slice(text.lastIndexOf('\n', end - 1) + 1, end);
-  return previous.trim() === '' ? '' : previous.replace(TRAILING_RE, '');
+  const previous = text.slice(lineStartOf(text, end), end);
+  return previous.trim() === '' ? '' : stripTrailing(previous);
 }
 
 /** Why the text at `start` is an example, or undefined when it is not. */
 export function exampleReason(text: string, start: number, fence?: Fence): string | undefined {
   if (fence !== undefined && EXAMPLE_INFO_RE.test(fence.info)) return `it is inside a "${fence.info}" block`;
   const anchor = fence?.span.start ?? start;
-  const lineStart = text.lastIndexOf('\n', anchor - 1) + 1;
+  const lineStart = lineStartOf(text, anchor);
   if (/^[ \t]*>/.test(text.slice(lineStart, anchor))) return 'it is quoted (blockquote)';
   if (fence === undefined && text.charAt(start - 1) === '`' && text.charAt(start - 2) !== '`') return 'it is inline code';
   const lead = leadIn(text, anchor).trim();

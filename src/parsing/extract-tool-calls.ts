@@ -2,8 +2,9 @@ import { commitOutcome, createAccumulator } from './accumulator.ts';
 import type { Accumulator } from './accumulator.ts';
 import { buildContent } from './content.ts';
 import { findDeepSeekCalls } from './envelopes/deepseek.ts';
+import { DEFAULT_MAX_ENVELOPES } from './envelopes/envelope.ts';
 import type { Envelope } from './envelopes/envelope.ts';
-import { findFences } from './envelopes/fence.ts';
+import { DEFAULT_MAX_FENCES, findFences } from './envelopes/fence.ts';
 import type { Fence } from './envelopes/fence.ts';
 import { findFunctionTags } from './envelopes/function-tag.ts';
 import { findLlamaCalls } from './envelopes/llama.ts';
@@ -18,6 +19,7 @@ import type { ExtractContext } from './extract-context.ts';
 import { fenceEnvelope } from './fence-envelope.ts';
 import { scanProse } from './prose-json.ts';
 import { resolvePayload } from './resolve-payload.ts';
+import { gaps, inside, lastStartingBy, overlapping, overlapsAny } from './spans.ts';
 import type { ExtractOptions, ExtractionResult, ParseDiagnostic, Span } from './types.ts';
 
 /** Extraction with the spans it took out of the content (the stream filter needs them). */
@@ -36,49 +38,18 @@ const STRONG_FINDERS: readonly ((text: string) => Envelope[])[] = [
   findToolLines,
 ];
 
-function inside(span: Span, outer: Span): boolean {
-  return span.start >= outer.start && span.end <= outer.end;
-}
-
-/** Index of the last item starting at or before `pos` in a list sorted by start, or -1. */
-function lastStartingBy(items: readonly { span: Span }[], pos: number): number {
-  let lo = 0;
-  let hi = items.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if ((items[mid]?.span.start ?? Infinity) <= pos) {
-      found = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
+/**
+ * Strong envelopes in text order, none overlapping (the earlier, then the
+ * longer, wins), none inside reasoning. `capped` when a finder hit its cap.
+ */
+function strongEnvelopes(text: string, think: readonly Span[]): { envelopes: Envelope[]; capped: boolean } {
+  let capped = false;
+  const all: Envelope[] = [];
+  for (const find of STRONG_FINDERS) {
+    const found = find(text);
+    if (found.length >= DEFAULT_MAX_ENVELOPES) capped = true;
+    for (const env of found) if (!overlapsAny(think, env.span)) all.push(env);
   }
-  return found;
-}
-
-/** The fence whose content holds `span` (fences are sorted and disjoint). */
-function containing(fences: readonly Fence[], span: Span): Fence | undefined {
-  const fence = fences[lastStartingBy(fences, span.start)];
-  return fence !== undefined && inside(span, fence.content) ? fence : undefined;
-}
-
-/** The envelopes overlapping `span` (envelopes are sorted and disjoint). */
-function within(envelopes: readonly Envelope[], span: Span): Envelope[] {
-  const out: Envelope[] = [];
-  for (let i = Math.max(0, lastStartingBy(envelopes, span.start)); i < envelopes.length; i += 1) {
-    const env = envelopes[i];
-    if (env === undefined || env.span.start >= span.end) break;
-    if (overlaps(env.span, span)) out.push(env);
-  }
-  return out;
-}
-
-function overlaps(a: Span, b: Span): boolean {
-  return a.start < b.end && b.start < a.end;
-}
-
-/** Strong envelopes in text order, none overlapping (the earlier, then the longer, wins). */
-function strongEnvelopes(text: string, think: readonly Span[]): Envelope[] {
-  const all = STRONG_FINDERS.flatMap((find) => find(text)).filter((env) => !think.some((block) => overlaps(env.span, block)));
   all.sort((a, b) => a.span.start - b.span.start || b.span.end - a.span.end);
   const kept: Envelope[] = [];
   let end = -1;
@@ -88,7 +59,13 @@ function strongEnvelopes(text: string, think: readonly Span[]): Envelope[] {
       end = env.span.end;
     }
   }
-  return kept;
+  return { envelopes: kept, capped };
+}
+
+/** The fence whose content holds `span`. */
+function fenceAround(fences: readonly Fence[], span: Span): Fence | undefined {
+  const fence = fences[lastStartingBy(fences.length, (i) => fences[i]?.span.start ?? Infinity, span.start)];
+  return fence !== undefined && inside(span, fence.content) ? fence : undefined;
 }
 
 function processEnvelope(ctx: ExtractContext, acc: Accumulator, env: Envelope, fence: Fence | undefined): void {
@@ -97,20 +74,29 @@ function processEnvelope(ctx: ExtractContext, acc: Accumulator, env: Envelope, f
   commitOutcome(acc, outcome, env.span, exampleReason(ctx.text, env.span.start, fence));
 }
 
+/** A fence around tag calls (```xml <tool_call>…```) leaves the content with them. */
+function removeWrapperFence(acc: Accumulator, text: string, fence: Fence, inner: readonly Envelope[], removed: ReadonlySet<number>): void {
+  if (!inner.every((env) => removed.has(env.span.start))) return;
+  const rest = gaps(fence.content.end, inner.map((env) => env.span), fence.content.start);
+  if (rest.every((gap) => text.slice(gap.start, gap.end).trim() === '')) acc.removed.push(fence.span);
+}
+
+/** Past the caps there is nothing useful left to find: stop early instead of reading a flood. */
+function full(acc: Accumulator): boolean {
+  return acc.calls.length > DEFAULT_MAX_CALLS || acc.diagnostics.length > DEFAULT_MAX_DIAGNOSTICS;
+}
+
 /** Sorted calls and capped diagnostics: a pathological input cannot flood the caller. */
-function finish(ctx: ExtractContext, acc: Accumulator, budgetLeft: boolean): ExtractionResult {
+function finish(ctx: ExtractContext, acc: Accumulator, limits: ParseDiagnostic[]): ExtractionResult {
   const calls = acc.calls.sort((a, b) => a.span.start - b.span.start);
-  const diagnostics: ParseDiagnostic[] = acc.diagnostics.sort((a, b) => (a.span?.start ?? 0) - (b.span?.start ?? 0));
-  const limits: ParseDiagnostic[] = [];
-  if (!budgetLeft) limits.push({ code: 'limit_reached', message: 'Stopped looking for calls: the text is too large or too irregular to scan completely.' });
+  const diagnostics = acc.diagnostics.sort((a, b) => (a.span?.start ?? 0) - (b.span?.start ?? 0));
   if (calls.length > DEFAULT_MAX_CALLS) {
-    limits.push({ code: 'limit_reached', message: `Found ${calls.length} calls; kept the first ${DEFAULT_MAX_CALLS}.` });
+    limits.push({ code: 'limit_reached', message: `Found more than ${DEFAULT_MAX_CALLS} calls; kept the first ${DEFAULT_MAX_CALLS}.` });
     calls.length = DEFAULT_MAX_CALLS;
   }
   if (diagnostics.length + limits.length > DEFAULT_MAX_DIAGNOSTICS) {
-    const dropped = diagnostics.length + limits.length - DEFAULT_MAX_DIAGNOSTICS + 1;
-    diagnostics.length = DEFAULT_MAX_DIAGNOSTICS - limits.length - 1;
-    limits.push({ code: 'limit_reached', message: `${dropped} more diagnostics were left out.` });
+    diagnostics.length = Math.max(0, DEFAULT_MAX_DIAGNOSTICS - limits.length - 1);
+    limits.push({ code: 'limit_reached', message: `More than ${DEFAULT_MAX_DIAGNOSTICS} diagnostics; kept the first ones.` });
   }
   const content = acc.answer ?? buildContent(ctx.text, acc.removed);
   return { calls, content, diagnostics: [...diagnostics, ...limits] };
@@ -119,19 +105,27 @@ function finish(ctx: ExtractContext, acc: Accumulator, budgetLeft: boolean): Ext
 export function extractDetailed(text: string, options: ExtractOptions): DetailedExtraction {
   const ctx = createContext(text, options);
   const acc = createAccumulator();
+  const limits: ParseDiagnostic[] = [];
   const think = findThinkBlocks(text);
-  const strong = strongEnvelopes(text, think);
-  const fences = findFences(text).filter((fence) => !think.some((block) => overlaps(fence.span, block)));
+  const { envelopes: strong, capped } = strongEnvelopes(text, think);
+  const allFences = findFences(text);
+  const fences = allFences.filter((fence) => !overlapsAny(think, fence.span));
+  // Text that is never read as prose JSON: reasoning, envelopes, fences, and whatever lies past a cap.
   const opaque: Span[] = [...think];
+  if (capped || allFences.length >= DEFAULT_MAX_FENCES) {
+    const stop = Math.min(strong.at(-1)?.span.end ?? text.length, allFences.at(-1)?.span.end ?? text.length);
+    opaque.push({ start: capped || allFences.length >= DEFAULT_MAX_FENCES ? stop : text.length, end: text.length });
+    limits.push({ code: 'limit_reached', message: 'The text holds more call blocks or code fences than any reply should; read only the first ones.' });
+  }
   const work: { start: number; run: () => void }[] = [];
   const wrappers: { fence: Fence; inner: Envelope[] }[] = [];
   for (const env of strong) {
-    const around = containing(fences, env.span);
+    const around = fenceAround(fences, env.span);
     work.push({ start: env.span.start, run: () => processEnvelope(ctx, acc, env, around) });
     opaque.push(env.span);
   }
   for (const fence of fences) {
-    const inner = within(strong, fence.span);
+    const inner = overlapping(strong, fence.span);
     opaque.push(fence.span);
     if (inner.length > 0) wrappers.push({ fence, inner });
     else {
@@ -140,36 +134,19 @@ export function extractDetailed(text: string, options: ExtractOptions): Detailed
     }
   }
   work.sort((a, b) => a.start - b.start);
-  for (const item of work) item.run();
-  // A fence around tag calls (```xml <tool_call>…```) leaves the content with them.
+  for (const item of work) {
+    if (full(acc)) break;
+    item.run();
+  }
   const removedStarts = new Set(acc.removed.map((span) => span.start));
-  for (const { fence, inner } of wrappers) wrapperFence(acc, text, fence, inner, removedStarts);
+  for (const { fence, inner } of wrappers) removeWrapperFence(acc, text, fence, inner, removedStarts);
   let budgetLeft = ctx.budget > 0;
   for (const gap of gaps(text.length, opaque)) {
-    if (!budgetLeft) break;
+    if (!budgetLeft || full(acc)) break;
     budgetLeft = scanProse(ctx, acc, gap);
   }
-  return { result: finish(ctx, acc, budgetLeft && ctx.budget > 0), removed: acc.removed };
-}
-
-function wrapperFence(acc: Accumulator, text: string, fence: Fence, inner: readonly Envelope[], removed: ReadonlySet<number>): void {
-  if (!inner.every((env) => removed.has(env.span.start))) return;
-  const rest = gaps(fence.content.end, inner.map((env) => env.span), fence.content.start);
-  if (rest.every((gap) => text.slice(gap.start, gap.end).trim() === '')) acc.removed.push(fence.span);
-}
-
-/** The parts of [from, length) not covered by `covered`. */
-export function gaps(length: number, covered: readonly Span[], from = 0): Span[] {
-  const sorted = [...covered].sort((a, b) => a.start - b.start);
-  const out: Span[] = [];
-  let pos = from;
-  for (const span of sorted) {
-    if (span.end <= pos) continue;
-    if (span.start > pos) out.push({ start: pos, end: Math.min(span.start, length) });
-    pos = Math.max(pos, span.end);
-  }
-  if (pos < length) out.push({ start: pos, end: length });
-  return out;
+  if (!budgetLeft || ctx.budget <= 0) limits.push({ code: 'limit_reached', message: 'Stopped looking for calls: the text is too large or too irregular to scan completely.' });
+  return { result: finish(ctx, acc, limits), removed: acc.removed };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { commitOutcome } from './accumulator.ts';
 import type { Accumulator } from './accumulator.ts';
 import { exampleReason } from './example-context.ts';
-import { charge, emptyOutcome } from './extract-context.ts';
+import { charge, DEFAULT_MAX_CALLS, DEFAULT_MAX_DIAGNOSTICS, emptyOutcome } from './extract-context.ts';
 import type { ExtractContext } from './extract-context.ts';
 import { looksPythonic } from './pythonic.ts';
 import { guessName, readRegion, reportUnreadable, resolvePythonic, resolveValue } from './resolve-payload.ts';
@@ -29,6 +29,14 @@ function atLineStart(text: string, index: number): boolean {
   return true;
 }
 
+function hasQuote(text: string, span: Span): boolean {
+  for (let i = span.start; i < span.end; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 || c === 0x27) return true;
+  }
+  return false;
+}
+
 function isWholeText(text: string, span: Span): boolean {
   return text.slice(0, span.start).trim() === '' && text.slice(span.end).trim() === '';
 }
@@ -46,7 +54,7 @@ export function scanProse(ctx: ExtractContext, acc: Accumulator, gap: Span): boo
   const text = ctx.text;
   let pos = gap.start;
   let pending: Unreadable | undefined;
-  while (pos < gap.end) {
+  while (pos < gap.end && acc.calls.length <= DEFAULT_MAX_CALLS && acc.diagnostics.length <= DEFAULT_MAX_DIAGNOSTICS) {
     const region = findNextRegion(text, pos, gap.end);
     if (region === undefined) break;
     if (pending !== undefined && region.start >= pending.span.end) {
@@ -55,6 +63,11 @@ export function scanProse(ctx: ExtractContext, acc: Accumulator, gap: Span): boo
     }
     if (!charge(ctx, region.end - pos)) return false;
     const span = { start: region.start, end: region.end };
+    if (!hasQuote(text, span)) {
+      // A call always quotes its tool name: `{b}`, `[1]` and everything inside them are prose.
+      pos = span.end;
+      continue;
+    }
     const outcome = emptyOutcome();
     // Llama 3.2 and Gemma answer with a bare pythonic list: `[get_weather(city="Paris")]`.
     const pythonic = region.closed && text.charAt(span.start) === '[' && atLineStart(text, span.start) && looksPythonic(text, span.start, span.end);

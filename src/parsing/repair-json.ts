@@ -11,6 +11,8 @@ export type RepairJsonResult =
 export interface ReadJsonOptions {
   /** Close a string and brackets left open at the very end (false when the text was cut by a token limit). */
   allowCloseAtEnd: boolean;
+  /** Try jsonrepair when the lenient reader fails (default true; prose braces that name no tool skip it). */
+  lastResort?: boolean;
 }
 
 export type ReadJsonResult =
@@ -18,6 +20,24 @@ export type ReadJsonResult =
   | { ok: false; message: string; position: number; atEnd: boolean };
 
 const NULLISH_WORD_RE = /\b(?:null|None|NULL|undefined|nil)\b/g;
+const QUOTE_RE = /["']/;
+const SPACE_RE = /\s/;
+const ARRAY_ITEM_STARTS = new Set(['"', '{', '[', ']', '-', 't', 'f', 'n', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+
+/**
+ * Cheap look at the first two tokens: JSON.parse is only worth a try (and a
+ * thrown SyntaxError, which is slow) when they can start strict JSON.
+ */
+function mayBeStrict(text: string): boolean {
+  let i = 0;
+  while (i < text.length && SPACE_RE.test(text.charAt(i))) i += 1;
+  const first = text.charAt(i);
+  if (first !== '{' && first !== '[') return true;
+  i += 1;
+  while (i < text.length && SPACE_RE.test(text.charAt(i))) i += 1;
+  const second = text.charAt(i);
+  return first === '{' ? second === '"' || second === '}' : ARRAY_ITEM_STARTS.has(second);
+}
 
 function countNulls(value: JsonValue): number {
   let count = 0;
@@ -56,13 +76,15 @@ function jsonrepairStage(text: string, allowCloseAtEnd: boolean): JsonValue | un
  * then with the lenient reader, then with jsonrepair. Never throws.
  */
 export function readJson(text: string, options: ReadJsonOptions): ReadJsonResult {
-  try {
-    return { ok: true, value: JSON.parse(text) as JsonValue, repairs: [], closedAtEnd: false };
-  } catch {
-    // Not strict JSON: fall through to the repair stages.
+  if (mayBeStrict(text)) {
+    try {
+      return { ok: true, value: JSON.parse(text) as JsonValue, repairs: [], closedAtEnd: false };
+    } catch {
+      // Not strict JSON: fall through to the repair stages.
+    }
   }
   const lenient = parseLenient(text, { allowCloseAtEnd: options.allowCloseAtEnd });
-  if (lenient.ok || lenient.atEnd) return lenient;
+  if (lenient.ok || lenient.atEnd || options.lastResort === false || !QUOTE_RE.test(text)) return lenient;
   const repaired = jsonrepairStage(text, options.allowCloseAtEnd);
   if (repaired !== undefined) return { ok: true, value: repaired, repairs: ['jsonrepair'], closedAtEnd: false };
   return lenient;

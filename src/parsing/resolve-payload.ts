@@ -76,7 +76,9 @@ export function readRegion(ctx: ExtractContext, outcome: Outcome, region: Region
     return { status: 'reported' };
   }
   charge(ctx, 3 * (region.end - region.start));
-  const result = readJson(ctx.text.slice(region.start, region.end), { allowCloseAtEnd: reachesEnd });
+  // jsonrepair (slow, and it throws) only for text that names a tool: prose braces never need it.
+  const lastResort = strong || guessName(ctx.text, span) !== undefined;
+  const result = readJson(ctx.text.slice(region.start, region.end), { allowCloseAtEnd: reachesEnd, lastResort });
   if (result.ok) return { status: 'read', value: result.value, repairs: result.repairs };
   const failure = { status: 'failed' as const, message: result.message, position: result.position, cut: reachesEnd && result.atEnd };
   if (!strong) return failure;

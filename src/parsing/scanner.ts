@@ -13,12 +13,16 @@ export interface Region {
   maxDepth: number;
 }
 
-/** Characters after which a `'` starts a single-quoted string (not an apostrophe in prose). */
-const SINGLE_QUOTE_CONTEXT = new Set(['{', '[', ',', ':']);
+const BACKSLASH = 0x5c;
+const DOUBLE_QUOTE = 0x22;
+const SINGLE_QUOTE = 0x27;
+const OPEN_CURLY = 0x7b;
+const CLOSE_CURLY = 0x7d;
+const OPEN_SQUARE = 0x5b;
+const CLOSE_SQUARE = 0x5d;
 
-function isSpace(c: string): boolean {
-  return c === ' ' || c === '\n' || c === '\t' || c === '\r';
-}
+/** Characters after which a `'` starts a single-quoted string (not an apostrophe in prose): `{ [ , :`. */
+const SINGLE_QUOTE_CONTEXT = new Set([OPEN_CURLY, OPEN_SQUARE, 0x2c, 0x3a]);
 
 /**
  * Bracket state that can be fed text piece by piece (the stream filter feeds
@@ -26,17 +30,20 @@ function isSpace(c: string): boolean {
  * (`{"a": [1}` ends at the `}`); a closer that matches nothing open is prose.
  */
 export class BracketTracker {
-  private readonly stack: string[] = [];
+  /** Open brackets, innermost last: 0 for `{`, 1 for `[` (a typed array: a megabyte of `{` stays cheap). */
+  private stack = new Uint8Array(64);
+  private size = 0;
   private openCurly = 0;
   private openSquare = 0;
-  private quote = '';
+  /** The quote character code of the string being read, or 0. */
+  private quote = 0;
   /** A backslash ended the last piece: the next character is escaped. */
   private escaped = false;
-  private lastSignificant = '';
+  private lastSignificant = 0;
   maxDepth = 0;
 
   get depth(): number {
-    return this.stack.length;
+    return this.size;
   }
 
   /**
@@ -44,45 +51,57 @@ export class BracketTracker {
    * closed the outermost opener, or -1 when the text ran out first.
    */
   feed(text: string, from: number, to: number): number {
-    const stack = this.stack;
+    // Hot loop: state lives in locals and is written back on exit.
+    let { stack, size, openCurly, openSquare, quote, escaped, lastSignificant, maxDepth } = this;
+    let result = -1;
     for (let i = from; i < to; i += 1) {
-      const c = text.charAt(i);
-      if (this.escaped) {
-        this.escaped = false;
+      const c = text.charCodeAt(i);
+      if (escaped) {
+        escaped = false;
         continue;
       }
-      if (this.quote !== '') {
-        if (c === '\\') this.escaped = true;
-        else if (c === this.quote) {
-          this.quote = '';
-          this.lastSignificant = c;
+      if (quote !== 0) {
+        if (c === BACKSLASH) escaped = true;
+        else if (c === quote) {
+          quote = 0;
+          lastSignificant = c;
         }
         continue;
       }
-      if (c === '"' || (c === "'" && SINGLE_QUOTE_CONTEXT.has(this.lastSignificant))) {
-        this.quote = c;
+      if (c === DOUBLE_QUOTE || (c === SINGLE_QUOTE && SINGLE_QUOTE_CONTEXT.has(lastSignificant))) {
+        quote = c;
         continue;
       }
-      if (c === '{' || c === '[') {
-        stack.push(c);
-        if (c === '{') this.openCurly += 1;
-        else this.openSquare += 1;
-        if (stack.length > this.maxDepth) this.maxDepth = stack.length;
-      } else if ((c === '}' && this.openCurly > 0) || (c === ']' && this.openSquare > 0)) {
-        const opener = c === '}' ? '{' : '[';
+      if (c === OPEN_CURLY || c === OPEN_SQUARE) {
+        if (size === stack.length) {
+          const grown = new Uint8Array(stack.length * 2);
+          grown.set(stack);
+          stack = grown;
+        }
+        stack[size] = c === OPEN_CURLY ? 0 : 1;
+        size += 1;
+        if (c === OPEN_CURLY) openCurly += 1;
+        else openSquare += 1;
+        if (size > maxDepth) maxDepth = size;
+      } else if ((c === CLOSE_CURLY && openCurly > 0) || (c === CLOSE_SQUARE && openSquare > 0)) {
+        const opener = c === CLOSE_CURLY ? 0 : 1;
         // Pop to the matching opener: amortised O(1), every opener is popped once.
-        let top = stack.pop();
-        while (top !== undefined) {
-          if (top === '{') this.openCurly -= 1;
-          else this.openSquare -= 1;
+        while (size > 0) {
+          size -= 1;
+          const top = stack[size];
+          if (top === 0) openCurly -= 1;
+          else openSquare -= 1;
           if (top === opener) break;
-          top = stack.pop();
         }
-        if (stack.length === 0) return i + 1;
+        if (size === 0) {
+          result = i + 1;
+          break;
+        }
       }
-      if (!isSpace(c)) this.lastSignificant = c;
+      if (c !== 32 && c !== 10 && c !== 9 && c !== 13) lastSignificant = c;
     }
-    return -1;
+    Object.assign(this, { stack, size, openCurly, openSquare, quote, escaped, lastSignificant, maxDepth });
+    return result;
   }
 }
 
@@ -95,9 +114,10 @@ export function scanRegion(text: string, start: number, limit: number = text.len
 
 /** The first `{` or `[` at or after `from` (before `limit`), or -1. */
 export function indexOfOpener(text: string, from: number, limit: number = text.length): number {
+  // A loop, not two indexOf calls: it stops at `limit` and at the first opener of either kind.
   for (let i = from; i < limit; i += 1) {
-    const c = text.charAt(i);
-    if (c === '{' || c === '[') return i;
+    const c = text.charCodeAt(i);
+    if (c === OPEN_CURLY || c === OPEN_SQUARE) return i;
   }
   return -1;
 }

@@ -1,6 +1,6 @@
 import { extractDetailed } from './extract-tool-calls.ts';
 import { BracketTracker } from './scanner.ts';
-import type { Span, ToolRef } from './types.ts';
+import type { ToolRef } from './types.ts';
 
 /**
  * Decides, while a reply streams in, which text can be shown now. Text that
@@ -8,12 +8,14 @@ import type { Span, ToolRef } from './types.ts';
  * is held until it resolves: a partial marker (`<tool_`) waits for the next
  * characters; a complete marker (`<tool_call>`, `[TOOL_CALLS]`…) holds the
  * rest of the turn; a `{…}`, `[…]` or fenced block is held until it closes,
- * then shown if it reads as no call. `end()` returns what was held, minus the
- * calls and failed call attempts extractToolCalls finds in the whole reply.
+ * then shown if, read on its own, it holds no call. `end()` returns what was
+ * held, minus the calls and failed call attempts extractToolCalls finds in
+ * the whole reply.
  *
- * Contract: the concatenation of all outputs never contains a byte of a call,
- * does not depend on how the text was split into deltas, and equals the input
- * when the reply holds no call.
+ * Contract: the concatenation of all outputs does not depend on how the text
+ * was split into deltas, never contains a byte of a call, and equals the input
+ * when the reply holds no call. Each delta is read once (no re-reading of the
+ * text so far), so a long reply in many small deltas stays linear.
  */
 
 export interface StreamFilterOptions {
@@ -42,155 +44,193 @@ const MARKERS = [
   '<|tool▁call▁begin|>',
   '[TOOL_CALLS]',
 ];
-const LINE_MARKERS = ['tool:'];
-const MARKER_STARTS = new Set(['<', '[']);
+/** Markers that count only at the start of a line (seed 003's `tool:name {…}`). */
+const LINE_MARKERS = [...MARKERS, 'tool:'];
+const CALL_CHAR_RE = /["'(]/;
 const FENCE_CLOSE_RE = /^[ \t]*(`{3,}|~{3,})[ \t]*$/;
 
 type Match = 'full' | 'partial' | 'none';
 
-function matchAny(buffer: string, pos: number, markers: readonly string[]): Match {
+function matchMarker(window: string, pos: number, markers: readonly string[]): Match {
   let partial = false;
   for (const marker of markers) {
-    if (buffer.length - pos >= marker.length) {
-      if (buffer.startsWith(marker, pos)) return 'full';
-    } else if (marker.startsWith(buffer.slice(pos))) partial = true;
+    if (window.length - pos >= marker.length) {
+      if (window.startsWith(marker, pos)) return 'full';
+    } else if (marker.startsWith(window.slice(pos))) partial = true;
   }
   return partial ? 'partial' : 'none';
 }
 
-type Mode =
-  | { kind: 'text' }
-  | { kind: 'region'; start: number; tracker: BracketTracker }
-  /** `lineStart` -1 while on the opening line; `searched`: no line break before it. */
-  | { kind: 'fence'; start: number; marker: string; lineStart: number; searched: number }
-  | { kind: 'held'; start: number };
+interface FenceState {
+  kind: 'fence';
+  parts: string[];
+  marker: string;
+  /** Opener characters still to consume. */
+  skip: number;
+  firstLine: boolean;
+  /** The current line so far (after the opener on the first line). */
+  line: string;
+}
+
+type Mode = { kind: 'text' } | { kind: 'held' } | { kind: 'region'; parts: string[]; tracker: BracketTracker } | FenceState;
+
+/** Outcome of scanning text-mode input: what to show, and input left for the next mode. */
+interface TextStep {
+  out: string;
+  rest: string;
+}
 
 export function createStreamFilter(options: StreamFilterOptions = {}): StreamFilter {
   const tools = options.tools ?? [];
-  let buffer = '';
+  const all: string[] = [];
   let emitted = 0;
-  let scan = 0;
   let mode: Mode = { kind: 'text' };
+  /** Text mode: undecided text, starting right after the emitted text. */
+  let window = '';
+  let previous = '\n';
 
-  /** Whether a closed block, read on its own, holds a call, a failed attempt at one, or a structured answer. */
-  const isCall = (span: Span): boolean => {
-    const block = buffer.slice(span.start, span.end);
+  const isCall = (block: string): boolean => {
+    // Every call syntax has a quote or a parenthesis; `{b}` and `[1]` are prose.
+    if (!CALL_CHAR_RE.test(block)) return false;
     if (MARKERS.some((marker) => block.includes(marker))) return true;
     return extractDetailed(block, { tools }).removed.length > 0;
   };
 
-  const resolve = (span: Span): void => {
-    mode = isCall(span) ? { kind: 'held', start: span.start } : { kind: 'text' };
-    scan = span.end;
+  const show = (text: string): string => {
+    emitted += text.length;
+    if (text !== '') previous = text.charAt(text.length - 1);
+    return text;
   };
 
-  /** Text mode at `scan`: false to wait for more text. */
-  const stepText = (): boolean => {
-    const c = buffer.charAt(scan);
-    const lineStart = scan === 0 || buffer.charAt(scan - 1) === '\n';
-    if (MARKER_STARTS.has(c) || (lineStart && c === 't')) {
-      const found = matchAny(buffer, scan, lineStart ? [...MARKERS, ...LINE_MARKERS] : MARKERS);
-      if (found === 'partial') return false;
-      if (found === 'full') {
-        mode = { kind: 'held', start: scan };
-        return true;
-      }
+  /** A held block closed: show it unless it is a call, then carry on with `rest`. */
+  const settle = (block: string, rest: string): TextStep => {
+    if (isCall(block)) {
+      mode = { kind: 'held' };
+      return { out: '', rest: '' };
     }
-    if (c === '{' || c === '[') {
-      mode = { kind: 'region', start: scan, tracker: new BracketTracker() };
-      return true;
-    }
-    if (c === '`' || c === '~') {
-      const run = buffer.startsWith(c.repeat(3), scan);
-      if (!run && buffer.length - scan < 3 && c.repeat(buffer.length - scan) === buffer.slice(scan)) return false;
-      if (run) {
-        let end = scan;
-        while (buffer.charAt(end) === c) end += 1;
-        if (end === buffer.length) return false;
-        mode = { kind: 'fence', start: scan, marker: buffer.slice(scan, end), lineStart: -1, searched: end };
-        scan = end;
-        return true;
-      }
-    }
-    scan += 1;
-    return true;
+    mode = { kind: 'text' };
+    return { out: show(block), rest };
   };
 
-  /** Fence mode: looks for the closing line (or the inline closer on the opening line). */
-  const stepFence = (fence: { start: number; marker: string; lineStart: number; searched: number }): boolean => {
-    // Search only text not searched before: a long line streamed in many deltas stays linear.
-    const newline = buffer.indexOf('\n', fence.searched);
-    if (fence.lineStart < 0) {
-      const inlineClose = buffer.indexOf(fence.marker, Math.max(scan, fence.searched - fence.marker.length));
-      if (inlineClose >= 0 && (newline < 0 || inlineClose < newline)) {
-        resolve({ start: fence.start, end: inlineClose + fence.marker.length });
-        return true;
-      }
-    }
-    if (newline < 0) {
-      fence.searched = buffer.length;
-      return false;
-    }
-    fence.searched = newline + 1;
-    if (fence.lineStart < 0) {
-      fence.lineStart = newline + 1;
-      scan = newline + 1;
-      return true;
-    }
-    const line = buffer.slice(fence.lineStart, newline);
-    const close = FENCE_CLOSE_RE.exec(line);
-    if ((close?.[1] !== undefined && close[1].startsWith(fence.marker.slice(0, 3))) || (line.trimEnd().endsWith(fence.marker) && line.trim() !== '')) {
-      resolve({ start: fence.start, end: newline });
-      return true;
-    }
-    fence.lineStart = newline + 1;
-    scan = newline + 1;
-    return true;
-  };
-
-  const advance = (): void => {
-    while (scan < buffer.length) {
-      if (mode.kind === 'held') {
-        scan = buffer.length;
-        return;
-      }
-      if (mode.kind === 'region') {
-        const end = mode.tracker.feed(buffer, scan, buffer.length);
-        if (end < 0) {
-          scan = buffer.length;
-          return;
+  const scanText = (input: string): TextStep => {
+    window += input;
+    const text = window;
+    for (let i = 0; i < text.length; i += 1) {
+      const c = text.charAt(i);
+      const lineStart = (i === 0 ? previous : text.charAt(i - 1)) === '\n';
+      if (c === '<' || c === '[' || (lineStart && c === 't')) {
+        const found = matchMarker(text, i, lineStart ? LINE_MARKERS : MARKERS);
+        if (found === 'partial') {
+          window = text.slice(i);
+          return { out: show(text.slice(0, i)), rest: '' };
         }
-        resolve({ start: mode.start, end });
-        continue;
+        if (found === 'full') {
+          window = '';
+          const out = show(text.slice(0, i));
+          mode = { kind: 'held' };
+          return { out, rest: '' };
+        }
       }
-      if (!(mode.kind === 'fence' ? stepFence(mode) : stepText())) return;
+      if (c === '{' || c === '[') {
+        window = '';
+        const out = show(text.slice(0, i));
+        mode = { kind: 'region', parts: [], tracker: new BracketTracker() };
+        return { out, rest: text.slice(i) };
+      }
+      if (c === '`' || c === '~') {
+        const run = c.repeat(3);
+        if (text.length - i < 3 && run.startsWith(text.slice(i))) {
+          window = text.slice(i);
+          return { out: show(text.slice(0, i)), rest: '' };
+        }
+        if (text.startsWith(run, i)) {
+          window = '';
+          const out = show(text.slice(0, i));
+          mode = { kind: 'fence', parts: [], marker: run, skip: 3, firstLine: true, line: '' };
+          return { out, rest: text.slice(i) };
+        }
+      }
     }
+    window = '';
+    return { out: show(text), rest: '' };
   };
 
-  const safeEnd = (): number => (mode.kind === 'text' ? scan : mode.start);
+  const feedRegion = (region: { parts: string[]; tracker: BracketTracker }, input: string): TextStep => {
+    const end = region.tracker.feed(input, 0, input.length);
+    if (end < 0) {
+      region.parts.push(input);
+      return { out: '', rest: '' };
+    }
+    region.parts.push(input.slice(0, end));
+    return settle(region.parts.join(''), input.slice(end));
+  };
+
+  const feedFence = (fence: FenceState, input: string): TextStep => {
+    let pos = 0;
+    if (fence.skip > 0) {
+      pos = Math.min(fence.skip, input.length);
+      fence.skip -= pos;
+    }
+    while (pos < input.length) {
+      const newline = input.indexOf('\n', pos);
+      const lineEnd = newline < 0 ? input.length : newline;
+      if (fence.firstLine) {
+        // "```npm test```": the closer on the opening line ends an inline block.
+        const overlap = fence.line.slice(-2);
+        const inline = (overlap + input.slice(pos, lineEnd)).indexOf(fence.marker);
+        if (inline >= 0) {
+          const end = pos + inline - overlap.length + fence.marker.length;
+          fence.parts.push(input.slice(0, end));
+          return settle(fence.parts.join(''), input.slice(end));
+        }
+      }
+      fence.line += input.slice(pos, lineEnd);
+      if (newline < 0) break;
+      const line = fence.line;
+      const close = FENCE_CLOSE_RE.exec(line);
+      const closes = !fence.firstLine && ((close?.[1] !== undefined && close[1].startsWith(fence.marker)) || (line.trim() !== '' && line.trimEnd().endsWith(fence.marker)));
+      fence.line = '';
+      fence.firstLine = false;
+      if (closes) {
+        fence.parts.push(input.slice(0, newline));
+        return settle(fence.parts.join(''), input.slice(newline));
+      }
+      pos = newline + 1;
+    }
+    fence.parts.push(input);
+    return { out: '', rest: '' };
+  };
 
   return {
     push(delta: string): string {
-      buffer += delta;
-      advance();
-      const end = Math.max(emitted, safeEnd());
-      const out = buffer.slice(emitted, end);
-      emitted = end;
+      all.push(delta);
+      let out = '';
+      let input = delta;
+      // Each pass consumes input in one mode; a block that closes hands the rest to text mode.
+      while (input !== '' && mode.kind !== 'held') {
+        let step: TextStep;
+        if (mode.kind === 'text') step = scanText(input);
+        else if (mode.kind === 'region') step = feedRegion(mode, input);
+        else step = feedFence(mode, input);
+        out += step.out;
+        input = step.rest;
+      }
       return out;
     },
     end(): string {
-      if (emitted >= buffer.length) return '';
-      const { removed } = extractDetailed(buffer, { tools });
-      const sorted = [...removed].sort((a, b) => a.start - b.start);
+      const text = all.join('');
+      if (emitted >= text.length) return '';
+      const { removed } = extractDetailed(text, { tools });
       let out = '';
       let pos = emitted;
-      for (const span of sorted) {
+      for (const span of [...removed].sort((a, b) => a.start - b.start)) {
         if (span.end <= pos) continue;
-        if (span.start > pos) out += buffer.slice(pos, span.start);
+        if (span.start > pos) out += text.slice(pos, span.start);
         pos = Math.max(pos, span.end);
       }
-      out += buffer.slice(pos);
-      emitted = buffer.length;
+      out += text.slice(pos);
+      emitted = text.length;
+      mode = { kind: 'held' };
       return out;
     },
   };

@@ -34,8 +34,13 @@ export async function startProcess(options: {
   env?: Record<string, string>;
   ready: RegExp;
   timeoutMs?: number;
+  cwd?: string;
 }): Promise<StartedProcess & { match: RegExpMatchArray }> {
-  const child = spawn(options.command, options.args, { env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(options.command, options.args, {
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+  });
   let out = '';
   const match = await new Promise<RegExpMatchArray>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`process did not become ready within ${options.timeoutMs ?? 20000} ms; output:\n${out}`)), options.timeoutMs ?? 20000);
@@ -105,4 +110,17 @@ export async function runCli(args: string[], options: { env?: Record<string, str
     });
   });
   return { code, stdout, stderr };
+}
+
+/** Starts `toolgate serve` as a child process; resolves with its URL once it listens. */
+export async function startServe(options: { cwd: string; args?: string[]; env?: Record<string, string> }): Promise<StartedProcess & { url: string }> {
+  const started = await startProcess({
+    command: process.execPath,
+    args: [TOOLGATE_BIN, 'serve', '--port', '0', ...(options.args ?? [])],
+    env: { NO_COLOR: '1', OPENAI_API_KEY: '', OPENAI_BASE_URL: '', TOOLGATE_MODEL: '', ...options.env },
+    ready: /serving on (http:\/\/\S+)/,
+    timeoutMs: 30000,
+    cwd: options.cwd,
+  });
+  return { ...started, url: started.match[1] ?? '' };
 }

@@ -1,6 +1,6 @@
 import { scanRegion } from '../scanner.ts';
 import type { Envelope, Payload } from './envelope.ts';
-import { makeFinder } from './envelope.ts';
+import { DEFAULT_MAX_ENVELOPES, makeFinder } from './envelope.ts';
 
 /**
  * DeepSeek's special tokens (fullwidth bars, U+2581 as space; ASCII look-alikes
@@ -27,6 +27,8 @@ interface OpenCall {
 function tokens(text: string): Token[] {
   const out: Token[] = [];
   for (const m of text.matchAll(TOKEN_RE)) {
+    // Bounded: a flood of tokens is cut where the envelope cap would cut it anyway.
+    if (out.length >= 8 * DEFAULT_MAX_ENVELOPES) break;
     const kind: TokenKind = m[1] === undefined ? 'sep' : (`${m[1]}_${m[2] ?? ''}` as TokenKind);
     out.push({ kind, start: m.index, end: m.index + m[0].length });
   }
@@ -79,6 +81,7 @@ export function findDeepSeekCalls(text: string): Envelope[] {
     call = undefined;
   };
   for (const token of tokens(text)) {
+    if (envelopes.length >= DEFAULT_MAX_ENVELOPES) break;
     if (token.kind === 'calls_begin') {
       finish(token.start, token.start);
       flush(undefined, false);

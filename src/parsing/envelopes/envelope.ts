@@ -44,6 +44,12 @@ export interface Envelope {
 }
 
 /**
+ * More envelopes of one family than any real reply holds: a finder stops
+ * there, so a megabyte of `<tool_call>` costs the same as a few hundred.
+ */
+export const DEFAULT_MAX_ENVELOPES = 256;
+
+/**
  * `indexOf` for a needle searched again and again from increasing offsets:
  * the answer is cached while it is still ahead, so a closer that never comes
  * is searched for once, not once per opener (which would be quadratic).
@@ -56,6 +62,21 @@ export function makeFinder(text: string, needle: string): (from: number) => numb
     cachedFrom = from;
     cached = text.indexOf(needle, from);
     return cached;
+  };
+}
+
+/** One cached finder per needle, shared by all the nested parsers of one pass over a text. */
+export type Finders = (needle: string) => (from: number) => number;
+
+export function createFinders(text: string): Finders {
+  const cache = new Map<string, (from: number) => number>();
+  return (needle: string) => {
+    let finder = cache.get(needle);
+    if (finder === undefined) {
+      finder = makeFinder(text, needle);
+      cache.set(needle, finder);
+    }
+    return finder;
   };
 }
 

@@ -14,6 +14,9 @@ export interface Fence {
   closed: boolean;
 }
 
+/** More fences than any reply holds; past it the rest of the text is left unread. */
+export const DEFAULT_MAX_FENCES = 1024;
+
 const OPEN_RE = /^[ \t]*(`{3,}|~{3,})[ \t]*([\w+.#-]*)[ \t]*(.*)$/;
 const CLOSE_RE = /^[ \t]*(`{3,}|~{3,})[ \t]*$/;
 /** Models also open a fence after text on the same line ("Sure! ```json"). */
@@ -53,7 +56,7 @@ export function findFences(text: string): Fence[] {
   const fences: Fence[] = [];
   let open: OpenFence | undefined;
   let lineStart = 0;
-  while (lineStart <= text.length) {
+  while (lineStart <= text.length && fences.length < DEFAULT_MAX_FENCES) {
     const newline = text.indexOf('\n', lineStart);
     const lineEnd = newline < 0 ? text.length : newline;
     const line = text.slice(lineStart, lineEnd);

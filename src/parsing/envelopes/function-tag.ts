@@ -1,7 +1,8 @@
 import { scanRegion } from '../scanner.ts';
 import type { Span } from '../types.ts';
 import type { Envelope, Payload } from './envelope.ts';
-import { indexWithin, makeFinder, trimSpan } from './envelope.ts';
+import { createFinders, DEFAULT_MAX_ENVELOPES, indexWithin, trimSpan } from './envelope.ts';
+import type { Finders } from './envelope.ts';
 import { parseQwenParameters } from './xml-params.ts';
 
 /**
@@ -23,12 +24,12 @@ export interface FunctionTagCall {
 }
 
 /** Reads every `<function=…>` inside `range`. */
-export function parseFunctionTags(text: string, range: Span): FunctionTagCall[] {
-  const findOpen = makeFinder(text, OPEN);
-  const findClose = makeFinder(text, CLOSE);
+export function parseFunctionTags(text: string, range: Span, finders: Finders = createFinders(text)): FunctionTagCall[] {
+  const findOpen = finders(OPEN);
+  const findClose = finders(CLOSE);
   const calls: FunctionTagCall[] = [];
   let pos = range.start;
-  while (pos < range.end) {
+  while (pos < range.end && calls.length < DEFAULT_MAX_ENVELOPES) {
     const open = findOpen(pos);
     if (open < 0 || open >= range.end) break;
     const gt = indexWithin(text, '>', open + OPEN.length, MAX_NAME_LENGTH);
@@ -51,7 +52,7 @@ export function parseFunctionTags(text: string, range: Span): FunctionTagCall[] 
     let xml = false;
     if (text.startsWith('<parameter=', body.start)) {
       xml = true;
-      const parsed = parseQwenParameters(text, body);
+      const parsed = parseQwenParameters(text, body, finders);
       const reachesEnd = !closed && bodyEnd === text.length && (parsed.reachesEnd || Object.keys(parsed.args).length === 0);
       payload = { kind: 'named', name, args: { kind: 'object', value: parsed.args }, span: { start: open, end }, reachesEnd };
     } else if (text.charAt(body.start) === '{') {

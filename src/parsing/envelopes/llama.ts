@@ -1,6 +1,6 @@
 import { looksPythonic } from '../pythonic.ts';
 import type { Envelope } from './envelope.ts';
-import { makeFinder, trimSpan } from './envelope.ts';
+import { DEFAULT_MAX_ENVELOPES, makeFinder, trimSpan } from './envelope.ts';
 import { scanJsonSequence } from './json-sequence.ts';
 
 /**
@@ -17,7 +17,7 @@ export function findLlamaCalls(text: string): Envelope[] {
   const findEnds = ENDS.map((end) => ({ token: end, find: makeFinder(text, end) }));
   const envelopes: Envelope[] = [];
   let pos = 0;
-  while (true) {
+  while (envelopes.length < DEFAULT_MAX_ENVELOPES) {
     const tag = findTag(pos);
     if (tag < 0) break;
     const contentStart = tag + TAG.length;

@@ -1,6 +1,7 @@
 import type { Span } from '../types.ts';
 import type { Envelope, Payload } from './envelope.ts';
-import { indexWithin, makeFinder, trimSpan } from './envelope.ts';
+import { createFinders, DEFAULT_MAX_ENVELOPES, indexWithin, trimSpan } from './envelope.ts';
+import type { Finders } from './envelope.ts';
 import { attributeValue, parseMinimaxParameters } from './xml-params.ts';
 
 /**
@@ -13,12 +14,12 @@ const CLOSE = '</minimax:tool_call>';
 const MAX_HEAD_LENGTH = 300;
 
 /** Reads every `<invoke name=…>` inside `range`. */
-export function parseInvokes(text: string, range: Span): Payload[] {
-  const findInvoke = makeFinder(text, '<invoke');
-  const findInvokeClose = makeFinder(text, '</invoke>');
+export function parseInvokes(text: string, range: Span, finders: Finders = createFinders(text)): Payload[] {
+  const findInvoke = finders('<invoke');
+  const findInvokeClose = finders('</invoke>');
   const payloads: Payload[] = [];
   let pos = range.start;
-  while (pos < range.end) {
+  while (pos < range.end && payloads.length < DEFAULT_MAX_ENVELOPES) {
     const open = findInvoke(pos);
     if (open < 0 || open >= range.end) break;
     const gt = indexWithin(text, '>', open + '<invoke'.length, MAX_HEAD_LENGTH);
@@ -39,7 +40,7 @@ export function parseInvokes(text: string, range: Span): Payload[] {
     if (name === undefined || name === '') {
       payloads.push({ kind: 'malformed', span, message: 'An <invoke> tag has no name="…" attribute' });
     } else {
-      const params = parseMinimaxParameters(text, trimSpan(text, { start: bodyStart, end: bodyEnd }));
+      const params = parseMinimaxParameters(text, trimSpan(text, { start: bodyStart, end: bodyEnd }), finders);
       const reachesEnd = !closed && bodyEnd === text.length && (params.reachesEnd || Object.keys(params.args).length === 0);
       payloads.push({ kind: 'named', name, args: { kind: 'object', value: params.args }, span, reachesEnd });
     }
@@ -49,11 +50,12 @@ export function parseInvokes(text: string, range: Span): Payload[] {
 }
 
 export function findMinimaxCalls(text: string): Envelope[] {
-  const findOpen = makeFinder(text, OPEN);
-  const findClose = makeFinder(text, CLOSE);
+  const finders = createFinders(text);
+  const findOpen = finders(OPEN);
+  const findClose = finders(CLOSE);
   const envelopes: Envelope[] = [];
   let pos = 0;
-  while (true) {
+  while (envelopes.length < DEFAULT_MAX_ENVELOPES) {
     const open = findOpen(pos);
     if (open < 0) break;
     const contentStart = open + OPEN.length;
@@ -64,7 +66,7 @@ export function findMinimaxCalls(text: string): Envelope[] {
     if (next >= 0 && next < contentEnd) contentEnd = next;
     const closed = contentEnd === close;
     const end = closed ? close + CLOSE.length : contentEnd;
-    const payloads = parseInvokes(text, { start: contentStart, end: contentEnd });
+    const payloads = parseInvokes(text, { start: contentStart, end: contentEnd }, finders);
     if (payloads.length === 0 && closed) {
       payloads.push({ kind: 'malformed', span: { start: open, end }, message: 'The <minimax:tool_call> block holds no <invoke name="…"> tag' });
     }

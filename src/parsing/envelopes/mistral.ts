@@ -1,6 +1,6 @@
 import { scanRegion } from '../scanner.ts';
 import type { Envelope, Payload } from './envelope.ts';
-import { makeFinder, skipSpace } from './envelope.ts';
+import { DEFAULT_MAX_ENVELOPES, makeFinder, skipSpace } from './envelope.ts';
 import { scanJsonSequence } from './json-sequence.ts';
 
 /**
@@ -25,7 +25,7 @@ export function findMistralCalls(text: string): Envelope[] {
   const findMarker = makeFinder(text, MARKER);
   const envelopes: Envelope[] = [];
   let pos = 0;
-  while (true) {
+  while (envelopes.length < DEFAULT_MAX_ENVELOPES) {
     const marker = findMarker(pos);
     if (marker < 0) break;
     const start = skipSpace(text, marker + MARKER.length);

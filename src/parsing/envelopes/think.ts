@@ -1,4 +1,5 @@
 import type { Span } from '../types.ts';
+import { DEFAULT_MAX_ENVELOPES } from './envelope.ts';
 
 /**
  * Reasoning blocks (`<think>…</think>`, Qwen3, DeepSeek-R1). A model plans
@@ -20,6 +21,11 @@ export function findThinkBlocks(text: string): Span[] {
     pos = firstClose + CLOSE.length;
   }
   while (true) {
+    if (blocks.length >= DEFAULT_MAX_ENVELOPES) {
+      // A flood of reasoning blocks: treat the rest as reasoning too.
+      blocks.push({ start: pos, end: text.length });
+      break;
+    }
     const open = text.indexOf(OPEN, pos);
     if (open < 0) break;
     const close = text.indexOf(CLOSE, open + OPEN.length);

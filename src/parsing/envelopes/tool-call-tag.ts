@@ -1,7 +1,8 @@
 import { looksPythonic } from '../pythonic.ts';
 import type { Span } from '../types.ts';
 import type { Envelope, EnvelopeFamily, Payload } from './envelope.ts';
-import { makeFinder, skipSpace, trimSpan } from './envelope.ts';
+import { createFinders, DEFAULT_MAX_ENVELOPES, skipSpace, trimSpan } from './envelope.ts';
+import type { Finders } from './envelope.ts';
 import { parseFunctionTags } from './function-tag.ts';
 import { scanJsonSequence } from './json-sequence.ts';
 import { parseInvokes } from './minimax.ts';
@@ -31,7 +32,7 @@ interface Content {
 }
 
 /** Reads a tag's content; undefined when an unclosed tag holds nothing recognisable (prose). */
-function readContent(text: string, content: Content): Envelope | undefined {
+function readContent(text: string, content: Content, finders: Finders): Envelope | undefined {
   const body = trimSpan(text, content.span);
   const reachesTextEnd = !content.closed && content.span.end === text.length;
   const envelope = (family: EnvelopeFamily, payloads: Payload[], end = content.end): Envelope => ({
@@ -47,7 +48,7 @@ function readContent(text: string, content: Content): Envelope | undefined {
     return envelope('tool_call_tag', [{ kind: 'malformed', span: body, message: 'The <tool_call> block is empty' }]);
   }
   if (first === '{' || first === '[' || text.startsWith('```', body.start)) {
-    const jsonStart = first === '{' || first === '[' ? body.start : text.indexOf('{', body.start);
+    const jsonStart = first === '{' || first === '[' ? body.start : finders('{')(body.start);
     if (!content.closed && jsonStart >= 0 && jsonStart < body.end) {
       // Unclosed: the call ends where its JSON does; what follows is prose again.
       const sequence = scanJsonSequence(text, jsonStart, body.end);
@@ -55,11 +56,12 @@ function readContent(text: string, content: Content): Envelope | undefined {
     }
     return envelope('tool_call_tag', [{ kind: 'json', span: body }]);
   }
-  if (text.slice(body.start, body.end).includes('<function=')) {
-    const calls = parseFunctionTags(text, body);
+  const fn = finders('<function=')(body.start);
+  if (fn >= 0 && fn < body.end) {
+    const calls = parseFunctionTags(text, body, finders);
     return envelope('qwen3_coder', calls.map((call) => call.payload));
   }
-  if (text.startsWith('<invoke', body.start)) return envelope('minimax', parseInvokes(text, body));
+  if (text.startsWith('<invoke', body.start)) return envelope('minimax', parseInvokes(text, body, finders));
   const lineEnd = firstStop(text, body);
   const name = text.slice(body.start, lineEnd).trim();
   const afterName = skipSpace(text, lineEnd, body.end);
@@ -71,7 +73,7 @@ function readContent(text: string, content: Content): Envelope | undefined {
     return envelope('glm', [{ kind: 'named', name, args, span: { start: content.open, end }, reachesEnd: !region.closed && reachesTextEnd }], end);
   }
   if (GLM_NAME_RE.test(name) && (lineEnd === body.end || text.startsWith('<arg_key>', afterName))) {
-    const parsed = parseGlmArguments(text, { start: lineEnd, end: body.end });
+    const parsed = parseGlmArguments(text, { start: lineEnd, end: body.end }, finders);
     const reachesEnd = reachesTextEnd && (parsed.reachesEnd || Object.keys(parsed.args).length === 0);
     const args = lineEnd === body.end ? { kind: 'none' as const } : { kind: 'object' as const, value: parsed.args };
     return envelope('glm', [{ kind: 'named', name, args, span: { start: content.open, end: content.end }, reachesEnd }]);
@@ -93,10 +95,11 @@ function firstStop(text: string, body: Span): number {
 export function findToolCallTags(text: string): Envelope[] {
   const envelopes: Envelope[] = [];
   for (const tag of TAGS) {
-    const findOpen = makeFinder(text, tag.open);
-    const findClosers = tag.closers.map((closer) => ({ closer, find: makeFinder(text, closer) }));
+    const finders = createFinders(text);
+    const findOpen = finders(tag.open);
+    const findClosers = tag.closers.map((closer) => ({ closer, find: finders(closer) }));
     let pos = 0;
-    while (true) {
+    while (envelopes.length < DEFAULT_MAX_ENVELOPES) {
       const open = findOpen(pos);
       if (open < 0) break;
       const contentStart = open + tag.open.length;
@@ -118,7 +121,7 @@ export function findToolCallTags(text: string): Envelope[] {
         end = next;
         closed = true;
       }
-      const envelope = readContent(text, { open, span: { start: contentStart, end: contentEnd }, closed, end });
+      const envelope = readContent(text, { open, span: { start: contentStart, end: contentEnd }, closed, end }, finders);
       if (envelope !== undefined) envelopes.push(envelope);
       pos = envelope === undefined ? contentStart : Math.max(envelope.span.end, contentStart);
     }

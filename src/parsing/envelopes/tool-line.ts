@@ -1,5 +1,6 @@
 import { scanRegion } from '../scanner.ts';
 import type { Envelope } from './envelope.ts';
+import { DEFAULT_MAX_ENVELOPES } from './envelope.ts';
 
 /**
  * The line form `tool:name {json}` (seed 003's orchestrator asks for it): at
@@ -13,6 +14,7 @@ export function findToolLines(text: string): Envelope[] {
   const envelopes: Envelope[] = [];
   let resumeAt = 0;
   for (const match of text.matchAll(LINE_RE)) {
+    if (envelopes.length >= DEFAULT_MAX_ENVELOPES) break;
     if (match.index < resumeAt) continue;
     const name = match[1] ?? '';
     const after = match.index + match[0].length;

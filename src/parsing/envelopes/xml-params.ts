@@ -1,6 +1,7 @@
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import { setJsonKey } from '../lenient-json.ts';
-import { indexWithin, makeFinder } from './envelope.ts';
+import { createFinders, indexWithin } from './envelope.ts';
+import type { Finders } from './envelope.ts';
 
 /**
  * Argument tags of the XML-ish call formats: Qwen3-Coder `<parameter=k>v</parameter>`,
@@ -55,11 +56,11 @@ interface TagSyntax {
   stops: readonly string[];
 }
 
-function parseTagged(text: string, range: { start: number; end: number }, syntax: TagSyntax): XmlArgs {
+function parseTagged(text: string, range: { start: number; end: number }, syntax: TagSyntax, finders: Finders): XmlArgs {
   const args: JsonObject = {};
-  const findOpen = makeFinder(text, syntax.open);
-  const findClose = makeFinder(text, syntax.close);
-  const stops = syntax.stops.map((stop) => makeFinder(text, stop));
+  const findOpen = finders(syntax.open);
+  const findClose = finders(syntax.close);
+  const stops = syntax.stops.map((stop) => finders(stop));
   let pos = range.start;
   let reachesEnd = false;
   while (pos < range.end) {
@@ -90,31 +91,31 @@ function stripQuotes(name: string): string {
 }
 
 /** Qwen3-Coder: `<parameter=city>\nParis\n</parameter>` (the closer is sometimes left out). */
-export function parseQwenParameters(text: string, range: { start: number; end: number }): XmlArgs {
+export function parseQwenParameters(text: string, range: { start: number; end: number }, finders: Finders = createFinders(text)): XmlArgs {
   return parseTagged(text, range, {
     open: '<parameter=',
     close: '</parameter>',
     key: stripQuotes,
     stops: ['</function>', '</tool_call>'],
-  });
+  }, finders);
 }
 
 /** MiniMax: `<parameter name="city">Paris</parameter>`. */
-export function parseMinimaxParameters(text: string, range: { start: number; end: number }): XmlArgs {
+export function parseMinimaxParameters(text: string, range: { start: number; end: number }, finders: Finders = createFinders(text)): XmlArgs {
   return parseTagged(text, range, {
     open: '<parameter',
     close: '</parameter>',
     key: (head) => attributeValue(head, 'name'),
     stops: ['</invoke>'],
-  });
+  }, finders);
 }
 
 /** GLM-4.5: `<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>`. */
-export function parseGlmArguments(text: string, range: { start: number; end: number }): XmlArgs {
+export function parseGlmArguments(text: string, range: { start: number; end: number }, finders: Finders = createFinders(text)): XmlArgs {
   const args: JsonObject = {};
-  const findKey = makeFinder(text, '<arg_key>');
-  const findValue = makeFinder(text, '<arg_value>');
-  const findValueClose = makeFinder(text, '</arg_value>');
+  const findKey = finders('<arg_key>');
+  const findValue = finders('<arg_value>');
+  const findValueClose = finders('</arg_value>');
   let pos = range.start;
   let reachesEnd = false;
   while (pos < range.end) {

@@ -1,0 +1,123 @@
+import { Toolgate } from '../app/toolgate.ts';
+import { RunManager } from '../app/run-manager.ts';
+import { apiKeysFromSettings } from '../app/api-keys.ts';
+import { DEFAULT_STORE, openStore } from '../app/open-store.ts';
+import { loadConfig } from '../config/load-config.ts';
+import { resolveSettings, type Settings } from '../config/resolve-settings.ts';
+import { startHttpServer } from '../server/index.ts';
+import { EXIT, optionalString, parseFlags, usageError, type CliIO } from './cli-io.ts';
+import { DEMO_SCRIPT, DEMO_SERVER } from './demo-command.ts';
+
+export const DEFAULT_SERVE_PORT = 8787;
+
+const SERVE_FLAGS = {
+  config: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  store: { type: 'string' },
+  mcp: { type: 'string', multiple: true },
+  model: { type: 'string', short: 'm' },
+  'base-url': { type: 'string' },
+  'api-key': { type: 'string' },
+  concurrency: { type: 'string' },
+  demo: { type: 'boolean' },
+  verbose: { type: 'boolean' },
+} as const;
+
+/**
+ * `toolgate serve`: the runs API (HTTP + SSE) on a durable store. Runs that
+ * were interrupted by a stop or a crash are resumed from their logs at start.
+ * SIGTERM/SIGINT: stop taking runs, let running ones reach a safe point, close
+ * MCP servers and the store.
+ */
+export async function serveCommand(args: readonly string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseFlags(args, SERVE_FLAGS);
+  if (positionals.length > 0) throw usageError(`toolgate serve takes no arguments (got ${positionals.join(' ')})`);
+  const configFile = optionalString(values, 'config');
+  const { config } = loadConfig({ cwd: io.cwd, env: io.env, ...(configFile === undefined ? {} : { file: configFile }) });
+  const model = optionalString(values, 'model');
+  const baseUrl = optionalString(values, 'base-url');
+  const apiKey = optionalString(values, 'api-key');
+  let settings = resolveSettings(
+    config,
+    {
+      mcp: Array.isArray(values['mcp']) ? (values['mcp'] as string[]) : [],
+      ...(model === undefined ? {} : { model }),
+      ...(baseUrl === undefined ? {} : { baseUrl }),
+      ...(apiKey === undefined ? {} : { apiKey }),
+    },
+    io.env,
+  );
+  const demo = values['demo'] === true;
+  if (demo) settings = withDemoDefaults(settings);
+  const port = portFrom(optionalString(values, 'port')) ?? settings.server.port ?? DEFAULT_SERVE_PORT;
+  const host = optionalString(values, 'host') ?? settings.server.host ?? '127.0.0.1';
+  const storeSpec = optionalString(values, 'store') ?? settings.server.store ?? DEFAULT_STORE;
+  const concurrencyFlag = optionalString(values, 'concurrency');
+  const concurrency = concurrencyFlag === undefined ? settings.server.concurrency : positive(concurrencyFlag, '--concurrency');
+
+  const store = await openStore(storeSpec, { cwd: io.cwd, ...(settings.server.sqliteSynchronous === undefined ? {} : { synchronous: settings.server.sqliteSynchronous }) });
+  const verbose = values['verbose'] === true;
+  const toolgate = new Toolgate({
+    settings,
+    store,
+    cwd: io.cwd,
+    ...(verbose ? { onServerStderr: (server: string, line: string) => io.stderr.write(`[${server}] ${line}\n`) } : {}),
+  });
+  const log = (message: string) => io.stderr.write(`toolgate: ${message}\n`);
+  const manager = new RunManager({ toolgate, ...(concurrency === undefined ? {} : { concurrency }), onError: log });
+  try {
+    const apiKeys = apiKeysFromSettings(settings);
+    const http = await startHttpServer({
+      service: manager,
+      store,
+      apiKeys,
+      host,
+      port,
+      ...(settings.server.heartbeatMs === undefined ? {} : { heartbeatMs: settings.server.heartbeatMs }),
+      ...(settings.server.sseBufferLimitBytes === undefined ? {} : { sseBufferLimitBytes: settings.server.sseBufferLimitBytes }),
+      ...(verbose ? { log: (entry) => io.stderr.write(`${JSON.stringify(entry)}\n`) } : {}),
+    });
+    const recovered = await manager.recover();
+    io.stdout.write(`toolgate serving on ${http.url}  (store ${storeSpec}, model ${settings.model ?? 'none: pass "model" per run'})\n`);
+    if (apiKeys.length === 0) log(`no API keys configured: listening on loopback only (${host}); add tenants.<id>.apiKeys to accept other machines`);
+    if (recovered.length > 0) log(`resuming ${recovered.length} interrupted run(s): ${recovered.join(', ')}`);
+    if (demo && settings.model?.startsWith('scripted:') === true) {
+      log('demo: the model is SCRIPTED (examples/demo/demo-script.json), the power-exchange tools are real. Use a real model with --model openai:<model> or model: in toolgate.yaml.');
+    }
+    io.stdout.write(`  try: curl -N -X POST '${http.url}/v1/runs?stream=true' -H 'content-type: application/json' -d '{"input":"How is the market?"}'\n`);
+
+    await waitForStop(io.signal);
+    log('stopping: no new runs; letting running steps reach a safe point');
+    const graceMs = settings.server.shutdownGraceMs ?? 10_000;
+    await Promise.all([http.close({ graceMs }), manager.shutdown({ graceMs })]);
+    return EXIT.ok;
+  } finally {
+    await toolgate.close();
+  }
+}
+
+/** The demo: the power-exchange example and the scripted demo model, unless configured otherwise. */
+export function withDemoDefaults(settings: Settings): Settings {
+  const servers = Object.keys(settings.servers).length > 0 ? settings.servers : { 'power-exchange': { command: process.execPath, args: [DEMO_SERVER] } };
+  return { ...settings, servers, model: settings.model ?? `scripted:${DEMO_SCRIPT}` };
+}
+
+function waitForStop(signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return new Promise(() => undefined);
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+function portFrom(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw usageError(`--port must be 0–65535, got "${value}"`);
+  return n;
+}
+
+function positive(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw usageError(`${flag} must be a positive integer, got "${value}"`);
+  return n;
+}

@@ -1,0 +1,126 @@
+import type { IncomingMessage } from 'node:http';
+import { ToolgateError } from '../core/errors.ts';
+import { HttpError } from './respond.ts';
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+export interface ReadJsonBodyOptions {
+  maxBytes?: number;
+}
+
+/**
+ * Reads a JSON request body. Returns undefined for an empty body (whatever its
+ * content type), so routes decide whether a body is required.
+ * 413 past maxBytes, 415 for a body that is not declared JSON, 400 with the
+ * position of the first error for JSON that does not parse.
+ */
+export async function readJsonBody(req: IncomingMessage, options: ReadJsonBodyOptions = {}): Promise<unknown> {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const declared = Number(req.headers['content-length'] ?? Number.NaN);
+  if (declared > maxBytes || declared === 0) {
+    req.resume();
+    if (declared === 0) return undefined;
+    throw tooLarge(maxBytes);
+  }
+
+  const raw = await collect(req, maxBytes);
+  if (raw.length === 0) return undefined;
+
+  if (!isJsonContentType(req.headers['content-type'])) {
+    throw new HttpError({
+      status: 415,
+      code: 'usage',
+      message: `unsupported Content-Type "${req.headers['content-type'] ?? '(none)'}": send the body as JSON with "Content-Type: application/json"`,
+    });
+  }
+  const text = raw.toString('utf8');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new ToolgateError('usage', describeJsonError(text, error));
+  }
+}
+
+export function isJsonContentType(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  const type = header.split(';')[0]?.trim().toLowerCase() ?? '';
+  return type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type);
+}
+
+/**
+ * Past the limit the rest is read and dropped rather than left unread: a client
+ * still sending would otherwise never see the 413.
+ */
+function collect(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > maxBytes) {
+        failed = true;
+        chunks.length = 0;
+        reject(tooLarge(maxBytes));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.once('end', () => {
+      if (!failed) resolve(Buffer.concat(chunks));
+    });
+    req.once('error', reject);
+  });
+}
+
+function tooLarge(maxBytes: number): HttpError {
+  // The connection is not reused: what the client still sends is thrown away.
+  return new HttpError({
+    status: 413,
+    code: 'usage',
+    message: `request body is larger than ${maxBytes} bytes`,
+    headers: { Connection: 'close' },
+  });
+}
+
+/** "request body is not valid JSON at line 2, column 5 (position 9): Unexpected token …" */
+function describeJsonError(text: string, error: unknown): string {
+  const raw = error instanceof Error ? error.message : String(error);
+  // V8 sometimes reports a position and sometimes only quotes the input back: find it ourselves.
+  const reported = /at position (\d+)/.exec(raw)?.[1];
+  const position = reported === undefined ? firstErrorPosition(text) : Number(reported);
+  const reason = raw.replace(/, .* is not valid JSON$/s, '').replace(/ at position \d+.*$/s, '').replace(/ in JSON$/, '');
+  const before = text.slice(0, position);
+  const line = before.split('\n').length;
+  const column = position - before.lastIndexOf('\n');
+  return `request body is not valid JSON at line ${line}, column ${column} (position ${position}): ${reason}`;
+}
+
+/**
+ * Where parsing first goes wrong: the shortest prefix that is neither valid
+ * JSON nor merely incomplete. Being a viable prefix only ever stops once, so a
+ * binary search over prefix lengths finds it (this runs only on the error path).
+ */
+function firstErrorPosition(text: string): number {
+  let lo = 0;
+  let hi = text.length;
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi + 1) / 2);
+    if (isViablePrefix(text.slice(0, mid))) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** Valid, or only cut short: the parser ran out of input rather than meeting a wrong character. */
+function isViablePrefix(prefix: string): boolean {
+  try {
+    JSON.parse(prefix);
+    return true;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : '';
+    const at = /at position (\d+)/.exec(message)?.[1];
+    return message.startsWith('Unexpected end of JSON input') || (at !== undefined && Number(at) >= prefix.length);
+  }
+}

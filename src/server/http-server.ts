@@ -1,0 +1,183 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { ToolgateError } from '../core/errors.ts';
+import { createAuthenticator } from './auth.ts';
+import { DEFAULT_MAX_BODY_BYTES } from './body.ts';
+import { HttpError, sendError } from './respond.ts';
+import { ROUTES } from './route-table.ts';
+import { matchRoute } from './router.ts';
+import type { HttpServerOptions, ServerState } from './server-context.ts';
+import { DEFAULT_HEARTBEAT_MS, DEFAULT_SSE_BUFFER_LIMIT } from './sse-writer.ts';
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 8787;
+/** How long close() waits for requests in flight before dropping their connections. */
+export const DEFAULT_CLOSE_GRACE_MS = 10_000;
+
+/** Routes that answer during shutdown: load balancers must see the server go. */
+const ANSWERED_WHILE_CLOSING = new Set(['/healthz', '/readyz']);
+
+export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+export interface StartHttpServerOptions extends HttpServerOptions {
+  host?: string;
+  /** 0: a free port. */
+  port?: number;
+}
+
+export interface RunningHttpServer {
+  /** e.g. "http://127.0.0.1:8787" */
+  url: string;
+  server: Server;
+  /** Stops accepting, ends SSE streams (clients resume with Last-Event-ID), waits up to graceMs for requests in flight. */
+  close(options?: { graceMs?: number }): Promise<void>;
+}
+
+/** The runs API as a plain node:http request listener. */
+export function createHttpHandler(options: HttpServerOptions): HttpHandler {
+  return createServerHandler(options).handle;
+}
+
+export async function startHttpServer(options: StartHttpServerOptions): Promise<RunningHttpServer> {
+  const host = options.host ?? DEFAULT_HOST;
+  if (options.apiKeys.length === 0 && !isLoopbackHost(host)) {
+    throw new ToolgateError(
+      'usage',
+      `no API keys configured: refusing to listen on ${host}; configure tenants.<id>.apiKeys or bind to 127.0.0.1`,
+    );
+  }
+  const { handle, state } = createServerHandler(options);
+  const server = createServer(handle);
+  const idle = trackIdleSockets(server, state);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? DEFAULT_PORT, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  let closing: Promise<void> | undefined;
+  const close = async (closeOptions: { graceMs?: number } = {}): Promise<void> => {
+    closing ??= shutdown({ server, state, idle, graceMs: closeOptions.graceMs ?? DEFAULT_CLOSE_GRACE_MS });
+    return closing;
+  };
+  return { url: `http://${hostPart}:${address.port}`, server, close };
+}
+
+/** True for names that only this machine can reach: localhost, 127.0.0.0/8, ::1. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (bare === 'localhost' || bare.endsWith('.localhost')) return true;
+  if (bare === '::1' || /^(0:){7}1$/.test(bare)) return true;
+  const v4 = bare.startsWith('::ffff:') ? bare.slice('::ffff:'.length) : bare;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
+}
+
+function createServerHandler(options: HttpServerOptions): { handle: HttpHandler; state: ServerState } {
+  const log = options.log ?? (() => {});
+  const state: ServerState = {
+    service: options.service,
+    store: options.store,
+    heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    sseBufferLimitBytes: options.sseBufferLimitBytes ?? DEFAULT_SSE_BUFFER_LIMIT,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    log,
+    streams: new Set(),
+    closing: false,
+  };
+  const authenticate = createAuthenticator(options.apiKeys);
+
+  const dispatch = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const method = req.method ?? 'GET';
+    const target = req.url ?? '/';
+    const started = performance.now();
+    res.once('finish', () => {
+      const ms = Math.round(performance.now() - started);
+      log({ level: 'info', msg: 'request', method, path: target.split('?')[0], status: res.statusCode, ms });
+    });
+    try {
+      if (!target.startsWith('/')) throw new ToolgateError('not_found', `no route for ${method} ${target}`);
+      const url = new URL(`http://localhost${target}`);
+      const match = matchRoute(ROUTES, method, url.pathname);
+      if (match.kind === 'not_found') {
+        throw new ToolgateError('not_found', `no route for ${method} ${url.pathname} (the API is described at /openapi.json)`);
+      }
+      if (match.kind === 'method_not_allowed') {
+        const allow = match.allow.join(', ');
+        throw new HttpError({ status: 405, code: 'usage', message: `${method} is not allowed on ${url.pathname}; use ${allow}`, headers: { Allow: allow } });
+      }
+      if (state.closing) {
+        res.setHeader('Connection', 'close');
+        if (!ANSWERED_WHILE_CLOSING.has(match.route.path)) {
+          throw new ToolgateError('shutting_down', 'the server is shutting down; retry on another instance or in a moment');
+        }
+      }
+      const caller = match.route.auth ? authenticate(req.headers) : {};
+      await match.route.handler({ req, res, url, params: match.params, caller, state });
+    } catch (error) {
+      if (res.headersSent) {
+        log({ level: 'error', msg: 'request failed after the response started', method, path: target, error: String(error) });
+        res.destroy();
+        return;
+      }
+      const response = sendError(res, error);
+      if (response.status >= 500) {
+        log({ level: 'error', msg: 'request failed', method, path: target, status: response.status, error: describe(error) });
+      }
+    }
+  };
+
+  const handle: HttpHandler = (req, res) => {
+    void dispatch(req, res);
+  };
+  return { handle, state };
+}
+
+/**
+ * Requests in flight per connection. Node's closeIdleConnections() skips a
+ * connection that never sent a request (clients open spare ones), and one that
+ * finishes its response after close() began would wait for its keep-alive
+ * timeout: both are ended here instead.
+ */
+function trackIdleSockets(server: Server, state: ServerState): { endIdle(): void } {
+  const inFlight = new Map<Socket, number>();
+  server.on('connection', (socket: Socket) => {
+    inFlight.set(socket, 0);
+    socket.once('close', () => inFlight.delete(socket));
+  });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+    res.once('close', () => {
+      const left = (inFlight.get(socket) ?? 1) - 1;
+      inFlight.set(socket, left);
+      if (left === 0 && state.closing) socket.end();
+    });
+  });
+  return {
+    endIdle: () => {
+      for (const [socket, count] of inFlight) if (count === 0) socket.end();
+    },
+  };
+}
+
+async function shutdown(options: { server: Server; state: ServerState; idle: { endIdle(): void }; graceMs: number }): Promise<void> {
+  const { server, state } = options;
+  state.closing = true;
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  for (const stream of [...state.streams]) stream.close();
+  options.idle.endIdle();
+  const timer = setTimeout(() => server.closeAllConnections(), options.graceMs);
+  try {
+    await closed;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}

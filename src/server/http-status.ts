@@ -1,0 +1,42 @@
+import type { ErrorCode } from '../core/errors.ts';
+
+/**
+ * The one table from error codes to HTTP statuses. `satisfies Record<ErrorCode, …>`
+ * makes a new code in core/errors.ts a type error here until it is given a status.
+ * Codes a run or a tool result carries (max_steps, tool_*) never reach a response
+ * on their own; when one does, something went wrong on our side: 500.
+ */
+export const HTTP_STATUS_BY_CODE = {
+  usage: 400,
+  // config_invalid reaches HTTP only for request bodies that break a schema.
+  config_invalid: 400,
+  unauthorized: 401,
+  not_found: 404,
+  conflict: 409,
+  idempotency_mismatch: 422,
+  overloaded: 429,
+  internal: 500,
+  shutting_down: 503,
+  // The model API is an upstream: its failures are gateway errors.
+  model_auth: 502,
+  model_not_found: 502,
+  model_bad_request: 502,
+  model_rate_limited: 502,
+  model_unavailable: 502,
+  model_error: 502,
+  model_timeout: 504,
+  max_steps: 500,
+  cancelled: 500,
+  unparseable_tool_call: 500,
+  tool_error: 500,
+  tool_timeout: 500,
+  tool_unavailable: 500,
+  tool_not_found: 500,
+  invalid_arguments: 500,
+  denied: 500,
+  rejected: 500,
+} as const satisfies Record<ErrorCode, number>;
+
+export function httpStatusFor(code: ErrorCode): number {
+  return HTTP_STATUS_BY_CODE[code];
+}

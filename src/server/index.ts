@@ -1,0 +1,17 @@
+export type { ApiKeyEntry } from './auth.ts';
+export { DEFAULT_MAX_BODY_BYTES } from './body.ts';
+export {
+  createHttpHandler,
+  startHttpServer,
+  isLoopbackHost,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  DEFAULT_CLOSE_GRACE_MS,
+  type HttpHandler,
+  type RunningHttpServer,
+  type StartHttpServerOptions,
+} from './http-server.ts';
+export { HTTP_STATUS_BY_CODE, httpStatusFor } from './http-status.ts';
+export { buildOpenApiDocument } from './openapi.ts';
+export type { HttpServerOptions, LogEntry } from './server-context.ts';
+export { DEFAULT_HEARTBEAT_MS, DEFAULT_SSE_BUFFER_LIMIT } from './sse-writer.ts';

@@ -1,0 +1,19 @@
+import type { Route } from './router.ts';
+import { getRunEvents } from './routes/events.ts';
+import { healthz, listTools, openApi, readyz } from './routes/misc.ts';
+import { cancelRun, createRun, getRun, listRuns, submitInput } from './routes/runs.ts';
+import type { RouteHandler } from './server-context.ts';
+
+/** Every endpoint of the runs API. openapi.ts describes each one (a test keeps them in step). */
+export const ROUTES: readonly Route<RouteHandler>[] = [
+  { method: 'POST', path: '/v1/runs', auth: true, handler: createRun },
+  { method: 'GET', path: '/v1/runs', auth: true, handler: listRuns },
+  { method: 'GET', path: '/v1/runs/{id}', auth: true, handler: getRun },
+  { method: 'GET', path: '/v1/runs/{id}/events', auth: true, handler: getRunEvents },
+  { method: 'POST', path: '/v1/runs/{id}/input', auth: true, handler: submitInput },
+  { method: 'POST', path: '/v1/runs/{id}/cancel', auth: true, handler: cancelRun },
+  { method: 'GET', path: '/v1/tools', auth: true, handler: listTools },
+  { method: 'GET', path: '/healthz', auth: false, handler: healthz },
+  { method: 'GET', path: '/readyz', auth: false, handler: readyz },
+  { method: 'GET', path: '/openapi.json', auth: false, handler: openApi },
+];

@@ -1,0 +1,73 @@
+import { ToolgateError } from '../../core/errors.ts';
+import type { RunEvent } from '../../core/events.ts';
+import { TERMINAL_RUN_STATUSES } from '../../core/runs.ts';
+import { parseNonNegativeInt, readQuery } from '../query.ts';
+import { sendJson } from '../respond.ts';
+import { HISTORY_PAGE_SIZE, RunEventStream } from '../run-event-stream.ts';
+import type { RequestContext } from '../server-context.ts';
+
+/** GET /v1/runs/{id}/events: SSE from the resume point, or `?format=json` for the log at once. */
+export async function getRunEvents(ctx: RequestContext): Promise<void> {
+  const query = readQuery(ctx.url, ['after', 'format']);
+  if (query.format !== undefined && query.format !== 'json' && query.format !== 'sse') {
+    throw new ToolgateError('usage', `format must be "sse" (the default) or "json", got "${query.format}"`);
+  }
+  const runId = ctx.params['id'] ?? '';
+  const after = resumePoint(ctx.req.headers['last-event-id'], query.after);
+  const run = await ctx.state.service.getRun(ctx.caller, runId);
+  if (run === undefined) throw runNotFound(runId);
+  if (query.format === 'json') {
+    sendJson(ctx.res, 200, { events: await readAllEvents(ctx, runId, after) });
+    return;
+  }
+  await streamRunEvents(ctx, { runId, after });
+}
+
+/** Streams a run the caller may see (checked by the route) from `after`. */
+export async function streamRunEvents(
+  ctx: RequestContext,
+  options: { runId: string; after: number; headers?: Record<string, string> },
+): Promise<void> {
+  const { state, caller } = ctx;
+  if (state.closing) throw new ToolgateError('shutting_down', 'the server is shutting down; reconnect to another instance or retry shortly');
+  const stream = new RunEventStream({
+    res: ctx.res,
+    runId: options.runId,
+    after: options.after,
+    store: state.store,
+    heartbeatMs: state.heartbeatMs,
+    bufferLimitBytes: state.sseBufferLimitBytes,
+    isFinished: async () => {
+      const run = await state.service.getRun(caller, options.runId);
+      return run === undefined || TERMINAL_RUN_STATUSES.has(run.status);
+    },
+    log: state.log,
+    ...(options.headers === undefined ? {} : { headers: options.headers }),
+  });
+  state.streams.add(stream);
+  void stream.done.then(() => state.streams.delete(stream));
+  await stream.start();
+}
+
+export function runNotFound(runId: string): ToolgateError {
+  return new ToolgateError('not_found', `run "${runId}" not found`);
+}
+
+/** The header wins over `?after=`: a reconnecting EventSource sends the header on the same URL. */
+function resumePoint(header: string | string[] | undefined, after: string | undefined): number {
+  const value = Array.isArray(header) ? header.join(',') : header;
+  if (value !== undefined && value.trim() !== '') return parseNonNegativeInt('Last-Event-ID', value);
+  return after === undefined ? 0 : parseNonNegativeInt('after', after);
+}
+
+async function readAllEvents(ctx: RequestContext, runId: string, after: number): Promise<RunEvent[]> {
+  const events: RunEvent[] = [];
+  let cursor = after;
+  while (true) {
+    const page = await ctx.state.store.readEvents(runId, { after: cursor, limit: HISTORY_PAGE_SIZE });
+    events.push(...page);
+    const last = page.at(-1);
+    if (last === undefined || page.length < HISTORY_PAGE_SIZE) return events;
+    cursor = last.id;
+  }
+}

@@ -1,0 +1,50 @@
+import { readQuery } from '../query.ts';
+import { sendJson } from '../respond.ts';
+import type { RequestContext } from '../server-context.ts';
+import { buildOpenApiDocument } from '../openapi.ts';
+
+/** GET /v1/tools: the tools the caller's tenant may use. */
+export async function listTools(ctx: RequestContext): Promise<void> {
+  readQuery(ctx.url, []);
+  const tools = await ctx.state.service.listTools(ctx.caller);
+  sendJson(ctx.res, 200, {
+    tools: tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      annotations: tool.annotations ?? {},
+      origin: tool.origin,
+      effect: tool.effect,
+    })),
+  });
+}
+
+/** GET /healthz: the process answers. Says nothing about dependencies (that is /readyz). */
+export async function healthz(ctx: RequestContext): Promise<void> {
+  sendJson(ctx.res, 200, { status: 'ok' });
+}
+
+/** GET /readyz: 200 while runs can be taken, 503 otherwise (load balancers stop sending traffic). */
+export async function readyz(ctx: RequestContext): Promise<void> {
+  if (ctx.state.closing) {
+    sendJson(ctx.res, 503, { status: 'not_ready', reason: 'the server is shutting down' });
+    return;
+  }
+  let result: { ready: boolean; reason?: string };
+  try {
+    result = await ctx.state.service.ready();
+  } catch (error) {
+    result = { ready: false, reason: error instanceof Error ? error.message : String(error) };
+  }
+  if (result.ready) sendJson(ctx.res, 200, { status: 'ready' });
+  else sendJson(ctx.res, 503, { status: 'not_ready', ...(result.reason === undefined ? {} : { reason: result.reason }) });
+}
+
+let openApiText: string | undefined;
+
+/** GET /openapi.json: the API description, built once. */
+export async function openApi(ctx: RequestContext): Promise<void> {
+  openApiText ??= JSON.stringify(buildOpenApiDocument());
+  ctx.res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(openApiText)) });
+  ctx.res.end(openApiText);
+}

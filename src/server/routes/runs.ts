@@ -1,0 +1,100 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { ToolgateError } from '../../core/errors.ts';
+import type { IdempotencyOptions } from '../../core/ports/run-service.ts';
+import type { ListRunsQuery } from '../../core/ports/run-store.ts';
+import { RUN_STATUSES, type RunStatus } from '../../core/runs.ts';
+import { readJsonBody } from '../body.ts';
+import { parseBooleanParam, readQuery } from '../query.ts';
+import { sendJson } from '../respond.ts';
+import { parseRunInputBody, parseStartRunBody, requestHash } from '../schemas.ts';
+import type { RequestContext } from '../server-context.ts';
+import { runNotFound, streamRunEvents } from './events.ts';
+
+export const MAX_LIST_LIMIT = 200;
+
+const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+
+/** POST /v1/runs: 201 with the new run, 200 when the Idempotency-Key names an existing one; `?stream=true` answers with its SSE stream. */
+export async function createRun(ctx: RequestContext): Promise<void> {
+  const stream = parseBooleanParam('stream', readQuery(ctx.url, ['stream']).stream);
+  const request = parseStartRunBody(await readJsonBody(ctx.req, { maxBytes: ctx.state.maxBodyBytes }));
+  const key = idempotencyKey(ctx.req.headers);
+  const idempotency: IdempotencyOptions | undefined = key === undefined ? undefined : { key, requestHash: requestHash(request) };
+  const { run, created } = await ctx.state.service.startRun(ctx.caller, request, idempotency);
+  const headers = { Location: runPath(run.id) };
+  // A shutdown that began while the run was being created must not hide it: answer with the run instead.
+  if (stream && !ctx.state.closing) {
+    await streamRunEvents(ctx, { runId: run.id, after: 0, headers });
+    return;
+  }
+  sendJson(ctx.res, created ? 201 : 200, run, headers);
+}
+
+/** GET /v1/runs: newest first, one page. */
+export async function listRuns(ctx: RequestContext): Promise<void> {
+  const query = readQuery(ctx.url, ['status', 'threadId', 'limit', 'cursor']);
+  const listQuery: Omit<ListRunsQuery, 'tenantId'> = {};
+  if (query.status !== undefined) listQuery.status = parseStatus(query.status);
+  if (query.threadId !== undefined) listQuery.threadId = query.threadId;
+  if (query.limit !== undefined) listQuery.limit = parseLimit(query.limit);
+  if (query.cursor !== undefined) listQuery.cursor = query.cursor;
+  const page = await ctx.state.service.listRuns(ctx.caller, listQuery);
+  sendJson(ctx.res, 200, page.nextCursor === undefined ? { runs: page.runs } : { runs: page.runs, nextCursor: page.nextCursor });
+}
+
+/** GET /v1/runs/{id}: the run, with `pendingApproval` while it waits for a decision. */
+export async function getRun(ctx: RequestContext): Promise<void> {
+  readQuery(ctx.url, []);
+  const runId = ctx.params['id'] ?? '';
+  const run = await ctx.state.service.getRun(ctx.caller, runId);
+  if (run === undefined) throw runNotFound(runId);
+  sendJson(ctx.res, 200, run);
+}
+
+/** POST /v1/runs/{id}/input: an approval decision or a message → 202 with the run. */
+export async function submitInput(ctx: RequestContext): Promise<void> {
+  readQuery(ctx.url, []);
+  const input = parseRunInputBody(await readJsonBody(ctx.req, { maxBytes: ctx.state.maxBodyBytes }));
+  // Who decided is recorded in the run's log, and it is the caller, never a body field.
+  if (ctx.caller.userId !== undefined) input.userId = ctx.caller.userId;
+  const run = await ctx.state.service.submitInput(ctx.caller, ctx.params['id'] ?? '', input);
+  sendJson(ctx.res, 202, run);
+}
+
+/** POST /v1/runs/{id}/cancel → 202 with the run; a finished run → 409. */
+export async function cancelRun(ctx: RequestContext): Promise<void> {
+  readQuery(ctx.url, []);
+  // No body is needed; one that is sent must still be well-formed and within the limit.
+  await readJsonBody(ctx.req, { maxBytes: ctx.state.maxBodyBytes });
+  const run = await ctx.state.service.cancelRun(ctx.caller, ctx.params['id'] ?? '');
+  sendJson(ctx.res, 202, run);
+}
+
+function runPath(runId: string): string {
+  return `/v1/runs/${encodeURIComponent(runId)}`;
+}
+
+function idempotencyKey(headers: IncomingHttpHeaders): string | undefined {
+  const raw = headers['idempotency-key'];
+  if (raw === undefined) return undefined;
+  const value = Array.isArray(raw) ? raw.join(',') : raw;
+  if (!IDEMPOTENCY_KEY_PATTERN.test(value)) {
+    throw new ToolgateError('usage', 'Idempotency-Key must be 1 to 255 printable ASCII characters (a UUID is a good choice)');
+  }
+  return value;
+}
+
+function parseStatus(value: string): RunStatus {
+  if (!(RUN_STATUSES as readonly string[]).includes(value)) {
+    throw new ToolgateError('usage', `status must be one of ${RUN_STATUSES.join(', ')}; got "${value}"`);
+  }
+  return value as RunStatus;
+}
+
+function parseLimit(value: string): number {
+  const limit = /^[0-9]{1,4}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(limit >= 1 && limit <= MAX_LIST_LIMIT)) {
+    throw new ToolgateError('usage', `limit must be an integer from 1 to ${MAX_LIST_LIMIT}; got "${value}"`);
+  }
+  return limit;
+}

@@ -1,0 +1,49 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Caller, RunService } from '../core/ports/run-service.ts';
+import type { RunStore } from '../core/ports/run-store.ts';
+import type { ApiKeyEntry } from './auth.ts';
+
+export type LogEntry = { level: 'info' | 'warn' | 'error'; msg: string; [key: string]: unknown };
+
+export interface HttpServerOptions {
+  service: RunService;
+  store: Pick<RunStore, 'readEvents' | 'subscribe'>;
+  /** Empty: no authentication, every request is the anonymous caller `{}` (loopback only). */
+  apiKeys: ApiKeyEntry[];
+  /** Interval of `: ping` comments on idle SSE streams (default DEFAULT_HEARTBEAT_MS). */
+  heartbeatMs?: number;
+  /** Unsent bytes per SSE connection before it gets `overflow` (default DEFAULT_SSE_BUFFER_LIMIT). */
+  sseBufferLimitBytes?: number;
+  /** Largest request body accepted (default DEFAULT_MAX_BODY_BYTES). */
+  maxBodyBytes?: number;
+  log?: (entry: LogEntry) => void;
+}
+
+/** Something open that a graceful shutdown must end (an SSE stream). */
+export interface Closable {
+  close(): void;
+}
+
+/** What every route handler sees: the server's settings and one request. */
+export interface ServerState {
+  service: RunService;
+  store: Pick<RunStore, 'readEvents' | 'subscribe'>;
+  heartbeatMs: number;
+  sseBufferLimitBytes: number;
+  maxBodyBytes: number;
+  log: (entry: LogEntry) => void;
+  /** Open SSE streams, ended on shutdown. */
+  streams: Set<Closable>;
+  closing: boolean;
+}
+
+export interface RequestContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  params: Record<string, string>;
+  caller: Caller;
+  state: ServerState;
+}
+
+export type RouteHandler = (ctx: RequestContext) => Promise<void>;
