@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ModelAdapter, Run } from '../core/index.ts';
+import { resolveSettings } from '../config/resolve-settings.ts';
+import { RunManager } from './run-manager.ts';
+import { Toolgate } from './toolgate.ts';
+
+/** A model whose answers wait until the test releases them. */
+function gatedModel(): ModelAdapter & { release: () => void; calls: number } {
+  let open: () => void = () => undefined;
+  let gate = new Promise<void>((r) => (open = r));
+  const model = {
+    id: 'gated:model',
+    calls: 0,
+    release: () => {
+      open();
+      gate = new Promise<void>((r) => (open = r));
+    },
+    async generate(_request: unknown, options?: { signal?: AbortSignal }) {
+      model.calls++;
+      // Like a real adapter, an abort ends the wait.
+      await new Promise<void>((resolve, reject) => {
+        void gate.then(resolve);
+        options?.signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+      });
+      return { text: 'answer', toolCalls: [], finishReason: 'stop' };
+    },
+  };
+  return model;
+}
+
+async function until(fn: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await fn()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.fail('condition not reached');
+}
+
+function setup(concurrency: number) {
+  const model = gatedModel();
+  const toolgate = new Toolgate({ settings: resolveSettings({}, {}, {}), model });
+  const manager = new RunManager({ toolgate, concurrency });
+  return { model, toolgate, manager };
+}
+
+describe('RunManager', () => {
+  it('runs at most `concurrency` runs at once; the rest wait queued, in order', async () => {
+    const { model, toolgate, manager } = setup(1);
+    const a = (await manager.startRun({}, { input: 'a' })).run;
+    const b = (await manager.startRun({}, { input: 'b' })).run;
+    await until(async () => model.calls === 1);
+    assert.equal((await toolgate.store.getRun(b.id))?.status, 'queued');
+    assert.deepEqual(manager.load, { active: 1, queued: 1 });
+    model.release();
+    await until(async () => (await toolgate.store.getRun(a.id))?.status === 'completed');
+    await until(async () => model.calls === 2);
+    model.release();
+    await until(async () => (await toolgate.store.getRun(b.id))?.status === 'completed');
+    await toolgate.close();
+  });
+
+  it('cancels a queued run without running it, and a running one by aborting it', async () => {
+    const { model, toolgate, manager } = setup(1);
+    const a = (await manager.startRun({}, { input: 'a' })).run;
+    const b = (await manager.startRun({}, { input: 'b' })).run;
+    await until(async () => model.calls === 1);
+    const cancelledB: Run = await manager.cancelRun({}, b.id);
+    assert.equal(cancelledB.status, 'cancelled');
+    const cancelledA = await manager.cancelRun({}, a.id);
+    assert.equal(cancelledA.status, 'cancelled');
+    assert.equal((await toolgate.store.readEvents(a.id)).at(-1)?.type, 'run_cancelled');
+    await assert.rejects(manager.cancelRun({}, a.id), /already ended/);
+    assert.equal(model.calls, 1, 'b never reached the model');
+    await toolgate.close();
+  });
+
+  it('hides other tenants\' runs and refuses new runs while shutting down', async () => {
+    const { model, toolgate, manager } = setup(2);
+    const mine = (await manager.startRun({ tenantId: 'acme' }, { input: 'x' })).run;
+    assert.equal(await manager.getRun({ tenantId: 'globex' }, mine.id), undefined);
+    await assert.rejects(manager.cancelRun({ tenantId: 'globex' }, mine.id), /does not exist/);
+    await until(async () => model.calls === 1);
+    model.release();
+    await until(async () => (await toolgate.store.getRun(mine.id))?.status === 'completed');
+    await manager.shutdown({ graceMs: 100 });
+    await assert.rejects(manager.startRun({}, { input: 'late' }), (e: unknown) => e instanceof Error && 'code' in e && e.code === 'shutting_down');
+    assert.equal((await manager.ready()).ready, false);
+    await toolgate.close();
+  });
+});
