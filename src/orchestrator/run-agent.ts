@@ -154,14 +154,20 @@ async function drive(options: RunAgentOptions, run: Run, state: ConversationStat
 async function complete(options: RunAgentOptions, append: AppendFn, state: ConversationState, run: Run, output: string): Promise<Run> {
   await transition(append, state, 'completed', [draft('run_completed', { output, usage: state.usage, steps: state.step })], { output });
   if (run.threadId !== undefined) {
-    await options.store.appendThreadMessages(
-      run.threadId,
-      [
-        { role: 'user', content: run.input },
-        { role: 'assistant', content: output },
-      ],
-      run.tenantId,
-    );
+    // The run is complete whatever happens here: a thread that belongs to
+    // another tenant is simply not extended (and gave this run no history).
+    try {
+      await options.store.appendThreadMessages(
+        run.threadId,
+        [
+          { role: 'user', content: run.input },
+          { role: 'assistant', content: output },
+        ],
+        run.tenantId,
+      );
+    } catch (error) {
+      process.emitWarning(`run ${run.id}: thread ${run.threadId} not extended: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
   const final = await finalRun(options.store, run.id);
   await callHook(() => options.hooks?.onRunEnd?.(final));

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Run, RunEvent } from '../../src/core/index.ts';
 import { startMockOpenAI, type MockOpenAI, type RecordedRequest, type MockResponse } from '../support/mock-openai-server.ts';
-import { POWER_EXCHANGE_SERVER, startServe, type StartedProcess } from '../support/processes.ts';
+import { POWER_EXCHANGE_SERVER, runCli, startServe, type StartedProcess } from '../support/processes.ts';
 import { collectSse, type SseMessage } from '../support/sse-client.ts';
 
 const ACME = 'acme-key-0123456789';
@@ -223,5 +223,44 @@ server:
     const doc = await json<{ openapi: string; paths: Record<string, unknown> }>(await fetch(`${server.url}/openapi.json`));
     assert.match(doc.openapi, /^3\./);
     for (const path of ['/v1/runs', '/v1/runs/{id}', '/v1/runs/{id}/events', '/v1/runs/{id}/input', '/v1/runs/{id}/cancel', '/v1/tools']) assert.ok(path in doc.paths, path);
+  });
+
+  it('threads: a second run with the same threadId starts from the first run\'s conversation', async () => {
+    const first = await json<Run>(await api('/v1/runs', { method: 'POST', body: JSON.stringify({ input: 'remember the number 42', threadId: 'th-1' }) }));
+    await waitFor(first.id, ['completed']);
+    const before = mock.requests.length;
+    const second = await json<Run>(await api('/v1/runs', { method: 'POST', body: JSON.stringify({ input: 'what number?', threadId: 'th-1' }) }));
+    await waitFor(second.id, ['completed']);
+    const sent = mock.requests.slice(before).map((r) => r.body.messages as { role: string; content: string }[])[0] ?? [];
+    assert.deepEqual(
+      sent.slice(0, 3).map((m) => [m.role, m.content]),
+      [
+        ['user', 'remember the number 42'],
+        ['assistant', 'Answer to: remember the number 42'],
+        ['user', 'what number?'],
+      ],
+    );
+    // Another tenant cannot continue acme's thread.
+    const peekFrom = mock.requests.length;
+    const theirs = await json<Run>(await api('/v1/runs', { method: 'POST', key: GLOBEX, body: JSON.stringify({ input: 'peek', threadId: 'th-1' }) }));
+    await waitFor(theirs.id, ['completed'], GLOBEX);
+    const peek = mock.requests.slice(peekFrom).map((r) => JSON.stringify(r.body.messages)).join('');
+    assert.match(peek, /peek/);
+    assert.doesNotMatch(peek, /remember the number 42/);
+  });
+
+  it('refuses to listen beyond loopback without API keys, and stops cleanly on SIGTERM', async () => {
+    const lonely = mkdtempSync(join(dir, 'nokeys-'));
+    writeFileSync(join(lonely, 'toolgate.yaml'), 'server:\n  store: "memory:"\n');
+    const refused = await runCli(['serve', '--demo', '--host', '0.0.0.0', '--port', '0'], { cwd: lonely });
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /no API keys configured: refusing to listen on 0\.0\.0\.0/);
+    const other = await startServe({ cwd: lonely, args: ['--demo'] });
+    const run = await json<Run>(await fetch(`${other.url}/v1/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"input":"hello"}' }));
+    assert.equal(typeof run.id, 'string');
+    other.child.kill('SIGTERM');
+    const code = await new Promise<number | null>((r) => other.child.once('exit', (c) => r(c)));
+    assert.equal(code, 0);
+    assert.match(other.output(), /stopping: no new runs/);
   });
 });
