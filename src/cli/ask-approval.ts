@@ -10,19 +10,27 @@ export type ApprovalAnswer =
 /** Asks on the terminal: approve, reject (with a reason for the model), or edit the arguments as JSON. */
 export async function askApproval(io: CliIO, pending: PendingApproval): Promise<ApprovalAnswer> {
   if (io.stdin === undefined) throw new Error('no terminal to ask on');
-  const rl = createInterface({ input: io.stdin as NodeJS.ReadableStream, output: io.stderr as NodeJS.WritableStream, terminal: true });
+  // Prompts go to stderr (stdout carries the answer); the terminal echoes what is typed.
+  const rl = createInterface({ input: io.stdin, terminal: false });
+  const lines = rl[Symbol.asyncIterator]();
+  const ask = async (question: string): Promise<string> => {
+    io.stderr.write(question);
+    const next = await lines.next();
+    if (next.done === true) throw new Error('the terminal closed before a decision was given');
+    return next.value;
+  };
   try {
     const why = pending.reason === 'outcome_unknown' ? ' (it was in flight when toolgate stopped: it may already have happened)' : '';
     io.stderr.write(`\n? ${pending.name} [${pending.effect}]${why}\n  ${JSON.stringify(pending.arguments)}\n`);
     for (;;) {
-      const answer = (await rl.question('  approve? [y]es / [n]o / [e]dit: ')).trim().toLowerCase();
+      const answer = (await ask('  approve? [y]es / [n]o / [e]dit: ')).trim().toLowerCase();
       if (answer === 'y' || answer === 'yes') return { decision: 'approve' };
       if (answer === 'n' || answer === 'no') {
-        const reason = (await rl.question('  reason (told to the model): ')).trim();
+        const reason = (await ask('  reason (told to the model): ')).trim();
         return { decision: 'reject', reason: reason === '' ? 'rejected by the operator' : reason };
       }
       if (answer === 'e' || answer === 'edit') {
-        const text = await rl.question('  new arguments (JSON object): ');
+        const text = await ask('  new arguments (JSON object): ');
         try {
           const value: unknown = JSON.parse(text);
           if (isJsonObject(value)) return { decision: 'edit', arguments: value };
