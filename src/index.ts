@@ -9,3 +9,11 @@ export { runAgent, DEFAULT_MAX_STEPS, type RunAgentOptions } from './orchestrato
 export { MemoryRunStore } from './store/memory/memory-run-store.ts';
 export { McpToolSource, type McpServerConfig, type McpToolSourceOptions } from './tools/mcp/mcp-tool-source.ts';
 export { ToolRegistry, sanitizeToolName } from './tools/tool-registry.ts';
+export { RunManager, DEFAULT_CONCURRENCY } from './app/run-manager.ts';
+export { openStore, DEFAULT_STORE } from './app/open-store.ts';
+export { parseModelText, toolRefsFrom } from './app/parse-text.ts';
+export { startHttpServer, createHttpHandler, type ApiKeyEntry, type HttpServerOptions } from './server/index.ts';
+export { openSqliteRunStore } from './store/sqlite/open-sqlite-run-store.ts';
+export { SqliteRunStore } from './store/sqlite/sqlite-run-store.ts';
+export type { RunHooks, HookToolCall, BeforeToolCallVerdict, ToolMode } from './orchestrator/run-options.ts';
+export type { Policy, ToolRule, TenantRule } from './gate/index.ts';
