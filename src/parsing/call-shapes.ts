@@ -32,7 +32,9 @@ const NAME_KEYS = ['name', 'tool_name', 'tool', 'function', 'function_name'] as 
 const ARG_KEYS = ['arguments', 'parameters', 'args', 'input', 'params', 'tool_input', 'action_input', 'kwargs'] as const;
 /** Keys of a tool result or message the model repeats back. */
 const ECHO_KEYS = ['result', 'results', 'output', 'observation', 'response', 'content', 'data', 'error', 'return_value'] as const;
-const ANSWER_KEYS = ['answer', 'final_answer', 'finalAnswer', 'response', 'content'] as const;
+const ANSWER_KEYS = ['answer', 'final_answer', 'finalAnswer'] as const;
+/** An assistant message written as JSON carries its text in `content`. */
+const MESSAGE_ANSWER_KEYS = [...ANSWER_KEYS, 'content'] as const;
 const EXPLICIT_TYPES = new Set(['function', 'tool_use', 'tool_call', 'function_call']);
 
 function firstString(obj: JsonObject, keys: readonly string[]): string | undefined {
@@ -101,8 +103,8 @@ export function readCallShapes(value: JsonValue): ShapeReading {
   if (Array.isArray(value)) return { intents: readList(value, false) };
   if (!isJsonObject(value)) return { intents: [] };
   const answer = firstString(value, ANSWER_KEYS);
-  const withAnswer = (intents: CallIntent[]): ShapeReading => (answer === undefined ? { intents } : { intents, answer });
-  if (Array.isArray(value['tool_calls'])) return withAnswer(readList(value['tool_calls'], true));
+  const withAnswer = (intents: CallIntent[], text = answer): ShapeReading => (text === undefined ? { intents } : { intents, answer: text });
+  if (Array.isArray(value['tool_calls'])) return withAnswer(readList(value['tool_calls'], true), firstString(value, MESSAGE_ANSWER_KEYS));
   const actions = value['actions'];
   if (Array.isArray(actions) && (actions.length === 0 || actions.some((a) => isJsonObject(a) && typeof a['action'] === 'string'))) {
     const intents: CallIntent[] = [];
@@ -115,5 +117,5 @@ export function readCallShapes(value: JsonValue): ShapeReading {
   }
   const single = readSingle(value, false);
   if (single !== undefined) return { intents: [single] };
-  return { intents: readWrappedEcho(value) };
+  return withAnswer(readWrappedEcho(value));
 }

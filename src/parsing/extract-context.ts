@@ -25,6 +25,12 @@ export interface Outcome {
   answer?: string;
 }
 
+/** What the resolvers work on: the extraction and the outcome they fill. */
+export interface Scope {
+  ctx: ExtractContext;
+  outcome: Outcome;
+}
+
 export function createContext(text: string, options: ExtractOptions): ExtractContext {
   const tools = new Map<string, ToolRef>();
   for (const tool of options.tools) {

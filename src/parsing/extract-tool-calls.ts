@@ -68,14 +68,27 @@ function fenceAround(fences: readonly Fence[], span: Span): Fence | undefined {
   return fence !== undefined && inside(span, fence.content) ? fence : undefined;
 }
 
-function processEnvelope(ctx: ExtractContext, acc: Accumulator, env: Envelope, fence: Fence | undefined): void {
+function processEnvelope(ctx: ExtractContext, acc: Accumulator, where: { env: Envelope; fence: Fence | undefined }): void {
+  const { env, fence } = where;
   const outcome = emptyOutcome();
-  for (const payload of env.payloads) resolvePayload(ctx, outcome, payload, env.strong);
-  commitOutcome(acc, outcome, env.span, exampleReason(ctx.text, env.span.start, fence));
+  for (const payload of env.payloads) resolvePayload({ ctx, outcome }, payload, env.strong);
+  const [only] = outcome.calls;
+  if (only !== undefined && outcome.calls.length === 1) {
+    // One call: its raw text is the whole envelope (tags, fence and all).
+    only.span = env.span;
+    only.raw = ctx.text.slice(env.span.start, env.span.end);
+  }
+  const committed = commitOutcome(acc, outcome, { span: env.span, exampleReason: exampleReason(ctx.text, env.span.start, fence) });
+  // A reply that is only a fenced answer object (`{"action": "Final Answer", …}`): its answer is the content.
+  if (outcome.answer !== undefined && committed !== 'example' && ctx.text.slice(0, env.span.start).trim() === '' && ctx.text.slice(env.span.end).trim() === '') {
+    acc.answer = outcome.answer;
+    acc.removed.push(env.span);
+  }
 }
 
 /** A fence around tag calls (```xml <tool_call>…```) leaves the content with them. */
-function removeWrapperFence(acc: Accumulator, text: string, fence: Fence, inner: readonly Envelope[], removed: ReadonlySet<number>): void {
+function removeWrapperFence(acc: Accumulator, text: string, wrapper: { fence: Fence; inner: readonly Envelope[]; removed: ReadonlySet<number> }): void {
+  const { fence, inner, removed } = wrapper;
   if (!inner.every((env) => removed.has(env.span.start))) return;
   const rest = gaps(fence.content.end, inner.map((env) => env.span), fence.content.start);
   if (rest.every((gap) => text.slice(gap.start, gap.end).trim() === '')) acc.removed.push(fence.span);
@@ -112,16 +125,18 @@ export function extractDetailed(text: string, options: ExtractOptions): Detailed
   const fences = allFences.filter((fence) => !overlapsAny(think, fence.span));
   // Text that is never read as prose JSON: reasoning, envelopes, fences, and whatever lies past a cap.
   const opaque: Span[] = [...think];
-  if (capped || allFences.length >= DEFAULT_MAX_FENCES) {
-    const stop = Math.min(strong.at(-1)?.span.end ?? text.length, allFences.at(-1)?.span.end ?? text.length);
-    opaque.push({ start: capped || allFences.length >= DEFAULT_MAX_FENCES ? stop : text.length, end: text.length });
+  const stops: number[] = [];
+  if (capped) stops.push(strong.at(-1)?.span.end ?? 0);
+  if (allFences.length >= DEFAULT_MAX_FENCES) stops.push(allFences.at(-1)?.span.end ?? 0);
+  if (stops.length > 0) {
+    opaque.push({ start: Math.min(...stops), end: text.length });
     limits.push({ code: 'limit_reached', message: 'The text holds more call blocks or code fences than any reply should; read only the first ones.' });
   }
   const work: { start: number; run: () => void }[] = [];
   const wrappers: { fence: Fence; inner: Envelope[] }[] = [];
   for (const env of strong) {
     const around = fenceAround(fences, env.span);
-    work.push({ start: env.span.start, run: () => processEnvelope(ctx, acc, env, around) });
+    work.push({ start: env.span.start, run: () => processEnvelope(ctx, acc, { env, fence: around }) });
     opaque.push(env.span);
   }
   for (const fence of fences) {
@@ -130,7 +145,7 @@ export function extractDetailed(text: string, options: ExtractOptions): Detailed
     if (inner.length > 0) wrappers.push({ fence, inner });
     else {
       const env = fenceEnvelope(text, fence);
-      if (env !== undefined) work.push({ start: fence.span.start, run: () => processEnvelope(ctx, acc, env, fence) });
+      if (env !== undefined) work.push({ start: fence.span.start, run: () => processEnvelope(ctx, acc, { env, fence }) });
     }
   }
   work.sort((a, b) => a.start - b.start);
@@ -139,7 +154,7 @@ export function extractDetailed(text: string, options: ExtractOptions): Detailed
     item.run();
   }
   const removedStarts = new Set(acc.removed.map((span) => span.start));
-  for (const { fence, inner } of wrappers) removeWrapperFence(acc, text, fence, inner, removedStarts);
+  for (const { fence, inner } of wrappers) removeWrapperFence(acc, text, { fence, inner, removed: removedStarts });
   let budgetLeft = ctx.budget > 0;
   for (const gap of gaps(text.length, opaque)) {
     if (!budgetLeft || full(acc)) break;

@@ -1,3 +1,19 @@
+/**
+ * src/parsing: reading tool calls out of model output. Pure (no I/O); imports
+ * only src/core and jsonrepair.
+ *
+ * - extractToolCalls(text, {tools, truncated?}) → {calls, content, diagnostics}:
+ *   calls in any envelope small/local models use (Hermes/Qwen tags, Qwen3-Coder
+ *   and GLM XML, Mistral [TOOL_CALLS], Llama python_tag/function tags/pythonic,
+ *   DeepSeek and MiniMax tokens, fences, bare JSON in prose), repaired when
+ *   needed, with precision rules (declared tools only, examples and cut calls
+ *   are diagnostics, never calls). Never throws; linear time.
+ * - repairJson(text) / repairArguments(raw): JSON and native `arguments` strings.
+ * - createStreamFilter(): which streamed text is safe to show before the turn ends.
+ * - renderToolPrompt / toolCallJsonSchema: prompted tool mode and structured output.
+ * - formatParseFeedback: what to tell a model whose call could not be used.
+ * Diagnostic codes (PARSE_DIAGNOSTIC_CODES) and repair kinds (REPAIR_KINDS) are closed sets.
+ */
 export { extractToolCalls } from './extract-tool-calls.ts';
 export { repairJson } from './repair-json.ts';
 export type { RepairJsonResult } from './repair-json.ts';

@@ -29,10 +29,11 @@ function atLineStart(text: string, index: number): boolean {
   return true;
 }
 
-function hasQuote(text: string, span: Span): boolean {
+/** Every call quotes its tool name or calls it with parentheses. */
+function mayHoldCall(text: string, span: Span): boolean {
   for (let i = span.start; i < span.end; i += 1) {
     const c = text.charCodeAt(i);
-    if (c === 0x22 || c === 0x27) return true;
+    if (c === 0x22 || c === 0x27 || c === 0x28) return true;
   }
   return false;
 }
@@ -45,8 +46,8 @@ function reportPending(ctx: ExtractContext, acc: Accumulator, pending: Unreadabl
   const name = guessName(ctx.text, pending.span);
   if (name === undefined || !ctx.tools.has(name)) return;
   const outcome = emptyOutcome();
-  reportUnreadable(ctx, outcome, pending.span, pending.failure);
-  commitOutcome(acc, outcome, pending.span, exampleReason(ctx.text, pending.span.start));
+  reportUnreadable({ ctx, outcome }, pending.span, pending.failure);
+  commitOutcome(acc, outcome, { span: pending.span, exampleReason: exampleReason(ctx.text, pending.span.start) });
 }
 
 /** Finds JSON (and line-start pythonic) calls in `gap`. False when the work budget ran out. */
@@ -63,21 +64,22 @@ export function scanProse(ctx: ExtractContext, acc: Accumulator, gap: Span): boo
     }
     if (!charge(ctx, region.end - pos)) return false;
     const span = { start: region.start, end: region.end };
-    if (!hasQuote(text, span)) {
-      // A call always quotes its tool name: `{b}`, `[1]` and everything inside them are prose.
+    if (!mayHoldCall(text, span)) {
+      // `{b}`, `[1]` and everything inside them are prose.
       pos = span.end;
       continue;
     }
     const outcome = emptyOutcome();
     // Llama 3.2 and Gemma answer with a bare pythonic list: `[get_weather(city="Paris")]`.
     const pythonic = region.closed && text.charAt(span.start) === '[' && atLineStart(text, span.start) && looksPythonic(text, span.start, span.end);
-    if (!pythonic || !resolvePythonic(ctx, outcome, span, false)) {
-      const reading = readRegion(ctx, outcome, region, false);
+    const scope = { ctx, outcome };
+    if (!pythonic || !resolvePythonic(scope, span, false)) {
+      const reading = readRegion(scope, region, false);
       if (reading.status === 'failed') {
         if (reading.cut && guessName(text, span) !== undefined) {
           // Cut by the token limit: report it; what is inside is cut too.
-          reportUnreadable(ctx, outcome, span, reading);
-          commitOutcome(acc, outcome, span, exampleReason(text, span.start));
+          reportUnreadable(scope, span, reading);
+          commitOutcome(acc, outcome, { span, exampleReason: exampleReason(text, span.start) });
           pos = span.end;
           continue;
         }
@@ -85,9 +87,9 @@ export function scanProse(ctx: ExtractContext, acc: Accumulator, gap: Span): boo
         pos = span.start + 1;
         continue;
       }
-      if (reading.status === 'read') resolveValue(ctx, outcome, reading.value, { strong: false, span, repairs: reading.repairs });
+      if (reading.status === 'read') resolveValue(scope, reading.value, { strong: false, span, repairs: reading.repairs });
     }
-    const committed = commitOutcome(acc, outcome, span, exampleReason(text, span.start));
+    const committed = commitOutcome(acc, outcome, { span, exampleReason: exampleReason(text, span.start) });
     if (committed !== 'nothing' && pending !== undefined && span.start < pending.span.end) pending = undefined;
     if (outcome.answer !== undefined && isWholeText(text, span) && committed !== 'example') {
       acc.answer = outcome.answer;

@@ -19,6 +19,8 @@ export type ReadJsonResult =
   | { ok: true; value: JsonValue; repairs: RepairKind[]; closedAtEnd: boolean }
   | { ok: false; message: string; position: number; atEnd: boolean };
 
+/** Above this length JSON.parse is tried before the lenient reader. */
+const STRICT_FIRST_LENGTH = 16 * 1024;
 const NULLISH_WORD_RE = /\b(?:null|None|NULL|undefined|nil)\b/g;
 const QUOTE_RE = /["']/;
 const SPACE_RE = /\s/;
@@ -72,11 +74,16 @@ function jsonrepairStage(text: string, allowCloseAtEnd: boolean): JsonValue | un
 }
 
 /**
- * Reads one JSON value: strictly first (the result is exactly JSON.parse's),
- * then with the lenient reader, then with jsonrepair. Never throws.
+ * Reads one JSON value: valid JSON exactly as JSON.parse reads it (no
+ * repairs), else with the lenient reader's repairs, else with jsonrepair.
+ * Never throws.
  */
 export function readJson(text: string, options: ReadJsonOptions): ReadJsonResult {
-  if (mayBeStrict(text)) {
+  // Large texts: JSON.parse first, it is native and fast. Small ones (every
+  // real tool call): the lenient reader first — on valid JSON it returns
+  // exactly JSON.parse's value with no repairs, and a thrown SyntaxError per
+  // repaired call costs more than the whole parse.
+  if (text.length > STRICT_FIRST_LENGTH && mayBeStrict(text)) {
     try {
       return { ok: true, value: JSON.parse(text) as JsonValue, repairs: [], closedAtEnd: false };
     } catch {

@@ -1,6 +1,6 @@
 import { isJsonObject } from '../core/json.ts';
 import type { CallIntent } from './call-shapes.ts';
-import type { ExtractContext, Outcome } from './extract-context.ts';
+import type { ExtractContext, Scope } from './extract-context.ts';
 import { repairArguments } from './repair-arguments.ts';
 import type { RepairKind, Span } from './types.ts';
 
@@ -34,7 +34,8 @@ function resolveName(ctx: ExtractContext, name: string, repairs: Set<RepairKind>
   return name;
 }
 
-export function resolveIntent(ctx: ExtractContext, outcome: Outcome, intent: CallIntent, source: IntentSource): void {
+export function resolveIntent(scope: Scope, intent: CallIntent, source: IntentSource): void {
+  const { ctx, outcome } = scope;
   const repairs = new Set<RepairKind>(source.repairs);
   const name = resolveName(ctx, intent.name, repairs);
   const tool = ctx.tools.get(name);

@@ -2,7 +2,7 @@ import type { JsonValue } from '../core/json.ts';
 import { readCallShapes } from './call-shapes.ts';
 import type { Payload } from './envelopes/envelope.ts';
 import { charge, excerpt } from './extract-context.ts';
-import type { ExtractContext, Outcome } from './extract-context.ts';
+import type { Scope } from './extract-context.ts';
 import { DEFAULT_MAX_JSON_DEPTH } from './lenient-json.ts';
 import { looksPythonic, parsePythonicCalls } from './pythonic.ts';
 import { readJson } from './repair-json.ts';
@@ -22,17 +22,18 @@ export function guessName(text: string, span: Span): string | undefined {
   return match?.[1] === 'call_tool' ? /["']tool_name["']\s*:\s*["']([\w.-]+)/.exec(head)?.[1] : match?.[1];
 }
 
-function truncatedDiagnostic(outcome: Outcome, span: Span, name: string | undefined): void {
+function truncatedDiagnostic({ ctx, outcome }: Scope, span: Span, name: string | undefined): void {
   const what = name === undefined ? 'A tool call' : `The call to "${name}"`;
+  const why = ctx.truncated ? 'the reply hit its length limit' : 'the reply ended in the middle of it';
   outcome.diagnostics.push({
     code: 'truncated',
-    message: `${what} was cut off before it was complete (the reply hit its length limit).`,
+    message: `${what} was cut off before it was complete (${why}).`,
     span,
     ...(name === undefined ? {} : { name }),
   });
 }
 
-function invalidJsonDiagnostic(ctx: ExtractContext, outcome: Outcome, span: Span, failure: { message: string; position: number }): void {
+function invalidJsonDiagnostic({ ctx, outcome }: Scope, span: Span, failure: { message: string; position: number }): void {
   const position = span.start + failure.position;
   const name = guessName(ctx.text, span);
   outcome.diagnostics.push({
@@ -52,9 +53,9 @@ export type JsonReading =
   | { status: 'reported' };
 
 /** Reports a region that could not be read: cut at the end of the text, or invalid JSON. */
-export function reportUnreadable(ctx: ExtractContext, outcome: Outcome, span: Span, failure: { message: string; position: number; cut: boolean }): void {
-  if (failure.cut) truncatedDiagnostic(outcome, span, guessName(ctx.text, span));
-  else invalidJsonDiagnostic(ctx, outcome, span, failure);
+export function reportUnreadable(scope: Scope, span: Span, failure: { message: string; position: number; cut: boolean }): void {
+  if (failure.cut) truncatedDiagnostic(scope, span, guessName(scope.ctx.text, span));
+  else invalidJsonDiagnostic(scope, span, failure);
 }
 
 /**
@@ -62,35 +63,40 @@ export function reportUnreadable(ctx: ExtractContext, outcome: Outcome, span: Sp
  * when the reply was truncated it is reported as such, otherwise closing it
  * is a repair. Strong regions report their failures at once.
  */
-export function readRegion(ctx: ExtractContext, outcome: Outcome, region: Region, strong: boolean): JsonReading {
+export function readRegion(scope: Scope, region: Region, strong: boolean): JsonReading {
+  const { ctx } = scope;
   const span = { start: region.start, end: region.end };
   const reachesEnd = !region.closed && region.end === ctx.text.length;
+  // Unclosed brackets are closed, unless the text itself was cut there (finish_reason 'length'):
+  // inside a closed envelope or a finished reply, a missing `}` is a slip, not a cut.
+  const allowCloseAtEnd = !region.closed && !(reachesEnd && ctx.truncated);
   if (region.maxDepth > DEFAULT_MAX_JSON_DEPTH) {
-    if (strong) invalidJsonDiagnostic(ctx, outcome, span, { message: `nested deeper than ${DEFAULT_MAX_JSON_DEPTH} levels`, position: 0 });
+    if (strong) invalidJsonDiagnostic(scope, span, { message: `nested deeper than ${DEFAULT_MAX_JSON_DEPTH} levels`, position: 0 });
     return { status: 'reported' };
   }
   if (reachesEnd && ctx.truncated) {
     const failure = { status: 'failed' as const, message: 'the text ends inside it', position: region.end - region.start, cut: true };
     if (!strong) return failure;
-    reportUnreadable(ctx, outcome, span, failure);
+    reportUnreadable(scope, span, failure);
     return { status: 'reported' };
   }
   charge(ctx, 3 * (region.end - region.start));
   // jsonrepair (slow, and it throws) only for text that names a tool: prose braces never need it.
   const lastResort = strong || guessName(ctx.text, span) !== undefined;
-  const result = readJson(ctx.text.slice(region.start, region.end), { allowCloseAtEnd: reachesEnd, lastResort });
+  const result = readJson(ctx.text.slice(region.start, region.end), { allowCloseAtEnd, lastResort });
   if (result.ok) return { status: 'read', value: result.value, repairs: result.repairs };
   const failure = { status: 'failed' as const, message: result.message, position: result.position, cut: reachesEnd && result.atEnd };
   if (!strong) return failure;
-  reportUnreadable(ctx, outcome, span, failure);
+  reportUnreadable(scope, span, failure);
   return { status: 'reported' };
 }
 
 /** Reads a JSON value's call shapes into the outcome. */
-export function resolveValue(ctx: ExtractContext, outcome: Outcome, value: JsonValue, source: { strong: boolean; span: Span; repairs: RepairKind[] }): void {
+export function resolveValue(scope: Scope, value: JsonValue, source: { strong: boolean; span: Span; repairs: RepairKind[] }): void {
+  const { outcome } = scope;
   const reading = readCallShapes(value);
   if (reading.answer !== undefined) outcome.answer = reading.answer;
-  for (const intent of reading.intents) resolveIntent(ctx, outcome, intent, source);
+  for (const intent of reading.intents) resolveIntent(scope, intent, source);
   if (reading.intents.length === 0 && source.strong) {
     outcome.diagnostics.push({ code: 'malformed_call', message: 'The call has no tool name: expected {"name": "<tool>", "arguments": {…}}.', span: source.span });
   }
@@ -100,22 +106,24 @@ export function resolveValue(ctx: ExtractContext, outcome: Outcome, value: JsonV
  * Reads pythonic calls into the outcome. With `report: false` a failure adds
  * nothing (prose that merely looks like a call); the return says whether it read.
  */
-export function resolvePythonic(ctx: ExtractContext, outcome: Outcome, span: Span, report = true): boolean {
+export function resolvePythonic(scope: Scope, span: Span, report = true): boolean {
+  const { ctx, outcome } = scope;
   charge(ctx, span.end - span.start);
   const parsed = parsePythonicCalls(ctx.text, span.start, span.end);
   if (!parsed.ok) {
     if (!report) return false;
-    if (parsed.atEnd && span.end === ctx.text.length) truncatedDiagnostic(outcome, span, undefined);
+    if (parsed.atEnd && span.end === ctx.text.length) truncatedDiagnostic(scope, span, undefined);
     else outcome.diagnostics.push({ code: 'malformed_call', message: `Could not read the call at position ${parsed.position}: ${parsed.message}. Near: ${excerpt(ctx.text, parsed.position)}`, span, position: parsed.position });
     return false;
   }
   for (const call of parsed.calls) {
-    resolveIntent(ctx, outcome, { name: call.name, args: call.arguments, explicit: true, echo: false }, { strong: true, span: call.span, repairs: [] });
+    resolveIntent(scope, { name: call.name, args: call.arguments, explicit: true, echo: false }, { strong: true, span: call.span, repairs: [] });
   }
   return true;
 }
 
-function resolveJsonPayload(ctx: ExtractContext, outcome: Outcome, span: Span, strong: boolean): void {
+function resolveJsonPayload(scope: Scope, span: Span, strong: boolean): void {
+  const { ctx } = scope;
   let pos = span.start;
   while (pos < span.end) {
     const region = findNextRegion(ctx.text, pos, span.end);
@@ -123,24 +131,25 @@ function resolveJsonPayload(ctx: ExtractContext, outcome: Outcome, span: Span, s
     const regionSpan = { start: region.start, end: region.end };
     if (strong && looksPythonic(ctx.text, region.start, region.end)) {
       // `<tool_call>[get_weather(city="Paris")]</tool_call>`
-      resolvePythonic(ctx, outcome, regionSpan);
+      resolvePythonic(scope, regionSpan);
     } else {
-      const reading = readRegion(ctx, outcome, region, strong);
-      if (reading.status === 'read') resolveValue(ctx, outcome, reading.value, { strong, span: regionSpan, repairs: reading.repairs });
-      else if (reading.status === 'failed' && guessName(ctx.text, regionSpan) !== undefined) reportUnreadable(ctx, outcome, regionSpan, reading);
+      const reading = readRegion(scope, region, strong);
+      if (reading.status === 'read') resolveValue(scope, reading.value, { strong, span: regionSpan, repairs: reading.repairs });
+      else if (reading.status === 'failed' && guessName(ctx.text, regionSpan) !== undefined) reportUnreadable(scope, regionSpan, reading);
     }
     pos = region.end;
   }
 }
 
 /** Resolves one payload of an envelope into the outcome. */
-export function resolvePayload(ctx: ExtractContext, outcome: Outcome, payload: Payload, strong: boolean): void {
+export function resolvePayload(scope: Scope, payload: Payload, strong: boolean): void {
+  const { ctx, outcome } = scope;
   switch (payload.kind) {
     case 'json':
-      resolveJsonPayload(ctx, outcome, payload.span, strong);
+      resolveJsonPayload(scope, payload.span, strong);
       return;
     case 'pythonic':
-      resolvePythonic(ctx, outcome, payload.span);
+      resolvePythonic(scope, payload.span);
       return;
     case 'malformed':
       outcome.diagnostics.push({ code: 'malformed_call', message: payload.message, span: payload.span });
@@ -149,7 +158,7 @@ export function resolvePayload(ctx: ExtractContext, outcome: Outcome, payload: P
       break;
   }
   if (payload.reachesEnd && ctx.truncated) {
-    truncatedDiagnostic(outcome, payload.span, payload.name || undefined);
+    truncatedDiagnostic(scope, payload.span, payload.name || undefined);
     return;
   }
   if (payload.name === '') {
@@ -158,16 +167,16 @@ export function resolvePayload(ctx: ExtractContext, outcome: Outcome, payload: P
   }
   const source = { strong: true, span: payload.span, repairs: [] as RepairKind[] };
   if (payload.args.kind === 'none') {
-    resolveIntent(ctx, outcome, { name: payload.name, args: undefined, explicit: true, echo: false }, source);
+    resolveIntent(scope, { name: payload.name, args: undefined, explicit: true, echo: false }, source);
     return;
   }
   if (payload.args.kind === 'object') {
-    resolveIntent(ctx, outcome, { name: payload.name, args: payload.args.value, explicit: true, echo: false }, source);
+    resolveIntent(scope, { name: payload.name, args: payload.args.value, explicit: true, echo: false }, source);
     return;
   }
   const argsSpan = payload.args.span;
-  const region: Region = { ...argsSpan, closed: !payload.reachesEnd, maxDepth: 0 };
-  const reading = readRegion(ctx, outcome, region, true);
+  const region: Region = { ...argsSpan, closed: payload.args.closed, maxDepth: 0 };
+  const reading = readRegion(scope, region, true);
   if (reading.status !== 'read') return;
-  resolveIntent(ctx, outcome, { name: payload.name, args: reading.value, explicit: true, echo: false }, { ...source, repairs: reading.repairs });
+  resolveIntent(scope, { name: payload.name, args: reading.value, explicit: true, echo: false }, { ...source, repairs: reading.repairs });
 }

@@ -46,13 +46,37 @@ export class BracketTracker {
     return this.size;
   }
 
+  /** Forgets all state, to scan a new region with the same instance. */
+  reset(): this {
+    this.size = 0;
+    this.openCurly = 0;
+    this.openSquare = 0;
+    this.quote = 0;
+    this.escaped = false;
+    this.lastSignificant = 0;
+    this.maxDepth = 0;
+    return this;
+  }
+
+  /** Inside a string right now (a closer seen here is part of a value). */
+  get inString(): boolean {
+    return this.quote !== 0;
+  }
+
   /**
    * Feeds `text[from, to)`. Returns the index just past the bracket that
    * closed the outermost opener, or -1 when the text ran out first.
    */
   feed(text: string, from: number, to: number): number {
     // Hot loop: state lives in locals and is written back on exit.
-    let { stack, size, openCurly, openSquare, quote, escaped, lastSignificant, maxDepth } = this;
+    let stack = this.stack;
+    let size = this.size;
+    let openCurly = this.openCurly;
+    let openSquare = this.openSquare;
+    let quote = this.quote;
+    let escaped = this.escaped;
+    let lastSignificant = this.lastSignificant;
+    let maxDepth = this.maxDepth;
     let result = -1;
     for (let i = from; i < to; i += 1) {
       const c = text.charCodeAt(i);
@@ -100,14 +124,24 @@ export class BracketTracker {
       }
       if (c !== 32 && c !== 10 && c !== 9 && c !== 13) lastSignificant = c;
     }
-    Object.assign(this, { stack, size, openCurly, openSquare, quote, escaped, lastSignificant, maxDepth });
+    this.stack = stack;
+    this.size = size;
+    this.openCurly = openCurly;
+    this.openSquare = openSquare;
+    this.quote = quote;
+    this.escaped = escaped;
+    this.lastSignificant = lastSignificant;
+    this.maxDepth = maxDepth;
     return result;
   }
 }
 
 /** Scans the region that opens at `start` (which must hold `{` or `[`) up to `limit`. */
+/** Reused by scanRegion (synchronous, never re-entered): prose with thousands of `{b}` allocates nothing. */
+const SHARED = new BracketTracker();
+
 export function scanRegion(text: string, start: number, limit: number = text.length): Region {
-  const tracker = new BracketTracker();
+  const tracker = SHARED.reset();
   const end = tracker.feed(text, start, limit);
   return end < 0 ? { start, end: limit, closed: false, maxDepth: tracker.maxDepth } : { start, end, closed: true, maxDepth: tracker.maxDepth };
 }

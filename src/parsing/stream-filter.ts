@@ -1,6 +1,6 @@
 import { extractDetailed } from './extract-tool-calls.ts';
 import { BracketTracker } from './scanner.ts';
-import type { ToolRef } from './types.ts';
+import type { Span, ToolRef } from './types.ts';
 
 /**
  * Decides, while a reply streams in, which text can be shown now. Text that
@@ -64,9 +64,9 @@ function matchMarker(window: string, pos: number, markers: readonly string[]): M
 interface FenceState {
   kind: 'fence';
   parts: string[];
+  /** The opening run (``` or longer); grows while `opening`. */
   marker: string;
-  /** Opener characters still to consume. */
-  skip: number;
+  opening: boolean;
   firstLine: boolean;
   /** The current line so far (after the opener on the first line). */
   line: string;
@@ -88,12 +88,22 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
   /** Text mode: undecided text, starting right after the emitted text. */
   let window = '';
   let previous = '\n';
+  const tracker = new BracketTracker();
+
+  /** What extraction takes out of `text`; everything when it fails (holding back is the safe side). */
+  const removedSpans = (text: string): Span[] => {
+    try {
+      return extractDetailed(text, { tools }).removed;
+    } catch {
+      return [{ start: 0, end: text.length }];
+    }
+  };
 
   const isCall = (block: string): boolean => {
-    // Every call syntax has a quote or a parenthesis; `{b}` and `[1]` are prose.
-    if (!CALL_CHAR_RE.test(block)) return false;
     if (MARKERS.some((marker) => block.includes(marker))) return true;
-    return extractDetailed(block, { tools }).removed.length > 0;
+    // Every other call syntax has a quote or a parenthesis; `{b}` and `[1]` are prose.
+    if (!CALL_CHAR_RE.test(block)) return false;
+    return removedSpans(block).length > 0;
   };
 
   const show = (text: string): string => {
@@ -134,7 +144,7 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
       if (c === '{' || c === '[') {
         window = '';
         const out = show(text.slice(0, i));
-        mode = { kind: 'region', parts: [], tracker: new BracketTracker() };
+        mode = { kind: 'region', parts: [], tracker: tracker.reset() };
         return { out, rest: text.slice(i) };
       }
       if (c === '`' || c === '~') {
@@ -146,7 +156,7 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
         if (text.startsWith(run, i)) {
           window = '';
           const out = show(text.slice(0, i));
-          mode = { kind: 'fence', parts: [], marker: run, skip: 3, firstLine: true, line: '' };
+          mode = { kind: 'fence', parts: [], marker: '', opening: true, firstLine: true, line: '' };
           return { out, rest: text.slice(i) };
         }
       }
@@ -167,16 +177,23 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
 
   const feedFence = (fence: FenceState, input: string): TextStep => {
     let pos = 0;
-    if (fence.skip > 0) {
-      pos = Math.min(fence.skip, input.length);
-      fence.skip -= pos;
+    if (fence.opening) {
+      // The opener is the whole run of backticks (or tildes), as in findFences.
+      const c = fence.marker === '' ? input.charAt(0) : fence.marker.charAt(0);
+      while (pos < input.length && input.charAt(pos) === c) pos += 1;
+      fence.marker += input.slice(0, pos);
+      if (pos === input.length) {
+        fence.parts.push(input);
+        return { out: '', rest: '' };
+      }
+      fence.opening = false;
     }
     while (pos < input.length) {
       const newline = input.indexOf('\n', pos);
       const lineEnd = newline < 0 ? input.length : newline;
       if (fence.firstLine) {
         // "```npm test```": the closer on the opening line ends an inline block.
-        const overlap = fence.line.slice(-2);
+        const overlap = fence.line.slice(1 - fence.marker.length);
         const inline = (overlap + input.slice(pos, lineEnd)).indexOf(fence.marker);
         if (inline >= 0) {
           const end = pos + inline - overlap.length + fence.marker.length;
@@ -188,7 +205,9 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
       if (newline < 0) break;
       const line = fence.line;
       const close = FENCE_CLOSE_RE.exec(line);
-      const closes = !fence.firstLine && ((close?.[1] !== undefined && close[1].startsWith(fence.marker)) || (line.trim() !== '' && line.trimEnd().endsWith(fence.marker)));
+      const closes =
+        !fence.firstLine &&
+        (close === null ? line.trim().length > fence.marker.length && line.trimEnd().endsWith(fence.marker) : close[1] !== undefined && close[1].startsWith(fence.marker));
       fence.line = '';
       fence.firstLine = false;
       if (closes) {
@@ -220,7 +239,7 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
     end(): string {
       const text = all.join('');
       if (emitted >= text.length) return '';
-      const { removed } = extractDetailed(text, { tools });
+      const removed = removedSpans(text);
       let out = '';
       let pos = emitted;
       for (const span of [...removed].sort((a, b) => a.start - b.start)) {

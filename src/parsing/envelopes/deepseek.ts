@@ -40,8 +40,8 @@ interface Finders {
   brace: (from: number) => number;
 }
 
-function readCall(text: string, finders: Finders, call: OpenCall, range: { contentEnd: number; end: number }): Payload {
-  const { contentEnd, end } = range;
+function readCall(text: string, call: OpenCall, range: { finders: Finders; contentEnd: number; end: number }): Payload {
+  const { finders, contentEnd, end } = range;
   const span = { start: call.begin.start, end };
   if (call.sep === undefined) return { kind: 'malformed', span, message: 'A DeepSeek tool call has no <｜tool▁sep｜> between type and name' };
   const left = text.slice(call.begin.end, call.sep.start).trim();
@@ -58,11 +58,12 @@ function readCall(text: string, finders: Finders, call: OpenCall, range: { conte
   const reachesEndOfText = contentEnd === text.length;
   if (brace < 0 || brace >= contentEnd) return { kind: 'named', name, args: { kind: 'none' }, span, reachesEnd: reachesEndOfText && name === '' };
   const region = scanRegion(text, brace, contentEnd);
-  return { kind: 'named', name, args: { kind: 'json', span: { start: region.start, end: region.end } }, span, reachesEnd: !region.closed && reachesEndOfText };
+  return { kind: 'named', name, args: { kind: 'json', span: { start: region.start, end: region.end }, closed: region.closed }, span, reachesEnd: !region.closed && reachesEndOfText };
 }
 
 export function findDeepSeekCalls(text: string): Envelope[] {
   const envelopes: Envelope[] = [];
+  if (!text.includes('<｜tool') && !text.includes('<|tool')) return envelopes;
   const finders: Finders = { newline: makeFinder(text, '\n'), brace: makeFinder(text, '{') };
   let block: { start: number; end: number; payloads: Payload[] } | undefined;
   let call: OpenCall | undefined;
@@ -76,7 +77,7 @@ export function findDeepSeekCalls(text: string): Envelope[] {
   const finish = (contentEnd: number, end: number): void => {
     if (call === undefined) return;
     block ??= { start: call.begin.start, end, payloads: [] };
-    block.payloads.push(readCall(text, finders, call, { contentEnd, end }));
+    block.payloads.push(readCall(text, call, { finders, contentEnd, end }));
     block.end = end;
     call = undefined;
   };

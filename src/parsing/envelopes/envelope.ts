@@ -17,7 +17,11 @@ export type EnvelopeFamily =
   | 'pythonic';
 
 /** Arguments of a call whose name the envelope already gave. */
-export type NamedArgs = { kind: 'json'; span: Span } | { kind: 'object'; value: JsonObject } | { kind: 'none' };
+export type NamedArgs =
+  /** JSON text; `closed` false when its brackets never closed. */
+  | { kind: 'json'; span: Span; closed: boolean }
+  | { kind: 'object'; value: JsonObject }
+  | { kind: 'none' };
 
 /** What an envelope holds, still unparsed. */
 export type Payload =
@@ -80,9 +84,12 @@ export function createFinders(text: string): Finders {
   };
 }
 
-/** `indexOf` that looks at most `within` characters ahead. */
-export function indexWithin(text: string, needle: string, from: number, within: number): number {
-  const found = text.slice(from, from + within + needle.length).indexOf(needle);
+/** A tag's name or attributes never run longer than this (`<function=…>`, `<invoke name="…">`). */
+export const DEFAULT_MAX_TAG_HEAD = 300;
+
+/** `indexOf` that looks at most DEFAULT_MAX_TAG_HEAD characters ahead (an unclosed tag costs no full scan). */
+export function indexInTagHead(text: string, needle: string, from: number): number {
+  const found = text.slice(from, from + DEFAULT_MAX_TAG_HEAD + needle.length).indexOf(needle);
   return found < 0 ? -1 : from + found;
 }
 
@@ -102,11 +109,4 @@ export function trimSpan(text: string, span: Span): Span {
   start = skipSpace(text, start, end);
   while (end > start && /\s/.test(text.charAt(end - 1))) end -= 1;
   return { start, end };
-}
-
-/** The smallest of the offsets that are >= 0, or `fallback`. */
-export function firstOf(fallback: number, ...offsets: number[]): number {
-  let best = fallback;
-  for (const offset of offsets) if (offset >= 0 && offset < best) best = offset;
-  return best;
 }

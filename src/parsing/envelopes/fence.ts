@@ -65,16 +65,16 @@ export function findFences(text: string): Fence[] {
       if (m !== undefined) {
         const marker = m.marker;
         const info = m.info.toLowerCase();
-        // Text after the info string is content only when it starts like a call; else it is attributes.
-        const rest = /^[[{<]/.test(m.rest) ? m.rest : '';
         const start = lineStart + m.at;
-        const restStart = lineEnd - rest.length;
-        const inlineClose = rest === '' ? -1 : rest.lastIndexOf(marker.slice(0, 3));
-        if (inlineClose > 0) {
-          const end = restStart + inlineClose + 3;
-          fences.push({ span: { start, end }, content: { start: restStart, end: restStart + inlineClose }, info, closed: true });
+        const restStart = lineEnd - m.rest.length;
+        const inlineClose = m.rest.lastIndexOf(marker);
+        if (inlineClose >= 0) {
+          // One line: ```json {"name": …}``` (or inline code written with a fence).
+          fences.push({ span: { start, end: restStart + inlineClose + marker.length }, content: { start: restStart, end: restStart + inlineClose }, info, closed: true });
         } else {
-          open = { start, marker, info, contentStart: rest === '' ? Math.min(lineEnd + 1, text.length) : restStart };
+          // Text after the info string is content only when it starts like a call; else it is attributes.
+          const contentStart = /^[[{<]/.test(m.rest) ? restStart : Math.min(lineEnd + 1, text.length);
+          open = { start, marker, info, contentStart };
         }
       }
     } else {

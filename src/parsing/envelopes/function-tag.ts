@@ -1,7 +1,7 @@
 import { scanRegion } from '../scanner.ts';
 import type { Span } from '../types.ts';
 import type { Envelope, Payload } from './envelope.ts';
-import { createFinders, DEFAULT_MAX_ENVELOPES, indexWithin, trimSpan } from './envelope.ts';
+import { createFinders, DEFAULT_MAX_ENVELOPES, indexInTagHead, trimSpan } from './envelope.ts';
 import type { Finders } from './envelope.ts';
 import { parseQwenParameters } from './xml-params.ts';
 
@@ -13,7 +13,6 @@ import { parseQwenParameters } from './xml-params.ts';
 
 const OPEN = '<function=';
 const CLOSE = '</function>';
-const MAX_NAME_LENGTH = 200;
 
 export interface FunctionTagCall {
   payload: Payload;
@@ -32,7 +31,7 @@ export function parseFunctionTags(text: string, range: Span, finders: Finders = 
   while (pos < range.end && calls.length < DEFAULT_MAX_ENVELOPES) {
     const open = findOpen(pos);
     if (open < 0 || open >= range.end) break;
-    const gt = indexWithin(text, '>', open + OPEN.length, MAX_NAME_LENGTH);
+    const gt = indexInTagHead(text, '>', open + OPEN.length);
     if (gt < 0 || gt >= range.end) {
       const span = { start: open, end: range.end };
       calls.push({ payload: { kind: 'malformed', span, message: 'The <function=…> tag is not closed with >' }, span, xml: false, closed: false });
@@ -59,7 +58,7 @@ export function parseFunctionTags(text: string, range: Span, finders: Finders = 
       const region = scanRegion(text, body.start, bodyEnd);
       if (!closed && region.closed) end = region.end;
       const reachesEnd = !region.closed && bodyEnd === text.length;
-      payload = { kind: 'named', name, args: { kind: 'json', span: { start: region.start, end: region.end } }, span: { start: open, end }, reachesEnd };
+      payload = { kind: 'named', name, args: { kind: 'json', span: { start: region.start, end: region.end }, closed: region.closed }, span: { start: open, end }, reachesEnd };
     } else if (body.start === body.end) {
       payload = { kind: 'named', name, args: { kind: 'none' }, span: { start: open, end }, reachesEnd: !closed && bodyEnd === text.length };
     } else {

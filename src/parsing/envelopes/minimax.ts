@@ -1,6 +1,6 @@
 import type { Span } from '../types.ts';
 import type { Envelope, Payload } from './envelope.ts';
-import { createFinders, DEFAULT_MAX_ENVELOPES, indexWithin, trimSpan } from './envelope.ts';
+import { createFinders, DEFAULT_MAX_ENVELOPES, indexInTagHead, trimSpan } from './envelope.ts';
 import type { Finders } from './envelope.ts';
 import { attributeValue, parseMinimaxParameters } from './xml-params.ts';
 
@@ -11,7 +11,6 @@ import { attributeValue, parseMinimaxParameters } from './xml-params.ts';
 
 const OPEN = '<minimax:tool_call>';
 const CLOSE = '</minimax:tool_call>';
-const MAX_HEAD_LENGTH = 300;
 
 /** Reads every `<invoke name=…>` inside `range`. */
 export function parseInvokes(text: string, range: Span, finders: Finders = createFinders(text)): Payload[] {
@@ -22,7 +21,7 @@ export function parseInvokes(text: string, range: Span, finders: Finders = creat
   while (pos < range.end && payloads.length < DEFAULT_MAX_ENVELOPES) {
     const open = findInvoke(pos);
     if (open < 0 || open >= range.end) break;
-    const gt = indexWithin(text, '>', open + '<invoke'.length, MAX_HEAD_LENGTH);
+    const gt = indexInTagHead(text, '>', open + '<invoke'.length);
     if (gt < 0 || gt >= range.end) {
       payloads.push({ kind: 'malformed', span: { start: open, end: range.end }, message: 'The <invoke> tag is not closed with >' });
       break;

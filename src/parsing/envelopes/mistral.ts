@@ -59,7 +59,7 @@ export function findMistralCalls(text: string): Envelope[] {
       const region = scanRegion(text, cursor);
       end = region.closed ? skipEndToken(text, region.end) : region.end;
       unclosed = !region.closed;
-      payload = { kind: 'named', name, args: { kind: 'json', span: { start: region.start, end: region.end } }, span: { start: marker, end }, reachesEnd: unclosed };
+      payload = { kind: 'named', name, args: { kind: 'json', span: { start: region.start, end: region.end }, closed: region.closed }, span: { start: marker, end }, reachesEnd: unclosed };
     } else {
       end = cursor;
       unclosed = cursor >= text.length;

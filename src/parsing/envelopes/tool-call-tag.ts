@@ -7,6 +7,7 @@ import { parseFunctionTags } from './function-tag.ts';
 import { scanJsonSequence } from './json-sequence.ts';
 import { parseInvokes } from './minimax.ts';
 import { parseGlmArguments } from './xml-params.ts';
+import { BracketTracker } from '../scanner.ts';
 
 /**
  * `<tool_call>…</tool_call>` and its relatives. The tag is Hermes/Qwen's; what
@@ -22,7 +23,7 @@ const TAGS: readonly { open: string; closers: readonly string[] }[] = [
   { open: '<|tool_call|>', closers: ['<|/tool_call|>', '</tool_call>'] },
 ];
 
-const GLM_NAME_RE = /^[A-Za-z_][\w.-]*$/;
+const GLM_NAME_RE = /^[A-Za-z_](?:[\w.-]*\w)?$/;
 
 interface Content {
   open: number;
@@ -69,10 +70,11 @@ function readContent(text: string, content: Content, finders: Finders): Envelope
     // GLM-4 (before 4.5): the name on one line, JSON arguments on the next.
     const region = scanJsonSequence(text, afterName, body.end);
     const end = !content.closed && region.closed ? region.end : content.end;
-    const args = { kind: 'json' as const, span: { start: afterName, end: region.end } };
+    const args = { kind: 'json' as const, span: { start: afterName, end: region.end }, closed: region.closed };
     return envelope('glm', [{ kind: 'named', name, args, span: { start: content.open, end }, reachesEnd: !region.closed && reachesTextEnd }], end);
   }
-  if (GLM_NAME_RE.test(name) && (lineEnd === body.end || text.startsWith('<arg_key>', afterName))) {
+  // A lone name counts only in a closed block: "a <tool_call> tag." in prose is not a call to "tag".
+  if (GLM_NAME_RE.test(name) && ((lineEnd === body.end && content.closed) || text.startsWith('<arg_key>', afterName))) {
     const parsed = parseGlmArguments(text, { start: lineEnd, end: body.end }, finders);
     const reachesEnd = reachesTextEnd && (parsed.reachesEnd || Object.keys(parsed.args).length === 0);
     const args = lineEnd === body.end ? { kind: 'none' as const } : { kind: 'object' as const, value: parsed.args };
@@ -92,39 +94,66 @@ function firstStop(text: string, body: Span): number {
   return body.end;
 }
 
+/** How many closers inside JSON strings (`"content": "…</tool_call>…"`) a call may step over. */
+const MAX_QUOTED_CLOSERS = 4;
+
+interface Boundary {
+  /** Where the content ends. */
+  at: number;
+  /** Where the envelope ends (after the closer; at the next opener when there is none). */
+  end: number;
+}
+
 export function findToolCallTags(text: string): Envelope[] {
   const envelopes: Envelope[] = [];
   for (const tag of TAGS) {
     const finders = createFinders(text);
     const findOpen = finders(tag.open);
     const findClosers = tag.closers.map((closer) => ({ closer, find: finders(closer) }));
+    /** The first closer, or the next opener (the model opened a call without closing the last). */
+    const boundary = (from: number): Boundary | undefined => {
+      let best: Boundary | undefined;
+      for (const { closer, find } of findClosers) {
+        const close = find(from);
+        if (close >= 0 && (best === undefined || close < best.at)) best = { at: close, end: close + closer.length };
+      }
+      const next = findOpen(from);
+      return next >= 0 && (best === undefined || next < best.at) ? { at: next, end: next } : best;
+    };
     let pos = 0;
     while (envelopes.length < DEFAULT_MAX_ENVELOPES) {
       const open = findOpen(pos);
       if (open < 0) break;
       const contentStart = open + tag.open.length;
-      const next = findOpen(contentStart);
-      let contentEnd = text.length;
-      let end = text.length;
-      let closed = false;
-      for (const { closer, find } of findClosers) {
-        const close = find(contentStart);
-        if (close >= 0 && close < contentEnd) {
-          contentEnd = close;
-          end = close + closer.length;
-          closed = true;
-        }
-      }
-      if (next >= 0 && next < contentEnd) {
-        // The model opened the next call without closing this one.
-        contentEnd = next;
-        end = next;
-        closed = true;
-      }
-      const envelope = readContent(text, { open, span: { start: contentStart, end: contentEnd }, closed, end }, finders);
+      const found = boundary(contentStart) && jsonAwareBoundary(text, contentStart, boundary);
+      const content = found === undefined ? { at: text.length, end: text.length } : found;
+      const envelope = readContent(text, { open, span: { start: contentStart, end: content.at }, closed: found !== undefined, end: content.end }, finders);
       if (envelope !== undefined) envelopes.push(envelope);
       pos = envelope === undefined ? contentStart : Math.max(envelope.span.end, contentStart);
     }
   }
   return envelopes;
+}
+
+/**
+ * The content's end. When the content is JSON and the first boundary falls
+ * inside one of its strings, the call goes on past it (a file body that
+ * mentions `</tool_call>`), up to a few times.
+ */
+function jsonAwareBoundary(text: string, contentStart: number, boundary: (from: number) => Boundary | undefined): Boundary | undefined {
+  let found = boundary(contentStart);
+  if (found === undefined) return undefined;
+  const jsonStart = skipSpace(text, contentStart, found.at);
+  const first = text.charAt(jsonStart);
+  if (first !== '{' && first !== '[') return found;
+  const tracker = new BracketTracker();
+  let fed = jsonStart;
+  for (let skipped = 0; skipped <= MAX_QUOTED_CLOSERS; skipped += 1) {
+    if (tracker.feed(text, fed, found.at) >= 0 || !tracker.inString) return found;
+    const later = boundary(found.at + 1);
+    if (later === undefined) return found;
+    fed = found.at;
+    found = later;
+  }
+  return found;
 }

@@ -12,6 +12,7 @@ const LINE_RE = /^[ \t]*tool:[ \t]*([A-Za-z_][\w.-]*)[ \t]*/gm;
 
 export function findToolLines(text: string): Envelope[] {
   const envelopes: Envelope[] = [];
+  if (!text.includes('tool:')) return envelopes;
   let resumeAt = 0;
   for (const match of text.matchAll(LINE_RE)) {
     if (envelopes.length >= DEFAULT_MAX_ENVELOPES) break;
@@ -26,7 +27,7 @@ export function findToolLines(text: string): Envelope[] {
         family: 'tool_line',
         span: { start, end: region.end },
         strong: true,
-        payloads: [{ kind: 'named', name, args: { kind: 'json', span: { start: region.start, end: region.end } }, span: { start, end: region.end }, reachesEnd: !region.closed }],
+        payloads: [{ kind: 'named', name, args: { kind: 'json', span: { start: region.start, end: region.end }, closed: region.closed }, span: { start, end: region.end }, reachesEnd: !region.closed }],
         unclosed: !region.closed,
       });
       resumeAt = region.end;

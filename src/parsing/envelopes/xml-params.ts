@@ -1,6 +1,6 @@
 import type { JsonObject, JsonValue } from '../../core/json.ts';
-import { setJsonKey } from '../lenient-json.ts';
-import { createFinders, indexWithin } from './envelope.ts';
+import { parseLenient, setJsonKey } from '../lenient-json.ts';
+import { createFinders, indexInTagHead } from './envelope.ts';
 import type { Finders } from './envelope.ts';
 
 /**
@@ -15,8 +15,6 @@ export interface XmlArgs {
   reachesEnd: boolean;
 }
 
-/** A tag name or attribute never runs longer than this. */
-const MAX_NAME_LENGTH = 200;
 
 /**
  * A value is JSON when it parses as JSON (numbers, booleans, objects…), else
@@ -31,11 +29,9 @@ export function xmlValue(raw: string): JsonValue {
   else if (value.endsWith('\n')) value = value.slice(0, -1);
   const trimmed = value.trim();
   if (trimmed !== '' && /^[-\d[{"tfn]/.test(trimmed)) {
-    try {
-      return JSON.parse(trimmed) as JsonValue;
-    } catch {
-      // Plain text.
-    }
+    // Strict JSON only (no repairs): "Paris" stays text, "3" becomes 3.
+    const parsed = parseLenient(trimmed, { allowCloseAtEnd: false });
+    if (parsed.ok && parsed.repairs.length === 0) return parsed.value;
   }
   return value;
 }
@@ -48,6 +44,7 @@ export function attributeValue(attributes: string, attribute: string): string | 
 }
 
 interface TagSyntax {
+  finders: Finders;
   open: string;
   close: string;
   /** Reads the key from the text between `open` and the tag's `>`. */
@@ -56,7 +53,8 @@ interface TagSyntax {
   stops: readonly string[];
 }
 
-function parseTagged(text: string, range: { start: number; end: number }, syntax: TagSyntax, finders: Finders): XmlArgs {
+function parseTagged(text: string, range: { start: number; end: number }, syntax: TagSyntax): XmlArgs {
+  const { finders } = syntax;
   const args: JsonObject = {};
   const findOpen = finders(syntax.open);
   const findClose = finders(syntax.close);
@@ -67,7 +65,7 @@ function parseTagged(text: string, range: { start: number; end: number }, syntax
     const open = findOpen(pos);
     if (open < 0 || open >= range.end) break;
     const headStart = open + syntax.open.length;
-    const gt = indexWithin(text, '>', headStart, MAX_NAME_LENGTH);
+    const gt = indexInTagHead(text, '>', headStart);
     if (gt < 0 || gt >= range.end) {
       reachesEnd = true;
       break;
@@ -93,21 +91,23 @@ function stripQuotes(name: string): string {
 /** Qwen3-Coder: `<parameter=city>\nParis\n</parameter>` (the closer is sometimes left out). */
 export function parseQwenParameters(text: string, range: { start: number; end: number }, finders: Finders = createFinders(text)): XmlArgs {
   return parseTagged(text, range, {
+    finders,
     open: '<parameter=',
     close: '</parameter>',
     key: stripQuotes,
     stops: ['</function>', '</tool_call>'],
-  }, finders);
+  });
 }
 
 /** MiniMax: `<parameter name="city">Paris</parameter>`. */
 export function parseMinimaxParameters(text: string, range: { start: number; end: number }, finders: Finders = createFinders(text)): XmlArgs {
   return parseTagged(text, range, {
+    finders,
     open: '<parameter',
     close: '</parameter>',
     key: (head) => attributeValue(head, 'name'),
     stops: ['</invoke>'],
-  }, finders);
+  });
 }
 
 /** GLM-4.5: `<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>`. */
@@ -121,7 +121,7 @@ export function parseGlmArguments(text: string, range: { start: number; end: num
   while (pos < range.end) {
     const keyStart = findKey(pos);
     if (keyStart < 0 || keyStart >= range.end) break;
-    const keyEnd = indexWithin(text, '</arg_key>', keyStart, MAX_NAME_LENGTH);
+    const keyEnd = indexInTagHead(text, '</arg_key>', keyStart);
     if (keyEnd < 0 || keyEnd >= range.end) {
       reachesEnd = true;
       break;

@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { findFences } from './envelopes/fence.ts';
+import { exampleReason } from './example-context.ts';
+
+const at = (text: string, marker = '{'): string | undefined => exampleReason(text, text.indexOf(marker));
+
+describe('exampleReason', () => {
+  it('sees cue phrases right before the call, on its line or the line above', () => {
+    assert.match(at('For example: {"name": "a"}') ?? '', /For example/);
+    assert.match(at('A call would look something like this:\n{"name": "a"}') ?? '', /look something like this/);
+    assert.match(at('比如：{"name": "a"}') ?? '', /比如/);
+    assert.match(at('The tool returned:\n{"name": "a"}') ?? '', /returned/);
+  });
+
+  it('ignores cues earlier in the paragraph and across a blank line', () => {
+    assert.equal(at('Temperatures vary, e.g. by season. Checking now:\n{"name": "a"}'), undefined);
+    assert.equal(at('For example:\n\n{"name": "a"}'), undefined);
+    assert.equal(at("I'll call the tool like this:\n{\"name\": \"a\"}"), undefined);
+  });
+
+  it('sees blockquotes and inline code', () => {
+    assert.match(at('> {"name": "a"}') ?? '', /blockquote/);
+    assert.match(at('use `{"name": "a"}` here') ?? '', /inline code/);
+  });
+
+  it('uses the fence: its info string and the line before it', () => {
+    const sample = '```output\n{"name": "a"}\n```';
+    assert.match(exampleReason(sample, sample.indexOf('{'), findFences(sample)[0]) ?? '', /"output" block/);
+    const cued = 'Here is an example:\n```json\n{"name": "a"}\n```';
+    assert.match(exampleReason(cued, cued.indexOf('{'), findFences(cued)[0]) ?? '', /an example/);
+  });
+});

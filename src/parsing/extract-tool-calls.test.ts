@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { extractToolCalls } from './extract-tool-calls.ts';
+import type { ExtractOptions } from './types.ts';
+
+const TOOLS = ['get_weather', 'search_web', { name: 'list_devices', hasRequiredArgs: false }];
+const run = (text: string, options: Partial<ExtractOptions> = {}) => extractToolCalls(text, { tools: TOOLS, ...options });
+const codes = (text: string, options: Partial<ExtractOptions> = {}): string[] => run(text, options).diagnostics.map((d) => d.code);
+
+describe('extractToolCalls', () => {
+  it('returns each call with its raw text and span', () => {
+    const text = 'Checking.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\nOne moment.';
+    const result = run(text);
+    assert.equal(result.calls.length, 1);
+    const [call] = result.calls;
+    assert.ok(call);
+    assert.deepEqual([call.name, call.arguments], ['get_weather', { city: 'Paris' }]);
+    assert.equal(text.slice(call.span.start, call.span.end), call.raw);
+    assert.ok(call.raw.startsWith('<tool_call>') && call.raw.endsWith('</tool_call>'));
+    assert.equal(result.content, 'Checking.\n\nOne moment.');
+  });
+
+  it('keeps calls in text order across envelope families', () => {
+    const text = '[TOOL_CALLS]search_web[ARGS]{"query": "a"}\n<tool_call>{"name": "get_weather", "arguments": {"city": "b"}}</tool_call>';
+    assert.deepEqual(run(text).calls.map((c) => c.name), ['search_web', 'get_weather']);
+  });
+
+  describe('precision', () => {
+    it('never returns a call to an undeclared tool, and names it in the diagnostic', () => {
+      const result = run('<tool_call>{"name": "rm_rf", "arguments": {}}</tool_call>');
+      assert.deepEqual(result.calls, []);
+      assert.deepEqual(result.diagnostics.map((d) => [d.code, d.name]), [['unknown_tool', 'rm_rf']]);
+    });
+
+    it('needs an arguments object for bare JSON, unless the tool takes none', () => {
+      assert.deepEqual(run('{"name": "get_weather"}').calls, []);
+      assert.deepEqual(codes('{"name": "get_weather"}'), ['missing_arguments']);
+      assert.deepEqual(run('{"name": "list_devices"}').calls.map((c) => c.arguments), [{}]);
+      assert.deepEqual(run('<tool_call>{"name": "get_weather"}</tool_call>').calls.map((c) => c.arguments), [{}]);
+    });
+
+    it('does not report JSON data whose name is not a tool name', () => {
+      assert.deepEqual(run('{"name": "Alice Martin", "age": 34}'), { calls: [], content: '{"name": "Alice Martin", "age": 34}', diagnostics: [] });
+    });
+
+    it('ignores examples and keeps them in the content', () => {
+      const text = 'For example: {"name": "get_weather", "arguments": {"city": "Paris"}}';
+      const result = run(text);
+      assert.deepEqual(result.calls, []);
+      assert.equal(result.content, text);
+      assert.deepEqual(result.diagnostics.map((d) => d.code), ['ignored_example']);
+    });
+
+    it('ignores anything inside reasoning blocks', () => {
+      assert.deepEqual(run('<think>call {"name": "get_weather", "arguments": {"city": "x"}}</think>Hi!'), {
+        calls: [],
+        content: '<think>call {"name": "get_weather", "arguments": {"city": "x"}}</think>Hi!',
+        diagnostics: [],
+      });
+    });
+  });
+
+  describe('truncation', () => {
+    const cut = '<tool_call>{"name": "search_web", "arguments": {"query": "long que';
+
+    it('drops a call cut by the token limit and says so', () => {
+      const result = run(cut, { truncated: true });
+      assert.deepEqual(result.calls, []);
+      assert.deepEqual(result.diagnostics.map((d) => [d.code, d.name]), [['truncated', 'search_web']]);
+      assert.equal(result.content, '');
+    });
+
+    it('closes it when the reply was not truncated', () => {
+      const result = run(cut);
+      assert.deepEqual(result.calls.map((c) => c.arguments), [{ query: 'long que' }]);
+      assert.deepEqual(result.diagnostics[0]?.repairs, ['closed_string_at_end', 'closed_brackets_at_end']);
+    });
+
+    it('keeps complete calls before the cut one', () => {
+      const text = `<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>\n${cut}`;
+      const result = run(text, { truncated: true });
+      assert.deepEqual(result.calls.map((c) => c.name), ['get_weather']);
+      assert.deepEqual(codes(text, { truncated: true }), ['truncated']);
+    });
+  });
+
+  it('reports invalid JSON with the position of the problem', () => {
+    const text = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris" "x": }}</tool_call>';
+    const [diagnostic] = run(text).diagnostics;
+    assert.equal(diagnostic?.code, 'invalid_json');
+    assert.equal(diagnostic?.position, text.indexOf('"x"'));
+    assert.equal(diagnostic?.name, 'get_weather');
+  });
+
+  it('reports repairs and decoded string arguments', () => {
+    assert.deepEqual(codes("{'name': 'get_weather', 'arguments': {'city': 'Paris',}}"), ['repaired']);
+    assert.deepEqual(codes('{"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\"}"}'), ['decoded_string_arguments']);
+  });
+
+  it('uses the answer of a structured reply as its content', () => {
+    assert.deepEqual(run('{"tool_calls": [], "answer": "Sunny."}'), { calls: [], content: 'Sunny.', diagnostics: [] });
+  });
+
+  it('caps the number of calls and diagnostics on a flood', () => {
+    const flood = '<tool_call>{"name": "get_weather", "arguments": {}}</tool_call>'.repeat(500);
+    const result = run(flood);
+    assert.equal(result.calls.length, 128);
+    assert.ok(result.diagnostics.some((d) => d.code === 'limit_reached'));
+    const junk = run('<tool_call>{"name": "nope", "arguments": {}}</tool_call>'.repeat(500));
+    assert.ok(junk.diagnostics.length <= 50);
+  });
+
+  it('never throws on pathological input', () => {
+    for (const text of ['{'.repeat(200_000), '"'.repeat(200_000), '[TOOL_CALLS]'.repeat(20_000), '<tool_call>{'.repeat(20_000), '`'.repeat(100_000), '<｜tool▁call▁begin｜>'.repeat(10_000), '\u0000\uffff\ud800']) {
+      const result = run(text);
+      assert.ok(Array.isArray(result.calls));
+    }
+  });
+});

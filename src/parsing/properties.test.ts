@@ -1,0 +1,144 @@
+// Property tests: the extractor never throws and keeps its invariants on any
+// input; valid calls come back intact; repairJson leaves valid JSON alone; the
+// stream filter never shows a byte of a call and does not depend on how the
+// text was split.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { loadCorpus } from '../../test/fixtures/parsing/corpus.ts';
+import { isJsonObject } from '../core/json.ts';
+import type { JsonObject } from '../core/json.ts';
+import { extractDetailed, extractToolCalls } from './extract-tool-calls.ts';
+import { repairJson } from './repair-json.ts';
+import { createStreamFilter } from './stream-filter.ts';
+import { PARSE_DIAGNOSTIC_CODES } from './types.ts';
+import type { Span } from './types.ts';
+
+const TOOLS = ['get_weather', 'search_web', 'x'];
+const corpusTexts = loadCorpus()
+  .filter((c) => c.native !== true)
+  .map((c) => c.text);
+
+/** Pieces of every envelope family, to build inputs that reach deep into the parsers. */
+const TOKENS = [
+  '<tool_call>', '</tool_call>', '<|tool_call|>', '<function=get_weather>', '</function>', '<parameter=city>', '</parameter>',
+  '<arg_key>', '</arg_key>', '<arg_value>', '</arg_value>', '[TOOL_CALLS]', '[ARGS]', '<|python_tag|>', '<|eom_id|>',
+  '<｜tool▁calls▁begin｜>', '<｜tool▁call▁begin｜>', '<｜tool▁sep｜>', '<｜tool▁call▁end｜>', '<minimax:tool_call>', '<invoke name="x">',
+  '<think>', '</think>', '```', '```json\n', '~~~', '\n', ' ', 'tool:', 'get_weather', 'x', '(', ')', '=', '{', '}', '[', ']', '"', "'",
+  ':', ',', '\\', '//', '/*', '*/', '"name"', '"arguments"', '"get_weather"', 'True', 'None', 'e.g.', 'For example:', '> ', '`',
+];
+const tokenSoup = fc.array(fc.constantFrom(...TOKENS), { maxLength: 40 }).map((parts) => parts.join(''));
+const anyText = fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), fc.string({ maxLength: 200 }), tokenSoup);
+
+const edit = fc.record({ kind: fc.constantFrom('delete', 'insert', 'duplicate', 'cut'), at: fc.nat(), length: fc.nat(20), token: fc.constantFrom(...TOKENS) });
+const mutated = fc.tuple(fc.constantFrom(...corpusTexts), fc.array(edit, { minLength: 1, maxLength: 4 })).map(([text, edits]) =>
+  edits.reduce((s, e) => {
+    const at = s.length === 0 ? 0 : e.at % (s.length + 1);
+    if (e.kind === 'delete') return s.slice(0, at) + s.slice(at + e.length);
+    if (e.kind === 'insert') return s.slice(0, at) + e.token + s.slice(at);
+    if (e.kind === 'duplicate') return s.slice(0, at + e.length) + s.slice(at);
+    return s.slice(0, at);
+  }, text),
+);
+
+function assertInvariants(text: string, truncated: boolean): void {
+  const result = extractToolCalls(text, { tools: TOOLS, truncated });
+  for (const call of result.calls) {
+    assert.ok(TOOLS.includes(call.name), `call to undeclared ${call.name}`);
+    assert.ok(isJsonObject(call.arguments));
+    assert.ok(call.span.start >= 0 && call.span.end <= text.length && call.span.start <= call.span.end);
+    assert.equal(call.raw, text.slice(call.span.start, call.span.end));
+  }
+  for (const d of result.diagnostics) assert.ok((PARSE_DIAGNOSTIC_CODES as readonly string[]).includes(d.code));
+  assert.equal(typeof result.content, 'string');
+}
+
+function withoutSpans(text: string, from: number, spans: readonly Span[]): string {
+  let out = '';
+  let pos = from;
+  for (const span of [...spans].sort((a, b) => a.start - b.start)) {
+    if (span.end <= pos) continue;
+    if (span.start > pos) out += text.slice(pos, span.start);
+    pos = Math.max(pos, span.end);
+  }
+  return out + text.slice(pos);
+}
+
+/** Streams `text` cut at `cuts`; returns the text shown by pushes and by end(). */
+function stream(text: string, cuts: readonly number[], tools = TOOLS): { pushed: string; rest: string } {
+  const filter = createStreamFilter({ tools });
+  const points = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b);
+  let pushed = '';
+  let from = 0;
+  for (const to of [...points, text.length]) {
+    pushed += filter.push(text.slice(from, to));
+    from = to;
+  }
+  return { pushed, rest: filter.end() };
+}
+
+describe('parsing properties', () => {
+  it('extractToolCalls never throws and keeps its invariants on arbitrary text', () => {
+    fc.assert(fc.property(anyText, fc.boolean(), (text, truncated) => assertInvariants(text, truncated)), { numRuns: 400 });
+  });
+
+  it('extractToolCalls never throws on mutated corpus cases', () => {
+    fc.assert(fc.property(mutated, fc.boolean(), (text, truncated) => assertInvariants(text, truncated)), { numRuns: 400 });
+  });
+
+  it('a valid JSON call comes back with deep-equal arguments, in any envelope', () => {
+    const envelopes = [
+      (json: string) => json,
+      (json: string) => `Calling the tool now.\n${json}`,
+      (json: string) => `<tool_call>\n${json}\n</tool_call>`,
+      (json: string) => `\`\`\`json\n${json}\n\`\`\``,
+      (json: string) => `[TOOL_CALLS] [${json}]`,
+      (json: string) => `<|python_tag|>${json}<|eom_id|>`,
+    ];
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.constantFrom(...envelopes), (args, wrap) => {
+        const json = JSON.stringify({ name: 'get_weather', arguments: args });
+        const result = extractToolCalls(wrap(json), { tools: TOOLS });
+        assert.equal(result.calls.length, 1);
+        assert.deepEqual(result.calls[0]?.arguments, JSON.parse(JSON.stringify(args)) as JsonObject);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('repairJson leaves valid JSON unchanged', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.constantFrom(undefined, 2), (value, indent) => {
+        const text = JSON.stringify(value, null, indent);
+        assert.deepEqual(repairJson(text), { ok: true, value: JSON.parse(text), repairs: [] });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('the stream filter is the identity on text without calls, however it is split', () => {
+    fc.assert(
+      fc.property(anyText, fc.array(fc.nat(), { maxLength: 8 }), (text, cuts) => {
+        fc.pre(extractDetailed(text, { tools: TOOLS }).removed.length === 0);
+        const { pushed, rest } = stream(text, cuts);
+        assert.equal(pushed + rest, text);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('the stream filter never shows a call early and shows the rest, whatever the split', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.constantFrom(...corpusTexts), tokenSoup, mutated), fc.array(fc.nat(), { maxLength: 8 }), (text, cuts) => {
+        const { removed } = extractDetailed(text, { tools: TOOLS });
+        const whole = stream(text, []);
+        const split = stream(text, cuts);
+        assert.equal(split.pushed + split.rest, whole.pushed + whole.rest, 'output depends on the split');
+        assert.ok(text.startsWith(split.pushed), 'pushes show a prefix of the text');
+        for (const span of removed) assert.ok(split.pushed.length <= span.start, `showed part of a call at ${span.start}`);
+        assert.equal(split.pushed + split.rest, withoutSpans(text, 0, removed));
+      }),
+      { numRuns: 400 },
+    );
+  });
+});

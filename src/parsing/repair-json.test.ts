@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseLenient } from './lenient-json.ts';
+import { readJson, repairJson } from './repair-json.ts';
+
+function repaired(text: string): { value: unknown; repairs: string[] } {
+  const result = repairJson(text);
+  assert.ok(result.ok, `expected a repair of ${text}: ${result.ok ? '' : result.error.message}`);
+  return { value: result.value, repairs: result.repairs };
+}
+
+describe('repairJson', () => {
+  it('returns valid JSON unchanged, with no repairs', () => {
+    assert.deepEqual(repairJson('{"a": [1, "x", null, true]}'), { ok: true, value: { a: [1, 'x', null, true] }, repairs: [] });
+  });
+
+  it('removes // and /* */ comments but never inside strings', () => {
+    const { value, repairs } = repaired('{"url": "https://x.io//a", /* note */ "n": 1 // end\n}');
+    assert.deepEqual(value, { url: 'https://x.io//a', n: 1 });
+    assert.deepEqual(repairs, ['removed_comments']);
+  });
+
+  it('removes trailing commas in objects and arrays', () => {
+    const { value, repairs } = repaired('{"a": [1, 2,], "b": 3,}');
+    assert.deepEqual(value, { a: [1, 2], b: 3 });
+    assert.deepEqual(repairs, ['removed_trailing_commas']);
+  });
+
+  it('reads single-quoted strings and keys, with escaped and double quotes inside', () => {
+    const { value, repairs } = repaired(`{'a': 'it\\'s', 'b': 'say "hi"'}`);
+    assert.deepEqual(value, { a: "it's", b: 'say "hi"' });
+    assert.deepEqual(repairs, ['single_quoted_strings']);
+  });
+
+  it('quotes bare keys', () => {
+    assert.deepEqual(repaired('{city: "Paris", max_results: 3}'), { value: { city: 'Paris', max_results: 3 }, repairs: ['quoted_keys'] });
+  });
+
+  it('maps True/False/None', () => {
+    assert.deepEqual(repaired('{"a": True, "b": False, "c": None}'), { value: { a: true, b: false, c: null }, repairs: ['python_literals'] });
+  });
+
+  it('closes strings and brackets left open at the very end', () => {
+    const { value, repairs } = repaired('{"a": {"b": "hello wor');
+    assert.deepEqual(value, { a: { b: 'hello wor' } });
+    assert.deepEqual(repairs, ['closed_string_at_end', 'closed_brackets_at_end']);
+  });
+
+  it('keeps raw line breaks and unknown escapes as the model meant them', () => {
+    assert.deepEqual(repaired('{"code": "a\n\tb", "re": "\\d+"}').value, { code: 'a\n\tb', re: '\\d+' });
+  });
+
+  it('uses jsonrepair as the last stage (missing commas, bare words) and says so', () => {
+    assert.deepEqual(repaired('{"a": 1 "b": 2}'), { value: { a: 1, b: 2 }, repairs: ['jsonrepair'] });
+    assert.deepEqual(repaired('{"city": Paris}'), { value: { city: 'Paris' }, repairs: ['jsonrepair'] });
+  });
+
+  it('never invents a value', () => {
+    for (const text of ['{"a": }', '{"a"', '{"a":', '{"a": 1, "b"}', '{"a": 1, "b": }', '[1, hello]']) {
+      const result = repairJson(text);
+      assert.equal(result.ok, false, `${text} should not be repaired`);
+    }
+  });
+
+  it('reports where reading failed', () => {
+    const result = repairJson('{"a": 1, "b": }');
+    assert.equal(result.ok, false);
+    if (!result.ok) {
+      assert.equal(result.error.position, 14);
+      assert.match(result.error.message, /Unexpected character '}'/);
+    }
+  });
+
+  it('keeps "__proto__" as data, never as a prototype', () => {
+    const result = repairJson("{'__proto__': {'polluted': true}}");
+    assert.ok(result.ok);
+    if (result.ok) {
+      assert.equal(Object.getPrototypeOf(result.value), Object.prototype);
+      assert.deepEqual(Object.keys(result.value as object), ['__proto__']);
+      assert.equal(({} as Record<string, unknown>)['polluted'], undefined);
+    }
+  });
+});
+
+describe('readJson', () => {
+  it('does not close what a token limit cut off', () => {
+    const result = readJson('{"a": "cut', { allowCloseAtEnd: false });
+    assert.equal(result.ok, false);
+    if (!result.ok) assert.equal(result.atEnd, true);
+  });
+
+  it('flags a value that had to be closed', () => {
+    const result = readJson('{"a": [1', { allowCloseAtEnd: true });
+    assert.ok(result.ok && result.closedAtEnd);
+  });
+});
+
+describe('parseLenient', () => {
+  it('refuses nesting past its depth limit instead of overflowing the stack', () => {
+    const result = parseLenient('['.repeat(100_000), { allowCloseAtEnd: true });
+    assert.equal(result.ok, false);
+    if (!result.ok) assert.match(result.message, /nested deeper/);
+  });
+
+  it('flags a failure caused by the end of the text', () => {
+    const result = parseLenient('{"a": tr', { allowCloseAtEnd: true });
+    assert.equal(result.ok, false);
+    if (!result.ok) assert.equal(result.atEnd, true);
+  });
+});

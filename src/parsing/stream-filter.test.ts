@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { createStreamFilter } from './stream-filter.ts';
+import type { StreamFilterOptions } from './stream-filter.ts';
+
+/** Pushes `text` in pieces of `size`; returns what each push showed and what end() showed. */
+function stream(text: string, size: number, options: StreamFilterOptions = {}): { pushed: string[]; rest: string } {
+  const filter = createStreamFilter(options);
+  const pushed: string[] = [];
+  for (let i = 0; i < text.length; i += size) pushed.push(filter.push(text.slice(i, i + size)));
+  return { pushed, rest: filter.end() };
+}
+
+const TOOLS = { tools: ['get_weather'] };
+
+describe('createStreamFilter', () => {
+  it('passes plain text through at once', () => {
+    const { pushed, rest } = stream('Hello there, how are you?', 4);
+    assert.deepEqual(pushed, ['Hell', 'o th', 'ere,', ' how', ' are', ' you', '?']);
+    assert.equal(rest, '');
+  });
+
+  it('holds a partial marker until it resolves, then releases it if it was not one', () => {
+    const filter = createStreamFilter();
+    assert.equal(filter.push('a <to'), 'a ');
+    assert.equal(filter.push('ol'), '');
+    assert.equal(filter.push('box> b'), '<toolbox> b');
+  });
+
+  it('holds everything after a complete marker and drops the call at the end', () => {
+    const filter = createStreamFilter(TOOLS);
+    assert.equal(filter.push('Let me check.\n<tool_'), 'Let me check.\n');
+    assert.equal(filter.push('call>{"name": "get_weather", '), '');
+    assert.equal(filter.push('"arguments": {"city": "Paris"}}</tool_call>'), '');
+    assert.equal(filter.end(), '');
+  });
+
+  it('releases a balanced block once it closes and holds no call', () => {
+    const filter = createStreamFilter(TOOLS);
+    assert.equal(filter.push('Sets like {a, '), 'Sets like ');
+    assert.equal(filter.push('b} are fine'), '{a, b} are fine');
+  });
+
+  it('keeps holding a block that is a call', () => {
+    const filter = createStreamFilter(TOOLS);
+    assert.equal(filter.push('{"name": "get_weather", "arguments": {"city": "Oslo"}}'), '');
+    assert.equal(filter.push(' done'), '');
+    assert.equal(filter.end(), ' done');
+  });
+
+  it('holds a code fence until its closing line, then shows plain code', () => {
+    const filter = createStreamFilter(TOOLS);
+    assert.equal(filter.push('Code:\n```js\nconst a = 1;\n'), 'Code:\n');
+    assert.equal(filter.push('```\nThat is all.'), '```js\nconst a = 1;\n```\nThat is all.');
+  });
+
+  it('returns held text that turned out to be an example', () => {
+    const text = 'For example:\n<tool_call>{"name": "get_weather", "arguments": {}}</tool_call>';
+    const { pushed, rest } = stream(text, 7, TOOLS);
+    assert.equal(pushed.join('') + rest, text);
+  });
+
+  it('treats every call as unknown without tools, and still removes it', () => {
+    const { pushed, rest } = stream('A\n[TOOL_CALLS]x[ARGS]{"a": 1}', 3);
+    assert.equal(pushed.join('') + rest, 'A\n');
+  });
+});
