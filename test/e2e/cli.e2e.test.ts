@@ -109,7 +109,7 @@ describe('toolgate CLI', () => {
     assert.equal(tools.find((t) => t.name === 'getOrderBook')?.effect, 'read');
   });
 
-  it('the demo (npm start) runs the scripted model against the example server and says it is scripted', async () => {
+  it('toolgate demo runs the scripted model against the example server and says it is scripted', async () => {
     const { code, stdout, stderr } = await runCli(['demo']);
     assert.equal(code, 0, stderr);
     assert.match(stderr, /SCRIPTED model/);
