@@ -13,6 +13,7 @@ const BENCHES: { id: string; file: string; fn: string }[] = [
   { id: 'parsing', file: './parsing/parsing-bench.ts', fn: 'runParsingBench' },
   { id: 'store', file: './store/store-bench.ts', fn: 'runStoreBench' },
   { id: 'sse', file: './server/sse-bench.ts', fn: 'runSseBench' },
+  { id: 'loop', file: './loop/loop-bench.ts', fn: 'runLoopBench' },
 ];
 
 const filters = process.argv.slice(2);

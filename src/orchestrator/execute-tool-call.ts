@@ -59,8 +59,8 @@ export async function executeToolCall(ctx: ToolCallContext, call: RawToolCall, a
   if (entry === undefined) {
     const denied = ctx.catalog.denied.get(call.name);
     if (denied !== undefined) {
-      await audit(ctx, call, denied.entry, { decision: 'denied', reason: denied.reason });
-      return done(await record(ctx, call, started, toolError('denied', `${call.name} is not available to you: ${denied.reason}. Do not call it again.`)));
+      const gate = audit(ctx, call, denied.entry, { decision: 'denied', reason: denied.reason });
+      return done(await record(ctx, call, started, toolError('denied', `${call.name} is not available to you: ${denied.reason}. Do not call it again.`), [gate]));
     }
     const known = [...ctx.catalog.visible.keys()].join(', ');
     return done(await record(ctx, call, started, toolError('tool_not_found', `there is no tool named "${call.name}"; available tools: ${known === '' ? '(none)' : known}`)));
@@ -70,13 +70,13 @@ export async function executeToolCall(ctx: ToolCallContext, call: RawToolCall, a
   const source = approval?.decision === 'edit' && approval.arguments !== undefined ? approval.arguments : call.arguments;
   const prepared = prepareCall({ entry, arguments: source, validator: ctx.validator, injection, truncated: ctx.truncated === true });
   if (!prepared.ok) {
-    await audit(ctx, call, entry, {
+    const gate = audit(ctx, call, entry, {
       decision: prepared.decision,
       reason: prepared.message,
       normalisations: prepared.normalisations,
       ...(prepared.issues === undefined ? {} : { issues: prepared.issues.map((i) => ({ code: i.code, path: i.path, message: i.message })) }),
     });
-    return done(await record(ctx, call, started, toolError(prepared.code, prepared.message)));
+    return done(await record(ctx, call, started, toolError(prepared.code, prepared.message), [gate]));
   }
 
   let args = prepared.arguments;
@@ -85,15 +85,15 @@ export async function executeToolCall(ctx: ToolCallContext, call: RawToolCall, a
   if (ctx.hooks?.beforeToolCall !== undefined) {
     const verdict = await runBeforeHook(ctx, hookCall(ctx, call, entry, args));
     if (verdict.action === 'deny') {
-      await audit(ctx, call, entry, { decision: 'denied', reason: verdict.reason, prepared, hook: { name: 'beforeToolCall', action: 'deny', reason: verdict.reason } });
-      return done(await record(ctx, call, started, toolError('denied', `${call.name} was refused: ${verdict.reason}`)));
+      const gate = audit(ctx, call, entry, { decision: 'denied', reason: verdict.reason, prepared, hook: { name: 'beforeToolCall', action: 'deny', reason: verdict.reason } });
+      return done(await record(ctx, call, started, toolError('denied', `${call.name} was refused: ${verdict.reason}`), [gate]));
     }
     if (verdict.action === 'rewrite') {
       const again = ctx.validator.validate(entry.tool.inputSchema, verdict.arguments);
       if (!again.ok) {
         const reason = `beforeToolCall rewrote the arguments into invalid ones: ${again.issues.map((i) => `${i.path || '/'} ${i.message}`).join('; ')}`;
-        await audit(ctx, call, entry, { decision: 'denied', reason, prepared, hook: { name: 'beforeToolCall', action: 'rewrite', reason } });
-        return done(await record(ctx, call, started, toolError('denied', `${call.name} was refused: ${reason}`)));
+        const gate = audit(ctx, call, entry, { decision: 'denied', reason, prepared, hook: { name: 'beforeToolCall', action: 'rewrite', reason } });
+        return done(await record(ctx, call, started, toolError('denied', `${call.name} was refused: ${reason}`), [gate]));
       }
       args = verdict.arguments;
       hookInfo = { name: 'beforeToolCall', action: 'rewrite', ...(verdict.reason === undefined ? {} : { reason: verdict.reason }) };
@@ -102,33 +102,35 @@ export async function executeToolCall(ctx: ToolCallContext, call: RawToolCall, a
 
   if (approval?.decision === 'reject') {
     const reason = approval.reason ?? 'no reason given';
-    await audit(ctx, call, entry, { decision: 'denied', reason: `rejected by a person: ${reason}`, prepared, hook: hookInfo });
-    return done(await record(ctx, call, started, toolError('rejected', `A person rejected this call to ${call.name}: ${reason}. Do not retry it unchanged.`)));
+    const gate = audit(ctx, call, entry, { decision: 'denied', reason: `rejected by a person: ${reason}`, prepared, hook: hookInfo });
+    return done(await record(ctx, call, started, toolError('rejected', `A person rejected this call to ${call.name}: ${reason}. Do not retry it unchanged.`), [gate]));
   }
 
   const allowed = isToolAllowed(ctx.policy ?? EMPTY_POLICY, ctx.tenantId, entry.tool);
   const verdict = decide({ tool: entry.tool, exposedName: call.name, arguments: args, policy: entry.policy, allowed, dryRun: ctx.dryRun, approvalGranted: approval !== undefined });
   if (verdict.kind === 'deny') {
-    await audit(ctx, call, entry, { decision: 'denied', reason: verdict.reason, prepared, hook: hookInfo });
-    return done(await record(ctx, call, started, toolError('denied', `${call.name} is not available to you: ${verdict.reason}`)));
+    const gate = audit(ctx, call, entry, { decision: 'denied', reason: verdict.reason, prepared, hook: hookInfo });
+    return done(await record(ctx, call, started, toolError('denied', `${call.name} is not available to you: ${verdict.reason}`), [gate]));
   }
   if (verdict.kind === 'approval_required') {
-    await audit(ctx, call, entry, { decision: 'approval_required', prepared, hook: hookInfo });
+    await ctx.append([audit(ctx, call, entry, { decision: 'approval_required', prepared, hook: hookInfo })]);
     return { kind: 'pending', effect, arguments: args };
   }
   if (verdict.kind === 'dry_run') {
-    await audit(ctx, call, entry, { decision: 'dry_run', prepared, hook: hookInfo });
+    const gate = audit(ctx, call, entry, { decision: 'dry_run', prepared, hook: hookInfo });
     const text = `DRY RUN: ${call.name} was validated and would have run with these arguments, but was not executed: ${JSON.stringify(ctx.redact(args))}`;
-    return done(await record(ctx, call, started, { ok: true, content: [{ type: 'text', text }], structuredContent: { dryRun: true, tool: call.name, arguments: ctx.redact(args) } }, true));
+    return done(await record(ctx, call, started, { ok: true, content: [{ type: 'text', text }], structuredContent: { dryRun: true, tool: call.name, arguments: ctx.redact(args) } }, [gate], true));
   }
 
-  await audit(ctx, call, entry, {
+  const gate = audit(ctx, call, entry, {
     decision: 'allowed',
     prepared,
     hook: hookInfo,
     ...(approval === undefined ? {} : { reason: `approved by ${approval.userId ?? 'a person'}${approval.decision === 'edit' ? ' with edited arguments' : ''}` }),
   });
+  // The decision and the call are committed together, before the tool is reached.
   await ctx.append([
+    gate,
     draft('tool_call', { step: ctx.step, toolCallId: call.id, name: call.name, arguments: ctx.redact(args) as JsonObject, origin: entry.tool.origin }),
   ]);
   let result: ToolResult;
@@ -198,7 +200,8 @@ interface AuditInput {
   hook?: GateData['hook'] | undefined;
 }
 
-async function audit(ctx: ToolCallContext, call: RawToolCall, entry: CatalogEntry, input: AuditInput): Promise<void> {
+/** The call's gate_decision event; appended together with what follows it (fewer writes, one atomic step). */
+function audit(ctx: ToolCallContext, call: RawToolCall, entry: CatalogEntry, input: AuditInput): EventDraft {
   const normalisations = input.prepared?.normalisations ?? input.normalisations ?? [];
   const data: GateData = {
     step: ctx.step,
@@ -213,11 +216,10 @@ async function audit(ctx: ToolCallContext, call: RawToolCall, entry: CatalogEntr
     ...(input.issues === undefined ? {} : { issues: input.issues }),
     ...(input.hook === undefined ? {} : { hook: input.hook }),
   };
-  const events: EventDraft[] = [draft('gate_decision', data)];
-  await ctx.append(events);
+  return draft('gate_decision', data);
 }
 
-async function record(ctx: ToolCallContext, call: RawToolCall, started: number, result: ToolResult, dryRun = false): Promise<ToolResult> {
+async function record(ctx: ToolCallContext, call: RawToolCall, started: number, result: ToolResult, before: EventDraft[] = [], dryRun = false): Promise<ToolResult> {
   const data: RunEventDataMap['tool_result'] = {
     step: ctx.step,
     toolCallId: call.id,
@@ -229,6 +231,6 @@ async function record(ctx: ToolCallContext, call: RawToolCall, started: number, 
     ...(result.error === undefined ? {} : { error: result.error }),
     ...(dryRun ? { dryRun: true } : {}),
   };
-  await ctx.append([draft('tool_result', data)]);
+  await ctx.append([...before, draft('tool_result', data)]);
   return result;
 }
