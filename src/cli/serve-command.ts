@@ -77,6 +77,11 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
       ...(settings.server.heartbeatMs === undefined ? {} : { heartbeatMs: settings.server.heartbeatMs }),
       ...(settings.server.sseBufferLimitBytes === undefined ? {} : { sseBufferLimitBytes: settings.server.sseBufferLimitBytes }),
       ...(verbose ? { log: (entry) => io.stderr.write(`${JSON.stringify(entry)}\n`) } : {}),
+    }).catch((error: unknown) => {
+      const code = (error as { code?: unknown }).code;
+      if (code === 'EADDRINUSE') throw usageError(`port ${port} on ${host} is already in use; pass --port N (0 picks a free one) or stop the other process`);
+      if (code === 'EACCES') throw usageError(`not allowed to listen on ${host}:${port}; use a port above 1023`);
+      throw error;
     });
     const recovered = await manager.recover();
     io.stdout.write(`toolgate serving on ${http.url}  (store ${storeSpec}, model ${settings.model ?? 'none: pass "model" per run'})\n`);

@@ -256,6 +256,9 @@ server:
     assert.equal(refused.code, 2);
     assert.match(refused.stderr, /no API keys configured: refusing to listen on 0\.0\.0\.0/);
     const other = await startServe({ cwd: lonely, args: ['--demo'] });
+    const busy = await runCli(['serve', '--demo', '--port', new URL(other.url).port], { cwd: lonely });
+    assert.equal(busy.code, 2);
+    assert.match(busy.stderr, /port \d+ on 127\.0\.0\.1 is already in use; pass --port N/);
     const run = await json<Run>(await fetch(`${other.url}/v1/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"input":"hello"}' }));
     assert.equal(typeof run.id, 'string');
     other.child.kill('SIGTERM');
