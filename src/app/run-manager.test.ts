@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ModelAdapter, Run } from '../core/index.ts';
 import { resolveSettings } from '../config/resolve-settings.ts';
+import { fileURLToPath } from 'node:url';
+import { submitInput } from '../orchestrator/submit-input.ts';
+import { createScriptedAdapter } from '../providers/scripted/scripted-adapter.ts';
 import { RunManager } from './run-manager.ts';
 import { Toolgate } from './toolgate.ts';
 
@@ -87,5 +90,32 @@ describe('RunManager', () => {
     await assert.rejects(manager.startRun({}, { input: 'late' }), (e: unknown) => e instanceof Error && 'code' in e && e.code === 'shutting_down');
     assert.equal((await manager.ready()).ready, false);
     await toolgate.close();
+  });
+
+  it('recover() resumes a waiting run whose decision was recorded just before a stop', async () => {
+    const server = fileURLToPath(new URL('../../examples/power-exchange/server.ts', import.meta.url));
+    const settings = resolveSettings({ servers: { pe: { command: process.execPath, args: [server] } } }, {}, {});
+    const model = createScriptedAdapter({
+      script: { turns: [{ toolCalls: [{ id: 'o1', name: 'placeOrder', arguments: '{"userId":"bob","side":"BUY","price":50,"qty":1,"symbol":"DE-BASE-D+1"}' }] }, { text: 'placed' }] },
+      id: 'scripted:test',
+    });
+    const toolgate = new Toolgate({ settings, model });
+    try {
+      const waiting = await toolgate.run({ input: 'buy' });
+      assert.equal(waiting.status, 'waiting_approval');
+      // The decision is in the log, but the process stops before driving the run on.
+      await submitInput(toolgate.store, waiting.id, { type: 'approval', toolCallId: 'o1', decision: 'approve' });
+      const manager = new RunManager({ toolgate });
+      assert.deepEqual(await manager.recover(), [], 'a waiting run is not reported as interrupted');
+      await until(async () => (await toolgate.store.getRun(waiting.id))?.status === 'completed');
+      const still = await toolgate.run({ input: 'buy again' });
+      const other = new RunManager({ toolgate });
+      await other.recover();
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal((await toolgate.store.getRun(still.id))?.status, 'waiting_approval', 'no decision: it keeps waiting');
+      assert.equal((await toolgate.store.readEvents(still.id)).at(-1)?.type, 'approval_required', 'and nothing was appended');
+    } finally {
+      await toolgate.close();
+    }
   });
 });

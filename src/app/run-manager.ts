@@ -48,19 +48,25 @@ export class RunManager implements RunService {
     this.#onError = options.onError ?? ((m) => process.emitWarning(m));
   }
 
-  /** Resumes every run that was queued or running when the process stopped. Returns their ids. */
+  /**
+   * Resumes every run that was queued or running when the process stopped, and
+   * waiting runs whose decision arrived just before it stopped (the driver
+   * leaves a run that is still waiting untouched). Returns the ids of the
+   * interrupted (queued or running) ones.
+   */
   async recover(): Promise<string[]> {
-    const ids: string[] = [];
-    for (const status of ['running', 'queued'] as const) {
+    const interrupted: string[] = [];
+    const waiting: string[] = [];
+    for (const status of ['running', 'queued', 'waiting_approval'] as const) {
       let cursor: string | undefined;
       do {
         const page = await this.#toolgate.store.listRuns({ status, limit: 200, ...(cursor === undefined ? {} : { cursor }) });
-        for (const run of page.runs.reverse()) ids.push(run.id);
+        for (const run of page.runs.reverse()) (status === 'waiting_approval' ? waiting : interrupted).push(run.id);
         cursor = page.nextCursor;
       } while (cursor !== undefined);
     }
-    for (const id of ids) this.#schedule(id);
-    return ids;
+    for (const id of [...interrupted, ...waiting]) this.#schedule(id);
+    return interrupted;
   }
 
   async startRun(caller: Caller, request: StartRunRequest, idempotency?: IdempotencyOptions): Promise<{ run: Run; created: boolean }> {
