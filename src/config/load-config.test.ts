@@ -88,4 +88,17 @@ maxSteps: 7
     assert.match(configError(() => loadConfig({ file: write('bad.yaml', 'model: [unclosed\n'), cwd: dir, env: {} })).message, /not valid YAML/);
     assert.match(configError(() => loadConfig({ file: 'missing.yaml', cwd: dir, env: {} })).message, /missing\.yaml does not exist/);
   });
+
+  it('validates policy rules at load, naming the bad key', () => {
+    const approval = configError(() => parseConfig({ tools: { 'power-exchange/placeOrder': { approval: 'sometimes' } } }, { source: 'p.yaml' }));
+    assert.match(approval.message, /tools\.power-exchange\/placeOrder\.approval: /);
+    const unknown = configError(() => parseConfig({ tools: { placeOrder: { aproval: 'never' } } }));
+    assert.match(unknown.message, /unknown key "aproval" in tools\.placeOrder/);
+    const pattern = configError(() => parseConfig({ tenants: { acme: { deny: ['power exchange/*'] } } }));
+    assert.match(pattern.message, /tenants\.acme\.deny\.0: a tool pattern is "server\/tool"/);
+    const inject = configError(() => parseConfig({ tools: { x: { inject: { userId: '' } } } }));
+    assert.match(inject.message, /tools\.x\.inject\.userId: an inject template must not be empty/);
+    const key = configError(() => parseConfig({ tenants: { acme: { apiKeys: ['short'] } } }));
+    assert.match(key.message, /tenants\.acme\.apiKeys\.0: .*at least 8 characters/);
+  });
 });

@@ -13,7 +13,9 @@ import {
   type ToolSpec,
 } from '../core/index.ts';
 import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
+import { draft } from '../core/index.ts';
 import { runAgent } from './run-agent.ts';
+import { submitInput } from './submit-input.ts';
 
 type Turn = Partial<ModelResponse> & { deltas?: string[] };
 
@@ -203,5 +205,63 @@ describe('runAgent', () => {
     await runAgent({ runId: run.id, store, model: fakeModel([{ text: 'hi' }]), tools: fakeTools({}) });
     const statuses = (await store.readEvents(run.id)).flatMap((e) => (e.type === 'run_status' ? [`${e.data.from}>${e.data.to}`] : []));
     assert.deepEqual(statuses, ['queued>running', 'running>completed']);
+  });
+
+  it('recovers a run from its log after a crash: a read in flight is called again, a write in flight waits for a person', async () => {
+    const { store, run } = await start('trade');
+    const writeSpec: ToolSpec = { ...tool('place'), annotations: { readOnlyHint: false } };
+    const calls = [call('r1', 'quote', '{"k":1}'), call('w1', 'place', '{"q":2}')];
+    // The log as a process left it when it died mid-call: both tool_call events committed, no results.
+    await store.append(
+      run.id,
+      [
+        draft('run_status', { from: 'queued', to: 'running' }),
+        draft('run_started', { input: 'trade', model: 'fake:model', tools: ['quote', 'place'], maxSteps: 20 }),
+        draft('user_message', { text: 'trade' }),
+        draft('assistant_message', { step: 1, text: '', toolCalls: calls, finishReason: 'tool_calls', latencyMs: 1 }),
+        draft('tool_call', { step: 1, toolCallId: 'r1', name: 'quote', arguments: { k: 1 } }),
+        draft('tool_call', { step: 1, toolCallId: 'w1', name: 'place', arguments: { q: 2 } }),
+      ],
+      { status: 'running', steps: 1 },
+    );
+    const executed: string[] = [];
+    const tools: ToolSource = {
+      name: 'fake',
+      listTools: async () => [tool('quote'), writeSpec],
+      callTool: async (req) => (executed.push(req.name), ok(`${req.name} done`)),
+      close: async () => undefined,
+    };
+    const policy = { tools: { place: { approval: 'never' as const } }, tenants: {} };
+    const model = fakeModel([{ text: 'all done' }]);
+
+    const waiting = await runAgent({ runId: run.id, store, model, tools, policy });
+    assert.deepEqual(executed, ['quote'], 'the read was called again; the write was not');
+    assert.equal(waiting.status, 'waiting_approval');
+    assert.deepEqual(waiting.pendingApproval && [waiting.pendingApproval.toolCallId, waiting.pendingApproval.reason], ['w1', 'outcome_unknown']);
+    assert.equal(model.requests.length, 0, 'the model is not asked while a call of its turn is undecided');
+
+    await submitInput(store, run.id, { type: 'approval', toolCallId: 'w1', decision: 'approve' });
+    const done = await runAgent({ runId: run.id, store, model, tools, policy });
+    assert.equal(done.status, 'completed');
+    assert.deepEqual(executed, ['quote', 'place']);
+    const sent = model.requests[0]?.messages.filter((m) => m.role === 'tool').map((m) => (m.role === 'tool' ? m.toolCallId : ''));
+    assert.deepEqual(sent, ['r1', 'w1'], 'results go back in call order');
+    const events = await store.readEvents(run.id);
+    assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1));
+  });
+
+  it('returnDirect: a tool\'s result becomes the answer without asking the model again', async () => {
+    const { store, run } = await start();
+    const model = fakeModel([{ toolCalls: [call('d1', 'report', '{}')] }, { text: 'never asked' }]);
+    const final = await runAgent({
+      runId: run.id,
+      store,
+      model,
+      tools: fakeTools({ report: async () => ok('the report') }),
+      policy: { tools: { report: { returnDirect: true } }, tenants: {} },
+    });
+    assert.equal(final.status, 'completed');
+    assert.equal(final.output, 'the report');
+    assert.equal(model.requests.length, 1);
   });
 });
