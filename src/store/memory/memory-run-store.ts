@@ -16,9 +16,10 @@ import {
   type RunPatch,
   type RunStore,
 } from '../../core/index.ts';
+import { RunListeners } from '../run-listeners.ts';
+import { DEFAULT_IDEMPOTENCY_TTL_MS, DEFAULT_PAGE_SIZE, idempotencyMismatch } from '../store-defaults.ts';
 
-export const DEFAULT_PAGE_SIZE = 50;
-export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+export { DEFAULT_IDEMPOTENCY_TTL_MS, DEFAULT_PAGE_SIZE } from '../store-defaults.ts';
 
 interface IdempotencyEntry {
   runId: string;
@@ -29,7 +30,6 @@ interface IdempotencyEntry {
 interface Entry {
   run: Run;
   events: RunEvent[];
-  listeners: Set<EventListener>;
   /** Creation order: the keyset behind listRuns' cursor. */
   seq: number;
 }
@@ -39,6 +39,7 @@ export class MemoryRunStore implements RunStore {
   readonly #runs = new Map<string, Entry>();
   readonly #keys = new Map<string, IdempotencyEntry>();
   readonly #threads = new Map<string, Thread>();
+  readonly #listeners = new RunListeners();
   #seq = 0;
   #closed = false;
 
@@ -55,10 +56,7 @@ export class MemoryRunStore implements RunStore {
     const existing = this.#keys.get(scoped);
     if (existing !== undefined && existing.expiresAt > now) {
       if (existing.requestHash !== idempotency.requestHash) {
-        throw new ToolgateError(
-          'idempotency_mismatch',
-          `Idempotency-Key "${idempotency.key}" was already used with a different request body; use a new key for a new request`,
-        );
+        throw idempotencyMismatch(idempotency.key);
       }
       const entry = this.#runs.get(existing.runId);
       if (entry !== undefined) return { run: structuredClone(entry.run), created: false };
@@ -131,7 +129,7 @@ export class MemoryRunStore implements RunStore {
     if (pendingApproval === null) delete next.pendingApproval;
     else if (pendingApproval !== undefined) next.pendingApproval = pendingApproval;
     entry.run = next;
-    if (events.length > 0) notify(entry.listeners, events);
+    this.#listeners.notify(runId, events);
     return events;
   }
 
@@ -147,18 +145,13 @@ export class MemoryRunStore implements RunStore {
 
   subscribe(runId: string, listener: EventListener): () => void {
     this.#assertOpen();
-    let entry = this.#runs.get(runId);
-    if (entry === undefined) throw new ToolgateError('not_found', `run ${runId} does not exist`);
-    entry.listeners.add(listener);
-    return () => {
-      entry?.listeners.delete(listener);
-      entry = undefined;
-    };
+    if (!this.#runs.has(runId)) throw new ToolgateError('not_found', `run ${runId} does not exist`);
+    return this.#listeners.add(runId, listener);
   }
 
   async close(): Promise<void> {
     this.#closed = true;
-    for (const entry of this.#runs.values()) entry.listeners.clear();
+    this.#listeners.clear();
   }
 
   #insertRun(init: NewRun): Run {
@@ -183,7 +176,7 @@ export class MemoryRunStore implements RunStore {
       ...(init.dryRun === undefined ? {} : { dryRun: init.dryRun }),
     };
     this.#seq += 1;
-    this.#runs.set(id, { run, events: [], listeners: new Set(), seq: this.#seq });
+    this.#runs.set(id, { run, events: [], seq: this.#seq });
     return run;
   }
 
@@ -205,17 +198,4 @@ function parseCursor(cursor: string): number {
     throw new ToolgateError('usage', `invalid cursor "${cursor}": pass the nextCursor of a previous page unchanged`);
   }
   return Number(cursor);
-}
-
-/** Hands events to every listener; one listener's failure neither stops the others nor fails the append. */
-function notify(listeners: Set<EventListener>, events: RunEvent[]): void {
-  for (const listener of [...listeners]) {
-    // A listener removed by an earlier one in this round no longer wants events.
-    if (!listeners.has(listener)) continue;
-    try {
-      listener(events);
-    } catch (error) {
-      process.emitWarning(`a run event listener threw: ${error instanceof Error ? error.message : String(error)}`, 'ToolgateWarning');
-    }
-  }
 }

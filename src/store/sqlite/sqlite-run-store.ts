@@ -18,13 +18,13 @@ import {
 } from '../../core/index.ts';
 import { listRunsSql } from './list-runs-sql.ts';
 import { decodeRunCursor, encodeRunCursor } from './run-cursor.ts';
-import { RunListeners } from './run-listeners.ts';
+import { RunListeners } from '../run-listeners.ts';
+import { DEFAULT_IDEMPOTENCY_TTL_MS, DEFAULT_PAGE_SIZE, idempotencyMismatch } from '../store-defaults.ts';
 import { RUN_COLUMNS, eventFromRow, newRunValues, runFromRow, threadFromRows, type SqliteRow } from './run-row.ts';
 import { INSERT_EVENT, INSERT_RUN, INSERT_THREAD, LAST_THREAD_SEQ, SELECT_KEY, UPDATE_RUN, UPSERT_KEY, patchParams } from './run-statements.ts';
 import type { SqliteConnection } from './sqlite-connection.ts';
 
-export const DEFAULT_PAGE_SIZE = 50;
-export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+export { DEFAULT_IDEMPOTENCY_TTL_MS, DEFAULT_PAGE_SIZE } from '../store-defaults.ts';
 
 /** The connection's settings as SQLite reports them. */
 export interface SqliteStoreInfo {
@@ -63,10 +63,7 @@ export class SqliteRunStore implements RunStore {
       const key = this.#sql.statement(SELECT_KEY).get(tenant, idempotency.key);
       if (key !== undefined && Number(key['expires_at']) > now) {
         if (key['request_hash'] !== idempotency.requestHash) {
-          throw new ToolgateError(
-            'idempotency_mismatch',
-            `Idempotency-Key "${idempotency.key}" was already used with a different request body; use a new key for a new request`,
-          );
+          throw idempotencyMismatch(idempotency.key);
         }
         const row = this.#sql.statement('SELECT * FROM runs WHERE id = ?').get(String(key['run_id']));
         if (row !== undefined) return { run: runFromRow(row), created: false };

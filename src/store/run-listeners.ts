@@ -1,6 +1,6 @@
-import type { EventListener, RunEvent } from '../../core/index.ts';
+import type { EventListener, RunEvent } from '../core/index.ts';
 
-/** Live subscribers per run, for this process only (another process sharing the file is not seen). */
+/** Live subscribers per run, for this process only (a store shared by several processes is not seen). Shared by the stores. */
 export class RunListeners {
   readonly #byRun = new Map<string, Set<EventListener>>();
 
