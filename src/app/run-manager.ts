@@ -5,7 +5,6 @@ import {
   type Caller,
   type IdempotencyOptions,
   type ListRunsQuery,
-  type NewRun,
   type Run,
   type RunInput,
   type RunPage,
@@ -71,18 +70,12 @@ export class RunManager implements RunService {
 
   async startRun(caller: Caller, request: StartRunRequest, idempotency?: IdempotencyOptions): Promise<{ run: Run; created: boolean }> {
     if (this.#closing) throw new ToolgateError('shutting_down', 'the server is shutting down and takes no new runs; retry on another instance or after the restart');
-    // A bad model is the caller's error (400), found before a run exists.
-    const model = await this.#toolgate.model(request.model);
-    const init: NewRun = {
-      input: request.input,
-      model: model.id,
+    const { maxSteps: _maxSteps, strategy: _strategy, ...rest } = request;
+    const init = await this.#toolgate.newRun({
+      ...rest,
       ...(caller.tenantId === undefined ? {} : { tenantId: caller.tenantId }),
       ...(caller.userId === undefined ? {} : { userId: caller.userId }),
-      ...(request.threadId === undefined ? {} : { threadId: request.threadId }),
-      ...(request.dryRun === true ? { dryRun: true } : {}),
-      ...(request.context === undefined ? {} : { context: request.context }),
-      ...(request.metadata === undefined ? {} : { metadata: request.metadata }),
-    };
+    });
     const result =
       idempotency === undefined
         ? { run: await this.#toolgate.store.createRun(init), created: true }

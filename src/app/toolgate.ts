@@ -1,4 +1,4 @@
-import { ToolgateError, type JsonObject, type ModelAdapter, type Run, type RunEvent, type RunInput, type RunStore, type ToolSpec } from '../core/index.ts';
+import { ToolgateError, type JsonObject, type ModelAdapter, type NewRun, type Run, type RunEvent, type RunInput, type RunStore, type ToolSpec } from '../core/index.ts';
 import type { Settings } from '../config/resolve-settings.ts';
 import { isToolAllowed, resolveToolPolicy, type Policy } from '../gate/index.ts';
 import { runAgent } from '../orchestrator/run-agent.ts';
@@ -120,8 +120,21 @@ export class Toolgate {
 
   /** Creates a run and drives it to its end. Resolves with the final run; model and tool failures end the run, they do not reject. */
   async run(request: RunRequest): Promise<Run> {
+    const run = await this.store.createRun(await this.newRun(request));
+    return this.drive(run.id, {
+      ...(request.signal === undefined ? {} : { signal: request.signal }),
+      ...(request.onEvent === undefined ? {} : { onEvent: request.onEvent }),
+      ...(request.maxSteps === undefined ? {} : { maxSteps: request.maxSteps }),
+    });
+  }
+
+  /**
+   * What the store needs to create a run for this request. Resolving the model
+   * here makes a bad model the caller's error, found before any run exists.
+   */
+  async newRun(request: Omit<RunRequest, 'signal' | 'onEvent' | 'maxSteps'>): Promise<NewRun> {
     const model = await this.model(request.model);
-    const run = await this.store.createRun({
+    return {
       input: request.input,
       model: model.id,
       ...(request.threadId === undefined ? {} : { threadId: request.threadId }),
@@ -130,12 +143,7 @@ export class Toolgate {
       ...(request.dryRun === true ? { dryRun: true } : {}),
       ...(request.context === undefined ? {} : { context: request.context }),
       ...(request.metadata === undefined ? {} : { metadata: request.metadata }),
-    });
-    return this.drive(run.id, {
-      ...(request.signal === undefined ? {} : { signal: request.signal }),
-      ...(request.onEvent === undefined ? {} : { onEvent: request.onEvent }),
-      ...(request.maxSteps === undefined ? {} : { maxSteps: request.maxSteps }),
-    });
+    };
   }
 
   /**

@@ -1,8 +1,7 @@
-import { ToolgateError } from '../core/index.ts';
+import { DEFAULT_MAX_STEPS, DEFAULT_PARSE_RETRIES, ToolgateError } from '../core/index.ts';
 import { MODEL_PATTERN, type ServerConfig, type ToolgateConfig } from './config-schema.ts';
 import { splitCommandLine } from './split-command-line.ts';
 
-export const DEFAULT_MAX_STEPS = 20;
 
 /** Command-line values that override the config file. */
 export interface SettingsFlags {
@@ -43,7 +42,6 @@ export interface Settings {
   server: NonNullable<ToolgateConfig['server']>;
 }
 
-export const DEFAULT_PARSE_RETRIES = 3;
 
 /**
  * Precedence: flags > TOOLGATE_* environment > file > defaults. Provider

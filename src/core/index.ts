@@ -9,3 +9,4 @@ export type * from './ports/model-adapter.ts';
 export type * from './ports/run-store.ts';
 export type * from './ports/tool-source.ts';
 export type * from './ports/run-service.ts';
+export * from './defaults.ts';

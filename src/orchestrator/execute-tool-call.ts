@@ -161,7 +161,8 @@ function done(result: ToolResult): CallOutcome {
   return { kind: 'done', result, returnDirect: false };
 }
 
-function injectionContext(ctx: ToolCallContext): { user?: JsonObject; tenant?: JsonObject; context?: JsonObject } {
+/** The values `{{user.*}}`, `{{tenant.*}}` and `{{context.*}}` templates read. */
+export function injectionContext(ctx: Pick<ToolCallContext, 'userId' | 'tenantId' | 'context'>): { user?: JsonObject; tenant?: JsonObject; context?: JsonObject } {
   return {
     ...(ctx.userId === undefined ? {} : { user: { id: ctx.userId } }),
     ...(ctx.tenantId === undefined ? {} : { tenant: { id: ctx.tenantId } }),

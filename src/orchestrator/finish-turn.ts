@@ -1,7 +1,7 @@
 import { draft, renderToolResult, type EventDraft, type JsonObject, type RawToolCall, type RunEvent, type RunPatch } from '../core/index.ts';
 import type { ToolEffect } from '../gate/index.ts';
 import type { ConversationState, OpenTurn } from './conversation-state.ts';
-import { executeToolCall, type CallOutcome, type ToolCallContext } from './execute-tool-call.ts';
+import { executeToolCall, injectionContext, type CallOutcome, type ToolCallContext } from './execute-tool-call.ts';
 import { prepareCall } from './prepare-call.ts';
 
 type AppendFn = (drafts: EventDraft[], patch?: RunPatch) => Promise<RunEvent[]>;
@@ -77,11 +77,6 @@ export async function finishTurn(input: { ctx: Omit<ToolCallContext, 'step'>; st
 function rederive(ctx: ToolCallContext, call: RawToolCall): JsonObject {
   const entry = ctx.catalog.visible.get(call.name);
   if (entry === undefined) return {};
-  const injection = {
-    ...(ctx.userId === undefined ? {} : { user: { id: ctx.userId } }),
-    ...(ctx.tenantId === undefined ? {} : { tenant: { id: ctx.tenantId } }),
-    ...(ctx.context === undefined ? {} : { context: ctx.context }),
-  };
-  const prepared = prepareCall({ entry, arguments: call.arguments, validator: ctx.validator, injection });
+  const prepared = prepareCall({ entry, arguments: call.arguments, validator: ctx.validator, injection: injectionContext(ctx) });
   return prepared.ok ? prepared.arguments : {};
 }

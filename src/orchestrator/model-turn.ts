@@ -4,6 +4,7 @@ import {
   draft,
   newId,
   type EventDraft,
+  type JsonSchema,
   type Message,
   type ModelAdapter,
   type ModelRequest,
@@ -54,8 +55,8 @@ export interface ModelTurnResult {
 export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResult & { mode: 'native' | 'prompted' }> {
   const step = input.state.step + 1;
   let mode = input.mode;
-  const toolNames = [...input.catalog.visible.keys()];
-  const refs = [...input.catalog.visible.values()].map((e) => ({ name: e.tool.name, hasRequiredArgs: hasRequired(e.definition.parameters) }));
+  const toolNames = input.catalog.definitions.map((d) => d.name);
+  const refs = input.catalog.refs;
   for (let attempt = 1; ; attempt++) {
     const started = performance.now();
     let response: ModelResponse;
@@ -132,11 +133,24 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
   }
 }
 
+/** The prompted-mode system prompt and output schema, rendered once per run's catalog. */
+const promptCache = new WeakMap<ToolCatalog, { prompt: string; schema: JsonSchema }>();
+
+function promptedFormat(catalog: ToolCatalog): { prompt: string; schema: JsonSchema } {
+  let cached = promptCache.get(catalog);
+  if (cached === undefined) {
+    const tools = catalog.definitions.map((d) => ({ name: d.name, description: d.description, inputSchema: d.parameters }));
+    cached = { prompt: renderToolPrompt(tools), schema: toolCallJsonSchema(tools) };
+    promptCache.set(catalog, cached);
+  }
+  return cached;
+}
+
 function buildRequest(input: ModelTurnInput, mode: 'native' | 'prompted'): ModelRequest {
-  const definitions = [...input.catalog.visible.values()].map((e) => e.definition);
+  const definitions = input.catalog.definitions;
   const messages: Message[] = [...input.prefix, ...input.state.messages];
   if (mode === 'native') return { messages, tools: definitions, stream: input.stream };
-  const prompt = renderToolPrompt(definitions.map((d) => ({ name: d.name, description: d.description, inputSchema: d.parameters })));
+  const { prompt, schema } = promptedFormat(input.catalog);
   const first = messages[0];
   const withPrompt: Message[] =
     first?.role === 'system' ? [{ role: 'system', content: `${first.content}\n\n${prompt}` }, ...messages.slice(1)] : [{ role: 'system', content: prompt }, ...messages];
@@ -144,10 +158,6 @@ function buildRequest(input: ModelTurnInput, mode: 'native' | 'prompted'): Model
     messages: withPrompt,
     tools: [],
     stream: input.stream,
-    ...(input.constrain && definitions.length > 0 ? { responseFormat: { type: 'json_schema' as const, name: 'tool_calls', schema: toolCallJsonSchema(definitions.map((d) => ({ name: d.name, description: d.description, inputSchema: d.parameters }))) } } : {}),
+    ...(input.constrain && definitions.length > 0 ? { responseFormat: { type: 'json_schema' as const, name: 'tool_calls', schema } } : {}),
   };
-}
-
-function hasRequired(schema: Record<string, unknown>): boolean {
-  return Array.isArray(schema['required']) && schema['required'].length > 0;
 }

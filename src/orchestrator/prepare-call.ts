@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue, RawToolCall } from '../core/index.ts';
+import type { JsonObject, JsonValue } from '../core/index.ts';
 import { applyInjection, type InjectedArgument } from '../gate/index.ts';
 import { repairArguments } from '../parsing/index.ts';
 import { formatIssuesForModel, normalizeArguments, type Normalisation, type ValidationIssue, type Validator } from '../validation/index.ts';
@@ -85,8 +85,4 @@ export function prepareCall(input: PrepareInput): PreparedCall | RejectedCall {
 function withoutKeys(args: JsonObject, keys: readonly string[]): JsonObject {
   if (keys.length === 0) return args;
   return Object.fromEntries(Object.entries(args).filter(([k]) => !keys.includes(k)));
-}
-
-export function callLabel(call: RawToolCall): string {
-  return `${call.name} (${call.id})`;
 }

@@ -2,9 +2,7 @@ import type { JsonObject, Message, ModelAdapter, Run, RunStore, ToolResult, Tool
 import type { Policy, ToolEffect } from '../gate/index.ts';
 import type { Validator } from '../validation/index.ts';
 
-export const DEFAULT_MAX_STEPS = 20;
-export const DEFAULT_PARSE_RETRIES = 3;
-export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
+export { DEFAULT_MAX_STEPS, DEFAULT_PARSE_RETRIES, DEFAULT_TOOL_TIMEOUT_MS } from '../core/index.ts';
 
 /**
  * How tools reach the model. `native`: tool definitions in the API request;

@@ -17,6 +17,10 @@ export interface CatalogEntry {
 export interface ToolCatalog {
   visible: ReadonlyMap<string, CatalogEntry>;
   denied: ReadonlyMap<string, { entry: CatalogEntry; reason: string }>;
+  /** The visible tools as the model is shown them, in listing order (built once per run, not per step). */
+  definitions: readonly ModelToolDefinition[];
+  /** The visible tools as the parser knows them. */
+  refs: readonly { name: string; hasRequiredArgs: boolean }[];
 }
 
 export function buildToolCatalog(tools: readonly ToolSpec[], options: { policy?: Policy; tenantId?: string | undefined }): ToolCatalog {
@@ -38,5 +42,7 @@ export function buildToolCatalog(tools: readonly ToolSpec[], options: { policy?:
     if (allowed.allowed) visible.set(tool.name, entry);
     else denied.set(tool.name, { entry, reason: allowed.reason ?? `tool ${tool.name} is not allowed` });
   }
-  return { visible, denied };
+  const definitions = [...visible.values()].map((e) => e.definition);
+  const refs = definitions.map((d) => ({ name: d.name, hasRequiredArgs: Array.isArray(d.parameters['required']) && d.parameters['required'].length > 0 }));
+  return { visible, denied, definitions, refs };
 }

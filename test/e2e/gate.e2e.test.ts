@@ -10,6 +10,7 @@ import { Toolgate, type ToolgateOptions } from '../../src/app/toolgate.ts';
 import type { ServerConfig, ToolgateConfig } from '../../src/config/config-schema.ts';
 import { resolveSettings } from '../../src/config/resolve-settings.ts';
 import type { JsonObject, RunEvent } from '../../src/core/index.ts';
+import { ofType } from '../support/events.ts';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.ts';
 import { POWER_EXCHANGE_SERVER } from '../support/processes.ts';
 
@@ -17,9 +18,6 @@ const FILESYSTEM_SERVER = fileURLToPath(new URL('../../node_modules/@modelcontex
 const PAGINATED_SERVER = fileURLToPath(new URL('../fixtures/mcp/paginated-server.ts', import.meta.url));
 const exchange = (...extra: string[]): ServerConfig => ({ command: process.execPath, args: [POWER_EXCHANGE_SERVER, ...extra] });
 
-function ofType<T extends RunEvent['type']>(events: RunEvent[], type: T): Extract<RunEvent, { type: T }>[] {
-  return events.filter((e): e is Extract<RunEvent, { type: T }> => e.type === type);
-}
 
 describe('gate e2e', () => {
   let mock: MockOpenAI;

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { Toolgate } from '../../src/app/toolgate.ts';
 import type { ToolgateConfig } from '../../src/config/config-schema.ts';
 import { resolveSettings, type SettingsFlags } from '../../src/config/resolve-settings.ts';
-import type { RunEvent } from '../../src/core/index.ts';
+import { ofType } from '../support/events.ts';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.ts';
 import { POWER_EXCHANGE_SERVER } from '../support/processes.ts';
 
@@ -30,9 +30,6 @@ function body(mock: MockOpenAI, index: number): Body {
   return mock.requests[index]?.body as Body;
 }
 
-function ofType<T extends RunEvent['type']>(events: RunEvent[], type: T): Extract<RunEvent, { type: T }>[] {
-  return events.filter((e): e is Extract<RunEvent, { type: T }> => e.type === type);
-}
 
 describe('messy models e2e', () => {
   let mock: MockOpenAI;

@@ -1,6 +1,7 @@
 import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import {
+  DEFAULT_TOOL_TIMEOUT_MS,
   ToolgateError,
   isJsonObject,
   toolError,
@@ -13,7 +14,6 @@ import {
 } from '../../core/index.ts';
 import { fromMcpCallError, fromMcpResult } from './mcp-result.ts';
 
-export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 20_000;
 const STDERR_TAIL_LINES = 20;
 const CLIENT_INFO = { name: 'toolgate', version: '0.1.0' };
@@ -68,18 +68,12 @@ export class McpToolSource implements ToolSource {
   async listTools(options: { signal?: AbortSignal } = {}): Promise<ToolSpec[]> {
     const conn = await this.#connect();
     try {
-      const tools: ToolSpec[] = [];
-      let cursor: string | undefined;
-      // Walk every page ourselves: the listing is the one thing the gate and the model rely on.
-      do {
-        const page = await conn.client.listTools(cursor === undefined ? {} : { cursor }, {
-          ...(options.signal === undefined ? {} : { signal: options.signal }),
-          timeout: this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
-        });
-        for (const tool of page.tools) tools.push(this.#toSpec(tool));
-        cursor = page.nextCursor;
-      } while (cursor !== undefined && cursor !== '');
-      return tools;
+      // Without a cursor the SDK walks every page and returns them all.
+      const { tools } = await conn.client.listTools(undefined, {
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        timeout: this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      });
+      return tools.map((tool) => this.#toSpec(tool));
     } catch (error) {
       throw new ToolgateError('tool_unavailable', `could not list the tools of MCP server "${this.name}" (${this.endpoint}): ${describe(error)}${this.#why()}`, {
         cause: error,

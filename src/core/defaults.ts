@@ -1,0 +1,10 @@
+/**
+ * Defaults that several layers must agree on (config, the loop, tool sources).
+ * One place, so a documented default cannot drift between them.
+ */
+/** Model turns before a run fails with `max_steps`. */
+export const DEFAULT_MAX_STEPS = 20;
+/** Feedback rounds per turn when the model's tool calls cannot be used. */
+export const DEFAULT_PARSE_RETRIES = 3;
+/** Timeout of a tool call that sets none. */
+export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
