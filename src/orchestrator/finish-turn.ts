@@ -1,10 +1,10 @@
-import { draft, renderToolResult, type EventDraft, type JsonObject, type RawToolCall, type RunEvent, type RunPatch } from '../core/index.ts';
+import { draft, renderToolResult, type JsonObject, type RawToolCall } from '../core/index.ts';
 import type { ToolEffect } from '../gate/index.ts';
 import type { ConversationState, OpenTurn } from './conversation-state.ts';
 import { executeToolCall, injectionContext, type CallOutcome, type ToolCallContext } from './execute-tool-call.ts';
 import { prepareCall } from './prepare-call.ts';
+import { transition, type AppendFn } from './transition.ts';
 
-type AppendFn = (drafts: EventDraft[], patch?: RunPatch) => Promise<RunEvent[]>;
 
 export type TurnOutcome = { kind: 'continue' } | { kind: 'waiting' } | { kind: 'direct'; output: string };
 
@@ -54,19 +54,12 @@ export async function finishTurn(input: { ctx: Omit<ToolCallContext, 'step'>; st
   if (waiting.length > 0) {
     const first = waiting.sort((a, b) => turn.calls.indexOf(a.call) - turn.calls.indexOf(b.call))[0] as Waiting;
     const args = ctx.redact(first.arguments) as JsonObject;
-    const drafts: EventDraft[] = [];
-    if (state.status !== 'waiting_approval') drafts.push(draft('run_status', { from: state.status, to: 'waiting_approval', reason: `${first.call.name} needs approval` }));
-    drafts.push(draft('approval_required', { step: turn.step, toolCallId: first.call.id, name: first.call.name, arguments: args, effect: first.effect, reason: first.reason }));
-    await append(drafts, {
-      status: 'waiting_approval',
-      pendingApproval: {
-        toolCallId: first.call.id,
-        name: first.call.name,
-        arguments: args,
-        effect: first.effect,
-        reason: first.reason,
-        eventId: state.lastEventId + drafts.length,
-      },
+    const ask = draft('approval_required', { step: turn.step, toolCallId: first.call.id, name: first.call.name, arguments: args, effect: first.effect, reason: first.reason });
+    // The approval_required event is the last of this append: after the run_status event when the status changes.
+    const eventId = state.lastEventId + (state.status === 'waiting_approval' ? 1 : 2);
+    await transition(append, state, 'waiting_approval', [ask], {
+      reason: `${first.call.name} needs approval`,
+      patch: { pendingApproval: { toolCallId: first.call.id, name: first.call.name, arguments: args, effect: first.effect, reason: first.reason, eventId } },
     });
     return { kind: 'waiting' };
   }

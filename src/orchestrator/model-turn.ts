@@ -3,22 +3,19 @@ import {
   addUsage,
   draft,
   newId,
-  type EventDraft,
   type JsonSchema,
   type Message,
   type ModelAdapter,
   type ModelRequest,
   type ModelResponse,
   type RawToolCall,
-  type RunEvent,
-  type RunPatch,
 } from '../core/index.ts';
 import { CALL_FAILURE_CODES, createStreamFilter, extractToolCalls, formatParseFeedback, renderToolPrompt, toolCallJsonSchema } from '../parsing/index.ts';
 import type { ConversationState } from './conversation-state.ts';
 import type { DeltaBuffer } from './delta-buffer.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
+import type { AppendFn } from './transition.ts';
 
-export type AppendFn = (drafts: EventDraft[], patch?: RunPatch) => Promise<RunEvent[]>;
 
 export interface ModelTurnInput {
   model: ModelAdapter;

@@ -7,7 +7,6 @@ import {
   type Run,
   type RunEvent,
   type RunPatch,
-  type RunStatus,
   type RunStore,
 } from '../core/index.ts';
 import { createRedactor } from '../gate/index.ts';
@@ -18,6 +17,7 @@ import { runModelTurn } from './model-turn.ts';
 import { DEFAULT_MAX_STEPS, DEFAULT_PARSE_RETRIES, type RunAgentOptions } from './run-options.ts';
 import { buildToolCatalog } from './tool-catalog.ts';
 import { finishTurn } from './finish-turn.ts';
+import { transition, type AppendFn } from './transition.ts';
 
 export { DEFAULT_MAX_STEPS, type RunAgentOptions } from './run-options.ts';
 
@@ -86,7 +86,7 @@ async function drive(options: RunAgentOptions, run: Run, state: ConversationStat
       ]);
       await callHook(() => options.hooks?.onRunStart?.(run));
     } else if (state.status !== 'running') {
-      await transition(append, state, 'running', [], { pendingApproval: null });
+      await transition(append, state, 'running', [], { patch: { pendingApproval: null } });
     }
     const turnContext = {
       runId,
@@ -143,7 +143,7 @@ async function drive(options: RunAgentOptions, run: Run, state: ConversationStat
     if (info.code === 'cancelled') {
       await transition(append, state, 'cancelled', [draft('run_cancelled', { reason: info.message, usage: state.usage, steps: state.step })]);
     } else {
-      await transition(append, state, 'failed', [draft('run_failed', { error: info, usage: state.usage, steps: state.step })], { error: info });
+      await transition(append, state, 'failed', [draft('run_failed', { error: info, usage: state.usage, steps: state.step })], { patch: { error: info } });
     }
     const final = await finalRun(store, runId);
     await callHook(() => options.hooks?.onRunEnd?.(final));
@@ -152,7 +152,7 @@ async function drive(options: RunAgentOptions, run: Run, state: ConversationStat
 }
 
 async function complete(options: RunAgentOptions, append: AppendFn, state: ConversationState, run: Run, output: string): Promise<Run> {
-  await transition(append, state, 'completed', [draft('run_completed', { output, usage: state.usage, steps: state.step })], { output });
+  await transition(append, state, 'completed', [draft('run_completed', { output, usage: state.usage, steps: state.step })], { patch: { output } });
   if (run.threadId !== undefined) {
     // The run is complete whatever happens here: a thread that belongs to
     // another tenant is simply not extended (and gave this run no history).
@@ -172,15 +172,6 @@ async function complete(options: RunAgentOptions, append: AppendFn, state: Conve
   const final = await finalRun(options.store, run.id);
   await callHook(() => options.hooks?.onRunEnd?.(final));
   return final;
-}
-
-type AppendFn = (drafts: EventDraft[], patch?: RunPatch) => Promise<RunEvent[]>;
-
-/** Appends the status change and its companion events in one atomic step. */
-export async function transition(append: AppendFn, state: ConversationState, to: RunStatus, events: EventDraft[], patch: RunPatch = {}): Promise<void> {
-  const from = state.status;
-  const drafts: EventDraft[] = from === to ? events : [draft('run_status', { from, to }), ...events];
-  await append(drafts, { ...patch, status: to, usage: state.usage, steps: state.step });
 }
 
 async function readAll(store: RunStore, runId: string): Promise<RunEvent[]> {

@@ -1,0 +1,22 @@
+import { draft, type EventDraft, type RunEvent, type RunPatch, type RunStatus } from '../core/index.ts';
+import type { ConversationState } from './conversation-state.ts';
+
+/** Appends to the run's log (the loop follows the log, so its state updates from there). */
+export type AppendFn = (drafts: EventDraft[], patch?: RunPatch) => Promise<RunEvent[]>;
+
+/**
+ * Changes the run's status together with its companion events, in one atomic
+ * append: a reader never sees a status without its `run_status` event.
+ */
+export async function transition(
+  append: AppendFn,
+  state: ConversationState,
+  to: RunStatus,
+  events: EventDraft[],
+  options: { patch?: RunPatch; reason?: string } = {},
+): Promise<void> {
+  const from = state.status;
+  const change = draft('run_status', { from, to, ...(options.reason === undefined ? {} : { reason: options.reason }) });
+  const drafts: EventDraft[] = from === to ? events : [change, ...events];
+  await append(drafts, { ...options.patch, status: to, usage: state.usage, steps: state.step });
+}
