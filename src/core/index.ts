@@ -10,3 +10,4 @@ export type * from './ports/run-store.ts';
 export type * from './ports/tool-source.ts';
 export type * from './ports/run-service.ts';
 export * from './defaults.ts';
+export * from './json-shape.ts';
