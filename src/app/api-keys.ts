@@ -1,3 +1,4 @@
+import { ToolgateError } from '../core/index.ts';
 import type { ApiKeyEntry } from '../server/index.ts';
 import type { Settings } from '../config/resolve-settings.ts';
 
@@ -16,6 +17,16 @@ export function apiKeysFromSettings(settings: Settings): ApiKeyEntry[] {
         });
       }
     }
+  }
+  // A key listed twice would act for whichever tenant comes first: refuse the configuration instead.
+  const owner = new Map<string, string>();
+  for (const { key, tenantId } of keys) {
+    const first = owner.get(key);
+    if (first !== undefined) {
+      const where = first === tenantId ? `twice under tenants.${tenantId}.apiKeys` : `under both tenants.${first}.apiKeys and tenants.${tenantId}.apiKeys`;
+      throw new ToolgateError('config_invalid', `an API key (ending in "${key.slice(-4)}") is listed ${where}: each key must be listed once, for one tenant`);
+    }
+    owner.set(key, tenantId);
   }
   return keys;
 }

@@ -104,7 +104,7 @@ describe('RunManager', () => {
       const waiting = await toolgate.run({ input: 'buy' });
       assert.equal(waiting.status, 'waiting_approval');
       // The decision is in the log, but the process stops before driving the run on.
-      await submitInput(toolgate.store, waiting.id, { type: 'approval', toolCallId: 'o1', decision: 'approve' });
+      await submitInput(toolgate.store, waiting.id, { type: 'approval', toolCallId: waiting.pendingApproval?.toolCallId ?? '', decision: 'approve' });
       const manager = new RunManager({ toolgate });
       assert.deepEqual(await manager.recover(), [], 'a waiting run is not reported as interrupted');
       await until(async () => (await toolgate.store.getRun(waiting.id))?.status === 'completed');

@@ -4,6 +4,8 @@ import {
   draft,
   type Caller,
   type IdempotencyOptions,
+  type JsonObject,
+  type JsonValue,
   type ListRunsQuery,
   type Run,
   type RunInput,
@@ -12,6 +14,7 @@ import {
   type StartRunRequest,
   type TenantTool,
 } from '../core/index.ts';
+import { createRedactor } from '../gate/index.ts';
 import { submitInput } from '../orchestrator/submit-input.ts';
 import type { Toolgate } from './toolgate.ts';
 
@@ -40,9 +43,11 @@ export class RunManager implements RunService {
   readonly #locks = new Map<string, Promise<unknown>>();
   #closing = false;
   #onError: (message: string) => void;
+  readonly #redact: (value: JsonValue) => JsonValue;
 
   constructor(options: { toolgate: Toolgate; concurrency?: number; onError?: (message: string) => void }) {
     this.#toolgate = options.toolgate;
+    this.#redact = createRedactor(options.toolgate.settings.redact);
     this.#concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     this.#onError = options.onError ?? ((m) => process.emitWarning(m));
   }
@@ -71,6 +76,19 @@ export class RunManager implements RunService {
   async startRun(caller: Caller, request: StartRunRequest, idempotency?: IdempotencyOptions): Promise<{ run: Run; created: boolean }> {
     if (this.#closing) throw new ToolgateError('shutting_down', 'the server is shutting down and takes no new runs; retry on another instance or after the restart');
     const { maxSteps: _maxSteps, strategy: _strategy, ...rest } = request;
+    // Checked before anything reads the model id: a client never learns what lies behind one it may not use.
+    if (request.model !== undefined) {
+      const access = this.#toolgate.modelAccess(request.model, caller.tenantId);
+      if (!access.allowed) {
+        const named = request.model.length > 80 ? `${request.model.slice(0, 80)}…` : request.model;
+        throw new ToolgateError(
+          'model_not_allowed',
+          `model ${JSON.stringify(named)} is not allowed here; ${access.choices.length === 0 ? 'no model is configured (the operator sets `model:` and `models:` in toolgate.yaml)' : `allowed: ${access.choices.join(', ')}`}`,
+        );
+      }
+    }
+    // No tools reachable: refuse now, as an HTTP error, rather than start a run that can only fail.
+    await this.#toolgate.tools.listTools();
     const init = await this.#toolgate.newRun({
       ...rest,
       ...(caller.tenantId === undefined ? {} : { tenantId: caller.tenantId }),
@@ -81,16 +99,26 @@ export class RunManager implements RunService {
         ? { run: await this.#toolgate.store.createRun(init), created: true }
         : await this.#toolgate.store.createRunIdempotent(init, { key: idempotency.key, requestHash: idempotency.requestHash });
     if (result.created) this.#schedule(result.run.id, request.maxSteps);
-    return result;
+    return { run: this.#present(result.run), created: result.created };
   }
 
   async getRun(caller: Caller, runId: string): Promise<Run | undefined> {
     const run = await this.#toolgate.store.getRun(runId);
-    return run !== undefined && visible(caller, run) ? run : undefined;
+    return run !== undefined && visible(caller, run) ? this.#present(run) : undefined;
   }
 
-  listRuns(caller: Caller, query: Omit<ListRunsQuery, 'tenantId'>): Promise<RunPage> {
-    return this.#toolgate.store.listRuns({ ...query, ...(caller.tenantId === undefined ? {} : { tenantId: caller.tenantId }) });
+  async listRuns(caller: Caller, query: Omit<ListRunsQuery, 'tenantId'>): Promise<RunPage> {
+    const page = await this.#toolgate.store.listRuns({ ...query, ...(caller.tenantId === undefined ? {} : { tenantId: caller.tenantId }) });
+    return { ...page, runs: page.runs.map((run) => this.#present(run)) };
+  }
+
+  /**
+   * A run as clients see it: `context` holds the values injected arguments are
+   * made of (user tokens, account ids), so secret-looking keys are redacted
+   * like everywhere else; the run keeps the real values.
+   */
+  #present(run: Run): Run {
+    return run.context === undefined ? run : { ...run, context: this.#redact(run.context) as JsonObject };
   }
 
   async submitInput(caller: Caller, runId: string, input: RunInput): Promise<Run> {
@@ -99,7 +127,7 @@ export class RunManager implements RunService {
       const withUser: RunInput = caller.userId === undefined || input.userId !== undefined ? input : { ...input, userId: caller.userId };
       const run = await submitInput(this.#toolgate.store, runId, withUser);
       if (input.type === 'approval') this.#schedule(runId);
-      return run;
+      return this.#present(run);
     });
   }
 
@@ -124,7 +152,7 @@ export class RunManager implements RunService {
       }
       const after = await this.#toolgate.store.getRun(runId);
       if (after === undefined) throw new ToolgateError('internal', `run ${runId} vanished from the store`);
-      return after;
+      return this.#present(after);
     });
   }
 

@@ -1,6 +1,6 @@
 import { ToolgateError, type JsonObject, type ModelAdapter, type NewRun, type Run, type RunEvent, type RunInput, type RunStore, type ToolSpec } from '../core/index.ts';
 import type { Settings } from '../config/resolve-settings.ts';
-import { isToolAllowed, resolveToolPolicy, type Policy } from '../gate/index.ts';
+import { DEFAULT_TENANT_KEY, isModelAllowed, isToolAllowed, resolveToolPolicy, type ModelDecision, type Policy } from '../gate/index.ts';
 import { runAgent } from '../orchestrator/run-agent.ts';
 import type { RunHooks } from '../orchestrator/run-options.ts';
 import { submitInput } from '../orchestrator/submit-input.ts';
@@ -100,6 +100,18 @@ export class Toolgate {
       });
   }
 
+  /**
+   * Whether an API client (of this tenant) may choose a model: the configured
+   * default, or what `models:` lists, narrowed by `tenants.<id>.models` (or
+   * `tenants."*".models`). Library and CLI callers are the operator and choose freely.
+   */
+  modelAccess(model: string, tenantId?: string): ModelDecision {
+    const tenants = this.settings.tenants;
+    const own = tenantId !== undefined && Object.hasOwn(tenants, tenantId) ? tenants[tenantId] : undefined;
+    const rule = own ?? (Object.hasOwn(tenants, DEFAULT_TENANT_KEY) ? tenants[DEFAULT_TENANT_KEY] : undefined);
+    return isModelAllowed(model, { defaultModel: this.settings.model, models: this.settings.models, tenantModels: rule?.models });
+  }
+
   /** The adapter for a model id (cached per id). */
   model(id?: string): Promise<ModelAdapter> {
     if (this.#options.model !== undefined && (id === undefined || id === this.#options.model.id)) return Promise.resolve(this.#options.model);
@@ -168,6 +180,7 @@ export class Toolgate {
         toolMode: this.settings.toolMode,
         constrain: this.settings.constrain,
         parseRetries: this.settings.parseRetries,
+        textToolCalls: this.settings.textToolCalls,
         policy: this.policy,
         validator: this.validator,
         ...(this.settings.redact === undefined ? {} : { redact: this.settings.redact }),

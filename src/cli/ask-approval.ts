@@ -5,9 +5,13 @@ import type { CliIO } from './cli-io.ts';
 export type ApprovalAnswer =
   | { decision: 'approve' }
   | { decision: 'reject'; reason: string }
-  | { decision: 'edit'; arguments: JsonObject };
+  | { decision: 'edit'; arguments: JsonObject }
+  | { decision: 'mark_done'; result?: string };
 
-/** Asks on the terminal: approve, reject (with a reason for the model), or edit the arguments as JSON. */
+/**
+ * Asks on the terminal: approve, reject (with a reason for the model), edit the
+ * arguments as JSON, or — for a call whose outcome is unknown — mark it done.
+ */
 export async function askApproval(io: CliIO, pending: PendingApproval): Promise<ApprovalAnswer> {
   if (io.stdin === undefined) throw new Error('no terminal to ask on');
   // Prompts go to stderr (stdout carries the answer); the terminal echoes what is typed.
@@ -20,11 +24,21 @@ export async function askApproval(io: CliIO, pending: PendingApproval): Promise<
     return next.value;
   };
   try {
-    const why = pending.reason === 'outcome_unknown' ? ' (it was in flight when toolgate stopped: it may already have happened)' : '';
+    const unknown = pending.reason === 'outcome_unknown';
+    const why = unknown
+      ? ` (its outcome is unknown${pending.detail === undefined ? ': it was in flight when toolgate stopped' : `: ${pending.detail}`}; it may already have happened)`
+      : pending.reason === 'untrusted_output'
+        ? ` (it follows untrusted output of ${[...new Set((pending.provenance ?? []).map((p) => p.name))].join(', ')})`
+        : '';
     io.stderr.write(`\n? ${pending.name} [${pending.effect}]${why}\n  ${JSON.stringify(pending.arguments)}\n`);
+    const question = unknown ? '  execute again? [y]es / [n]o / [e]dit / [d]one (it did happen): ' : '  approve? [y]es / [n]o / [e]dit: ';
     for (;;) {
-      const answer = (await ask('  approve? [y]es / [n]o / [e]dit: ')).trim().toLowerCase();
+      const answer = (await ask(question)).trim().toLowerCase();
       if (answer === 'y' || answer === 'yes') return { decision: 'approve' };
+      if (unknown && (answer === 'd' || answer === 'done')) {
+        const seen = (await ask('  what did you see (optional, told to the model): ')).trim();
+        return seen === '' ? { decision: 'mark_done' } : { decision: 'mark_done', result: seen };
+      }
       if (answer === 'n' || answer === 'no') {
         const reason = (await ask('  reason (told to the model): ')).trim();
         return { decision: 'reject', reason: reason === '' ? 'rejected by the operator' : reason };

@@ -94,13 +94,21 @@ export async function runAndPrint(toolgate: Toolgate, request: RunAndPrintReques
   });
   while (run.status === 'waiting_approval' && run.pendingApproval !== undefined) {
     const pending = run.pendingApproval;
-    if (request.yes === true) {
+    // --yes approves calls; it never repeats one that may already have happened.
+    if (request.yes === true && pending.reason !== 'outcome_unknown') {
       io.stderr.write(`✓ approved ${pending.name} (--yes)\n`);
       run = await toolgate.submitInput(run.id, { type: 'approval', toolCallId: pending.toolCallId, decision: 'approve', userId: 'cli' }, drive);
       continue;
     }
     if (io.stdin === undefined || io.stdin.isTTY !== true) {
       printer.end(run);
+      if (pending.reason === 'outcome_unknown') {
+        io.stderr.write(
+          `toolgate: ${pending.name} was sent but its outcome is unknown (${pending.detail ?? 'toolgate stopped while it was in flight'}); it may have happened.\n` +
+            `  Check whether it happened, then decide on run ${run.id} with the runs API (approve to execute it again, reject, or mark_done).\n`,
+        );
+        return EXIT.waiting;
+      }
       io.stderr.write(
         `toolgate: ${pending.name} (${pending.effect}) needs approval and there is no terminal to ask on.\n` +
           `  Approve every call with --yes, run in a terminal to decide each call, preview with --dry-run,\n` +

@@ -40,6 +40,8 @@ const toolRule = z.strictObject({
     .optional(),
   timeoutMs: z.number().int().positive().optional(),
   returnDirect: z.boolean().optional(),
+  untrusted: z.boolean().optional(),
+  unknownOutcome: z.enum(['ask', 'tell_model']).optional(),
 });
 
 const toolPattern = z.string().regex(/^[A-Za-z0-9_.*/-]+$/, 'a tool pattern is "server/tool", a bare tool name, or a glob like "power-exchange/*"');
@@ -53,16 +55,27 @@ const apiKeyEntry = z.union([
   }),
 ]);
 
+export const MODEL_PATTERN = /^[a-z][a-z0-9-]*:.+$/;
+
+/** An allowed-model pattern: "provider:model", `*` matching any characters ("openai:gpt-4o*", "openai:*"). */
+const modelPattern = z
+  .string()
+  .regex(MODEL_PATTERN, 'a model pattern is "provider:model", optionally with * (e.g. openai:gpt-4o-mini, openai:*)')
+  .refine((p) => !(p.startsWith('scripted:') && p.includes('*')), {
+    message: 'scripted models are files on the server: name each one exactly (scripted:./demo.json), without *',
+  });
+
 const tenantRule = z.strictObject({
   allow: z.array(toolPattern).optional(),
   deny: z.array(toolPattern).optional(),
   apiKeys: z.array(apiKeyEntry).optional(),
+  models: z.array(modelPattern).optional(),
 });
-
-export const MODEL_PATTERN = /^[a-z][a-z0-9-]*:.+$/;
 
 export const configSchema = z.strictObject({
   model: z.string().regex(MODEL_PATTERN, 'model must be "provider:model", e.g. openai:gpt-4o-mini or scripted:./demo.json').optional(),
+  models: z.array(modelPattern).optional(),
+  textToolCalls: z.enum(['never', 'auto', 'always']).optional(),
   providers: z.strictObject({ openai: openaiProvider.optional() }).optional(),
   servers: z
     .record(

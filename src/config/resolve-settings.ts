@@ -35,6 +35,10 @@ export interface Settings {
   toolMode: 'native' | 'prompted' | 'auto';
   constrain: boolean;
   parseRetries: number;
+  /** Native mode: whether calls written in the answer text run (never | auto | always). */
+  textToolCalls: 'never' | 'auto' | 'always';
+  /** Models API clients may choose (patterns); absent: only `model`. */
+  models?: string[];
   /** Tool rules by pattern (see docs/policy.md). */
   tools: NonNullable<ToolgateConfig['tools']>;
   tenants: NonNullable<ToolgateConfig['tenants']>;
@@ -78,11 +82,13 @@ export function resolveSettings(config: ToolgateConfig, flags: SettingsFlags = {
     toolMode: flags.toolMode ?? config.toolMode ?? 'native',
     constrain: flags.constrain ?? config.constrain ?? false,
     parseRetries: config.parseRetries ?? DEFAULT_PARSE_RETRIES,
+    textToolCalls: config.textToolCalls ?? 'auto',
     tools: config.tools ?? {},
     tenants: config.tenants ?? {},
     server: config.server ?? {},
   };
   if (config.redact !== undefined) settings.redact = config.redact;
+  if (config.models !== undefined) settings.models = config.models;
   if (model !== undefined) settings.model = model;
   if (config.systemPrompt !== undefined) settings.systemPrompt = config.systemPrompt;
   if (config.toolTimeoutMs !== undefined) settings.toolTimeoutMs = config.toolTimeoutMs;

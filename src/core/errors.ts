@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   'idempotency_mismatch',
   'overloaded',
   'shutting_down',
+  'model_not_allowed',
   // model adapters
   'model_auth',
   'model_not_found',
@@ -36,6 +37,7 @@ export const ERROR_CODES = [
   'invalid_arguments',
   'denied',
   'rejected',
+  'outcome_unknown',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -37,9 +37,10 @@ export interface RunEventDataMap {
     /** The text shown to the user: `text` without the tool-call envelopes found in it (when different). */
     content?: string;
     /**
-     * The calls toolgate will execute, when they differ from `toolCalls`:
-     * calls found in the text (prompted mode, or a model that writes calls as
-     * text), with ids assigned and arguments as JSON.
+     * The calls toolgate will execute, each with an id of toolgate's own
+     * (unique in the run; `providerId` keeps the model's id for the wire):
+     * native calls, or calls found in the text (prompted mode, or a model that
+     * writes calls as text) with arguments as JSON. Absent when there are none.
      */
     calls?: RawToolCall[];
     /** The mode of this turn (`prompted` after an `auto` fallback). */
@@ -69,6 +70,10 @@ export interface RunEventDataMap {
     latencyMs: number;
     /** The call was validated but not executed (dry run). */
     dryRun?: boolean;
+    /** The tool returns untrusted content (config `untrusted`, or MCP `openWorldHint`): later writes need approval. */
+    untrusted?: boolean;
+    /** Not executed now: a person confirmed that a call whose outcome was unknown did happen (`mark_done`). */
+    markedDone?: boolean;
   };
   /** The run ended with an answer. */
   run_completed: { output: string; usage: Usage; steps: number };
@@ -104,9 +109,12 @@ export interface RunEventDataMap {
     hook?: { name: string; action: string; reason?: string };
   };
   /**
-   * A call waits for a person. `reason` is 'policy' (the rule asks for approval)
-   * or 'outcome_unknown' (a write was in flight when the process stopped: it may
-   * or may not have happened, so it is never repeated silently).
+   * A call waits for a person. `reason` is 'policy' (the rule asks for
+   * approval), 'untrusted_output' (a write that follows untrusted tool output,
+   * whatever its rule says) or 'outcome_unknown' (a write was sent and no
+   * answer came — the process stopped, the call timed out, was aborted or lost
+   * its connection: it may or may not have happened, so it is never repeated
+   * silently).
    */
   approval_required: {
     step: number;
@@ -114,13 +122,25 @@ export interface RunEventDataMap {
     name: string;
     arguments: JsonObject;
     effect: ToolEffect;
-    reason: 'policy' | 'outcome_unknown';
+    reason: ApprovalReason;
+    /** What happened to a call whose outcome is unknown (e.g. "did not answer within 5000 ms"). */
+    detail?: string;
+    /** The untrusted tool outputs that entered the run before this call. */
+    provenance?: Provenance[];
   };
   /** Input from a client reached the run: an approval decision or a message. */
   input_received: { input: RunInput };
 }
 
 export type ToolEffect = 'read' | 'write';
+export type ApprovalReason = 'policy' | 'untrusted_output' | 'outcome_unknown';
+
+/** An untrusted tool output that entered the run (see `untrusted` in docs/policy.md). */
+export interface Provenance {
+  toolCallId: string;
+  name: string;
+  step: number;
+}
 export type GateDecisionKind = 'allowed' | 'denied' | 'approval_required' | 'dry_run' | 'invalid';
 
 /** Input a client sends to a run that is waiting or running. */
@@ -128,9 +148,15 @@ export type RunInput =
   | {
       type: 'approval';
       toolCallId: string;
-      decision: 'approve' | 'reject' | 'edit';
+      /**
+       * `approve` (execute; again, for an unknown outcome), `reject`, `edit`
+       * (execute with `arguments`), or `mark_done` (only for an unknown
+       * outcome: it did happen — do not execute; `result` is what the person saw).
+       */
+      decision: 'approve' | 'reject' | 'edit' | 'mark_done';
       arguments?: JsonObject;
       reason?: string;
+      result?: JsonValue;
       userId?: string;
     }
   | { type: 'message'; text: string; userId?: string };

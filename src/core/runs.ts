@@ -1,4 +1,5 @@
 import type { ErrorInfo } from './errors.ts';
+import type { ApprovalReason, Provenance } from './events.ts';
 import type { JsonObject } from './json.ts';
 import type { Message } from './messages.ts';
 import type { Usage } from './usage.ts';
@@ -39,7 +40,9 @@ export interface PendingApproval {
   name: string;
   arguments: JsonObject;
   effect: 'read' | 'write';
-  reason: 'policy' | 'outcome_unknown';
+  reason: ApprovalReason;
+  detail?: string;
+  provenance?: Provenance[];
   /** Id of the approval_required event. */
   eventId: number;
 }

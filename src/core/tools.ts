@@ -41,6 +41,11 @@ export interface RawToolCall {
   id: string;
   name: string;
   arguments: string;
+  /**
+   * The id the model gave the call, when toolgate assigned its own `id`
+   * (models repeat ids; some APIs require their own id format on the wire).
+   */
+  providerId?: string;
 }
 
 /** A tool call after parsing: arguments are a JSON object. */
@@ -61,7 +66,7 @@ export type ToolContent =
 /** Error codes a tool result may carry. */
 export type ToolErrorCode = Extract<
   ErrorCode,
-  'tool_error' | 'tool_timeout' | 'tool_unavailable' | 'tool_not_found' | 'invalid_arguments' | 'denied' | 'rejected' | 'cancelled'
+  'tool_error' | 'tool_timeout' | 'tool_unavailable' | 'tool_not_found' | 'invalid_arguments' | 'denied' | 'rejected' | 'cancelled' | 'outcome_unknown'
 >;
 
 /**
@@ -73,6 +78,12 @@ export interface ToolResult {
   content: ToolContent[];
   structuredContent?: JsonValue;
   error?: { code: ToolErrorCode; message: string };
+  /**
+   * The request never reached the tool (it could not be started or connected
+   * to, or the call was cancelled before it was sent): it certainly did not
+   * happen. A failed write without this flag may have happened.
+   */
+  notSent?: boolean;
 }
 
 export function toolError(code: ToolErrorCode, message: string): ToolResult {

@@ -81,6 +81,9 @@ describe('gate properties', () => {
       approval: fc.constantFrom('required' as const, 'auto' as const, 'never' as const),
       inject: fc.constant({}),
       returnDirect: fc.boolean(),
+      untrusted: fc.boolean(),
+      untrustedSource: fc.constantFrom('config' as const, 'annotation' as const, 'default' as const),
+      unknownOutcome: fc.constantFrom('ask' as const, 'tell_model' as const),
     });
     fc.assert(
       fc.property(
@@ -96,6 +99,22 @@ describe('gate properties', () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+
+  it('after untrusted output no write runs without a person, whatever the rule', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('required' as const, 'auto' as const, 'never' as const),
+        fc.constantFrom('config' as const, 'annotation' as const, 'default' as const),
+        fc.boolean(),
+        (approval, effectSource, allowed) => {
+          const policy: ResolvedToolPolicy = { effect: 'write', effectSource, approval, inject: {}, returnDirect: false, untrusted: false, untrustedSource: 'default', unknownOutcome: 'ask' };
+          const decision = decide({ tool: PLACE_ORDER, exposedName: 'placeOrder', arguments: {}, policy, allowed: { allowed }, dryRun: false, tainted: true });
+          assert.notEqual(decision.kind, 'allow');
+        },
+      ),
+      { numRuns: 100 },
     );
   });
 

@@ -4,6 +4,7 @@ export { createRedactor, DEFAULT_REDACT_PATTERNS, REDACTED } from './create-reda
 export { decide, type DecideInput, type Decision } from './decide.ts';
 export { injectedSchemaView } from './injected-schema-view.ts';
 export { isToolAllowed, type AllowDecision } from './is-tool-allowed.ts';
+export { isModelAllowed, matchModelPattern, type ModelAccess, type ModelDecision } from './is-model-allowed.ts';
 export { compareSpecificity, matchToolPattern, toolRefOf, type ToolRef } from './match-tool-pattern.ts';
 export {
   DEFAULT_TENANT_KEY,

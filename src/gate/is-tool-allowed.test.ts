@@ -15,8 +15,17 @@ const policy: Policy = {
 };
 
 describe('isToolAllowed', () => {
-  it('allows everything without a tenant', () => {
+  it('allows everything without a tenant when there is no "*" rule', () => {
     assert.deepEqual(isToolAllowed(policy, undefined, PLACE_ORDER), { allowed: true });
+  });
+
+  it('applies the "*" rule to callers without a tenant too', () => {
+    const star: Policy = { tools: {}, tenants: { '*': { deny: ['placeOrder'] }, acme: {} } };
+    const anonymous = isToolAllowed(star, undefined, PLACE_ORDER);
+    assert.equal(anonymous.allowed, false);
+    assert.match(anonymous.reason ?? '', /denied for callers without their own tenant rule \("\*"\) by the pattern "placeOrder"/);
+    assert.equal(isToolAllowed(star, undefined, GET_ORDER_BOOK).allowed, true);
+    assert.equal(isToolAllowed(star, 'acme', PLACE_ORDER).allowed, true, 'a tenant with its own rule is not governed by "*"');
   });
 
   it('lets deny beat allow, and names the rule', () => {
@@ -46,8 +55,8 @@ describe('isToolAllowed', () => {
     const strict: Policy = { tools: {}, tenants: { '*': { deny: ['filesystem/*'] }, admin: {} } };
     const stranger = isToolAllowed(strict, 'stranger', WRITE_FILE);
     assert.equal(stranger.allowed, false);
-    assert.match(stranger.reason ?? '', /tenants without their own rule/);
+    assert.match(stranger.reason ?? '', /callers without their own tenant rule/);
     assert.equal(isToolAllowed(strict, 'admin', WRITE_FILE).allowed, true);
-    assert.equal(isToolAllowed(strict, undefined, WRITE_FILE).allowed, true);
+    assert.equal(isToolAllowed(strict, undefined, WRITE_FILE).allowed, false, 'a caller without a tenant is governed by "*" too');
   });
 });

@@ -12,20 +12,19 @@ export interface AllowDecision {
 
 /**
  * Whether a tenant may call a tool. Deny beats allow; a tenant with an `allow`
- * list may call only what it names. A tenant without an entry falls back to the
+ * list may call only what it names. A tenant without an entry — and a caller
+ * without a tenant (no API keys, the CLI without --tenant) — falls back to the
  * `*` entry, and without that is allowed everything: tenants are opt-in
- * restrictions, so adding a tenant never breaks a working setup. A request
- * without a tenant (single-tenant use) is always allowed.
+ * restrictions, so adding a tenant never breaks a working setup.
  */
 export function isToolAllowed(policy: Policy, tenantId: string | undefined, tool: ToolSpec | ToolRef): AllowDecision {
-  if (tenantId === undefined) return { allowed: true };
   const tenants = policy.tenants;
-  const own = Object.hasOwn(tenants, tenantId) ? tenants[tenantId] : undefined;
+  const own = tenantId !== undefined && Object.hasOwn(tenants, tenantId) ? tenants[tenantId] : undefined;
   const rule = own ?? (Object.hasOwn(tenants, DEFAULT_TENANT_KEY) ? tenants[DEFAULT_TENANT_KEY] : undefined);
   if (rule === undefined) return { allowed: true };
   const target = 'origin' in tool ? toolRefOf(tool) : tool;
   const label = `${target.server}/${target.tool}`;
-  const scope = own === undefined ? `tenants without their own rule ("${DEFAULT_TENANT_KEY}")` : `tenant "${tenantId}"`;
+  const scope = own === undefined ? `callers without their own tenant rule ("${DEFAULT_TENANT_KEY}")` : `tenant "${tenantId}"`;
   const denied = mostSpecific((rule.deny ?? []).filter((pattern) => matchToolPattern(pattern, target)));
   if (denied !== undefined) {
     return { allowed: false, reason: `the tool ${label} is denied for ${scope} by the pattern "${denied}"`, rule: denied };

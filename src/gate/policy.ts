@@ -26,7 +26,23 @@ export interface ToolRule {
   timeoutMs?: number;
   /** The tool's result is the run's answer; the model is not called again. */
   returnDirect?: boolean;
+  /**
+   * The tool returns content from outside (web pages, mail, files from others)
+   * that may carry instructions aimed at the model. After such output entered a
+   * run, every write waits for a person. Default: the MCP annotation
+   * `openWorldHint: true`.
+   */
+  untrusted?: boolean;
+  /**
+   * A write that was sent but got no answer (timeout, abort, lost connection):
+   * `ask` (default) waits for a person; `tell_model` records the call as
+   * `outcome_unknown` and tells the model it may have happened and must not be
+   * repeated.
+   */
+  unknownOutcome?: UnknownOutcomeMode;
 }
+
+export type UnknownOutcomeMode = 'ask' | 'tell_model';
 
 /** Which tools a tenant may call, as tool patterns. Deny beats allow. */
 export interface TenantRule {
@@ -45,7 +61,7 @@ export interface TenantRule {
  */
 export interface Policy {
   tools: Record<string, ToolRule>;
-  /** By tenant id; the key `*` applies to tenants that have no entry of their own. */
+  /** By tenant id; the key `*` applies to every caller without an entry of its own, callers without a tenant included. */
   tenants: Record<string, TenantRule>;
   /** Key patterns whose values are hidden in logs and events (see createRedactor). */
   redact?: string[];
@@ -65,6 +81,9 @@ export interface ResolvedToolPolicy {
   inject: Record<string, string>;
   timeoutMs?: number;
   returnDirect: boolean;
+  untrusted: boolean;
+  untrustedSource: 'config' | 'annotation' | 'default';
+  unknownOutcome: UnknownOutcomeMode;
   /** The patterns that applied, most specific first, comma-separated. */
   policyRule?: string;
 }

@@ -13,6 +13,9 @@ describe('resolveToolPolicy', () => {
       approval: 'required',
       inject: {},
       returnDirect: false,
+      untrusted: false,
+      untrustedSource: 'default',
+      unknownOutcome: 'ask',
     });
     assert.deepEqual(resolveToolPolicy(EMPTY_POLICY, GET_ORDER_BOOK, 'getOrderBook'), {
       effect: 'read',
@@ -20,6 +23,9 @@ describe('resolveToolPolicy', () => {
       approval: 'never',
       inject: {},
       returnDirect: false,
+      untrusted: false,
+      untrustedSource: 'default',
+      unknownOutcome: 'ask',
     });
     assert.equal(resolveToolPolicy(EMPTY_POLICY, ECHO, 'echo').effectSource, 'default');
   });
@@ -41,6 +47,9 @@ describe('resolveToolPolicy', () => {
       inject: { userId: '{{user.id}}', desk: 'intraday' },
       timeoutMs: 5_000,
       returnDirect: false,
+      untrusted: false,
+      untrustedSource: 'default',
+      unknownOutcome: 'ask',
       policyRule: 'power-exchange/placeOrder, placeOrder, power-exchange/*, *',
     });
     const book = resolveToolPolicy(policy, GET_ORDER_BOOK, 'getOrderBook');
@@ -60,6 +69,18 @@ describe('resolveToolPolicy', () => {
     assert.equal(book.effect, 'write');
     assert.equal(book.approval, 'required');
     assert.equal(book.returnDirect, true);
+  });
+
+  it('treats tools as untrusted by an explicit openWorldHint or by config, config winning', () => {
+    const fetcher = { ...ECHO, name: 'fetch', annotations: { readOnlyHint: true, openWorldHint: true }, origin: { kind: 'mcp' as const, server: 'web', tool: 'fetch' } };
+    assert.equal(resolveToolPolicy(EMPTY_POLICY, fetcher, 'fetch').untrusted, true);
+    assert.equal(resolveToolPolicy(EMPTY_POLICY, fetcher, 'fetch').untrustedSource, 'annotation');
+    assert.equal(resolveToolPolicy(EMPTY_POLICY, ECHO, 'echo').untrusted, false, 'no annotation: trusted (the MCP default of true would taint everything)');
+    const policy: Policy = { tools: { 'web/*': { untrusted: false }, echo: { untrusted: true, unknownOutcome: 'tell_model' } }, tenants: {} };
+    assert.equal(resolveToolPolicy(policy, fetcher, 'fetch').untrusted, false);
+    assert.equal(resolveToolPolicy(policy, fetcher, 'fetch').untrustedSource, 'config');
+    assert.equal(resolveToolPolicy(policy, ECHO, 'echo').untrusted, true);
+    assert.equal(resolveToolPolicy(policy, ECHO, 'echo').unknownOutcome, 'tell_model');
   });
 
   it('matches bare names against the exposed name too', () => {

@@ -1,7 +1,7 @@
 import type { ToolSpec } from '../core/tools.ts';
 import { classifyTool } from './classify-tool.ts';
 import { compareSpecificity, matchToolPattern, toolRefOf } from './match-tool-pattern.ts';
-import type { ApprovalMode, Policy, ResolvedToolPolicy, ToolEffect } from './policy.ts';
+import type { ApprovalMode, Policy, ResolvedToolPolicy, ToolEffect, UnknownOutcomeMode } from './policy.ts';
 
 /** Approval when no rule sets one: writes wait for a human, reads run. */
 export const DEFAULT_APPROVAL: Readonly<Record<ToolEffect, ApprovalMode>> = { write: 'required', read: 'never' };
@@ -20,6 +20,8 @@ export function resolveToolPolicy(policy: Policy, tool: ToolSpec, exposedName: s
   let approval: ApprovalMode | undefined;
   let timeoutMs: number | undefined;
   let returnDirect: boolean | undefined;
+  let untrusted: boolean | undefined;
+  let unknownOutcome: UnknownOutcomeMode | undefined;
   const inject: Record<string, string> = {};
   for (const pattern of patterns) {
     const rule = policy.tools[pattern];
@@ -28,6 +30,8 @@ export function resolveToolPolicy(policy: Policy, tool: ToolSpec, exposedName: s
     approval = rule.approval ?? approval;
     timeoutMs = rule.timeoutMs ?? timeoutMs;
     returnDirect = rule.returnDirect ?? returnDirect;
+    untrusted = rule.untrusted ?? untrusted;
+    unknownOutcome = rule.unknownOutcome ?? unknownOutcome;
     if (rule.inject !== undefined) Object.assign(inject, rule.inject);
   }
   const classification = classifyTool(tool, effect);
@@ -37,6 +41,10 @@ export function resolveToolPolicy(policy: Policy, tool: ToolSpec, exposedName: s
     approval: approval ?? DEFAULT_APPROVAL[classification.effect],
     inject,
     returnDirect: returnDirect ?? false,
+    // Only an explicit openWorldHint counts: the MCP default (true when absent) would taint every tool.
+    untrusted: untrusted ?? tool.annotations?.openWorldHint === true,
+    untrustedSource: untrusted !== undefined ? 'config' : tool.annotations?.openWorldHint === true ? 'annotation' : 'default',
+    unknownOutcome: unknownOutcome ?? 'ask',
   };
   if (timeoutMs !== undefined) resolved.timeoutMs = timeoutMs;
   if (patterns.length > 0) resolved.policyRule = [...patterns].reverse().join(', ');

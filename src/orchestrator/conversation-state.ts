@@ -3,7 +3,9 @@ import {
   addUsage,
   renderToolResult,
   type JsonObject,
+  type JsonValue,
   type Message,
+  type Provenance,
   type RawToolCall,
   type RunEvent,
   type RunStatus,
@@ -12,9 +14,11 @@ import {
 } from '../core/index.ts';
 
 export interface ApprovalDecision {
-  decision: 'approve' | 'reject' | 'edit';
+  decision: 'approve' | 'reject' | 'edit' | 'mark_done';
   arguments?: JsonObject;
   reason?: string;
+  /** With `mark_done`: what the person observed. */
+  result?: JsonValue;
   userId?: string;
 }
 
@@ -55,6 +59,8 @@ export interface ConversationState {
   lastEventId: number;
   /** User messages that arrived while a turn was open: they join after its results. */
   deferred: Message[];
+  /** Untrusted tool outputs recorded in the run so far, in log order. */
+  untrusted: Provenance[];
 }
 
 export function emptyConversation(status: RunStatus = 'queued'): ConversationState {
@@ -73,6 +79,7 @@ export function emptyConversation(status: RunStatus = 'queued'): ConversationSta
     awaiting: new Set(),
     lastEventId: 0,
     deferred: [],
+    untrusted: [],
   };
 }
 
@@ -113,7 +120,8 @@ function applyEvent(state: ConversationState, event: RunEvent): void {
         state.messages.push({ role: 'assistant', content: d.text });
       } else {
         const content = d.content ?? d.text;
-        state.messages.push({ role: 'assistant', content, ...(calls.length > 0 ? { toolCalls: calls } : {}) });
+        const wire = wireCalls(calls);
+        state.messages.push({ role: 'assistant', content, ...(wire.length > 0 ? { toolCalls: wire } : {}) });
       }
       if (calls.length > 0) state.turn = { step: d.step, mode, calls, results: new Map(), started: new Set() };
       break;
@@ -136,6 +144,7 @@ function applyEvent(state: ConversationState, event: RunEvent): void {
       const turn = state.turn;
       if (turn === undefined) break;
       const d = event.data;
+      if (d.untrusted === true) state.untrusted.push({ toolCallId: d.toolCallId, name: d.name, step: d.step });
       const result: ToolResult = { ok: d.ok, content: d.content };
       if (d.structuredContent !== undefined) result.structuredContent = d.structuredContent;
       if (d.error !== undefined) result.error = d.error;
@@ -149,6 +158,7 @@ function applyEvent(state: ConversationState, event: RunEvent): void {
         const decision: ApprovalDecision = { decision: input.decision };
         if (input.arguments !== undefined) decision.arguments = input.arguments;
         if (input.reason !== undefined) decision.reason = input.reason;
+        if (input.result !== undefined) decision.result = input.result;
         if (input.userId !== undefined) decision.userId = input.userId;
         state.decisions.set(input.toolCallId, decision);
       }
@@ -176,11 +186,27 @@ function closeTurn(state: ConversationState, turn: OpenTurn): void {
       .join('\n');
     state.messages.push({ role: 'user', content: `Tool results:\n${body}` });
   } else {
-    for (const { call, result } of ordered) {
-      state.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: result === undefined ? '' : renderToolResult(result) });
+    const wire = wireCalls(turn.calls);
+    for (const [i, { call, result }] of ordered.entries()) {
+      state.messages.push({ role: 'tool', toolCallId: wire[i]?.id ?? call.id, name: call.name, content: result === undefined ? '' : renderToolResult(result) });
     }
   }
   state.turn = undefined;
   state.messages.push(...state.deferred);
   state.deferred = [];
+}
+
+/**
+ * The calls as the model API sees them: with the model's own ids where they
+ * identify a call (some APIs insist on their id format), toolgate's where the
+ * model repeated an id within the turn (the results must still pair up).
+ */
+function wireCalls(calls: readonly RawToolCall[]): RawToolCall[] {
+  const seen = new Map<string, number>();
+  for (const call of calls) if (call.providerId !== undefined && call.providerId !== '') seen.set(call.providerId, (seen.get(call.providerId) ?? 0) + 1);
+  return calls.map((call) => {
+    const own = call.providerId;
+    const id = own !== undefined && own !== '' && seen.get(own) === 1 ? own : call.id;
+    return { id, name: call.name, arguments: call.arguments };
+  });
 }

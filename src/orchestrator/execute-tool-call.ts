@@ -4,6 +4,7 @@ import {
   type EventDraft,
   type JsonObject,
   type JsonValue,
+  type Provenance,
   type RawToolCall,
   type RunEventDataMap,
   type ToolResult,
@@ -37,12 +38,20 @@ export interface ToolCallContext {
   signal?: AbortSignal | undefined;
   toolTimeoutMs?: number | undefined;
   truncated?: boolean;
+  /** Untrusted tool outputs that entered the run before this call's turn: writes then need a person. */
+  untrusted?: readonly Provenance[];
 }
 
 export type CallOutcome =
   | { kind: 'done'; result: ToolResult; returnDirect: boolean }
   /** Waits for a person: the caller records approval_required and pauses the run. */
-  | { kind: 'pending'; effect: ToolEffect; arguments: JsonObject };
+  | { kind: 'pending'; effect: ToolEffect; arguments: JsonObject; reason: 'policy' | 'untrusted_output' }
+  /**
+   * A write was sent and no answer came (timeout, abort, lost connection): it
+   * may have happened. No result is recorded — the log shows the call in
+   * flight, exactly as after a crash — and a person decides.
+   */
+  | { kind: 'unknown'; effect: 'write'; arguments: JsonObject; detail: string };
 
 type GateData = RunEventDataMap['gate_decision'];
 
@@ -55,15 +64,42 @@ type GateData = RunEventDataMap['gate_decision'];
  */
 export async function executeToolCall(ctx: ToolCallContext, call: RawToolCall, approval?: ApprovalDecision): Promise<CallOutcome> {
   const started = performance.now();
+  let gated: Gated;
+  try {
+    gated = await gateCall(ctx, call, approval, started);
+  } catch (error) {
+    // Nothing was sent yet: whatever went wrong (a pathological value, a bug)
+    // fails this call alone, recorded, and the model is told.
+    const message = `toolgate could not process this call to ${call.name}: ${error instanceof Error ? error.message : String(error)}`;
+    return done(await record(ctx, call, started, toolError('invalid_arguments', message)));
+  }
+  if (gated.kind !== 'execute') return gated.outcome;
+  return execute(ctx, call, gated, started);
+}
+
+type Gated =
+  | { kind: 'outcome'; outcome: CallOutcome }
+  | { kind: 'execute'; entry: CatalogEntry; args: JsonObject; gate: EventDraft; approval: ApprovalDecision | undefined };
+
+/** parse → validate/normalise/inject → hooks → policy: everything before a tool is reached. */
+async function gateCall(ctx: ToolCallContext, call: RawToolCall, approval: ApprovalDecision | undefined, started: number): Promise<Gated> {
+  if (approval?.decision === 'mark_done') {
+    // A person saw that a call whose outcome was unknown did happen: record that, never execute it again.
+    const observed = approval.result;
+    const seen = observed === undefined ? '' : ` What they observed: ${typeof observed === 'string' ? observed : JSON.stringify(observed)}`;
+    const text = `${approval.userId ?? 'A person'} confirmed that this call to ${call.name} did happen; it was not executed again.${seen}`;
+    const result: ToolResult = { ok: true, content: [{ type: 'text', text }], ...(observed === undefined ? {} : { structuredContent: observed }) };
+    return settled(await record(ctx, call, started, result, [], { markedDone: true }));
+  }
   const entry = ctx.catalog.visible.get(call.name);
   if (entry === undefined) {
     const denied = ctx.catalog.denied.get(call.name);
     if (denied !== undefined) {
       const gate = audit(ctx, call, denied.entry, { decision: 'denied', reason: denied.reason });
-      return done(await record(ctx, call, started, toolError('denied', `${call.name} is not available to you: ${denied.reason}. Do not call it again.`), [gate]));
+      return settled(await record(ctx, call, started, toolError('denied', `${call.name} is not available to you: ${denied.reason}. Do not call it again.`), [gate]));
     }
     const known = [...ctx.catalog.visible.keys()].join(', ');
-    return done(await record(ctx, call, started, toolError('tool_not_found', `there is no tool named "${call.name}"; available tools: ${known === '' ? '(none)' : known}`)));
+    return settled(await record(ctx, call, started, toolError('tool_not_found', `there is no tool named "${call.name}"; available tools: ${known === '' ? '(none)' : known}`)));
   }
 
   const injection = injectionContext(ctx);
@@ -76,7 +112,7 @@ export async function executeToolCall(ctx: ToolCallContext, call: RawToolCall, a
       normalisations: prepared.normalisations,
       ...(prepared.issues === undefined ? {} : { issues: prepared.issues.map((i) => ({ code: i.code, path: i.path, message: i.message })) }),
     });
-    return done(await record(ctx, call, started, toolError(prepared.code, prepared.message), [gate]));
+    return settled(await record(ctx, call, started, toolError(prepared.code, prepared.message), [gate]));
   }
 
   let args = prepared.arguments;
@@ -86,14 +122,14 @@ export async function executeToolCall(ctx: ToolCallContext, call: RawToolCall, a
     const verdict = await runBeforeHook(ctx, hookCall(ctx, call, entry, args));
     if (verdict.action === 'deny') {
       const gate = audit(ctx, call, entry, { decision: 'denied', reason: verdict.reason, prepared, hook: { name: 'beforeToolCall', action: 'deny', reason: verdict.reason } });
-      return done(await record(ctx, call, started, toolError('denied', `${call.name} was refused: ${verdict.reason}`), [gate]));
+      return settled(await record(ctx, call, started, toolError('denied', `${call.name} was refused: ${verdict.reason}`), [gate]));
     }
     if (verdict.action === 'rewrite') {
       const again = ctx.validator.validate(entry.tool.inputSchema, verdict.arguments);
       if (!again.ok) {
         const reason = `beforeToolCall rewrote the arguments into invalid ones: ${again.issues.map((i) => `${i.path || '/'} ${i.message}`).join('; ')}`;
         const gate = audit(ctx, call, entry, { decision: 'denied', reason, prepared, hook: { name: 'beforeToolCall', action: 'rewrite', reason } });
-        return done(await record(ctx, call, started, toolError('denied', `${call.name} was refused: ${reason}`), [gate]));
+        return settled(await record(ctx, call, started, toolError('denied', `${call.name} was refused: ${reason}`), [gate]));
       }
       args = verdict.arguments;
       hookInfo = { name: 'beforeToolCall', action: 'rewrite', ...(verdict.reason === undefined ? {} : { reason: verdict.reason }) };
@@ -103,23 +139,33 @@ export async function executeToolCall(ctx: ToolCallContext, call: RawToolCall, a
   if (approval?.decision === 'reject') {
     const reason = approval.reason ?? 'no reason given';
     const gate = audit(ctx, call, entry, { decision: 'denied', reason: `rejected by a person: ${reason}`, prepared, hook: hookInfo });
-    return done(await record(ctx, call, started, toolError('rejected', `A person rejected this call to ${call.name}: ${reason}. Do not retry it unchanged.`), [gate]));
+    return settled(await record(ctx, call, started, toolError('rejected', `A person rejected this call to ${call.name}: ${reason}. Do not retry it unchanged.`), [gate]));
   }
 
   const allowed = isToolAllowed(ctx.policy ?? EMPTY_POLICY, ctx.tenantId, entry.tool);
-  const verdict = decide({ tool: entry.tool, exposedName: call.name, arguments: args, policy: entry.policy, allowed, dryRun: ctx.dryRun, approvalGranted: approval !== undefined });
+  const verdict = decide({
+    tool: entry.tool,
+    exposedName: call.name,
+    arguments: args,
+    policy: entry.policy,
+    allowed,
+    dryRun: ctx.dryRun,
+    approvalGranted: approval !== undefined,
+    tainted: (ctx.untrusted ?? []).length > 0,
+  });
   if (verdict.kind === 'deny') {
     const gate = audit(ctx, call, entry, { decision: 'denied', reason: verdict.reason, prepared, hook: hookInfo });
-    return done(await record(ctx, call, started, toolError('denied', `${call.name} is not available to you: ${verdict.reason}`), [gate]));
+    return settled(await record(ctx, call, started, toolError('denied', `${call.name} is not available to you: ${verdict.reason}`), [gate]));
   }
   if (verdict.kind === 'approval_required') {
-    await ctx.append([audit(ctx, call, entry, { decision: 'approval_required', prepared, hook: hookInfo })]);
-    return { kind: 'pending', effect, arguments: args };
+    const why = verdict.reason === 'untrusted_output' ? `a write after untrusted output (${describeProvenance(ctx.untrusted ?? [])}) needs a person` : undefined;
+    await ctx.append([audit(ctx, call, entry, { decision: 'approval_required', prepared, hook: hookInfo, ...(why === undefined ? {} : { reason: why }) })]);
+    return { kind: 'outcome', outcome: { kind: 'pending', effect, arguments: args, reason: verdict.reason } };
   }
   if (verdict.kind === 'dry_run') {
     const gate = audit(ctx, call, entry, { decision: 'dry_run', prepared, hook: hookInfo });
     const text = `DRY RUN: ${call.name} was validated and would have run with these arguments, but was not executed: ${JSON.stringify(ctx.redact(args))}`;
-    return done(await record(ctx, call, started, { ok: true, content: [{ type: 'text', text }], structuredContent: { dryRun: true, tool: call.name, arguments: ctx.redact(args) } }, [gate], true));
+    return settled(await record(ctx, call, started, { ok: true, content: [{ type: 'text', text }], structuredContent: { dryRun: true, tool: call.name, arguments: ctx.redact(args) } }, [gate], { dryRun: true }));
   }
 
   const gate = audit(ctx, call, entry, {
@@ -128,12 +174,19 @@ export async function executeToolCall(ctx: ToolCallContext, call: RawToolCall, a
     hook: hookInfo,
     ...(approval === undefined ? {} : { reason: `approved by ${approval.userId ?? 'a person'}${approval.decision === 'edit' ? ' with edited arguments' : ''}` }),
   });
+  return { kind: 'execute', entry, args, gate, approval };
+}
+
+/** Commits the decision and the call, then reaches the tool and records what came back. */
+async function execute(ctx: ToolCallContext, call: RawToolCall, gated: Extract<Gated, { kind: 'execute' }>, started: number): Promise<CallOutcome> {
+  const { entry, args, gate } = gated;
   // The decision and the call are committed together, before the tool is reached.
   await ctx.append([
     gate,
     draft('tool_call', { step: ctx.step, toolCallId: call.id, name: call.name, arguments: ctx.redact(args) as JsonObject, origin: entry.tool.origin }),
   ]);
   let result: ToolResult;
+  let threw = false;
   try {
     result = await ctx.tools.callTool({
       name: call.name,
@@ -144,7 +197,18 @@ export async function executeToolCall(ctx: ToolCallContext, call: RawToolCall, a
     });
   } catch (error) {
     // ToolSources promise not to throw; one that does still must not end the run.
+    threw = true;
     result = toolError('tool_error', `tool "${call.name}" failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (entry.policy.effect === 'write' && outcomeUnknown(result, threw)) {
+    const detail = result.error?.message ?? 'no answer came';
+    const cancelled = ctx.signal?.aborted === true;
+    if (!cancelled && entry.policy.unknownOutcome === 'ask') return { kind: 'unknown', effect: 'write', arguments: args, detail };
+    // A cancelled run ends here, so the log says what became of the call; `tell_model` hands the doubt to the model.
+    const message = cancelled
+      ? `the run was cancelled while ${call.name} was in flight (${detail}); it may or may not have happened`
+      : `${call.name} was sent but no answer came (${detail}). It MAY HAVE EXECUTED: do not call it again; tell the user to check whether it happened.`;
+    return done(await record(ctx, call, started, toolError('outcome_unknown', message)));
   }
   if (ctx.hooks?.afterToolCall !== undefined) {
     try {
@@ -154,11 +218,33 @@ export async function executeToolCall(ctx: ToolCallContext, call: RawToolCall, a
       process.emitWarning(`afterToolCall hook failed for ${call.name}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  return { kind: 'done', result: await record(ctx, call, started, result), returnDirect: entry.policy.returnDirect && result.ok };
+  const recorded = await record(ctx, call, started, result, [], entry.policy.untrusted && result.notSent !== true ? { untrusted: true } : {});
+  return { kind: 'done', result: recorded, returnDirect: entry.policy.returnDirect && result.ok };
+}
+
+/**
+ * Whether a failed call may still have happened. Only a source that says the
+ * request never left (`notSent`) or a definite answer from the tool rules it
+ * out; a timeout, an abort, a lost connection or a source that threw do not.
+ */
+export function outcomeUnknown(result: ToolResult, threw: boolean): boolean {
+  if (result.ok || result.notSent === true) return false;
+  if (threw) return true;
+  const code = result.error?.code;
+  return code === 'tool_timeout' || code === 'tool_unavailable' || code === 'cancelled';
+}
+
+function describeProvenance(list: readonly Provenance[]): string {
+  const names = [...new Set(list.map((p) => p.name))];
+  return `from ${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''}`;
 }
 
 function done(result: ToolResult): CallOutcome {
   return { kind: 'done', result, returnDirect: false };
+}
+
+function settled(result: ToolResult): { kind: 'outcome'; outcome: CallOutcome } {
+  return { kind: 'outcome', outcome: done(result) };
 }
 
 /** The values `{{user.*}}`, `{{tenant.*}}` and `{{context.*}}` templates read. */
@@ -220,7 +306,14 @@ function audit(ctx: ToolCallContext, call: RawToolCall, entry: CatalogEntry, inp
   return draft('gate_decision', data);
 }
 
-async function record(ctx: ToolCallContext, call: RawToolCall, started: number, result: ToolResult, before: EventDraft[] = [], dryRun = false): Promise<ToolResult> {
+async function record(
+  ctx: ToolCallContext,
+  call: RawToolCall,
+  started: number,
+  result: ToolResult,
+  before: EventDraft[] = [],
+  flags: { dryRun?: boolean; untrusted?: boolean; markedDone?: boolean } = {},
+): Promise<ToolResult> {
   const data: RunEventDataMap['tool_result'] = {
     step: ctx.step,
     toolCallId: call.id,
@@ -230,7 +323,9 @@ async function record(ctx: ToolCallContext, call: RawToolCall, started: number, 
     latencyMs: Math.round((performance.now() - started) * 100) / 100,
     ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
     ...(result.error === undefined ? {} : { error: result.error }),
-    ...(dryRun ? { dryRun: true } : {}),
+    ...(flags.dryRun === true ? { dryRun: true } : {}),
+    ...(flags.untrusted === true ? { untrusted: true } : {}),
+    ...(flags.markedDone === true ? { markedDone: true } : {}),
   };
   await ctx.append([...before, draft('tool_result', data)]);
   return result;

@@ -1,4 +1,4 @@
-import { draft, renderToolResult, type JsonObject, type RawToolCall } from '../core/index.ts';
+import { draft, renderToolResult, type ApprovalReason, type JsonObject, type Provenance, type RawToolCall } from '../core/index.ts';
 import type { ToolEffect } from '../gate/index.ts';
 import type { ConversationState, OpenTurn } from './conversation-state.ts';
 import { executeToolCall, injectionContext, type CallOutcome, type ToolCallContext } from './execute-tool-call.ts';
@@ -12,7 +12,8 @@ interface Waiting {
   call: RawToolCall;
   effect: ToolEffect;
   arguments: JsonObject;
-  reason: 'policy' | 'outcome_unknown';
+  reason: ApprovalReason;
+  detail?: string;
 }
 
 /**
@@ -25,12 +26,13 @@ interface Waiting {
 export async function finishTurn(input: { ctx: Omit<ToolCallContext, 'step'>; state: ConversationState; append: AppendFn }): Promise<TurnOutcome> {
   const { state, append } = input;
   const turn = state.turn as OpenTurn;
-  const ctx: ToolCallContext = { ...input.ctx, step: turn.step, truncated: turn.truncated === true };
+  // Output of this very turn's calls does not taint its other calls: the model chose them before seeing it.
+  const untrusted = state.untrusted.filter((p) => p.step < turn.step);
+  const ctx: ToolCallContext = { ...input.ctx, step: turn.step, truncated: turn.truncated === true, untrusted };
   const todo = turn.calls.filter((c) => !turn.results.has(c.id));
-  const waiting: Waiting[] = [];
-  const direct: string[] = [];
 
-  const outcomes = await Promise.all(
+  // Each call settles on its own: one that throws never leaves another's result unrecorded or appended late.
+  const settled = await Promise.allSettled(
     todo.map(async (call): Promise<{ call: RawToolCall; outcome: CallOutcome | Waiting }> => {
       const decision = state.decisions.get(call.id);
       if (decision === undefined) {
@@ -39,27 +41,38 @@ export async function finishTurn(input: { ctx: Omit<ToolCallContext, 'step'>; st
           return { call, outcome: { call, effect: 'write', arguments: rederive(ctx, call), reason: 'outcome_unknown' } };
         }
         if (state.awaiting.has(call.id) && entry !== undefined) {
-          return { call, outcome: { call, effect: entry.policy.effect, arguments: rederive(ctx, call), reason: 'policy' } };
+          const reason = entry.policy.approval === 'required' || untrusted.length === 0 ? 'policy' : 'untrusted_output';
+          return { call, outcome: { call, effect: entry.policy.effect, arguments: rederive(ctx, call), reason } };
         }
       }
       return { call, outcome: await executeToolCall(ctx, call, decision) };
     }),
   );
-  for (const { call, outcome } of outcomes) {
-    if ('reason' in outcome) waiting.push(outcome);
-    else if (outcome.kind === 'pending') waiting.push({ call, effect: outcome.effect, arguments: outcome.arguments, reason: 'policy' });
+  const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failure !== undefined) throw failure.reason;
+
+  const waiting: Waiting[] = [];
+  const direct: string[] = [];
+  for (const s of settled) {
+    if (s.status !== 'fulfilled') continue;
+    const { call, outcome } = s.value;
+    if ('call' in outcome) waiting.push(outcome);
+    else if (outcome.kind === 'pending') waiting.push({ call, effect: outcome.effect, arguments: outcome.arguments, reason: outcome.reason });
+    else if (outcome.kind === 'unknown') waiting.push({ call, effect: 'write', arguments: outcome.arguments, reason: 'outcome_unknown', detail: outcome.detail });
     else if (outcome.returnDirect) direct.push(renderToolResult(outcome.result));
   }
 
   if (waiting.length > 0) {
     const first = waiting.sort((a, b) => turn.calls.indexOf(a.call) - turn.calls.indexOf(b.call))[0] as Waiting;
     const args = ctx.redact(first.arguments) as JsonObject;
-    const ask = draft('approval_required', { step: turn.step, toolCallId: first.call.id, name: first.call.name, arguments: args, effect: first.effect, reason: first.reason });
+    const provenance: Provenance[] | undefined = first.effect === 'write' && untrusted.length > 0 ? untrusted.slice(-20) : undefined;
+    const extra = { ...(first.detail === undefined ? {} : { detail: first.detail }), ...(provenance === undefined ? {} : { provenance }) };
+    const ask = draft('approval_required', { step: turn.step, toolCallId: first.call.id, name: first.call.name, arguments: args, effect: first.effect, reason: first.reason, ...extra });
     // The approval_required event is the last of this append: after the run_status event when the status changes.
     const eventId = state.lastEventId + (state.status === 'waiting_approval' ? 1 : 2);
     await transition(append, state, 'waiting_approval', [ask], {
       reason: `${first.call.name} needs approval`,
-      patch: { pendingApproval: { toolCallId: first.call.id, name: first.call.name, arguments: args, effect: first.effect, reason: first.reason, eventId } },
+      patch: { pendingApproval: { toolCallId: first.call.id, name: first.call.name, arguments: args, effect: first.effect, reason: first.reason, eventId, ...extra } },
     });
     return { kind: 'waiting' };
   }

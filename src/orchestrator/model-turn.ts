@@ -15,6 +15,7 @@ import type { ConversationState } from './conversation-state.ts';
 import type { DeltaBuffer } from './delta-buffer.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
 import type { AppendFn } from './transition.ts';
+import type { TextToolCalls } from './run-options.ts';
 
 
 export interface ModelTurnInput {
@@ -29,6 +30,8 @@ export interface ModelTurnInput {
   constrain: boolean;
   stream: boolean;
   parseRetries: number;
+  /** Native mode: whether calls written in the answer text are executed (see TextToolCalls). */
+  textToolCalls: TextToolCalls;
   signal?: AbortSignal | undefined;
   deltas: DeltaBuffer;
   append: AppendFn;
@@ -77,18 +80,29 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
       throw error;
     }
     const truncated = response.finishReason === 'length';
-    let calls: RawToolCall[] = response.toolCalls;
+    // Every call gets an id of toolgate's own: models repeat ids (within a turn and
+    // across turns), and decisions, approvals and results must name one call only.
+    let calls: RawToolCall[] = response.toolCalls.map((c) => ({ id: newId('call'), name: c.name, arguments: c.arguments, providerId: c.id }));
     let content = response.text;
-    let extracted = false;
     let diagnostics: { code: string; message: string }[] = [];
     let failures: ReturnType<typeof extractToolCalls>['diagnostics'] = [];
-    if (calls.length === 0 && response.text.trim() !== '' && toolNames.length > 0) {
+    const readText = mode === 'prompted' || input.textToolCalls !== 'never';
+    if (calls.length === 0 && readText && response.text.trim() !== '' && toolNames.length > 0) {
       const result = extractToolCalls(response.text, { tools: refs, truncated });
       diagnostics = result.diagnostics.map((d) => ({ code: d.code, message: d.message }));
       failures = result.diagnostics.filter((d) => CALL_FAILURE_CODES.includes(d.code));
       if (result.calls.length > 0 || failures.length > 0) content = result.content;
-      if (result.calls.length > 0) {
-        extracted = true;
+      // In native mode a call the model writes inside an answer is usually quoted
+      // (or planted by a tool's output it repeats): `auto` runs it only when the
+      // reply is nothing but the call. Either way it is not shown as answer text.
+      const quoted = mode === 'native' && input.textToolCalls === 'auto' && withoutReasoning(result.content).trim() !== '' && (result.calls.length > 0 || failures.length > 0);
+      if (quoted) {
+        diagnostics.push({
+          code: 'text_call_ignored',
+          message: 'the answer text contains a tool call, but the reply is more than the call: it was not executed (textToolCalls: auto)',
+        });
+        failures = [];
+      } else if (result.calls.length > 0) {
         calls = result.calls.map((c) => ({ id: newId('call'), name: c.name, arguments: JSON.stringify(c.arguments) }));
       }
     }
@@ -112,7 +126,7 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
           attempt,
           ...(response.usage === undefined ? {} : { usage: response.usage }),
           ...(content !== response.text ? { content } : {}),
-          ...(extracted ? { calls } : {}),
+          ...(calls.length > 0 ? { calls } : {}),
           ...(diagnostics.length > 0 ? { diagnostics } : {}),
         }),
       ],
@@ -157,4 +171,12 @@ function buildRequest(input: ModelTurnInput, mode: 'native' | 'prompted'): Model
     stream: input.stream,
     ...(input.constrain && definitions.length > 0 ? { responseFormat: { type: 'json_schema' as const, name: 'tool_calls', schema } } : {}),
   };
+}
+
+/** The reply without `<think>` blocks (R1-style replies may start inside one, showing only its end). */
+function withoutReasoning(text: string): string {
+  const close = text.indexOf('</think>');
+  const open = text.indexOf('<think>');
+  const rest = close >= 0 && (open < 0 || close < open) ? text.slice(close + '</think>'.length) : text;
+  return rest.replace(/<think>[\s\S]*?(<\/think>|$)/g, '');
 }

@@ -1,3 +1,4 @@
+import { callIdOf } from '../../test/support/events.ts';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
@@ -122,7 +123,7 @@ describe('runAgent', () => {
     assert.deepEqual(assistant?.role === 'assistant' ? assistant.toolCalls : undefined, [call('c1', 'slow', '{}'), call('c2', 'fast', '{"x":1}')]);
     // Each call is committed before it runs: tool_call precedes its tool_result.
     const events = await store.readEvents(run.id);
-    for (const id of ['c1', 'c2']) {
+    for (const id of ['c1', 'c2'].map((p) => callIdOf(events, p))) {
       const callAt = events.findIndex((e) => e.type === 'tool_call' && e.data.toolCallId === id);
       const resultAt = events.findIndex((e) => e.type === 'tool_result' && e.data.toolCallId === id);
       assert.ok(callAt >= 0 && resultAt > callAt, `tool_call before tool_result for ${id}`);
@@ -133,7 +134,9 @@ describe('runAgent', () => {
     const { store, run } = await start();
     const tools = fakeTools({ t: async () => ok('x') });
     await runAgent({ runId: run.id, store, model: fakeModel([{ toolCalls: [call('c9', 't', '{"a":1}')] }, { text: 'ok' }]), tools, toolTimeoutMs: 1234 });
-    assert.deepEqual(tools.calls[0]?.meta, { 'toolgate/idempotency-key': `${run.id}:c9` });
+    const id = callIdOf(await store.readEvents(run.id), 'c9');
+    assert.match(id, /^call_[0-9a-f]{24}$/, 'toolgate gives the call its own id');
+    assert.deepEqual(tools.calls[0]?.meta, { 'toolgate/idempotency-key': `${run.id}:${id}` });
     assert.equal(tools.calls[0]?.timeoutMs, 1234);
     assert.deepEqual(tools.calls[0]?.arguments, { a: 1 });
   });

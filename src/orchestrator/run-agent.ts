@@ -14,7 +14,7 @@ import { createValidator } from '../validation/index.ts';
 import { applyEvents, emptyConversation, type ConversationState } from './conversation-state.ts';
 import { DeltaBuffer } from './delta-buffer.ts';
 import { runModelTurn } from './model-turn.ts';
-import { DEFAULT_MAX_STEPS, DEFAULT_PARSE_RETRIES, type RunAgentOptions } from './run-options.ts';
+import { DEFAULT_MAX_STEPS, DEFAULT_PARSE_RETRIES, DEFAULT_TEXT_TOOL_CALLS, type RunAgentOptions } from './run-options.ts';
 import { buildToolCatalog } from './tool-catalog.ts';
 import { finishTurn } from './finish-turn.ts';
 import { transition, type AppendFn } from './transition.ts';
@@ -130,6 +130,7 @@ async function drive(options: RunAgentOptions, run: Run, state: ConversationStat
         constrain: options.constrain === true,
         stream: options.stream ?? true,
         parseRetries: options.parseRetries ?? DEFAULT_PARSE_RETRIES,
+        textToolCalls: options.textToolCalls ?? DEFAULT_TEXT_TOOL_CALLS,
         signal: options.signal,
         deltas,
         append,

@@ -11,6 +11,16 @@ export { DEFAULT_MAX_STEPS, DEFAULT_PARSE_RETRIES, DEFAULT_TOOL_TIMEOUT_MS } fro
  */
 export type ToolMode = 'native' | 'prompted' | 'auto';
 
+/**
+ * Native mode: what to do with a tool call the model writes in its answer text
+ * instead of as a native call. `never`: it is text. `auto` (default): executed
+ * only when the reply is nothing but the call (small models that ignore the
+ * native format), shown as text when it is quoted inside an answer. `always`:
+ * executed wherever it appears. Prompted mode always reads calls from the text.
+ */
+export type TextToolCalls = 'never' | 'auto' | 'always';
+export const DEFAULT_TEXT_TOOL_CALLS: TextToolCalls = 'auto';
+
 /** What a hook sees of a tool call. `arguments` are final: validated, normalised, injected. */
 export interface HookToolCall {
   runId: string;
@@ -61,6 +71,8 @@ export interface RunAgentOptions {
   constrain?: boolean;
   /** Feedback rounds per turn when the model's tool calls cannot be used. Default 3. */
   parseRetries?: number;
+  /** Native mode: calls written in the answer text (default `auto`). */
+  textToolCalls?: TextToolCalls;
   policy?: Policy;
   validator?: Validator;
   /** Key patterns whose values are redacted in events (default: password, token, secret, apiKey, authorization). */

@@ -21,6 +21,15 @@ export async function submitInput(store: RunStore, runId: string, input: RunInpu
     if (input.decision === 'edit' && input.arguments === undefined) {
       throw new ToolgateError('usage', 'an "edit" decision needs the new "arguments" object');
     }
+    if (input.decision === 'mark_done' && pending.reason !== 'outcome_unknown') {
+      throw new ToolgateError(
+        'conflict',
+        `"mark_done" is only for a call whose outcome is unknown; ${pending.toolCallId} (${pending.name}) waits for approval (${pending.reason}): approve, reject or edit it`,
+      );
+    }
+    if (input.decision !== 'mark_done' && input.result !== undefined) {
+      throw new ToolgateError('usage', '"result" goes with the "mark_done" decision only (what a person saw of a call that did happen)');
+    }
   } else if (input.text.trim() === '') {
     throw new ToolgateError('usage', 'a message needs non-empty "text"');
   }

@@ -24,9 +24,10 @@ describe('HTTP status table', () => {
     );
   });
 
-  it('treats model failures as gateway errors, a model timeout as 504', () => {
+  it('treats model failures as gateway errors, except those the client can act on', () => {
+    const expected: Record<string, number> = { model_timeout: 504, model_auth: 401, model_rate_limited: 429, model_not_allowed: 400 };
     for (const code of ERROR_CODES.filter((c) => c.startsWith('model_'))) {
-      assert.equal(httpStatusFor(code), code === 'model_timeout' ? 504 : 502, code);
+      assert.equal(httpStatusFor(code), expected[code] ?? 502, code);
     }
   });
 });

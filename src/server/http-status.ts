@@ -17,11 +17,13 @@ export const HTTP_STATUS_BY_CODE = {
   overloaded: 429,
   internal: 500,
   shutting_down: 503,
-  // The model API is an upstream: its failures are gateway errors.
-  model_auth: 502,
+  model_not_allowed: 400,
+  // The model API is an upstream: its failures are gateway errors, except where
+  // the client can act on them (they reach a response only with ?wait=first-turn).
+  model_auth: 401,
   model_not_found: 502,
   model_bad_request: 502,
-  model_rate_limited: 502,
+  model_rate_limited: 429,
   model_unavailable: 502,
   model_error: 502,
   model_timeout: 504,
@@ -30,11 +32,13 @@ export const HTTP_STATUS_BY_CODE = {
   unparseable_tool_call: 500,
   tool_error: 500,
   tool_timeout: 500,
-  tool_unavailable: 500,
+  // Reaches a response when no tool server can be listed as a run is created.
+  tool_unavailable: 503,
   tool_not_found: 500,
   invalid_arguments: 500,
   denied: 500,
   rejected: 500,
+  outcome_unknown: 500,
 } as const satisfies Record<ErrorCode, number>;
 
 export function httpStatusFor(code: ErrorCode): number {

@@ -97,9 +97,14 @@ const schemas: Record<string, Schema> = {
         properties: {
           type: { const: 'approval' },
           toolCallId: { type: 'string' },
-          decision: { type: 'string', enum: ['approve', 'reject', 'edit'] },
+          decision: {
+            type: 'string',
+            enum: ['approve', 'reject', 'edit', 'mark_done'],
+            description: '"mark_done" only for a call whose outcome is unknown: it did happen; it is recorded, not executed again.',
+          },
           arguments: { ...jsonObject, description: 'Required when decision is "edit".' },
           reason: { type: 'string' },
+          result: { description: 'With "mark_done": what a person saw of the call (text or JSON).' },
         },
       },
       {

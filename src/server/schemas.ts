@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ToolgateError } from '../core/errors.ts';
 import type { RunInput } from '../core/events.ts';
-import type { JsonObject } from '../core/json.ts';
+import type { JsonObject, JsonValue } from '../core/json.ts';
 import type { StartRunRequest } from '../core/ports/run-service.ts';
 
 /** Request bodies of the runs API. Unknown fields are refused: a typo must not be ignored silently. */
@@ -25,13 +25,18 @@ const approvalInputSchema = z
   .strictObject({
     type: z.literal('approval'),
     toolCallId: z.string().min(1),
-    decision: z.enum(['approve', 'reject', 'edit']),
+    decision: z.enum(['approve', 'reject', 'edit', 'mark_done']),
     arguments: jsonObject.optional(),
     reason: z.string().optional(),
+    result: z.json().optional(),
   })
   .refine((value) => value.decision !== 'edit' || value.arguments !== undefined, {
     message: 'required when decision is "edit" (the edited arguments to call the tool with)',
     path: ['arguments'],
+  })
+  .refine((value) => value.decision === 'mark_done' || value.result === undefined, {
+    message: 'only with decision "mark_done" (what a person saw of a call that did happen)',
+    path: ['result'],
   });
 
 const messageInputSchema = z.strictObject({
@@ -63,6 +68,7 @@ export function parseRunInputBody(body: unknown): RunInput {
   const input: RunInput = { type: 'approval', toolCallId: data.toolCallId, decision: data.decision };
   if (data.arguments !== undefined) input.arguments = data.arguments as JsonObject;
   if (data.reason !== undefined) input.reason = data.reason;
+  if (data.result !== undefined) input.result = data.result as JsonValue;
   return input;
 }
 

@@ -10,7 +10,7 @@ import { Toolgate, type ToolgateOptions } from '../../src/app/toolgate.ts';
 import type { ServerConfig, ToolgateConfig } from '../../src/config/config-schema.ts';
 import { resolveSettings } from '../../src/config/resolve-settings.ts';
 import type { JsonObject, RunEvent } from '../../src/core/index.ts';
-import { ofType } from '../support/events.ts';
+import { callIdOf, ofType } from '../support/events.ts';
 import { startMockOpenAI, type MockOpenAI } from '../support/mock-openai-server.ts';
 import { POWER_EXCHANGE_SERVER } from '../support/processes.ts';
 
@@ -123,19 +123,19 @@ describe('gate e2e', () => {
     mock.enqueue(write('a1', 'approved.txt', 'yes'), { text: 'written' });
     let run = await t.run({ input: 'write' });
     assert.equal(run.status, 'waiting_approval');
-    assert.equal(run.pendingApproval?.toolCallId, 'a1');
+    assert.equal(run.pendingApproval?.toolCallId, callIdOf(await events(t, run.id), 'a1'));
     assert.equal(run.pendingApproval?.effect, 'write');
     assert.equal(existsSync(join(fsDir, 'approved.txt')), false, 'nothing happens before the decision');
     const waitingLog = await events(t, run.id);
     assert.equal(waitingLog.at(-1)?.type, 'approval_required');
-    run = await t.submitInput(run.id, { type: 'approval', toolCallId: 'a1', decision: 'approve', userId: 'ops' });
+    run = await t.submitInput(run.id, { type: 'approval', toolCallId: run.pendingApproval?.toolCallId ?? '', decision: 'approve', userId: 'ops' });
     assert.equal(run.status, 'completed');
     assert.equal(readFileSync(join(fsDir, 'approved.txt'), 'utf8'), 'yes');
 
     const first = mock.requests.length;
     mock.enqueue(write('r1', 'rejected.txt', 'no'), { text: 'ok, not written' });
     run = await t.run({ input: 'write' });
-    run = await t.submitInput(run.id, { type: 'approval', toolCallId: 'r1', decision: 'reject', reason: 'wrong folder' });
+    run = await t.submitInput(run.id, { type: 'approval', toolCallId: run.pendingApproval?.toolCallId ?? '', decision: 'reject', reason: 'wrong folder' });
     assert.equal(run.status, 'completed');
     assert.equal(existsSync(join(fsDir, 'rejected.txt')), false);
     const told = (mock.requests[first + 1]?.body as { messages: { role: string; content: string }[] }).messages.at(-1)?.content ?? '';
@@ -147,7 +147,7 @@ describe('gate e2e', () => {
       t.submitInput(run.id, { type: 'approval', toolCallId: 'nope', decision: 'approve' }),
       (e: unknown) => e instanceof Error && 'code' in e && e.code === 'conflict',
     );
-    run = await t.submitInput(run.id, { type: 'approval', toolCallId: 'e1', decision: 'edit', arguments: { path: join(fsDir, 'final.txt'), content: 'edited' } });
+    run = await t.submitInput(run.id, { type: 'approval', toolCallId: run.pendingApproval?.toolCallId ?? '', decision: 'edit', arguments: { path: join(fsDir, 'final.txt'), content: 'edited' } });
     assert.equal(run.status, 'completed');
     assert.equal(readFileSync(join(fsDir, 'final.txt'), 'utf8'), 'edited');
     assert.equal(existsSync(join(fsDir, 'draft.txt')), false);
@@ -158,7 +158,7 @@ describe('gate e2e', () => {
     const t = toolgate({ fs: { command: process.execPath, args: [FILESYSTEM_SERVER, fsDir] } });
     mock.enqueue({ toolCalls: [{ id: 'x1', name: 'write_file', arguments: JSON.stringify({ path: join(fsDir, 'a.txt'), content: 'a' }) }] }, { text: 'could not' });
     let run = await t.run({ input: 'write' });
-    run = await t.submitInput(run.id, { type: 'approval', toolCallId: 'x1', decision: 'edit', arguments: { path: join(fsDir, 'a.txt') } });
+    run = await t.submitInput(run.id, { type: 'approval', toolCallId: run.pendingApproval?.toolCallId ?? '', decision: 'edit', arguments: { path: join(fsDir, 'a.txt') } });
     const log = await events(t, run.id);
     assert.equal(ofType(log, 'tool_result').at(-1)?.data.error?.code, 'invalid_arguments');
     assert.equal(existsSync(join(fsDir, 'a.txt')), false);
@@ -219,9 +219,10 @@ describe('gate e2e', () => {
     );
     const run = await t.run({ input: 'both' });
     assert.equal(run.status, 'completed');
-    const results = ofType(await events(t, run.id), 'tool_result');
-    assert.equal(results.find((r) => r.data.toolCallId === 'slow')?.data.error?.code, 'tool_timeout');
-    assert.equal(results.find((r) => r.data.toolCallId === 'fast')?.data.ok, true);
+    const log = await events(t, run.id);
+    const results = ofType(log, 'tool_result');
+    assert.equal(results.find((r) => r.data.toolCallId === callIdOf(log, 'slow'))?.data.error?.code, 'tool_timeout');
+    assert.equal(results.find((r) => r.data.toolCallId === callIdOf(log, 'fast'))?.data.ok, true);
   });
 
   it('hooks: beforeToolCall can deny or rewrite (audited); onRunStart/onRunEnd run once', async () => {

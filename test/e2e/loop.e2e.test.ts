@@ -172,7 +172,7 @@ describe('loop e2e: power-exchange example', () => {
       assert.equal(waiting.status, 'waiting_approval');
       assert.equal(waiting.pendingApproval?.name, 'placeOrder');
       assert.deepEqual(waiting.pendingApproval?.arguments, { userId: 'carol', side: 'BUY', price: 500, qty: 1, symbol: 'DE-BASE-D+1' });
-      const run = await toolgate.submitInput(waiting.id, { type: 'approval', toolCallId: 'o1', decision: 'approve' });
+      const run = await toolgate.submitInput(waiting.id, { type: 'approval', toolCallId: waiting.pendingApproval?.toolCallId ?? '', decision: 'approve' });
       const events = await toolgate.store.readEvents(run.id);
       assert.equal(run.status, 'completed', JSON.stringify(run.error));
       const [registered, before, order, afterOrder] = results(events);

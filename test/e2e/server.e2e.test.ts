@@ -195,7 +195,7 @@ server:
     assert.equal(waiting.pendingApproval?.name, 'placeOrder');
     const wrong = await api(`/v1/runs/${run.id}/input`, { method: 'POST', body: JSON.stringify({ type: 'approval', toolCallId: 'nope', decision: 'approve' }) });
     assert.equal(wrong.status, 409);
-    const ok = await api(`/v1/runs/${run.id}/input`, { method: 'POST', body: JSON.stringify({ type: 'approval', toolCallId: 'ord1', decision: 'approve' }) });
+    const ok = await api(`/v1/runs/${run.id}/input`, { method: 'POST', body: JSON.stringify({ type: 'approval', toolCallId: waiting.pendingApproval?.toolCallId, decision: 'approve' }) });
     assert.equal(ok.status, 202, await ok.clone().text());
     const done = await waitFor(run.id, ['completed', 'failed']);
     assert.equal(done.status, 'completed');

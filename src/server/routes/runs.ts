@@ -4,8 +4,11 @@ import type { IdempotencyOptions } from '../../core/ports/run-service.ts';
 import type { ListRunsQuery } from '../../core/ports/run-store.ts';
 import { RUN_STATUSES, type RunStatus } from '../../core/runs.ts';
 import { readJsonBody } from '../body.ts';
+import { httpStatusFor } from '../http-status.ts';
 import { parseBooleanParam, readQuery } from '../query.ts';
-import { sendJson } from '../respond.ts';
+import { HttpError, sendJson } from '../respond.ts';
+import { parseFields, summarizeRun } from '../run-summary.ts';
+import { waitForFirstTurn, type FirstTurn } from '../wait-first-turn.ts';
 import { parseRunInputBody, parseStartRunBody, requestHash } from '../schemas.ts';
 import type { RequestContext } from '../server-context.ts';
 import { runNotFound, streamRunEvents } from './events.ts';
@@ -14,14 +17,47 @@ export const MAX_LIST_LIMIT = 200;
 
 const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
-/** POST /v1/runs: 201 with the new run, 200 when the Idempotency-Key names an existing one; `?stream=true` answers with its SSE stream. */
+/**
+ * POST /v1/runs: 201 with the new run, 200 when the Idempotency-Key names an
+ * existing one; `?stream=true` answers with its SSE stream. A request that
+ * cannot start (a model the caller may not use, no tools reachable) is an HTTP
+ * error before any SSE byte; with `?wait=first-turn` the answer also waits for
+ * the first model turn, and a failing one is an HTTP error with the model
+ * error's status (401, 429, 502, 504) instead of an SSE `run_failed`.
+ */
 export async function createRun(ctx: RequestContext): Promise<void> {
-  const stream = parseBooleanParam('stream', readQuery(ctx.url, ['stream']).stream);
+  const query = readQuery(ctx.url, ['stream', 'wait']);
+  const stream = parseBooleanParam('stream', query.stream);
+  if (query.wait !== undefined && query.wait !== 'first-turn') {
+    throw new ToolgateError('usage', `wait must be "first-turn" (hold the answer until the model's first turn succeeded), got "${query.wait}"`);
+  }
   const request = parseStartRunBody(await readJsonBody(ctx.req, { maxBytes: ctx.state.maxBodyBytes }));
   const key = idempotencyKey(ctx.req.headers);
   const idempotency: IdempotencyOptions | undefined = key === undefined ? undefined : { key, requestHash: requestHash(request) };
-  const { run, created } = await ctx.state.service.startRun(ctx.caller, request, idempotency);
+  const started = await ctx.state.service.startRun(ctx.caller, request, idempotency);
+  const { created } = started;
+  let run = started.run;
   const headers = { Location: runPath(run.id) };
+  if (query.wait === 'first-turn' && created) {
+    const gone = new AbortController();
+    const onClose = (): void => gone.abort();
+    ctx.res.once('close', onClose);
+    let first: FirstTurn;
+    try {
+      first = await waitForFirstTurn(ctx.state.store, run.id, gone.signal);
+    } finally {
+      ctx.res.off('close', onClose);
+    }
+    if (!first.ok) {
+      throw new HttpError({
+        status: httpStatusFor(first.error.code),
+        code: first.error.code,
+        message: `run ${run.id} failed in its first model turn: ${first.error.message}`,
+        headers,
+      });
+    }
+    run = (await ctx.state.service.getRun(ctx.caller, run.id)) ?? run;
+  }
   // A shutdown that began while the run was being created must not hide it: answer with the run instead.
   if (stream && !ctx.state.closing) {
     await streamRunEvents(ctx, { runId: run.id, after: 0, headers });
@@ -30,16 +66,18 @@ export async function createRun(ctx: RequestContext): Promise<void> {
   sendJson(ctx.res, created ? 201 : 200, run, headers);
 }
 
-/** GET /v1/runs: newest first, one page. */
+/** GET /v1/runs: newest first, one page of summaries (see summarizeRun; `fields=` picks fields). */
 export async function listRuns(ctx: RequestContext): Promise<void> {
-  const query = readQuery(ctx.url, ['status', 'threadId', 'limit', 'cursor']);
+  const query = readQuery(ctx.url, ['status', 'threadId', 'limit', 'cursor', 'fields']);
+  const fields = parseFields(query.fields);
   const listQuery: Omit<ListRunsQuery, 'tenantId'> = {};
   if (query.status !== undefined) listQuery.status = parseStatus(query.status);
   if (query.threadId !== undefined) listQuery.threadId = query.threadId;
   if (query.limit !== undefined) listQuery.limit = parseLimit(query.limit);
   if (query.cursor !== undefined) listQuery.cursor = query.cursor;
   const page = await ctx.state.service.listRuns(ctx.caller, listQuery);
-  sendJson(ctx.res, 200, page.nextCursor === undefined ? { runs: page.runs } : { runs: page.runs, nextCursor: page.nextCursor });
+  const runs = page.runs.map((run) => summarizeRun(run, fields));
+  sendJson(ctx.res, 200, page.nextCursor === undefined ? { runs } : { runs, nextCursor: page.nextCursor });
 }
 
 /** GET /v1/runs/{id}: the run, with `pendingApproval` while it waits for a decision. */

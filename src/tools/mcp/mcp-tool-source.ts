@@ -82,13 +82,13 @@ export class McpToolSource implements ToolSource {
   }
 
   async callTool(request: CallToolRequest): Promise<ToolResult> {
-    if (this.#closed) return toolError('tool_unavailable', `MCP server "${this.name}" is closed`);
-    if (request.signal?.aborted === true) return toolError('cancelled', `call to "${request.name}" was cancelled before it started`);
+    if (this.#closed) return notSent(toolError('tool_unavailable', `MCP server "${this.name}" is closed`));
+    if (request.signal?.aborted === true) return notSent(toolError('cancelled', `call to "${request.name}" was cancelled before it started`));
     let conn: Connection;
     try {
       conn = await this.#connect();
     } catch (error) {
-      return toolError('tool_unavailable', error instanceof Error ? error.message : String(error));
+      return notSent(toolError('tool_unavailable', error instanceof Error ? error.message : String(error)));
     }
     const timeoutMs = request.timeoutMs ?? this.#options.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     try {
@@ -104,7 +104,8 @@ export class McpToolSource implements ToolSource {
       const ctx = { server: this.name, tool: request.name, timeoutMs, ...(this.#exitInfo === undefined ? {} : { exitInfo: this.#exitInfo }) };
       const { result, connectionLost } = fromMcpCallError(error, ctx);
       if (connectionLost) this.#drop(conn);
-      return result;
+      // A refused connection never carried the request; any other failure may have come after the server got it.
+      return isRefused(error) ? notSent(result) : result;
     }
   }
 
@@ -230,6 +231,18 @@ function pickAnnotations(raw: Record<string, unknown>): ToolAnnotations {
     if (typeof value === 'boolean') out[key] = value;
   }
   return out;
+}
+
+/** The request certainly did not reach the server: a failed write is then not an unknown outcome. */
+function notSent(result: ToolResult): ToolResult {
+  return { ...result, notSent: true };
+}
+
+function isRefused(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if ((e as { code?: unknown }).code === 'ECONNREFUSED') return true;
+  }
+  return false;
 }
 
 function isAborted(signal: AbortSignal | undefined): boolean {
