@@ -76,6 +76,8 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
       port,
       ...(settings.server.heartbeatMs === undefined ? {} : { heartbeatMs: settings.server.heartbeatMs }),
       ...(settings.server.sseBufferLimitBytes === undefined ? {} : { sseBufferLimitBytes: settings.server.sseBufferLimitBytes }),
+      ...(settings.server.sseIdleTimeoutMs === undefined ? {} : { sseIdleTimeoutMs: settings.server.sseIdleTimeoutMs }),
+      ...(settings.server.sseHistoryTimeoutMs === undefined ? {} : { sseHistoryTimeoutMs: settings.server.sseHistoryTimeoutMs }),
       ...(verbose ? { log: (entry) => io.stderr.write(`${JSON.stringify(entry)}\n`) } : {}),
     }).catch((error: unknown) => {
       const code = (error as { code?: unknown }).code;

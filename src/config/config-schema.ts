@@ -102,6 +102,8 @@ export const configSchema = z.strictObject({
       concurrency: z.number().int().min(1).max(1000).optional(),
       heartbeatMs: z.number().int().min(100).optional(),
       sseBufferLimitBytes: z.number().int().min(1024).optional(),
+      sseIdleTimeoutMs: z.number().int().min(100).optional(),
+      sseHistoryTimeoutMs: z.number().int().min(100).optional(),
       shutdownGraceMs: z.number().int().min(0).optional(),
     })
     .optional(),

@@ -7,7 +7,8 @@ import { HttpError, sendError } from './respond.ts';
 import { ROUTES } from './route-table.ts';
 import { matchRoute } from './router.ts';
 import type { HttpServerOptions, ServerState } from './server-context.ts';
-import { DEFAULT_HEARTBEAT_MS, DEFAULT_SSE_BUFFER_LIMIT } from './sse-writer.ts';
+import { DEFAULT_SSE_HISTORY_TIMEOUT_MS } from './run-event-stream.ts';
+import { DEFAULT_HEARTBEAT_MS, DEFAULT_SSE_BUFFER_LIMIT, DEFAULT_SSE_IDLE_TIMEOUT_MS } from './sse-writer.ts';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8787;
@@ -83,6 +84,8 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
     store: options.store,
     heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
     sseBufferLimitBytes: options.sseBufferLimitBytes ?? DEFAULT_SSE_BUFFER_LIMIT,
+    sseIdleTimeoutMs: options.sseIdleTimeoutMs ?? DEFAULT_SSE_IDLE_TIMEOUT_MS,
+    sseHistoryTimeoutMs: options.sseHistoryTimeoutMs ?? DEFAULT_SSE_HISTORY_TIMEOUT_MS,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     log,
     streams: new Set(),

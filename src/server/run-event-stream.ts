@@ -5,6 +5,8 @@ import { SseWriter } from './sse-writer.ts';
 
 /** Events read from the store per round trip while catching up. */
 export const HISTORY_PAGE_SIZE = 500;
+/** How long one catch-up on history may take before the stream ends (the client resumes with Last-Event-ID). */
+export const DEFAULT_SSE_HISTORY_TIMEOUT_MS = 5 * 60_000;
 
 export type StreamLog = (entry: { level: 'info' | 'warn' | 'error'; msg: string; [key: string]: unknown }) => void;
 
@@ -16,6 +18,10 @@ export interface RunEventStreamOptions {
   store: Pick<RunStore, 'readEvents' | 'subscribe'>;
   heartbeatMs: number;
   bufferLimitBytes: number;
+  /** Bytes waiting and no 'drain' for this long: the socket is destroyed. */
+  idleTimeoutMs: number;
+  /** Longest time one catch-up on history may take: then the stream ends cleanly. */
+  historyTimeoutMs: number;
   /** Whether the run has ended, for a run whose terminal event is already behind the resume point. */
   isFinished: () => Promise<boolean>;
   headers?: Record<string, string>;
@@ -30,7 +36,14 @@ export interface RunEventStreamOptions {
  * ran ahead of what was read, so the store is read again rather than a gap sent.
  *
  * History is paced by the client (the next event waits for 'drain'); live
- * events are not, and a client that falls behind them gets `overflow`.
+ * events are not, and a client that falls behind them gets `overflow`. A
+ * client that takes nothing for idleTimeoutMs loses its connection; one still
+ * catching up after historyTimeoutMs gets a clean end and resumes with
+ * Last-Event-ID, so no connection lasts forever on a client's pace.
+ *
+ * The stream ends on the run's terminal event, even one at or before the
+ * resume point (which is not sent): a client that resumes past the end of a
+ * live log waits for the run, not forever.
  */
 export class RunEventStream {
   readonly #options: RunEventStreamOptions;
@@ -52,10 +65,14 @@ export class RunEventStream {
       res: options.res,
       heartbeatMs: options.heartbeatMs,
       bufferLimitBytes: options.bufferLimitBytes,
+      idleTimeoutMs: options.idleTimeoutMs,
       lastEventId: options.after,
       onOverflow: (lastEventId) => {
         options.log?.({ level: 'warn', msg: 'SSE subscriber too slow: sent overflow', runId: options.runId, lastEventId });
         this.close();
+      },
+      onIdleTimeout: () => {
+        options.log?.({ level: 'warn', msg: 'SSE client made no progress: connection dropped', runId: options.runId, idleTimeoutMs: options.idleTimeoutMs });
       },
     });
     this.#done = new Promise((resolve) => (this.#resolveDone = resolve));
@@ -88,7 +105,7 @@ export class RunEventStream {
     if (!this.#finished) await this.#endIfRunFinished();
   }
 
-  /** Ends the stream (shutdown, client gone, overflow): the client resumes with Last-Event-ID. */
+  /** Ends the stream (shutdown, client gone, overflow, history limit): the client resumes with Last-Event-ID. */
   close(): void {
     if (this.#finished) return;
     this.#finished = true;
@@ -118,7 +135,11 @@ export class RunEventStream {
     this.#held = [];
     for (const [i, event] of held.entries()) {
       if (this.#finished) return;
-      if (event.id <= this.#lastSent) continue;
+      if (event.id <= this.#lastSent) {
+        // Behind the resume point, but still the end of the run: nothing more will come.
+        if (isTerminalEvent(event)) this.close();
+        continue;
+      }
       if (event.id !== this.#lastSent + 1) {
         this.#held = [...held.slice(i), ...this.#held];
         if (afterCatchUp) {
@@ -137,7 +158,11 @@ export class RunEventStream {
   /** Reads the store from the last event sent until it has no more, then goes live. */
   async #catchUp(firstPage?: RunEvent[]): Promise<void> {
     this.#reading = true;
-    const { store, runId } = this.#options;
+    const { store, runId, historyTimeoutMs } = this.#options;
+    const limit = setTimeout(() => {
+      this.#options.log?.({ level: 'info', msg: 'SSE history took longer than the limit: stream ended, the client resumes', runId, historyTimeoutMs, lastEventId: this.#lastSent });
+      this.close();
+    }, historyTimeoutMs).unref();
     let page = firstPage;
     try {
       while (!this.#finished) {
@@ -152,6 +177,8 @@ export class RunEventStream {
       this.#options.log?.({ level: 'error', msg: 'SSE stream could not read run events', runId, error: String(error) });
       this.close();
       return;
+    } finally {
+      clearTimeout(limit);
     }
     if (!this.#finished) this.#release(true);
   }

@@ -14,6 +14,10 @@ export interface HttpServerOptions {
   heartbeatMs?: number;
   /** Unsent bytes per SSE connection before it gets `overflow` (default DEFAULT_SSE_BUFFER_LIMIT). */
   sseBufferLimitBytes?: number;
+  /** An SSE connection with bytes waiting that accepts none for this long is dropped (default DEFAULT_SSE_IDLE_TIMEOUT_MS). */
+  sseIdleTimeoutMs?: number;
+  /** Longest catch-up on a run's history before the stream ends and the client resumes (default DEFAULT_SSE_HISTORY_TIMEOUT_MS). */
+  sseHistoryTimeoutMs?: number;
   /** Largest request body accepted (default DEFAULT_MAX_BODY_BYTES). */
   maxBodyBytes?: number;
   log?: (entry: LogEntry) => void;
@@ -30,6 +34,8 @@ export interface ServerState {
   store: Pick<RunStore, 'readEvents' | 'subscribe'>;
   heartbeatMs: number;
   sseBufferLimitBytes: number;
+  sseIdleTimeoutMs: number;
+  sseHistoryTimeoutMs: number;
   maxBodyBytes: number;
   log: (entry: LogEntry) => void;
   /** Open SSE streams, ended on shutdown. */

@@ -3,6 +3,8 @@ import type { ServerResponse } from 'node:http';
 export const DEFAULT_HEARTBEAT_MS = 15_000;
 /** Unsent bytes a connection may hold before the subscriber counts as too slow. */
 export const DEFAULT_SSE_BUFFER_LIMIT = 1024 * 1024;
+/** How long a connection may accept nothing (no 'drain') while bytes wait for it before its socket is dropped. */
+export const DEFAULT_SSE_IDLE_TIMEOUT_MS = 30_000;
 /** How long a stream that overflowed may take to deliver what it holds before its socket is dropped. */
 export const DEFAULT_OVERFLOW_GRACE_MS = 30_000;
 
@@ -25,11 +27,17 @@ export interface SseWriterOptions {
   res: ServerResponse;
   heartbeatMs: number;
   bufferLimitBytes: number;
+  /** Bytes waiting and no 'drain' for this long: the socket is destroyed. */
+  idleTimeoutMs: number;
   /** The client's resume point before anything is written. */
   lastEventId: number;
   /** The subscriber fell behind: an `overflow` event was sent and the stream ended. */
   onOverflow?: (lastEventId: number) => void;
+  /** The socket accepted nothing for idleTimeoutMs and was destroyed. */
+  onIdleTimeout?: () => void;
 }
+
+type Entry = { text: string; id?: number };
 
 /**
  * Frames server-sent events on one response: ids, heartbeats, backpressure and
@@ -39,6 +47,12 @@ export interface SseWriterOptions {
  * was actually handed) and the stream ends. Reconnecting with Last-Event-ID
  * loses nothing: every event is in the store.
  *
+ * end() is not overflow: what is queued is still written (a stream's last
+ * frame is its terminal event, and it is the one most likely to be queued),
+ * then the response ends. A socket that takes nothing for idleTimeoutMs while
+ * bytes wait is destroyed, so a client that stops reading cannot pin the
+ * queue and the socket's buffers.
+ *
  * Bytes already handed to the response are bounded by the socket's high-water
  * mark (nothing more is written until 'drain'), so the queue is what grows.
  * Measuring `res.writableLength` instead would count a large event written in
@@ -47,13 +61,15 @@ export interface SseWriterOptions {
 export class SseWriter {
   readonly #res: ServerResponse;
   readonly #options: SseWriterOptions;
-  readonly #queue: { text: string; id?: number }[] = [];
+  readonly #queue: Entry[] = [];
   #queuedBytes = 0;
   #congested = false;
   #waiters: (() => void)[] = [];
   #heartbeat: NodeJS.Timeout | undefined;
+  #idle: NodeJS.Timeout | undefined;
   /** The last id handed to the response (queued frames do not count). */
   #lastWrittenId: number;
+  /** No more frames are accepted; the queue may still be on its way out. */
   #ended = false;
 
   constructor(options: SseWriterOptions) {
@@ -79,6 +95,8 @@ export class SseWriter {
       if (!this.#congested && !this.ended) this.#writeNow({ text: ': ping\n\n' });
     }, this.#options.heartbeatMs);
     this.#heartbeat.unref();
+    this.#res.once('close', () => this.#release());
+    this.#res.once('finish', () => this.#stopIdleTimer());
   }
 
   /** Resolves once frames go straight to the socket again (or the stream ended): for paced history. */
@@ -91,7 +109,7 @@ export class SseWriter {
   send(frame: SseFrame): boolean {
     if (this.ended) return false;
     const id = frame.id === undefined ? '' : `id: ${frame.id}\n`;
-    const entry = { text: `${id}event: ${frame.event}\ndata: ${frame.data}\n\n`, ...(frame.id === undefined ? {} : { id: frame.id }) };
+    const entry: Entry = { text: `${id}event: ${frame.event}\ndata: ${frame.data}\n\n`, ...(frame.id === undefined ? {} : { id: frame.id }) };
     if (!this.#congested) {
       this.#writeNow(entry);
       return !this.ended;
@@ -102,35 +120,67 @@ export class SseWriter {
     return !this.ended;
   }
 
+  /** Accepts no more frames; the response ends once what is queued has been written. */
   end(): void {
     if (this.#heartbeat !== undefined) clearInterval(this.#heartbeat);
     this.#heartbeat = undefined;
-    this.#queue.length = 0;
-    this.#queuedBytes = 0;
-    this.#wake();
-    if (this.#ended) return;
+    const first = !this.#ended;
     this.#ended = true;
-    if (!this.#res.destroyed) this.#res.end();
+    this.#wake();
+    if (first) this.#endWhenDrained();
   }
 
-  #writeNow(entry: { text: string; id?: number }): void {
+  #endWhenDrained(): void {
+    if (this.#queue.length > 0 || this.#res.destroyed || this.#res.writableEnded) return;
+    this.#res.end();
+  }
+
+  #writeNow(entry: Entry): void {
     const flushed = this.#res.write(entry.text);
     if (entry.id !== undefined) this.#lastWrittenId = entry.id;
     if (!flushed && !this.#congested) {
       this.#congested = true;
       this.#res.once('drain', () => this.#onDrain());
+      this.#startIdleTimer();
     }
   }
 
   #onDrain(): void {
     this.#congested = false;
-    while (!this.#congested && !this.ended) {
+    this.#stopIdleTimer();
+    while (!this.#congested && !this.#res.destroyed) {
       const entry = this.#queue.shift();
       if (entry === undefined) break;
       this.#queuedBytes -= Buffer.byteLength(entry.text);
       this.#writeNow(entry);
     }
+    if (this.#ended) this.#endWhenDrained();
     if (!this.#congested) this.#wake();
+  }
+
+  #startIdleTimer(): void {
+    this.#stopIdleTimer();
+    const res = this.#res;
+    this.#idle = setTimeout(() => {
+      this.#idle = undefined;
+      if (res.destroyed) return;
+      this.#options.onIdleTimeout?.();
+      res.destroy();
+    }, this.#options.idleTimeoutMs);
+    this.#idle.unref();
+  }
+
+  #stopIdleTimer(): void {
+    if (this.#idle !== undefined) clearTimeout(this.#idle);
+    this.#idle = undefined;
+  }
+
+  /** The connection is gone: drop what it held. */
+  #release(): void {
+    this.#stopIdleTimer();
+    this.#queue.length = 0;
+    this.#queuedBytes = 0;
+    this.end();
   }
 
   #wake(): void {
@@ -147,6 +197,7 @@ export class SseWriter {
     });
     // Queued frames are dropped: the client resumes from the last one it was handed.
     this.#queue.length = 0;
+    this.#queuedBytes = 0;
     this.#res.write(`event: overflow\ndata: ${data}\n\n`);
     this.end();
     // A client that never reads again would otherwise pin its buffers forever.

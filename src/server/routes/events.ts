@@ -37,6 +37,8 @@ export async function streamRunEvents(
     store: state.store,
     heartbeatMs: state.heartbeatMs,
     bufferLimitBytes: state.sseBufferLimitBytes,
+    idleTimeoutMs: state.sseIdleTimeoutMs,
+    historyTimeoutMs: state.sseHistoryTimeoutMs,
     isFinished: async () => {
       const run = await state.service.getRun(caller, options.runId);
       return run === undefined || TERMINAL_RUN_STATUSES.has(run.status);
