@@ -4,10 +4,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { CallToolRequest, EventDraft, JsonObject, JsonValue, ToolSource, ToolSpec } from '../core/index.ts';
+import { checkJsonShape, isTerminalEvent, type CallToolRequest, type EventDraft, type JsonObject, type JsonValue, type ModelAdapter, type RawToolCall, type ToolSource, type ToolSpec } from '../core/index.ts';
 import { createRedactor, type Policy } from '../gate/index.ts';
 import { createValidator } from '../validation/index.ts';
+import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
 import { executeToolCall, type ToolCallContext } from './execute-tool-call.ts';
+import { runAgent } from './run-agent.ts';
 import { buildToolCatalog } from './tool-catalog.ts';
 
 const ORDER_SCHEMA = {
@@ -133,6 +135,63 @@ describe('executeToolCall properties', () => {
         for (const call of tools.calls) assert.equal(call.arguments['userId'], userId);
       }),
       { numRuns: 200 },
+    );
+  });
+});
+
+/** Arguments as a hostile or broken model sends them: deep, huge, non-finite, or plain broken. */
+const hostileArgs = fc.oneof(
+  rawArgs,
+  fc.integer({ min: 60, max: 5000 }).map((d) => `{"userId": "u", "note": ${'['.repeat(d)}1${']'.repeat(d)}}`),
+  fc.integer({ min: 60, max: 5000 }).map((d) => `${'{"a":'.repeat(d)}1${'}'.repeat(d)}`),
+  fc.integer({ min: 1, max: 3000 }).map((d) => '['.repeat(d)),
+  fc.constantFrom('{"userId":"u","side":"BUY","price":1e400,"qty":1}', '{"qty": -1e999}', '{"price": NaN}', '{"price": Infinity}'),
+  fc.integer({ min: 100_000, max: 400_000 }).map((n) => JSON.stringify({ userId: 'u', side: 'BUY', price: 1, qty: 1, note: 'x'.repeat(n) })),
+);
+
+describe('executeToolCall and the loop under hostile arguments', () => {
+  it('never throw; a call that reaches a tool has finite, shallow arguments; every call ends in one result', async () => {
+    await fc.assert(
+      fc.asyncProperty(hostileArgs, fc.constantFrom('placeOrder', 'quote'), async (raw, name) => {
+        const tools = recordingTools();
+        const { ctx, drafts } = context(tools, { tools: { '*': { approval: 'never' } }, tenants: {} }, { dryRun: false });
+        await executeToolCall(ctx, { id: 'c1', name, arguments: raw });
+        for (const call of tools.calls) assert.equal(checkJsonShape(call.arguments), undefined);
+        assert.equal(drafts.filter((d) => d.type === 'tool_result').length, 1);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('a run of hostile turns with repeated call ids ends cleanly: one result per call, nothing after the terminal event', async () => {
+    const turn = fc.array(fc.record({ id: fc.constantFrom('call_0', 'call_1', '0', ''), name: fc.constantFrom('placeOrder', 'quote', 'nope'), arguments: hostileArgs }), {
+      minLength: 1,
+      maxLength: 4,
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(turn, { minLength: 1, maxLength: 3 }), async (turns) => {
+        const store = new MemoryRunStore();
+        const run = await store.createRun({ input: 'go', model: 'fake:model' });
+        let n = 0;
+        const model: ModelAdapter = {
+          id: 'fake:model',
+          generate: async () => {
+            const calls: RawToolCall[] | undefined = turns[n++];
+            return calls === undefined ? { text: 'done', toolCalls: [], finishReason: 'stop' } : { text: '', toolCalls: calls, finishReason: 'tool_calls' };
+          },
+        };
+        const tools = recordingTools();
+        const final = await runAgent({ runId: run.id, store, model, tools, policy: { tools: { '*': { approval: 'never' } }, tenants: {} } });
+        assert.equal(final.status, 'completed', JSON.stringify(final.error));
+        const events = await store.readEvents(run.id);
+        assert.equal(events.findIndex((e) => isTerminalEvent(e)), events.length - 1, 'the terminal event is the last one');
+        const calls = events.flatMap((e) => (e.type === 'assistant_message' ? (e.data.calls ?? []) : []));
+        const results = events.flatMap((e) => (e.type === 'tool_result' ? [e.data.toolCallId] : []));
+        assert.equal(new Set(calls.map((c) => c.id)).size, calls.length, 'toolgate ids are unique');
+        assert.deepEqual([...results].sort(), calls.map((c) => c.id).sort(), 'each call has exactly one result');
+        for (const call of tools.calls) assert.equal(checkJsonShape(call.arguments), undefined);
+      }),
+      { numRuns: 40 },
     );
   });
 });
