@@ -22,7 +22,7 @@ function terminal(answers: string[]): { io: CliIO; stderr: () => string; stdout:
       write: (t: string) => {
         err += t;
         // Answer each question as it is asked, like a person at the terminal.
-        if (/approve\? \[y\]es|reason \(told to the model\)|new arguments \(JSON object\)/.test(t)) {
+        if (/approve\? \[y\]es|execute again\? \[y\]es|reason \(told to the model\)|new arguments \(JSON object\)|what did you see/.test(t)) {
           const next = answers.shift();
           if (next !== undefined) setImmediate(() => stdin.write(`${next}\n`));
         }
@@ -36,8 +36,16 @@ function terminal(answers: string[]): { io: CliIO; stderr: () => string; stdout:
   return { io, stderr: () => err, stdout: () => out };
 }
 
-function toolgateWith(turns: { text?: string; toolCalls?: { id: string; name: string; arguments: string }[] }[]): Toolgate {
-  const settings = resolveSettings({ servers: { 'power-exchange': { command: process.execPath, args: [SERVER] } } }, {}, {});
+function toolgateWith(turns: { text?: string; toolCalls?: { id: string; name: string; arguments: string }[] }[], slowOrders = false): Toolgate {
+  // slowOrders: the venue takes 1.5 s per order and the client gives up after 300 ms (the order still happens).
+  const settings = resolveSettings(
+    {
+      servers: { 'power-exchange': { command: process.execPath, args: [SERVER, ...(slowOrders ? ['--delay', 'placeOrder=1500'] : [])] } },
+      ...(slowOrders ? { tools: { 'power-exchange/placeOrder': { timeoutMs: 300, approval: 'never' as const } } } : {}),
+    },
+    {},
+    {},
+  );
   return new Toolgate({ settings, model: createScriptedAdapter({ script: { turns }, id: 'scripted:test' }) });
 }
 
@@ -66,5 +74,33 @@ describe('toolgate run: interactive approval on a terminal', () => {
     assert.match(term.stderr(), /not valid JSON/);
     assert.match(term.stderr(), /→ placeOrder\(\{"userId":"bob","side":"BUY","price":40,"qty":2/);
     assert.match(term.stderr(), /← placeOrder ok/);
+  });
+
+  it('an order that timed out is never re-executed by --yes: without a terminal it stops with exit 3 and says what to do', async () => {
+    const t = toolgateWith([{ toolCalls: [{ id: 'o3', name: 'placeOrder', arguments: ORDER }] }, { toolCalls: [{ id: 'o4', name: 'placeOrder', arguments: ORDER }] }], true);
+    open.push(t);
+    const term = terminal([]);
+    const io: CliIO = { ...term.io };
+    delete (io as { stdin?: unknown }).stdin;
+    const code = await runAndPrint(t, { input: 'buy', json: false, yes: true }, io);
+    assert.equal(code, 3, term.stderr());
+    assert.match(term.stderr(), /placeOrder was sent but its outcome is unknown \(.*300 ms.*\); it may have happened/);
+    assert.match(term.stderr(), /mark_done/);
+  });
+
+  it('on a terminal, an order whose outcome is unknown can be marked done: recorded, not executed again', async () => {
+    const t = toolgateWith([{ toolCalls: [{ id: 'o5', name: 'placeOrder', arguments: ORDER }] }, { text: 'Noted: the order went through.' }], true);
+    open.push(t);
+    const term = terminal(['d', 'order is on the book']);
+    const code = await runAndPrint(t, { input: 'buy', json: false, yes: true }, term.io);
+    assert.equal(code, 0, term.stderr());
+    assert.match(term.stderr(), /its outcome is unknown: .*300 ms/);
+    assert.match(term.stdout(), /Noted: the order went through\./);
+    const stats = await t.tools.callTool({ name: 'getServerStats', arguments: {} });
+    await new Promise((r) => setTimeout(r, 1500));
+    const later = await t.tools.callTool({ name: 'getServerStats', arguments: {} });
+    const executed = (r: typeof later) => (r.structuredContent as { executed?: Record<string, number> } | undefined)?.executed?.['placeOrder'] ?? 0;
+    assert.ok(stats.ok);
+    assert.equal(executed(later), 1, 'the venue finished the order once; it was not repeated');
   });
 });
