@@ -24,6 +24,14 @@ describe('isModelAllowed', () => {
     assert.equal(isModelAllowed('anthropic:claude', { ...access, tenantModels: ['anthropic:*'] }).allowed, false, 'a tenant list cannot widen the server list');
   });
 
+  it('names in its choices what the caller can use, whichever list is the narrower', () => {
+    const wide = isModelAllowed('openai:o3', { defaultModel: 'openai:mock', models: ['openai:gpt-4o*'], tenantModels: ['openai:*'] });
+    assert.deepEqual(wide.choices, ['openai:mock', 'openai:gpt-4o*']);
+    const exact = isModelAllowed('openai:o3', { defaultModel: 'openai:mock', models: ['openai:gpt-4o-mini', 'openai:gpt-4o', 'ollama:x'], tenantModels: ['openai:gpt-4o*'] });
+    assert.deepEqual(exact.choices, ['openai:mock', 'openai:gpt-4o-mini', 'openai:gpt-4o']);
+    assert.deepEqual(isModelAllowed('x:y', { models: ['openai:*'], tenantModels: ['openai:gpt-4o*'] }).choices, ['openai:gpt-4o*']);
+  });
+
   it('never lets a pattern reach a scripted file: only an exact entry does', () => {
     const access = { models: ['*', 'scripted:*', 'scripted:./demo.json'] };
     assert.equal(isModelAllowed('scripted:./demo.json', access).allowed, true);

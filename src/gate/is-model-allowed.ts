@@ -28,11 +28,15 @@ export function isModelAllowed(model: string, access: ModelAccess): ModelDecisio
   return { allowed: inServer && inTenant, choices };
 }
 
-/** What to show as allowed: the tenant's list where it narrows the server's, else the server's. */
+/**
+ * What to show as allowed: with a tenant list, the entries of either list that
+ * the other covers (a tenant's `openai:*` over the server's `openai:gpt-4o*`
+ * shows `openai:gpt-4o*`, and the reverse shows the tenant's narrower pattern).
+ */
 function listed(server: readonly string[] | undefined, tenant: readonly string[] | undefined): readonly string[] {
   if (server === undefined) return [];
   if (tenant === undefined) return server;
-  return tenant.filter((t) => server.some((s) => s === t || matchModelPattern(s, t)));
+  return [...tenant.filter((t) => server.some((s) => matchModelPattern(s, t))), ...server.filter((s) => tenant.some((t) => matchModelPattern(t, s)))];
 }
 
 /**
