@@ -1,4 +1,5 @@
 import {
+  TERMINAL_RUN_STATUSES,
   ToolgateError,
   draft,
   toErrorInfo,
@@ -141,10 +142,17 @@ async function drive(options: RunAgentOptions, run: Run, state: ConversationStat
   } catch (error) {
     await deltas.flush().catch(() => undefined);
     const info = options.signal?.aborted === true ? { code: 'cancelled' as const, message: 'the run was cancelled' } : toErrorInfo(error);
-    if (info.code === 'cancelled') {
-      await transition(append, state, 'cancelled', [draft('run_cancelled', { reason: info.message, usage: state.usage, steps: state.step })]);
-    } else {
-      await transition(append, state, 'failed', [draft('run_failed', { error: info, usage: state.usage, steps: state.step })], { patch: { error: info } });
+    try {
+      if (info.code === 'cancelled') {
+        await transition(append, state, 'cancelled', [draft('run_cancelled', { reason: info.message, usage: state.usage, steps: state.step })]);
+      } else {
+        await transition(append, state, 'failed', [draft('run_failed', { error: info, usage: state.usage, steps: state.step })], { patch: { error: info } });
+      }
+    } catch (ending) {
+      // The run has ended already (cancelled elsewhere, or completed just before the error): the store keeps that end.
+      const current = await store.getRun(runId);
+      if (current === undefined || !TERMINAL_RUN_STATUSES.has(current.status)) throw ending;
+      return current;
     }
     const final = await finalRun(store, runId);
     await callHook(() => options.hooks?.onRunEnd?.(final));
@@ -155,8 +163,8 @@ async function drive(options: RunAgentOptions, run: Run, state: ConversationStat
 async function complete(options: RunAgentOptions, append: AppendFn, state: ConversationState, run: Run, output: string): Promise<Run> {
   await transition(append, state, 'completed', [draft('run_completed', { output, usage: state.usage, steps: state.step })], { patch: { output } });
   if (run.threadId !== undefined) {
-    // The run is complete whatever happens here: a thread that belongs to
-    // another tenant is simply not extended (and gave this run no history).
+    // The run is complete whatever happens here: a thread that cannot be
+    // extended (a store error) leaves the run as it is.
     try {
       await options.store.appendThreadMessages(
         run.threadId,

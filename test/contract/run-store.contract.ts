@@ -9,6 +9,7 @@ import { idempotencyContract } from './run-store/idempotency.ts';
 import { isolationContract } from './run-store/isolation.ts';
 import { listRunsContract } from './run-store/list-runs.ts';
 import { subscribeContract } from './run-store/subscribe.ts';
+import { terminalContract } from './run-store/terminal.ts';
 import { threadsContract } from './run-store/threads.ts';
 
 export type { RunStoreFactory, RunStoreHarness } from './run-store/harness.ts';
@@ -22,6 +23,7 @@ export function runStoreContract(name: string, factory: RunStoreFactory): void {
   describe(name, () => {
     createRunContract(factory);
     appendContract(factory);
+    terminalContract(factory);
     subscribeContract(factory);
     listRunsContract(factory);
     idempotencyContract(factory);

@@ -44,6 +44,18 @@ export type EventListener = (events: readonly RunEvent[]) => void;
  * - Once `append` resolves, the events are durable (as far as the store is)
  *   and every subscriber of that run has been handed them, in order, once.
  * - Appending to an unknown run rejects with `not_found`.
+ * - Nothing follows a terminal event (run_completed, run_failed,
+ *   run_cancelled). `append` rejects with `conflict` when the run has ended —
+ *   its status is completed, failed or cancelled, or its log already holds a
+ *   terminal event — and when the batch has an event after its own terminal
+ *   event. The check is part of the same atomic step as the write, so of two
+ *   racing appends, one of which ends the run, the other either lands before
+ *   the terminal event or is refused. A refused append writes nothing, applies
+ *   no patch and reaches no subscriber.
+ * - Threads are per tenant: `(tenantId, threadId)` names a thread, and callers
+ *   without a tenant share one more namespace of their own. The same thread id
+ *   used by two tenants gives two independent threads; neither sees, extends
+ *   nor blocks the other's.
  * - Runs, events, threads and idempotency keys are returned as copies: callers
  *   may mutate what they get without touching the store.
  */
@@ -61,9 +73,13 @@ export interface RunStore {
   readEvents(runId: string, options?: ReadEventsOptions): Promise<RunEvent[]>;
   /** Live events appended after this call, for one run. Returns the unsubscribe function. */
   subscribe(runId: string, listener: EventListener): () => void;
-  /** A thread's messages, or undefined when it has none yet. Another tenant's thread is undefined. */
+  /**
+   * This tenant's thread `threadId` (the untenanted one when `tenantId` is
+   * absent), or undefined when it has no messages yet — whatever other
+   * tenants keep under the same id.
+   */
   getThread(threadId: string, tenantId?: string): Promise<Thread | undefined>;
-  /** Appends messages to a thread, creating it on first use. */
+  /** Appends messages to this tenant's thread `threadId`, creating it on first use; never fails because another tenant uses the id. */
   appendThreadMessages(threadId: string, messages: readonly Message[], tenantId?: string): Promise<void>;
   close(): Promise<void>;
 }

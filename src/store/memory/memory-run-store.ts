@@ -12,10 +12,12 @@ import {
   type ReadEventsOptions,
   type Run,
   type RunEvent,
+  type RunEventType,
   type RunPage,
   type RunPatch,
   type RunStore,
 } from '../../core/index.ts';
+import { checkAppend } from '../append-guard.ts';
 import { RunListeners } from '../run-listeners.ts';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, DEFAULT_PAGE_SIZE, idempotencyMismatch } from '../store-defaults.ts';
 
@@ -32,12 +34,15 @@ interface Entry {
   events: RunEvent[];
   /** Creation order: the keyset behind listRuns' cursor. */
   seq: number;
+  /** The terminal event in `events`, once there is one. */
+  endedBy?: RunEventType;
 }
 
 /** RunStore in process memory: for tests, the CLI's one-shot runs and `--store memory:`. */
 export class MemoryRunStore implements RunStore {
   readonly #runs = new Map<string, Entry>();
   readonly #keys = new Map<string, IdempotencyEntry>();
+  /** Keyed by threadKey: each tenant has its own namespace of thread ids. */
   readonly #threads = new Map<string, Thread>();
   readonly #listeners = new RunListeners();
   #seq = 0;
@@ -74,20 +79,22 @@ export class MemoryRunStore implements RunStore {
 
   async getThread(threadId: string, tenantId?: string): Promise<Thread | undefined> {
     this.#assertOpen();
-    const thread = this.#threads.get(threadId);
-    if (thread === undefined || thread.tenantId !== tenantId) return undefined;
-    return structuredClone(thread);
+    const thread = this.#threads.get(threadKey(threadId, tenantId));
+    return thread === undefined ? undefined : structuredClone(thread);
   }
 
   async appendThreadMessages(threadId: string, messages: readonly Message[], tenantId?: string): Promise<void> {
     this.#assertOpen();
     const now = new Date().toISOString();
-    const thread = this.#threads.get(threadId);
-    if (thread !== undefined && thread.tenantId !== tenantId) {
-      throw new ToolgateError('not_found', `thread ${threadId} does not exist`);
-    }
-    const base: Thread = thread ?? { id: threadId, messages: [], createdAt: now, updatedAt: now, ...(tenantId === undefined ? {} : { tenantId }) };
-    this.#threads.set(threadId, { ...base, messages: [...base.messages, ...structuredClone([...messages])], updatedAt: now });
+    const key = threadKey(threadId, tenantId);
+    const base: Thread = this.#threads.get(key) ?? {
+      id: threadId,
+      messages: [],
+      createdAt: now,
+      updatedAt: now,
+      ...(tenantId === undefined ? {} : { tenantId }),
+    };
+    this.#threads.set(key, { ...base, messages: [...base.messages, ...structuredClone([...messages])], updatedAt: now });
   }
 
   async getRun(runId: string): Promise<Run | undefined> {
@@ -118,6 +125,8 @@ export class MemoryRunStore implements RunStore {
     this.#assertOpen();
     const entry = this.#runs.get(runId);
     if (entry === undefined) throw new ToolgateError('not_found', `run ${runId} does not exist`);
+    // No await from here to the write: two racing appends cannot both pass the check.
+    const endedBy = checkAppend(runId, { status: entry.run.status, endedBy: entry.endedBy }, drafts);
     const time = new Date().toISOString();
     const events = drafts.map(
       (d, i) => ({ id: entry.run.lastEventId + i + 1, runId, type: d.type, time, data: structuredClone(d.data) }) as RunEvent,
@@ -129,6 +138,7 @@ export class MemoryRunStore implements RunStore {
     if (pendingApproval === null) delete next.pendingApproval;
     else if (pendingApproval !== undefined) next.pendingApproval = pendingApproval;
     entry.run = next;
+    if (endedBy !== undefined) entry.endedBy = endedBy;
     this.#listeners.notify(runId, events);
     return events;
   }
@@ -191,6 +201,11 @@ export class MemoryRunStore implements RunStore {
   #assertOpen(): void {
     if (this.#closed) throw new ToolgateError('internal', 'the run store is closed');
   }
+}
+
+/** '' stands for "no tenant", as for idempotency keys; JSON keeps tenant and id from running into each other. */
+function threadKey(threadId: string, tenantId: string | undefined): string {
+  return JSON.stringify([tenantId ?? '', threadId]);
 }
 
 function parseCursor(cursor: string): number {

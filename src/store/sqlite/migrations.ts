@@ -77,4 +77,50 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       CREATE INDEX idempotency_keys_expires ON idempotency_keys (expires_at);
     `,
   },
+  {
+    version: 2,
+    description: 'runs.ended_by: the terminal event of a run, so append can refuse what comes after it without reading the log',
+    // The terminal types are spelled out, not imported: this step must do tomorrow what it did the day it shipped.
+    sql: `
+      ALTER TABLE runs ADD COLUMN ended_by TEXT;
+      UPDATE runs SET ended_by = (
+        SELECT type FROM events
+        WHERE events.run_id = runs.id AND type IN ('run_completed', 'run_failed', 'run_cancelled')
+        ORDER BY seq LIMIT 1
+      );
+    `,
+  },
+  {
+    version: 3,
+    description: 'threads keyed by (tenant, id): each tenant has its own thread ids',
+    // SQLite cannot change a primary key in place: copy into new tables, then
+    // take the old names (RENAME rewrites the foreign key to the new name).
+    sql: `
+      -- '' stands for "no tenant": NULL would let the primary key hold duplicates.
+      CREATE TABLE threads_by_tenant (
+        tenant_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (tenant_id, id)
+      ) STRICT, WITHOUT ROWID;
+      CREATE TABLE thread_messages_by_tenant (
+        tenant_id TEXT NOT NULL,
+        thread_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        message TEXT NOT NULL,
+        PRIMARY KEY (tenant_id, thread_id, seq),
+        FOREIGN KEY (tenant_id, thread_id) REFERENCES threads_by_tenant (tenant_id, id)
+      ) STRICT, WITHOUT ROWID;
+      INSERT INTO threads_by_tenant (tenant_id, id, created_at, updated_at)
+        SELECT COALESCE(tenant_id, ''), id, created_at, updated_at FROM threads;
+      INSERT INTO thread_messages_by_tenant (tenant_id, thread_id, seq, message)
+        SELECT COALESCE(threads.tenant_id, ''), thread_messages.thread_id, thread_messages.seq, thread_messages.message
+        FROM thread_messages JOIN threads ON threads.id = thread_messages.thread_id;
+      DROP TABLE thread_messages;
+      DROP TABLE threads;
+      ALTER TABLE threads_by_tenant RENAME TO threads;
+      ALTER TABLE thread_messages_by_tenant RENAME TO thread_messages;
+    `,
+  },
 ];

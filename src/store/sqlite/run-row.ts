@@ -87,10 +87,11 @@ export function eventFromRow(runId: string, row: SqliteRow): RunEvent {
 }
 
 export function threadFromRows(row: SqliteRow, messageRows: readonly SqliteRow[]): Thread {
+  // '' is the key column's stand-in for "no tenant".
   const tenantId = optionalText(row, 'tenant_id');
   return {
     id: text(row, 'id'),
-    ...(tenantId === undefined ? {} : { tenantId }),
+    ...(tenantId === undefined || tenantId === '' ? {} : { tenantId }),
     messages: messageRows.map((m) => JSON.parse(text(m, 'message')) as Message),
     createdAt: text(row, 'created_at'),
     updatedAt: text(row, 'updated_at'),

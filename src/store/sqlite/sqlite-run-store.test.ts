@@ -20,13 +20,20 @@ function isToolgateError(code: ErrorCode, message?: RegExp): (error: unknown) =>
 
 // Appends to one run from a separate process. Written to the temp dir at test time
 // so no helper script ships with the package.
+// With "until-ended" it paces itself (a tight loop could starve the other
+// writer past its busy timeout) and stops quietly at the first conflict.
 const WORKER_SOURCE = `
-const [storeModule, path, runId, count] = process.argv.slice(2);
+const [storeModule, path, runId, count, mode] = process.argv.slice(2);
 const { openSqliteRunStore } = await import(storeModule);
 const store = await openSqliteRunStore({ path });
 process.stdout.write('ready\\n');
-for (let i = 0; i < Number(count); i += 1) {
-  await store.append(runId, [{ type: 'user_message', data: { text: 'child ' + i } }]);
+try {
+  for (let i = 0; i < Number(count); i += 1) {
+    await store.append(runId, [{ type: 'user_message', data: { text: 'child ' + i } }]);
+    if (mode === 'until-ended') await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+} catch (error) {
+  if (mode !== 'until-ended' || error.code !== 'conflict') throw error;
 }
 await store.close();
 `;
@@ -77,6 +84,36 @@ describe('SqliteRunStore', () => {
     assert.deepEqual(texts.filter((t) => t.startsWith('parent')), Array.from({ length: 150 }, (_, i) => `parent ${i}`));
     assert.equal((await store.getRun(id))?.lastEventId, 300);
     await store.close();
+  });
+
+  it('ends the log with the terminal event when another process keeps appending', async () => {
+    const path = file();
+    const store = await openSqliteRunStore({ path, synchronous: 'NORMAL' });
+    const { id } = await store.createRun({ input: 'x', model: 'm', status: 'running' });
+    const worker = startWorker(dir, [path, id, '20000', 'until-ended']);
+    await worker.ready;
+    for (let i = 0; i < 50; i += 1) await store.append(id, [draft('user_message', { text: `parent ${i}` })]);
+    await store.append(id, [draft('run_failed', { error: { code: 'internal', message: 'crashed' } })], { status: 'failed' });
+    await worker.done;
+    const events = await store.readEvents(id);
+    assert.equal(events.at(-1)?.type, 'run_failed');
+    assert.equal(events.filter((e) => e.type === 'run_failed').length, 1);
+    assert.equal((await store.getRun(id))?.lastEventId, events.length);
+    await store.close();
+  });
+
+  it('refuses an append through one connection after another connection ended the run', async () => {
+    const path = file();
+    const one = await openSqliteRunStore({ path });
+    const two = await openSqliteRunStore({ path });
+    const { id } = await one.createRun({ input: 'x', model: 'm', status: 'running' });
+    await two.append(id, [draft('user_message', { text: 'hello' })]);
+    // No status patch: only the log says the run has ended.
+    await one.append(id, [draft('run_cancelled', { reason: 'stop' })]);
+    await assert.rejects(two.append(id, [draft('user_message', { text: 'late' })]), isToolgateError('conflict', /has ended \(cancelled\)/));
+    assert.equal((await two.readEvents(id)).length, 2);
+    await one.close();
+    await two.close();
   });
 
   it('continues the numbering of appends made through another connection to the file', async () => {

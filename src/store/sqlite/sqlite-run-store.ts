@@ -11,17 +11,33 @@ import {
   type ReadEventsOptions,
   type Run,
   type RunEvent,
+  type RunEventType,
   type RunPage,
   type RunPatch,
+  type RunStatus,
   type RunStore,
   type Thread,
 } from '../../core/index.ts';
+import { checkAppend } from '../append-guard.ts';
 import { listRunsSql } from './list-runs-sql.ts';
 import { decodeRunCursor, encodeRunCursor } from './run-cursor.ts';
 import { RunListeners } from '../run-listeners.ts';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, DEFAULT_PAGE_SIZE, idempotencyMismatch } from '../store-defaults.ts';
 import { RUN_COLUMNS, eventFromRow, newRunValues, runFromRow, threadFromRows, type SqliteRow } from './run-row.ts';
-import { INSERT_EVENT, INSERT_RUN, INSERT_THREAD, LAST_THREAD_SEQ, SELECT_KEY, UPDATE_RUN, UPSERT_KEY, patchParams } from './run-statements.ts';
+import {
+  INSERT_EVENT,
+  INSERT_RUN,
+  INSERT_THREAD_MESSAGE,
+  LAST_THREAD_SEQ,
+  SELECT_APPEND_STATE,
+  SELECT_KEY,
+  SELECT_THREAD,
+  SELECT_THREAD_MESSAGES,
+  UPDATE_RUN,
+  UPSERT_KEY,
+  UPSERT_THREAD,
+  patchParams,
+} from './run-statements.ts';
 import type { SqliteConnection } from './sqlite-connection.ts';
 
 export { DEFAULT_IDEMPOTENCY_TTL_MS, DEFAULT_PAGE_SIZE } from '../store-defaults.ts';
@@ -99,8 +115,11 @@ export class SqliteRunStore implements RunStore {
 
   async append(runId: string, drafts: readonly EventDraft[], patch: RunPatch = {}): Promise<RunEvent[]> {
     const events = this.#sql.transaction(`append events to run ${runId}`, () => {
-      const row = this.#sql.statement('SELECT last_event_id FROM runs WHERE id = ?').get(runId);
+      // Read inside the write transaction: an append racing the one that ends the run, from this or another process, sees the end.
+      const row = this.#sql.statement(SELECT_APPEND_STATE).get(runId);
       if (row === undefined) throw new ToolgateError('not_found', `run ${runId} does not exist`);
+      const end = { status: row['status'] as RunStatus, endedBy: (row['ended_by'] ?? undefined) as RunEventType | undefined };
+      const endedBy = checkAppend(runId, end, drafts);
       const last = Number(row['last_event_id']);
       const time = new Date().toISOString();
       const insert = this.#sql.statement(INSERT_EVENT);
@@ -110,7 +129,9 @@ export class SqliteRunStore implements RunStore {
         // Parsed back from the stored text: callers see exactly what a later read returns.
         return { id: last + i + 1, runId, type: draft.type, time, data: JSON.parse(data) as unknown } as RunEvent;
       });
-      this.#sql.statement(UPDATE_RUN).run({ ...patchParams(patch), last_event_id: last + appended.length, updated_at: time, id: runId });
+      this.#sql
+        .statement(UPDATE_RUN)
+        .run({ ...patchParams(patch), ended_by: endedBy ?? null, last_event_id: last + appended.length, updated_at: time, id: runId });
       return appended;
     });
     // After COMMIT: a subscriber that reads the run sees the state these events produced.
@@ -135,32 +156,27 @@ export class SqliteRunStore implements RunStore {
   }
 
   async getThread(threadId: string, tenantId?: string): Promise<Thread | undefined> {
+    const tenant = tenantId ?? '';
     // A read transaction: the thread row and its messages come from one snapshot.
     return this.#sql.transaction(
       `read thread ${threadId}`,
       () => {
-        const row = this.#sql.statement('SELECT id, tenant_id, created_at, updated_at FROM threads WHERE id = ?').get(threadId);
-        if (row === undefined || (row['tenant_id'] ?? undefined) !== tenantId) return undefined;
-        const messages = this.#sql.statement('SELECT message FROM thread_messages WHERE thread_id = ? ORDER BY seq').all(threadId);
-        return threadFromRows(row, messages);
+        const row = this.#sql.statement(SELECT_THREAD).get(tenant, threadId);
+        if (row === undefined) return undefined;
+        return threadFromRows(row, this.#sql.statement(SELECT_THREAD_MESSAGES).all(tenant, threadId));
       },
       'DEFERRED',
     );
   }
 
   async appendThreadMessages(threadId: string, messages: readonly Message[], tenantId?: string): Promise<void> {
+    const tenant = tenantId ?? '';
     this.#sql.transaction(`append messages to thread ${threadId}`, () => {
       const now = new Date().toISOString();
-      const row = this.#sql.statement('SELECT tenant_id FROM threads WHERE id = ?').get(threadId);
-      // Another tenant's thread is reported as missing, not as forbidden: its existence is not theirs to learn.
-      if (row !== undefined && (row['tenant_id'] ?? undefined) !== tenantId) {
-        throw new ToolgateError('not_found', `thread ${threadId} does not exist`);
-      }
-      if (row === undefined) this.#sql.statement(INSERT_THREAD).run(threadId, tenantId ?? null, now, now);
-      else this.#sql.statement('UPDATE threads SET updated_at = ? WHERE id = ?').run(now, threadId);
-      const last = Number(this.#sql.statement(LAST_THREAD_SEQ).get(threadId)?.['last'] ?? 0);
-      const insert = this.#sql.statement('INSERT INTO thread_messages (thread_id, seq, message) VALUES (?, ?, ?)');
-      messages.forEach((message, i) => insert.run(threadId, last + i + 1, JSON.stringify(message)));
+      this.#sql.statement(UPSERT_THREAD).run(tenant, threadId, now, now);
+      const last = Number(this.#sql.statement(LAST_THREAD_SEQ).get(tenant, threadId)?.['last'] ?? 0);
+      const insert = this.#sql.statement(INSERT_THREAD_MESSAGE);
+      messages.forEach((message, i) => insert.run(tenant, threadId, last + i + 1, JSON.stringify(message)));
     });
   }
 

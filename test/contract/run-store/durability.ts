@@ -54,8 +54,9 @@ export function durabilityContract(factory: RunStoreFactory): void {
           pendingApproval: { toolCallId: 'c1', name: 'place_order', arguments: { mw: 10 }, effect: 'write', reason: 'outcome_unknown', eventId: 3 },
         },
       );
-      const other = await store.createRun(newRun({ status: 'failed' }));
-      await store.append(other.id, [], { error: { code: 'model_timeout', message: 'no answer in 60 s' } });
+      const other = await store.createRun(newRun({ status: 'running' }));
+      const error = { code: 'model_timeout', message: 'no answer in 60 s' } as const;
+      await store.append(other.id, [draft('run_failed', { error })], { status: 'failed', error });
       const runBefore = await store.getRun(run.id);
       const otherBefore = await store.getRun(other.id);
       const eventsBefore = await store.readEvents(run.id);
@@ -71,6 +72,16 @@ export function durabilityContract(factory: RunStoreFactory): void {
         const resumed = await again.getRun(run.id);
         assert.equal(resumed?.lastEventId, 4);
         assert.ok(resumed !== undefined && !('pendingApproval' in resumed));
+        await assert.rejects(again.append(other.id, [userMessage('too late')]), toolgateError('conflict'));
+      });
+    });
+
+    durable('keeps a run ended by a terminal event ended, whatever its status says', async (store, harness) => {
+      const run = await store.createRun(newRun({ status: 'running' }));
+      await store.append(run.id, [draft('run_cancelled', { reason: 'stopped' })]);
+      await reopened(harness, async (again) => {
+        await assert.rejects(again.append(run.id, [userMessage('too late')]), toolgateError('conflict'));
+        assert.equal((await again.readEvents(run.id)).length, 1);
       });
     });
 
@@ -90,9 +101,12 @@ export function durabilityContract(factory: RunStoreFactory): void {
     durable('keeps threads with their tenant', async (store, harness) => {
       await store.appendThreadMessages('th1', [{ role: 'user', content: 'first' }], 'a');
       await store.appendThreadMessages('th1', [{ role: 'assistant', content: 'second' }], 'a');
+      await store.appendThreadMessages('th1', [{ role: 'user', content: 'no tenant' }]);
       const before = await store.getThread('th1', 'a');
+      const untenanted = await store.getThread('th1');
       await reopened(harness, async (again) => {
         assert.deepEqual(await again.getThread('th1', 'a'), before);
+        assert.deepEqual(await again.getThread('th1'), untenanted);
         assert.equal(await again.getThread('th1', 'b'), undefined);
         await again.appendThreadMessages('th1', [{ role: 'user', content: 'third' }], 'a');
         assert.deepEqual(

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Message } from '../../../src/core/index.ts';
-import { isIsoTime, sleep, toolgateError, withStore, type RunStoreFactory } from './harness.ts';
+import { isIsoTime, sleep, withStore, type RunStoreFactory } from './harness.ts';
 
 const FIRST_TURN: Message[] = [
   { role: 'system', content: 'You trade power.' },
@@ -47,17 +47,50 @@ export function threadsContract(factory: RunStoreFactory): void {
         assert.ok(thread !== undefined && !('tenantId' in thread));
       }));
 
-    it("keeps threads apart per tenant: another tenant neither sees nor extends one", () =>
+    it('gives each tenant its own thread of a given id: no error, no leak', () =>
       withStore(factory, async (store) => {
-        await store.appendThreadMessages('th1', FIRST_TURN, 'a');
-        assert.equal(await store.getThread('th1', 'b'), undefined);
-        assert.equal(await store.getThread('th1'), undefined);
-        await assert.rejects(store.appendThreadMessages('th1', SECOND_TURN, 'b'), toolgateError('not_found'));
-        await assert.rejects(store.appendThreadMessages('th1', SECOND_TURN), toolgateError('not_found'));
-        assert.deepEqual((await store.getThread('th1', 'a'))?.messages, FIRST_TURN);
+        const mine: Message[] = [{ role: 'user', content: 'tenant a speaking' }];
+        const theirs: Message[] = [{ role: 'user', content: 'tenant b speaking' }];
+        const nobodys: Message[] = [{ role: 'user', content: 'no tenant speaking' }];
+        await store.appendThreadMessages('t1', mine, 'a');
+        // Another tenant taking the id first must not shadow the owner's history.
+        assert.equal(await store.getThread('t1', 'b'), undefined);
+        assert.equal(await store.getThread('t1'), undefined);
+        await store.appendThreadMessages('t1', theirs, 'b');
+        await store.appendThreadMessages('t1', nobodys);
+        await store.appendThreadMessages('t1', SECOND_TURN, 'a');
 
+        const a = await store.getThread('t1', 'a');
+        const b = await store.getThread('t1', 'b');
+        const none = await store.getThread('t1');
+        assert.deepEqual(a?.messages, [...mine, ...SECOND_TURN]);
+        assert.deepEqual(b?.messages, theirs);
+        assert.deepEqual(none?.messages, nobodys);
+        assert.equal(a?.tenantId, 'a');
+        assert.equal(b?.tenantId, 'b');
+        assert.ok(none !== undefined && !('tenantId' in none));
+        assert.ok([a, b, none].every((thread) => thread?.id === 't1'));
+      }));
+
+    it('creates the thread of a tenant that arrives second with its own creation time', () =>
+      withStore(factory, async (store) => {
+        await store.appendThreadMessages('t1', FIRST_TURN, 'a');
+        await sleep(3);
+        await store.appendThreadMessages('t1', SECOND_TURN, 'b');
+        const a = await store.getThread('t1', 'a');
+        const b = await store.getThread('t1', 'b');
+        assert.ok(a !== undefined && b !== undefined);
+        assert.ok(b.createdAt > a.createdAt, 'b started its own thread, it did not join a\'s');
+        assert.equal(a.updatedAt, a.createdAt, "b's append must not touch a's thread");
+      }));
+
+    it('keeps threads of different ids apart within and across tenants', () =>
+      withStore(factory, async (store) => {
         await store.appendThreadMessages('th2', FIRST_TURN);
         assert.equal(await store.getThread('th2', 'a'), undefined);
+        await store.appendThreadMessages('th3', FIRST_TURN, 'a');
+        assert.equal(await store.getThread('th3'), undefined);
+        assert.equal(await store.getThread('th3', 'b'), undefined);
       }));
 
     it('keeps the messages of different threads apart', () =>
