@@ -118,4 +118,25 @@ describe('RunManager', () => {
       await toolgate.close();
     }
   });
+
+  it('threads are per tenant: another tenant taking the same thread id first never costs the owner its history', async () => {
+    const requests: { messages: { role: string; content: string }[] }[] = [];
+    const model: ModelAdapter = {
+      id: 'echo:model',
+      generate: async (request) => {
+        requests.push(structuredClone(request) as unknown as { messages: { role: string; content: string }[] });
+        return { text: `answer ${requests.length}`, toolCalls: [], finishReason: 'stop' };
+      },
+    };
+    const toolgate = new Toolgate({ settings: resolveSettings({}, {}, {}), model });
+    const manager = new RunManager({ toolgate });
+    const done = async (run: Run) => until(async () => (await toolgate.store.getRun(run.id))?.status === 'completed');
+    await done((await manager.startRun({ tenantId: 'intruder' }, { input: 'mine now', threadId: 'shared' })).run);
+    await done((await manager.startRun({ tenantId: 'owner' }, { input: 'first question', threadId: 'shared' })).run);
+    await done((await manager.startRun({ tenantId: 'owner' }, { input: 'second question', threadId: 'shared' })).run);
+    const seen = requests[2]?.messages.map((m) => m.content) ?? [];
+    assert.deepEqual(seen, ['first question', 'answer 2', 'second question'], "the owner's history, and nothing of the other tenant's");
+    await toolgate.close();
+  });
 });
+
