@@ -31,6 +31,10 @@ export async function createModel(options: CreateModelOptions): Promise<ModelAda
         ...(s.headers === undefined ? {} : { headers: s.headers }),
         ...(s.timeoutMs === undefined ? {} : { timeoutMs: s.timeoutMs }),
         ...(s.maxRetries === undefined ? {} : { maxRetries: s.maxRetries }),
+        ...(s.maxResponseBytes === undefined ? {} : { maxResponseBytes: s.maxResponseBytes }),
+        ...(s.maxStreamBytes === undefined ? {} : { maxStreamBytes: s.maxStreamBytes }),
+        ...(s.maxEventBytes === undefined ? {} : { maxEventBytes: s.maxEventBytes }),
+        ...(s.maxToolCalls === undefined ? {} : { maxToolCalls: s.maxToolCalls }),
       });
     }
     case 'scripted': {

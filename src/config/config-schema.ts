@@ -30,6 +30,10 @@ const openaiProvider = z.strictObject({
   headers: stringMap.optional(),
   timeoutMs: z.number().int().positive().optional(),
   maxRetries: z.number().int().min(0).optional(),
+  maxResponseBytes: z.number().int().min(1024).optional(),
+  maxStreamBytes: z.number().int().min(1024).optional(),
+  maxEventBytes: z.number().int().min(1024).optional(),
+  maxToolCalls: z.number().int().min(1).max(10_000).optional(),
 });
 
 const toolRule = z.strictObject({

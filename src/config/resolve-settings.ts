@@ -21,6 +21,10 @@ export interface OpenAISettings {
   headers?: Record<string, string> | undefined;
   timeoutMs?: number | undefined;
   maxRetries?: number | undefined;
+  maxResponseBytes?: number | undefined;
+  maxStreamBytes?: number | undefined;
+  maxEventBytes?: number | undefined;
+  maxToolCalls?: number | undefined;
 }
 
 /** Everything a run needs, after flags, environment, file and defaults are merged. */

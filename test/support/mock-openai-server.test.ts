@@ -144,6 +144,95 @@ describe('mock OpenAI server', () => {
   });
 });
 
+/** Polls (bounded) until the mock saw the client leave. */
+async function disconnected(index = 0): Promise<boolean> {
+  for (let i = 0; i < 200 && mock.requests[index]?.disconnected !== true; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+  return mock.requests[index]?.disconnected === true;
+}
+
+describe('mock OpenAI server: runaway endpoints', () => {
+  it('endlessStream: real content deltas, never finishing, until the client leaves', async () => {
+    mock.enqueue({ endlessStream: true, text: 'la la ' });
+    const res = await post({ model: 'm', messages: [], stream: true });
+    assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    let text = '';
+    const decoder = new TextDecoder();
+    for (let i = 0; i < 10_000 && text.length < 256 * 1024; i += 1) {
+      const chunk = await reader.read();
+      assert.equal(chunk.done, false, 'an endless stream ended');
+      text += decoder.decode(chunk.value, { stream: true });
+    }
+    await reader.cancel();
+    const events = text.split('\n\n').slice(0, -1);
+    assert.ok(events.length > 1000, `${events.length} events`);
+    const chunks = events.map((e) => JSON.parse(e.replace(/^data: /, '')) as Wire);
+    assert.ok(chunks.every((c) => c.object === 'chat.completion.chunk' && c.choices[0].finish_reason === null));
+    assert.ok(chunks.slice(1).map((c) => c.choices[0].delta.content).join('').startsWith('la la la la '));
+    assert.equal(await disconnected(), true);
+  });
+
+  it('hugeBody: a chat.completion whose content is that many bytes, chunked or with its length announced', async () => {
+    const size = 1024 * 1024 + 3;
+    mock.enqueue({ hugeBody: size }, { hugeBody: size, announceLength: true });
+    const chunked = await post({ model: 'm', messages: [] });
+    assert.equal(chunked.headers.get('content-length'), null);
+    const body = (await chunked.json()) as Wire;
+    assert.equal(body.object, 'chat.completion');
+    assert.equal(body.choices[0].message.content, 'a'.repeat(size));
+    const announced = await post({ model: 'm', messages: [] });
+    const text = await announced.text();
+    assert.equal(Number(announced.headers.get('content-length')), Buffer.byteLength(text));
+    assert.equal(mock.requests[1]?.disconnected, false);
+  });
+
+  it('hugeBody with an error status: an OpenAI-style error whose message is that many bytes', async () => {
+    mock.enqueue({ hugeBody: 100_000, status: 500 });
+    const res = await post({ model: 'm', messages: [] });
+    assert.equal(res.status, 500);
+    const body = (await res.json()) as Wire;
+    assert.equal(body.error.type, 'server_error');
+    assert.equal(body.error.message.length, 100_000);
+  });
+
+  it('hugeBody stops writing when the client leaves', async () => {
+    mock.enqueue({ hugeBody: 64 * 1024 * 1024 });
+    const res = await post({ model: 'm', messages: [] });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    await reader.cancel();
+    assert.equal(await disconnected(), true);
+  });
+
+  it('hugeEvent: one data line of that many bytes, then a normal finish', async () => {
+    const size = 300_000;
+    mock.enqueue({ hugeEvent: size });
+    const text = await (await post({ model: 'm', messages: [], stream: true })).text();
+    const events = text.split('\n\n').filter((e) => e !== '');
+    assert.equal(events.length, 4);
+    assert.equal(events.at(-1), 'data: [DONE]');
+    const huge = JSON.parse((events[1] ?? '').replace(/^data: /, '')) as Wire;
+    assert.equal(huge.choices[0].delta.content.length, size);
+    assert.ok(!(events[1] ?? '').includes('\n'));
+    assert.equal((JSON.parse((events[2] ?? '').replace(/^data: /, '')) as Wire).choices[0].finish_reason, 'stop');
+  });
+
+  it('trickleMs: the same answer, one byte per write', async () => {
+    mock.enqueue({ text: 'hi', trickleMs: 1 });
+    const res = await post({ model: 'm', messages: [] });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const parts: Uint8Array[] = [];
+    for (let i = 0; i < 10_000; i += 1) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      parts.push(chunk.value);
+    }
+    const text = Buffer.concat(parts).toString('utf8');
+    assert.equal((JSON.parse(text) as Wire).choices[0].message.content, 'hi');
+    assert.ok(parts.length > text.length / 4, `${parts.length} reads for ${text.length} bytes`);
+  });
+});
+
 describe('splitPieces', () => {
   it('splits into small uneven pieces without breaking surrogate pairs', () => {
     const text = 'a🔌b€c⚡defghij';

@@ -1,7 +1,10 @@
 // A scriptable stand-in for an OpenAI-compatible server, for tests. It records
 // every request and answers from a queue of scripted responses, shaped like
 // real chat.completion / chat.completion.chunk objects, so adapters are tested
-// against the wire format rather than against our own assumptions.
+// against the wire format rather than against our own assumptions. Some
+// responses play a runaway endpoint (a stream that never ends, a body or one
+// event far too large, bytes that trickle in); they stop writing as soon as the
+// client goes away, which `disconnected` records.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -13,6 +16,8 @@ export interface RecordedRequest {
   /** The parsed JSON body (the raw text when it was not JSON; undefined when empty). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary wire fields
   body: any;
+  /** The connection closed before the response was complete: the client gave up (or dropConnection). */
+  disconnected: boolean;
 }
 
 export interface MockToolCall {
@@ -29,6 +34,31 @@ export interface MockCompletion {
   usage?: { promptTokens: number; completionTokens: number; totalTokens?: number };
   /** Pause between SSE chunks (to cancel or time out mid-stream). */
   chunkDelayMs?: number;
+  /** Write the whole answer one byte at a time, this many ms apart: a server that never quite stalls. */
+  trickleMs?: number;
+}
+
+/** SSE content deltas repeating `text` (default "la ") forever: no finish_reason, no [DONE]. */
+export interface MockEndlessStream {
+  endlessStream: true;
+  text?: string;
+  chunkDelayMs?: number;
+}
+
+/**
+ * A JSON body with a string of `hugeBody` bytes in it: the answer's content
+ * (status 200, a chat.completion) or the error message (status >= 400). Sent
+ * chunked unless `announceLength` sends the true Content-Length up front.
+ */
+export interface MockHugeBody {
+  hugeBody: number;
+  status?: number;
+  announceLength?: boolean;
+}
+
+/** An event stream whose second event carries `hugeEvent` bytes of content on one line, then finishes normally. */
+export interface MockHugeEvent {
+  hugeEvent: number;
 }
 
 /** An HTTP error. `body` is sent as JSON (a string as plain text); default: an OpenAI-style error object. */
@@ -46,7 +76,15 @@ export interface MockRaw {
   chunkSize?: number;
 }
 
-export type MockResponse = MockCompletion | MockError | MockRaw | { dropConnection: true } | { delayMs: number; then: MockResponse };
+export type MockResponse =
+  | MockCompletion
+  | MockError
+  | MockRaw
+  | MockEndlessStream
+  | MockHugeBody
+  | MockHugeEvent
+  | { dropConnection: true }
+  | { delayMs: number; then: MockResponse };
 
 export interface MockOpenAI {
   /** Base URL ending in /v1, ready for an adapter's baseUrl. */
@@ -63,6 +101,14 @@ export interface MockOpenAIOptions {
   /** Answers requests once the queue is empty. */
   handler?: (request: RecordedRequest) => MockResponse | Promise<MockResponse>;
 }
+
+/** A safety net for the runaway responses: a client that never stops reading still ends the test. */
+const RUNAWAY_CAP_BYTES = 256 * 1024 * 1024;
+/** Large bodies go out in writes of this size, of a character that needs no JSON escaping. */
+const FILLER = 'a'.repeat(64 * 1024);
+/** Marks where the filler goes in a serialised body. */
+const PLACEHOLDER = '@@huge-filler@@';
+const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' } as const;
 
 /** Delta sizes cycle through these, so fragments vary the way real token streams do. */
 const PIECE_SIZES = [3, 1, 5, 2, 4] as const;
@@ -81,6 +127,33 @@ export function splitPieces(text: string): string[] {
 
 function errorBody(message: string, type: string, code: string | null): unknown {
   return { error: { message, type, param: null, code } };
+}
+
+/** What every object of one answer repeats. */
+interface Identity {
+  id: string;
+  created: number;
+  model: string;
+}
+
+function completionObject(who: Identity, message: Record<string, unknown>, finishReason: string, usage: Record<string, number>): unknown {
+  return {
+    id: who.id,
+    object: 'chat.completion',
+    created: who.created,
+    model: who.model,
+    choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason }],
+    usage,
+    system_fingerprint: 'fp_mock',
+  };
+}
+
+function chunkEvent(who: Identity, choices: unknown[], extra: Record<string, unknown> = {}): string {
+  return `data: ${JSON.stringify({ id: who.id, object: 'chat.completion.chunk', created: who.created, model: who.model, system_fingerprint: 'fp_mock', choices, ...extra })}\n\n`;
+}
+
+function deltaEvent(who: Identity, delta: Record<string, unknown>, finish: string | null = null): string {
+  return chunkEvent(who, [{ index: 0, delta, logprobs: null, finish_reason: finish }]);
 }
 
 export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<MockOpenAI> {
@@ -103,11 +176,54 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
     res.end(JSON.stringify(body));
   };
 
-  const completion = async (res: ServerResponse, request: RecordedRequest, r: MockCompletion): Promise<void> => {
+  /** Writes one piece, waiting while the socket is full; false once the client has gone away. */
+  const send = async (res: ServerResponse, data: string | Uint8Array): Promise<boolean> => {
+    if (res.destroyed) return false;
+    if (!res.write(data)) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      });
+    }
+    return !res.destroyed;
+  };
+
+  /** `size` bytes of filler after `head`, then `tail`, in WRITE_BYTES pieces; stops when the client leaves. */
+  const sendHuge = async (res: ServerResponse, head: string, size: number, tail: string): Promise<boolean> => {
+    if (!(await send(res, head))) return false;
+    for (let left = size; left > 0; left -= FILLER.length) {
+      if (!(await send(res, left >= FILLER.length ? FILLER : FILLER.slice(0, left)))) return false;
+      // Lets the client's side of this same process read, and notice a disconnect.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return send(res, tail);
+  };
+
+  const identity = (request: RecordedRequest): Identity => {
     counter += 1;
-    const id = `chatcmpl-mock${String(counter).padStart(6, '0')}`;
-    const created = Math.floor(Date.now() / 1000);
-    const model = typeof request.body?.model === 'string' ? request.body.model : 'mock-model';
+    return {
+      id: `chatcmpl-mock${String(counter).padStart(6, '0')}`,
+      created: Math.floor(Date.now() / 1000),
+      model: typeof request.body?.model === 'string' ? request.body.model : 'mock-model',
+    };
+  };
+
+  const trickle = async (res: ServerResponse, text: string, everyMs: number): Promise<void> => {
+    const bytes = Buffer.from(text, 'utf8');
+    for (let i = 0; i < bytes.length; i += 1) {
+      if (!(await send(res, bytes.subarray(i, i + 1)))) return;
+      await wait(everyMs);
+    }
+    res.end();
+  };
+
+  const completion = async (res: ServerResponse, request: RecordedRequest, r: MockCompletion): Promise<void> => {
+    const who = identity(request);
     const text = r.text ?? '';
     const calls = (r.toolCalls ?? []).map((c, i) => ({ ...c, id: c.id ?? `call_mock${counter}x${i}` }));
     const finishReason = r.finishReason ?? (calls.length > 0 ? 'tool_calls' : 'stop');
@@ -120,40 +236,74 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
       if (calls.length > 0) {
         message['tool_calls'] = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
       }
-      sendJson(res, 200, {
-        id,
-        object: 'chat.completion',
-        created,
-        model,
-        choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason }],
-        usage,
-        system_fingerprint: 'fp_mock',
-      });
+      const body = completionObject(who, message, finishReason, usage);
+      if (r.trickleMs === undefined) {
+        sendJson(res, 200, body);
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      await trickle(res, JSON.stringify(body), r.trickleMs);
       return;
     }
 
-    const chunk = (choices: unknown[], extra: Record<string, unknown> = {}): string =>
-      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_mock', choices, ...extra })}\n\n`;
-    const delta = (d: Record<string, unknown>, finish: string | null = null): string =>
-      chunk([{ index: 0, delta: d, logprobs: null, finish_reason: finish }]);
-
-    const events: string[] = [delta({ role: 'assistant', content: '', refusal: null })];
-    for (const piece of splitPieces(text)) events.push(delta({ content: piece }));
+    const events: string[] = [deltaEvent(who, { role: 'assistant', content: '', refusal: null })];
+    for (const piece of splitPieces(text)) events.push(deltaEvent(who, { content: piece }));
     calls.forEach((c, index) => {
-      events.push(delta({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }));
-      for (const piece of splitPieces(c.arguments)) events.push(delta({ tool_calls: [{ index, function: { arguments: piece } }] }));
+      events.push(deltaEvent(who, { tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }));
+      for (const piece of splitPieces(c.arguments)) events.push(deltaEvent(who, { tool_calls: [{ index, function: { arguments: piece } }] }));
     });
-    events.push(delta({}, finishReason));
-    if (request.body?.stream_options?.include_usage === true) events.push(chunk([], { usage }));
+    events.push(deltaEvent(who, {}, finishReason));
+    if (request.body?.stream_options?.include_usage === true) events.push(chunkEvent(who, [], { usage }));
     events.push('data: [DONE]\n\n');
 
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.writeHead(200, SSE_HEADERS);
+    if (r.trickleMs !== undefined) {
+      await trickle(res, events.join(''), r.trickleMs);
+      return;
+    }
     for (const event of events) {
-      if (res.destroyed) return;
-      res.write(event);
+      if (!(await send(res, event))) return;
       if (r.chunkDelayMs !== undefined && r.chunkDelayMs > 0) await wait(r.chunkDelayMs);
     }
     res.end();
+  };
+
+  const endlessStream = async (res: ServerResponse, request: RecordedRequest, r: MockEndlessStream): Promise<void> => {
+    const who = identity(request);
+    const pieces = splitPieces(r.text === undefined || r.text === '' ? 'la ' : r.text);
+    res.writeHead(200, SSE_HEADERS);
+    if (!(await send(res, deltaEvent(who, { role: 'assistant', content: '', refusal: null })))) return;
+    for (let sent = 0, k = 0; sent < RUNAWAY_CAP_BYTES; k += 1) {
+      const event = deltaEvent(who, { content: pieces[k % pieces.length] });
+      if (!(await send(res, event))) return;
+      sent += event.length;
+      if (r.chunkDelayMs !== undefined && r.chunkDelayMs > 0) await wait(r.chunkDelayMs);
+      else if (k % 64 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    res.end();
+  };
+
+  const hugeBody = async (res: ServerResponse, request: RecordedRequest, r: MockHugeBody): Promise<void> => {
+    const status = r.status ?? 200;
+    const body =
+      status < 400
+        ? completionObject(identity(request), { role: 'assistant', content: PLACEHOLDER, refusal: null }, 'stop', { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 })
+        : errorBody(PLACEHOLDER, status >= 500 ? 'server_error' : 'invalid_request_error', null);
+    const [head = '', tail = ''] = JSON.stringify(body).split(PLACEHOLDER);
+    const headers: Record<string, string | number> = { 'content-type': 'application/json' };
+    if (r.announceLength === true) headers['content-length'] = Buffer.byteLength(head) + r.hugeBody + Buffer.byteLength(tail);
+    res.writeHead(status, headers);
+    if (await sendHuge(res, head, r.hugeBody, tail)) res.end();
+  };
+
+  const hugeEvent = async (res: ServerResponse, request: RecordedRequest, r: MockHugeEvent): Promise<void> => {
+    const who = identity(request);
+    res.writeHead(200, SSE_HEADERS);
+    if (!(await send(res, deltaEvent(who, { role: 'assistant', content: '', refusal: null })))) return;
+    const [head = '', tail = ''] = deltaEvent(who, { content: PLACEHOLDER }).split(PLACEHOLDER);
+    if (!(await sendHuge(res, head, r.hugeEvent, tail))) return;
+    if (!(await send(res, deltaEvent(who, {}, 'stop')))) return;
+    if (await send(res, 'data: [DONE]\n\n')) res.end();
   };
 
   const respond = async (req: IncomingMessage, res: ServerResponse, request: RecordedRequest, r: MockResponse): Promise<void> => {
@@ -179,6 +329,9 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
       res.end();
       return;
     }
+    if ('endlessStream' in r) return endlessStream(res, request, r);
+    if ('hugeBody' in r) return hugeBody(res, request, r);
+    if ('hugeEvent' in r) return hugeEvent(res, request, r);
     if ('status' in r) {
       const body = r.body ?? errorBody(`mock error ${r.status}`, r.status >= 500 ? 'server_error' : 'invalid_request_error', null);
       if (typeof body === 'string') {
@@ -205,8 +358,11 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
         body = text;
         badJson = true;
       }
-      const request: RecordedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body };
+      const request: RecordedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body, disconnected: false };
       requests.push(request);
+      res.on('close', () => {
+        if (!res.writableFinished) request.disconnected = true;
+      });
       const route = request.path.split('?')[0];
       if (request.method !== 'POST' || route !== '/v1/chat/completions') {
         sendJson(res, 404, errorBody(`Unknown request URL: ${request.method} ${request.path}. Please check the URL for typos.`, 'invalid_request_error', 'unknown_url'));

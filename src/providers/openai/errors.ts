@@ -1,5 +1,5 @@
 import { ToolgateError, type ErrorCode } from '../../core/errors.ts';
-import { asObject } from './from-wire.ts';
+import { asObject, previewJson } from './from-wire.ts';
 
 /** Provider messages are quoted in ours; a whole HTML error page is not useful. */
 export const DEFAULT_MAX_PROVIDER_MESSAGE_CHARS = 500;
@@ -46,6 +46,15 @@ export function providerMessage(bodyText: string): string {
     const title = /<title>([^<]*)<\/title>/i.exec(bodyText)?.[1];
     return truncate(title ?? bodyText);
   }
+  return messageIn(parsed) ?? truncate(bodyText);
+}
+
+/** The provider's error text in an already parsed body, e.g. an error chunk mid-stream. */
+export function providerMessageOf(value: unknown): string {
+  return messageIn(value) ?? truncate(previewJson(value, DEFAULT_MAX_PROVIDER_MESSAGE_CHARS));
+}
+
+function messageIn(parsed: unknown): string | undefined {
   const root = asObject(parsed);
   const error = root?.['error'];
   const nested = asObject(error)?.['message'];
@@ -53,8 +62,8 @@ export function providerMessage(bodyText: string): string {
   if (typeof error === 'string') return truncate(error);
   if (typeof root?.['message'] === 'string') return truncate(root['message']);
   const detail = root?.['detail'];
-  if (detail !== undefined) return truncate(typeof detail === 'string' ? detail : JSON.stringify(detail));
-  return truncate(bodyText);
+  if (detail !== undefined) return truncate(typeof detail === 'string' ? detail : previewJson(detail, DEFAULT_MAX_PROVIDER_MESSAGE_CHARS));
+  return undefined;
 }
 
 /** The provider's machine error code (`error.code`), e.g. OpenAI's "insufficient_quota". */

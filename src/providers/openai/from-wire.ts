@@ -4,6 +4,7 @@ import type { FinishReason, ModelResponse } from '../../core/ports/model-adapter
 import { newId } from '../../core/runs.ts';
 import type { RawToolCall } from '../../core/tools.ts';
 import type { Usage } from '../../core/usage.ts';
+import { DEFAULT_MAX_TOOL_CALLS, limitExceeded } from './limits.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -25,6 +26,22 @@ export function parseUsage(value: unknown): Usage | undefined {
 }
 
 /**
+ * JSON text of a value from the wire, cut to `maxChars`, for a message.
+ * JSON.stringify recurses: an answer nested a few thousand levels deep (cheap
+ * to send) would overflow the stack, so that case gets a description instead.
+ */
+export function previewJson(value: unknown, maxChars: number): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    return '(a value nested too deeply to show)';
+  }
+  if (text === undefined) return String(value);
+  return text.length > maxChars ? `${text.slice(0, maxChars)}…` : text;
+}
+
+/**
  * The raw arguments text. Every OpenAI-compatible server sends a string, which
  * is passed on byte for byte; a few proxies send an object, which only has one
  * faithful text form.
@@ -32,7 +49,12 @@ export function parseUsage(value: unknown): Usage | undefined {
 export function argumentsText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === undefined || value === null) return '';
-  return JSON.stringify(value);
+  try {
+    return JSON.stringify(value);
+  } catch {
+    // Only a stack overflow gets here: parsed JSON has no cycles or BigInts.
+    throw new ToolgateError('model_error', 'the arguments of a tool call are an object nested too deeply to pass on');
+  }
 }
 
 /** Message content: a string, null, or (some servers) an array of text parts. */
@@ -42,21 +64,29 @@ export function contentText(value: unknown): string {
   return value.map((part) => (typeof asObject(part)?.['text'] === 'string' ? (asObject(part)?.['text'] as string) : '')).join('');
 }
 
+export interface ParseCompletionOptions {
+  /** Named in errors. */
+  url: string;
+  maxToolCalls?: number;
+}
+
 /** A complete non-streaming `chat.completion` body → ModelResponse. */
-export function parseCompletion(body: unknown, url: string): ModelResponse {
+export function parseCompletion(body: unknown, options: ParseCompletionOptions): ModelResponse {
+  const { url } = options;
+  const maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
   const root = asObject(body);
   const choices = root?.['choices'];
   const choice = Array.isArray(choices) ? asObject(choices[0]) : undefined;
   const message = asObject(choice?.['message']);
   if (message === undefined) {
-    throw new ToolgateError(
-      'model_error',
-      `response from ${url} is not a chat completion (no choices[0].message): ${JSON.stringify(body).slice(0, 300)}`,
-    );
+    throw new ToolgateError('model_error', `response from ${url} is not a chat completion (no choices[0].message): ${previewJson(body, 300)}`);
   }
   const toolCalls: RawToolCall[] = [];
   const wireCalls = message['tool_calls'];
   if (Array.isArray(wireCalls)) {
+    if (wireCalls.length > maxToolCalls) {
+      throw limitExceeded({ option: 'maxToolCalls', limit: maxToolCalls, what: `the number of tool calls in the answer (${wireCalls.length})` });
+    }
     for (const item of wireCalls) {
       const call = asObject(item);
       const fn = asObject(call?.['function']);

@@ -2,6 +2,15 @@ import { ToolgateError } from '../../core/errors.ts';
 import type { GenerateOptions, ModelAdapter, ModelRequest, ModelResponse } from '../../core/ports/model-adapter.ts';
 import { connectionError, httpError, isConnectionError, providerErrorCode, providerMessage, RETRYABLE_STATUSES } from './errors.ts';
 import { asObject, parseCompletion } from './from-wire.ts';
+import {
+  DEFAULT_MAX_ERROR_BODY_BYTES,
+  DEFAULT_MAX_EVENT_BYTES,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_MAX_STREAM_BYTES,
+  DEFAULT_MAX_TOOL_CALLS,
+  limitExceeded,
+} from './limits.ts';
+import { readText, untilAborted } from './read-body.ts';
 import { DEFAULT_MAX_RETRY_DELAY_MS, parseRetryAfter, retryDelay, sleep } from './retry.ts';
 import { readSseEvents } from './sse-reader.ts';
 import { StreamAssembler } from './stream-assembler.ts';
@@ -19,8 +28,16 @@ export interface OpenAIAdapterOptions {
   baseUrl?: string;
   apiKey?: string;
   headers?: Record<string, string>;
-  /** Per attempt, for the whole exchange: connecting, waiting and reading the full stream. */
+  /** Per attempt, for the whole exchange: connecting, waiting and reading the full stream or body. */
   timeoutMs?: number;
+  /** Largest non-streamed response body, in bytes; more fails the call with model_error. */
+  maxResponseBytes?: number;
+  /** Largest streamed response, in bytes as received; more fails the call with model_error. */
+  maxStreamBytes?: number;
+  /** Largest single server-sent event (or line of one), in bytes. */
+  maxEventBytes?: number;
+  /** Most tool calls one answer may hold. */
+  maxToolCalls?: number;
   /** Retries after the first attempt on 429, 500, 502, 503, 504 and connection errors. */
   maxRetries?: number;
   retryBaseDelayMs?: number;
@@ -62,6 +79,10 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
   const baseDelayMs = options.retryBaseDelayMs ?? DEFAULT_RETRY_BASE_DELAY_MS;
   const maxDelayMs = options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const maxStreamBytes = options.maxStreamBytes ?? DEFAULT_MAX_STREAM_BYTES;
+  const maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+  const maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
 
   const finalError = (failure: RetryableFailure, attempts: number): ToolgateError => {
     if (failure.status !== undefined) {
@@ -84,12 +105,13 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter
 
     let response: Response;
     try {
-      response = await fetchFn(url, { method: 'POST', headers, body, signal });
+      response = await untilAborted(fetchFn(url, { method: 'POST', headers, body, signal }), signal);
     } catch (error) {
       throw !signal.aborted && isConnectionError(error) ? new RetryableFailure({ cause: error }) : error;
     }
     if (!response.ok) {
-      const bodyText = await response.text().catch(() => '');
+      // Only quoted, truncated; a body that never ends must not hold the attempt.
+      const bodyText = await readText(response, { maxBytes: DEFAULT_MAX_ERROR_BODY_BYTES, signal }).catch(() => '');
       const quotaGone = response.status === 429 && providerErrorCode(bodyText) === 'insufficient_quota';
       if (RETRYABLE_STATUSES.has(response.status) && !quotaGone) {
         throw new RetryableFailure({ status: response.status, bodyText, retryAfterMs: parseRetryAfter(response.headers) });
@@ -102,7 +124,12 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter
     // Non-streaming, or a server that ignored `stream: true` and answered with one JSON body.
     let text: string;
     try {
-      text = await response.text();
+      text = await readText(response, {
+        maxBytes: maxResponseBytes,
+        signal,
+        tooLarge: (declared) =>
+          limitExceeded({ option: 'maxResponseBytes', limit: maxResponseBytes, what: `the response body from ${url}${declared === undefined ? '' : ` (Content-Length: ${declared})`}` }),
+      });
     } catch (error) {
       throw !signal.aborted && isConnectionError(error) ? new RetryableFailure({ cause: error }) : error;
     }
@@ -123,17 +150,18 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter
     }
     const error = asObject(json)?.['error'];
     if (error !== undefined && error !== null) {
-      throw new ToolgateError('model_error', `${url} answered 200 with an error: ${providerMessage(text)}`, { details: { providerError: error } });
+      const message = providerMessage(text);
+      throw new ToolgateError('model_error', `${url} answered 200 with an error: ${message}`, { details: { providerMessage: message } });
     }
-    return parseCompletion(json, url);
+    return parseCompletion(json, { url, maxToolCalls });
   };
 
   const readStream = async (response: Response, generate: GenerateOptions, signal: AbortSignal): Promise<ModelResponse> => {
     if (response.body === null) throw new ToolgateError('model_error', `${url} sent an event stream with no body`);
-    const assembler = new StreamAssembler(generate.onTextDelta === undefined ? {} : { onTextDelta: generate.onTextDelta });
+    const assembler = new StreamAssembler({ maxToolCalls, ...(generate.onTextDelta === undefined ? {} : { onTextDelta: generate.onTextDelta }) });
     let sawDone = false;
     try {
-      for await (const event of readSseEvents(response.body)) {
+      for await (const event of readSseEvents(response.body, { maxEventBytes, maxBytes: maxStreamBytes, signal })) {
         if (event.data.trim() === '[DONE]') {
           sawDone = true;
           break;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { ToolgateError } from '../../core/errors.ts';
 import { readSseEvents, SseParser, type SseEvent } from './sse-reader.ts';
 
 function parseAll(text: string): SseEvent[] {
@@ -121,5 +122,83 @@ describe('readSseEvents', () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+const limitError = (option: string) => (e: unknown): boolean =>
+  e instanceof ToolgateError && e.code === 'model_error' && e.message.includes(option) && e.message.includes(`providers.openai.${option}`);
+
+describe('SseParser: maxEventBytes', () => {
+  it('refuses a line that never ends, however it is split', () => {
+    const parser = new SseParser({ maxEventBytes: 1000 });
+    parser.push('data: ');
+    assert.throws(() => {
+      for (let i = 0; i < 1000; i += 1) parser.push('aaaaaaaaaa');
+    }, limitError('maxEventBytes'));
+  });
+
+  it('refuses one event made of many lines, empty data lines included', () => {
+    assert.throws(() => new SseParser({ maxEventBytes: 1000 }).push('data: aaaaaaaaaaaaaaaaaaaa\n'.repeat(60)), limitError('maxEventBytes'));
+    assert.throws(() => new SseParser({ maxEventBytes: 1000 }).push('data:\n'.repeat(200)), limitError('maxEventBytes'));
+  });
+
+  it('counts UTF-8 bytes, not characters', () => {
+    assert.throws(() => new SseParser({ maxEventBytes: 40 }).push(`data: ${'€'.repeat(12)}\n\n`), limitError('maxEventBytes'));
+    assert.deepEqual(new SseParser({ maxEventBytes: 40 }).push(`data: ${'a'.repeat(12)}\n\n`), [{ event: 'message', data: 'a'.repeat(12) }]);
+  });
+
+  it('limits each event, not the stream: many events under the limit pass', () => {
+    const parser = new SseParser({ maxEventBytes: 100 });
+    const events = parser.push('data: {"x":"0123456789"}\n\n: ping\n\n'.repeat(1000));
+    assert.equal(events.length, 1000);
+  });
+});
+
+describe('readSseEvents: bounds', () => {
+  /** `piece` repeated up to 8 MiB (far past every limit below), recording whether the reader cancelled it. */
+  function endless(piece: string): { body: ReadableStream<Uint8Array>; cancelled: () => boolean } {
+    const bytes = new TextEncoder().encode(piece);
+    let cancelled = false;
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull: (controller) => {
+        if (sent > 8 * 1024 * 1024) controller.close();
+        else controller.enqueue(bytes);
+        sent += bytes.length;
+      },
+      cancel: () => void (cancelled = true),
+    });
+    return { body, cancelled: () => cancelled };
+  }
+
+  it('stops after maxBytes in total, and cancels the body', async () => {
+    const source = endless('data: {"x":1}\n\n');
+    let seen = 0;
+    await assert.rejects(async () => {
+      for await (const _ of readSseEvents(source.body, { maxBytes: 10_000 })) seen += 1;
+    }, limitError('maxStreamBytes'));
+    assert.ok(seen > 100 && seen < 1000, `${seen} events`);
+    assert.equal(source.cancelled(), true);
+  });
+
+  it('stops on one event over maxEventBytes, and cancels the body', async () => {
+    const source = endless('aaaaaaaaaaaaaaaa');
+    await assert.rejects(async () => {
+      for await (const _ of readSseEvents(source.body, { maxEventBytes: 10_000 })) assert.fail('no event expected');
+    }, limitError('maxEventBytes'));
+    assert.equal(source.cancelled(), true);
+  });
+
+  it('an abort ends the read even when the body never answers, and cancels it', async () => {
+    let cancelled = false;
+    const silent = new ReadableStream<Uint8Array>({ cancel: () => void (cancelled = true) });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('stop')), 20);
+    const guard = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('still reading after 2 s')), 2_000).unref());
+    const read = async (): Promise<void> => {
+      for await (const _ of readSseEvents(silent, { signal: controller.signal })) assert.fail('no event expected');
+    };
+    await assert.rejects(Promise.race([read(), guard]), /stop/);
+    assert.equal(cancelled, true);
   });
 });

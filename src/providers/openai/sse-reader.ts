@@ -2,8 +2,10 @@
  * A `text/event-stream` parser (WHATWG HTML "server-sent events" rules), fed
  * incrementally. Network chunks split a stream anywhere — inside a line, between
  * `\r` and `\n`, inside a multi-byte character — so nothing here assumes a chunk
- * holds whole lines.
+ * holds whole lines. What it buffers is bounded: one event, `maxEventBytes`.
  */
+import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_STREAM_BYTES, limitExceeded } from './limits.ts';
+import { bodyChunks } from './read-body.ts';
 
 /** One dispatched event. `event` is "message" unless the stream named it. */
 export interface SseEvent {
@@ -12,15 +14,30 @@ export interface SseEvent {
   id?: string;
 }
 
+export interface SseParserOptions {
+  /** Largest event (its data lines) or single line, in UTF-8 bytes. */
+  maxEventBytes?: number;
+}
+
 /** Incremental parser: `push` text as it arrives, `end` once the stream closes. */
 export class SseParser {
+  readonly #maxEventBytes: number;
   #buffer = '';
+  /** UTF-8 bytes of the line being read, #buffer included. */
+  #lineBytes = 0;
+  /** UTF-8 bytes kept for the event being built: its data lines. */
+  #eventBytes = 0;
   /** A chunk ended in `\r`: a following `\n` belongs to the same line break. */
   #pendingCr = false;
   #data: string[] = [];
   #event = '';
   #id: string | undefined;
 
+  constructor(options: SseParserOptions = {}) {
+    this.#maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+  }
+
+  /** Throws model_error once a line, or the event it belongs to, outgrows maxEventBytes. */
   push(text: string): SseEvent[] {
     const out: SseEvent[] = [];
     if (text === '') return out;
@@ -31,11 +48,15 @@ export class SseParser {
     while (i < text.length) {
       const ch = text.charCodeAt(i);
       if (ch !== 10 && ch !== 13) {
+        // Surrogates count 2 each: a pair is 4 bytes in UTF-8.
+        this.#lineBytes += ch < 0x80 ? 1 : ch < 0x800 || (ch >= 0xd800 && ch <= 0xdfff) ? 2 : 3;
+        if (this.#lineBytes + this.#eventBytes > this.#maxEventBytes) this.#tooLarge();
         i += 1;
         continue;
       }
       this.#line(this.#buffer + text.slice(start, i), out);
       this.#buffer = '';
+      this.#lineBytes = 0;
       if (ch === 13) {
         if (i + 1 === text.length) this.#pendingCr = true;
         else if (text.charCodeAt(i + 1) === 10) i += 1;
@@ -55,8 +76,13 @@ export class SseParser {
     const out: SseEvent[] = [];
     if (this.#buffer !== '') this.#line(this.#buffer, out);
     this.#buffer = '';
+    this.#lineBytes = 0;
     this.#dispatch(out);
     return out;
+  }
+
+  #tooLarge(): never {
+    throw limitExceeded({ option: 'maxEventBytes', limit: this.#maxEventBytes, what: 'one event of the stream' });
   }
 
   #line(line: string, out: SseEvent[]): void {
@@ -71,6 +97,9 @@ export class SseParser {
     if (value.startsWith(' ')) value = value.slice(1);
     switch (field) {
       case 'data':
+        // Plus one for the "\n" that joins data lines: a run of empty ones still adds up.
+        this.#eventBytes += this.#lineBytes + 1;
+        if (this.#eventBytes > this.#maxEventBytes) this.#tooLarge();
         this.#data.push(value);
         break;
       case 'event':
@@ -91,28 +120,35 @@ export class SseParser {
       out.push(event);
     }
     this.#data = [];
+    this.#eventBytes = 0;
     this.#event = '';
   }
 }
 
-/** Reads a response body as server-sent events, decoding UTF-8 across chunk boundaries. */
-export async function* readSseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
-  const parser = new SseParser();
+export interface ReadSseOptions {
+  /** Largest event; see SseParserOptions. */
+  maxEventBytes?: number;
+  /** Largest whole stream, in bytes as received (after content decoding). */
+  maxBytes?: number;
+  /** Ends the read (and cancels the body) when it aborts. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Reads a response body as server-sent events, decoding UTF-8 across chunk
+ * boundaries. A consumer that stops early (break, error, abort, a limit) gets
+ * the body cancelled, so the socket is not left open.
+ */
+export async function* readSseEvents(body: ReadableStream<Uint8Array>, options: ReadSseOptions = {}): AsyncGenerator<SseEvent> {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_STREAM_BYTES;
+  const parser = new SseParser(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes });
   const decoder = new TextDecoder('utf-8');
-  const reader = body.getReader();
-  let done = false;
-  try {
-    while (true) {
-      const chunk = await reader.read();
-      if (chunk.done) break;
-      yield* parser.push(decoder.decode(chunk.value, { stream: true }));
-    }
-    yield* parser.push(decoder.decode());
-    yield* parser.end();
-    done = true;
-  } finally {
-    // A consumer that stops early (error, abort) must not leave the socket open.
-    if (!done) await reader.cancel().catch(() => undefined);
-    reader.releaseLock();
+  let total = 0;
+  for await (const chunk of bodyChunks(body, options.signal)) {
+    total += chunk.byteLength;
+    if (total > maxBytes) throw limitExceeded({ option: 'maxStreamBytes', limit: maxBytes, what: 'the streamed answer' });
+    yield* parser.push(decoder.decode(chunk, { stream: true }));
   }
+  yield* parser.push(decoder.decode());
+  yield* parser.end();
 }

@@ -157,3 +157,30 @@ describe('StreamAssembler quirks', () => {
     assert.equal(a.finish().text, 'hi');
   });
 });
+
+describe('StreamAssembler bounds', () => {
+  it('refuses more tool calls than maxToolCalls, with or without indexes', () => {
+    const indexed = new StreamAssembler({ maxToolCalls: 3 });
+    for (let i = 0; i < 3; i += 1) indexed.push(delta({ tool_calls: [{ index: i, id: `c${i}`, function: { name: 'f', arguments: '{}' } }] }));
+    assert.throws(
+      () => indexed.push(delta({ tool_calls: [{ index: 3, id: 'c3', function: { name: 'f', arguments: '{}' } }] })),
+      (e: unknown) => e instanceof ToolgateError && e.code === 'model_error' && /maxToolCalls.*providers\.openai\.maxToolCalls/.test(e.message),
+    );
+    const byId = new StreamAssembler({ maxToolCalls: 3 });
+    assert.throws(() => {
+      for (let i = 0; i < 4; i += 1) byId.push(delta({ tool_calls: [{ id: `c${i}`, function: { name: 'f', arguments: '{}' } }] }));
+    }, /maxToolCalls/);
+  });
+
+  it('a chunk or an error nested far too deep is model_error, not a stack overflow', () => {
+    let deep: unknown = 0;
+    for (let i = 0; i < 20_000; i += 1) deep = [deep];
+    const isModelError = (e: unknown): boolean => e instanceof ToolgateError && e.code === 'model_error';
+    assert.throws(() => new StreamAssembler().push(deep), isModelError);
+    assert.throws(() => new StreamAssembler().push({ error: { detail: deep } }), isModelError);
+    assert.throws(
+      () => new StreamAssembler().push(delta({ tool_calls: [{ index: 0, id: 'a', function: { name: 'f', arguments: { a: deep } } }] })),
+      (e: unknown) => isModelError(e) && /arguments/.test((e as Error).message),
+    );
+  });
+});

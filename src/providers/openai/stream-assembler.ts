@@ -3,8 +3,9 @@ import type { ModelResponse } from '../../core/ports/model-adapter.ts';
 import { newId } from '../../core/runs.ts';
 import type { RawToolCall } from '../../core/tools.ts';
 import type { Usage } from '../../core/usage.ts';
-import { argumentsText, asObject, contentText, defaultFinishReason, parseUsage } from './from-wire.ts';
-import { providerMessage } from './errors.ts';
+import { argumentsText, asObject, contentText, defaultFinishReason, parseUsage, previewJson } from './from-wire.ts';
+import { providerMessageOf } from './errors.ts';
+import { DEFAULT_MAX_TOOL_CALLS, limitExceeded } from './limits.ts';
 
 interface PendingCall {
   id: string;
@@ -14,16 +15,20 @@ interface PendingCall {
 
 export interface StreamAssemblerOptions {
   onTextDelta?: (text: string) => void;
+  /** More distinct calls than this fail the answer with model_error. */
+  maxToolCalls?: number;
 }
 
 /**
  * Folds `chat.completion.chunk` objects into one ModelResponse. Text deltas go
  * to `onTextDelta` as they come; tool calls are keyed by their `index` — the id
  * and name arrive in the first delta of an index, `arguments` in fragments that
- * are concatenated exactly as received.
+ * are concatenated exactly as received. An `index` is only a map key, so a
+ * server sending `index: 1e9` sizes nothing; the number of calls is bounded.
  */
 export class StreamAssembler {
   readonly #onTextDelta: ((text: string) => void) | undefined;
+  readonly #maxToolCalls: number;
   #text = '';
   readonly #calls: PendingCall[] = [];
   /** Wire `index` → position in #calls. */
@@ -34,6 +39,7 @@ export class StreamAssembler {
 
   constructor(options: StreamAssemblerOptions = {}) {
     this.#onTextDelta = options.onTextDelta;
+    this.#maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
   }
 
   /** True once a text delta reached the caller: from then on a retry would duplicate output. */
@@ -48,12 +54,11 @@ export class StreamAssembler {
 
   push(chunk: unknown): void {
     const root = asObject(chunk);
-    if (root === undefined) throw new ToolgateError('model_error', `malformed stream: chunk is not an object: ${JSON.stringify(chunk).slice(0, 200)}`);
+    if (root === undefined) throw new ToolgateError('model_error', `malformed stream: chunk is not an object: ${previewJson(chunk, 200)}`);
     if (root['error'] !== undefined && root['error'] !== null) {
       // OpenRouter and vLLM report failures that happen after the 200 as an in-stream error object.
-      throw new ToolgateError('model_error', `the model failed mid-stream: ${providerMessage(JSON.stringify(root))}`, {
-        details: { streamError: root['error'] },
-      });
+      const message = providerMessageOf(root);
+      throw new ToolgateError('model_error', `the model failed mid-stream: ${message}`, { details: { providerMessage: message } });
     }
     const usage = parseUsage(root['usage']);
     if (usage !== undefined) this.#usage = usage;
@@ -127,6 +132,9 @@ export class StreamAssembler {
   }
 
   #newSlot(): number {
+    if (this.#calls.length >= this.#maxToolCalls) {
+      throw limitExceeded({ option: 'maxToolCalls', limit: this.#maxToolCalls, what: 'the number of tool calls in the answer' });
+    }
     this.#calls.push({ id: '', name: '', arguments: '' });
     return this.#calls.length - 1;
   }

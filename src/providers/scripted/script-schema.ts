@@ -43,15 +43,28 @@ const count = z.number().int().nonnegative();
 
 const toolCallSchema = z.strictObject({ id: z.string().optional(), name: z.string(), arguments: z.string() });
 
+const usageSchema = z.strictObject({ promptTokens: count, completionTokens: count });
+
 const turnSchema = z.strictObject({
   text: z.string().optional(),
   toolCalls: z.array(toolCallSchema).optional(),
   finishReason: z.string().optional(),
-  usage: z.strictObject({ promptTokens: count, completionTokens: count }).optional(),
+  usage: usageSchema.optional(),
   delayMs: z.number().nonnegative().optional(),
 });
 
 export const scriptedScriptSchema = z.strictObject({ description: z.string().optional(), turns: z.array(turnSchema) });
+
+/** The keys an object may hold, by the key it sits under (the root under ''). */
+const ALLOWED_KEYS: Readonly<Record<string, readonly string[]>> = {
+  '': Object.keys(scriptedScriptSchema.shape),
+  turns: Object.keys(turnSchema.shape),
+  toolCalls: Object.keys(toolCallSchema.shape),
+  usage: Object.keys(usageSchema.shape),
+};
+
+/** A script with a systematic mistake repeats it on every turn; the first few say it all. */
+const MAX_REPORTED_PROBLEMS = 20;
 
 /** `["turns", 2, "toolCalls", 0, "arguments"]` → `turns[2].toolCalls[0].arguments`. */
 export function formatPath(path: readonly PropertyKey[]): string {
@@ -72,28 +85,76 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   return value;
 }
 
+/**
+ * One problem in words. The script may be any file (a hostile model id can
+ * point anywhere), so nothing from it is quoted: not a value, not an unknown
+ * key — only our own key paths, types and key names. zod's own messages are
+ * not used for that reason ("Unrecognized key: \"…\"" quotes the key).
+ */
 function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
   const where = formatPath(issue.path);
   switch (issue.code) {
     case 'invalid_type': {
-      const expected = issue.expected === 'object' || issue.expected === 'array' ? `an ${issue.expected}` : `a ${issue.expected}`;
+      const expected = issue.expected === 'int' ? 'an integer' : issue.expected === 'object' || issue.expected === 'array' ? `an ${issue.expected}` : `a ${issue.expected}`;
       return valueAt(input, issue.path) === undefined ? `${where} is missing (expected ${expected})` : `${where} must be ${expected}`;
     }
-    case 'unrecognized_keys':
-      return `${where} has unknown key${issue.keys.length === 1 ? '' : 's'} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+    case 'unrecognized_keys': {
+      const count = issue.keys.length === 1 ? 'an unknown key' : `${issue.keys.length} unknown keys`;
+      const allowed = allowedKeysAt(issue.path);
+      const guesses = [...new Set(issue.keys.map((key) => closestKey(key, allowed)).filter((k) => k !== undefined))];
+      const hint = guesses.length > 0 ? `did you mean ${guesses.map((k) => `"${k}"`).join(', ')}?` : `allowed: ${allowed.join(', ')}`;
+      return `${where} has ${count} (${hint})`;
+    }
     case 'too_small':
       return `${where} must be >= ${String(issue.minimum)}`;
     default:
-      return `${where}: ${issue.message}`;
+      return `${where} is not valid here (${issue.code})`;
   }
+}
+
+function allowedKeysAt(path: readonly PropertyKey[]): readonly string[] {
+  const parent = path.findLast((key) => typeof key === 'string');
+  return ALLOWED_KEYS[parent === undefined ? '' : String(parent)] ?? [];
+}
+
+/** The allowed key a typo most likely meant (`toolcalls`, `tool_calls` → `toolCalls`), if any is close. */
+function closestKey(key: string, allowed: readonly string[]): string | undefined {
+  if (key.length > 40) return undefined;
+  const normal = (k: string): string => k.toLowerCase().replace(/[-_\s]/g, '');
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const candidate of allowed) {
+    const distance = editDistance(normal(key), normal(candidate));
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
 }
 
 /** Validates a parsed script; errors name the source and every bad path. */
 export function parseScript(value: unknown, source: string): ScriptedScript {
   const result = scriptedScriptSchema.safeParse(value);
   if (result.success) return result.data as ScriptedScript;
-  const problems = result.error.issues.map((issue) => describeIssue(issue, value));
-  throw new ToolgateError('config_invalid', `invalid scripted model script ${source}: ${problems.join('; ')}`, {
-    details: { source, problems },
+  const issues = result.error.issues;
+  const problems = issues.slice(0, MAX_REPORTED_PROBLEMS).map((issue) => describeIssue(issue, value));
+  const more = issues.length - problems.length;
+  const rest = more > 0 ? `; and ${more} more problem${more === 1 ? '' : 's'}` : '';
+  throw new ToolgateError('config_invalid', `invalid scripted model script ${source}: ${problems.join('; ')}${rest}`, {
+    details: { source, problems, problemCount: issues.length },
   });
 }

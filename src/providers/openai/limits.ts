@@ -1,0 +1,38 @@
+import { ToolgateError } from '../../core/errors.ts';
+
+/**
+ * Bounds on what one model call may read from an endpoint. A runaway or hostile
+ * server (an endless stream, a body that keeps going, one giant event) must
+ * fail its own call, never take the process's memory with it.
+ */
+
+/** A whole non-streamed answer. 128k output tokens are about 0.5 MiB of text; the rest is headroom. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+/**
+ * A whole streamed answer. Each token travels in its own chunk of ~250 bytes
+ * of envelope, and the envelopes are dropped as they are read, so this sits
+ * above the body limit without costing memory.
+ */
+export const DEFAULT_MAX_STREAM_BYTES = 64 * 1024 * 1024;
+/** One server-sent event (or one line of one). A chunk carries a few tokens; even a whole tool call in one chunk is KiBs. */
+export const DEFAULT_MAX_EVENT_BYTES = 1024 * 1024;
+/** Tool calls in one answer: models emit a handful; each one becomes a gated call downstream. */
+export const DEFAULT_MAX_TOOL_CALLS = 128;
+/** An error body is only quoted, truncated, in a message: reading past this is waste. */
+export const DEFAULT_MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+export type LimitOption = 'maxResponseBytes' | 'maxStreamBytes' | 'maxEventBytes' | 'maxToolCalls';
+
+/**
+ * The error for an exceeded bound. It is never retried: the same request would
+ * get the same answer. It names the option, so the fix is in the message.
+ */
+export function limitExceeded(input: { option: LimitOption; limit: number; what: string }): ToolgateError {
+  const { option, limit, what } = input;
+  const unit = option === 'maxToolCalls' ? '' : ' bytes';
+  return new ToolgateError(
+    'model_error',
+    `${what} exceeds ${option} (${limit}${unit}); the endpoint sent more than a model answer should hold — if it is genuine, raise ${option} (providers.openai.${option})`,
+    { details: { limit: option, [option]: limit } },
+  );
+}
