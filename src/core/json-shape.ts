@@ -33,37 +33,47 @@ export interface JsonShapeProblem {
 export function checkJsonShape(value: unknown, limits: JsonShapeLimits = {}): JsonShapeProblem | undefined {
   const maxDepth = limits.maxDepth ?? DEFAULT_MAX_JSON_DEPTH;
   const maxNodes = limits.maxNodes ?? DEFAULT_MAX_JSON_NODES;
-  const stack: { value: unknown; depth: number; path: string }[] = [{ value, depth: 0, path: '' }];
+  // Paths are built only for the value at fault: each item links to its parent.
+  const stack: Item[] = [{ value, depth: 0, key: '', parent: undefined }];
   let nodes = 0;
   while (stack.length > 0) {
-    const item = stack.pop() as { value: unknown; depth: number; path: string };
+    const item = stack.pop() as Item;
     nodes += 1;
-    if (nodes > maxNodes) {
-      return { code: 'too_large', path: item.path, message: `the value has more than ${maxNodes} elements` };
-    }
+    if (nodes > maxNodes) return { code: 'too_large', path: pathOf(item), message: `the value has more than ${maxNodes} elements` };
     const v = item.value;
     if (typeof v === 'number') {
       if (!Number.isFinite(v)) {
-        return { code: 'not_finite', path: item.path, message: `${describeNumber(v)} is not a finite number (JSON numbers must fit a 64-bit float)` };
+        return { code: 'not_finite', path: pathOf(item), message: `${describeNumber(v)} is not a finite number (JSON numbers must fit a 64-bit float)` };
       }
       continue;
     }
     if (v === null || typeof v !== 'object') continue;
     const depth = item.depth + 1;
-    if (depth > maxDepth) {
-      return { code: 'too_deep', path: item.path, message: `the value nests deeper than ${maxDepth} levels` };
-    }
+    if (depth > maxDepth) return { code: 'too_deep', path: pathOf(item), message: `the value nests deeper than ${maxDepth} levels` };
     if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], depth, path: `${item.path}/${i}` });
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], depth, key: String(i), parent: item });
     } else {
       const keys = Object.keys(v);
       for (let i = keys.length - 1; i >= 0; i--) {
         const key = keys[i] as string;
-        stack.push({ value: (v as Record<string, unknown>)[key], depth, path: `${item.path}/${escapePointer(key)}` });
+        stack.push({ value: (v as Record<string, unknown>)[key], depth, key, parent: item });
       }
     }
   }
   return undefined;
+}
+
+interface Item {
+  value: unknown;
+  depth: number;
+  key: string;
+  parent: Item | undefined;
+}
+
+function pathOf(item: Item): string {
+  const keys: string[] = [];
+  for (let at: Item | undefined = item; at?.parent !== undefined; at = at.parent) keys.push(escapePointer(at.key));
+  return keys.length === 0 ? '' : `/${keys.reverse().join('/')}`;
 }
 
 function describeNumber(n: number): string {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { JsonObject, JsonValue } from '../core/json.ts';
 import { applyInjection, type InjectionContext } from './apply-injection.ts';
 
 const context: InjectionContext = {
@@ -65,5 +66,30 @@ describe('applyInjection', () => {
   it('does not read through prototypes', () => {
     const result = applyInjection({ arguments: {}, inject: { x: '{{user.constructor}}', y: '{{context.toString}}' }, context });
     assert.deepEqual(result.missing, ['user.constructor', 'context.toString']);
+  });
+
+  describe('values deeper than any stack', () => {
+    const nest = (depth: number): JsonValue => {
+      let value: JsonValue = 'leaf';
+      for (let i = 0; i < depth; i += 1) value = i % 2 === 0 ? [value] : { a: value };
+      return value;
+    };
+
+    it('copies deep arguments without overflowing', () => {
+      const args = { deep: nest(30_000), userId: 'mallory' };
+      const result = applyInjection({ arguments: args, inject: { userId: '{{user.id}}' }, context });
+      assert.equal(result.arguments['userId'], 'alice');
+      assert.notEqual(result.arguments['deep'], args.deep);
+      let node = result.arguments['deep'] as JsonValue;
+      for (let i = 0; i < 30_000; i += 1) node = Array.isArray(node) ? (node[0] as JsonValue) : ((node as JsonObject)['a'] as JsonValue);
+      assert.equal(node, 'leaf');
+    });
+
+    it('treats a context value past the shape limits as missing, so the call is denied', () => {
+      const hostile: InjectionContext = { context: { deep: nest(100_000), huge: Number.POSITIVE_INFINITY, fine: nest(10) } };
+      const result = applyInjection({ arguments: {}, inject: { a: '{{context.deep}}', b: 'x-{{context.deep}}', c: '{{context.huge}}', d: 'n={{context.huge}}', e: '{{context.fine}}' }, context: hostile });
+      assert.deepEqual(result.missing, ['context.deep', 'context.huge']);
+      assert.deepEqual(Object.keys(result.arguments), ['e']);
+    });
   });
 });

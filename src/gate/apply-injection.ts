@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue } from '../core/json.ts';
+import { checkJsonShape } from '../core/json-shape.ts';
 import { cloneJson, setOwn } from '../validation/index.ts';
 
 /**
@@ -43,6 +44,8 @@ const ROOTS: ReadonlySet<string> = new Set(['user', 'tenant', 'context']);
  * templates is a literal. Whatever the model sent for an injected key is
  * overwritten and recorded. A missing value (absent, null or empty string) is
  * never replaced by "": the key is removed and the path listed in `missing`.
+ * So is a value past the JSON shape limits (too deep, too large, a non-finite
+ * number): it cannot be sent, so the call must not go ahead without it.
  */
 export function applyInjection(input: InjectionInput): InjectionResult {
   const args = cloneJson(input.arguments);
@@ -84,7 +87,7 @@ function render(template: string, context: InjectionContext): { value: JsonValue
   return { value, missing };
 }
 
-/** A present, non-empty value at a dotted path, or undefined. */
+/** A present, non-empty value within the shape limits at a dotted path, or undefined. */
 function lookup(context: InjectionContext, path: string): JsonValue | undefined {
   const [root, ...rest] = path.split('.');
   if (root === undefined || !ROOTS.has(root)) return undefined;
@@ -94,5 +97,5 @@ function lookup(context: InjectionContext, path: string): JsonValue | undefined 
     node = node[segment];
   }
   if (node === undefined || node === null || node === '') return undefined;
-  return node;
+  return checkJsonShape(node) === undefined ? node : undefined;
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createRedactor, REDACTED } from './create-redactor.ts';
+import type { JsonObject, JsonValue } from '../core/json.ts';
+import { createRedactor, REDACTED, TOO_DEEP } from './create-redactor.ts';
 
 describe('createRedactor', () => {
   const redact = createRedactor();
@@ -54,5 +55,21 @@ describe('createRedactor', () => {
     assert.equal(redact(null), null);
     assert.deepEqual(redact([1, 'a', { ok: true }]), [1, 'a', { ok: true }]);
     assert.deepEqual(createRedactor([])({ password: 'p' }), { password: 'p' });
+  });
+
+  it('replaces what lies past the depth limit with a marker instead of overflowing the stack', () => {
+    const nest = (depth: number, leaf: JsonValue): JsonValue => {
+      let value = leaf;
+      for (let i = 0; i < depth; i += 1) value = i % 2 === 0 ? [value] : { a: value };
+      return value;
+    };
+    const deep = { password: 'p', data: nest(100_000, { token: 't' }) };
+    const out = redact(deep) as JsonObject;
+    assert.equal(out['password'], REDACTED);
+    let node = out['data'] as JsonValue;
+    for (let depth = 2; depth <= 64; depth += 1) node = Array.isArray(node) ? (node[0] as JsonValue) : ((node as JsonObject)['a'] as JsonValue);
+    assert.equal(node, TOO_DEEP);
+    const atLimit = { data: nest(62, { token: 't', keep: 1 }) };
+    assert.equal(JSON.stringify(redact(atLimit)), JSON.stringify({ data: nest(62, { token: REDACTED, keep: 1 }) }));
   });
 });

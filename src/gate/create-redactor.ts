@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue } from '../core/json.ts';
+import { DEFAULT_MAX_JSON_DEPTH } from '../core/json-shape.ts';
 import { setOwn } from '../validation/index.ts';
 
 /**
@@ -8,6 +9,13 @@ import { setOwn } from '../validation/index.ts';
 export const DEFAULT_REDACT_PATTERNS: readonly string[] = ['password', 'passwd', 'token', 'secret', 'apiKey', 'authorization', 'cookie', 'privateKey', 'credential'];
 
 export const REDACTED = '[redacted]';
+/** What stands for a container nested past DEFAULT_MAX_REDACT_DEPTH. */
+export const TOO_DEEP = '[too deep]';
+/**
+ * Containers deeper than this (the value itself is level 1) are replaced by
+ * TOO_DEEP: the copy recurses, and no value that passed validation nests deeper.
+ */
+export const DEFAULT_MAX_REDACT_DEPTH = DEFAULT_MAX_JSON_DEPTH;
 
 const HEADER_NAME = /^[A-Za-z0-9_.-]+$/;
 
@@ -19,6 +27,7 @@ const HEADER_NAME = /^[A-Za-z0-9_.-]+$/;
  * matches anywhere in the key (`token` → `accessToken`); with `*` it must match
  * the whole key (`x*id` → `xRequestId`). Header lists in `{name, value}` form
  * (HAR, fetch-like) are covered too: the `value` of a matching `name` is hidden.
+ * A container nested deeper than DEFAULT_MAX_REDACT_DEPTH becomes "[too deep]".
  */
 export function createRedactor(patterns: readonly string[] = DEFAULT_REDACT_PATTERNS): (value: JsonValue) => JsonValue {
   const matchers = patterns.map(fold).filter((p) => p !== '').map(toMatcher);
@@ -26,20 +35,21 @@ export function createRedactor(patterns: readonly string[] = DEFAULT_REDACT_PATT
     const folded = fold(key);
     return matchers.some((match) => match(folded));
   };
-  const redact = (value: JsonValue): JsonValue => {
+  const redact = (value: JsonValue, depth: number): JsonValue => {
     if (value === null || typeof value !== 'object') return value;
-    if (Array.isArray(value)) return value.map(redact);
+    if (depth > DEFAULT_MAX_REDACT_DEPTH) return TOO_DEEP;
+    if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1));
     const out: JsonObject = {};
     const name = value['name'];
     // Only identifier-like names: `{name: "Secret Santa", value: 3}` is data, not a header.
     const headerName = typeof name === 'string' && HEADER_NAME.test(name) ? name : undefined;
     const hideValue = headerName !== undefined && Object.hasOwn(value, 'value') && sensitive(headerName);
     for (const [key, item] of Object.entries(value)) {
-      setOwn(out, key, sensitive(key) || (hideValue && key === 'value') ? REDACTED : redact(item));
+      setOwn(out, key, sensitive(key) || (hideValue && key === 'value') ? REDACTED : redact(item, depth + 1));
     }
     return out;
   };
-  return redact;
+  return (value) => redact(value, 1);
 }
 
 function fold(text: string): string {

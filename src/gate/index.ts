@@ -1,6 +1,6 @@
 export { applyInjection, type InjectedArgument, type InjectionContext, type InjectionInput, type InjectionResult } from './apply-injection.ts';
 export { classifyTool, type ToolClassification } from './classify-tool.ts';
-export { createRedactor, DEFAULT_REDACT_PATTERNS, REDACTED } from './create-redactor.ts';
+export { createRedactor, DEFAULT_MAX_REDACT_DEPTH, DEFAULT_REDACT_PATTERNS, REDACTED, TOO_DEEP } from './create-redactor.ts';
 export { decide, type DecideInput, type Decision } from './decide.ts';
 export { injectedSchemaView } from './injected-schema-view.ts';
 export { isToolAllowed, type AllowDecision } from './is-tool-allowed.ts';

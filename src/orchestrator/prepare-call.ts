@@ -64,7 +64,7 @@ export function prepareCall(input: PrepareInput): PreparedCall | RejectedCall {
       decision: 'invalid',
       code: 'invalid_arguments',
       message: `The arguments for ${entry.tool.name} cannot be used: ${shape.path === '' ? '' : `at ${shape.path}, `}${shape.message}. Call ${entry.tool.name} again with plain, finite values.`,
-      issues: [{ code: shape.code, path: shape.path, message: shape.message } as unknown as ValidationIssue],
+      issues: [{ code: shape.code, path: shape.path, message: shape.message }],
       normalisations: [],
     };
   }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { checkJsonShape } from '../core/json-shape.ts';
 import { extractToolCalls } from './extract-tool-calls.ts';
 import type { ExtractOptions } from './types.ts';
 
@@ -110,10 +111,59 @@ describe('extractToolCalls', () => {
     assert.ok(junk.diagnostics.length <= 50);
   });
 
+  describe('limits', () => {
+    const deep = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+
+    it('refuses arguments nested deeper than 64 levels in any envelope, instead of returning them', () => {
+      for (const text of [
+        `<tool_call>{"name": "get_weather", "arguments": {"city": ${deep(80)}}}</tool_call>`,
+        `<tool_call>{"name": "get_weather", "arguments": ${JSON.stringify(`{"city": ${deep(10_000)}}`)}}</tool_call>`,
+        `[TOOL_CALLS]get_weather[ARGS]{"city": ${deep(80)}}`,
+        `<function=get_weather><parameter=city>${deep(80)}</parameter></function>`,
+        `{"name": "get_weather", "arguments": {"city": ${deep(80)}}}`,
+      ]) {
+        const result = run(text);
+        assert.deepEqual(result.calls, [], text.slice(0, 40));
+        const diagnostic = result.diagnostics.find((d) => d.code === 'invalid_arguments');
+        assert.ok(diagnostic, `no invalid_arguments for ${text.slice(0, 40)}: ${JSON.stringify(result.diagnostics)}`);
+        assert.match(diagnostic.message, /deeper than 64 levels/);
+        assert.equal(diagnostic.name, 'get_weather');
+      }
+    });
+
+    it('reports JSON nested past the reading limit as invalid, with the limit', () => {
+      const result = run(`<tool_call>{"name": "get_weather", "arguments": {"city": ${deep(10_000)}}}</tool_call>`);
+      assert.deepEqual(result.calls, []);
+      assert.equal(result.diagnostics[0]?.code, 'invalid_json');
+      assert.match(result.diagnostics[0]?.message ?? '', /deeper than 128 levels/);
+    });
+
+    it('refuses numbers out of range instead of passing Infinity on', () => {
+      for (const text of [
+        '<tool_call>{"name": "get_weather", "arguments": {"days": 1e400}}</tool_call>',
+        '{"name": "get_weather", "arguments": {"days": -1e400}}',
+        '[TOOL_CALLS]get_weather[ARGS]{"days": 1e400}',
+        '<|python_tag|>get_weather(days=1e400)<|eom_id|>',
+        '<tool_call>{"name": "get_weather", "arguments": "{\\"days\\": 1e400}"}</tool_call>',
+      ]) {
+        const result = run(text);
+        assert.deepEqual(result.calls, [], text);
+        assert.ok(result.diagnostics.some((d) => /out of range/.test(d.message)), `${text}: ${JSON.stringify(result.diagnostics)}`);
+      }
+    });
+
+    it('keeps a value out of range in an XML parameter as text (validation then refuses it)', () => {
+      const result = run('<function=get_weather><parameter=days>1e400</parameter></function>');
+      assert.deepEqual(result.calls.map((c) => c.arguments), [{ days: '1e400' }]);
+    });
+  });
+
   it('never throws on pathological input', () => {
-    for (const text of ['{'.repeat(200_000), '"'.repeat(200_000), '[TOOL_CALLS]'.repeat(20_000), '<tool_call>{'.repeat(20_000), '`'.repeat(100_000), '<｜tool▁call▁begin｜>'.repeat(10_000), '\u0000\uffff\ud800']) {
+    const deepCall = (open: string, close: string): string => `{"name": "get_weather", "arguments": {"a": ${open.repeat(50_000)}${close.repeat(50_000)}}}`;
+    for (const text of [deepCall('[', ']'), deepCall('{"a":', '}'), `<tool_call>${deepCall("{'a':", '}')}</tool_call>`, `[get_weather(a=${'['.repeat(100_000)})]`, '{'.repeat(200_000), '"'.repeat(200_000), '[TOOL_CALLS]'.repeat(20_000), '<tool_call>{'.repeat(20_000), '`'.repeat(100_000), '<｜tool▁call▁begin｜>'.repeat(10_000), '\u0000\uffff\ud800']) {
       const result = run(text);
       assert.ok(Array.isArray(result.calls));
+      for (const call of result.calls) assert.equal(checkJsonShape(call.arguments), undefined);
     }
   });
 });

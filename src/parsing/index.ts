@@ -9,6 +9,9 @@
  *   needed, with precision rules (declared tools only, examples and cut calls
  *   are diagnostics, never calls). Never throws; linear time.
  * - repairJson(text) / repairArguments(raw): JSON and native `arguments` strings.
+ *   Limits (docs/parsing.md): arguments longer than DEFAULT_MAX_ARGUMENTS_CHARS,
+ *   nested deeper than core's DEFAULT_MAX_JSON_DEPTH, with more values than
+ *   DEFAULT_MAX_JSON_NODES or a number out of range are refused, never thrown.
  * - createStreamFilter(): which streamed text is safe to show before the turn ends.
  * - renderToolPrompt / toolCallJsonSchema: prompted tool mode and structured output.
  * - formatParseFeedback: what to tell a model whose call could not be used.
@@ -17,7 +20,7 @@
 export { extractToolCalls } from './extract-tool-calls.ts';
 export { repairJson } from './repair-json.ts';
 export type { RepairJsonResult } from './repair-json.ts';
-export { repairArguments } from './repair-arguments.ts';
+export { DEFAULT_MAX_ARGUMENTS_CHARS, repairArguments } from './repair-arguments.ts';
 export type { RepairArgumentsOptions, RepairArgumentsResult } from './repair-arguments.ts';
 export { createStreamFilter } from './stream-filter.ts';
 export type { StreamFilter, StreamFilterOptions } from './stream-filter.ts';

@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue } from '../core/json.ts';
+import type { JsonShapeProblem } from '../core/json-shape.ts';
 import type { RepairKind } from './types.ts';
 
 /**
@@ -7,20 +8,34 @@ import type { RepairKind } from './types.ts';
  * characters and invalid escapes in strings, and (when allowed) strings and
  * brackets left open at the very end. It records every repair it makes and
  * never invents a value: a key without a value, or a bare word, is an error.
+ * Bounded: nesting past `maxDepth` and numbers out of a 64-bit float's range
+ * are failures at their position, never a stack overflow or an Infinity.
  */
 
 export interface LenientOptions {
   /** Close a string and brackets left open at the very end of the text. */
   allowCloseAtEnd: boolean;
+  /** Containers nested inside each other (the top level is depth 1). Default DEFAULT_MAX_READ_DEPTH. */
   maxDepth?: number;
 }
 
+/** Which limit a failure hit, when it is a limit and not a syntax error. */
+export type ReadLimit = Exclude<JsonShapeProblem['code'], 'too_large'>;
+
 export type LenientResult =
   | { ok: true; value: JsonValue; repairs: RepairKind[]; closedAtEnd: boolean }
-  | { ok: false; message: string; position: number; atEnd: boolean };
+  | { ok: false; message: string; position: number; atEnd: boolean; limit?: ReadLimit };
 
-/** Tool arguments never nest this deep; deeper input is an attack or garbage. */
-export const DEFAULT_MAX_JSON_DEPTH = 128;
+/**
+ * How deep any JSON read from model text may nest: the arguments' own limit
+ * (DEFAULT_MAX_JSON_DEPTH in core, 64) plus ample room for the envelopes
+ * around them (`{"tool_calls": [{"function": {"arguments": …}}]}`). Deeper
+ * input is an attack or garbage; the arguments are checked against their own
+ * limit once read.
+ */
+export const DEFAULT_MAX_READ_DEPTH = 128;
+/** Longest number literal quoted back in a message. */
+const MAX_QUOTED_NUMBER = 24;
 
 const NUMBER_RE = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const WORD_RE = /[A-Za-z_$][\w$-]*/y;
@@ -33,10 +48,22 @@ const PYTHON_LITERALS = new Map<string, JsonValue>([['True', true], ['False', fa
 class ParseFailure {
   readonly message: string;
   readonly position: number;
-  constructor(message: string, position: number) {
+  readonly limit: ReadLimit | undefined;
+  constructor(message: string, position: number, limit?: ReadLimit) {
     this.message = message;
     this.position = position;
+    this.limit = limit;
   }
+}
+
+/** The message for a number literal that does not fit a 64-bit float. */
+export function outOfRangeMessage(literal?: string): string {
+  const quoted = literal === undefined ? 'A number' : `The number ${literal.length > MAX_QUOTED_NUMBER ? `${literal.slice(0, MAX_QUOTED_NUMBER)}…` : literal}`;
+  return `${quoted} is out of range (JSON numbers must fit a 64-bit float)`;
+}
+
+export function tooDeepMessage(maxDepth: number): string {
+  return `JSON nested deeper than ${maxDepth} levels`;
 }
 
 /** Sets a key without letting "__proto__" reach the prototype. */
@@ -57,7 +84,7 @@ class LenientParser {
   constructor(text: string, options: LenientOptions) {
     this.text = text;
     this.allowClose = options.allowCloseAtEnd;
-    this.maxDepth = options.maxDepth ?? DEFAULT_MAX_JSON_DEPTH;
+    this.maxDepth = options.maxDepth ?? DEFAULT_MAX_READ_DEPTH;
   }
 
   parseDocument(): JsonValue {
@@ -67,8 +94,8 @@ class LenientParser {
     return value;
   }
 
-  private fail(message: string, position: number = this.pos): never {
-    throw new ParseFailure(message, position);
+  private fail(message: string, position: number = this.pos, limit?: ReadLimit): never {
+    throw new ParseFailure(message, position, limit);
   }
 
   private atEnd(): boolean {
@@ -118,7 +145,7 @@ class LenientParser {
 
   private enter(): void {
     this.depth += 1;
-    if (this.depth > this.maxDepth) this.fail(`JSON nested deeper than ${this.maxDepth} levels`);
+    if (this.depth > this.maxDepth) this.fail(tooDeepMessage(this.maxDepth), this.pos, 'too_deep');
     this.pos += 1;
   }
 
@@ -255,8 +282,11 @@ class LenientParser {
     NUMBER_RE.lastIndex = this.pos;
     const match = NUMBER_RE.exec(this.text);
     if (match === null) this.fail('Invalid number');
+    const value = Number(match[0]);
+    // 1e400 reads as Infinity, which JSON.stringify then sends on as null.
+    if (!Number.isFinite(value)) this.fail(outOfRangeMessage(match[0]), this.pos, 'not_finite');
     this.pos += match[0].length;
-    return Number(match[0]);
+    return value;
   }
 
   private parseWord(): JsonValue {
@@ -287,9 +317,10 @@ export function parseLenient(text: string, options: LenientOptions): LenientResu
     return { ok: true, value, repairs: [...parser.repairs], closedAtEnd: parser.closedAtEnd };
   } catch (error) {
     if (error instanceof ParseFailure) {
-      return { ok: false, message: error.message, position: error.position, atEnd: error.position >= text.length };
+      const failure = { ok: false as const, message: error.message, position: error.position, atEnd: error.position >= text.length };
+      return error.limit === undefined ? failure : { ...failure, limit: error.limit };
     }
-    // Only a stack overflow can land here; report it as a parse failure, never throw.
-    return { ok: false, message: 'JSON too deeply nested to read', position: 0, atEnd: false };
+    // The depth bound keeps recursion shallow; should a small stack still run out, it is a failure, not a throw.
+    return { ok: false, message: 'JSON too deeply nested to read', position: 0, atEnd: false, limit: 'too_deep' };
   }
 }

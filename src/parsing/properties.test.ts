@@ -1,14 +1,19 @@
 // Property tests: the extractor never throws and keeps its invariants on any
 // input; valid calls come back intact; repairJson leaves valid JSON alone; the
 // stream filter never shows a byte of a call and does not depend on how the
-// text was split.
+// text was split; no parser throws or overflows its stack on deep, huge or
+// unterminated nesting, and none lets a value past the shape limits through.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { loadCorpus } from '../../test/fixtures/parsing/corpus.ts';
 import { isJsonObject } from '../core/json.ts';
+import { checkJsonShape } from '../core/json-shape.ts';
 import type { JsonObject } from '../core/json.ts';
 import { extractDetailed, extractToolCalls } from './extract-tool-calls.ts';
+import { DEFAULT_MAX_READ_DEPTH } from './lenient-json.ts';
+import { parsePythonicCalls } from './pythonic.ts';
+import { repairArguments } from './repair-arguments.ts';
 import { repairJson } from './repair-json.ts';
 import { createStreamFilter } from './stream-filter.ts';
 import { PARSE_DIAGNOSTIC_CODES } from './types.ts';
@@ -40,6 +45,17 @@ const mutated = fc.tuple(fc.constantFrom(...corpusTexts), fc.array(edit, { minLe
     return s.slice(0, at);
   }, text),
 );
+
+/** Runs of openers, closers and out-of-range numbers in JSON, JSON5-ish and pythonic syntax, behind an envelope. */
+const NEST_UNITS = ['[', ']', '{"a":', "{'a':", '{a:', '}', '(', ')', 'f(', '[f(a=', '"', "'", '1e400', ', ', '"x" + '];
+const ENVELOPE_HEADS = ['', 'Here: ', '<tool_call>', '{"name": "get_weather", "arguments": ', '[TOOL_CALLS]get_weather[ARGS]', '[get_weather(a=', '<|python_tag|>', '```json\n', '<function=get_weather><parameter=a>'];
+const deepText = fc
+  .tuple(
+    fc.constantFrom(...ENVELOPE_HEADS),
+    fc.array(fc.tuple(fc.constantFrom(...NEST_UNITS), fc.integer({ min: 1, max: 4_000 })), { minLength: 1, maxLength: 4 }),
+    fc.constantFrom('', '}', ']}', ')]', '</tool_call>', '\n```'),
+  )
+  .map(([head, runs, tail]) => head + runs.map(([unit, times]) => unit.repeat(times)).join('') + tail);
 
 function assertInvariants(text: string, truncated: boolean): void {
   const result = extractToolCalls(text, { tools: TOOLS, truncated });
@@ -84,6 +100,36 @@ describe('parsing properties', () => {
 
   it('extractToolCalls never throws on mutated corpus cases', () => {
     fc.assert(fc.property(mutated, fc.boolean(), (text, truncated) => assertInvariants(text, truncated)), { numRuns: 400 });
+  });
+
+  it('no parser throws on deep, huge or unterminated nesting, and no value past the limits gets through', () => {
+    fc.assert(
+      fc.property(deepText, fc.boolean(), (text, truncated) => {
+        assertInvariants(text, truncated);
+        for (const call of extractToolCalls(text, { tools: TOOLS, truncated }).calls) assert.equal(checkJsonShape(call.arguments), undefined);
+        const args = repairArguments(text);
+        if (args.ok) assert.equal(checkJsonShape(args.arguments), undefined);
+        const json = repairJson(text);
+        if (json.ok) assert.equal(checkJsonShape(json.value, { maxDepth: DEFAULT_MAX_READ_DEPTH }), undefined);
+        assert.equal(typeof parsePythonicCalls(text).ok, 'boolean');
+        const { pushed, rest } = stream(text, [text.length >> 1]);
+        assert.ok(text.startsWith(pushed) && typeof rest === 'string');
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('repairArguments refuses any arguments holding a number out of range, wherever it is', () => {
+    const placeholder = '"\\u0000out-of-range\\u0000"';
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 })), fc.integer({ min: 309, max: 100_000 }), fc.boolean(), (data, exponent, negative) => {
+        const text = JSON.stringify({ data, n: [JSON.parse(placeholder) as string] }).replace(placeholder, `${negative ? '-' : ''}1e${exponent}`);
+        const result = repairArguments(text);
+        assert.equal(result.ok, false);
+        if (!result.ok) assert.match(result.message, /out of range/);
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('a valid JSON call comes back with deep-equal arguments, in any envelope', () => {

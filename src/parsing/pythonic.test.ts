@@ -44,6 +44,28 @@ describe('parsePythonicCalls', () => {
     if (!result.ok) assert.equal(result.atEnd, true);
   });
 
+  it('refuses values nested past its limit, naming it, at any depth of input', () => {
+    for (const depth of [64, 10_000, 200_000]) {
+      const text = `[f(a=${'['.repeat(depth)}${']'.repeat(depth)})]`;
+      const result = parsePythonicCalls(text);
+      assert.equal(result.ok, false);
+      if (!result.ok) {
+        assert.match(result.message, /nested deeper than 64 levels/);
+        assert.equal(result.position, 5 + 63);
+      }
+    }
+    // The arguments object is level 1: 63 levels inside it fit the limit.
+    assert.equal(parsePythonicCalls(`f(a=${'('.repeat(63)}${')'.repeat(63)})`).ok, true);
+  });
+
+  it('refuses numbers out of range', () => {
+    for (const text of ['f(qty=1e400)', 'f(qty=-1e400)', `f(qty=[1, {"n": ${'9'.repeat(400)}}])`]) {
+      const result = parsePythonicCalls(text);
+      assert.equal(result.ok, false, text.slice(0, 30));
+      if (!result.ok) assert.match(result.message, /out of range/);
+    }
+  });
+
   it('returns spans of each call', () => {
     const text = '[f(a=1), g()]';
     const result = parsePythonicCalls(text);

@@ -1,5 +1,6 @@
 import type { JsonObject, JsonValue } from '../core/json.ts';
-import { setJsonKey } from './lenient-json.ts';
+import { DEFAULT_MAX_JSON_DEPTH } from '../core/json-shape.ts';
+import { outOfRangeMessage, setJsonKey } from './lenient-json.ts';
 import type { Span } from './types.ts';
 
 /**
@@ -19,7 +20,6 @@ export type PythonicResult =
   | { ok: true; calls: PythonicCall[] }
   | { ok: false; message: string; position: number; atEnd: boolean };
 
-const MAX_DEPTH = 64;
 const NAME_RE = /[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*/y;
 const IDENT_RE = /[A-Za-z_]\w*/y;
 const NUMBER_RE = /[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?/y;
@@ -46,7 +46,8 @@ class PythonicParser {
   private readonly text: string;
   private readonly end: number;
   pos: number;
-  private depth = 0;
+  /** The arguments object is level 1, as in the JSON shape limits; the parser recurses once per level. */
+  private depth = 1;
 
   constructor(text: string, start: number, end: number) {
     this.text = text;
@@ -143,8 +144,14 @@ class PythonicParser {
     if (c === '"' || c === "'") return this.parseString(c);
     if (c === '[' || c === '(') return this.parseSequence(c === '[' ? ']' : ')');
     if (c === '{') return this.parseDict();
+    const start = this.pos;
     const number = this.match(NUMBER_RE);
-    if (number !== undefined) return Number(number);
+    if (number !== undefined) {
+      const value = Number(number);
+      if (Number.isFinite(value)) return value;
+      this.pos = start;
+      this.fail(outOfRangeMessage(number));
+    }
     const word = this.match(IDENT_RE);
     if (word !== undefined && WORDS.has(word)) return WORDS.get(word) ?? null;
     return this.fail(word === undefined ? `Unexpected character '${c}'` : `Unexpected name '${word}': string values need quotes`);
@@ -152,7 +159,7 @@ class PythonicParser {
 
   private nest(): void {
     this.depth += 1;
-    if (this.depth > MAX_DEPTH) this.fail('Value nested too deeply');
+    if (this.depth > DEFAULT_MAX_JSON_DEPTH) this.fail(`Value nested deeper than ${DEFAULT_MAX_JSON_DEPTH} levels`);
     this.pos += 1;
   }
 

@@ -95,6 +95,46 @@ describe('readJson', () => {
   });
 });
 
+describe('repairJson limits', () => {
+  it('refuses nesting past the reading depth limit in every stage, naming the limit and the position', () => {
+    for (const text of [
+      '['.repeat(10_000) + ']'.repeat(10_000),
+      '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000),
+      "{'a':".repeat(5_000) + '1' + '}'.repeat(5_000),
+      '['.repeat(300) + '1 2' + ']'.repeat(300),
+    ]) {
+      const result = repairJson(text);
+      assert.equal(result.ok, false, text.slice(0, 20));
+      if (!result.ok) {
+        assert.match(result.error.message, /nested deeper than 128 levels/);
+        assert.equal(result.error.position, text.startsWith('[') ? 128 : 128 * 5);
+      }
+    }
+  });
+
+  it('refuses numbers that do not fit a 64-bit float, at their position', () => {
+    for (const text of ['[1e400]', '{"a": [-1e400]}', '{a: 1E+309}', `[${'1'.repeat(400)}]`, '["x" "y", 1e400]', JSON.stringify({ pad: 'x'.repeat(20_000) }).replace('}', ', "n": 1e400}')]) {
+      const result = repairJson(text);
+      assert.equal(result.ok, false, text.slice(0, 30));
+      if (!result.ok) {
+        assert.match(result.error.message, /out of range/);
+        assert.equal(result.error.position, text.search(/-?1e|-?1E|1{400}/), text.slice(0, 30));
+      }
+    }
+  });
+
+  it('still reads tiny numbers (they round to zero, a finite value)', () => {
+    assert.deepEqual(repairJson('[1e-400]'), { ok: true, value: [0], repairs: [] });
+  });
+
+  it('does not hand jsonrepair more nesting than it can recurse through', () => {
+    for (const text of ['{"a": ' + 'f('.repeat(10_000), '{"a": ' + Array(10_000).fill('"x"').join(' + '), "{'a': " + "['x' ".repeat(10_000)]) {
+      const result = repairJson(text);
+      assert.equal(result.ok, false);
+    }
+  });
+});
+
 describe('parseLenient', () => {
   it('refuses nesting past its depth limit instead of overflowing the stack', () => {
     const result = parseLenient('['.repeat(100_000), { allowCloseAtEnd: true });

@@ -1,6 +1,7 @@
 import { jsonrepair } from 'jsonrepair';
 import type { JsonValue } from '../core/json.ts';
-import { parseLenient } from './lenient-json.ts';
+import { DEFAULT_MAX_READ_DEPTH, outOfRangeMessage, parseLenient, tooDeepMessage } from './lenient-json.ts';
+import type { ReadLimit } from './lenient-json.ts';
 import { indexOfOpener, scanRegion } from './scanner.ts';
 import type { RepairKind } from './types.ts';
 
@@ -13,18 +14,28 @@ export interface ReadJsonOptions {
   allowCloseAtEnd: boolean;
   /** Try jsonrepair when the lenient reader fails (default true; prose braces that name no tool skip it). */
   lastResort?: boolean;
+  /** Nesting allowed (the top level is depth 1). Default DEFAULT_MAX_READ_DEPTH. */
+  maxDepth?: number;
 }
 
 export type ReadJsonResult =
   | { ok: true; value: JsonValue; repairs: RepairKind[]; closedAtEnd: boolean }
-  | { ok: false; message: string; position: number; atEnd: boolean };
+  | { ok: false; message: string; position: number; atEnd: boolean; limit?: ReadLimit };
 
 /** Above this length JSON.parse is tried before the lenient reader. */
 const STRICT_FIRST_LENGTH = 16 * 1024;
 const NULLISH_WORD_RE = /\b(?:null|None|NULL|undefined|nil)\b/g;
 const QUOTE_RE = /["']/;
+const NUMBER_LITERAL_RE = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const SPACE_RE = /\s/;
 const ARRAY_ITEM_STARTS = new Set(['"', '{', '[', ']', '-', 't', 'f', 'n', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+/**
+ * jsonrepair recurses once per `{`, `[`, `(` (a wrapping function call) and
+ * `+` (string concatenation) it reads, and overflows the stack past about
+ * 3,400 of them. It only gets texts with at most this many, counted anywhere
+ * (a bound that holds whatever it decides is a string).
+ */
+const JSONREPAIR_MAX_NESTING_CHARS = 1_000;
 
 /**
  * Cheap look at the first two tokens: JSON.parse is only worth a try (and a
@@ -47,8 +58,8 @@ function countNulls(value: JsonValue): number {
   while (stack.length > 0) {
     const item = stack.pop();
     if (item === null) count += 1;
-    else if (Array.isArray(item)) stack.push(...item);
-    else if (typeof item === 'object' && item !== undefined) stack.push(...Object.values(item));
+    // A loop, not push(...items): spreading a huge array overflows the call stack.
+    else if (typeof item === 'object' && item !== undefined) for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push(child);
   }
   return count;
 }
@@ -60,6 +71,7 @@ function countNulls(value: JsonValue): number {
  * is jsonrepair filling a missing value, and repairs must not invent values.
  */
 function jsonrepairStage(text: string, allowCloseAtEnd: boolean): JsonValue | undefined {
+  if (countNestingChars(text) > JSONREPAIR_MAX_NESTING_CHARS) return undefined;
   if (!allowCloseAtEnd) {
     const start = indexOfOpener(text, 0);
     if (start >= 0 && !scanRegion(text, start).closed) return undefined;
@@ -73,28 +85,119 @@ function jsonrepairStage(text: string, allowCloseAtEnd: boolean): JsonValue | un
   }
 }
 
+function countNestingChars(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    // { [ ( +
+    if (c === 0x7b || c === 0x5b || c === 0x28 || c === 0x2b) count += 1;
+  }
+  return count;
+}
+
+/**
+ * The limit a value read from text breaks: depth or a non-finite number (its
+ * size is bounded by the text's). Lean on purpose, unlike checkJsonShape (a
+ * path per value): it runs over every large text, and the lenient reader or
+ * `locate` says where.
+ */
+function brokenLimit(value: JsonValue, maxDepth: number): ReadLimit | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : 'not_finite';
+  // Only containers go on the stack: pushing every scalar makes a wide array many times slower.
+  const containers: JsonValue[] = [value];
+  const depths: number[] = [0];
+  while (containers.length > 0) {
+    const item = containers.pop() as JsonValue;
+    const depth = depths.pop() as number;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth >= maxDepth) return 'too_deep';
+    const children = Array.isArray(item) ? item : Object.values(item);
+    for (let i = 0; i < children.length; i += 1) {
+      const child = children[i];
+      if (typeof child === 'number') {
+        if (!Number.isFinite(child)) return 'not_finite';
+      } else if (child !== null && typeof child === 'object') {
+        containers.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Whether JSON.parse may read `text` without a result past the depth limit (it slows down badly on deep input). */
+function shallowEnough(text: string, maxDepth: number): boolean {
+  let i = 0;
+  while (i < text.length && SPACE_RE.test(text.charAt(i))) i += 1;
+  const first = text.charAt(i);
+  return (first !== '{' && first !== '[') || scanRegion(text, i).maxDepth <= maxDepth;
+}
+
+/**
+ * Where jsonrepair's output broke a limit, in the text it was given: the
+ * first opener past `maxDepth`, or the first number literal out of range,
+ * outside double-quoted strings. Undefined when the text does not show it plainly.
+ */
+function locate(text: string, code: ReadLimit, maxDepth: number): { position: number; literal?: string } | undefined {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charAt(i);
+    if (inString) {
+      if (c === '\\') i += 1;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') {
+      depth += 1;
+      if (code === 'too_deep' && depth > maxDepth) return { position: i };
+    } else if (c === '}' || c === ']') depth = Math.max(0, depth - 1);
+    else if (code === 'not_finite' && (c === '-' || (c >= '0' && c <= '9'))) {
+      NUMBER_LITERAL_RE.lastIndex = i;
+      const literal = NUMBER_LITERAL_RE.exec(text)?.[0];
+      if (literal === undefined) continue;
+      if (!Number.isFinite(Number(literal))) return { position: i, literal };
+      i += literal.length - 1;
+    }
+  }
+  return undefined;
+}
+
+function limitFailure(text: string, code: ReadLimit, maxDepth: number): ReadJsonResult {
+  const found = locate(text, code, maxDepth);
+  const message = code === 'too_deep' ? tooDeepMessage(maxDepth) : outOfRangeMessage(found?.literal);
+  return { ok: false, message, position: found?.position ?? 0, atEnd: false, limit: code };
+}
+
 /**
  * Reads one JSON value: valid JSON exactly as JSON.parse reads it (no
  * repairs), else with the lenient reader's repairs, else with jsonrepair.
- * Never throws.
+ * Whatever the stage, a value nested past `maxDepth` or holding a number out
+ * of range is a failure (with `limit` set). Never throws.
  */
 export function readJson(text: string, options: ReadJsonOptions): ReadJsonResult {
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_READ_DEPTH;
   // Large texts: JSON.parse first, it is native and fast. Small ones (every
   // real tool call): the lenient reader first — on valid JSON it returns
   // exactly JSON.parse's value with no repairs, and a thrown SyntaxError per
   // repaired call costs more than the whole parse.
-  if (text.length > STRICT_FIRST_LENGTH && mayBeStrict(text)) {
+  // Past a limit, the lenient reader below fails at the very spot, with its position.
+  if (text.length > STRICT_FIRST_LENGTH && mayBeStrict(text) && shallowEnough(text, maxDepth)) {
+    let value: JsonValue | undefined;
     try {
-      return { ok: true, value: JSON.parse(text) as JsonValue, repairs: [], closedAtEnd: false };
+      value = JSON.parse(text) as JsonValue;
     } catch {
       // Not strict JSON: fall through to the repair stages.
     }
+    if (value !== undefined && brokenLimit(value, maxDepth) === undefined) return { ok: true, value, repairs: [], closedAtEnd: false };
   }
-  const lenient = parseLenient(text, { allowCloseAtEnd: options.allowCloseAtEnd });
-  if (lenient.ok || lenient.atEnd || options.lastResort === false || !QUOTE_RE.test(text)) return lenient;
+  const lenient = parseLenient(text, { allowCloseAtEnd: options.allowCloseAtEnd, maxDepth });
+  // A limit is a refusal, not a slip for jsonrepair to repair around.
+  if (lenient.ok || lenient.atEnd || lenient.limit !== undefined || options.lastResort === false || !QUOTE_RE.test(text)) return lenient;
   const repaired = jsonrepairStage(text, options.allowCloseAtEnd);
-  if (repaired !== undefined) return { ok: true, value: repaired, repairs: ['jsonrepair'], closedAtEnd: false };
-  return lenient;
+  if (repaired === undefined) return lenient;
+  const broken = brokenLimit(repaired, maxDepth);
+  if (broken !== undefined) return limitFailure(text, broken, maxDepth);
+  return { ok: true, value: repaired, repairs: ['jsonrepair'], closedAtEnd: false };
 }
 
 /**

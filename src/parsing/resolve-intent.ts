@@ -1,7 +1,9 @@
 import { isJsonObject } from '../core/json.ts';
+import type { JsonObject } from '../core/json.ts';
+import { checkJsonShape } from '../core/json-shape.ts';
 import type { CallIntent } from './call-shapes.ts';
 import type { ExtractContext, Scope } from './extract-context.ts';
-import { repairArguments } from './repair-arguments.ts';
+import { DEFAULT_MAX_ARGUMENTS_CHARS, repairArguments } from './repair-arguments.ts';
 import type { RepairKind, Span } from './types.ts';
 
 /**
@@ -69,7 +71,7 @@ export function resolveIntent(scope: Scope, intent: CallIntent, source: IntentSo
   if (typeof args === 'string') {
     const decoded = repairArguments(args);
     if (!decoded.ok) {
-      outcome.diagnostics.push({ code: 'invalid_arguments', message: `The arguments of "${name}" are a string that is not a JSON object: ${decoded.message}`, span, name });
+      outcome.diagnostics.push({ code: 'invalid_arguments', message: `The arguments of "${name}" are a string that cannot be used: ${decoded.message}`, span, name });
       return;
     }
     outcome.diagnostics.push({ code: 'decoded_string_arguments', message: `The arguments of "${name}" were a JSON string; decoded them.`, span, name });
@@ -81,9 +83,21 @@ export function resolveIntent(scope: Scope, intent: CallIntent, source: IntentSo
     outcome.diagnostics.push({ code: 'invalid_arguments', message: `The arguments of "${name}" must be a JSON object, got ${got}.`, span, name });
     return;
   }
+  // The limits native arguments get in repairArguments, so that no envelope is a way around them.
+  const refusal = span.end - span.start > DEFAULT_MAX_ARGUMENTS_CHARS ? `the call is longer than ${DEFAULT_MAX_ARGUMENTS_CHARS} characters` : shapeRefusal(args);
+  if (refusal !== undefined) {
+    outcome.diagnostics.push({ code: 'invalid_arguments', message: `The arguments of "${name}" are refused: ${refusal}.`, span, name });
+    return;
+  }
   outcome.calls.push({ name, arguments: args, raw: ctx.text.slice(span.start, span.end), span });
   if (repairs.size > 0) {
     const list = [...repairs];
     outcome.diagnostics.push({ code: 'repaired', message: `Repaired the call to "${name}": ${list.join(', ')}.`, span, name, repairs: list });
   }
+}
+
+function shapeRefusal(args: JsonObject): string | undefined {
+  const problem = checkJsonShape(args);
+  if (problem === undefined) return undefined;
+  return problem.path === '' ? problem.message : `${problem.message} (at ${problem.path})`;
 }

@@ -3,7 +3,7 @@ import { readCallShapes } from './call-shapes.ts';
 import type { Payload } from './envelopes/envelope.ts';
 import { charge, excerpt } from './extract-context.ts';
 import type { Scope } from './extract-context.ts';
-import { DEFAULT_MAX_JSON_DEPTH } from './lenient-json.ts';
+import { DEFAULT_MAX_READ_DEPTH } from './lenient-json.ts';
 import { looksPythonic, parsePythonicCalls } from './pythonic.ts';
 import { readJson } from './repair-json.ts';
 import { resolveIntent } from './resolve-intent.ts';
@@ -70,8 +70,8 @@ export function readRegion(scope: Scope, region: Region, strong: boolean): JsonR
   // Unclosed brackets are closed, unless the text itself was cut there (finish_reason 'length'):
   // inside a closed envelope or a finished reply, a missing `}` is a slip, not a cut.
   const allowCloseAtEnd = !region.closed && !(reachesEnd && ctx.truncated);
-  if (region.maxDepth > DEFAULT_MAX_JSON_DEPTH) {
-    if (strong) invalidJsonDiagnostic(scope, span, { message: `nested deeper than ${DEFAULT_MAX_JSON_DEPTH} levels`, position: 0 });
+  if (region.maxDepth > DEFAULT_MAX_READ_DEPTH) {
+    if (strong) invalidJsonDiagnostic(scope, span, { message: `nested deeper than ${DEFAULT_MAX_READ_DEPTH} levels`, position: 0 });
     return { status: 'reported' };
   }
   if (reachesEnd && ctx.truncated) {

@@ -40,7 +40,8 @@ export interface ExtractedCall {
  * - unknown_tool: a call named a tool that is not on offer (`name`).
  * - truncated: a call was cut off at the end of the text.
  * - invalid_json: a call's JSON could not be read, even after repairs (`position`).
- * - invalid_arguments: a call's arguments are not a JSON object.
+ * - invalid_arguments: a call's arguments are not a JSON object, or are past the
+ *   size, depth or number limits (see docs/parsing.md).
  * - missing_arguments: a declared tool was named without arguments outside any call envelope.
  * - malformed_call: a call envelope holds nothing that reads as a call.
  * - ignored_example: something call-shaped is an example or quoted data, not a call.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { JsonSchema } from '../core/json.ts';
+import type { JsonSchema, JsonValue } from '../core/json.ts';
 import { createValidator } from './create-validator.ts';
 import type { ValidationIssue } from './issues.ts';
 import { DEFINITIONS_SCHEMA, EDIT_FILE_SCHEMA, PLACE_ORDER_SCHEMA, PYDANTIC_SCHEMA, WRITE_FILE_SCHEMA } from './test-schemas.ts';
@@ -144,5 +144,46 @@ describe('createValidator', () => {
         assert.equal(result.ok, false);
       }
     }
+  });
+
+  describe('shape limits', () => {
+    const nest = (depth: number, leaf: JsonValue = 1): JsonValue => {
+      let value = leaf;
+      for (let i = 0; i < depth; i += 1) value = [value];
+      return value;
+    };
+    const ANY: JsonSchema = { type: 'object' };
+
+    it('refuses a value nested deeper than 64 levels with too_deep, at the level that crosses the limit', () => {
+      for (const depth of [64, 2_500, 100_000]) {
+        const issues = issuesOf(validator.validate(ANY, { x: nest(depth) }));
+        assert.equal(issues.length, 1);
+        assert.equal(issues[0]?.code, 'too_deep');
+        assert.match(issues[0]?.message ?? '', /deeper than 64 levels/);
+        assert.equal(issues[0]?.path, `/x${'/0'.repeat(63)}`);
+      }
+      assert.deepEqual(validator.validate(ANY, { x: nest(63) }), { ok: true });
+    });
+
+    it('refuses non-finite numbers anywhere with not_finite and their path, even where the schema allows any number', () => {
+      for (const bad of [Infinity, -Infinity, Number.NaN]) {
+        const issues = issuesOf(validator.validate(PLACE_ORDER_SCHEMA, { ...ORDER, qty: bad }));
+        assert.deepEqual(issues.map((i) => [i.code, i.path]), [['not_finite', '/qty']]);
+        assert.match(issues[0]?.message ?? '', /not a finite number/);
+      }
+      assert.deepEqual(issuesOf(validator.validate({}, { a: [1, { b: Infinity }] })).map((i) => [i.code, i.path]), [['not_finite', '/a/1/b']]);
+    });
+
+    it('refuses a value with more elements than the limit with too_large', () => {
+      const issues = issuesOf(validator.validate(ANY, { xs: new Array<number>(100_001).fill(0) }));
+      assert.deepEqual(issues.map((i) => i.code), ['too_large']);
+    });
+
+    it('takes its limits from the options', () => {
+      const strict = createValidator({ maxDepth: 2, maxNodes: 5 });
+      assert.equal(issuesOf(strict.validate(ANY, { a: { b: {} } }))[0]?.code, 'too_deep');
+      assert.equal(issuesOf(strict.validate(ANY, { a: [1, 2, 3, 4, 5] }))[0]?.code, 'too_large');
+      assert.deepEqual(strict.validate(ANY, { a: [1, 2] }), { ok: true });
+    });
   });
 });

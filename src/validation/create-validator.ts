@@ -2,6 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { JsonSchema, JsonValue } from '../core/json.ts';
+import { checkJsonShape } from '../core/json-shape.ts';
 import type { ValidationIssue, ValidationResult } from './issues.ts';
 import { mapAjvErrors } from './map-ajv-errors.ts';
 import { stableStringify } from './stable-stringify.ts';
@@ -12,10 +13,19 @@ export const DEFAULT_VALIDATOR_CACHE_SIZE = 256;
 export interface ValidatorOptions {
   /** How many distinct schemas keep a compiled validator. */
   cacheSize?: number;
+  /** Deepest nesting of a value (the value itself is level 1). Default DEFAULT_MAX_JSON_DEPTH (64). */
+  maxDepth?: number;
+  /** Most values (objects, arrays and scalars) in one value. Default DEFAULT_MAX_JSON_NODES (100,000). */
+  maxNodes?: number;
 }
 
 export interface Validator {
-  /** Checks a value against a JSON Schema. Never throws: a broken schema is an `invalid_schema` issue. */
+  /**
+   * Checks a value against a JSON Schema. Never throws: a broken schema is an
+   * `invalid_schema` issue; a value nested too deep, too large or holding a
+   * non-finite number is one `too_deep`, `too_large` or `not_finite` issue,
+   * found before the schema is looked at.
+   */
   validate(schema: JsonSchema, value: JsonValue): ValidationResult;
 }
 
@@ -36,10 +46,12 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
  * compiles as draft-07 (tuple `items`, `dependencies`) is retried as draft-07.
  * Unknown keywords are ignored (`strict: false`): real schemas carry many.
  * Schemas are treated as immutable: a compiled validator is remembered per
- * schema object and per content.
+ * schema object and per content. Values are shape-checked first: ajv's
+ * checks recurse, and `type: number` accepts Infinity.
  */
 export function createValidator(options: ValidatorOptions = {}): Validator {
   const cacheSize = Math.max(1, options.cacheSize ?? DEFAULT_VALIDATOR_CACHE_SIZE);
+  const limits = { ...(options.maxDepth === undefined ? {} : { maxDepth: options.maxDepth }), ...(options.maxNodes === undefined ? {} : { maxNodes: options.maxNodes }) };
   const instances = new Map<string, Ajv | Ajv2020>();
   const byIdentity = new WeakMap<object, Compiled>();
   const byKey = new Map<string, Compiled>();
@@ -108,6 +120,8 @@ export function createValidator(options: ValidatorOptions = {}): Validator {
 
   return {
     validate(schema, value) {
+      const problem = checkJsonShape(value, limits);
+      if (problem !== undefined) return { ok: false, issues: [{ code: problem.code, path: problem.path, message: problem.message }] };
       const compiled = lookup(schema);
       if (!compiled.ok) return { ok: false, issues: [compiled.issue] };
       try {

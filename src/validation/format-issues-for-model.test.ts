@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { JsonSchema } from '../core/json.ts';
+import type { JsonObject, JsonSchema, JsonValue } from '../core/json.ts';
 import { createValidator } from './create-validator.ts';
 import { formatIssuesForModel } from './format-issues-for-model.ts';
 import type { ValidationIssue } from './issues.ts';
@@ -74,5 +74,28 @@ describe('formatIssuesForModel', () => {
     const text = formatIssuesForModel({ toolName: 't', issues, arguments: {}, schema: {} });
     assert.match(text, /…and 10 more/);
     assert.equal(text.split('\n').filter((l) => l.startsWith('- f')).length, 20);
+  });
+
+  it('explains values refused for their shape without echoing them back', () => {
+    let deep: JsonValue = 1;
+    for (let i = 0; i < 10_000; i += 1) deep = [deep];
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ userId: 'a', side: 'BUY', price: 1, qty: deep }, /^- qty(\[0\])+: the value nests deeper than 64 levels; send a flatter value \(fewer nested lists and objects\)\.$/m],
+      [{ userId: 'a', side: 'BUY', price: 1, qty: Infinity }, /^- qty: a number too large \(Infinity\) is not a finite number \(JSON numbers must fit a 64-bit float\); send a number between -1\.7976931348623157e\+308 and 1\.7976931348623157e\+308\.$/m],
+      [{ userId: 'a', side: 'BUY', price: 1, qty: new Array<number>(100_001).fill(0) }, /^- qty\/?.*: the value has more than 100000 elements; send fewer values, or split the work into several calls\.$/m],
+    ];
+    for (const [args, line] of cases) {
+      const text = formatIssuesForModel({ toolName: 'placeOrder', issues: issuesFor(PLACE_ORDER_SCHEMA, args), arguments: args as JsonObject, schema: PLACE_ORDER_SCHEMA });
+      assert.match(text, line);
+      assert.doesNotMatch(text, /you sent/);
+    }
+  });
+
+  it('never throws on arguments too deep to print', () => {
+    let deep: JsonValue = 1;
+    for (let i = 0; i < 100_000; i += 1) deep = { a: deep };
+    const issues: ValidationIssue[] = [{ code: 'type', path: '/x', message: 'must be string' }];
+    const text = formatIssuesForModel({ toolName: 't', issues, arguments: { x: deep }, schema: {} });
+    assert.match(text, /^- x: must be string; you sent a value nested too deeply to show\.$/m);
   });
 });

@@ -1,4 +1,5 @@
 import type { JsonObject, JsonSchema, JsonValue } from '../core/json.ts';
+import { checkJsonShape } from '../core/json-shape.ts';
 import { describeSchema } from './describe-schema.ts';
 import type { ValidationIssue } from './issues.ts';
 import { fieldName, pointerSegments } from './json-pointer.ts';
@@ -56,6 +57,13 @@ function issueLine(issue: ValidationIssue, input: FormatIssuesInput): string {
       return `${field}: missing, but required${expected}.`;
     case 'additional_property':
       return `${field}: not a parameter of ${input.toolName}; remove it.`;
+    // Shape refusals never echo the value: it is what could not be handled.
+    case 'too_deep':
+      return `${field}: ${issue.message}; send a flatter value (fewer nested lists and objects).`;
+    case 'too_large':
+      return `${field}: ${issue.message}; send fewer values, or split the work into several calls.`;
+    case 'not_finite':
+      return `${field}: ${issue.message}; send a number between ${-Number.MAX_VALUE} and ${Number.MAX_VALUE}.`;
     default: {
       const received = issue.received !== undefined ? issue.received : valueAt(input.arguments, issue.path);
       const sent = received === undefined ? '' : `; you sent ${preview(received)}`;
@@ -75,6 +83,10 @@ function valueAt(args: JsonObject, path: string): JsonValue | undefined {
 }
 
 function preview(value: JsonValue): string {
+  // Arguments that were never shape-checked may be too deep for JSON.stringify (it recurses), or print Infinity as null.
+  const problem = checkJsonShape(value, { maxNodes: Number.POSITIVE_INFINITY });
+  if (problem?.code === 'too_deep') return 'a value nested too deeply to show';
+  if (problem !== undefined) return 'a value holding a number out of range';
   const text = JSON.stringify(value);
   return text.length > DEFAULT_VALUE_PREVIEW_LENGTH ? `${text.slice(0, DEFAULT_VALUE_PREVIEW_LENGTH - 1)}…` : text;
 }

@@ -24,6 +24,10 @@ export const ISSUE_CODES = [
   'not',
   'invalid_schema',
   'other',
+  // The value's shape, checked before the schema (see checkJsonShape in core).
+  'too_deep',
+  'too_large',
+  'not_finite',
 ] as const;
 
 export type IssueCode = (typeof ISSUE_CODES)[number];

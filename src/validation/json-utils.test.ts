@@ -15,6 +15,22 @@ describe('json-utils', () => {
     );
   });
 
+  it('clones and compares values nested far deeper than any stack', () => {
+    let value: JsonValue = 1;
+    for (let i = 0; i < 50_000; i += 1) value = i % 2 === 0 ? [value] : { a: value };
+    const copy = cloneJson(value);
+    assert.notEqual(copy, value);
+    assert.ok(jsonEqual(copy, value));
+    let a: JsonValue = copy;
+    let b: JsonValue = value;
+    for (let i = 0; i < 50_000; i += 1) {
+      assert.notEqual(a, b);
+      a = Array.isArray(a) ? (a[0] as JsonValue) : (a as Record<string, JsonValue>)['a'] as JsonValue;
+      b = Array.isArray(b) ? (b[0] as JsonValue) : (b as Record<string, JsonValue>)['a'] as JsonValue;
+    }
+    assert.equal(a, 1);
+  });
+
   it('keeps "__proto__" as an own key', () => {
     const target = {};
     setOwn(target, '__proto__', { polluted: true });

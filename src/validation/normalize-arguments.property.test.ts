@@ -83,6 +83,17 @@ function nearMiss(schema: JsonSchema): fc.Arbitrary<JsonObject> {
   return plain(fc.dictionary(fc.constantFrom(...names, 'extra'), tricky, { maxKeys: names.length + 1 }));
 }
 
+/** Iterative, and without the paths checkJsonShape builds (quadratic on a value 10,000 levels deep). */
+function holdsNonFinite(value: JsonValue): boolean {
+  const stack: JsonValue[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop() as JsonValue;
+    if (typeof item === 'number' && !Number.isFinite(item)) return true;
+    if (item !== null && typeof item === 'object') for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push(child);
+  }
+  return false;
+}
+
 describe('normalizeArguments properties', () => {
   for (const [name, schema, valid] of VALID) {
     it(`${name}: a valid call is returned unchanged`, () => {
@@ -130,6 +141,26 @@ describe('normalizeArguments properties', () => {
         validator.validate(schema, args);
         assert.deepEqual(args, copy);
       }),
+    );
+  });
+
+  it('never yields a number out of range, and never throws on arguments deeper than any stack', () => {
+    const WANTS = { type: 'object', properties: { n: { type: 'number' }, i: { type: 'integer' }, o: { type: 'object' }, a: { type: 'array', items: { type: 'number' } }, s: { type: 'string' } } };
+    const hugeNumber = fc.tuple(fc.constantFrom('', '-', '+'), fc.integer({ min: 309, max: 100_000 })).map(([sign, exponent]) => `${sign}1e${exponent}`);
+    const hostileString = fc.oneof(hugeNumber, fc.integer({ min: 309, max: 2_000 }).map((n) => '9'.repeat(n)), hugeNumber.map((n) => `{"k": ${n}}`), hugeNumber.map((n) => `[1, ${n}]`));
+    const deepValue = fc.tuple(fc.integer({ min: 1, max: 10_000 }), tricky).map(([depth, leaf]) => {
+      let value: JsonValue = leaf;
+      for (let i = 0; i < depth; i += 1) value = i % 2 === 0 ? [value] : { n: value };
+      return value;
+    });
+    const args = fc.dictionary(fc.constantFrom('n', 'i', 'o', 'a', 's', 'extra'), fc.oneof(hostileString, deepValue, tricky), { maxKeys: 6 });
+    fc.assert(
+      fc.property(fc.constantFrom<JsonSchema>(WANTS, PLACE_ORDER_SCHEMA, PYDANTIC_SCHEMA), args, (schema, input) => {
+        const result = normalizeArguments(schema, input);
+        assert.ok(!holdsNonFinite(result.arguments));
+        for (const change of result.changes) assert.ok(typeof change.to !== 'number' || Number.isFinite(change.to), `${change.rule} gave ${String(change.to)}`);
+      }),
+      { numRuns: 150 },
     );
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { JsonValue } from '../core/json.ts';
 import { createValidator } from './create-validator.ts';
 import { normalizeArguments } from './normalize-arguments.ts';
 import { DEFINITIONS_SCHEMA, DISCRIMINATED_SCHEMA, EDIT_FILE_SCHEMA, PLACE_ORDER_SCHEMA, PYDANTIC_SCHEMA, WRITE_FILE_SCHEMA } from './test-schemas.ts';
@@ -150,5 +151,37 @@ describe('normalizeArguments', () => {
     assert.deepEqual(out, args);
     assert.notEqual(out, args);
     assert.notEqual(out['edits'], args.edits);
+  });
+
+  describe('shape limits', () => {
+    const nest = (depth: number): JsonValue => {
+      let value: JsonValue = 'x';
+      for (let i = 0; i < depth; i += 1) value = i % 2 === 0 ? [value] : { a: value };
+      return value;
+    };
+
+    it('leaves arguments past the shape limits as they are, without overflowing the stack', () => {
+      for (const depth of [65, 10_000, 30_000]) {
+        const args = { price: '5', deep: nest(depth) };
+        const result = normalizeArguments(PLACE_ORDER_SCHEMA, args);
+        assert.deepEqual(result.changes, []);
+        assert.equal(result.arguments['price'], '5');
+        assert.notEqual(result.arguments, args);
+      }
+      const schema = { type: 'object', properties: { deep: { type: 'array', items: { type: 'array' } } } };
+      assert.deepEqual(normalizeArguments(schema, { deep: nest(20_001) as JsonValue[] }).changes, []);
+    });
+
+    it('never turns a string into a number out of range', () => {
+      const schema = { type: 'object', properties: { n: { type: 'number' }, i: { type: 'integer' }, o: { type: 'object' }, a: { type: 'array' } } };
+      const args = { n: '1e400', i: '9'.repeat(400), o: '{"k": 1e400}', a: '[-1e999]' };
+      assert.deepEqual(normalizeArguments(schema, args), { arguments: args, changes: [] });
+    });
+
+    it('does not parse stringified JSON nested past the limit', () => {
+      const schema = { type: 'object', properties: { o: { type: 'object' } } };
+      const o = `{"a": ${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
+      assert.deepEqual(normalizeArguments(schema, { o }), { arguments: { o }, changes: [] });
+    });
   });
 });

@@ -1,4 +1,5 @@
 import { isJsonObject, type JsonObject, type JsonSchema, type JsonValue } from '../core/json.ts';
+import { checkJsonShape } from '../core/json-shape.ts';
 import { appendPointer } from './json-pointer.ts';
 import { cloneJson, jsonEqual, setOwn } from './json-utils.ts';
 import { parseLooseInteger, parseLooseNumber } from './parse-loose-number.ts';
@@ -54,9 +55,12 @@ interface Context {
  * A value is touched only where its JSON type (or enum membership) already
  * fails the schema, so a value that validates is never changed and running it
  * twice changes nothing more. Nothing is invented: no defaults, no guessed
- * units, no ambiguous numbers (see parseLooseNumber). Returns a new object.
+ * units, no ambiguous numbers (see parseLooseNumber), never a number out of
+ * range. Arguments past the shape limits (checkJsonShape) are copied as they
+ * are: the validator refuses them. Returns a new object.
  */
 export function normalizeArguments(schema: JsonSchema, args: JsonObject): NormalizeResult {
+  if (checkJsonShape(args) !== undefined) return { arguments: cloneJson(args), changes: [] };
   const context: Context = { root: schema, changes: [] };
   const result = normalizeNode(args, schema, context, '', 0);
   return { arguments: isJsonObject(result) ? result : cloneJson(args), changes: context.changes };
@@ -147,12 +151,15 @@ function coerce(value: JsonValue, types: Set<JsonType> | undefined): Coercion | 
   return options.length === 1 ? options[0] : undefined;
 }
 
+/** Stringified JSON within the shape limits, or undefined: 1e400 must not become Infinity. */
 function parseJson(text: string): JsonValue | undefined {
+  let value: JsonValue;
   try {
-    return JSON.parse(text) as JsonValue;
+    value = JSON.parse(text) as JsonValue;
   } catch {
     return undefined;
   }
+  return checkJsonShape(value) === undefined ? value : undefined;
 }
 
 /**
