@@ -1,6 +1,7 @@
 import { ERROR_CODES } from '../core/errors.ts';
 import { RUN_EVENT_TYPES } from '../core/events.ts';
 import { RUN_STATUSES } from '../core/runs.ts';
+import { SUMMARY_FIELDS, SUMMARY_TEXT_LIMIT } from './run-summary.ts';
 import { MAX_STEPS_LIMIT } from './schemas.ts';
 
 type Schema = Record<string, unknown>;
@@ -147,6 +148,12 @@ const paths: Record<string, Record<string, Schema>> = {
       parameters: [
         { name: 'Idempotency-Key', in: 'header', schema: { type: 'string', minLength: 1, maxLength: 255 }, description: 'Retries with the same key and body return the same run.' },
         { name: 'stream', in: 'query', schema: { type: 'boolean' }, description: 'Answer with the run’s event stream instead of the run.' },
+        {
+          name: 'wait',
+          in: 'query',
+          schema: { type: 'string', enum: ['first-turn'] },
+          description: 'Hold the answer until the first model turn succeeded; a failing first turn is answered with its HTTP status (401, 429, 502, 504).',
+        },
       ],
       requestBody: { required: true, content: { 'application/json': { schema: ref('StartRunRequest') } } },
       responses: {
@@ -155,13 +162,15 @@ const paths: Record<string, Record<string, Schema>> = {
           description: 'The Idempotency-Key matched an existing run; with ?stream=true, the run’s events.',
           content: { 'application/json': { schema: ref('Run') }, ...sseContent },
         },
-        '400': error('Invalid body or parameters.'),
+        '400': error('Invalid body or parameters, or a model the caller may not use (model_not_allowed).'),
         ...AUTH_ERRORS,
         '413': error('Body too large.'),
         '415': error('Body is not JSON.'),
         '422': error('The Idempotency-Key was used with another body.'),
-        '429': error('Too many runs in progress.'),
-        '503': error('Shutting down.'),
+        '429': error('Too many runs in progress, or (?wait=first-turn) the model endpoint rate-limited the first turn.'),
+        '502': error('?wait=first-turn: the model endpoint failed the first turn.'),
+        '503': error('Shutting down, or no tool server reachable (tool_unavailable).'),
+        '504': error('?wait=first-turn: the model endpoint timed out on the first turn.'),
       },
     },
     get: {
@@ -171,9 +180,32 @@ const paths: Record<string, Record<string, Schema>> = {
         { name: 'threadId', in: 'query', schema: { type: 'string' } },
         { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 200 } },
         { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'nextCursor of the previous page.' },
+        {
+          name: 'fields',
+          in: 'query',
+          schema: { type: 'string' },
+          description: `Comma-separated fields of each summary: ${SUMMARY_FIELDS.join(', ')} (default: all but metadata).`,
+        },
       ],
       responses: {
-        '200': json({ type: 'object', required: ['runs'], properties: { runs: { type: 'array', items: ref('Run') }, nextCursor: { type: 'string' } } }, 'One page of runs.'),
+        '200': json(
+          {
+            type: 'object',
+            required: ['runs'],
+            properties: {
+              runs: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  description: `A run summary: input, output and an error message cut to ${SUMMARY_TEXT_LIMIT} characters (named in truncated), pendingApproval without arguments, no context. GET /v1/runs/{id} has the whole run.`,
+                  properties: { truncated: { type: 'array', items: { type: 'string' } } },
+                },
+              },
+              nextCursor: { type: 'string' },
+            },
+          },
+          'One page of run summaries.',
+        ),
         '400': error('Invalid parameters.'),
         ...AUTH_ERRORS,
       },
