@@ -1,6 +1,6 @@
 import { ToolgateError, type JsonObject, type ModelAdapter, type NewRun, type Run, type RunEvent, type RunInput, type RunStore, type ToolSpec } from '../core/index.ts';
 import type { Settings } from '../config/resolve-settings.ts';
-import { DEFAULT_TENANT_KEY, isModelAllowed, isToolAllowed, resolveToolPolicy, type ModelDecision, type Policy } from '../gate/index.ts';
+import { isModelAllowed, isToolAllowed, resolveToolPolicy, tenantRuleFor, type ModelDecision, type Policy } from '../gate/index.ts';
 import { runAgent } from '../orchestrator/run-agent.ts';
 import type { RunHooks } from '../orchestrator/run-options.ts';
 import { submitInput } from '../orchestrator/submit-input.ts';
@@ -106,9 +106,7 @@ export class Toolgate {
    * `tenants."*".models`). Library and CLI callers are the operator and choose freely.
    */
   modelAccess(model: string, tenantId?: string): ModelDecision {
-    const tenants = this.settings.tenants;
-    const own = tenantId !== undefined && Object.hasOwn(tenants, tenantId) ? tenants[tenantId] : undefined;
-    const rule = own ?? (Object.hasOwn(tenants, DEFAULT_TENANT_KEY) ? tenants[DEFAULT_TENANT_KEY] : undefined);
+    const { rule } = tenantRuleFor(this.settings.tenants, tenantId);
     return isModelAllowed(model, { defaultModel: this.settings.model, models: this.settings.models, tenantModels: rule?.models });
   }
 

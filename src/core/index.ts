@@ -11,3 +11,4 @@ export type * from './ports/tool-source.ts';
 export type * from './ports/run-service.ts';
 export * from './defaults.ts';
 export * from './json-shape.ts';
+export * from './json-syntax-error.ts';

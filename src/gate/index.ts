@@ -3,7 +3,7 @@ export { classifyTool, type ToolClassification } from './classify-tool.ts';
 export { createRedactor, DEFAULT_MAX_REDACT_DEPTH, DEFAULT_REDACT_PATTERNS, REDACTED, TOO_DEEP } from './create-redactor.ts';
 export { decide, type DecideInput, type Decision } from './decide.ts';
 export { injectedSchemaView } from './injected-schema-view.ts';
-export { isToolAllowed, type AllowDecision } from './is-tool-allowed.ts';
+export { isToolAllowed, tenantRuleFor, type AllowDecision } from './is-tool-allowed.ts';
 export { isModelAllowed, matchModelPattern, type ModelAccess, type ModelDecision } from './is-model-allowed.ts';
 export { compareSpecificity, matchToolPattern, toolRefOf, type ToolRef } from './match-tool-pattern.ts';
 export {

@@ -18,9 +18,7 @@ export interface AllowDecision {
  * restrictions, so adding a tenant never breaks a working setup.
  */
 export function isToolAllowed(policy: Policy, tenantId: string | undefined, tool: ToolSpec | ToolRef): AllowDecision {
-  const tenants = policy.tenants;
-  const own = tenantId !== undefined && Object.hasOwn(tenants, tenantId) ? tenants[tenantId] : undefined;
-  const rule = own ?? (Object.hasOwn(tenants, DEFAULT_TENANT_KEY) ? tenants[DEFAULT_TENANT_KEY] : undefined);
+  const { own, rule } = tenantRuleFor(policy.tenants, tenantId);
   if (rule === undefined) return { allowed: true };
   const target = 'origin' in tool ? toolRefOf(tool) : tool;
   const label = `${target.server}/${target.tool}`;
@@ -35,6 +33,16 @@ export function isToolAllowed(policy: Policy, tenantId: string | undefined, tool
     return { allowed: false, reason: `the tool ${label} is not in the allow list of ${scope}` };
   }
   return { allowed: true, rule: allowed };
+}
+
+/**
+ * The tenants entry that governs a caller: its own, else `*` (callers without a
+ * tenant included). `own` says which. Own-property lookups only: a tenant id
+ * such as "constructor" must not reach the prototype.
+ */
+export function tenantRuleFor<T>(tenants: Readonly<Record<string, T>>, tenantId: string | undefined): { rule: T | undefined; own: T | undefined } {
+  const own = tenantId !== undefined && Object.hasOwn(tenants, tenantId) ? tenants[tenantId] : undefined;
+  return { own, rule: own ?? (Object.hasOwn(tenants, DEFAULT_TENANT_KEY) ? tenants[DEFAULT_TENANT_KEY] : undefined) };
 }
 
 function mostSpecific(patterns: string[]): string | undefined {

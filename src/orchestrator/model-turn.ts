@@ -10,7 +10,7 @@ import {
   type ModelResponse,
   type RawToolCall,
 } from '../core/index.ts';
-import { CALL_FAILURE_CODES, createStreamFilter, extractToolCalls, formatParseFeedback, renderToolPrompt, toolCallJsonSchema } from '../parsing/index.ts';
+import { CALL_FAILURE_CODES, createStreamFilter, extractToolCalls, formatParseFeedback, renderToolPrompt, toolCallJsonSchema, withoutReasoning } from '../parsing/index.ts';
 import type { ConversationState } from './conversation-state.ts';
 import type { DeltaBuffer } from './delta-buffer.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
@@ -171,12 +171,4 @@ function buildRequest(input: ModelTurnInput, mode: 'native' | 'prompted'): Model
     stream: input.stream,
     ...(input.constrain && definitions.length > 0 ? { responseFormat: { type: 'json_schema' as const, name: 'tool_calls', schema } } : {}),
   };
-}
-
-/** The reply without `<think>` blocks (R1-style replies may start inside one, showing only its end). */
-function withoutReasoning(text: string): string {
-  const close = text.indexOf('</think>');
-  const open = text.indexOf('<think>');
-  const rest = close >= 0 && (open < 0 || close < open) ? text.slice(close + '</think>'.length) : text;
-  return rest.replace(/<think>[\s\S]*?(<\/think>|$)/g, '');
 }

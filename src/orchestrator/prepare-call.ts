@@ -1,4 +1,4 @@
-import { checkJsonShape, type JsonObject, type JsonValue } from '../core/index.ts';
+import type { JsonObject, JsonValue } from '../core/index.ts';
 import { applyInjection, type InjectedArgument } from '../gate/index.ts';
 import { repairArguments } from '../parsing/index.ts';
 import { formatIssuesForModel, normalizeArguments, type Normalisation, type ValidationIssue, type Validator } from '../validation/index.ts';
@@ -56,18 +56,9 @@ export function prepareCall(input: PrepareInput): PreparedCall | RejectedCall {
   } else {
     parsed = input.arguments;
   }
-  // Before anything walks the value recursively (normalisation, validation, redaction).
-  const shape = checkJsonShape(parsed);
-  if (shape !== undefined) {
-    return {
-      ok: false,
-      decision: 'invalid',
-      code: 'invalid_arguments',
-      message: `The arguments for ${entry.tool.name} cannot be used: ${shape.path === '' ? '' : `at ${shape.path}, `}${shape.message}. Call ${entry.tool.name} again with plain, finite values.`,
-      issues: [{ code: shape.code, path: shape.path, message: shape.message }],
-      normalisations: [],
-    };
-  }
+  // Shape limits (depth, size, non-finite numbers) are checked once where the
+  // arguments come in (repairArguments) and by the validator below, whichever
+  // comes first; normalisation and injection leave such values untouched.
   const normalised = normalizeArguments(entry.tool.inputSchema, parsed);
   const injected = applyInjection({ arguments: normalised.arguments, inject: entry.policy.inject, context: input.injection });
   if (injected.missing.length > 0) {

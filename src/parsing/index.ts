@@ -23,6 +23,7 @@ export type { RepairJsonResult } from './repair-json.ts';
 export { DEFAULT_MAX_ARGUMENTS_CHARS, repairArguments } from './repair-arguments.ts';
 export type { RepairArgumentsOptions, RepairArgumentsResult } from './repair-arguments.ts';
 export { createStreamFilter } from './stream-filter.ts';
+export { withoutReasoning } from './envelopes/think.ts';
 export type { StreamFilter, StreamFilterOptions } from './stream-filter.ts';
 export { renderToolPrompt, toolCallJsonSchema, TOOL_CALL_FORMAT } from './tool-prompt.ts';
 export type { PromptTool, ToolCallSchemaOptions, ToolPromptOptions } from './tool-prompt.ts';

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { ToolgateError } from '../core/errors.ts';
 import { checkJsonShape } from '../core/json-shape.ts';
+import { findJsonSyntaxError } from '../core/json-syntax-error.ts';
 import { HttpError } from './respond.ts';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -118,7 +119,7 @@ function describeJsonError(text: string, error: unknown): string {
   const raw = error instanceof Error ? error.message : String(error);
   // V8 sometimes reports a position and sometimes only quotes the input back: find it ourselves.
   const reported = /at position (\d+)/.exec(raw)?.[1];
-  const position = reported === undefined ? firstErrorPosition(text) : Number(reported);
+  const position = reported === undefined ? (findJsonSyntaxError(text)?.position ?? text.length) : Number(reported);
   const reason = raw.replace(/, .* is not valid JSON$/s, '').replace(/ at position \d+.*$/s, '').replace(/ in JSON$/, '');
   return `request body is not valid JSON at ${locate(text, position)}: ${reason}`;
 }
@@ -150,32 +151,4 @@ function depthExceededAt(text: string, maxDepth: number): number {
     } else if (c === CLOSE_CURLY || c === CLOSE_SQUARE) depth -= 1;
   }
   return -1;
-}
-
-/**
- * Where parsing first goes wrong: the shortest prefix that is neither valid
- * JSON nor merely incomplete. Being a viable prefix only ever stops once, so a
- * binary search over prefix lengths finds it (this runs only on the error path).
- */
-function firstErrorPosition(text: string): number {
-  let lo = 0;
-  let hi = text.length;
-  while (lo < hi) {
-    const mid = Math.floor((lo + hi + 1) / 2);
-    if (isViablePrefix(text.slice(0, mid))) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
-/** Valid, or only cut short: the parser ran out of input rather than meeting a wrong character. */
-function isViablePrefix(prefix: string): boolean {
-  try {
-    JSON.parse(prefix);
-    return true;
-  } catch (error) {
-    const message = error instanceof Error ? error.message : '';
-    const at = /at position (\d+)/.exec(message)?.[1];
-    return message.startsWith('Unexpected end of JSON input') || (at !== undefined && Number(at) >= prefix.length);
-  }
 }

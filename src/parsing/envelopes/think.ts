@@ -38,3 +38,14 @@ export function findThinkBlocks(text: string): Span[] {
   }
   return blocks;
 }
+
+/** The text without its reasoning blocks (what the reply says, as opposed to what the model thought). */
+export function withoutReasoning(text: string): string {
+  let out = '';
+  let pos = 0;
+  for (const block of findThinkBlocks(text)) {
+    out += text.slice(pos, block.start);
+    pos = block.end;
+  }
+  return out + text.slice(pos);
+}

@@ -1,7 +1,7 @@
 import { constants, type Stats } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { ToolgateError } from '../../core/errors.ts';
-import { findJsonSyntaxError } from './json-syntax-error.ts';
+import { findJsonSyntaxError } from '../../core/json-syntax-error.ts';
 import { parseScript, type ScriptedScript } from './script-schema.ts';
 
 /** Scripts are hand-written or recorded turns: 4 MiB is already thousands of them. */
