@@ -244,4 +244,20 @@ describe('loop hardening', () => {
       (e: unknown) => e instanceof Error && 'code' in e && e.code === 'conflict' && /only for a call whose outcome is unknown/.test(e.message),
     );
   });
+
+  it('with textToolCalls never, a streamed reply is shown whole: the deltas equal the answer', async () => {
+    const reply = 'Example: {"name": "quote", "arguments": {"qty": 1}} — that is the format.';
+    const model: ModelAdapter = {
+      id: 'fake:model',
+      async generate(_request, options) {
+        for (const piece of reply.match(/.{1,7}/gs) ?? []) options?.onTextDelta?.(piece);
+        return { text: reply, toolCalls: [], finishReason: 'stop' };
+      },
+    };
+    const tools = venue();
+    const { run, events } = await drive({ model, tools, policy: NEVER_ASK, textToolCalls: 'never' });
+    assert.equal(tools.calls.length, 0);
+    assert.equal(run.output, reply);
+    assert.equal(ofType(events, 'assistant_delta').map((e) => e.data.text).join(''), reply);
+  });
 });

@@ -60,13 +60,15 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
   for (let attempt = 1; ; attempt++) {
     const started = performance.now();
     let response: ModelResponse;
+    // With textToolCalls: never, text is only text: nothing is held back from the stream.
+    const readText = mode === 'prompted' || input.textToolCalls !== 'never';
     const filter = createStreamFilter();
     let shown = '';
     try {
       response = await input.model.generate(buildRequest(input, mode), {
         ...(input.signal === undefined ? {} : { signal: input.signal }),
         onTextDelta: (text) => {
-          const visible = filter.push(text);
+          const visible = readText ? filter.push(text) : text;
           shown += visible;
           input.deltas.push(step, visible);
         },
@@ -86,7 +88,6 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
     let content = response.text;
     let diagnostics: { code: string; message: string }[] = [];
     let failures: ReturnType<typeof extractToolCalls>['diagnostics'] = [];
-    const readText = mode === 'prompted' || input.textToolCalls !== 'never';
     if (calls.length === 0 && readText && response.text.trim() !== '' && toolNames.length > 0) {
       const result = extractToolCalls(response.text, { tools: refs, truncated });
       diagnostics = result.diagnostics.map((d) => ({ code: d.code, message: d.message }));
