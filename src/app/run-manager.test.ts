@@ -5,6 +5,7 @@ import { resolveSettings } from '../config/resolve-settings.ts';
 import { fileURLToPath } from 'node:url';
 import { submitInput } from '../orchestrator/submit-input.ts';
 import { createScriptedAdapter } from '../providers/scripted/scripted-adapter.ts';
+import { startHttpServer } from '../server/index.ts';
 import { RunManager } from './run-manager.ts';
 import { Toolgate } from './toolgate.ts';
 
@@ -106,7 +107,8 @@ describe('RunManager', () => {
       // The decision is in the log, but the process stops before driving the run on.
       await submitInput(toolgate.store, waiting.id, { type: 'approval', toolCallId: waiting.pendingApproval?.toolCallId ?? '', decision: 'approve' });
       const manager = new RunManager({ toolgate });
-      assert.deepEqual(await manager.recover(), [], 'a waiting run is not reported as interrupted');
+      assert.equal((await toolgate.store.getRun(waiting.id))?.status, 'running', 'the decision moved the run back to running');
+      assert.deepEqual(await manager.recover(), [waiting.id], 'nobody drives it: recovery takes it over');
       await until(async () => (await toolgate.store.getRun(waiting.id))?.status === 'completed');
       const still = await toolgate.run({ input: 'buy again' });
       const other = new RunManager({ toolgate });
@@ -138,5 +140,53 @@ describe('RunManager', () => {
     assert.deepEqual(seen, ['first question', 'answer 2', 'second question'], "the owner's history, and nothing of the other tenant's");
     await toolgate.close();
   });
-});
 
+  it('a full queue answers POST /v1/runs with 429 overloaded and Retry-After, creating nothing', async () => {
+    const model = gatedModel();
+    const toolgate = new Toolgate({ settings: resolveSettings({}, {}, {}), model });
+    const manager = new RunManager({ toolgate, concurrency: 1, queueLimit: 1 });
+    const http = await startHttpServer({ service: manager, store: toolgate.store, apiKeys: [], port: 0 });
+    try {
+      const post = (input: string) => fetch(`${http.url}/v1/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input }) });
+      assert.equal((await post('a')).status, 201);
+      await until(async () => model.calls === 1);
+      assert.equal((await post('b')).status, 201, 'one run may wait for the slot');
+      const refused = await post('c');
+      assert.equal(refused.status, 429);
+      const retryAfter = Number(refused.headers.get('retry-after'));
+      assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1, `Retry-After in seconds, got ${refused.headers.get('retry-after')}`);
+      const body = (await refused.json()) as { error: { code: string; message: string } };
+      assert.equal(body.error.code, 'overloaded');
+      assert.match(body.error.message, /queueLimit 1/);
+      assert.equal((await toolgate.store.listRuns({})).runs.length, 2, 'the refused request created no run');
+      model.release();
+      await until(async () => manager.load.queued === 0 && model.calls === 2);
+      model.release();
+      assert.equal((await post('d')).status, 201, 'room again once the queue drained');
+      model.release();
+    } finally {
+      await manager.shutdown({ graceMs: 100 });
+      await http.close({ graceMs: 100 });
+      await toolgate.close();
+    }
+  });
+
+  it('strategy: unknown names are refused naming the known ones; a known one is stored with the run and dispatched', async () => {
+    const { model, toolgate, manager } = setup(1);
+    await assert.rejects(manager.startRun({}, { input: 'x', strategy: 'no-such-strategy' }), (error: Error & { code?: string }) => {
+      assert.equal(error.code, 'usage');
+      assert.match(error.message, /unknown strategy "no-such-strategy"; known strategies: react/);
+      return true;
+    });
+    assert.equal((await toolgate.store.listRuns({})).runs.length, 0);
+    const { run } = await manager.startRun({}, { input: 'x', strategy: 'react', maxSteps: 4 });
+    assert.equal(run.settings?.strategy, 'react');
+    assert.equal(run.settings?.maxSteps, 4);
+    await until(async () => model.calls === 1);
+    model.release();
+    await until(async () => (await toolgate.store.getRun(run.id))?.status === 'completed');
+    const started = (await toolgate.store.readEvents(run.id)).find((e) => e.type === 'run_started');
+    assert.equal(started?.type === 'run_started' ? started.data.strategy : undefined, 'react');
+    await manager.shutdown({ graceMs: 100 });
+  });
+});

@@ -1,7 +1,5 @@
 import {
-  TERMINAL_RUN_STATUSES,
   ToolgateError,
-  draft,
   type Caller,
   type IdempotencyOptions,
   type JsonObject,
@@ -9,73 +7,77 @@ import {
   type ListRunsQuery,
   type Run,
   type RunInput,
+  type RunLease,
   type RunPage,
   type RunService,
   type StartRunRequest,
   type TenantTool,
 } from '../core/index.ts';
 import { createRedactor } from '../gate/index.ts';
-import { submitInput } from '../orchestrator/submit-input.ts';
 import type { Toolgate } from './toolgate.ts';
 
 export const DEFAULT_CONCURRENCY = 4;
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
-
-interface Active {
-  abort: AbortController;
-  done: Promise<void>;
-  /** Input arrived while driving: drive again when this pass ends. */
-  again: boolean;
-}
+/** Runs waiting for a slot in one process before POST /v1/runs answers 429 `overloaded`. */
+export const DEFAULT_QUEUE_LIMIT = 256;
 
 /**
- * Runs in the background for the runs API: a FIFO queue with a concurrency
- * limit, cancellation, approvals, per-tenant isolation, recovery of
- * interrupted runs at start, and a graceful stop at safe points.
+ * Scheduling for the runs API: which runs this process drives, and when. A
+ * FIFO queue with a concurrency limit and a bound (full → `overloaded`), a
+ * sweep that takes over runs whose owner stopped (their lease expired), and a
+ * graceful stop at safe points. What a run is and how it is driven, cancelled
+ * or resumed belongs to the engine (toolgate.engine); this class only decides
+ * when. Per-tenant isolation of the API is applied here too.
  */
 export class RunManager implements RunService {
   readonly #toolgate: Toolgate;
   readonly #concurrency: number;
+  readonly #queueLimit: number;
   readonly #queue: string[] = [];
   readonly #queued = new Set<string>();
-  readonly #active = new Map<string, Active>();
+  readonly #active = new Map<string, Promise<void>>();
   readonly #stop = new AbortController();
-  readonly #locks = new Map<string, Promise<unknown>>();
+  #sweeper: ReturnType<typeof setInterval> | undefined;
+  #sweeping = false;
   #closing = false;
   #onError: (message: string) => void;
   readonly #redact: (value: JsonValue) => JsonValue;
 
-  constructor(options: { toolgate: Toolgate; concurrency?: number; onError?: (message: string) => void }) {
+  constructor(options: { toolgate: Toolgate; concurrency?: number; queueLimit?: number; onError?: (message: string) => void }) {
     this.#toolgate = options.toolgate;
     this.#redact = createRedactor(options.toolgate.settings.redact);
     this.#concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+    this.#queueLimit = options.queueLimit ?? DEFAULT_QUEUE_LIMIT;
     this.#onError = options.onError ?? ((m) => process.emitWarning(m));
   }
 
   /**
-   * Resumes every run that was queued or running when the process stopped, and
-   * waiting runs whose decision arrived just before it stopped (the driver
-   * leaves a run that is still waiting untouched). Returns the ids of the
-   * interrupted (queued or running) ones.
+   * Resumes runs that were queued or running when their owner stopped — as
+   * soon as their lease has expired, so never a run another live process
+   * drives — and waiting runs whose decision arrived just before a stop. From
+   * then on, sweeps every half lease for runs whose owner went away. Returns
+   * the ids of the runs taken over now.
    */
   async recover(): Promise<string[]> {
-    const interrupted: string[] = [];
     const waiting: string[] = [];
-    for (const status of ['running', 'queued', 'waiting_approval'] as const) {
-      let cursor: string | undefined;
-      do {
-        const page = await this.#toolgate.store.listRuns({ status, limit: 200, ...(cursor === undefined ? {} : { cursor }) });
-        for (const run of page.runs.reverse()) (status === 'waiting_approval' ? waiting : interrupted).push(run.id);
-        cursor = page.nextCursor;
-      } while (cursor !== undefined);
+    let cursor: string | undefined;
+    do {
+      const page = await this.#toolgate.store.listRuns({ status: 'waiting_approval', limit: 200, ...(cursor === undefined ? {} : { cursor }) });
+      waiting.push(...page.runs.filter((run) => run.settings === undefined).map((run) => run.id));
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    // Logs written before decisions moved a run back to running: the driver leaves a run that is still waiting untouched.
+    for (const id of waiting.reverse()) this.#schedule(id);
+    const taken = await this.#sweep();
+    if (this.#sweeper === undefined && !this.#closing) {
+      this.#sweeper = setInterval(() => void this.#sweep().catch((error: unknown) => this.#onError(`sweep for orphaned runs failed: ${describe(error)}`)), Math.max(50, Math.floor(this.#toolgate.engine.leaseMs / 2)));
+      this.#sweeper.unref();
     }
-    for (const id of [...interrupted, ...waiting]) this.#schedule(id);
-    return interrupted;
+    return taken;
   }
 
   async startRun(caller: Caller, request: StartRunRequest, idempotency?: IdempotencyOptions): Promise<{ run: Run; created: boolean }> {
     if (this.#closing) throw new ToolgateError('shutting_down', 'the server is shutting down and takes no new runs; retry on another instance or after the restart');
-    const { maxSteps: _maxSteps, strategy: _strategy, ...rest } = request;
     // Checked before anything reads the model id: a client never learns what lies behind one it may not use.
     if (request.model !== undefined) {
       const access = this.#toolgate.modelAccess(request.model, caller.tenantId);
@@ -87,18 +89,16 @@ export class RunManager implements RunService {
         );
       }
     }
-    // No tools reachable: refuse now, as an HTTP error, rather than start a run that can only fail.
-    await this.#toolgate.tools.listTools();
     const init = await this.#toolgate.newRun({
-      ...rest,
+      ...request,
       ...(caller.tenantId === undefined ? {} : { tenantId: caller.tenantId }),
       ...(caller.userId === undefined ? {} : { userId: caller.userId }),
     });
-    const result =
-      idempotency === undefined
-        ? { run: await this.#toolgate.store.createRun(init), created: true }
-        : await this.#toolgate.store.createRunIdempotent(init, { key: idempotency.key, requestHash: idempotency.requestHash });
-    if (result.created) this.#schedule(result.run.id, request.maxSteps);
+    // No tools reachable: refuse now, as an HTTP error, rather than start a run that can only fail.
+    await this.#toolgate.tools.listTools();
+    this.#mustHaveRoom();
+    const result = await this.#toolgate.start(init, idempotency === undefined ? undefined : { key: idempotency.key, requestHash: idempotency.requestHash });
+    if (result.created) this.#schedule(result.run.id);
     return { run: this.#present(result.run), created: result.created };
   }
 
@@ -123,37 +123,17 @@ export class RunManager implements RunService {
 
   async submitInput(caller: Caller, runId: string, input: RunInput): Promise<Run> {
     await this.#mustSee(caller, runId);
-    return this.#locked(runId, async () => {
-      const withUser: RunInput = caller.userId === undefined || input.userId !== undefined ? input : { ...input, userId: caller.userId };
-      const run = await submitInput(this.#toolgate.store, runId, withUser);
-      if (input.type === 'approval') this.#schedule(runId);
-      return this.#present(run);
-    });
+    const withUser: RunInput = caller.userId === undefined || input.userId !== undefined ? input : { ...input, userId: caller.userId };
+    const run = await this.#toolgate.engine.input(runId, withUser);
+    if (input.type === 'approval') this.#schedule(runId);
+    return this.#present(run);
   }
 
   async cancelRun(caller: Caller, runId: string): Promise<Run> {
     await this.#mustSee(caller, runId);
-    return this.#locked(runId, async () => {
-      const run = await this.#toolgate.store.getRun(runId);
-      if (run === undefined) throw new ToolgateError('not_found', `run ${runId} does not exist`);
-      if (TERMINAL_RUN_STATUSES.has(run.status)) throw new ToolgateError('conflict', `run ${runId} has already ended (${run.status})`);
-      const active = this.#active.get(runId);
-      if (active !== undefined) {
-        active.abort.abort();
-        await active.done;
-      } else {
-        this.#queued.delete(runId);
-        const reason = 'cancelled by a client';
-        await this.#toolgate.store.append(
-          runId,
-          [draft('run_status', { from: run.status, to: 'cancelled', reason }), draft('run_cancelled', { reason, usage: run.usage, steps: run.steps })],
-          { status: 'cancelled', pendingApproval: null },
-        );
-      }
-      const after = await this.#toolgate.store.getRun(runId);
-      if (after === undefined) throw new ToolgateError('internal', `run ${runId} vanished from the store`);
-      return this.#present(after);
-    });
+    const run = await this.#toolgate.engine.cancel(runId, { reason: 'cancelled by a client', ...(caller.userId === undefined ? {} : { userId: caller.userId }) });
+    if (this.#queued.delete(runId)) this.#queue.splice(this.#queue.indexOf(runId), 1);
+    return this.#present(run);
   }
 
   listTools(caller: Caller): Promise<TenantTool[]> {
@@ -166,7 +146,7 @@ export class RunManager implements RunService {
       await this.#toolgate.store.listRuns({ limit: 1 });
       return { ready: true };
     } catch (error) {
-      return { ready: false, reason: `run store unavailable: ${error instanceof Error ? error.message : String(error)}` };
+      return { ready: false, reason: `run store unavailable: ${describe(error)}` };
     }
   }
 
@@ -177,80 +157,94 @@ export class RunManager implements RunService {
 
   /**
    * Stops taking runs and lets running ones reach a safe point (between steps);
-   * after `graceMs` the rest is left to recovery at the next start — their logs
-   * say where they are.
+   * after `graceMs` the rest is left to recovery — by the next start, or by
+   * another process once their leases expire; their logs say where they are.
    */
   async shutdown(options: { graceMs?: number } = {}): Promise<void> {
     this.#closing = true;
+    clearInterval(this.#sweeper);
     this.#queue.length = 0;
     this.#queued.clear();
     this.#stop.abort();
-    const all = Promise.all([...this.#active.values()].map((a) => a.done));
+    const all = Promise.all([...this.#active.values()]);
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([all, new Promise((r) => (timer = setTimeout(r, options.graceMs ?? DEFAULT_SHUTDOWN_GRACE_MS)))]);
     clearTimeout(timer);
   }
 
-  #schedule(runId: string, maxSteps?: number): void {
+  #mustHaveRoom(): void {
+    if (this.#queue.length < this.#queueLimit) return;
+    // A rough wait: the queue drains at about one slot per run length; a few seconds is an honest first guess.
+    const retryAfterSeconds = Math.min(60, Math.max(1, Math.ceil(this.#queue.length / Math.max(1, this.#concurrency))));
+    throw new ToolgateError(
+      'overloaded',
+      `this server has ${this.#queue.length} runs waiting for a slot (server.queueLimit ${this.#queueLimit}, ${this.#concurrency} at a time); retry after ${retryAfterSeconds} s or on another instance`,
+      { details: { retryAfterSeconds } },
+    );
+  }
+
+  #schedule(runId: string): void {
     if (this.#closing) return;
-    const active = this.#active.get(runId);
-    if (active !== undefined) {
-      active.again = true;
+    if (this.#active.has(runId)) {
+      // Being driven: the engine looks again when its pass ends.
+      void this.#toolgate.engine.drive(runId);
       return;
     }
     if (this.#queued.has(runId)) return;
     this.#queued.add(runId);
     this.#queue.push(runId);
-    if (maxSteps !== undefined) this.#maxSteps.set(runId, maxSteps);
     this.#pump();
   }
-
-  readonly #maxSteps = new Map<string, number>();
 
   #pump(): void {
     while (this.#active.size < this.#concurrency && this.#queue.length > 0) {
       const runId = this.#queue.shift() as string;
       this.#queued.delete(runId);
-      const abort = new AbortController();
-      const entry: Active = { abort, again: false, done: Promise.resolve() };
-      const maxSteps = this.#maxSteps.get(runId);
-      entry.done = this.#toolgate
-        .drive(runId, { signal: abort.signal, stopSignal: this.#stop.signal, ...(maxSteps === undefined ? {} : { maxSteps }) })
-        .then(
-          () => undefined,
-          (error: unknown) => this.#onError(`run ${runId} could not be driven: ${error instanceof Error ? error.message : String(error)}`),
-        )
-        .finally(() => {
-          this.#active.delete(runId);
-          if (entry.again && !abort.signal.aborted) this.#schedule(runId);
-          else this.#maxSteps.delete(runId);
-          this.#pump();
-        });
-      this.#active.set(runId, entry);
+      this.#start(runId);
     }
+  }
+
+  /** Claims orphaned runs for the free slots. */
+  async #sweep(): Promise<string[]> {
+    if (this.#closing || this.#sweeping) return [];
+    this.#sweeping = true;
+    try {
+      const free = this.#concurrency - this.#active.size - this.#queue.length;
+      const leases = await this.#toolgate.engine.claimNext(free);
+      for (const lease of leases) {
+        if (this.#queued.delete(lease.runId)) this.#queue.splice(this.#queue.indexOf(lease.runId), 1);
+        this.#start(lease.runId, lease);
+      }
+      return leases.map((l) => l.runId);
+    } finally {
+      this.#sweeping = false;
+    }
+  }
+
+  #start(runId: string, lease?: RunLease): void {
+    const done = this.#toolgate.engine
+      .drive(runId, { stopSignal: this.#stop.signal, lease })
+      .then(
+        () => undefined,
+        (error: unknown) => this.#onError(`run ${runId} could not be driven: ${describe(error)}`),
+      )
+      .finally(() => {
+        this.#active.delete(runId);
+        this.#pump();
+      });
+    this.#active.set(runId, done);
   }
 
   async #mustSee(caller: Caller, runId: string): Promise<void> {
     if ((await this.getRun(caller, runId)) === undefined) throw new ToolgateError('not_found', `run ${runId} does not exist`);
-  }
-
-  /** One change at a time per run: two decisions for one call cannot both pass the pending check. */
-  #locked<T>(runId: string, fn: () => Promise<T>): Promise<T> {
-    const previous = this.#locks.get(runId) ?? Promise.resolve();
-    const next = previous.then(fn, fn);
-    const settled = next.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.#locks.set(runId, settled);
-    void settled.then(() => {
-      if (this.#locks.get(runId) === settled) this.#locks.delete(runId);
-    });
-    return next;
   }
 }
 
 /** Another tenant's run does not exist for the caller. */
 function visible(caller: Caller, run: Run): boolean {
   return caller.tenantId === undefined || run.tenantId === caller.tenantId;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -1,9 +1,25 @@
-import { ToolgateError, type JsonObject, type ModelAdapter, type NewRun, type Run, type RunEvent, type RunInput, type RunStore, type ToolSpec } from '../core/index.ts';
+import { hostname } from 'node:os';
+import {
+  DEFAULT_STRATEGY,
+  ToolgateError,
+  newId,
+  type IdempotencyRequest,
+  type JsonObject,
+  type ModelAdapter,
+  type NewRun,
+  type Run,
+  type RunEvent,
+  type RunInput,
+  type RunSettings,
+  type RunStore,
+  type ToolSpec,
+} from '../core/index.ts';
 import type { Settings } from '../config/resolve-settings.ts';
 import { isModelAllowed, isToolAllowed, resolveToolPolicy, tenantRuleFor, type ModelDecision, type Policy } from '../gate/index.ts';
-import { runAgent } from '../orchestrator/run-agent.ts';
-import type { RunHooks } from '../orchestrator/run-options.ts';
-import { submitInput } from '../orchestrator/submit-input.ts';
+import { settingsFrom } from '../orchestrator/run-agent.ts';
+import { RunEngine } from '../orchestrator/run-engine.ts';
+import type { RunEnvironment, RunHooks, ToolMode } from '../orchestrator/run-options.ts';
+import { strategyFor } from '../orchestrator/strategies/index.ts';
 import { createValidator, type Validator } from '../validation/index.ts';
 import { policyFromSettings } from './policy-from-settings.ts';
 import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
@@ -23,6 +39,8 @@ export interface ToolgateOptions {
   model?: ModelAdapter;
   /** Checks a config cannot express (see docs/policy.md). */
   hooks?: RunHooks;
+  /** This process's owner id for run leases (default: host/pid/random; unique per Toolgate). */
+  owner?: string;
 }
 
 export interface RunRequest {
@@ -30,6 +48,9 @@ export interface RunRequest {
   /** "provider:model"; defaults to the configured model. */
   model?: string;
   maxSteps?: number;
+  /** A strategy name (react, …); unknown names are refused with the known ones. */
+  strategy?: string;
+  toolMode?: ToolMode;
   threadId?: string;
   tenantId?: string;
   userId?: string;
@@ -48,7 +69,6 @@ export interface DriveOptions {
   /** Stop at the next safe point without ending the run (shutdown). */
   stopSignal?: AbortSignal;
   onEvent?: (event: RunEvent) => void;
-  maxSteps?: number;
 }
 
 /** A tool as a tenant sees it, with its classification. */
@@ -67,6 +87,8 @@ export class Toolgate {
   readonly #models = new Map<string, Promise<ModelAdapter>>();
   readonly policy: Policy;
   readonly validator: Validator = createValidator();
+  /** The one owner of runs' lives in this process (see RunEngine). */
+  readonly engine: RunEngine;
 
   constructor(options: ToolgateOptions) {
     this.#options = options;
@@ -83,6 +105,28 @@ export class Toolgate {
     );
     this.tools = new ToolRegistry(sources);
     this.policy = policyFromSettings(options.settings);
+    this.engine = new RunEngine({
+      store: this.store,
+      owner: options.owner ?? `${hostname()}/${process.pid}/${newId('engine')}`,
+      ...(options.settings.server.leaseMs === undefined ? {} : { leaseMs: options.settings.server.leaseMs }),
+      environment: (run) => this.environment(run),
+      fallbackSettings: settingsFrom({ ...options.settings, strategy: DEFAULT_STRATEGY }),
+    });
+  }
+
+  /** The adapters and process configuration runs are driven with. */
+  async environment(run: Run): Promise<RunEnvironment> {
+    const settings = this.settings;
+    return {
+      model: await this.model(run.model),
+      tools: this.tools,
+      policy: this.policy,
+      validator: this.validator,
+      hooks: this.#options.hooks,
+      systemPrompt: settings.systemPrompt,
+      redact: settings.redact,
+      toolTimeoutMs: settings.toolTimeoutMs,
+    };
   }
 
   listTools(): Promise<ToolSpec[]> {
@@ -130,23 +174,36 @@ export class Toolgate {
 
   /** Creates a run and drives it to its end. Resolves with the final run; model and tool failures end the run, they do not reject. */
   async run(request: RunRequest): Promise<Run> {
-    const run = await this.store.createRun(await this.newRun(request));
+    const { run } = await this.engine.start(await this.newRun(request));
     return this.drive(run.id, {
       ...(request.signal === undefined ? {} : { signal: request.signal }),
       ...(request.onEvent === undefined ? {} : { onEvent: request.onEvent }),
-      ...(request.maxSteps === undefined ? {} : { maxSteps: request.maxSteps }),
     });
   }
 
+  /** Creates a run (queued) without driving it: the runs API schedules it. */
+  start(init: NewRun & { settings: RunSettings }, idempotency?: IdempotencyRequest): Promise<{ run: Run; created: boolean }> {
+    return this.engine.start(init, idempotency);
+  }
+
   /**
-   * What the store needs to create a run for this request. Resolving the model
-   * here makes a bad model the caller's error, found before any run exists.
+   * What the store needs to create a run for this request, its settings
+   * included (request values over the configuration). Resolving the model and
+   * the strategy here makes a bad one the caller's error, found before any run exists.
    */
-  async newRun(request: Omit<RunRequest, 'signal' | 'onEvent' | 'maxSteps'>): Promise<NewRun> {
+  async newRun(request: Omit<RunRequest, 'signal' | 'onEvent'>): Promise<NewRun & { settings: RunSettings }> {
+    const strategy = strategyFor(request.strategy ?? DEFAULT_STRATEGY).name;
     const model = await this.model(request.model);
+    const settings: RunSettings = settingsFrom({
+      ...this.settings,
+      strategy,
+      ...(request.maxSteps === undefined ? {} : { maxSteps: request.maxSteps }),
+      ...(request.toolMode === undefined ? {} : { toolMode: request.toolMode }),
+    });
     return {
       input: request.input,
       model: model.id,
+      settings,
       ...(request.threadId === undefined ? {} : { threadId: request.threadId }),
       ...(request.tenantId === undefined ? {} : { tenantId: request.tenantId }),
       ...(request.userId === undefined ? {} : { userId: request.userId }),
@@ -159,35 +216,13 @@ export class Toolgate {
   /**
    * Drives a stored run from where its log stands: a new run, one resumed after
    * an approval, or one recovered after a restart. Resolves when it ends or
-   * waits for a person.
+   * waits for a person (or at once, as it stands, when another process drives it).
    */
   async drive(runId: string, options: DriveOptions = {}): Promise<Run> {
-    const run = await this.store.getRun(runId);
-    if (run === undefined) throw new ToolgateError('not_found', `run ${runId} does not exist`);
-    const model = await this.model(run.model);
     const onEvent = options.onEvent;
     const unsubscribe = onEvent === undefined ? undefined : this.store.subscribe(runId, (events) => events.forEach((e) => onEvent(e)));
     try {
-      return await runAgent({
-        runId,
-        store: this.store,
-        model,
-        tools: this.tools,
-        maxSteps: options.maxSteps ?? this.settings.maxSteps,
-        stream: this.settings.stream,
-        toolMode: this.settings.toolMode,
-        constrain: this.settings.constrain,
-        parseRetries: this.settings.parseRetries,
-        textToolCalls: this.settings.textToolCalls,
-        policy: this.policy,
-        validator: this.validator,
-        ...(this.settings.redact === undefined ? {} : { redact: this.settings.redact }),
-        ...(this.#options.hooks === undefined ? {} : { hooks: this.#options.hooks }),
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-        ...(options.stopSignal === undefined ? {} : { stopSignal: options.stopSignal }),
-        ...(this.settings.systemPrompt === undefined ? {} : { systemPrompt: this.settings.systemPrompt }),
-        ...(this.settings.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: this.settings.toolTimeoutMs }),
-      });
+      return await this.engine.drive(runId, { signal: options.signal, stopSignal: options.stopSignal });
     } finally {
       unsubscribe?.();
     }
@@ -199,12 +234,17 @@ export class Toolgate {
     // Subscribe first, so the input_received event reaches the listener too.
     const unsubscribe = onEvent === undefined ? undefined : this.store.subscribe(runId, (events) => events.forEach((e) => onEvent(e)));
     try {
-      await submitInput(this.store, runId, input);
+      await this.engine.input(runId, input);
       const { onEvent: _ignored, ...rest } = options;
       return await this.drive(runId, rest);
     } finally {
       unsubscribe?.();
     }
+  }
+
+  /** Cancels a run wherever it is driven (see RunEngine.cancel). */
+  cancel(runId: string, reason = 'cancelled', userId?: string): Promise<Run> {
+    return this.engine.cancel(runId, { reason, ...(userId === undefined ? {} : { userId }) });
   }
 
   async close(): Promise<void> {

@@ -65,7 +65,12 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
     ...(verbose ? { onServerStderr: (server: string, line: string) => io.stderr.write(`[${server}] ${line}\n`) } : {}),
   });
   const log = (message: string) => io.stderr.write(`toolgate: ${message}\n`);
-  const manager = new RunManager({ toolgate, ...(concurrency === undefined ? {} : { concurrency }), onError: log });
+  const manager = new RunManager({
+    toolgate,
+    ...(concurrency === undefined ? {} : { concurrency }),
+    ...(settings.server.queueLimit === undefined ? {} : { queueLimit: settings.server.queueLimit }),
+    onError: log,
+  });
   try {
     const apiKeys = apiKeysFromSettings(settings);
     const http = await startHttpServer({

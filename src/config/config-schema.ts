@@ -104,6 +104,8 @@ export const configSchema = z.strictObject({
       store: z.string().regex(/^(memory:?|sqlite:.+)$/, 'store must be memory: or sqlite:<file>').optional(),
       sqliteSynchronous: z.enum(['FULL', 'NORMAL']).optional(),
       concurrency: z.number().int().min(1).max(1000).optional(),
+      queueLimit: z.number().int().min(0).max(1_000_000).optional(),
+      leaseMs: z.number().int().min(300).max(3_600_000).optional(),
       heartbeatMs: z.number().int().min(100).optional(),
       sseBufferLimitBytes: z.number().int().min(1024).optional(),
       sseIdleTimeoutMs: z.number().int().min(100).optional(),

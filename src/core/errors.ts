@@ -29,6 +29,8 @@ export const ERROR_CODES = [
   'max_steps',
   'cancelled',
   'unparseable_tool_call',
+  // run ownership (one owner per run)
+  'lease_lost',
   // tool calls (tool results carry these, a run does not fail with them)
   'tool_error',
   'tool_timeout',

@@ -20,6 +20,8 @@ export interface RunEventDataMap {
     threadId?: string;
     /** How tools were offered: native tool definitions or described in the prompt. */
     toolMode?: 'native' | 'prompted' | 'auto';
+    /** The run's strategy (react, …). */
+    strategy?: string;
     dryRun?: boolean;
   };
   /** A user message entered the conversation (the run's input, or a later message). */
@@ -130,6 +132,11 @@ export interface RunEventDataMap {
   };
   /** Input from a client reached the run: an approval decision or a message. */
   input_received: { input: RunInput };
+  /**
+   * A client asked to cancel the run. Whichever process drives the run sees
+   * it in the log and ends the run with run_cancelled; calls in flight are aborted.
+   */
+  cancel_requested: { reason: string; userId?: string };
 }
 
 export type ToolEffect = 'read' | 'write';
@@ -179,6 +186,7 @@ export const RUN_EVENT_TYPES = [
   'gate_decision',
   'approval_required',
   'input_received',
+  'cancel_requested',
 ] as const satisfies readonly RunEventType[];
 
 /** Event types after which nothing more is appended to a run. */

@@ -31,8 +31,39 @@ export interface Run {
   /** Server-side values for injected arguments (`{{context.*}}`), never shown to the model. */
   context?: JsonObject;
   dryRun?: boolean;
+  /**
+   * How the run is driven, fixed when it is created and read back from the
+   * store every time it is driven (after an approval, a restart, or by another
+   * process). Absent only on runs stored before settings were kept.
+   */
+  settings?: RunSettings;
   /** The call waiting for a decision, while status is `waiting_approval`. */
   pendingApproval?: PendingApproval;
+}
+
+/** The names of the strategies a run may use (`react` is the default). */
+export const STRATEGY_NAMES = ['react'] as const;
+export type StrategyName = (typeof STRATEGY_NAMES)[number];
+export const DEFAULT_STRATEGY: StrategyName = 'react';
+
+/**
+ * Per-run settings: chosen when the run is created (request values over the
+ * configuration) and stored with it, so every process that drives the run
+ * drives the same run.
+ */
+export interface RunSettings {
+  maxSteps: number;
+  strategy: StrategyName;
+  /** native | prompted | auto (native, falling back to prompted when the endpoint rejects tools). */
+  toolMode: 'native' | 'prompted' | 'auto';
+  /** Feedback rounds when the model's tool calls cannot be used, text or native. */
+  parseRetries: number;
+  /** Native mode: tool calls written in the answer text (never | auto | always). */
+  textToolCalls: 'never' | 'auto' | 'always';
+  /** Prompted mode: ask the endpoint for structured output in the call format. */
+  constrain: boolean;
+  /** Stream model output (assistant_delta events). */
+  stream: boolean;
 }
 
 export interface PendingApproval {
@@ -59,6 +90,7 @@ export interface NewRun {
   metadata?: JsonObject;
   context?: JsonObject;
   dryRun?: boolean;
+  settings?: RunSettings;
 }
 
 /** Fields the loop may change together with an append. */

@@ -2,8 +2,8 @@ import type { JsonObject } from '../core/json.ts';
 import type { ToolSpec } from '../core/tools.ts';
 import type { ResolvedToolPolicy } from './policy.ts';
 
-/** What happens to one tool call. */
-export type Decision =
+/** The policy's verdict on one call whose arguments are fine (decideCall builds the whole Decision around it). */
+export type PolicyVerdict =
   | { kind: 'allow' }
   | { kind: 'deny'; reason: string }
   | { kind: 'approval_required'; reason: 'policy' | 'untrusted_output' }
@@ -30,7 +30,7 @@ export interface DecideInput {
  * output not yet approved → approval_required, whatever its rule says (output
  * from outside may carry instructions the model follows); otherwise allow.
  */
-export function decide(input: DecideInput): Decision {
+export function decide(input: DecideInput): PolicyVerdict {
   if (!input.allowed.allowed) {
     return { kind: 'deny', reason: input.allowed.reason ?? `the tool ${input.exposedName} is not allowed here` };
   }

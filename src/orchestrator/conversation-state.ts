@@ -13,6 +13,9 @@ import {
   type Usage,
 } from '../core/index.ts';
 
+/** The gate_decision issue code of a call whose arguments are not JSON at all (see prepareCall). */
+export const UNREADABLE_ARGUMENTS = 'not_json';
+
 export interface ApprovalDecision {
   decision: 'approve' | 'reject' | 'edit' | 'mark_done';
   arguments?: JsonObject;
@@ -32,6 +35,8 @@ export interface OpenTurn {
   started: Set<string>;
   /** The model hit its token limit in this turn. */
   truncated?: boolean;
+  /** Some call's arguments could not be read as JSON at all (native calls; text calls are retried within the step). */
+  unreadable?: boolean;
 }
 
 /**
@@ -61,6 +66,10 @@ export interface ConversationState {
   deferred: Message[];
   /** Untrusted tool outputs recorded in the run so far, in log order. */
   untrusted: Provenance[];
+  /** Closed turns in a row with a call whose arguments could not be read: capped by parseRetries. */
+  unusableTurns: number;
+  /** A client asked to cancel the run (cancel_requested): the reason. */
+  cancelRequested: string | undefined;
 }
 
 export function emptyConversation(status: RunStatus = 'queued'): ConversationState {
@@ -80,6 +89,8 @@ export function emptyConversation(status: RunStatus = 'queued'): ConversationSta
     lastEventId: 0,
     deferred: [],
     untrusted: [],
+    unusableTurns: 0,
+    cancelRequested: undefined,
   };
 }
 
@@ -139,6 +150,9 @@ function applyEvent(state: ConversationState, event: RunEvent): void {
       break;
     case 'gate_decision':
       if (event.data.decision === 'approval_required') state.awaiting.add(event.data.toolCallId);
+      if (event.data.decision === 'invalid' && state.turn !== undefined && event.data.issues?.some((i) => i.code === UNREADABLE_ARGUMENTS) === true) {
+        state.turn.unreadable = true;
+      }
       break;
     case 'tool_result': {
       const turn = state.turn;
@@ -167,6 +181,9 @@ function applyEvent(state: ConversationState, event: RunEvent): void {
     case 'approval_required':
       state.asked.add(event.data.toolCallId);
       break;
+    case 'cancel_requested':
+      state.cancelRequested ??= event.data.reason;
+      break;
     case 'run_completed':
     case 'run_failed':
     case 'run_cancelled':
@@ -191,6 +208,7 @@ function closeTurn(state: ConversationState, turn: OpenTurn): void {
       state.messages.push({ role: 'tool', toolCallId: wire[i]?.id ?? call.id, name: call.name, content: result === undefined ? '' : renderToolResult(result) });
     }
   }
+  state.unusableTurns = turn.unreadable === true ? state.unusableTurns + 1 : 0;
   state.turn = undefined;
   state.messages.push(...state.deferred);
   state.deferred = [];

@@ -1,4 +1,5 @@
-import { draft, type RunStore } from '../core/index.ts';
+import { draft } from '../core/index.ts';
+import type { AppendFn } from './transition.ts';
 
 /** How long streamed text may wait before it is appended as one `assistant_delta`. */
 export const DEFAULT_DELTA_FLUSH_MS = 25;
@@ -10,8 +11,7 @@ export const DEFAULT_DELTA_FLUSH_MS = 25;
  * concatenated deltas of a step equal its message text.
  */
 export class DeltaBuffer {
-  readonly #store: RunStore;
-  readonly #runId: string;
+  readonly #append: AppendFn;
   readonly #flushMs: number;
   #step = 0;
   #pending = '';
@@ -19,9 +19,8 @@ export class DeltaBuffer {
   #chain: Promise<unknown> = Promise.resolve();
   #error: unknown;
 
-  constructor(options: { store: RunStore; runId: string; flushMs?: number }) {
-    this.#store = options.store;
-    this.#runId = options.runId;
+  constructor(options: { append: AppendFn; flushMs?: number }) {
+    this.#append = options.append;
     this.#flushMs = options.flushMs ?? DEFAULT_DELTA_FLUSH_MS;
   }
 
@@ -53,7 +52,7 @@ export class DeltaBuffer {
     const step = this.#step;
     this.#pending = '';
     this.#chain = this.#chain.then(() =>
-      this.#store.append(this.#runId, [draft('assistant_delta', { step, text })]).catch((error: unknown) => {
+      this.#append([draft('assistant_delta', { step, text })]).catch((error: unknown) => {
         this.#error ??= error;
       }),
     );

@@ -1,21 +1,11 @@
-import {
-  draft,
-  toolError,
-  type EventDraft,
-  type JsonObject,
-  type JsonValue,
-  type Provenance,
-  type RawToolCall,
-  type RunEventDataMap,
-  type ToolResult,
-  type ToolSource,
-} from '../core/index.ts';
-import { decide, isToolAllowed, EMPTY_POLICY, type Policy, type ToolEffect } from '../gate/index.ts';
+import { draft, toolError, type EventDraft, type JsonObject, type JsonValue, type Provenance, type RawToolCall, type ToolResult, type ToolSource } from '../core/index.ts';
+import { decideCall, isToolAllowed, EMPTY_POLICY, type CallFacts, type Decision, type Policy, type ToolEffect } from '../gate/index.ts';
 import type { Validator } from '../validation/index.ts';
+import { auditEvent, recordResult, type AuditedDecision } from './call-events.ts';
 import type { ApprovalDecision } from './conversation-state.ts';
-import { prepareCall, type PreparedCall } from './prepare-call.ts';
+import { prepareCall } from './prepare-call.ts';
 import { DEFAULT_TOOL_TIMEOUT_MS, type HookToolCall, type RunHooks } from './run-options.ts';
-import type { CatalogEntry, ToolCatalog } from './tool-catalog.ts';
+import type { ToolCatalog } from './tool-catalog.ts';
 
 /** The `_meta` key MCP servers can use to deduplicate a retried call. */
 export const IDEMPOTENCY_META_KEY = 'toolgate/idempotency-key';
@@ -53,137 +43,102 @@ export type CallOutcome =
    */
   | { kind: 'unknown'; effect: 'write'; arguments: JsonObject; detail: string };
 
-type GateData = RunEventDataMap['gate_decision'];
+type AllowedDecision = Extract<Decision, { kind: 'allowed' }>;
 
 /**
  * The one path from a model's tool call to a tool:
- * parse → validate/normalise/inject → gate (allow, deny, dry-run, approval,
- * hooks) → execute → record. Every call ends in exactly one tool_result (or
- * pending approval); a `tool_call` event is committed before the tool is
+ * gather what is known (catalog, parse → normalise → inject → validate, a
+ * person's decision, the tenant) → decideCall → beforeToolCall, only for a
+ * call that would run → decideCall again → act on the one Decision: record
+ * it and execute, answer or pause. Every call ends in exactly one tool_result
+ * (or pending approval); a `tool_call` event is committed before the tool is
  * reached. Nothing here throws for bad input: the model gets the reason.
  */
 export async function executeToolCall(ctx: ToolCallContext, call: RawToolCall, approval?: ApprovalDecision): Promise<CallOutcome> {
   const started = performance.now();
-  let gated: Gated;
+  let decision: Decision;
   try {
-    gated = await gateCall(ctx, call, approval, started);
+    decision = await gateCall(ctx, call, approval);
   } catch (error) {
     // Nothing was sent yet: whatever went wrong (a pathological value, a bug)
     // fails this call alone, recorded, and the model is told.
     const message = `toolgate could not process this call to ${call.name}: ${error instanceof Error ? error.message : String(error)}`;
-    return done(await record(ctx, call, started, toolError('invalid_arguments', message)));
+    return done(await recordResult(ctx, call, started, toolError('invalid_arguments', message)));
   }
-  if (gated.kind !== 'execute') return gated.outcome;
-  return execute(ctx, call, gated, started);
+  return act(ctx, call, decision, started);
 }
 
-type Gated =
-  | { kind: 'outcome'; outcome: CallOutcome }
-  | { kind: 'execute'; entry: CatalogEntry; args: JsonObject; gate: EventDraft; approval: ApprovalDecision | undefined };
+/**
+ * Decides without the hook first; only a call that would run (allowed or dry
+ * run) reaches beforeToolCall, once, with the arguments it would run with —
+ * for a call that needed a person, those they approved or edited — and is
+ * decided again with its verdict.
+ */
+async function gateCall(ctx: ToolCallContext, call: RawToolCall, approval: ApprovalDecision | undefined): Promise<Decision> {
+  const facts = gatherFacts(ctx, call, approval);
+  const first = decideCall(facts);
+  if (ctx.hooks?.beforeToolCall === undefined || (first.kind !== 'allowed' && first.kind !== 'dry_run')) return first;
+  const verdict = await runBeforeHook(ctx, hookCall(ctx, call, first, first.arguments));
+  if (verdict.action !== 'rewrite') return decideCall({ ...facts, hook: verdict });
+  const checked = ctx.validator.validate(first.tool.inputSchema, verdict.arguments);
+  return decideCall({ ...facts, hook: { ...verdict, issues: checked.ok ? [] : checked.issues } });
+}
 
-/** parse → validate/normalise/inject → hooks → policy: everything before a tool is reached. */
-async function gateCall(ctx: ToolCallContext, call: RawToolCall, approval: ApprovalDecision | undefined, started: number): Promise<Gated> {
-  if (approval?.decision === 'mark_done') {
-    // A person saw that a call whose outcome was unknown did happen: record that, never execute it again.
-    const observed = approval.result;
-    const seen = observed === undefined ? '' : ` What they observed: ${typeof observed === 'string' ? observed : JSON.stringify(observed)}`;
-    const text = `${approval.userId ?? 'A person'} confirmed that this call to ${call.name} did happen; it was not executed again.${seen}`;
-    const result: ToolResult = { ok: true, content: [{ type: 'text', text }], ...(observed === undefined ? {} : { structuredContent: observed }) };
-    return settled(await record(ctx, call, started, result, [], { markedDone: true }));
-  }
+/** Everything the gate needs to know about the call, as data. */
+function gatherFacts(ctx: ToolCallContext, call: RawToolCall, approval: ApprovalDecision | undefined): CallFacts {
+  const common = { name: call.name, approval, dryRun: ctx.dryRun, untrusted: ctx.untrusted ?? [] };
   const entry = ctx.catalog.visible.get(call.name);
   if (entry === undefined) {
     const denied = ctx.catalog.denied.get(call.name);
     if (denied !== undefined) {
-      const gate = audit(ctx, call, denied.entry, { decision: 'denied', reason: denied.reason });
-      return settled(await record(ctx, call, started, toolError('denied', `${call.name} is not available to you: ${denied.reason}. Do not call it again.`), [gate]));
+      return { ...common, lookup: { kind: 'denied', tool: denied.entry.tool, policy: denied.entry.policy, reason: denied.reason }, allowed: { allowed: false, reason: denied.reason } };
     }
-    const known = [...ctx.catalog.visible.keys()].join(', ');
-    return settled(await record(ctx, call, started, toolError('tool_not_found', `there is no tool named "${call.name}"; available tools: ${known === '' ? '(none)' : known}`)));
+    return { ...common, lookup: { kind: 'unknown', known: [...ctx.catalog.visible.keys()] }, allowed: { allowed: false } };
   }
-
-  const injection = injectionContext(ctx);
+  // A person's edit replaces the model's arguments and goes through the same preparation.
   const source = approval?.decision === 'edit' && approval.arguments !== undefined ? approval.arguments : call.arguments;
-  const prepared = prepareCall({ entry, arguments: source, validator: ctx.validator, injection, truncated: ctx.truncated === true });
-  if (!prepared.ok) {
-    const gate = audit(ctx, call, entry, {
-      decision: prepared.decision,
-      reason: prepared.message,
-      normalisations: prepared.normalisations,
-      ...(prepared.issues === undefined ? {} : { issues: prepared.issues.map((i) => ({ code: i.code, path: i.path, message: i.message })) }),
-    });
-    return settled(await record(ctx, call, started, toolError(prepared.code, prepared.message), [gate]));
-  }
-
-  let args = prepared.arguments;
-  let hookInfo: GateData['hook'];
-  const effect = entry.policy.effect;
-  if (ctx.hooks?.beforeToolCall !== undefined) {
-    const verdict = await runBeforeHook(ctx, hookCall(ctx, call, entry, args));
-    if (verdict.action === 'deny') {
-      const gate = audit(ctx, call, entry, { decision: 'denied', reason: verdict.reason, prepared, hook: { name: 'beforeToolCall', action: 'deny', reason: verdict.reason } });
-      return settled(await record(ctx, call, started, toolError('denied', `${call.name} was refused: ${verdict.reason}`), [gate]));
-    }
-    if (verdict.action === 'rewrite') {
-      const again = ctx.validator.validate(entry.tool.inputSchema, verdict.arguments);
-      if (!again.ok) {
-        const reason = `beforeToolCall rewrote the arguments into invalid ones: ${again.issues.map((i) => `${i.path || '/'} ${i.message}`).join('; ')}`;
-        const gate = audit(ctx, call, entry, { decision: 'denied', reason, prepared, hook: { name: 'beforeToolCall', action: 'rewrite', reason } });
-        return settled(await record(ctx, call, started, toolError('denied', `${call.name} was refused: ${reason}`), [gate]));
-      }
-      args = verdict.arguments;
-      hookInfo = { name: 'beforeToolCall', action: 'rewrite', ...(verdict.reason === undefined ? {} : { reason: verdict.reason }) };
-    }
-  }
-
-  if (approval?.decision === 'reject') {
-    const reason = approval.reason ?? 'no reason given';
-    const gate = audit(ctx, call, entry, { decision: 'denied', reason: `rejected by a person: ${reason}`, prepared, hook: hookInfo });
-    return settled(await record(ctx, call, started, toolError('rejected', `A person rejected this call to ${call.name}: ${reason}. Do not retry it unchanged.`), [gate]));
-  }
-
-  const allowed = isToolAllowed(ctx.policy ?? EMPTY_POLICY, ctx.tenantId, entry.tool);
-  const verdict = decide({
-    tool: entry.tool,
-    exposedName: call.name,
-    arguments: args,
-    policy: entry.policy,
-    allowed,
-    dryRun: ctx.dryRun,
-    approvalGranted: approval !== undefined,
-    tainted: (ctx.untrusted ?? []).length > 0,
-  });
-  if (verdict.kind === 'deny') {
-    const gate = audit(ctx, call, entry, { decision: 'denied', reason: verdict.reason, prepared, hook: hookInfo });
-    return settled(await record(ctx, call, started, toolError('denied', `${call.name} is not available to you: ${verdict.reason}`), [gate]));
-  }
-  if (verdict.kind === 'approval_required') {
-    const why = verdict.reason === 'untrusted_output' ? `a write after untrusted output (${describeProvenance(ctx.untrusted ?? [])}) needs a person` : undefined;
-    await ctx.append([audit(ctx, call, entry, { decision: 'approval_required', prepared, hook: hookInfo, ...(why === undefined ? {} : { reason: why }) })]);
-    return { kind: 'outcome', outcome: { kind: 'pending', effect, arguments: args, reason: verdict.reason } };
-  }
-  if (verdict.kind === 'dry_run') {
-    const gate = audit(ctx, call, entry, { decision: 'dry_run', prepared, hook: hookInfo });
-    const text = `DRY RUN: ${call.name} was validated and would have run with these arguments, but was not executed: ${JSON.stringify(ctx.redact(args))}`;
-    return settled(await record(ctx, call, started, { ok: true, content: [{ type: 'text', text }], structuredContent: { dryRun: true, tool: call.name, arguments: ctx.redact(args) } }, [gate], { dryRun: true }));
-  }
-
-  const gate = audit(ctx, call, entry, {
-    decision: 'allowed',
+  const prepared =
+    approval?.decision === 'mark_done' ? undefined : prepareCall({ entry, arguments: source, validator: ctx.validator, injection: injectionContext(ctx), truncated: ctx.truncated === true });
+  return {
+    ...common,
+    lookup: { kind: 'visible', tool: entry.tool, policy: entry.policy },
     prepared,
-    hook: hookInfo,
-    ...(approval === undefined ? {} : { reason: `approved by ${approval.userId ?? 'a person'}${approval.decision === 'edit' ? ' with edited arguments' : ''}` }),
-  });
-  return { kind: 'execute', entry, args, gate, approval };
+    allowed: isToolAllowed(ctx.policy ?? EMPTY_POLICY, ctx.tenantId, entry.tool),
+  };
+}
+
+/** The one place a Decision becomes events — and, when allowed, a call to the tool. */
+async function act(ctx: ToolCallContext, call: RawToolCall, decision: Decision, started: number): Promise<CallOutcome> {
+  switch (decision.kind) {
+    case 'marked_done':
+      return done(await recordResult(ctx, call, started, decision.result, { markedDone: true }));
+    case 'not_found':
+      return done(await recordResult(ctx, call, started, toolError(decision.error.code, decision.error.message)));
+    case 'denied':
+    case 'invalid':
+      return done(await recordResult(ctx, call, started, toolError(decision.error.code, decision.error.message), { before: [auditEvent(ctx, call, decision)] }));
+    case 'approval_required':
+      // Recorded alone: the caller appends approval_required and pauses the run.
+      await ctx.append([auditEvent(ctx, call, decision)]);
+      return { kind: 'pending', effect: decision.policy.effect, arguments: decision.arguments, reason: decision.approvalReason };
+    case 'dry_run': {
+      const shown = ctx.redact(decision.arguments);
+      const text = `DRY RUN: ${call.name} was validated and would have run with these arguments, but was not executed: ${JSON.stringify(shown)}`;
+      const result: ToolResult = { ok: true, content: [{ type: 'text', text }], structuredContent: { dryRun: true, tool: call.name, arguments: shown } };
+      return done(await recordResult(ctx, call, started, result, { before: [auditEvent(ctx, call, decision)], dryRun: true }));
+    }
+    case 'allowed':
+      return execute(ctx, call, decision, started);
+  }
 }
 
 /** Commits the decision and the call, then reaches the tool and records what came back. */
-async function execute(ctx: ToolCallContext, call: RawToolCall, gated: Extract<Gated, { kind: 'execute' }>, started: number): Promise<CallOutcome> {
-  const { entry, args, gate } = gated;
+async function execute(ctx: ToolCallContext, call: RawToolCall, decision: AllowedDecision, started: number): Promise<CallOutcome> {
+  const { tool, policy, arguments: args } = decision;
   // The decision and the call are committed together, before the tool is reached.
   await ctx.append([
-    gate,
-    draft('tool_call', { step: ctx.step, toolCallId: call.id, name: call.name, arguments: ctx.redact(args) as JsonObject, origin: entry.tool.origin }),
+    auditEvent(ctx, call, decision),
+    draft('tool_call', { step: ctx.step, toolCallId: call.id, name: call.name, arguments: ctx.redact(args) as JsonObject, origin: tool.origin }),
   ]);
   let result: ToolResult;
   let threw = false;
@@ -191,7 +146,7 @@ async function execute(ctx: ToolCallContext, call: RawToolCall, gated: Extract<G
     result = await ctx.tools.callTool({
       name: call.name,
       arguments: args,
-      timeoutMs: entry.policy.timeoutMs ?? ctx.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+      timeoutMs: policy.timeoutMs ?? ctx.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
       meta: { [IDEMPOTENCY_META_KEY]: `${ctx.runId}:${call.id}` },
       ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
     });
@@ -200,26 +155,26 @@ async function execute(ctx: ToolCallContext, call: RawToolCall, gated: Extract<G
     threw = true;
     result = toolError('tool_error', `tool "${call.name}" failed: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (entry.policy.effect === 'write' && outcomeUnknown(result, threw)) {
+  if (policy.effect === 'write' && outcomeUnknown(result, threw)) {
     const detail = result.error?.message ?? 'no answer came';
     const cancelled = ctx.signal?.aborted === true;
-    if (!cancelled && entry.policy.unknownOutcome === 'ask') return { kind: 'unknown', effect: 'write', arguments: args, detail };
+    if (!cancelled && policy.unknownOutcome === 'ask') return { kind: 'unknown', effect: 'write', arguments: args, detail };
     // A cancelled run ends here, so the log says what became of the call; `tell_model` hands the doubt to the model.
     const message = cancelled
       ? `the run was cancelled while ${call.name} was in flight (${detail}); it may or may not have happened`
       : `${call.name} was sent but no answer came (${detail}). It MAY HAVE EXECUTED: do not call it again; tell the user to check whether it happened.`;
-    return done(await record(ctx, call, started, toolError('outcome_unknown', message)));
+    return done(await recordResult(ctx, call, started, toolError('outcome_unknown', message)));
   }
   if (ctx.hooks?.afterToolCall !== undefined) {
     try {
-      const replaced = await ctx.hooks.afterToolCall({ ...hookCall(ctx, call, entry, args), result });
+      const replaced = await ctx.hooks.afterToolCall({ ...hookCall(ctx, call, decision, args), result });
       if (replaced !== undefined) result = replaced;
     } catch (error) {
       process.emitWarning(`afterToolCall hook failed for ${call.name}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  const recorded = await record(ctx, call, started, result, [], entry.policy.untrusted && result.notSent !== true ? { untrusted: true } : {});
-  return { kind: 'done', result: recorded, returnDirect: entry.policy.returnDirect && result.ok };
+  const recorded = await recordResult(ctx, call, started, result, policy.untrusted && result.notSent !== true ? { untrusted: true } : {});
+  return { kind: 'done', result: recorded, returnDirect: policy.returnDirect && result.ok };
 }
 
 /**
@@ -234,17 +189,8 @@ export function outcomeUnknown(result: ToolResult, threw: boolean): boolean {
   return code === 'tool_timeout' || code === 'tool_unavailable' || code === 'cancelled';
 }
 
-function describeProvenance(list: readonly Provenance[]): string {
-  const names = [...new Set(list.map((p) => p.name))];
-  return `from ${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''}`;
-}
-
 function done(result: ToolResult): CallOutcome {
   return { kind: 'done', result, returnDirect: false };
-}
-
-function settled(result: ToolResult): { kind: 'outcome'; outcome: CallOutcome } {
-  return { kind: 'outcome', outcome: done(result) };
 }
 
 /** The values `{{user.*}}`, `{{tenant.*}}` and `{{context.*}}` templates read. */
@@ -256,13 +202,13 @@ export function injectionContext(ctx: Pick<ToolCallContext, 'userId' | 'tenantId
   };
 }
 
-function hookCall(ctx: ToolCallContext, call: RawToolCall, entry: CatalogEntry, args: JsonObject): HookToolCall {
+function hookCall(ctx: ToolCallContext, call: RawToolCall, decision: AuditedDecision, args: JsonObject): HookToolCall {
   return {
     runId: ctx.runId,
     toolCallId: call.id,
     name: call.name,
-    tool: entry.tool,
-    effect: entry.policy.effect,
+    tool: decision.tool,
+    effect: decision.policy.effect,
     arguments: structuredClone(args),
     ...(ctx.tenantId === undefined ? {} : { tenantId: ctx.tenantId }),
     ...(ctx.userId === undefined ? {} : { userId: ctx.userId }),
@@ -276,57 +222,4 @@ async function runBeforeHook(ctx: ToolCallContext, call: HookToolCall) {
   } catch (error) {
     return { action: 'deny' as const, reason: `the beforeToolCall check failed: ${error instanceof Error ? error.message : String(error)}` };
   }
-}
-
-interface AuditInput {
-  decision: GateData['decision'];
-  reason?: string;
-  prepared?: PreparedCall;
-  normalisations?: PreparedCall['normalisations'];
-  issues?: GateData['issues'];
-  hook?: GateData['hook'] | undefined;
-}
-
-/** The call's gate_decision event; appended together with what follows it (fewer writes, one atomic step). */
-function audit(ctx: ToolCallContext, call: RawToolCall, entry: CatalogEntry, input: AuditInput): EventDraft {
-  const normalisations = input.prepared?.normalisations ?? input.normalisations ?? [];
-  const data: GateData = {
-    step: ctx.step,
-    toolCallId: call.id,
-    name: call.name,
-    effect: entry.policy.effect,
-    decision: input.decision,
-    normalisations: normalisations.map((n) => ({ path: n.path, from: ctx.redact(n.from), rule: n.rule, ...(n.to === undefined ? {} : { to: ctx.redact(n.to) }) })),
-    injected: (input.prepared?.injected ?? []).map((i) => ({ key: i.key, overridden: i.overridden })),
-    ...(entry.policy.policyRule === undefined ? {} : { policyRule: entry.policy.policyRule }),
-    ...(input.reason === undefined ? {} : { reason: input.reason }),
-    ...(input.issues === undefined ? {} : { issues: input.issues }),
-    ...(input.hook === undefined ? {} : { hook: input.hook }),
-  };
-  return draft('gate_decision', data);
-}
-
-async function record(
-  ctx: ToolCallContext,
-  call: RawToolCall,
-  started: number,
-  result: ToolResult,
-  before: EventDraft[] = [],
-  flags: { dryRun?: boolean; untrusted?: boolean; markedDone?: boolean } = {},
-): Promise<ToolResult> {
-  const data: RunEventDataMap['tool_result'] = {
-    step: ctx.step,
-    toolCallId: call.id,
-    name: call.name,
-    ok: result.ok,
-    content: result.content,
-    latencyMs: Math.round((performance.now() - started) * 100) / 100,
-    ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
-    ...(result.error === undefined ? {} : { error: result.error }),
-    ...(flags.dryRun === true ? { dryRun: true } : {}),
-    ...(flags.untrusted === true ? { untrusted: true } : {}),
-    ...(flags.markedDone === true ? { markedDone: true } : {}),
-  };
-  await ctx.append([...before, draft('tool_result', data)]);
-  return result;
 }

@@ -1,8 +1,11 @@
-import { draft, renderToolResult, type ApprovalReason, type JsonObject, type Provenance, type RawToolCall } from '../core/index.ts';
+import { draft, renderToolResult, type ApprovalReason, type JsonObject, type JsonValue, type Provenance, type RawToolCall } from '../core/index.ts';
 import type { ToolEffect } from '../gate/index.ts';
+import type { Validator } from '../validation/index.ts';
 import type { ConversationState, OpenTurn } from './conversation-state.ts';
-import { executeToolCall, injectionContext, type CallOutcome, type ToolCallContext } from './execute-tool-call.ts';
+import type { CallOutcome } from './execute-tool-call.ts';
 import { prepareCall } from './prepare-call.ts';
+import type { GateFn } from './strategies/strategy.ts';
+import type { ToolCatalog } from './tool-catalog.ts';
 import { transition, type AppendFn } from './transition.ts';
 
 
@@ -23,12 +26,24 @@ interface Waiting {
  * write whose tool_call was committed but whose result is missing (the
  * process stopped mid-call) is never repeated silently: a person decides.
  */
-export async function finishTurn(input: { ctx: Omit<ToolCallContext, 'step'>; state: ConversationState; append: AppendFn }): Promise<TurnOutcome> {
+export interface FinishTurnInput {
+  state: ConversationState;
+  append: AppendFn;
+  /** The only way to a tool. */
+  gate: GateFn;
+  catalog: ToolCatalog;
+  validator: Validator;
+  redact: (value: JsonValue) => JsonValue;
+  /** The values injected arguments are made of (to show a person the arguments a call would run with). */
+  injection: { user?: JsonObject; tenant?: JsonObject; context?: JsonObject };
+}
+
+export async function finishTurn(input: FinishTurnInput): Promise<TurnOutcome> {
   const { state, append } = input;
   const turn = state.turn as OpenTurn;
   // Output of this very turn's calls does not taint its other calls: the model chose them before seeing it.
-  const untrusted = state.untrusted.filter((p) => p.step < turn.step);
-  const ctx: ToolCallContext = { ...input.ctx, step: turn.step, truncated: turn.truncated === true, untrusted };
+  const untrusted = untrustedBefore(state, turn.step);
+  const ctx = input;
   const todo = turn.calls.filter((c) => !turn.results.has(c.id));
 
   // Each call settles on its own: one that throws never leaves another's result unrecorded or appended late.
@@ -45,7 +60,7 @@ export async function finishTurn(input: { ctx: Omit<ToolCallContext, 'step'>; st
           return { call, outcome: { call, effect: entry.policy.effect, arguments: rederive(ctx, call), reason } };
         }
       }
-      return { call, outcome: await executeToolCall(ctx, call, decision) };
+      return { call, outcome: await input.gate(call, { step: turn.step, approval: decision, truncated: turn.truncated === true }) };
     }),
   );
   const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
@@ -79,10 +94,15 @@ export async function finishTurn(input: { ctx: Omit<ToolCallContext, 'step'>; st
   return direct.length > 0 ? { kind: 'direct', output: direct.join('\n') } : { kind: 'continue' };
 }
 
+/** Untrusted tool outputs recorded before `step`: they taint that step's writes. */
+export function untrustedBefore(state: ConversationState, step: number): Provenance[] {
+  return state.untrusted.filter((p) => p.step < step);
+}
+
 /** The arguments a call would run with, for showing to the person who decides. */
-function rederive(ctx: ToolCallContext, call: RawToolCall): JsonObject {
+function rederive(ctx: FinishTurnInput, call: RawToolCall): JsonObject {
   const entry = ctx.catalog.visible.get(call.name);
   if (entry === undefined) return {};
-  const prepared = prepareCall({ entry, arguments: call.arguments, validator: ctx.validator, injection: injectionContext(ctx) });
+  const prepared = prepareCall({ entry, arguments: call.arguments, validator: ctx.validator, injection: ctx.injection });
   return prepared.ok ? prepared.arguments : {};
 }

@@ -1,26 +1,11 @@
 import type { JsonObject, JsonValue } from '../core/index.ts';
-import { applyInjection, type InjectedArgument } from '../gate/index.ts';
+import { applyInjection, type PrepareResult } from '../gate/index.ts';
 import { repairArguments } from '../parsing/index.ts';
-import { formatIssuesForModel, normalizeArguments, type Normalisation, type ValidationIssue, type Validator } from '../validation/index.ts';
+import { formatIssuesForModel, normalizeArguments, type Validator } from '../validation/index.ts';
 import type { CatalogEntry } from './tool-catalog.ts';
 
-export interface PreparedCall {
-  ok: true;
-  arguments: JsonObject;
-  normalisations: Normalisation[];
-  injected: InjectedArgument[];
-  repairs: string[];
-}
-
-export interface RejectedCall {
-  ok: false;
-  /** 'invalid': the arguments cannot be used; 'denied': a required server-side value is missing. */
-  decision: 'invalid' | 'denied';
-  code: 'invalid_arguments' | 'denied';
-  message: string;
-  issues?: ValidationIssue[];
-  normalisations: Normalisation[];
-}
+// The result types live in the gate, which decides on them (decideCall).
+export type { PreparedCall, PrepareResult, RejectedCall } from '../gate/index.ts';
 
 export interface PrepareInput {
   entry: CatalogEntry;
@@ -36,7 +21,7 @@ export interface PrepareInput {
  * Pure and deterministic: a recovered run re-derives exactly the arguments a
  * live run would have sent.
  */
-export function prepareCall(input: PrepareInput): PreparedCall | RejectedCall {
+export function prepareCall(input: PrepareInput): PrepareResult {
   const { entry } = input;
   let parsed: JsonObject;
   let repairs: string[] = [];
@@ -48,6 +33,8 @@ export function prepareCall(input: PrepareInput): PreparedCall | RejectedCall {
         decision: 'invalid',
         code: 'invalid_arguments',
         message: `The arguments for ${entry.tool.name} are not a valid JSON object (${result.message}, at character ${result.position}). Call ${entry.tool.name} again with a JSON object of arguments.`,
+        // Marked in the audit: turns whose calls cannot be read at all count against parseRetries.
+        issues: [{ code: 'not_json', path: '', message: `${result.message}, at character ${result.position}` }],
         normalisations: [],
       };
     }

@@ -1,4 +1,4 @@
-import type { JsonObject, Message, ModelAdapter, Run, RunStore, ToolResult, ToolSource, ToolSpec } from '../core/index.ts';
+import type { JsonObject, Message, ModelAdapter, Run, RunStore, StrategyName, ToolResult, ToolSource, ToolSpec } from '../core/index.ts';
 import type { Policy, ToolEffect } from '../gate/index.ts';
 import type { Validator } from '../validation/index.ts';
 
@@ -21,7 +21,11 @@ export type ToolMode = 'native' | 'prompted' | 'auto';
 export type TextToolCalls = 'never' | 'auto' | 'always';
 export const DEFAULT_TEXT_TOOL_CALLS: TextToolCalls = 'auto';
 
-/** What a hook sees of a tool call. `arguments` are final: validated, normalised, injected. */
+/**
+ * What a hook sees of a tool call. `arguments` are the ones that will run:
+ * validated, normalised, injected — and, for a call that needed a person,
+ * those they approved or edited.
+ */
 export interface HookToolCall {
   runId: string;
   toolCallId: string;
@@ -45,9 +49,36 @@ export type BeforeToolCallVerdict = { action: 'allow' } | { action: 'deny'; reas
 export interface RunHooks {
   onRunStart?: (run: Run) => void | Promise<void>;
   onRunEnd?: (run: Run) => void | Promise<void>;
+  /**
+   * Runs at most once per call, as the gate's last check, on the arguments
+   * that will actually run — so only for a call the gate would otherwise let
+   * run (allowed, or a dry run). A call that needs a person reaches it after
+   * their decision (approve, or edit: the edited arguments are checked),
+   * never while it waits; a denied, invalid, rejected or marked-done call
+   * never does. A rewrite is validated against the tool's schema again.
+   */
   beforeToolCall?: (call: HookToolCall) => BeforeToolCallVerdict | undefined | Promise<BeforeToolCallVerdict | undefined>;
   /** May replace the result the model sees. */
   afterToolCall?: (call: HookToolCall & { result: ToolResult }) => ToolResult | undefined | Promise<ToolResult | undefined>;
+}
+
+/**
+ * What a process brings to every run it drives: adapters (injected; the
+ * orchestrator never imports them) and process-wide configuration. Nothing
+ * here varies per run: per-run settings live with the run (RunSettings).
+ */
+export interface RunEnvironment {
+  model: ModelAdapter;
+  tools: ToolSource;
+  policy?: Policy | undefined;
+  validator?: Validator | undefined;
+  hooks?: RunHooks | undefined;
+  systemPrompt?: string | undefined;
+  /** Earlier messages of the conversation, instead of the run's thread. */
+  history?: readonly Message[] | undefined;
+  /** Key patterns whose values are redacted in events (default: password, token, secret, apiKey, authorization). */
+  redact?: readonly string[] | undefined;
+  toolTimeoutMs?: number | undefined;
 }
 
 /** Everything a run needs. Adapters are injected here; the orchestrator never imports them. */
@@ -57,6 +88,7 @@ export interface RunAgentOptions {
   model: ModelAdapter;
   tools: ToolSource;
   maxSteps?: number;
+  strategy?: StrategyName;
   /** Stream model output (assistant_delta events). Default true. */
   stream?: boolean;
   signal?: AbortSignal;

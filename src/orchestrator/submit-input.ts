@@ -1,12 +1,31 @@
-import { ToolgateError, TERMINAL_RUN_STATUSES, draft, type EventDraft, type Run, type RunInput, type RunStore } from '../core/index.ts';
+import { ToolgateError, TERMINAL_RUN_STATUSES, draft, type EventDraft, type PendingApproval, type Run, type RunInput, type RunStore } from '../core/index.ts';
+
+/** Decisions re-checked against a run that changed meanwhile (another process answered first). */
+const MAX_ATTEMPTS = 3;
 
 /**
  * Records client input on a run: an approval decision for the call it is
  * waiting on, or a user message. Checks the input against the run's state
  * first (`conflict` when it does not apply) so that nothing inconsistent is
- * ever written. The caller then drives the run again.
+ * ever written; a decision is written only if the run has not changed since
+ * it was checked (from any process), and moves the run back to `running` in
+ * the same step, so the run returned shows it as it stands after the decision.
+ * The caller then drives the run again.
  */
 export async function submitInput(store: RunStore, runId: string, input: RunInput): Promise<Run> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await submitOnce(store, runId, input);
+    } catch (error) {
+      // The run changed between the check and the write: check again against what it is now.
+      if (!(error instanceof StaleRun) || attempt >= MAX_ATTEMPTS) throw error instanceof StaleRun ? error.cause : error;
+    }
+  }
+}
+
+class StaleRun extends Error {}
+
+async function submitOnce(store: RunStore, runId: string, input: RunInput): Promise<Run> {
   const run = await store.getRun(runId);
   if (run === undefined) throw new ToolgateError('not_found', `run ${runId} does not exist`);
   if (TERMINAL_RUN_STATUSES.has(run.status)) throw new ToolgateError('conflict', `run ${runId} has ended (${run.status}); it takes no more input`);
@@ -34,8 +53,19 @@ export async function submitInput(store: RunStore, runId: string, input: RunInpu
     throw new ToolgateError('usage', 'a message needs non-empty "text"');
   }
   const drafts: EventDraft[] = [draft('input_received', { input })];
-  if (input.type === 'message') drafts.push(draft('user_message', { text: input.text }));
-  await store.append(runId, drafts);
+  if (input.type === 'message') {
+    drafts.push(draft('user_message', { text: input.text }));
+    await store.append(runId, drafts);
+  } else {
+    const pending = run.pendingApproval as PendingApproval;
+    drafts.push(draft('run_status', { from: run.status, to: 'running', reason: `${input.decision} for ${pending.name} (${pending.toolCallId})` }));
+    try {
+      await store.append(runId, drafts, { status: 'running', pendingApproval: null }, { expectLastEventId: run.lastEventId });
+    } catch (error) {
+      if (error instanceof ToolgateError && error.code === 'conflict') throw new StaleRun('the run changed', { cause: error });
+      throw error;
+    }
+  }
   const after = await store.getRun(runId);
   if (after === undefined) throw new ToolgateError('internal', `run ${runId} vanished from the store`);
   return after;

@@ -30,6 +30,8 @@ export const HTTP_STATUS_BY_CODE = {
   max_steps: 500,
   cancelled: 500,
   unparseable_tool_call: 500,
+  // Internal to run ownership: another process drives the run now.
+  lease_lost: 409,
   tool_error: 500,
   tool_timeout: 500,
   // Reaches a response when no tool server can be listed as a run is created.

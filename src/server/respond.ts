@@ -31,6 +31,9 @@ export function toErrorResponse(error: unknown): ErrorResponse {
   }
   if (error instanceof ToolgateError) {
     const headers: Record<string, string> = error.code === 'unauthorized' ? { 'WWW-Authenticate': 'Bearer' } : {};
+    // overloaded, shutting_down: when to come back, in whole seconds (RFC 9110 Retry-After).
+    const retryAfter = error.details?.['retryAfterSeconds'];
+    if (typeof retryAfter === 'number' && Number.isFinite(retryAfter) && retryAfter >= 0) headers['Retry-After'] = String(Math.ceil(retryAfter));
     return { status: httpStatusFor(error.code), body: { error: error.toInfo() }, headers };
   }
   return { status: 500, body: { error: { code: 'internal', message: 'internal server error (see the server log)' } }, headers: {} };

@@ -28,6 +28,8 @@ export const ISSUE_CODES = [
   'too_deep',
   'too_large',
   'not_finite',
+  // The arguments could not be read as a JSON object at all (even after repair).
+  'not_json',
 ] as const;
 
 export type IssueCode = (typeof ISSUE_CODES)[number];

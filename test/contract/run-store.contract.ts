@@ -7,6 +7,7 @@ import { appendContract } from './run-store/append.ts';
 import type { RunStoreFactory } from './run-store/harness.ts';
 import { idempotencyContract } from './run-store/idempotency.ts';
 import { isolationContract } from './run-store/isolation.ts';
+import { leasesContract } from './run-store/leases.ts';
 import { listRunsContract } from './run-store/list-runs.ts';
 import { subscribeContract } from './run-store/subscribe.ts';
 import { terminalContract } from './run-store/terminal.ts';
@@ -30,5 +31,6 @@ export function runStoreContract(name: string, factory: RunStoreFactory): void {
     threadsContract(factory);
     isolationContract(factory);
     durabilityContract(factory);
+    leasesContract(factory);
   });
 }

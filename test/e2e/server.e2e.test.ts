@@ -197,11 +197,37 @@ server:
     assert.equal(wrong.status, 409);
     const ok = await api(`/v1/runs/${run.id}/input`, { method: 'POST', body: JSON.stringify({ type: 'approval', toolCallId: waiting.pendingApproval?.toolCallId, decision: 'approve' }) });
     assert.equal(ok.status, 202, await ok.clone().text());
+    const answer = await json<Run>(ok);
+    assert.notEqual(answer.status, 'waiting_approval', 'the 202 body is the run after the decision');
+    assert.equal(answer.pendingApproval, undefined);
     const done = await waitFor(run.id, ['completed', 'failed']);
     assert.equal(done.status, 'completed');
     const types: string[] = (await log(run.id)).map((e) => e.type);
     assert.ok(types.indexOf('approval_required') < types.indexOf('input_received'));
     assert.ok(types.includes('tool_call'));
+  });
+
+  it('a run keeps its own maxSteps after an approval (stored with the run, not held in memory)', async () => {
+    const response = await api('/v1/runs', { method: 'POST', body: JSON.stringify({ input: 'order with one step', maxSteps: 1 }) });
+    assert.equal(response.status, 201, await response.clone().text());
+    const run = await json<Run>(response);
+    assert.equal(run.settings?.maxSteps, 1);
+    const waiting = await waitFor(run.id, ['waiting_approval']);
+    const ok = await api(`/v1/runs/${run.id}/input`, { method: 'POST', body: JSON.stringify({ type: 'approval', toolCallId: waiting.pendingApproval?.toolCallId, decision: 'approve' }) });
+    assert.equal(ok.status, 202);
+    const done = await waitFor(run.id, ['completed', 'failed']);
+    assert.equal(done.status, 'failed');
+    assert.equal(done.error?.code, 'max_steps');
+    assert.equal(done.steps, 1);
+    assert.equal((await log(run.id)).filter((e) => e.type === 'tool_result').length, 1, 'the approved call ran, then the run stopped at its limit');
+  });
+
+  it('strategy: an unknown name is 400 naming the known ones', async () => {
+    const response = await api('/v1/runs', { method: 'POST', body: JSON.stringify({ input: 'x', strategy: 'no-such-strategy' }) });
+    assert.equal(response.status, 400);
+    const body = await json<{ error: { code: string; message: string } }>(response);
+    assert.equal(body.error.code, 'usage');
+    assert.match(body.error.message, /known strategies: react/);
   });
 
   it('cancel stops a run in flight: run_cancelled, status cancelled', async () => {

@@ -34,6 +34,41 @@ export interface IdempotencyRequest {
 export type EventListener = (events: readonly RunEvent[]) => void;
 
 /**
+ * The right to drive one run, held by one owner (a process's engine) until
+ * `expiresAt`. `epoch` grows with every claim: it is the fencing token that
+ * `append` checks, so an owner that lost its lease can never write again.
+ */
+export interface RunLease {
+  runId: string;
+  owner: string;
+  epoch: number;
+  /** Milliseconds since the Unix epoch, by the store's clock. */
+  expiresAt: number;
+}
+
+export interface ClaimOptions {
+  /** Stable for the life of one process's engine; unique across processes. */
+  owner: string;
+  /** How long the lease lasts unless renewed. */
+  ttlMs: number;
+}
+
+export interface AppendOptions {
+  /**
+   * The writer's lease (the run's owner). The append is refused with
+   * `lease_lost` unless the run's current lease has this owner and epoch and
+   * has not expired. Client input (decisions, messages, cancel requests) is
+   * appended without a lease.
+   */
+  lease?: RunLease;
+  /**
+   * Optimistic concurrency: refused with `conflict` unless the run's
+   * lastEventId is still this (a decision checked against the state it read).
+   */
+  expectLastEventId?: number;
+}
+
+/**
  * Where runs and their event logs live. The log is the single source of
  * truth: live subscribers, resume, recovery and audit all read it.
  *
@@ -56,6 +91,10 @@ export type EventListener = (events: readonly RunEvent[]) => void;
  *   without a tenant share one more namespace of their own. The same thread id
  *   used by two tenants gives two independent threads; neither sees, extends
  *   nor blocks the other's.
+ * - Leases (claimRun, claimNext, renewLease, releaseRun): at most one owner
+ *   holds a live lease on a run; every claim raises the run's epoch; an
+ *   append that carries a lease is refused with `lease_lost` (writing
+ *   nothing) unless that lease is the run's current one and unexpired.
  * - Runs, events, threads and idempotency keys are returned as copies: callers
  *   may mutate what they get without touching the store.
  */
@@ -69,7 +108,7 @@ export interface RunStore {
   createRunIdempotent(init: NewRun, idempotency: IdempotencyRequest): Promise<{ run: Run; created: boolean }>;
   getRun(runId: string): Promise<Run | undefined>;
   listRuns(query?: ListRunsQuery): Promise<RunPage>;
-  append(runId: string, drafts: readonly EventDraft[], patch?: RunPatch): Promise<RunEvent[]>;
+  append(runId: string, drafts: readonly EventDraft[], patch?: RunPatch, options?: AppendOptions): Promise<RunEvent[]>;
   readEvents(runId: string, options?: ReadEventsOptions): Promise<RunEvent[]>;
   /** Live events appended after this call, for one run. Returns the unsubscribe function. */
   subscribe(runId: string, listener: EventListener): () => void;
@@ -81,5 +120,31 @@ export interface RunStore {
   getThread(threadId: string, tenantId?: string): Promise<Thread | undefined>;
   /** Appends messages to this tenant's thread `threadId`, creating it on first use; never fails because another tenant uses the id. */
   appendThreadMessages(threadId: string, messages: readonly Message[], tenantId?: string): Promise<void>;
+  /**
+   * Claims the run for `owner`: succeeds when the run has no lease, its lease
+   * has expired, or `owner` already holds it; the epoch then grows by one.
+   * Resolves `undefined` when another owner's lease is live or the run has
+   * ended. Atomic across processes sharing the store. Unknown run → `not_found`.
+   */
+  claimRun(runId: string, options: ClaimOptions): Promise<RunLease | undefined>;
+  /**
+   * Claims up to `limit` runs that need an owner — status `queued` or
+   * `running` with no live lease (their owner stopped or crashed) — oldest
+   * first, each atomically as claimRun does; a run another caller claims at the
+   * same moment is skipped, never claimed twice.
+   */
+  claimNext(options: ClaimOptions & { limit: number }): Promise<RunLease[]>;
+  /**
+   * Extends a lease this owner still holds (same owner and epoch, even if it
+   * has just expired and nobody else claimed it). Resolves `undefined` when
+   * the lease was lost: the owner must stop driving the run at once.
+   */
+  renewLease(lease: RunLease, ttlMs: number): Promise<RunLease | undefined>;
+  /**
+   * Gives the lease up if it is still held (same owner and epoch) and returns
+   * the run as it stands, so the owner can see whether input arrived that
+   * needs another pass (status `running` or `queued`).
+   */
+  releaseRun(lease: RunLease): Promise<Run | undefined>;
   close(): Promise<void>;
 }

@@ -2,6 +2,8 @@ import {
   ToolgateError,
   ZERO_USAGE,
   newId,
+  type AppendOptions,
+  type ClaimOptions,
   type EventDraft,
   type EventListener,
   type IdempotencyRequest,
@@ -12,12 +14,16 @@ import {
   type ReadEventsOptions,
   type Run,
   type RunEvent,
-  type RunEventType,
   type RunPage,
+  type RunLease,
   type RunPatch,
   type RunStore,
 } from '../../core/index.ts';
 import { checkAppend } from '../append-guard.ts';
+import { checkClaimOptions, checkLastEventId, checkLease, checkTtl } from '../lease-guard.ts';
+import { storeNow } from '../store-clock.ts';
+import { claimLease, claimOldest, hasEnded, releaseLease, renewLease, type LeasedRun } from './memory-leases.ts';
+import { MemoryThreads } from './memory-threads.ts';
 import { RunListeners } from '../run-listeners.ts';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, DEFAULT_PAGE_SIZE, idempotencyMismatch } from '../store-defaults.ts';
 
@@ -29,21 +35,17 @@ interface IdempotencyEntry {
   expiresAt: number;
 }
 
-interface Entry {
-  run: Run;
+interface Entry extends LeasedRun {
   events: RunEvent[];
   /** Creation order: the keyset behind listRuns' cursor. */
   seq: number;
-  /** The terminal event in `events`, once there is one. */
-  endedBy?: RunEventType;
 }
 
 /** RunStore in process memory: for tests, the CLI's one-shot runs and `--store memory:`. */
 export class MemoryRunStore implements RunStore {
   readonly #runs = new Map<string, Entry>();
   readonly #keys = new Map<string, IdempotencyEntry>();
-  /** Keyed by threadKey: each tenant has its own namespace of thread ids. */
-  readonly #threads = new Map<string, Thread>();
+  readonly #threads = new MemoryThreads();
   readonly #listeners = new RunListeners();
   #seq = 0;
   #closed = false;
@@ -79,22 +81,12 @@ export class MemoryRunStore implements RunStore {
 
   async getThread(threadId: string, tenantId?: string): Promise<Thread | undefined> {
     this.#assertOpen();
-    const thread = this.#threads.get(threadKey(threadId, tenantId));
-    return thread === undefined ? undefined : structuredClone(thread);
+    return this.#threads.get(threadId, tenantId);
   }
 
   async appendThreadMessages(threadId: string, messages: readonly Message[], tenantId?: string): Promise<void> {
     this.#assertOpen();
-    const now = new Date().toISOString();
-    const key = threadKey(threadId, tenantId);
-    const base: Thread = this.#threads.get(key) ?? {
-      id: threadId,
-      messages: [],
-      createdAt: now,
-      updatedAt: now,
-      ...(tenantId === undefined ? {} : { tenantId }),
-    };
-    this.#threads.set(key, { ...base, messages: [...base.messages, ...structuredClone([...messages])], updatedAt: now });
+    this.#threads.append(threadId, messages, tenantId);
   }
 
   async getRun(runId: string): Promise<Run | undefined> {
@@ -121,12 +113,14 @@ export class MemoryRunStore implements RunStore {
     return matching.length > limit && last !== undefined ? { runs, nextCursor: String(last.seq) } : { runs };
   }
 
-  async append(runId: string, drafts: readonly EventDraft[], patch?: RunPatch): Promise<RunEvent[]> {
+  async append(runId: string, drafts: readonly EventDraft[], patch?: RunPatch, options: AppendOptions = {}): Promise<RunEvent[]> {
     this.#assertOpen();
-    const entry = this.#runs.get(runId);
-    if (entry === undefined) throw new ToolgateError('not_found', `run ${runId} does not exist`);
-    // No await from here to the write: two racing appends cannot both pass the check.
+    const entry = this.#entry(runId);
+    // No await from here to the write: two racing appends cannot both pass the checks.
+    // Order: not_found, ended (conflict), lease (lease_lost), expectLastEventId (conflict).
     const endedBy = checkAppend(runId, { status: entry.run.status, endedBy: entry.endedBy }, drafts);
+    if (options.lease !== undefined) checkLease(runId, entry.lease, options.lease, storeNow());
+    checkLastEventId(runId, entry.run.lastEventId, options.expectLastEventId);
     const time = new Date().toISOString();
     const events = drafts.map(
       (d, i) => ({ id: entry.run.lastEventId + i + 1, runId, type: d.type, time, data: structuredClone(d.data) }) as RunEvent,
@@ -145,8 +139,7 @@ export class MemoryRunStore implements RunStore {
 
   async readEvents(runId: string, options: ReadEventsOptions = {}): Promise<RunEvent[]> {
     this.#assertOpen();
-    const entry = this.#runs.get(runId);
-    if (entry === undefined) throw new ToolgateError('not_found', `run ${runId} does not exist`);
+    const entry = this.#entry(runId);
     const after = Math.max(0, options.after ?? 0);
     // ids are 1..n with no gap, so the index of id k is k-1.
     const slice = entry.events.slice(after, options.limit === undefined ? undefined : after + options.limit);
@@ -157,6 +150,35 @@ export class MemoryRunStore implements RunStore {
     this.#assertOpen();
     if (!this.#runs.has(runId)) throw new ToolgateError('not_found', `run ${runId} does not exist`);
     return this.#listeners.add(runId, listener);
+  }
+
+  async claimRun(runId: string, options: ClaimOptions): Promise<RunLease | undefined> {
+    this.#assertOpen();
+    checkClaimOptions(options);
+    const entry = this.#entry(runId);
+    return hasEnded(entry) ? undefined : claimLease(runId, entry.lease, options, storeNow());
+  }
+
+  async claimNext(options: ClaimOptions & { limit: number }): Promise<RunLease[]> {
+    this.#assertOpen();
+    checkClaimOptions(options);
+    // The map keeps creation order (runs are never removed): oldest first.
+    return claimOldest(this.#runs.values(), options, storeNow());
+  }
+
+  async renewLease(lease: RunLease, ttlMs: number): Promise<RunLease | undefined> {
+    this.#assertOpen();
+    checkTtl(ttlMs);
+    const entry = this.#runs.get(lease.runId);
+    return entry === undefined ? undefined : renewLease(entry.lease, lease, ttlMs, storeNow());
+  }
+
+  async releaseRun(lease: RunLease): Promise<Run | undefined> {
+    this.#assertOpen();
+    const entry = this.#runs.get(lease.runId);
+    if (entry === undefined) return undefined;
+    releaseLease(entry.lease, lease);
+    return structuredClone(entry.run);
   }
 
   async close(): Promise<void> {
@@ -184,10 +206,17 @@ export class MemoryRunStore implements RunStore {
       ...(init.metadata === undefined ? {} : { metadata: structuredClone(init.metadata) }),
       ...(init.context === undefined ? {} : { context: structuredClone(init.context) }),
       ...(init.dryRun === undefined ? {} : { dryRun: init.dryRun }),
+      ...(init.settings === undefined ? {} : { settings: structuredClone(init.settings) }),
     };
     this.#seq += 1;
-    this.#runs.set(id, { run, events: [], seq: this.#seq });
+    this.#runs.set(id, { run, events: [], seq: this.#seq, lease: { owner: undefined, epoch: 0, expiresAt: undefined } });
     return run;
+  }
+
+  #entry(runId: string): Entry {
+    const entry = this.#runs.get(runId);
+    if (entry === undefined) throw new ToolgateError('not_found', `run ${runId} does not exist`);
+    return entry;
   }
 
   /** Keys sit in insertion order, so expired ones cluster at the front (for a common ttl). */
@@ -201,11 +230,6 @@ export class MemoryRunStore implements RunStore {
   #assertOpen(): void {
     if (this.#closed) throw new ToolgateError('internal', 'the run store is closed');
   }
-}
-
-/** '' stands for "no tenant", as for idempotency keys; JSON keeps tenant and id from running into each other. */
-function threadKey(threadId: string, tenantId: string | undefined): string {
-  return JSON.stringify([tenantId ?? '', threadId]);
 }
 
 function parseCursor(cursor: string): number {

@@ -29,7 +29,7 @@ describe('applyMigrations', () => {
     assert.equal(userVersion(db), SQLITE_MIGRATIONS.length);
     assert.deepEqual(tableNames(db), ['events', 'idempotency_keys', 'runs', 'thread_messages', 'threads']);
     const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%'").all().map((r) => r['name']);
-    for (const name of ['runs_tenant_status', 'runs_thread', 'runs_created']) assert.ok(indexes.includes(name), `index ${name} missing`);
+    for (const name of ['runs_tenant_status', 'runs_thread', 'runs_created', 'runs_claimable']) assert.ok(indexes.includes(name), `index ${name} missing`);
     db.close();
   });
 

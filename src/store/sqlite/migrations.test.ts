@@ -141,4 +141,26 @@ describe('SQLite migrations from the first schema', () => {
       await store.close();
     }
   });
+
+  it('gives existing runs no settings and no lease: open runs can be claimed from epoch 1, ended ones not', async () => {
+    const path = join(dir, 'leases-v1.db');
+    firstSchemaDatabase(path);
+    const store = await openSqliteRunStore({ path });
+    try {
+      const run = await store.getRun('run_open');
+      assert.ok(run !== undefined && !('settings' in run));
+      const leases = await store.claimNext({ owner: 'engine-a', ttlMs: 60_000, limit: 10 });
+      assert.deepEqual(
+        leases.map((l) => [l.runId, l.epoch]),
+        [['run_open', 1]],
+      );
+      assert.equal(await store.claimRun('run_done', { owner: 'engine-a', ttlMs: 60_000 }), undefined);
+      assert.equal(await store.claimRun('run_torn', { owner: 'engine-a', ttlMs: 60_000 }), undefined);
+      const [lease] = leases;
+      assert.ok(lease !== undefined);
+      assert.equal((await store.append('run_open', [draft('user_message', { text: 'fenced' })], undefined, { lease }))[0]?.id, 2);
+    } finally {
+      await store.close();
+    }
+  });
 });

@@ -123,4 +123,17 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       ALTER TABLE thread_messages_by_tenant RENAME TO thread_messages;
     `,
   },
+  {
+    version: 4,
+    description: 'runs.settings and run leases: one owner drives a run, fenced by an epoch that grows with every claim',
+    // lease_owner and lease_expires_at are set and cleared together; lease_epoch only grows.
+    // The index serves claimNext: runs of a status whose lease is absent (NULL) or expired.
+    sql: `
+      ALTER TABLE runs ADD COLUMN settings TEXT;
+      ALTER TABLE runs ADD COLUMN lease_owner TEXT;
+      ALTER TABLE runs ADD COLUMN lease_epoch INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE runs ADD COLUMN lease_expires_at INTEGER;
+      CREATE INDEX runs_claimable ON runs (status, lease_expires_at);
+    `,
+  },
 ];

@@ -1,5 +1,5 @@
 import type { SQLInputValue, SQLOutputValue } from 'node:sqlite';
-import type { NewRun, PendingApproval, Run, RunEvent, RunStatus, Thread, Usage, ErrorInfo, JsonObject, Message } from '../../core/index.ts';
+import type { NewRun, PendingApproval, Run, RunEvent, RunSettings, RunStatus, Thread, Usage, ErrorInfo, JsonObject, Message } from '../../core/index.ts';
 
 /** A row as node:sqlite returns it. */
 export type SqliteRow = Record<string, SQLOutputValue>;
@@ -24,6 +24,7 @@ export const RUN_COLUMNS = [
   'pending_approval',
   'created_at',
   'updated_at',
+  'settings',
 ] as const;
 
 /** Values for RUN_COLUMNS of a run that was just created. */
@@ -47,6 +48,7 @@ export function newRunValues(init: NewRun & { id: string }, now: string, usage: 
     null,
     now,
     now,
+    json(init.settings),
   ];
 }
 
@@ -77,6 +79,8 @@ export function runFromRow(row: SqliteRow): Run {
   const context = optionalJson<JsonObject>(row, 'context');
   if (context !== undefined) run.context = context;
   if (row['dry_run'] !== null && row['dry_run'] !== undefined) run.dryRun = Number(row['dry_run']) !== 0;
+  const settings = optionalJson<RunSettings>(row, 'settings');
+  if (settings !== undefined) run.settings = settings;
   const pendingApproval = optionalJson<PendingApproval>(row, 'pending_approval');
   if (pendingApproval !== undefined) run.pendingApproval = pendingApproval;
   return run;

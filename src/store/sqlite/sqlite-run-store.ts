@@ -2,6 +2,8 @@ import {
   ToolgateError,
   ZERO_USAGE,
   newId,
+  type AppendOptions,
+  type ClaimOptions,
   type EventDraft,
   type EventListener,
   type IdempotencyRequest,
@@ -12,6 +14,7 @@ import {
   type Run,
   type RunEvent,
   type RunEventType,
+  type RunLease,
   type RunPage,
   type RunPatch,
   type RunStatus,
@@ -19,6 +22,9 @@ import {
   type Thread,
 } from '../../core/index.ts';
 import { checkAppend } from '../append-guard.ts';
+import { checkLastEventId, checkLease } from '../lease-guard.ts';
+import { storeNow } from '../store-clock.ts';
+import { SqliteLeases, leaseStateFromRow } from './sqlite-leases.ts';
 import { listRunsSql } from './list-runs-sql.ts';
 import { decodeRunCursor, encodeRunCursor } from './run-cursor.ts';
 import { RunListeners } from '../run-listeners.ts';
@@ -62,9 +68,11 @@ const SYNCHRONOUS_NAMES: readonly string[] = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
 export class SqliteRunStore implements RunStore {
   readonly #sql: SqliteConnection;
   readonly #listeners = new RunListeners();
+  readonly #leases: SqliteLeases;
 
   constructor(connection: SqliteConnection) {
     this.#sql = connection;
+    this.#leases = new SqliteLeases(connection);
   }
 
   async createRun(init: NewRun): Promise<Run> {
@@ -113,14 +121,18 @@ export class SqliteRunStore implements RunStore {
     });
   }
 
-  async append(runId: string, drafts: readonly EventDraft[], patch: RunPatch = {}): Promise<RunEvent[]> {
+  async append(runId: string, drafts: readonly EventDraft[], patch: RunPatch = {}, options: AppendOptions = {}): Promise<RunEvent[]> {
     const events = this.#sql.transaction(`append events to run ${runId}`, () => {
-      // Read inside the write transaction: an append racing the one that ends the run, from this or another process, sees the end.
+      // Read inside the write transaction: an append racing the one that ends the run,
+      // or a claim taking the run over, from this or another process, is seen.
+      // Order: not_found, ended (conflict), lease (lease_lost), expectLastEventId (conflict).
       const row = this.#sql.statement(SELECT_APPEND_STATE).get(runId);
       if (row === undefined) throw new ToolgateError('not_found', `run ${runId} does not exist`);
       const end = { status: row['status'] as RunStatus, endedBy: (row['ended_by'] ?? undefined) as RunEventType | undefined };
       const endedBy = checkAppend(runId, end, drafts);
+      if (options.lease !== undefined) checkLease(runId, leaseStateFromRow(row), options.lease, storeNow());
       const last = Number(row['last_event_id']);
+      checkLastEventId(runId, last, options.expectLastEventId);
       const time = new Date().toISOString();
       const insert = this.#sql.statement(INSERT_EVENT);
       const appended = drafts.map((draft, i) => {
@@ -178,6 +190,22 @@ export class SqliteRunStore implements RunStore {
       const insert = this.#sql.statement(INSERT_THREAD_MESSAGE);
       messages.forEach((message, i) => insert.run(tenant, threadId, last + i + 1, JSON.stringify(message)));
     });
+  }
+
+  async claimRun(runId: string, options: ClaimOptions): Promise<RunLease | undefined> {
+    return this.#leases.claimRun(runId, options);
+  }
+
+  async claimNext(options: ClaimOptions & { limit: number }): Promise<RunLease[]> {
+    return this.#leases.claimNext(options);
+  }
+
+  async renewLease(lease: RunLease, ttlMs: number): Promise<RunLease | undefined> {
+    return this.#leases.renewLease(lease, ttlMs);
+  }
+
+  async releaseRun(lease: RunLease): Promise<Run | undefined> {
+    return this.#leases.releaseRun(lease);
   }
 
   /** The connection's settings as SQLite reports them: for health checks and tests. */

@@ -1,0 +1,56 @@
+import { draft, type EventDraft, type RawToolCall, type RunEventDataMap, type ToolResult } from '../core/index.ts';
+import type { Decision } from '../gate/index.ts';
+import type { ToolCallContext } from './execute-tool-call.ts';
+
+/** A Decision that has a gate_decision event: every kind but not_found and marked_done. */
+export type AuditedDecision = Exclude<Decision, { kind: 'not_found' | 'marked_done' }>;
+
+/**
+ * The call's gate_decision event, redacted. Never appended alone except for a
+ * call that waits for a person: it goes in one append with the tool_call or
+ * tool_result that follows it (fewer writes, one atomic step).
+ */
+export function auditEvent(ctx: ToolCallContext, call: RawToolCall, decision: AuditedDecision): EventDraft {
+  const { policy, issues, hook, reason } = decision;
+  const data: RunEventDataMap['gate_decision'] = {
+    step: ctx.step,
+    toolCallId: call.id,
+    name: call.name,
+    effect: policy.effect,
+    decision: decision.kind,
+    normalisations: decision.normalisations.map((n) => ({ path: n.path, from: ctx.redact(n.from), rule: n.rule, ...(n.to === undefined ? {} : { to: ctx.redact(n.to) }) })),
+    injected: decision.injected.map((i) => ({ key: i.key, overridden: i.overridden })),
+    ...(policy.policyRule === undefined ? {} : { policyRule: policy.policyRule }),
+    ...(reason === undefined ? {} : { reason }),
+    ...(issues === undefined ? {} : { issues: issues.map((i) => ({ code: i.code, path: i.path, message: i.message })) }),
+    ...(hook === undefined ? {} : { hook }),
+  };
+  return draft('gate_decision', data);
+}
+
+export interface RecordOptions {
+  /** Events that go in the same append, before the tool_result (the call's gate_decision). */
+  before?: EventDraft[];
+  dryRun?: boolean;
+  untrusted?: boolean;
+  markedDone?: boolean;
+}
+
+/** Appends the call's one tool_result (with its latency since `started`); returns the result. */
+export async function recordResult(ctx: ToolCallContext, call: RawToolCall, started: number, result: ToolResult, options: RecordOptions = {}): Promise<ToolResult> {
+  const data: RunEventDataMap['tool_result'] = {
+    step: ctx.step,
+    toolCallId: call.id,
+    name: call.name,
+    ok: result.ok,
+    content: result.content,
+    latencyMs: Math.round((performance.now() - started) * 100) / 100,
+    ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
+    ...(result.error === undefined ? {} : { error: result.error }),
+    ...(options.dryRun === true ? { dryRun: true } : {}),
+    ...(options.untrusted === true ? { untrusted: true } : {}),
+    ...(options.markedDone === true ? { markedDone: true } : {}),
+  };
+  await ctx.append([...(options.before ?? []), draft('tool_result', data)]);
+  return result;
+}

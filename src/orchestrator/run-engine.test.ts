@@ -1,0 +1,285 @@
+// The run engine: settings read from the stored run, exclusive ownership across
+// engines sharing a store (one SQLite file opened twice stands for two
+// processes: each connection hears only its own appends), fencing of a stale
+// owner, and cancel / input that reach whichever engine drives the run.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import {
+  type CallToolRequest,
+  type ModelAdapter,
+  type ModelRequest,
+  type ModelResponse,
+  type RawToolCall,
+  type Run,
+  type RunEvent,
+  type RunSettings,
+  type RunStore,
+  type ToolResult,
+  type ToolSource,
+  type ToolSpec,
+} from '../core/index.ts';
+import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
+import { openSqliteRunStore } from '../store/sqlite/open-sqlite-run-store.ts';
+import { settingsFrom } from './run-agent.ts';
+import { RunEngine } from './run-engine.ts';
+import type { RunEnvironment } from './run-options.ts';
+
+const dirs: string[] = [];
+after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** Two connections to one SQLite file: what two processes sharing it have. */
+async function twoStores(): Promise<[RunStore, RunStore]> {
+  const dir = mkdtempSync(join(tmpdir(), 'toolgate-engine-'));
+  dirs.push(dir);
+  const path = join(dir, 'runs.db');
+  return [await openSqliteRunStore({ path }), await openSqliteRunStore({ path })];
+}
+
+type Reply = Partial<ModelResponse> | ((request: ModelRequest, signal: AbortSignal | undefined) => Promise<Partial<ModelResponse>>);
+
+/** A model that answers turn n with replies[n] (the last one repeats), counting requests. */
+function model(replies: Reply[]): ModelAdapter & { requests: number } {
+  const m = {
+    id: 'fake:model',
+    requests: 0,
+    async generate(request: ModelRequest, options?: { signal?: AbortSignal }): Promise<ModelResponse> {
+      const reply = replies[Math.min(m.requests, replies.length - 1)] as Reply;
+      m.requests++;
+      const r = typeof reply === 'function' ? await reply(request, options?.signal) : reply;
+      return { text: r.text ?? '', toolCalls: r.toolCalls ?? [], finishReason: (r.toolCalls ?? []).length > 0 ? 'tool_calls' : 'stop' };
+    },
+  };
+  return m;
+}
+
+function tools(behaviour: Record<string, { write?: boolean; run: (req: CallToolRequest) => Promise<ToolResult> | ToolResult }>): ToolSource & { calls: string[] } {
+  const calls: string[] = [];
+  const spec = (name: string): ToolSpec => ({
+    name,
+    description: name,
+    inputSchema: { type: 'object' },
+    annotations: behaviour[name]?.write === true ? { readOnlyHint: false, destructiveHint: true } : { readOnlyHint: true },
+    origin: { kind: 'mcp', server: 'fake', tool: name },
+  });
+  return {
+    name: 'fake',
+    calls,
+    listTools: async () => Object.keys(behaviour).map(spec),
+    async callTool(req) {
+      calls.push(req.name);
+      return (behaviour[req.name] as { run: (req: CallToolRequest) => Promise<ToolResult> | ToolResult }).run(req);
+    },
+    close: async () => undefined,
+  };
+}
+
+const ok = (text: string): ToolResult => ({ ok: true, content: [{ type: 'text', text }] });
+const call = (id: string, name: string, args = '{}'): RawToolCall => ({ id, name, arguments: args });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function engine(store: RunStore, env: Omit<RunEnvironment, 'validator'>, options: { owner: string; leaseMs?: number; fallback?: Partial<RunSettings> }): RunEngine {
+  return new RunEngine({
+    store,
+    owner: options.owner,
+    leaseMs: options.leaseMs ?? 5000,
+    environment: () => Promise.resolve(env),
+    fallbackSettings: settingsFrom(options.fallback ?? {}),
+  });
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await sleep(10);
+  }
+}
+
+const ofType = (events: RunEvent[], type: RunEvent['type']) => events.filter((e) => e.type === type);
+
+describe('RunEngine', () => {
+  it('reads maxSteps from the stored run, also after an approval (not from the engine defaults)', async () => {
+    const store = new MemoryRunStore();
+    const env = {
+      model: model([{ toolCalls: [call('w', 'write')] }, { toolCalls: [call('r', 'read')] }]),
+      tools: tools({ write: { write: true, run: () => ok('written') }, read: { run: () => ok('read') } }),
+      policy: { tools: { write: { approval: 'required' as const } }, tenants: {} },
+    };
+    const eng = engine(store, env, { owner: 'a', fallback: { maxSteps: 20 } });
+    const { run } = await eng.start({ input: 'go', model: 'fake:model', settings: settingsFrom({ maxSteps: 3 }) });
+    const waiting = await eng.drive(run.id);
+    assert.equal(waiting.status, 'waiting_approval');
+    const decided = await eng.input(run.id, { type: 'approval', toolCallId: waiting.pendingApproval?.toolCallId ?? '', decision: 'approve' });
+    assert.equal(decided.status, 'running', 'the decision moves the run back to running, in the same write');
+    assert.equal(decided.pendingApproval, undefined);
+    const final = await eng.drive(run.id);
+    assert.equal(final.status, 'failed');
+    assert.equal(final.error?.code, 'max_steps');
+    assert.equal(final.steps, 3, 'the run stopped at its own maxSteps (3), not the default 20');
+    assert.match(final.error?.message ?? '', /maxSteps \(3\)/);
+  });
+
+  it('two engines on one SQLite file: only one drives a run at a time, the other leaves it alone', async () => {
+    const [one, two] = await twoStores();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    const m = model([async () => (await gate, { text: 'answer' })]);
+    const env = { model: m, tools: tools({ read: { run: () => ok('x') } }) };
+    const a = engine(one, env, { owner: 'a' });
+    const b = engine(two, env, { owner: 'b' });
+    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+    const driving = a.drive(run.id);
+    await until(async () => m.requests === 1);
+    const other = await b.drive(run.id);
+    assert.equal(other.status, 'running', 'b returns at once with the run as it stands');
+    release();
+    const final = await driving;
+    assert.equal(final.status, 'completed');
+    assert.equal(m.requests, 1, 'one model turn: b never drove it');
+    const events = await two.readEvents(run.id);
+    assert.equal(ofType(events, 'run_started').length, 1);
+    assert.equal(ofType(events, 'run_completed').length, 1);
+    await one.close();
+    await two.close();
+  });
+
+  it('a stale owner (paused past its lease) writes nothing more; the next owner finishes under the crash rules', async () => {
+    const store = new MemoryRunStore();
+    // The write blocks this process for longer than the lease: no renewal can run, as in a paused process.
+    const busy = (ms: number) => {
+      const end = Date.now() + ms;
+      while (Date.now() < end) {
+        /* blocked */
+      }
+    };
+    const env = {
+      model: model([{ toolCalls: [call('w', 'order')] }, { text: 'done' }]),
+      tools: tools({ order: { write: true, run: () => (busy(400), ok('placed')) } }),
+      policy: { tools: { order: { approval: 'never' as const } }, tenants: {} },
+    };
+    const a = engine(store, env, { owner: 'a', leaseMs: 150 });
+    const b = engine(store, env, { owner: 'b', leaseMs: 150 });
+    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+    const stale = await a.drive(run.id);
+    assert.equal(stale.status, 'running', 'a stopped without ending the run');
+    let events = await store.readEvents(run.id);
+    assert.equal(ofType(events, 'tool_call').length, 1);
+    assert.equal(ofType(events, 'tool_result').length, 0, "a's result was refused: its lease had expired");
+    const leases = await b.claimNext(10);
+    assert.deepEqual(leases.map((l) => l.runId), [run.id]);
+    assert.ok((leases[0]?.epoch ?? 0) >= 2, 'the takeover raised the epoch');
+    const taken = await b.drive(run.id, { lease: leases[0] });
+    assert.equal(taken.status, 'waiting_approval');
+    assert.equal(taken.pendingApproval?.reason, 'outcome_unknown', 'the write in flight is not repeated silently');
+    events = await store.readEvents(run.id);
+    assert.equal(env.tools.calls.length, 1, 'the write ran once');
+    assert.equal(ofType(events, 'run_started').length, 1);
+  });
+
+  it('cancel written by another process reaches the owner, which aborts the call in flight and ends the run', async () => {
+    const [one, two] = await twoStores();
+    const m = model([
+      async (_request, signal) =>
+        new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true })),
+    ]);
+    const env = { model: m, tools: tools({ read: { run: () => ok('x') } }) };
+    const a = engine(one, env, { owner: 'a', leaseMs: 300 });
+    const b = engine(two, env, { owner: 'b', leaseMs: 300 });
+    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+    const driving = a.drive(run.id);
+    await until(async () => m.requests === 1);
+    const started = Date.now();
+    const cancelled = await b.cancel(run.id, { reason: 'stop it', userId: 'u1' });
+    assert.equal(cancelled.status, 'cancelled');
+    assert.ok(Date.now() - started < 2000, 'seen at the owner’s next beat');
+    const final = await driving;
+    assert.equal(final.status, 'cancelled');
+    const events = await one.readEvents(run.id);
+    assert.equal(ofType(events, 'cancel_requested').length, 1);
+    const end = ofType(events, 'run_cancelled');
+    assert.equal(end.length, 1);
+    assert.equal(end[0]?.type === 'run_cancelled' ? end[0].data.reason : '', 'stop it');
+    await one.close();
+    await two.close();
+  });
+
+  it('cancel of a run nobody drives (waiting for a person) ends it at once', async () => {
+    const store = new MemoryRunStore();
+    const env = { model: model([{ toolCalls: [call('w', 'write')] }]), tools: tools({ write: { write: true, run: () => ok('x') } }), policy: { tools: { write: { approval: 'required' as const } }, tenants: {} } };
+    const a = engine(store, env, { owner: 'a' });
+    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+    assert.equal((await a.drive(run.id)).status, 'waiting_approval');
+    const cancelled = await engine(store, env, { owner: 'b' }).cancel(run.id, { reason: 'no' });
+    assert.equal(cancelled.status, 'cancelled');
+    assert.equal(cancelled.pendingApproval, undefined);
+    assert.deepEqual(env.tools.calls, []);
+  });
+
+  it('a message written by another process joins the conversation the owner drives', async () => {
+    const [one, two] = await twoStores();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    const seen: string[][] = [];
+    const m = model([
+      async (request) => (seen.push(request.messages.map((x) => x.content ?? '')), await gate, { toolCalls: [call('r', 'read')] }),
+      async (request) => (seen.push(request.messages.map((x) => x.content ?? '')), { text: 'ok' }),
+    ]);
+    const env = { model: m, tools: tools({ read: { run: () => ok('the price') } }) };
+    const a = engine(one, env, { owner: 'a' });
+    const b = engine(two, env, { owner: 'b' });
+    const { run } = await a.start({ input: 'first', model: 'fake:model', settings: settingsFrom({}) });
+    const driving = a.drive(run.id);
+    await until(async () => m.requests === 1);
+    await b.input(run.id, { type: 'message', text: 'also this' });
+    release();
+    const final: Run = await driving;
+    assert.equal(final.status, 'completed');
+    assert.ok(seen[1]?.includes('also this'), 'the second turn saw the message written by the other connection');
+    const ids = (await one.readEvents(run.id)).map((e) => e.id);
+    assert.deepEqual(ids, ids.map((_, i) => i + 1), 'one numbering, no gap, nothing twice');
+    await one.close();
+    await two.close();
+  });
+
+  it('an unknown strategy stored with a run fails that run with the known names', async () => {
+    const store = new MemoryRunStore();
+    const env = { model: model([{ text: 'x' }]), tools: tools({}) };
+    const a = engine(store, env, { owner: 'a' });
+    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: { ...settingsFrom({}), strategy: 'nope' as 'react' } });
+    const final = await a.drive(run.id);
+    assert.equal(final.status, 'failed');
+    assert.match(final.error?.message ?? '', /unknown strategy "nope"; known strategies: react/);
+  });
+
+  it('native tool calls whose arguments stay unreadable end the run after parseRetries rounds, like text calls', async () => {
+    const store = new MemoryRunStore();
+    const m = model([{ toolCalls: [call('b', 'read', '{{{{ not json')] }]);
+    const env = { model: m, tools: tools({ read: { run: () => ok('x') } }) };
+    const a = engine(store, env, { owner: 'a' });
+    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({ parseRetries: 2, maxSteps: 20 }) });
+    const final = await a.drive(run.id);
+    assert.equal(final.status, 'failed');
+    assert.equal(final.error?.code, 'unparseable_tool_call');
+    assert.equal(m.requests, 3, 'the first turn and 2 feedback rounds, not 20 turns');
+    const events = await store.readEvents(run.id);
+    const results = ofType(events, 'tool_result');
+    assert.equal(results.length, 3, 'every call still has its result, with the feedback the model got');
+    assert.ok(results.every((e) => e.type === 'tool_result' && e.data.error?.code === 'invalid_arguments'));
+    assert.equal(env.tools.calls.length, 0, 'nothing unreadable reached a tool');
+  });
+
+  it('a readable turn in between starts the count again', async () => {
+    const store = new MemoryRunStore();
+    const broken = { toolCalls: [call('b', 'read', 'qty=5')] };
+    const m = model([broken, broken, { toolCalls: [call('g', 'read', '{}')] }, broken, broken, { text: 'done' }]);
+    const env = { model: m, tools: tools({ read: { run: () => ok('x') } }) };
+    const a = engine(store, env, { owner: 'a' });
+    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({ parseRetries: 2 }) });
+    const final = await a.drive(run.id);
+    assert.equal(final.status, 'completed', 'never more than 2 unreadable turns in a row');
+    assert.equal(m.requests, 6);
+  });
+});

@@ -1,0 +1,230 @@
+import {
+  TERMINAL_RUN_STATUSES,
+  ToolgateError,
+  draft,
+  type IdempotencyRequest,
+  type NewRun,
+  type Run,
+  type RunEvent,
+  type RunInput,
+  type RunLease,
+  type RunSettings,
+  type RunStore,
+} from '../core/index.ts';
+import { emptyConversation } from './conversation-state.ts';
+import { drivePass, finalRun, type PassEnd } from './drive-pass.ts';
+import { LeaseKeeper } from './lease-keeper.ts';
+import { LogFollower } from './log-follower.ts';
+import type { RunEnvironment } from './run-options.ts';
+import { submitInput } from './submit-input.ts';
+import type { AppendFn } from './transition.ts';
+
+/** How long a lease lasts unless renewed (renewed every third of it while a run is driven). */
+export const DEFAULT_LEASE_MS = 10_000;
+/** How often a client waits for another process to act on its cancel request, at most, in leases. */
+const CANCEL_WAIT_LEASES = 2;
+const CANCEL_POLL_MS = 50;
+
+export interface RunEngineOptions {
+  store: RunStore;
+  /** This engine's owner id: unique across the processes that share the store. */
+  owner: string;
+  leaseMs?: number;
+  /** The adapters and process configuration a run is driven with (its model is chosen by `run.model`). */
+  environment: (run: Run) => Promise<RunEnvironment>;
+  /** Settings for runs stored before runs kept their own. */
+  fallbackSettings: RunSettings;
+}
+
+export interface DriveOptions {
+  /** Aborting it cancels the run (as a cancel request would). */
+  signal?: AbortSignal | undefined;
+  /** Shutdown: stop at the next safe point without ending the run; its log says where it is. */
+  stopSignal?: AbortSignal | undefined;
+  /** A lease already claimed for this run (claimNext). */
+  lease?: RunLease | undefined;
+}
+
+interface Driving {
+  done: Promise<Run>;
+  /** Input arrived while driving: look again when this pass ends. */
+  again: boolean;
+}
+
+/**
+ * The one owner of a run's life: start, drive, input, cancel and recovery.
+ * A run is driven only under its lease in the store, so of all the processes
+ * sharing a store at most one drives it at a time, and an owner that lost its
+ * lease can never write to it again. Everything a pass needs is read from the
+ * store: the run's settings and its log.
+ */
+export class RunEngine {
+  readonly #store: RunStore;
+  readonly owner: string;
+  readonly leaseMs: number;
+  readonly #environment: RunEngineOptions['environment'];
+  readonly #fallback: RunSettings;
+  readonly #driving = new Map<string, Driving>();
+
+  constructor(options: RunEngineOptions) {
+    this.#store = options.store;
+    this.owner = options.owner;
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.#environment = options.environment;
+    this.#fallback = options.fallbackSettings;
+  }
+
+  /** Creates a run (queued) with its settings; `idempotency` makes a retried request return the first run. */
+  async start(init: NewRun & { settings: RunSettings }, idempotency?: IdempotencyRequest): Promise<{ run: Run; created: boolean }> {
+    if (idempotency === undefined) return { run: await this.#store.createRun(init), created: true };
+    return this.#store.createRunIdempotent(init, idempotency);
+  }
+
+  /** Whether this engine is driving the run now. */
+  isDriving(runId: string): boolean {
+    return this.#driving.has(runId);
+  }
+
+  /**
+   * Drives the run from where its log stands until it ends, waits for a
+   * person, or must pause — if no other process holds it; then it resolves
+   * with the run as it stands and leaves it to its owner.
+   */
+  drive(runId: string, options: DriveOptions = {}): Promise<Run> {
+    const current = this.#driving.get(runId);
+    if (current !== undefined) {
+      current.again = true;
+      return current.done;
+    }
+    const entry: Driving = { again: false, done: Promise.resolve(undefined as unknown as Run) };
+    entry.done = this.#driveLoop(runId, entry, options).finally(() => this.#driving.delete(runId));
+    this.#driving.set(runId, entry);
+    return entry.done;
+  }
+
+  /** Records input (see submitInput). The caller drives the run on. */
+  input(runId: string, input: RunInput): Promise<Run> {
+    return submitInput(this.#store, runId, input);
+  }
+
+  /**
+   * Records a cancel request in the run's log, where its owner — in this
+   * process or another — sees it and ends the run with run_cancelled. A run
+   * nobody drives (queued, waiting for a person, or its owner gone) is ended
+   * here. Resolves with the run once it has ended, or as it stands when its
+   * owner did not act within two leases.
+   */
+  async cancel(runId: string, request: { reason: string; userId?: string | undefined }): Promise<Run> {
+    const run = await finalRun(this.#store, runId);
+    if (TERMINAL_RUN_STATUSES.has(run.status)) throw new ToolgateError('conflict', `run ${runId} has already ended (${run.status})`);
+    await this.#store.append(runId, [draft('cancel_requested', { reason: request.reason, ...(request.userId === undefined ? {} : { userId: request.userId }) })]);
+    const local = this.#driving.get(runId);
+    if (local !== undefined) return local.done;
+    const lease = await this.#store.claimRun(runId, { owner: this.owner, ttlMs: this.leaseMs });
+    if (lease !== undefined) {
+      try {
+        const now = await finalRun(this.#store, runId);
+        if (!TERMINAL_RUN_STATUSES.has(now.status)) {
+          await this.#store.append(
+            runId,
+            [
+              draft('run_status', { from: now.status, to: 'cancelled', reason: request.reason }),
+              draft('run_cancelled', { reason: request.reason, usage: now.usage, steps: now.steps }),
+            ],
+            { status: 'cancelled', pendingApproval: null },
+            { lease },
+          );
+        }
+      } finally {
+        await this.#store.releaseRun(lease);
+      }
+      return finalRun(this.#store, runId);
+    }
+    return this.#waitForEnd(runId, CANCEL_WAIT_LEASES * this.leaseMs);
+  }
+
+  /** Claims up to `limit` runs whose owner is gone (or that nobody picked up), for recovery. */
+  claimNext(limit: number): Promise<RunLease[]> {
+    return limit <= 0 ? Promise.resolve([]) : this.#store.claimNext({ owner: this.owner, ttlMs: this.leaseMs, limit });
+  }
+
+  async #driveLoop(runId: string, entry: Driving, options: DriveOptions): Promise<Run> {
+    let lease = options.lease;
+    for (;;) {
+      lease ??= await this.#store.claimRun(runId, { owner: this.owner, ttlMs: this.leaseMs });
+      // Another process drives it (or it has ended): leave it to its owner.
+      if (lease === undefined) return finalRun(this.#store, runId);
+      entry.again = false;
+      const before = await finalRun(this.#store, runId);
+      const end = await this.#pass(before, lease, options);
+      if (end === 'lost') return finalRun(this.#store, runId);
+      const after = (await this.#store.releaseRun(lease)) ?? (await finalRun(this.#store, runId));
+      lease = undefined;
+      if (options.stopSignal?.aborted === true || options.signal?.aborted === true || TERMINAL_RUN_STATUSES.has(after.status)) return after;
+      // Input arrived while the pass ended (a decision moves the run back to running): another pass, unless nothing moved.
+      const runnable = after.status === 'running' || after.status === 'queued';
+      if (!(runnable || entry.again) || after.lastEventId === before.lastEventId) return after;
+    }
+  }
+
+  async #pass(run: Run, lease: RunLease, options: DriveOptions): Promise<PassEnd> {
+    const store = this.#store;
+    const state = emptyConversation();
+    const abort = new AbortController();
+    const onExternalAbort = (): void => abort.abort();
+    options.signal?.addEventListener('abort', onExternalAbort, { once: true });
+    if (options.signal?.aborted === true) abort.abort();
+    const follower = new LogFollower({
+      store,
+      runId: run.id,
+      state,
+      onApplied: (events) => {
+        if (events.some((e) => e.type === 'cancel_requested')) abort.abort();
+      },
+    });
+    const keeper = new LeaseKeeper({ store, lease, ttlMs: this.leaseMs, onLost: () => abort.abort(), onBeat: () => follower.catchUp() });
+    const unsubscribe = store.subscribe(run.id, (events) => follower.offer(events));
+    const append: AppendFn = async (drafts, patch) => {
+      let events: RunEvent[];
+      try {
+        events = await store.append(run.id, drafts, patch, { lease: keeper.lease });
+      } catch (error) {
+        if (error instanceof ToolgateError && error.code === 'lease_lost') keeper.markLost();
+        throw error;
+      }
+      await follower.settle(events);
+      return events;
+    };
+    try {
+      await follower.catchUp();
+      keeper.start();
+      return await drivePass({
+        store,
+        run,
+        settings: run.settings ?? this.#fallback,
+        environment: () => this.#environment(run),
+        state,
+        append,
+        signal: abort.signal,
+        stopSignal: options.stopSignal,
+        lost: () => keeper.lost,
+      });
+    } catch (error) {
+      if (keeper.lost || (error instanceof ToolgateError && error.code === 'lease_lost')) return 'lost';
+      throw error;
+    } finally {
+      keeper.stop();
+      unsubscribe();
+      options.signal?.removeEventListener('abort', onExternalAbort);
+    }
+  }
+
+  async #waitForEnd(runId: string, timeoutMs: number): Promise<Run> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const run = await finalRun(this.#store, runId);
+      if (TERMINAL_RUN_STATUSES.has(run.status) || Date.now() >= deadline) return run;
+      await new Promise((resolve) => setTimeout(resolve, CANCEL_POLL_MS));
+    }
+  }
+}

@@ -1,0 +1,57 @@
+import { TERMINAL_RUN_STATUSES, type ClaimOptions, type Run, type RunEventType, type RunLease, type RunStatus } from '../../core/index.ts';
+import { isHeldBy, isLive, type LeaseState } from '../lease-guard.ts';
+
+// The lease rules of MemoryRunStore. Each is synchronous: the store calls it
+// with no await between check and write, so nobody claims in between.
+
+/** What the store keeps of a run that the lease rules need. */
+export interface LeasedRun {
+  run: Run;
+  /** The terminal event in the run's log, once there is one. */
+  endedBy?: RunEventType;
+  /** Who drives the run; kept beside the Run, never shown on it. */
+  lease: LeaseState;
+}
+
+/** The statuses claimNext picks up: runs that need an owner to make progress. */
+const CLAIMABLE: ReadonlySet<RunStatus> = new Set<RunStatus>(['queued', 'running']);
+
+export function hasEnded(entry: LeasedRun): boolean {
+  return TERMINAL_RUN_STATUSES.has(entry.run.status) || entry.endedBy !== undefined;
+}
+
+/** claimNext: claims up to `limit` queued or running runs without a live lease, in the order given (oldest first). */
+export function claimOldest(entries: Iterable<LeasedRun>, options: ClaimOptions & { limit: number }, now: number): RunLease[] {
+  const limit = Math.floor(options.limit);
+  const leases: RunLease[] = [];
+  for (const entry of entries) {
+    if (!(leases.length < limit)) break;
+    if (!CLAIMABLE.has(entry.run.status) || hasEnded(entry) || isLive(entry.lease, now)) continue;
+    const lease = claimLease(entry.run.id, entry.lease, options, now);
+    if (lease !== undefined) leases.push(lease);
+  }
+  return leases;
+}
+
+/** Claims for `options.owner` when the lease is free, expired or already theirs; the epoch grows by one. */
+export function claimLease(runId: string, state: LeaseState, options: ClaimOptions, now: number): RunLease | undefined {
+  if (isLive(state, now) && state.owner !== options.owner) return undefined;
+  state.owner = options.owner;
+  state.epoch += 1;
+  state.expiresAt = now + options.ttlMs;
+  return { runId, owner: options.owner, epoch: state.epoch, expiresAt: state.expiresAt };
+}
+
+/** Extends the lease if `lease` still holds it (owner and epoch), even just after expiry. */
+export function renewLease(state: LeaseState, lease: RunLease, ttlMs: number, now: number): RunLease | undefined {
+  if (!isHeldBy(state, lease)) return undefined;
+  state.expiresAt = now + ttlMs;
+  return { ...lease, expiresAt: state.expiresAt };
+}
+
+/** Frees the lease if `lease` still holds it; the epoch stays (it only grows). */
+export function releaseLease(state: LeaseState, lease: RunLease): void {
+  if (!isHeldBy(state, lease)) return;
+  state.owner = undefined;
+  state.expiresAt = undefined;
+}

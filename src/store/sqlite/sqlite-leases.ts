@@ -1,0 +1,83 @@
+import { ToolgateError, type ClaimOptions, type Run, type RunLease } from '../../core/index.ts';
+import { checkClaimOptions, checkTtl, type LeaseState } from '../lease-guard.ts';
+import { storeNow } from '../store-clock.ts';
+import { CLAIM_NEXT, CLAIM_RUN, RELEASE_LEASE, RENEW_LEASE } from './run-statements.ts';
+import { runFromRow, type SqliteRow } from './run-row.ts';
+import type { SqliteConnection } from './sqlite-connection.ts';
+
+/**
+ * SqliteRunStore's leases. Each operation runs in one IMMEDIATE transaction
+ * and reads the clock only once it holds the write lock, so a wait for another
+ * process's lock never makes it judge expiry by a stale time.
+ */
+export class SqliteLeases {
+  readonly #sql: SqliteConnection;
+
+  constructor(connection: SqliteConnection) {
+    this.#sql = connection;
+  }
+
+  claimRun(runId: string, options: ClaimOptions): RunLease | undefined {
+    checkClaimOptions(options);
+    return this.#sql.transaction(`claim run ${runId}`, () => {
+      const now = storeNow();
+      const row = this.#sql.statement(CLAIM_RUN).get({ id: runId, owner: options.owner, now, expires_at: now + options.ttlMs });
+      if (row !== undefined) return leaseFromRow(row);
+      if (this.#sql.statement('SELECT 1 FROM runs WHERE id = ?').get(runId) === undefined) {
+        throw new ToolgateError('not_found', `run ${runId} does not exist`);
+      }
+      return undefined;
+    });
+  }
+
+  claimNext(options: ClaimOptions & { limit: number }): RunLease[] {
+    checkClaimOptions(options);
+    const limit = Math.floor(options.limit);
+    if (!(limit > 0)) return [];
+    return this.#sql.transaction('claim runs that need an owner', () => {
+      const now = storeNow();
+      const rows = this.#sql.statement(CLAIM_NEXT).all({ owner: options.owner, now, expires_at: now + options.ttlMs, limit });
+      // RETURNING has no order of its own: oldest first, as they were picked.
+      rows.sort((a, b) => compareText(a['created_at'], b['created_at']) || compareText(a['id'], b['id']));
+      return rows.map(leaseFromRow);
+    });
+  }
+
+  renewLease(lease: RunLease, ttlMs: number): RunLease | undefined {
+    checkTtl(ttlMs);
+    return this.#sql.transaction(`renew the lease of run ${lease.runId}`, () => {
+      const params = { id: lease.runId, owner: lease.owner, epoch: lease.epoch, expires_at: storeNow() + ttlMs };
+      const row = this.#sql.statement(RENEW_LEASE).get(params);
+      return row === undefined ? undefined : leaseFromRow(row);
+    });
+  }
+
+  releaseRun(lease: RunLease): Run | undefined {
+    return this.#sql.transaction(`release run ${lease.runId}`, () => {
+      this.#sql.statement(RELEASE_LEASE).run({ id: lease.runId, owner: lease.owner, epoch: lease.epoch });
+      const row = this.#sql.statement('SELECT * FROM runs WHERE id = ?').get(lease.runId);
+      return row === undefined ? undefined : runFromRow(row);
+    });
+  }
+}
+
+/** The lease columns of a runs row, as the append check reads them. */
+export function leaseStateFromRow(row: SqliteRow): LeaseState {
+  const owner = row['lease_owner'];
+  const expiresAt = row['lease_expires_at'];
+  return {
+    owner: owner === null || owner === undefined ? undefined : String(owner),
+    epoch: Number(row['lease_epoch'] ?? 0),
+    expiresAt: expiresAt === null || expiresAt === undefined ? undefined : Number(expiresAt),
+  };
+}
+
+function leaseFromRow(row: SqliteRow): RunLease {
+  return { runId: String(row['id']), owner: String(row['lease_owner']), epoch: Number(row['lease_epoch']), expiresAt: Number(row['lease_expires_at']) };
+}
+
+function compareText(a: unknown, b: unknown): number {
+  const x = String(a);
+  const y = String(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
