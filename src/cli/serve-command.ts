@@ -83,6 +83,7 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
       ...(settings.server.sseBufferLimitBytes === undefined ? {} : { sseBufferLimitBytes: settings.server.sseBufferLimitBytes }),
       ...(settings.server.sseIdleTimeoutMs === undefined ? {} : { sseIdleTimeoutMs: settings.server.sseIdleTimeoutMs }),
       ...(settings.server.sseHistoryTimeoutMs === undefined ? {} : { sseHistoryTimeoutMs: settings.server.sseHistoryTimeoutMs }),
+      ...(settings.server.ssePollMs === undefined ? {} : { ssePollMs: settings.server.ssePollMs }),
       ...(verbose ? { log: (entry) => io.stderr.write(`${JSON.stringify(entry)}\n`) } : {}),
     }).catch((error: unknown) => {
       const code = (error as { code?: unknown }).code;

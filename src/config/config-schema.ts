@@ -110,6 +110,7 @@ export const configSchema = z.strictObject({
       sseBufferLimitBytes: z.number().int().min(1024).optional(),
       sseIdleTimeoutMs: z.number().int().min(100).optional(),
       sseHistoryTimeoutMs: z.number().int().min(100).optional(),
+      ssePollMs: z.number().int().min(0).max(60_000).optional(),
       shutdownGraceMs: z.number().int().min(0).optional(),
     })
     .optional(),

@@ -7,7 +7,7 @@ import { HttpError, sendError } from './respond.ts';
 import { ROUTES } from './route-table.ts';
 import { matchRoute } from './router.ts';
 import type { HttpServerOptions, ServerState } from './server-context.ts';
-import { DEFAULT_SSE_HISTORY_TIMEOUT_MS } from './run-event-stream.ts';
+import { DEFAULT_SSE_HISTORY_TIMEOUT_MS, DEFAULT_SSE_POLL_MS } from './run-event-stream.ts';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_SSE_BUFFER_LIMIT, DEFAULT_SSE_IDLE_TIMEOUT_MS } from './sse-writer.ts';
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -86,6 +86,7 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
     sseBufferLimitBytes: options.sseBufferLimitBytes ?? DEFAULT_SSE_BUFFER_LIMIT,
     sseIdleTimeoutMs: options.sseIdleTimeoutMs ?? DEFAULT_SSE_IDLE_TIMEOUT_MS,
     sseHistoryTimeoutMs: options.sseHistoryTimeoutMs ?? DEFAULT_SSE_HISTORY_TIMEOUT_MS,
+    ssePollMs: options.ssePollMs ?? DEFAULT_SSE_POLL_MS,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     log,
     streams: new Set(),

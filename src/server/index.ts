@@ -15,4 +15,4 @@ export { HTTP_STATUS_BY_CODE, httpStatusFor } from './http-status.ts';
 export { buildOpenApiDocument } from './openapi.ts';
 export type { HttpServerOptions, LogEntry } from './server-context.ts';
 export { DEFAULT_HEARTBEAT_MS, DEFAULT_SSE_BUFFER_LIMIT, DEFAULT_SSE_IDLE_TIMEOUT_MS } from './sse-writer.ts';
-export { DEFAULT_SSE_HISTORY_TIMEOUT_MS } from './run-event-stream.ts';
+export { DEFAULT_SSE_HISTORY_TIMEOUT_MS, DEFAULT_SSE_POLL_MS } from './run-event-stream.ts';

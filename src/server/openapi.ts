@@ -1,5 +1,6 @@
 import { ERROR_CODES } from '../core/errors.ts';
 import { RUN_EVENT_TYPES } from '../core/events.ts';
+import { STRATEGY_NAMES } from '../core/runs.ts';
 import { RUN_STATUSES } from '../core/runs.ts';
 import { SUMMARY_FIELDS, SUMMARY_TEXT_LIMIT } from './run-summary.ts';
 import { MAX_STEPS_LIMIT } from './schemas.ts';
@@ -59,7 +60,21 @@ const schemas: Record<string, Schema> = {
       metadata: jsonObject,
       context: jsonObject,
       dryRun: { type: 'boolean' },
+      settings: ref('RunSettings'),
       pendingApproval: ref('PendingApproval'),
+    },
+  },
+  RunSettings: {
+    type: 'object',
+    description: 'How the run is driven: fixed when it is created, stored with it, used by whichever process drives it.',
+    properties: {
+      maxSteps: { type: 'integer', minimum: 1 },
+      strategy: { type: 'string', enum: [...STRATEGY_NAMES] },
+      toolMode: { type: 'string', enum: ['native', 'prompted', 'auto'] },
+      parseRetries: { type: 'integer', minimum: 0 },
+      textToolCalls: { type: 'string', enum: ['never', 'auto', 'always'] },
+      constrain: { type: 'boolean' },
+      stream: { type: 'boolean' },
     },
   },
   RunEvent: {
@@ -82,7 +97,7 @@ const schemas: Record<string, Schema> = {
       input: { type: 'string', minLength: 1 },
       threadId: { type: 'string', minLength: 1, maxLength: 255 },
       model: { type: 'string', description: '"provider:model"; default: the configured model.' },
-      strategy: { type: 'string' },
+      strategy: { type: 'string', description: `One of: ${STRATEGY_NAMES.join(', ')} (default react); another name is refused with 400.` },
       dryRun: { type: 'boolean' },
       context: { ...jsonObject, description: 'Values for injected arguments; never shown to the model.' },
       metadata: jsonObject,
@@ -167,7 +182,10 @@ const paths: Record<string, Record<string, Schema>> = {
         '413': error('Body too large.'),
         '415': error('Body is not JSON.'),
         '422': error('The Idempotency-Key was used with another body.'),
-        '429': error('Too many runs in progress, or (?wait=first-turn) the model endpoint rate-limited the first turn.'),
+        '429': {
+          ...error('`overloaded`: this server has server.queueLimit runs waiting for a slot (no run was created; retry after Retry-After seconds), or (?wait=first-turn) the model endpoint rate-limited the first turn.'),
+          headers: { 'Retry-After': { schema: { type: 'integer', minimum: 0 }, description: 'Seconds to wait before retrying (overloaded).' } },
+        },
         '502': error('?wait=first-turn: the model endpoint failed the first turn.'),
         '503': error('Shutting down, or no tool server reachable (tool_unavailable).'),
         '504': error('?wait=first-turn: the model endpoint timed out on the first turn.'),
@@ -247,7 +265,7 @@ const paths: Record<string, Record<string, Schema>> = {
       parameters: [runIdParam],
       requestBody: { required: true, content: { 'application/json': { schema: ref('RunInput') } } },
       responses: {
-        '202': json(ref('Run'), 'The input was recorded.'),
+        '202': json(ref('Run'), 'The input was recorded; the run as it stands after it (a decision moves it back to `running`, without `pendingApproval`).'),
         '400': error('Invalid body.'),
         ...AUTH_ERRORS,
         '404': error('No such run for this tenant.'),
@@ -260,7 +278,7 @@ const paths: Record<string, Record<string, Schema>> = {
       summary: 'Cancel a run',
       parameters: [runIdParam],
       responses: {
-        '202': json(ref('Run'), 'Cancellation was recorded.'),
+        '202': json(ref('Run'), 'The cancel request was recorded (`cancel_requested`); the run once its owner ended it (`cancelled`), or as it stands if that takes longer than two leases.'),
         ...AUTH_ERRORS,
         '404': error('No such run for this tenant.'),
         '409': error('The run has already finished.'),

@@ -7,6 +7,8 @@ import { SseWriter } from './sse-writer.ts';
 export const HISTORY_PAGE_SIZE = 500;
 /** How long one catch-up on history may take before the stream ends (the client resumes with Last-Event-ID). */
 export const DEFAULT_SSE_HISTORY_TIMEOUT_MS = 5 * 60_000;
+/** How often a live stream looks in the store for events other processes appended. */
+export const DEFAULT_SSE_POLL_MS = 1000;
 
 export type StreamLog = (entry: { level: 'info' | 'warn' | 'error'; msg: string; [key: string]: unknown }) => void;
 
@@ -22,6 +24,11 @@ export interface RunEventStreamOptions {
   idleTimeoutMs: number;
   /** Longest time one catch-up on history may take: then the stream ends cleanly. */
   historyTimeoutMs: number;
+  /**
+   * While live, read the store this often for events appended by another
+   * process sharing it (the subscription only hears this process). 0: never.
+   */
+  pollMs?: number;
   /** Whether the run has ended, for a run whose terminal event is already behind the resume point. */
   isFinished: () => Promise<boolean>;
   headers?: Record<string, string>;
@@ -57,6 +64,7 @@ export class RunEventStream {
   #reading = true;
   #lastSent: number;
   #finished = false;
+  #poll: ReturnType<typeof setInterval> | undefined;
 
   constructor(options: RunEventStreamOptions) {
     this.#options = options;
@@ -103,12 +111,21 @@ export class RunEventStream {
     this.#writer.open(this.#options.headers);
     await this.#catchUp(firstPage);
     if (!this.#finished) await this.#endIfRunFinished();
+    const pollMs = this.#options.pollMs ?? 0;
+    if (!this.#finished && pollMs > 0) {
+      // Another process may drive this run: what it appends reaches this stream through the store.
+      this.#poll = setInterval(() => {
+        if (!this.#reading && !this.#finished && !this.#writer.congested) void this.#catchUp();
+      }, pollMs);
+      this.#poll.unref();
+    }
   }
 
   /** Ends the stream (shutdown, client gone, overflow, history limit): the client resumes with Last-Event-ID. */
   close(): void {
     if (this.#finished) return;
     this.#finished = true;
+    clearInterval(this.#poll);
     this.#unsubscribe?.();
     this.#unsubscribe = undefined;
     this.#held = [];

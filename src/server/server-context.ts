@@ -20,6 +20,12 @@ export interface HttpServerOptions {
   sseHistoryTimeoutMs?: number;
   /** Largest request body accepted (default DEFAULT_MAX_BODY_BYTES). */
   maxBodyBytes?: number;
+  /**
+   * How often a live SSE stream reads the store for events another process
+   * appended (several processes sharing one store); 0 turns it off. Default
+   * DEFAULT_SSE_POLL_MS.
+   */
+  ssePollMs?: number;
   log?: (entry: LogEntry) => void;
 }
 
@@ -36,6 +42,7 @@ export interface ServerState {
   sseBufferLimitBytes: number;
   sseIdleTimeoutMs: number;
   sseHistoryTimeoutMs: number;
+  ssePollMs: number;
   maxBodyBytes: number;
   log: (entry: LogEntry) => void;
   /** Open SSE streams, ended on shutdown. */

@@ -42,7 +42,8 @@ export type TenantTool = ToolSpec & { effect: 'read' | 'write' };
  */
 export interface RunService {
   /**
-   * Creates a run (status `queued`) and schedules it. With `idempotency`, the
+   * Creates a run (status `queued`) with its settings and schedules it; a full
+   * queue → `overloaded` (details.retryAfterSeconds), creating nothing. With `idempotency`, the
    * same key and body return the existing run (`created: false`); the same key
    * with another body rejects with `idempotency_mismatch`.
    */
@@ -52,10 +53,14 @@ export interface RunService {
   /**
    * Delivers client input: an approval decision for the pending call (a call
    * that is not pending → `conflict`) or a message. Returns the run after the
-   * `input_received` event was appended.
+   * input was recorded: after a decision, `running` without `pendingApproval`.
    */
   submitInput(caller: Caller, runId: string, input: RunInput): Promise<Run>;
-  /** Aborts model and tool calls in flight; the run ends `cancelled`. Cancelling a finished run → `conflict`. */
+  /**
+   * Records a cancel request; the run's owner (in any process sharing the
+   * store) aborts model and tool calls in flight and ends it `cancelled`.
+   * Cancelling a finished run → `conflict`.
+   */
   cancelRun(caller: Caller, runId: string): Promise<Run>;
   listTools(caller: Caller): Promise<TenantTool[]>;
   /** Ready to take runs: store reachable, not shutting down. */

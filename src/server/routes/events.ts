@@ -39,6 +39,7 @@ export async function streamRunEvents(
     bufferLimitBytes: state.sseBufferLimitBytes,
     idleTimeoutMs: state.sseIdleTimeoutMs,
     historyTimeoutMs: state.sseHistoryTimeoutMs,
+    pollMs: state.ssePollMs,
     isFinished: async () => {
       const run = await state.service.getRun(caller, options.runId);
       return run === undefined || TERMINAL_RUN_STATUSES.has(run.status);
