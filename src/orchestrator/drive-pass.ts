@@ -182,7 +182,7 @@ async function fail(input: PassInput, error: unknown, env: RunEnvironment | unde
     if (current === undefined || !TERMINAL_RUN_STATUSES.has(current.status)) throw ending;
     return 'ended';
   }
-  await callHook(async () => env?.hooks?.onRunEnd?.(await finalRun(input.store, input.run.id)));
+  await runEndHook(input, env);
   return 'ended';
 }
 
@@ -205,7 +205,14 @@ async function complete(input: PassInput, env: RunEnvironment, output: string): 
       process.emitWarning(`run ${run.id}: thread ${run.threadId} not extended: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  await callHook(async () => env.hooks?.onRunEnd?.(await finalRun(input.store, run.id)));
+  await runEndHook(input, env);
+}
+
+/** onRunEnd with the run as stored at its end (read only when there is a hook to hand it to). */
+async function runEndHook(input: PassInput, env: RunEnvironment | undefined): Promise<void> {
+  const hook = env?.hooks?.onRunEnd;
+  if (hook === undefined) return;
+  await callHook(async () => hook(await finalRun(input.store, input.run.id)));
 }
 
 export async function finalRun(store: RunStore, runId: string): Promise<Run> {

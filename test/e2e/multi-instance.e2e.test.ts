@@ -1,0 +1,449 @@
+// One owner per run: several `toolgate serve` processes share one SQLite file.
+// Each run is driven by at most one process at a time (a lease per run, renewed
+// while the run is driven, checked on every append); an approval may reach any
+// process; a process that starts or sweeps takes over only runs whose lease has
+// expired. Everything here is a real process: two or three `toolgate serve`, the
+// power-exchange example over Streamable HTTP (its own state, a delay on
+// placeOrder) and the mock OpenAI server. The exchange's own records and the
+// model's own request log are the witnesses: a second driver would place a
+// second order or ask the model for a turn again.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, it } from 'node:test';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Run, RunEvent } from '../../src/core/index.ts';
+import { ofType } from '../support/events.ts';
+import { startMockOpenAI, type MockOpenAI, type MockResponse, type RecordedRequest } from '../support/mock-openai-server.ts';
+import { POWER_EXCHANGE_SERVER, startProcess, startServe, type StartedProcess } from '../support/processes.ts';
+import { collectSse } from '../support/sse-client.ts';
+
+const USER = 'bob';
+const SYMBOL = 'DE-BASE-D+1';
+/** Run numbers per test, so one mock model serves all three and its requests can be told apart. */
+const FIRST_MANY = 1;
+const MANY = 20;
+const TAKEOVER_RUN = 101;
+const LIVE_RUN = 201;
+
+/** A distinct limit price per run, in whole cents, far below the seeded asks (the order rests, never trades). */
+const priceOf = (n: number): number => Math.round((10 + n / 10) * 100) / 100;
+
+function runNumberOf(request: RecordedRequest): number | undefined {
+  const messages = (request.body?.messages ?? []) as { role: string; content: unknown }[];
+  const prompt = messages.find((m) => m.role === 'user')?.content;
+  const match = typeof prompt === 'string' ? /^trade (\d+)$/.exec(prompt) : null;
+  return match === null ? undefined : Number(match[1]);
+}
+
+/** Each run: a read, one order at the run's own price, the answer. Three model requests per run. */
+function modelFor(request: RecordedRequest): MockResponse {
+  const n = runNumberOf(request);
+  if (n === undefined) return { status: 400, body: { error: { message: 'unexpected prompt', type: 'invalid_request_error', param: null, code: null } } };
+  const messages = request.body.messages as { role: string }[];
+  switch (messages.filter((m) => m.role === 'assistant').length) {
+    case 0:
+      return { toolCalls: [{ id: `read${n}`, name: 'getMarketMetrics', arguments: '{}' }] };
+    case 1:
+      return { toolCalls: [{ id: `write${n}`, name: 'placeOrder', arguments: JSON.stringify({ userId: USER, side: 'BUY', price: priceOf(n), qty: 0.1, symbol: SYMBOL }) }] };
+    default:
+      return { text: `done ${n}` };
+  }
+}
+
+interface Exchange extends StartedProcess {
+  url: string;
+}
+
+interface VenueStats {
+  received: Record<string, number>;
+  executed: Record<string, number>;
+  deduplicated: number;
+}
+
+interface OrderView {
+  orderId: string;
+  price: number;
+  side: string;
+  symbol: string;
+}
+
+describe('several toolgate serve processes on one SQLite file', { timeout: 240_000 }, () => {
+  let mock: MockOpenAI;
+  const dirs: string[] = [];
+  const processes: StartedProcess[] = [];
+
+  before(async () => {
+    mock = await startMockOpenAI({ handler: modelFor });
+  });
+  after(async () => {
+    await Promise.allSettled(processes.map((p) => p.stop()));
+    await mock?.close();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A fresh directory with its own exchange (state file, delay on placeOrder) and a toolgate.yaml pointing at it. */
+  async function setUp(options: { name: string; placeOrderDelayMs: number; approval: 'required' | 'never'; leaseMs: number }): Promise<{ dir: string; db: string; exchange: Exchange }> {
+    const dir = mkdtempSync(join(tmpdir(), `toolgate-multi-${options.name}-`));
+    dirs.push(dir);
+    const started = await startProcess({
+      command: process.execPath,
+      args: [POWER_EXCHANGE_SERVER, '--http', '0', '--state', join(dir, 'exchange.json'), '--delay', `placeOrder=${options.placeOrderDelayMs}`],
+      ready: /listening on (http:\/\/\S+)/,
+    });
+    processes.push(started);
+    const exchange: Exchange = { ...started, url: started.match[1] ?? '' };
+    writeFileSync(
+      join(dir, 'toolgate.yaml'),
+      `model: openai:mock
+providers:
+  openai: { baseUrl: "${mock.url}", apiKey: test, maxRetries: 0 }
+servers:
+  power-exchange: { url: "${exchange.url}" }
+tools:
+  "power-exchange/placeOrder": { approval: ${options.approval} }
+server:
+  leaseMs: ${options.leaseMs}
+  shutdownGraceMs: 0
+`,
+    );
+    return { dir, db: join(dir, 'runs.db'), exchange };
+  }
+
+  async function serve(dir: string, db: string): Promise<StartedProcess & { url: string }> {
+    const started = await startServe({ cwd: dir, args: ['--store', `sqlite:${db}`] });
+    processes.push(started);
+    return started;
+  }
+
+  it('20 runs created on two processes, each approved on the other one: every write happens exactly once', async () => {
+    const leaseMs = 1500;
+    const { dir, db, exchange } = await setUp({ name: 'approve', placeOrderDelayMs: 150, approval: 'required', leaseMs });
+    const [a, b] = await Promise.all([serve(dir, db), serve(dir, db)]);
+    const urls = [a.url, b.url];
+    const started = Date.now();
+
+    // Ten runs on each process, alternating.
+    const runs: { n: number; id: string; creator: number }[] = [];
+    for (let i = 0; i < MANY; i++) {
+      const n = FIRST_MANY + i;
+      const creator = i % 2;
+      const run = await createRun(urls[creator] ?? '', `trade ${n}`);
+      runs.push({ n, id: run.id, creator });
+    }
+
+    // Each run stops for approval of its order; the decision goes to the process that did not create it.
+    await forEachRun(runs, async ({ n, id, creator }, stop) => {
+        const waiting = await waitForRun(urls, id, 'waiting_approval', (run) => run.status === 'waiting_approval', 30_000, stop);
+        assert.equal(waiting.pendingApproval?.name, 'placeOrder', `run ${n}: the order waits for a person`);
+        assert.equal(waiting.pendingApproval?.reason, 'policy', `run ${n}: because the rule says so`);
+        const other = urls[1 - creator] ?? '';
+        const response = await postInput(other, id, { type: 'approval', toolCallId: waiting.pendingApproval?.toolCallId, decision: 'approve' });
+        assert.equal(response.status, 202, `run ${n}: approval accepted by the other process: ${JSON.stringify(response.body)}`);
+        const answered = response.body as Run;
+        assert.notEqual(answered.status, 'waiting_approval', `run ${n}: the 202 already shows the decision recorded (status ${answered.status})`);
+        assert.equal(answered.pendingApproval, undefined, `run ${n}: nothing pending any more in the 202 answer`);
+    });
+
+    // Every run ends completed, whichever process drives it.
+    await forEachRun(runs, ({ id }, stop) => waitForRun(urls, id, 'an end or a decision point', (run) => run.status !== 'running' && run.status !== 'queued', 45_000, stop));
+    for (const { n, id } of runs) {
+      const run = await getRun(urls[n % 2] ?? '', id);
+      assert.equal(run.status, 'completed', `run ${n}: ${run.status} ${JSON.stringify(run.error ?? run.pendingApproval ?? null)}`);
+      assert.equal(run.output, `done ${n}`);
+    }
+
+    for (const { n, id, creator } of runs) {
+      const events = await readEvents(urls[creator] ?? '', id);
+      const label = `run ${n}`;
+      assertWellFormedLog(label, events);
+      assertEachTurnOnce(label, events);
+      const terminal = events.filter((e) => e.type === 'run_completed' || e.type === 'run_failed' || e.type === 'run_cancelled');
+      assert.deepEqual(terminal.map((e) => e.type), ['run_completed'], `${label}: exactly one terminal event`);
+      const calls = ofType(events, 'tool_call').filter((e) => e.data.name === 'placeOrder');
+      const results = ofType(events, 'tool_result').filter((e) => e.data.name === 'placeOrder');
+      assert.equal(calls.length, 1, `${label}: placeOrder called ${calls.length} times`);
+      assert.equal(results.length, 1, `${label}: ${results.length} placeOrder results`);
+      assert.equal(results[0]?.data.ok, true, `${label}: the order was placed: ${JSON.stringify(results[0]?.data.error)}`);
+      assert.equal(ofType(events, 'approval_required').length, 1, `${label}: one approval asked`);
+      assert.equal(ofType(events, 'input_received').length, 1, `${label}: one decision recorded`);
+      // The other process serves the same log, over SSE.
+      const sse = await collectSse(`${urls[1 - creator]}/v1/runs/${id}/events`);
+      assert.deepEqual(sse.map((m) => JSON.parse(m.data) as RunEvent), events, `${label}: both processes serve the same log`);
+    }
+
+    // The exchange's own records: twenty orders, one per run's price.
+    const expected = runs.map(({ n }) => priceOf(n)).sort((x, y) => x - y);
+    const placed = (await userOrders(exchange.url)).filter((o) => expected.includes(o.price)).map((o) => o.price).sort((x, y) => x - y);
+    assert.deepEqual(placed, expected, 'exactly one order per run, none repeated');
+    const stats = await venueStats(exchange.url);
+    assert.equal(stats.received['placeOrder'], MANY, 'the exchange received one placeOrder per run');
+    assert.equal(stats.executed['placeOrder'], MANY, 'and executed one per run');
+
+    // A second driver would have asked the model for a turn again.
+    const modelRequests = mock.requests.filter((r) => {
+      const n = runNumberOf(r);
+      return n !== undefined && n >= FIRST_MANY && n < FIRST_MANY + MANY;
+    });
+    assert.equal(modelRequests.length, 3 * MANY, `the model answered ${modelRequests.length} requests for ${MANY} runs of three turns`);
+    for (const { n } of runs) {
+      assert.equal(modelRequests.filter((r) => runNumberOf(r) === n).length, 3, `run ${n}: three model requests`);
+    }
+    console.log(`multi-instance: ${MANY} runs on 2 processes completed in ${Date.now() - started} ms`);
+  });
+
+  it('SIGKILL of the owner: the other process takes the run over only once the lease has expired, and the write stays single', async () => {
+    const leaseMs = 1500;
+    // Long enough for B to start (about 2 s on a loaded machine) and watch half a lease while the write is in flight.
+    const delayMs = 5000;
+    const n = TAKEOVER_RUN;
+    const { dir, db, exchange } = await setUp({ name: 'takeover', placeOrderDelayMs: delayMs, approval: 'never', leaseMs });
+    const a = await serve(dir, db);
+    const { id } = await createRun(a.url, `trade ${n}`);
+
+    // The write is in flight: its tool_call is committed, the exchange holds the call for delayMs.
+    const inFlight = await waitForEvents(a.url, id, (events) => ofType(events, 'tool_call').some((e) => e.data.name === 'placeOrder'), 20_000);
+    const call = ofType(inFlight, 'tool_call').find((e) => e.data.name === 'placeOrder');
+    assert.ok(call !== undefined);
+    const callSeenAt = Date.now();
+
+    // B starts on the same file: A's lease is live, B must leave the run alone.
+    const b = await serve(dir, db);
+    const bStartedAfter = Date.now() - callSeenAt;
+    const beforeB = await getRun(b.url, id);
+    assert.equal(beforeB.status, 'running');
+    await sleep(leaseMs / 2);
+    const stillA = await getRun(b.url, id);
+    assert.equal(stillA.status, 'running', 'B did not take a run whose lease is live');
+    assert.equal(stillA.lastEventId, beforeB.lastEventId, 'nothing was appended while A holds the lease');
+    assert.equal(stillA.pendingApproval, undefined);
+    assert.ok(Date.now() - callSeenAt < delayMs, `the write was still in flight when A was killed (B took ${Date.now() - callSeenAt} ms to start; raise the delay)`);
+    const lastBeforeKill = stillA.lastEventId;
+
+    const killedAt = Date.now();
+    a.child.kill('SIGKILL');
+    await new Promise((resolve) => (a.child.exitCode !== null || a.child.signalCode !== null ? resolve(undefined) : a.child.once('exit', resolve)));
+
+    // B sweeps, finds the expired lease, and asks a person: the write may or may not have happened.
+    const deadline = 4 * leaseMs + 3000;
+    const waiting = await waitForRun([b.url], id, 'B to take the run over after the kill (status waiting_approval)', (run) => run.status !== 'running' && run.status !== 'queued', deadline);
+    const noticedAfter = Date.now() - killedAt;
+    assert.equal(waiting.status, 'waiting_approval', `the run waits for a person: ${waiting.status} ${JSON.stringify(waiting.error ?? null)}`);
+    assert.equal(waiting.pendingApproval?.reason, 'outcome_unknown');
+    assert.equal(waiting.pendingApproval?.name, 'placeOrder');
+    assert.equal(waiting.pendingApproval?.toolCallId, call.data.toolCallId, 'the pending call is the one A sent');
+
+    const events = await readEvents(b.url, id);
+    const added = events.filter((e) => e.id > lastBeforeKill);
+    for (const event of added) {
+      assert.ok(Date.parse(event.time) >= killedAt, `event ${event.id} (${event.type}) was appended before A was killed: B acted while A held the lease`);
+    }
+    const asked = ofType(added, 'approval_required');
+    assert.equal(asked.length, 1, 'one approval_required after the takeover');
+    assert.equal(asked[0]?.data.reason, 'outcome_unknown');
+    // A renewed every leaseMs/3 until it died, so its lease ran at least 2/3 of leaseMs past the kill.
+    const takeoverAfter = Date.parse(asked[0]?.time ?? '') - killedAt;
+    assert.ok(takeoverAfter >= (2 * leaseMs) / 3 - 100, `B took the run over ${takeoverAfter} ms after the kill: before A's lease (${leaseMs} ms, renewed every ${leaseMs / 3} ms) could expire`);
+    assert.ok(ofType(events, 'tool_result').every((e) => e.data.name !== 'placeOrder'), 'no result for the write: its outcome is unknown');
+
+    // The exchange may already have executed A's call (its delay runs on after the client died): at most one order.
+    const price = priceOf(n);
+    const beforeDecision = (await userOrders(exchange.url)).filter((o) => o.price === price);
+    assert.ok(beforeDecision.length <= 1, `${beforeDecision.length} orders at ${price} before the decision`);
+
+    // A person approves on B: the call is sent again under the same idempotency key, so the exchange does not execute it twice.
+    const response = await postInput(b.url, id, { type: 'approval', toolCallId: call.data.toolCallId, decision: 'approve' });
+    assert.equal(response.status, 202, JSON.stringify(response.body));
+    assert.notEqual((response.body as Run).status, 'waiting_approval');
+    const done = await waitForRun([b.url], id, 'completed after the approval', (run) => run.status !== 'running' && run.status !== 'queued', 30_000);
+    assert.equal(done.status, 'completed', `${done.status} ${JSON.stringify(done.error ?? done.pendingApproval ?? null)}`);
+    assert.equal(done.output, `done ${n}`);
+
+    const log = await readEvents(b.url, id);
+    assertWellFormedLog('takeover run', log);
+    assertEachTurnOnce('takeover run', log);
+    assert.deepEqual(log.filter((e) => e.type === 'run_completed' || e.type === 'run_failed' || e.type === 'run_cancelled').map((e) => e.type), ['run_completed']);
+    const calls = ofType(log, 'tool_call').filter((e) => e.data.name === 'placeOrder');
+    assert.ok(calls.length >= 1 && calls.every((e) => e.data.toolCallId === call.data.toolCallId), 'every placeOrder call is the one call, under one id (one idempotency key)');
+    const results = ofType(log, 'tool_result').filter((e) => e.data.name === 'placeOrder');
+    assert.equal(results.length, 1, 'one result for the write');
+    assert.equal(results[0]?.data.ok, true, JSON.stringify(results[0]?.data.error));
+
+    const afterDecision = (await userOrders(exchange.url)).filter((o) => o.price === price);
+    assert.equal(afterDecision.length, 1, `exactly one order at ${price}, whoever sent it`);
+    const stats = await venueStats(exchange.url);
+    assert.equal(stats.executed['placeOrder'], 1, `the exchange executed placeOrder ${stats.executed['placeOrder']} times`);
+    // The two turns A logged are not asked again; B asks only for the answer.
+    assert.equal(mock.requests.filter((r) => runNumberOf(r) === n).length, 3, 'three model requests for the run');
+    console.log(`multi-instance: B up ${bStartedAfter} ms after the write began; noticed the dead owner ${noticedAfter} ms after SIGKILL (approval_required at +${takeoverAfter} ms, leaseMs ${leaseMs})`);
+  });
+
+  it('a process that starts does not resume a run another process is driving, even through a write longer than the lease', async () => {
+    const leaseMs = 1000;
+    // Four leases long, and long enough for B to start while it is in flight.
+    const delayMs = 4000;
+    const n = LIVE_RUN;
+    const { dir, db, exchange } = await setUp({ name: 'live', placeOrderDelayMs: delayMs, approval: 'never', leaseMs });
+    const a = await serve(dir, db);
+    const { id } = await createRun(a.url, `trade ${n}`);
+    await waitForEvents(a.url, id, (events) => ofType(events, 'tool_call').some((e) => e.data.name === 'placeOrder'), 20_000);
+
+    const b = await serve(dir, db);
+    const bReadyAt = Date.now();
+    const done = await waitForRun([b.url, a.url], id, 'completed', (run) => run.status !== 'running' && run.status !== 'queued', 30_000);
+    assert.equal(done.status, 'completed', `${done.status} ${JSON.stringify(done.error ?? done.pendingApproval ?? null)}`);
+    assert.equal(done.output, `done ${n}`);
+
+    const events = await readEvents(b.url, id);
+    assertWellFormedLog('live run', events);
+    assertEachTurnOnce('live run', events);
+    const result = ofType(events, 'tool_result').find((e) => e.data.name === 'placeOrder');
+    assert.ok(result !== undefined && Date.parse(result.time) > bReadyAt, 'B was up while the write was still in flight (otherwise this test proves nothing)');
+    assert.equal(ofType(events, 'tool_call').filter((e) => e.data.name === 'placeOrder').length, 1, 'placeOrder called once');
+    assert.equal(ofType(events, 'tool_result').filter((e) => e.data.name === 'placeOrder').length, 1);
+    assert.equal(ofType(events, 'approval_required').length, 0, 'nobody took the live write for an unknown outcome');
+    assert.deepEqual(events.filter((e) => e.type === 'run_completed' || e.type === 'run_failed' || e.type === 'run_cancelled').map((e) => e.type), ['run_completed']);
+    assert.equal(ofType(events, 'run_status').filter((e) => e.data.to === 'running').length, 1, 'the run started once and was never resumed');
+
+    const orders = (await userOrders(exchange.url)).filter((o) => o.price === priceOf(n));
+    assert.equal(orders.length, 1, `${orders.length} orders for the run`);
+    const stats = await venueStats(exchange.url);
+    assert.equal(stats.received['placeOrder'], 1, 'the exchange received placeOrder once');
+    assert.equal(mock.requests.filter((r) => runNumberOf(r) === n).length, 3, 'three model requests for the run');
+  });
+});
+
+/** Ids 1..n without gap or duplicate, and the terminal event (if any) last. */
+function assertWellFormedLog(label: string, events: RunEvent[]): void {
+  assert.deepEqual(
+    events.map((e) => e.id),
+    events.map((_, i) => i + 1),
+    `${label}: ids 1..n, no gap, no duplicate`,
+  );
+  const terminalAt = events.findIndex((e) => e.type === 'run_completed' || e.type === 'run_failed' || e.type === 'run_cancelled');
+  if (terminalAt !== -1) assert.equal(terminalAt, events.length - 1, `${label}: nothing after the terminal event`);
+}
+
+/** A model turn is logged once: no (step, attempt) twice among assistant_message events. */
+function assertEachTurnOnce(label: string, events: RunEvent[]): void {
+  const turns = ofType(events, 'assistant_message').map((e) => `${e.data.step}/${e.data.attempt ?? 1}`);
+  assert.deepEqual([...new Set(turns)], turns, `${label}: a model turn was logged twice: ${turns.join(', ')}`);
+}
+
+async function createRun(url: string, input: string): Promise<Run> {
+  const response = await fetch(`${url}/v1/runs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ input }),
+  });
+  const body = await response.text();
+  assert.equal(response.status, 201, body);
+  return JSON.parse(body) as Run;
+}
+
+async function getRun(url: string, id: string): Promise<Run> {
+  const response = await fetch(`${url}/v1/runs/${id}`);
+  const body = await response.text();
+  assert.equal(response.status, 200, body);
+  return JSON.parse(body) as Run;
+}
+
+async function readEvents(url: string, id: string): Promise<RunEvent[]> {
+  const response = await fetch(`${url}/v1/runs/${id}/events?format=json`);
+  const body = await response.text();
+  assert.equal(response.status, 200, body);
+  return (JSON.parse(body) as { events: RunEvent[] }).events;
+}
+
+async function postInput(url: string, id: string, input: Record<string, unknown>): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(`${url}/v1/runs/${id}/input`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(input),
+  });
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // keep the text
+  }
+  return { status: response.status, body };
+}
+
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+
+/**
+ * Polls the run (on each of `urls` in turn) until `done` holds. Fails at once when
+ * the run ended otherwise, or when `stop` is aborted (a sibling wait failed), and
+ * with the last state seen after `timeoutMs`.
+ */
+async function waitForRun(urls: string[], id: string, what: string, done: (run: Run) => boolean, timeoutMs: number, stop?: AbortSignal): Promise<Run> {
+  const until = Date.now() + timeoutMs;
+  let last: Run | undefined;
+  for (let i = 0; Date.now() < until; i++) {
+    if (stop?.aborted === true) throw new Error(`run ${id}: stopped waiting (${what}) because another run failed`);
+    last = await getRun(urls[i % urls.length] ?? '', id);
+    if (done(last)) return last;
+    if (TERMINAL.has(last.status)) break;
+    await sleep(50);
+  }
+  assert.fail(`run ${id}: expected ${what} within ${timeoutMs} ms; last seen: ${last?.status} ${JSON.stringify(last?.error ?? last?.pendingApproval ?? null)}`);
+}
+
+/** Promise.all over `items`, telling the others to stop as soon as one fails. */
+async function forEachRun<T, R>(items: T[], each: (item: T, stop: AbortSignal) => Promise<R>): Promise<R[]> {
+  const controller = new AbortController();
+  return Promise.all(
+    items.map(async (item) => {
+      try {
+        return await each(item, controller.signal);
+      } catch (error) {
+        controller.abort();
+        throw error;
+      }
+    }),
+  );
+}
+
+async function waitForEvents(url: string, id: string, done: (events: RunEvent[]) => boolean, timeoutMs: number): Promise<RunEvent[]> {
+  const until = Date.now() + timeoutMs;
+  let last: RunEvent[] = [];
+  while (Date.now() < until) {
+    last = await readEvents(url, id);
+    if (done(last)) return last;
+    if (last.some((e) => e.type === 'run_completed' || e.type === 'run_failed' || e.type === 'run_cancelled')) break;
+    await sleep(25);
+  }
+  const end = last.find((e) => e.type === 'run_completed' || e.type === 'run_failed' || e.type === 'run_cancelled');
+  const why = end === undefined ? `did not come within ${timeoutMs} ms` : `never came: the run ended first (${end.type} ${JSON.stringify(end.data)})`;
+  assert.fail(`run ${id}: the awaited event ${why}; log: ${last.map((e) => e.type).join(', ')}`);
+}
+
+async function withExchange<T>(url: string, use: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ name: 'multi-instance-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  try {
+    return await use(client);
+  } finally {
+    await client.close();
+  }
+}
+
+/** The exchange's own view of the user's orders (all statuses). */
+async function userOrders(url: string): Promise<OrderView[]> {
+  return withExchange(url, async (client) => {
+    const result = await client.callTool({ name: 'getUserOrders', arguments: { userId: USER, status: 'all' } });
+    assert.notEqual(result.isError, true, JSON.stringify(result.content));
+    return (result.structuredContent as { orders: OrderView[] }).orders;
+  });
+}
+
+async function venueStats(url: string): Promise<VenueStats> {
+  return withExchange(url, async (client) => {
+    const result = await client.callTool({ name: 'getServerStats', arguments: {} });
+    return result.structuredContent as unknown as VenueStats;
+  });
+}
