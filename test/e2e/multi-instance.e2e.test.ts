@@ -8,6 +8,7 @@
 // model's own request log are the witnesses: a second driver would place a
 // second order or ask the model for a turn again.
 import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +18,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import type { Run, RunEvent } from '../../src/core/index.ts';
 import { ofType } from '../support/events.ts';
 import { startMockOpenAI, type MockOpenAI, type MockResponse, type RecordedRequest } from '../support/mock-openai-server.ts';
-import { POWER_EXCHANGE_SERVER, startProcess, startServe, type StartedProcess } from '../support/processes.ts';
+import { POWER_EXCHANGE_SERVER, startProcess, startServe, stopProcess, type StartedProcess } from '../support/processes.ts';
 import { collectSse } from '../support/sse-client.ts';
 
 const USER = 'bob';
@@ -73,13 +74,15 @@ interface OrderView {
 describe('several toolgate serve processes on one SQLite file', { timeout: 240_000 }, () => {
   let mock: MockOpenAI;
   const dirs: string[] = [];
-  const processes: StartedProcess[] = [];
+  /** Every child spawned, tracked from the moment it is spawned: one that never became ready is stopped too. */
+  const children: ChildProcess[] = [];
+  const track = (child: ChildProcess): void => void children.push(child);
 
   before(async () => {
     mock = await startMockOpenAI({ handler: modelFor });
   });
   after(async () => {
-    await Promise.allSettled(processes.map((p) => p.stop()));
+    await Promise.allSettled(children.map((child) => stopProcess(child)));
     await mock?.close();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
@@ -92,8 +95,8 @@ describe('several toolgate serve processes on one SQLite file', { timeout: 240_0
       command: process.execPath,
       args: [POWER_EXCHANGE_SERVER, '--http', '0', '--state', join(dir, 'exchange.json'), '--delay', `placeOrder=${options.placeOrderDelayMs}`],
       ready: /listening on (http:\/\/\S+)/,
+      onSpawn: track,
     });
-    processes.push(started);
     const exchange: Exchange = { ...started, url: started.match[1] ?? '' };
     writeFileSync(
       join(dir, 'toolgate.yaml'),
@@ -113,9 +116,7 @@ server:
   }
 
   async function serve(dir: string, db: string): Promise<StartedProcess & { url: string }> {
-    const started = await startServe({ cwd: dir, args: ['--store', `sqlite:${db}`] });
-    processes.push(started);
-    return started;
+    return startServe({ cwd: dir, args: ['--store', `sqlite:${db}`], onSpawn: track });
   }
 
   it('20 runs created on two processes, each approved on the other one: every write happens exactly once', async () => {
@@ -213,7 +214,7 @@ server:
     const b = await serve(dir, db);
     const bStartedAfter = Date.now() - callSeenAt;
     const beforeB = await getRun(b.url, id);
-    assert.equal(beforeB.status, 'running');
+    assert.equal(beforeB.status, 'running', `B took a run whose lease is live as soon as it started: ${JSON.stringify(beforeB.pendingApproval ?? beforeB.error ?? null)}`);
     await sleep(leaseMs / 2);
     const stillA = await getRun(b.url, id);
     assert.equal(stillA.status, 'running', 'B did not take a run whose lease is live');

@@ -35,12 +35,15 @@ export async function startProcess(options: {
   ready: RegExp;
   timeoutMs?: number;
   cwd?: string;
+  /** Called with the child as soon as it is spawned, so a caller can stop it even when it never becomes ready. */
+  onSpawn?: (child: ChildProcess) => void;
 }): Promise<StartedProcess & { match: RegExpMatchArray }> {
   const child = spawn(options.command, options.args, {
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
   });
+  options.onSpawn?.(child);
   let out = '';
   const match = await new Promise<RegExpMatchArray>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`process did not become ready within ${options.timeoutMs ?? 20000} ms; output:\n${out}`)), options.timeoutMs ?? 20000);
@@ -113,7 +116,13 @@ export async function runCli(args: string[], options: { env?: Record<string, str
 }
 
 /** Starts `toolgate serve` as a child process; resolves with its URL once it listens. */
-export async function startServe(options: { cwd: string; args?: string[]; env?: Record<string, string> }): Promise<StartedProcess & { url: string }> {
+export async function startServe(options: {
+  cwd: string;
+  args?: string[];
+  env?: Record<string, string>;
+  /** As startProcess's: the child, before it is ready. */
+  onSpawn?: (child: ChildProcess) => void;
+}): Promise<StartedProcess & { url: string }> {
   const started = await startProcess({
     command: process.execPath,
     args: [TOOLGATE_BIN, 'serve', '--port', '0', ...(options.args ?? [])],
@@ -121,6 +130,7 @@ export async function startServe(options: { cwd: string; args?: string[]; env?: 
     ready: /serving on (http:\/\/\S+)/,
     timeoutMs: 30000,
     cwd: options.cwd,
+    ...(options.onSpawn === undefined ? {} : { onSpawn: options.onSpawn }),
   });
   return { ...started, url: started.match[1] ?? '' };
 }
