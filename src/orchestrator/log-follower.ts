@@ -1,4 +1,4 @@
-import type { RunEvent, RunStore } from '../core/index.ts';
+import { ToolgateError, type RunEvent, type RunStore } from '../core/index.ts';
 import { applyEvents, type ConversationState } from './conversation-state.ts';
 
 const READ_PAGE = 1000;
@@ -47,7 +47,10 @@ export class LogFollower {
   async settle(events: readonly RunEvent[]): Promise<void> {
     this.offer(events);
     const last = events.at(-1);
-    while (last !== undefined && !this.has(last.id)) await this.catchUp();
+    if (last === undefined || this.has(last.id)) return;
+    await this.catchUp();
+    // A store that does not return what it just appended would otherwise be waited on forever.
+    if (!this.has(last.id)) throw new ToolgateError('internal', `run ${this.#runId}: event ${last.id} was appended but the store does not return it`);
   }
 
   async #read(): Promise<void> {
