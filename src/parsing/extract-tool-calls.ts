@@ -1,26 +1,22 @@
 import { commitOutcome, createAccumulator } from './accumulator.ts';
 import type { Accumulator } from './accumulator.ts';
 import { buildContent } from './content.ts';
-import { findDeepSeekCalls } from './envelopes/deepseek.ts';
 import { DEFAULT_MAX_ENVELOPES } from './envelopes/envelope.ts';
 import type { Envelope } from './envelopes/envelope.ts';
 import { DEFAULT_MAX_FENCES, findFences } from './envelopes/fence.ts';
 import type { Fence } from './envelopes/fence.ts';
-import { findFunctionTags } from './envelopes/function-tag.ts';
-import { findLlamaCalls } from './envelopes/llama.ts';
-import { findMinimaxCalls } from './envelopes/minimax.ts';
-import { findMistralCalls } from './envelopes/mistral.ts';
 import { findThinkBlocks } from './envelopes/think.ts';
-import { findToolCallTags } from './envelopes/tool-call-tag.ts';
+import { TOKEN_FINDERS } from './envelopes/token-finders.ts';
 import { findToolLines } from './envelopes/tool-line.ts';
+import { XML_FINDERS } from './envelopes/xml-finders.ts';
 import { exampleReason } from './example-context.ts';
 import { createContext, DEFAULT_MAX_CALLS, DEFAULT_MAX_DIAGNOSTICS, emptyOutcome } from './extract-context.ts';
-import type { ExtractContext } from './extract-context.ts';
+import type { ExtractContext, Outcome } from './extract-context.ts';
 import { fenceEnvelope } from './fence-envelope.ts';
 import { scanProse } from './prose-json.ts';
 import { resolvePayload } from './resolve-payload.ts';
 import { gaps, inside, lastStartingBy, overlapping, overlapsAny } from './spans.ts';
-import type { ExtractOptions, ExtractionResult, ParseDiagnostic, Span } from './types.ts';
+import type { ExtractOptions, ExtractionResult, ParseDiagnostic, RepairKind, Span } from './types.ts';
 
 /** Extraction with the spans it took out of the content (the stream filter needs them). */
 export interface DetailedExtraction {
@@ -28,15 +24,7 @@ export interface DetailedExtraction {
   removed: Span[];
 }
 
-const STRONG_FINDERS: readonly ((text: string) => Envelope[])[] = [
-  findToolCallTags,
-  findFunctionTags,
-  findMistralCalls,
-  findLlamaCalls,
-  findDeepSeekCalls,
-  findMinimaxCalls,
-  findToolLines,
-];
+const STRONG_FINDERS: readonly ((text: string) => Envelope[])[] = [...XML_FINDERS, ...TOKEN_FINDERS, findToolLines];
 
 /**
  * Strong envelopes in text order, none overlapping (the earlier, then the
@@ -68,10 +56,26 @@ function fenceAround(fences: readonly Fence[], span: Span): Fence | undefined {
   return fence !== undefined && inside(span, fence.content) ? fence : undefined;
 }
 
+/** The envelope's own repairs (a missing opener, a broken closer…) go on every call it yielded. */
+function recordEnvelopeRepairs(outcome: Outcome, repairs: readonly RepairKind[]): void {
+  for (const call of outcome.calls) {
+    const existing = outcome.diagnostics.find((d) => d.code === 'repaired' && d.name === call.name && d.span?.start === call.span.start && d.span.end === call.span.end);
+    if (existing !== undefined) {
+      const merged = [...new Set([...repairs, ...(existing.repairs ?? [])])];
+      existing.repairs = merged;
+      existing.message = `Repaired the call to "${call.name}": ${merged.join(', ')}.`;
+    } else {
+      const list = [...repairs];
+      outcome.diagnostics.push({ code: 'repaired', message: `Repaired the call to "${call.name}": ${list.join(', ')}.`, span: call.span, name: call.name, repairs: list });
+    }
+  }
+}
+
 function processEnvelope(ctx: ExtractContext, acc: Accumulator, where: { env: Envelope; fence: Fence | undefined }): void {
   const { env, fence } = where;
   const outcome = emptyOutcome();
   for (const payload of env.payloads) resolvePayload({ ctx, outcome }, payload, env.strong);
+  if (env.repairs !== undefined && env.repairs.length > 0) recordEnvelopeRepairs(outcome, env.repairs);
   const [only] = outcome.calls;
   if (only !== undefined && outcome.calls.length === 1) {
     // One call: its raw text is the whole envelope (tags, fence and all).

@@ -1,4 +1,6 @@
 import { extractDetailed } from './extract-tool-calls.ts';
+import { TOKEN_STREAM_MARKERS } from './envelopes/token-finders.ts';
+import { XML_STREAM_MARKERS } from './envelopes/xml-finders.ts';
 import { BracketTracker } from './scanner.ts';
 import type { Span, ToolRef } from './types.ts';
 
@@ -31,19 +33,7 @@ export interface StreamFilter {
 }
 
 /** Tokens that start a call in some model's syntax: once complete, the rest of the turn is held. */
-const MARKERS = [
-  '<tool_call>',
-  '<tool_calls>',
-  '<|tool_call|>',
-  '<function=',
-  '<|python_tag|>',
-  '<minimax:tool_call>',
-  '<｜tool▁calls▁begin｜>',
-  '<｜tool▁call▁begin｜>',
-  '<|tool▁calls▁begin|>',
-  '<|tool▁call▁begin|>',
-  '[TOOL_CALLS]',
-];
+const MARKERS = [...XML_STREAM_MARKERS, ...TOKEN_STREAM_MARKERS];
 /** Markers that count only at the start of a line (seed 003's `tool:name {…}`). */
 const LINE_MARKERS = [...MARKERS, 'tool:'];
 const CALL_CHAR_RE = /["'(]/;

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../core/json.ts';
+import type { JsonObject, JsonSchema } from '../core/json.ts';
 
 /** A half-open range of UTF-16 offsets into the text that was parsed. */
 export interface Span {
@@ -14,6 +14,33 @@ export interface Span {
 export interface ToolRef {
   name: string;
   hasRequiredArgs?: boolean;
+  description?: string;
+  /**
+   * The tool's input schema. Where it asks for an array or an object and the
+   * model sent a string holding one, the string is read (typed_by_schema).
+   * Left out, `hasRequiredArgs` is read from its `required` list.
+   */
+  inputSchema?: JsonSchema;
+}
+
+/** A native tool call as the model API returned it: the arguments string untouched. */
+export interface NativeToolCall {
+  id?: string;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * A whole assistant message, as the extractor reads it: the answer text, the
+ * reasoning (a `reasoning_content` field; `<think>…</think>` in the text is
+ * found too), the native tool calls, and whether the reply was cut off.
+ */
+export interface AssistantMessageInput extends ExtractOptions {
+  text?: string;
+  reasoning?: string;
+  toolCalls?: readonly NativeToolCall[];
+  /** The provider's finish reason; 'length' means the reply was cut off (same as truncated: true). */
+  finishReason?: string;
 }
 
 export interface ExtractOptions {
@@ -29,7 +56,15 @@ export interface ExtractedCall {
   arguments: JsonObject;
   /** The text the call came from (its envelope, or the JSON value holding it). */
   raw: string;
+  /** Offsets into the text the call was read from (see `origin`). */
   span: Span;
+  /**
+   * Where the call was read: the answer text, the reasoning (only when no call
+   * was outside it), or a native tool call (`span` then covers its arguments string).
+   */
+  origin?: 'text' | 'reasoning' | 'native';
+  /** The native call's id, as the model sent it. */
+  id?: string;
 }
 
 /**
@@ -46,6 +81,10 @@ export interface ExtractedCall {
  * - malformed_call: a call envelope holds nothing that reads as a call.
  * - ignored_example: something call-shaped is an example or quoted data, not a call.
  * - limit_reached: the extractor stopped early on a pathological input.
+ * - call_in_reasoning: the only call of the reply was at the end of its
+ *   reasoning; it was taken as the call.
+ * - ignored_reasoning_call: a call in the reasoning was not taken (there are
+ *   calls outside it, or it is not at its end or not complete).
  */
 export const PARSE_DIAGNOSTIC_CODES = [
   'repaired',
@@ -58,6 +97,8 @@ export const PARSE_DIAGNOSTIC_CODES = [
   'malformed_call',
   'ignored_example',
   'limit_reached',
+  'call_in_reasoning',
+  'ignored_reasoning_call',
 ] as const;
 
 export type ParseDiagnosticCode = (typeof PARSE_DIAGNOSTIC_CODES)[number];
@@ -92,6 +133,23 @@ export const REPAIR_KINDS = [
   'decoded_double_encoding',
   'null_arguments_as_empty',
   'stripped_name_prefix',
+  // Envelopes recognised from their inner markers.
+  'missing_opener',
+  'missing_closer',
+  'broken_closer',
+  'namespaced_tags',
+  'leaked_sentinel',
+  // Names.
+  'stripped_name_index',
+  'cut_name_at_invalid_character',
+  // Argument text.
+  'unescaped_inner_quotes',
+  'triple_quoted_strings',
+  'inserted_missing_closer',
+  'split_concatenated_objects',
+  'literal_escape_sequences',
+  'collapsed_doubled_braces',
+  'typed_by_schema',
 ] as const;
 
 export type RepairKind = (typeof REPAIR_KINDS)[number];
@@ -106,6 +164,8 @@ export interface ParseDiagnostic {
   /** The tool name involved, when there is one. */
   name?: string;
   repairs?: RepairKind[];
+  /** unknown_tool: the declared tool the name most likely meant. */
+  suggestion?: string;
 }
 
 export interface ExtractionResult {

@@ -1,5 +1,5 @@
 import type { JsonObject } from '../../core/json.ts';
-import type { Span } from '../types.ts';
+import type { RepairKind, Span } from '../types.ts';
 
 /** The syntax a call was written in (one file per family under envelopes/). */
 export type EnvelopeFamily =
@@ -14,7 +14,14 @@ export type EnvelopeFamily =
   | 'tool_line'
   | 'fence'
   | 'json'
-  | 'pythonic';
+  | 'pythonic'
+  | 'deepseek_dsml'
+  | 'kimi'
+  | 'harmony'
+  | 'granite'
+  | 'gemma'
+  | 'minimax_text'
+  | 'xml';
 
 /** Arguments of a call whose name the envelope already gave. */
 export type NamedArgs =
@@ -45,6 +52,11 @@ export interface Envelope {
   unclosed: boolean;
   /** A fence's info string (` ```json ` → "json"). */
   info?: string;
+  /**
+   * What was wrong with the envelope itself (a missing opener, a broken
+   * closer, namespaced tags…): recorded on every call it yields.
+   */
+  repairs?: RepairKind[];
 }
 
 /**
