@@ -1,7 +1,8 @@
 // Tool-call extraction. Baseline, measured in the same run on the same corpus:
 // jsonrepair alone (first `{`/`[` to the last `}`/`]`, jsonrepair, JSON.parse,
-// read {name, arguments}). Reports exact-match accuracy on the hand-written
-// corpus for both, throughput on the corpus, and the parse time of 1 MB
+// read {name, arguments}). Reports exact-match accuracy on the corpus for
+// both, overall, per model family, and on the cases collected from public
+// sources apart; throughput on the corpus, and the parse time of 1 MB
 // adversarial inputs, which must stay linear (well under 100 ms per MB).
 import { isDeepStrictEqual } from 'node:util';
 import { pathToFileURL } from 'node:url';
@@ -39,6 +40,14 @@ const ADVERSARIAL: [string, string][] = [
   ['many <function=…> tags', fill('<function=a>')],
   ['unclosed Qwen3-Coder params', fill('<tool_call><function=a><parameter=b>')],
   ['DeepSeek begin tokens', fill('<｜tool▁call▁begin｜>')],
+  ['DeepSeek DSML invokes', fill('<｜DSML｜invoke name="a"><｜DSML｜parameter name="b" string="false">')],
+  ['Kimi call tokens', fill('<|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{')],
+  ['Harmony headers', fill('<|start|>assistant<|channel|>commentary to=functions.a <|constrain|>json<|message|>')],
+  ['Mistral name[ARGS] lines', fill('a[ARGS]{"b": \n')],
+  ['GLM arg keys', fill('<arg_key>b</arg_key><arg_value>')],
+  ['MiniMax text calls', fill('[TOOL_CALL] {tool => "a", args => {--b "')],
+  ['MiniMax invokes', fill('<invoke name="a"><parameter name="b">')],
+  ['names at line starts', fill('get_weather\n')],
   ['code fence lines', fill('```\n')],
   ['plain prose', fill('The quick brown fox jumps over the lazy dog. ')],
   ['valid calls, back to back', fill('<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>\n')],
@@ -47,17 +56,25 @@ const ADVERSARIAL: [string, string][] = [
 /** The naive approach: jsonrepair on the outermost brackets, then the common {name, arguments} shapes. */
 function baselineCalls(c: CorpusCase): ExpectedCall[] {
   const declared = new Set(c.tools.map(toolName));
+  const text = c.text ?? '';
   try {
     if (c.native === true) {
-      const value = JSON.parse(jsonrepair(c.text === '' ? '{}' : c.text)) as JsonValue;
+      const value = JSON.parse(jsonrepair(text === '' ? '{}' : text)) as JsonValue;
       const first = c.tools[0];
       return isJsonObject(value) && first !== undefined ? [{ name: toolName(first), arguments: value }] : [];
     }
-    const starts = [c.text.indexOf('{'), c.text.indexOf('[')].filter((i) => i >= 0);
+    if (c.toolCalls !== undefined && c.toolCalls.length > 0) {
+      // Native calls: names as sent, each arguments string through jsonrepair.
+      return c.toolCalls.flatMap((call) => {
+        const value = JSON.parse(jsonrepair(call.arguments === '' ? '{}' : call.arguments)) as JsonValue;
+        return declared.has(call.name) && isJsonObject(value) ? [{ name: call.name, arguments: value }] : [];
+      });
+    }
+    const starts = [text.indexOf('{'), text.indexOf('[')].filter((i) => i >= 0);
     if (starts.length === 0) return [];
     const start = Math.min(...starts);
-    const end = Math.max(c.text.lastIndexOf('}'), c.text.lastIndexOf(']'));
-    const value = JSON.parse(jsonrepair(c.text.slice(start, end > start ? end + 1 : undefined))) as JsonValue;
+    const end = Math.max(text.lastIndexOf('}'), text.lastIndexOf(']'));
+    const value = JSON.parse(jsonrepair(text.slice(start, end > start ? end + 1 : undefined))) as JsonValue;
     return shapes(value).filter((call) => declared.has(call.name));
   } catch {
     return [];
@@ -92,7 +109,7 @@ function time(fn: () => void): number {
 
 /** MB/s of `fn` over the corpus, repeated until the measurement is long enough to mean something. */
 function throughput(corpus: readonly CorpusCase[], fn: (c: CorpusCase) => unknown): number {
-  const bytes = corpus.reduce((sum, c) => sum + Buffer.byteLength(c.text), 0);
+  const bytes = corpus.reduce((sum, c) => sum + Buffer.byteLength(c.text ?? '') + Buffer.byteLength(c.reasoning ?? '') + (c.toolCalls ?? []).reduce((n, t) => n + Buffer.byteLength(t.arguments), 0), 0);
   for (const c of corpus) fn(c);
   let rounds = 0;
   const start = performance.now();
@@ -109,6 +126,26 @@ function streamAll(text: string): void {
   filter.end();
 }
 
+/** Exact-match accuracy per family, and on the cases collected from public sources (those with an origin). */
+function byFamily(corpus: readonly CorpusCase[], ours: readonly boolean[], base: readonly boolean[]): string[] {
+  const groups = new Map<string, number[]>();
+  corpus.forEach((c, i) => {
+    const list = groups.get(c.family) ?? [];
+    list.push(i);
+    groups.set(c.family, list);
+  });
+  const row = (label: string, indexes: readonly number[]): string => {
+    const hit = (flags: readonly boolean[]): number => indexes.filter((i) => flags[i] === true).length;
+    return `  ${label.padEnd(16)} ${String(indexes.length).padStart(4)} cases  toolgate ${((100 * hit(ours)) / indexes.length).toFixed(0).padStart(3)}%  baseline ${((100 * hit(base)) / indexes.length).toFixed(0).padStart(3)}%`;
+  };
+  const collected = corpus.flatMap((c, i) => (c.origin === undefined ? [] : [i]));
+  return [
+    'exact match per family:',
+    ...[...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([family, indexes]) => row(family, indexes)),
+    ...(collected.length === 0 ? [] : [row('(public sources)', collected)]),
+  ];
+}
+
 export async function runParsingBench(): Promise<BenchReport> {
   const corpus = loadCorpus();
   const negatives = corpus.filter((c) => c.expect.length === 0);
@@ -118,7 +155,7 @@ export async function runParsingBench(): Promise<BenchReport> {
   const pct = (n: number): string => `${((100 * n) / corpus.length).toFixed(1)}%`;
   const leaks = (calls: (c: CorpusCase) => ExpectedCall[]): number => negatives.filter((c) => calls(c).length > 0).length;
   const jsonrepairUsed = corpus.filter(
-    (c) => c.native !== true && extractToolCalls(c.text, { tools: c.tools }).diagnostics.some((d) => d.repairs?.includes('jsonrepair') === true),
+    (c) => c.native !== true && extractToolCalls(c.text ?? '', { tools: c.tools }).diagnostics.some((d) => d.repairs?.includes('jsonrepair') === true),
   ).length;
   const oursMbps = throughput(corpus, runCase);
   const baseMbps = throughput(corpus, baselineCalls);
@@ -126,6 +163,7 @@ export async function runParsingBench(): Promise<BenchReport> {
     `corpus: ${corpus.length} cases (${negatives.length} negatives)`,
     `exact match: toolgate ${count(ours)}/${corpus.length} (${pct(count(ours))}), jsonrepair-only baseline ${count(base)}/${corpus.length} (${pct(count(base))})`,
     `negatives that yield a call: toolgate ${leaks((c) => runCase(c).calls)}/${negatives.length}, baseline ${leaks(baselineCalls)}/${negatives.length}`,
+    ...byFamily(corpus, ours, base),
     `jsonrepair stage needed by toolgate in ${jsonrepairUsed} case(s); the rest parse strictly or with its own repairs`,
     `throughput on the corpus: toolgate ${oursMbps.toFixed(1)} MB/s, baseline ${baseMbps.toFixed(1)} MB/s (ratio ${(oursMbps / baseMbps).toFixed(2)})`,
     `1 MB adversarial inputs, median of ${RUNS} (extract | stream filter in 4 KB deltas | baseline):`,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isJsonObject } from '../core/index.ts';
-import { parseModelText, toolRefsFrom, type ToolRef } from '../app/parse-text.ts';
+import { nativeCallsFrom, parseModelMessage, parseModelText, toolRefsFrom, type AssistantMessageInput, type ToolRef } from '../app/parse-text.ts';
 import { EXIT, optionalString, parseFlags, usageError, type CliIO } from './cli-io.ts';
 
 const PARSE_FLAGS = {
@@ -13,8 +13,9 @@ const PARSE_FLAGS = {
 
 /**
  * `toolgate parse`: runs the tool-call extractor on model output and prints the
- * result as JSON. `--jsonl` evaluates a corpus: one `{"text", "tools"}` per line in,
- * one result per line out.
+ * result as JSON. `--jsonl` evaluates a corpus: one assistant message per line in
+ * (`{text?, reasoning?, toolCalls?, tools, truncated?}`), one `{calls,
+ * diagnostics, content}` per line out (with the line's `id` when it has one).
  */
 export async function parseCommand(args: readonly string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseFlags(args, PARSE_FLAGS);
@@ -23,28 +24,54 @@ export async function parseCommand(args: readonly string[], io: CliIO): Promise<
   const source = positionals[0] ?? '-';
   const text = source === '-' ? await readStdin(io) : readText(resolve(io.cwd, source));
   if (values['jsonl'] === true) {
-    const lines = text.split('\n');
     let lineNo = 0;
-    for (const line of lines) {
+    for (const line of text.split('\n')) {
       lineNo++;
       if (line.trim() === '') continue;
-      let item: unknown;
-      try {
-        item = JSON.parse(line);
-      } catch (error) {
-        throw usageError(`line ${lineNo}: not valid JSON (${error instanceof Error ? error.message : String(error)}); each line must be {"text": "...", "tools": ["name", ...]}`);
-      }
-      if (!isJsonObject(item) || typeof item['text'] !== 'string') throw usageError(`line ${lineNo}: expected {"text": "...", "tools": [...]}`);
-      const lineTools = item['tools'] === undefined ? tools : toolRefsFrom(item['tools']);
-      if (lineTools === undefined) throw usageError(`line ${lineNo}: "tools" must be a list of tool names`);
-      const result = parseModelText(item['text'], { tools: lineTools, truncated: item['truncated'] === true });
-      io.stdout.write(`${JSON.stringify({ ...(typeof item['id'] === 'string' ? { id: item['id'] } : {}), ...result })}\n`);
+      const { id, message } = messageFromLine(line, lineNo, tools);
+      const result = parseModelMessage(message);
+      io.stdout.write(`${JSON.stringify({ ...(id === undefined ? {} : { id }), ...result })}\n`);
     }
     return EXIT.ok;
   }
   const result = parseModelText(text, { tools, truncated: values['truncated'] === true });
   io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   return EXIT.ok;
+}
+
+const LINE_FORMAT = '{"text"?: "...", "reasoning"?: "...", "toolCalls"?: [{"id"?, "name", "arguments": "..."}], "tools": ["name" | {"name", "description"?, "inputSchema"?}], "truncated"?: true}';
+
+/** One corpus line → an assistant message; a usage error naming the line and what is wrong otherwise. */
+function messageFromLine(line: string, lineNo: number, defaultTools: ToolRef[]): { id: string | undefined; message: AssistantMessageInput } {
+  const fail = (what: string): never => {
+    throw usageError(`line ${lineNo}: ${what}; each line must be ${LINE_FORMAT}`);
+  };
+  let item: unknown;
+  try {
+    item = JSON.parse(line);
+  } catch (error) {
+    return fail(`not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+  }
+  if (!isJsonObject(item)) return fail('not a JSON object');
+  for (const key of ['text', 'reasoning', 'id', 'finishReason'] as const) {
+    if (item[key] !== undefined && typeof item[key] !== 'string') fail(`"${key}" must be a string`);
+  }
+  if (item['truncated'] !== undefined && typeof item['truncated'] !== 'boolean') fail('"truncated" must be true or false');
+  if (item['text'] === undefined && item['reasoning'] === undefined && item['toolCalls'] === undefined) fail('it has none of "text", "reasoning" or "toolCalls"');
+  const tools = item['tools'] === undefined ? defaultTools : toolRefsFrom(item['tools']);
+  if (tools === undefined) return fail('"tools" must be a list of tool names or {"name", "description"?, "inputSchema"?: {…}} objects');
+  const message: AssistantMessageInput = { tools };
+  if (typeof item['text'] === 'string') message.text = item['text'];
+  if (typeof item['reasoning'] === 'string') message.reasoning = item['reasoning'];
+  if (typeof item['finishReason'] === 'string') message.finishReason = item['finishReason'];
+  if (item['truncated'] === true) message.truncated = true;
+  if (item['toolCalls'] !== undefined) {
+    const calls = nativeCallsFrom(item['toolCalls']);
+    if (typeof calls === 'string') fail(calls);
+    else message.toolCalls = calls;
+  }
+  // Other keys (an evaluation corpus's "expect", "family"…) are not read.
+  return { id: typeof item['id'] === 'string' ? item['id'] : undefined, message };
 }
 
 function loadTools(values: Record<string, unknown>, io: CliIO): ToolRef[] {

@@ -32,6 +32,8 @@ export interface RunEventDataMap {
   assistant_message: {
     step: number;
     text: string;
+    /** The reasoning the API returned apart from the text (`reasoning_content`), when there was some. */
+    reasoning?: string;
     toolCalls: RawToolCall[];
     finishReason: string;
     usage?: Usage;

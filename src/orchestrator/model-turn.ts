@@ -10,7 +10,7 @@ import {
   type ModelResponse,
   type RawToolCall,
 } from '../core/index.ts';
-import { CALL_FAILURE_CODES, createStreamFilter, extractToolCalls, formatParseFeedback, renderToolPrompt, toolCallJsonSchema, withoutReasoning } from '../parsing/index.ts';
+import { CALL_FAILURE_CODES, createStreamFilter, extractMessageDetailed, formatParseFeedback, renderToolPrompt, toolCallJsonSchema, withoutReasoning, type ParseDiagnostic } from '../parsing/index.ts';
 import type { ConversationState } from './conversation-state.ts';
 import type { DeltaBuffer } from './delta-buffer.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
@@ -82,17 +82,36 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
       throw error;
     }
     const truncated = response.finishReason === 'length';
+    // Text and reasoning are read for calls unless text is only text (textToolCalls: never).
+    const useText = readText && toolNames.length > 0;
+    const extraction = extractMessageDetailed({
+      ...(useText ? { text: response.text } : {}),
+      ...(useText && response.reasoning !== undefined ? { reasoning: response.reasoning } : {}),
+      toolCalls: response.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
+      finishReason: response.finishReason,
+      tools: refs,
+    });
+    const result = extraction.result;
+    const diagnostics: { code: string; message: string }[] = result.diagnostics.map((d) => ({ code: d.code, message: d.message }));
+    let content = response.text;
+    let failures: ParseDiagnostic[] = [];
     // Every call gets an id of toolgate's own: models repeat ids (within a turn and
     // across turns), and decisions, approvals and results must name one call only.
-    let calls: RawToolCall[] = response.toolCalls.map((c) => ({ id: newId('call'), name: c.name, arguments: c.arguments, providerId: c.id }));
-    let content = response.text;
-    let diagnostics: { code: string; message: string }[] = [];
-    let failures: ReturnType<typeof extractToolCalls>['diagnostics'] = [];
-    if (calls.length === 0 && readText && response.text.trim() !== '' && toolNames.length > 0) {
-      const result = extractToolCalls(response.text, { tools: refs, truncated });
-      diagnostics = result.diagnostics.map((d) => ({ code: d.code, message: d.message }));
+    let calls: RawToolCall[];
+    if (response.toolCalls.length > 0) {
+      // Native calls, their arguments repaired and typed; one that cannot be read goes on
+      // as it came, and the gate answers it (invalid arguments, unknown tool) as a tool result.
+      calls = response.toolCalls.flatMap((c, i) => {
+        const read = extraction.native[i];
+        if (read === undefined) return [{ id: newId('call'), name: c.name, arguments: c.arguments, providerId: c.id }];
+        return read.map((r) => ({ id: newId('call'), name: r.name, arguments: JSON.stringify(r.arguments), providerId: c.id }));
+      });
+      if (extraction.removed.length > 0) content = result.content;
+    } else {
+      calls = [];
       failures = result.diagnostics.filter((d) => CALL_FAILURE_CODES.includes(d.code));
-      if (result.calls.length > 0 || failures.length > 0) content = result.content;
+      // The text minus calls, failed attempts and format tokens (a Harmony reply's final channel); otherwise the text as it came.
+      if (useText && (result.calls.length > 0 || failures.length > 0 || result.content !== response.text.trim())) content = result.content;
       // In native mode a call the model writes inside an answer is usually quoted
       // (or planted by a tool's output it repeats): `auto` runs it only when the
       // reply is nothing but the call. Either way it is not shown as answer text.
@@ -120,6 +139,7 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
         draft('assistant_message', {
           step,
           text: response.text,
+          ...(response.reasoning === undefined ? {} : { reasoning: response.reasoning }),
           toolCalls: response.toolCalls,
           finishReason: response.finishReason,
           latencyMs: Math.round(performance.now() - started),

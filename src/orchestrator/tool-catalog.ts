@@ -1,4 +1,4 @@
-import type { ModelToolDefinition, ToolSpec } from '../core/index.ts';
+import type { JsonSchema, ModelToolDefinition, ToolSpec } from '../core/index.ts';
 import { EMPTY_POLICY, injectedSchemaView, isToolAllowed, resolveToolPolicy, type Policy, type ResolvedToolPolicy } from '../gate/index.ts';
 
 export interface CatalogEntry {
@@ -19,8 +19,8 @@ export interface ToolCatalog {
   denied: ReadonlyMap<string, { entry: CatalogEntry; reason: string }>;
   /** The visible tools as the model is shown them, in listing order (built once per run, not per step). */
   definitions: readonly ModelToolDefinition[];
-  /** The visible tools as the parser knows them. */
-  refs: readonly { name: string; hasRequiredArgs: boolean }[];
+  /** The visible tools as the parser knows them (with the schema the model is shown, to type its values). */
+  refs: readonly { name: string; hasRequiredArgs: boolean; inputSchema: JsonSchema }[];
 }
 
 export function buildToolCatalog(tools: readonly ToolSpec[], options: { policy?: Policy; tenantId?: string | undefined }): ToolCatalog {
@@ -43,6 +43,6 @@ export function buildToolCatalog(tools: readonly ToolSpec[], options: { policy?:
     else denied.set(tool.name, { entry, reason: allowed.reason ?? `tool ${tool.name} is not allowed` });
   }
   const definitions = [...visible.values()].map((e) => e.definition);
-  const refs = definitions.map((d) => ({ name: d.name, hasRequiredArgs: Array.isArray(d.parameters['required']) && d.parameters['required'].length > 0 }));
+  const refs = definitions.map((d) => ({ name: d.name, hasRequiredArgs: Array.isArray(d.parameters['required']) && d.parameters['required'].length > 0, inputSchema: d.parameters }));
   return { visible, denied, definitions, refs };
 }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JsonValue } from '../core/json.ts';
 import { readCallShapes } from './call-shapes.ts';
+import { extractToolCalls } from './index.ts';
 
 const names = (value: JsonValue): [string, JsonValue | undefined, boolean][] => readCallShapes(value).intents.map((i) => [i.name, i.args, i.explicit]);
 
@@ -47,5 +48,48 @@ describe('readCallShapes', () => {
     assert.deepEqual(readCallShapes({ temperature: 21 }), { intents: [] });
     assert.deepEqual(readCallShapes('text'), { intents: [] });
     assert.deepEqual(readCallShapes({ final_answer: 'done' }), { intents: [], answer: 'done' });
+  });
+
+  it('reads MCP tools/call requests as explicit calls', () => {
+    const request = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_weather', arguments: { city: 'Paris' } } };
+    assert.deepEqual(names(request), [['get_weather', { city: 'Paris' }, true]]);
+    assert.deepEqual(readCallShapes({ method: 'tools/call', params: { arguments: {} } }), { intents: [] });
+  });
+
+  it('reads {method: <tool>, params: {…}} as a plain (not explicit) call', () => {
+    assert.deepEqual(names({ method: 'get_weather', params: { city: 'Paris' } }), [['get_weather', { city: 'Paris' }, false]]);
+    assert.deepEqual(names({ jsonrpc: '2.0', id: 3, method: 'search', params: { q: 'x' } }), [['search', { q: 'x' }, false]]);
+  });
+
+  it('finds no call in HTTP data, protocol methods or params that are not an object', () => {
+    for (const value of [
+      { method: 'GET', url: 'https://example.com', params: { page: 1 } },
+      { method: 'post', params: { a: 1 } },
+      { method: 'fetch_page', url: '/x', params: { a: 1 } },
+      { jsonrpc: '2.0', method: 'notifications/initialized', params: {} },
+      { jsonrpc: '2.0', method: 'rpc.discover', params: {} },
+      { method: 'get_weather', params: ['Paris'] },
+      { method: 'get_weather' },
+    ] as JsonValue[]) {
+      assert.deepEqual(readCallShapes(value).intents, [], JSON.stringify(value));
+    }
+  });
+});
+
+describe('extractToolCalls with JSON-RPC shapes', () => {
+  const tools = ['get_weather'];
+
+  it('calls a declared tool named by an MCP request or a method', () => {
+    const mcp = extractToolCalls('{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get_weather", "arguments": {"city": "Paris"}}}', { tools });
+    assert.deepEqual(mcp.calls.map((c) => [c.name, c.arguments]), [['get_weather', { city: 'Paris' }]]);
+    const method = extractToolCalls('{"method": "get_weather", "params": {"city": "Paris"}}', { tools });
+    assert.deepEqual(method.calls.map((c) => [c.name, c.arguments]), [['get_weather', { city: 'Paris' }]]);
+  });
+
+  it('never calls anything for HTTP data', () => {
+    const text = 'The request was {"method": "GET", "url": "https://api.example.com/weather", "params": {"city": "Paris"}}.';
+    const result = extractToolCalls(text, { tools: ['get_weather', 'GET'] });
+    assert.deepEqual(result.calls, []);
+    assert.equal(result.content, text);
   });
 });

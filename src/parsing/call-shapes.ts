@@ -4,11 +4,16 @@ import type { JsonObject, JsonValue } from '../core/json.ts';
 /**
  * The JSON shapes a tool call comes in, read into name + arguments:
  * - `{name, arguments | parameters | args | input | params}` (Hermes, Llama, Anthropic-like)
- * - `{type: "function", function: {name, arguments}}`, `{function_call: {…}}` (OpenAI)
+ * - `{type: "function", function: {name, arguments}}`, `{function_call: {…}}` (OpenAI),
+ *   `{functionCall: {name, args}}` (Gemini); never a tool's definition
+ *   (`{name, description, parameters: {type: "object", …}}`)
  * - `{tool_calls: […], answer?}` (OpenAI message, our structured-output schema)
  * - `{action: "call_tool", tool_name, arguments}` (seed 001)
  * - `{actions: [{action, arguments}], final_answer}` (seed 000's plan)
  * - `{action, action_input}` (LangChain agents)
+ * - JSON-RPC: MCP's `{jsonrpc, method: "tools/call", params: {name, arguments}}`,
+ *   and `{method: "<tool>", params: {…}}` (the method names the tool; the
+ *   resolver keeps it only when that tool is declared)
  * - arrays of any of these.
  */
 
@@ -20,6 +25,8 @@ export interface CallIntent {
   explicit: boolean;
   /** Only a name and something that looks like a tool result: an echo, not a call. */
   echo: boolean;
+  /** A name that is not a declared tool is no attempt at a call (a JSON-RPC `method` is usually a protocol's): no diagnostic. */
+  quiet?: boolean;
 }
 
 export interface ShapeReading {
@@ -54,11 +61,50 @@ function hasAny(obj: JsonObject, keys: readonly string[]): boolean {
   return keys.some((key) => Object.hasOwn(obj, key));
 }
 
+/** MCP's method for calling a tool. */
+const MCP_TOOLS_CALL = 'tools/call';
+/** HTTP verbs: `{"method": "GET", …}` is a request description, not a call. */
+const HTTP_METHODS = new Set(['get', 'head', 'post', 'put', 'patch', 'delete', 'options', 'connect', 'trace']);
+/** Keys of an HTTP request or a URL: `method` there is a verb. */
+const HTTP_KEYS = ['url', 'uri', 'href', 'path', 'endpoint', 'headers', 'host', 'body', 'query'] as const;
+const METHOD_NAME_RE = /^[A-Za-z_][\w.-]{0,127}$/;
+
+/** A JSON-RPC request as a call: MCP's tools/call, or a method named like a tool with object params. */
+function readJsonRpc(obj: JsonObject): CallIntent | undefined {
+  const method = obj['method'];
+  const params = obj['params'];
+  if (typeof method !== 'string' || !isJsonObject(params)) return undefined;
+  if (method === MCP_TOOLS_CALL) {
+    const name = firstString(params, ['name']);
+    return name === undefined ? undefined : { name, args: firstArgs(params), explicit: true, echo: false };
+  }
+  // Protocol methods (`notifications/initialized`, `$/cancel`, `rpc.discover`) and HTTP data are not tool calls.
+  if (!METHOD_NAME_RE.test(method) || method.startsWith('rpc.') || HTTP_METHODS.has(method.toLowerCase()) || hasAny(obj, HTTP_KEYS)) return undefined;
+  return { name: method, args: params, explicit: false, echo: hasAny(obj, ['result', 'error']), quiet: true };
+}
+
+const SCHEMA_KEYS = ['parameters', 'input_schema', 'inputSchema'] as const;
+
+/**
+ * A tool's definition (`{name, description, parameters: {type: "object",
+ * properties: …}}`, as in a tools list or an OpenAI request) describes a
+ * tool; it does not call it.
+ */
+function isToolDefinition(obj: JsonObject): boolean {
+  if (typeof obj['description'] !== 'string') return false;
+  return SCHEMA_KEYS.some((key) => {
+    const schema = obj[key];
+    return isJsonObject(schema) && (schema['type'] === 'object' || isJsonObject(schema['properties']));
+  });
+}
+
 /** One object as one call, or undefined. */
 function readSingle(obj: JsonObject, explicit: boolean): CallIntent | undefined {
-  for (const key of ['function', 'function_call'] as const) {
+  if (isToolDefinition(obj)) return undefined;
+  for (const key of ['function', 'function_call', 'functionCall'] as const) {
     const inner = obj[key];
     if (isJsonObject(inner)) {
+      if (isToolDefinition(inner)) return undefined;
       const name = firstString(inner, ['name']);
       if (name !== undefined) return { name, args: firstArgs(inner), explicit: true, echo: false };
     }
@@ -69,6 +115,7 @@ function readSingle(obj: JsonObject, explicit: boolean): CallIntent | undefined 
     return name === undefined ? undefined : { name, args: firstArgs(obj), explicit: true, echo: false };
   }
   let name = firstString(obj, NAME_KEYS);
+  if (name === undefined && Object.hasOwn(obj, 'method')) return readJsonRpc(obj);
   const args = firstArgs(obj);
   if (name === undefined && typeof obj['action'] === 'string' && args !== undefined) name = obj['action'].trim();
   if (name === undefined) return undefined;

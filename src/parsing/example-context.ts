@@ -23,6 +23,11 @@ const CUE_RES: readonly RegExp[] = [
   /(?:例如|比如|示例|範例|范例|例子|举例|舉例|样例|範本)$/,
 ];
 
+/** A lead-in that names a format ("XML parameter format:", "tool call syntax:")… */
+const FORMAT_CUE_RE = /\b(?:format|syntax|template)$/i;
+/** …unless it says the call follows in that format ("in the required format:", "using this syntax:"). */
+const IN_FORMAT_RE = /\b(?:in|using|with|per|following|according to)\b[^.!?]*$/i;
+
 /** Punctuation between a lead-in and what it introduces ("e.g.:", "例如：", "like this -"). */
 const TRAILING = new Set([' ', '\t', '\r', '\n', ':', '：', ',', '，', '-', '–', '—', '*', '`', '>', '(']);
 
@@ -60,9 +65,13 @@ export function exampleReason(text: string, start: number, fence?: Fence): strin
   const lineStart = lineStartOf(text, anchor);
   if (/^[ \t]*>/.test(text.slice(lineStart, anchor))) return 'it is quoted (blockquote)';
   if (fence === undefined && text.charAt(start - 1) === '`' && text.charAt(start - 2) !== '`') return 'it is inline code';
+  // A call glued to the word before it (`Result[TOOL_CALLS]…`) is not introduced by that word.
+  if (fence === undefined && /[\p{L}\p{N}]/u.test(text.charAt(anchor - 1))) return undefined;
   const lead = leadIn(text, anchor).trim();
   if (lead === '') return undefined;
   const tail = lead.slice(-80);
   if (CUE_RES.some((re) => re.test(tail))) return `it follows "${tail.slice(-40).trim()}"`;
+  // "The XML tool call format:" introduces a format; "in the right format:" introduces the call itself.
+  if (FORMAT_CUE_RE.test(tail) && !IN_FORMAT_RE.test(tail)) return `it follows "${tail.slice(-40).trim()}"`;
   return undefined;
 }

@@ -34,7 +34,7 @@ export interface Scope {
 export function createContext(text: string, options: ExtractOptions): ExtractContext {
   const tools = new Map<string, ToolRef>();
   for (const tool of options.tools) {
-    const ref = typeof tool === 'string' ? { name: tool } : tool;
+    const ref = typeof tool === 'string' ? { name: tool } : withRequiredFromSchema(tool);
     tools.set(ref.name, ref);
   }
   return {
@@ -43,6 +43,13 @@ export function createContext(text: string, options: ExtractOptions): ExtractCon
     truncated: options.truncated === true,
     budget: DEFAULT_WORK_FACTOR * text.length + DEFAULT_MIN_WORK,
   };
+}
+
+/** `hasRequiredArgs` read from the schema's `required` list when the ref does not say. */
+function withRequiredFromSchema(ref: ToolRef): ToolRef {
+  if (ref.hasRequiredArgs !== undefined || ref.inputSchema === undefined) return ref;
+  const required = ref.inputSchema['required'];
+  return { ...ref, hasRequiredArgs: Array.isArray(required) && required.length > 0 };
 }
 
 export function charge(ctx: ExtractContext, work: number): boolean {

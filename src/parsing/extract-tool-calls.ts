@@ -78,7 +78,8 @@ function processEnvelope(ctx: ExtractContext, acc: Accumulator, where: { env: En
   if (env.repairs !== undefined && env.repairs.length > 0) recordEnvelopeRepairs(outcome, env.repairs);
   const [only] = outcome.calls;
   if (only !== undefined && outcome.calls.length === 1) {
-    // One call: its raw text is the whole envelope (tags, fence and all).
+    // One call: its raw text is the whole envelope (tags, fence and all); its repairs point there too.
+    for (const d of outcome.diagnostics) if (d.code === 'repaired' && d.span?.start === only.span.start && d.span.end === only.span.end) d.span = env.span;
     only.span = env.span;
     only.raw = ctx.text.slice(env.span.start, env.span.end);
   }
@@ -140,11 +141,13 @@ export function extractDetailed(text: string, options: ExtractOptions): Detailed
   const wrappers: { fence: Fence; inner: Envelope[] }[] = [];
   for (const env of strong) {
     const around = fenceAround(fences, env.span);
+    // `tool: name` is a line of plain text; inside a code block it is data (YAML, a config).
+    if (env.family === 'tool_line' && around !== undefined) continue;
     work.push({ start: env.span.start, run: () => processEnvelope(ctx, acc, { env, fence: around }) });
     opaque.push(env.span);
   }
   for (const fence of fences) {
-    const inner = overlapping(strong, fence.span);
+    const inner = overlapping(strong, fence.span).filter((env) => env.family !== 'tool_line');
     opaque.push(fence.span);
     if (inner.length > 0) wrappers.push({ fence, inner });
     else {

@@ -1,4 +1,5 @@
 import { excerpt } from './extract-context.ts';
+import { closestTool } from './tool-names.ts';
 import { TOOL_CALL_FORMAT } from './tool-prompt.ts';
 import { CALL_FAILURE_CODES } from './types.ts';
 import type { ParseDiagnostic } from './types.ts';
@@ -21,40 +22,12 @@ export interface ParseFeedbackInput {
 
 const JSON_RULES = 'strict JSON: double-quoted keys and strings, no comments, no trailing commas, line breaks inside strings escaped as \\n';
 
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      const cost = a.charAt(i - 1) === b.charAt(j - 1) ? 0 : 1;
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
-}
-
-const squash = (name: string): string => name.toLowerCase().replace(/[\s_.-]/g, '');
-
-/** The declared tool closest to `name`, when one is close enough to be a likely typo. */
-export function closestTool(name: string, tools: readonly string[]): string | undefined {
-  const wanted = squash(name);
-  let best: { tool: string; distance: number } | undefined;
-  for (const tool of tools) {
-    const candidate = squash(tool);
-    const distance = candidate === wanted ? 0 : candidate.includes(wanted) || wanted.includes(candidate) ? 1 : editDistance(wanted, candidate);
-    if (best === undefined || distance < best.distance) best = { tool, distance };
-  }
-  if (best === undefined) return undefined;
-  return best.distance <= Math.max(2, Math.floor(wanted.length / 3)) ? best.tool : undefined;
-}
-
 function describe(diagnostic: ParseDiagnostic, input: ParseFeedbackInput): string {
   const name = diagnostic.name;
   const toolList = input.tools.length === 0 ? '(none)' : input.tools.join(', ');
   switch (diagnostic.code) {
     case 'unknown_tool': {
-      const closest = name === undefined ? undefined : closestTool(name, input.tools);
+      const closest = diagnostic.suggestion ?? (name === undefined ? undefined : closestTool(name, input.tools));
       const hint = closest === undefined ? '' : ` Did you mean "${closest}"?`;
       return `There is no tool named "${name ?? '?'}".${hint} Available tools: ${toolList}.`;
     }
@@ -89,3 +62,5 @@ export function formatParseFeedback(input: ParseFeedbackInput): string {
   if (input.attempt + 1 >= input.maxAttempts) lines.push('This is your last attempt.');
   return lines.join('\n');
 }
+
+export { closestTool };

@@ -2,6 +2,10 @@
  * src/parsing: reading tool calls out of model output. Pure (no I/O); imports
  * only src/core and jsonrepair.
  *
+ * - extractFromMessage({text?, reasoning?, toolCalls?, finishReason?, truncated?, tools})
+ *   → {calls, content, diagnostics}: a whole assistant message — native calls
+ *   (arguments repaired like text calls), calls in the text, a call left at the
+ *   end of the reasoning; names cleaned, values typed by the tools' schemas.
  * - extractToolCalls(text, {tools, truncated?}) → {calls, content, diagnostics}:
  *   calls in any envelope small/local models use (Hermes/Qwen tags, Qwen3-Coder
  *   and GLM XML, Mistral [TOOL_CALLS], Llama python_tag/function tags/pythonic,
@@ -18,6 +22,9 @@
  * Diagnostic codes (PARSE_DIAGNOSTIC_CODES) and repair kinds (REPAIR_KINDS) are closed sets.
  */
 export { extractToolCalls } from './extract-tool-calls.ts';
+export { extractFromMessage, extractMessageDetailed } from './extract-message.ts';
+export type { MessageExtraction } from './extract-message.ts';
+export { cleanToolName, closestTool } from './tool-names.ts';
 export { repairJson } from './repair-json.ts';
 export type { RepairJsonResult } from './repair-json.ts';
 export { DEFAULT_MAX_ARGUMENTS_CHARS, repairArguments } from './repair-arguments.ts';
@@ -31,7 +38,9 @@ export { formatParseFeedback } from './feedback.ts';
 export type { ParseFeedbackInput } from './feedback.ts';
 export { CALL_FAILURE_CODES, PARSE_DIAGNOSTIC_CODES, REPAIR_KINDS } from './types.ts';
 export type {
+  AssistantMessageInput,
   ExtractOptions,
+  NativeToolCall,
   ExtractedCall,
   ExtractionResult,
   ParseDiagnostic,

@@ -1,3 +1,4 @@
+import { isJsonObject } from '../core/json.ts';
 import type { JsonObject, JsonValue } from '../core/json.ts';
 import type { JsonShapeProblem } from '../core/json-shape.ts';
 import type { RepairKind } from './types.ts';
@@ -6,10 +7,15 @@ import type { RepairKind } from './types.ts';
  * A JSON reader that also accepts what models write instead of JSON: comments,
  * trailing commas, single quotes, unquoted keys, Python literals, raw control
  * characters and invalid escapes in strings, and (when allowed) strings and
- * brackets left open at the very end. It records every repair it makes and
- * never invents a value: a key without a value, or a bare word, is an error.
- * Bounded: nesting past `maxDepth` and numbers out of a 64-bit float's range
- * are failures at their position, never a stack overflow or an Infinity.
+ * brackets left open at the very end. Extended reads also take unescaped
+ * quotes inside strings, Python triple-quoted strings, a closer missing before
+ * the enclosing container's closer, literal `\n` `\t` `\r` written between
+ * tokens and doubled (template-escaped) braces. It records every repair it
+ * makes and never invents a value: a key without a value, or a bare word, is
+ * an error. Bounded: nesting past `maxDepth` and numbers out of a 64-bit
+ * float's range are failures at their position, never a stack overflow or an
+ * Infinity. Linear time: the look-ahead that decides whether a quote ends a
+ * string stops at the next quote.
  */
 
 export interface LenientOptions {
@@ -17,14 +23,23 @@ export interface LenientOptions {
   allowCloseAtEnd: boolean;
   /** Containers nested inside each other (the top level is depth 1). Default DEFAULT_MAX_READ_DEPTH. */
   maxDepth?: number;
+  /**
+   * Also repair what breaks tool arguments (see above). Off by default: the
+   * repairs only fire where a plain read fails, but the quote look-ahead reads
+   * some broken texts differently, so callers try a plain read first.
+   */
+  extended?: boolean;
 }
 
 /** Which limit a failure hit, when it is a limit and not a syntax error. */
 export type ReadLimit = Exclude<JsonShapeProblem['code'], 'too_large'>;
 
-export type LenientResult =
-  | { ok: true; value: JsonValue; repairs: RepairKind[]; closedAtEnd: boolean }
-  | { ok: false; message: string; position: number; atEnd: boolean; limit?: ReadLimit };
+export type LenientFailure = { ok: false; message: string; position: number; atEnd: boolean; limit?: ReadLimit };
+
+export type LenientResult = { ok: true; value: JsonValue; repairs: RepairKind[]; closedAtEnd: boolean } | LenientFailure;
+
+/** Several top-level values in a row; `starts` are their offsets in the text. */
+export type LenientObjectsResult = { ok: true; values: JsonValue[]; starts: number[]; repairs: RepairKind[]; closedAtEnd: boolean } | LenientFailure;
 
 /**
  * How deep any JSON read from model text may nest: the arguments' own limit
@@ -72,12 +87,101 @@ export function setJsonKey(target: JsonObject, key: string, value: JsonValue): v
   else target[key] = value;
 }
 
+/** Where a string stands: it decides what may follow its closing quote (extended reads). */
+type Place = 'key' | 'object' | 'array' | 'top';
+
+/** After a backslash between tokens: a literal escape sequence a model wrote instead of layout. */
+const LITERAL_LAYOUT = new Set(['n', 'r', 't']);
+const VALUE_STARTS = new Set(['"', "'", '{', '[', ']', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+const OTHER_CLOSER: Record<string, string> = { '}': ']', ']': '}' };
+/** Braces doubled or tripled by a template escape; a longer run is not that. */
+const MAX_EXTRA_BRACES = 2;
+
+function isSpace(c: string): boolean {
+  return c === ' ' || c === '\n' || c === '\r' || c === '\t' || c === '\u00a0' || c === '\ufeff' || c === '\u2028' || c === '\u2029';
+}
+
+function isCommentAt(text: string, at: number): boolean {
+  const next = text.charAt(at + 1);
+  return text.charAt(at) === '/' && (next === '/' || next === '*');
+}
+
+/** Where the whitespace (and literal `\n` `\t` `\r`) from `from` ends. */
+function spaceEnd(text: string, from: number): number {
+  let i = from;
+  while (i < text.length) {
+    const c = text.charAt(i);
+    if (isSpace(c)) i += 1;
+    else if (c === '\\' && LITERAL_LAYOUT.has(text.charAt(i + 1))) i += 2;
+    else break;
+  }
+  return i;
+}
+
+/** Whether a property name followed by `:` starts at `at`; `cut`: a quoted name cut by the end counts. */
+function keyAt(text: string, at: number, cut: boolean): boolean {
+  const c = text.charAt(at);
+  let end: number;
+  if (c === '"' || c === "'") {
+    // Stops at the next quote: each stretch between quotes is looked at a bounded number of times.
+    end = at + 1;
+    while (end < text.length && text.charAt(end) !== c) end += text.charAt(end) === '\\' ? 2 : 1;
+    if (end >= text.length) return cut;
+    end += 1;
+  } else {
+    KEY_RE.lastIndex = at;
+    const match = KEY_RE.exec(text);
+    if (match === null) return false;
+    end = at + match[0].length;
+  }
+  const colon = spaceEnd(text, end);
+  return colon >= text.length || text.charAt(colon) === ':';
+}
+
+/** Whether what follows a comma at `from` can be the next member of an object. */
+function keyFollows(text: string, from: number): boolean {
+  const at = spaceEnd(text, from);
+  return at >= text.length || text.charAt(at) === '}' || isCommentAt(text, at) || keyAt(text, at, true);
+}
+
+/** Whether what follows a comma at `from` can be the next item of an array. */
+function valueFollows(text: string, from: number): boolean {
+  const at = spaceEnd(text, from);
+  if (at >= text.length || VALUE_STARTS.has(text.charAt(at)) || isCommentAt(text, at)) return true;
+  WORD_RE.lastIndex = at;
+  const word = WORD_RE.exec(text)?.[0] ?? '';
+  return JSON_LITERALS.has(word) || PYTHON_LITERALS.has(word);
+}
+
+/**
+ * Whether the quote at `at` ends its string, judged by what follows it: a
+ * closer, the end, a comment, and — by place — `:` after a key, a comma and
+ * the next key in an object, a comma and the next item in an array. Any
+ * other quote is one the model left unescaped inside the string. Inside
+ * containers, the end of the text closes only a string that kept no quote:
+ * past one, nothing says where the string ends.
+ */
+function closesString(text: string, at: number, place: Place, keptQuote: boolean): boolean {
+  const next = spaceEnd(text, at + 1);
+  if (next >= text.length) return place === 'top' || !keptQuote;
+  // A string that is the whole document (double-encoded arguments) ends only at the end.
+  if (place === 'top') return false;
+  const c = text.charAt(next);
+  if (c === '}' || c === ']' || isCommentAt(text, next)) return true;
+  if (place === 'key') return c === ':' || c === ',';
+  if (place === 'array') return c === ',' && valueFollows(text, next + 1);
+  // A key right after the quote is a missing comma, not text: close, and let the read fail there.
+  return c === ':' || (c === ',' ? keyFollows(text, next + 1) : keyAt(text, next, false));
+}
+
 class LenientParser {
   private readonly text: string;
   private readonly allowClose: boolean;
   private readonly maxDepth: number;
+  private readonly extended: boolean;
   private pos = 0;
-  private depth = 0;
+  /** The containers open around `pos`, innermost last. */
+  private readonly open: ('{' | '[')[] = [];
   readonly repairs = new Set<RepairKind>();
   closedAtEnd = false;
 
@@ -85,13 +189,37 @@ class LenientParser {
     this.text = text;
     this.allowClose = options.allowCloseAtEnd;
     this.maxDepth = options.maxDepth ?? DEFAULT_MAX_READ_DEPTH;
+    this.extended = options.extended === true;
   }
 
   parseDocument(): JsonValue {
-    const value = this.parseValue();
+    const value = this.parseValue('top');
     this.skipSpace();
     if (this.pos < this.text.length) this.fail('Unexpected text after the JSON value');
     return value;
+  }
+
+  /** Objects in a row, separated by whitespace or commas (some servers concatenate several calls' arguments). */
+  parseObjects(): { values: JsonValue[]; starts: number[] } {
+    this.skipSpace();
+    const starts = [this.pos];
+    const values = [this.parseValue('top')];
+    let comma = false;
+    while (true) {
+      this.skipSpace();
+      const c = this.text.charAt(this.pos);
+      if (c === ',') {
+        comma = true;
+        this.pos += 1;
+      } else if (c === '{' && isJsonObject(values[0])) {
+        comma = false;
+        starts.push(this.pos);
+        values.push(this.parseValue('top'));
+      } else break;
+    }
+    if (this.pos < this.text.length) this.fail('Unexpected text after the JSON value');
+    if (comma) this.repairs.add('removed_trailing_commas');
+    return { values, starts };
   }
 
   private fail(message: string, position: number = this.pos, limit?: ReadLimit): never {
@@ -118,6 +246,9 @@ class LenientParser {
         const close = text.indexOf('*/', this.pos + 2);
         this.pos = close < 0 ? text.length : close + 2;
         this.repairs.add('removed_comments');
+      } else if (this.extended && c === '\\' && LITERAL_LAYOUT.has(text.charAt(this.pos + 1))) {
+        this.repairs.add('literal_escape_sequences');
+        this.pos += 2;
       } else return;
     }
   }
@@ -128,31 +259,69 @@ class LenientParser {
     this.repairs.add('closed_brackets_at_end');
   }
 
-  private parseValue(): JsonValue {
+  private parseValue(place: Place): JsonValue {
     this.skipSpace();
     if (this.atEnd()) this.fail('Unexpected end of text: a value is missing');
     const c = this.text.charAt(this.pos);
     if (c === '{') return this.parseObject();
     if (c === '[') return this.parseArray();
-    if (c === '"') return this.parseString('"');
+    if ((c === '"' || c === "'") && this.extended && this.text.startsWith(c.repeat(3), this.pos)) return this.parseTripleQuoted(c);
+    if (c === '"') return this.parseString('"', place);
     if (c === "'") {
       this.repairs.add('single_quoted_strings');
-      return this.parseString("'");
+      return this.parseString("'", place);
     }
     if (c === '-' || (c >= '0' && c <= '9')) return this.parseNumber();
     return this.parseWord();
   }
 
-  private enter(): void {
-    this.depth += 1;
-    if (this.depth > this.maxDepth) this.fail(tooDeepMessage(this.maxDepth), this.pos, 'too_deep');
+  private enter(kind: '{' | '['): void {
+    this.open.push(kind);
+    if (this.open.length > this.maxDepth) this.fail(tooDeepMessage(this.maxDepth), this.pos, 'too_deep');
     this.pos += 1;
   }
 
+  /**
+   * Extended reads: the closer at `pos` is the enclosing container's, so the
+   * container being read lost its own closer (`[{"a": 1]`). The closer is
+   * then left for the enclosing container.
+   */
+  private closesEnclosing(closer: string): boolean {
+    const c = this.text.charAt(this.pos);
+    if (!this.extended || c !== OTHER_CLOSER[closer] || this.open.at(-2) !== (c === '}' ? '{' : '[')) return false;
+    this.repairs.add('inserted_missing_closer');
+    return true;
+  }
+
+  /** Extended reads: `{{` or `{{{` opening an object (a template escape); returns how many extra braces were read. */
+  private doubledBraces(): number {
+    let extra = 0;
+    while (this.extended && extra < MAX_EXTRA_BRACES && this.text.charAt(this.pos) === '{') {
+      extra += 1;
+      this.pos += 1;
+      this.skipSpace();
+    }
+    if (extra > 0) this.repairs.add('collapsed_doubled_braces');
+    return extra;
+  }
+
+  private closeDoubledBraces(extra: number): void {
+    for (let i = 0; i < extra; i += 1) {
+      this.skipSpace();
+      if (this.atEnd()) {
+        this.closeAtEnd("'}'");
+        return;
+      }
+      if (this.text.charAt(this.pos) !== '}') this.fail("Expected '}' to match a doubled '{'");
+      this.pos += 1;
+    }
+  }
+
   private parseObject(): JsonObject {
-    this.enter();
+    this.enter('{');
     const result: JsonObject = {};
     this.skipSpace();
+    const extra = this.doubledBraces();
     while (true) {
       if (this.atEnd()) {
         this.closeAtEnd("'}'");
@@ -162,19 +331,21 @@ class LenientParser {
         this.pos += 1;
         break;
       }
+      if (this.closesEnclosing('}')) break;
       const key = this.parseKey();
       this.skipSpace();
       if (this.text.charAt(this.pos) !== ':') this.fail(`Expected ':' after the key "${key}"`);
       this.pos += 1;
-      setJsonKey(result, key, this.parseValue());
+      setJsonKey(result, key, this.parseValue('object'));
       if (!this.afterMember('}', `the value of "${key}"`)) break;
     }
-    this.depth -= 1;
+    this.open.pop();
+    if (extra > 0) this.closeDoubledBraces(extra);
     return result;
   }
 
   private parseArray(): JsonValue[] {
-    this.enter();
+    this.enter('[');
     const result: JsonValue[] = [];
     this.skipSpace();
     while (true) {
@@ -186,10 +357,11 @@ class LenientParser {
         this.pos += 1;
         break;
       }
-      result.push(this.parseValue());
+      if (this.closesEnclosing(']')) break;
+      result.push(this.parseValue('array'));
       if (!this.afterMember(']', `item ${result.length}`)) break;
     }
-    this.depth -= 1;
+    this.open.pop();
     return result;
   }
 
@@ -205,6 +377,7 @@ class LenientParser {
       this.pos += 1;
       return false;
     }
+    if (this.closesEnclosing(closer)) return false;
     if (c !== ',') this.fail(`Expected ',' or '${closer}' after ${what}`);
     this.pos += 1;
     this.skipSpace();
@@ -214,10 +387,10 @@ class LenientParser {
 
   private parseKey(): string {
     const c = this.text.charAt(this.pos);
-    if (c === '"') return this.parseString('"');
+    if (c === '"') return this.parseString('"', 'key');
     if (c === "'") {
       this.repairs.add('single_quoted_strings');
-      return this.parseString("'");
+      return this.parseString("'", 'key');
     }
     KEY_RE.lastIndex = this.pos;
     const match = KEY_RE.exec(this.text);
@@ -227,13 +400,17 @@ class LenientParser {
     return match[0];
   }
 
-  private parseString(quote: string): string {
+  private parseString(quote: string, place: Place): string {
     const text = this.text;
     let out = '';
     this.pos += 1;
     let segment = this.pos;
+    /** The first quote kept as part of the string (extended reads), or -1. */
+    let inner = -1;
     while (true) {
       if (this.pos >= text.length) {
+        // Past a quote it kept, a string that runs to the end is no cut string: nothing says where it ends.
+        if (inner >= 0 && this.allowClose) this.fail(`Unescaped ${quote} inside a string`, inner);
         if (!this.allowClose) this.fail('Unexpected end of text inside a string');
         this.closedAtEnd = true;
         this.repairs.add('closed_string_at_end');
@@ -241,9 +418,15 @@ class LenientParser {
       }
       const c = text.charAt(this.pos);
       if (c === quote) {
-        out += text.slice(segment, this.pos);
+        if (!this.extended || closesString(text, this.pos, place, inner >= 0)) {
+          out += text.slice(segment, this.pos);
+          this.pos += 1;
+          if (inner >= 0) this.repairs.add('unescaped_inner_quotes');
+          return out;
+        }
+        if (inner < 0) inner = this.pos;
         this.pos += 1;
-        return out;
+        continue;
       }
       if (c === '\\') {
         out += text.slice(segment, this.pos) + this.readEscape(quote);
@@ -251,6 +434,38 @@ class LenientParser {
         continue;
       }
       if (c < ' ') this.repairs.add('escaped_control_characters');
+      this.pos += 1;
+    }
+  }
+
+  /** A Python `"""…"""` or `'''…'''` string: raw line breaks and lone quotes inside are text. */
+  private parseTripleQuoted(quote: string): string {
+    const text = this.text;
+    const closer = quote.repeat(3);
+    let out = '';
+    this.pos += 3;
+    let segment = this.pos;
+    this.repairs.add('triple_quoted_strings');
+    while (true) {
+      if (this.pos >= text.length) {
+        if (!this.allowClose) this.fail('Unexpected end of text inside a triple-quoted string');
+        this.closedAtEnd = true;
+        this.repairs.add('closed_string_at_end');
+        return out + text.slice(segment);
+      }
+      const c = text.charAt(this.pos);
+      if (c === '\\') {
+        out += text.slice(segment, this.pos) + this.readEscape(quote);
+        segment = this.pos;
+        continue;
+      }
+      if (c === quote && text.startsWith(closer, this.pos)) {
+        // In a run of more than three quotes the last three close the string (`"""say "hi""""`).
+        let end = this.pos;
+        while (text.charAt(end + 3) === quote) end += 1;
+        this.pos = end + 3;
+        return out + text.slice(segment, end);
+      }
       this.pos += 1;
     }
   }
@@ -309,6 +524,15 @@ class LenientParser {
   }
 }
 
+function failureOf(error: unknown, text: string): LenientFailure {
+  if (error instanceof ParseFailure) {
+    const failure = { ok: false as const, message: error.message, position: error.position, atEnd: error.position >= text.length };
+    return error.limit === undefined ? failure : { ...failure, limit: error.limit };
+  }
+  // The depth bound keeps recursion shallow; should a small stack still run out, it is a failure, not a throw.
+  return { ok: false, message: 'JSON too deeply nested to read', position: 0, atEnd: false, limit: 'too_deep' };
+}
+
 /** Reads `text` as one lenient JSON value. Never throws. */
 export function parseLenient(text: string, options: LenientOptions): LenientResult {
   const parser = new LenientParser(text, options);
@@ -316,11 +540,20 @@ export function parseLenient(text: string, options: LenientOptions): LenientResu
     const value = parser.parseDocument();
     return { ok: true, value, repairs: [...parser.repairs], closedAtEnd: parser.closedAtEnd };
   } catch (error) {
-    if (error instanceof ParseFailure) {
-      const failure = { ok: false as const, message: error.message, position: error.position, atEnd: error.position >= text.length };
-      return error.limit === undefined ? failure : { ...failure, limit: error.limit };
-    }
-    // The depth bound keeps recursion shallow; should a small stack still run out, it is a failure, not a throw.
-    return { ok: false, message: 'JSON too deeply nested to read', position: 0, atEnd: false, limit: 'too_deep' };
+    return failureOf(error, text);
+  }
+}
+
+/**
+ * Reads `text` as one lenient JSON value, or as several objects in a row
+ * separated by whitespace or commas (`{"a": 1}{"a": 2}`). Never throws.
+ */
+export function parseLenientObjects(text: string, options: LenientOptions): LenientObjectsResult {
+  const parser = new LenientParser(text, options);
+  try {
+    const { values, starts } = parser.parseObjects();
+    return { ok: true, values, starts, repairs: [...parser.repairs], closedAtEnd: parser.closedAtEnd };
+  } catch (error) {
+    return failureOf(error, text);
   }
 }

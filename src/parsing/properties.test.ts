@@ -16,13 +16,14 @@ import { parsePythonicCalls } from './pythonic.ts';
 import { repairArguments } from './repair-arguments.ts';
 import { repairJson } from './repair-json.ts';
 import { createStreamFilter } from './stream-filter.ts';
+import { extractFromMessage } from './extract-message.ts';
 import { PARSE_DIAGNOSTIC_CODES } from './types.ts';
 import type { Span } from './types.ts';
 
 const TOOLS = ['get_weather', 'search_web', 'x'];
 const corpusTexts = loadCorpus()
-  .filter((c) => c.native !== true)
-  .map((c) => c.text);
+  .filter((c) => c.native !== true && c.text !== undefined && c.text !== '')
+  .map((c) => c.text ?? '');
 
 /** Pieces of every envelope family, to build inputs that reach deep into the parsers. */
 const TOKENS = [
@@ -31,6 +32,11 @@ const TOKENS = [
   '<｜tool▁calls▁begin｜>', '<｜tool▁call▁begin｜>', '<｜tool▁sep｜>', '<｜tool▁call▁end｜>', '<minimax:tool_call>', '<invoke name="x">',
   '<think>', '</think>', '```', '```json\n', '~~~', '\n', ' ', 'tool:', 'get_weather', 'x', '(', ')', '=', '{', '}', '[', ']', '"', "'",
   ':', ',', '\\', '//', '/*', '*/', '"name"', '"arguments"', '"get_weather"', 'True', 'None', 'e.g.', 'For example:', '> ', '`',
+  '<|tool_calls_section_begin|>', '<|tool_call_begin|>', 'functions.get_weather:0', '<|tool_call_argument_begin|>', '<|tool_call_end|>',
+  '<|tool_calls_section_end|>', '<|start|>assistant', '<|channel|>commentary', ' to=functions.get_weather', '<|constrain|>json',
+  '<|message|>', '<|call|>', '<|end|>', '<｜DSML｜function_calls>', '<｜DSML｜invoke name="get_weather">',
+  '<｜DSML｜parameter name="city" string="true">', '</｜DSML｜parameter>', '</｜DSML｜invoke>', '[TOOL_CALL]', '{tool => "get_weather", args => {',
+  '--city "x"', '[/TOOL_CALL]', '```tool_code\n', 'get_weather[ARGS]', '<|im_end|>', '</s>', '{"method": "get_weather", "params": ',
 ];
 const tokenSoup = fc.array(fc.constantFrom(...TOKENS), { maxLength: 40 }).map((parts) => parts.join(''));
 const anyText = fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), fc.string({ maxLength: 200 }), tokenSoup);
@@ -93,7 +99,35 @@ function stream(text: string, cuts: readonly number[], tools = TOOLS): { pushed:
   return { pushed, rest: filter.end() };
 }
 
+const nativeCall = fc.record({ name: fc.constantFrom(...TOOLS, 'functions.get_weather:0', 'nope', ''), arguments: fc.oneof(anyText, fc.jsonValue().map((v) => JSON.stringify(v))) });
+
 describe('parsing properties', () => {
+  it('extractFromMessage never throws and only returns declared tools with object arguments', () => {
+    fc.assert(
+      fc.property(anyText, anyText, fc.array(nativeCall, { maxLength: 3 }), fc.boolean(), (text, reasoning, toolCalls, truncated) => {
+        const result = extractFromMessage({ text, reasoning, toolCalls, truncated, tools: TOOLS });
+        for (const call of result.calls) {
+          assert.ok(TOOLS.includes(call.name), `call to undeclared ${call.name}`);
+          assert.ok(isJsonObject(call.arguments));
+        }
+        for (const d of result.diagnostics) assert.ok((PARSE_DIAGNOSTIC_CODES as readonly string[]).includes(d.code));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a valid native call comes back unchanged, with no repair recorded', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (args) => {
+        const json = JSON.stringify(args);
+        const result = extractFromMessage({ toolCalls: [{ id: 'c', name: 'get_weather', arguments: json }], tools: TOOLS });
+        assert.deepEqual(result.calls.map((c) => [c.name, c.arguments]), [['get_weather', JSON.parse(json) as JsonObject]]);
+        assert.deepEqual(result.diagnostics, []);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('extractToolCalls never throws and keeps its invariants on arbitrary text', () => {
     fc.assert(fc.property(anyText, fc.boolean(), (text, truncated) => assertInvariants(text, truncated)), { numRuns: 400 });
   });

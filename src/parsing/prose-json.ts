@@ -3,7 +3,7 @@ import type { Accumulator } from './accumulator.ts';
 import { exampleReason } from './example-context.ts';
 import { charge, DEFAULT_MAX_CALLS, DEFAULT_MAX_DIAGNOSTICS, emptyOutcome } from './extract-context.ts';
 import type { ExtractContext } from './extract-context.ts';
-import { looksPythonic } from './pythonic.ts';
+import { looksPythonic, pythonicCallsEnd } from './pythonic.ts';
 import { guessName, readRegion, reportUnreadable, resolvePythonic, resolveValue } from './resolve-payload.ts';
 import { findNextRegion } from './scanner.ts';
 import type { Span } from './types.ts';
@@ -56,8 +56,13 @@ export function scanProse(ctx: ExtractContext, acc: Accumulator, gap: Span): boo
   let pos = gap.start;
   let pending: Unreadable | undefined;
   while (pos < gap.end && acc.calls.length <= DEFAULT_MAX_CALLS && acc.diagnostics.length <= DEFAULT_MAX_DIAGNOSTICS) {
-    const region = findNextRegion(text, pos, gap.end);
+    let region = findNextRegion(text, pos, gap.end);
     if (region === undefined) break;
+    if (!region.closed && text.charAt(region.start) === '[' && atLineStart(text, region.start) && looksPythonic(text, region.start, region.end)) {
+      // The bracket scanner does not know Python's quoting (`'it\'s'`): the calls end where the pythonic reader says.
+      const end = pythonicCallsEnd(text, region.start, gap.end);
+      if (end > region.start) region = { ...region, end, closed: true };
+    }
     if (pending !== undefined && region.start >= pending.span.end) {
       reportPending(ctx, acc, pending);
       pending = undefined;

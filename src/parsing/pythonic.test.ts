@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { looksPythonic, parsePythonicCalls } from './pythonic.ts';
+import { looksPythonic, parsePythonicCalls, pythonicCallsEnd } from './pythonic.ts';
 
 const calls = (text: string): unknown => {
   const result = parsePythonicCalls(text);
@@ -66,6 +66,29 @@ describe('parsePythonicCalls', () => {
     }
   });
 
+  it('decodes Python string escapes', () => {
+    assert.deepEqual(calls(String.raw`[f(a='Martha\'s Vineyard', b='\"cool units\"', c='x\\y\nz\tw', d='caf\u00e9 \U0001F600 \x41\101', e="it\'s")]`), [
+      ['f', { a: "Martha's Vineyard", b: '"cool units"', c: 'x\\y\nz\tw', d: 'café 😀 AA', e: "it's" }],
+    ]);
+    // Unknown or incomplete escapes stay as written, as in Python.
+    assert.deepEqual(calls(String.raw`f(a='\d+', b='\u12', c='line\
+joined')`), [['f', { a: '\\d+', b: '\\u12', c: 'linejoined' }]]);
+  });
+
+  it('reads raw, bytes and unicode string prefixes, but not f-strings', () => {
+    assert.deepEqual(calls(String.raw`[bad(x=b'z'), g(p=r'C:\dir\n', q=u"é", s=Rb'\x41', t=BR"\'")]`), [
+      ['bad', { x: 'z' }],
+      ['g', { p: 'C:\\dir\\n', q: 'é', s: '\\x41', t: "\\'" }],
+    ]);
+    assert.equal(parsePythonicCalls(`f(a=f'{x}')`).ok, false);
+  });
+
+  it('flags a string cut right after a backslash as cut at the end', () => {
+    const result = parsePythonicCalls(`[f(a='long text\\`);
+    assert.ok(!result.ok);
+    assert.equal(result.atEnd, true);
+  });
+
   it('returns spans of each call', () => {
     const text = '[f(a=1), g()]';
     const result = parsePythonicCalls(text);
@@ -80,5 +103,16 @@ describe('looksPythonic', () => {
     assert.equal(looksPythonic('  tools.search(q=1)', 0), true);
     assert.equal(looksPythonic('[1, 2]', 0), false);
     assert.equal(looksPythonic('[see here](http://x)', 0), false);
+  });
+});
+
+describe('pythonicCallsEnd', () => {
+  it('ends a list at its bracket and bare calls at the last one that reads', () => {
+    const list = `[f(a='x]'), g()] and then prose`;
+    assert.equal(pythonicCallsEnd(list, 0), list.indexOf(' and'));
+    const bare = `f(a=1)\ng(b="2")\nThat is all.`;
+    assert.equal(pythonicCallsEnd(bare, 0), bare.indexOf('\nThat'));
+    assert.equal(pythonicCallsEnd('no call here', 0), -1);
+    assert.equal(pythonicCallsEnd('[f(a=1) g()]', 0), -1);
   });
 });

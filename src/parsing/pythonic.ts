@@ -23,7 +23,12 @@ export type PythonicResult =
 const NAME_RE = /[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*/y;
 const IDENT_RE = /[A-Za-z_]\w*/y;
 const NUMBER_RE = /[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?/y;
-const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', '0': '\0' };
+/** `r''`, `b''`, `u''`, `rb''`…: read as strings (f-strings interpolate, so they are not literals). */
+const STRING_PREFIX_RE = /(?:[rR][bB]?|[bB][rR]?|[uU])(?=['"])/y;
+const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', a: '\x07', b: '\b', f: '\f', v: '\v', '\n': '' };
+/** `\\x41`, `\\u00e9`, `\\U0001F600`: how many hex digits follow each letter. */
+const HEX_ESCAPES: Record<string, number> = { x: 2, u: 4, U: 8 };
+const OCTAL_RE = /[0-7]{1,3}/y;
 const WORDS = new Map<string, JsonValue>([
   ['True', true],
   ['False', false],
@@ -89,28 +94,56 @@ class PythonicParser {
     return m[0];
   }
 
-  parseAll(): PythonicCall[] {
+  /** With `prefix`, the calls may be followed by other text: reading stops after the list's `]` or the last call that reads. */
+  parseAll(prefix = false): PythonicCall[] {
     this.skip();
     const bracketed = this.peek() === '[';
     if (bracketed) this.pos += 1;
     const calls: PythonicCall[] = [];
     while (true) {
+      const before = this.pos;
       const newline = this.skip();
       const c = this.peek();
       if (c === '' || (bracketed && c === ']')) break;
       if (calls.length > 0) {
-        if (c !== ',' && c !== ';' && !newline) this.fail("Expected ',' between calls");
+        if (c !== ',' && c !== ';' && !newline) {
+          if (prefix && !bracketed) return this.stopAt(before, calls);
+          this.fail("Expected ',' between calls");
+        }
         if (c === ',' || c === ';') this.pos += 1;
         this.skip();
         if (this.peek() === '' || (bracketed && this.peek() === ']')) break;
       }
-      calls.push(this.parseCall());
+      if (prefix && !bracketed && calls.length > 0) {
+        const call = this.tryCall();
+        if (call === undefined) return this.stopAt(before, calls);
+        calls.push(call);
+      } else calls.push(this.parseCall());
     }
     if (bracketed) this.expect(']');
+    if (calls.length === 0) this.fail('No call found');
+    if (prefix) return calls;
     this.skip();
     if (this.pos < this.end) this.fail('Unexpected text after the calls');
-    if (calls.length === 0) this.fail('No call found');
     return calls;
+  }
+
+  private stopAt(pos: number, calls: PythonicCall[]): PythonicCall[] {
+    this.pos = pos;
+    return calls;
+  }
+
+  /** A further unbracketed call, or undefined (and no move) when the text after the last one is not a call. */
+  private tryCall(): PythonicCall | undefined {
+    const start = this.pos;
+    try {
+      return this.parseCall();
+    } catch (error) {
+      if (!(error instanceof Failure)) throw error;
+      this.pos = start;
+      this.depth = 1;
+      return undefined;
+    }
   }
 
   private parseCall(): PythonicCall {
@@ -141,7 +174,9 @@ class PythonicParser {
     this.skip();
     const c = this.peek();
     if (c === '') this.fail('Unexpected end: a value is missing');
-    if (c === '"' || c === "'") return this.parseString(c);
+    if (c === '"' || c === "'") return this.parseString(c, false);
+    const prefix = this.match(STRING_PREFIX_RE);
+    if (prefix !== undefined) return this.parseString(this.peek(), /r/i.test(prefix));
     if (c === '[' || c === '(') return this.parseSequence(c === '[' ? ']' : ')');
     if (c === '{') return this.parseDict();
     const start = this.pos;
@@ -198,7 +233,7 @@ class PythonicParser {
     return dict;
   }
 
-  private parseString(quote: string): string {
+  private parseString(quote: string, raw: boolean): string {
     const triple = this.text.startsWith(quote.repeat(3), this.pos);
     const closer = triple ? quote.repeat(3) : quote;
     this.pos += closer.length;
@@ -211,15 +246,46 @@ class PythonicParser {
         return out;
       }
       if (c === '\\') {
-        const next = this.text.charAt(this.pos + 1);
-        out += ESCAPES[next] ?? `\\${next}`;
-        this.pos += 2;
+        // A raw string keeps its backslashes, yet `\'` still does not end it (Python's rule).
+        if (this.pos + 1 >= this.end) {
+          this.pos = this.end;
+          this.fail('Unexpected end inside a string');
+        }
+        out += raw ? this.text.slice(this.pos, this.pos + 2) : this.escape();
+        if (raw) this.pos += 2;
         continue;
       }
       if (c === '\n' && !triple) this.fail('Line break inside a string');
       out += c;
       this.pos += 1;
     }
+  }
+
+  /** The escape sequence at `pos` (a backslash), decoded as Python does; unknown ones stay as written. */
+  private escape(): string {
+    const next = this.text.charAt(this.pos + 1);
+    const simple = ESCAPES[next];
+    if (simple !== undefined) {
+      this.pos += 2;
+      return simple;
+    }
+    const digits = HEX_ESCAPES[next];
+    if (digits !== undefined) {
+      const hex = this.text.slice(this.pos + 2, Math.min(this.end, this.pos + 2 + digits));
+      const code = hex.length === digits && /^[0-9a-fA-F]+$/.test(hex) ? Number.parseInt(hex, 16) : -1;
+      if (code >= 0 && code <= 0x10ffff) {
+        this.pos += 2 + digits;
+        return String.fromCodePoint(code);
+      }
+    }
+    OCTAL_RE.lastIndex = this.pos + 1;
+    const octal = OCTAL_RE.exec(this.text);
+    if (octal !== null && this.pos + 1 + octal[0].length <= this.end) {
+      this.pos += 1 + octal[0].length;
+      return String.fromCharCode(Number.parseInt(octal[0], 8));
+    }
+    this.pos += 2;
+    return `\\${next}`;
   }
 }
 
@@ -232,6 +298,21 @@ export function parsePythonicCalls(text: string, start: number = 0, end: number 
     const position = error instanceof Failure ? error.position : start;
     const message = error instanceof Failure ? error.message : 'Unreadable call';
     return { ok: false, message, position, atEnd: position >= end };
+  }
+}
+
+/**
+ * Where the pythonic calls starting at `start` end when other text may follow
+ * them (a bracketed list ends at its `]`, unbracketed calls at the last one
+ * that reads), or -1 when no call reads there. Never throws.
+ */
+export function pythonicCallsEnd(text: string, start: number, end: number = text.length): number {
+  const parser = new PythonicParser(text, start, end);
+  try {
+    parser.parseAll(true);
+    return parser.pos;
+  } catch {
+    return -1;
   }
 }
 

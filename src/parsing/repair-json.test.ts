@@ -148,3 +148,58 @@ describe('parseLenient', () => {
     if (!result.ok) assert.equal(result.atEnd, true);
   });
 });
+
+describe('repairJson: the argument repairs serve JSON found in text too', () => {
+  it('keeps quotes left unescaped inside strings', () => {
+    assert.deepEqual(repaired('{"name": "say", "arguments": {"text": "He said "hi" to me"}}'), {
+      value: { name: 'say', arguments: { text: 'He said "hi" to me' } },
+      repairs: ['unescaped_inner_quotes'],
+    });
+  });
+
+  it('reads triple-quoted strings', () => {
+    assert.deepEqual(repaired('{"code": """if x:\n    print("y")\n"""}'), { value: { code: 'if x:\n    print("y")\n' }, repairs: ['triple_quoted_strings'] });
+  });
+
+  it('inserts a closer missing before the enclosing one', () => {
+    assert.deepEqual(repaired('[{"a": 1}, {"b": 2]'), { value: [{ a: 1 }, { b: 2 }], repairs: ['inserted_missing_closer'] });
+    assert.deepEqual(repaired('{"a": [1, 2}'), { value: { a: [1, 2] }, repairs: ['inserted_missing_closer'] });
+  });
+
+  it('reads literal \\n between tokens as layout', () => {
+    assert.deepEqual(repaired('{\\n  "a": "x\\ny"\\n}'), { value: { a: 'x\ny' }, repairs: ['literal_escape_sequences'] });
+  });
+
+  it('collapses doubled braces', () => {
+    assert.deepEqual(repaired('{{"a": 1}}'), { value: { a: 1 }, repairs: ['collapsed_doubled_braces'] });
+  });
+
+  it('does not read objects in a row as one value (the extractor finds each)', () => {
+    assert.equal(repairJson('{"a": 1} {"a": 2}').ok, false);
+  });
+
+  it('does not close a string past a quote it kept: nothing says where it ends', () => {
+    const result = readJson('{"a": "He said "hi', { allowCloseAtEnd: true, lastResort: false });
+    assert.equal(result.ok, false);
+    if (!result.ok) assert.equal(result.position, 16);
+  });
+
+  it('reports the plain read\'s failure when no repair reads the text', () => {
+    const result = repairJson('{"a": "x" y z}');
+    assert.equal(result.ok, false);
+    if (!result.ok) assert.deepEqual(result.error, { message: `Expected ',' or '}' after the value of "a"`, position: 10 });
+  });
+
+  it('reports a cut in an extended read as a cut', () => {
+    const result = readJson('{\\n  "a": "cut', { allowCloseAtEnd: false });
+    assert.equal(result.ok, false);
+    if (!result.ok) assert.equal(result.atEnd, true);
+  });
+
+  it('gives jsonrepair no text longer than 64 KB (it slows down quadratically on some)', () => {
+    const pad = 'x'.repeat(70_000);
+    assert.deepEqual(repaired(`{"a": 1 "pad": "${pad.slice(0, 100)}"}`).repairs, ['jsonrepair']);
+    assert.equal(repairJson(`{"a": 1 "pad": "${pad}"}`).ok, false);
+    assert.equal(repairJson(`{"a": "${'" '.repeat(100_000)}`).ok, false);
+  });
+});

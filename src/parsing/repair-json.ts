@@ -1,6 +1,6 @@
 import { jsonrepair } from 'jsonrepair';
 import type { JsonValue } from '../core/json.ts';
-import { DEFAULT_MAX_READ_DEPTH, outOfRangeMessage, parseLenient, tooDeepMessage } from './lenient-json.ts';
+import { DEFAULT_MAX_READ_DEPTH, outOfRangeMessage, parseLenient, parseLenientObjects, tooDeepMessage } from './lenient-json.ts';
 import type { ReadLimit } from './lenient-json.ts';
 import { indexOfOpener, scanRegion } from './scanner.ts';
 import type { RepairKind } from './types.ts';
@@ -36,6 +36,13 @@ const ARRAY_ITEM_STARTS = new Set(['"', '{', '[', ']', '-', 't', 'f', 'n', '0', 
  * (a bound that holds whatever it decides is a string).
  */
 const JSONREPAIR_MAX_NESTING_CHARS = 1_000;
+/**
+ * jsonrepair slows down quadratically on some long broken texts (runs of
+ * stray quotes: 200 KB take over 20 s), so longer texts do without it. Real
+ * arguments that long are written by a model that writes JSON well enough
+ * for the lenient reader.
+ */
+const JSONREPAIR_MAX_CHARS = 64 * 1024;
 
 /**
  * Cheap look at the first two tokens: JSON.parse is only worth a try (and a
@@ -71,7 +78,7 @@ function countNulls(value: JsonValue): number {
  * is jsonrepair filling a missing value, and repairs must not invent values.
  */
 function jsonrepairStage(text: string, allowCloseAtEnd: boolean): JsonValue | undefined {
-  if (countNestingChars(text) > JSONREPAIR_MAX_NESTING_CHARS) return undefined;
+  if (text.length > JSONREPAIR_MAX_CHARS || countNestingChars(text) > JSONREPAIR_MAX_NESTING_CHARS) return undefined;
   if (!allowCloseAtEnd) {
     const start = indexOfOpener(text, 0);
     if (start >= 0 && !scanRegion(text, start).closed) return undefined;
@@ -162,20 +169,28 @@ function locate(text: string, code: ReadLimit, maxDepth: number): { position: nu
   return undefined;
 }
 
-function limitFailure(text: string, code: ReadLimit, maxDepth: number): ReadJsonResult {
+function limitFailure(text: string, code: ReadLimit, maxDepth: number): ReadFailure {
   const found = locate(text, code, maxDepth);
   const message = code === 'too_deep' ? tooDeepMessage(maxDepth) : outOfRangeMessage(found?.literal);
   return { ok: false, message, position: found?.position ?? 0, atEnd: false, limit: code };
 }
 
+type ReadFailure = Extract<ReadJsonResult, { ok: false }>;
+
+/** Several objects in a row (`readJsonObjects`); `starts` are their offsets in the text. */
+export type ReadJsonObjectsResult =
+  | { ok: true; values: JsonValue[]; starts: number[]; repairs: RepairKind[]; closedAtEnd: boolean }
+  | ReadFailure;
+
 /**
- * Reads one JSON value: valid JSON exactly as JSON.parse reads it (no
- * repairs), else with the lenient reader's repairs, else with jsonrepair.
- * Whatever the stage, a value nested past `maxDepth` or holding a number out
- * of range is a failure (with `limit` set). Never throws.
+ * The stages shared by readJson and readJsonObjects: strict JSON, the plain
+ * lenient read, the extended read (`several`: objects in a row too), then
+ * jsonrepair. A failure is the plain read's, whose position is where the
+ * text first stops being JSON, unless a later stage hit a limit or the end.
  */
-export function readJson(text: string, options: ReadJsonOptions): ReadJsonResult {
+function readStages(text: string, options: ReadJsonOptions, several: boolean): ReadJsonObjectsResult {
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_READ_DEPTH;
+  const single = (value: JsonValue, repairs: RepairKind[], closedAtEnd: boolean): ReadJsonObjectsResult => ({ ok: true, values: [value], starts: [0], repairs, closedAtEnd });
   // Large texts: JSON.parse first, it is native and fast. Small ones (every
   // real tool call): the lenient reader first — on valid JSON it returns
   // exactly JSON.parse's value with no repairs, and a thrown SyntaxError per
@@ -188,16 +203,47 @@ export function readJson(text: string, options: ReadJsonOptions): ReadJsonResult
     } catch {
       // Not strict JSON: fall through to the repair stages.
     }
-    if (value !== undefined && brokenLimit(value, maxDepth) === undefined) return { ok: true, value, repairs: [], closedAtEnd: false };
+    if (value !== undefined && brokenLimit(value, maxDepth) === undefined) return single(value, [], false);
   }
-  const lenient = parseLenient(text, { allowCloseAtEnd: options.allowCloseAtEnd, maxDepth });
-  // A limit is a refusal, not a slip for jsonrepair to repair around.
-  if (lenient.ok || lenient.atEnd || lenient.limit !== undefined || options.lastResort === false || !QUOTE_RE.test(text)) return lenient;
+  const plain = parseLenient(text, { allowCloseAtEnd: options.allowCloseAtEnd, maxDepth });
+  if (plain.ok) return single(plain.value, plain.repairs, plain.closedAtEnd);
+  // A limit is a refusal, not a slip for a repair to read around; a failure at the end is a cut.
+  if (plain.atEnd || plain.limit !== undefined) return plain;
+  // The extended repairs only fire where the plain read fails, but its quote
+  // look-ahead reads some broken texts differently: it comes second.
+  const lenientOptions = { allowCloseAtEnd: options.allowCloseAtEnd, maxDepth, extended: true };
+  const extended = several ? parseLenientObjects(text, lenientOptions) : parseLenient(text, lenientOptions);
+  if (extended.ok) return 'values' in extended ? extended : single(extended.value, extended.repairs, extended.closedAtEnd);
+  if (extended.atEnd || extended.limit !== undefined) return extended;
+  if (options.lastResort === false || !QUOTE_RE.test(text)) return plain;
   const repaired = jsonrepairStage(text, options.allowCloseAtEnd);
-  if (repaired === undefined) return lenient;
+  if (repaired === undefined) return plain;
   const broken = brokenLimit(repaired, maxDepth);
   if (broken !== undefined) return limitFailure(text, broken, maxDepth);
-  return { ok: true, value: repaired, repairs: ['jsonrepair'], closedAtEnd: false };
+  return single(repaired, ['jsonrepair'], false);
+}
+
+/**
+ * Reads one JSON value: valid JSON exactly as JSON.parse reads it (no
+ * repairs), else with the lenient reader's repairs (unescaped inner quotes,
+ * triple quotes, a missing closer, literal `\n` between tokens, doubled
+ * braces among them), else with jsonrepair. Whatever the stage, a value
+ * nested past `maxDepth` or holding a number out of range is a failure (with
+ * `limit` set). Never throws.
+ */
+export function readJson(text: string, options: ReadJsonOptions): ReadJsonResult {
+  const result = readStages(text, options, false);
+  if (!result.ok) return result;
+  return { ok: true, value: result.values[0] ?? null, repairs: result.repairs, closedAtEnd: result.closedAtEnd };
+}
+
+/**
+ * Like readJson, but also reads several objects in a row, separated by
+ * whitespace or commas (`{"a": 1}{"a": 2}`), before jsonrepair is tried.
+ * Never throws.
+ */
+export function readJsonObjects(text: string, options: ReadJsonOptions): ReadJsonObjectsResult {
+  return readStages(text, options, true);
 }
 
 /**

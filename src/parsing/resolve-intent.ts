@@ -4,6 +4,7 @@ import { checkJsonShape } from '../core/json-shape.ts';
 import type { CallIntent } from './call-shapes.ts';
 import type { ExtractContext, Scope } from './extract-context.ts';
 import { DEFAULT_MAX_ARGUMENTS_CHARS, repairArguments } from './repair-arguments.ts';
+import { cleanToolName, closestTool } from './tool-names.ts';
 import type { RepairKind, Span } from './types.ts';
 
 /**
@@ -20,29 +21,24 @@ export interface IntentSource {
   repairs: readonly RepairKind[];
 }
 
-/** Prefixes models invent in front of tool names (OpenAI's "functions.", Gemini's "default_api."). */
-const NAME_PREFIXES = ['functions.', 'function.', 'tools.', 'tool.', 'default_api.'];
 const IDENTIFIER_RE = /^[A-Za-z_][\w.-]{0,127}$/;
 const FINAL_ANSWER_RE = /^final[ _-]?answer$/i;
 
 function resolveName(ctx: ExtractContext, name: string, repairs: Set<RepairKind>): string {
-  if (ctx.tools.has(name)) return name;
-  for (const prefix of NAME_PREFIXES) {
-    if (name.startsWith(prefix) && ctx.tools.has(name.slice(prefix.length))) {
-      repairs.add('stripped_name_prefix');
-      return name.slice(prefix.length);
-    }
-  }
-  return name;
+  const cleaned = cleanToolName(name, (candidate) => ctx.tools.has(candidate));
+  for (const kind of cleaned.repairs) repairs.add(kind);
+  return cleaned.name;
 }
 
 export function resolveIntent(scope: Scope, intent: CallIntent, source: IntentSource): void {
   const { ctx, outcome } = scope;
   const repairs = new Set<RepairKind>(source.repairs);
-  const name = resolveName(ctx, intent.name, repairs);
+  // "Final Answer" is checked before names are cleaned (cleaning would cut it at the space).
+  const name = FINAL_ANSWER_RE.test(intent.name.trim()) && !ctx.tools.has(intent.name) ? intent.name.trim() : resolveName(ctx, intent.name, repairs);
   const tool = ctx.tools.get(name);
   const span = source.span;
-  if (FINAL_ANSWER_RE.test(name) && tool === undefined) {
+  // `{"name": "Final Answer", "arguments": "…"}` is an answer; with anything but text it is a call to an undeclared tool.
+  if (FINAL_ANSWER_RE.test(name) && tool === undefined && (typeof intent.args === 'string' || intent.args === undefined)) {
     if (typeof intent.args === 'string') outcome.answer = intent.args;
     return;
   }
@@ -53,10 +49,13 @@ export function resolveIntent(scope: Scope, intent: CallIntent, source: IntentSo
     return;
   }
   if (tool === undefined) {
+    if (intent.quiet === true) return;
     const callLike = source.strong || intent.explicit || isJsonObject(intent.args);
     if (!callLike || !IDENTIFIER_RE.test(name)) return;
     const available = [...ctx.tools.keys()].join(', ') || '(none)';
-    outcome.diagnostics.push({ code: 'unknown_tool', message: `Unknown tool "${name}". Available tools: ${available}.`, span, name });
+    const suggestion = closestTool(name, [...ctx.tools.keys()]);
+    const hint = suggestion === undefined ? '' : ` Did you mean "${suggestion}"?`;
+    outcome.diagnostics.push({ code: 'unknown_tool', message: `Unknown tool "${name}".${hint} Available tools: ${available}.`, span, name, ...(suggestion === undefined ? {} : { suggestion }) });
     return;
   }
   let args = intent.args;

@@ -59,6 +59,24 @@ export function reportUnreadable(scope: Scope, span: Span, failure: { message: s
 }
 
 /**
+ * Where `...` or `…` stands outside any string of the JSON in `span`
+ * (`"arguments": {...}`), or -1. Repairs would read such a template as
+ * empty arguments: an invented value.
+ */
+export function placeholderAt(text: string, span: Span): number {
+  let quote = '';
+  for (let i = span.start; i < span.end; i += 1) {
+    const c = text.charAt(i);
+    if (quote !== '') {
+      if (c === '\\') i += 1;
+      else if (c === quote) quote = '';
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === '…' || (c === '.' && text.startsWith('...', i))) return i;
+  }
+  return -1;
+}
+
+/**
  * Reads one JSON region. A region still open at the end of the text is cut:
  * when the reply was truncated it is reported as such, otherwise closing it
  * is a repair. Strong regions report their failures at once.
@@ -74,6 +92,9 @@ export function readRegion(scope: Scope, region: Region, strong: boolean): JsonR
     if (strong) invalidJsonDiagnostic(scope, span, { message: `nested deeper than ${DEFAULT_MAX_READ_DEPTH} levels`, position: 0 });
     return { status: 'reported' };
   }
+  // Bare JSON after prose that the reply ends inside is cut, not a call to repair: a
+  // quoted log line or an unfinished thought. A reply that is nothing but the JSON keeps the repair.
+  const cutAfterProse = reachesEnd && !strong && ctx.text.slice(0, region.start).trim() !== '';
   if (reachesEnd && ctx.truncated) {
     const failure = { status: 'failed' as const, message: 'the text ends inside it', position: region.end - region.start, cut: true };
     if (!strong) return failure;
@@ -81,9 +102,17 @@ export function readRegion(scope: Scope, region: Region, strong: boolean): JsonR
     return { status: 'reported' };
   }
   charge(ctx, 3 * (region.end - region.start));
+  const placeholder = placeholderAt(ctx.text, span);
+  if (placeholder >= 0) {
+    const failure = { status: 'failed' as const, message: 'it holds a placeholder ("..." where a value belongs): it is a template, not a call', position: placeholder - region.start, cut: false };
+    if (!strong) return failure;
+    reportUnreadable(scope, span, failure);
+    return { status: 'reported' };
+  }
   // jsonrepair (slow, and it throws) only for text that names a tool: prose braces never need it.
   const lastResort = strong || guessName(ctx.text, span) !== undefined;
   const result = readJson(ctx.text.slice(region.start, region.end), { allowCloseAtEnd, lastResort });
+  if (result.ok && cutAfterProse) return { status: 'failed', message: 'the text ends inside it', position: region.end - region.start, cut: true };
   if (result.ok) return { status: 'read', value: result.value, repairs: result.repairs };
   const failure = { status: 'failed' as const, message: result.message, position: result.position, cut: reachesEnd && result.atEnd };
   if (!strong) return failure;

@@ -1,5 +1,6 @@
 import { extractDetailed } from './extract-tool-calls.ts';
 import { TOKEN_STREAM_MARKERS } from './envelopes/token-finders.ts';
+import { tagAt } from './envelopes/xml-grammar.ts';
 import { XML_STREAM_MARKERS } from './envelopes/xml-finders.ts';
 import { BracketTracker } from './scanner.ts';
 import type { Span, ToolRef } from './types.ts';
@@ -35,13 +36,45 @@ export interface StreamFilter {
 /** Tokens that start a call in some model's syntax: once complete, the rest of the turn is held. */
 const MARKERS = [...XML_STREAM_MARKERS, ...TOKEN_STREAM_MARKERS];
 /** Markers that count only at the start of a line (seed 003's `tool:name {…}`). */
-const LINE_MARKERS = [...MARKERS, 'tool:'];
+const LINE_MARKERS = [...MARKERS, 'tool:', 'to=', ' to='];
+/**
+ * A tool name at the start of a line can be a call whose opener the serving
+ * stack ate: Mistral `name[ARGS]{…}`, Harmony `name<|channel|>…`, GLM `name`
+ * alone on its line before `<arg_key>`. Such a name is held until what
+ * follows it shows whether it is one.
+ */
+const NAME_RE = /[\w.\-:]/;
+/** Mid-line, a word `to=` is a Harmony recipient (`assistant to=functions.x`, `to=browser.search`). */
+const RECIPIENT_MARKERS = ['to='];
+const MAX_HELD_NAME = 128;
+const AFTER_NAME_MARKERS = ['[ARGS]', '[CALL_ID]', ...MARKERS];
+const NEXT_LINE_MARKERS = ['<arg_key>', ...MARKERS];
 const CALL_CHAR_RE = /["'(]/;
 const FENCE_CLOSE_RE = /^[ \t]*(`{3,}|~{3,})[ \t]*$/;
 
 type Match = 'full' | 'partial' | 'none';
 
+/** How far a tag's head may run before its `>`: past that, `<` starts no tag. */
+const MAX_TAG_WAIT = 320;
+
+/**
+ * A tag of the XML-like families at `pos`, in any spelling the grammar reads
+ * (namespaced, `｜DSML｜`, `<function=…>`, `<parameter name=…>`): 'full' when
+ * the tag is complete, 'partial' while its `>` may still come.
+ */
+function matchTag(window: string, pos: number): Match {
+  const tag = tagAt(window, pos);
+  if (tag !== undefined) return tag.sentinel ? 'none' : 'full';
+  const next = window.charAt(pos + 1);
+  if (next !== '' && !/[A-Za-z_/|｜]/.test(next)) return 'none';
+  return window.indexOf('>', pos) < 0 && window.length - pos < MAX_TAG_WAIT ? 'partial' : 'none';
+}
+
 function matchMarker(window: string, pos: number, markers: readonly string[]): Match {
+  if (window.charAt(pos) === '<') {
+    const tag = matchTag(window, pos);
+    if (tag !== 'none') return tag;
+  }
   let partial = false;
   for (const marker of markers) {
     if (window.length - pos >= marker.length) {
@@ -49,6 +82,18 @@ function matchMarker(window: string, pos: number, markers: readonly string[]): M
     } else if (marker.startsWith(window.slice(pos))) partial = true;
   }
   return partial ? 'partial' : 'none';
+}
+
+/** Whether the name starting a line at `i` is the start of a call ('full'), may be ('partial': wait), or is not. */
+function nameAtLineStart(text: string, i: number): Match {
+  let j = i;
+  while (j < text.length && j - i <= MAX_HELD_NAME && NAME_RE.test(text.charAt(j))) j += 1;
+  if (j - i > MAX_HELD_NAME) return 'none';
+  if (j === text.length) return 'partial';
+  const next = text.charAt(j);
+  if (next === '[' || next === '<') return matchMarker(text, j, AFTER_NAME_MARKERS);
+  if (next === '\n') return j + 1 === text.length ? 'partial' : matchMarker(text, j + 1, NEXT_LINE_MARKERS);
+  return 'none';
 }
 
 interface FenceState {
@@ -89,8 +134,12 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
     }
   };
 
-  const isCall = (block: string): boolean => {
+  const isCall = (block: string, bracketed: boolean): boolean => {
     if (MARKERS.some((marker) => block.includes(marker))) return true;
+    // A fence opened inside a bracketed block runs past it (```tool_code…): what follows decides.
+    if (bracketed && (block.includes('```') || block.includes('~~~'))) return true;
+    // A tag of a call family inside the block may be the start of a call that runs past it.
+    for (let at = block.indexOf('<'); at >= 0; at = block.indexOf('<', at + 1)) if (matchTag(block, at) === 'full') return true;
     // Every other call syntax has a quote or a parenthesis; `{b}` and `[1]` are prose.
     if (!CALL_CHAR_RE.test(block)) return false;
     return removedSpans(block).length > 0;
@@ -103,8 +152,8 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
   };
 
   /** A held block closed: show it unless it is a call, then carry on with `rest`. */
-  const settle = (block: string, rest: string): TextStep => {
-    if (isCall(block)) {
+  const settle = (block: string, rest: string, bracketed = false): TextStep => {
+    if (isCall(block, bracketed)) {
       mode = { kind: 'held' };
       return { out: '', rest: '' };
     }
@@ -118,8 +167,21 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
     for (let i = 0; i < text.length; i += 1) {
       const c = text.charAt(i);
       const lineStart = (i === 0 ? previous : text.charAt(i - 1)) === '\n';
-      if (c === '<' || c === '[' || (lineStart && c === 't')) {
-        const found = matchMarker(text, i, lineStart ? LINE_MARKERS : MARKERS);
+      // GLM's name may follow a tag (`…>get_weather\n<arg_key>`) as well as start a line.
+      const afterTag = (i === 0 ? previous : text.charAt(i - 1)) === '>';
+      if ((lineStart || afterTag) && NAME_RE.test(c)) {
+        const held = nameAtLineStart(text, i);
+        if (held !== 'none') {
+          window = held === 'partial' ? text.slice(i) : '';
+          const out = show(text.slice(0, i));
+          if (held === 'full') mode = { kind: 'held' };
+          return { out, rest: '' };
+        }
+      }
+      const prev = i === 0 ? previous : text.charAt(i - 1);
+      const recipient = c === 't' && (prev === ' ' || prev === '\t' || prev === '>');
+      if (c === '<' || c === '[' || recipient || (lineStart && (c === 't' || c === ' '))) {
+        const found = matchMarker(text, i, lineStart ? LINE_MARKERS : recipient ? RECIPIENT_MARKERS : MARKERS);
         if (found === 'partial') {
           window = text.slice(i);
           return { out: show(text.slice(0, i)), rest: '' };
@@ -162,7 +224,7 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
       return { out: '', rest: '' };
     }
     region.parts.push(input.slice(0, end));
-    return settle(region.parts.join(''), input.slice(end));
+    return settle(region.parts.join(''), input.slice(end), true);
   };
 
   const feedFence = (fence: FenceState, input: string): TextStep => {

@@ -174,4 +174,45 @@ describe('toolgate CLI', () => {
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /either --tools a,b,c or --tools-file/);
   });
+
+  it('parse --jsonl reads whole messages: native calls repaired and typed, reasoning, schemas; a bad line names what is wrong', async () => {
+    const tools = [{ name: 'tag', inputSchema: { type: 'object', properties: { tags: { type: 'array' } }, required: ['tags'] } }, 'getOrderBook'];
+    const corpus = join(dir, 'messages.jsonl');
+    writeFileSync(
+      corpus,
+      [
+        JSON.stringify({ id: 'native', toolCalls: [{ id: 'c1', name: 'functions.tag:0', arguments: "{'tags': \"['a', 'b']\",}" }], tools }),
+        JSON.stringify({ id: 'reasoning', text: '', reasoning: 'Need the book.\n<tool_call>{"name": "getOrderBook", "arguments": {"depth": 1}}</tool_call>', tools }),
+        JSON.stringify({ id: 'old-form', text: '<tool_call>{"name": "getOrderBook", "arguments": {}}</tool_call>', tools: ['getOrderBook'] }),
+      ].join('\n'),
+    );
+    const lines = await runCli(['parse', '--jsonl', corpus]);
+    assert.equal(lines.code, 0, lines.stderr);
+    type Line = { id: string; calls: { name: string; arguments: object; origin: string }[]; diagnostics: { code: string; repairs?: string[] }[]; content: string };
+    const out = lines.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
+    assert.deepEqual(
+      out.map((o) => [o.id, o.calls.map((c) => [c.name, c.arguments, c.origin])]),
+      [
+        ['native', [['tag', { tags: ['a', 'b'] }, 'native']]],
+        ['reasoning', [['getOrderBook', { depth: 1 }, 'reasoning']]],
+        ['old-form', [['getOrderBook', {}, 'text']]],
+      ],
+    );
+    const repairs = out[0]?.diagnostics.find((d) => d.code === 'repaired')?.repairs ?? [];
+    for (const kind of ['stripped_name_index', 'stripped_name_prefix', 'single_quoted_strings', 'typed_by_schema']) assert.ok(repairs.includes(kind), `${kind} in ${repairs.join(',')}`);
+    assert.ok(out[1]?.diagnostics.some((d) => d.code === 'call_in_reasoning'));
+
+    for (const [line, message] of [
+      [{ text: 'x', toolCalls: [{ name: 'tag', arguments: { tags: [] } }], tools }, /line 1: toolCalls\[0\]\.arguments must be the raw arguments string/],
+      [{ tools }, /line 1: it has none of "text", "reasoning" or "toolCalls"/],
+      [{ text: 'x', tools: [{ name: 'tag', inputSchema: 'object' }] }, /line 1: "tools" must be a list/],
+      [{ text: 5, tools }, /line 1: "text" must be a string/],
+    ] as const) {
+      const file = join(dir, 'bad.jsonl');
+      writeFileSync(file, JSON.stringify(line));
+      const bad = await runCli(['parse', '--jsonl', file]);
+      assert.equal(bad.code, 2, bad.stdout);
+      assert.match(bad.stderr, message);
+    }
+  });
 });

@@ -160,6 +160,64 @@ describe('messy models e2e', () => {
     }
   });
 
+  it('native mode: a native name in Kimi form (functions.x:0) is cleaned, recorded and the call runs', async () => {
+    mock.enqueue({ toolCalls: [{ id: 'k1', name: 'functions.getOrderBook:0', arguments: '{"depth": 1}' }] }, { text: 'ok' });
+    const toolgate = toolgateFor(mock);
+    try {
+      const run = await toolgate.run({ input: 'book?' });
+      assert.equal(run.status, 'completed', JSON.stringify(run.error));
+      const events = await toolgate.store.readEvents(run.id);
+      const message = ofType(events, 'assistant_message')[0]?.data;
+      assert.equal(message?.calls?.[0]?.name, 'getOrderBook');
+      assert.equal(message?.toolCalls[0]?.name, 'functions.getOrderBook:0', 'the name as sent stays in the log');
+      assert.match(JSON.stringify(message?.diagnostics), /stripped_name_index/);
+      assert.deepEqual(ofType(events, 'tool_result').map((e) => [e.data.name, e.data.ok]), [['getOrderBook', true]]);
+    } finally {
+      await toolgate.close();
+    }
+  });
+
+  it('a reply that is only reasoning with a call at its end runs that call; the reasoning is kept in the log and never streamed', async () => {
+    mock.enqueue(
+      { reasoning: 'The user wants the market state. I will call the tool.\n<tool_call>\n{"name": "getMarketMetrics", "arguments": {}}\n</tool_call>\n', text: '' },
+      { text: 'The market is open.' },
+    );
+    const toolgate = toolgateFor(mock);
+    try {
+      const run = await toolgate.run({ input: 'market?' });
+      assert.equal(run.status, 'completed', JSON.stringify(run.error));
+      assert.equal(run.output, 'The market is open.');
+      const events = await toolgate.store.readEvents(run.id);
+      const message = ofType(events, 'assistant_message')[0]?.data;
+      assert.match(message?.reasoning ?? '', /I will call the tool/);
+      assert.equal(message?.calls?.[0]?.name, 'getMarketMetrics');
+      assert.match(JSON.stringify(message?.diagnostics), /call_in_reasoning/);
+      assert.deepEqual(ofType(events, 'tool_result').map((e) => [e.data.name, e.data.ok]), [['getMarketMetrics', true]]);
+      const deltas = ofType(events, 'assistant_delta').map((e) => e.data.text).join('');
+      assert.doesNotMatch(deltas, /I will call|tool_call/);
+    } finally {
+      await toolgate.close();
+    }
+  });
+
+  it('native mode, streamed: a Kimi-format call written as text runs, and none of its tokens reach the streamed answer', async () => {
+    mock.enqueue(
+      { text: '<|tool_calls_section_begin|><|tool_call_begin|>functions.getOrderBook:0<|tool_call_argument_begin|>{"depth": 1}<|tool_call_end|><|tool_calls_section_end|>' },
+      { text: 'Done.' },
+    );
+    const toolgate = toolgateFor(mock);
+    try {
+      const run = await toolgate.run({ input: 'book?' });
+      assert.equal(run.status, 'completed', JSON.stringify(run.error));
+      const events = await toolgate.store.readEvents(run.id);
+      assert.deepEqual(ofType(events, 'tool_call').map((e) => [e.data.name, e.data.arguments]), [['getOrderBook', { depth: 1 }]]);
+      const deltas = ofType(events, 'assistant_delta').map((e) => e.data.text).join('');
+      assert.equal(deltas, 'Done.');
+    } finally {
+      await toolgate.close();
+    }
+  });
+
   it('prose that only mentions a tool, or shows an example, is an answer, not a call', async () => {
     mock.enqueue({ text: 'You could call it like this, for example: {"name": "placeOrder", "arguments": {"userId": "alice", "side": "BUY", "price": 1, "qty": 1, "symbol": "DE-BASE-D+1"}} — but I will not.' });
     const toolgate = toolgateFor(mock, { toolMode: 'prompted' });

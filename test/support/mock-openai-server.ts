@@ -29,6 +29,8 @@ export interface MockToolCall {
 /** A normal answer: SSE chunks when the request asked for `stream: true`, one JSON completion otherwise. */
 export interface MockCompletion {
   text?: string;
+  /** Sent as `reasoning_content` (DeepSeek, vLLM, SGLang): in the message, or as deltas before the content. */
+  reasoning?: string;
   toolCalls?: MockToolCall[];
   finishReason?: string;
   usage?: { promptTokens: number; completionTokens: number; totalTokens?: number };
@@ -233,6 +235,7 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
 
     if (request.body?.stream !== true) {
       const message: Record<string, unknown> = { role: 'assistant', content: text === '' && calls.length > 0 ? null : text, refusal: null };
+      if (r.reasoning !== undefined) message['reasoning_content'] = r.reasoning;
       if (calls.length > 0) {
         message['tool_calls'] = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
       }
@@ -247,6 +250,7 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
     }
 
     const events: string[] = [deltaEvent(who, { role: 'assistant', content: '', refusal: null })];
+    for (const piece of splitPieces(r.reasoning ?? '')) events.push(deltaEvent(who, { reasoning_content: piece }));
     for (const piece of splitPieces(text)) events.push(deltaEvent(who, { content: piece }));
     calls.forEach((c, index) => {
       events.push(deltaEvent(who, { tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }));

@@ -38,6 +38,12 @@ export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' |
 
 export interface ModelResponse {
   text: string;
+  /**
+   * The model's reasoning when the API returns it apart from the answer
+   * (`reasoning_content`, `reasoning`). A model sometimes writes its tool call
+   * there: the parser reads it (see docs/parsing.md, reasoning).
+   */
+  reasoning?: string;
   /** Native tool calls with their `arguments` strings exactly as received. */
   toolCalls: RawToolCall[];
   finishReason: FinishReason;

@@ -1,144 +1,226 @@
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import { parseLenient, setJsonKey } from '../lenient-json.ts';
-import { createFinders, indexInTagHead } from './envelope.ts';
+import type { RepairKind } from '../types.ts';
+import { skipSpace } from './envelope.ts';
 import type { Finders } from './envelope.ts';
+import { GLM_KEY, GLM_VALUE, LEAKED_SENTINELS, PARAMETER, TYPING_ATTRIBUTES } from './xml-families.ts';
+import { attributeValue, equalsName, lexTags } from './xml-grammar.ts';
+import type { Tag } from './xml-grammar.ts';
+
+export { attributeValue } from './xml-grammar.ts';
 
 /**
- * Argument tags of the XML-ish call formats: Qwen3-Coder `<parameter=k>v</parameter>`,
- * MiniMax `<parameter name="k">v</parameter>`, GLM-4.5 `<arg_key>k</arg_key><arg_value>v</arg_value>`.
- * Values are text; schema-guided coercion happens later (src/validation/).
+ * Argument tags of the XML-like call formats: `<parameter=k>v</parameter>`
+ * (Qwen3-Coder), `<parameter name="k" string="…">v</parameter>` (MiniMax,
+ * DeepSeek V3.2, Anthropic-style), `<arg_key>k</arg_key><arg_value>v</arg_value>`
+ * (GLM-4.5), and a parameter written as its own tag (`<city>Paris</city>`).
+ * Values are text, or JSON when they read as strict JSON; schema-guided
+ * coercion happens later (src/validation/).
  */
 
 export interface XmlArgs {
   args: JsonObject;
-  /** A value was still open when the range ended. */
+  /** A value was still open when the text ended. */
   reachesEnd: boolean;
 }
 
+export interface ArgsRead extends XmlArgs {
+  repairs: Set<RepairKind>;
+  /** The argument tags read (their namespaces are checked against the family). */
+  tags: Tag[];
+  count: number;
+}
 
-/**
- * A value is JSON when it parses as JSON (numbers, booleans, objects…), else
- * the text itself. The templates put values on their own lines: one line break
- * on each side is layout, not value.
- */
-export function xmlValue(raw: string): JsonValue {
+/** Drops one layout line break on each side: the templates put values on their own lines. */
+function unlayout(raw: string): string {
   let value = raw;
   if (value.startsWith('\r\n')) value = value.slice(2);
   else if (value.startsWith('\n')) value = value.slice(1);
   if (value.endsWith('\r\n')) value = value.slice(0, -2);
   else if (value.endsWith('\n')) value = value.slice(0, -1);
+  return value;
+}
+
+function strictJson(trimmed: string): { ok: true; value: JsonValue } | { ok: false } {
+  if (trimmed === '') return { ok: false };
+  const parsed = parseLenient(trimmed, { allowCloseAtEnd: false });
+  return parsed.ok && parsed.repairs.length === 0 ? { ok: true, value: parsed.value } : { ok: false };
+}
+
+/**
+ * A value is JSON when it parses as strict JSON (numbers, booleans, objects…),
+ * else the text itself: "Paris" stays text, "3" becomes 3, "007" stays text.
+ */
+export function xmlValue(raw: string): JsonValue {
+  const value = unlayout(raw);
   const trimmed = value.trim();
-  if (trimmed !== '' && /^[-\d[{"tfn]/.test(trimmed)) {
-    // Strict JSON only (no repairs): "Paris" stays text, "3" becomes 3.
-    const parsed = parseLenient(trimmed, { allowCloseAtEnd: false });
-    if (parsed.ok && parsed.repairs.length === 0) return parsed.value;
+  if (/^[-\d[{"tfn]/.test(trimmed)) {
+    const parsed = strictJson(trimmed);
+    if (parsed.ok) return parsed.value;
   }
   return value;
 }
 
-/** `name="x"`, `name='x'` or `name=x` inside a tag's attribute text. */
-export function attributeValue(attributes: string, attribute: string): string | undefined {
-  const match = new RegExp(`${attribute}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s>"']+))`).exec(attributes);
-  if (match === null) return undefined;
-  return (match[1] ?? match[2] ?? match[3] ?? '').trim();
-}
-
-interface TagSyntax {
-  finders: Finders;
-  open: string;
-  close: string;
-  /** Reads the key from the text between `open` and the tag's `>`. */
-  key: (head: string) => string | undefined;
-  /** Where a value without its closer ends at the latest. */
-  stops: readonly string[];
-}
-
-function parseTagged(text: string, range: { start: number; end: number }, syntax: TagSyntax): XmlArgs {
-  const { finders } = syntax;
-  const args: JsonObject = {};
-  const findOpen = finders(syntax.open);
-  const findClose = finders(syntax.close);
-  const stops = syntax.stops.map((stop) => finders(stop));
-  let pos = range.start;
-  let reachesEnd = false;
-  while (pos < range.end) {
-    const open = findOpen(pos);
-    if (open < 0 || open >= range.end) break;
-    const headStart = open + syntax.open.length;
-    const gt = indexInTagHead(text, '>', headStart);
-    if (gt < 0 || gt >= range.end) {
-      reachesEnd = true;
-      break;
+/** A value read under its tag's typing attribute (`string="true"` keeps text, `string="false"` reads JSON). */
+export function typedValue(raw: string, head: string): JsonValue {
+  for (const typing of TYPING_ATTRIBUTES) {
+    const said = attributeValue(head, typing.attribute);
+    if (said === typing.text) return unlayout(raw);
+    if (said === typing.json) {
+      const parsed = strictJson(raw.trim());
+      return parsed.ok ? parsed.value : unlayout(raw);
     }
-    const key = syntax.key(text.slice(headStart, gt));
-    const valueStart = gt + 1;
-    const close = findClose(valueStart);
-    let valueEnd = range.end;
-    for (const candidate of [close, findOpen(valueStart), ...stops.map((stop) => stop(valueStart))]) {
-      if (candidate >= 0 && candidate < valueEnd) valueEnd = candidate;
-    }
-    if (valueEnd === range.end) reachesEnd = true;
-    if (key !== undefined && key !== '') setJsonKey(args, key, xmlValue(text.slice(valueStart, valueEnd)));
-    pos = valueEnd === close ? close + syntax.close.length : valueEnd;
   }
-  return { args, reachesEnd };
+  return xmlValue(raw);
 }
 
-function stripQuotes(name: string): string {
-  return name.trim().replace(/^["']|["']$/g, '');
+interface ValueEnd {
+  /** Where the value's text ends (before a leaked sentinel). */
+  textEnd: number;
+  /** Index of the tag after the value (past its closer when closed). */
+  next: number;
+  closed: boolean;
+  reachesEnd: boolean;
 }
 
-/** Qwen3-Coder: `<parameter=city>\nParis\n</parameter>` (the closer is sometimes left out). */
-export function parseQwenParameters(text: string, range: { start: number; end: number }, finders: Finders = createFinders(text)): XmlArgs {
-  return parseTagged(text, range, {
-    finders,
-    open: '<parameter=',
-    close: '</parameter>',
-    key: stripQuotes,
-    stops: ['</function>', '</tool_call>'],
-  });
-}
-
-/** MiniMax: `<parameter name="city">Paris</parameter>`. */
-export function parseMinimaxParameters(text: string, range: { start: number; end: number }, finders: Finders = createFinders(text)): XmlArgs {
-  return parseTagged(text, range, {
-    finders,
-    open: '<parameter',
-    close: '</parameter>',
-    key: (head) => attributeValue(head, 'name'),
-    stops: ['</invoke>'],
-  });
-}
-
-/** GLM-4.5: `<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>`. */
-export function parseGlmArguments(text: string, range: { start: number; end: number }, finders: Finders = createFinders(text)): XmlArgs {
-  const args: JsonObject = {};
-  const findKey = finders('<arg_key>');
-  const findValue = finders('<arg_value>');
-  const findValueClose = finders('</arg_value>');
-  let pos = range.start;
-  let reachesEnd = false;
-  while (pos < range.end) {
-    const keyStart = findKey(pos);
-    if (keyStart < 0 || keyStart >= range.end) break;
-    const keyEnd = indexInTagHead(text, '</arg_key>', keyStart);
-    if (keyEnd < 0 || keyEnd >= range.end) {
-      reachesEnd = true;
-      break;
-    }
-    const key = text.slice(keyStart + '<arg_key>'.length, keyEnd).trim();
-    const valueOpen = findValue(keyEnd);
-    const nextKey = findKey(keyEnd);
-    if (valueOpen < 0 || valueOpen >= range.end || (nextKey >= 0 && nextKey < valueOpen)) {
-      pos = keyEnd;
+/** Reads from tag `i + 1` to the value's closer `local`; any other tag (but a sentinel) ends it unclosed. */
+function valueEnd(text: string, tags: readonly Tag[], where: { i: number; end: number; local: string; read: ArgsRead }): ValueEnd {
+  const { end, local, read } = where;
+  let sentinel = -1;
+  let j = where.i + 1;
+  for (; j < tags.length; j += 1) {
+    const tag = tags[j];
+    if (tag === undefined || tag.start >= end) break;
+    if (tag.sentinel) {
+      if (sentinel < 0) sentinel = tag.start;
       continue;
     }
-    const valueStart = valueOpen + '<arg_value>'.length;
-    const close = findValueClose(valueStart);
-    const valueEnd = close >= 0 && close < range.end ? close : range.end;
-    if (valueEnd === range.end) reachesEnd = true;
-    if (key !== '') setJsonKey(args, key, xmlValue(text.slice(valueStart, valueEnd)));
-    pos = valueEnd === close ? close + '</arg_value>'.length : valueEnd;
+    if (sentinel >= 0) read.repairs.add('leaked_sentinel');
+    const closed = tag.closing && tag.local === local;
+    if (closed) {
+      read.tags.push(tag);
+      if (tag.broken) read.repairs.add('broken_closer');
+    } else read.repairs.add('missing_closer');
+    return { textEnd: sentinel >= 0 ? sentinel : tag.start, next: closed ? j + 1 : j, closed, reachesEnd: false };
   }
-  return { args, reachesEnd };
+  if (sentinel >= 0) read.repairs.add('leaked_sentinel');
+  const reachesEnd = sentinel < 0 && end === text.length;
+  read.repairs.add('missing_closer');
+  return { textEnd: sentinel >= 0 ? sentinel : end, next: j, closed: false, reachesEnd };
+}
+
+function emptyRead(): ArgsRead {
+  return { args: {}, reachesEnd: false, repairs: new Set(), tags: [], count: 0 };
+}
+
+/** `<parameter=k>` / `<parameter name="k">` tags from tag `from` up to offset `end`. */
+export function readParameterTags(text: string, tags: readonly Tag[], range: { from: number; end: number }): ArgsRead {
+  const read = emptyRead();
+  let i = range.from;
+  while (i < tags.length) {
+    const tag = tags[i];
+    if (tag === undefined || tag.start >= range.end) break;
+    if (tag.local !== PARAMETER || tag.closing) {
+      i += 1;
+      continue;
+    }
+    read.tags.push(tag);
+    const key = tag.head.startsWith('=') ? equalsName(tag.head) : attributeValue(tag.head, 'name');
+    const value = valueEnd(text, tags, { i, end: range.end, local: PARAMETER, read });
+    if (value.reachesEnd) read.reachesEnd = true;
+    if (key !== undefined && key !== '') {
+      setJsonKey(read.args, key, typedValue(text.slice(tag.end, value.textEnd), tag.head));
+      read.count += 1;
+    }
+    i = value.next;
+  }
+  return read;
+}
+
+/** GLM-4.5 `<arg_key>k</arg_key><arg_value>v</arg_value>` pairs; a key without a value is skipped. */
+export function readGlmPairs(text: string, tags: readonly Tag[], range: { from: number; end: number }): ArgsRead {
+  const read = emptyRead();
+  let i = range.from;
+  while (i < tags.length) {
+    const tag = tags[i];
+    if (tag === undefined || tag.start >= range.end) break;
+    if (tag.local !== GLM_KEY || tag.closing) {
+      i += 1;
+      continue;
+    }
+    const keyClose = tags[i + 1];
+    if (keyClose === undefined || keyClose.start >= range.end || keyClose.local !== GLM_KEY || !keyClose.closing) {
+      if (keyClose === undefined || keyClose.start >= range.end) read.reachesEnd = range.end === text.length;
+      break;
+    }
+    read.tags.push(tag, keyClose);
+    const key = text.slice(tag.end, keyClose.start).trim();
+    const open = tags[i + 2];
+    if (open === undefined || open.start >= range.end || open.local !== GLM_VALUE || open.closing) {
+      i += 2;
+      continue;
+    }
+    read.tags.push(open);
+    const value = valueEnd(text, tags, { i: i + 2, end: range.end, local: GLM_VALUE, read });
+    if (value.reachesEnd) read.reachesEnd = true;
+    if (key !== '') {
+      setJsonKey(read.args, key, xmlValue(text.slice(open.end, value.textEnd)));
+      read.count += 1;
+    }
+    i = value.next;
+  }
+  return read;
+}
+
+const CHILD_RE = /<([A-Za-z_][\w.-]{0,63})>/y;
+
+/** A value's trailing leaked sentinel, if any. */
+function withoutSentinel(value: string, read: ArgsRead): string {
+  const trimmed = value.trimEnd();
+  const sentinel = LEAKED_SENTINELS.find((s) => trimmed.endsWith(s));
+  if (sentinel === undefined) return value;
+  read.repairs.add('leaked_sentinel');
+  return trimmed.slice(0, -sentinel.length);
+}
+
+/**
+ * Parameters written as their own tags inside a call element
+ * (`<invoke name="x"><city>Paris</city></invoke>`). Stops at the first
+ * child that does not close: each closer is searched for once.
+ */
+export function readChildTags(text: string, range: { start: number; end: number }): ArgsRead & { consumed: number } {
+  const read = emptyRead();
+  let pos = skipSpace(text, range.start, range.end);
+  while (pos < range.end) {
+    CHILD_RE.lastIndex = pos;
+    const match = CHILD_RE.exec(text);
+    const name = match?.[1];
+    if (match === null || name === undefined) break;
+    const valueStart = pos + match[0].length;
+    const close = text.indexOf(`</${name}>`, valueStart);
+    if (close < 0 || close > range.end) break;
+    setJsonKey(read.args, name, xmlValue(withoutSentinel(text.slice(valueStart, close), read)));
+    read.count += 1;
+    pos = skipSpace(text, close + name.length + 3, range.end);
+  }
+  return { ...read, consumed: pos };
+}
+
+function plain(read: ArgsRead): XmlArgs {
+  return { args: read.args, reachesEnd: read.reachesEnd };
+}
+
+/** Qwen3-Coder parameters in `range` (the closer is sometimes left out). */
+export function parseQwenParameters(text: string, range: { start: number; end: number }, _finders?: Finders): XmlArgs {
+  return plain(readParameterTags(text, lexTags(text, range.start, range.end), { from: 0, end: range.end }));
+}
+
+/** MiniMax `<parameter name="city">Paris</parameter>` in `range`. */
+export function parseMinimaxParameters(text: string, range: { start: number; end: number }, _finders?: Finders): XmlArgs {
+  return plain(readParameterTags(text, lexTags(text, range.start, range.end), { from: 0, end: range.end }));
+}
+
+/** GLM-4.5 key/value pairs in `range`. */
+export function parseGlmArguments(text: string, range: { start: number; end: number }, _finders?: Finders): XmlArgs {
+  return plain(readGlmPairs(text, lexTags(text, range.start, range.end), { from: 0, end: range.end }));
 }

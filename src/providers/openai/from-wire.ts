@@ -107,7 +107,15 @@ export function parseCompletion(body: unknown, options: ParseCompletionOptions):
     finishReason: defaultFinishReason(finish, toolCalls.length),
   };
   if (usage !== undefined) response.usage = usage;
+  const reasoning = reasoningText(message);
+  if (reasoning !== '') response.reasoning = reasoning;
   return response;
+}
+
+/** Reasoning sent apart from the answer: `reasoning_content` (DeepSeek, vLLM, SGLang) or `reasoning` (Ollama, OpenRouter). */
+export function reasoningText(message: Obj): string {
+  const content = contentText(message['reasoning_content']);
+  return content !== '' ? content : contentText(message['reasoning']);
 }
 
 /** The provider's word when it gave one; otherwise what the content implies. */

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { ToolgateError } from '../../core/errors.ts';
 import { SseParser } from './sse-reader.ts';
+import { parseCompletion } from './from-wire.ts';
 import { StreamAssembler } from './stream-assembler.ts';
 
 const FIXTURES = new URL('../../../test/fixtures/openai-wire/', import.meta.url);
@@ -91,6 +92,31 @@ describe('StreamAssembler on recorded streams', () => {
       () => assemble('openrouter-stream-midstream-error.sse'),
       (e: unknown) => e instanceof ToolgateError && e.code === 'model_error' && e.message.includes('Provider disconnected unexpectedly'),
     );
+  });
+
+  it('reasoning deltas (reasoning_content or reasoning) are collected apart from the text and never shown', () => {
+    const deltas: string[] = [];
+    const assembler = new StreamAssembler({ onTextDelta: (t) => deltas.push(t) });
+    assembler.push(delta({ role: 'assistant', reasoning_content: 'The user wants ' }));
+    assembler.push(delta({ reasoning_content: 'the weather.' }));
+    assembler.push(delta({ content: 'Sunny.' }, 'stop'));
+    const result = assembler.finish();
+    assert.equal(result.reasoning, 'The user wants the weather.');
+    assert.equal(result.text, 'Sunny.');
+    assert.deepEqual(deltas, ['Sunny.']);
+    const ollama = new StreamAssembler();
+    ollama.push(delta({ reasoning: 'Thinking.' }, 'stop'));
+    assert.equal(ollama.finish().reasoning, 'Thinking.');
+    const none = new StreamAssembler();
+    none.push(delta({ content: 'x' }, 'stop'));
+    assert.equal(none.finish().reasoning, undefined);
+  });
+
+  it('non-streaming: reasoning_content (or reasoning) becomes the response reasoning', () => {
+    const message = (m: Record<string, unknown>) => ({ choices: [{ index: 0, message: { role: 'assistant', content: 'ok', ...m }, finish_reason: 'stop' }] });
+    assert.equal(parseCompletion(message({ reasoning_content: 'R1 thinks.' }), { url: 'u' }).reasoning, 'R1 thinks.');
+    assert.equal(parseCompletion(message({ reasoning: 'Ollama thinks.' }), { url: 'u' }).reasoning, 'Ollama thinks.');
+    assert.equal(parseCompletion(message({ reasoning_content: null }), { url: 'u' }).reasoning, undefined);
   });
 });
 

@@ -3,7 +3,7 @@ import type { ModelResponse } from '../../core/ports/model-adapter.ts';
 import { newId } from '../../core/runs.ts';
 import type { RawToolCall } from '../../core/tools.ts';
 import type { Usage } from '../../core/usage.ts';
-import { argumentsText, asObject, contentText, defaultFinishReason, parseUsage, previewJson } from './from-wire.ts';
+import { argumentsText, asObject, contentText, defaultFinishReason, parseUsage, previewJson, reasoningText } from './from-wire.ts';
 import { providerMessageOf } from './errors.ts';
 import { DEFAULT_MAX_TOOL_CALLS, limitExceeded } from './limits.ts';
 
@@ -30,6 +30,7 @@ export class StreamAssembler {
   readonly #onTextDelta: ((text: string) => void) | undefined;
   readonly #maxToolCalls: number;
   #text = '';
+  #reasoning = '';
   readonly #calls: PendingCall[] = [];
   /** Wire `index` → position in #calls. */
   readonly #slots = new Map<number, number>();
@@ -69,6 +70,7 @@ export class StreamAssembler {
     const delta = asObject(choice['delta']);
     if (delta !== undefined) {
       this.#pushText(contentText(delta['content']));
+      this.#reasoning += reasoningText(delta);
       const toolCalls = delta['tool_calls'];
       if (Array.isArray(toolCalls)) for (const call of toolCalls) this.#pushToolCall(asObject(call));
     }
@@ -86,6 +88,7 @@ export class StreamAssembler {
       finishReason: defaultFinishReason(this.#finishReason, toolCalls.length),
     };
     if (this.#usage !== undefined) response.usage = this.#usage;
+    if (this.#reasoning !== '') response.reasoning = this.#reasoning;
     return response;
   }
 

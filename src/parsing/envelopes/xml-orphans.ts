@@ -1,0 +1,70 @@
+import type { RepairKind } from '../types.ts';
+import type { Payload } from './envelope.ts';
+import type { CallRead } from './xml-calls.ts';
+import { XML_BLOCK_NAMES } from './xml-families.ts';
+import type { Tag } from './xml-grammar.ts';
+import { readGlmPairs } from './xml-params.ts';
+import { bodyKind, chooseFamily, envelope, GLM_NAME_RE, mergeCalls, readCalls } from './xml-envelope.ts';
+import type { Read, Scope } from './xml-envelope.ts';
+
+/**
+ * Calls outside any block, recognised from their inner markers: a call
+ * element alone (`<function=NAME>…</function>`), or calls followed by the
+ * closer of a block whose opener was lost.
+ */
+
+/** A call element outside any block: alone, or followed by the closer of the block whose opener was lost. */
+export function readOrphanCalls(scope: Scope, i: number): Read {
+  const { text, tags } = scope;
+  const cached = scope.run?.from === i ? scope.run.calls : undefined;
+  const calls = cached ?? readCalls(scope, i, { end: text.length, inBlock: false });
+  delete scope.run;
+  const last = calls.at(-1) as CallRead;
+  const first = calls[0] as CallRead;
+  const closer = tags[last.next];
+  const start = tags[i]?.start ?? 0;
+  if (closer !== undefined && closer.closing && XML_BLOCK_NAMES.has(closer.local) && text.slice(last.end, closer.start).trim() === '') {
+    const repairs = new Set<RepairKind>(['missing_opener']);
+    if (closer.broken) repairs.add('broken_closer');
+    const tagsSeen = [closer];
+    const payloads = mergeCalls(calls, repairs, tagsSeen);
+    const family = chooseFamily(closer, first.tags[0], bodyKind(first));
+    return envelope(scope, { family, span: { start, end: closer.end }, payloads, unclosed: false, repairs, tags: tagsSeen, next: last.next + 1 });
+  }
+  // Alone: one envelope per call. An unclosed tag around unreadable text is prose.
+  const call = first;
+  const second = calls[1];
+  if (second !== undefined) scope.run = { from: call.next, calls: calls.slice(1) };
+  const opener = call.tags[0] as Tag;
+  if (call.payload.kind === 'malformed' && (!call.closed || opener.local === 'invoke')) return { next: i + 1 };
+  const repairs = new Set<RepairKind>(call.repairs);
+  const family = chooseFamily(undefined, opener, bodyKind(call));
+  // A family that always writes a block around its calls lost its opener (Llama's bare tags are native).
+  if (family.blocks.length > 0) repairs.add('missing_opener');
+  const unclosed = !call.closed && call.payload.kind === 'named' && call.payload.reachesEnd;
+  return envelope(scope, { family, span: { start, end: call.end }, payloads: [call.payload], unclosed, repairs, tags: [...call.tags], next: call.next });
+}
+
+/** GLM's `NAME` + `<arg_key>` pairs + `</tool_call>` with the opener lost: the name must start its line. */
+export function readOrphanGlm(scope: Scope, i: number): Read {
+  const { text, tags } = scope;
+  const key = tags[i] as Tag;
+  let nameEnd = key.start;
+  while (nameEnd > 0 && nameEnd > key.start - 4 && /[ \t\r\n]/.test(text.charAt(nameEnd - 1))) nameEnd -= 1;
+  let nameStart = nameEnd;
+  while (nameStart > 0 && nameEnd - nameStart < 128 && /[\w.-]/.test(text.charAt(nameStart - 1))) nameStart -= 1;
+  const name = text.slice(nameStart, nameEnd);
+  const before = text.charAt(nameStart - 1);
+  if (!GLM_NAME_RE.test(name) || (nameStart > 0 && before !== '\n' && before !== '>')) return { next: i + 1 };
+  let j = i;
+  while (j < tags.length && (tags[j]?.sentinel === true || tags[j]?.local.startsWith('arg_') === true)) j += 1;
+  const closer = tags[j];
+  if (closer === undefined || !closer.closing || closer.local !== 'tool_call') return { next: i + 1 };
+  const read = readGlmPairs(text, tags, { from: i, end: closer.start });
+  if (read.count === 0) return { next: i + 1 };
+  const repairs = new Set<RepairKind>([...read.repairs, 'missing_opener']);
+  if (closer.broken) repairs.add('broken_closer');
+  const payload: Payload = { kind: 'named', name, args: { kind: 'object', value: read.args }, span: { start: nameStart, end: closer.end }, reachesEnd: false };
+  return envelope(scope, { family: chooseFamily(closer, undefined, 'glm'), span: payload.span, payloads: [payload], unclosed: false, repairs, tags: [closer, ...read.tags], next: j + 1 });
+}
+
