@@ -167,3 +167,69 @@ describe('extractToolCalls', () => {
     }
   });
 });
+
+describe('extractToolCalls: bare calls and precision rules', () => {
+  const calls = (text: string) => run(text).calls.map((c) => [c.name, c.arguments]);
+
+  it('a bare name(key=value) is a call only when it is the whole reply and names a declared tool', () => {
+    assert.deepEqual(calls("get_weather(city='Paris')"), [['get_weather', { city: 'Paris' }]]);
+    assert.deepEqual(calls("  get_weather(city='Paris')\nsearch_web(query=\"x\")\n"), [['get_weather', { city: 'Paris' }], ['search_web', { query: 'x' }]]);
+    assert.deepEqual(calls("Sure: get_weather(city='Paris')"), []);
+    assert.deepEqual(calls("get_weather(city='Paris')\nDone."), []);
+    assert.deepEqual(calls('send_email(to="a@b.c")'), []);
+    assert.deepEqual(calls("get_weather(city='Paris')\nsend_email(to=\"a\")"), []);
+    assert.deepEqual(run('send_email(to="a@b.c")').diagnostics, []);
+  });
+
+  it('a tool definition is not a call', () => {
+    const definition = '{"type": "function", "function": {"name": "get_weather", "description": "Weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}';
+    assert.deepEqual(calls(definition), []);
+    assert.deepEqual(calls('{"name": "get_weather", "description": "Weather", "input_schema": {"type": "object"}}'), []);
+    // A call whose arguments happen to hold a "description" stays a call.
+    assert.deepEqual(calls('{"name": "search_web", "arguments": {"query": "x", "description": "y"}}'), [['search_web', { query: 'x', description: 'y' }]]);
+  });
+
+  it('Gemini functionCall objects are calls', () => {
+    assert.deepEqual(calls('{"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}}'), [['get_weather', { city: 'Oslo' }]]);
+  });
+
+  it('a template with ... placeholders is not a call, and a strong envelope holding one says so', () => {
+    assert.deepEqual(calls('{"name": "get_weather", "arguments": {...}}'), []);
+    const tagged = run('<tool_call>{"name": "get_weather", "arguments": {"city": …}}</tool_call>');
+    assert.deepEqual(tagged.calls, []);
+    assert.match(tagged.diagnostics[0]?.message ?? '', /placeholder/);
+    assert.deepEqual(calls('{"name": "search_web", "arguments": {"query": "wait..."}}'), [['search_web', { query: 'wait...' }]]);
+  });
+
+  it('bare JSON the reply ends inside after prose is cut, not repaired into a call', () => {
+    assert.deepEqual(calls('The log said: {"name": "get_weather", "arguments": {"city": "Paris"}'), []);
+    assert.deepEqual(codes('The log said: {"name": "get_weather", "arguments": {"city": "Paris"}'), ['truncated']);
+    // A reply that is only the JSON keeps the repair.
+    assert.deepEqual(calls('{"name": "get_weather", "arguments": {"city": "Paris"}'), [['get_weather', { city: 'Paris' }]]);
+  });
+
+  it('tool: lines inside a code block are data', () => {
+    assert.deepEqual(calls('```yaml\ntool: get_weather\narguments:\n  city: Paris\n```'), []);
+    assert.deepEqual(calls('tool: list_devices'), [['list_devices', {}]]);
+  });
+
+  it('a lead-in naming a format makes an example; one saying the call follows in it does not', () => {
+    const block = '<tool_call>{"name": "get_weather", "arguments": {"city": "Rome"}}</tool_call>';
+    assert.deepEqual(calls(`The tool call format:\n${block}`), []);
+    assert.ok(codes(`The tool call format:\n${block}`).includes('ignored_example'));
+    assert.deepEqual(calls(`Here is the call in the required format:\n${block}`), [['get_weather', { city: 'Rome' }]]);
+    assert.deepEqual(calls(`Result[TOOL_CALLS]get_weather[ARGS]{"city": "Rome"}`), [['get_weather', { city: 'Rome' }]]);
+  });
+
+  it('"Final Answer" with text is an answer; with arguments it is a call to an undeclared tool', () => {
+    assert.equal(run('{"action": "Final Answer", "action_input": "It is sunny."}').content, 'It is sunny.');
+    assert.deepEqual(codes('<tool_call>{"name": "final_answer", "arguments": {"done": true}}</tool_call>'), ['unknown_tool']);
+  });
+
+  it('a JSON-RPC method that is no tool is silent; tools/call and a declared method are calls', () => {
+    assert.deepEqual(run('{"jsonrpc": "2.0", "method": "initialize", "params": {"capabilities": {}}}').diagnostics, []);
+    assert.deepEqual(calls('{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get_weather", "arguments": {"city": "Bonn"}}}'), [['get_weather', { city: 'Bonn' }]]);
+    assert.deepEqual(calls('{"method": "get_weather", "params": {"city": "Bonn"}}'), [['get_weather', { city: 'Bonn' }]]);
+    assert.deepEqual(calls('{"method": "GET", "url": "https://x", "params": {"city": "Bonn"}}'), []);
+  });
+});

@@ -1,7 +1,7 @@
 import { commitOutcome, createAccumulator } from './accumulator.ts';
 import type { Accumulator } from './accumulator.ts';
 import { buildContent } from './content.ts';
-import { DEFAULT_MAX_ENVELOPES } from './envelopes/envelope.ts';
+import { DEFAULT_MAX_ENVELOPES, trimSpan } from './envelopes/envelope.ts';
 import type { Envelope } from './envelopes/envelope.ts';
 import { DEFAULT_MAX_FENCES, findFences } from './envelopes/fence.ts';
 import type { Fence } from './envelopes/fence.ts';
@@ -10,11 +10,12 @@ import { TOKEN_FINDERS } from './envelopes/token-finders.ts';
 import { findToolLines } from './envelopes/tool-line.ts';
 import { XML_FINDERS } from './envelopes/xml-finders.ts';
 import { exampleReason } from './example-context.ts';
-import { createContext, DEFAULT_MAX_CALLS, DEFAULT_MAX_DIAGNOSTICS, emptyOutcome } from './extract-context.ts';
+import { charge, createContext, DEFAULT_MAX_CALLS, DEFAULT_MAX_DIAGNOSTICS, emptyOutcome } from './extract-context.ts';
 import type { ExtractContext, Outcome } from './extract-context.ts';
 import { fenceEnvelope } from './fence-envelope.ts';
+import { looksPythonic, parsePythonicCalls } from './pythonic.ts';
 import { scanProse } from './prose-json.ts';
-import { resolvePayload } from './resolve-payload.ts';
+import { resolvePayload, resolvePythonic } from './resolve-payload.ts';
 import { gaps, inside, lastStartingBy, overlapping, overlapsAny } from './spans.ts';
 import type { ExtractOptions, ExtractionResult, ParseDiagnostic, RepairKind, Span } from './types.ts';
 
@@ -76,6 +77,8 @@ function processEnvelope(ctx: ExtractContext, acc: Accumulator, where: { env: En
   const outcome = emptyOutcome();
   for (const payload of env.payloads) resolvePayload({ ctx, outcome }, payload, env.strong);
   if (env.repairs !== undefined && env.repairs.length > 0) recordEnvelopeRepairs(outcome, env.repairs);
+  // An empty envelope's diagnostic points at the envelope, not at the nothing inside it.
+  for (const d of outcome.diagnostics) if (d.span !== undefined && d.span.start === d.span.end) d.span = env.span;
   const [only] = outcome.calls;
   if (only !== undefined && outcome.calls.length === 1) {
     // One call: its raw text is the whole envelope (tags, fence and all); its repairs point there too.
@@ -97,6 +100,21 @@ function removeWrapperFence(acc: Accumulator, text: string, wrapper: { fence: Fe
   if (!inner.every((env) => removed.has(env.span.start))) return;
   const rest = gaps(fence.content.end, inner.map((env) => env.span), fence.content.start);
   if (rest.every((gap) => text.slice(gap.start, gap.end).trim() === '')) acc.removed.push(fence.span);
+}
+
+/**
+ * A reply that is nothing but `name(key=value)` calls (no brackets, no
+ * envelope): calls only when the calls fill the whole reply and every one
+ * names a declared tool. Anything less is prose that mentions a function.
+ */
+function readBareCalls(ctx: ExtractContext, acc: Accumulator): void {
+  const body = trimSpan(ctx.text, { start: 0, end: ctx.text.length });
+  if (body.start >= body.end || !looksPythonic(ctx.text, body.start, body.end) || !charge(ctx, body.end - body.start)) return;
+  const parsed = parsePythonicCalls(ctx.text, body.start, body.end);
+  if (!parsed.ok || parsed.calls.length === 0 || !parsed.calls.every((call) => ctx.tools.has(call.name))) return;
+  const outcome = emptyOutcome();
+  resolvePythonic({ ctx, outcome }, body);
+  commitOutcome(acc, outcome, { span: body, exampleReason: undefined });
 }
 
 /** Past the caps there is nothing useful left to find: stop early instead of reading a flood. */
@@ -167,6 +185,7 @@ export function extractDetailed(text: string, options: ExtractOptions): Detailed
     if (!budgetLeft || full(acc)) break;
     budgetLeft = scanProse(ctx, acc, gap);
   }
+  if (budgetLeft && acc.calls.length === 0 && acc.diagnostics.length === 0) readBareCalls(ctx, acc);
   if (!budgetLeft || ctx.budget <= 0) limits.push({ code: 'limit_reached', message: 'Stopped looking for calls: the text is too large or too irregular to scan completely.' });
   return { result: finish(ctx, acc, limits), removed: acc.removed };
 }

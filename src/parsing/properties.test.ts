@@ -116,6 +116,24 @@ describe('parsing properties', () => {
     );
   });
 
+  it('every envelope that leaves the content yields a call or a diagnostic inside it', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.constantFrom(...corpusTexts), tokenSoup, mutated), fc.boolean(), (text, truncated) => {
+        const { result, removed } = extractDetailed(text, { tools: TOOLS, truncated });
+        const accounted = [...result.calls.map((c) => c.span), ...result.diagnostics.flatMap((d) => (d.span === undefined ? [] : [d.span]))];
+        // A reply that is only a structured answer object (`{"action": "Final Answer", …}`) leaves as its answer.
+        const answered = result.content !== withoutSpans(text, 0, removed).trim();
+        for (const span of removed) {
+          assert.ok(
+            answered || accounted.some((a) => a.start < span.end && a.end > span.start) || text.slice(span.start, span.end).trim() === '',
+            `removed ${JSON.stringify(text.slice(span.start, span.end).slice(0, 80))} with no call or diagnostic`,
+          );
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+
   it('a valid native call comes back unchanged, with no repair recorded', () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (args) => {

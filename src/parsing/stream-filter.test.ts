@@ -66,3 +66,30 @@ describe('createStreamFilter', () => {
     assert.equal(pushed.join('') + rest, 'A\n');
   });
 });
+
+describe('createStreamFilter: calls whose opener was lost', () => {
+  const cases: [string, string, string][] = [
+    ['Mistral name[ARGS] with [TOOL_CALLS] eaten', 'get_weather[ARGS]{"city": "Paris"}', ''],
+    ['Harmony recipient with <|start|> stripped', 'assistant to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}<|call|>', 'assistant'],
+    ['GLM name alone on its line before <arg_key>', 'Checking.\nget_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>', 'Checking.'],
+    ['a namespaced tag the grammar reads', 'Here:\n<foo:tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</foo:tool_call>', 'Here:'],
+    ['a bare call that is the whole reply', "get_weather(city='Paris')", ''],
+    ['a Kimi call with its section token eaten', 'Sure. <|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|>', 'Sure.'],
+  ];
+  for (const [what, text, content] of cases) {
+    it(`${what}: nothing of the call is shown, whatever the split`, () => {
+      for (const size of [1, 2, 3, 5, 8, 13, text.length]) {
+        const { pushed, rest } = stream(text, size, TOOLS);
+        const shown = pushed.join('');
+        assert.ok(!/get_weather|city/.test(shown), `size ${size}: showed ${JSON.stringify(shown)}`);
+        assert.equal((shown + rest).trim(), content, `size ${size}`);
+      }
+    });
+  }
+
+  it('a bare call after other text is text, and streams', () => {
+    const { pushed, rest } = stream("You could run get_weather(city='Paris') yourself.", 4, TOOLS);
+    assert.equal(pushed.join('') + rest, "You could run get_weather(city='Paris') yourself.");
+    assert.ok(pushed.join('').length > 30, 'most of it streamed before the end');
+  });
+});

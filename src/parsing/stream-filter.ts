@@ -85,13 +85,15 @@ function matchMarker(window: string, pos: number, markers: readonly string[]): M
 }
 
 /** Whether the name starting a line at `i` is the start of a call ('full'), may be ('partial': wait), or is not. */
-function nameAtLineStart(text: string, i: number): Match {
+function nameAtLineStart(text: string, i: number, replyStart: boolean): Match {
   let j = i;
   while (j < text.length && j - i <= MAX_HELD_NAME && NAME_RE.test(text.charAt(j))) j += 1;
   if (j - i > MAX_HELD_NAME) return 'none';
   if (j === text.length) return 'partial';
   const next = text.charAt(j);
   if (next === '[' || next === '<') return matchMarker(text, j, AFTER_NAME_MARKERS);
+  // A reply that starts with `name(` may be nothing but bare calls: held to the end.
+  if (next === '(' && replyStart) return 'full';
   if (next === '\n') return j + 1 === text.length ? 'partial' : matchMarker(text, j + 1, NEXT_LINE_MARKERS);
   return 'none';
 }
@@ -123,6 +125,8 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
   /** Text mode: undecided text, starting right after the emitted text. */
   let window = '';
   let previous = '\n';
+  /** Something other than whitespace was shown: the reply is not only bare calls. */
+  let shownText = false;
   const tracker = new BracketTracker();
 
   /** What extraction takes out of `text`; everything when it fails (holding back is the safe side). */
@@ -147,6 +151,7 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
 
   const show = (text: string): string => {
     emitted += text.length;
+    if (!shownText && text.trim() !== '') shownText = true;
     if (text !== '') previous = text.charAt(text.length - 1);
     return text;
   };
@@ -170,7 +175,7 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
       // GLM's name may follow a tag (`…>get_weather\n<arg_key>`) as well as start a line.
       const afterTag = (i === 0 ? previous : text.charAt(i - 1)) === '>';
       if ((lineStart || afterTag) && NAME_RE.test(c)) {
-        const held = nameAtLineStart(text, i);
+        const held = nameAtLineStart(text, i, !shownText && text.slice(0, i).trim() === '');
         if (held !== 'none') {
           window = held === 'partial' ? text.slice(i) : '';
           const out = show(text.slice(0, i));
