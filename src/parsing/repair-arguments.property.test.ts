@@ -29,7 +29,7 @@ const plainValue = fc.letrec((tie) => ({
     fc.dictionary(plainString, tie('value'), { maxKeys: 4 }),
   ),
 }));
-const plainObject = fc.dictionary(plainString, plainValue.value, { maxKeys: 5 });
+const plainObject = fc.dictionary(plainString, plainValue.value, { maxKeys: 5 }).map((value) => value as JsonObject);
 
 /** What a repair undoes, applied to valid JSON text: the kind it must then record when the text changed. */
 const BREAKS: { kind: RepairKind; break: (value: JsonObject) => string }[] = [
