@@ -12,7 +12,9 @@
  *   DeepSeek and MiniMax tokens, fences, bare JSON in prose), repaired when
  *   needed, with precision rules (declared tools only, examples and cut calls
  *   are diagnostics, never calls). Never throws; linear time.
- * - repairJson(text) / repairArguments(raw): JSON and native `arguments` strings.
+ * - repairJson(text) / repairArguments(raw) / readArgumentObjects(raw): JSON and
+ *   native `arguments` strings (several objects in a row: one per call).
+ * - typeBySchema(args, schema): strings holding the array or object a schema asks for, read.
  *   Limits (docs/parsing.md): arguments longer than DEFAULT_MAX_ARGUMENTS_CHARS,
  *   nested deeper than core's DEFAULT_MAX_JSON_DEPTH, with more values than
  *   DEFAULT_MAX_JSON_NODES or a number out of range are refused, never thrown.
@@ -27,8 +29,10 @@ export type { MessageExtraction } from './extract-message.ts';
 export { cleanToolName, closestTool } from './tool-names.ts';
 export { repairJson } from './repair-json.ts';
 export type { RepairJsonResult } from './repair-json.ts';
-export { DEFAULT_MAX_ARGUMENTS_CHARS, repairArguments } from './repair-arguments.ts';
-export type { RepairArgumentsOptions, RepairArgumentsResult } from './repair-arguments.ts';
+export { DEFAULT_MAX_ARGUMENTS_CHARS, readArgumentObjects, repairArguments } from './repair-arguments.ts';
+export type { ArgumentObjectsResult, RepairArgumentsOptions, RepairArgumentsResult } from './repair-arguments.ts';
+export { typeBySchema } from './type-by-schema.ts';
+export type { SchemaTypingChange, SchemaTypingResult } from './type-by-schema.ts';
 export { createStreamFilter } from './stream-filter.ts';
 export { withoutReasoning } from './envelopes/think.ts';
 export type { StreamFilter, StreamFilterOptions } from './stream-filter.ts';
