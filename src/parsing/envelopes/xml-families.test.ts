@@ -142,16 +142,15 @@ describe('XML families: truncation and precision', () => {
 
   it('says what is wrong with a recognised envelope that yields no call', () => {
     const result = run('<function_calls><invoke><parameter name="city">Paris</parameter></invoke></function_calls>');
-    assert.deepEqual(result.diagnostics.map((d) => [d.code, d.message]), [['malformed_call', 'An <invoke> tag has no name="…" attribute']]);
+    assert.deepEqual(result.diagnostics.map((d) => [d.code, d.message]), [['malformed_call', 'An <invoke> tag has no name="…" attribute (at position 16).']]);
     assert.deepEqual(run('<minimax:tool_call>hello</minimax:tool_call>').diagnostics.map((d) => d.code), ['malformed_call']);
   });
 
   it('never puts tags or whitespace in a name, never throws, and caps envelopes', () => {
     assert.deepEqual(findXmlCalls('<function=get weather>{"a": 1}</function>')[0]?.payloads[0]?.kind, 'malformed');
     assert.equal(findXmlCalls('<invoke name="a"></invoke>'.repeat(2000)).length, 256);
-    const started = performance.now();
-    findXmlCalls('<tool_call><function=a><parameter=b>'.repeat(20_000));
-    findXmlCalls('<tool_call>{"a": "'.repeat(20_000));
-    assert.ok(performance.now() - started < 3000);
+    // Floods are read up to the caps (their cost is measured by npm run bench, not here).
+    assert.ok(findXmlCalls('<tool_call><function=a><parameter=b>'.repeat(20_000)).length <= 256);
+    assert.ok(findXmlCalls('<tool_call>{"a": "'.repeat(20_000)).length <= 256);
   });
 });
