@@ -11,7 +11,8 @@ export { McpToolSource, type McpServerConfig, type McpToolSourceOptions } from '
 export { ToolRegistry, sanitizeToolName } from './tools/tool-registry.ts';
 export { RunManager, DEFAULT_CONCURRENCY } from './app/run-manager.ts';
 export { openStore, DEFAULT_STORE } from './app/open-store.ts';
-export { parseModelText, toolRefsFrom } from './app/parse-text.ts';
+export { parseModelMessage, parseModelText, toolRefsFrom } from './app/parse-text.ts';
+export type { AssistantMessageInput, ExtractionResult, NativeToolCall, ToolRef } from './app/parse-text.ts';
 export { startHttpServer, createHttpHandler, type ApiKeyEntry, type HttpServerOptions } from './server/index.ts';
 export { openSqliteRunStore } from './store/sqlite/open-sqlite-run-store.ts';
 export { SqliteRunStore } from './store/sqlite/sqlite-run-store.ts';
