@@ -31,15 +31,20 @@ export interface Scope {
   outcome: Outcome;
 }
 
-export function createContext(text: string, options: ExtractOptions): ExtractContext {
-  const tools = new Map<string, ToolRef>();
-  for (const tool of options.tools) {
+/** The tools on offer by name; `hasRequiredArgs` read from a ref's schema when it does not say. */
+export function toolMap(tools: ExtractOptions['tools']): Map<string, ToolRef> {
+  const map = new Map<string, ToolRef>();
+  for (const tool of tools) {
     const ref = typeof tool === 'string' ? { name: tool } : withRequiredFromSchema(tool);
-    tools.set(ref.name, ref);
+    map.set(ref.name, ref);
   }
+  return map;
+}
+
+export function createContext(text: string, options: ExtractOptions): ExtractContext {
   return {
     text,
-    tools,
+    tools: toolMap(options.tools),
     truncated: options.truncated === true,
     budget: DEFAULT_WORK_FACTOR * text.length + DEFAULT_MIN_WORK,
   };

@@ -1,9 +1,10 @@
-import { excerpt } from './extract-context.ts';
+import { excerpt, toolMap } from './extract-context.ts';
 import { extractDetailed } from './extract-tool-calls.ts';
 import { harmonyContent } from './envelopes/harmony.ts';
 import { findThinkBlocks, withoutReasoning } from './envelopes/think.ts';
 import { readArgumentObjects } from './repair-arguments.ts';
-import { cleanToolName, closestTool } from './tool-names.ts';
+import type { ArgumentsFailureReason } from './repair-arguments.ts';
+import { cleanToolName, unknownToolDiagnostic } from './tool-names.ts';
 import { typeBySchema } from './type-by-schema.ts';
 import { CALL_FAILURE_CODES } from './types.ts';
 import type { AssistantMessageInput, ExtractedCall, ExtractionResult, NativeToolCall, ParseDiagnostic, RepairKind, Span, ToolRef } from './types.ts';
@@ -35,11 +36,7 @@ interface Tools {
 }
 
 function toolsOf(input: AssistantMessageInput): Tools {
-  const refs = new Map<string, ToolRef>();
-  for (const tool of input.tools) {
-    const ref = typeof tool === 'string' ? { name: tool } : tool;
-    refs.set(ref.name, ref);
-  }
+  const refs = toolMap(input.tools);
   return { refs, names: [...refs.keys()], has: (name) => refs.has(name) };
 }
 
@@ -59,19 +56,12 @@ function typed(call: ExtractedCall, tool: ToolRef | undefined, repairs: RepairKi
 }
 
 /** A failure of a native arguments string, as the diagnostic a model can act on. */
-function nativeFailure(call: NativeToolCall, name: string, failure: { message: string; position: number }, truncated: boolean): ParseDiagnostic {
+function nativeFailure(call: NativeToolCall, name: string, failure: { message: string; position: number; reason: ArgumentsFailureReason }): ParseDiagnostic {
   const span = { start: 0, end: call.arguments.length };
-  const cut = truncated && /cut off|ends before/.test(failure.message);
-  if (cut) return { code: 'truncated', message: `The call to "${name}" was cut off before its arguments were complete (the reply hit its length limit).`, span, name };
-  const code = /must be a JSON object|refused|JSON objects in a row/.test(failure.message) ? 'invalid_arguments' : 'invalid_json';
-  const near = code === 'invalid_json' && call.arguments !== '' ? ` Near: ${excerpt(call.arguments, failure.position)}` : '';
-  return {
-    code,
-    message: `The arguments of the call to "${name}" cannot be used: ${failure.message}${near}`,
-    span,
-    name,
-    ...(code === 'invalid_json' ? { position: failure.position } : {}),
-  };
+  if (failure.reason === 'cut') return { code: 'truncated', message: `The call to "${name}" was cut off before its arguments were complete (the reply hit its length limit).`, span, name };
+  if (failure.reason !== 'invalid_json') return { code: 'invalid_arguments', message: `The arguments of the call to "${name}" cannot be used: ${failure.message}`, span, name };
+  const near = call.arguments === '' ? '' : ` Near: ${excerpt(call.arguments, failure.position)}`;
+  return { code: 'invalid_json', message: `The arguments of the call to "${name}" cannot be used: ${failure.message}${near}`, span, name, position: failure.position };
 }
 
 function readNativeCall(call: NativeToolCall, tools: Tools, scope: { truncated: boolean; diagnostics: ParseDiagnostic[] }): ExtractedCall[] | undefined {
@@ -81,21 +71,13 @@ function readNativeCall(call: NativeToolCall, tools: Tools, scope: { truncated: 
   const tool = tools.refs.get(name);
   const span = { start: 0, end: call.arguments.length };
   if (tool === undefined) {
-    const suggestion = closestTool(name, tools.names);
-    const hint = suggestion === undefined ? '' : ` Did you mean "${suggestion}"?`;
-    diagnostics.push({
-      code: 'unknown_tool',
-      message: `Unknown tool "${name}".${hint} Available tools: ${tools.names.join(', ') || '(none)'}.`,
-      span,
-      name,
-      ...(suggestion === undefined ? {} : { suggestion }),
-    });
+    diagnostics.push(unknownToolDiagnostic(name, tools.names, span));
     return undefined;
   }
   // Several objects in a row (a server that concatenated parallel calls) are one call each.
   const read = readArgumentObjects(call.arguments, scope.truncated ? { truncated: true } : {});
   if (!read.ok) {
-    diagnostics.push(nativeFailure(call, name, read, scope.truncated));
+    diagnostics.push(nativeFailure(call, name, read));
     return undefined;
   }
   return read.objects.map((args) => {
@@ -240,8 +222,8 @@ export function extractMessageDetailed(input: AssistantMessageInput): MessageExt
     removed = fromText.removed;
   }
   const outside = calls.length > 0 || diagnostics.some((d) => CALL_FAILURE_CODES.includes(d.code));
-  const replyIsOnlyReasoning = !outside && (text === '' || withoutReasoning(text).trim() === '');
-  const reasoningCalls = readReasoning(input, { text, replyIsOnlyReasoning, truncated: truncated && withoutReasoning(text).trim() === '', diagnostics });
+  const nothingButReasoning = withoutReasoning(text).trim() === '';
+  const reasoningCalls = readReasoning(input, { text, replyIsOnlyReasoning: !outside && nothingButReasoning, truncated: truncated && nothingButReasoning, diagnostics });
   if (calls.length === 0) calls = reasoningCalls;
   // A Harmony reply (GPT-OSS): the answer is its final channel; the analysis channel is reasoning.
   const harmony = harmonyContent(content);

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { extractToolCalls } from './extract-tool-calls.ts';
-import { closestTool, formatParseFeedback } from './feedback.ts';
+import { formatParseFeedback } from './feedback.ts';
+import { closestTool } from './tool-names.ts';
 import { TOOL_CALL_FORMAT } from './tool-prompt.ts';
 
 const TOOLS = ['get_weather', 'search_web'];

@@ -63,4 +63,3 @@ export function formatParseFeedback(input: ParseFeedbackInput): string {
   return lines.join('\n');
 }
 
-export { closestTool };

@@ -256,3 +256,18 @@ describe('repairArguments limits', () => {
     }
   });
 });
+
+describe('repairArguments: why a failure failed', () => {
+  it('names the reason, so callers never read it from the message', () => {
+    const reason = (raw: string, options = {}) => {
+      const result = repairArguments(raw, options);
+      return result.ok ? 'ok' : result.reason;
+    };
+    assert.equal(reason('{"city": }'), 'invalid_json');
+    assert.equal(reason('{"city": "Par', { truncated: true }), 'cut');
+    assert.equal(reason('[1, 2]'), 'not_object');
+    assert.equal(reason('{"a": 1}{"a": 2}'), 'several_objects');
+    assert.equal(reason('{"n": 1e400}'), 'refused');
+    assert.equal(reason('x'.repeat(20), { maxChars: 10 }), 'refused');
+  });
+});

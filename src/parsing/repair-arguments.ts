@@ -5,14 +5,21 @@ import { readJsonObjects } from './repair-json.ts';
 import type { ReadJsonObjectsResult } from './repair-json.ts';
 import type { RepairKind } from './types.ts';
 
+/**
+ * Why arguments could not be used: unreadable JSON, cut off by the length
+ * limit, past a size/depth/number limit, not an object, or several different
+ * objects in a row.
+ */
+export type ArgumentsFailureReason = 'invalid_json' | 'cut' | 'refused' | 'not_object' | 'several_objects';
+
 export type RepairArgumentsResult =
   | { ok: true; arguments: JsonObject; repairs: RepairKind[] }
-  | { ok: false; message: string; position: number };
+  | { ok: false; message: string; position: number; reason: ArgumentsFailureReason };
 
 /** Every object of an arguments string (several when a server concatenated them). */
 export type ArgumentObjectsResult =
   | { ok: true; objects: JsonObject[]; repairs: RepairKind[] }
-  | { ok: false; message: string; position: number };
+  | { ok: false; message: string; position: number; reason: ArgumentsFailureReason };
 
 export interface RepairArgumentsOptions {
   /** The model hit its token limit: an arguments string left open is cut, not repairable. */
@@ -54,12 +61,12 @@ function describe(value: JsonValue): string {
  */
 function readFailure(failure: Extract<ReadJsonObjectsResult, { ok: false }>, where: string, offset: number, truncated: boolean): Failure {
   const position = offset + failure.position;
-  if (failure.limit !== undefined) return { ok: false, message: `Tool arguments refused${where}: ${failure.message} (at character ${position}).`, position };
+  if (failure.limit !== undefined) return { ok: false, message: `Tool arguments refused${where}: ${failure.message} (at character ${position}).`, position, reason: 'refused' };
   if (failure.atEnd && truncated) {
-    return { ok: false, message: `Tool arguments were cut off at character ${position}${where}: the reply hit its length limit before the JSON was complete (${failure.message}).`, position };
+    return { ok: false, message: `Tool arguments were cut off at character ${position}${where}: the reply hit its length limit before the JSON was complete (${failure.message}).`, position, reason: 'cut' };
   }
   const cut = failure.atEnd ? ' The arguments end before the JSON is complete (the reply was cut off).' : '';
-  return { ok: false, message: `Invalid JSON in tool arguments${where} at character ${position}: ${failure.message}.${cut}`, position };
+  return { ok: false, message: `Invalid JSON in tool arguments${where} at character ${position}: ${failure.message}.${cut}`, position, reason: 'invalid_json' };
 }
 
 /** The text to read and where it starts in `raw`: trimmed, out of a code fence. */
@@ -97,7 +104,7 @@ function readObjects(raw: string, options: RepairArgumentsOptions): ObjectsRead 
   const maxChars = options.maxChars ?? DEFAULT_MAX_ARGUMENTS_CHARS;
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_JSON_DEPTH;
   if (raw.length > maxChars) {
-    return { ok: false, message: `Tool arguments refused: they are longer than ${maxChars} characters.`, position: maxChars };
+    return { ok: false, message: `Tool arguments refused: they are longer than ${maxChars} characters.`, position: maxChars, reason: 'refused' };
   }
   const repairs = new Set<RepairKind>();
   const { text, offset } = unwrap(raw, repairs);
@@ -118,11 +125,11 @@ function readObjects(raw: string, options: RepairArgumentsOptions): ObjectsRead 
       return { ok: true, objects: [{}], starts: [position], repairs: [...repairs] };
     }
     if (!isJsonObject(value)) {
-      return { ok: false, message: `Tool arguments must be a JSON object like {"key": "value"}, got ${describe(value)}.`, position };
+      return { ok: false, message: `Tool arguments must be a JSON object like {"key": "value"}, got ${describe(value)}.`, position, reason: 'not_object' };
     }
     const problem = checkJsonShape(value, { maxDepth, maxNodes: options.maxNodes ?? DEFAULT_MAX_JSON_NODES });
     if (problem !== undefined) {
-      return { ok: false, message: `Tool arguments refused: ${problem.message}${problem.path === '' ? '' : ` (at ${problem.path})`}.`, position };
+      return { ok: false, message: `Tool arguments refused: ${problem.message}${problem.path === '' ? '' : ` (at ${problem.path})`}.`, position, reason: 'refused' };
     }
     objects.push(value);
     starts.push(position);
@@ -170,5 +177,6 @@ export function repairArguments(raw: string, options: RepairArgumentsOptions = {
     ok: false,
     message: `Tool arguments hold ${read.objects.length} JSON objects in a row; send one JSON object per call.`,
     position: read.starts[other] ?? 0,
+    reason: 'several_objects',
   };
 }

@@ -4,7 +4,7 @@ import { checkJsonShape } from '../core/json-shape.ts';
 import type { CallIntent } from './call-shapes.ts';
 import type { ExtractContext, Scope } from './extract-context.ts';
 import { DEFAULT_MAX_ARGUMENTS_CHARS, repairArguments } from './repair-arguments.ts';
-import { cleanToolName, closestTool } from './tool-names.ts';
+import { cleanToolName, unknownToolDiagnostic } from './tool-names.ts';
 import type { RepairKind, Span } from './types.ts';
 
 /**
@@ -52,10 +52,7 @@ export function resolveIntent(scope: Scope, intent: CallIntent, source: IntentSo
     if (intent.quiet === true) return;
     const callLike = source.strong || intent.explicit || isJsonObject(intent.args);
     if (!callLike || !IDENTIFIER_RE.test(name)) return;
-    const available = [...ctx.tools.keys()].join(', ') || '(none)';
-    const suggestion = closestTool(name, [...ctx.tools.keys()]);
-    const hint = suggestion === undefined ? '' : ` Did you mean "${suggestion}"?`;
-    outcome.diagnostics.push({ code: 'unknown_tool', message: `Unknown tool "${name}".${hint} Available tools: ${available}.`, span, name, ...(suggestion === undefined ? {} : { suggestion }) });
+    outcome.diagnostics.push(unknownToolDiagnostic(name, [...ctx.tools.keys()], span));
     return;
   }
   let args = intent.args;

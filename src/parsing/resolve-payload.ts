@@ -181,7 +181,7 @@ export function resolvePayload(scope: Scope, payload: Payload, strong: boolean):
       resolvePythonic(scope, payload.span);
       return;
     case 'malformed':
-      outcome.diagnostics.push({ code: 'malformed_call', message: `${payload.message} (at position ${payload.span.start}).`.replace(/\.\s*\(at position/, ' (at position'), span: payload.span, position: payload.span.start });
+      outcome.diagnostics.push({ code: 'malformed_call', message: `${payload.message.replace(/\.$/, '')} (at position ${payload.span.start}).`, span: payload.span, position: payload.span.start });
       return;
     case 'named':
       break;

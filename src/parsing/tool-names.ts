@@ -1,4 +1,4 @@
-import type { RepairKind } from './types.ts';
+import type { ParseDiagnostic, RepairKind, Span } from './types.ts';
 
 /**
  * Tool names as models write them, cleaned before they are matched against
@@ -88,3 +88,16 @@ export function closestTool(name: string, tools: readonly string[]): string | un
   return best.distance <= Math.max(2, Math.floor(wanted.length / 3)) ? best.tool : undefined;
 }
 
+
+/** The diagnostic for a call to a tool that is not on offer: the tools there are, and the likely one meant. */
+export function unknownToolDiagnostic(name: string, tools: readonly string[], span: Span): ParseDiagnostic {
+  const suggestion = closestTool(name, tools);
+  const hint = suggestion === undefined ? '' : ` Did you mean "${suggestion}"?`;
+  return {
+    code: 'unknown_tool',
+    message: `Unknown tool "${name}".${hint} Available tools: ${tools.join(', ') || '(none)'}.`,
+    span,
+    name,
+    ...(suggestion === undefined ? {} : { suggestion }),
+  };
+}

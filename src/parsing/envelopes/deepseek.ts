@@ -2,7 +2,8 @@ import { scanRegion } from '../scanner.ts';
 import type { RepairKind } from '../types.ts';
 import type { Envelope, Payload } from './envelope.ts';
 import { DEFAULT_MAX_ENVELOPES, DEFAULT_MAX_TAG_HEAD, makeFinder, skipSpace, trimSpan } from './envelope.ts';
-import { brokenCloserEnd, foreignTokens, isQuotedToken, TOKEN_FAMILIES } from './token-families.ts';
+import { brokenCloserEnd, foreignTokens, scanTokens, TOKEN_FAMILIES } from './token-families.ts';
+import type { FamilyToken } from './token-families.ts';
 
 /**
  * DeepSeek's special tokens (fullwidth bars, U+2581 as space):
@@ -28,11 +29,7 @@ const CUT_HEAD_RE = /^\s*(?:[A-Za-z_][\w.:-]*\s*)?$/;
 
 type TokenKind = 'calls_begin' | 'calls_end' | 'call_begin' | 'call_end' | 'sep';
 
-interface Token {
-  kind: TokenKind;
-  start: number;
-  end: number;
-}
+type Token = FamilyToken<TokenKind>;
 
 interface OpenCall {
   begin: Token;
@@ -49,16 +46,11 @@ interface Block {
 }
 
 function tokens(text: string): Token[] {
-  const out: Token[] = [];
-  for (const m of text.matchAll(TOKEN_RE)) {
-    // Bounded: a flood of tokens is cut where the envelope cap would cut it anyway.
-    if (out.length >= 8 * DEFAULT_MAX_ENVELOPES) break;
-    const end = m.index + m[0].length;
-    if (FOREIGN.has(m[0]) || isQuotedToken(text, m.index, end)) continue;
-    const kind: TokenKind = m[1] === undefined ? 'sep' : (`${m[1]}_${m[2] ?? ''}` as TokenKind);
-    out.push({ kind, start: m.index, end });
-  }
-  return out;
+  const kindOf = (m: RegExpExecArray): TokenKind | undefined => {
+    if (FOREIGN.has(m[0])) return undefined;
+    return m[1] === undefined ? 'sep' : (`${m[1]}_${m[2] ?? ''}` as TokenKind);
+  };
+  return scanTokens(text, TOKEN_RE, kindOf, 8 * DEFAULT_MAX_ENVELOPES);
 }
 
 interface Finders {

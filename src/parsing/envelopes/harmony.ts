@@ -2,7 +2,8 @@ import { scanRegion } from '../scanner.ts';
 import type { RepairKind, Span } from '../types.ts';
 import type { Envelope, Payload } from './envelope.ts';
 import { DEFAULT_MAX_ENVELOPES, DEFAULT_MAX_TAG_HEAD, skipSpace, trimSpan } from './envelope.ts';
-import { alternation, brokenCloserEnd, isQuotedToken, TOKEN_FAMILIES } from './token-families.ts';
+import { alternation, brokenCloserEnd, scanTokens, TOKEN_FAMILIES } from './token-families.ts';
+import type { FamilyToken } from './token-families.ts';
 
 /**
  * GPT-OSS Harmony messages: `<|start|>assistant<|channel|>commentary
@@ -38,11 +39,7 @@ const LEADING_RECIPIENT_RE = /(?:^|\s)((?:assistant\s+)?to=[^\s<]+\s*)$/;
 /** Recipients that address a person, not a tool. */
 const NOT_TOOLS = new Set(['assistant', 'user', 'all']);
 
-interface Token {
-  kind: TokenKind;
-  start: number;
-  end: number;
-}
+type Token = FamilyToken<TokenKind>;
 
 interface Header {
   start: number;
@@ -58,14 +55,7 @@ interface Body {
 }
 
 function tokens(text: string): Token[] {
-  const out: Token[] = [];
-  for (const m of text.matchAll(TOKEN_RE)) {
-    if (out.length >= 16 * DEFAULT_MAX_ENVELOPES) break;
-    const end = m.index + m[0].length;
-    const kind = KINDS.get(m[0]);
-    if (kind !== undefined && !isQuotedToken(text, m.index, end)) out.push({ kind, start: m.index, end });
-  }
-  return out;
+  return scanTokens(text, TOKEN_RE, (m) => KINDS.get(m[0]), 16 * DEFAULT_MAX_ENVELOPES);
 }
 
 /** The header before a `<|message|>` at `messageAt`, or undefined when nothing there reads as one. */

@@ -2,7 +2,8 @@ import { scanRegion } from '../scanner.ts';
 import type { RepairKind } from '../types.ts';
 import type { Envelope, Payload } from './envelope.ts';
 import { DEFAULT_MAX_ENVELOPES, skipSpace, trimSpan } from './envelope.ts';
-import { alternation, brokenCloserEnd, isQuotedToken, TOKEN_FAMILIES } from './token-families.ts';
+import { alternation, brokenCloserEnd, scanTokens, TOKEN_FAMILIES } from './token-families.ts';
+import type { FamilyToken } from './token-families.ts';
 
 /**
  * Kimi K2's special tokens:
@@ -28,11 +29,7 @@ const KINDS = new Map<string, TokenKind>([
 
 const TOKEN_RE = new RegExp(alternation([...KINDS.keys()]), 'g');
 
-interface Token {
-  kind: TokenKind;
-  start: number;
-  end: number;
-}
+type Token = FamilyToken<TokenKind>;
 
 interface Block {
   start: number;
@@ -50,14 +47,7 @@ interface OpenCall {
 }
 
 function tokens(text: string): Token[] {
-  const out: Token[] = [];
-  for (const m of text.matchAll(TOKEN_RE)) {
-    if (out.length >= 8 * DEFAULT_MAX_ENVELOPES) break;
-    const end = m.index + m[0].length;
-    const kind = KINDS.get(m[0]);
-    if (kind !== undefined && !isQuotedToken(text, m.index, end)) out.push({ kind, start: m.index, end });
-  }
-  return out;
+  return scanTokens(text, TOKEN_RE, (m) => KINDS.get(m[0]), 8 * DEFAULT_MAX_ENVELOPES);
 }
 
 /** The end of the JSON string opening at `start` (just past its closing quote), or -1 when it does not close before `limit`. */

@@ -81,6 +81,29 @@ export function isQuotedToken(text: string, start: number, end: number): boolean
   return text.charAt(start - 1) === '`' && text.charAt(end) === '`';
 }
 
+/** A special token found in the text, by kind. */
+export interface FamilyToken<K extends string> {
+  kind: K;
+  start: number;
+  end: number;
+}
+
+/**
+ * A family's tokens in text order: the matches of `re` (global) that
+ * `kindOf` names, except those written as inline code. Bounded by `max`: a
+ * flood of tokens is cut where the envelope cap would cut it anyway.
+ */
+export function scanTokens<K extends string>(text: string, re: RegExp, kindOf: (match: RegExpExecArray) => K | undefined, max: number): FamilyToken<K>[] {
+  const out: FamilyToken<K>[] = [];
+  for (const m of text.matchAll(re)) {
+    if (out.length >= max) break;
+    const end = m.index + m[0].length;
+    const kind = kindOf(m);
+    if (kind !== undefined && !isQuotedToken(text, m.index, end)) out.push({ kind, start: m.index, end });
+  }
+  return out;
+}
+
 /** A regular expression source matching any of `tokens` literally. */
 export function alternation(tokens: readonly string[]): string {
   return [...tokens]
