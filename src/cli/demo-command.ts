@@ -3,8 +3,11 @@ import { Toolgate } from '../app/toolgate.ts';
 import { resolveSettings } from '../config/resolve-settings.ts';
 import { parseFlags, type CliIO } from './cli-io.ts';
 import { runAndPrint } from './run-command.ts';
+import { DEMO_SPEC } from './specs/demo-spec.ts';
 
-export const DEMO_SERVER = fileURLToPath(new URL('../../examples/power-exchange/server.ts', import.meta.url));
+/** Sources run as TypeScript in the repository; the package runs the build (dist/), where examples are JavaScript. */
+const SOURCE_EXTENSION = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+export const DEMO_SERVER = fileURLToPath(new URL(`../../examples/power-exchange/server${SOURCE_EXTENSION}`, import.meta.url));
 export const DEMO_SCRIPT = fileURLToPath(new URL('../../examples/demo/demo-script.json', import.meta.url));
 export const DEMO_PROMPT = 'How is the day-ahead power market looking, and how much can alice still buy?';
 
@@ -18,7 +21,7 @@ To use a real model instead:
 `;
 
 export async function demoCommand(args: readonly string[], io: CliIO): Promise<number> {
-  const { values } = parseFlags(args, { json: { type: 'boolean' } });
+  const { values } = parseFlags(args, DEMO_SPEC);
   const json = values['json'] === true;
   if (!json) io.stderr.write(`${BANNER}\n> ${DEMO_PROMPT}\n\n`);
   const settings = resolveSettings(

@@ -1,74 +1,99 @@
-import { ToolgateError } from '../core/index.ts';
-import { runCommand } from './run-command.ts';
-import { toolsCommand } from './tools-command.ts';
-import { demoCommand } from './demo-command.ts';
-import { parseCommand } from './parse-command.ts';
-import { serveCommand } from './serve-command.ts';
+import { ToolgateError, didYouMean } from '../core/index.ts';
+import { renderCommandHelp, renderOverview, type CommandSpec } from './command-spec.ts';
+import { COMMANDS, type Command } from './commands.ts';
 import { EXIT, type CliIO, usageError } from './cli-io.ts';
+import { packageVersion } from './version.ts';
 
-export const USAGE = `toolgate — a control plane between your app, any LLM and the MCP tools it may call
+const HEADER = `toolgate — a control plane between your app, any LLM and the MCP tools it may call
 
-Usage:
-  toolgate run <prompt> --model <provider:model> [--base-url URL] [--api-key KEY]
-               [--mcp <command line | http(s) URL>]... [--config toolgate.yaml]
-               [--max-steps N] [--tool-mode native|prompted|auto] [--constrain]
-               [--dry-run] [--yes] [--user ID] [--tenant ID] [--context k=v]... [--json]
-  toolgate tools [--mcp …]... [--config toolgate.yaml] [--tenant ID] [--json]
-  toolgate parse [--tools a,b,c | --tools-file tools.json] [--truncated] [--jsonl] [FILE|-]
-  toolgate serve [--config toolgate.yaml] [--port 8787] [--host 127.0.0.1]
-                 [--store sqlite:./data/toolgate.db | memory:] [--mcp …]... [--model …] [--demo]
-  toolgate demo            run the scripted demo against the power-exchange example
-  toolgate help | --help   this text
-  toolgate --version
-
-Models: openai:<model> (any OpenAI-compatible server: OpenAI, Ollama /v1, vLLM,
-llama.cpp, LM Studio, DeepSeek, OpenRouter… with --base-url / OPENAI_BASE_URL and
---api-key / OPENAI_API_KEY) or scripted:<file.json> (replays a script).
+Models: openai:<model> (any OpenAI-compatible server: OpenAI, Ollama /v1, vLLM, llama.cpp,
+LM Studio, DeepSeek, OpenRouter… with --base-url / OPENAI_BASE_URL and --api-key /
+OPENAI_API_KEY) or scripted:<file.json> (replays a script).
 
 Exit codes: 0 completed, 1 run failed, 2 usage or configuration error,
 3 waiting for an approval that cannot be asked (no terminal and no --yes).
 Documentation: README.md and docs/ in the package.`;
 
-const VERSION = '0.1.0';
+export const USAGE = renderOverview(
+  COMMANDS.map((c) => c.spec),
+  HEADER,
+);
 
 /** Runs the CLI; resolves with the process exit code. */
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
-  const [command, ...rest] = argv;
+  const [name, ...rest] = argv;
   try {
-    switch (command) {
-      case 'run':
-        return await runCommand(rest, io);
-      case 'tools':
-        return await toolsCommand(rest, io);
-      case 'demo':
-        return await demoCommand(rest, io);
-      case 'parse':
-        return await parseCommand(rest, io);
-      case 'serve':
-        return await serveCommand(rest, io);
+    switch (name) {
       case undefined:
+        io.stdout.write(USAGE);
+        return EXIT.usage;
       case 'help':
       case '--help':
       case '-h':
-        io.stdout.write(`${USAGE}\n`);
-        return command === undefined ? EXIT.usage : EXIT.ok;
+        return help(rest, io);
       case '--version':
       case '-v':
-        io.stdout.write(`${VERSION}\n`);
+      case 'version':
+        io.stdout.write(`${packageVersion()}\n`);
         return EXIT.ok;
-      default:
-        throw usageError(`unknown command "${command}"; commands: run, serve, tools, parse, demo, help`);
+      default: {
+        const command = findCommand(name);
+        const helpSpec = helpRequested(command.spec, rest);
+        if (helpSpec !== undefined) {
+          io.stdout.write(renderCommandHelp(helpSpec));
+          return EXIT.ok;
+        }
+        const run = await command.load();
+        return await run(rest, io);
+      }
     }
   } catch (error) {
     return reportError(error, io);
   }
 }
 
+function findCommand(name: string): Command {
+  const command = COMMANDS.find((c) => c.spec.name === name);
+  if (command !== undefined) return command;
+  const names = COMMANDS.map((c) => c.spec.name);
+  throw usageError(`unknown command "${name}"${didYouMean(name, names)} (commands: ${names.join(', ')}, help)`);
+}
+
+/** `toolgate help [command [subcommand]]`. */
+function help(args: readonly string[], io: CliIO): number {
+  const [name, sub] = args;
+  if (name === undefined) {
+    io.stdout.write(USAGE);
+    return EXIT.ok;
+  }
+  const spec = findCommand(name).spec;
+  const subSpec = sub === undefined ? undefined : findSubcommand(spec, sub);
+  io.stdout.write(renderCommandHelp(subSpec ?? spec));
+  return EXIT.ok;
+}
+
+function findSubcommand(spec: CommandSpec, sub: string): CommandSpec {
+  const found = spec.subcommands?.find((s) => s.name === `${spec.name} ${sub}`);
+  if (found !== undefined) return found;
+  const names = (spec.subcommands ?? []).map((s) => s.name.slice(spec.name.length + 1));
+  throw usageError(`toolgate ${spec.name} has no command "${sub}"${didYouMean(sub, names)} (commands: ${names.join(', ')})`);
+}
+
+/** The spec whose help `--help` / `-h` asks for (before any `--`), if it does. */
+function helpRequested(spec: CommandSpec, args: readonly string[]): CommandSpec | undefined {
+  const end = args.indexOf('--');
+  const flags = end === -1 ? args : args.slice(0, end);
+  if (!flags.includes('--help') && !flags.includes('-h')) return undefined;
+  const first = args[0];
+  const sub = first === undefined ? undefined : spec.subcommands?.find((s) => s.name === `${spec.name} ${first}`);
+  return sub ?? spec;
+}
+
 function reportError(error: unknown, io: CliIO): number {
   if (error instanceof ToolgateError) {
     const isUsage = error.code === 'usage' || error.code === 'config_invalid';
     io.stderr.write(`toolgate: ${error.message}\n`);
-    if (error.code === 'usage') io.stderr.write(`Run "toolgate help" for usage.\n`);
+    if (error.code === 'usage' && !error.message.includes('--help')) io.stderr.write(`Run "toolgate help" for usage.\n`);
     return isUsage ? EXIT.usage : EXIT.failed;
   }
   io.stderr.write(`toolgate: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

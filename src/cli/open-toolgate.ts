@@ -3,14 +3,6 @@ import { loadConfig } from '../config/load-config.ts';
 import { resolveSettings, type SettingsFlags } from '../config/resolve-settings.ts';
 import type { CliIO } from './cli-io.ts';
 
-/** Flags shared by the commands that talk to models and tools. */
-export const COMMON_FLAGS = {
-  config: { type: 'string' },
-  mcp: { type: 'string', multiple: true },
-  json: { type: 'boolean' },
-  verbose: { type: 'boolean' },
-} as const;
-
 /** Config file + environment + flags → a ready Toolgate. */
 export function openToolgate(values: Record<string, unknown>, flags: SettingsFlags, io: CliIO): Toolgate {
   const configFile = typeof values['config'] === 'string' ? values['config'] : undefined;

@@ -3,13 +3,7 @@ import { resolve } from 'node:path';
 import { isJsonObject } from '../core/index.ts';
 import { nativeCallsFrom, parseModelMessage, parseModelText, toolRefsFrom, type AssistantMessageInput, type ToolRef } from '../app/parse-text.ts';
 import { EXIT, optionalString, parseFlags, usageError, type CliIO } from './cli-io.ts';
-
-const PARSE_FLAGS = {
-  tools: { type: 'string' },
-  'tools-file': { type: 'string' },
-  jsonl: { type: 'boolean' },
-  truncated: { type: 'boolean' },
-} as const;
+import { PARSE_SPEC } from './specs/parse-spec.ts';
 
 /**
  * `toolgate parse`: runs the tool-call extractor on model output and prints the
@@ -18,7 +12,7 @@ const PARSE_FLAGS = {
  * diagnostics, content}` per line out (with the line's `id` when it has one).
  */
 export async function parseCommand(args: readonly string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseFlags(args, PARSE_FLAGS);
+  const { values, positionals } = parseFlags(args, PARSE_SPEC);
   if (positionals.length > 1) throw usageError('toolgate parse takes at most one FILE (or - for standard input)');
   const tools = loadTools(values, io);
   const source = positionals[0] ?? '-';

@@ -1,29 +1,15 @@
 import type { JsonObject, Run } from '../core/index.ts';
 import type { Toolgate } from '../app/toolgate.ts';
 import { EXIT, optionalString, parseFlags, positiveInt, usageError, type CliIO } from './cli-io.ts';
-import { COMMON_FLAGS, openToolgate } from './open-toolgate.ts';
+import { openToolgate } from './open-toolgate.ts';
+import { RUN_SPEC } from './specs/run-spec.ts';
 import { createEventPrinter } from './event-printer.ts';
 import { askApproval } from './ask-approval.ts';
-
-const RUN_FLAGS = {
-  ...COMMON_FLAGS,
-  model: { type: 'string', short: 'm' },
-  'base-url': { type: 'string' },
-  'api-key': { type: 'string' },
-  'max-steps': { type: 'string' },
-  'tool-mode': { type: 'string' },
-  constrain: { type: 'boolean' },
-  'dry-run': { type: 'boolean' },
-  yes: { type: 'boolean', short: 'y' },
-  user: { type: 'string' },
-  tenant: { type: 'string' },
-  context: { type: 'string', multiple: true },
-} as const;
 
 const TOOL_MODES = ['native', 'prompted', 'auto'] as const;
 
 export async function runCommand(args: readonly string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseFlags(args, RUN_FLAGS);
+  const { values, positionals } = parseFlags(args, RUN_SPEC);
   const prompt = positionals.join(' ').trim();
   if (prompt === '') throw usageError('toolgate run needs a prompt, e.g. toolgate run "What is the best ask?" --model openai:gpt-4o-mini --mcp "node server.js"');
   const model = optionalString(values, 'model');

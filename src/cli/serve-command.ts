@@ -7,22 +7,9 @@ import { resolveSettings, type Settings } from '../config/resolve-settings.ts';
 import { startHttpServer } from '../server/index.ts';
 import { EXIT, optionalString, parseFlags, usageError, type CliIO } from './cli-io.ts';
 import { DEMO_SCRIPT, DEMO_SERVER } from './demo-command.ts';
+import { SERVE_SPEC } from './specs/serve-spec.ts';
 
 export const DEFAULT_SERVE_PORT = 8787;
-
-const SERVE_FLAGS = {
-  config: { type: 'string' },
-  port: { type: 'string' },
-  host: { type: 'string' },
-  store: { type: 'string' },
-  mcp: { type: 'string', multiple: true },
-  model: { type: 'string', short: 'm' },
-  'base-url': { type: 'string' },
-  'api-key': { type: 'string' },
-  concurrency: { type: 'string' },
-  demo: { type: 'boolean' },
-  verbose: { type: 'boolean' },
-} as const;
 
 /**
  * `toolgate serve`: the runs API (HTTP + SSE) on a durable store. Runs that
@@ -31,7 +18,7 @@ const SERVE_FLAGS = {
  * MCP servers and the store.
  */
 export async function serveCommand(args: readonly string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseFlags(args, SERVE_FLAGS);
+  const { values, positionals } = parseFlags(args, SERVE_SPEC);
   if (positionals.length > 0) throw usageError(`toolgate serve takes no arguments (got ${positionals.join(' ')})`);
   const configFile = optionalString(values, 'config');
   const { config } = loadConfig({ cwd: io.cwd, env: io.env, ...(configFile === undefined ? {} : { file: configFile }) });

@@ -1,10 +1,11 @@
 import type { JsonSchema } from '../core/index.ts';
 import type { ClassifiedTool } from '../app/toolgate.ts';
 import { EXIT, parseFlags, type CliIO } from './cli-io.ts';
-import { COMMON_FLAGS, openToolgate } from './open-toolgate.ts';
+import { openToolgate } from './open-toolgate.ts';
+import { TOOLS_SPEC } from './specs/tools-spec.ts';
 
 export async function toolsCommand(args: readonly string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseFlags(args, { ...COMMON_FLAGS, tenant: { type: 'string' } });
+  const { values, positionals } = parseFlags(args, TOOLS_SPEC);
   if (positionals.length > 0) io.stderr.write(`toolgate tools: ignoring extra arguments: ${positionals.join(' ')}\n`);
   const toolgate = openToolgate(values, {}, io);
   try {

@@ -12,3 +12,4 @@ export type * from './ports/run-service.ts';
 export * from './defaults.ts';
 export * from './json-shape.ts';
 export * from './json-syntax-error.ts';
+export * from './closest-name.ts';

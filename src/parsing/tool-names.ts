@@ -1,3 +1,4 @@
+import { closestName } from '../core/index.ts';
 import type { ParseDiagnostic, RepairKind, Span } from './types.ts';
 
 /**
@@ -13,8 +14,6 @@ const NAME_PREFIXES = ['functions.', 'function.', 'tools.', 'tool.', 'default_ap
 /** What a tool name is made of (MCP and OpenAI names; `:` only for index suffixes, `/` for namespaced servers). */
 const NAME_CHAR_RE = /[\w.\-/:]/;
 const INDEX_SUFFIX_RE = /:\d+$/;
-/** Names longer than this are not compared for suggestions (the comparison is quadratic in length). */
-const MAX_SUGGEST_LENGTH = 64;
 
 export interface CleanedName {
   name: string;
@@ -58,36 +57,10 @@ export function cleanToolName(raw: string, declared: (name: string) => boolean):
   return { name, repairs: declared(name) ? repairs : [] };
 }
 
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      const cost = a.charAt(i - 1) === b.charAt(j - 1) ? 0 : 1;
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
-}
-
-const squash = (name: string): string => name.toLowerCase().replace(/[\s_.-]/g, '');
-
 /** The declared tool closest to `name`, when one is close enough to be a likely typo. */
 export function closestTool(name: string, tools: readonly string[]): string | undefined {
-  const wanted = squash(name);
-  if (wanted === '' || wanted.length > MAX_SUGGEST_LENGTH) return undefined;
-  let best: { tool: string; distance: number } | undefined;
-  for (const tool of tools) {
-    const candidate = squash(tool);
-    if (candidate.length > MAX_SUGGEST_LENGTH) continue;
-    const distance = candidate === wanted ? 0 : candidate.includes(wanted) || wanted.includes(candidate) ? 1 : editDistance(wanted, candidate);
-    if (best === undefined || distance < best.distance) best = { tool, distance };
-  }
-  if (best === undefined) return undefined;
-  return best.distance <= Math.max(2, Math.floor(wanted.length / 3)) ? best.tool : undefined;
+  return closestName(name, tools);
 }
-
 
 /** The diagnostic for a call to a tool that is not on offer: the tools there are, and the likely one meant. */
 export function unknownToolDiagnostic(name: string, tools: readonly string[], span: Span): ParseDiagnostic {

@@ -1,0 +1,72 @@
+import type { CommandSpec } from '../command-spec.ts';
+import { JSON_FLAG, MODEL_FLAGS, TOOL_FLAGS } from './shared-flags.ts';
+
+export const RUN_SPEC = {
+  name: 'run',
+  summary: 'run one prompt with a model and MCP tools, showing every call and what the gate did',
+  usage: ['run <prompt> --model <provider:model> [--mcp <server>]... [flags]'],
+  details:
+    'The answer streams to stdout; tool calls, results, approvals and a summary go to stderr. Calls that change\nstate wait for your approval on a terminal (approve, reject with a reason, or edit the arguments).\n\nExit codes: 0 completed, 1 failed or cancelled, 2 usage or configuration error, 3 waiting for an approval\nthat cannot be asked here (no terminal and no --yes).',
+  flags: {
+    ...MODEL_FLAGS,
+    ...TOOL_FLAGS,
+    'max-steps': {
+      type: 'string',
+      value: 'N',
+      description: 'Model turns before the run fails with max_steps. Default: maxSteps in the config file, then 20.',
+      example: '--max-steps 8',
+    },
+    'tool-mode': {
+      type: 'string',
+      value: 'native|prompted|auto',
+      description:
+        'How tools reach the model: native (the API\'s tool calling, default), prompted (tools described in the\nprompt, calls read from the answer text; for models without tool calling), auto (native, prompted if the\nendpoint refuses tools).',
+      example: '--tool-mode prompted',
+    },
+    constrain: {
+      type: 'boolean',
+      description: 'Prompted mode: ask the endpoint for structured output in the call format (servers that support it).',
+    },
+    'dry-run': {
+      type: 'boolean',
+      description: 'Reads execute; writes are validated and previewed, never executed.',
+    },
+    yes: {
+      type: 'boolean',
+      short: 'y',
+      description: 'Approve every call that needs approval. Never re-executes a call whose outcome is unknown.',
+    },
+    user: {
+      type: 'string',
+      value: 'id',
+      description: 'Who runs: the value of {{user.id}} in injected arguments (see docs/policy.md).',
+      example: '--user alice',
+    },
+    tenant: {
+      type: 'string',
+      value: 'id',
+      description: "The tenant: its allow/deny rules apply and {{tenant.id}} is injected where configured.",
+      example: '--tenant acme',
+    },
+    context: {
+      type: 'string',
+      multiple: true,
+      value: 'key=value',
+      description: 'A value for {{context.key}} injections.',
+      example: '--context desk=power --context region=DE',
+    },
+    store: {
+      type: 'string',
+      value: 'sqlite:<file> | memory:',
+      description:
+        'Where the run is recorded, so `toolgate runs` can show it and continue it afterwards. Default: a SQLite\nfile in your data directory (TOOLGATE_HOME, else $XDG_DATA_HOME/toolgate, else ~/.local/share/toolgate);\nmemory: keeps nothing.',
+      example: '--store memory:',
+    },
+    json: { ...JSON_FLAG, description: 'Print every event as one JSON line, exactly as stored (see docs/events.md).' },
+  },
+  examples: [
+    'run "How much can alice buy?" --model openai:gpt-4o-mini --mcp "node examples/power-exchange/server.ts"',
+    'run "What is the best ask?" --model openai:qwen2.5:7b --base-url http://localhost:11434/v1 --mcp "node server.js"',
+    'run "Buy 10 MWh for alice" --config toolgate.yaml --dry-run',
+  ],
+} as const satisfies CommandSpec;
