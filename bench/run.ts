@@ -14,6 +14,7 @@ const BENCHES: { id: string; file: string; fn: string }[] = [
   { id: 'store', file: './store/store-bench.ts', fn: 'runStoreBench' },
   { id: 'sse', file: './server/sse-bench.ts', fn: 'runSseBench' },
   { id: 'loop', file: './loop/loop-bench.ts', fn: 'runLoopBench' },
+  { id: 'cli', file: './cli/startup-bench.ts', fn: 'runStartupBench' },
 ];
 
 const filters = process.argv.slice(2);

@@ -1,9 +1,6 @@
 import { resolve } from 'node:path';
 import { ToolgateError, type ModelAdapter } from '../core/index.ts';
 import type { OpenAISettings } from '../config/resolve-settings.ts';
-import { createOpenAIAdapter } from '../providers/openai/openai-adapter.ts';
-import { createScriptedAdapter } from '../providers/scripted/scripted-adapter.ts';
-import { loadScript } from '../providers/scripted/load-script.ts';
 
 export const PROVIDERS = ['openai', 'scripted'] as const;
 
@@ -15,7 +12,11 @@ export interface CreateModelOptions {
   cwd?: string;
 }
 
-/** Picks the adapter for a "provider:model" id. The only place providers are named. */
+/**
+ * Picks the adapter for a "provider:model" id. The only place providers are
+ * named. Each provider's code is loaded when first used, so a process pays
+ * only for the providers it talks to.
+ */
 export async function createModel(options: CreateModelOptions): Promise<ModelAdapter> {
   const colon = options.model.indexOf(':');
   const provider = colon < 0 ? options.model : options.model.slice(0, colon);
@@ -24,6 +25,7 @@ export async function createModel(options: CreateModelOptions): Promise<ModelAda
   switch (provider) {
     case 'openai': {
       const s = options.openai ?? {};
+      const { createOpenAIAdapter } = await import('../providers/openai/openai-adapter.ts');
       return createOpenAIAdapter({
         model: name,
         ...(s.baseUrl === undefined ? {} : { baseUrl: s.baseUrl }),
@@ -39,6 +41,10 @@ export async function createModel(options: CreateModelOptions): Promise<ModelAda
     }
     case 'scripted': {
       const file = resolve(options.cwd ?? process.cwd(), name);
+      const [{ createScriptedAdapter }, { loadScript }] = await Promise.all([
+        import('../providers/scripted/scripted-adapter.ts'),
+        import('../providers/scripted/load-script.ts'),
+      ]);
       return createScriptedAdapter({ script: await loadScript(file), id: options.model });
     }
     default:

@@ -1,4 +1,4 @@
-import { SdkError, SdkErrorCode, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
+import type { McpClientModule } from './mcp-sdk.ts';
 import { isJsonObject, toolError, type JsonValue, type ToolContent, type ToolResult } from '../../core/index.ts';
 
 /** Maps an MCP `tools/call` result to toolgate's standard tool result. */
@@ -52,7 +52,8 @@ export interface CallFailureContext {
 }
 
 /** Classifies an exception thrown by the MCP client during a call. */
-export function fromMcpCallError(error: unknown, ctx: CallFailureContext): { result: ToolResult; connectionLost: boolean } {
+export function fromMcpCallError(error: unknown, ctx: CallFailureContext, sdk: McpClientModule): { result: ToolResult; connectionLost: boolean } {
+  const { SdkError, SdkErrorCode, ProtocolError, ProtocolErrorCode } = sdk;
   const where = `tool "${ctx.tool}" on MCP server "${ctx.server}"`;
   if (error instanceof SdkError) {
     if (error.code === SdkErrorCode.RequestTimeout) {

@@ -1,5 +1,4 @@
-import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
-import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import type { Client, Transport } from '@modelcontextprotocol/client';
 import {
   DEFAULT_TOOL_TIMEOUT_MS,
   ToolgateError,
@@ -13,6 +12,7 @@ import {
   type ToolSpec,
 } from '../../core/index.ts';
 import { fromMcpCallError, fromMcpResult } from './mcp-result.ts';
+import { loadMcpSdk, type McpSdk } from './mcp-sdk.ts';
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 20_000;
 const STDERR_TAIL_LINES = 20;
@@ -37,6 +37,7 @@ export interface McpToolSourceOptions {
 interface Connection {
   client: Client;
   transport: Transport;
+  sdk: McpSdk;
   closed: boolean;
 }
 
@@ -102,7 +103,7 @@ export class McpToolSource implements ToolSource {
       // Give the transport a moment to report the process exit, so the message says why.
       if (isDropped(conn) || isClosedError(error)) await new Promise((r) => setTimeout(r, 50));
       const ctx = { server: this.name, tool: request.name, timeoutMs, ...(this.#exitInfo === undefined ? {} : { exitInfo: this.#exitInfo }) };
-      const { result, connectionLost } = fromMcpCallError(error, ctx);
+      const { result, connectionLost } = fromMcpCallError(error, ctx, conn.sdk.client);
       if (connectionLost) this.#drop(conn);
       // A refused connection never carried the request; any other failure may have come after the server got it.
       return isRefused(error) ? notSent(result) : result;
@@ -135,9 +136,10 @@ export class McpToolSource implements ToolSource {
   async #open(): Promise<Connection> {
     this.#exitInfo = undefined;
     this.#stderrTail = [];
-    const transport = this.#createTransport();
-    const client = new Client(CLIENT_INFO);
-    const conn: Connection = { client, transport, closed: false };
+    const sdk = await loadMcpSdk();
+    const transport = this.#createTransport(sdk);
+    const client = new sdk.client.Client(CLIENT_INFO);
+    const conn: Connection = { client, transport, sdk, closed: false };
     const timeoutMs = this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     try {
       await client.connect(transport, { timeout: timeoutMs });
@@ -157,17 +159,17 @@ export class McpToolSource implements ToolSource {
     return conn;
   }
 
-  #createTransport(): Transport {
+  #createTransport(sdk: McpSdk): Transport {
     const server = this.#options.server;
     if ('url' in server) {
-      return new StreamableHTTPClientTransport(new URL(server.url), {
+      return new sdk.client.StreamableHTTPClientTransport(new URL(server.url), {
         ...(server.headers === undefined ? {} : { requestInit: { headers: server.headers } }),
       });
     }
-    const transport = new StdioClientTransport({
+    const transport = new sdk.stdio.StdioClientTransport({
       command: server.command,
       args: server.args ?? [],
-      env: { ...getDefaultEnvironment(), ...server.env },
+      env: { ...sdk.stdio.getDefaultEnvironment(), ...server.env },
       stderr: 'pipe',
       ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
     });

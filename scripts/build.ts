@@ -1,0 +1,49 @@
+// `npm run build` (and `prepack`): compiles src/ and the example MCP server to
+// dist/ (JavaScript, declarations, source maps) and copies the files they read
+// at run time. The repository itself runs the TypeScript sources directly.
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dist = join(root, 'dist');
+
+/** Files read at run time, not imported: copied next to the compiled code. */
+const ASSETS = ['examples/demo/demo-script.json'];
+
+rmSync(dist, { recursive: true, force: true });
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const compiled = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
+if (compiled.status !== 0) {
+  console.error('build: tsc failed (see above)');
+  process.exit(compiled.status ?? 1);
+}
+
+// Declarations keep the sources' `.ts` specifiers; rewritten to `.js` so every
+// TypeScript version and resolution mode reads them like the JavaScript next to them.
+const SPECIFIER = /((?:from|import)\s*\(?\s*['"])(\.{1,2}\/[^'"]+?)\.ts(['"])/g;
+let declarations = 0;
+for (const file of walk(dist)) {
+  if (!file.endsWith('.d.ts')) continue;
+  const text = readFileSync(file, 'utf8');
+  const rewritten = text.replace(SPECIFIER, '$1$2.js$3');
+  if (rewritten !== text) writeFileSync(file, rewritten);
+  declarations++;
+}
+
+for (const asset of ASSETS) {
+  const target = join(dist, asset);
+  mkdirSync(dirname(target), { recursive: true });
+  cpSync(join(root, asset), target);
+}
+console.log(`build: dist/ ready (${declarations} declaration files, ${ASSETS.length} assets)`);
+
+function* walk(dir: string): Generator<string> {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) yield* walk(path);
+    else yield path;
+  }
+}

@@ -1,0 +1,145 @@
+// The package as users get it: `npm pack` (which builds dist/), installed from
+// the tarball into a fresh project, then used the four ways people use it.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import { ROOT } from '../support/processes.ts';
+
+const run = promisify(execFile);
+const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+/** npm and npx from the same Node as the tests, first on PATH. */
+const ENV = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env['PATH'] ?? ''}`, NO_COLOR: '1' };
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function sh(command: string, args: string[], cwd: string): Promise<Result> {
+  try {
+    const { stdout, stderr } = await run(command, args, { cwd, env: ENV, maxBuffer: 64 * 1024 * 1024 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: unknown; stdout?: string; stderr?: string };
+    return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? String(error) };
+  }
+}
+
+describe('the packed package, installed into a fresh project', { timeout: 300_000 }, () => {
+  let work: string;
+  let project: string;
+  let tarball: string;
+  let files: string[];
+
+  before(async () => {
+    work = mkdtempSync(join(tmpdir(), 'toolgate-pack-'));
+    const packed = await sh('npm', ['pack', '--json', '--pack-destination', work], ROOT);
+    assert.equal(packed.code, 0, `npm pack failed:\n${packed.stderr}`);
+    const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+    assert.ok(info !== undefined);
+    tarball = join(work, info.filename);
+    files = info.files.map((f) => f.path);
+    project = join(work, 'consumer');
+    mkdirSync(project);
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    const installed = await sh('npm', ['install', tarball, '--no-audit', '--no-fund', '--prefer-offline'], project);
+    assert.equal(installed.code, 0, `npm install of the tarball failed:\n${installed.stderr}`);
+  });
+
+  after(() => {
+    if (work !== undefined) rmSync(work, { recursive: true, force: true });
+  });
+
+  test('ships the build, its types, the docs and the licence; no TypeScript sources or tests', () => {
+    for (const required of ['bin/toolgate.js', 'bin/check-node.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/cli/main.js', 'dist/examples/power-exchange/server.js', 'dist/examples/demo/demo-script.json', 'LICENSE', 'README.md', 'docs/configuration.md']) {
+      assert.ok(files.includes(required), `${required} is missing from the tarball`);
+    }
+    const sources = files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
+    assert.deepEqual(sources, [], 'TypeScript sources cannot run from node_modules');
+    assert.deepEqual(files.filter((f) => /\.test\.|\/test-[^/]*$/.test(f)), [], 'tests are not shipped');
+    assert.ok(!files.some((f) => f.startsWith('src/')), 'src/ is not shipped (bin would choose it)');
+  });
+
+  test('npx toolgate --version prints the version', async () => {
+    const result = await sh('npx', ['--no-install', 'toolgate', '--version'], project);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout.trim(), VERSION);
+  });
+
+  test('npx toolgate demo runs the scripted demo against the built example server', async () => {
+    const result = await sh('npx', ['--no-install', 'toolgate', 'demo'], project);
+    assert.equal(result.code, 0, `demo failed:\n${result.stderr}`);
+    assert.match(result.stderr, /✓ completed/);
+    assert.match(result.stderr, /SCRIPTED/);
+    assert.doesNotMatch(result.stderr, /ERR_|Error:/);
+  });
+
+  test('npx toolgate run --help explains its flags', async () => {
+    const result = await sh('npx', ['--no-install', 'toolgate', 'run', '--help'], project);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /--model <provider:model>/);
+    assert.match(result.stdout, /Example: --model /);
+  });
+
+  test('an ESM script imports the library and uses it', async () => {
+    const script = join(project, 'use.mjs');
+    writeFileSync(
+      script,
+      `import { parseModelMessage, resolveSettings, Toolgate } from 'toolgate';
+const parsed = parseModelMessage({ text: '<tool_call>{"name":"get_price","arguments":{"qty":7}}</tool_call>', tools: [{ name: 'get_price', inputSchema: { type: 'object', properties: { qty: { type: 'number' } } } }] });
+const toolgate = new Toolgate({ settings: resolveSettings({}, {}, {}) });
+await toolgate.close();
+console.log(JSON.stringify({ calls: parsed.calls.map((c) => ({ name: c.name, arguments: c.arguments })), toolgate: typeof toolgate.run }));
+`,
+    );
+    const result = await sh(process.execPath, [script], project);
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(JSON.parse(result.stdout), { calls: [{ name: 'get_price', arguments: { qty: 7 } }], toolgate: 'function' });
+  });
+
+  test('a strict nodenext TypeScript project compiles against the types with 0 errors, and its type errors are caught', async () => {
+    const ts = join(project, 'ts');
+    mkdirSync(join(ts, 'node_modules', '@types'), { recursive: true });
+    symlinkSync(join(project, 'node_modules', 'toolgate'), join(ts, 'node_modules', 'toolgate'), 'dir');
+    symlinkSync(join(ROOT, 'node_modules', '@types', 'node'), join(ts, 'node_modules', '@types', 'node'), 'dir');
+    writeFileSync(join(ts, 'package.json'), JSON.stringify({ name: 'ts-consumer', private: true, type: 'module' }));
+    const compilerOptions = {
+      target: 'es2022',
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      strict: true,
+      noUncheckedIndexedAccess: true,
+      exactOptionalPropertyTypes: true,
+      skipLibCheck: false,
+      noEmit: true,
+      types: ['node'],
+    };
+    writeFileSync(join(ts, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['good.ts'] }));
+    writeFileSync(
+      join(ts, 'good.ts'),
+      `import { Toolgate, parseModelMessage, resolveSettings, type RunEvent, type Settings } from 'toolgate';
+const settings: Settings = resolveSettings({ maxSteps: 3 });
+const toolgate = new Toolgate({ settings });
+const onEvent = (event: RunEvent): string => event.type;
+const parsed = parseModelMessage({ text: 'hi', tools: [] });
+export const used: [Toolgate, typeof onEvent, number] = [toolgate, onEvent, parsed.calls.length];
+`,
+    );
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    const good = await sh(process.execPath, [tsc, '-p', ts], ts);
+    assert.equal(good.code, 0, `expected 0 errors:\n${good.stdout}${good.stderr}`);
+    assert.equal(good.stdout.trim(), '');
+
+    // The declarations are real types, not `any`: a wrong use is an error.
+    writeFileSync(join(ts, 'tsconfig.bad.json'), JSON.stringify({ compilerOptions, include: ['bad.ts'] }));
+    writeFileSync(join(ts, 'bad.ts'), `import { resolveSettings } from 'toolgate';\nexport const n: number = resolveSettings({}).maxSteps.toFixed();\n`);
+    const bad = await sh(process.execPath, [tsc, '-p', join(ts, 'tsconfig.bad.json')], ts);
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stdout, /bad\.ts\(2,14\): error TS2322/);
+  });
+});
