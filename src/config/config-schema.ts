@@ -1,33 +1,23 @@
 import { z } from 'zod';
+import { baseUrlProblem } from './base-url-problem.ts';
+import { serverConfigSchema, stringMapSchema } from './server-config-schema.ts';
+
+export { serverConfigSchema, type ServerConfig } from './server-config-schema.ts';
 
 /**
  * The toolgate.yaml schema. Keys are a public contract (docs/configuration.md).
  * Unknown keys are errors, not silently ignored: a typo must not disable a rule.
  */
-const stringMap = z.record(z.string(), z.string());
-
-const stdioServer = z.strictObject({
-  command: z.string().min(1, 'command must not be empty'),
-  args: z.array(z.string()).optional(),
-  env: stringMap.optional(),
-  cwd: z.string().optional(),
-  timeoutMs: z.number().int().positive().optional(),
-});
-
-const httpServer = z.strictObject({
-  url: z.url({ protocol: /^https?$/, error: 'url must be an http(s) URL, e.g. http://127.0.0.1:3000/mcp' }),
-  headers: stringMap.optional(),
-  timeoutMs: z.number().int().positive().optional(),
-});
-
-export const serverConfigSchema = z.union([stdioServer, httpServer], {
-  error: 'a server needs either `command` (and optional args, env, cwd) to spawn it over stdio, or `url` (and optional headers) for Streamable HTTP',
-});
-
 const openaiProvider = z.strictObject({
-  baseUrl: z.string().optional(),
+  baseUrl: z
+    .string()
+    .superRefine((value, ctx) => {
+      const problem = baseUrlProblem(value);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .optional(),
   apiKey: z.string().optional(),
-  headers: stringMap.optional(),
+  headers: stringMapSchema.optional(),
   timeoutMs: z.number().int().positive().optional(),
   maxRetries: z.number().int().min(0).optional(),
   maxResponseBytes: z.number().int().min(1024).optional(),
@@ -117,4 +107,3 @@ export const configSchema = z.strictObject({
 });
 
 export type ToolgateConfig = z.infer<typeof configSchema>;
-export type ServerConfig = z.infer<typeof serverConfigSchema>;

@@ -50,7 +50,8 @@ maxSteps: 7
     assert.equal(used, file);
     assert.equal(config.model, 'openai:gpt-4o-mini');
     assert.equal(config.providers?.openai?.apiKey, 'sk-123');
-    assert.deepEqual(config.servers?.['power-exchange'], { command: 'node', args: ['examples/power-exchange/server.ts'], env: { LOG: 'debug' } });
+    // A stdio server from a file runs in the file's folder.
+    assert.deepEqual(config.servers?.['power-exchange'], { command: 'node', args: ['examples/power-exchange/server.ts'], env: { LOG: 'debug' }, cwd: dir });
     // Only a whole value "env:NAME" is a reference.
     assert.deepEqual(config.servers?.['remote'], { url: 'http://127.0.0.1:3000/mcp', headers: { Authorization: 'Bearer env:NOT_A_REF' } });
     assert.equal(config.maxSteps, 7);
@@ -68,9 +69,9 @@ maxSteps: 7
   it('names the bad key, the file and what is expected', () => {
     const unknown = configError(() => loadConfig({ file: write('u.yaml', 'model: openai:x\nmaxStep: 3\n'), cwd: dir, env: {} }));
     assert.match(unknown.message, /u\.yaml/);
-    assert.match(unknown.message, /unknown key "maxStep"/);
+    assert.match(unknown.message, /^ {2}- maxStep: unknown key — did you mean "maxSteps"\?$/m);
     const nested = configError(() => loadConfig({ file: write('n.yaml', 'servers:\n  s:\n    command: node\n    argz: []\n'), cwd: dir, env: {} }));
-    assert.match(nested.message, /servers\.s/);
+    assert.match(nested.message, /servers\.s\.argz: unknown key — did you mean "args"\?/);
     const badType = configError(() => parseConfig({ maxSteps: 'ten' }, { source: 'x.yaml' }));
     assert.match(badType.message, /maxSteps: .*number/);
     const badModel = configError(() => parseConfig({ model: 'gpt-4o' }));
@@ -93,7 +94,7 @@ maxSteps: 7
     const approval = configError(() => parseConfig({ tools: { 'power-exchange/placeOrder': { approval: 'sometimes' } } }, { source: 'p.yaml' }));
     assert.match(approval.message, /tools\.power-exchange\/placeOrder\.approval: /);
     const unknown = configError(() => parseConfig({ tools: { placeOrder: { aproval: 'never' } } }));
-    assert.match(unknown.message, /unknown key "aproval" in tools\.placeOrder/);
+    assert.match(unknown.message, /tools\.placeOrder\.aproval: unknown key — did you mean "approval"\?/);
     const pattern = configError(() => parseConfig({ tenants: { acme: { deny: ['power exchange/*'] } } }));
     assert.match(pattern.message, /tenants\.acme\.deny\.0: a tool pattern is "server\/tool"/);
     const inject = configError(() => parseConfig({ tools: { x: { inject: { userId: '' } } } }));

@@ -1,9 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
-import type { z } from 'zod';
 import { ToolgateError, isJsonObject } from '../core/index.ts';
 import { configSchema, type ToolgateConfig } from './config-schema.ts';
+import { formatConfigIssues } from './format-config-issues.ts';
+import { resolveConfigPaths } from './resolve-config-paths.ts';
 
 /** Looked up in the working directory when no --config is given. */
 export const DEFAULT_CONFIG_FILES = ['toolgate.yaml', 'toolgate.yml', 'toolgate.json'] as const;
@@ -24,6 +25,8 @@ export interface LoadedConfig {
 /**
  * Reads toolgate.yaml (or JSON), validates it and resolves `env:NAME` values.
  * Every problem is a `config_invalid` error naming the file and the key path.
+ * Relative paths in the file are resolved against the file's folder
+ * (see resolveConfigPaths), so a config works from any working directory.
  */
 export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const cwd = options.cwd ?? process.cwd();
@@ -37,16 +40,21 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   }
   if (file === undefined) return { config: {} };
   const raw = readConfigFile(file);
-  return { config: parseConfig(raw, { source: file, env }), file };
+  const config = resolveConfigPaths({ config: parseConfig(raw, { source: file, env }), dir: dirname(file), cwd: resolve(cwd) });
+  return { config, file };
 }
 
-/** Validates an already-parsed config object (from a file or given by a library user). */
+/**
+ * Validates an already-parsed config object (from a file or given by a library
+ * user). Paths are left as they are: without a file there is no folder to
+ * resolve them against.
+ */
 export function parseConfig(raw: unknown, options: { source?: string; env?: Readonly<Record<string, string | undefined>> } = {}): ToolgateConfig {
   const source = options.source ?? 'config';
   if (raw === null || raw === undefined) return {};
   const resolved = resolveEnvRefs(raw, options.env ?? process.env, source, []);
   const result = configSchema.safeParse(resolved);
-  if (!result.success) throw new ToolgateError('config_invalid', formatIssues(source, result.error.issues), { details: { issues: result.error.issues } });
+  if (!result.success) throw new ToolgateError('config_invalid', formatConfigIssues({ source, issues: result.error.issues, schema: configSchema }), { details: { issues: result.error.issues } });
   return result.data;
 }
 
@@ -86,17 +94,4 @@ function resolveEnvRefs(value: unknown, env: Readonly<Record<string, string | un
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveEnvRefs(v, env, source, [...path, k])]));
   }
   return value;
-}
-
-function formatIssues(source: string, issues: readonly z.core.$ZodIssue[]): string {
-  const lines = issues.slice(0, 10).map((issue) => {
-    const key = issue.path.length === 0 ? '(top level)' : issue.path.map(String).join('.');
-    if (issue.code === 'unrecognized_keys') {
-      const where = issue.path.length === 0 ? '' : ` in ${key}`;
-      return `  - unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}${where} (check the spelling; see docs/configuration.md)`;
-    }
-    return `  - ${key}: ${issue.message}`;
-  });
-  const more = issues.length > 10 ? `\n  … and ${issues.length - 10} more` : '';
-  return `${source} is not a valid toolgate config:\n${lines.join('\n')}${more}`;
 }

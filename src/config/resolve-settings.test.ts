@@ -23,6 +23,24 @@ describe('resolveSettings', () => {
     assert.deepEqual(resolveSettings(file, { baseUrl: 'http://flag/v1', apiKey: 'flag-key' }, env).openai, { baseUrl: 'http://flag/v1', apiKey: 'flag-key' });
   });
 
+  it('refuses a base URL without http(s):// from the flag or OPENAI_BASE_URL as a usage error naming the source', () => {
+    const usage = (pattern: RegExp) => (e: unknown) => e instanceof ToolgateError && e.code === 'usage' && pattern.test(e.message);
+    const fix = 'must start with http:// or https://, e.g. http://localhost:11434/v1';
+    for (const bad of ['localhost:11434/v1', 'api.example.com']) {
+      assert.throws(() => resolveSettings({}, { baseUrl: bad }, {}), usage(new RegExp(`^--base-url ${fix}$`)));
+      assert.throws(() => resolveSettings({}, {}, { OPENAI_BASE_URL: bad }), usage(new RegExp(`^the environment variable OPENAI_BASE_URL ${fix}$`)));
+    }
+    assert.throws(() => resolveSettings({}, { baseUrl: 'http://' }, {}), usage(/^--base-url is not a valid URL/));
+  });
+
+  it('accepts http(s) base URLs, and ignores a bad OPENAI_BASE_URL that a flag or the file overrides', () => {
+    assert.equal(resolveSettings({}, { baseUrl: 'https://api.example.com/v1' }, {}).openai.baseUrl, 'https://api.example.com/v1');
+    assert.equal(resolveSettings({}, {}, { OPENAI_BASE_URL: 'http://localhost:11434/v1' }).openai.baseUrl, 'http://localhost:11434/v1');
+    const stale = { OPENAI_BASE_URL: 'localhost:11434/v1' };
+    assert.equal(resolveSettings({}, { baseUrl: 'http://flag/v1' }, stale).openai.baseUrl, 'http://flag/v1');
+    assert.equal(resolveSettings({ providers: { openai: { baseUrl: 'http://file/v1' } } }, {}, stale).openai.baseUrl, 'http://file/v1');
+  });
+
   it('adds --mcp servers next to the configured ones, never replacing one', () => {
     const s = resolveSettings({ servers: { 'power-exchange': { command: 'x' } } }, { mcp: ['node examples/power-exchange/server.ts', 'http://127.0.0.1:9000/mcp'] }, {});
     assert.deepEqual(Object.keys(s.servers), ['power-exchange', 'power-exchange-2', '127.0.0.1-9000']);

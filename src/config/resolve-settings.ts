@@ -1,4 +1,5 @@
 import { DEFAULT_MAX_STEPS, DEFAULT_PARSE_RETRIES, ToolgateError } from '../core/index.ts';
+import { baseUrlProblem } from './base-url-problem.ts';
 import { MODEL_PATTERN, type ServerConfig, type ToolgateConfig } from './config-schema.ts';
 import { splitCommandLine } from './split-command-line.ts';
 
@@ -64,6 +65,9 @@ export function resolveSettings(config: ToolgateConfig, flags: SettingsFlags = {
   const fileOpenAI = config.providers?.openai ?? {};
   const openai: OpenAISettings = { ...fileOpenAI };
   const baseUrl = flags.baseUrl ?? fileOpenAI.baseUrl ?? nonEmpty(env['OPENAI_BASE_URL']);
+  // The file's value was checked when it was loaded; only the one in use is checked, so a stale variable that a flag overrides is harmless.
+  if (flags.baseUrl !== undefined) checkBaseUrl(flags.baseUrl, '--base-url');
+  else if (fileOpenAI.baseUrl === undefined && baseUrl !== undefined) checkBaseUrl(baseUrl, 'the environment variable OPENAI_BASE_URL');
   const apiKey = flags.apiKey ?? fileOpenAI.apiKey ?? nonEmpty(env['OPENAI_API_KEY']);
   if (baseUrl !== undefined) openai.baseUrl = baseUrl;
   if (apiKey !== undefined) openai.apiKey = apiKey;
@@ -132,6 +136,11 @@ function deriveName(command: string, args: string[]): string {
 
 function sanitize(name: string): string {
   return name.replace(/[^a-zA-Z0-9_.-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48);
+}
+
+function checkBaseUrl(value: string, source: string): void {
+  const problem = baseUrlProblem(value);
+  if (problem !== undefined) throw new ToolgateError('usage', `${source} ${problem}`);
 }
 
 function parseSteps(value: string, source: string): number {

@@ -38,7 +38,9 @@ export function closestName(name: string, candidates: Iterable<string>): string 
     if (best === undefined || distance < best.distance) best = { candidate, distance };
   }
   if (best === undefined) return undefined;
-  return best.distance <= Math.max(2, Math.floor(wanted.length / 3)) ? best.candidate : undefined;
+  // A distance as large as the name itself means nothing typed survives ("ab" → "xy"): not a typo.
+  const close = best.distance <= Math.max(2, Math.floor(wanted.length / 3)) && best.distance < wanted.length;
+  return close ? best.candidate : undefined;
 }
 
 /** ` — did you mean "x"?` for a message, or '' when nothing is close. */

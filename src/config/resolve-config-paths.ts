@@ -1,0 +1,73 @@
+import { isAbsolute, resolve } from 'node:path';
+import type { ServerConfig, ToolgateConfig } from './config-schema.ts';
+
+export interface ResolveConfigPathsOptions {
+  config: ToolgateConfig;
+  /** The folder of the config file: relative paths in it mean paths next to it. */
+  dir: string;
+  /** The working directory, against which model ids are resolved when a model is created. */
+  cwd: string;
+}
+
+const SCRIPTED = 'scripted:';
+const SQLITE = 'sqlite:';
+
+/**
+ * Makes the paths in a config read from a file independent of the working
+ * directory, so `toolgate --config deploy/toolgate.yaml` behaves the same
+ * from any folder:
+ *
+ * - every stdio server gets an absolute `cwd` (its own `cwd` resolved, else
+ *   the file's folder), so `args: [./server.js]` finds the file next to the config;
+ * - a `command` written as a path (`./x`, `../x`) is made absolute against
+ *   that `cwd`, which is also where a spawned process would look for it;
+ * - `server.store: sqlite:<relative>` becomes an absolute path;
+ * - `scripted:<relative>` model ids (`model`, `models`, `tenants.*.models`)
+ *   are made absolute only when, read from the working directory (where
+ *   models are created), they would name another file. Model ids are names
+ *   API clients send and the allowlist compares exactly, so they keep the
+ *   file's spelling whenever that already names the right file.
+ *
+ * Values from flags and environment variables are not touched: they keep
+ * resolving against the working directory.
+ */
+export function resolveConfigPaths(options: ResolveConfigPathsOptions): ToolgateConfig {
+  const { config, dir } = options;
+  const resolved: ToolgateConfig = { ...config };
+  if (config.servers !== undefined) {
+    resolved.servers = Object.fromEntries(Object.entries(config.servers).map(([name, server]) => [name, resolveServer(server, dir)]));
+  }
+  const store = config.server?.store;
+  if (config.server !== undefined && store?.startsWith(SQLITE) === true) {
+    resolved.server = { ...config.server, store: SQLITE + resolveFile(store.slice(SQLITE.length), dir) };
+  }
+  const modelId = (id: string): string => resolveModelId(id, options);
+  if (config.model !== undefined) resolved.model = modelId(config.model);
+  if (config.models !== undefined) resolved.models = config.models.map(modelId);
+  if (config.tenants !== undefined) {
+    resolved.tenants = Object.fromEntries(
+      Object.entries(config.tenants).map(([id, rule]) => [id, rule.models === undefined ? rule : { ...rule, models: rule.models.map(modelId) }]),
+    );
+  }
+  return resolved;
+}
+
+function resolveServer(server: ServerConfig, dir: string): ServerConfig {
+  if (!('command' in server)) return server;
+  const cwd = resolve(dir, server.cwd ?? '.');
+  // Only a path-like command: a bare name (node, npx, uvx) is looked up on PATH.
+  const command = /^\.\.?[\\/]/.test(server.command) ? resolve(cwd, server.command) : server.command;
+  return { ...server, command, cwd };
+}
+
+/** SQLite's special `:memory:` name is not a file. */
+function resolveFile(path: string, dir: string): string {
+  return path === ':memory:' || isAbsolute(path) ? path : resolve(dir, path);
+}
+
+function resolveModelId(id: string, options: ResolveConfigPathsOptions): string {
+  if (!id.startsWith(SCRIPTED)) return id;
+  const path = id.slice(SCRIPTED.length);
+  const file = resolve(options.dir, path);
+  return file === resolve(options.cwd, path) ? id : SCRIPTED + file;
+}
