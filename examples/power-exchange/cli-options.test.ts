@@ -36,6 +36,15 @@ describe('parseServerArgs', () => {
     assert.deepEqual([...result.options.faults.failOn], ['getOrderBook']);
   });
 
+  it('reads the starting cash of new users', () => {
+    const result = parse('--initial-cash', '1000000');
+    assert.ok(result.ok);
+    assert.equal(result.options.initialCashEUR, 1_000_000);
+    const none = parse();
+    assert.ok(none.ok);
+    assert.equal(none.options.initialCashEUR, undefined);
+  });
+
   it('binds HTTP to the loopback interface unless told otherwise', () => {
     const result = parse('--http', '8080');
     assert.ok(result.ok);
@@ -53,6 +62,8 @@ describe('parseServerArgs', () => {
     assert.match(message('--exit-on', 'nope'), /--exit-on nope: unknown tool/);
     assert.match(message('--fail-on', 'nope'), /--fail-on nope: unknown tool/);
     assert.match(message('--state', ''), /--state needs a file path/);
+    assert.match(message('--initial-cash=-5'), /--initial-cash -5: expected an amount in EUR/);
+    assert.match(message('--initial-cash', '1.234'), /in whole cents/);
   });
 
   it('recognises --help', () => {

@@ -4,6 +4,8 @@ import type { FaultOptions } from './tool-runner.ts';
 export const DEFAULT_HOST = '127.0.0.1';
 /** The longest --delay accepted: an hour is already far beyond any client timeout. */
 export const MAX_DELAY_MS = 3_600_000;
+/** The largest --initial-cash accepted: money is kept in integer milli-euros, far below this bound. */
+export const MAX_INITIAL_CASH_EUR = 1_000_000_000;
 
 export const USAGE = `usage: node examples/power-exchange/server.ts [options]
 
@@ -13,6 +15,7 @@ options:
   --http PORT         serve Streamable HTTP on PORT at /mcp instead of stdio (0 = random port)
   --host HOST         interface to bind in HTTP mode (default ${DEFAULT_HOST})
   --state FILE        load the venue from FILE if it exists and save it after every write
+  --initial-cash EUR  cash every new user starts with, the demo users included (default 10000)
   --delay TOOL=MS     TOOL waits MS milliseconds before it runs (repeatable)
   --exit-on TOOL      the process exits with code 1 when TOOL is called (repeatable)
   --fail-on TOOL      TOOL throws an error instead of running (repeatable)
@@ -21,6 +24,8 @@ options:
 export interface ServerOptions {
   transport: { kind: 'stdio' } | { kind: 'http'; port: number; host: string };
   statePath?: string;
+  /** Cash of every newly registered user; the exchange's default when absent. */
+  initialCashEUR?: number;
   faults: FaultOptions;
   help: boolean;
 }
@@ -44,6 +49,7 @@ export function parseServerArgs(args: { argv: readonly string[]; tools: readonly
         http: { type: 'string' },
         host: { type: 'string' },
         state: { type: 'string' },
+        'initial-cash': { type: 'string' },
         delay: { type: 'string', multiple: true },
         'exit-on': { type: 'string', multiple: true },
         'fail-on': { type: 'string', multiple: true },
@@ -64,6 +70,10 @@ export function parseServerArgs(args: { argv: readonly string[]; tools: readonly
   }
   if (values.host === '') return { ok: false, message: '--host must not be empty' };
   if (values.state === '') return { ok: false, message: '--state needs a file path' };
+  const cash = values['initial-cash'];
+  if (cash !== undefined && !(/^\d+(\.\d{1,2})?$/.test(cash) && Number(cash) <= MAX_INITIAL_CASH_EUR)) {
+    return { ok: false, message: `--initial-cash ${cash}: expected an amount in EUR from 0 to ${MAX_INITIAL_CASH_EUR}, in whole cents` };
+  }
 
   const delays = new Map<string, number>();
   for (const spec of values.delay ?? []) {
@@ -90,5 +100,6 @@ export function parseServerArgs(args: { argv: readonly string[]; tools: readonly
     help: values.help === true,
   };
   if (values.state !== undefined) options.statePath = values.state;
+  if (cash !== undefined) options.initialCashEUR = Number(cash);
   return { ok: true, options };
 }

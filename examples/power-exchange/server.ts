@@ -47,7 +47,7 @@ function createRuntime(options: ServerOptions): ToolRuntime {
   const state = loaded?.state;
   let exchange: Exchange;
   if (state === undefined) {
-    exchange = new Exchange({ now });
+    exchange = new Exchange({ now, ...(options.initialCashEUR === undefined ? {} : { initialCashEUR: options.initialCashEUR }) });
     seedDemo(exchange);
   } else {
     try {

@@ -6,6 +6,7 @@ import {
   type JsonValue,
   type ListRunsQuery,
   type Run,
+  type RunEvent,
   type RunInput,
   type RunLease,
   type RunPage,
@@ -41,14 +42,27 @@ export class RunManager implements RunService {
   #sweeping = false;
   #closing = false;
   #onError: (message: string) => void;
+  readonly #onEvents: ((events: readonly RunEvent[]) => void) | undefined;
   readonly #redact: (value: JsonValue) => JsonValue;
 
-  constructor(options: { toolgate: Toolgate; concurrency?: number; queueLimit?: number; onError?: (message: string) => void }) {
+  /**
+   * `onEvents` sees the events this process appends to the runs it drives or
+   * cancels (not those appended by other processes sharing the store): for
+   * logs and notices, never for decisions — the store stays the source of truth.
+   */
+  constructor(options: {
+    toolgate: Toolgate;
+    concurrency?: number;
+    queueLimit?: number;
+    onError?: (message: string) => void;
+    onEvents?: (events: readonly RunEvent[]) => void;
+  }) {
     this.#toolgate = options.toolgate;
     this.#redact = createRedactor(options.toolgate.settings.redact);
     this.#concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     this.#queueLimit = options.queueLimit ?? DEFAULT_QUEUE_LIMIT;
     this.#onError = options.onError ?? ((m) => process.emitWarning(m));
+    this.#onEvents = options.onEvents;
   }
 
   /**
@@ -131,7 +145,13 @@ export class RunManager implements RunService {
 
   async cancelRun(caller: Caller, runId: string): Promise<Run> {
     await this.#mustSee(caller, runId);
-    const run = await this.#toolgate.engine.cancel(runId, { reason: 'cancelled by a client', ...(caller.userId === undefined ? {} : { userId: caller.userId }) });
+    const unobserve = this.#observe(runId);
+    let run: Run;
+    try {
+      run = await this.#toolgate.engine.cancel(runId, { reason: 'cancelled by a client', ...(caller.userId === undefined ? {} : { userId: caller.userId }) });
+    } finally {
+      unobserve();
+    }
     if (this.#queued.delete(runId)) this.#queue.splice(this.#queue.indexOf(runId), 1);
     return this.#present(run);
   }
@@ -222,6 +242,7 @@ export class RunManager implements RunService {
   }
 
   #start(runId: string, lease?: RunLease): void {
+    const unobserve = this.#observe(runId);
     const done = this.#toolgate.engine
       .drive(runId, { stopSignal: this.#stop.signal, lease })
       .then(
@@ -229,10 +250,18 @@ export class RunManager implements RunService {
         (error: unknown) => this.#onError(`run ${runId} could not be driven: ${describe(error)}`),
       )
       .finally(() => {
+        unobserve();
         this.#active.delete(runId);
         this.#pump();
       });
     this.#active.set(runId, done);
+  }
+
+  /** Hands the run's live events to onEvents until the returned function is called. */
+  #observe(runId: string): () => void {
+    const onEvents = this.#onEvents;
+    if (onEvents === undefined) return () => undefined;
+    return this.#toolgate.store.subscribe(runId, (events) => onEvents(events));
   }
 
   async #mustSee(caller: Caller, runId: string): Promise<void> {

@@ -1,8 +1,9 @@
-import type { JsonValue, Run, RunEvent } from '../core/index.ts';
+import { isJsonObject, type JsonValue, type Run, type RunEvent, type RunEventDataMap } from '../core/index.ts';
 import type { CliIO } from './cli-io.ts';
 
 const MAX_ARGS_CHARS = 160;
 const MAX_RESULT_CHARS = 200;
+const MAX_VALUE_CHARS = 40;
 
 export interface EventPrinter {
   print(event: RunEvent): void;
@@ -12,7 +13,9 @@ export interface EventPrinter {
 
 /**
  * Human output: the answer streams to stdout; one line per tool call and per
- * result, and the summary, go to stderr (so `> answer.txt` captures the answer).
+ * result, what the gate did to a call (normalised or injected arguments, a
+ * dry run, an approval asked for and decided), and the summary, go to stderr
+ * (so `> answer.txt` captures the answer).
  * JSON output: every event on its own line, exactly as stored.
  */
 export function createEventPrinter(options: { io: CliIO; json: boolean }): EventPrinter {
@@ -24,9 +27,11 @@ export function createEventPrinter(options: { io: CliIO; json: boolean }): Event
     };
   }
   const color = io.stderr.isTTY === true && io.env['NO_COLOR'] === undefined;
-  const dim = (s: string) => (color ? `\u001b[2m${s}\u001b[22m` : s);
-  const red = (s: string) => (color ? `\u001b[31m${s}\u001b[39m` : s);
-  const green = (s: string) => (color ? `\u001b[32m${s}\u001b[39m` : s);
+  const paint = (open: number, close: number) => (s: string) => (color ? `\u001b[${open}m${s}\u001b[${close}m` : s);
+  const dim = paint(2, 22);
+  const red = paint(31, 39);
+  const green = paint(32, 39);
+  const yellow = paint(33, 39);
   const started = Date.now();
   let streamedStep = 0;
   let lineOpen = false;
@@ -34,10 +39,23 @@ export function createEventPrinter(options: { io: CliIO; json: boolean }): Event
     if (lineOpen) io.stdout.write('\n');
     lineOpen = false;
   };
+  // What the gate did to a call is shown once, under the line that introduces
+  // the call (→, ⊘ or ⏸): its gate_decision arrives just before that line, and
+  // again after an approval.
+  const gateLines = new Map<string, string[]>();
+  const shown = new Set<string>();
+  const names = new Map<string, string>();
+  const flush = (toolCallId: string) => {
+    for (const line of gateLines.get(toolCallId) ?? []) io.stderr.write(`${line}\n`);
+    gateLines.delete(toolCallId);
+  };
 
   return {
     print(event) {
       switch (event.type) {
+        case 'run_started':
+          if (event.data.dryRun === true) io.stderr.write(`${yellow('⊘ dry run: reads execute; writes are validated and previewed, never executed')}\n`);
+          break;
         case 'assistant_delta':
           streamedStep = event.data.step;
           io.stdout.write(event.data.text);
@@ -51,12 +69,41 @@ export function createEventPrinter(options: { io: CliIO; json: boolean }): Event
           }
           closeLine();
           break;
+        case 'gate_decision': {
+          const { toolCallId } = event.data;
+          names.set(toolCallId, event.data.name);
+          if (shown.has(toolCallId)) break;
+          shown.add(toolCallId);
+          gateLines.set(toolCallId, gateDecisionLines(event.data).map(dim));
+          break;
+        }
         case 'tool_call':
           closeLine();
-          io.stderr.write(dim(`→ ${event.data.name}(${truncate(JSON.stringify(event.data.arguments), MAX_ARGS_CHARS)})\n`));
+          io.stderr.write(`${dim(`→ ${event.data.name}(${truncate(JSON.stringify(event.data.arguments), MAX_ARGS_CHARS)})`)}\n`);
+          flush(event.data.toolCallId);
           break;
+        case 'approval_required':
+          closeLine();
+          names.set(event.data.toolCallId, event.data.name);
+          io.stderr.write(`${yellow(`⏸ ${event.data.name} (${event.data.effect}) waits for approval: ${approvalWhy(event.data)}`)}\n`);
+          flush(event.data.toolCallId);
+          break;
+        case 'input_received': {
+          const input = event.data.input;
+          if (input.type !== 'approval') break;
+          const name = names.get(input.toolCallId) ?? input.toolCallId;
+          const reason = input.reason === undefined ? '' : `: ${input.reason}`;
+          io.stderr.write(`${dim(`  decision on ${name}: ${input.decision}${input.userId === undefined ? '' : ` (by ${input.userId})`}${reason}`)}\n`);
+          break;
+        }
         case 'tool_result': {
-          const text = resultText(event.data.content, event.data.structuredContent);
+          closeLine();
+          if (event.data.dryRun === true) {
+            io.stderr.write(`${yellow(`⊘ dry run: ${event.data.name} would be called with ${truncate(dryRunArguments(event.data), MAX_ARGS_CHARS)}; nothing executed`)}\n`);
+          }
+          flush(event.data.toolCallId);
+          // A dry run's result text repeats the arguments the ⊘ line just showed.
+          const text = event.data.dryRun === true ? 'DRY RUN — the model is told the call was validated and would have run' : resultText(event.data.content, event.data.structuredContent);
           const line = event.data.ok
             ? dim(`← ${event.data.name} ok ${event.data.latencyMs} ms: ${truncate(text, MAX_RESULT_CHARS)}`)
             : red(`← ${event.data.name} ${event.data.error?.code ?? 'error'}: ${truncate(event.data.error?.message ?? text, MAX_RESULT_CHARS)}`);
@@ -65,11 +112,11 @@ export function createEventPrinter(options: { io: CliIO; json: boolean }): Event
         }
         case 'run_failed':
           closeLine();
-          io.stderr.write(red(`✗ run failed (${event.data.error.code}): ${event.data.error.message}\n`));
+          io.stderr.write(`${red(`✗ run failed (${event.data.error.code}): ${event.data.error.message}`)}\n`);
           break;
         case 'run_cancelled':
           closeLine();
-          io.stderr.write(red(`✗ run cancelled\n`));
+          io.stderr.write(`${red('✗ run cancelled')}\n`);
           break;
         default:
           break;
@@ -84,6 +131,58 @@ export function createEventPrinter(options: { io: CliIO; json: boolean }): Event
       );
     },
   };
+}
+
+/**
+ * `  normalised qty "7,000" → 7000, side "buy" → "BUY"` and
+ * `  injected: userId (server-side, …)`. Injected arguments are named, never
+ * shown: their values are often credentials or account ids.
+ */
+export function gateDecisionLines(data: RunEventDataMap['gate_decision']): string[] {
+  const lines: string[] = [];
+  if (data.normalisations.length > 0) {
+    const changes = data.normalisations.map((n) =>
+      n.to === undefined ? `dropped ${displayPath(n.path)} (${shortValue(n.from)})` : `${displayPath(n.path)} ${shortValue(n.from)} → ${shortValue(n.to)}`,
+    );
+    lines.push(`  normalised ${changes.join(', ')}`);
+  }
+  if (data.injected.length > 0) {
+    const keys = data.injected.map((i) => (i.overridden ? `${i.key} (replacing the model's value)` : i.key));
+    lines.push(`  injected server-side: ${keys.join(', ')}`);
+  }
+  return lines;
+}
+
+function approvalWhy(data: RunEventDataMap['approval_required']): string {
+  switch (data.reason) {
+    case 'policy':
+      return 'the policy asks a person';
+    case 'untrusted_output':
+      return `it follows untrusted output (${[...new Set((data.provenance ?? []).map((p) => p.name))].join(', ')})`;
+    case 'outcome_unknown':
+      return `it was sent and its outcome is unknown${data.detail === undefined ? '' : ` (${data.detail})`}`;
+  }
+}
+
+/** The arguments a dry run validated, as the result records them (already redacted). */
+function dryRunArguments(data: RunEventDataMap['tool_result']): string {
+  const structured = data.structuredContent;
+  if (isJsonObject(structured) && structured['arguments'] !== undefined) return JSON.stringify(structured['arguments']);
+  return resultText(data.content, undefined);
+}
+
+/** A JSON Pointer as people read it: `/legs/0/qty` → `legs.0.qty`. */
+function displayPath(pointer: string): string {
+  if (pointer === '') return '(arguments)';
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join('.');
+}
+
+function shortValue(value: JsonValue): string {
+  return truncate(JSON.stringify(value), MAX_VALUE_CHARS);
 }
 
 function resultText(content: readonly { type: string; text?: string }[], structured: JsonValue | undefined): string {

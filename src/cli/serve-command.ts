@@ -6,7 +6,9 @@ import { loadConfig } from '../config/load-config.ts';
 import { resolveSettings, type Settings } from '../config/resolve-settings.ts';
 import { startHttpServer } from '../server/index.ts';
 import { EXIT, optionalString, parseFlags, usageError, type CliIO } from './cli-io.ts';
-import { DEMO_SCRIPT, DEMO_SERVER } from './demo-command.ts';
+import { DEMO_SCRIPT, DEMO_SERVER_ARGS } from './demo-command.ts';
+import { createServeLogger, resolveLogLevel } from './serve-logger.ts';
+import { authHeader, createRunLog } from './serve-run-log.ts';
 import { SERVE_SPEC } from './specs/serve-spec.ts';
 
 export const DEFAULT_SERVE_PORT = 8787;
@@ -20,6 +22,7 @@ export const DEFAULT_SERVE_PORT = 8787;
 export async function serveCommand(args: readonly string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseFlags(args, SERVE_SPEC);
   if (positionals.length > 0) throw usageError(`toolgate serve takes no arguments (got ${positionals.join(' ')})`);
+  const logger = createServeLogger({ io, level: resolveLogLevel({ flag: optionalString(values, 'log-level'), env: io.env }) });
   const configFile = optionalString(values, 'config');
   const { config } = loadConfig({ cwd: io.cwd, env: io.env, ...(configFile === undefined ? {} : { file: configFile }) });
   const model = optionalString(values, 'model');
@@ -37,6 +40,7 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
   );
   const demo = values['demo'] === true;
   if (demo) settings = withDemoDefaults(settings);
+  const apiKeys = apiKeysFromSettings(settings);
   const port = portFrom(optionalString(values, 'port')) ?? settings.server.port ?? DEFAULT_SERVE_PORT;
   const host = optionalString(values, 'host') ?? settings.server.host ?? '127.0.0.1';
   const storeSpec = optionalString(values, 'store') ?? settings.server.store ?? DEFAULT_STORE;
@@ -49,17 +53,17 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
     settings,
     store,
     cwd: io.cwd,
-    ...(verbose ? { onServerStderr: (server: string, line: string) => io.stderr.write(`[${server}] ${line}\n`) } : {}),
+    ...(verbose ? { onServerStderr: (server: string, line: string) => logger.info({ server }, line) } : {}),
   });
-  const log = (message: string) => io.stderr.write(`toolgate: ${message}\n`);
+  let serverUrl = '';
   const manager = new RunManager({
     toolgate,
     ...(concurrency === undefined ? {} : { concurrency }),
     ...(settings.server.queueLimit === undefined ? {} : { queueLimit: settings.server.queueLimit }),
-    onError: log,
+    onError: (message) => logger.error(message),
+    onEvents: createRunLog({ logger, store, baseUrl: () => serverUrl, hasApiKeys: apiKeys.length > 0 }),
   });
   try {
-    const apiKeys = apiKeysFromSettings(settings);
     const http = await startHttpServer({
       service: manager,
       store,
@@ -71,24 +75,29 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
       ...(settings.server.sseIdleTimeoutMs === undefined ? {} : { sseIdleTimeoutMs: settings.server.sseIdleTimeoutMs }),
       ...(settings.server.sseHistoryTimeoutMs === undefined ? {} : { sseHistoryTimeoutMs: settings.server.sseHistoryTimeoutMs }),
       ...(settings.server.ssePollMs === undefined ? {} : { ssePollMs: settings.server.ssePollMs }),
-      ...(verbose ? { log: (entry) => io.stderr.write(`${JSON.stringify(entry)}\n`) } : {}),
+      log: ({ level, msg, ...fields }) => logger[level](fields, msg),
     }).catch((error: unknown) => {
       const code = (error as { code?: unknown }).code;
       if (code === 'EADDRINUSE') throw usageError(`port ${port} on ${host} is already in use; pass --port N (0 picks a free one) or stop the other process`);
       if (code === 'EACCES') throw usageError(`not allowed to listen on ${host}:${port}; use a port above 1023`);
       throw error;
     });
+    serverUrl = http.url;
     const recovered = await manager.recover();
     io.stdout.write(`toolgate serving on ${http.url}  (store ${storeSpec}, model ${settings.model ?? 'none: pass "model" per run'})\n`);
-    if (apiKeys.length === 0) log(`no API keys configured: listening on loopback only (${host}); add tenants.<id>.apiKeys to accept other machines`);
-    if (recovered.length > 0) log(`resuming ${recovered.length} interrupted run(s): ${recovered.join(', ')}`);
+    if (apiKeys.length === 0) logger.warn(`no API keys configured: listening on loopback only (${host}); add tenants.<id>.apiKeys to accept other machines`);
+    if (recovered.length > 0) logger.info({ runIds: recovered }, `resuming ${recovered.length} interrupted run(s)`);
     if (demo && settings.model?.startsWith('scripted:') === true) {
-      log('demo: the model is SCRIPTED (examples/demo/demo-script.json), the power-exchange tools are real. Use a real model with --model openai:<model> or model: in toolgate.yaml.');
+      logger.info(
+        'demo: the model is SCRIPTED (examples/demo/demo-script.json), the power-exchange tools are real; its order waits for approval, and the log prints the curl line that approves it. Use a real model with --model openai:<model> or model: in toolgate.yaml.',
+      );
     }
-    io.stdout.write(`  try: curl -N -X POST '${http.url}/v1/runs?stream=true' -H 'content-type: application/json' -d '{"input":"How is the market?"}'\n`);
+    const auth = authHeader(apiKeys.length > 0);
+    io.stdout.write(`  try: curl -N -X POST '${http.url}/v1/runs?stream=true' -H 'content-type: application/json'${auth} -d '{"input":"How is the market?"}'\n`);
+    if (auth !== '') io.stdout.write('       (export TOOLGATE_API_KEY=<one of the keys in tenants.<id>.apiKeys> first)\n');
 
     await waitForStop(io.signal);
-    log('stopping: no new runs; letting running steps reach a safe point');
+    logger.info('stopping: no new runs; letting running steps reach a safe point');
     const graceMs = settings.server.shutdownGraceMs ?? 10_000;
     await Promise.all([http.close({ graceMs }), manager.shutdown({ graceMs })]);
     return EXIT.ok;
@@ -99,7 +108,7 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
 
 /** The demo: the power-exchange example and the scripted demo model, unless configured otherwise. */
 export function withDemoDefaults(settings: Settings): Settings {
-  const servers = Object.keys(settings.servers).length > 0 ? settings.servers : { 'power-exchange': { command: process.execPath, args: [DEMO_SERVER] } };
+  const servers = Object.keys(settings.servers).length > 0 ? settings.servers : { 'power-exchange': { command: process.execPath, args: [...DEMO_SERVER_ARGS] } };
   return { ...settings, servers, model: settings.model ?? `scripted:${DEMO_SCRIPT}` };
 }
 

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { ToolgateError } from '../core/errors.ts';
+import { newId } from '../core/runs.ts';
 import { createAuthenticator } from './auth.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './body.ts';
 import { HttpError, sendError } from './respond.ts';
@@ -97,15 +98,25 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
   const dispatch = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const method = req.method ?? 'GET';
     const target = req.url ?? '/';
+    const path = target.split('?')[0] ?? target;
     const started = performance.now();
-    res.once('finish', () => {
-      const ms = Math.round(performance.now() - started);
-      log({ level: 'info', msg: 'request', method, path: target.split('?')[0], status: res.statusCode, ms });
+    // Ties this request's log lines together; never echoes a client's header into the log.
+    const requestId = newId('req');
+    let runId: string | undefined;
+    const location = watchLocation(res);
+    // 'close' rather than 'finish': an SSE stream the client walked away from is logged too.
+    res.once('close', () => {
+      const latencyMs = Math.round(performance.now() - started);
+      // A created run is named by its Location; the query string and headers are never logged (they may carry secrets).
+      runId ??= runIdFrom(location());
+      const ended = res.writableFinished ? {} : { aborted: true };
+      log({ level: 'info', msg: 'request', requestId, ...(runId === undefined ? {} : { runId }), method, path, status: res.statusCode, latencyMs, ...ended });
     });
     try {
       if (!target.startsWith('/')) throw new ToolgateError('not_found', `no route for ${method} ${target}`);
       const url = new URL(`http://localhost${target}`);
       const match = matchRoute(ROUTES, method, url.pathname);
+      if (match.kind === 'found' && match.params['id'] !== undefined) runId = match.params['id'];
       if (match.kind === 'not_found') {
         throw new ToolgateError('not_found', `no route for ${method} ${url.pathname} (the API is described at /openapi.json)`);
       }
@@ -123,13 +134,13 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
       await match.route.handler({ req, res, url, params: match.params, caller, state });
     } catch (error) {
       if (res.headersSent) {
-        log({ level: 'error', msg: 'request failed after the response started', method, path: target, error: String(error) });
+        log({ level: 'error', msg: 'request failed after the response started', requestId, method, path, error: String(error) });
         res.destroy();
         return;
       }
       const response = sendError(res, error);
       if (response.status >= 500) {
-        log({ level: 'error', msg: 'request failed', method, path: target, status: response.status, error: describe(error) });
+        log({ level: 'error', msg: 'request failed', requestId, method, path, status: response.status, error: describe(error) });
       }
     }
   };
@@ -180,6 +191,34 @@ async function shutdown(options: { server: Server; state: ServerState; idle: { e
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The Location a handler answers with. Handlers pass their headers to
+ * writeHead, and Node does not let getHeader read those back, so writeHead is
+ * watched (for the log only; what is sent is unchanged).
+ */
+function watchLocation(res: ServerResponse): () => string | undefined {
+  let location: string | undefined;
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+  const watched = (...args: unknown[]): ServerResponse => {
+    for (const arg of args.slice(1)) {
+      if (typeof arg !== 'object' || arg === null || Array.isArray(arg)) continue;
+      const value = (arg as Record<string, unknown>)['Location'] ?? (arg as Record<string, unknown>)['location'];
+      if (typeof value === 'string') location = value;
+    }
+    return writeHead(...args);
+  };
+  Object.assign(res, { writeHead: watched });
+  return () => {
+    const set = res.getHeader('location');
+    return location ?? (typeof set === 'string' ? set : undefined);
+  };
+}
+
+/** `/v1/runs/<id>` → `<id>`. */
+function runIdFrom(location: string | undefined): string | undefined {
+  return location === undefined ? undefined : /^\/v1\/runs\/([^/?#]+)$/.exec(location)?.[1];
 }
 
 function describe(error: unknown): string {

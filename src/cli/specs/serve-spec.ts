@@ -37,12 +37,14 @@ export const SERVE_SPEC = {
     'log-level': {
       type: 'string',
       value: 'level',
-      description: 'fatal, error, warn, info (default), debug or trace. Logs are JSON lines on stderr, readable text on a terminal.',
+      description:
+        'fatal, error, warn, info (default), debug or trace; also TOOLGATE_LOG_LEVEL. Logs (run start and end, approvals\nwith the curl line that approves them, one line per request) are JSON lines on stderr, readable text on a terminal.',
       example: '--log-level debug',
     },
     demo: {
       type: 'boolean',
-      description: 'Serve the demo: the power-exchange example server and the scripted demo model, unless the config\nor flags name others.',
+      description:
+        'Serve the demo: the power-exchange example server and the scripted demo model, unless the config\nor flags name others. Its order waits for approval; the log prints the curl line that approves it.',
     },
   },
   examples: ['serve --demo', 'serve --config toolgate.yaml --port 8787 --store sqlite:./data/toolgate.db', 'serve --mcp "node server.js" --model openai:gpt-4o-mini --log-level debug'],
