@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { baseUrlProblem } from './base-url-problem.ts';
+import { MODEL_PATTERN } from './model-pattern.ts';
 import { serverConfigSchema, stringMapSchema } from './server-config-schema.ts';
 
 export { serverConfigSchema, type ServerConfig } from './server-config-schema.ts';
@@ -49,7 +50,7 @@ const apiKeyEntry = z.union([
   }),
 ]);
 
-export const MODEL_PATTERN = /^[a-z][a-z0-9-]*:.+$/;
+export { MODEL_PATTERN };
 
 /** An allowed-model pattern: "provider:model", `*` matching any characters ("openai:gpt-4o*", "openai:*"). */
 const modelPattern = z

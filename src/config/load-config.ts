@@ -1,13 +1,13 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { ToolgateError, isJsonObject } from '../core/index.ts';
 import { configSchema, type ToolgateConfig } from './config-schema.ts';
 import { formatConfigIssues } from './format-config-issues.ts';
 import { resolveConfigPaths } from './resolve-config-paths.ts';
+import { findConfigFile } from './find-config-file.ts';
 
-/** Looked up in the working directory when no --config is given. */
-export const DEFAULT_CONFIG_FILES = ['toolgate.yaml', 'toolgate.yml', 'toolgate.json'] as const;
+export { DEFAULT_CONFIG_FILES } from './find-config-file.ts';
 
 export interface LoadConfigOptions {
   /** Explicit file (--config); it must exist. */
@@ -31,13 +31,7 @@ export interface LoadedConfig {
 export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
-  let file: string | undefined;
-  if (options.file !== undefined) {
-    file = resolve(cwd, options.file);
-    if (!existsSync(file)) throw new ToolgateError('config_invalid', `config file ${options.file} does not exist (resolved to ${file})`);
-  } else {
-    file = DEFAULT_CONFIG_FILES.map((f) => resolve(cwd, f)).find((f) => existsSync(f));
-  }
+  const file = findConfigFile({ file: options.file, cwd });
   if (file === undefined) return { config: {} };
   const raw = readConfigFile(file);
   const config = resolveConfigPaths({ config: parseConfig(raw, { source: file, env }), dir: dirname(file), cwd: resolve(cwd) });

@@ -1,6 +1,7 @@
 import { DEFAULT_MAX_STEPS, DEFAULT_PARSE_RETRIES, ToolgateError } from '../core/index.ts';
 import { baseUrlProblem } from './base-url-problem.ts';
-import { MODEL_PATTERN, type ServerConfig, type ToolgateConfig } from './config-schema.ts';
+import type { ServerConfig, ToolgateConfig } from './config-schema.ts';
+import { MODEL_PATTERN } from './model-pattern.ts';
 import { splitCommandLine } from './split-command-line.ts';
 
 
