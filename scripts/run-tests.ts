@@ -1,8 +1,9 @@
 // Runs every *.test.ts under src/, test/ and examples/ with node's test runner,
 // prints the spec report, and ends with one plain line "N passed, N failed".
 // Usage: node scripts/run-tests.ts [path-substring ...]   (filters test files)
-import { globSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { globSync, mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
 
@@ -16,6 +17,13 @@ const files = ['src', 'test', 'examples']
 if (files.length === 0) {
   console.error(`no test files match ${filters.join(' ')}`);
   process.exit(1);
+}
+
+// Commands under test record runs in the user's data directory by default:
+// point it at a folder of this test run, never at the real one.
+if (process.env['TOOLGATE_HOME'] === undefined) {
+  process.env['TOOLGATE_HOME'] = mkdtempSync(join(tmpdir(), 'toolgate-test-home-'));
+  process.on('exit', () => rmSync(process.env['TOOLGATE_HOME'] ?? '', { recursive: true, force: true }));
 }
 
 let passed = 0;

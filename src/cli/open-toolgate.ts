@@ -1,18 +1,68 @@
+import { resolve } from 'node:path';
 import { Toolgate } from '../app/toolgate.ts';
-import { loadConfig } from '../config/load-config.ts';
+import type { RunStore } from '../core/index.ts';
+import type { LoadedConfig } from '../config/load-config.ts';
+import { findConfigFile } from '../config/find-config-file.ts';
 import { resolveSettings, type SettingsFlags } from '../config/resolve-settings.ts';
 import type { CliIO } from './cli-io.ts';
+import type { CliOrigin } from './runs-origin.ts';
+
+export interface OpenToolgateOptions {
+  /** Parsed flags; `config`, `mcp` and `verbose` are read. */
+  values: Record<string, unknown>;
+  flags: SettingsFlags;
+  io: CliIO;
+  /** Where the config file is looked for and `--mcp` servers and scripted models resolve (default: io.cwd). */
+  cwd?: string;
+  /** Read no config file, not even a toolgate.yaml in cwd: a run reopened as it was started without one. */
+  noConfig?: boolean;
+}
+
+export interface PreparedToolgate {
+  /** What reopens the same tools and model later (recorded with a run). */
+  origin: CliOrigin;
+  /** The Toolgate, recording runs in `store` (default: in memory). Starts nothing until it is used. */
+  open: (store?: RunStore) => Toolgate;
+}
 
 /** Config file + environment + flags → a ready Toolgate. */
-export function openToolgate(values: Record<string, unknown>, flags: SettingsFlags, io: CliIO): Toolgate {
+export async function openToolgate(values: Record<string, unknown>, flags: SettingsFlags, io: CliIO): Promise<Toolgate> {
+  return (await prepareToolgate({ values, flags, io })).open();
+}
+
+/**
+ * Reads and checks the configuration (config errors are thrown here, before a
+ * store is opened) and says what it opened, so a run can record it.
+ */
+export async function prepareToolgate(options: OpenToolgateOptions): Promise<PreparedToolgate> {
+  const { values, io } = options;
+  const cwd = resolve(options.cwd ?? io.cwd);
   const configFile = typeof values['config'] === 'string' ? values['config'] : undefined;
-  const { config } = loadConfig({ cwd: io.cwd, env: io.env, ...(configFile === undefined ? {} : { file: configFile }) });
+  const file = options.noConfig === true ? undefined : findConfigFile({ cwd, file: configFile });
+  // The schema and the YAML parser load only when there is a file to read (start-up time).
+  const loaded: LoadedConfig = file === undefined ? { config: {} } : (await import('../config/load-config.ts')).loadConfig({ cwd, env: io.env, file });
   const mcp = Array.isArray(values['mcp']) ? (values['mcp'] as string[]) : [];
-  const settings = resolveSettings(config, { ...flags, mcp }, io.env);
+  const settings = resolveSettings(loaded.config, { ...options.flags, mcp }, io.env);
+  // A spawned server without a folder of its own runs in the working directory: say so
+  // explicitly, so the same server starts the same way when a run is reopened from elsewhere.
+  for (const [name, server] of Object.entries(settings.servers)) {
+    if ('command' in server && server.cwd === undefined) settings.servers[name] = { ...server, cwd };
+  }
   const verbose = values['verbose'] === true;
-  return new Toolgate({
-    settings,
-    cwd: io.cwd,
-    ...(verbose ? { onServerStderr: (server: string, line: string) => io.stderr.write(`[${server}] ${line}\n`) } : {}),
-  });
+  const { baseUrl, apiKey } = settings.openai;
+  const origin: CliOrigin = {
+    cwd,
+    mcp,
+    modelApiKey: apiKey !== undefined && apiKey !== '',
+    ...(loaded.file === undefined ? {} : { config: loaded.file }),
+    ...(baseUrl === undefined ? {} : { baseUrl }),
+  };
+  const open = (store?: RunStore): Toolgate =>
+    new Toolgate({
+      settings,
+      cwd,
+      ...(store === undefined ? {} : { store }),
+      ...(verbose ? { onServerStderr: (server: string, line: string) => io.stderr.write(`[${server}] ${line}\n`) } : {}),
+    });
+  return { origin, open };
 }

@@ -82,10 +82,11 @@ describe('toolgate run: interactive approval on a terminal', () => {
     const term = terminal([]);
     const io: CliIO = { ...term.io };
     delete (io as { stdin?: unknown }).stdin;
-    const code = await runAndPrint(t, { input: 'buy', json: false, yes: true }, io);
+    const code = await runAndPrint(t, { input: 'buy', json: false, yes: true, resume: '' }, io);
     assert.equal(code, 3, term.stderr());
     assert.match(term.stderr(), /placeOrder was sent but its outcome is unknown \(.*300 ms.*\); it may have happened/);
-    assert.match(term.stderr(), /mark_done/);
+    assert.match(term.stderr(), /toolgate runs mark-done run_\w+ --result "what you saw"/);
+    assert.match(term.stderr(), /toolgate runs approve run_\w+ +# it did not happen: send it again/);
   });
 
   it('on a terminal, an order whose outcome is unknown can be marked done: recorded, not executed again', async () => {

@@ -1,10 +1,14 @@
 import type { JsonObject, Run } from '../core/index.ts';
+import { preparePrivateDbFile } from '../app/data-dir.ts';
+import { openStore } from '../app/open-store.ts';
 import type { Toolgate } from '../app/toolgate.ts';
-import { EXIT, optionalString, parseFlags, positiveInt, usageError, type CliIO } from './cli-io.ts';
-import { openToolgate } from './open-toolgate.ts';
+import { optionalString, parseFlags, positiveInt, usageError, type CliIO } from './cli-io.ts';
+import { prepareToolgate } from './open-toolgate.ts';
 import { RUN_SPEC } from './specs/run-spec.ts';
 import { createEventPrinter } from './event-printer.ts';
-import { askApproval } from './ask-approval.ts';
+import { originMetadata } from './runs-origin.ts';
+import { settleRun } from './runs-settle.ts';
+import { localStoreFor, resumeFlags } from './runs-where.ts';
 
 const TOOL_MODES = ['native', 'prompted', 'auto'] as const;
 
@@ -20,9 +24,11 @@ export async function runCommand(args: readonly string[], io: CliIO): Promise<nu
   if (toolMode !== undefined && !(TOOL_MODES as readonly string[]).includes(toolMode)) {
     throw usageError(`--tool-mode must be one of ${TOOL_MODES.join(', ')}, got "${toolMode}"`);
   }
-  const toolgate = openToolgate(
+  const context = parseContext(values['context']);
+  const where = localStoreFor({ flag: optionalString(values, 'store'), env: io.env, cwd: io.cwd });
+  const prepared = await prepareToolgate({
     values,
-    {
+    flags: {
       ...(model === undefined ? {} : { model }),
       ...(baseUrl === undefined ? {} : { baseUrl }),
       ...(apiKey === undefined ? {} : { apiKey }),
@@ -31,9 +37,12 @@ export async function runCommand(args: readonly string[], io: CliIO): Promise<nu
       ...(values['constrain'] === true ? { constrain: true } : {}),
     },
     io,
-  );
+  });
+  if (where.path !== undefined) preparePrivateDbFile(where.path);
+  const toolgate = prepared.open(await openStore(where.spec));
   const user = optionalString(values, 'user');
   const tenant = optionalString(values, 'tenant');
+  const resume = resumeFlags(where);
   try {
     return await runAndPrint(
       toolgate,
@@ -42,9 +51,11 @@ export async function runCommand(args: readonly string[], io: CliIO): Promise<nu
         json: values['json'] === true,
         dryRun: values['dry-run'] === true,
         yes: values['yes'] === true,
-        context: parseContext(values['context']),
+        context,
         ...(user === undefined ? {} : { userId: user }),
         ...(tenant === undefined ? {} : { tenantId: tenant }),
+        // Only a recorded run can be continued, and only then is its origin worth keeping.
+        ...(resume === undefined ? {} : { resume, metadata: originMetadata(prepared.origin) }),
       },
       io,
     );
@@ -62,6 +73,13 @@ export interface RunAndPrintRequest {
   userId?: string;
   tenantId?: string;
   context?: JsonObject;
+  /** Recorded with the run (what reopens its tools later). */
+  metadata?: JsonObject;
+  /**
+   * The flags that reach the run again with `toolgate runs` (`''` for the
+   * default store); absent when the run is not recorded anywhere lasting.
+   */
+  resume?: string;
 }
 
 /** Runs one prompt, printing events as they happen and asking for approvals; returns the exit code. */
@@ -70,43 +88,24 @@ export async function runAndPrint(toolgate: Toolgate, request: RunAndPrintReques
   await toolgate.model();
   const printer = createEventPrinter({ io, json: request.json });
   const drive = { onEvent: printer.print, ...(io.signal === undefined ? {} : { signal: io.signal }) };
-  let run: Run = await toolgate.run({
+  const run: Run = await toolgate.run({
     input: request.input,
     ...drive,
     ...(request.dryRun === true ? { dryRun: true } : {}),
     ...(request.userId === undefined ? {} : { userId: request.userId }),
     ...(request.tenantId === undefined ? {} : { tenantId: request.tenantId }),
     ...(request.context === undefined || Object.keys(request.context).length === 0 ? {} : { context: request.context }),
+    ...(request.metadata === undefined ? {} : { metadata: request.metadata }),
   });
-  while (run.status === 'waiting_approval' && run.pendingApproval !== undefined) {
-    const pending = run.pendingApproval;
-    // --yes approves calls; it never repeats one that may already have happened.
-    if (request.yes === true && pending.reason !== 'outcome_unknown') {
-      io.stderr.write(`✓ approved ${pending.name} (--yes)\n`);
-      run = await toolgate.submitInput(run.id, { type: 'approval', toolCallId: pending.toolCallId, decision: 'approve', userId: 'cli' }, drive);
-      continue;
-    }
-    if (io.stdin === undefined || io.stdin.isTTY !== true) {
-      printer.end(run);
-      if (pending.reason === 'outcome_unknown') {
-        io.stderr.write(
-          `toolgate: ${pending.name} was sent but its outcome is unknown (${pending.detail ?? 'toolgate stopped while it was in flight'}); it may have happened.\n` +
-            `  Check whether it happened, then decide on run ${run.id} with the runs API (approve to execute it again, reject, or mark_done).\n`,
-        );
-        return EXIT.waiting;
-      }
-      io.stderr.write(
-        `toolgate: ${pending.name} (${pending.effect}) needs approval and there is no terminal to ask on.\n` +
-          `  Approve every call with --yes, run in a terminal to decide each call, preview with --dry-run,\n` +
-          `  or set approval: never for this tool in toolgate.yaml (tools: {"<server>/${pending.name}": {approval: never}}).\n`,
-      );
-      return EXIT.waiting;
-    }
-    const decision = await askApproval(io, pending);
-    run = await toolgate.submitInput(run.id, { type: 'approval', toolCallId: pending.toolCallId, userId: 'cli', ...decision }, drive);
-  }
-  printer.end(run);
-  return run.status === 'completed' ? EXIT.ok : EXIT.failed;
+  return settleRun({
+    run,
+    decide: (input) => toolgate.submitInput(run.id, input, drive),
+    printer,
+    io,
+    resume: request.resume,
+    fromRun: true,
+    ...(request.yes === true ? { yes: true } : {}),
+  });
 }
 
 function parseContext(raw: unknown): JsonObject {

@@ -7,7 +7,7 @@ import { TOOLS_SPEC } from './specs/tools-spec.ts';
 export async function toolsCommand(args: readonly string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseFlags(args, TOOLS_SPEC);
   if (positionals.length > 0) io.stderr.write(`toolgate tools: ignoring extra arguments: ${positionals.join(' ')}\n`);
-  const toolgate = openToolgate(values, {}, io);
+  const toolgate = await openToolgate(values, {}, io);
   try {
     if (Object.keys(toolgate.settings.servers).length === 0) {
       io.stderr.write('toolgate tools: no MCP servers configured; add --mcp "<command line>" or --mcp <url>, or a servers: section in toolgate.yaml\n');

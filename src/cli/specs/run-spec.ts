@@ -6,7 +6,7 @@ export const RUN_SPEC = {
   summary: 'run one prompt with a model and MCP tools, showing every call and what the gate did',
   usage: ['run <prompt> --model <provider:model> [--mcp <server>]... [flags]'],
   details:
-    'The answer streams to stdout; tool calls, results, approvals and a summary go to stderr. Calls that change\nstate wait for your approval on a terminal (approve, reject with a reason, or edit the arguments).\n\nExit codes: 0 completed, 1 failed or cancelled, 2 usage or configuration error, 3 waiting for an approval\nthat cannot be asked here (no terminal and no --yes).',
+    'The answer streams to stdout; tool calls, results, approvals and a summary go to stderr. Calls that change\nstate wait for your approval on a terminal (approve, reject with a reason, or edit the arguments).\nEvery run is recorded (see --store): `toolgate runs` lists and shows it, and continues one that waits.\n\nExit codes: 0 completed, 1 failed or cancelled, 2 usage or configuration error, 3 waiting for an approval\nthat cannot be asked here (no terminal and no --yes): decide later with `toolgate runs approve <run-id>`\nor `toolgate runs reject <run-id> --reason "…"`, as the message says.',
   flags: {
     ...MODEL_FLAGS,
     ...TOOL_FLAGS,
@@ -59,8 +59,8 @@ export const RUN_SPEC = {
       type: 'string',
       value: 'sqlite:<file> | memory:',
       description:
-        'Where the run is recorded, so `toolgate runs` can show it and continue it afterwards. Default: a SQLite\nfile in your data directory (TOOLGATE_HOME, else $XDG_DATA_HOME/toolgate, else ~/.local/share/toolgate);\nmemory: keeps nothing.',
-      example: '--store memory:',
+        'Where the run is recorded, so `toolgate runs` can show it and continue it afterwards. Default: runs.db in\nyour data directory (TOOLGATE_HOME, else $XDG_DATA_HOME/toolgate, else ~/.local/share/toolgate; created\nprivate to you); memory: keeps nothing. The record holds the --mcp servers, the config file path and the\nworking directory, never API keys.',
+      example: '--store sqlite:./runs.db',
     },
     json: { ...JSON_FLAG, description: 'Print every event as one JSON line, exactly as stored (see docs/events.md).' },
   },

@@ -6,7 +6,8 @@ const WHERE_FLAGS = {
   store: {
     type: 'string',
     value: 'sqlite:<file>',
-    description: 'The store to read: the one `toolgate run` records into unless told otherwise (default: the SQLite\nfile in your data directory; see docs/cli.md). Ignored with --url.',
+    description:
+      'The store `toolgate run` recorded the run in. Default: runs.db in your data directory (TOOLGATE_HOME, else\n$XDG_DATA_HOME/toolgate, else ~/.local/share/toolgate). Not together with --url.',
     example: '--store sqlite:./data/toolgate.db',
   },
   url: {
@@ -34,10 +35,10 @@ const LIST_SPEC = {
       type: 'string',
       multiple: true,
       value: 'status',
-      description: 'Only runs in this status: queued, running, waiting_approval, waiting_input, completed, failed, cancelled.',
+      description: 'Only runs in this status: queued, running, waiting_approval, completed, failed, cancelled.',
       example: '--status waiting_approval',
     },
-    limit: { type: 'string', value: 'N', description: 'At most N runs (default 20).', example: '--limit 50' },
+    limit: { type: 'string', value: 'N', description: 'At most N runs, 1 to 200 (default 20).', example: '--limit 50' },
   },
   examples: ['runs list', 'runs list --status waiting_approval --url http://127.0.0.1:8787'],
 } as const satisfies CommandSpec;
@@ -45,6 +46,7 @@ const LIST_SPEC = {
 const SHOW_SPEC = {
   name: 'runs show',
   summary: 'a run: status, model, steps, usage, its answer and the approval it waits for',
+  details: '--json prints the run as the runs API gives it (context values under secret-looking keys redacted).',
   usage: ['runs show <run-id> [--store <store> | --url <URL>] [--json]'],
   flags: WHERE_FLAGS,
   examples: ['runs show run_01J…'],
@@ -52,54 +54,113 @@ const SHOW_SPEC = {
 
 const EVENTS_SPEC = {
   name: 'runs events',
-  summary: "a run's events, in order; --follow keeps printing until the run ends",
+  summary: "a run's events, in order; --follow keeps printing until the run ends or waits",
+  details:
+    'Printed as `toolgate run` prints them; with --json one stored event per line, exactly as stored.\nWith --follow the exit code is the run\'s: 0 completed, 1 failed or cancelled, 3 waiting for an approval.',
   usage: ['runs events <run-id> [--follow] [--after N] [--store <store> | --url <URL>] [--json]'],
   flags: {
     ...WHERE_FLAGS,
-    follow: { type: 'boolean', short: 'f', description: 'Keep printing new events until the run ends or waits.' },
+    follow: { type: 'boolean', short: 'f', description: 'Keep printing new events until the run ends or waits for an approval.' },
     after: { type: 'string', value: 'N', description: 'Only events after sequence number N.', example: '--after 12' },
   },
   examples: ['runs events run_01J… --json', 'runs events run_01J… --follow --url http://127.0.0.1:8787'],
 } as const satisfies CommandSpec;
 
-/** Flags of the commands that resume a run locally (its tools must be reachable again). */
+const REASON_FLAG = {
+  type: 'string',
+  value: 'text',
+  description: 'Why, recorded with the decision; a rejection tells the model.',
+  example: '--reason "limit is 5 MWh"',
+} as const satisfies FlagSpec;
+
+/**
+ * Flags of the commands that decide and carry a run on. A local run is driven
+ * in this process: its tools and model are opened again as `toolgate run`
+ * recorded them (from your own store only), unless --config / --mcp say otherwise.
+ */
 const DECIDE_FLAGS = {
   ...WHERE_FLAGS,
-  reason: { type: 'string', value: 'text', description: 'Why, recorded with the decision and told to the model on a rejection.', example: '--reason "limit is 5 MWh"' },
-  config: { type: 'string', value: 'file', description: 'Local runs: the config file to reopen the tools with (default: what the run was started with).' },
-  mcp: { type: 'string', multiple: true, value: 'command line | URL', description: 'Local runs: MCP servers to reopen the tools with (default: what the run was started with).' },
+  config: {
+    type: 'string',
+    value: 'file',
+    description: 'Local runs: open the tools from this config file instead of what the run was started with.',
+    example: '--config ./toolgate.yaml',
+  },
+  mcp: {
+    type: 'string',
+    multiple: true,
+    value: 'command line | URL',
+    description: 'Local runs: open these MCP servers instead of what the run was started with.',
+    example: '--mcp "node examples/power-exchange/server.ts"',
+  },
+  'base-url': {
+    type: 'string',
+    value: 'URL',
+    description: 'Local runs: the model API root to continue with, instead of the one the run was started with.',
+    example: '--base-url http://localhost:11434/v1',
+  },
+  verbose: { type: 'boolean', description: "Local runs: print the MCP servers' stderr, each line prefixed with the server name." },
 } as const satisfies Record<string, FlagSpec>;
+
+const DECIDE_DETAILS =
+  'Prints the run\'s events from the decision on, as `toolgate run` does, until it ends or waits again.\n' +
+  'Exit codes: 0 completed, 1 failed or cancelled, 2 usage error (also: unknown run, no pending approval, wrong\n' +
+  'API key, tools or model that cannot be opened again; nothing is recorded then), 3 waits for an approval again.';
 
 const APPROVE_SPEC = {
   name: 'runs approve',
   summary: 'approve the call a run waits for, and continue the run',
-  usage: ['runs approve <run-id> [--reason <text>] [--store <store> | --url <URL>]'],
-  flags: DECIDE_FLAGS,
+  usage: ['runs approve <run-id> [--reason <text>] [--store <store> | --url <URL>] [--config <file> | --mcp <server>...] [--base-url <URL>]'],
+  details: `${DECIDE_DETAILS}\nFor a call whose outcome is unknown, approve sends it again; see \`toolgate runs mark-done\`.`,
+  flags: { ...DECIDE_FLAGS, reason: REASON_FLAG },
   examples: ['runs approve run_01J…', 'runs approve run_01J… --url http://127.0.0.1:8787 --api-key "$TOOLGATE_API_KEY"'],
 } as const satisfies CommandSpec;
 
 const REJECT_SPEC = {
   name: 'runs reject',
   summary: 'reject the call a run waits for (the model is told why), and continue the run',
-  usage: ['runs reject <run-id> [--reason <text>] [--store <store> | --url <URL>]'],
-  flags: DECIDE_FLAGS,
+  usage: ['runs reject <run-id> [--reason <text>] [--store <store> | --url <URL>] [--config <file> | --mcp <server>...] [--base-url <URL>]'],
+  details: DECIDE_DETAILS,
+  flags: { ...DECIDE_FLAGS, reason: REASON_FLAG },
   examples: ['runs reject run_01J… --reason "limit is 5 MWh"'],
+} as const satisfies CommandSpec;
+
+const MARK_DONE_SPEC = {
+  name: 'runs mark-done',
+  summary: 'a call whose outcome is unknown did happen: record it as done (never sent again), and continue the run',
+  usage: ['runs mark-done <run-id> [--result <text>] [--store <store> | --url <URL>] [--config <file> | --mcp <server>...] [--base-url <URL>]'],
+  details: `Only for a call that was sent and got no answer (the run waits with reason outcome_unknown).\n${DECIDE_DETAILS}`,
+  flags: {
+    ...DECIDE_FLAGS,
+    result: {
+      type: 'string',
+      value: 'text',
+      description: 'What you saw of the call (e.g. the order on the venue); the model is told.',
+      example: '--result "order 42 is on the book"',
+    },
+  },
+  examples: ['runs mark-done run_01J… --result "order 42 is on the book"'],
 } as const satisfies CommandSpec;
 
 const CANCEL_SPEC = {
   name: 'runs cancel',
   summary: 'cancel a run',
   usage: ['runs cancel <run-id> [--reason <text>] [--store <store> | --url <URL>]'],
-  flags: { ...WHERE_FLAGS, reason: DECIDE_FLAGS.reason },
+  details: 'A run driven elsewhere is ended by the process that drives it. Exit code 0 once it is cancelled.',
+  flags: {
+    ...WHERE_FLAGS,
+    reason: { ...REASON_FLAG, description: 'Why, recorded with the cancellation (local stores; a server records its own).', example: '--reason "wrong account"' },
+  },
   examples: ['runs cancel run_01J…'],
 } as const satisfies CommandSpec;
 
 export const RUNS_SPEC = {
   name: 'runs',
   summary: 'look at runs afterwards and decide their approvals: on the local store or on a server',
-  usage: ['runs list|show|events|approve|reject|cancel [<run-id>] [flags]'],
-  details: '`toolgate run` records every run in a local SQLite store; a run that exited with 3 (waiting for an\napproval) is continued with `toolgate runs approve` or `reject`. With --url, the same commands talk to a\ntoolgate server.',
+  usage: ['runs list|show|events|approve|reject|mark-done|cancel [<run-id>] [flags]'],
+  details:
+    '`toolgate run` records every run in a local SQLite store; a run that exited with 3 (waiting for an\napproval) is continued with `toolgate runs approve` or `reject`. With --url (or TOOLGATE_URL), the same\ncommands talk to a toolgate server.\n\nExit codes: 0 done, 1 the run failed or was cancelled (or the server could not be reached), 2 usage error,\nunknown run, nothing to decide or wrong API key, 3 the run waits for an approval.',
   flags: WHERE_FLAGS,
   examples: ['runs list --status waiting_approval', 'runs approve run_01J…', 'runs events run_01J… --follow --url http://127.0.0.1:8787'],
-  subcommands: [LIST_SPEC, SHOW_SPEC, EVENTS_SPEC, APPROVE_SPEC, REJECT_SPEC, CANCEL_SPEC],
+  subcommands: [LIST_SPEC, SHOW_SPEC, EVENTS_SPEC, APPROVE_SPEC, REJECT_SPEC, MARK_DONE_SPEC, CANCEL_SPEC],
 } as const satisfies CommandSpec;

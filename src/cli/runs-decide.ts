@@ -1,0 +1,59 @@
+import { ToolgateError, type PendingApproval, type Run, type RunEvent } from '../core/index.ts';
+import { optionalString } from './cli-io.ts';
+import { createEventPrinter } from './event-printer.ts';
+import type { RunsContext } from './runs-actions.ts';
+import { CLI_USER, settleRun, type ApprovalInput } from './runs-settle.ts';
+
+export type DecisionVerb = 'approve' | 'reject' | 'mark-done';
+
+/**
+ * `toolgate runs approve|reject|mark-done <id>`: records the decision on the
+ * call the run waits for, then carries the run on — driven here for a local
+ * store, followed on a server — printing its events as `toolgate run` does,
+ * and asking on a terminal if it waits again.
+ */
+export async function decideRun(ctx: RunsContext, verb: DecisionVerb): Promise<number> {
+  const { backend, io } = ctx;
+  const run = await backend.get(ctx.runId);
+  const pending = run.pendingApproval;
+  if (run.status !== 'waiting_approval' || pending === undefined) {
+    throw new ToolgateError('conflict', `run ${run.id} is not waiting for an approval (it is ${run.status}); nothing to ${verb}`);
+  }
+  const input = decisionFor({ verb, pending, values: ctx.values });
+  await backend.prepareDecision(run, input);
+  const printer = createEventPrinter({ io, json: ctx.json });
+  // The call being decided, as `toolgate run` showed it: what the gate did to it and why it waits.
+  if (!ctx.json) for (const event of decisionContext(await backend.events(run.id, 0), pending)) printer.print(event);
+  const hooks = { onEvent: printer.print, ...(io.signal === undefined ? {} : { signal: io.signal }) };
+  const decide = (next: ApprovalInput): Promise<Run> => backend.decide(run.id, next, hooks);
+  return settleRun({ run: await decide(input), decide, printer, io, resume: ctx.resume });
+}
+
+export function decisionFor(options: { verb: DecisionVerb; pending: PendingApproval; values: Record<string, unknown> }): ApprovalInput {
+  const { verb, pending, values } = options;
+  const base = { type: 'approval', toolCallId: pending.toolCallId, userId: CLI_USER } as const;
+  const reason = optionalString(values, 'reason');
+  switch (verb) {
+    case 'approve':
+      return { ...base, decision: 'approve', ...(reason === undefined ? {} : { reason }) };
+    case 'reject':
+      return { ...base, decision: 'reject', reason: reason ?? 'rejected by the operator' };
+    case 'mark-done': {
+      if (pending.reason !== 'outcome_unknown') {
+        throw new ToolgateError(
+          'conflict',
+          `mark-done is for a call whose outcome is unknown; ${pending.name} waits for approval (${pending.reason}): approve or reject it`,
+        );
+      }
+      const result = optionalString(values, 'result');
+      return { ...base, decision: 'mark_done', ...(result === undefined ? {} : { result }) };
+    }
+  }
+}
+
+/** The pending call's last gate_decision and its approval_required event, in log order. */
+export function decisionContext(events: readonly RunEvent[], pending: PendingApproval): RunEvent[] {
+  const gate = events.findLast((e) => e.type === 'gate_decision' && e.data.toolCallId === pending.toolCallId && e.id < pending.eventId);
+  const ask = events.find((e) => e.id === pending.eventId && e.type === 'approval_required');
+  return [...(gate === undefined ? [] : [gate]), ...(ask === undefined ? [] : [ask])];
+}

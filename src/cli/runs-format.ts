@@ -1,0 +1,104 @@
+import type { JsonObject, JsonValue, PendingApproval, Run } from '../core/index.ts';
+import { decideCommands } from './runs-hints.ts';
+
+const MAX_INPUT_CHARS = 60;
+const MAX_ARGUMENTS_CHARS = 2000;
+
+/** `toolgate runs list`: one line per run (summaries as GET /v1/runs gives them), newest first. */
+export function formatRunList(runs: readonly JsonObject[]): string {
+  const rows = runs.map((run) => {
+    const pending = run['pendingApproval'];
+    const waitsOn = isObject(pending) && typeof pending['name'] === 'string' ? ` (${pending['name']})` : '';
+    return [
+      text(run['id']),
+      `${text(run['status'])}${waitsOn}`,
+      shortTime(text(run['createdAt'])),
+      text(run['steps']),
+      text(run['model']),
+      oneLine(text(run['input']), MAX_INPUT_CHARS),
+    ];
+  });
+  const header = ['ID', 'STATUS', 'CREATED (UTC)', 'STEPS', 'MODEL', 'INPUT'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return `${[header, ...rows].map(line).join('\n')}\n`;
+}
+
+export interface FormatRunOptions {
+  run: Run;
+  /** Flags that reach the run again (`''` for the defaults), for the commands a waiting run suggests. */
+  resume: string;
+}
+
+/** `toolgate runs show`: what a person needs to understand a run and decide on it. */
+export function formatRun(options: FormatRunOptions): string {
+  const { run } = options;
+  const rows: [string, string][] = [
+    ['status', run.status],
+    ['model', run.model],
+    ['created', `${run.createdAt} (updated ${run.updatedAt})`],
+    ['steps', `${run.steps} · ${run.usage.totalTokens.toLocaleString('en-US')} tokens (${run.usage.promptTokens} in, ${run.usage.completionTokens} out)`],
+  ];
+  if (run.userId !== undefined) rows.push(['user', run.userId]);
+  if (run.tenantId !== undefined) rows.push(['tenant', run.tenantId]);
+  if (run.threadId !== undefined) rows.push(['thread', run.threadId]);
+  if (run.dryRun === true) rows.push(['dry run', 'yes: writes were previewed, not executed']);
+  rows.push(['input', run.input]);
+  if (run.output !== undefined) rows.push(['answer', run.output]);
+  if (run.error !== undefined) rows.push(['error', `${run.error.code}: ${run.error.message}`]);
+  const out = [`run ${run.id}`, ...rows.map(([k, v]) => `  ${k.padEnd(8)} ${indent(v)}`)];
+  if (run.status === 'waiting_approval' && run.pendingApproval !== undefined) out.push(...pendingLines(run.id, run.pendingApproval, options.resume));
+  return `${out.join('\n')}\n`;
+}
+
+function pendingLines(runId: string, pending: PendingApproval, resume: string): string[] {
+  return [
+    '',
+    `waits for approval: ${pending.name} (${pending.effect})`,
+    `  why      ${approvalReason(pending)}`,
+    `  call     ${pending.toolCallId}`,
+    `  args     ${oneLine(JSON.stringify(pending.arguments), MAX_ARGUMENTS_CHARS)}`,
+    '  decide',
+    ...decideCommands({ runId, pending, resume }),
+  ];
+}
+
+/** Why a person is asked, in words. */
+export function approvalReason(pending: Pick<PendingApproval, 'reason' | 'detail' | 'provenance'>): string {
+  switch (pending.reason) {
+    case 'policy':
+      return 'the policy asks a person';
+    case 'untrusted_output':
+      return `it follows untrusted output (${[...new Set((pending.provenance ?? []).map((p) => p.name))].join(', ')})`;
+    case 'outcome_unknown':
+      return `it was sent and its outcome is unknown${pending.detail === undefined ? '' : ` (${pending.detail})`}: it may have happened`;
+  }
+}
+
+function text(value: JsonValue | undefined): string {
+  if (value === undefined || value === null) return '';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+function isObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `2026-05-01T10:00:00.123Z` → `2026-05-01 10:00:00`. */
+function shortTime(iso: string): string {
+  return iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, '');
+}
+
+function oneLine(value: string, max: number): string {
+  const flat = value.replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+/** Continuation lines of a multi-line value line up under its first line. */
+function indent(value: string): string {
+  return value.replace(/\n/g, `\n${' '.repeat(11)}`);
+}

@@ -1,0 +1,61 @@
+import type { PendingApproval } from '../core/index.ts';
+
+export interface WaitingMessageOptions {
+  pending: PendingApproval;
+  runId: string;
+  /**
+   * The flags that reach the run again (`''` for the defaults, e.g.
+   * ` --store sqlite:/…/runs.db`), or undefined when it was not recorded
+   * (`--store memory:`) and cannot be continued later.
+   */
+  resume: string | undefined;
+  /** `toolgate run` adds the ways to avoid the wait next time. */
+  fromRun?: boolean;
+}
+
+/**
+ * What to say when a run stops because it waits for a person and there is no
+ * terminal to ask on: the exact commands that continue it.
+ */
+export function waitingMessage(options: WaitingMessageOptions): string {
+  const { pending, runId, resume } = options;
+  const lines: string[] = [];
+  if (pending.reason === 'outcome_unknown') {
+    lines.push(
+      `toolgate: ${pending.name} was sent but its outcome is unknown (${pending.detail ?? 'toolgate stopped while it was in flight'}); it may have happened.`,
+    );
+    if (resume === undefined) {
+      lines.push(`  The run was not recorded (--store memory:), so it cannot be decided later. Check whether ${pending.name} happened before running it again.`);
+      return `${lines.join('\n')}\n`;
+    }
+    lines.push('  Check whether it happened, then decide:', ...decideCommands({ runId, pending, resume }));
+    return `${lines.join('\n')}\n`;
+  }
+  lines.push(`toolgate: ${pending.name} (${pending.effect}) needs approval and there is no terminal to ask on.`);
+  if (resume === undefined) {
+    lines.push('  The run was not recorded (--store memory:), so it cannot be decided later.');
+  } else {
+    lines.push('  The run is recorded; decide later with:', ...decideCommands({ runId, pending, resume }));
+  }
+  if (options.fromRun === true) {
+    lines.push(
+      `  Or next time: approve every call with --yes, run in a terminal to decide each call, preview with --dry-run,`,
+      `  or set approval: never for this tool in toolgate.yaml (tools: {"<server>/${pending.name}": {approval: never}}).`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The commands that decide on a waiting run, one per line, indented for a message. */
+export function decideCommands(options: { runId: string; pending: Pick<PendingApproval, 'reason'>; resume: string }): string[] {
+  const { runId, resume } = options;
+  const command = (verb: string, rest = ''): string => `    toolgate runs ${verb} ${runId}${rest}${resume}`;
+  if (options.pending.reason === 'outcome_unknown') {
+    return [
+      `${command('mark-done', ' --result "what you saw"')}   # it happened: recorded as done, never sent again`,
+      `${command('approve')}   # it did not happen: send it again`,
+      `${command('reject', ' --reason "…"')}   # neither; the model is told why`,
+    ];
+  }
+  return [command('approve'), command('reject', ' --reason "…"')];
+}

@@ -1,0 +1,127 @@
+import { existsSync } from 'node:fs';
+import type { Toolgate } from '../app/toolgate.ts';
+import { ToolgateError, type Run, type RunStore } from '../core/index.ts';
+import type { CliIO } from './cli-io.ts';
+import { prepareToolgate } from './open-toolgate.ts';
+import { describeOrigin, readOrigin, type CliOrigin } from './runs-origin.ts';
+import type { ApprovalInput } from './runs-settle.ts';
+import { storeTrustProblem } from './runs-trust.ts';
+import type { LocalWhere } from './runs-where.ts';
+
+export interface ReopenOptions {
+  run: Run;
+  input: ApprovalInput;
+  store: RunStore;
+  where: LocalWhere;
+  /** Parsed flags: `config`, `mcp` and `verbose` are read. */
+  values: Record<string, unknown>;
+  io: CliIO;
+}
+
+/**
+ * A Toolgate that can carry a stored run on in this process: its tools opened
+ * as `toolgate run` recorded them (or from --config / --mcp), its model at the
+ * same API (or --base-url). Everything is checked before the decision is
+ * recorded: a decision whose run cannot continue here would leave it half-done.
+ */
+export async function reopenToolgate(options: ReopenOptions): Promise<Toolgate> {
+  const { run, io, values } = options;
+  const origin = readOrigin(run.metadata);
+  const trustProblem = options.where.path === undefined ? undefined : storeTrustProblem({ path: options.where.path });
+  const explicit = typeof values['config'] === 'string' || (Array.isArray(values['mcp']) && values['mcp'].length > 0);
+  const recorded = explicit ? undefined : recordedOrigin({ run, origin, trustProblem });
+  const baseUrl = modelApiRoot({ run, origin, trustProblem, flag: typeof values['base-url'] === 'string' ? values['base-url'] : undefined });
+  const flags = baseUrl === undefined ? {} : { baseUrl };
+  let toolgate: Toolgate;
+  if (recorded === undefined) {
+    toolgate = (await prepareToolgate({ values, flags, io })).open(options.store);
+  } else {
+    io.stderr.write(`reopening the tools run ${run.id} was started with: ${describeOrigin(recorded)}\n`);
+    toolgate = (
+      await prepareToolgate({
+        values: { ...(recorded.config === undefined ? {} : { config: recorded.config }), mcp: recorded.mcp, verbose: values['verbose'] === true },
+      flags,
+      io,
+      cwd: recorded.cwd,
+        noConfig: recorded.config === undefined,
+      })
+    ).open(options.store);
+  }
+  try {
+    await checkModel(toolgate, run, origin);
+    await checkTools(toolgate, run, options.input);
+  } catch (error) {
+    // The store is the caller's; only what was opened here is closed.
+    await toolgate.tools.close();
+    throw error;
+  }
+  return toolgate;
+}
+
+/**
+ * The model API a run continues with: --base-url, else the one it was started
+ * with. A recorded one is only used from a trusted store: the conversation,
+ * and the API key of whoever continues the run, are sent there.
+ */
+function modelApiRoot(options: { run: Run; origin: CliOrigin | undefined; trustProblem: string | undefined; flag: string | undefined }): string | undefined {
+  const recorded = options.origin?.baseUrl;
+  if (options.flag !== undefined || recorded === undefined) return options.flag;
+  if (options.trustProblem !== undefined) {
+    throw reopenError(`run ${options.run.id} was started with the model API at ${recorded}, which this store cannot be trusted to say: ${options.trustProblem}. Pass --base-url to say where the model is`);
+  }
+  return recorded;
+}
+
+function recordedOrigin(options: { run: Run; origin: CliOrigin | undefined; trustProblem: string | undefined }): CliOrigin {
+  const { run, origin, trustProblem } = options;
+  if (origin === undefined) {
+    throw reopenError(
+      `run ${run.id} has no record of the tools it was started with (it was not started by toolgate run); ` +
+        'pass --config or --mcp to open them, or decide through the server that drives it with --url',
+    );
+  }
+  if (trustProblem !== undefined) {
+    throw reopenError(`toolgate does not start the tool servers recorded in this store: ${trustProblem}. Pass --config or --mcp to choose them yourself`);
+  }
+  if (origin.config !== undefined && !existsSync(origin.config)) {
+    throw reopenError(`run ${run.id} was started with the config file ${origin.config}, which no longer exists; pass --config or --mcp to open its tools`);
+  }
+  return origin;
+}
+
+async function checkModel(toolgate: Toolgate, run: Run, origin: CliOrigin | undefined): Promise<void> {
+  try {
+    await toolgate.model(run.model);
+  } catch (error) {
+    throw reopenError(`cannot open the model of run ${run.id} (${run.model}) again: ${messageOf(error)}`);
+  }
+  const key = toolgate.settings.openai.apiKey;
+  if (origin?.modelApiKey === true && run.model.startsWith('openai:') && (key === undefined || key === '')) {
+    throw reopenError(
+      `run ${run.id} was started with an API key for its model (${run.model}), and none is set here; keys are never recorded with a run. ` +
+        'Set OPENAI_API_KEY (or providers.openai.apiKey in the config file) and try again',
+    );
+  }
+}
+
+async function checkTools(toolgate: Toolgate, run: Run, input: ApprovalInput): Promise<void> {
+  const name = run.pendingApproval?.name ?? '';
+  let found: boolean;
+  try {
+    found = (await toolgate.tools.getTool(name)) !== undefined;
+  } catch (error) {
+    throw reopenError(`cannot start the tool servers of run ${run.id} again: ${messageOf(error)}`);
+  }
+  // Only a call that is executed needs its tool; after any decision the model may still call the others.
+  if (!found && (input.decision === 'approve' || input.decision === 'edit')) {
+    throw reopenError(`the tool servers opened for run ${run.id} offer no tool named ${name}; pass --config or --mcp with the server that has it`);
+  }
+}
+
+function reopenError(message: string): ToolgateError {
+  return new ToolgateError('config_invalid', `${message}. Nothing was recorded.`);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
