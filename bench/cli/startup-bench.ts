@@ -32,7 +32,7 @@ function timeExit(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
 
 /** A copy laid out as npm installs it: bin/, dist/, package.json, no sources. */
 function installedLayout(work: string): string {
-  if (!existsSync(join(ROOT, 'dist', 'src', 'cli', 'main.js'))) {
+  if (!existsSync(join(ROOT, 'dist', 'bundle', 'cli', 'main.js'))) {
     const built = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.ts')], { cwd: ROOT, stdio: 'ignore' });
     if (built.status !== 0) throw new Error('npm run build failed');
   }

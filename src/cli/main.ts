@@ -11,7 +11,8 @@ LM Studio, DeepSeek, OpenRouter… with --base-url / OPENAI_BASE_URL and --api-k
 OPENAI_API_KEY) or scripted:<file.json> (replays a script).
 
 Exit codes: 0 completed, 1 run failed, 2 usage or configuration error,
-3 waiting for an approval that cannot be asked (no terminal and no --yes).
+3 waiting for an approval that cannot be asked here (no terminal and no --yes):
+continue it later with "toolgate runs approve <run-id>" or "toolgate runs reject <run-id>".
 Documentation: README.md and docs/ in the package.`;
 
 export const USAGE = renderOverview(

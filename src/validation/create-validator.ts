@@ -1,6 +1,6 @@
-import { Ajv, type ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv, ValidateFunction } from 'ajv';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { JsonSchema, JsonValue } from '../core/json.ts';
 import { checkJsonShape } from '../core/json-shape.ts';
 import type { ValidationIssue, ValidationResult } from './issues.ts';
@@ -35,8 +35,30 @@ type Compiled =
   | { ok: true; validate: ValidateFunction; schema: JsonSchema; release: () => void }
   | { ok: false; issue: ValidationIssue };
 
-// ajv-formats is CommonJS; under Node's ESM interop its plugin is the module itself.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv | Ajv2020) => unknown;
+interface AjvModules {
+  Ajv: typeof Ajv;
+  Ajv2020: typeof Ajv2020;
+  addFormats: (ajv: Ajv | Ajv2020) => unknown;
+}
+
+let ajvModules: AjvModules | undefined;
+
+/**
+ * ajv (about ninety CommonJS modules) is required on the first compile, not
+ * at import: a process that never validates a call — `toolgate --help`, or a
+ * run until its first tool call — does not pay for it.
+ */
+function loadAjv(): AjvModules {
+  if (ajvModules === undefined) {
+    const require = createRequire(import.meta.url);
+    const core = require('ajv') as { Ajv: typeof Ajv };
+    const draft2020 = require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 };
+    // ajv-formats is CommonJS; its plugin is the module itself (or its default export).
+    const formats = require('ajv-formats') as { default?: unknown };
+    ajvModules = { Ajv: core.Ajv, Ajv2020: draft2020.Ajv2020, addFormats: (formats.default ?? formats) as AjvModules['addFormats'] };
+  }
+  return ajvModules;
+}
 
 /**
  * A JSON Schema validator for tool input schemas as MCP servers send them:
@@ -138,7 +160,8 @@ export function createValidator(options: ValidatorOptions = {}): Validator {
 function newAjv(draft: Draft, unicode: boolean): Ajv | Ajv2020 {
   // `verbose` gives each error its data and schema, which the issue mapper needs.
   const options = { allErrors: true, strict: false, verbose: true, logger: false as const, unicodeRegExp: unicode };
-  const ajv = draft === '2020-12' ? new Ajv2020(options) : new Ajv(options);
+  const { Ajv: Draft07, Ajv2020: Draft2020, addFormats } = loadAjv();
+  const ajv = draft === '2020-12' ? new Draft2020(options) : new Draft07(options);
   addFormats(ajv);
   return ajv;
 }

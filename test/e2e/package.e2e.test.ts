@@ -56,7 +56,7 @@ describe('the packed package, installed into a fresh project', { timeout: 300_00
   });
 
   test('ships the build, its types, the docs and the licence; no TypeScript sources or tests', () => {
-    for (const required of ['bin/toolgate.js', 'bin/check-node.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/cli/main.js', 'dist/examples/power-exchange/server.js', 'dist/examples/demo/demo-script.json', 'LICENSE', 'README.md', 'docs/configuration.md']) {
+    for (const required of ['bin/toolgate.js', 'bin/check-node.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/cli/main.js', 'dist/bundle/cli/main.js', 'dist/examples/power-exchange/server.js', 'dist/examples/demo/demo-script.json', 'LICENSE', 'README.md', 'docs/configuration.md']) {
       assert.ok(files.includes(required), `${required} is missing from the tarball`);
     }
     const sources = files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
