@@ -33,6 +33,12 @@ async function waitForLog(server: StartedProcess, found: (line: LogLine) => bool
   assert.fail(`no log line for ${what}; output:\n${server.output()}`);
 }
 
+/** Waits until the process has printed text matching `pattern` (lines arrive in separate chunks). */
+async function waitForOutput(server: StartedProcess, pattern: RegExp): Promise<void> {
+  for (let i = 0; i < 400 && !pattern.test(server.output()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.match(server.output(), pattern);
+}
+
 /** The POST a person makes by pasting the logged curl line, with $TOOLGATE_API_KEY set. */
 async function pasteCurl(curl: string, env: Record<string, string>): Promise<Response> {
   const url = /curl -X POST (\S+)/.exec(curl)?.[1];
@@ -131,7 +137,7 @@ describe('toolgate serve --demo: logs', () => {
 
   it('an approval is logged as a curl line with a key placeholder; pasting it approves the run; runs and requests are logged', async () => {
     server = await startServe({ cwd: dir, args: ['--demo'], env: { ACME_DEMO_KEY: KEY } });
-    assert.match(server.output(), /try: curl .* -H "authorization: Bearer \$TOOLGATE_API_KEY"/);
+    await waitForOutput(server, /try: curl .* -H "authorization: Bearer \$TOOLGATE_API_KEY"/);
 
     const created = await fetch(`${server.url}/v1/runs`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify({ input: INPUT }) });
     assert.equal(created.status, 201);
