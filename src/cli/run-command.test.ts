@@ -1,40 +1,16 @@
 // The interactive approval prompt, driven through a fake terminal.
 import assert from 'node:assert/strict';
-import { PassThrough } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Toolgate } from '../app/toolgate.ts';
 import { resolveSettings } from '../config/resolve-settings.ts';
 import { createScriptedAdapter } from '../providers/scripted/scripted-adapter.ts';
 import type { CliIO } from './cli-io.ts';
+import { fakeTerminal } from '../../test/support/fake-terminal.ts';
 import { runAndPrint } from './run-command.ts';
 
 const SERVER = fileURLToPath(new URL('../../examples/power-exchange/server.ts', import.meta.url));
 const ORDER = '{"userId":"bob","side":"BUY","price":50,"qty":1,"symbol":"DE-BASE-D+1"}';
-
-function terminal(answers: string[]): { io: CliIO; stderr: () => string; stdout: () => string } {
-  const stdin = Object.assign(new PassThrough(), { isTTY: true });
-  let err = '';
-  let out = '';
-  const io: CliIO = {
-    stdout: { write: (t: string) => (out += t) },
-    stderr: {
-      write: (t: string) => {
-        err += t;
-        // Answer each question as it is asked, like a person at the terminal.
-        if (/approve\? \[y\]es|execute again\? \[y\]es|reason \(told to the model\)|new arguments \(JSON object\)|what did you see/.test(t)) {
-          const next = answers.shift();
-          if (next !== undefined) setImmediate(() => stdin.write(`${next}\n`));
-        }
-        return true;
-      },
-    },
-    stdin,
-    env: { NO_COLOR: '1' },
-    cwd: process.cwd(),
-  };
-  return { io, stderr: () => err, stdout: () => out };
-}
 
 function toolgateWith(turns: { text?: string; toolCalls?: { id: string; name: string; arguments: string }[] }[], slowOrders = false): Toolgate {
   // slowOrders: the venue takes 1.5 s per order and the client gives up after 300 ms (the order still happens).
@@ -56,7 +32,7 @@ describe('toolgate run: interactive approval on a terminal', () => {
   it('reject with a reason: the model is told, nothing is executed', async () => {
     const t = toolgateWith([{ toolCalls: [{ id: 'o1', name: 'placeOrder', arguments: ORDER }] }, { text: 'Understood, no order.' }]);
     open.push(t);
-    const term = terminal(['n', 'too expensive']);
+    const term = fakeTerminal(['n', 'too expensive']);
     const code = await runAndPrint(t, { input: 'buy', json: false }, term.io);
     assert.equal(code, 0, term.stderr());
     assert.match(term.stderr(), /\? placeOrder \[write\]/);
@@ -68,7 +44,7 @@ describe('toolgate run: interactive approval on a terminal', () => {
     const t = toolgateWith([{ toolCalls: [{ id: 'o2', name: 'placeOrder', arguments: ORDER }] }, { text: 'Placed the edited order.' }]);
     open.push(t);
     const edited = '{"userId":"bob","side":"BUY","price":40,"qty":2,"symbol":"DE-BASE-D+1"}';
-    const term = terminal(['e', '{not json', 'e', edited]);
+    const term = fakeTerminal(['e', '{not json', 'e', edited]);
     const code = await runAndPrint(t, { input: 'buy', json: false }, term.io);
     assert.equal(code, 0, term.stderr());
     assert.match(term.stderr(), /not valid JSON/);
@@ -79,7 +55,7 @@ describe('toolgate run: interactive approval on a terminal', () => {
   it('an order that timed out is never re-executed by --yes: without a terminal it stops with exit 3 and says what to do', async () => {
     const t = toolgateWith([{ toolCalls: [{ id: 'o3', name: 'placeOrder', arguments: ORDER }] }, { toolCalls: [{ id: 'o4', name: 'placeOrder', arguments: ORDER }] }], true);
     open.push(t);
-    const term = terminal([]);
+    const term = fakeTerminal([]);
     const io: CliIO = { ...term.io };
     delete (io as { stdin?: unknown }).stdin;
     const code = await runAndPrint(t, { input: 'buy', json: false, yes: true, resume: '' }, io);
@@ -92,7 +68,7 @@ describe('toolgate run: interactive approval on a terminal', () => {
   it('on a terminal, an order whose outcome is unknown can be marked done: recorded, not executed again', async () => {
     const t = toolgateWith([{ toolCalls: [{ id: 'o5', name: 'placeOrder', arguments: ORDER }] }, { text: 'Noted: the order went through.' }], true);
     open.push(t);
-    const term = terminal(['d', 'order is on the book']);
+    const term = fakeTerminal(['d', 'order is on the book']);
     const code = await runAndPrint(t, { input: 'buy', json: false, yes: true }, term.io);
     assert.equal(code, 0, term.stderr());
     assert.match(term.stderr(), /its outcome is unknown: .*300 ms/);

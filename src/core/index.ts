@@ -13,3 +13,4 @@ export * from './defaults.ts';
 export * from './json-shape.ts';
 export * from './json-syntax-error.ts';
 export * from './closest-name.ts';
+export * from './sse-parser.ts';

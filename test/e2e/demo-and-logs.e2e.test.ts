@@ -4,10 +4,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { demoCommand } from '../../src/cli/demo-command.ts';
-import type { CliIO } from '../../src/cli/cli-io.ts';
+import { fakeTerminal } from '../support/fake-terminal.ts';
 import type { Run, RunEvent, RunEventDataMap } from '../../src/core/index.ts';
 import { runCli, startServe, type StartedProcess } from '../support/processes.ts';
 
@@ -93,26 +92,9 @@ describe('toolgate demo', () => {
   });
 
   it('on a terminal the person decides: a rejection is told to the model and nothing is sent', async () => {
-    const stdin = Object.assign(new PassThrough(), { isTTY: true });
-    let err = '';
-    const answers = ['n', 'too big for today'];
-    const io: CliIO = {
-      stdout: { write: () => true },
-      stderr: {
-        write: (text: string) => {
-          err += text;
-          if (/approve\? \[y\]es|reason \(told to the model\)/.test(text)) {
-            const next = answers.shift();
-            if (next !== undefined) setImmediate(() => stdin.write(`${next}\n`));
-          }
-          return true;
-        },
-      },
-      stdin,
-      env: { NO_COLOR: '1' },
-      cwd: process.cwd(),
-    };
-    const code = await demoCommand([], io);
+    const term = fakeTerminal(['n', 'too big for today']);
+    const code = await demoCommand([], term.io);
+    const err = term.stderr();
     assert.equal(code, 0, err);
     assert.match(err, /Answer y to send the bid to the venue/);
     assert.doesNotMatch(err, /no terminal to ask on/);
