@@ -13,10 +13,10 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
-/** Where a tool comes from: an MCP server (by its configured name) or toolgate itself. */
+/** Where a tool comes from: an MCP server (by its configured name), the application's own code, or toolgate itself. */
 export interface ToolOrigin {
-  kind: 'mcp' | 'builtin';
-  /** Configured server name (e.g. "power-exchange"); "toolgate" for built-ins. */
+  kind: 'mcp' | 'local' | 'builtin';
+  /** Configured server name (e.g. "power-exchange"); the source's name for in-process tools; "toolgate" for built-ins. */
   server: string;
   /** The tool's own name on that server, before any prefixing. */
   tool: string;

@@ -148,6 +148,13 @@ async function execute(ctx: ToolCallContext, call: RawToolCall, decision: Allowe
       arguments: args,
       timeoutMs: policy.timeoutMs ?? ctx.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
       meta: { [IDEMPOTENCY_META_KEY]: `${ctx.runId}:${call.id}` },
+      invocation: {
+        runId: ctx.runId,
+        toolCallId: call.id,
+        ...(ctx.tenantId === undefined ? {} : { tenantId: ctx.tenantId }),
+        ...(ctx.userId === undefined ? {} : { userId: ctx.userId }),
+        ...(ctx.context === undefined ? {} : { context: ctx.context }),
+      },
       ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
     });
   } catch (error) {

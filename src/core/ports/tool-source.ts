@@ -10,6 +10,19 @@ export interface CallToolRequest {
   timeoutMs?: number;
   /** Request metadata passed to the server (MCP `_meta`), e.g. the idempotency key. */
   meta?: JsonObject;
+  /** Which run and call this is, and the values injected arguments are made of (in-process tools receive them). */
+  invocation?: ToolInvocation;
+}
+
+/** The run a tool call belongs to, as a tool may need it (never shown to the model). */
+export interface ToolInvocation {
+  runId: string;
+  /** The call's id in the run's log (`tool_call.toolCallId`). */
+  toolCallId: string;
+  tenantId?: string;
+  userId?: string;
+  /** The run's context (`{{context.*}}` values), as the application gave it. */
+  context?: JsonObject;
 }
 
 /**
