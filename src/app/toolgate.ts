@@ -20,7 +20,7 @@ import { settingsFrom } from '../orchestrator/run-agent.ts';
 import { RunEngine } from '../orchestrator/run-engine.ts';
 import type { RunEnvironment, RunHooks, ToolMode } from '../orchestrator/run-options.ts';
 import { strategyFor } from '../orchestrator/strategies/index.ts';
-import { createValidator, type Validator } from '../validation/index.ts';
+import { sharedValidator, type Validator } from '../validation/index.ts';
 import { policyFromSettings } from './policy-from-settings.ts';
 import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
 import { McpToolSource } from '../tools/mcp/mcp-tool-source.ts';
@@ -86,7 +86,7 @@ export class Toolgate {
   readonly #options: ToolgateOptions;
   readonly #models = new Map<string, Promise<ModelAdapter>>();
   readonly policy: Policy;
-  readonly validator: Validator = createValidator();
+  readonly validator: Validator = sharedValidator();
   /** The one owner of runs' lives in this process (see RunEngine). */
   readonly engine: RunEngine;
 

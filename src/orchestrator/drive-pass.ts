@@ -9,7 +9,7 @@ import {
   type RunStore,
 } from '../core/index.ts';
 import { createRedactor } from '../gate/index.ts';
-import { createValidator } from '../validation/index.ts';
+import { sharedValidator } from '../validation/index.ts';
 import type { ConversationState } from './conversation-state.ts';
 import { DeltaBuffer } from './delta-buffer.ts';
 import { executeToolCall, injectionContext, type ToolCallContext } from './execute-tool-call.ts';
@@ -81,7 +81,7 @@ export async function drivePass(input: PassInput): Promise<PassEnd> {
     } else if (state.status !== 'running') {
       await transition(append, state, 'running', [], { patch: { pendingApproval: null } });
     }
-    const validator = env.validator ?? createValidator();
+    const validator = env.validator ?? sharedValidator();
     const redact = createRedactor(env.redact);
     const callContext: Omit<ToolCallContext, 'step'> = {
       runId: run.id,

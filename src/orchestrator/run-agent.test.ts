@@ -14,8 +14,9 @@ import {
   type ToolSpec,
 } from '../core/index.ts';
 import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
-import { draft } from '../core/index.ts';
+import { draft, newId } from '../core/index.ts';
 import { runAgent } from './run-agent.ts';
+import { sharedValidator } from '../validation/index.ts';
 import { submitInput } from './submit-input.ts';
 
 type Turn = Partial<ModelResponse> & { deltas?: string[] };
@@ -266,5 +267,21 @@ describe('runAgent', () => {
     assert.equal(final.status, 'completed');
     assert.equal(final.output, 'the report');
     assert.equal(model.requests.length, 1);
+  });
+
+  it('runAgent without a validator reuses the process-wide compiled schemas: a second run compiles nothing', async () => {
+    // A schema no other test uses, so this run is the first to meet it.
+    const schema = { type: 'object', properties: { ticket: { type: 'string', minLength: 3 }, nonce: { const: newId('schema') } } };
+    const spec: ToolSpec = { name: 'lookup', description: 'looks up', inputSchema: schema, annotations: { readOnlyHint: true }, origin: { kind: 'mcp', server: 'fake', tool: 'lookup' } };
+    const tools: ToolSource = { name: 'fake', listTools: async () => [structuredClone(spec)], callTool: async () => ok('found'), close: async () => undefined };
+    const shared = sharedValidator();
+    const before = shared.stats().compiles;
+    for (let i = 0; i < 2; i++) {
+      const { store, run } = await start();
+      const model = fakeModel([{ toolCalls: [call(`c${i}`, 'lookup', '{"ticket":"T-1"}')] }, { text: 'done' }]);
+      const final = await runAgent({ runId: run.id, store, model, tools });
+      assert.equal(final.status, 'completed');
+      assert.equal(shared.stats().compiles, before + 1, `run ${i + 1}: the schema was compiled once, in the shared validator`);
+    }
   });
 });

@@ -106,6 +106,7 @@ export interface RunAgentOptions {
   /** Native mode: calls written in the answer text (default `auto`). */
   textToolCalls?: TextToolCalls;
   policy?: Policy;
+  /** Default: the process-wide validator (sharedValidator), whose compiled schemas every run reuses. */
   validator?: Validator;
   /** Key patterns whose values are redacted in events (default: password, token, secret, apiKey, authorization). */
   redact?: readonly string[];

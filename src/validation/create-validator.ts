@@ -27,6 +27,8 @@ export interface Validator {
    * found before the schema is looked at.
    */
   validate(schema: JsonSchema, value: JsonValue): ValidationResult;
+  /** How often a schema was compiled, and how many compiled schemas are kept (for metrics and tests). */
+  stats(): { compiles: number; cached: number };
 }
 
 type Draft = 'draft-07' | '2020-12';
@@ -77,6 +79,7 @@ export function createValidator(options: ValidatorOptions = {}): Validator {
   const instances = new Map<string, Ajv | Ajv2020>();
   const byIdentity = new WeakMap<object, Compiled>();
   const byKey = new Map<string, Compiled>();
+  let compiles = 0;
 
   const instance = (draft: Draft, unicode: boolean): Ajv | Ajv2020 => {
     const key = `${draft}:${unicode}`;
@@ -130,6 +133,7 @@ export function createValidator(options: ValidatorOptions = {}): Validator {
     }
     let compiled = byKey.get(key);
     if (compiled === undefined) {
+      compiles += 1;
       compiled = compile(schema);
       if (byKey.size >= cacheSize) evictOldest(byKey);
     } else {
@@ -141,6 +145,7 @@ export function createValidator(options: ValidatorOptions = {}): Validator {
   };
 
   return {
+    stats: () => ({ compiles, cached: byKey.size }),
     validate(schema, value) {
       const problem = checkJsonShape(value, limits);
       if (problem !== undefined) return { ok: false, issues: [{ code: problem.code, path: problem.path, message: problem.message }] };
