@@ -1,6 +1,20 @@
 // toolgate as a library. Everything exported here is public API.
 export * from './core/index.ts';
-export { Toolgate, type ToolgateOptions, type RunRequest } from './app/toolgate.ts';
+export { Toolgate, type ToolgateOptions, type RunRequest, type ClassifiedTool } from './app/toolgate.ts';
+export { createToolgate, toolgateFrom } from './app/create-toolgate.ts';
+export {
+  toolgateOptionsFromSettings,
+  type CreateToolgateOptions,
+  type McpServerEntry,
+  type TenantPolicy,
+  type ToolEntry,
+  type ToolgatePolicy,
+} from './app/toolgate-options.ts';
+export { LOCAL_TOOLS_SOURCE } from './app/sort-tool-entries.ts';
+export { defineTool, isLocalTool, type LocalTool, type ToolArgs, type ToolDefinition, type ToolExecutionContext } from './tools/local/define-tool.ts';
+export { LocalToolSource, type LocalToolSourceOptions } from './tools/local/local-tool-source.ts';
+export type { StandardSchemaV1 } from './tools/local/standard-schema.ts';
+export { sharedValidator, createValidator, type Validator } from './validation/index.ts';
 export { createModel, type CreateModelOptions } from './app/create-model.ts';
 export { loadConfig, parseConfig, type LoadConfigOptions } from './config/load-config.ts';
 export { resolveSettings, type Settings, type SettingsFlags } from './config/resolve-settings.ts';
@@ -8,7 +22,7 @@ export type { ToolgateConfig, ServerConfig } from './config/config-schema.ts';
 export { runAgent, DEFAULT_MAX_STEPS, type RunAgentOptions } from './orchestrator/run-agent.ts';
 export { MemoryRunStore } from './store/memory/memory-run-store.ts';
 export { McpToolSource, type McpServerConfig, type McpToolSourceOptions } from './tools/mcp/mcp-tool-source.ts';
-export { ToolRegistry, sanitizeToolName } from './tools/tool-registry.ts';
+export { ToolRegistry, sanitizeToolName, type ToolRegistryOptions, type RetryOptions } from './tools/tool-registry.ts';
 export { RunManager, DEFAULT_CONCURRENCY } from './app/run-manager.ts';
 export { openStore, DEFAULT_STORE } from './app/open-store.ts';
 export { parseModelMessage, parseModelText, toolRefsFrom } from './app/parse-text.ts';

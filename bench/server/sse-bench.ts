@@ -30,7 +30,7 @@ function service(store: MemoryRunStore): RunService {
     listRuns: unsupported,
     submitInput: unsupported,
     cancelRun: unsupported,
-    listTools: async () => [],
+    listTools: async () => ({ tools: [], servers: [] }),
     ready: async () => ({ ready: true }),
   };
 }

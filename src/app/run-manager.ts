@@ -12,7 +12,8 @@ import {
   type RunPage,
   type RunService,
   type StartRunRequest,
-  type TenantTool,
+  type Readiness,
+  type ToolsView,
 } from '../core/index.ts';
 import { createRedactor } from '../gate/index.ts';
 import type { Toolgate } from './toolgate.ts';
@@ -156,18 +157,28 @@ export class RunManager implements RunService {
     return this.#present(run);
   }
 
-  listTools(caller: Caller): Promise<TenantTool[]> {
-    return this.#toolgate.listClassifiedTools(caller.tenantId);
+  async listTools(caller: Caller): Promise<ToolsView> {
+    const tools = await this.#toolgate.listClassifiedTools(caller.tenantId);
+    return { tools, servers: this.#toolgate.toolHealth() };
   }
 
-  async ready(): Promise<{ ready: boolean; reason?: string }> {
+  /**
+   * Ready while the store answers and, when tool servers are configured, at
+   * least one of them is up: a server that is down is reported, not fatal.
+   */
+  async ready(): Promise<Readiness> {
     if (this.#closing) return { ready: false, reason: 'shutting down' };
+    const servers = this.#toolgate.toolHealth();
     try {
       await this.#toolgate.store.listRuns({ limit: 1 });
-      return { ready: true };
     } catch (error) {
-      return { ready: false, reason: `run store unavailable: ${describe(error)}` };
+      return { ready: false, reason: `run store unavailable: ${describe(error)}`, servers };
     }
+    const down = servers.filter((s) => s.state === 'down');
+    if (servers.length > 0 && down.length === servers.length) {
+      return { ready: false, reason: `no tool server is up: ${down.map((s) => `"${s.name}": ${s.error ?? 'down'}`).join('; ')}`, servers };
+    }
+    return { ready: true, servers };
   }
 
   /** Runs being driven or waiting for a slot. */

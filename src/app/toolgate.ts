@@ -12,9 +12,11 @@ import {
   type RunInput,
   type RunSettings,
   type RunStore,
+  type ToolSource,
+  type ToolSourceHealth,
   type ToolSpec,
 } from '../core/index.ts';
-import type { Settings } from '../config/resolve-settings.ts';
+import { resolveSettings, type Settings } from '../config/resolve-settings.ts';
 import { isModelAllowed, isToolAllowed, resolveToolPolicy, tenantRuleFor, type ModelDecision, type Policy } from '../gate/index.ts';
 import { settingsFrom } from '../orchestrator/run-agent.ts';
 import { RunEngine } from '../orchestrator/run-engine.ts';
@@ -24,11 +26,14 @@ import { sharedValidator, type Validator } from '../validation/index.ts';
 import { policyFromSettings } from './policy-from-settings.ts';
 import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
 import { McpToolSource } from '../tools/mcp/mcp-tool-source.ts';
-import { ToolRegistry } from '../tools/tool-registry.ts';
+import { ToolRegistry, type RetryOptions } from '../tools/tool-registry.ts';
 import { createModel } from './create-model.ts';
 
 export interface ToolgateOptions {
-  settings: Settings;
+  /** Resolved configuration (config file, environment, flags). Default: no tool servers, no model, the defaults. */
+  settings?: Settings;
+  /** More tool sources beside the MCP servers of the settings: in-process tools (LocalToolSource), your own ToolSource. */
+  tools?: readonly ToolSource[];
   /** Defaults to an in-memory store. */
   store?: RunStore;
   /** Where relative paths (scripted models) are resolved. */
@@ -41,6 +46,10 @@ export interface ToolgateOptions {
   hooks?: RunHooks;
   /** This process's owner id for run leases (default: host/pid/random; unique per Toolgate). */
   owner?: string;
+  /** Tool servers that are down are retried in the background with backoff (default on); `false`: only when asked again. */
+  toolRetry?: RetryOptions | false;
+  /** Told when a tool server goes down (with the cause) or comes back. */
+  onToolHealth?: (health: ToolSourceHealth) => void;
 }
 
 export interface RunRequest {
@@ -72,7 +81,13 @@ export interface DriveOptions {
 }
 
 /** A tool as a tenant sees it, with its classification. */
-export type ClassifiedTool = ToolSpec & { effect: 'read' | 'write'; effectSource: 'config' | 'annotation' | 'default'; approval: 'required' | 'auto' | 'never' };
+export type ClassifiedTool = ToolSpec & {
+  effect: 'read' | 'write';
+  effectSource: 'config' | 'annotation' | 'default';
+  approval: 'required' | 'auto' | 'never';
+  /** false: its server is down (the last known listing); runs do not get it until the server is back. */
+  available: boolean;
+};
 
 /**
  * toolgate assembled: MCP servers from the settings behind one registry, a
@@ -90,11 +105,11 @@ export class Toolgate {
   /** The one owner of runs' lives in this process (see RunEngine). */
   readonly engine: RunEngine;
 
-  constructor(options: ToolgateOptions) {
+  constructor(options: ToolgateOptions = {}) {
     this.#options = options;
-    this.settings = options.settings;
+    this.settings = options.settings ?? defaultSettings();
     this.store = options.store ?? new MemoryRunStore();
-    const sources = Object.entries(options.settings.servers).map(
+    const servers = Object.entries(this.settings.servers).map(
       ([name, server]) =>
         new McpToolSource({
           name,
@@ -103,14 +118,17 @@ export class Toolgate {
           ...(options.onServerStderr === undefined ? {} : { onStderr: (line: string) => options.onServerStderr?.(name, line) }),
         }),
     );
-    this.tools = new ToolRegistry(sources);
-    this.policy = policyFromSettings(options.settings);
+    this.tools = new ToolRegistry([...servers, ...(options.tools ?? [])], {
+      ...(options.toolRetry === undefined ? {} : { retry: options.toolRetry }),
+      ...(options.onToolHealth === undefined ? {} : { onHealthChange: options.onToolHealth }),
+    });
+    this.policy = policyFromSettings(this.settings);
     this.engine = new RunEngine({
       store: this.store,
       owner: options.owner ?? `${hostname()}/${process.pid}/${newId('engine')}`,
-      ...(options.settings.server.leaseMs === undefined ? {} : { leaseMs: options.settings.server.leaseMs }),
+      ...(this.settings.server.leaseMs === undefined ? {} : { leaseMs: this.settings.server.leaseMs }),
       environment: (run) => this.environment(run),
-      fallbackSettings: settingsFrom({ ...options.settings, strategy: DEFAULT_STRATEGY }),
+      fallbackSettings: settingsFrom({ ...this.settings, strategy: DEFAULT_STRATEGY }),
     });
   }
 
@@ -129,19 +147,37 @@ export class Toolgate {
     };
   }
 
+  /** The tools runs can use now (of every source that is up); rejects only when no source at all is up. */
   listTools(): Promise<ToolSpec[]> {
     return this.tools.listTools();
   }
 
-  /** The tools a tenant may use (denied ones hidden), each with its read/write classification. */
+  /**
+   * The tools a tenant may use (denied ones hidden), each with its read/write
+   * classification; tools of a server that is down are kept, `available: false`.
+   */
   async listClassifiedTools(tenantId?: string): Promise<ClassifiedTool[]> {
-    const tools = await this.tools.listTools();
-    return tools
-      .filter((t) => isToolAllowed(this.policy, tenantId, t).allowed)
-      .map((t) => {
-        const resolved = resolveToolPolicy(this.policy, t, t.name);
-        return { ...t, effect: resolved.effect, effectSource: resolved.effectSource, approval: resolved.approval };
+    const known = await this.tools.knownTools();
+    return known
+      .filter(({ spec }) => isToolAllowed(this.policy, tenantId, spec).allowed)
+      .map(({ spec, available }) => {
+        const resolved = resolveToolPolicy(this.policy, spec, spec.name);
+        return { ...spec, effect: resolved.effect, effectSource: resolved.effectSource, approval: resolved.approval, available };
       });
+  }
+
+  /**
+   * Starts every tool source not started yet, in parallel, waiting at most
+   * `timeoutMs`; returns each one's state. Sources that are down are retried
+   * in the background (see `toolRetry`) while runs use the others.
+   */
+  connectTools(options: { timeoutMs: number }): Promise<ToolSourceHealth[]> {
+    return this.tools.connect(options);
+  }
+
+  /** Each tool source's state: up, connecting, or down with the cause. */
+  toolHealth(): ToolSourceHealth[] {
+    return this.tools.health();
   }
 
   /**
@@ -251,4 +287,9 @@ export class Toolgate {
     await this.tools.close();
     await this.store.close();
   }
+}
+
+/** Settings with nothing configured: the defaults, no tool servers, no model. */
+function defaultSettings(): Settings {
+  return resolveSettings({}, {}, {});
 }

@@ -55,6 +55,9 @@ export function createEventPrinter(options: { io: CliIO; json: boolean }): Event
       switch (event.type) {
         case 'run_started':
           if (event.data.dryRun === true) io.stderr.write(`${yellow('⊘ dry run: reads execute; writes are validated and previewed, never executed')}\n`);
+          for (const missing of event.data.unavailable ?? []) {
+            io.stderr.write(`${yellow(`⚠ tool server "${missing.server}" is unavailable, its tools are left out: ${truncate(missing.reason, MAX_RESULT_CHARS)}`)}\n`);
+          }
           break;
         case 'assistant_delta':
           streamedStep = event.data.step;

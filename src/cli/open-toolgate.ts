@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
-import { Toolgate } from '../app/toolgate.ts';
+import type { Toolgate } from '../app/toolgate.ts';
+import { toolgateFrom } from '../app/create-toolgate.ts';
+import { toolgateOptionsFromSettings, type CreateToolgateOptions } from '../app/toolgate-options.ts';
 import type { RunStore } from '../core/index.ts';
 import type { LoadedConfig } from '../config/load-config.ts';
 import { findConfigFile } from '../config/find-config-file.ts';
@@ -57,12 +59,12 @@ export async function prepareToolgate(options: OpenToolgateOptions): Promise<Pre
     ...(loaded.file === undefined ? {} : { config: loaded.file }),
     ...(baseUrl === undefined ? {} : { baseUrl }),
   };
-  const open = (store?: RunStore): Toolgate =>
-    new Toolgate({
-      settings,
-      cwd,
-      ...(store === undefined ? {} : { store }),
-      ...(verbose ? { onServerStderr: (server: string, line: string) => io.stderr.write(`[${server}] ${line}\n`) } : {}),
-    });
+  // The same options a library user passes to createToolgate.
+  const toolgateOptions: CreateToolgateOptions = {
+    ...toolgateOptionsFromSettings(settings),
+    cwd,
+    ...(verbose ? { onServerStderr: (server: string, line: string) => io.stderr.write(`[${server}] ${line}\n`) } : {}),
+  };
+  const open = (store?: RunStore): Toolgate => toolgateFrom(toolgateOptions, store);
   return { origin, open };
 }

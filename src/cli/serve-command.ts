@@ -1,4 +1,5 @@
-import { Toolgate } from '../app/toolgate.ts';
+import { toolgateFrom } from '../app/create-toolgate.ts';
+import { toolgateOptionsFromSettings } from '../app/toolgate-options.ts';
 import { RunManager } from '../app/run-manager.ts';
 import { apiKeysFromSettings } from '../app/api-keys.ts';
 import { DEFAULT_STORE, openStore } from '../app/open-store.ts';
@@ -10,8 +11,11 @@ import { DEMO_SCRIPT, DEMO_SERVER_ARGS } from './demo-command.ts';
 import { createServeLogger, resolveLogLevel } from './serve-logger.ts';
 import { authHeader, createRunLog } from './serve-run-log.ts';
 import { SERVE_SPEC } from './specs/serve-spec.ts';
+import { logToolHealth, toolHealthSummary } from './serve-tool-health.ts';
 
 export const DEFAULT_SERVE_PORT = 8787;
+/** How long `serve` waits for its tool servers at start-up before it opens the port anyway (those still starting are reported down and retried). */
+export const DEFAULT_TOOL_START_TIMEOUT_MS = 15_000;
 
 /**
  * `toolgate serve`: the runs API (HTTP + SSE) on a durable store. Runs that
@@ -49,12 +53,16 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
 
   const store = await openStore(storeSpec, { cwd: io.cwd, ...(settings.server.sqliteSynchronous === undefined ? {} : { synchronous: settings.server.sqliteSynchronous }) });
   const verbose = values['verbose'] === true;
-  const toolgate = new Toolgate({
-    settings,
+  const toolgate = toolgateFrom(
+    {
+      ...toolgateOptionsFromSettings(settings),
+      cwd: io.cwd,
+      onToolHealth: logToolHealth(logger),
+      ...(settings.server.toolRetryMaxDelayMs === undefined ? {} : { toolRetry: { maxDelayMs: settings.server.toolRetryMaxDelayMs } }),
+      ...(verbose ? { onServerStderr: (server: string, line: string) => logger.info({ server }, line) } : {}),
+    },
     store,
-    cwd: io.cwd,
-    ...(verbose ? { onServerStderr: (server: string, line: string) => logger.info({ server }, line) } : {}),
-  });
+  );
   let serverUrl = '';
   const manager = new RunManager({
     toolgate,
@@ -64,6 +72,8 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
     onEvents: createRunLog({ logger, store, baseUrl: () => serverUrl, hasApiKeys: apiKeys.length > 0 }),
   });
   try {
+    // Tool servers start before the port opens, in parallel: /readyz then tells the truth from the first request.
+    const tools = await toolgate.connectTools({ timeoutMs: settings.server.toolStartTimeoutMs ?? DEFAULT_TOOL_START_TIMEOUT_MS });
     const http = await startHttpServer({
       service: manager,
       store,
@@ -85,6 +95,8 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
     serverUrl = http.url;
     const recovered = await manager.recover();
     io.stdout.write(`toolgate serving on ${http.url}  (store ${storeSpec}, model ${settings.model ?? 'none: pass "model" per run'})\n`);
+    const summary = toolHealthSummary(tools);
+    if (summary !== undefined) io.stdout.write(`  ${summary}\n`);
     if (apiKeys.length === 0) logger.warn(`no API keys configured: listening on loopback only (${host}); add tenants.<id>.apiKeys to accept other machines`);
     if (recovered.length > 0) logger.info({ runIds: recovered }, `resuming ${recovered.length} interrupted run(s)`);
     if (demo && settings.model?.startsWith('scripted:') === true) {

@@ -44,7 +44,7 @@ export function createRunLog(options: RunLogOptions): (events: readonly RunEvent
       logger.debug({ runId: event.runId, event: event.type, seq: event.id }, 'run event');
       switch (event.type) {
         case 'run_started':
-          withRun(event.runId, (run) => logger.info({ runId: run.id, tenantId: run.tenantId, model: event.data.model, ...(event.data.dryRun === true ? { dryRun: true } : {}) }, 'run started'));
+          withRun(event.runId, (run) => logger.info({ runId: run.id, tenantId: run.tenantId, model: event.data.model, ...(event.data.dryRun === true ? { dryRun: true } : {}), ...(event.data.unavailable === undefined ? {} : { unavailableServers: event.data.unavailable.map((u) => u.server) }) }, 'run started'));
           break;
         case 'approval_required': {
           const { toolCallId, name, reason } = event.data;

@@ -14,12 +14,17 @@ export async function toolsCommand(args: readonly string[], io: CliIO): Promise<
       return EXIT.usage;
     }
     const tenant = typeof values['tenant'] === 'string' ? values['tenant'] : undefined;
-    const tools = await toolgate.listClassifiedTools(tenant);
-    if (values['json'] === true) {
-      io.stdout.write(`${JSON.stringify(tools, null, 2)}\n`);
-      return EXIT.ok;
+    // Every server is asked; one that cannot be reached is reported, not fatal to the listing.
+    const tools = (await toolgate.listClassifiedTools(tenant)).filter((t) => t.available);
+    const failed = toolgate.toolHealth().filter((h) => h.state !== 'up');
+    if (values['json'] === true) io.stdout.write(`${JSON.stringify(tools, null, 2)}\n`);
+    else io.stdout.write(formatTools(tools));
+    for (const server of failed) io.stderr.write(`toolgate tools: could not reach "${server.name}": ${server.error ?? server.state}\n`);
+    if (failed.length > 0) {
+      const reached = toolgate.toolHealth().length - failed.length;
+      io.stderr.write(`toolgate tools: listed ${reached} of ${reached + failed.length} servers; ${failed.length === 1 ? 'the one above failed' : 'the ones above failed'} (run with --verbose to see their stderr)\n`);
+      return EXIT.failed;
     }
-    io.stdout.write(formatTools(tools));
     return EXIT.ok;
   } finally {
     await toolgate.close();

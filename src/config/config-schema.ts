@@ -103,6 +103,8 @@ export const configSchema = z.strictObject({
       sseHistoryTimeoutMs: z.number().int().min(100).optional(),
       ssePollMs: z.number().int().min(0).max(60_000).optional(),
       shutdownGraceMs: z.number().int().min(0).optional(),
+      toolStartTimeoutMs: z.number().int().min(100).max(600_000).optional(),
+      toolRetryMaxDelayMs: z.number().int().min(100).max(3_600_000).optional(),
     })
     .optional(),
 });

@@ -23,6 +23,8 @@ export interface RunEventDataMap {
     /** The run's strategy (react, …). */
     strategy?: string;
     dryRun?: boolean;
+    /** Tool servers that could not be reached when the run started: the run goes on with the others. */
+    unavailable?: { server: string; reason: string; tools: string[] }[];
   };
   /** A user message entered the conversation (the run's input, or a later message). */
   user_message: { text: string };

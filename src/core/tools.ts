@@ -31,6 +31,8 @@ export interface ToolSpec {
   outputSchema?: JsonSchema;
   annotations?: ToolAnnotations;
   origin: ToolOrigin;
+  /** The call timeout its source sets (a server's `timeoutMs`, a tool defined with one); a policy rule's wins. */
+  timeoutMs?: number;
 }
 
 /** Tool names every model API accepts (OpenAI's rule, the strictest common one). */

@@ -7,6 +7,8 @@ import {
   type Run,
   type RunSettings,
   type RunStore,
+  type ToolListing,
+  type ToolSource,
 } from '../core/index.ts';
 import { createRedactor } from '../gate/index.ts';
 import { sharedValidator } from '../validation/index.ts';
@@ -57,7 +59,8 @@ export async function drivePass(input: PassInput): Promise<PassEnd> {
     const environment = await input.environment();
     env = environment;
     const { model, tools } = environment;
-    const catalog = buildToolCatalog(await tools.listTools({ signal: input.signal }), {
+    const listing = await listTools(tools, input.signal);
+    const catalog = buildToolCatalog(listing.tools, {
       ...(env.policy === undefined ? {} : { policy: env.policy }),
       tenantId: run.tenantId,
     });
@@ -74,6 +77,7 @@ export async function drivePass(input: PassInput): Promise<PassEnd> {
           strategy: settings.strategy,
           ...(run.dryRun === true ? { dryRun: true } : {}),
           ...(run.threadId === undefined ? {} : { threadId: run.threadId }),
+          ...(listing.unavailable.length === 0 ? {} : { unavailable: listing.unavailable }),
         }),
         draft('user_message', { text: run.input }),
       ]);
@@ -227,4 +231,17 @@ async function callHook(fn: () => void | Promise<void> | undefined): Promise<voi
   } catch (error) {
     process.emitWarning(`run hook failed: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/**
+ * The run's tools: a registry says which sources are missing (their tools are
+ * left out, the run goes on with the rest); a plain source lists or throws.
+ */
+async function listTools(tools: ToolSource, signal: AbortSignal | undefined): Promise<ToolListing> {
+  const options = signal === undefined ? {} : { signal };
+  if (tools.listing === undefined) return { tools: await tools.listTools(options), unavailable: [] };
+  const listing = await tools.listing(options);
+  // Nothing listed and something missing: listTools rejects when no source at all is up, failing the run with every cause.
+  if (listing.tools.length === 0 && listing.unavailable.length > 0) await tools.listTools(options);
+  return listing;
 }

@@ -146,7 +146,7 @@ async function execute(ctx: ToolCallContext, call: RawToolCall, decision: Allowe
     result = await ctx.tools.callTool({
       name: call.name,
       arguments: args,
-      timeoutMs: policy.timeoutMs ?? ctx.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+      timeoutMs: policy.timeoutMs ?? tool.timeoutMs ?? ctx.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
       meta: { [IDEMPOTENCY_META_KEY]: `${ctx.runId}:${call.id}` },
       invocation: {
         runId: ctx.runId,

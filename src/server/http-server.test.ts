@@ -68,6 +68,9 @@ describe('HTTP server', () => {
     const notReady = await server.call('/readyz');
     assert.equal(notReady.status, 503);
     assert.deepEqual(await notReady.json(), { status: 'not_ready', reason: 'store unreachable' });
+    const servers = [{ name: 'crm', state: 'down' as const, tools: 0, error: 'Cannot find module', since: '2026-01-01T00:00:00.000Z', failures: 1 }];
+    server.service.readiness = { ready: true, servers };
+    assert.deepEqual(await (await server.call('/readyz')).json(), { status: 'ready', servers }, 'each tool server is reported');
     server.service.readiness = { ready: true };
   });
 

@@ -131,9 +131,22 @@ const schemas: Record<string, Schema> = {
       },
     ],
   },
+  ToolServer: {
+    type: 'object',
+    required: ['name', 'state', 'tools', 'since', 'failures'],
+    properties: {
+      name: { type: 'string' },
+      state: { type: 'string', enum: ['connecting', 'up', 'down'] },
+      tools: { type: 'integer', description: 'Tools it offers (the last known list while it is down).' },
+      error: { type: 'string', description: 'Why it is down.' },
+      since: { type: 'string', format: 'date-time' },
+      failures: { type: 'integer', description: 'Failed attempts in a row.' },
+      retryAt: { type: 'string', format: 'date-time', description: 'When it is tried again.' },
+    },
+  },
   Tool: {
     type: 'object',
-    required: ['name', 'description', 'inputSchema', 'annotations', 'origin', 'effect'],
+    required: ['name', 'description', 'inputSchema', 'annotations', 'origin', 'effect', 'available'],
     properties: {
       name: { type: 'string' },
       description: { type: 'string' },
@@ -142,9 +155,10 @@ const schemas: Record<string, Schema> = {
       origin: {
         type: 'object',
         required: ['kind', 'server', 'tool'],
-        properties: { kind: { type: 'string', enum: ['mcp', 'builtin'] }, server: { type: 'string' }, tool: { type: 'string' } },
+        properties: { kind: { type: 'string', enum: ['mcp', 'local', 'builtin'] }, server: { type: 'string' }, tool: { type: 'string' } },
       },
       effect: { type: 'string', enum: ['read', 'write'] },
+      available: { type: 'boolean', description: 'false while its server is down (the last known listing); runs do not get it until the server is back.' },
     },
   },
 };
@@ -288,7 +302,10 @@ const paths: Record<string, Record<string, Schema>> = {
   '/v1/tools': {
     get: {
       summary: 'Tools this tenant may use',
-      responses: { '200': json({ type: 'object', required: ['tools'], properties: { tools: { type: 'array', items: ref('Tool') } } }, 'The tools.'), ...AUTH_ERRORS },
+      responses: {
+        '200': json({ type: 'object', required: ['tools', 'servers'], properties: { tools: { type: 'array', items: ref('Tool') }, servers: { type: 'array', items: ref('ToolServer') } } }, 'The tools, and the state of every tool server.'),
+        ...AUTH_ERRORS,
+      },
     },
   },
   '/healthz': {
@@ -299,8 +316,8 @@ const paths: Record<string, Record<string, Schema>> = {
       summary: 'Readiness',
       security: [],
       responses: {
-        '200': json({ type: 'object', properties: { status: { const: 'ready' } } }, 'Ready to take runs.'),
-        '503': json({ type: 'object', properties: { status: { const: 'not_ready' }, reason: { type: 'string' } } }, 'Not ready.'),
+        '200': json({ type: 'object', properties: { status: { const: 'ready' }, servers: { type: 'array', items: ref('ToolServer') } } }, 'Ready to take runs (tool servers that are down are listed with the cause).'),
+        '503': json({ type: 'object', properties: { status: { const: 'not_ready' }, reason: { type: 'string' }, servers: { type: 'array', items: ref('ToolServer') } } }, 'Not ready.'),
       },
     },
   },

@@ -5,7 +5,8 @@
  */
 import { ToolgateError } from '../core/errors.ts';
 import { draft, type EventDraft, type RunEvent, type RunInput } from '../core/events.ts';
-import type { Caller, IdempotencyOptions, RunService, StartRunRequest, TenantTool } from '../core/ports/run-service.ts';
+import type { Caller, IdempotencyOptions, Readiness, RunService, StartRunRequest, TenantTool, ToolsView } from '../core/ports/run-service.ts';
+import type { ToolSourceHealth } from '../core/ports/tool-source.ts';
 import type { ListRunsQuery, RunPage, RunStore } from '../core/ports/run-store.ts';
 import { TERMINAL_RUN_STATUSES, type Run, type RunPatch } from '../core/runs.ts';
 import { ZERO_USAGE } from '../core/usage.ts';
@@ -20,7 +21,8 @@ export class TestRunService implements RunService {
   readonly store: RunStore;
   readonly calls: RecordedCall[] = [];
   tools: TenantTool[] = [];
-  readiness: { ready: boolean; reason?: string } = { ready: true };
+  servers: ToolSourceHealth[] = [];
+  readiness: Readiness = { ready: true };
   /** Thrown by the next service call (then cleared): to test how errors map to HTTP. */
   failNext: Error | undefined;
 
@@ -84,12 +86,12 @@ export class TestRunService implements RunService {
     return this.#mustSee(caller, runId);
   }
 
-  async listTools(caller: Caller): Promise<TenantTool[]> {
+  async listTools(caller: Caller): Promise<ToolsView> {
     this.#record('listTools', caller, []);
-    return structuredClone(this.tools);
+    return { tools: structuredClone(this.tools), servers: structuredClone(this.servers) };
   }
 
-  async ready(): Promise<{ ready: boolean; reason?: string }> {
+  async ready(): Promise<Readiness> {
     this.#record('ready', undefined, []);
     return this.readiness;
   }

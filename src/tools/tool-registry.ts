@@ -1,108 +1,200 @@
 import {
-  TOOL_NAME_PATTERN,
+  ToolgateError,
   toolError,
   type CallToolRequest,
+  type ToolListing,
   type ToolResult,
   type ToolSource,
+  type ToolSourceHealth,
   type ToolSpec,
+  type UnavailableToolSource,
 } from '../core/index.ts';
+import { nameTools, type NamedTool } from './registry-names.ts';
+import { SourceSlot, type RetryOptions } from './source-slot.ts';
 
-const MAX_NAME_LENGTH = 64;
+export { sanitizeToolName } from './registry-names.ts';
+export { DEFAULT_RETRY_INITIAL_DELAY_MS, DEFAULT_RETRY_MAX_DELAY_MS, type RetryOptions } from './source-slot.ts';
 
-interface Entry {
-  spec: ToolSpec;
-  source: ToolSource;
+export interface ToolRegistryOptions {
+  /**
+   * Sources that are down are tried again in the background, the wait doubling
+   * from `initialDelayMs` up to `maxDelayMs` (default on). `false`: a source
+   * that failed stays down until `refresh()`.
+   */
+  retry?: RetryOptions | false;
+  /** Told when a source changes state: down (with the cause), back up. */
+  onHealthChange?: (health: ToolSourceHealth) => void;
+}
+
+interface Named {
+  /** Tools of sources that are up, by model-visible name. */
+  available: Map<string, NamedTool>;
+  /** Last known tools of sources that are down, by model-visible name. */
+  missing: Map<string, SourceSlot>;
+  /** Every named tool's spec. */
+  specs: Map<string, ToolSpec>;
 }
 
 /**
- * Several ToolSources behind one name space. Names exposed to models satisfy
- * TOOL_NAME_PATTERN; when two servers offer the same name, both are prefixed
- * with their server name (`server_tool`) so neither shadows the other.
+ * Several ToolSources behind one name space, each failing on its own: a
+ * source that cannot be listed is reported (health, `listing().unavailable`)
+ * and retried with backoff while the others serve. Names exposed to models
+ * satisfy TOOL_NAME_PATTERN; two sources offering one name are both prefixed.
  */
 export class ToolRegistry implements ToolSource {
   readonly name = 'registry';
-  readonly #sources: readonly ToolSource[];
-  #entries: Map<string, Entry> | undefined;
-  #loading: Promise<Map<string, Entry>> | undefined;
+  readonly #slots: readonly SourceSlot[];
+  #named: Named | undefined;
 
-  constructor(sources: readonly ToolSource[]) {
-    this.#sources = sources;
+  constructor(sources: readonly ToolSource[], options: ToolRegistryOptions = {}) {
+    const retry = options.retry ?? {};
+    this.#slots = sources.map(
+      (source) =>
+        new SourceSlot(source, {
+          retry,
+          onChange: (slot, previous) => {
+            this.#named = undefined;
+            if (previous !== slot.state && !(previous === 'new' && slot.state === 'connecting')) options.onHealthChange?.(slot.health());
+          },
+        }),
+    );
   }
 
   get sources(): readonly ToolSource[] {
-    return this.#sources;
+    return this.#slots.map((s) => s.source);
   }
 
-  /** The tools of every source, with the names models see. Listed once, then cached (see refresh). */
+  /**
+   * Lists every source not yet listed, in parallel, waiting at most
+   * `timeoutMs`: a source still starting then is reported down (and keeps
+   * trying; its answer still counts). For start-up: `serve` reports each server's state.
+   */
+  async connect(options: { timeoutMs: number }): Promise<ToolSourceHealth[]> {
+    const attempts = Promise.all(this.#slots.filter((s) => s.awaited).map((s) => s.attempt()));
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, options.timeoutMs);
+    });
+    try {
+      await Promise.race([attempts, timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
+    for (const slot of this.#slots) slot.markSlow(`no answer within ${options.timeoutMs} ms (still trying)`);
+    return this.health();
+  }
+
+  /** Each source's state, in configuration order. */
+  health(): ToolSourceHealth[] {
+    return this.#slots.map((s) => s.health());
+  }
+
+  /** The tools that could be listed and the sources that could not. Never throws for a source that is down. */
+  async listing(options: { signal?: AbortSignal } = {}): Promise<ToolListing> {
+    await this.#settle(options.signal);
+    const named = this.#names();
+    const unavailable: UnavailableToolSource[] = this.#slots
+      .filter((s) => s.state !== 'up')
+      .map((slot) => ({
+        server: slot.source.name,
+        reason: slot.error ?? 'not reachable yet',
+        tools: [...named.missing].filter(([, owner]) => owner === slot).map(([name]) => name),
+      }));
+    return { tools: [...named.available.values()].map((e) => e.spec), unavailable };
+  }
+
+  /** Every tool known — of sources that are up, and the last known ones of sources that are down — with whether it can be called now. */
+  async knownTools(options: { signal?: AbortSignal } = {}): Promise<{ spec: ToolSpec; available: boolean }[]> {
+    await this.#settle(options.signal);
+    const named = this.#names();
+    return [
+      ...[...named.available.values()].map((e) => ({ spec: e.spec, available: true })),
+      ...[...named.missing.keys()].flatMap((name) => {
+        const spec = named.specs.get(name);
+        return spec === undefined ? [] : [{ spec, available: false }];
+      }),
+    ];
+  }
+
+  /**
+   * The tools of every source that is up. Rejects (`tool_unavailable`, with
+   * each cause) only when there are sources and none of them is up: a run
+   * would have no tools at all.
+   */
   async listTools(options: { signal?: AbortSignal } = {}): Promise<ToolSpec[]> {
-    const entries = await this.#load(options);
-    return [...entries.values()].map((e) => e.spec);
+    const { tools, unavailable } = await this.listing(options);
+    if (this.#slots.length > 0 && unavailable.length === this.#slots.length) {
+      const reasons = unavailable.map((u) => u.reason);
+      throw new ToolgateError('tool_unavailable', reasons.length === 1 ? (reasons[0] ?? '') : `no tool server could be reached: ${reasons.join('; ')}`);
+    }
+    return tools;
   }
 
-  /** The tool a model-visible name stands for, if any. */
+  /** The tool a model-visible name stands for, if its source is up. */
   async getTool(name: string): Promise<ToolSpec | undefined> {
-    return (await this.#load({})).get(name)?.spec;
+    await this.#settle(undefined);
+    return this.#names().available.get(name)?.spec;
   }
 
-  /** Forgets the cached listing; the next listTools asks every source again. */
+  /** Asks every source to list again on the next listing (a source that is down is tried at once). */
   refresh(): void {
-    this.#entries = undefined;
-    this.#loading = undefined;
+    for (const slot of this.#slots) slot.stale = true;
+    this.#named = undefined;
   }
 
   async callTool(request: CallToolRequest): Promise<ToolResult> {
-    const entry = (await this.#load({})).get(request.name);
-    if (entry === undefined) return toolError('tool_not_found', `there is no tool named "${request.name}"`);
-    return entry.source.callTool({ ...request, name: entry.spec.origin.tool });
+    await this.#settle(undefined);
+    const named = this.#names();
+    const entry = named.available.get(request.name);
+    if (entry !== undefined) return entry.source.callTool({ ...request, name: entry.spec.origin.tool });
+    const down = named.missing.get(request.name);
+    if (down !== undefined) {
+      const result = toolError('tool_unavailable', `"${request.name}" is on "${down.source.name}", which is down: ${down.error ?? 'not reachable'}`);
+      return { ...result, notSent: true };
+    }
+    return toolError('tool_not_found', `there is no tool named "${request.name}"`);
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled(this.#sources.map((s) => s.close()));
+    for (const slot of this.#slots) slot.close();
+    await Promise.allSettled(this.#slots.map((s) => s.source.close()));
   }
 
-  #load(options: { signal?: AbortSignal }): Promise<Map<string, Entry>> {
-    if (this.#entries !== undefined) return Promise.resolve(this.#entries);
-    this.#loading ??= (async () => {
-      const lists = await Promise.all(this.#sources.map(async (source) => ({ source, tools: await source.listTools(options) })));
-      const entries = buildEntries(lists);
-      this.#entries = entries;
-      return entries;
-    })().finally(() => {
-      this.#loading = undefined;
+  async #settle(signal: AbortSignal | undefined): Promise<void> {
+    const waiting = this.#slots.filter((s) => s.awaited);
+    if (waiting.length === 0) return;
+    const attempts = Promise.all(waiting.map((s) => s.attempt()));
+    if (signal === undefined) {
+      await attempts;
+      return;
+    }
+    signal.throwIfAborted();
+    // A run that is cancelled stops waiting; the shared attempt goes on for the others.
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+      signal.addEventListener('abort', onAbort, { once: true });
+      void attempts.then(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      });
     });
-    return this.#loading;
   }
-}
 
-function buildEntries(lists: { source: ToolSource; tools: ToolSpec[] }[]): Map<string, Entry> {
-  const counts = new Map<string, number>();
-  for (const { tools } of lists) {
-    for (const tool of tools) {
-      const key = sanitizeToolName(tool.name);
-      counts.set(key, (counts.get(key) ?? 0) + 1);
+  #names(): Named {
+    if (this.#named !== undefined) return this.#named;
+    const known = this.#slots.filter((s) => s.tools !== undefined);
+    const all = nameTools(known.map((slot) => ({ source: slot.source, tools: slot.tools ?? [] })));
+    const available = new Map<string, NamedTool>();
+    const missing = new Map<string, SourceSlot>();
+    const specs = new Map<string, ToolSpec>();
+    const slotOf = new Map(known.map((slot) => [slot.source, slot]));
+    for (const [name, entry] of all) {
+      const slot = slotOf.get(entry.source);
+      specs.set(name, entry.spec);
+      if (slot?.state === 'up') available.set(name, entry);
+      else if (slot !== undefined) missing.set(name, slot);
     }
+    this.#named = { available, missing, specs };
+    return this.#named;
   }
-  const entries = new Map<string, Entry>();
-  for (const { source, tools } of lists) {
-    for (const tool of tools) {
-      const base = sanitizeToolName(tool.name);
-      let name = (counts.get(base) ?? 0) > 1 ? sanitizeToolName(`${tool.origin.server}_${tool.name}`) : base;
-      // Still taken (same server listed twice, or a prefix collision): number it.
-      for (let n = 2; entries.has(name); n++) name = withSuffix(base, `_${n}`);
-      entries.set(name, { source, spec: { ...tool, name } });
-    }
-  }
-  return entries;
-}
-
-/** Makes any name acceptable to every model API: `[a-zA-Z0-9_-]{1,64}`. */
-export function sanitizeToolName(raw: string): string {
-  if (TOOL_NAME_PATTERN.test(raw)) return raw;
-  const cleaned = raw.replace(/[^a-zA-Z0-9_-]+/g, '_').replace(/^_+|_+$/g, '');
-  const name = cleaned === '' ? 'tool' : cleaned;
-  return name.length <= MAX_NAME_LENGTH ? name : name.slice(0, MAX_NAME_LENGTH);
-}
-
-function withSuffix(base: string, suffix: string): string {
-  return base.slice(0, MAX_NAME_LENGTH - suffix.length) + suffix;
 }

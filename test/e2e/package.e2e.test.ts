@@ -8,6 +8,15 @@ import { delimiter, dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { ROOT } from '../support/processes.ts';
+import { startMockOpenAI } from '../support/mock-openai-server.ts';
+
+/** The README's library example, exactly as written between its markers. */
+function readmeExample(): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const block = /<!-- library-example:start -->\s*```ts\n([\s\S]*?)```\s*<!-- library-example:end -->/.exec(readme)?.[1];
+  assert.ok(block !== undefined, 'README.md has a library example between its markers');
+  return block;
+}
 
 const run = promisify(execFile);
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -102,6 +111,31 @@ console.log(JSON.stringify({ calls: parsed.calls.map((c) => ({ name: c.name, arg
     assert.deepEqual(JSON.parse(result.stdout), { calls: [{ name: 'get_price', arguments: { qty: 7 } }], toolgate: 'function' });
   });
 
+  test('the README library example runs as written (tools in code, an approval, the model behind OPENAI_BASE_URL)', async () => {
+    const mock = await startMockOpenAI({
+      responses: [
+        { toolCalls: [{ id: 'c1', name: 'getOrder', arguments: '{"orderId":"42"}' }] },
+        { toolCalls: [{ id: 'c2', name: 'cancelOrder', arguments: '{"orderId":42}' }] },
+        { text: 'Order 42 is cancelled.' },
+      ],
+    });
+    try {
+      writeFileSync(join(project, 'readme-example.mjs'), readmeExample());
+      const result = await new Promise<Result>((resolve) => {
+        execFile(process.execPath, ['readme-example.mjs'], { cwd: project, env: { ...ENV, OPENAI_BASE_URL: mock.url, OPENAI_API_KEY: 'test' } }, (error, stdout, stderr) =>
+          resolve({ code: error === null ? 0 : 1, stdout, stderr }),
+        );
+      });
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.stdout, 'approving cancelOrder {"orderId":42}\ncompleted Order 42 is cancelled.\n');
+      assert.equal(mock.remaining(), 0);
+      const firstTools = (mock.requests[0]?.body.tools ?? []) as { function: { name: string } }[];
+      assert.deepEqual(firstTools.map((t) => t.function.name).sort(), ['cancelOrder', 'getOrder']);
+    } finally {
+      await mock.close();
+    }
+  });
+
   test('a strict nodenext TypeScript project compiles against the types with 0 errors, and its type errors are caught', async () => {
     const ts = join(project, 'ts');
     mkdirSync(join(ts, 'node_modules', '@types'), { recursive: true });
@@ -119,7 +153,8 @@ console.log(JSON.stringify({ calls: parsed.calls.map((c) => ({ name: c.name, arg
       noEmit: true,
       types: ['node'],
     };
-    writeFileSync(join(ts, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['good.ts'] }));
+    writeFileSync(join(ts, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['good.ts', 'readme.ts'] }));
+    writeFileSync(join(ts, 'readme.ts'), `${readmeExample()}\nexport {};\n`);
     writeFileSync(
       join(ts, 'good.ts'),
       `import { Toolgate, parseModelMessage, resolveSettings, type RunEvent, type Settings } from 'toolgate';

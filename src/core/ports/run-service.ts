@@ -2,6 +2,7 @@ import type { RunInput } from '../events.ts';
 import type { JsonObject } from '../json.ts';
 import type { Run } from '../runs.ts';
 import type { ToolSpec } from '../tools.ts';
+import type { ToolSourceHealth } from './tool-source.ts';
 import type { ListRunsQuery, RunPage } from './run-store.ts';
 
 /** Who is asking: resolved by the server from the API key. */
@@ -29,8 +30,21 @@ export interface IdempotencyOptions {
   requestHash: string;
 }
 
-/** A tool as one tenant may use it. */
-export type TenantTool = ToolSpec & { effect: 'read' | 'write' };
+/** A tool as one tenant may use it; `available: false` while its server is down. */
+export type TenantTool = ToolSpec & { effect: 'read' | 'write'; available: boolean };
+
+/** The tools a tenant may use, and the state of every tool server. */
+export interface ToolsView {
+  tools: TenantTool[];
+  servers: ToolSourceHealth[];
+}
+
+/** Whether the service takes runs, and why not; `servers`: each tool server's state. */
+export interface Readiness {
+  ready: boolean;
+  reason?: string;
+  servers?: ToolSourceHealth[];
+}
 
 /**
  * What the runs API needs from the rest of toolgate: start runs in the
@@ -62,7 +76,8 @@ export interface RunService {
    * Cancelling a finished run → `conflict`.
    */
   cancelRun(caller: Caller, runId: string): Promise<Run>;
-  listTools(caller: Caller): Promise<TenantTool[]>;
-  /** Ready to take runs: store reachable, not shutting down. */
-  ready(): Promise<{ ready: boolean; reason?: string }>;
+  /** The caller's tools (of servers that are down too, marked unavailable) and each server's state. */
+  listTools(caller: Caller): Promise<ToolsView>;
+  /** Ready to take runs: store reachable, not shutting down, at least one tool server up when there are any. */
+  ready(): Promise<Readiness>;
 }

@@ -35,4 +35,42 @@ export interface ToolSource {
   listTools(options?: { signal?: AbortSignal }): Promise<ToolSpec[]>;
   callTool(request: CallToolRequest): Promise<ToolResult>;
   close(): Promise<void>;
+  /**
+   * Sources that combine others (a registry): the tools that could be listed
+   * and the sources that could not, instead of one failure for all. Never
+   * throws for a source that is down.
+   */
+  listing?(options?: { signal?: AbortSignal }): Promise<ToolListing>;
+}
+
+/** What a combining source could list, and which of its sources are missing. */
+export interface ToolListing {
+  tools: ToolSpec[];
+  unavailable: UnavailableToolSource[];
+}
+
+/** A source that could not be listed: its name, why, and the tools it offered when last reachable (names as models see them). */
+export interface UnavailableToolSource {
+  server: string;
+  reason: string;
+  tools: string[];
+}
+
+/** `connecting`: first attempt in flight; `up`: listed; `down`: the last attempt failed (retried with backoff). */
+export type ToolSourceState = 'connecting' | 'up' | 'down';
+
+/** One source's health, for /readyz, `toolgate tools` and logs. */
+export interface ToolSourceHealth {
+  name: string;
+  state: ToolSourceState;
+  /** Tools it offers (the last known list while it is down). */
+  tools: number;
+  /** Why it is down: the cause, as its source reported it. */
+  error?: string;
+  /** When it entered its state (ISO 8601). */
+  since: string;
+  /** Failed attempts in a row. */
+  failures: number;
+  /** When the next attempt is due, while it is down and retried in the background (ISO 8601). */
+  retryAt?: string;
 }

@@ -1,3 +1,4 @@
+import type { Readiness } from '../../core/index.ts';
 import { readQuery } from '../query.ts';
 import { sendJson } from '../respond.ts';
 import type { RequestContext } from '../server-context.ts';
@@ -6,7 +7,7 @@ import { buildOpenApiDocument } from '../openapi.ts';
 /** GET /v1/tools: the tools the caller's tenant may use. */
 export async function listTools(ctx: RequestContext): Promise<void> {
   readQuery(ctx.url, []);
-  const tools = await ctx.state.service.listTools(ctx.caller);
+  const { tools, servers } = await ctx.state.service.listTools(ctx.caller);
   sendJson(ctx.res, 200, {
     tools: tools.map((tool) => ({
       name: tool.name,
@@ -15,7 +16,9 @@ export async function listTools(ctx: RequestContext): Promise<void> {
       annotations: tool.annotations ?? {},
       origin: tool.origin,
       effect: tool.effect,
+      available: tool.available,
     })),
+    servers,
   });
 }
 
@@ -30,14 +33,15 @@ export async function readyz(ctx: RequestContext): Promise<void> {
     sendJson(ctx.res, 503, { status: 'not_ready', reason: 'the server is shutting down' });
     return;
   }
-  let result: { ready: boolean; reason?: string };
+  let result: Readiness;
   try {
     result = await ctx.state.service.ready();
   } catch (error) {
     result = { ready: false, reason: error instanceof Error ? error.message : String(error) };
   }
-  if (result.ready) sendJson(ctx.res, 200, { status: 'ready' });
-  else sendJson(ctx.res, 503, { status: 'not_ready', ...(result.reason === undefined ? {} : { reason: result.reason }) });
+  const servers = result.servers === undefined ? {} : { servers: result.servers };
+  if (result.ready) sendJson(ctx.res, 200, { status: 'ready', ...servers });
+  else sendJson(ctx.res, 503, { status: 'not_ready', ...(result.reason === undefined ? {} : { reason: result.reason }), ...servers });
 }
 
 let openApiText: string | undefined;

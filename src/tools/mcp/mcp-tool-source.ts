@@ -12,10 +12,13 @@ import {
   type ToolSpec,
 } from '../../core/index.ts';
 import { fromMcpCallError, fromMcpResult } from './mcp-result.ts';
+import { describeStartError, meaningfulStderrLine, type StartFailure } from './start-error.ts';
 import { loadMcpSdk, type McpSdk } from './mcp-sdk.ts';
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 20_000;
-const STDERR_TAIL_LINES = 20;
+const STDERR_TAIL_LINES = 40;
+/** How long a failed start waits for the rest of a dying server's stderr. */
+const STDERR_GRACE_MS = 500;
 const CLIENT_INFO = { name: 'toolgate', version: '0.1.0' };
 
 /** How to reach one MCP server: a command to spawn (stdio) or a Streamable HTTP URL. */
@@ -137,19 +140,30 @@ export class McpToolSource implements ToolSource {
     this.#exitInfo = undefined;
     this.#stderrTail = [];
     const sdk = await loadMcpSdk();
-    const transport = this.#createTransport(sdk);
+    let stderrEnded: Promise<void> = Promise.resolve();
+    const transport = this.#createTransport(sdk, (ended) => {
+      stderrEnded = ended;
+    });
     const client = new sdk.client.Client(CLIENT_INFO);
     const conn: Connection = { client, transport, sdk, closed: false };
     const timeoutMs = this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    // What the transport saw go wrong (a stdout line that is not JSON-RPC) explains a handshake that never completes.
+    const transportErrors: unknown[] = [];
+    transport.onerror = (error) => {
+      if (transportErrors.length < 5) transportErrors.push(error);
+    };
     try {
       await client.connect(transport, { timeout: timeoutMs });
     } catch (error) {
+      // A server that died prints why on stderr, which may still be on its way: wait for it (briefly).
+      await Promise.race([stderrEnded, new Promise((r) => setTimeout(r, STDERR_GRACE_MS).unref())]);
       await client.close().catch(() => undefined);
-      throw new ToolgateError(
-        'tool_unavailable',
-        `could not start MCP server "${this.name}" (${this.endpoint}): ${describe(error)}${this.#why()}. Check the command or URL in the servers section of your config.`,
-        { cause: error },
-      );
+      const server = this.#options.server;
+      const { reason, cause } = describeStartError({ error, stderr: this.#stderrTail, timeoutMs, transportErrors, ...('command' in server ? { command: server.command } : {}) });
+      throw new ToolgateError('tool_unavailable', `could not start MCP server "${this.name}" (${this.endpoint}): ${cause}${hintFor(reason, 'url' in server)}`, {
+        cause: error,
+        details: { server: this.name, reason, cause },
+      });
     }
     const previous = transport.onclose;
     transport.onclose = () => {
@@ -159,7 +173,7 @@ export class McpToolSource implements ToolSource {
     return conn;
   }
 
-  #createTransport(sdk: McpSdk): Transport {
+  #createTransport(sdk: McpSdk, onStderr: (ended: Promise<void>) => void): Transport {
     const server = this.#options.server;
     if ('url' in server) {
       return new sdk.client.StreamableHTTPClientTransport(new URL(server.url), {
@@ -174,6 +188,8 @@ export class McpToolSource implements ToolSource {
       ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
     });
     let partial = '';
+    const stderr = transport.stderr;
+    if (stderr !== null && stderr !== undefined) onStderr(new Promise((resolve) => stderr.once('end', () => resolve()).once('close', () => resolve())));
     transport.stderr?.on('data', (chunk: Buffer) => {
       const lines = (partial + chunk.toString('utf8')).split('\n');
       partial = lines.pop() ?? '';
@@ -191,8 +207,8 @@ export class McpToolSource implements ToolSource {
   #drop(conn: Connection): void {
     if (conn.closed) return;
     conn.closed = true;
-    const tail = this.#stderrTail.filter((l) => l.trim() !== '').slice(-3).join(' | ');
-    this.#exitInfo = tail === '' ? 'the server closed the connection' : `the server closed the connection; last stderr: ${tail}`;
+    const line = meaningfulStderrLine(this.#stderrTail);
+    this.#exitInfo = line === undefined ? 'the server closed the connection' : `the server closed the connection; stderr: ${line}`;
     void conn.client.close().catch(() => undefined);
     // Only forget the connection if it is still the current one (a newer one may exist).
     const current = this.#connecting;
@@ -207,8 +223,8 @@ export class McpToolSource implements ToolSource {
   }
 
   #why(): string {
-    const tail = this.#stderrTail.filter((l) => l.trim() !== '').slice(-3).join(' | ');
-    return tail === '' ? '' : ` (server stderr: ${tail})`;
+    const line = meaningfulStderrLine(this.#stderrTail);
+    return line === undefined ? '' : ` (server stderr: ${line})`;
   }
 
   #toSpec(tool: { name: string; title?: string | undefined; description?: string | undefined; inputSchema: unknown; outputSchema?: unknown; annotations?: unknown }): ToolSpec {
@@ -219,6 +235,7 @@ export class McpToolSource implements ToolSource {
       origin: { kind: 'mcp', server: this.name, tool: tool.name },
     };
     if (tool.title !== undefined) spec.title = tool.title;
+    if (this.#options.defaultTimeoutMs !== undefined) spec.timeoutMs = this.#options.defaultTimeoutMs;
     if (isJsonObject(tool.outputSchema)) spec.outputSchema = tool.outputSchema as JsonSchema;
     if (isJsonObject(tool.annotations)) spec.annotations = pickAnnotations(tool.annotations);
     return spec;
@@ -236,6 +253,13 @@ function pickAnnotations(raw: Record<string, unknown>): ToolAnnotations {
 }
 
 /** The request certainly did not reach the server: a failed write is then not an unknown outcome. */
+function hintFor(reason: StartFailure, http: boolean): string {
+  if (reason === 'auth') return '';
+  return http
+    ? '. Check the url of this server in the servers section of your config, and that the server is running'
+    : '. Check the command of this server in the servers section of your config (run it by hand to see what it prints)';
+}
+
 function notSent(result: ToolResult): ToolResult {
   return { ...result, notSent: true };
 }

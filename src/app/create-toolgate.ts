@@ -1,0 +1,66 @@
+import type { RunStore } from '../core/index.ts';
+import { checkToolgateOptions } from './check-toolgate-options.ts';
+import { openStore } from './open-store.ts';
+import { sortToolEntries } from './sort-tool-entries.ts';
+import { Toolgate } from './toolgate.ts';
+import { settingsFromOptions, type CreateToolgateOptions } from './toolgate-options.ts';
+
+/**
+ * toolgate from one plain options object: the model, providers, tools (MCP
+ * servers, tools defined in code, ToolSources), store, policy and hooks.
+ * Options are checked first, with the config file's rules and messages; the
+ * store is opened; tool servers start on first use (or `connectTools()`).
+ *
+ * ```ts
+ * const toolgate = await createToolgate({ model: 'openai:gpt-4o-mini', tools: [lookupOrder] });
+ * const run = await toolgate.run({ input: 'Where is order 42?' });
+ * ```
+ */
+export async function createToolgate(options: CreateToolgateOptions = {}): Promise<Toolgate> {
+  await checkToolgateOptions(options);
+  const env = process.env;
+  const openai = { ...options.providers?.openai };
+  // As the OpenAI clients do: the environment is the fallback for the key and the base URL.
+  openai.apiKey ??= nonEmpty(env['OPENAI_API_KEY']);
+  openai.baseUrl ??= nonEmpty(env['OPENAI_BASE_URL']);
+  const store = typeof options.store === 'string' ? await openStore(options.store, options.cwd === undefined ? {} : { cwd: options.cwd }) : options.store;
+  try {
+    return toolgateFrom({ ...options, providers: { ...options.providers, openai: withoutUndefined(openai) } }, store);
+  } catch (error) {
+    if (typeof options.store === 'string') await store?.close();
+    throw error;
+  }
+}
+
+/**
+ * The Toolgate for options that are already checked (a config file and flags
+ * resolved by the CLI), on a store that is already open. Synchronous: nothing starts.
+ */
+export function toolgateFrom(options: CreateToolgateOptions, store?: RunStore): Toolgate {
+  const { servers, sources } = sortToolEntries(options.tools ?? []);
+  // A spawned server without a folder of its own starts where relative paths resolve.
+  if (options.cwd !== undefined) {
+    for (const [name, server] of Object.entries(servers)) if ('command' in server && server.cwd === undefined) servers[name] = { ...server, cwd: options.cwd };
+  }
+  const settings = settingsFromOptions(options, servers);
+  return new Toolgate({
+    settings,
+    tools: sources,
+    ...(store === undefined ? {} : { store }),
+    ...(typeof options.model === 'object' ? { model: options.model } : {}),
+    ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    ...(options.owner === undefined ? {} : { owner: options.owner }),
+    ...(options.toolRetry === undefined ? {} : { toolRetry: options.toolRetry }),
+    ...(options.onToolHealth === undefined ? {} : { onToolHealth: options.onToolHealth }),
+    ...(options.onServerStderr === undefined ? {} : { onServerStderr: options.onServerStderr }),
+  });
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

@@ -1,0 +1,117 @@
+import { DEFAULT_MAX_STEPS, DEFAULT_PARSE_RETRIES, type ModelAdapter, type RunStore, type ToolSource, type ToolSourceHealth } from '../core/index.ts';
+import type { ServerConfig } from '../config/config-schema.ts';
+import type { OpenAISettings, Settings } from '../config/resolve-settings.ts';
+import type { ToolRule } from '../gate/index.ts';
+import type { RunHooks, ToolMode } from '../orchestrator/run-options.ts';
+import type { LocalTool } from '../tools/local/define-tool.ts';
+import type { RetryOptions } from '../tools/tool-registry.ts';
+
+/** An MCP server in `tools`: spawned over stdio (`command`) or reached over Streamable HTTP (`url`), under a name policies use. */
+export type McpServerEntry = { name: string } & ServerConfig;
+
+/** What `tools` takes: MCP servers, tools defined in code, or any ToolSource. */
+export type ToolEntry = McpServerEntry | LocalTool | ToolSource;
+
+/** The gate's rules, as in the config file: tool rules by pattern, tenants, redaction (docs/policy.md). */
+export interface ToolgatePolicy {
+  tools?: Record<string, ToolRule>;
+  /** By tenant id (`*`: everyone without an entry); `models` narrows the models a tenant's runs may name. */
+  tenants?: Record<string, TenantPolicy>;
+  /** Key patterns whose values are hidden in events and logs. */
+  redact?: string[];
+}
+
+/** Which tools (patterns; deny beats allow) and which models (patterns) a tenant's runs may use. */
+export interface TenantPolicy {
+  allow?: string[] | undefined;
+  deny?: string[] | undefined;
+  models?: string[] | undefined;
+}
+
+/**
+ * Everything toolgate is made of, as one plain object: what library users
+ * pass to createToolgate and what a config file and CLI flags resolve into.
+ */
+export interface CreateToolgateOptions {
+  /** The default model: `"provider:model"` (openai:gpt-4o-mini, openai:qwen2.5:7b with a baseUrl, scripted:./script.json) or an adapter. */
+  model?: string | ModelAdapter;
+  /** Models a run may name besides the default (patterns, e.g. `openai:*`). */
+  models?: string[];
+  /** Provider settings, as `providers:` in the config file. The OpenAI key and base URL fall back to OPENAI_API_KEY / OPENAI_BASE_URL. */
+  providers?: { openai?: OpenAISettings };
+  /** MCP servers, defineTool() results and ToolSources, in the order their tools are listed. */
+  tools?: readonly ToolEntry[];
+  /** `"memory:"` (default), `"sqlite:<file>"` (relative to cwd), or a RunStore. */
+  store?: string | RunStore;
+  policy?: ToolgatePolicy;
+  /** Checks a config cannot express (docs/policy.md). */
+  hooks?: RunHooks;
+  systemPrompt?: string;
+  /** Defaults for runs that do not say (DEFAULT_MAX_STEPS, native, …). */
+  maxSteps?: number;
+  toolMode?: ToolMode;
+  constrain?: boolean;
+  parseRetries?: number;
+  textToolCalls?: 'never' | 'auto' | 'always';
+  stream?: boolean;
+  /** Timeout of a tool call that has no rule of its own. */
+  toolTimeoutMs?: number;
+  /** How long a process owns a run it drives before another may take it over (docs/decisions/0005). */
+  leaseMs?: number;
+  /** Where relative paths resolve: the SQLite file, scripted models, spawned servers. Default: the working directory. */
+  cwd?: string;
+  /** This process's owner id for run leases (default: unique per instance). */
+  owner?: string;
+  /** Tool servers that are down are retried in the background (default: from 1 s, doubling, up to 60 s); `false`: never. */
+  toolRetry?: RetryOptions | false;
+  /** Told when a tool server goes down (with the cause) or comes back. */
+  onToolHealth?: (health: ToolSourceHealth) => void;
+  /** Receives spawned MCP servers' stderr lines. */
+  onServerStderr?: (server: string, line: string) => void;
+}
+
+/** A config file and flags, resolved, as the options a library user would write. */
+export function toolgateOptionsFromSettings(settings: Settings): CreateToolgateOptions {
+  const options: CreateToolgateOptions = {
+    providers: { openai: { ...settings.openai } },
+    tools: Object.entries(settings.servers).map(([name, server]): McpServerEntry => ({ name, ...server })),
+    policy: { tools: settings.tools as Record<string, ToolRule>, tenants: settings.tenants, ...(settings.redact === undefined ? {} : { redact: settings.redact }) },
+    maxSteps: settings.maxSteps,
+    toolMode: settings.toolMode,
+    constrain: settings.constrain,
+    parseRetries: settings.parseRetries,
+    textToolCalls: settings.textToolCalls,
+    stream: settings.stream,
+  };
+  if (settings.model !== undefined) options.model = settings.model;
+  if (settings.models !== undefined) options.models = settings.models;
+  if (settings.systemPrompt !== undefined) options.systemPrompt = settings.systemPrompt;
+  if (settings.toolTimeoutMs !== undefined) options.toolTimeoutMs = settings.toolTimeoutMs;
+  if (settings.server.leaseMs !== undefined) options.leaseMs = settings.server.leaseMs;
+  return options;
+}
+
+/** The settings a Toolgate runs on, from options (defaults filled in); `servers` are the MCP entries of `tools`. */
+export function settingsFromOptions(options: CreateToolgateOptions, servers: Record<string, ServerConfig>): Settings {
+  const model = typeof options.model === 'string' ? options.model : options.model?.id;
+  const policy = options.policy ?? {};
+  const settings: Settings = {
+    openai: { ...options.providers?.openai },
+    servers,
+    maxSteps: options.maxSteps ?? DEFAULT_MAX_STEPS,
+    stream: options.stream ?? true,
+    toolMode: options.toolMode ?? 'native',
+    constrain: options.constrain ?? false,
+    parseRetries: options.parseRetries ?? DEFAULT_PARSE_RETRIES,
+    textToolCalls: options.textToolCalls ?? 'auto',
+    tools: policy.tools ?? {},
+    tenants: policy.tenants ?? {},
+    server: options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs },
+  };
+  if (model !== undefined) settings.model = model;
+  if (options.models !== undefined) settings.models = options.models;
+  if (policy.redact !== undefined) settings.redact = policy.redact;
+  if (options.systemPrompt !== undefined) settings.systemPrompt = options.systemPrompt;
+  if (options.toolTimeoutMs !== undefined) settings.toolTimeoutMs = options.toolTimeoutMs;
+  return settings;
+}

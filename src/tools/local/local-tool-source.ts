@@ -1,0 +1,151 @@
+import {
+  DEFAULT_TOOL_TIMEOUT_MS,
+  ToolgateError,
+  toolError,
+  type CallToolRequest,
+  type JsonObject,
+  type JsonValue,
+  type ToolResult,
+  type ToolSource,
+  type ToolSpec,
+} from '../../core/index.ts';
+import { fromMcpResult } from '../mcp/mcp-result.ts';
+import type { LocalTool, ToolExecutionContext } from './define-tool.ts';
+import type { StandardSchemaV1 } from './standard-schema.ts';
+
+export const DEFAULT_LOCAL_SOURCE_NAME = 'local';
+
+export interface LocalToolSourceOptions {
+  /** The `server` part of tool origins and policy patterns (`local/getOrder`). */
+  name?: string;
+  tools: readonly LocalTool[];
+}
+
+const EMPTY_CONTEXT: JsonObject = Object.freeze({}) as JsonObject;
+
+/**
+ * Tools defined in code as a ToolSource. A call runs `execute` in this
+ * process: its return value or error becomes a tool result the way an MCP
+ * server's would, cancellation and the timeout abort its signal, and a call
+ * that outlives its timeout is answered `tool_timeout` even if `execute`
+ * ignores the signal.
+ */
+export class LocalToolSource implements ToolSource {
+  readonly name: string;
+  readonly #tools = new Map<string, { tool: LocalTool; spec: ToolSpec }>();
+
+  constructor(options: LocalToolSourceOptions) {
+    this.name = options.name ?? DEFAULT_LOCAL_SOURCE_NAME;
+    for (const tool of options.tools) {
+      if (this.#tools.has(tool.name)) throw new ToolgateError('usage', `two tools are named "${tool.name}" in "${this.name}": give each a name of its own`);
+      const spec: ToolSpec = {
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        annotations: tool.annotations,
+        origin: { kind: 'local', server: this.name, tool: tool.name },
+        ...(tool.title === undefined ? {} : { title: tool.title }),
+        ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
+        ...(tool.timeoutMs === undefined ? {} : { timeoutMs: tool.timeoutMs }),
+      };
+      this.#tools.set(tool.name, { tool, spec });
+    }
+  }
+
+  listTools(): Promise<ToolSpec[]> {
+    return Promise.resolve([...this.#tools.values()].map((t) => t.spec));
+  }
+
+  async callTool(request: CallToolRequest): Promise<ToolResult> {
+    const entry = this.#tools.get(request.name);
+    if (entry === undefined) return toolError('tool_not_found', `there is no tool named "${request.name}" in "${this.name}"`);
+    const { tool } = entry;
+    if (request.signal?.aborted === true) return { ...toolError('cancelled', `call to "${tool.name}" was cancelled before it started`), notSent: true };
+    let args: unknown = request.arguments;
+    if (tool.standard !== undefined) {
+      const parsed = await parseWith(tool.standard, args);
+      if (!parsed.ok) return { ...toolError('invalid_arguments', `invalid arguments for ${tool.name}: ${parsed.message}`), notSent: true };
+      args = parsed.value;
+    }
+    const timeoutMs = request.timeoutMs ?? tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+    return execute(tool, args, request, timeoutMs);
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+async function parseWith(schema: StandardSchemaV1, value: unknown): Promise<{ ok: true; value: unknown } | { ok: false; message: string }> {
+  try {
+    const result = await schema['~standard'].validate(value);
+    if (result.issues === undefined) return { ok: true, value: result.value };
+    const issues = result.issues.map((issue) => {
+      const path = (issue.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p)).join('.');
+      return path === '' ? issue.message : `${path}: ${issue.message}`;
+    });
+    return { ok: false, message: issues.join('; ') || 'the arguments were refused' };
+  } catch (error) {
+    return { ok: false, message: `the schema could not check them (${error instanceof Error ? error.message : String(error)})` };
+  }
+}
+
+async function execute(tool: LocalTool, args: unknown, request: CallToolRequest, timeoutMs: number): Promise<ToolResult> {
+  const controller = new AbortController();
+  const invocation = request.invocation;
+  const ctx: ToolExecutionContext = {
+    signal: controller.signal,
+    runId: invocation?.runId ?? '',
+    toolCallId: invocation?.toolCallId ?? '',
+    context: invocation?.context ?? EMPTY_CONTEXT,
+    ...(invocation?.tenantId === undefined ? {} : { tenantId: invocation.tenantId }),
+    ...(invocation?.userId === undefined ? {} : { userId: invocation.userId }),
+  };
+  let settle: (result: ToolResult) => void = () => undefined;
+  const stopped = new Promise<ToolResult>((resolve) => {
+    settle = resolve;
+  });
+  const timer = setTimeout(() => {
+    controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+    settle(toolError('tool_timeout', `${tool.name} did not finish within ${timeoutMs} ms`));
+  }, timeoutMs);
+  const onAbort = (): void => {
+    controller.abort(request.signal?.reason);
+    settle(toolError('cancelled', `call to "${tool.name}" was cancelled`));
+  };
+  request.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const ran = (async (): Promise<ToolResult> => {
+      try {
+        return toToolResult(await (tool.execute as (a: unknown, c: ToolExecutionContext) => unknown)(args, ctx));
+      } catch (error) {
+        return toolError('tool_error', error instanceof Error ? error.message || error.name : String(error));
+      }
+    })();
+    return await Promise.race([ran, stopped]);
+  } finally {
+    clearTimeout(timer);
+    request.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** A return value as a tool result, the way an MCP server's reply maps. */
+export function toToolResult(value: unknown): ToolResult {
+  if (value === undefined) return { ok: true, content: [] };
+  if (typeof value === 'string') return { ok: true, content: [{ type: 'text', text: value }] };
+  if (isCallToolResult(value)) return fromMcpResult(value);
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    return toolError('tool_error', `the tool returned a value that is not JSON (${error instanceof Error ? error.message : String(error)})`);
+  }
+  if (text === undefined) return toolError('tool_error', `the tool returned a value that is not JSON (${typeof value})`);
+  const result: ToolResult = { ok: true, content: [{ type: 'text', text }] };
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) result.structuredContent = JSON.parse(text) as JsonValue;
+  return result;
+}
+
+function isCallToolResult(value: unknown): value is { content: unknown[]; structuredContent?: unknown; isError?: unknown } {
+  return typeof value === 'object' && value !== null && Array.isArray((value as { content?: unknown }).content);
+}
