@@ -92,6 +92,14 @@ describe('event printer: what the gate did', () => {
     assert.match(lines[4] ?? '', /^← placeOrder ok 0\.3 ms: DRY RUN/);
   });
 
+  it('tool servers that were down when the run started are named with their cause', () => {
+    const { io, err } = capture();
+    const printer = createEventPrinter({ io, json: false });
+    const reason = 'could not start MCP server "crm" (node crm.js): the server exited before answering: Error: Cannot find module \'/srv/crm.js\'';
+    printer.print(ev('run_started', { input: 'x', model: 'scripted:x', tools: ['quote'], maxSteps: 5, unavailable: [{ server: 'crm', reason, tools: [] }] }));
+    assert.equal(err(), `⚠ tool server "crm" is unavailable, its tools are left out: ${reason}\n`);
+  });
+
   it('a refused call shows what the gate changed before its error; other approval reasons are explained', () => {
     const { io, err } = capture();
     const printer = createEventPrinter({ io, json: false });

@@ -55,8 +55,8 @@ const TARGETS = ['draft-2020-12', 'draft-07'] as const;
 
 /**
  * A Standard Schema as JSON Schema, for the model and the gate: through the
- * Standard JSON Schema interface (zod 4.2+, arktype, valibot wrapped with
- * `toStandardJsonSchema`), else a vendor method (arktype's `toJsonSchema`).
+ * Standard JSON Schema interface (zod 4, arktype, valibot wrapped with
+ * `toStandardJsonSchema`), else a vendor method (`toJsonSchema`, `toJSONSchema`).
  * `what` names the schema in errors ("the inputSchema of tool getOrder").
  */
 export function standardToJsonSchema(schema: StandardSchemaV1, what: string): JsonSchema {
@@ -73,20 +73,22 @@ export function standardToJsonSchema(schema: StandardSchemaV1, what: string): Js
       }
     }
   }
-  const vendorMethod = (schema as { toJsonSchema?: unknown }).toJsonSchema;
-  if (typeof vendorMethod === 'function') {
+  // Libraries that predate Standard JSON Schema but convert themselves: arktype's toJsonSchema, zod 4's toJSONSchema.
+  for (const method of ['toJsonSchema', 'toJSONSchema'] as const) {
+    const vendorMethod = (schema as Partial<Record<typeof method, unknown>>)[method];
+    if (typeof vendorMethod !== 'function') continue;
     try {
       return plainObject((vendorMethod as () => unknown).call(schema), what);
     } catch (error) {
       if (error instanceof ToolgateError) throw error;
-      failures.push(`toJsonSchema: ${error instanceof Error ? error.message : String(error)}`);
+      failures.push(`${method}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
   const hint =
     props.vendor === 'valibot'
       ? 'wrap it with toStandardJsonSchema() from @valibot/to-json-schema'
       : props.vendor === 'zod'
-        ? 'use zod 4.2 or later (its schemas describe themselves as JSON Schema)'
+        ? 'use a zod 4 schema (zod 3 schemas cannot describe themselves as JSON Schema)'
         : 'use a schema library that implements Standard JSON Schema';
   const why = failures.length === 0 ? `a ${props.vendor} schema that cannot describe itself as JSON Schema` : `a ${props.vendor} schema whose JSON Schema conversion failed (${failures.join('; ')})`;
   throw new ToolgateError('usage', `${what} is ${why}: ${hint}, or pass a JSON Schema object instead`);
