@@ -79,6 +79,19 @@ export class SourceSlot {
     this.#set('down');
   }
 
+  /**
+   * A source that was up could not be reached for a call (it could not even be
+   * started again): it is down from now on, with that cause, and retried like
+   * any source that is down, so health and listings stop offering its tools.
+   */
+  reportUnreachable(reason: string): void {
+    if (this.state !== 'up' || this.#closed) return;
+    this.failures += 1;
+    this.error = reason;
+    this.#scheduleRetry();
+    this.#set('down');
+  }
+
   close(): void {
     this.#closed = true;
     if (this.#timer !== undefined) clearTimeout(this.#timer);

@@ -160,6 +160,45 @@ describe('ToolRegistry: sources fail one at a time', () => {
     assert.deepEqual((await registry.listTools()).map((t) => t.name), ['now', 'later']);
   });
 
+  it('a source that was up but cannot be reached for a call is marked down, left out of listings, and retried until it is back', async () => {
+    const down = { value: false };
+    const changes: ToolSourceHealth[] = [];
+    const listeners: ((h: ToolSourceHealth) => void)[] = [];
+    const crm = flaky('crm', ['lookup'], down);
+    crm.callTool = async () =>
+      down.value ? { ok: false, content: [], error: { code: 'tool_unavailable', message: 'could not start MCP server "crm": ECONNREFUSED 127.0.0.1:4000' }, notSent: true } : { ok: true, content: [] };
+    const registry = new ToolRegistry([source('alpha', ['search']), crm], {
+      retry: { initialDelayMs: 1, maxDelayMs: 4 },
+      onHealthChange: (h) => {
+        changes.push(h);
+        for (const l of listeners) l(h);
+      },
+    });
+    try {
+      assert.deepEqual((await registry.listTools()).map((t) => t.name), ['search', 'lookup']);
+      down.value = true;
+      const failed = await registry.callTool({ name: 'lookup', arguments: {} });
+      assert.equal(failed.error?.code, 'tool_unavailable');
+      const wentDown = await changeTo(changes, listeners, 'crm', 'down');
+      assert.match(wentDown.error ?? '', /ECONNREFUSED 127\.0\.0\.1:4000/);
+      assert.deepEqual((await registry.listTools()).map((t) => t.name), ['search'], 'its tools are no longer offered');
+      changes.length = 0;
+      down.value = false;
+      await changeTo(changes, listeners, 'crm', 'up');
+      assert.deepEqual((await registry.listTools()).map((t) => t.name), ['search', 'lookup']);
+    } finally {
+      await registry.close();
+    }
+  });
+
+  it('a tool\'s own failure does not mark its source down', async () => {
+    const crm = source('crm', ['lookup']);
+    crm.callTool = async () => ({ ok: false, content: [], error: { code: 'tool_error', message: 'no such customer' } });
+    const registry = new ToolRegistry([crm], { retry: false });
+    await registry.callTool({ name: 'lookup', arguments: {} });
+    assert.equal(registry.health()[0]?.state, 'up');
+  });
+
   it('a cancelled listing stops waiting for a source that is still starting', async () => {
     const slow = flaky('slow', ['x'], { value: false });
     slow.hold = new Promise<void>(() => undefined);

@@ -144,9 +144,20 @@ export class ToolRegistry implements ToolSource {
 
   async callTool(request: CallToolRequest): Promise<ToolResult> {
     await this.#settle(undefined);
-    const named = this.#names();
+    let named = this.#names();
+    const wasDown = named.missing.get(request.name);
+    // A call for a source that is down tries it once more now (joining a retry in flight) rather than wait for the next one.
+    if (wasDown !== undefined) {
+      await wasDown.attempt();
+      named = this.#names();
+    }
     const entry = named.available.get(request.name);
-    if (entry !== undefined) return entry.source.callTool({ ...request, name: entry.spec.origin.tool });
+    if (entry !== undefined) {
+      const result = await entry.source.callTool({ ...request, name: entry.spec.origin.tool });
+      // The source could not be reached at all (not a tool's own failure): its server is down.
+      if (result.error?.code === 'tool_unavailable' && result.notSent === true) this.#slots.find((s) => s.source === entry.source)?.reportUnreachable(result.error.message);
+      return result;
+    }
     const down = named.missing.get(request.name);
     if (down !== undefined) {
       const result = toolError('tool_unavailable', `"${request.name}" is on "${down.source.name}", which is down: ${down.error ?? 'not reachable'}`);

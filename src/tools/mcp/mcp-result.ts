@@ -1,4 +1,5 @@
 import type { McpClientModule } from './mcp-sdk.ts';
+import { describeStartError } from './start-error.ts';
 import { isJsonObject, toolError, type JsonValue, type ToolContent, type ToolResult } from '../../core/index.ts';
 
 /** Maps an MCP `tools/call` result to toolgate's standard tool result. */
@@ -81,7 +82,9 @@ export function fromMcpCallError(error: unknown, ctx: CallFailureContext, sdk: M
   }
   const message = error instanceof Error ? error.message : String(error);
   if (isConnectionError(error)) {
-    return { result: toolError('tool_unavailable', `${where} is unreachable: ${message}; it will be retried on the next call`), connectionLost: true };
+    // The network cause (ECONNREFUSED 127.0.0.1:3000), not undici's bare "fetch failed".
+    const { cause } = describeStartError({ error, stderr: [], timeoutMs: ctx.timeoutMs });
+    return { result: toolError('tool_unavailable', `${where} is unreachable: ${cause}; it will be retried on the next call`), connectionLost: true };
   }
   return { result: toolError('tool_error', `${where} failed: ${message}`), connectionLost: false };
 }
