@@ -12,11 +12,12 @@ import {
   type ToolSpec,
 } from '../../core/index.ts';
 import { fromMcpCallError, fromMcpResult } from './mcp-result.ts';
-import { describeStartError, meaningfulStderrLine, type StartFailure } from './start-error.ts';
+import { meaningfulStderrLine } from './start-error.ts';
+import { shownEndpoint, startFailure } from './start-failure.ts';
 import { loadMcpSdk, type McpSdk } from './mcp-sdk.ts';
+import { StdioWatch } from './stdio-watch.ts';
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 20_000;
-const STDERR_TAIL_LINES = 40;
 /** How long a failed start waits for the rest of a dying server's stderr. */
 const STDERR_GRACE_MS = 500;
 const CLIENT_INFO = { name: 'toolgate', version: '0.1.0' };
@@ -54,7 +55,8 @@ export class McpToolSource implements ToolSource {
   readonly name: string;
   readonly #options: McpToolSourceOptions;
   #connecting: Promise<Connection> | undefined;
-  #stderrTail: string[] = [];
+  /** What the current (or last) stdio server process showed of itself. */
+  #watch: StdioWatch | undefined;
   #exitInfo: string | undefined;
   #closed = false;
 
@@ -79,7 +81,7 @@ export class McpToolSource implements ToolSource {
       });
       return tools.map((tool) => this.#toSpec(tool));
     } catch (error) {
-      throw new ToolgateError('tool_unavailable', `could not list the tools of MCP server "${this.name}" (${this.endpoint}): ${describe(error)}${this.#why()}`, {
+      throw new ToolgateError('tool_unavailable', `could not list the tools of MCP server "${this.name}" (${shownEndpoint(this.#options.server)}): ${describe(error)}${this.#why()}`, {
         cause: error,
       });
     }
@@ -138,16 +140,13 @@ export class McpToolSource implements ToolSource {
 
   async #open(): Promise<Connection> {
     this.#exitInfo = undefined;
-    this.#stderrTail = [];
     const sdk = await loadMcpSdk();
-    let stderrEnded: Promise<void> = Promise.resolve();
-    const transport = this.#createTransport(sdk, (ended) => {
-      stderrEnded = ended;
-    });
+    const { transport, watch } = this.#createTransport(sdk);
+    this.#watch = watch;
     const client = new sdk.client.Client(CLIENT_INFO);
     const conn: Connection = { client, transport, sdk, closed: false };
     const timeoutMs = this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-    // What the transport saw go wrong (a stdout line that is not JSON-RPC) explains a handshake that never completes.
+    // What the transport saw go wrong (a stdout message that is not JSON-RPC) explains a handshake that never completes.
     const transportErrors: unknown[] = [];
     transport.onerror = (error) => {
       if (transportErrors.length < 5) transportErrors.push(error);
@@ -156,15 +155,11 @@ export class McpToolSource implements ToolSource {
       await client.connect(transport, { timeout: timeoutMs });
     } catch (error) {
       // A server that died prints why on stderr, which may still be on its way: wait for it (briefly).
-      await Promise.race([stderrEnded, new Promise((r) => setTimeout(r, STDERR_GRACE_MS).unref())]);
+      await watch?.settle(STDERR_GRACE_MS);
       await client.close().catch(() => undefined);
-      const server = this.#options.server;
-      const { reason, cause } = describeStartError({ error, stderr: this.#stderrTail, timeoutMs, transportErrors, ...('command' in server ? { command: server.command } : {}) });
-      throw new ToolgateError('tool_unavailable', `could not start MCP server "${this.name}" (${this.endpoint}): ${cause}${hintFor(reason, 'url' in server)}`, {
-        cause: error,
-        details: { server: this.name, reason, cause },
-      });
+      throw startFailure({ name: this.name, server: this.#options.server, error, timeoutMs, watch, transportErrors });
     }
+    watch?.connected();
     const previous = transport.onclose;
     transport.onclose = () => {
       previous?.();
@@ -173,12 +168,13 @@ export class McpToolSource implements ToolSource {
     return conn;
   }
 
-  #createTransport(sdk: McpSdk, onStderr: (ended: Promise<void>) => void): Transport {
+  #createTransport(sdk: McpSdk): { transport: Transport; watch?: StdioWatch } {
     const server = this.#options.server;
     if ('url' in server) {
-      return new sdk.client.StreamableHTTPClientTransport(new URL(server.url), {
+      const transport = new sdk.client.StreamableHTTPClientTransport(new URL(server.url), {
         ...(server.headers === undefined ? {} : { requestInit: { headers: server.headers } }),
       });
+      return { transport };
     }
     const transport = new sdk.stdio.StdioClientTransport({
       command: server.command,
@@ -187,28 +183,16 @@ export class McpToolSource implements ToolSource {
       stderr: 'pipe',
       ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
     });
-    let partial = '';
-    const stderr = transport.stderr;
-    if (stderr !== null && stderr !== undefined) onStderr(new Promise((resolve) => stderr.once('end', () => resolve()).once('close', () => resolve())));
-    transport.stderr?.on('data', (chunk: Buffer) => {
-      const lines = (partial + chunk.toString('utf8')).split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines) this.#onStderrLine(line);
-    });
-    return transport;
-  }
-
-  #onStderrLine(line: string): void {
-    this.#stderrTail.push(line);
-    if (this.#stderrTail.length > STDERR_TAIL_LINES) this.#stderrTail.shift();
-    this.#options.onStderr?.(line);
+    return { transport, watch: new StdioWatch(transport, this.#options.onStderr) };
   }
 
   #drop(conn: Connection): void {
     if (conn.closed) return;
     conn.closed = true;
-    const line = meaningfulStderrLine(this.#stderrTail);
-    this.#exitInfo = line === undefined ? 'the server closed the connection' : `the server closed the connection; stderr: ${line}`;
+    const line = meaningfulStderrLine(this.#watch?.stderr ?? []);
+    const exit = this.#watch?.exit;
+    const how = exit === undefined ? '' : exit.signal === null ? ` (exit code ${exit.code})` : ` (killed by ${exit.signal})`;
+    this.#exitInfo = `the server closed the connection${how}${line === undefined ? '' : `; stderr: ${line}`}`;
     void conn.client.close().catch(() => undefined);
     // Only forget the connection if it is still the current one (a newer one may exist).
     const current = this.#connecting;
@@ -223,7 +207,7 @@ export class McpToolSource implements ToolSource {
   }
 
   #why(): string {
-    const line = meaningfulStderrLine(this.#stderrTail);
+    const line = meaningfulStderrLine(this.#watch?.stderr ?? []);
     return line === undefined ? '' : ` (server stderr: ${line})`;
   }
 
@@ -253,13 +237,6 @@ function pickAnnotations(raw: Record<string, unknown>): ToolAnnotations {
 }
 
 /** The request certainly did not reach the server: a failed write is then not an unknown outcome. */
-function hintFor(reason: StartFailure, http: boolean): string {
-  if (reason === 'auth') return '';
-  return http
-    ? '. Check the url of this server in the servers section of your config, and that the server is running'
-    : '. Check the command of this server in the servers section of your config (run it by hand to see what it prints)';
-}
-
 function notSent(result: ToolResult): ToolResult {
   return { ...result, notSent: true };
 }

@@ -14,60 +14,110 @@ export type StartFailure =
 
 export interface StartErrorInput {
   error: unknown;
-  /** The command that was spawned (stdio), for "not found" messages. */
+  /** The server's configured name, for the hint (`servers.<name>.command`). */
+  server?: string;
+  /** The command that was spawned (stdio); its absence means an HTTP server. */
   command?: string;
+  /** The working directory it was spawned in, which a spawn ENOENT may be about. */
+  cwd?: string;
   /** The server's stderr so far (stdio). */
   stderr: readonly string[];
-  /** Errors the transport reported while connecting (e.g. a stdout line that is not JSON-RPC). */
+  /** The start of the first stdout text that is not JSON-RPC (stdio). */
+  stdoutNoise?: string;
+  /** How the process ended, if it has (stdio). */
+  exit?: { code: number | null; signal: string | null };
+  /** Errors the transport reported while connecting (e.g. a stdout message that is not JSON-RPC). */
   transportErrors?: readonly unknown[];
   timeoutMs: number;
+}
+
+/** A failed start: why (for programs), the cause in one line and what to do (for people). */
+export interface StartError {
+  reason: StartFailure;
+  cause: string;
+  hint: string;
 }
 
 const MAX_CAUSE_CHARS = 300;
 
 /**
  * The cause of a failed start in one line: what the server printed that
- * matters (not the tail of a stack trace), the network error by its code and
- * address, the HTTP status and body, an authentication failure by name.
+ * matters (not the tail of a stack trace), how it exited, the network error
+ * by its code and address, the HTTP status and body, an authentication
+ * failure by name. Never a header value: only the error and server output are read.
  */
-export function describeStartError(input: StartErrorInput): { reason: StartFailure; cause: string } {
-  const { error } = input;
-  const stderrLine = meaningfulStderrLine(input.stderr);
-  const code = errorCode(error);
-  if (code === 'ENOENT' && input.command !== undefined) {
-    return { reason: 'command_not_found', cause: `command not found: ${input.command} (is it installed and on PATH?)` };
+export function describeStartError(input: StartErrorInput): StartError {
+  const { reason, cause, status } = classify(input);
+  return { reason, cause, hint: hintFor(reason, input, status) };
+}
+
+function classify(input: StartErrorInput): { reason: StartFailure; cause: string; status?: number } {
+  const { error, command } = input;
+  const codes = new Set([...chain(error)].map((e) => (e as { code?: unknown }).code).filter((c) => typeof c === 'string'));
+  if (codes.has('ENOENT') && command !== undefined) {
+    const where = input.cwd === undefined ? '' : `, or the working directory ${input.cwd} does not exist`;
+    return { reason: 'command_not_found', cause: `command not found: ${command} (is it installed and on PATH?)${where}` };
   }
-  if (code === 'EACCES' && input.command !== undefined) return { reason: 'not_executable', cause: `permission denied running ${input.command} (is it executable?)` };
-  if (isUnauthorized(error)) return { reason: 'auth', cause: 'authentication failed (HTTP 401): the server refused the credentials; check the headers (e.g. Authorization) of this server in your config' };
+  if (codes.has('EACCES') && command !== undefined) return { reason: 'not_executable', cause: `permission denied running ${command} (is it executable?)` };
+  if (isUnauthorized(error)) return { reason: 'auth', cause: 'authentication failed (HTTP 401): the server did not accept the credentials' };
   const http = httpFailure(error);
   if (http !== undefined) {
-    if (http.status === 401 || http.status === 403) {
-      const what = http.status === 401 ? 'authentication failed' : 'access denied';
-      return { reason: 'auth', cause: `${what} (HTTP ${http.status}${bodyPart(http.body)}): check the headers (e.g. Authorization) of this server in your config` };
-    }
-    return { reason: 'http_status', cause: `the server answered HTTP ${http.status}${http.statusText === '' ? '' : ` ${http.statusText}`}${bodyPart(http.body)}` };
+    const status = `HTTP ${http.status}${http.statusText === '' ? '' : ` ${http.statusText}`}${bodyPart(http.body)}`;
+    if (http.status === 401) return { reason: 'auth', cause: `authentication failed (${status})` };
+    if (http.status === 403) return { reason: 'auth', cause: `access denied (${status})` };
+    return { reason: 'http_status', cause: `the server answered ${status}`, status: http.status };
   }
   const network = networkFailure(error);
   if (network !== undefined) return network;
-  const garbled = (input.transportErrors ?? []).find((e) => e instanceof Error && /JSON|parse|Unexpected token|Invalid/i.test(e.message));
-  if (garbled instanceof Error && input.command !== undefined) {
-    return { reason: 'protocol', cause: 'the server wrote a line on its stdout that is not an MCP JSON-RPC message and never completed the handshake; an MCP server over stdio must write only protocol messages there and log to stderr' };
-  }
   const message = clean(
     [...chain(error)]
       .map((e) => (e instanceof Error ? e.message : String(e)))
       .filter((m, i, all) => m !== '' && all.indexOf(m) === i)
       .join(': '),
   );
-  if (/timed? ?out|timeout/i.test(message)) {
-    const why = stderrLine === undefined ? (input.command === undefined ? '' : ' (is it an MCP server over stdio? one that waits for other input never answers)') : ` (stderr: ${stderrLine})`;
+  if (codes.has('CLIENT_HTTP_UNEXPECTED_CONTENT')) return { reason: 'protocol', cause: `the server did not answer as an MCP endpoint: ${message}` };
+  const stderrLine = meaningfulStderrLine(input.stderr);
+  const timedOut = codes.has('REQUEST_TIMEOUT') || /timed? ?out|timeout/i.test(message);
+  const closed = codes.has('CONNECTION_CLOSED') || /connection closed|closed/i.test(message);
+  const exit = input.exit === undefined ? '' : exitText(input.exit);
+  if (input.stdoutNoise !== undefined && (timedOut || (closed && stderrLine === undefined))) {
+    const end = exit === '' ? '' : ` and ${exit}`;
+    return { reason: 'protocol', cause: `the server wrote something that is not MCP JSON-RPC on stdout: "${clean(input.stdoutNoise, 100)}"${end}` };
+  }
+  if (command !== undefined && (input.transportErrors ?? []).some((e) => e instanceof Error && /JSON|parse|Unexpected token|Invalid/i.test(e.message))) {
+    return { reason: 'protocol', cause: 'the server wrote a message on stdout that is not MCP JSON-RPC and never completed the handshake' };
+  }
+  if (timedOut) {
+    const why = stderrLine === undefined ? (command === undefined ? '' : ' (is it an MCP server over stdio? one that waits for other input never answers)') : ` (stderr: ${stderrLine})`;
     return { reason: 'timeout', cause: `did not answer the MCP handshake within ${input.timeoutMs} ms${why}` };
   }
-  if (/connection closed|closed/i.test(message)) {
-    return { reason: 'exited', cause: stderrLine === undefined ? 'the server exited (or closed its stdout) before answering the MCP handshake' : `the server exited before answering: ${stderrLine}` };
+  if (closed && command === undefined) return { reason: 'network', cause: `the connection was closed before the MCP handshake completed (${message})` };
+  if (closed) {
+    const how = exit === '' ? 'exited (or closed its stdout)' : exit;
+    return { reason: 'exited', cause: `the server ${how} before answering the MCP handshake${stderrLine === undefined ? '' : `: ${stderrLine}`}` };
   }
   if (/JSON|parse|Unexpected token/i.test(message)) return { reason: 'protocol', cause: `the server did not speak MCP JSON-RPC: ${message}` };
   return { reason: 'other', cause: stderrLine === undefined ? message : `${message} (stderr: ${stderrLine})` };
+}
+
+function exitText(exit: { code: number | null; signal: string | null }): string {
+  if (exit.signal !== null) return `was killed by ${exit.signal}`;
+  return exit.code === null ? 'exited' : `exited with code ${exit.code}`;
+}
+
+/** Where in the config to look; the field named is the one the cause points at. */
+function hintFor(reason: StartFailure, input: StartErrorInput, status: number | undefined): string {
+  const at = input.server === undefined ? 'this server' : `servers.${input.server}`;
+  if (reason === 'auth') return `Check ${at}.headers in your config (e.g. the Authorization header)`;
+  if (input.command === undefined) {
+    if (status !== undefined && status >= 500) return `The server failed on its side: see its logs (it is ${at}.url in your config)`;
+    if (reason === 'http_status' || reason === 'protocol') return `Check ${at}.url in your config: it must be the server's MCP endpoint`;
+    return `Check ${at}.url in your config and that the server is running`;
+  }
+  if (reason === 'command_not_found') return `Check ${at}.command in your config: install the program or give its full path`;
+  if (reason === 'not_executable') return `Check ${at}.command in your config: make the file executable or run it through its interpreter`;
+  if (reason === 'protocol') return `An MCP server over stdio must write only JSON-RPC on stdout and log to stderr; check ${at}.command and args in your config`;
+  return `Check ${at}.command and args in your config; run the command by hand to see what it prints`;
 }
 
 // Lines that are never the cause: stack frames, source excerpts, Node's footer and error properties.
@@ -77,7 +127,7 @@ const NOISE = [
   /^\s*\^+\s*$/,
   /^\s*~+\s*$/,
   /^node:internal\//,
-  /^\S+\.(?:m?[jt]s|cjs|py):\d+(?::\d+)?$/,
+  /^\S+\.(?:[cm]?[jt]sx?|py|rb):\d+(?::\d+)?$/,
   /^\s*throw\s/,
   /^Node\.js v\d/,
   /^\s*[{}[\]],?\s*$/,
@@ -109,10 +159,10 @@ function bodyPart(body: string | undefined): string {
 }
 
 /** One line, no control characters, bounded: the text comes from an untrusted server. */
-function clean(text: string): string {
+function clean(text: string, max = MAX_CAUSE_CHARS): string {
   // eslint-disable-next-line no-control-regex -- stripping control characters is the point
   const one = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').replace(/\s+/g, ' ').trim();
-  return one.length > MAX_CAUSE_CHARS ? `${one.slice(0, MAX_CAUSE_CHARS)}…` : one;
+  return one.length > max ? `${one.slice(0, max)}…` : one;
 }
 
 function* chain(error: unknown): Generator<unknown> {
@@ -121,14 +171,6 @@ function* chain(error: unknown): Generator<unknown> {
     yield e;
     e = (e as { cause?: unknown }).cause;
   }
-}
-
-function errorCode(error: unknown): string | undefined {
-  for (const e of chain(error)) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-  }
-  return undefined;
 }
 
 function isUnauthorized(error: unknown): boolean {
