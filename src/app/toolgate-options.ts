@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_STEPS, DEFAULT_PARSE_RETRIES, type ModelAdapter, type RunStore, type ToolSource, type ToolSourceHealth } from '../core/index.ts';
+import { DEFAULT_MAX_REPLANS, DEFAULT_MAX_STEPS, DEFAULT_PARSE_RETRIES, DEFAULT_STRATEGY, DEFAULT_TODO_REMIND_AFTER, type GuardLimits, type ModelAdapter, type ModelPrice, type StrategyName, type RunStore, type ToolSource, type ToolSourceHealth } from '../core/index.ts';
 import type { ServerConfig } from '../config/config-schema.ts';
 import type { OpenAISettings, Settings } from '../config/resolve-settings.ts';
 import type { ToolRule } from '../gate/index.ts';
@@ -26,6 +26,8 @@ export interface TenantPolicy {
   allow?: string[] | undefined;
   deny?: string[] | undefined;
   models?: string[] | undefined;
+  /** The runtime guard's limits for this tenant's runs, over the defaults (`guard`). */
+  guard?: GuardLimits | undefined;
 }
 
 /**
@@ -56,6 +58,18 @@ export interface CreateToolgateOptions {
   stream?: boolean;
   /** Timeout of a tool call that has no rule of its own. */
   toolTimeoutMs?: number;
+  /** The default strategy: react (default), plan, reflect or auto (docs/strategies.md). */
+  strategy?: StrategyName;
+  /** The runtime guard's default limits (docs/strategies.md); `policy.tenants.<id>.guard` overrides them. */
+  guard?: GuardLimits;
+  /** Model prices by pattern, US dollars per million tokens, for guard.maxCostUsd. */
+  prices?: Record<string, ModelPrice>;
+  /** The plan strategy: one approval for a plan or one per step, and how often it re-plans. */
+  plan?: { approval?: 'plan' | 'step'; maxReplans?: number };
+  /** The built-in todo tools (todo_write, todo_read) and the reminder. */
+  todo?: { enabled?: boolean; remindAfter?: number };
+  /** Thread history is trimmed to `maxTokens` (estimated) before a run, oldest tool outputs shortened first. */
+  threads?: { maxTokens?: number };
   /** How long a process owns a run it drives before another may take it over (docs/decisions/0005). */
   leaseMs?: number;
   /** Where relative paths resolve: the SQLite file, scripted models, spawned servers. Default: the working directory. */
@@ -82,7 +96,13 @@ export function toolgateOptionsFromSettings(settings: Settings): CreateToolgateO
     parseRetries: settings.parseRetries,
     textToolCalls: settings.textToolCalls,
     stream: settings.stream,
+    strategy: settings.strategy,
+    guard: settings.guard,
+    prices: settings.prices,
+    plan: settings.plan,
+    todo: settings.todo,
   };
+  if (settings.historyMaxTokens !== undefined) options.threads = { maxTokens: settings.historyMaxTokens };
   if (settings.model !== undefined) options.model = settings.model;
   if (settings.models !== undefined) options.models = settings.models;
   if (settings.systemPrompt !== undefined) options.systemPrompt = settings.systemPrompt;
@@ -107,7 +127,13 @@ export function settingsFromOptions(options: CreateToolgateOptions, servers: Rec
     tools: policy.tools ?? {},
     tenants: policy.tenants ?? {},
     server: options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs },
+    strategy: options.strategy ?? DEFAULT_STRATEGY,
+    guard: options.guard ?? {},
+    prices: options.prices ?? {},
+    plan: { approval: options.plan?.approval ?? 'plan', maxReplans: options.plan?.maxReplans ?? DEFAULT_MAX_REPLANS },
+    todo: { enabled: options.todo?.enabled ?? false, remindAfter: options.todo?.remindAfter ?? DEFAULT_TODO_REMIND_AFTER },
   };
+  if (options.threads?.maxTokens !== undefined) settings.historyMaxTokens = options.threads.maxTokens;
   if (model !== undefined) settings.model = model;
   if (options.models !== undefined) settings.models = options.models;
   if (policy.redact !== undefined) settings.redact = policy.redact;

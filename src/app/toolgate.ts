@@ -17,7 +17,7 @@ import {
   type ToolSpec,
 } from '../core/index.ts';
 import { resolveSettings, type Settings } from '../config/resolve-settings.ts';
-import { isModelAllowed, isToolAllowed, resolveToolPolicy, tenantRuleFor, type ModelDecision, type Policy } from '../gate/index.ts';
+import { isModelAllowed, isToolAllowed, matchModelPattern, resolveToolPolicy, tenantRuleFor, type ModelDecision, type Policy } from '../gate/index.ts';
 import { settingsFrom } from '../orchestrator/run-agent.ts';
 import { RunEngine } from '../orchestrator/run-engine.ts';
 import type { RunEnvironment, RunHooks, ToolMode } from '../orchestrator/run-options.ts';
@@ -57,9 +57,11 @@ export interface RunRequest {
   /** "provider:model"; defaults to the configured model. */
   model?: string;
   maxSteps?: number;
-  /** A strategy name (react, …); unknown names are refused with the known ones. */
+  /** A strategy name (react, plan, reflect, auto); unknown names are refused with the known ones. Default: the configured one. */
   strategy?: string;
   toolMode?: ToolMode;
+  /** Offer the built-in todo tools (default: config `todo.enabled`). */
+  todo?: boolean;
   threadId?: string;
   tenantId?: string;
   userId?: string;
@@ -228,11 +230,20 @@ export class Toolgate {
    * the strategy here makes a bad one the caller's error, found before any run exists.
    */
   async newRun(request: Omit<RunRequest, 'signal' | 'onEvent'>): Promise<NewRun & { settings: RunSettings }> {
-    const strategy = strategyFor(request.strategy ?? DEFAULT_STRATEGY).name;
+    const strategy = strategyFor(request.strategy ?? this.settings.strategy).name;
     const model = await this.model(request.model);
+    const { rule } = tenantRuleFor(this.settings.tenants, request.tenantId);
+    const guard = { ...this.settings.guard, ...rule?.guard };
+    const price = Object.entries(this.settings.prices)
+      .filter(([pattern]) => matchModelPattern(pattern, model.id))
+      .sort(([a], [b]) => b.replaceAll('*', '').length - a.replaceAll('*', '').length)[0]?.[1];
     const settings: RunSettings = settingsFrom({
       ...this.settings,
       strategy,
+      guard,
+      plan: this.settings.plan,
+      todo: { ...this.settings.todo, ...(request.todo === undefined ? {} : { enabled: request.todo }) },
+      ...(price === undefined ? {} : { price }),
       ...(request.maxSteps === undefined ? {} : { maxSteps: request.maxSteps }),
       ...(request.toolMode === undefined ? {} : { toolMode: request.toolMode }),
     });

@@ -58,3 +58,17 @@ export async function askApproval(io: CliIO, pending: PendingApproval): Promise<
     rl.close();
   }
 }
+
+/** One line typed at the terminal, trimmed (prompt on stderr). */
+export async function askLine(io: CliIO, question: string): Promise<string> {
+  if (io.stdin === undefined) throw new Error('no terminal to ask on');
+  const rl = createInterface({ input: io.stdin, terminal: false });
+  try {
+    io.stderr.write(question);
+    const next = await rl[Symbol.asyncIterator]().next();
+    if (next.done === true) throw new Error('the terminal closed before an answer was given');
+    return String(next.value).trim();
+  } finally {
+    rl.close();
+  }
+}

@@ -35,6 +35,8 @@ export function createEventPrinter(options: { io: CliIO; json: boolean }): Event
   const started = Date.now();
   let streamedStep = 0;
   let lineOpen = false;
+  /** The answer text already on stdout (a final answer that is something else — a tool's return-direct result, a plan's answer — is printed at the end). */
+  let shownAnswer: string | undefined;
   const closeLine = () => {
     if (lineOpen) io.stdout.write('\n');
     lineOpen = false;
@@ -60,17 +62,76 @@ export function createEventPrinter(options: { io: CliIO; json: boolean }): Event
           }
           break;
         case 'assistant_delta':
+          shownAnswer = (streamedStep === event.data.step ? (shownAnswer ?? '') : '') + event.data.text;
           streamedStep = event.data.step;
           io.stdout.write(event.data.text);
           lineOpen = !event.data.text.endsWith('\n');
           break;
-        case 'assistant_message':
+        case 'assistant_message': {
+          // A strategy's side call (plan, critique, route) is not an answer: its outcome event says what it decided.
+          if (event.data.purpose !== undefined) break;
+          const text = event.data.content ?? event.data.text;
           // Not streamed (the model answered in one piece): print it now.
-          if (streamedStep !== event.data.step && event.data.text !== '') {
-            io.stdout.write(event.data.text);
-            lineOpen = !event.data.text.endsWith('\n');
+          if (streamedStep !== event.data.step && text !== '') {
+            io.stdout.write(text);
+            lineOpen = !text.endsWith('\n');
           }
+          shownAnswer = (event.data.calls ?? event.data.toolCalls).length === 0 ? text : undefined;
           closeLine();
+          break;
+        }
+        case 'plan_created':
+        case 'plan_revised': {
+          closeLine();
+          const d = event.data;
+          const writes = d.writes.length === 0 ? 'no writes' : `${d.writes.length} write${d.writes.length === 1 ? '' : 's'}`;
+          const head = event.type === 'plan_revised' ? `▸ new plan (revision ${event.data.revision}: ${truncate(event.data.reason, MAX_RESULT_CHARS)})` : '▸ plan';
+          io.stderr.write(`${head}: ${d.steps.length} step${d.steps.length === 1 ? '' : 's'}, ${writes}${d.approval === 'none' ? '' : `, approval per ${d.approval}`}\n`);
+          for (const step of d.steps) {
+            const line =
+              step.kind === 'tool'
+                ? `  ${step.index + 1}. ${step.name ?? ''}(${truncate(JSON.stringify(step.arguments ?? {}), MAX_ARGS_CHARS)}) ${step.effect ?? ''}${step.decision === 'approval_required' ? ', needs approval' : step.decision === 'dry_run' ? ', dry run' : ''}`
+                : `  ${step.index + 1}. ${truncate(step.text ?? '', MAX_RESULT_CHARS)}`;
+            io.stderr.write(`${dim(line)}\n`);
+          }
+          break;
+        }
+        case 'reflection':
+          closeLine();
+          io.stderr.write(`${yellow(`↺ reflection after ${event.data.trigger.replace('_', ' ')}: ${event.data.verdict} — ${truncate(event.data.reason, MAX_RESULT_CHARS)}`)}\n`);
+          break;
+        case 'intent_routed':
+          io.stderr.write(`${dim(`↳ ${event.data.route === 'answer' ? 'plain answer' : event.data.route} (${event.data.by === 'model' ? 'the model chose' : 'from the request'}): ${truncate(event.data.reason, MAX_RESULT_CHARS)}`)}\n`);
+          break;
+        case 'guard_tripped': {
+          closeLine();
+          const what = event.data.action === 'warn' ? 'the model was told' : event.data.action === 'reflect' ? 'reflecting first' : event.data.action === 'degrade' ? 'answering from what is known' : 'stopping';
+          io.stderr.write(`${yellow(`⚠ guard ${event.data.code} (${event.data.value} / ${event.data.limit}): ${what}`)}\n`);
+          break;
+        }
+        case 'todo_updated': {
+          const done = event.data.todos.filter((t) => t.status === 'completed').length;
+          io.stderr.write(`${dim(`☑ todos ${done}/${event.data.todos.length} done${event.data.fromThread === true ? ' (from the thread)' : ''}`)}\n`);
+          break;
+        }
+        case 'reminder_injected':
+          io.stderr.write(`${dim(`  reminded the model: ${event.data.text}`)}\n`);
+          break;
+        case 'history_trimmed':
+          io.stderr.write(`${dim(`  thread history trimmed to ${event.data.tokensAfter} of ${event.data.tokensBefore} tokens (${event.data.shortened} outputs shortened, ${event.data.dropped} messages dropped)`)}\n`);
+          break;
+        case 'run_status':
+          if (event.data.to === 'escalated') {
+            closeLine();
+            io.stderr.write(`${yellow('⏸ the run asks a person for help')}\n`);
+          }
+          break;
+        case 'run_completed':
+          // The answer did not come as the model's text (a return-direct tool, a plan's final answer): it is the answer, on stdout.
+          if (shownAnswer?.trim() !== event.data.output.trim() && event.data.output !== '') {
+            closeLine();
+            io.stdout.write(event.data.output.endsWith('\n') ? event.data.output : `${event.data.output}\n`);
+          }
           break;
         case 'gate_decision': {
           const { toolCallId } = event.data;
@@ -88,7 +149,9 @@ export function createEventPrinter(options: { io: CliIO; json: boolean }): Event
         case 'approval_required':
           closeLine();
           names.set(event.data.toolCallId, event.data.name);
-          io.stderr.write(`${yellow(`⏸ ${event.data.name} (${event.data.effect}) waits for approval: ${approvalWhy(event.data)}`)}\n`);
+          io.stderr.write(
+            `${yellow(event.data.kind === 'plan' ? '⏸ the plan waits for approval (one decision for all its steps)' : `⏸ ${event.data.name} (${event.data.effect}) waits for approval: ${approvalWhy(event.data)}`)}\n`,
+          );
           flush(event.data.toolCallId);
           break;
         case 'input_received': {

@@ -1,4 +1,4 @@
-import type { JsonObject, Run } from '../core/index.ts';
+import { STRATEGY_NAMES, type JsonObject, type Run, type StrategyName } from '../core/index.ts';
 import { preparePrivateDbFile } from '../app/data-dir.ts';
 import { openStore } from '../app/open-store.ts';
 import type { Toolgate } from '../app/toolgate.ts';
@@ -7,7 +7,7 @@ import { prepareToolgate } from './open-toolgate.ts';
 import { RUN_SPEC } from './specs/run-spec.ts';
 import { createEventPrinter } from './event-printer.ts';
 import { originMetadata } from './runs-origin.ts';
-import { settleRun } from './runs-settle.ts';
+import { CLI_USER, settleRun } from './runs-settle.ts';
 import { localStoreFor, resumeFlags } from './runs-where.ts';
 
 const TOOL_MODES = ['native', 'prompted', 'auto'] as const;
@@ -24,6 +24,10 @@ export async function runCommand(args: readonly string[], io: CliIO): Promise<nu
   if (toolMode !== undefined && !(TOOL_MODES as readonly string[]).includes(toolMode)) {
     throw usageError(`--tool-mode must be one of ${TOOL_MODES.join(', ')}, got "${toolMode}"`);
   }
+  const strategy = optionalString(values, 'strategy');
+  if (strategy !== undefined && !(STRATEGY_NAMES as readonly string[]).includes(strategy)) {
+    throw usageError(`--strategy must be one of ${STRATEGY_NAMES.join(', ')}, got "${strategy.slice(0, 40)}"`);
+  }
   const context = parseContext(values['context']);
   const where = localStoreFor({ flag: optionalString(values, 'store'), env: io.env, cwd: io.cwd });
   const prepared = await prepareToolgate({
@@ -35,6 +39,8 @@ export async function runCommand(args: readonly string[], io: CliIO): Promise<nu
       ...(maxSteps === undefined ? {} : { maxSteps }),
       ...(toolMode === undefined ? {} : { toolMode: toolMode as (typeof TOOL_MODES)[number] }),
       ...(values['constrain'] === true ? { constrain: true } : {}),
+      ...(strategy === undefined ? {} : { strategy: strategy as StrategyName }),
+      ...(values['todo'] === true ? { todo: true } : {}),
     },
     io,
   });
@@ -100,6 +106,7 @@ export async function runAndPrint(toolgate: Toolgate, request: RunAndPrintReques
   return settleRun({
     run,
     decide: (input) => toolgate.submitInput(run.id, input, drive),
+    cancel: (reason) => toolgate.cancel(run.id, reason, CLI_USER),
     printer,
     io,
     resume: request.resume,

@@ -19,6 +19,8 @@ export interface RunsContext {
   json: boolean;
   /** The flags that reach the same place again (`''` for the defaults), for the commands we suggest. */
   resume: string;
+  /** `runs message`: the message. */
+  text?: string;
 }
 
 export async function listRuns(ctx: RunsContext): Promise<number> {

@@ -1,5 +1,4 @@
-import { TERMINAL_RUN_STATUSES, type JsonObject, type Run, type RunEvent, type RunStatus } from '../core/index.ts';
-import type { ApprovalInput } from './runs-settle.ts';
+import { TERMINAL_RUN_STATUSES, WAITING_RUN_STATUSES, type JsonObject, type Run, type RunEvent, type RunInput, type RunStatus } from '../core/index.ts';
 
 export interface ListQuery {
   /** Any of these statuses; empty: every run. */
@@ -32,9 +31,9 @@ export interface RunsBackend {
    */
   follow(runId: string, options: DriveHooks & { after: number }): Promise<Run>;
   /** Checks a decision can be carried out here (a local run's tools and model reopen) before anything is recorded. */
-  prepareDecision(run: Run, input: ApprovalInput): Promise<void>;
+  prepareDecision(run: Run, input: RunInput): Promise<void>;
   /** Records the decision, then carries the run on (or follows it) until it ends or waits again. */
-  decide(runId: string, input: ApprovalInput, hooks: DriveHooks): Promise<Run>;
+  decide(runId: string, input: RunInput, hooks: DriveHooks): Promise<Run>;
   cancel(runId: string, reason: string | undefined): Promise<Run>;
   close(): Promise<void>;
 }
@@ -42,7 +41,7 @@ export interface RunsBackend {
 /** Whether a follower that has seen events up to `lastSeen` has nothing more to wait for. */
 export function isSettled(run: Run, lastSeen: number): boolean {
   if (run.lastEventId > lastSeen) return false;
-  return TERMINAL_RUN_STATUSES.has(run.status) || run.status === 'waiting_approval';
+  return TERMINAL_RUN_STATUSES.has(run.status) || WAITING_RUN_STATUSES.has(run.status);
 }
 
 /**

@@ -1,5 +1,4 @@
-import { ToolgateError, isErrorCode, isJsonObject, type JsonObject, type Run, type RunEvent, type RunStatus } from '../core/index.ts';
-import type { ApprovalInput } from './runs-settle.ts';
+import { ToolgateError, isErrorCode, isJsonObject, type JsonObject, type Run, type RunEvent, type RunInput, type RunStatus } from '../core/index.ts';
 import { readSse, type SseMessage } from './runs-sse.ts';
 
 export interface RunsClientOptions {
@@ -38,7 +37,7 @@ export class RunsClient {
     return events as unknown as RunEvent[];
   }
 
-  async submitInput(runId: string, input: ApprovalInput): Promise<Run> {
+  async submitInput(runId: string, input: RunInput): Promise<Run> {
     // Who decided is the caller the key belongs to: the API takes no user from the body.
     const { userId: _userId, ...body } = input;
     return (await this.#json(`${runPath(runId)}/input`, { method: 'POST', body: JSON.stringify(body) }, runId)) as Run;

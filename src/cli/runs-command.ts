@@ -4,6 +4,7 @@ import { EXIT, parseFlags, usageError, type CliIO } from './cli-io.ts';
 import { cancelRun, listRuns, printEvents, showRun, type RunsContext } from './runs-actions.ts';
 import type { RunsBackend } from './runs-backend.ts';
 import { decideRun } from './runs-decide.ts';
+import { messageRun } from './runs-message.ts';
 import { LocalRuns } from './runs-local.ts';
 import { RemoteRuns } from './runs-remote.ts';
 import { resumeFlags, whereFor } from './runs-where.ts';
@@ -26,6 +27,7 @@ const ACTIONS: Readonly<Record<string, (ctx: RunsContext) => Promise<number>>> =
   reject: (ctx) => decideRun(ctx, 'reject'),
   'mark-done': (ctx) => decideRun(ctx, 'mark-done'),
   cancel: cancelRun,
+  message: (ctx) => messageRun(ctx, ctx.text ?? ''),
 };
 
 /** `toolgate runs <command> …`: the same commands on a local store or on a server. */
@@ -39,13 +41,15 @@ export async function runsCommand(args: readonly string[], io: CliIO): Promise<n
   const action = ACTIONS[name];
   if (action === undefined) throw new ToolgateError('internal', `toolgate runs ${name} has a spec but no implementation`);
   const { values, positionals } = parseFlags(rest, spec);
-  const runId = runIdOf(name, positionals);
+  // `runs message <run-id> <text…>`: the words after the run id are the message.
+  const runId = runIdOf(name, name === 'message' ? positionals.slice(0, 1) : positionals);
+  const text = name === 'message' ? positionals.slice(1).join(' ') : undefined;
   const where = whereFor({ values, env: io.env, cwd: io.cwd });
   const resume = resumeFlags(where);
   if (resume === undefined) throw usageError('--store memory: keeps nothing, so there are no runs to look at; use --store sqlite:<file> or the default store');
   const backend: RunsBackend = where.kind === 'local' ? await LocalRuns.open({ where, io, values }) : new RemoteRuns(where);
   try {
-    return await action({ backend, values, runId, io, json: values['json'] === true, resume });
+    return await action({ backend, values, runId, io, json: values['json'] === true, resume, ...(text === undefined ? {} : { text }) });
   } catch (error) {
     if (io.signal?.aborted === true) return EXIT_INTERRUPTED;
     if (error instanceof ToolgateError && NOTHING_DONE.has(error.code)) {

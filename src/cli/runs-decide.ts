@@ -1,4 +1,4 @@
-import { ToolgateError, type PendingApproval, type Run, type RunEvent } from '../core/index.ts';
+import { ToolgateError, type PendingApproval, type Run, type RunEvent, type RunInput } from '../core/index.ts';
 import { optionalString } from './cli-io.ts';
 import { createEventPrinter } from './event-printer.ts';
 import type { RunsContext } from './runs-actions.ts';
@@ -25,8 +25,8 @@ export async function decideRun(ctx: RunsContext, verb: DecisionVerb): Promise<n
   // The call being decided, as `toolgate run` showed it: what the gate did to it and why it waits.
   if (!ctx.json) for (const event of decisionContext(await backend.events(run.id, 0), pending)) printer.print(event);
   const hooks = { onEvent: printer.print, ...(io.signal === undefined ? {} : { signal: io.signal }) };
-  const decide = (next: ApprovalInput): Promise<Run> => backend.decide(run.id, next, hooks);
-  return settleRun({ run: await decide(input), decide, printer, io, resume: ctx.resume });
+  const decide = (next: RunInput): Promise<Run> => backend.decide(run.id, next, hooks);
+  return settleRun({ run: await decide(input), decide, cancel: (reason) => backend.cancel(run.id, reason), printer, io, resume: ctx.resume });
 }
 
 export function decisionFor(options: { verb: DecisionVerb; pending: PendingApproval; values: Record<string, unknown> }): ApprovalInput {

@@ -46,6 +46,21 @@ export function waitingMessage(options: WaitingMessageOptions): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** What to do about a run that waits for a person's help (escalated) with no terminal to ask on. */
+export function escalatedMessage(runId: string, resume: string | undefined): string {
+  const lines = ['toolgate: the run asks for a person\'s help (escalated; the reflection above says why) and there is no terminal to ask on.'];
+  if (resume === undefined) {
+    lines.push('  The run was not recorded (--store memory:), so it cannot be continued later.');
+  } else {
+    lines.push(
+      '  The run is recorded; answer it, or cancel it, with:',
+      `    toolgate runs message ${runId} "<your answer>"${resume}`,
+      `    toolgate runs cancel ${runId}${resume}`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
 /** The commands that decide on a waiting run, one per line, indented for a message. */
 export function decideCommands(options: { runId: string; pending: Pick<PendingApproval, 'reason'>; resume: string }): string[] {
   const { runId, resume } = options;

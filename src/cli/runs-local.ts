@@ -4,12 +4,12 @@ import { openStore } from '../app/open-store.ts';
 import { redactRunContext } from '../app/redact-run.ts';
 import { Toolgate } from '../app/toolgate.ts';
 import { resolveSettings } from '../config/resolve-settings.ts';
-import { ToolgateError, type JsonObject, type Run, type RunEvent, type RunStore } from '../core/index.ts';
+import { ToolgateError, type JsonObject, type Run, type RunEvent, type RunInput, type RunStore } from '../core/index.ts';
 import { DEFAULT_SUMMARY_FIELDS, summarizeRun } from '../server/run-summary.ts';
 import { usageError, type CliIO } from './cli-io.ts';
 import { isSettled, listByStatus, type DriveHooks, type ListQuery, type RunsBackend } from './runs-backend.ts';
 import { reopenToolgate } from './runs-reopen.ts';
-import { CLI_USER, type ApprovalInput } from './runs-settle.ts';
+import { CLI_USER } from './runs-settle.ts';
 import type { LocalWhere } from './runs-where.ts';
 
 /** How often `--follow` reads a local store: other processes append to it, and SQLite has no notifications. */
@@ -91,12 +91,12 @@ export class LocalRuns implements RunsBackend {
     }
   }
 
-  async prepareDecision(run: Run, input: ApprovalInput): Promise<void> {
+  async prepareDecision(run: Run, input: RunInput): Promise<void> {
     const stored = (await this.#store.getRun(run.id)) ?? run;
     this.#toolgate = await reopenToolgate({ run: stored, input, store: this.#store, where: this.#options.where, values: this.#options.values, io: this.#options.io });
   }
 
-  decide(runId: string, input: ApprovalInput, hooks: DriveHooks): Promise<Run> {
+  decide(runId: string, input: RunInput, hooks: DriveHooks): Promise<Run> {
     if (this.#toolgate === undefined) return Promise.reject(new ToolgateError('internal', 'prepareDecision comes before decide'));
     return this.#toolgate.submitInput(runId, input, hooks);
   }

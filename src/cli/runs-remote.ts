@@ -1,8 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ToolgateError, isTerminalEvent, type JsonObject, type Run, type RunEvent } from '../core/index.ts';
+import { ToolgateError, isTerminalEvent, type JsonObject, type Run, type RunEvent, type RunInput } from '../core/index.ts';
 import { isSettled, listByStatus, type DriveHooks, type ListQuery, type RunsBackend } from './runs-backend.ts';
 import { RunsClient } from './runs-client.ts';
-import type { ApprovalInput } from './runs-settle.ts';
 import type { RemoteWhere } from './runs-where.ts';
 
 /** Pause before reconnecting to a stream that ended early; it grows with each try that brings nothing. */
@@ -86,7 +85,7 @@ export class RemoteRuns implements RunsBackend {
     // The server has the run's tools and model.
   }
 
-  async decide(runId: string, input: ApprovalInput, hooks: DriveHooks): Promise<Run> {
+  async decide(runId: string, input: RunInput, hooks: DriveHooks): Promise<Run> {
     const before = await this.#client.getRun(runId);
     await this.#client.submitInput(runId, input);
     return this.follow(runId, { ...hooks, after: before.lastEventId });

@@ -1,16 +1,15 @@
 import { existsSync } from 'node:fs';
 import type { Toolgate } from '../app/toolgate.ts';
-import { ToolgateError, type Run, type RunStore } from '../core/index.ts';
+import { ToolgateError, isJsonObject, type Run, type RunInput, type RunStore } from '../core/index.ts';
 import type { CliIO } from './cli-io.ts';
 import { prepareToolgate } from './open-toolgate.ts';
 import { describeOrigin, readOrigin, type CliOrigin } from './runs-origin.ts';
-import type { ApprovalInput } from './runs-settle.ts';
 import { storeTrustProblem } from './runs-trust.ts';
 import type { LocalWhere } from './runs-where.ts';
 
 export interface ReopenOptions {
   run: Run;
-  input: ApprovalInput;
+  input: RunInput;
   store: RunStore;
   where: LocalWhere;
   /** Parsed flags: `config`, `mcp` and `verbose` are read. */
@@ -104,17 +103,20 @@ async function checkModel(toolgate: Toolgate, run: Run, origin: CliOrigin | unde
   }
 }
 
-async function checkTools(toolgate: Toolgate, run: Run, input: ApprovalInput): Promise<void> {
-  const name = run.pendingApproval?.name ?? '';
-  let found: boolean;
+async function checkTools(toolgate: Toolgate, run: Run, input: RunInput): Promise<void> {
+  const pending = run.pendingApproval;
+  // A whole plan needs the tools of its steps; a call, its own.
+  const steps = pending?.kind === 'plan' && Array.isArray(pending.arguments['steps']) ? pending.arguments['steps'] : [];
+  const names = pending?.kind === 'plan' ? steps.flatMap((s) => (isJsonObject(s) && typeof s['tool'] === 'string' ? [s['tool']] : [])) : [pending?.name ?? ''];
+  const missing: string[] = [];
   try {
-    found = (await toolgate.tools.getTool(name)) !== undefined;
+    for (const name of new Set(names)) if ((await toolgate.tools.getTool(name)) === undefined) missing.push(name);
   } catch (error) {
     throw reopenError(`cannot start the tool servers of run ${run.id} again: ${messageOf(error)}`);
   }
-  // Only a call that is executed needs its tool; after any decision the model may still call the others.
-  if (!found && (input.decision === 'approve' || input.decision === 'edit')) {
-    throw reopenError(`the tool servers opened for run ${run.id} offer no tool named ${name}; pass --config or --mcp with the server that has it`);
+  // Only a call that is executed needs its tool; after any decision (or a message) the model may still call the others.
+  if (missing.length > 0 && input.type === 'approval' && (input.decision === 'approve' || input.decision === 'edit')) {
+    throw reopenError(`the tool servers opened for run ${run.id} offer no tool named ${missing.join(', ')}; pass --config or --mcp with the server that has it`);
   }
 }
 

@@ -1,8 +1,8 @@
 import type { Run, RunInput } from '../core/index.ts';
-import { askApproval } from './ask-approval.ts';
+import { askApproval, askLine } from './ask-approval.ts';
 import { EXIT, type CliIO } from './cli-io.ts';
 import type { EventPrinter } from './event-printer.ts';
-import { waitingMessage } from './runs-hints.ts';
+import { escalatedMessage, waitingMessage } from './runs-hints.ts';
 
 export type ApprovalInput = Extract<RunInput, { type: 'approval' }>;
 
@@ -12,8 +12,10 @@ export const CLI_USER = 'cli';
 export interface SettleOptions {
   /** The run as it stands: ended, or waiting for a decision. */
   run: Run;
-  /** Records a decision on the pending call and carries the run on until it ends or waits again. */
-  decide: (input: ApprovalInput) => Promise<Run>;
+  /** Records a decision on the pending call (or a message for an escalated run) and carries the run on until it ends or waits again. */
+  decide: (input: RunInput) => Promise<Run>;
+  /** Cancels the run (a person at the terminal declined to help an escalated run). */
+  cancel?: (reason: string) => Promise<Run>;
   printer: EventPrinter;
   io: CliIO;
   /** Approve every call that needs approval (never one whose outcome is unknown). */
@@ -32,7 +34,23 @@ export interface SettleOptions {
 export async function settleRun(options: SettleOptions): Promise<number> {
   const { printer, io } = options;
   let run = options.run;
-  while (run.status === 'waiting_approval' && run.pendingApproval !== undefined) {
+  for (;;) {
+    if (run.status === 'escalated') {
+      // The run asks a person for help: a message carries it on; --yes never answers for a person.
+      if (io.stdin === undefined || io.stdin.isTTY !== true) {
+        printer.end(run);
+        io.stderr.write(escalatedMessage(run.id, options.resume));
+        return EXIT.waiting;
+      }
+      const text = await askLine(io, '\n? the run asks for your help (see the reflection above). Your message (an empty line cancels the run): ');
+      if (text === '' && options.cancel !== undefined) {
+        run = await options.cancel('declined at the terminal');
+        continue;
+      }
+      run = await options.decide({ type: 'message', text: text === '' ? 'Go on.' : text, userId: CLI_USER });
+      continue;
+    }
+    if (run.status !== 'waiting_approval' || run.pendingApproval === undefined) break;
     const pending = run.pendingApproval;
     const base = { type: 'approval', toolCallId: pending.toolCallId, userId: CLI_USER } as const;
     // --yes approves calls; it never repeats one that may already have happened.

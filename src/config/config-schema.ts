@@ -60,11 +60,30 @@ const modelPattern = z
     message: 'scripted models are files on the server: name each one exactly (scripted:./demo.json), without *',
   });
 
+/** The runtime guard's limits (docs/strategies.md); the same shape for the defaults and per tenant. */
+const guardSchema = z.strictObject({
+  maxToolCalls: z.number().int().min(1).max(100_000).optional(),
+  maxTokens: z.number().int().min(1).optional(),
+  maxWallMs: z.number().int().min(1).optional(),
+  maxCostUsd: z.number().positive().optional(),
+  maxConsecutiveFailures: z.number().int().min(1).max(1000).optional(),
+  maxToolLatencyMs: z.number().int().min(1).optional(),
+  maxRepeats: z.number().int().min(0).max(1000).optional(),
+  onBreach: z.enum(['fail', 'degrade']).optional(),
+});
+
 const tenantRule = z.strictObject({
   allow: z.array(toolPattern).optional(),
   deny: z.array(toolPattern).optional(),
   apiKeys: z.array(apiKeyEntry).optional(),
   models: z.array(modelPattern).optional(),
+  guard: guardSchema.optional(),
+});
+
+/** US dollars per million tokens, for guard.maxCostUsd. */
+const priceSchema = z.strictObject({
+  inputPerMTok: z.number().min(0),
+  outputPerMTok: z.number().min(0),
 });
 
 export const configSchema = z.strictObject({
@@ -79,6 +98,26 @@ export const configSchema = z.strictObject({
     )
     .optional(),
   maxSteps: z.number().int().min(1).max(1000).optional(),
+  strategy: z.enum(['react', 'plan', 'reflect', 'auto']).optional(),
+  guard: guardSchema.optional(),
+  prices: z.record(modelPattern, priceSchema).optional(),
+  plan: z
+    .strictObject({
+      approval: z.enum(['plan', 'step']).optional(),
+      maxReplans: z.number().int().min(0).max(20).optional(),
+    })
+    .optional(),
+  todo: z
+    .strictObject({
+      enabled: z.boolean().optional(),
+      remindAfter: z.number().int().min(0).max(100).optional(),
+    })
+    .optional(),
+  threads: z
+    .strictObject({
+      maxTokens: z.number().int().min(100).optional(),
+    })
+    .optional(),
   systemPrompt: z.string().optional(),
   toolTimeoutMs: z.number().int().positive().optional(),
   stream: z.boolean().optional(),

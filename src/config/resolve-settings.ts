@@ -1,4 +1,16 @@
-import { DEFAULT_MAX_STEPS, DEFAULT_PARSE_RETRIES, ToolgateError } from '../core/index.ts';
+import {
+  DEFAULT_MAX_REPLANS,
+  DEFAULT_MAX_STEPS,
+  DEFAULT_PARSE_RETRIES,
+  DEFAULT_STRATEGY,
+  DEFAULT_TODO_REMIND_AFTER,
+  ToolgateError,
+  type GuardLimits,
+  type ModelPrice,
+  type PlanSettings,
+  type StrategyName,
+  type TodoSettings,
+} from '../core/index.ts';
 import { baseUrlProblem } from './base-url-problem.ts';
 import type { ServerConfig, ToolgateConfig } from './config-schema.ts';
 import { MODEL_PATTERN } from './model-pattern.ts';
@@ -15,6 +27,10 @@ export interface SettingsFlags {
   maxSteps?: number;
   toolMode?: 'native' | 'prompted' | 'auto';
   constrain?: boolean;
+  /** `--strategy`: react, plan, reflect or auto. */
+  strategy?: StrategyName;
+  /** `--todo`: offer the built-in todo tools. */
+  todo?: boolean;
 }
 
 export interface OpenAISettings {
@@ -50,6 +66,16 @@ export interface Settings {
   tenants: NonNullable<ToolgateConfig['tenants']>;
   redact?: string[];
   server: NonNullable<ToolgateConfig['server']>;
+  /** The default strategy of runs (a request may choose another). */
+  strategy: StrategyName;
+  /** The runtime guard's default limits; `tenants.<id>.guard` overrides them per tenant. */
+  guard: GuardLimits;
+  /** Prices by model pattern, for guard.maxCostUsd. */
+  prices: Record<string, ModelPrice>;
+  plan: PlanSettings;
+  todo: TodoSettings;
+  /** Thread history is trimmed to this many tokens (estimated). */
+  historyMaxTokens?: number;
 }
 
 
@@ -95,7 +121,13 @@ export function resolveSettings(config: ToolgateConfig, flags: SettingsFlags = {
     tools: config.tools ?? {},
     tenants: config.tenants ?? {},
     server: config.server ?? {},
+    strategy: flags.strategy ?? config.strategy ?? DEFAULT_STRATEGY,
+    guard: config.guard ?? {},
+    prices: config.prices ?? {},
+    plan: { approval: config.plan?.approval ?? 'plan', maxReplans: config.plan?.maxReplans ?? DEFAULT_MAX_REPLANS },
+    todo: { enabled: flags.todo ?? config.todo?.enabled ?? false, remindAfter: config.todo?.remindAfter ?? DEFAULT_TODO_REMIND_AFTER },
   };
+  if (config.threads?.maxTokens !== undefined) settings.historyMaxTokens = config.threads.maxTokens;
   if (config.redact !== undefined) settings.redact = config.redact;
   if (config.models !== undefined) settings.models = config.models;
   if (model !== undefined) settings.model = model;

@@ -8,3 +8,9 @@ export const DEFAULT_MAX_STEPS = 20;
 export const DEFAULT_PARSE_RETRIES = 3;
 /** Timeout of a tool call that sets none. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
+/** Re-plans after a failed plan step before the model answers from what it has. */
+export const DEFAULT_MAX_REPLANS = 2;
+/** Tool rounds without todo_write before the todo reminder. */
+export const DEFAULT_TODO_REMIND_AFTER = 3;
+/** Loop detection: the same call (tool and arguments) this many times. */
+export const DEFAULT_MAX_REPEATS = 3;

@@ -29,6 +29,15 @@ export const ERROR_CODES = [
   'max_steps',
   'cancelled',
   'unparseable_tool_call',
+  // runtime guard (a run ends with these when a limit is reached; see docs/strategies.md)
+  'budget_tool_calls',
+  'budget_tokens',
+  'budget_time',
+  'budget_cost',
+  'tool_failures',
+  'loop_detected',
+  // strategies: the model's own reflection decided to stop
+  'gave_up',
   // run ownership (one owner per run)
   'lease_lost',
   // tool calls (tool results carry these, a run does not fail with them)
@@ -40,6 +49,8 @@ export const ERROR_CODES = [
   'denied',
   'rejected',
   'outcome_unknown',
+  // a tool call that was part of a plan and not run because an earlier step failed
+  'skipped',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

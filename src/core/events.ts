@@ -55,6 +55,11 @@ export interface RunEventDataMap {
     attempt?: number;
     /** What the parser repaired or rejected in this turn. */
     diagnostics?: { code: string; message: string }[];
+    /**
+     * A strategy's side call, not a turn of the conversation: `plan` (the
+     * plan is then recorded by plan_created), `reflect`, `route`.
+     */
+    purpose?: 'plan' | 'reflect' | 'route';
   };
   /** A tool is about to be called (committed before the call is made). */
   tool_call: {
@@ -80,6 +85,8 @@ export interface RunEventDataMap {
     untrusted?: boolean;
     /** Not executed now: a person confirmed that a call whose outcome was unknown did happen (`mark_done`). */
     markedDone?: boolean;
+    /** Slower than the guard's maxToolLatencyMs: counts as a failure signal. */
+    slow?: boolean;
   };
   /** The run ended with an answer. */
   run_completed: { output: string; usage: Usage; steps: number };
@@ -133,6 +140,8 @@ export interface RunEventDataMap {
     detail?: string;
     /** The untrusted tool outputs that entered the run before this call. */
     provenance?: Provenance[];
+    /** `plan`: the whole plan waits (toolCallId is the planId, arguments hold its steps): approve or reject it as a whole. */
+    kind?: 'plan';
   };
   /** Input from a client reached the run: an approval decision or a message. */
   input_received: { input: RunInput };
@@ -141,6 +150,89 @@ export interface RunEventDataMap {
    * it in the log and ends the run with run_cancelled; calls in flight are aborted.
    */
   cancel_requested: { reason: string; userId?: string };
+  /**
+   * The plan strategy's plan, checked as a whole by the gate before any step
+   * runs: each tool step validated and normalised, with the gate's verdict.
+   * Its tool steps are the calls of one turn (`step`), run in order.
+   */
+  plan_created: PlanEventData;
+  /** A new plan after a failed step (or a rejected plan, or a reflection that chose `replan`). */
+  plan_revised: PlanEventData & { reason: string; revision: number };
+  /** The model's critique of what happened against the goal, and what the run does next. */
+  reflection: {
+    step: number;
+    trigger: 'tool_failure' | 'empty_result' | 'guard';
+    verdict: 'continue' | 'replan' | 'give_up' | 'escalate';
+    reason: string;
+    /** The verdict could not be read from the model's reply: `continue` was assumed. */
+    unreadable?: boolean;
+  };
+  /** The `auto` strategy's choice for this run. */
+  intent_routed: {
+    route: 'answer' | 'react' | 'plan';
+    reason: string;
+    /** `signals`: decided from the request alone; `model`: a short model call decided. */
+    by: 'signals' | 'model';
+    signals: { toolsMentioned: string[]; changeVerbs: string[]; steps: number; chars: number };
+  };
+  /**
+   * The runtime guard saw a limit reached. `action`: `fail` (the run ends
+   * failed with `code`), `degrade` (the model answers from what is known, with
+   * no more tools), `warn` (the model is told; the run goes on), `reflect`
+   * (the model is asked to reflect first).
+   */
+  guard_tripped: {
+    code: GuardCode;
+    /** The tool concerned (loop detection). */
+    tool?: string;
+    action: 'fail' | 'degrade' | 'warn' | 'reflect';
+    limit: number;
+    value: number;
+    message: string;
+  };
+  /** The run's todo list changed (todo_write), or was carried over from the thread at the start. */
+  todo_updated: { todos: TodoItem[]; toolCallId?: string; fromThread?: boolean };
+  /** `<reminder>…</reminder>` was put first in the tool results the model gets next. */
+  reminder_injected: { step: number; rounds: number; text: string };
+  /** Thread history was cut to the token budget before the run's first model call. */
+  history_trimmed: { budget: number; tokensBefore: number; tokensAfter: number; shortened: number; dropped: number };
+}
+
+/** Guard codes: also the error codes a run fails with. */
+export type GuardCode = 'max_steps' | 'budget_tool_calls' | 'budget_tokens' | 'budget_time' | 'budget_cost' | 'tool_failures' | 'loop_detected';
+
+export interface TodoItem {
+  id: string;
+  text: string;
+  status: 'pending' | 'in_progress' | 'completed';
+}
+
+/** One step of a plan: a tool call (with the gate's verdict) or a reasoning step. */
+export interface PlanStep {
+  index: number;
+  kind: 'tool' | 'reasoning';
+  /** A reasoning step's text, or a tool step's purpose when the model gave one. */
+  text?: string;
+  toolCallId?: string;
+  name?: string;
+  /** The arguments the call will run with (normalised, injected values redacted), or as written when invalid. */
+  arguments?: JsonObject;
+  effect?: ToolEffect;
+  /** The gate's verdict when the plan was checked. */
+  decision?: GateDecisionKind;
+}
+
+export interface PlanEventData {
+  planId: string;
+  /** The turn whose calls are the plan's tool steps. */
+  step: number;
+  steps: PlanStep[];
+  /** Indexes of the steps that change state. */
+  writes: number[];
+  /** How the plan is approved: once as a whole, per step, or not at all (nothing needs it). */
+  approval: 'plan' | 'step' | 'none';
+  /** The plan's own answer: ends the run when the plan has no tool step. */
+  finalAnswer?: string;
 }
 
 export type ToolEffect = 'read' | 'write';
@@ -191,6 +283,14 @@ export const RUN_EVENT_TYPES = [
   'approval_required',
   'input_received',
   'cancel_requested',
+  'plan_created',
+  'plan_revised',
+  'reflection',
+  'intent_routed',
+  'guard_tripped',
+  'todo_updated',
+  'reminder_injected',
+  'history_trimmed',
 ] as const satisfies readonly RunEventType[];
 
 /** Event types after which nothing more is appended to a run. */

@@ -4,11 +4,34 @@ import type { JsonObject } from './json.ts';
 import type { Message } from './messages.ts';
 import type { Usage } from './usage.ts';
 
-/** Run lifecycle: queued → running → (waiting_approval ⇄ running) → completed | failed | cancelled. */
-export const RUN_STATUSES = ['queued', 'running', 'waiting_approval', 'completed', 'failed', 'cancelled'] as const;
+/**
+ * Run lifecycle: queued → an active status → (a waiting status ⇄ an active
+ * status) → completed | failed | cancelled. `running` is the ReAct loop's one
+ * active status; the plan and reflect strategies move through `planning`,
+ * `executing`, `monitoring` and `reflecting` (docs/strategies.md). A run
+ * waits for a person in `waiting_approval` (a call or a plan to decide) or
+ * `escalated` (its strategy asked for help: a message resumes it).
+ */
+export const RUN_STATUSES = [
+  'queued',
+  'running',
+  'waiting_approval',
+  'completed',
+  'failed',
+  'cancelled',
+  'planning',
+  'executing',
+  'monitoring',
+  'reflecting',
+  'escalated',
+] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 export const TERMINAL_RUN_STATUSES: ReadonlySet<RunStatus> = new Set<RunStatus>(['completed', 'failed', 'cancelled']);
+/** Statuses of a run that is being driven (or must be, after a restart): an owner may claim it. */
+export const ACTIVE_RUN_STATUSES: ReadonlySet<RunStatus> = new Set<RunStatus>(['queued', 'running', 'planning', 'executing', 'monitoring', 'reflecting']);
+/** Statuses of a run that waits for a person. */
+export const WAITING_RUN_STATUSES: ReadonlySet<RunStatus> = new Set<RunStatus>(['waiting_approval', 'escalated']);
 
 /** A run's current state: a projection of its event log, kept by the store. */
 export interface Run {
@@ -42,7 +65,7 @@ export interface Run {
 }
 
 /** The names of the strategies a run may use (`react` is the default). */
-export const STRATEGY_NAMES = ['react'] as const;
+export const STRATEGY_NAMES = ['react', 'plan', 'reflect', 'auto'] as const;
 export type StrategyName = (typeof STRATEGY_NAMES)[number];
 export const DEFAULT_STRATEGY: StrategyName = 'react';
 
@@ -64,6 +87,51 @@ export interface RunSettings {
   constrain: boolean;
   /** Stream model output (assistant_delta events). */
   stream: boolean;
+  /** The runtime guard's limits for this run (config `guard`, then the tenant's). Absent on runs stored before it existed. */
+  guard?: GuardLimits;
+  /** What the run's model costs, for `maxCostUsd` (config `prices`). */
+  price?: ModelPrice;
+  /** The plan strategy's settings. */
+  plan?: PlanSettings;
+  /** The built-in todo tools. */
+  todo?: TodoSettings;
+  /** Thread history is trimmed to this many tokens (estimated) before the run's first model call. */
+  historyMaxTokens?: number;
+}
+
+/** Limits the runtime guard enforces for a run (docs/strategies.md). Absent: no limit. */
+export interface GuardLimits {
+  maxToolCalls?: number | undefined;
+  maxTokens?: number | undefined;
+  maxWallMs?: number | undefined;
+  maxCostUsd?: number | undefined;
+  /** Failed (or slow) tool results in a row: the run reflects once, then stops with `tool_failures`. */
+  maxConsecutiveFailures?: number | undefined;
+  /** A tool result slower than this is marked `slow` and counts as a failure signal. */
+  maxToolLatencyMs?: number | undefined;
+  /** The same tool with the same arguments this many times: the model is told once, then the run stops (`loop_detected`). */
+  maxRepeats?: number | undefined;
+  /** What a breach does: `fail` ends the run failed with the code; `degrade` asks the model for an answer from what is known, with no more tools. */
+  onBreach?: 'fail' | 'degrade' | undefined;
+}
+
+/** US dollars per million tokens. */
+export interface ModelPrice {
+  inputPerMTok: number;
+  outputPerMTok: number;
+}
+
+export interface PlanSettings {
+  /** One approval for the whole plan (`plan`, default) or one per step that needs it (`step`). */
+  approval: 'plan' | 'step';
+  /** Re-plans after a failed step before the model is asked to answer from what it has. */
+  maxReplans: number;
+}
+
+export interface TodoSettings {
+  enabled: boolean;
+  /** Tool rounds in a row without todo_write before the reminder. */
+  remindAfter: number;
 }
 
 export interface PendingApproval {
@@ -74,6 +142,8 @@ export interface PendingApproval {
   reason: ApprovalReason;
   detail?: string;
   provenance?: Provenance[];
+  /** `plan`: a whole plan waits (toolCallId is its planId); it is approved or rejected, not edited. */
+  kind?: 'plan';
   /** Id of the approval_required event. */
   eventId: number;
 }

@@ -68,7 +68,7 @@ export type ToolContent =
 /** Error codes a tool result may carry. */
 export type ToolErrorCode = Extract<
   ErrorCode,
-  'tool_error' | 'tool_timeout' | 'tool_unavailable' | 'tool_not_found' | 'invalid_arguments' | 'denied' | 'rejected' | 'cancelled' | 'outcome_unknown'
+  'tool_error' | 'tool_timeout' | 'tool_unavailable' | 'tool_not_found' | 'invalid_arguments' | 'denied' | 'rejected' | 'cancelled' | 'outcome_unknown' | 'skipped'
 >;
 
 /**

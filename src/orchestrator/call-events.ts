@@ -36,20 +36,24 @@ export interface RecordOptions {
   markedDone?: boolean;
 }
 
+
 /** Appends the call's one tool_result (with its latency since `started`); returns the result. */
 export async function recordResult(ctx: ToolCallContext, call: RawToolCall, started: number, result: ToolResult, options: RecordOptions = {}): Promise<ToolResult> {
+  const latencyMs = Math.round((performance.now() - started) * 100) / 100;
+  const slow = ctx.maxToolLatencyMs !== undefined && latencyMs > ctx.maxToolLatencyMs;
   const data: RunEventDataMap['tool_result'] = {
     step: ctx.step,
     toolCallId: call.id,
     name: call.name,
     ok: result.ok,
     content: result.content,
-    latencyMs: Math.round((performance.now() - started) * 100) / 100,
+    latencyMs,
     ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
     ...(result.error === undefined ? {} : { error: result.error }),
     ...(options.dryRun === true ? { dryRun: true } : {}),
     ...(options.untrusted === true ? { untrusted: true } : {}),
     ...(options.markedDone === true ? { markedDone: true } : {}),
+    ...(slow ? { slow: true } : {}),
   };
   await ctx.append([...(options.before ?? []), draft('tool_result', data)]);
   return result;

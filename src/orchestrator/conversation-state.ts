@@ -1,12 +1,16 @@
 import {
+  ACTIVE_RUN_STATUSES,
   ZERO_USAGE,
   addUsage,
   renderToolResult,
   type JsonObject,
   type JsonValue,
   type Message,
+  type PlanStep,
   type Provenance,
   type RawToolCall,
+  type RunEventDataMap,
+  type TodoItem,
   type RunEvent,
   type RunStatus,
   type ToolResult,
@@ -37,6 +41,8 @@ export interface OpenTurn {
   truncated?: boolean;
   /** Some call's arguments could not be read as JSON at all (native calls; text calls are retried within the step). */
   unreadable?: boolean;
+  /** Some result was slower than the guard's maxToolLatencyMs. */
+  slow?: boolean;
 }
 
 /**
@@ -70,6 +76,52 @@ export interface ConversationState {
   unusableTurns: number;
   /** A client asked to cancel the run (cancel_requested): the reason. */
   cancelRequested: string | undefined;
+  /** Model calls recorded in the run (side calls included): with the history's, the next request's callIndex. */
+  modelCalls: number;
+  /** Steps that were side calls of a strategy (plan, reflect, route): not turns of the conversation. */
+  sideSteps: Set<number>;
+  /** Calls that reached their tool (tool_call events). */
+  toolCalls: number;
+  /** Tool results in a row that failed or were slow. */
+  consecutiveFailures: number;
+  /** The guard already asked for a reflection on failures (the next breach stops the run). */
+  failuresReflected: boolean;
+  /** Calls asked for, by tool and arguments: how often, and the id of the last event that asked. */
+  callRepeats: Map<string, { name: string; count: number; lastEventId: number }>;
+  /** The id of the guard_tripped event that warned the model of a loop. */
+  loopWarnedAt: number | undefined;
+  /** Active time before `activeSince` (waiting for a person does not count). */
+  activeMs: number;
+  activeSince: number | undefined;
+  plan: PlanState | undefined;
+  /** plan_revised events so far. */
+  replans: number;
+  /** A reflection chose `replan`: its reason, until the new plan is made. */
+  pendingReplan: string | undefined;
+  route: RunEventDataMap['intent_routed']['route'] | undefined;
+  reflections: number;
+  todos: TodoItem[];
+  /** Closed tool rounds since the last todo_write (or reminder). */
+  roundsSinceTodo: number;
+  /** Index in `messages` of the last closed turn's first result message (a reminder goes there). */
+  lastResultsIndex: number | undefined;
+  /** The last closed turn went wrong (a failure, only empty results, a slow tool) and no reflection followed yet. */
+  reflectTrigger: 'tool_failure' | 'empty_result' | 'guard' | undefined;
+}
+
+/** The plan being run, from plan_created / plan_revised and the results of its calls. */
+export interface PlanState {
+  planId: string;
+  step: number;
+  revision: number;
+  steps: PlanStep[];
+  approval: 'plan' | 'step' | 'none';
+  finalAnswer?: string | undefined;
+  callIds: string[];
+  /** `open` while its calls run; `done` when all succeeded; `failed` when one did not. */
+  status: 'open' | 'done' | 'failed';
+  /** What went wrong in its failed steps ("name: error"), first the step that failed. */
+  failures: string[];
 }
 
 export function emptyConversation(status: RunStatus = 'queued'): ConversationState {
@@ -91,7 +143,54 @@ export function emptyConversation(status: RunStatus = 'queued'): ConversationSta
     untrusted: [],
     unusableTurns: 0,
     cancelRequested: undefined,
+    modelCalls: 0,
+    sideSteps: new Set(),
+    toolCalls: 0,
+    consecutiveFailures: 0,
+    failuresReflected: false,
+    callRepeats: new Map(),
+    loopWarnedAt: undefined,
+    activeMs: 0,
+    activeSince: undefined,
+    plan: undefined,
+    replans: 0,
+    pendingReplan: undefined,
+    route: undefined,
+    reflections: 0,
+    todos: [],
+    roundsSinceTodo: 0,
+    lastResultsIndex: undefined,
+    reflectTrigger: undefined,
   };
+}
+
+/** Active time of the run so far, in ms (time waiting for a person excluded). */
+export function activeTime(state: ConversationState, now = Date.now()): number {
+  return state.activeMs + (state.activeSince === undefined ? 0 : Math.max(0, now - state.activeSince));
+}
+
+/**
+ * The key loop detection counts calls by: the tool and its arguments as JSON
+ * (key order ignored). Arguments that are not JSON have no key: unreadable
+ * calls have their own limit (parseRetries).
+ */
+export function callKey(call: Pick<RawToolCall, 'name' | 'arguments'>): string | undefined {
+  try {
+    return `${call.name}\u0000${stableJson(JSON.parse(call.arguments) as JsonValue)}`;
+  } catch {
+    return undefined;
+  }
+}
+
+function stableJson(value: JsonValue): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableJson((value as JsonObject)[k] as JsonValue)}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
 }
 
 /** Applies events (in log order) to the state. */
@@ -108,10 +207,21 @@ function applyEvent(state: ConversationState, event: RunEvent): void {
     case 'run_started':
       state.started = true;
       if (event.data.toolMode === 'prompted') state.toolMode = 'prompted';
+      state.activeSince ??= Date.parse(event.time);
       break;
-    case 'run_status':
+    case 'run_status': {
+      const at = Date.parse(event.time);
+      const wasActive = ACTIVE_RUN_STATUSES.has(event.data.from) && event.data.from !== 'queued';
+      const isActive = ACTIVE_RUN_STATUSES.has(event.data.to) && event.data.to !== 'queued';
+      if (wasActive && !isActive && state.activeSince !== undefined) {
+        state.activeMs += Math.max(0, at - state.activeSince);
+        state.activeSince = undefined;
+      } else if (!wasActive && isActive) {
+        state.activeSince = at;
+      }
       state.status = event.data.to;
       break;
+    }
     case 'user_message': {
       const message: Message = { role: 'user', content: event.data.text };
       if (state.turn === undefined) state.messages.push(message);
@@ -120,13 +230,22 @@ function applyEvent(state: ConversationState, event: RunEvent): void {
     }
     case 'assistant_message': {
       const d = event.data;
+      state.modelCalls++;
+      state.usage = addUsage(state.usage, d.usage);
+      if (d.purpose !== undefined) {
+        // A strategy's side call: counted (steps, usage, model calls), not a turn of the conversation.
+        state.sideSteps.add(d.step);
+        state.step = d.step;
+        state.attempts = 0;
+        break;
+      }
       const mode = d.toolMode ?? 'native';
       state.toolMode = mode;
       if (d.step !== state.step) state.attempts = 0;
       state.step = d.step;
       state.attempts = d.attempt ?? state.attempts + 1;
-      state.usage = addUsage(state.usage, d.usage);
       const calls = d.calls ?? d.toolCalls;
+      countCalls(state, calls, event.id);
       if (mode === 'prompted') {
         state.messages.push({ role: 'assistant', content: d.text });
       } else {
@@ -138,9 +257,46 @@ function applyEvent(state: ConversationState, event: RunEvent): void {
       break;
     }
     case 'parse_retry':
-      state.messages.push({ role: 'user', content: event.data.feedback });
+      // A side call's feedback went with that call only.
+      if (!state.sideSteps.has(event.data.step)) state.messages.push({ role: 'user', content: event.data.feedback });
       break;
+    case 'plan_created':
+    case 'plan_revised':
+      applyPlan(state, event.data, event.id, event.type === 'plan_revised');
+      break;
+    case 'reflection': {
+      state.reflections++;
+      state.reflectTrigger = undefined;
+      const d = event.data;
+      if (d.verdict === 'replan') state.pendingReplan = d.reason;
+      if (d.verdict === 'continue' || d.verdict === 'replan') addNote(state, `Reflection on what happened so far (${d.verdict}): ${d.reason}`);
+      break;
+    }
+    case 'intent_routed':
+      state.route = event.data.route;
+      break;
+    case 'guard_tripped':
+      if (event.data.action === 'warn') {
+        state.loopWarnedAt = event.id;
+        addNote(state, event.data.message);
+      } else if (event.data.action === 'reflect') {
+        state.failuresReflected = true;
+        state.consecutiveFailures = 0;
+      }
+      break;
+    case 'todo_updated':
+      state.todos = event.data.todos;
+      if (event.data.fromThread !== true) state.roundsSinceTodo = 0;
+      break;
+    case 'reminder_injected': {
+      state.roundsSinceTodo = 0;
+      const index = state.lastResultsIndex;
+      const message = index === undefined ? undefined : state.messages[index];
+      if (message !== undefined && index !== undefined) state.messages[index] = { ...message, content: `${event.data.text}\n${message.content}` };
+      break;
+    }
     case 'tool_call':
+      state.toolCalls++;
       // A decision is consumed by the call it allowed: if the process stops
       // before the result, the outcome is unknown and a person decides again.
       state.turn?.started.add(event.data.toolCallId);
@@ -159,6 +315,12 @@ function applyEvent(state: ConversationState, event: RunEvent): void {
       if (turn === undefined) break;
       const d = event.data;
       if (d.untrusted === true) state.untrusted.push({ toolCallId: d.toolCallId, name: d.name, step: d.step });
+      state.consecutiveFailures = !d.ok || d.slow === true ? state.consecutiveFailures + 1 : 0;
+      if (d.slow === true) turn.slow = true;
+      if (!d.ok && state.plan !== undefined && state.plan.status !== 'done' && state.plan.callIds.includes(d.toolCallId)) {
+        state.plan.status = 'failed';
+        if (d.error?.code !== 'skipped') state.plan.failures.push(`${d.name}: ${d.error?.message ?? 'failed'}`.slice(0, 500));
+      }
       const result: ToolResult = { ok: d.ok, content: d.content };
       if (d.structuredContent !== undefined) result.structuredContent = d.structuredContent;
       if (d.error !== undefined) result.error = d.error;
@@ -196,6 +358,17 @@ function applyEvent(state: ConversationState, event: RunEvent): void {
 
 function closeTurn(state: ConversationState, turn: OpenTurn): void {
   const ordered = turn.calls.map((call) => ({ call, result: turn.results.get(call.id) }));
+  state.lastResultsIndex = state.messages.length;
+  state.roundsSinceTodo = turn.calls.some((c) => c.name === 'todo_write') ? 0 : state.roundsSinceTodo + 1;
+  if (state.plan?.status === 'open' && state.plan.step === turn.step) state.plan.status = 'done';
+  const results = ordered.map((o) => o.result);
+  state.reflectTrigger = results.some((r) => r !== undefined && !r.ok)
+    ? 'tool_failure'
+    : turn.slow === true
+      ? 'guard'
+      : results.every((r) => r !== undefined && isEmptyResult(r))
+        ? 'empty_result'
+        : undefined;
   if (turn.mode === 'prompted') {
     // Models without native tool calling do not know the `tool` role: results come back as a user message.
     const body = ordered
@@ -227,4 +400,63 @@ function wireCalls(calls: readonly RawToolCall[]): RawToolCall[] {
     const id = own !== undefined && own !== '' && seen.get(own) === 1 ? own : call.id;
     return { id, name: call.name, arguments: call.arguments };
   });
+}
+
+/** Counts the calls a model asked for, for loop detection. */
+function countCalls(state: ConversationState, calls: readonly RawToolCall[], eventId: number): void {
+  for (const call of calls) {
+    const key = callKey(call);
+    if (key === undefined) continue;
+    const seen = state.callRepeats.get(key);
+    state.callRepeats.set(key, { name: call.name, count: (seen?.count ?? 0) + 1, lastEventId: eventId });
+  }
+}
+
+/** A note from toolgate to the model (a reflection, a guard warning): a user message, after the open turn's results if there is one. */
+function addNote(state: ConversationState, text: string): void {
+  const message: Message = { role: 'user', content: text };
+  if (state.turn === undefined) state.messages.push(message);
+  else state.deferred.push(message);
+}
+
+/** A new plan: its tool steps become the calls of one turn, shown to the model as its own. */
+function applyPlan(state: ConversationState, d: RunEventDataMap['plan_created'], eventId: number, revised: boolean): void {
+  if (revised) state.replans++;
+  state.pendingReplan = undefined;
+  const calls: RawToolCall[] = d.steps.flatMap((s) =>
+    s.kind === 'tool' && s.toolCallId !== undefined && s.name !== undefined ? [{ id: s.toolCallId, name: s.name, arguments: JSON.stringify(s.arguments ?? {}) }] : [],
+  );
+  state.plan = {
+    planId: d.planId,
+    step: d.step,
+    revision: revised ? state.replans : 0,
+    steps: d.steps,
+    approval: d.approval,
+    finalAnswer: d.finalAnswer,
+    callIds: calls.map((c) => c.id),
+    status: calls.length === 0 ? 'done' : 'open',
+    failures: [],
+  };
+  if (calls.length === 0) return;
+  countCalls(state, calls, eventId);
+  const mode = state.toolMode ?? 'native';
+  if (mode === 'prompted') {
+    const text = calls.map((c) => `<tool_call>{"name": ${JSON.stringify(c.name)}, "arguments": ${c.arguments}}</tool_call>`).join('\n');
+    state.messages.push({ role: 'assistant', content: text });
+  } else {
+    state.messages.push({ role: 'assistant', content: '', toolCalls: calls });
+  }
+  state.turn = { step: d.step, mode, calls, results: new Map(), started: new Set() };
+}
+
+/** A result with nothing in it: no text, no structured content (or an empty one). */
+function isEmptyResult(result: ToolResult): boolean {
+  const text = result.content.every((c) => c.type !== 'text' || c.text.trim() === '') && result.content.every((c) => c.type === 'text');
+  const structured = result.structuredContent;
+  const noStructure =
+    structured === undefined ||
+    structured === null ||
+    (Array.isArray(structured) && structured.length === 0) ||
+    (typeof structured === 'object' && !Array.isArray(structured) && Object.keys(structured).length === 0);
+  return text && noStructure;
 }

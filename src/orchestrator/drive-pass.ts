@@ -1,4 +1,5 @@
 import {
+  ACTIVE_RUN_STATUSES,
   TERMINAL_RUN_STATUSES,
   ToolgateError,
   draft,
@@ -6,19 +7,25 @@ import {
   type Message,
   type Run,
   type RunSettings,
+  type RunEventDataMap,
   type RunStore,
+  type TodoItem,
   type ToolListing,
   type ToolSource,
 } from '../core/index.ts';
 import { createRedactor } from '../gate/index.ts';
 import { sharedValidator } from '../validation/index.ts';
-import type { ConversationState } from './conversation-state.ts';
+import type { ConversationState, OpenTurn } from './conversation-state.ts';
 import { DeltaBuffer } from './delta-buffer.ts';
-import { executeToolCall, injectionContext, type ToolCallContext } from './execute-tool-call.ts';
+import { executeToolCall, injectionContext, previewToolCall, recordUnsent, type ToolCallContext } from './execute-tool-call.ts';
 import { finishTurn, untrustedBefore } from './finish-turn.ts';
-import { runModelTurn } from './model-turn.ts';
+import { runModelTurn, type ModelTurnResult } from './model-turn.ts';
+import { checkGuard, checkToolBudget, type GuardTrip } from './run-guard.ts';
 import type { RunEnvironment } from './run-options.ts';
-import { strategyFor, type GateFn, type StrategyContext } from './strategies/index.ts';
+import { runSideCall } from './side-call.ts';
+import { strategyFor, type Checkpoint, type GateFn, type StrategyContext, type StrategyOutcome, type TurnOptions } from './strategies/index.ts';
+import { TODO_REMINDER, runTodoTool, withTodos } from './todo-tools.ts';
+import { trimHistory } from './trim-history.ts';
 import { buildToolCatalog } from './tool-catalog.ts';
 import { transition, type AppendFn } from './transition.ts';
 
@@ -53,21 +60,32 @@ export async function drivePass(input: PassInput): Promise<PassEnd> {
   if (state.terminal) return 'ended';
   // Still waiting for a decision: nothing to do until input arrives.
   if (state.status === 'waiting_approval' && (run.pendingApproval === undefined || !state.decisions.has(run.pendingApproval.toolCallId))) return 'waiting';
+  // Escalated: waits for a person's message (which moves it back to running) or a cancel.
+  if (state.status === 'escalated') return 'waiting';
   const deltas = new DeltaBuffer({ append });
   let env: RunEnvironment | undefined;
   try {
     const environment = await input.environment();
     env = environment;
-    const { model, tools } = environment;
-    const listing = await listTools(tools, input.signal);
+    const { model } = environment;
+    const todo = settings.todo?.enabled === true;
+    const tools = environment.tools;
+    const listed = await listTools(tools, input.signal);
+    const listing = todo ? { ...listed, tools: withTodos(listed.tools) } : listed;
     const catalog = buildToolCatalog(listing.tools, {
       ...(env.policy === undefined ? {} : { policy: env.policy }),
       tenantId: run.tenantId,
     });
-    const history = env.history ?? (run.threadId === undefined ? [] : ((await input.store.getThread(run.threadId, run.tenantId))?.messages ?? []));
+    const fullHistory = env.history ?? (run.threadId === undefined ? [] : ((await input.store.getThread(run.threadId, run.tenantId))?.messages ?? []));
+    const trimmed = settings.historyMaxTokens === undefined ? { messages: [...fullHistory] } : trimHistory(fullHistory, settings.historyMaxTokens);
+    const history = trimmed.messages;
     const prefix: Message[] = [...(env.systemPrompt === undefined ? [] : [{ role: 'system' as const, content: env.systemPrompt }]), ...history];
+    const historyCalls = history.filter((m) => m.role === 'assistant').length;
+    const callIndex = (): number => historyCalls + state.modelCalls;
+    const strategy = strategyFor(settings.strategy);
     if (!state.started) {
-      await transition(append, state, 'running', [
+      const carried = todo && run.threadId !== undefined ? await threadTodos(input.store, run) : undefined;
+      await transition(append, state, strategy.startStatus ?? 'running', [
         draft('run_started', {
           input: run.input,
           model: model.id,
@@ -79,10 +97,12 @@ export async function drivePass(input: PassInput): Promise<PassEnd> {
           ...(run.threadId === undefined ? {} : { threadId: run.threadId }),
           ...(listing.unavailable.length === 0 ? {} : { unavailable: listing.unavailable }),
         }),
+        ...(trimmed.trimmed === undefined ? [] : [draft('history_trimmed', trimmed.trimmed)]),
+        ...(carried === undefined ? [] : [draft('todo_updated', { todos: carried, fromThread: true })]),
         draft('user_message', { text: run.input }),
       ]);
       await callHook(() => environment.hooks?.onRunStart?.(run));
-    } else if (state.status !== 'running') {
+    } else if (!ACTIVE_RUN_STATUSES.has(state.status)) {
       await transition(append, state, 'running', [], { patch: { pendingApproval: null } });
     }
     const validator = env.validator ?? sharedValidator();
@@ -102,37 +122,117 @@ export async function drivePass(input: PassInput): Promise<PassEnd> {
       hooks: env.hooks,
       signal: input.signal,
       toolTimeoutMs: env.toolTimeoutMs,
+      maxToolLatencyMs: settings.guard?.maxToolLatencyMs,
+      builtin: todo ? (request) => runTodoTool(request, state, append) : undefined,
     };
     const gate: GateFn = (call, options) =>
       executeToolCall({ ...callContext, step: options.step, truncated: options.truncated === true, untrusted: untrustedBefore(state, options.step) }, call, options.approval);
+    const mode = (): 'native' | 'prompted' => state.toolMode ?? (settings.toolMode === 'prompted' ? 'prompted' : 'native');
+    const modelTurn = async (options: TurnOptions = {}): Promise<ModelTurnResult> => {
+      const turn = await runModelTurn({
+        model,
+        state,
+        catalog,
+        prefix,
+        mode: mode(),
+        allowFallback: settings.toolMode === 'auto',
+        constrain: settings.constrain,
+        stream: settings.stream,
+        parseRetries: settings.parseRetries,
+        textToolCalls: settings.textToolCalls,
+        signal: input.signal,
+        deltas,
+        append,
+        callIndex,
+        ...(options.tools === false ? { offerTools: false } : {}),
+        ...(options.instruction === undefined ? {} : { instruction: options.instruction }),
+      });
+      if (state.turn !== undefined) state.turn.truncated = turn.truncated;
+      return turn;
+    };
+    /** Closes what is open and asks for an answer from what is known, with no more tools (degrade mode). */
+    const degrade = async (trip: GuardTrip): Promise<StrategyOutcome> => {
+      if (state.turn !== undefined) {
+        const open = state.turn.calls.filter((c) => !state.turn?.results.has(c.id)).map((c) => c.id);
+        await skip(open, 'skipped', `not run: ${trip.message}`);
+      }
+      const answer = await modelTurn({
+        tools: false,
+        instruction: `${trip.message}. No more tools can be used in this run. Answer the request now from what you already know, and say what is missing.`,
+      });
+      return { kind: 'completed', output: answer.content };
+    };
+    const breach = async (trip: GuardTrip): Promise<StrategyOutcome> => {
+      await append([draft('guard_tripped', guardData(trip))]);
+      if (trip.action === 'degrade') return degrade(trip);
+      throw new ToolgateError(trip.code, trip.message);
+    };
+    const skip = async (callIds: readonly string[], code: 'skipped' | 'rejected', message: string): Promise<void> => {
+      const turn = state.turn;
+      if (turn === undefined) return;
+      for (const call of turn.calls) {
+        if (!callIds.includes(call.id) || turn.results.has(call.id)) continue;
+        await recordUnsent({ ...callContext, step: turn.step }, call, code, message);
+      }
+    };
     const ctx: StrategyContext = {
       runId: run.id,
+      input: run.input,
       state,
       settings,
-      gate,
-      finishTurn: () => finishTurn({ state, append, gate, catalog, validator, redact, injection: injectionContext(run) }),
-      modelTurn: async () => {
-        const turn = await runModelTurn({
-          model,
-          state,
-          catalog,
-          prefix,
-          mode: state.toolMode ?? (settings.toolMode === 'prompted' ? 'prompted' : 'native'),
-          allowFallback: settings.toolMode === 'auto',
-          constrain: settings.constrain,
-          stream: settings.stream,
-          parseRetries: settings.parseRetries,
-          textToolCalls: settings.textToolCalls,
-          signal: input.signal,
-          deltas,
-          append,
-        });
-        if (state.turn !== undefined) state.turn.truncated = turn.truncated;
-        return turn;
+      dryRun: run.dryRun === true,
+      toolDefinitions: catalog.definitions,
+      writeTools: new Set([...catalog.visible.values()].filter((e) => e.policy.effect === 'write').map((e) => e.tool.name)),
+      get mode() {
+        return mode();
       },
-      checkpoint: () => checkpoint(input),
+      prefix,
+      gate,
+      modelTurn,
+      sideCall: (request) => runSideCall({ model, state, catalog, append, signal: input.signal, callIndex, mode: mode() }, request),
+      finishTurn: async (options) => {
+        const turn = state.turn as OpenTurn;
+        const pending = turn.calls.filter((c) => !turn.results.has(c.id) && !turn.started.has(c.id) && (options?.only === undefined || options.only.includes(c.id)));
+        const trip = checkToolBudget(state, settings, pending.filter((c) => !state.decisions.has(c.id) && !state.awaiting.has(c.id)).length);
+        if (trip !== undefined) return { kind: 'direct', output: outputOf(await breach(trip)) };
+        const outcome = await finishTurn({ state, append, gate, catalog, validator, redact, injection: injectionContext(run) }, options);
+        // A round closed without todo_write for remindAfter rounds: the reminder goes first in the results the model gets next.
+        const remindAfter = settings.todo?.remindAfter ?? 0;
+        if (todo && remindAfter > 0 && state.turn === undefined && state.roundsSinceTodo >= remindAfter) {
+          await append([draft('reminder_injected', { step: state.step, rounds: state.roundsSinceTodo, text: TODO_REMINDER })]);
+        }
+        return outcome;
+      },
+      preview: (call, step) => previewToolCall({ ...callContext, step, untrusted: untrustedBefore(state, step) }, call),
+      skip,
+      record: async (drafts, status) => {
+        if (status === undefined || status.to === state.status) {
+          if (drafts.length > 0) await append(drafts, status?.patch);
+          return;
+        }
+        await transition(append, state, status.to, drafts, { ...(status.reason === undefined ? {} : { reason: status.reason }), ...(status.patch === undefined ? {} : { patch: status.patch }) });
+      },
+      askPlanApproval: async (plan) => {
+        const data = { step: plan.step, toolCallId: plan.planId, name: 'plan', arguments: plan.arguments, effect: 'write' as const, reason: 'policy' as const, kind: 'plan' as const };
+        const eventId = state.lastEventId + (state.status === 'waiting_approval' ? 1 : 2);
+        await transition(append, state, 'waiting_approval', [draft('approval_required', data)], {
+          reason: 'the plan needs approval',
+          patch: { pendingApproval: { toolCallId: plan.planId, name: 'plan', arguments: plan.arguments, effect: 'write', reason: 'policy', kind: 'plan', eventId } },
+        });
+      },
+      checkpoint: async (): Promise<Checkpoint> => {
+        if (!checkpoint(input)) return { kind: 'pause' };
+        const trip = checkGuard(state, settings);
+        if (trip === undefined) return { kind: 'go' };
+        if (trip.action === 'warn' || trip.action === 'reflect') {
+          await append([draft('guard_tripped', guardData(trip))]);
+          return trip.action === 'warn' ? { kind: 'go' } : { kind: 'reflect', trip };
+        }
+        return { kind: 'end', outcome: await breach(trip) };
+      },
+      breach,
     };
-    const outcome = await strategyFor(settings.strategy).run(ctx);
+    const outcome = await strategy.run(ctx);
     if (outcome.kind === 'completed') {
       await complete(input, env, outcome.output);
       return 'ended';
@@ -151,12 +251,6 @@ function checkpoint(input: PassInput): boolean {
   if (input.signal.aborted || state.cancelRequested !== undefined) throw new ToolgateError('cancelled', state.cancelRequested ?? 'the run was cancelled');
   // Shutting down: the run stays `running` and is resumed from its log.
   if (input.stopSignal?.aborted === true) return false;
-  if (state.step >= settings.maxSteps) {
-    throw new ToolgateError(
-      'max_steps',
-      `the run reached maxSteps (${settings.maxSteps}) without a final answer; the model kept calling tools. Raise maxSteps (per run, or --max-steps / config maxSteps) if the task needs more steps, or check the tools' answers for a loop`,
-    );
-  }
   if (state.unusableTurns > settings.parseRetries) {
     throw new ToolgateError(
       'unparseable_tool_call',
@@ -197,19 +291,44 @@ async function complete(input: PassInput, env: RunEnvironment, output: string): 
     // The run is complete whatever happens here: a thread that cannot be
     // extended (a store error) leaves the run as it is.
     try {
-      await input.store.appendThreadMessages(
-        run.threadId,
-        [
-          { role: 'user', content: run.input },
-          { role: 'assistant', content: output },
-        ],
-        run.tenantId,
-      );
+      await input.store.appendThreadMessages(run.threadId, threadMessages(state, output), run.tenantId);
     } catch (error) {
       process.emitWarning(`run ${run.id}: thread ${run.threadId} not extended: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
   await runEndHook(input, env);
+}
+
+/**
+ * What a completed run adds to its thread: its conversation (tool calls and
+ * outputs included, so a later run can see them, shortened first when the
+ * history is trimmed) and the answer, when the conversation does not end with it.
+ */
+function threadMessages(state: ConversationState, output: string): Message[] {
+  const messages = [...state.messages, ...state.deferred];
+  const last = messages.at(-1);
+  if (last?.role === 'assistant' && last.content === output && (last.toolCalls ?? []).length === 0) return messages;
+  return [...messages, { role: 'assistant', content: output }];
+}
+
+/** The todo list the thread's latest earlier run ended with. */
+async function threadTodos(store: RunStore, run: Run): Promise<TodoItem[] | undefined> {
+  const page = await store.listRuns({ threadId: run.threadId as string, ...(run.tenantId === undefined ? {} : { tenantId: run.tenantId }), limit: 20 });
+  const earlier = page.runs.filter((r) => r.id !== run.id && r.createdAt <= run.createdAt).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  for (const previous of earlier) {
+    const events = await store.readEvents(previous.id);
+    const last = events.findLast((e) => e.type === 'todo_updated');
+    if (last !== undefined && last.type === 'todo_updated') return last.data.todos;
+  }
+  return undefined;
+}
+
+function guardData(trip: GuardTrip): RunEventDataMap['guard_tripped'] {
+  return { code: trip.code, action: trip.action, limit: trip.limit, value: trip.value, message: trip.message, ...(trip.tool === undefined ? {} : { tool: trip.tool }) };
+}
+
+function outputOf(outcome: StrategyOutcome): string {
+  return outcome.kind === 'completed' ? outcome.output : '';
 }
 
 /** onRunEnd with the run as stored at its end (read only when there is a hook to hand it to). */

@@ -1,4 +1,4 @@
-import { draft, toolError, type EventDraft, type JsonObject, type JsonValue, type Provenance, type RawToolCall, type ToolResult, type ToolSource } from '../core/index.ts';
+import { draft, toolError, type EventDraft, type GateDecisionKind, type JsonObject, type JsonValue, type Provenance, type RawToolCall, type ToolResult, type ToolSource } from '../core/index.ts';
 import { decideCall, isToolAllowed, EMPTY_POLICY, type CallFacts, type Decision, type Policy, type ToolEffect } from '../gate/index.ts';
 import type { Validator } from '../validation/index.ts';
 import { auditEvent, recordResult, type AuditedDecision } from './call-events.ts';
@@ -30,6 +30,43 @@ export interface ToolCallContext {
   truncated?: boolean;
   /** Untrusted tool outputs that entered the run before this call's turn: writes then need a person. */
   untrusted?: readonly Provenance[];
+  /** The guard's maxToolLatencyMs: a slower result is recorded `slow`. */
+  maxToolLatencyMs?: number | undefined;
+  /** Runs toolgate's own tools (origin `builtin`, e.g. the todo tools) after the gate let them through. */
+  builtin?: ((request: { name: string; arguments: JsonObject; toolCallId: string }) => Promise<ToolResult>) | undefined;
+}
+
+/** What the gate would decide for a call, without running it or recording anything (a plan is checked with this). */
+export interface CallPreview {
+  decision: GateDecisionKind | 'not_found';
+  effect?: ToolEffect;
+  /** The arguments it would run with (redacted), when they could be prepared. */
+  arguments?: JsonObject;
+  /** Why it cannot run (invalid, denied, unknown tool). */
+  message?: string;
+}
+
+/** The gate's verdict on a call, as data: no hook is asked, nothing is executed or recorded. */
+export function previewToolCall(ctx: ToolCallContext, call: RawToolCall): CallPreview {
+  const decision = decideCall(gatherFacts(ctx, call, undefined));
+  switch (decision.kind) {
+    case 'allowed':
+    case 'dry_run':
+    case 'approval_required':
+      return { decision: decision.kind, effect: decision.policy.effect, arguments: ctx.redact(decision.arguments) as JsonObject };
+    case 'denied':
+    case 'invalid':
+      return { decision: decision.kind, effect: decision.policy.effect, message: decision.error.message };
+    case 'not_found':
+      return { decision: 'not_found', message: decision.error.message };
+    case 'marked_done':
+      return { decision: 'allowed' };
+  }
+}
+
+/** Records a result for a call that is not sent to its tool (a plan step skipped or rejected): the conversation stays whole. */
+export async function recordUnsent(ctx: ToolCallContext, call: RawToolCall, code: 'skipped' | 'rejected', message: string): Promise<void> {
+  await recordResult(ctx, call, performance.now(), toolError(code, message));
 }
 
 export type CallOutcome =
@@ -143,7 +180,10 @@ async function execute(ctx: ToolCallContext, call: RawToolCall, decision: Allowe
   let result: ToolResult;
   let threw = false;
   try {
-    result = await ctx.tools.callTool({
+    result =
+      tool.origin.kind === 'builtin' && ctx.builtin !== undefined
+        ? await ctx.builtin({ name: call.name, arguments: args, toolCallId: call.id })
+        : await ctx.tools.callTool({
       name: call.name,
       arguments: args,
       timeoutMs: policy.timeoutMs ?? tool.timeoutMs ?? ctx.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,

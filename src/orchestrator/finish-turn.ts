@@ -4,7 +4,7 @@ import type { Validator } from '../validation/index.ts';
 import type { ConversationState, OpenTurn } from './conversation-state.ts';
 import type { CallOutcome } from './execute-tool-call.ts';
 import { prepareCall } from './prepare-call.ts';
-import type { GateFn } from './strategies/strategy.ts';
+import type { FinishOptions, GateFn } from './strategies/strategy.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
 import { transition, type AppendFn } from './transition.ts';
 
@@ -38,23 +38,29 @@ export interface FinishTurnInput {
   injection: { user?: JsonObject; tenant?: JsonObject; context?: JsonObject };
 }
 
-export async function finishTurn(input: FinishTurnInput): Promise<TurnOutcome> {
+export async function finishTurn(input: FinishTurnInput, options: FinishOptions = {}): Promise<TurnOutcome> {
   const { state, append } = input;
   const turn = state.turn as OpenTurn;
   // Output of this very turn's calls does not taint its other calls: the model chose them before seeing it.
   const untrusted = untrustedBefore(state, turn.step);
   const ctx = input;
-  const todo = turn.calls.filter((c) => !turn.results.has(c.id));
+  const only = options.only === undefined ? undefined : new Set(options.only);
+  const todo = turn.calls.filter((c) => !turn.results.has(c.id) && (only === undefined || only.has(c.id)));
 
   // Each call settles on its own: one that throws never leaves another's result unrecorded or appended late.
   const settled = await Promise.allSettled(
     todo.map(async (call): Promise<{ call: RawToolCall; outcome: CallOutcome | Waiting }> => {
-      const decision = state.decisions.get(call.id);
+      let decision = state.decisions.get(call.id);
       if (decision === undefined) {
         const entry = ctx.catalog.visible.get(call.name);
         if (turn.started.has(call.id) && entry !== undefined && entry.policy.effect === 'write') {
           return { call, outcome: { call, effect: 'write', arguments: rederive(ctx, call), reason: 'outcome_unknown' } };
         }
+        // A decision on the whole plan covers its calls that have none of their own.
+        if (options.approval?.calls.has(call.id) === true) decision = options.approval.decision;
+      }
+      if (decision === undefined) {
+        const entry = ctx.catalog.visible.get(call.name);
         if (state.awaiting.has(call.id) && entry !== undefined) {
           const reason = entry.policy.approval === 'required' || untrusted.length === 0 ? 'policy' : 'untrusted_output';
           return { call, outcome: { call, effect: entry.policy.effect, arguments: rederive(ctx, call), reason } };

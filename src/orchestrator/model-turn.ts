@@ -35,6 +35,12 @@ export interface ModelTurnInput {
   signal?: AbortSignal | undefined;
   deltas: DeltaBuffer;
   append: AppendFn;
+  /** false: no tools are offered (an answer from what is known). Default true. */
+  offerTools?: boolean;
+  /** A last user message for this request only (not part of the conversation). */
+  instruction?: string | undefined;
+  /** Model calls before the next one (see ModelRequest.callIndex), read when the request is made. */
+  callIndex: () => number;
 }
 
 export interface ModelTurnResult {
@@ -55,8 +61,9 @@ export interface ModelTurnResult {
 export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResult & { mode: 'native' | 'prompted' }> {
   const step = input.state.step + 1;
   let mode = input.mode;
-  const toolNames = input.catalog.definitions.map((d) => d.name);
-  const refs = input.catalog.refs;
+  const offer = input.offerTools !== false;
+  const toolNames = offer ? input.catalog.definitions.map((d) => d.name) : [];
+  const refs = offer ? input.catalog.refs : [];
   for (let attempt = 1; ; attempt++) {
     const started = performance.now();
     let response: ModelResponse;
@@ -65,7 +72,7 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
     const filter = createStreamFilter();
     let shown = '';
     try {
-      response = await input.model.generate(buildRequest(input, mode), {
+      response = await input.model.generate(buildRequest(input, mode, input.callIndex()), {
         ...(input.signal === undefined ? {} : { signal: input.signal }),
         onTextDelta: (text) => {
           const visible = readText ? filter.push(text) : text;
@@ -178,10 +185,11 @@ function promptedFormat(catalog: ToolCatalog): { prompt: string; schema: JsonSch
   return cached;
 }
 
-function buildRequest(input: ModelTurnInput, mode: 'native' | 'prompted'): ModelRequest {
+function buildRequest(input: ModelTurnInput, mode: 'native' | 'prompted', callIndex: number): ModelRequest {
+  const messages: Message[] = [...input.prefix, ...input.state.messages, ...(input.instruction === undefined ? [] : [{ role: 'user' as const, content: input.instruction }])];
+  if (input.offerTools === false) return { messages, tools: [], stream: input.stream, callIndex };
   const definitions = input.catalog.definitions;
-  const messages: Message[] = [...input.prefix, ...input.state.messages];
-  if (mode === 'native') return { messages, tools: definitions, stream: input.stream };
+  if (mode === 'native') return { messages, tools: definitions, stream: input.stream, callIndex };
   const { prompt, schema } = promptedFormat(input.catalog);
   const first = messages[0];
   const withPrompt: Message[] =
@@ -190,6 +198,7 @@ function buildRequest(input: ModelTurnInput, mode: 'native' | 'prompted'): Model
     messages: withPrompt,
     tools: [],
     stream: input.stream,
+    callIndex,
     ...(input.constrain && definitions.length > 0 ? { responseFormat: { type: 'json_schema' as const, name: 'tool_calls', schema } } : {}),
   };
 }

@@ -46,5 +46,10 @@ export function settingsFrom(options: Partial<RunSettings>): RunSettings {
     textToolCalls: options.textToolCalls ?? DEFAULT_TEXT_TOOL_CALLS,
     constrain: options.constrain ?? false,
     stream: options.stream ?? true,
+    ...(options.guard === undefined ? {} : { guard: options.guard }),
+    ...(options.price === undefined ? {} : { price: options.price }),
+    ...(options.plan === undefined ? {} : { plan: options.plan }),
+    ...(options.todo === undefined ? {} : { todo: options.todo }),
+    ...(options.historyMaxTokens === undefined ? {} : { historyMaxTokens: options.historyMaxTokens }),
   };
 }

@@ -1,4 +1,5 @@
 import {
+  ACTIVE_RUN_STATUSES,
   TERMINAL_RUN_STATUSES,
   ToolgateError,
   draft,
@@ -162,7 +163,7 @@ export class RunEngine {
       lease = undefined;
       if (options.stopSignal?.aborted === true || options.signal?.aborted === true || TERMINAL_RUN_STATUSES.has(after.status)) return after;
       // Input arrived while the pass ended (a decision moves the run back to running): another pass, unless nothing moved.
-      const runnable = after.status === 'running' || after.status === 'queued';
+      const runnable = ACTIVE_RUN_STATUSES.has(after.status);
       if (!(runnable || entry.again) || after.lastEventId === before.lastEventId) return after;
     }
   }

@@ -37,6 +37,12 @@ async function submitOnce(store: RunStore, runId: string, input: RunInput): Prom
     if (pending.toolCallId !== input.toolCallId) {
       throw new ToolgateError('conflict', `tool call ${input.toolCallId} is not pending; run ${runId} is waiting on ${pending.toolCallId} (${pending.name})`);
     }
+    if (pending.kind === 'plan' && (input.decision === 'edit' || input.decision === 'mark_done')) {
+      throw new ToolgateError(
+        'usage',
+        `${pending.toolCallId} is a whole plan: approve or reject it. To change it, reject it with a "reason" saying what to change; the model then plans again`,
+      );
+    }
     if (input.decision === 'edit' && input.arguments === undefined) {
       throw new ToolgateError('usage', 'an "edit" decision needs the new "arguments" object');
     }
@@ -53,7 +59,16 @@ async function submitOnce(store: RunStore, runId: string, input: RunInput): Prom
     throw new ToolgateError('usage', 'a message needs non-empty "text"');
   }
   const drafts: EventDraft[] = [draft('input_received', { input })];
-  if (input.type === 'message') {
+  if (input.type === 'message' && run.status === 'escalated') {
+    // A person's message answers the escalation: the run goes on with it.
+    drafts.push(draft('user_message', { text: input.text }), draft('run_status', { from: run.status, to: 'running', reason: 'a person answered the escalation' }));
+    try {
+      await store.append(runId, drafts, { status: 'running' }, { expectLastEventId: run.lastEventId });
+    } catch (error) {
+      if (error instanceof ToolgateError && error.code === 'conflict') throw new StaleRun('the run changed', { cause: error });
+      throw error;
+    }
+  } else if (input.type === 'message') {
     drafts.push(draft('user_message', { text: input.text }));
     await store.append(runId, drafts);
   } else {

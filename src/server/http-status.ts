@@ -41,6 +41,15 @@ export const HTTP_STATUS_BY_CODE = {
   denied: 500,
   rejected: 500,
   outcome_unknown: 500,
+  skipped: 500,
+  // Runtime guard and strategy endings: carried by run_failed, never a response of their own.
+  budget_tool_calls: 500,
+  budget_tokens: 500,
+  budget_time: 500,
+  budget_cost: 500,
+  tool_failures: 500,
+  loop_detected: 500,
+  gave_up: 500,
 } as const satisfies Record<ErrorCode, number>;
 
 export function httpStatusFor(code: ErrorCode): number {

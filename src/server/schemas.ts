@@ -19,6 +19,7 @@ export const startRunBodySchema = z.strictObject({
   context: jsonObject.optional(),
   metadata: jsonObject.optional(),
   maxSteps: z.number().int().min(1).max(MAX_STEPS_LIMIT).optional(),
+  todo: z.boolean().optional(),
 });
 
 const approvalInputSchema = z
@@ -59,6 +60,7 @@ export function parseStartRunBody(body: unknown): StartRunRequest {
   if (data.context !== undefined) request.context = data.context as JsonObject;
   if (data.metadata !== undefined) request.metadata = data.metadata as JsonObject;
   if (data.maxSteps !== undefined) request.maxSteps = data.maxSteps;
+  if (data.todo !== undefined) request.todo = data.todo;
   return request;
 }
 

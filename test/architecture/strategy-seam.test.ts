@@ -19,6 +19,8 @@ const ALLOWED = [
   /^\.\.\/execute-tool-call\.ts$/,
   /^\.\.\/finish-turn\.ts$/,
   /^\.\.\/model-turn\.ts$/,
+  /^\.\.\/run-guard\.ts$/,
+  /^\.\.\/side-call\.ts$/,
 ];
 
 const files = globSync('**/*.ts', { cwd: STRATEGIES })
@@ -37,7 +39,7 @@ describe('architecture: the strategy seam', () => {
         const spec = m[1] ?? m[2] ?? '';
         assert.ok(ALLOWED.some((re) => re.test(spec)), `${basename(file)} imports ${spec}: strategies get tools only through the gate function`);
         const statement = m[0];
-        if (/execute-tool-call|finish-turn|model-turn/.test(spec)) {
+        if (/execute-tool-call|finish-turn|model-turn|run-guard|side-call/.test(spec)) {
           assert.match(statement, /^\s*(import|export) type\b/, `${basename(file)}: ${spec} only as types (\`import type\`), never its functions`);
         }
       }

@@ -23,6 +23,17 @@ export const RUN_SPEC = {
         'How tools reach the model: native (the API\'s tool calling, default), prompted (tools described in the\nprompt, calls read from the answer text; for models without tool calling), auto (native, prompted if the\nendpoint refuses tools).',
       example: '--tool-mode prompted',
     },
+    strategy: {
+      type: 'string',
+      value: 'react|plan|reflect|auto',
+      description:
+        'How the run is driven (docs/strategies.md): react (call tools until an answer, default), plan (a whole plan,\nchecked and approved before any step runs), reflect (the model critiques failures and chooses what next),\nauto (a router picks a plain answer, react or plan). Default: strategy in the config file, then react.',
+      example: '--strategy plan',
+    },
+    todo: {
+      type: 'boolean',
+      description: 'Offer the built-in todo tools (todo_write, todo_read) and remind the model to keep its list current.',
+    },
     constrain: {
       type: 'boolean',
       description: 'Prompted mode: ask the endpoint for structured output in the call format (servers that support it).',

@@ -35,7 +35,7 @@ const LIST_SPEC = {
       type: 'string',
       multiple: true,
       value: 'status',
-      description: 'Only runs in this status: queued, running, waiting_approval, completed, failed, cancelled.',
+      description: 'Only runs in this status: queued, running, planning, executing, monitoring, reflecting, waiting_approval, escalated, completed, failed, cancelled.',
       example: '--status waiting_approval',
     },
     limit: { type: 'string', value: 'N', description: 'At most N runs, 1 to 200 (default 20).', example: '--limit 50' },
@@ -154,13 +154,22 @@ const CANCEL_SPEC = {
   examples: ['runs cancel run_01J…'],
 } as const satisfies CommandSpec;
 
+const MESSAGE_SPEC = {
+  name: 'runs message',
+  summary: 'answer a run that asks for help (escalated), or add a message to a running run, and continue it',
+  usage: ['runs message <run-id> <text> [--store <store> | --url <URL>] [--config <file> | --mcp <server>...] [--base-url <URL>]'],
+  details: `A run of the reflect strategy (or one whose guard asked for a reflection) may escalate: it waits for a person.\nThe message joins its conversation and the run goes on. ${DECIDE_DETAILS.replace('3 waits for an approval again', '3 waits for a person again')}`,
+  flags: DECIDE_FLAGS,
+  examples: ['runs message run_01J… "use bob\'s account"'],
+} as const satisfies CommandSpec;
+
 export const RUNS_SPEC = {
   name: 'runs',
   summary: 'look at runs afterwards and decide their approvals: on the local store or on a server',
-  usage: ['runs list|show|events|approve|reject|mark-done|cancel [<run-id>] [flags]'],
+  usage: ['runs list|show|events|approve|reject|mark-done|message|cancel [<run-id>] [flags]'],
   details:
     '`toolgate run` records every run in a local SQLite store; a run that exited with 3 (waiting for an\napproval) is continued with `toolgate runs approve` or `reject`. With --url (or TOOLGATE_URL), the same\ncommands talk to a toolgate server.\n\nExit codes: 0 done, 1 the run failed or was cancelled (or the server could not be reached), 2 usage error,\nunknown run, nothing to decide or wrong API key, 3 the run waits for an approval.',
   flags: WHERE_FLAGS,
   examples: ['runs list --status waiting_approval', 'runs approve run_01J…', 'runs events run_01J… --follow --url http://127.0.0.1:8787'],
-  subcommands: [LIST_SPEC, SHOW_SPEC, EVENTS_SPEC, APPROVE_SPEC, REJECT_SPEC, MARK_DONE_SPEC, CANCEL_SPEC],
+  subcommands: [LIST_SPEC, SHOW_SPEC, EVENTS_SPEC, APPROVE_SPEC, REJECT_SPEC, MARK_DONE_SPEC, MESSAGE_SPEC, CANCEL_SPEC],
 } as const satisfies CommandSpec;

@@ -21,6 +21,13 @@ export interface ModelRequest {
   maxTokens?: number;
   /** Ask the endpoint to constrain output to a JSON schema (structured output). */
   responseFormat?: { type: 'json_schema'; name: string; schema: JsonSchema };
+  /**
+   * How many model calls this conversation had before this one (thread
+   * history included): side calls of a strategy (a plan, a reflection, the
+   * router) count too. Derived from the run's log, so a resumed run asks the
+   * same question at the same point; the scripted model picks its turn by it.
+   */
+  callIndex?: number;
 }
 
 export interface GenerateOptions {

@@ -22,6 +22,8 @@ export interface StartRunRequest {
   context?: JsonObject;
   metadata?: JsonObject;
   maxSteps?: number;
+  /** Offer the built-in todo tools (default: the configured `todo.enabled`). */
+  todo?: boolean;
 }
 
 export interface IdempotencyOptions {

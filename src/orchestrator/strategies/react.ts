@@ -1,23 +1,57 @@
-import type { Strategy } from './strategy.ts';
+import { makePlan, runPlanSteps } from './plan.ts';
+import { reflect } from './reflection.ts';
+import type { Strategy, StrategyContext, StrategyOutcome } from './strategy.ts';
 
 /**
  * ReAct: ask the model, run the tools it asks for, give it the results, and
  * again — until it answers without a tool call. Every pass starts from the
  * log: an open turn (calls without results, after an approval or a restart)
- * is finished first.
+ * is finished first. The guard's checkpoint comes before every model call.
  */
 export const react: Strategy = {
   name: 'react',
-  async run(ctx) {
-    for (;;) {
-      if (ctx.state.turn !== undefined) {
-        const outcome = await ctx.finishTurn();
-        if (outcome.kind === 'waiting') return { kind: 'waiting' };
-        if (outcome.kind === 'direct') return { kind: 'completed', output: outcome.output };
-      }
-      if (!ctx.checkpoint()) return { kind: 'paused' };
-      const turn = await ctx.modelTurn();
-      if (turn.calls.length === 0) return { kind: 'completed', output: turn.content };
-    }
-  },
+  run: (ctx) => reactLoop(ctx, { reflect: false }),
 };
+
+/**
+ * The ReAct loop. With `reflect`, a turn that went wrong (a failed call, only
+ * empty results, a slow tool) is followed by a reflection whose verdict the
+ * run follows; `replan` makes a plan (checked as a whole by the gate) from
+ * the evidence so far, whose steps run before the loop goes on.
+ */
+export async function reactLoop(ctx: StrategyContext, options: { reflect: boolean }): Promise<StrategyOutcome> {
+  for (;;) {
+    const state = ctx.state;
+    if (state.turn !== undefined) {
+      if (state.plan !== undefined && state.turn.step === state.plan.step) {
+        const stop = await runPlanSteps(ctx);
+        if (stop !== undefined) return stop;
+        continue;
+      }
+      const outcome = await ctx.finishTurn();
+      if (outcome.kind === 'waiting') return { kind: 'waiting' };
+      if (outcome.kind === 'direct') return { kind: 'completed', output: outcome.output };
+    }
+    const cp = await ctx.checkpoint();
+    if (cp.kind === 'pause') return { kind: 'paused' };
+    if (cp.kind === 'end') return cp.outcome;
+    if (cp.kind === 'reflect') {
+      const stop = await reflect(ctx, 'guard');
+      if (stop !== undefined) return stop;
+      continue;
+    }
+    if (options.reflect && state.reflectTrigger !== undefined) {
+      const stop = await reflect(ctx, state.reflectTrigger);
+      if (stop !== undefined) return stop;
+      continue;
+    }
+    if (state.pendingReplan !== undefined) {
+      const stop = await makePlan(ctx, { reason: state.pendingReplan, revise: state.plan !== undefined });
+      if (stop !== undefined) return stop;
+      continue;
+    }
+    if (state.status !== 'running') await ctx.record([], { to: 'running' });
+    const turn = await ctx.modelTurn();
+    if (turn.calls.length === 0) return { kind: 'completed', output: turn.content };
+  }
+}

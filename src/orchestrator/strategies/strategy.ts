@@ -1,8 +1,10 @@
-import type { RawToolCall, RunSettings, StrategyName } from '../../core/index.ts';
+import type { EventDraft, JsonObject, Message, ModelToolDefinition, RawToolCall, RunPatch, RunSettings, RunStatus, StrategyName } from '../../core/index.ts';
 import type { ApprovalDecision, ConversationState } from '../conversation-state.ts';
-import type { CallOutcome } from '../execute-tool-call.ts';
+import type { CallOutcome, CallPreview } from '../execute-tool-call.ts';
 import type { TurnOutcome } from '../finish-turn.ts';
 import type { ModelTurnResult } from '../model-turn.ts';
+import type { GuardTrip } from '../run-guard.ts';
+import type { SideCallRequest, SideCallResult } from '../side-call.ts';
 
 /**
  * The one way from a strategy to a tool: a closure the engine builds around
@@ -19,24 +21,71 @@ export interface GateCallOptions {
   truncated?: boolean;
 }
 
+export interface TurnOptions {
+  /** false: no tools are offered, the model answers from what it has. Default true. */
+  tools?: boolean;
+  /** A last user message for this request only. */
+  instruction?: string;
+}
+
+export interface FinishOptions {
+  /** Only these calls of the open turn (a plan runs its steps in order); default all. */
+  only?: readonly string[];
+  /** A decision that covers these calls (a whole plan was approved or rejected). */
+  approval?: { decision: ApprovalDecision; calls: ReadonlySet<string> };
+}
+
+/** What the engine says at a safe point between steps. */
+export type Checkpoint =
+  | { kind: 'go' }
+  /** Shutdown or a lost lease: stop without ending the run. */
+  | { kind: 'pause' }
+  /** The guard wants a reflection first (consecutive failures). */
+  | { kind: 'reflect'; trip: GuardTrip }
+  /** The guard ended the run with an answer from what is known (degrade mode). */
+  | { kind: 'end'; outcome: StrategyOutcome };
+
 /** What the engine hands a strategy for one pass over a run. */
 export interface StrategyContext {
   readonly runId: string;
+  /** The run's input. */
+  readonly input: string;
   /** The run's conversation and position, kept equal to its log by the engine. */
   readonly state: Readonly<ConversationState>;
   readonly settings: Readonly<RunSettings>;
+  readonly dryRun: boolean;
+  /** The tools the model may use (names, descriptions, schemas), for prompts. */
+  readonly toolDefinitions: readonly ModelToolDefinition[];
+  /** Tools whose effect is `write` (by the gate's classification). */
+  readonly writeTools: ReadonlySet<string>;
+  /** The tool mode of the run's turns. */
+  readonly mode: 'native' | 'prompted';
+  /** System prompt and thread history, before the run's own messages. */
+  readonly prefix: readonly Message[];
   /** One model step (parse feedback rounds included); its events are recorded. */
-  modelTurn(): Promise<ModelTurnResult>;
-  /** Runs the open turn's calls, each through the gate; may pause the run for a person. */
-  finishTurn(): Promise<TurnOutcome>;
+  modelTurn(options?: TurnOptions): Promise<ModelTurnResult>;
+  /** A model call beside the conversation (a plan, a critique, a route), recorded with its purpose. */
+  sideCall(request: SideCallRequest): Promise<SideCallResult>;
+  /** Runs the open turn's calls (or some of them), each through the gate; may pause the run for a person. */
+  finishTurn(options?: FinishOptions): Promise<TurnOutcome>;
   /** The gate, for strategies that call tools themselves. */
   readonly gate: GateFn;
+  /** The gate's verdict on a call without running it (a plan is checked as a whole with this). */
+  preview(call: RawToolCall, step: number): CallPreview;
+  /** Records a result for calls of the open turn that will not be sent (a skipped or rejected plan step). */
+  skip(callIds: readonly string[], code: 'skipped' | 'rejected', message: string): Promise<void>;
+  /** Appends the strategy's own events, with a status change when `to` differs from the run's status. */
+  record(drafts: EventDraft[], status?: { to: RunStatus; reason?: string; patch?: RunPatch }): Promise<void>;
+  /** Makes the run wait for a person to decide on a whole plan. */
+  askPlanApproval(plan: { planId: string; step: number; arguments: JsonObject }): Promise<void>;
   /**
-   * A safe point between steps: throws when the run must end (cancelled,
-   * maxSteps, a model that keeps sending unusable calls); returns false when
-   * it must pause without ending (shutdown, the lease was lost).
+   * A safe point between steps: throws when the run must end (cancelled, a
+   * guard limit with onBreach fail, a model that keeps sending unusable
+   * calls); see Checkpoint for the rest.
    */
-  checkpoint(): boolean;
+  checkpoint(): Promise<Checkpoint>;
+  /** The guard tripped outside a checkpoint (a strategy's own limit): fail or degrade, as configured. */
+  breach(trip: GuardTrip): Promise<StrategyOutcome>;
 }
 
 /** How a pass ended: the engine records `completed`; `waiting` and `paused` leave the run as the log says. */
@@ -44,5 +93,7 @@ export type StrategyOutcome = { kind: 'completed'; output: string } | { kind: 'w
 
 export interface Strategy {
   name: StrategyName;
+  /** The status a new run enters (default `running`). */
+  startStatus?: RunStatus;
   run(ctx: StrategyContext): Promise<StrategyOutcome>;
 }

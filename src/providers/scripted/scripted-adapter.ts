@@ -18,9 +18,11 @@ export interface ScriptedAdapterOptions {
 }
 
 /**
- * A model that answers from a script. The turn is chosen by how many assistant
- * messages the conversation already holds, so the adapter keeps no state: a
- * resumed or replayed run gets the same answer at the same point.
+ * A model that answers from a script. The turn is chosen by how many model
+ * calls the conversation had before (the request's callIndex, which counts a
+ * strategy's side calls too; without it, the assistant messages it holds), so
+ * the adapter keeps no state: a resumed or replayed run gets the same answer
+ * at the same point.
  */
 export function createScriptedAdapter(options: ScriptedAdapterOptions): ModelAdapter {
   const turns = options.script.turns;
@@ -29,12 +31,12 @@ export function createScriptedAdapter(options: ScriptedAdapterOptions): ModelAda
     async generate(request: ModelRequest, generate: GenerateOptions = {}): Promise<ModelResponse> {
       const { signal, onTextDelta } = generate;
       throwIfAborted(signal);
-      const index = request.messages.filter((m) => m.role === 'assistant').length;
+      const index = request.callIndex ?? request.messages.filter((m) => m.role === 'assistant').length;
       const turn = turns[index];
       if (turn === undefined) {
         throw new ToolgateError(
           'model_error',
-          `scripted model has no turn ${index + 1} (script has ${turns.length} turn${turns.length === 1 ? '' : 's'}; the conversation already holds ${index} assistant message${index === 1 ? '' : 's'})`,
+          `scripted model has no turn ${index + 1} (script has ${turns.length} turn${turns.length === 1 ? '' : 's'}; the conversation already had ${index} model call${index === 1 ? '' : 's'})`,
           { details: { turn: index + 1, turns: turns.length } },
         );
       }

@@ -1,4 +1,4 @@
-import { TERMINAL_RUN_STATUSES, type ClaimOptions, type Run, type RunEventType, type RunLease, type RunStatus } from '../../core/index.ts';
+import { ACTIVE_RUN_STATUSES, TERMINAL_RUN_STATUSES, type ClaimOptions, type Run, type RunEventType, type RunLease, type RunStatus } from '../../core/index.ts';
 import { isHeldBy, isLive, type LeaseState } from '../lease-guard.ts';
 
 // The lease rules of MemoryRunStore. Each is synchronous: the store calls it
@@ -14,7 +14,7 @@ export interface LeasedRun {
 }
 
 /** The statuses claimNext picks up: runs that need an owner to make progress. */
-const CLAIMABLE: ReadonlySet<RunStatus> = new Set<RunStatus>(['queued', 'running']);
+const CLAIMABLE: ReadonlySet<RunStatus> = ACTIVE_RUN_STATUSES;
 
 export function hasEnded(entry: LeasedRun): boolean {
   return TERMINAL_RUN_STATUSES.has(entry.run.status) || entry.endedBy !== undefined;

@@ -66,7 +66,7 @@ RETURNING id, lease_owner, lease_epoch, lease_expires_at`;
 export const CLAIM_NEXT = `UPDATE runs SET ${CLAIM_SET}
 WHERE id IN (
   SELECT id FROM runs
-  WHERE status IN ('queued', 'running') AND ended_by IS NULL
+  WHERE status IN ('queued', 'running', 'planning', 'executing', 'monitoring', 'reflecting') AND ended_by IS NULL
     AND (lease_expires_at IS NULL OR lease_expires_at < :now)
   ORDER BY created_at, id
   LIMIT :limit

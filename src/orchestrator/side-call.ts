@@ -1,0 +1,93 @@
+import { addUsage, draft, isJsonObject, type JsonObject, type Message, type ModelAdapter, type ModelResponse, type RawToolCall } from '../core/index.ts';
+import { extractMessageDetailed, repairJson, withoutReasoning } from '../parsing/index.ts';
+import type { ConversationState } from './conversation-state.ts';
+import type { ToolCatalog } from './tool-catalog.ts';
+import type { AppendFn } from './transition.ts';
+
+/** What a strategy asks of the model beside the conversation: a plan, a critique, a route. */
+export interface SideCallRequest {
+  purpose: 'plan' | 'reflect' | 'route';
+  /** The messages to send. */
+  messages: readonly Message[];
+  /** Offer the run's tools as native definitions (a plan may come as native calls). */
+  offerTools?: boolean;
+}
+
+export interface SideCallResult {
+  /** The step the call was recorded as. */
+  step: number;
+  text: string;
+  /** The text without reasoning (think blocks), trimmed. */
+  answer: string;
+  /** The first JSON object of the reply (fences, prose and think blocks around it ignored; repaired leniently). */
+  json: JsonObject | undefined;
+  /** Tool calls the reply made (native, or written as text in a known format), arguments read as JSON. */
+  calls: { name: string; arguments: string }[];
+}
+
+export interface SideCallInput {
+  model: ModelAdapter;
+  state: ConversationState;
+  catalog: ToolCatalog;
+  append: AppendFn;
+  signal?: AbortSignal | undefined;
+  callIndex: () => number;
+  mode: 'native' | 'prompted';
+}
+
+/**
+ * One model call outside the conversation, recorded as an assistant_message
+ * with its `purpose` (its usage and step count like any other call), never
+ * streamed: what the model wrote is read by the strategy, not shown as an answer.
+ */
+export async function runSideCall(input: SideCallInput, request: SideCallRequest): Promise<SideCallResult> {
+  const step = input.state.step + 1;
+  const started = performance.now();
+  const offer = request.offerTools === true && input.mode === 'native';
+  const response: ModelResponse = await input.model.generate(
+    { messages: request.messages, tools: offer ? input.catalog.definitions : [], stream: false, callIndex: input.callIndex() },
+    input.signal === undefined ? {} : { signal: input.signal },
+  );
+  const extraction = extractMessageDetailed({
+    text: response.text,
+    toolCalls: response.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
+    finishReason: response.finishReason,
+    tools: request.offerTools === true ? input.catalog.refs : [],
+  });
+  const calls =
+    response.toolCalls.length > 0
+      ? response.toolCalls.flatMap((c, i) => extraction.native[i]?.map((r) => ({ name: r.name, arguments: JSON.stringify(r.arguments) })) ?? [{ name: c.name, arguments: c.arguments }])
+      : extraction.result.calls.map((c) => ({ name: c.name, arguments: JSON.stringify(c.arguments) }));
+  await input.append(
+    [
+      draft('assistant_message', {
+        step,
+        text: response.text,
+        ...(response.reasoning === undefined ? {} : { reasoning: response.reasoning }),
+        toolCalls: response.toolCalls,
+        finishReason: response.finishReason,
+        latencyMs: Math.round(performance.now() - started),
+        toolMode: input.mode,
+        attempt: 1,
+        purpose: request.purpose,
+        ...(response.usage === undefined ? {} : { usage: response.usage }),
+        ...(calls.length > 0 ? { calls: calls.map((c, i): RawToolCall => ({ id: `${request.purpose}_${step}_${i + 1}`, name: c.name, arguments: c.arguments })) } : {}),
+      }),
+    ],
+    { steps: step, usage: addUsage(input.state.usage, response.usage) },
+  );
+  return { step, text: response.text, answer: withoutReasoning(response.text).trim(), json: readJsonReply(response.text), calls };
+}
+
+/** The JSON object in a model's reply: inside a code fence or prose, after a think block; repaired leniently. */
+export function readJsonReply(text: string): JsonObject | undefined {
+  const visible = withoutReasoning(text);
+  const fenced = /```(?:json)?\s*([\s\S]*?)```/i.exec(visible)?.[1];
+  const body = fenced ?? visible;
+  const start = body.indexOf('{');
+  const end = body.lastIndexOf('}');
+  if (start < 0) return undefined;
+  const candidate = end > start ? body.slice(start, end + 1) : body.slice(start);
+  const read = repairJson(candidate);
+  return read.ok && isJsonObject(read.value) ? read.value : undefined;
+}

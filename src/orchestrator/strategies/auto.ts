@@ -1,0 +1,78 @@
+import { draft } from '../../core/index.ts';
+import { planLoop } from './plan.ts';
+import { reactLoop } from './react.ts';
+import { routeBySignals, routeSignals, type Route } from './route-signals.ts';
+import type { Strategy, StrategyContext, StrategyOutcome } from './strategy.ts';
+
+const ROUTES: readonly Route[] = ['answer', 'react', 'plan'];
+
+/**
+ * The intent router: per run, a plain answer (no tools offered), ReAct for a
+ * lookup or two, or a plan for multi-step or write-heavy requests. Cheap
+ * signals decide first; a short model call only when they do not. The
+ * choice is recorded (intent_routed), so a resumed run keeps it.
+ */
+export const auto: Strategy = {
+  name: 'auto',
+  async run(ctx) {
+    if (ctx.state.route === undefined) await route(ctx);
+    switch (ctx.state.route) {
+      case 'answer':
+        return answer(ctx);
+      case 'plan':
+        return planLoop(ctx);
+      default:
+        return reactLoop(ctx, { reflect: false });
+    }
+  },
+};
+
+async function route(ctx: StrategyContext): Promise<void> {
+  const names = ctx.toolDefinitions.map((t) => t.name);
+  const signals = routeSignals(ctx.input, names);
+  const bySignals = routeBySignals(signals, { tools: names.length, writeTools: ctx.writeTools.size, input: ctx.input });
+  if (bySignals !== undefined) {
+    await ctx.record([draft('intent_routed', { ...bySignals, by: 'signals', signals })]);
+    return;
+  }
+  const cp = await ctx.checkpoint();
+  if (cp.kind !== 'go') {
+    await ctx.record([draft('intent_routed', { route: 'react', reason: 'the signals did not settle it; ReAct, without asking the model', by: 'signals', signals })]);
+    return;
+  }
+  const reply = await ctx.sideCall({
+    purpose: 'route',
+    messages: [
+      {
+        role: 'system',
+        content: [
+          'You route requests for an assistant with tools. Reply with only a JSON object: {"route": "answer" | "react" | "plan", "reason": "<a few words>"}.',
+          '- answer: no tool is needed (general knowledge, small talk, a question about the conversation).',
+          '- react: one or two lookups with the tools.',
+          '- plan: several steps, or anything that changes state (orders, writes, deletions).',
+          `Tools: ${ctx.toolDefinitions.map((t) => `${t.name}${ctx.writeTools.has(t.name) ? ' (changes state)' : ''}: ${t.description ?? ''}`).join('; ')}`,
+        ].join('\n'),
+      },
+      { role: 'user', content: ctx.input },
+    ],
+  });
+  const raw = reply.json?.['route'];
+  const chosen = typeof raw === 'string' ? ROUTES.find((r) => r === raw.trim().toLowerCase()) : undefined;
+  const given = reply.json?.['reason'];
+  const reason =
+    chosen === undefined
+      ? 'the router\u2019s reply could not be read; ReAct, the default'
+      : typeof given === 'string' && given.trim() !== ''
+        ? given.trim().slice(0, 500)
+        : `the model chose ${chosen}`;
+  await ctx.record([draft('intent_routed', { route: chosen ?? 'react', reason, by: 'model', signals })]);
+}
+
+/** A plain answer: one model turn with no tools offered. */
+async function answer(ctx: StrategyContext): Promise<StrategyOutcome> {
+  const cp = await ctx.checkpoint();
+  if (cp.kind === 'pause') return { kind: 'paused' };
+  if (cp.kind === 'end') return cp.outcome;
+  const turn = await ctx.modelTurn({ tools: false });
+  return { kind: 'completed', output: turn.content };
+}
