@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseConfig } from '../config/load-config.ts';
 import { resolveSettings } from '../config/resolve-settings.ts';
+import { checkToolgateOptions } from './check-toolgate-options.ts';
 import { sortToolEntries } from './sort-tool-entries.ts';
 import { toolgateFrom } from './create-toolgate.ts';
 import { settingsFromOptions, toolgateOptionsFromSettings } from './toolgate-options.ts';
@@ -26,9 +27,15 @@ const CONFIG = parseConfig(
     parseRetries: 2,
     textToolCalls: 'never',
     tools: { 'crm/delete*': { approval: 'required', inject: { userId: '{{user.id}}' } } },
-    tenants: { acme: { deny: ['crm/*'], models: ['openai:gpt-4o-mini'] } },
+    tenants: { acme: { deny: ['crm/*'], models: ['openai:gpt-4o-mini'], guard: { maxToolCalls: 3 } } },
     redact: ['ssn'],
     server: { leaseMs: 4000 },
+    strategy: 'plan',
+    guard: { maxToolCalls: 10, maxCostUsd: 0.5, onBreach: 'degrade' },
+    prices: { 'openai:*': { inputPerMTok: 1, outputPerMTok: 2 } },
+    plan: { approval: 'step', maxReplans: 1 },
+    todo: { enabled: true, remindAfter: 4 },
+    threads: { maxTokens: 4000 },
   },
   { env: {} },
 );
@@ -44,6 +51,39 @@ describe('config file and flags → createToolgate options', () => {
     assert.equal(options.maxSteps, 9, 'flags are in');
     const { servers } = sortToolEntries(options.tools ?? []);
     assert.deepEqual(settingsFromOptions(options, servers), settings);
+  });
+
+  it('strategy, guard, prices, plan, todo and threads are checked like the config file, with option paths', async () => {
+    await assert.rejects(
+      checkToolgateOptions({ strategy: 'planner' as never, guard: { maxToolCall: 1 } as never, todo: { remindAfter: -1 }, policy: { tenants: { acme: { guard: { onBreach: 'explode' as never } } } } }),
+      (error: Error) => {
+        assert.match(error.message, /strategy: .*"react"\|"plan"\|"reflect"\|"auto"|strategy: Invalid option/);
+        assert.match(error.message, /guard\.maxToolCall: .*did you mean "maxToolCalls"/);
+        assert.match(error.message, /todo\.remindAfter: /);
+        assert.match(error.message, /policy\.tenants\.acme\.guard\.onBreach: /);
+        return true;
+      },
+    );
+  });
+
+  it('a run takes the tenant\'s guard over the defaults, and the price of its model', async () => {
+    const settings = resolveSettings(CONFIG, {}, {});
+    const toolgate = toolgateFrom({ ...toolgateOptionsFromSettings(settings), tools: [] });
+    try {
+      const acme = await toolgate.newRun({ input: 'x', tenantId: 'acme' });
+      assert.deepEqual(acme.settings.guard, { maxToolCalls: 3, maxCostUsd: 0.5, onBreach: 'degrade' });
+      assert.deepEqual(acme.settings.price, { inputPerMTok: 1, outputPerMTok: 2 });
+      assert.equal(acme.settings.strategy, 'plan');
+      assert.deepEqual(acme.settings.plan, { approval: 'step', maxReplans: 1 });
+      assert.equal(acme.settings.historyMaxTokens, 4000);
+      const other = await toolgate.newRun({ input: 'x', tenantId: 'globex', strategy: 'reflect', todo: false });
+      assert.equal(other.settings.guard?.maxToolCalls, 10);
+      assert.equal(other.settings.strategy, 'reflect');
+      assert.equal(other.settings.todo?.enabled, false);
+      await assert.rejects(toolgate.newRun({ input: 'x', strategy: 'nope' }), /unknown strategy "nope"; known strategies: react, plan, reflect, auto/);
+    } finally {
+      await toolgate.close();
+    }
   });
 
   it('a Toolgate opened from a config file is the one the same options make', async () => {

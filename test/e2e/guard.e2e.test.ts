@@ -120,15 +120,20 @@ describe('strategies e2e: reflect, auto and the guard', () => {
       ]);
     });
 
-    it('give_up ends the run failed with the reason', async () => {
+    it('give_up ends the run failed with the reason, after a tool error or an empty result', async () => {
       const t = toolgate({ strategy: 'reflect' });
+      mock.enqueue({ toolCalls: [call('getUserWallet', { userId: 'ghost' })] }, json({ verdict: 'give_up', reason: 'ghost is not a trader here' }));
+      const failed = await t.run({ input: "ghost's wallet" });
+      assert.equal(failed.status, 'failed');
+      assert.equal(failed.error?.code, 'gave_up');
+      assert.match(failed.error?.message ?? '', /ghost is not a trader here/);
+      assert.equal(ofType(await log(t, failed.id), 'reflection')[0]?.data.trigger, 'tool_failure');
+
       mock.enqueue({ toolCalls: [call('findNothing')] }, { text: 'Reflection: there is no data to find. {"verdict": "give_up", "reason": "the search has no data for this"}' });
-      const run = await t.run({ input: 'find the unicorn' });
-      assert.equal(run.status, 'failed');
-      assert.equal(run.error?.code, 'gave_up');
-      assert.match(run.error?.message ?? '', /the search has no data for this/);
-      const events = await log(t, run.id);
-      assert.equal(ofType(events, 'reflection')[0]?.data.trigger, 'empty_result');
+      const empty = await t.run({ input: 'find the unicorn' });
+      assert.equal(empty.error?.code, 'gave_up');
+      assert.match(empty.error?.message ?? '', /the search has no data for this/);
+      assert.equal(ofType(await log(t, empty.id), 'reflection')[0]?.data.trigger, 'empty_result');
     });
 
     it('escalate waits for a person; a message resumes the run, a cancel ends it', async () => {
@@ -338,6 +343,26 @@ describe('strategies e2e: reflect, auto and the guard', () => {
       assert.equal(ended.error?.code, 'budget_tool_calls');
       const events = await log(b, waiting.id);
       assert.deepEqual(ofType(events, 'tool_call').map((e) => e.data.name), ['getOrderBook', 'placeOrder']);
+    });
+
+    it('a plan stopped between its steps is carried on from the log by another process: each step runs once', async () => {
+      const file = join(dir, 'plan-restart.db');
+      const a = toolgate({ strategy: 'plan' }, await openStore(`sqlite:${file}`));
+      mock.enqueue(json({ steps: [{ tool: 'slowLookup', arguments: { ms: 300 } }, { tool: 'registerUser', arguments: { userId: 'carl' } }] }));
+      const stop = new AbortController();
+      const { run } = await a.start(await a.newRun({ input: 'look, then register carl' }));
+      const paused = await a.drive(run.id, { stopSignal: stop.signal, onEvent: (e) => e.type === 'tool_call' && stop.abort() });
+      assert.equal(paused.status, 'executing', 'stopped at the safe point between the steps, not ended');
+      await a.close();
+      open.splice(open.indexOf(a), 1);
+      const b = toolgate({ strategy: 'plan' }, await openStore(`sqlite:${file}`));
+      mock.enqueue(json({ final_answer: 'carl is registered.' }));
+      const done = await b.drive(run.id);
+      assert.equal(done.status, 'completed', JSON.stringify(done.error));
+      assert.equal(done.output, 'carl is registered.');
+      const events = await log(b, run.id);
+      assert.deepEqual(ofType(events, 'tool_call').map((e) => e.data.name), ['slowLookup', 'registerUser']);
+      assert.equal(ofType(events, 'plan_created').length, 1, 'the plan was not made again');
     });
 
     it('time waiting for a person does not count against maxWallMs', async () => {

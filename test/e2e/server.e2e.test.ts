@@ -19,6 +19,14 @@ function modelFor(request: RecordedRequest): MockResponse {
   const messages = request.body.messages as { role: string; content: string }[];
   const prompt = messages.find((m) => m.role === 'user')?.content ?? '';
   const turn = messages.filter((m) => m.role === 'assistant').length;
+  const last = messages.at(-1)?.content ?? '';
+  // The plan and reflect strategies' side calls, told apart by what they ask.
+  if (/write a plan/.test(last)) return { text: JSON.stringify({ steps: [{ tool: 'getMarketMetrics', arguments: {} }] }) };
+  if (/The plan has run/.test(last)) return { text: '{"final_answer": "planned and done"}' };
+  if (/Stop and reflect/.test(last)) return { text: '{"verdict": "escalate", "reason": "which user?"}' };
+  if (prompt.startsWith('escalate')) {
+    return last === 'use bob' ? { text: 'bob it is' } : { toolCalls: [{ id: 'w1', name: 'getUserWallet', arguments: '{"userId":"zed"}' }] };
+  }
   if (prompt.startsWith('slow')) {
     return turn === 0 ? { toolCalls: [{ id: 'slow1', name: 'getOrderBook', arguments: '{}' }] } : { text: 'slow done' };
   }
@@ -220,6 +228,34 @@ server:
     assert.equal(done.error?.code, 'max_steps');
     assert.equal(done.steps, 1);
     assert.equal((await log(run.id)).filter((e) => e.type === 'tool_result').length, 1, 'the approved call ran, then the run stopped at its limit');
+  });
+
+  it('strategy and todo in the body: a plan run, stored with its settings, its events over the API', async () => {
+    const response = await api('/v1/runs', { method: 'POST', body: JSON.stringify({ input: 'plan a market check', strategy: 'plan', todo: true }) });
+    assert.equal(response.status, 201, await response.clone().text());
+    const created = await json<Run>(response);
+    assert.equal(created.settings?.strategy, 'plan');
+    assert.equal(created.settings?.todo?.enabled, true);
+    const done = await waitFor(created.id, ['completed', 'failed']);
+    assert.equal(done.status, 'completed', JSON.stringify(done.error));
+    assert.equal(done.output, 'planned and done');
+    const events = await log(created.id);
+    assert.deepEqual(events.filter((e) => e.type === 'run_status').map((e) => (e.data as { to: string }).to), ['planning', 'executing', 'monitoring', 'completed']);
+    assert.ok(events.some((e) => e.type === 'plan_created'));
+  });
+
+  it('an escalated run shows as escalated and a message through POST /input carries it on', async () => {
+    const response = await api('/v1/runs', { method: 'POST', body: JSON.stringify({ input: 'escalate: wallet of the trader', strategy: 'reflect' }) });
+    assert.equal(response.status, 201, await response.clone().text());
+    const created = await json<Run>(response);
+    const escalated = await waitFor(created.id, ['escalated', 'failed', 'completed']);
+    assert.equal(escalated.status, 'escalated', JSON.stringify(escalated.error));
+    const approve = await api(`/v1/runs/${created.id}/input`, { method: 'POST', body: JSON.stringify({ type: 'approval', toolCallId: 'x', decision: 'approve' }) });
+    assert.equal(approve.status, 409, 'an escalated run waits for a message, not a decision');
+    const input = await api(`/v1/runs/${created.id}/input`, { method: 'POST', body: JSON.stringify({ type: 'message', text: 'use bob' }) });
+    assert.ok(input.status >= 200 && input.status < 300, await input.clone().text());
+    const done = await waitFor(created.id, ['completed', 'failed']);
+    assert.equal(done.output, 'bob it is');
   });
 
   it('strategy: an unknown name is 400 naming the known ones', async () => {

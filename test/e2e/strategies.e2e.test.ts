@@ -156,6 +156,24 @@ describe('strategies e2e: plan', () => {
     });
   }
 
+  it('prompted mode: the plan comes as text, its steps and results go back to the model as text', async () => {
+    const t = toolgate({ strategy: 'plan', toolMode: 'prompted' });
+    const first = mock.requests.length;
+    mock.enqueue(
+      { text: 'Plan:\n{"actions": [{"action": "getMarketMetrics", "arguments": {}}, {"action": "getOrderBook", "arguments": {"depth": 1}}]}' },
+      { text: '{"final_answer": "Metrics and book read."}' },
+    );
+    const run = await t.run({ input: 'metrics and book' });
+    assert.equal(run.status, 'completed', JSON.stringify(run.error));
+    assert.equal(run.output, 'Metrics and book read.');
+    assert.equal(mock.requests[first]?.body.tools, undefined, 'prompted: no native tools');
+    const answer = mock.requests[first + 1]?.body as { messages: { role: string; content: string }[] };
+    assert.equal(answer.messages.filter((m) => m.role === 'tool').length, 0);
+    const steps = answer.messages.find((m) => m.role === 'assistant')?.content ?? '';
+    assert.match(steps, /<tool_call>\{"name": "getMarketMetrics", "arguments": \{\}\}<\/tool_call>/);
+    assert.match(answer.messages.find((m) => m.role === 'user' && m.content.startsWith('Tool results:'))?.content ?? '', /<tool_response name="getOrderBook"/);
+  });
+
   it("reads seed 000's shape {actions: [{action, arguments}], final_answer} and a plan of native tool calls", async () => {
     const t = toolgate({ strategy: 'plan' });
     mock.enqueue(json({ actions: [{ action: 'getMarketMetrics', arguments: { symbol: 'DE-BASE-D+1' } }], final_answer: 'ignored until the steps ran' }), json({ final_answer: 'metrics read' }));

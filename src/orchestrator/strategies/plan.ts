@@ -109,6 +109,16 @@ export async function runPlanSteps(ctx: StrategyContext): Promise<StrategyOutcom
     const cp = await ctx.checkpoint();
     if (cp.kind === 'pause') return { kind: 'paused' };
     if (cp.kind === 'end') return cp.outcome;
+    if (cp.kind === 'reflect') {
+      const stop = await reflect(ctx, 'guard');
+      if (stop !== undefined) return stop;
+      if (ctx.state.pendingReplan !== undefined) {
+        // The critique wants another approach: the rest of this plan does not run.
+        await ctx.skip(current.callIds, 'skipped', `not run: re-planning (${ctx.state.pendingReplan})`);
+        return undefined;
+      }
+      await ctx.record([], { to: 'executing', reason: `running plan ${current.planId}` });
+    }
     const outcome = await ctx.finishTurn({ only: open, ...(approval === undefined ? {} : { approval }) });
     if (outcome.kind === 'waiting') return { kind: 'waiting' };
     if (outcome.kind === 'direct') return { kind: 'completed', output: outcome.output };

@@ -10,8 +10,9 @@ const CHANGE_VERBS = [
   'post', 'publish', 'purchase', 'refund', 'register', 'reject', 'remove', 'rename', 'reserve', 'reset', 'restart', 'revoke', 'schedule',
   'sell', 'send', 'set', 'ship', 'submit', 'subscribe', 'transfer', 'unsubscribe', 'update', 'upload', 'write',
 ];
-// A verb after a determiner is a noun ("the order book", "my transfer"): not a change.
-const CHANGE_RE = new RegExp(`(?<!\\b(?:a|an|the|my|your|his|her|its|our|their|this|that|these|those|each|every|any|no|last|next|open)\\s+)\\b(${CHANGE_VERBS.join('|')})(?:s|es|ed|ing)?\\b`, 'gi');
+// The base form only: requests ask in the imperative ("buy", "please cancel", "I want to send");
+// "cancelled orders", "transfers" and "shipping" describe things. After a determiner it is a noun ("the order book").
+const CHANGE_RE = new RegExp(`(?<!\\b(?:a|an|the|my|your|his|her|its|our|their|this|that|these|those|each|every|any|no|last|next|open)\\s+)\\b(${CHANGE_VERBS.join('|')})\\b`, 'gi');
 /** Words that put steps in order: "then", "after that", a numbered list. */
 const SEQUENCE_RE = /\b(?:then|afterwards|after that|next|finally|and also)\b|^\s*(?:\d+[.)]|[-*•])\s+/gim;
 const SMALL_TALK_RE = /^\s*(?:hi|hello|hey|thanks|thank you|good (?:morning|evening|afternoon)|who are you|what can you do)\b[\s\S]{0,40}$/i;

@@ -43,6 +43,14 @@ describe('scripted adapter', () => {
     assert.deepEqual(await model.generate(request(0)), first, 'the same point in a conversation gives the same answer');
   });
 
+  it('picks the turn by callIndex when the request carries it (a strategy\'s side calls count)', async () => {
+    const model = createScriptedAdapter({ script });
+    // No assistant message in the conversation, but two model calls before this one.
+    const third = await model.generate({ ...request(0), callIndex: 2 });
+    assert.equal(third.text, 'Done: bought 5 MW at 87.40 €/MWh.');
+    await assert.rejects(model.generate({ ...request(0), callIndex: 3 }), isCode('model_error', /no turn 4 .*already had 3 model calls/));
+  });
+
   it('hands raw arguments on untouched, with deterministic ids unless the script names one', async () => {
     const model = createScriptedAdapter({ script, id: 'scripted:demo.json' });
     assert.equal(model.id, 'scripted:demo.json');
