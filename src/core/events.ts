@@ -215,8 +215,10 @@ export interface PlanStep {
   text?: string;
   toolCallId?: string;
   name?: string;
-  /** The arguments the call will run with (normalised, injected values redacted), or as written when invalid. */
+  /** What the call will run with, for people: normalised, injected, redacted. */
   arguments?: JsonObject;
+  /** The arguments as the model wrote them: what the step's call carries through the gate, and what the model sees of its plan. */
+  raw?: string;
   effect?: ToolEffect;
   /** The gate's verdict when the plan was checked. */
   decision?: GateDecisionKind;

@@ -424,7 +424,8 @@ function applyPlan(state: ConversationState, d: RunEventDataMap['plan_created'],
   if (revised) state.replans++;
   state.pendingReplan = undefined;
   const calls: RawToolCall[] = d.steps.flatMap((s) =>
-    s.kind === 'tool' && s.toolCallId !== undefined && s.name !== undefined ? [{ id: s.toolCallId, name: s.name, arguments: JSON.stringify(s.arguments ?? {}) }] : [],
+    // The model's own arguments: injected values never reach the model, redacted ones never reach a tool.
+    s.kind === 'tool' && s.toolCallId !== undefined && s.name !== undefined ? [{ id: s.toolCallId, name: s.name, arguments: s.raw ?? JSON.stringify(s.arguments ?? {}) }] : [],
   );
   state.plan = {
     planId: d.planId,

@@ -193,7 +193,12 @@ export async function drivePass(input: PassInput): Promise<PassEnd> {
       finishTurn: async (options) => {
         const turn = state.turn as OpenTurn;
         const pending = turn.calls.filter((c) => !turn.results.has(c.id) && !turn.started.has(c.id) && (options?.only === undefined || options.only.includes(c.id)));
-        const trip = checkToolBudget(state, settings, pending.filter((c) => !state.decisions.has(c.id) && !state.awaiting.has(c.id)).length);
+        // Calls a person rejected or marked done are not sent; the others may be.
+        const sendable = pending.filter((c) => {
+          const decision = state.decisions.get(c.id)?.decision;
+          return decision !== 'reject' && decision !== 'mark_done';
+        });
+        const trip = checkToolBudget(state, settings, sendable.length);
         if (trip !== undefined) return { kind: 'direct', output: outputOf(await breach(trip)) };
         const outcome = await finishTurn({ state, append, gate, catalog, validator, redact, injection: injectionContext(run) }, options);
         // A round closed without todo_write for remindAfter rounds: the reminder goes first in the results the model gets next.

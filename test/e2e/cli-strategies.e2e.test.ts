@@ -55,7 +55,9 @@ describe('CLI with strategies (real processes)', () => {
     assert.equal(waiting.code, 3, waiting.stderr);
     assert.match(waiting.stderr, /↺ reflection after tool failure: escalate — which trader is meant\?/);
     const id = /toolgate runs message (run_\w+) "<your answer>"/.exec(waiting.stderr)?.[1] ?? assert.fail(waiting.stderr);
-    assert.match((await cli(['runs', 'show', id])).stdout, /status +escalated/);
+    const shown = (await cli(['runs', 'show', id])).stdout;
+    assert.match(shown, /status +escalated/);
+    assert.match(shown, new RegExp(`^ {4}toolgate runs message ${id} "<your answer>"$`, 'm'));
     const answered = await cli(['runs', 'message', id, 'use', 'bob']);
     assert.equal(answered.code, 0, answered.stderr);
     assert.equal(answered.stdout, 'bob has 10,000 EUR.\n');

@@ -92,6 +92,22 @@ describe('strategies e2e: plan', () => {
     assert.equal(answerMessages.filter((m) => m.role === 'tool').length, 3);
   });
 
+  it('injected arguments reach the tool and never the model; the plan shows them to people', async () => {
+    const t = toolgate({ strategy: 'plan', tools: { 'px/getUserWallet': { inject: { userId: '{{user.id}}' } } } });
+    const first = mock.requests.length;
+    mock.enqueue(json({ steps: [{ tool: 'getUserWallet', arguments: {} }] }), json({ final_answer: 'You have 10,000 EUR.' }));
+    const run = await t.run({ input: 'my wallet', userId: 'bob' });
+    assert.equal(run.status, 'completed', JSON.stringify(run.error));
+    const log = await t.store.readEvents(run.id);
+    assert.deepEqual(ofType(log, 'plan_created')[0]?.data.steps[0]?.arguments, { userId: 'bob' });
+    assert.deepEqual(ofType(log, 'tool_call')[0]?.data.arguments, { userId: 'bob' });
+    assert.ok(ofType(log, 'tool_result')[0]?.data.ok, 'the wallet of the injected user was read');
+    const messages = mock.requests[first + 1]?.body.messages as { role: string; tool_calls?: { function: { arguments: string } }[] }[];
+    assert.equal(messages.find((m) => m.role === 'assistant')?.tool_calls?.[0]?.function.arguments, '{}', 'the model sees its own arguments, never the injected one');
+    const offered = (mock.requests[first]?.body.tools as { function: { name: string; parameters: { properties: object } } }[]).find((d) => d.function.name === 'getUserWallet');
+    assert.deepEqual(offered?.function.parameters.properties, {}, 'nor the injected property in the schema');
+  });
+
   it('a dry run shows the plan and its write, and executes no write', async () => {
     const t = toolgate({ strategy: 'plan' });
     mock.enqueue(json(buyPlan), json({ final_answer: 'Would buy 1 MWh.' }));

@@ -217,6 +217,7 @@ function checkSteps(ctx: StrategyContext, drafts: readonly DraftStep[], step: nu
       toolCallId,
       name: d.name,
       arguments: preview.arguments ?? parsedArguments(d.arguments),
+      raw: d.arguments,
       ...(d.text === undefined ? {} : { text: d.text }),
       ...(preview.effect === undefined ? {} : { effect: preview.effect }),
       ...(preview.decision === 'not_found' ? {} : { decision: preview.decision }),
@@ -263,7 +264,9 @@ function planPrompt(ctx: StrategyContext, request: PlanRequest): string {
       'If no tool is needed, reply with only {"final_answer": "<your answer>"}.',
     );
   }
-  lines.push(`Tools:\n${tools === '' ? '(none)' : tools}`);
+  // Native mode offers the tools with the request; prompted mode has only this text.
+  if (ctx.mode === 'prompted') lines.push(`Tools:\n${tools === '' ? '(none)' : tools}`);
+  else if (ctx.writeTools.size > 0) lines.push(`Tools that change state: ${[...ctx.writeTools].join(', ')}.`);
   return lines.join('\n');
 }
 
