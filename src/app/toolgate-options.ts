@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_REPLANS, DEFAULT_MAX_STEPS, DEFAULT_PARSE_RETRIES, DEFAULT_STRATEGY, DEFAULT_TODO_REMIND_AFTER, type GuardLimits, type ModelAdapter, type ModelPrice, type StrategyName, type RunStore, type ToolSource, type ToolSourceHealth } from '../core/index.ts';
+import { DEFAULT_HISTORY_MAX_TOKENS, DEFAULT_MAX_REPLANS, DEFAULT_MAX_STEPS, DEFAULT_PARSE_RETRIES, DEFAULT_STRATEGY, DEFAULT_TODO_REMIND_AFTER, type GuardLimits, type ModelAdapter, type ModelPrice, type StrategyName, type RunStore, type ToolSource, type ToolSourceHealth } from '../core/index.ts';
 import type { ServerConfig } from '../config/config-schema.ts';
 import type { OpenAISettings, Settings } from '../config/resolve-settings.ts';
 import type { ToolRule } from '../gate/index.ts';
@@ -133,7 +133,7 @@ export function settingsFromOptions(options: CreateToolgateOptions, servers: Rec
     plan: { approval: options.plan?.approval ?? 'plan', maxReplans: options.plan?.maxReplans ?? DEFAULT_MAX_REPLANS },
     todo: { enabled: options.todo?.enabled ?? false, remindAfter: options.todo?.remindAfter ?? DEFAULT_TODO_REMIND_AFTER },
   };
-  if (options.threads?.maxTokens !== undefined) settings.historyMaxTokens = options.threads.maxTokens;
+  settings.historyMaxTokens = options.threads?.maxTokens ?? DEFAULT_HISTORY_MAX_TOKENS;
   if (model !== undefined) settings.model = model;
   if (options.models !== undefined) settings.models = options.models;
   if (policy.redact !== undefined) settings.redact = policy.redact;

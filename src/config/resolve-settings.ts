@@ -1,4 +1,5 @@
 import {
+  DEFAULT_HISTORY_MAX_TOKENS,
   DEFAULT_MAX_REPLANS,
   DEFAULT_MAX_STEPS,
   DEFAULT_PARSE_RETRIES,
@@ -127,7 +128,7 @@ export function resolveSettings(config: ToolgateConfig, flags: SettingsFlags = {
     plan: { approval: config.plan?.approval ?? 'plan', maxReplans: config.plan?.maxReplans ?? DEFAULT_MAX_REPLANS },
     todo: { enabled: flags.todo ?? config.todo?.enabled ?? false, remindAfter: config.todo?.remindAfter ?? DEFAULT_TODO_REMIND_AFTER },
   };
-  if (config.threads?.maxTokens !== undefined) settings.historyMaxTokens = config.threads.maxTokens;
+  settings.historyMaxTokens = config.threads?.maxTokens ?? DEFAULT_HISTORY_MAX_TOKENS;
   if (config.redact !== undefined) settings.redact = config.redact;
   if (config.models !== undefined) settings.models = config.models;
   if (model !== undefined) settings.model = model;

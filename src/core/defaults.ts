@@ -14,3 +14,5 @@ export const DEFAULT_MAX_REPLANS = 2;
 export const DEFAULT_TODO_REMIND_AFTER = 3;
 /** Loop detection: the same call (tool and arguments) this many times. */
 export const DEFAULT_MAX_REPEATS = 3;
+/** Thread history is trimmed to this many (estimated) tokens unless `threads.maxTokens` says otherwise. */
+export const DEFAULT_HISTORY_MAX_TOKENS = 32_000;

@@ -1,4 +1,4 @@
-import { addUsage, draft, isJsonObject, type JsonObject, type Message, type ModelAdapter, type ModelResponse, type RawToolCall } from '../core/index.ts';
+import { addUsage, draft, isJsonObject, type JsonObject, type JsonValue, type Message, type ModelAdapter, type ModelResponse, type RawToolCall } from '../core/index.ts';
 import { extractMessageDetailed, repairJson, withoutReasoning } from '../parsing/index.ts';
 import type { ConversationState } from './conversation-state.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
@@ -19,8 +19,8 @@ export interface SideCallResult {
   text: string;
   /** The text without reasoning (think blocks), trimmed. */
   answer: string;
-  /** The first JSON object of the reply (fences, prose and think blocks around it ignored; repaired leniently). */
-  json: JsonObject | undefined;
+  /** The reply's JSON object or array (fences, prose and think blocks around it ignored; repaired leniently). */
+  json: JsonObject | JsonValue[] | undefined;
   /** Tool calls the reply made (native, or written as text in a known format), arguments read as JSON. */
   calls: { name: string; arguments: string }[];
 }
@@ -79,15 +79,24 @@ export async function runSideCall(input: SideCallInput, request: SideCallRequest
   return { step, text: response.text, answer: withoutReasoning(response.text).trim(), json: readJsonReply(response.text), calls };
 }
 
-/** The JSON object in a model's reply: inside a code fence or prose, after a think block; repaired leniently. */
-export function readJsonReply(text: string): JsonObject | undefined {
+/** Longer replies are not read as JSON: a plan, a verdict or a route is short, and repair is not free. */
+export const MAX_JSON_REPLY_CHARS = 200_000;
+
+/** The JSON object (or array) in a model's reply: inside a code fence or prose, after a think block; repaired leniently. */
+export function readJsonReply(text: string): JsonObject | JsonValue[] | undefined {
+  if (text.length > MAX_JSON_REPLY_CHARS) return undefined;
   const visible = withoutReasoning(text);
   const fenced = /```(?:json)?\s*([\s\S]*?)```/i.exec(visible)?.[1];
   const body = fenced ?? visible;
-  const start = body.indexOf('{');
-  const end = body.lastIndexOf('}');
+  const object = body.indexOf('{');
+  const array = body.indexOf('[');
+  // A top-level array (a list of steps) starts before any object.
+  const isArray = array >= 0 && (object < 0 || array < object);
+  const start = isArray ? array : object;
   if (start < 0) return undefined;
+  const end = body.lastIndexOf(isArray ? ']' : '}');
   const candidate = end > start ? body.slice(start, end + 1) : body.slice(start);
   const read = repairJson(candidate);
-  return read.ok && isJsonObject(read.value) ? read.value : undefined;
+  if (!read.ok) return undefined;
+  return isJsonObject(read.value) || Array.isArray(read.value) ? read.value : undefined;
 }

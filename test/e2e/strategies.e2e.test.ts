@@ -228,6 +228,21 @@ describe('strategies e2e: plan', () => {
     assert.deepEqual(ofType(log, 'tool_call').map((e) => e.data.name), ['getOrderBook']);
   });
 
+  it('a plan written in prose is sent back for JSON; a plain answer that names no tool is the answer', async () => {
+    const t = toolgate({ strategy: 'plan' });
+    const first = mock.requests.length;
+    mock.enqueue(
+      { text: 'Plan:\n1. Call getMarketMetrics for DE-BASE-D+1.\n2. Summarise the result.' },
+      { text: '[{"tool": "getMarketMetrics", "arguments": {}}]' },
+      json({ final_answer: 'calm' }),
+    );
+    const run = await t.run({ input: 'market?' });
+    assert.equal(run.status, 'completed', JSON.stringify(run.error));
+    assert.equal(run.output, 'calm');
+    assert.match(lastUserText(mock.requests[first + 1]), /the plan is written in prose; it must be one JSON object/);
+    assert.deepEqual(ofType(await t.store.readEvents(run.id), 'tool_call').map((e) => e.data.name), ['getMarketMetrics']);
+  });
+
   it('plan.approval: step asks for each write as it comes', async () => {
     const t = toolgate({ strategy: 'plan', plan: { approval: 'step' } });
     mock.enqueue(json(buyPlan), json({ final_answer: 'done' }));

@@ -1,4 +1,4 @@
-import { draft } from '../../core/index.ts';
+import { draft, isJsonObject } from '../../core/index.ts';
 import { planLoop } from './plan.ts';
 import { reactLoop } from './react.ts';
 import { routeBySignals, routeSignals, type Route } from './route-signals.ts';
@@ -56,9 +56,10 @@ async function route(ctx: StrategyContext): Promise<void> {
       { role: 'user', content: ctx.input },
     ],
   });
-  const raw = reply.json?.['route'];
+  const json = isJsonObject(reply.json) ? reply.json : undefined;
+  const raw = json?.['route'];
   const chosen = typeof raw === 'string' ? ROUTES.find((r) => r === raw.trim().toLowerCase()) : undefined;
-  const given = reply.json?.['reason'];
+  const given = json?.['reason'];
   const reason =
     chosen === undefined
       ? 'the router\u2019s reply could not be read; ReAct, the default'

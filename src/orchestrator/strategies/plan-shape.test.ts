@@ -49,13 +49,27 @@ describe('readPlan', () => {
     assert.deepEqual(read.ok ? read.steps : [], [{ kind: 'tool', name: 'a', arguments: '{"q":"x"}' }]);
   });
 
+  it('a bare array is the list of steps', () => {
+    assert.deepEqual(readPlan(reply('Steps:\n[{"tool": "a", "arguments": {}}, {"thought": "then answer"}]')), {
+      ok: true,
+      steps: [
+        { kind: 'tool', name: 'a', arguments: '{}' },
+        { kind: 'reasoning', text: 'then answer' },
+      ],
+    });
+  });
+
+  it('a reply too long to be a plan is not read as JSON', () => {
+    assert.equal(readJsonReply(`{"steps": [${'{"tool": "a"},'.repeat(20_000)}]}`), undefined);
+  });
+
   it('tool calls in the reply are the steps when there is no plan object; plain text is the final answer', () => {
     const calls = [
       { name: 'a', arguments: '{}' },
       { name: 'b', arguments: '{"k":1}' },
     ];
     assert.deepEqual(readPlan(reply('', calls)), { ok: true, steps: calls.map((c) => ({ kind: 'tool', ...c })) });
-    assert.deepEqual(readPlan(reply('Paris.')), { ok: true, steps: [], finalAnswer: 'Paris.' });
+    assert.deepEqual(readPlan(reply('Paris.')), { ok: true, steps: [], finalAnswer: 'Paris.', prose: true });
   });
 
   it('says what is wrong with a reply that is not a usable plan', () => {

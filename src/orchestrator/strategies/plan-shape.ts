@@ -6,7 +6,8 @@ export const MAX_PLAN_STEPS = 25;
 /** A step as the model wrote it, before the gate has seen it. */
 export type DraftStep = { kind: 'tool'; name: string; arguments: string; text?: string } | { kind: 'reasoning'; text: string };
 
-export type ReadPlan = { ok: true; steps: DraftStep[]; finalAnswer?: string } | { ok: false; error: string };
+/** `prose`: the reply was plain text, taken as the final answer (no plan object, no call). */
+export type ReadPlan = { ok: true; steps: DraftStep[]; finalAnswer?: string; prose?: true } | { ok: false; error: string };
 
 /** The plan format the model is asked for (the seed format with `actions` is read too). */
 export const PLAN_FORMAT =
@@ -21,8 +22,9 @@ const FINAL_ACTIONS = new Set(['final_answer', 'finish', 'answer', 'respond']);
  * reply with neither is the final answer itself. Anything else is an error
  * that says what to fix.
  */
-export function readPlan(reply: { json: JsonObject | undefined; answer: string; calls: readonly { name: string; arguments: string }[] }): ReadPlan {
-  const json = reply.json;
+export function readPlan(reply: { json: JsonObject | JsonValue[] | undefined; answer: string; calls: readonly { name: string; arguments: string }[] }): ReadPlan {
+  // A bare array is the list of steps.
+  const json: JsonObject | undefined = Array.isArray(reply.json) ? { steps: reply.json } : reply.json;
   const list = json === undefined ? undefined : (json['steps'] ?? json['actions'] ?? json['plan']);
   const final = json === undefined ? undefined : textOf(json['final_answer'] ?? json['finalAnswer'] ?? json['answer']);
   if (json !== undefined && (list !== undefined || final !== undefined)) {
@@ -43,7 +45,7 @@ export function readPlan(reply: { json: JsonObject | undefined; answer: string; 
     if (reply.calls.length > MAX_PLAN_STEPS) return { ok: false, error: `the plan has ${reply.calls.length} steps; at most ${MAX_PLAN_STEPS} are allowed` };
     return { ok: true, steps: reply.calls.map((c) => ({ kind: 'tool', name: c.name, arguments: c.arguments })) };
   }
-  if (json === undefined && reply.answer !== '') return { ok: true, steps: [], finalAnswer: reply.answer };
+  if (json === undefined && reply.answer !== '') return { ok: true, steps: [], finalAnswer: reply.answer, prose: true };
   return { ok: false, error: `the reply is not a plan. Reply with only a JSON object: ${PLAN_FORMAT}` };
 }
 

@@ -179,7 +179,10 @@ export async function makePlan(ctx: StrategyContext, request: PlanRequest = {}):
     const read = readPlan(reply);
     let error: string | undefined;
     if (!read.ok) error = read.error;
-    else if (request.exhausted === true && read.steps.some((s) => s.kind === 'tool')) error = 'no more tools can be used in this run: reply with {"final_answer": "…"} from what you know';
+    else if (!answering && read.prose === true && namesATool(read.finalAnswer ?? '', ctx.toolDefinitions.map((t) => t.name))) {
+      // Asked for a plan, the model described one in words: that is not an answer to the user.
+      error = 'the plan is written in prose; it must be one JSON object, with each tool call as a step';
+    } else if (request.exhausted === true && read.steps.some((s) => s.kind === 'tool')) error = 'no more tools can be used in this run: reply with {"final_answer": "…"} from what you know';
     else {
       const checked = checkSteps(ctx, read.steps, reply.step);
       if (typeof checked === 'string') error = checked;
@@ -285,6 +288,11 @@ function planArguments(current: PlanState): JsonObject {
 /** Why the plan failed: its failed steps' errors, for the re-planning prompt. */
 function failureOf(current: PlanState): string {
   return current.failures.length === 0 ? 'a step failed' : current.failures.slice(0, 5).join('; ');
+}
+
+/** Whether a text names one of the tools (as a word): prose that does is a plan in words, not an answer. */
+function namesATool(text: string, names: readonly string[]): boolean {
+  return names.some((name) => new RegExp(`(?<![\\w-])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`).test(text));
 }
 
 function parsedArguments(text: string): JsonObject {

@@ -1,4 +1,4 @@
-import { ToolgateError, draft, type JsonObject, type RunEventDataMap } from '../../core/index.ts';
+import { ToolgateError, draft, isJsonObject, type JsonValue, type RunEventDataMap } from '../../core/index.ts';
 import type { StrategyContext, StrategyOutcome } from './strategy.ts';
 
 type Trigger = RunEventDataMap['reflection']['trigger'];
@@ -27,7 +27,8 @@ export function reflectionPrompt(goal: string, trigger: Trigger): string {
 }
 
 /** The verdict in a reply: the JSON object's, else the first verdict word in the text; undefined when there is none. */
-export function readVerdict(json: JsonObject | undefined, text: string): { verdict: Verdict; reason: string } | undefined {
+export function readVerdict(reply: JsonValue | undefined, text: string): { verdict: Verdict; reason: string } | undefined {
+  const json = isJsonObject(reply) ? reply : undefined;
   const raw = json?.['verdict'] ?? json?.['decision'];
   const reasonOf = (fallback: string): string => {
     const reason = json?.['reason'];
