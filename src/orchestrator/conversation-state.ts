@@ -6,7 +6,6 @@ import {
   type JsonObject,
   type JsonValue,
   type Message,
-  type PlanStep,
   type Provenance,
   type RawToolCall,
   type RunEventDataMap,
@@ -16,6 +15,8 @@ import {
   type ToolResult,
   type Usage,
 } from '../core/index.ts';
+import { applyPlan, type PlanState } from './plan-state.ts';
+import { countCalls } from './run-counters.ts';
 
 /** The gate_decision issue code of a call whose arguments are not JSON at all (see prepareCall). */
 export const UNREADABLE_ARGUMENTS = 'not_json';
@@ -109,20 +110,8 @@ export interface ConversationState {
   reflectTrigger: 'tool_failure' | 'empty_result' | 'guard' | undefined;
 }
 
-/** The plan being run, from plan_created / plan_revised and the results of its calls. */
-export interface PlanState {
-  planId: string;
-  step: number;
-  revision: number;
-  steps: PlanStep[];
-  approval: 'plan' | 'step' | 'none';
-  finalAnswer?: string | undefined;
-  callIds: string[];
-  /** `open` while its calls run; `done` when all succeeded; `failed` when one did not. */
-  status: 'open' | 'done' | 'failed';
-  /** What went wrong in its failed steps ("name: error"), first the step that failed. */
-  failures: string[];
-}
+export type { PlanState } from './plan-state.ts';
+export { activeTime, callKey } from './run-counters.ts';
 
 export function emptyConversation(status: RunStatus = 'queued'): ConversationState {
   return {
@@ -162,35 +151,6 @@ export function emptyConversation(status: RunStatus = 'queued'): ConversationSta
     lastResultsIndex: undefined,
     reflectTrigger: undefined,
   };
-}
-
-/** Active time of the run so far, in ms (time waiting for a person excluded). */
-export function activeTime(state: ConversationState, now = Date.now()): number {
-  return state.activeMs + (state.activeSince === undefined ? 0 : Math.max(0, now - state.activeSince));
-}
-
-/**
- * The key loop detection counts calls by: the tool and its arguments as JSON
- * (key order ignored). Arguments that are not JSON have no key: unreadable
- * calls have their own limit (parseRetries).
- */
-export function callKey(call: Pick<RawToolCall, 'name' | 'arguments'>): string | undefined {
-  try {
-    return `${call.name}\u0000${stableJson(JSON.parse(call.arguments) as JsonValue)}`;
-  } catch {
-    return undefined;
-  }
-}
-
-function stableJson(value: JsonValue): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stableJson((value as JsonObject)[k] as JsonValue)}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 /** Applies events (in log order) to the state. */
@@ -402,52 +362,11 @@ function wireCalls(calls: readonly RawToolCall[]): RawToolCall[] {
   });
 }
 
-/** Counts the calls a model asked for, for loop detection. */
-function countCalls(state: ConversationState, calls: readonly RawToolCall[], eventId: number): void {
-  for (const call of calls) {
-    const key = callKey(call);
-    if (key === undefined) continue;
-    const seen = state.callRepeats.get(key);
-    state.callRepeats.set(key, { name: call.name, count: (seen?.count ?? 0) + 1, lastEventId: eventId });
-  }
-}
-
 /** A note from toolgate to the model (a reflection, a guard warning): a user message, after the open turn's results if there is one. */
 function addNote(state: ConversationState, text: string): void {
   const message: Message = { role: 'user', content: text };
   if (state.turn === undefined) state.messages.push(message);
   else state.deferred.push(message);
-}
-
-/** A new plan: its tool steps become the calls of one turn, shown to the model as its own. */
-function applyPlan(state: ConversationState, d: RunEventDataMap['plan_created'], eventId: number, revised: boolean): void {
-  if (revised) state.replans++;
-  state.pendingReplan = undefined;
-  const calls: RawToolCall[] = d.steps.flatMap((s) =>
-    // The model's own arguments: injected values never reach the model, redacted ones never reach a tool.
-    s.kind === 'tool' && s.toolCallId !== undefined && s.name !== undefined ? [{ id: s.toolCallId, name: s.name, arguments: s.raw ?? JSON.stringify(s.arguments ?? {}) }] : [],
-  );
-  state.plan = {
-    planId: d.planId,
-    step: d.step,
-    revision: revised ? state.replans : 0,
-    steps: d.steps,
-    approval: d.approval,
-    finalAnswer: d.finalAnswer,
-    callIds: calls.map((c) => c.id),
-    status: calls.length === 0 ? 'done' : 'open',
-    failures: [],
-  };
-  if (calls.length === 0) return;
-  countCalls(state, calls, eventId);
-  const mode = state.toolMode ?? 'native';
-  if (mode === 'prompted') {
-    const text = calls.map((c) => `<tool_call>{"name": ${JSON.stringify(c.name)}, "arguments": ${c.arguments}}</tool_call>`).join('\n');
-    state.messages.push({ role: 'assistant', content: text });
-  } else {
-    state.messages.push({ role: 'assistant', content: '', toolCalls: calls });
-  }
-  state.turn = { step: d.step, mode, calls, results: new Map(), started: new Set() };
 }
 
 /** A result with nothing in it: no text, no structured content (or an empty one). */

@@ -7,24 +7,17 @@ import {
   type Message,
   type Run,
   type RunSettings,
-  type RunEventDataMap,
   type RunStore,
   type TodoItem,
   type ToolListing,
   type ToolSource,
 } from '../core/index.ts';
-import { createRedactor } from '../gate/index.ts';
-import { sharedValidator } from '../validation/index.ts';
-import type { ConversationState, OpenTurn } from './conversation-state.ts';
+import type { ConversationState } from './conversation-state.ts';
 import { DeltaBuffer } from './delta-buffer.ts';
-import { executeToolCall, injectionContext, previewToolCall, recordUnsent, type ToolCallContext } from './execute-tool-call.ts';
-import { finishTurn, untrustedBefore } from './finish-turn.ts';
-import { runModelTurn, type ModelTurnResult } from './model-turn.ts';
-import { checkGuard, checkToolBudget, type GuardTrip } from './run-guard.ts';
 import type { RunEnvironment } from './run-options.ts';
-import { runSideCall } from './side-call.ts';
-import { strategyFor, type Checkpoint, type GateFn, type StrategyContext, type StrategyOutcome, type TurnOptions } from './strategies/index.ts';
-import { TODO_REMINDER, runTodoTool, withTodos } from './todo-tools.ts';
+import { strategyFor } from './strategies/index.ts';
+import { createStrategyContext } from './strategy-context.ts';
+import { withTodos } from './todo-tools.ts';
 import { trimHistory } from './trim-history.ts';
 import { buildToolCatalog } from './tool-catalog.ts';
 import { transition, type AppendFn } from './transition.ts';
@@ -105,138 +98,7 @@ export async function drivePass(input: PassInput): Promise<PassEnd> {
     } else if (!ACTIVE_RUN_STATUSES.has(state.status)) {
       await transition(append, state, 'running', [], { patch: { pendingApproval: null } });
     }
-    const validator = env.validator ?? sharedValidator();
-    const redact = createRedactor(env.redact);
-    const callContext: Omit<ToolCallContext, 'step'> = {
-      runId: run.id,
-      append,
-      tools,
-      catalog,
-      policy: env.policy,
-      validator,
-      redact,
-      dryRun: run.dryRun === true,
-      tenantId: run.tenantId,
-      userId: run.userId,
-      context: run.context,
-      hooks: env.hooks,
-      signal: input.signal,
-      toolTimeoutMs: env.toolTimeoutMs,
-      maxToolLatencyMs: settings.guard?.maxToolLatencyMs,
-      builtin: todo ? (request) => runTodoTool(request, state, append) : undefined,
-    };
-    const gate: GateFn = (call, options) =>
-      executeToolCall({ ...callContext, step: options.step, truncated: options.truncated === true, untrusted: untrustedBefore(state, options.step) }, call, options.approval);
-    const mode = (): 'native' | 'prompted' => state.toolMode ?? (settings.toolMode === 'prompted' ? 'prompted' : 'native');
-    const modelTurn = async (options: TurnOptions = {}): Promise<ModelTurnResult> => {
-      const turn = await runModelTurn({
-        model,
-        state,
-        catalog,
-        prefix,
-        mode: mode(),
-        allowFallback: settings.toolMode === 'auto',
-        constrain: settings.constrain,
-        stream: settings.stream,
-        parseRetries: settings.parseRetries,
-        textToolCalls: settings.textToolCalls,
-        signal: input.signal,
-        deltas,
-        append,
-        callIndex,
-        ...(options.tools === false ? { offerTools: false } : {}),
-        ...(options.instruction === undefined ? {} : { instruction: options.instruction }),
-      });
-      if (state.turn !== undefined) state.turn.truncated = turn.truncated;
-      return turn;
-    };
-    /** Closes what is open and asks for an answer from what is known, with no more tools (degrade mode). */
-    const degrade = async (trip: GuardTrip): Promise<StrategyOutcome> => {
-      if (state.turn !== undefined) {
-        const open = state.turn.calls.filter((c) => !state.turn?.results.has(c.id)).map((c) => c.id);
-        await skip(open, 'skipped', `not run: ${trip.message}`);
-      }
-      const answer = await modelTurn({
-        tools: false,
-        instruction: `${trip.message}. No more tools can be used in this run. Answer the request now from what you already know, and say what is missing.`,
-      });
-      return { kind: 'completed', output: answer.content };
-    };
-    const breach = async (trip: GuardTrip): Promise<StrategyOutcome> => {
-      await append([draft('guard_tripped', guardData(trip))]);
-      if (trip.action === 'degrade') return degrade(trip);
-      throw new ToolgateError(trip.code, trip.message);
-    };
-    const skip = async (callIds: readonly string[], code: 'skipped' | 'rejected', message: string): Promise<void> => {
-      const turn = state.turn;
-      if (turn === undefined) return;
-      for (const call of turn.calls) {
-        if (!callIds.includes(call.id) || turn.results.has(call.id)) continue;
-        await recordUnsent({ ...callContext, step: turn.step }, call, code, message);
-      }
-    };
-    const ctx: StrategyContext = {
-      runId: run.id,
-      input: run.input,
-      state,
-      settings,
-      dryRun: run.dryRun === true,
-      toolDefinitions: catalog.definitions,
-      writeTools: new Set([...catalog.visible.values()].filter((e) => e.policy.effect === 'write').map((e) => e.tool.name)),
-      get mode() {
-        return mode();
-      },
-      prefix,
-      gate,
-      modelTurn,
-      sideCall: (request) => runSideCall({ model, state, catalog, append, signal: input.signal, callIndex, mode: mode() }, request),
-      finishTurn: async (options) => {
-        const turn = state.turn as OpenTurn;
-        const pending = turn.calls.filter((c) => !turn.results.has(c.id) && !turn.started.has(c.id) && (options?.only === undefined || options.only.includes(c.id)));
-        // Calls a person rejected or marked done are not sent; the others may be.
-        const sendable = pending.filter((c) => {
-          const decision = state.decisions.get(c.id)?.decision;
-          return decision !== 'reject' && decision !== 'mark_done';
-        });
-        const trip = checkToolBudget(state, settings, sendable.length);
-        if (trip !== undefined) return { kind: 'direct', output: outputOf(await breach(trip)) };
-        const outcome = await finishTurn({ state, append, gate, catalog, validator, redact, injection: injectionContext(run) }, options);
-        // A round closed without todo_write for remindAfter rounds: the reminder goes first in the results the model gets next.
-        const remindAfter = settings.todo?.remindAfter ?? 0;
-        if (todo && remindAfter > 0 && state.turn === undefined && state.roundsSinceTodo >= remindAfter) {
-          await append([draft('reminder_injected', { step: state.step, rounds: state.roundsSinceTodo, text: TODO_REMINDER })]);
-        }
-        return outcome;
-      },
-      preview: (call, step) => previewToolCall({ ...callContext, step, untrusted: untrustedBefore(state, step) }, call),
-      skip,
-      record: async (drafts, status) => {
-        if (status === undefined || status.to === state.status) {
-          if (drafts.length > 0) await append(drafts, status?.patch);
-          return;
-        }
-        await transition(append, state, status.to, drafts, { ...(status.reason === undefined ? {} : { reason: status.reason }), ...(status.patch === undefined ? {} : { patch: status.patch }) });
-      },
-      askPlanApproval: async (plan) => {
-        const data = { step: plan.step, toolCallId: plan.planId, name: 'plan', arguments: plan.arguments, effect: 'write' as const, reason: 'policy' as const, kind: 'plan' as const };
-        const eventId = state.lastEventId + (state.status === 'waiting_approval' ? 1 : 2);
-        await transition(append, state, 'waiting_approval', [draft('approval_required', data)], {
-          reason: 'the plan needs approval',
-          patch: { pendingApproval: { toolCallId: plan.planId, name: 'plan', arguments: plan.arguments, effect: 'write', reason: 'policy', kind: 'plan', eventId } },
-        });
-      },
-      checkpoint: async (): Promise<Checkpoint> => {
-        if (!checkpoint(input)) return { kind: 'pause' };
-        const trip = checkGuard(state, settings);
-        if (trip === undefined) return { kind: 'go' };
-        if (trip.action === 'warn' || trip.action === 'reflect') {
-          await append([draft('guard_tripped', guardData(trip))]);
-          return trip.action === 'warn' ? { kind: 'go' } : { kind: 'reflect', trip };
-        }
-        return { kind: 'end', outcome: await breach(trip) };
-      },
-      breach,
-    };
+    const ctx = createStrategyContext({ pass: input, environment, catalog, prefix, callIndex, deltas, todo });
     const outcome = await strategy.run(ctx);
     if (outcome.kind === 'completed') {
       await complete(input, env, outcome.output);
@@ -247,22 +109,6 @@ export async function drivePass(input: PassInput): Promise<PassEnd> {
     await deltas.flush().catch(() => undefined);
     return fail(input, error, env);
   }
-}
-
-/** The safe point between steps (see StrategyContext.checkpoint). */
-function checkpoint(input: PassInput): boolean {
-  const { state, settings } = input;
-  if (input.lost()) return false;
-  if (input.signal.aborted || state.cancelRequested !== undefined) throw new ToolgateError('cancelled', state.cancelRequested ?? 'the run was cancelled');
-  // Shutting down: the run stays `running` and is resumed from its log.
-  if (input.stopSignal?.aborted === true) return false;
-  if (state.unusableTurns > settings.parseRetries) {
-    throw new ToolgateError(
-      'unparseable_tool_call',
-      `the model's tool-call arguments could not be read in ${state.unusableTurns} turns in a row (parseRetries: ${settings.parseRetries}); the model was told what was wrong each time. A model that supports native tool calls better, or toolMode: prompted, may help`,
-    );
-  }
-  return true;
 }
 
 async function fail(input: PassInput, error: unknown, env: RunEnvironment | undefined): Promise<PassEnd> {
@@ -326,14 +172,6 @@ async function threadTodos(store: RunStore, run: Run): Promise<TodoItem[] | unde
     if (last !== undefined && last.type === 'todo_updated') return last.data.todos;
   }
   return undefined;
-}
-
-function guardData(trip: GuardTrip): RunEventDataMap['guard_tripped'] {
-  return { code: trip.code, action: trip.action, limit: trip.limit, value: trip.value, message: trip.message, ...(trip.tool === undefined ? {} : { tool: trip.tool }) };
-}
-
-function outputOf(outcome: StrategyOutcome): string {
-  return outcome.kind === 'completed' ? outcome.output : '';
 }
 
 /** onRunEnd with the run as stored at its end (read only when there is a hook to hand it to). */
