@@ -1,4 +1,5 @@
 import {
+  ACTIVE_RUN_STATUSES,
   ToolgateError,
   type Caller,
   type IdempotencyOptions,
@@ -140,16 +141,17 @@ export class RunManager implements RunService {
     await this.#mustSee(caller, runId);
     const withUser: RunInput = caller.userId === undefined || input.userId !== undefined ? input : { ...input, userId: caller.userId };
     const run = await this.#toolgate.engine.input(runId, withUser);
-    if (input.type === 'approval') this.#schedule(runId);
+    // A decision, or a message that answered an escalated run, moves it back to running: drive it.
+    if (input.type === 'approval' || ACTIVE_RUN_STATUSES.has(run.status)) this.#schedule(runId);
     return this.#present(run);
   }
 
-  async cancelRun(caller: Caller, runId: string): Promise<Run> {
+  async cancelRun(caller: Caller, runId: string, reason?: string): Promise<Run> {
     await this.#mustSee(caller, runId);
     const unobserve = this.#observe(runId);
     let run: Run;
     try {
-      run = await this.#toolgate.engine.cancel(runId, { reason: 'cancelled by a client', ...(caller.userId === undefined ? {} : { userId: caller.userId }) });
+      run = await this.#toolgate.engine.cancel(runId, { reason: reason ?? 'cancelled by a client', ...(caller.userId === undefined ? {} : { userId: caller.userId }) });
     } finally {
       unobserve();
     }

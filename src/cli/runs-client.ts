@@ -43,8 +43,9 @@ export class RunsClient {
     return (await this.#json(`${runPath(runId)}/input`, { method: 'POST', body: JSON.stringify(body) }, runId)) as Run;
   }
 
-  async cancel(runId: string): Promise<Run> {
-    return (await this.#json(`${runPath(runId)}/cancel`, { method: 'POST' }, runId)) as Run;
+  async cancel(runId: string, reason?: string): Promise<Run> {
+    const body = reason === undefined ? {} : { body: JSON.stringify({ reason: reason.slice(0, 500) }) };
+    return (await this.#json(`${runPath(runId)}/cancel`, { method: 'POST', ...body }, runId)) as Run;
   }
 
   /** The run's SSE stream from after event `after` (sent as Last-Event-ID), until the server ends it. */

@@ -91,8 +91,8 @@ export class RemoteRuns implements RunsBackend {
     return this.follow(runId, { ...hooks, after: before.lastEventId });
   }
 
-  cancel(runId: string): Promise<Run> {
-    return this.#client.cancel(runId);
+  cancel(runId: string, reason: string | undefined): Promise<Run> {
+    return this.#client.cancel(runId, reason);
   }
 
   async close(): Promise<void> {

@@ -102,6 +102,8 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
     const started = performance.now();
     // Ties this request's log lines together; never echoes a client's header into the log.
     const requestId = newId('req');
+    // The client gets it too: a 500 says only `internal`, and this id finds the log line that says more.
+    res.setHeader('X-Request-Id', requestId);
     let runId: string | undefined;
     const location = watchLocation(res);
     // 'close' rather than 'finish': an SSE stream the client walked away from is logged too.

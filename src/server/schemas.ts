@@ -64,6 +64,15 @@ export function parseStartRunBody(body: unknown): StartRunRequest {
   return request;
 }
 
+/** A cancel's optional body: `{reason}`, recorded with the cancellation. */
+export const cancelBodySchema = z.strictObject({ reason: z.string().min(1).max(500).optional() });
+
+/** Validates a POST /v1/runs/{id}/cancel body (none at all is fine): the reason, if any. */
+export function parseCancelBody(body: unknown): string | undefined {
+  if (body === undefined) return undefined;
+  return parseBody(cancelBodySchema, body, '{"reason": "…"}').reason;
+}
+
 export function parseRunInputBody(body: unknown): RunInput {
   const data = parseBody(runInputBodySchema, body, '{"type": "message", "text": "…"}');
   if (data.type === 'message') return { type: 'message', text: data.text };

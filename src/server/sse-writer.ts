@@ -60,6 +60,7 @@ type Entry = { text: string; id?: number };
  */
 export class SseWriter {
   readonly #res: ServerResponse;
+  #opened = false;
   readonly #options: SseWriterOptions;
   readonly #queue: Entry[] = [];
   #queuedBytes = 0;
@@ -88,6 +89,7 @@ export class SseWriter {
   }
 
   open(headers: Record<string, string> = {}): void {
+    this.#opened = true;
     this.#res.writeHead(200, { ...SSE_HEADERS, ...headers });
     this.#res.flushHeaders();
     this.#heartbeat = setInterval(() => {
@@ -127,7 +129,8 @@ export class SseWriter {
     const first = !this.#ended;
     this.#ended = true;
     this.#wake();
-    if (first) this.#endWhenDrained();
+    // Never opened (the history could not be read): the caller answers with an HTTP error, not an empty 200.
+    if (first && this.#opened) this.#endWhenDrained();
   }
 
   #endWhenDrained(): void {

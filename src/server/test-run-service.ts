@@ -78,8 +78,8 @@ export class TestRunService implements RunService {
     return this.#mustSee(caller, runId);
   }
 
-  async cancelRun(caller: Caller, runId: string): Promise<Run> {
-    this.#record('cancelRun', caller, [runId]);
+  async cancelRun(caller: Caller, runId: string, reason?: string): Promise<Run> {
+    this.#record('cancelRun', caller, reason === undefined ? [runId] : [runId, reason]);
     const run = await this.#mustSee(caller, runId);
     if (TERMINAL_RUN_STATUSES.has(run.status)) throw new ToolgateError('conflict', `run ${runId} has already ended (${run.status})`);
     await this.finish(runId, 'cancelled');

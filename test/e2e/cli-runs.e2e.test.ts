@@ -248,6 +248,18 @@ describe('toolgate runs: runs you can come back to', () => {
       assert.deepEqual(jsonLines(tail.stdout).map((e) => e.id), [stored.length - 1, stored.length]);
     });
 
+    it('cancel --reason reaches the server and is recorded', async () => {
+      const id = await start('order 47.5');
+      const waits = await remote(['runs', 'events', id, '--follow']);
+      assert.equal(waits.code, 3, waits.stderr);
+      const cancelled = await remote(['runs', 'cancel', id, '--reason', 'changed my mind']);
+      assert.equal(cancelled.code, 0, cancelled.stderr);
+      const stored = ((await (await api(`/v1/runs/${id}/events?format=json`)).json()) as { events: RunEvent[] }).events;
+      const ended = stored.at(-1);
+      assert.equal(ended?.type, 'run_cancelled');
+      assert.equal((ended?.data as { reason?: string }).reason, 'changed my mind');
+    });
+
     it('an unreachable server is a sentence naming the URL', async () => {
       const url = `http://127.0.0.1:${await freePort()}`;
       const down = await cli(['runs', 'list', '--url', url]);

@@ -269,12 +269,25 @@ server:
   it('cancel stops a run in flight: run_cancelled, status cancelled', async () => {
     const run = await createRun('slow one');
     for (let i = 0; i < 100 && !(await log(run.id)).some((e) => e.type === 'tool_call'); i++) await new Promise((r) => setTimeout(r, 50));
-    const response = await api(`/v1/runs/${run.id}/cancel`, { method: 'POST' });
+    const bad = await api(`/v1/runs/${run.id}/cancel`, { method: 'POST', body: JSON.stringify({ reason: 'x', force: true }) });
+    assert.equal(bad.status, 400, 'a body may hold a reason and nothing else');
+    const response = await api(`/v1/runs/${run.id}/cancel`, { method: 'POST', body: JSON.stringify({ reason: 'wrong account' }) });
     assert.equal(response.status, 202, await response.clone().text());
     const cancelled = await waitFor(run.id, ['cancelled']);
     assert.equal(cancelled.status, 'cancelled');
-    assert.equal((await log(run.id)).at(-1)?.type, 'run_cancelled');
+    const last = (await log(run.id)).at(-1);
+    assert.equal(last?.type, 'run_cancelled');
+    assert.equal((last?.data as { reason?: string }).reason, 'wrong account', 'the reason the client gave is recorded');
     assert.equal((await api(`/v1/runs/${run.id}/cancel`, { method: 'POST' })).status, 409);
+  });
+
+  it('every response carries X-Request-Id, the id of its log line', async () => {
+    const ok = await api('/v1/runs?limit=1');
+    assert.match(ok.headers.get('x-request-id') ?? '', /^req_[0-9a-f]{24}$/);
+    const missing = await api('/v1/nope');
+    assert.equal(missing.status, 404);
+    assert.match(missing.headers.get('x-request-id') ?? '', /^req_/);
+    assert.notEqual(missing.headers.get('x-request-id'), ok.headers.get('x-request-id'));
   });
 
   it('lists runs by status and serves its OpenAPI document', async () => {

@@ -149,7 +149,7 @@ const CANCEL_SPEC = {
   details: 'A run driven elsewhere is ended by the process that drives it. Exit code 0 once it is cancelled.',
   flags: {
     ...WHERE_FLAGS,
-    reason: { ...REASON_FLAG, description: 'Why, recorded with the cancellation (local stores; a server records its own).', example: '--reason "wrong account"' },
+    reason: { ...REASON_FLAG, description: 'Why, recorded with the cancellation (on a local store or a server).', example: '--reason "wrong account"' },
   },
   examples: ['runs cancel run_01J…'],
 } as const satisfies CommandSpec;

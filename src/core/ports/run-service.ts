@@ -77,7 +77,8 @@ export interface RunService {
    * store) aborts model and tool calls in flight and ends it `cancelled`.
    * Cancelling a finished run → `conflict`.
    */
-  cancelRun(caller: Caller, runId: string): Promise<Run>;
+  /** `reason` is recorded with the cancellation (default: "cancelled by a client"). */
+  cancelRun(caller: Caller, runId: string, reason?: string): Promise<Run>;
   /** The caller's tools (of servers that are down too, marked unavailable) and each server's state. */
   listTools(caller: Caller): Promise<ToolsView>;
   /** Ready to take runs: store reachable, not shutting down, at least one tool server up when there are any. */

@@ -9,7 +9,7 @@ import { parseBooleanParam, readQuery } from '../query.ts';
 import { HttpError, sendJson } from '../respond.ts';
 import { parseFields, summarizeRun } from '../run-summary.ts';
 import { waitForFirstTurn, type FirstTurn } from '../wait-first-turn.ts';
-import { parseRunInputBody, parseStartRunBody, requestHash } from '../schemas.ts';
+import { parseCancelBody, parseRunInputBody, parseStartRunBody, requestHash } from '../schemas.ts';
 import type { RequestContext } from '../server-context.ts';
 import { runNotFound, streamRunEvents } from './events.ts';
 
@@ -102,9 +102,9 @@ export async function submitInput(ctx: RequestContext): Promise<void> {
 /** POST /v1/runs/{id}/cancel → 202 with the run; a finished run → 409. */
 export async function cancelRun(ctx: RequestContext): Promise<void> {
   readQuery(ctx.url, []);
-  // No body is needed; one that is sent must still be well-formed and within the limit.
-  await readJsonBody(ctx.req, { maxBytes: ctx.state.maxBodyBytes });
-  const run = await ctx.state.service.cancelRun(ctx.caller, ctx.params['id'] ?? '');
+  // No body is needed; one that is sent must be well-formed, within the limit, and at most a reason.
+  const reason = parseCancelBody(await readJsonBody(ctx.req, { maxBytes: ctx.state.maxBodyBytes }));
+  const run = await ctx.state.service.cancelRun(ctx.caller, ctx.params['id'] ?? '', reason);
   sendJson(ctx.res, 202, run);
 }
 
