@@ -5,7 +5,9 @@ import { apiKeysFromSettings } from '../app/api-keys.ts';
 import { DEFAULT_STORE, openStore } from '../app/open-store.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { resolveSettings, type Settings } from '../config/resolve-settings.ts';
-import { startHttpServer } from '../server/index.ts';
+import { startHttpServer, startMetricsServer } from '../server/index.ts';
+import { ToolgateMetrics } from '../app/metrics.ts';
+import type { RunEvent } from '../core/index.ts';
 import { EXIT, optionalString, parseFlags, usageError, type CliIO } from './cli-io.ts';
 import { DEMO_SCRIPT, DEMO_SERVER_ARGS } from './demo-command.ts';
 import { createServeLogger, resolveLogLevel } from './serve-logger.ts';
@@ -51,7 +53,10 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
   const concurrencyFlag = optionalString(values, 'concurrency');
   const concurrency = concurrencyFlag === undefined ? settings.server.concurrency : positive(concurrencyFlag, '--concurrency');
 
-  const store = await openStore(storeSpec, { cwd: io.cwd, ...(settings.server.sqliteSynchronous === undefined ? {} : { synchronous: settings.server.sqliteSynchronous }) });
+  const opened = await openStore(storeSpec, { cwd: io.cwd, ...(settings.server.sqliteSynchronous === undefined ? {} : { synchronous: settings.server.sqliteSynchronous }) });
+  // Metrics see what this process appends; the store they wrap times every append.
+  const metrics = new ToolgateMetrics({ store: opened });
+  const store = metrics.timeAppends(opened);
   const verbose = values['verbose'] === true;
   const toolgate = toolgateFrom(
     {
@@ -69,11 +74,23 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
     ...(concurrency === undefined ? {} : { concurrency }),
     ...(settings.server.queueLimit === undefined ? {} : { queueLimit: settings.server.queueLimit }),
     onError: (message) => logger.error(message),
-    onEvents: createRunLog({ logger, store, baseUrl: () => serverUrl, hasApiKeys: apiKeys.length > 0 }),
+    onEvents: observeBoth(createRunLog({ logger, store, baseUrl: () => serverUrl, hasApiKeys: apiKeys.length > 0 }), (events) => metrics.observe(events)),
   });
+  const metricsPort = settings.server.metricsPort;
+  let metricsServer: { url: string; close(): Promise<void> } | undefined;
   try {
     // Tool servers start before the port opens, in parallel: /readyz then tells the truth from the first request.
     const tools = await toolgate.connectTools({ timeoutMs: settings.server.toolStartTimeoutMs ?? DEFAULT_TOOL_START_TIMEOUT_MS });
+    if (metricsPort !== undefined) {
+      metricsServer = await startMetricsServer({ metrics: () => metrics.render(), host: settings.server.metricsHost ?? '127.0.0.1', port: metricsPort, log: ({ level, msg, ...fields }) => logger[level](fields, msg) }).catch(
+        (error: unknown) => {
+          const code = (error as { code?: unknown }).code;
+          if (code === 'EADDRINUSE') throw usageError(`server.metricsPort ${metricsPort} is already in use; choose another port (0 picks a free one)`);
+          throw error;
+        },
+      );
+      logger.info({ url: `${metricsServer.url}/metrics` }, 'metrics served on their own port');
+    }
     const http = await startHttpServer({
       service: manager,
       store,
@@ -86,6 +103,8 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
       ...(settings.server.sseHistoryTimeoutMs === undefined ? {} : { sseHistoryTimeoutMs: settings.server.sseHistoryTimeoutMs }),
       ...(settings.server.ssePollMs === undefined ? {} : { ssePollMs: settings.server.ssePollMs }),
       log: ({ level, msg, ...fields }) => logger[level](fields, msg),
+      metrics: () => metrics.render(),
+      ...(metricsServer === undefined ? {} : { metricsElsewhere: metricsServer.url }),
     }).catch((error: unknown) => {
       const code = (error as { code?: unknown }).code;
       if (code === 'EADDRINUSE') throw usageError(`port ${port} on ${host} is already in use; pass --port N (0 picks a free one) or stop the other process`);
@@ -93,6 +112,7 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
       throw error;
     });
     serverUrl = http.url;
+    metrics.sse = () => http.sseStats();
     const recovered = await manager.recover();
     io.stdout.write(`toolgate serving on ${http.url}  (store ${storeSpec}, model ${settings.model ?? 'none: pass "model" per run'})\n`);
     const summary = toolHealthSummary(tools);
@@ -111,11 +131,18 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
     await waitForStop(io.signal);
     logger.info('stopping: no new runs; letting running steps reach a safe point');
     const graceMs = settings.server.shutdownGraceMs ?? 10_000;
-    await Promise.all([http.close({ graceMs }), manager.shutdown({ graceMs })]);
+    await Promise.all([http.close({ graceMs }), manager.shutdown({ graceMs }), metricsServer?.close()]);
     return EXIT.ok;
   } finally {
     await toolgate.close();
   }
+}
+
+function observeBoth(a: (events: readonly RunEvent[]) => void, b: (events: readonly RunEvent[]) => void): (events: readonly RunEvent[]) => void {
+  return (events) => {
+    a(events);
+    b(events);
+  };
 }
 
 /** The demo: the power-exchange example and the scripted demo model, unless configured otherwise. */

@@ -144,6 +144,8 @@ export const configSchema = z.strictObject({
       shutdownGraceMs: z.number().int().min(0).optional(),
       toolStartTimeoutMs: z.number().int().min(100).max(600_000).optional(),
       toolRetryMaxDelayMs: z.number().int().min(100).max(3_600_000).optional(),
+      metricsPort: z.number().int().min(0).max(65535).optional(),
+      metricsHost: z.string().min(1).optional(),
     })
     .optional(),
 });

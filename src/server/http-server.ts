@@ -7,7 +7,7 @@ import { DEFAULT_MAX_BODY_BYTES } from './body.ts';
 import { HttpError, sendError } from './respond.ts';
 import { ROUTES } from './route-table.ts';
 import { matchRoute } from './router.ts';
-import type { HttpServerOptions, ServerState } from './server-context.ts';
+import type { HttpServerOptions, LogEntry, MetricsSource, ServerState, SseStats } from './server-context.ts';
 import { DEFAULT_SSE_HISTORY_TIMEOUT_MS, DEFAULT_SSE_POLL_MS } from './run-event-stream.ts';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_SSE_BUFFER_LIMIT, DEFAULT_SSE_IDLE_TIMEOUT_MS } from './sse-writer.ts';
 
@@ -31,6 +31,8 @@ export interface RunningHttpServer {
   /** e.g. "http://127.0.0.1:8787" */
   url: string;
   server: Server;
+  /** Open SSE streams and overflows so far (for metrics). */
+  sseStats(): SseStats;
   /** Stops accepting, ends SSE streams (clients resume with Last-Event-ID), waits up to graceMs for requests in flight. */
   close(options?: { graceMs?: number }): Promise<void>;
 }
@@ -66,7 +68,45 @@ export async function startHttpServer(options: StartHttpServerOptions): Promise<
     closing ??= shutdown({ server, state, idle, graceMs: closeOptions.graceMs ?? DEFAULT_CLOSE_GRACE_MS });
     return closing;
   };
-  return { url: `http://${hostPart}:${address.port}`, server, close };
+  return { url: `http://${hostPart}:${address.port}`, server, close, sseStats: () => ({ subscribers: state.streams.size, overflows: state.sseOverflows }) };
+}
+
+/**
+ * GET /metrics alone, on a port of its own (`server.metricsPort`): for a
+ * scraper on an internal network, without an API key. Anything else is 404.
+ */
+export async function startMetricsServer(options: { metrics: MetricsSource; host?: string; port: number; log?: (entry: LogEntry) => void }): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET' || path !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('only GET /metrics is served on this port\n');
+      return;
+    }
+    options.metrics().then(
+      ({ contentType, body }) => res.writeHead(200, { 'content-type': contentType }).end(body),
+      (error: unknown) => {
+        options.log?.({ level: 'error', msg: 'metrics could not be collected', error: String(error) });
+        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('metrics could not be collected\n');
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? DEFAULT_HOST, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${hostPart}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
 }
 
 /** True for names that only this machine can reach: localhost, 127.0.0.0/8, ::1. */
@@ -91,6 +131,9 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     log,
     streams: new Set(),
+    sseOverflows: 0,
+    metrics: options.metrics,
+    metricsElsewhere: options.metricsElsewhere,
     closing: false,
   };
   const authenticate = createAuthenticator(options.apiKeys);

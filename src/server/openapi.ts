@@ -325,6 +325,12 @@ const paths: Record<string, Record<string, Schema>> = {
   '/openapi.json': {
     get: { summary: 'This document', security: [], responses: { '200': json({ type: 'object' }, 'OpenAPI 3.1.') } },
   },
+  '/metrics': {
+    get: {
+      summary: 'Prometheus metrics (toolgate_*), in the text exposition format; behind an API key when the server has keys. 404 when server.metricsPort serves them on a port of their own',
+      responses: { '200': { description: 'text/plain; version=0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } }, '404': { description: 'served elsewhere, or not exported' } },
+    },
+  },
 };
 
 /** The OpenAPI 3.1 description of the runs API (served at /openapi.json). */

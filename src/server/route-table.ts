@@ -1,6 +1,6 @@
 import type { Route } from './router.ts';
 import { getRunEvents } from './routes/events.ts';
-import { healthz, listTools, openApi, readyz } from './routes/misc.ts';
+import { healthz, listTools, metrics, openApi, readyz } from './routes/misc.ts';
 import { cancelRun, createRun, getRun, listRuns, submitInput } from './routes/runs.ts';
 import type { RouteHandler } from './server-context.ts';
 
@@ -16,4 +16,5 @@ export const ROUTES: readonly Route<RouteHandler>[] = [
   { method: 'GET', path: '/healthz', auth: false, handler: healthz },
   { method: 'GET', path: '/readyz', auth: false, handler: readyz },
   { method: 'GET', path: '/openapi.json', auth: false, handler: openApi },
+  { method: 'GET', path: '/metrics', auth: true, handler: metrics },
 ];

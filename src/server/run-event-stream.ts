@@ -33,6 +33,8 @@ export interface RunEventStreamOptions {
   isFinished: () => Promise<boolean>;
   headers?: Record<string, string>;
   log?: StreamLog;
+  /** Told when the client read too slowly and got `overflow`. */
+  onOverflow?: () => void;
 }
 
 /**
@@ -76,6 +78,7 @@ export class RunEventStream {
       idleTimeoutMs: options.idleTimeoutMs,
       lastEventId: options.after,
       onOverflow: (lastEventId) => {
+        options.onOverflow?.();
         options.log?.({ level: 'warn', msg: 'SSE subscriber too slow: sent overflow', runId: options.runId, lastEventId });
         this.close();
       },

@@ -27,6 +27,18 @@ export interface HttpServerOptions {
    */
   ssePollMs?: number;
   log?: (entry: LogEntry) => void;
+  /** The Prometheus exposition (GET /metrics); absent: /metrics is 404. */
+  metrics?: MetricsSource | undefined;
+  /** Metrics are served on a port of their own: GET /metrics on the API port says where. */
+  metricsElsewhere?: string | undefined;
+}
+
+export type MetricsSource = () => Promise<{ contentType: string; body: string }>;
+
+/** Numbers about the SSE layer, for metrics. */
+export interface SseStats {
+  subscribers: number;
+  overflows: number;
 }
 
 /** Something open that a graceful shutdown must end (an SSE stream). */
@@ -47,6 +59,10 @@ export interface ServerState {
   log: (entry: LogEntry) => void;
   /** Open SSE streams, ended on shutdown. */
   streams: Set<Closable>;
+  /** SSE streams ended because the client read too slowly, since start. */
+  sseOverflows: number;
+  metrics: MetricsSource | undefined;
+  metricsElsewhere: string | undefined;
   closing: boolean;
 }
 

@@ -45,6 +45,9 @@ export async function streamRunEvents(
       return run === undefined || TERMINAL_RUN_STATUSES.has(run.status);
     },
     log: state.log,
+    onOverflow: () => {
+      state.sseOverflows++;
+    },
     ...(options.headers === undefined ? {} : { headers: options.headers }),
   });
   state.streams.add(stream);

@@ -1,4 +1,4 @@
-import type { Readiness } from '../../core/index.ts';
+import { ToolgateError, type Readiness } from '../../core/index.ts';
 import { readQuery } from '../query.ts';
 import { sendJson } from '../respond.ts';
 import type { RequestContext } from '../server-context.ts';
@@ -20,6 +20,16 @@ export async function listTools(ctx: RequestContext): Promise<void> {
     })),
     servers,
   });
+}
+
+/** GET /metrics: the Prometheus exposition, behind an API key when the server has keys. */
+export async function metrics(ctx: RequestContext): Promise<void> {
+  readQuery(ctx.url, []);
+  const { metrics: source, metricsElsewhere } = ctx.state;
+  if (metricsElsewhere !== undefined) throw new ToolgateError('not_found', `metrics are served on ${metricsElsewhere}/metrics (server.metricsPort)`);
+  if (source === undefined) throw new ToolgateError('not_found', 'this server exports no metrics');
+  const { contentType, body } = await source();
+  ctx.res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' }).end(body);
 }
 
 /** GET /healthz: the process answers. Says nothing about dependencies (that is /readyz). */

@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { draft, type RunEvent } from '../core/index.ts';
+import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
+import { MAX_LABEL_VALUES, ToolgateMetrics } from './metrics.ts';
+
+async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+}
+
+describe('ToolgateMetrics', () => {
+  it('bounds every label: past MAX_LABEL_VALUES tool names, calls are counted as "other"', async () => {
+    const store = new MemoryRunStore();
+    const metrics = new ToolgateMetrics({ store, processMetrics: false });
+    const run = await store.createRun({ input: 'x', model: 'm' });
+    const events: RunEvent[] = [];
+    for (let i = 0; i < MAX_LABEL_VALUES + 50; i++) {
+      const appended = await store.append(run.id, [
+        draft('gate_decision', { step: 1, toolCallId: `c${i}`, name: `made_up_${i}`, effect: 'read', decision: 'denied', normalisations: [], injected: [] }),
+      ]);
+      events.push(...appended);
+    }
+    metrics.observe(events);
+    await settle();
+    const text = (await metrics.render()).body;
+    const lines = text.split('\n').filter((l) => l.startsWith('toolgate_tool_calls_total{'));
+    assert.equal(lines.length, MAX_LABEL_VALUES + 1);
+    assert.match(text, /toolgate_tool_calls_total\{tool="other",effect="read",outcome="denied"\} 50/);
+  });
+
+  it('counts parse repairs by family and code, and retries by their first code', async () => {
+    const store = new MemoryRunStore();
+    const metrics = new ToolgateMetrics({ store, processMetrics: false });
+    const run = await store.createRun({ input: 'x', model: 'm' });
+    const events = await store.append(run.id, [
+      draft('assistant_message', { step: 1, text: '<tool_call>{"name": "a", "arguments": {,}}</tool_call>', toolCalls: [], finishReason: 'stop', latencyMs: 5, diagnostics: [{ code: 'repaired_json', message: 'trailing comma' }] }),
+      draft('parse_retry', { step: 1, attempt: 1, maxAttempts: 4, diagnostics: [{ code: 'unknown_tool', message: 'no tool a' }], feedback: 'f' }),
+    ]);
+    metrics.observe(events);
+    await settle();
+    const text = (await metrics.render()).body;
+    assert.match(text, /toolgate_parse_repairs_total\{family="text",code="repaired_json"\} 1/);
+    assert.match(text, /toolgate_parse_retries_total\{code="unknown_tool"\} 1/);
+    assert.match(text, /toolgate_model_call_duration_seconds_count\{model="m"\} 1/);
+  });
+});

@@ -1,0 +1,298 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Run, RunEvent, RunStore } from '../core/index.ts';
+import type { SseStats } from '../server/index.ts';
+
+/** Label values per label beyond this are counted as `other`: a model inventing tool names cannot grow the metrics without bound. */
+export const MAX_LABEL_VALUES = 200;
+/** Runs whose per-run state (labels, calls seen) is kept at once; the oldest is dropped beyond. */
+const MAX_TRACKED_RUNS = 10_000;
+/** Pages of waiting runs read per scrape (200 each). */
+const MAX_WAITING_PAGES = 25;
+/** A scrape's gauges share one read of the waiting runs. */
+const WAITING_READ_REUSE_MS = 500;
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+
+interface RunLabels {
+  tenant: string;
+  strategy: string;
+  model: string;
+  /** USD per million tokens, when the run's model has a price. */
+  price?: { inputPerMTok: number; outputPerMTok: number } | undefined;
+}
+
+interface TrackedRun {
+  labels: Promise<RunLabels>;
+  /** Each call's tool and effect, from its gate_decision. */
+  calls: Map<string, { tool: string; effect: string }>;
+  executed: Set<string>;
+  /** Events are applied in order, after the labels are known. */
+  chain: Promise<void>;
+}
+
+
+/**
+ * toolgate's Prometheus metrics, all named `toolgate_*`, fed by the events
+ * this process appends (runs, tool calls, model calls, tokens and cost, guard
+ * trips, parse repairs and retries) and read from the store at scrape time
+ * (runs waiting for a person). Labels are bounded: tenants, strategies,
+ * models, tools and codes — never run or call ids.
+ */
+export class ToolgateMetrics {
+  readonly registry = new Registry();
+  readonly #store: Pick<RunStore, 'getRun' | 'listRuns'>;
+  readonly #runs = new Map<string, TrackedRun>();
+  readonly #seen = new Map<string, Set<string>>();
+  #sse: () => SseStats = () => ({ subscribers: 0, overflows: 0 });
+  #waitingRead: { at: number; read: Promise<Record<'approval' | 'escalated', { count: number; oldestSeconds: number }>> } | undefined;
+
+  readonly #runsStarted: Counter<'strategy' | 'tenant'>;
+  readonly #runsEnded: Counter<'status' | 'strategy' | 'tenant'>;
+  readonly #toolCalls: Counter<'tool' | 'effect' | 'outcome'>;
+  readonly #modelLatency: Histogram<'model'>;
+  readonly #toolLatency: Histogram<'tool'>;
+  readonly #tokens: Counter<'model' | 'direction'>;
+  readonly #cost: Counter<'model'>;
+  readonly #guardTrips: Counter<'code' | 'action'>;
+  readonly #parseRepairs: Counter<'family' | 'code'>;
+  readonly #parseRetries: Counter<'code'>;
+  readonly #storeAppend: Histogram;
+
+  constructor(options: { store: Pick<RunStore, 'getRun' | 'listRuns'>; processMetrics?: boolean }) {
+    this.#store = options.store;
+    const registers = [this.registry];
+    if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'toolgate_' });
+    this.#runsStarted = new Counter({ name: 'toolgate_runs_started_total', help: 'Runs started, by strategy and tenant', labelNames: ['strategy', 'tenant'], registers });
+    this.#runsEnded = new Counter({ name: 'toolgate_runs_total', help: 'Runs ended, by status (completed, failed, cancelled), strategy and tenant', labelNames: ['status', 'strategy', 'tenant'], registers });
+    this.#toolCalls = new Counter({
+      name: 'toolgate_tool_calls_total',
+      help: 'Tool calls by tool, effect (read, write) and outcome (ok, error, denied, invalid, approval, dry_run)',
+      labelNames: ['tool', 'effect', 'outcome'],
+      registers,
+    });
+    this.#modelLatency = new Histogram({ name: 'toolgate_model_call_duration_seconds', help: 'Model calls, by model', labelNames: ['model'], buckets: LATENCY_BUCKETS, registers });
+    this.#toolLatency = new Histogram({ name: 'toolgate_tool_call_duration_seconds', help: 'Tool calls that ran, by tool', labelNames: ['tool'], buckets: LATENCY_BUCKETS, registers });
+    this.#tokens = new Counter({ name: 'toolgate_tokens_total', help: 'Model tokens, by model and direction (input, output)', labelNames: ['model', 'direction'], registers });
+    this.#cost = new Counter({ name: 'toolgate_cost_usd_total', help: 'Model cost in US dollars at the configured prices, by model', labelNames: ['model'], registers });
+    this.#guardTrips = new Counter({ name: 'toolgate_guard_trips_total', help: 'Runtime guard trips, by code and action', labelNames: ['code', 'action'], registers });
+    this.#parseRepairs = new Counter({
+      name: 'toolgate_parse_repairs_total',
+      help: "What the parser repaired or rejected in model turns, by family (native calls or text) and diagnostic code",
+      labelNames: ['family', 'code'],
+      registers,
+    });
+    this.#parseRetries = new Counter({ name: 'toolgate_parse_retries_total', help: 'Model turns sent back with feedback, by the first diagnostic code', labelNames: ['code'], registers });
+    this.#storeAppend = new Histogram({ name: 'toolgate_store_append_duration_seconds', help: 'Appends to the run store', buckets: STORE_BUCKETS, registers });
+    const waiting: Gauge<'reason'> = new Gauge({
+      name: 'toolgate_runs_waiting',
+      help: 'Runs waiting for a person, by why (approval, escalated)',
+      labelNames: ['reason'],
+      registers,
+      collect: async () => {
+        const { approval, escalated } = await this.#waitingNow();
+        waiting.set({ reason: 'approval' }, approval.count);
+        waiting.set({ reason: 'escalated' }, escalated.count);
+      },
+    });
+    const oldest: Gauge<'reason'> = new Gauge({
+      name: 'toolgate_runs_waiting_oldest_seconds',
+      help: 'How long the oldest waiting run has waited, by why',
+      labelNames: ['reason'],
+      registers,
+      collect: async () => {
+        const { approval, escalated } = await this.#waitingNow();
+        oldest.set({ reason: 'approval' }, approval.oldestSeconds);
+        oldest.set({ reason: 'escalated' }, escalated.oldestSeconds);
+      },
+    });
+    const subscribers: Gauge = new Gauge({
+      name: 'toolgate_sse_subscribers',
+      help: 'Open SSE event streams',
+      registers,
+      collect: () => {
+        subscribers.set(this.#sse().subscribers);
+      },
+    });
+    const overflows: Gauge = new Gauge({
+      name: 'toolgate_sse_overflows',
+      help: 'SSE streams ended because their client read too slowly, since start',
+      registers,
+      collect: () => {
+        overflows.set(this.#sse().overflows);
+      },
+    });
+  }
+
+  /** Where SSE numbers come from (the HTTP server, once it runs). */
+  set sse(source: () => SseStats) {
+    this.#sse = source;
+  }
+
+  /** The exposition text and its content type. */
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  /** A store whose appends are timed; everything else is the store itself. */
+  timeAppends<S extends RunStore>(store: S): S {
+    const histogram = this.#storeAppend;
+    return new Proxy(store, {
+      get(target, prop, receiver) {
+        const value: unknown = Reflect.get(target, prop, receiver);
+        if (typeof value !== 'function') return value;
+        if (prop !== 'append') return (value as (...args: unknown[]) => unknown).bind(target);
+        return async (...args: unknown[]) => {
+          const stop = histogram.startTimer();
+          try {
+            return await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          } finally {
+            stop();
+          }
+        };
+      },
+    });
+  }
+
+  /** Feeds events (of one or several runs, each run's in order). */
+  observe(events: readonly RunEvent[]): void {
+    for (const event of events) {
+      const run = this.#track(event.runId);
+      run.chain = run.chain.then(async () => this.#apply(event, run, await run.labels)).catch(() => undefined);
+      if (event.type === 'run_completed' || event.type === 'run_failed' || event.type === 'run_cancelled') {
+        void run.chain.then(() => this.#runs.delete(event.runId));
+      }
+    }
+  }
+
+  #track(runId: string): TrackedRun {
+    let run = this.#runs.get(runId);
+    if (run !== undefined) return run;
+    if (this.#runs.size >= MAX_TRACKED_RUNS) {
+      const oldest = this.#runs.keys().next().value;
+      if (oldest !== undefined) this.#runs.delete(oldest);
+    }
+    const labels = this.#store.getRun(runId).then(
+      (found) => labelsOf(found),
+      () => labelsOf(undefined),
+    );
+    run = { labels, calls: new Map(), executed: new Set(), chain: Promise.resolve() };
+    this.#runs.set(runId, run);
+    return run;
+  }
+
+  #apply(event: RunEvent, run: TrackedRun, labels: RunLabels): void {
+    const tenant = this.#bounded('tenant', labels.tenant);
+    const strategy = this.#bounded('strategy', labels.strategy);
+    switch (event.type) {
+      case 'run_started':
+        this.#runsStarted.inc({ strategy, tenant });
+        break;
+      case 'run_completed':
+      case 'run_failed':
+      case 'run_cancelled':
+        this.#runsEnded.inc({ status: event.type.slice('run_'.length), strategy, tenant });
+        break;
+      case 'assistant_message': {
+        const model = this.#bounded('model', labels.model);
+        this.#modelLatency.observe({ model }, event.data.latencyMs / 1000);
+        const usage = event.data.usage;
+        if (usage !== undefined) {
+          this.#tokens.inc({ model, direction: 'input' }, usage.promptTokens);
+          this.#tokens.inc({ model, direction: 'output' }, usage.completionTokens);
+          if (labels.price !== undefined) this.#cost.inc({ model }, (usage.promptTokens * labels.price.inputPerMTok + usage.completionTokens * labels.price.outputPerMTok) / 1_000_000);
+        }
+        const family = event.data.toolCalls.length > 0 ? 'native' : 'text';
+        for (const d of event.data.diagnostics ?? []) this.#parseRepairs.inc({ family, code: this.#bounded('code', d.code) });
+        break;
+      }
+      case 'parse_retry':
+        this.#parseRetries.inc({ code: this.#bounded('code', event.data.diagnostics[0]?.code ?? 'unknown') });
+        break;
+      case 'gate_decision': {
+        const tool = this.#bounded('tool', event.data.name);
+        run.calls.set(event.data.toolCallId, { tool, effect: event.data.effect });
+        const outcome = OUTCOME_OF_DECISION[event.data.decision];
+        if (outcome !== undefined) this.#toolCalls.inc({ tool, effect: event.data.effect, outcome });
+        break;
+      }
+      case 'tool_call':
+        run.executed.add(event.data.toolCallId);
+        break;
+      case 'tool_result': {
+        const call = run.calls.get(event.data.toolCallId);
+        if (run.executed.delete(event.data.toolCallId)) {
+          const tool = call?.tool ?? this.#bounded('tool', event.data.name);
+          this.#toolCalls.inc({ tool, effect: call?.effect ?? 'unknown', outcome: event.data.ok ? 'ok' : 'error' });
+          this.#toolLatency.observe({ tool }, event.data.latencyMs / 1000);
+        } else if (call === undefined && event.data.error?.code === 'tool_not_found') {
+          // A tool the model made up: one label for all of them.
+          this.#toolCalls.inc({ tool: '(unknown)', effect: 'unknown', outcome: 'invalid' });
+        }
+        run.calls.delete(event.data.toolCallId);
+        break;
+      }
+      case 'guard_tripped':
+        this.#guardTrips.inc({ code: event.data.code, action: event.data.action });
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** The value, or `other` once a label has MAX_LABEL_VALUES values. */
+  #bounded(label: string, value: string): string {
+    let seen = this.#seen.get(label);
+    if (seen === undefined) {
+      seen = new Set();
+      this.#seen.set(label, seen);
+    }
+    if (seen.has(value)) return value;
+    if (seen.size >= MAX_LABEL_VALUES) return 'other';
+    seen.add(value);
+    return value;
+  }
+
+  /** One read of the waiting runs per scrape: both gauges collect at once and share it. */
+  #waitingNow(): Promise<Record<'approval' | 'escalated', { count: number; oldestSeconds: number }>> {
+    const now = Date.now();
+    if (this.#waitingRead === undefined || now - this.#waitingRead.at > WAITING_READ_REUSE_MS) {
+      const read = Promise.all([this.#waiting('waiting_approval'), this.#waiting('escalated')]).then(([approval, escalated]) => ({ approval, escalated }));
+      this.#waitingRead = { at: now, read };
+    }
+    return this.#waitingRead.read;
+  }
+
+  async #waiting(status: 'waiting_approval' | 'escalated'): Promise<{ count: number; oldestSeconds: number }> {
+    let count = 0;
+    let oldest: number | undefined;
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_WAITING_PAGES; page++) {
+      const result = await this.#store.listRuns({ status, limit: 200, ...(cursor === undefined ? {} : { cursor }) });
+      count += result.runs.length;
+      for (const run of result.runs) {
+        const since = Date.parse(run.updatedAt);
+        if (Number.isFinite(since)) oldest = oldest === undefined ? since : Math.min(oldest, since);
+      }
+      cursor = result.nextCursor;
+      if (cursor === undefined) break;
+    }
+    return { count, oldestSeconds: oldest === undefined ? 0 : Math.max(0, (Date.now() - oldest) / 1000) };
+  }
+}
+
+const OUTCOME_OF_DECISION: Partial<Record<string, string>> = {
+  denied: 'denied',
+  invalid: 'invalid',
+  approval_required: 'approval',
+  dry_run: 'dry_run',
+};
+
+function labelsOf(run: Run | undefined): RunLabels {
+  return {
+    tenant: run?.tenantId ?? '',
+    strategy: run?.settings?.strategy ?? 'react',
+    model: run?.model ?? 'unknown',
+    price: run?.settings?.price,
+  };
+}
