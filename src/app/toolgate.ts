@@ -22,6 +22,7 @@ import { settingsFrom } from '../orchestrator/run-agent.ts';
 import { RunEngine } from '../orchestrator/run-engine.ts';
 import type { RunEnvironment, RunHooks, ToolMode } from '../orchestrator/run-options.ts';
 import { strategyFor } from '../orchestrator/strategies/index.ts';
+import { activeTraceparent, checkTraceparent } from '../orchestrator/tracing.ts';
 import { sharedValidator, type Validator } from '../validation/index.ts';
 import { policyFromSettings } from './policy-from-settings.ts';
 import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
@@ -62,6 +63,8 @@ export interface RunRequest {
   toolMode?: ToolMode;
   /** Offer the built-in todo tools (default: config `todo.enabled`). */
   todo?: boolean;
+  /** A W3C traceparent the run's spans continue (default: the span active when the run is created, if any). */
+  traceparent?: string;
   threadId?: string;
   tenantId?: string;
   userId?: string;
@@ -237,8 +240,10 @@ export class Toolgate {
     const price = Object.entries(this.settings.prices)
       .filter(([pattern]) => matchModelPattern(pattern, model.id))
       .sort(([a], [b]) => b.replaceAll('*', '').length - a.replaceAll('*', '').length)[0]?.[1];
+    const traceparent = checkTraceparent(request.traceparent) ?? activeTraceparent();
     const settings: RunSettings = settingsFrom({
       ...this.settings,
+      ...(traceparent === undefined ? {} : { traceparent }),
       strategy,
       guard,
       plan: this.settings.plan,

@@ -97,6 +97,8 @@ export interface RunSettings {
   todo?: TodoSettings;
   /** Thread history is trimmed to this many tokens (estimated) before the run's first model call. */
   historyMaxTokens?: number;
+  /** The W3C traceparent the run was created under: its spans continue that trace, and MCP calls carry it on. */
+  traceparent?: string;
 }
 
 /** Limits the runtime guard enforces for a run (docs/strategies.md). Absent: no limit. */

@@ -18,6 +18,7 @@ import type { RunEnvironment } from './run-options.ts';
 import { strategyFor } from './strategies/index.ts';
 import { createStrategyContext } from './strategy-context.ts';
 import { withTodos } from './todo-tools.ts';
+import { startPassSpan, tracedModel, type PassTrace } from './tracing.ts';
 import { trimHistory } from './trim-history.ts';
 import { buildToolCatalog } from './tool-catalog.ts';
 import { transition, type AppendFn } from './transition.ts';
@@ -49,16 +50,31 @@ export type PassEnd = 'ended' | 'waiting' | 'paused' | 'lost';
  * store failure (or a lost lease) is left for the caller.
  */
 export async function drivePass(input: PassInput): Promise<PassEnd> {
-  const { run, state, settings, append } = input;
+  const { run, state } = input;
   if (state.terminal) return 'ended';
   // Still waiting for a decision: nothing to do until input arrives.
   if (state.status === 'waiting_approval' && (run.pendingApproval === undefined || !state.decisions.has(run.pendingApproval.toolCallId))) return 'waiting';
   // Escalated: waits for a person's message (which moves it back to running) or a cancel.
   if (state.status === 'escalated') return 'waiting';
+  const passTrace = startPassSpan(run);
+  let end: PassEnd = 'lost';
+  try {
+    end = await tracedPass(input, passTrace);
+    return end;
+  } finally {
+    const error = end === 'ended' && state.status === 'failed' ? (await input.store.getRun(run.id).catch(() => undefined))?.error : undefined;
+    passTrace.end({ status: end === 'ended' ? state.status : end, error });
+  }
+}
+
+async function tracedPass(input: PassInput, passTrace: PassTrace): Promise<PassEnd> {
+  const { run, state, settings, append } = input;
   const deltas = new DeltaBuffer({ append });
   let env: RunEnvironment | undefined;
   try {
-    const environment = await input.environment();
+    const given = await input.environment();
+    // Every model call of the pass is a `chat` span under the pass's span.
+    const environment: RunEnvironment = { ...given, model: tracedModel(given.model, passTrace) };
     env = environment;
     const { model } = environment;
     const todo = settings.todo?.enabled === true;
@@ -98,7 +114,7 @@ export async function drivePass(input: PassInput): Promise<PassEnd> {
     } else if (!ACTIVE_RUN_STATUSES.has(state.status)) {
       await transition(append, state, 'running', [], { patch: { pendingApproval: null } });
     }
-    const ctx = createStrategyContext({ pass: input, environment, catalog, prefix, callIndex, deltas, todo });
+    const ctx = createStrategyContext({ pass: input, environment, catalog, prefix, callIndex, deltas, todo, trace: passTrace });
     const outcome = await strategy.run(ctx);
     if (outcome.kind === 'completed') {
       await complete(input, env, outcome.output);

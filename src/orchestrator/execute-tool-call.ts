@@ -6,6 +6,7 @@ import type { ApprovalDecision } from './conversation-state.ts';
 import { prepareCall } from './prepare-call.ts';
 import { DEFAULT_TOOL_TIMEOUT_MS, type HookToolCall, type RunHooks } from './run-options.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
+import { startToolSpan, type PassTrace, type ToolTrace } from './tracing.ts';
 
 /** The `_meta` key MCP servers can use to deduplicate a retried call. */
 export const IDEMPOTENCY_META_KEY = 'toolgate/idempotency-key';
@@ -32,6 +33,10 @@ export interface ToolCallContext {
   untrusted?: readonly Provenance[];
   /** The guard's maxToolLatencyMs: a slower result is recorded `slow`. */
   maxToolLatencyMs?: number | undefined;
+  /** The pass's trace: each call gets an `execute_tool` span under it. */
+  trace?: PassTrace | undefined;
+  /** This call's span (set by executeToolCall). */
+  toolTrace?: ToolTrace | undefined;
   /** Runs toolgate's own tools (origin `builtin`, e.g. the todo tools) after the gate let them through. */
   builtin?: ((request: { name: string; arguments: JsonObject; toolCallId: string }) => Promise<ToolResult>) | undefined;
 }
@@ -92,6 +97,13 @@ type AllowedDecision = Extract<Decision, { kind: 'allowed' }>;
  * reached. Nothing here throws for bad input: the model gets the reason.
  */
 export async function executeToolCall(ctx: ToolCallContext, call: RawToolCall, approval?: ApprovalDecision): Promise<CallOutcome> {
+  const span = startToolSpan(ctx.trace, call, ctx.step);
+  const outcome = await gateAndAct({ ...ctx, toolTrace: span }, call, approval);
+  span.end(outcome.kind === 'done' ? outcome.result : { ok: false, error: { code: outcome.kind === 'pending' ? 'approval_required' : 'outcome_unknown', message: outcome.kind === 'pending' ? 'waits for a person' : outcome.detail } });
+  return outcome;
+}
+
+async function gateAndAct(ctx: ToolCallContext & { toolTrace: ToolTrace }, call: RawToolCall, approval: ApprovalDecision | undefined): Promise<CallOutcome> {
   const started = performance.now();
   let decision: Decision;
   try {
@@ -102,6 +114,7 @@ export async function executeToolCall(ctx: ToolCallContext, call: RawToolCall, a
     const message = `toolgate could not process this call to ${call.name}: ${error instanceof Error ? error.message : String(error)}`;
     return done(await recordResult(ctx, call, started, toolError('invalid_arguments', message)));
   }
+  ctx.toolTrace.decided(decision.kind, 'policy' in decision ? decision.policy.effect : 'unknown');
   return act(ctx, call, decision, started);
 }
 
@@ -172,6 +185,8 @@ async function act(ctx: ToolCallContext, call: RawToolCall, decision: Decision, 
 /** Commits the decision and the call, then reaches the tool and records what came back. */
 async function execute(ctx: ToolCallContext, call: RawToolCall, decision: AllowedDecision, started: number): Promise<CallOutcome> {
   const { tool, policy, arguments: args } = decision;
+  // The W3C trace context travels to the MCP server in `_meta`, as MCP's tracing proposal does.
+  const traceparent = ctx.toolTrace?.traceparent;
   // The decision and the call are committed together, before the tool is reached.
   await ctx.append([
     auditEvent(ctx, call, decision),
@@ -187,7 +202,7 @@ async function execute(ctx: ToolCallContext, call: RawToolCall, decision: Allowe
       name: call.name,
       arguments: args,
       timeoutMs: policy.timeoutMs ?? tool.timeoutMs ?? ctx.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
-      meta: { [IDEMPOTENCY_META_KEY]: `${ctx.runId}:${call.id}` },
+      meta: { [IDEMPOTENCY_META_KEY]: `${ctx.runId}:${call.id}`, ...(traceparent === undefined ? {} : { traceparent }) },
       invocation: {
         runId: ctx.runId,
         toolCallId: call.id,

@@ -51,5 +51,6 @@ export function settingsFrom(options: Partial<RunSettings>): RunSettings {
     ...(options.plan === undefined ? {} : { plan: options.plan }),
     ...(options.todo === undefined ? {} : { todo: options.todo }),
     ...(options.historyMaxTokens === undefined ? {} : { historyMaxTokens: options.historyMaxTokens }),
+    ...(options.traceparent === undefined ? {} : { traceparent: options.traceparent }),
   };
 }

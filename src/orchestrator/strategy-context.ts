@@ -13,6 +13,7 @@ import { runSideCall } from './side-call.ts';
 import type { Checkpoint, GateFn, StrategyContext, StrategyOutcome, TurnOptions } from './strategies/index.ts';
 import { TODO_REMINDER, runTodoTool } from './todo-tools.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
+import type { PassTrace } from './tracing.ts';
 import { transition } from './transition.ts';
 
 export interface StrategyContextInput {
@@ -26,6 +27,8 @@ export interface StrategyContextInput {
   deltas: DeltaBuffer;
   /** The todo tools are offered. */
   todo: boolean;
+  /** The pass's span: tool calls get theirs under it. */
+  trace: PassTrace;
 }
 
 /**
@@ -34,7 +37,7 @@ export interface StrategyContextInput {
  * checkpoint. Everything it records goes through the pass's fenced append.
  */
 export function createStrategyContext(args: StrategyContextInput): StrategyContext {
-  const { pass: input, environment: env, catalog, prefix, callIndex, deltas, todo } = args;
+  const { pass: input, environment: env, catalog, prefix, callIndex, deltas, todo, trace } = args;
   const { run, state, settings, append } = input;
   const { model, tools } = env;
   const validator = env.validator ?? sharedValidator();
@@ -56,6 +59,7 @@ export function createStrategyContext(args: StrategyContextInput): StrategyConte
     toolTimeoutMs: env.toolTimeoutMs,
     maxToolLatencyMs: settings.guard?.maxToolLatencyMs,
     builtin: todo ? (request) => runTodoTool(request, state, append) : undefined,
+    trace,
   };
   const gate: GateFn = (call, options) =>
     executeToolCall({ ...callContext, step: options.step, truncated: options.truncated === true, untrusted: untrustedBefore(state, options.step) }, call, options.approval);

@@ -24,6 +24,8 @@ export interface StartRunRequest {
   maxSteps?: number;
   /** Offer the built-in todo tools (default: the configured `todo.enabled`). */
   todo?: boolean;
+  /** The request's W3C `traceparent` header: the run's spans continue that trace. */
+  traceparent?: string;
 }
 
 export interface IdempotencyOptions {

@@ -3,6 +3,7 @@ import { ToolgateError } from '../../core/errors.ts';
 import type { IdempotencyOptions } from '../../core/ports/run-service.ts';
 import type { ListRunsQuery } from '../../core/ports/run-store.ts';
 import { RUN_STATUSES, type RunStatus } from '../../core/runs.ts';
+import { checkTraceparent } from '../../orchestrator/tracing.ts';
 import { readJsonBody } from '../body.ts';
 import { httpStatusFor } from '../http-status.ts';
 import { parseBooleanParam, readQuery } from '../query.ts';
@@ -34,6 +35,9 @@ export async function createRun(ctx: RequestContext): Promise<void> {
   const request = parseStartRunBody(await readJsonBody(ctx.req, { maxBytes: ctx.state.maxBodyBytes }));
   const key = idempotencyKey(ctx.req.headers);
   const idempotency: IdempotencyOptions | undefined = key === undefined ? undefined : { key, requestHash: requestHash(request) };
+  // After the hash: a retry of the same request comes with a trace context of its own. A malformed one is ignored (W3C).
+  const traceparent = traceparentHeader(ctx.req.headers);
+  if (traceparent !== undefined) request.traceparent = traceparent;
   const started = await ctx.state.service.startRun(ctx.caller, request, idempotency);
   const { created } = started;
   let run = started.run;
@@ -110,6 +114,12 @@ export async function cancelRun(ctx: RequestContext): Promise<void> {
 
 function runPath(runId: string): string {
   return `/v1/runs/${encodeURIComponent(runId)}`;
+}
+
+/** A well-formed W3C `traceparent` header, or undefined (a malformed one is ignored, as the spec says). */
+function traceparentHeader(headers: IncomingHttpHeaders): string | undefined {
+  const raw = headers['traceparent'];
+  return typeof raw === 'string' ? checkTraceparent(raw.trim().toLowerCase()) : undefined;
 }
 
 function idempotencyKey(headers: IncomingHttpHeaders): string | undefined {
