@@ -70,6 +70,8 @@ export interface CreateToolgateOptions {
   todo?: { enabled?: boolean; remindAfter?: number };
   /** Thread history is trimmed to `maxTokens` (estimated) before a run, oldest tool outputs shortened first. */
   threads?: { maxTokens?: number };
+  /** `evalResults`: a `toolgate eval --out` report the auto strategy routes by (docs/eval.md). */
+  router?: { evalResults?: string };
   /** How long a process owns a run it drives before another may take it over (docs/decisions/0005). */
   leaseMs?: number;
   /** Where relative paths resolve: the SQLite file, scripted models, spawned servers. Default: the working directory. */
@@ -103,6 +105,7 @@ export function toolgateOptionsFromSettings(settings: Settings): CreateToolgateO
     todo: settings.todo,
   };
   if (settings.historyMaxTokens !== undefined) options.threads = { maxTokens: settings.historyMaxTokens };
+  if (settings.routerEvalResults !== undefined) options.router = { evalResults: settings.routerEvalResults };
   if (settings.model !== undefined) options.model = settings.model;
   if (settings.models !== undefined) options.models = settings.models;
   if (settings.systemPrompt !== undefined) options.systemPrompt = settings.systemPrompt;
@@ -134,6 +137,7 @@ export function settingsFromOptions(options: CreateToolgateOptions, servers: Rec
     todo: { enabled: options.todo?.enabled ?? false, remindAfter: options.todo?.remindAfter ?? DEFAULT_TODO_REMIND_AFTER },
   };
   settings.historyMaxTokens = options.threads?.maxTokens ?? DEFAULT_HISTORY_MAX_TOKENS;
+  if (options.router?.evalResults !== undefined) settings.routerEvalResults = options.router.evalResults;
   if (model !== undefined) settings.model = model;
   if (options.models !== undefined) settings.models = options.models;
   if (policy.redact !== undefined) settings.redact = policy.redact;

@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 import {
   DEFAULT_STRATEGY,
   ToolgateError,
@@ -29,6 +30,7 @@ import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
 import { McpToolSource } from '../tools/mcp/mcp-tool-source.ts';
 import { ToolRegistry, type RetryOptions } from '../tools/tool-registry.ts';
 import { createModel } from './create-model.ts';
+import { RouterEvidenceFile } from './router-evidence.ts';
 
 export interface ToolgateOptions {
   /** Resolved configuration (config file, environment, flags). Default: no tool servers, no model, the defaults. */
@@ -105,6 +107,7 @@ export class Toolgate {
   readonly tools: ToolRegistry;
   readonly #options: ToolgateOptions;
   readonly #models = new Map<string, Promise<ModelAdapter>>();
+  readonly #evidence: RouterEvidenceFile | undefined;
   readonly policy: Policy;
   readonly validator: Validator = sharedValidator();
   /** The one owner of runs' lives in this process (see RunEngine). */
@@ -128,6 +131,7 @@ export class Toolgate {
       ...(options.onToolHealth === undefined ? {} : { onHealthChange: options.onToolHealth }),
     });
     this.policy = policyFromSettings(this.settings);
+    this.#evidence = this.settings.routerEvalResults === undefined ? undefined : new RouterEvidenceFile(resolve(options.cwd ?? process.cwd(), this.settings.routerEvalResults));
     this.engine = new RunEngine({
       store: this.store,
       owner: options.owner ?? `${hostname()}/${process.pid}/${newId('engine')}`,
@@ -140,7 +144,9 @@ export class Toolgate {
   /** The adapters and process configuration runs are driven with. */
   async environment(run: Run): Promise<RunEnvironment> {
     const settings = this.settings;
+    const evidence = this.#evidence?.read();
     return {
+      ...(evidence === undefined ? {} : { routerEvidence: evidence }),
       model: await this.model(run.model),
       tools: this.tools,
       policy: this.policy,

@@ -6,6 +6,7 @@ import { SERVE_SPEC } from './specs/serve-spec.ts';
 import { TOOLS_SPEC } from './specs/tools-spec.ts';
 import { PARSE_SPEC } from './specs/parse-spec.ts';
 import { DEMO_SPEC } from './specs/demo-spec.ts';
+import { EVAL_SPEC } from './specs/eval-spec.ts';
 
 export type CommandMain = (args: readonly string[], io: CliIO) => Promise<number>;
 
@@ -22,4 +23,5 @@ export const COMMANDS: readonly Command[] = [
   { spec: TOOLS_SPEC, load: async () => (await import('./tools-command.ts')).toolsCommand },
   { spec: PARSE_SPEC, load: async () => (await import('./parse-command.ts')).parseCommand },
   { spec: DEMO_SPEC, load: async () => (await import('./demo-command.ts')).demoCommand },
+  { spec: EVAL_SPEC, load: async () => (await import('./eval-command.ts')).evalCommand },
 ];

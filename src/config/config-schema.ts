@@ -118,6 +118,12 @@ export const configSchema = z.strictObject({
       maxTokens: z.number().int().min(100).optional(),
     })
     .optional(),
+  router: z
+    .strictObject({
+      /** A `toolgate eval --out` report: the auto strategy prefers, per intent, the strategy that passed best. */
+      evalResults: z.string().min(1).optional(),
+    })
+    .optional(),
   systemPrompt: z.string().optional(),
   toolTimeoutMs: z.number().int().positive().optional(),
   stream: z.boolean().optional(),

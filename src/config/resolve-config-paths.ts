@@ -49,6 +49,8 @@ export function resolveConfigPaths(options: ResolveConfigPathsOptions): Toolgate
       Object.entries(config.tenants).map(([id, rule]) => [id, rule.models === undefined ? rule : { ...rule, models: rule.models.map(modelId) }]),
     );
   }
+  const evalResults = config.router?.evalResults;
+  if (evalResults !== undefined) resolved.router = { ...config.router, evalResults: resolveFile(evalResults, dir) };
   return resolved;
 }
 

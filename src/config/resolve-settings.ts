@@ -77,6 +77,8 @@ export interface Settings {
   todo: TodoSettings;
   /** Thread history is trimmed to this many tokens (estimated). */
   historyMaxTokens?: number;
+  /** The eval report the auto strategy's router reads (an absolute path once resolved). */
+  routerEvalResults?: string;
 }
 
 
@@ -129,6 +131,7 @@ export function resolveSettings(config: ToolgateConfig, flags: SettingsFlags = {
     todo: { enabled: flags.todo ?? config.todo?.enabled ?? false, remindAfter: config.todo?.remindAfter ?? DEFAULT_TODO_REMIND_AFTER },
   };
   settings.historyMaxTokens = config.threads?.maxTokens ?? DEFAULT_HISTORY_MAX_TOKENS;
+  if (config.router?.evalResults !== undefined) settings.routerEvalResults = config.router.evalResults;
   if (config.redact !== undefined) settings.redact = config.redact;
   if (config.models !== undefined) settings.models = config.models;
   if (model !== undefined) settings.model = model;

@@ -169,8 +169,14 @@ export interface RunEventDataMap {
   };
   /** The `auto` strategy's choice for this run. */
   intent_routed: {
-    route: 'answer' | 'react' | 'plan';
+    /** `reflect` only when eval evidence chose it. */
+    route: 'answer' | 'react' | 'plan' | 'reflect';
     reason: string;
+    /**
+     * The eval results that chose the strategy (router.evalResults): the
+     * request's intent class and the pass rates the choice was made from.
+     */
+    evidence?: { source: string; intent: string; strategy: string; passRate: number; avgCostUsd: number; runs: number; compared: { strategy: string; passRate: number; avgCostUsd: number }[] };
     /** `signals`: decided from the request alone; `model`: a short model call decided. */
     by: 'signals' | 'model';
     signals: { toolsMentioned: string[]; changeVerbs: string[]; steps: number; chars: number };

@@ -123,6 +123,13 @@ export interface ModelPrice {
   outputPerMTok: number;
 }
 
+/** What an eval report says about strategies per kind of request (`toolgate eval --out`), for the auto router. */
+export interface RouterEvidence {
+  /** Where it was read from. */
+  source: string;
+  byIntent: { intent: 'answer' | 'lookup' | 'change'; strategy: StrategyName; passRate: number; avgCostUsd: number; runs: number }[];
+}
+
 export interface PlanSettings {
   /** One approval for the whole plan (`plan`, default) or one per step that needs it (`step`). */
   approval: 'plan' | 'step';

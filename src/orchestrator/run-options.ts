@@ -1,4 +1,4 @@
-import type { JsonObject, Message, ModelAdapter, Run, RunStore, StrategyName, ToolResult, ToolSource, ToolSpec } from '../core/index.ts';
+import type { JsonObject, Message, ModelAdapter, RouterEvidence, Run, RunStore, StrategyName, ToolResult, ToolSource, ToolSpec } from '../core/index.ts';
 import type { Policy, ToolEffect } from '../gate/index.ts';
 import type { Validator } from '../validation/index.ts';
 
@@ -79,6 +79,8 @@ export interface RunEnvironment {
   /** Key patterns whose values are redacted in events (default: password, token, secret, apiKey, authorization). */
   redact?: readonly string[] | undefined;
   toolTimeoutMs?: number | undefined;
+  /** Eval results the auto strategy routes by (router.evalResults). */
+  routerEvidence?: RouterEvidence | undefined;
 }
 
 /** Everything a run needs. Adapters are injected here; the orchestrator never imports them. */

@@ -123,6 +123,7 @@ export function createStrategyContext(args: StrategyContextInput): StrategyConte
       return mode();
     },
     prefix,
+    routerEvidence: env.routerEvidence,
     gate,
     modelTurn,
     sideCall: (request) => runSideCall({ model, state, catalog, append, signal: input.signal, callIndex, mode: mode() }, request),

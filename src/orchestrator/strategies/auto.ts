@@ -1,4 +1,4 @@
-import { draft, isJsonObject } from '../../core/index.ts';
+import { draft, isJsonObject, type RouterEvidence, type RunEventDataMap } from '../../core/index.ts';
 import { planLoop } from './plan.ts';
 import { reactLoop } from './react.ts';
 import { routeBySignals, routeSignals, type Route } from './route-signals.ts';
@@ -21,6 +21,8 @@ export const auto: Strategy = {
         return answer(ctx);
       case 'plan':
         return planLoop(ctx);
+      case 'reflect':
+        return reactLoop(ctx, { reflect: true });
       default:
         return reactLoop(ctx, { reflect: false });
     }
@@ -32,7 +34,7 @@ async function route(ctx: StrategyContext): Promise<void> {
   const signals = routeSignals(ctx.input, names);
   const bySignals = routeBySignals(signals, { tools: names.length, writeTools: ctx.writeTools.size, input: ctx.input });
   if (bySignals !== undefined) {
-    await ctx.record([draft('intent_routed', { ...bySignals, by: 'signals', signals })]);
+    await ctx.record([draft('intent_routed', withEvidence(ctx, { ...bySignals, by: 'signals', signals }))]);
     return;
   }
   const cp = await ctx.checkpoint();
@@ -66,7 +68,42 @@ async function route(ctx: StrategyContext): Promise<void> {
       : typeof given === 'string' && given.trim() !== ''
         ? given.trim().slice(0, 500)
         : `the model chose ${chosen}`;
-  await ctx.record([draft('intent_routed', { route: chosen ?? 'react', reason, by: 'model', signals })]);
+  await ctx.record([draft('intent_routed', withEvidence(ctx, { route: chosen ?? 'react', reason, by: 'model', signals }))]);
+}
+
+type Routed = RunEventDataMap['intent_routed'];
+const INTENT_OF: Record<Routed['route'], RouterEvidence['byIntent'][number]['intent']> = { answer: 'answer', react: 'lookup', reflect: 'lookup', plan: 'change' };
+const ROUTE_OF: Partial<Record<string, Routed['route']>> = { react: 'react', plan: 'plan', reflect: 'reflect' };
+
+/**
+ * The route, replaced by what the eval results say works best for this kind
+ * of request: the strategy with the highest pass rate among those within the
+ * run's cost budget (the cheaper on a tie). Without results for the intent,
+ * the route stands.
+ */
+function withEvidence(ctx: StrategyContext, routed: Routed): Routed {
+  const evidence = ctx.routerEvidence;
+  if (evidence === undefined) return routed;
+  const intent = INTENT_OF[routed.route];
+  const budget = ctx.settings.guard?.maxCostUsd;
+  const candidates = evidence.byIntent.filter((e) => e.intent === intent && e.runs > 0 && ROUTE_OF[e.strategy] !== undefined && (budget === undefined || e.avgCostUsd <= budget));
+  const best = [...candidates].sort((a, b) => b.passRate - a.passRate || a.avgCostUsd - b.avgCostUsd)[0];
+  const route = best === undefined ? undefined : ROUTE_OF[best.strategy];
+  if (best === undefined || route === undefined) return routed;
+  return {
+    ...routed,
+    route,
+    reason: `${routed.reason}; for ${intent} requests the eval results favour ${best.strategy} (${Math.round(best.passRate * 100)}% of ${best.runs} runs passed)`,
+    evidence: {
+      source: evidence.source,
+      intent,
+      strategy: best.strategy,
+      passRate: best.passRate,
+      avgCostUsd: best.avgCostUsd,
+      runs: best.runs,
+      compared: candidates.map((c) => ({ strategy: c.strategy, passRate: c.passRate, avgCostUsd: c.avgCostUsd })),
+    },
+  };
 }
 
 /** A plain answer: one model turn with no tools offered. */

@@ -1,4 +1,4 @@
-import type { EventDraft, JsonObject, Message, ModelToolDefinition, RawToolCall, RunPatch, RunSettings, RunStatus, StrategyName } from '../../core/index.ts';
+import type { EventDraft, JsonObject, Message, ModelToolDefinition, RawToolCall, RouterEvidence, RunPatch, RunSettings, RunStatus, StrategyName } from '../../core/index.ts';
 import type { ApprovalDecision, ConversationState } from '../conversation-state.ts';
 import type { CallOutcome, CallPreview } from '../execute-tool-call.ts';
 import type { TurnOutcome } from '../finish-turn.ts';
@@ -62,6 +62,8 @@ export interface StrategyContext {
   readonly mode: 'native' | 'prompted';
   /** System prompt and thread history, before the run's own messages. */
   readonly prefix: readonly Message[];
+  /** Eval results the auto router may route by. */
+  readonly routerEvidence?: RouterEvidence | undefined;
   /** One model step (parse feedback rounds included); its events are recorded. */
   modelTurn(options?: TurnOptions): Promise<ModelTurnResult>;
   /** A model call beside the conversation (a plan, a critique, a route), recorded with its purpose. */
