@@ -39,7 +39,7 @@ describe('ToolgateMetrics', () => {
     metrics.observe(events);
     await settle();
     const text = (await metrics.render()).body;
-    assert.match(text, /toolgate_parse_repairs_total\{family="text",code="repaired_json"\} 1/);
+    assert.match(text, /toolgate_parse_repairs_total\{family="hermes",code="repaired_json"\} 1/);
     assert.match(text, /toolgate_parse_retries_total\{code="unknown_tool"\} 1/);
     assert.match(text, /toolgate_model_call_duration_seconds_count\{model="m"\} 1/);
   });

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Run, RunEvent, RunStore } from '../core/index.ts';
+import { envelopeFamily } from '../parsing/index.ts';
 import type { SseStats } from '../server/index.ts';
 
 /** Label values per label beyond this are counted as `other`: a model inventing tool names cannot grow the metrics without bound. */
@@ -78,7 +79,7 @@ export class ToolgateMetrics {
     this.#guardTrips = new Counter({ name: 'toolgate_guard_trips_total', help: 'Runtime guard trips, by code and action', labelNames: ['code', 'action'], registers });
     this.#parseRepairs = new Counter({
       name: 'toolgate_parse_repairs_total',
-      help: "What the parser repaired or rejected in model turns, by family (native calls or text) and diagnostic code",
+      help: 'What the parser repaired or rejected in model turns, by family (native calls, or the text format: hermes, mistral, deepseek, …) and diagnostic code',
       labelNames: ['family', 'code'],
       registers,
     });
@@ -202,7 +203,7 @@ export class ToolgateMetrics {
           this.#tokens.inc({ model, direction: 'output' }, usage.completionTokens);
           if (labels.price !== undefined) this.#cost.inc({ model }, (usage.promptTokens * labels.price.inputPerMTok + usage.completionTokens * labels.price.outputPerMTok) / 1_000_000);
         }
-        const family = event.data.toolCalls.length > 0 ? 'native' : 'text';
+        const family = event.data.toolCalls.length > 0 ? 'native' : envelopeFamily(event.data.text);
         for (const d of event.data.diagnostics ?? []) this.#parseRepairs.inc({ family, code: this.#bounded('code', d.code) });
         break;
       }

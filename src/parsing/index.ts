@@ -35,6 +35,7 @@ export { typeBySchema } from './type-by-schema.ts';
 export type { SchemaTypingChange, SchemaTypingResult } from './type-by-schema.ts';
 export { createStreamFilter } from './stream-filter.ts';
 export { withoutReasoning } from './envelopes/think.ts';
+export { envelopeFamily } from './envelope-family.ts';
 export type { StreamFilter, StreamFilterOptions } from './stream-filter.ts';
 export { renderToolPrompt, toolCallJsonSchema, TOOL_CALL_FORMAT } from './tool-prompt.ts';
 export type { PromptTool, ToolCallSchemaOptions, ToolPromptOptions } from './tool-prompt.ts';
