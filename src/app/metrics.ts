@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Run, RunEvent, RunStore } from '../core/index.ts';
+import { costOf, type Run, type RunEvent, type RunStore } from '../core/index.ts';
 import { envelopeFamily } from '../parsing/index.ts';
 import type { SseStats } from '../server/index.ts';
 
@@ -138,19 +138,29 @@ export class ToolgateMetrics {
   /** A store whose appends are timed; everything else is the store itself. */
   timeAppends<S extends RunStore>(store: S): S {
     const histogram = this.#storeAppend;
+    // Bound once per method, not on every call: the store is on every run's path.
+    const bound = new Map<PropertyKey, unknown>();
     return new Proxy(store, {
       get(target, prop, receiver) {
         const value: unknown = Reflect.get(target, prop, receiver);
         if (typeof value !== 'function') return value;
-        if (prop !== 'append') return (value as (...args: unknown[]) => unknown).bind(target);
-        return async (...args: unknown[]) => {
-          const stop = histogram.startTimer();
-          try {
-            return await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-          } finally {
-            stop();
-          }
-        };
+        let fn = bound.get(prop);
+        if (fn === undefined) {
+          const method = value as (...args: unknown[]) => unknown;
+          fn =
+            prop === 'append'
+              ? async (...args: unknown[]) => {
+                  const stop = histogram.startTimer();
+                  try {
+                    return await method.apply(target, args);
+                  } finally {
+                    stop();
+                  }
+                }
+              : method.bind(target);
+          bound.set(prop, fn);
+        }
+        return fn;
       },
     });
   }
@@ -201,7 +211,7 @@ export class ToolgateMetrics {
         if (usage !== undefined) {
           this.#tokens.inc({ model, direction: 'input' }, usage.promptTokens);
           this.#tokens.inc({ model, direction: 'output' }, usage.completionTokens);
-          if (labels.price !== undefined) this.#cost.inc({ model }, (usage.promptTokens * labels.price.inputPerMTok + usage.completionTokens * labels.price.outputPerMTok) / 1_000_000);
+          if (labels.price !== undefined) this.#cost.inc({ model }, costOf(usage, labels.price));
         }
         const family = event.data.toolCalls.length > 0 ? 'native' : envelopeFamily(event.data.text);
         for (const d of event.data.diagnostics ?? []) this.#parseRepairs.inc({ family, code: this.#bounded('code', d.code) });

@@ -52,7 +52,8 @@ export function parseConfig(raw: unknown, options: { source?: string; env?: Read
   return result.data;
 }
 
-function readConfigFile(file: string): unknown {
+/** A YAML or JSON file (by its extension), parsed; a syntax error is config_invalid naming the file. */
+export function readConfigFile(file: string): unknown {
   const text = readFileSync(file, 'utf8');
   if (file.endsWith('.json')) {
     try {

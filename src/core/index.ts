@@ -13,4 +13,5 @@ export * from './defaults.ts';
 export * from './json-shape.ts';
 export * from './json-syntax-error.ts';
 export * from './closest-name.ts';
+export * from './escape-regexp.ts';
 export * from './sse-parser.ts';

@@ -9,6 +9,7 @@ import {
   type ModelRequest,
   type ModelResponse,
   type RawToolCall,
+  type RunEventDataMap,
 } from '../core/index.ts';
 import { CALL_FAILURE_CODES, createStreamFilter, extractMessageDetailed, formatParseFeedback, renderToolPrompt, toolCallJsonSchema, withoutReasoning, type ParseDiagnostic } from '../parsing/index.ts';
 import type { ConversationState } from './conversation-state.ts';
@@ -144,15 +145,7 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
     await input.append(
       [
         draft('assistant_message', {
-          step,
-          text: response.text,
-          ...(response.reasoning === undefined ? {} : { reasoning: response.reasoning }),
-          toolCalls: response.toolCalls,
-          finishReason: response.finishReason,
-          latencyMs: Math.round(performance.now() - started),
-          toolMode: mode,
-          attempt,
-          ...(response.usage === undefined ? {} : { usage: response.usage }),
+          ...assistantMessageData(response, { step, started, mode, attempt }),
           ...(content !== response.text ? { content } : {}),
           ...(calls.length > 0 ? { calls } : {}),
           ...(diagnostics.length > 0 ? { diagnostics } : {}),
@@ -170,6 +163,24 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
     const feedback = formatParseFeedback({ diagnostics: failures, text: response.text, tools: toolNames, attempt, maxAttempts: input.parseRetries + 1 });
     await input.append([draft('parse_retry', { step, attempt, maxAttempts: input.parseRetries + 1, diagnostics: failures.map((d) => ({ code: d.code, message: d.message })), feedback })]);
   }
+}
+
+/** What every assistant_message records of a model response (a turn's or a strategy's side call). */
+export function assistantMessageData(
+  response: ModelResponse,
+  turn: { step: number; started: number; mode: 'native' | 'prompted'; attempt: number },
+): RunEventDataMap['assistant_message'] {
+  return {
+    step: turn.step,
+    text: response.text,
+    ...(response.reasoning === undefined ? {} : { reasoning: response.reasoning }),
+    toolCalls: response.toolCalls,
+    finishReason: response.finishReason,
+    latencyMs: Math.round(performance.now() - turn.started),
+    toolMode: turn.mode,
+    attempt: turn.attempt,
+    ...(response.usage === undefined ? {} : { usage: response.usage }),
+  };
 }
 
 /** The prompted-mode system prompt and output schema, rendered once per run's catalog. */

@@ -1,4 +1,5 @@
-import type { JsonObject, JsonValue, RawToolCall } from '../core/index.ts';
+import type { RawToolCall } from '../core/index.ts';
+import { stableStringify } from '../validation/index.ts';
 import type { ConversationState } from './conversation-state.ts';
 
 /** Active time of the run so far, in ms (time waiting for a person excluded). */
@@ -13,22 +14,12 @@ export function activeTime(state: ConversationState, now = Date.now()): number {
  */
 export function callKey(call: Pick<RawToolCall, 'name' | 'arguments'>): string | undefined {
   try {
-    return `${call.name}\u0000${stableJson(JSON.parse(call.arguments) as JsonValue)}`;
+    return `${call.name}\u0000${stableStringify(JSON.parse(call.arguments))}`;
   } catch {
     return undefined;
   }
 }
 
-function stableJson(value: JsonValue): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stableJson((value as JsonObject)[k] as JsonValue)}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
 
 /** Counts the calls a model asked for, for loop detection. */
 export function countCalls(state: ConversationState, calls: readonly RawToolCall[], eventId: number): void {

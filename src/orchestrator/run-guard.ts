@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_REPEATS, type GuardCode, type GuardLimits, type RunSettings } from '../core/index.ts';
+import { DEFAULT_MAX_REPEATS, costOf, type GuardCode, type GuardLimits, type RunSettings } from '../core/index.ts';
 import { activeTime, type ConversationState } from './conversation-state.ts';
 
 
@@ -90,7 +90,7 @@ function checkLoop(state: ConversationState, guard: GuardLimits): GuardTrip | un
 export function runCost(state: ConversationState, settings: RunSettings): number | undefined {
   const price = settings.price;
   if (price === undefined) return undefined;
-  return (state.usage.promptTokens * price.inputPerMTok + state.usage.completionTokens * price.outputPerMTok) / 1_000_000;
+  return costOf(state.usage, price);
 }
 
 function round(usd: number): number {

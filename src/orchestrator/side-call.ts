@@ -1,6 +1,7 @@
 import { addUsage, draft, isJsonObject, type JsonObject, type JsonValue, type Message, type ModelAdapter, type ModelResponse, type RawToolCall } from '../core/index.ts';
 import { extractMessageDetailed, repairJson, withoutReasoning } from '../parsing/index.ts';
 import type { ConversationState } from './conversation-state.ts';
+import { assistantMessageData } from './model-turn.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
 import type { AppendFn } from './transition.ts';
 
@@ -61,16 +62,8 @@ export async function runSideCall(input: SideCallInput, request: SideCallRequest
   await input.append(
     [
       draft('assistant_message', {
-        step,
-        text: response.text,
-        ...(response.reasoning === undefined ? {} : { reasoning: response.reasoning }),
-        toolCalls: response.toolCalls,
-        finishReason: response.finishReason,
-        latencyMs: Math.round(performance.now() - started),
-        toolMode: input.mode,
-        attempt: 1,
+        ...assistantMessageData(response, { step, started, mode: input.mode, attempt: 1 }),
         purpose: request.purpose,
-        ...(response.usage === undefined ? {} : { usage: response.usage }),
         ...(calls.length > 0 ? { calls: calls.map((c, i): RawToolCall => ({ id: `${request.purpose}_${step}_${i + 1}`, name: c.name, arguments: c.arguments })) } : {}),
       }),
     ],

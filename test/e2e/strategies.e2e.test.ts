@@ -84,6 +84,11 @@ describe('strategies e2e: plan', () => {
     assert.equal(calls.length, 3);
     assert.deepEqual(calls.slice(2), ['placeOrder'], 'the write runs after both reads');
     assert.deepEqual(calls.slice(0, 2).sort(), ['getOrderBook', 'getUserWallet']);
+    // The two reads ran together: both were sent before either answered.
+    const readIds = new Set(ofType(log, 'tool_call').filter((e) => e.data.name !== 'placeOrder').map((e) => e.data.toolCallId));
+    const lastSent = Math.max(...log.filter((e) => e.type === 'tool_call' && readIds.has(e.data.toolCallId)).map((e) => e.id));
+    const firstAnswered = Math.min(...log.filter((e) => e.type === 'tool_result' && readIds.has(e.data.toolCallId)).map((e) => e.id));
+    assert.ok(lastSent < firstAnswered, 'reads next to each other run at the same time');
     assert.ok(ofType(log, 'tool_result').every((e) => e.data.ok));
     assert.deepEqual(statuses(log), ['planning', 'waiting_approval', 'running', 'executing', 'monitoring', 'completed']);
     assert.equal(mock.requests.length - first, 2, 'one plan call and one answer call');

@@ -1,11 +1,10 @@
-import { isJsonObject, type JsonValue, type Run, type RunEvent } from '../../core/index.ts';
+import { costOf, escapeRegExp, isJsonObject, type JsonValue, type Run, type RunEvent } from '../../core/index.ts';
 import type { EvalExpect } from './suite-schema.ts';
 
 /** What a run cost in US dollars at its model's price (0 without one). */
 export function runCost(run: Run): number {
   const price = run.settings?.price;
-  if (price === undefined) return 0;
-  return (run.usage.promptTokens * price.inputPerMTok + run.usage.completionTokens * price.outputPerMTok) / 1_000_000;
+  return price === undefined ? 0 : costOf(run.usage, price);
 }
 
 /**
@@ -65,6 +64,6 @@ function safeRegExp(source: string): RegExp {
     return new RegExp(source);
   } catch {
     // A pattern that is not one matches as plain text.
-    return new RegExp(source.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    return new RegExp(escapeRegExp(source));
   }
 }

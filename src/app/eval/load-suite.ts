@@ -1,8 +1,8 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { parseDocument } from 'yaml';
 import { ToolgateError } from '../../core/index.ts';
 import { formatConfigIssues } from '../../config/format-config-issues.ts';
+import { readConfigFile } from '../../config/load-config.ts';
 import { suiteSchema, type EvalSuite } from './suite-schema.ts';
 
 /** A suite is a handful of cases: a bigger file is a mistake (or not a suite). */
@@ -19,19 +19,7 @@ export function loadSuite(file: string): EvalSuite & { file: string } {
   const stat = statSync(path);
   if (!stat.isFile()) throw new ToolgateError('usage', `eval suite ${file} is not a file`);
   if (stat.size > MAX_SUITE_BYTES) throw new ToolgateError('usage', `eval suite ${file} is larger than ${MAX_SUITE_BYTES} bytes`);
-  const text = readFileSync(path, 'utf8');
-  let raw: unknown;
-  if (path.endsWith('.json')) {
-    try {
-      raw = JSON.parse(text) as unknown;
-    } catch (error) {
-      throw new ToolgateError('config_invalid', `${file}: not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  } else {
-    const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
-    if (doc.errors.length > 0) throw new ToolgateError('config_invalid', `${file}: not valid YAML: ${doc.errors[0]?.message ?? 'unknown error'}`);
-    raw = doc.toJS() as unknown;
-  }
+  const raw = readConfigFile(path);
   const result = suiteSchema.safeParse(raw);
   if (!result.success) throw new ToolgateError('config_invalid', formatConfigIssues({ source: file, issues: result.error.issues, schema: suiteSchema }));
   const suite = result.data;

@@ -12,7 +12,7 @@ export interface CaseResult {
   strategy: string;
   /** The model id the run used. */
   model: string;
-  /** The model as the report groups it: the id, or `scripted` for scripted models (one script per case). */
+  /** The model as the report groups it: the matrix model's id, or `scripted` for a case's own scripted models (one script per case). */
   modelLabel: string;
   /** 1, 2, … with `repeat`. */
   repeat: number;
@@ -47,11 +47,14 @@ export async function runEval(options: RunEvalOptions): Promise<CaseResult[]> {
   for (const evalCase of suite.cases) {
     for (const strategy of suite.matrix.strategies) {
       for (const matrixModel of models) {
-        const model = caseModel(evalCase, strategy) ?? matrixModel;
+        const own = caseModel(evalCase, strategy);
+        const model = own ?? matrixModel;
         if (model === undefined) throw new ToolgateError('usage', `case ${evalCase.name}: no model; name one in matrix.models, in the case, or with --model / model: in the config`);
         for (let n = 1; n <= repeat; n++) {
           if (options.signal?.aborted === true) return results;
-          const result = await runCase({ toolgate, evalCase, strategy, model, repeat: n, approvals: suite.approvals, suiteName: suite.description ?? '' });
+          // A case's own scripted model is one script among many: grouped as `scripted`. A matrix model is its own group.
+          const modelLabel = own !== undefined && own.startsWith('scripted:') ? 'scripted' : model;
+          const result = await runCase({ toolgate, evalCase, strategy, model, modelLabel, repeat: n, approvals: suite.approvals, suiteName: suite.description ?? '' });
           results.push(result);
           options.onResult?.(result);
         }
@@ -72,6 +75,7 @@ async function runCase(options: {
   evalCase: EvalCase;
   strategy: string;
   model: string;
+  modelLabel: string;
   repeat: number;
   approvals: 'approve' | 'reject';
   suiteName: string;
@@ -82,7 +86,7 @@ async function runCase(options: {
     ...(evalCase.intent === undefined ? {} : { intent: evalCase.intent }),
     strategy,
     model,
-    modelLabel: model.startsWith('scripted:') ? 'scripted' : model,
+    modelLabel: options.modelLabel,
     repeat: options.repeat,
   };
   const started = performance.now();

@@ -1,6 +1,7 @@
 import { draft, isJsonObject, type RouterEvidence, type RunEventDataMap } from '../../core/index.ts';
 import { planLoop } from './plan.ts';
 import { reactLoop } from './react.ts';
+import { safePoint } from './reflection.ts';
 import { routeBySignals, routeSignals, type Route } from './route-signals.ts';
 import type { Strategy, StrategyContext, StrategyOutcome } from './strategy.ts';
 
@@ -108,9 +109,8 @@ function withEvidence(ctx: StrategyContext, routed: Routed): Routed {
 
 /** A plain answer: one model turn with no tools offered. */
 async function answer(ctx: StrategyContext): Promise<StrategyOutcome> {
-  const cp = await ctx.checkpoint();
-  if (cp.kind === 'pause') return { kind: 'paused' };
-  if (cp.kind === 'end') return cp.outcome;
+  const point = await safePoint(ctx);
+  if (point !== 'go' && point !== 'reflected') return point;
   const turn = await ctx.modelTurn({ tools: false });
   return { kind: 'completed', output: turn.content };
 }

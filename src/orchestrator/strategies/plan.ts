@@ -2,6 +2,7 @@ import {
   DEFAULT_MAX_REPLANS,
   ToolgateError,
   draft,
+  escapeRegExp,
   newId,
   type JsonObject,
   type Message,
@@ -10,7 +11,7 @@ import {
 } from '../../core/index.ts';
 import type { PlanState } from '../conversation-state.ts';
 import { PLAN_FORMAT, readPlan, type DraftStep } from './plan-shape.ts';
-import { reflect } from './reflection.ts';
+import { safePoint } from './reflection.ts';
 import type { FinishOptions, Strategy, StrategyContext, StrategyOutcome } from './strategy.ts';
 
 
@@ -37,14 +38,9 @@ export async function planLoop(ctx: StrategyContext): Promise<StrategyOutcome> {
       if (outcome !== undefined) return outcome;
       continue;
     }
-    const cp = await ctx.checkpoint();
-    if (cp.kind === 'pause') return { kind: 'paused' };
-    if (cp.kind === 'end') return cp.outcome;
-    if (cp.kind === 'reflect') {
-      const stop = await reflect(ctx, 'guard');
-      if (stop !== undefined) return stop;
-      continue;
-    }
+    const point = await safePoint(ctx);
+    if (point === 'reflected') continue;
+    if (point !== 'go') return point;
     const current = state.plan;
     if (current === undefined) {
       await makePlan(ctx);
@@ -106,12 +102,9 @@ export async function runPlanSteps(ctx: StrategyContext): Promise<StrategyOutcom
       await ctx.skip(current.callIds, 'skipped', 'not run: an earlier step of the plan failed');
       return undefined;
     }
-    const cp = await ctx.checkpoint();
-    if (cp.kind === 'pause') return { kind: 'paused' };
-    if (cp.kind === 'end') return cp.outcome;
-    if (cp.kind === 'reflect') {
-      const stop = await reflect(ctx, 'guard');
-      if (stop !== undefined) return stop;
+    const point = await safePoint(ctx);
+    if (point !== 'go' && point !== 'reflected') return point;
+    if (point === 'reflected') {
       if (ctx.state.pendingReplan !== undefined) {
         // The critique wants another approach: the rest of this plan does not run.
         await ctx.skip(current.callIds, 'skipped', `not run: re-planning (${ctx.state.pendingReplan})`);
@@ -171,9 +164,8 @@ export async function makePlan(ctx: StrategyContext, request: PlanRequest = {}):
   let lastError = '';
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     if (attempt > 1) {
-      const cp = await ctx.checkpoint();
-      if (cp.kind === 'pause') return { kind: 'paused' };
-      if (cp.kind === 'end') return cp.outcome;
+      const point = await safePoint(ctx);
+      if (point !== 'go' && point !== 'reflected') return point;
     }
     const reply = await ctx.sideCall({ purpose: 'plan', offerTools: request.exhausted !== true, messages: [...ctx.prefix, ...ctx.state.messages, prompt, ...retry] });
     const read = readPlan(reply);
@@ -292,7 +284,7 @@ function failureOf(current: PlanState): string {
 
 /** Whether a text names one of the tools (as a word): prose that does is a plan in words, not an answer. */
 function namesATool(text: string, names: readonly string[]): boolean {
-  return names.some((name) => new RegExp(`(?<![\\w-])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`).test(text));
+  return names.some((name) => new RegExp(`(?<![\\w-])${escapeRegExp(name)}(?![\\w-])`).test(text));
 }
 
 function parsedArguments(text: string): JsonObject {

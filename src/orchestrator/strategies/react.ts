@@ -1,5 +1,5 @@
 import { makePlan, runPlanSteps } from './plan.ts';
-import { reflect } from './reflection.ts';
+import { reflect, safePoint } from './reflection.ts';
 import type { Strategy, StrategyContext, StrategyOutcome } from './strategy.ts';
 
 /**
@@ -32,14 +32,9 @@ export async function reactLoop(ctx: StrategyContext, options: { reflect: boolea
       if (outcome.kind === 'waiting') return { kind: 'waiting' };
       if (outcome.kind === 'direct') return { kind: 'completed', output: outcome.output };
     }
-    const cp = await ctx.checkpoint();
-    if (cp.kind === 'pause') return { kind: 'paused' };
-    if (cp.kind === 'end') return cp.outcome;
-    if (cp.kind === 'reflect') {
-      const stop = await reflect(ctx, 'guard');
-      if (stop !== undefined) return stop;
-      continue;
-    }
+    const point = await safePoint(ctx);
+    if (point === 'reflected') continue;
+    if (point !== 'go') return point;
     if (options.reflect && state.reflectTrigger !== undefined) {
       const stop = await reflect(ctx, state.reflectTrigger);
       if (stop !== undefined) return stop;

@@ -81,3 +81,16 @@ export async function reflect(ctx: StrategyContext, trigger: Trigger): Promise<S
       return undefined;
   }
 }
+
+/**
+ * The engine's checkpoint as a strategy acts on it: the outcome when the run
+ * stops here (paused, or ended by the guard), `reflected` after the guard's
+ * reflection on failures (its verdict is in the state), else `go`.
+ */
+export async function safePoint(ctx: StrategyContext): Promise<StrategyOutcome | 'reflected' | 'go'> {
+  const cp = await ctx.checkpoint();
+  if (cp.kind === 'pause') return { kind: 'paused' };
+  if (cp.kind === 'end') return cp.outcome;
+  if (cp.kind === 'reflect') return (await reflect(ctx, 'guard')) ?? 'reflected';
+  return 'go';
+}

@@ -1,4 +1,4 @@
-import type { RunEventDataMap } from '../../core/index.ts';
+import { escapeRegExp, type RunEventDataMap } from '../../core/index.ts';
 
 export type Route = RunEventDataMap['intent_routed']['route'];
 export type RouteSignals = RunEventDataMap['intent_routed']['signals'];
@@ -57,7 +57,7 @@ function mentions(lower: string, name: string): boolean {
   const core = words[0] !== undefined && ['get', 'list', 'fetch', 'read', 'find', 'search', 'query', 'lookup'].includes(words[0]) ? words.slice(1) : words;
   if (core.length === 0) return false;
   const phrase = core.join(' ');
-  if (core.length === 1) return (core[0] ?? '').length >= 5 && new RegExp(`\\b${escape(phrase)}`).test(lower);
+  if (core.length === 1) return (core[0] ?? '').length >= 5 && new RegExp(`\\b${escapeRegExp(phrase)}`).test(lower);
   return lower.includes(phrase) || lower.includes(core.join('-')) || lower.includes(core.join('_'));
 }
 
@@ -68,8 +68,4 @@ function nameWords(name: string): string[] {
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter((w) => w.length > 0);
-}
-
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
