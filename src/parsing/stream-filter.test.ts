@@ -74,6 +74,9 @@ describe('createStreamFilter: calls whose opener was lost', () => {
     ['GLM name alone on its line before <arg_key>', 'Checking.\nget_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>', 'Checking.'],
     ['a namespaced tag the grammar reads', 'Here:\n<foo:tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</foo:tool_call>', 'Here:'],
     ['a bare call that is the whole reply', "get_weather(city='Paris')", ''],
+    ['an indented Mistral name[ARGS] with [TOOL_CALLS] eaten', '  get_weather[ARGS]{"city": "Paris"}', ''],
+    ['an indented name[ARGS] on a later line', 'Checking.\n\t get_weather[ARGS]{"city": "Paris"}', 'Checking.'],
+    ['a call inside a block whose broken quoting closes it early', '{"l_calls": [{"name"me": "get_weather", "arguments": {"city": "Sofi: "Sofia"}}, {"name": "get_weather", "arguments": {"city": "Varna"}}]}', '{"l_calls": }'],
     ['a Kimi call with its section token eaten', 'Sure. <|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|>', 'Sure.'],
   ];
   for (const [what, text, content] of cases) {
@@ -86,6 +89,21 @@ describe('createStreamFilter: calls whose opener was lost', () => {
       }
     });
   }
+
+  it('a ```tool_code block without a call is a failed attempt: never shown, and fed back', () => {
+    const text = '```tool_code\nI would call the weather tool here\n```\nDone.';
+    for (const size of [1, 4, text.length]) {
+      const { pushed, rest } = stream(text, size, TOOLS);
+      assert.ok(!pushed.join('').includes('weather tool'), `size ${size}`);
+      assert.equal((pushed.join('') + rest).trim(), 'Done.', `size ${size}`);
+    }
+  });
+
+  it('a JSON block that names a tool but holds no call is shown once it closes', () => {
+    const filter = createStreamFilter(TOOLS);
+    const block = '{"see": "get_weather returns °C", "units": ["C", "F"]}';
+    assert.equal(filter.push(`${block} and more`), `${block} and more`);
+  });
 
   it('a bare call after other text is text, and streams', () => {
     const { pushed, rest } = stream("You could run get_weather(city='Paris') yourself.", 4, TOOLS);

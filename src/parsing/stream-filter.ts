@@ -117,14 +117,28 @@ interface TextStep {
   rest: string;
 }
 
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function createStreamFilter(options: StreamFilterOptions = {}): StreamFilter {
   const tools = options.tools ?? [];
+  const names = tools.map((tool) => (typeof tool === 'string' ? tool : tool.name)).filter((name) => name !== '');
+  /** Whether `block` names a tool on offer (with none on offer, any `"name"` key counts). */
+  const mentionsTool = (block: string): boolean => (names.length === 0 ? block.includes('"name"') : names.some((name) => block.includes(name)));
   const all: string[] = [];
   let emitted = 0;
   let mode: Mode = { kind: 'text' };
   /** Text mode: undecided text, starting right after the emitted text. */
   let window = '';
   let previous = '\n';
+  /** Everything shown since the last line break is spaces or tabs (a name there still starts the line). */
+  let indentOnly = true;
   /** Something other than whitespace was shown: the reply is not only bare calls. */
   let shownText = false;
   const tracker = new BracketTracker();
@@ -144,15 +158,22 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
     if (bracketed && (block.includes('```') || block.includes('~~~'))) return true;
     // A tag of a call family inside the block may be the start of a call that runs past it.
     for (let at = block.indexOf('<'); at >= 0; at = block.indexOf('<', at + 1)) if (matchTag(block, at) === 'full') return true;
-    // Every other call syntax has a quote or a parenthesis; `{b}` and `[1]` are prose.
-    if (!CALL_CHAR_RE.test(block)) return false;
-    return removedSpans(block).length > 0;
+    // Every other call syntax has a quote or a parenthesis; `{b}` and `[1]` are prose. A
+    // fenced block is read whole: a ```tool_code block without a call is a failed attempt.
+    if (bracketed && !CALL_CHAR_RE.test(block)) return false;
+    if (removedSpans(block).length > 0) return true;
+    // Broken quoting moves where a block seems to close (`{"name"me": "get_weather", …`): a
+    // call may start inside it and run past it. A block that is not JSON and names a tool
+    // is held; the whole reply decides at the end.
+    return bracketed && mentionsTool(block) && !isJson(block);
   };
 
   const show = (text: string): string => {
     emitted += text.length;
     if (!shownText && text.trim() !== '') shownText = true;
     if (text !== '') previous = text.charAt(text.length - 1);
+    const lastBreak = text.lastIndexOf('\n');
+    indentOnly = (lastBreak >= 0 || indentOnly) && /^[ \t]*$/.test(text.slice(lastBreak + 1));
     return text;
   };
 
@@ -169,12 +190,16 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
   const scanText = (input: string): TextStep => {
     window += input;
     const text = window;
+    let indented = indentOnly;
     for (let i = 0; i < text.length; i += 1) {
       const c = text.charAt(i);
       const lineStart = (i === 0 ? previous : text.charAt(i - 1)) === '\n';
       // GLM's name may follow a tag (`…>get_weather\n<arg_key>`) as well as start a line.
       const afterTag = (i === 0 ? previous : text.charAt(i - 1)) === '>';
-      if ((lineStart || afterTag) && NAME_RE.test(c)) {
+      // An indented name still starts its line (`  get_weather[ARGS]{…}`).
+      const nameStart = lineStart || afterTag || indented;
+      indented = c === '\n' || (indented && (c === ' ' || c === '\t'));
+      if (nameStart && NAME_RE.test(c)) {
         const held = nameAtLineStart(text, i, !shownText && text.slice(0, i).trim() === '');
         if (held !== 'none') {
           window = held === 'partial' ? text.slice(i) : '';
