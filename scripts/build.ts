@@ -53,12 +53,19 @@ await build({
   logLevel: 'warning',
 });
 
+// The browser console (web/) → dist/console/, served by `toolgate serve` at /.
+const consoleBuild = spawnSync(process.execPath, [join(root, 'scripts', 'build-console.ts')], { stdio: 'inherit', cwd: root });
+if (consoleBuild.status !== 0) {
+  console.error('build: the console build failed (see above)');
+  process.exit(consoleBuild.status ?? 1);
+}
+
 for (const asset of ASSETS) {
   const target = join(dist, asset);
   mkdirSync(dirname(target), { recursive: true });
   cpSync(join(root, asset), target);
 }
-console.log(`build: dist/ ready (${declarations} declaration files, the CLI bundled, ${ASSETS.length} assets)`);
+console.log(`build: dist/ ready (${declarations} declaration files, the CLI bundled, the console built, ${ASSETS.length} assets)`);
 
 function* walk(dir: string): Generator<string> {
   for (const name of readdirSync(dir)) {

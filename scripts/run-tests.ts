@@ -1,4 +1,4 @@
-// Runs every *.test.ts under src/, test/ and examples/ with node's test runner,
+// Runs every *.test.ts under src/, test/, examples/ and web/ with node's test runner,
 // prints the spec report, and ends with one plain line "N passed, N failed".
 // Usage: node scripts/run-tests.ts [path-substring ...]   (filters test files)
 import { globSync, mkdtempSync, rmSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
 
 const filters = process.argv.slice(2);
-const files = ['src', 'test', 'examples']
+const files = ['src', 'test', 'examples', 'web']
   .flatMap((dir) => globSync(`${dir}/**/*.test.ts`))
   .filter((f) => !f.includes('node_modules'))
   .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))

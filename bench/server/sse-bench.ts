@@ -31,6 +31,7 @@ function service(store: MemoryRunStore): RunService {
     submitInput: unsupported,
     cancelRun: unsupported,
     listTools: async () => ({ tools: [], servers: [] }),
+    listModels: async () => ({ models: [] }),
     ready: async () => ({ ready: true }),
   };
 }

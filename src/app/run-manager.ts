@@ -5,18 +5,21 @@ import {
   type IdempotencyOptions,
   type JsonObject,
   type JsonValue,
-  type ListRunsQuery,
+  listRunsFiltered,
+  type ModelChoices,
   type Run,
   type RunEvent,
   type RunInput,
   type RunLease,
   type RunPage,
+  type RunListQuery,
   type RunService,
   type StartRunRequest,
   type Readiness,
   type ToolsView,
 } from '../core/index.ts';
 import { createRedactor } from '../gate/index.ts';
+import { checkApprovalEdit } from './check-approval-edit.ts';
 import type { Toolgate } from './toolgate.ts';
 
 export const DEFAULT_CONCURRENCY = 4;
@@ -123,8 +126,10 @@ export class RunManager implements RunService {
     return run !== undefined && visible(caller, run) ? this.#present(run) : undefined;
   }
 
-  async listRuns(caller: Caller, query: Omit<ListRunsQuery, 'tenantId'>): Promise<RunPage> {
-    const page = await this.#toolgate.store.listRuns({ ...query, ...(caller.tenantId === undefined ? {} : { tenantId: caller.tenantId }) });
+  async listRuns(caller: Caller, query: RunListQuery): Promise<RunPage> {
+    const { strategy, q, ...storeQuery } = query;
+    const store = this.#toolgate.store;
+    const page = await listRunsFiltered((page) => store.listRuns(page), { ...storeQuery, ...(caller.tenantId === undefined ? {} : { tenantId: caller.tenantId }) }, { strategy, q });
     return { ...page, runs: page.runs.map((run) => this.#present(run)) };
   }
 
@@ -139,6 +144,11 @@ export class RunManager implements RunService {
 
   async submitInput(caller: Caller, runId: string, input: RunInput): Promise<Run> {
     await this.#mustSee(caller, runId);
+    if (input.type === 'approval' && input.decision === 'edit') {
+      const current = await this.#toolgate.store.getRun(runId);
+      const tools = (await this.#toolgate.tools.knownTools()).map(({ spec }) => spec);
+      if (current !== undefined) checkApprovalEdit({ run: current, input, tools, policy: this.#toolgate.policy, validator: this.#toolgate.validator });
+    }
     const withUser: RunInput = caller.userId === undefined || input.userId !== undefined ? input : { ...input, userId: caller.userId };
     const run = await this.#toolgate.engine.input(runId, withUser);
     // A decision, or a message that answered an escalated run, moves it back to running: drive it.
@@ -162,6 +172,10 @@ export class RunManager implements RunService {
   async listTools(caller: Caller): Promise<ToolsView> {
     const tools = await this.#toolgate.listClassifiedTools(caller.tenantId);
     return { tools, servers: this.#toolgate.toolHealth() };
+  }
+
+  async listModels(caller: Caller): Promise<ModelChoices> {
+    return this.#toolgate.modelChoices(caller.tenantId);
   }
 
   /**

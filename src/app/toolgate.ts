@@ -92,6 +92,10 @@ export type ClassifiedTool = ToolSpec & {
   effect: 'read' | 'write';
   effectSource: 'config' | 'annotation' | 'default';
   approval: 'required' | 'auto' | 'never';
+  /** Argument names the gate fills in (the resolved rule's `inject` keys); the model never sees them. */
+  injected: string[];
+  /** Its output is treated as untrusted (config `untrusted`, or an explicit openWorldHint). */
+  untrusted: boolean;
   /** false: its server is down (the last known listing); runs do not get it until the server is back. */
   available: boolean;
 };
@@ -173,7 +177,15 @@ export class Toolgate {
       .filter(({ spec }) => isToolAllowed(this.policy, tenantId, spec).allowed)
       .map(({ spec, available }) => {
         const resolved = resolveToolPolicy(this.policy, spec, spec.name);
-        return { ...spec, effect: resolved.effect, effectSource: resolved.effectSource, approval: resolved.approval, available };
+        return {
+          ...spec,
+          effect: resolved.effect,
+          effectSource: resolved.effectSource,
+          approval: resolved.approval,
+          injected: Object.keys(resolved.inject),
+          untrusted: resolved.untrusted,
+          available,
+        };
       });
   }
 
@@ -199,6 +211,13 @@ export class Toolgate {
   modelAccess(model: string, tenantId?: string): ModelDecision {
     const { rule } = tenantRuleFor(this.settings.tenants, tenantId);
     return isModelAllowed(model, { defaultModel: this.settings.model, models: this.settings.models, tenantModels: rule?.models });
+  }
+
+  /** What an API client of this tenant may choose: the default model and the allowed models or patterns (as in modelAccess). */
+  modelChoices(tenantId?: string): { default?: string; models: string[] } {
+    const defaultModel = this.settings.model;
+    const { choices } = this.modelAccess(defaultModel ?? '', tenantId);
+    return defaultModel === undefined ? { models: choices } : { default: defaultModel, models: choices };
   }
 
   /** The adapter for a model id (cached per id). */

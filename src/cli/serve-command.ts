@@ -6,6 +6,7 @@ import { DEFAULT_STORE, openStore } from '../app/open-store.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { resolveSettings, type Settings } from '../config/resolve-settings.ts';
 import { startHttpServer, startMetricsServer } from '../server/index.ts';
+import { consoleDir } from './console-dir.ts';
 import { ToolgateMetrics } from '../app/metrics.ts';
 import type { RunEvent } from '../core/index.ts';
 import { EXIT, optionalString, parseFlags, usageError, type CliIO } from './cli-io.ts';
@@ -102,9 +103,13 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
       ...(settings.server.sseIdleTimeoutMs === undefined ? {} : { sseIdleTimeoutMs: settings.server.sseIdleTimeoutMs }),
       ...(settings.server.sseHistoryTimeoutMs === undefined ? {} : { sseHistoryTimeoutMs: settings.server.sseHistoryTimeoutMs }),
       ...(settings.server.ssePollMs === undefined ? {} : { ssePollMs: settings.server.ssePollMs }),
+      corsOrigins: settings.server.cors?.origins,
+      sessionSecret: settings.server.sessionSecret,
+      sessionTtlSeconds: settings.server.sessionTtlSeconds,
       log: ({ level, msg, ...fields }) => logger[level](fields, msg),
       metrics: () => metrics.render(),
       ...(metricsServer === undefined ? {} : { metricsElsewhere: metricsServer.url }),
+      consoleDir: consoleDir(),
     }).catch((error: unknown) => {
       const code = (error as { code?: unknown }).code;
       if (code === 'EADDRINUSE') throw usageError(`port ${port} on ${host} is already in use; pass --port N (0 picks a free one) or stop the other process`);
@@ -115,6 +120,7 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
     metrics.sse = () => http.sseStats();
     const recovered = await manager.recover();
     io.stdout.write(`toolgate serving on ${http.url}  (store ${storeSpec}, model ${settings.model ?? 'none: pass "model" per run'})\n`);
+    io.stdout.write(`  console: ${http.url}/${apiKeys.length > 0 ? '  (sign in with an API key of your tenant)' : ''}\n`);
     const summary = toolHealthSummary(tools);
     if (summary !== undefined) io.stdout.write(`  ${summary}\n`);
     if (apiKeys.length === 0) logger.warn(`no API keys configured: listening on loopback only (${host}); add tenants.<id>.apiKeys to accept other machines`);

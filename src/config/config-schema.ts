@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { baseUrlProblem } from './base-url-problem.ts';
+import { corsOriginProblem } from './cors-origin-problem.ts';
 import { MODEL_PATTERN } from './model-pattern.ts';
 import { serverConfigSchema, stringMapSchema } from './server-config-schema.ts';
 
@@ -152,6 +153,27 @@ export const configSchema = z.strictObject({
       toolRetryMaxDelayMs: z.number().int().min(100).max(3_600_000).optional(),
       metricsPort: z.number().int().min(0).max(65535).optional(),
       metricsHost: z.string().min(1).optional(),
+      cors: z
+        .strictObject({
+          origins: z.array(
+            z.string().superRefine((value, ctx) => {
+              const problem = corsOriginProblem(value);
+              if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+            }),
+            { error: (issue) => `${issue.input === undefined ? 'is required:' : 'must be'} a list of origins, e.g. origins: ["https://app.example.com"]` },
+          ),
+        })
+        .optional(),
+      sessionSecret: z
+        .string()
+        .min(32, 'the session secret must be at least 32 characters (e.g. the output of `openssl rand -base64 32`, given as env:NAME)')
+        .optional(),
+      sessionTtlSeconds: z
+        .number()
+        .int('must be a whole number of seconds')
+        .min(60, 'must be at least 60 (seconds)')
+        .max(2_592_000, 'must be at most 2592000 (30 days)')
+        .optional(),
     })
     .optional(),
 });

@@ -13,6 +13,8 @@ export const ERROR_CODES = [
   'internal',
   // runs API
   'unauthorized',
+  // a browser request refused: CSRF token missing, foreign Origin, or a Host that is not loopback in the no-keys mode
+  'forbidden',
   'idempotency_mismatch',
   'overloaded',
   'shutting_down',

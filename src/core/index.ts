@@ -15,3 +15,4 @@ export * from './json-syntax-error.ts';
 export * from './closest-name.ts';
 export * from './escape-regexp.ts';
 export * from './sse-parser.ts';
+export * from './run-filter.ts';

@@ -2,12 +2,16 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { ToolgateError } from '../core/errors.ts';
 import { newId } from '../core/runs.ts';
-import { createAuthenticator } from './auth.ts';
+import { applyCors, corsOriginSet } from './cors.ts';
+import { isLoopbackHost } from './loopback-host.ts';
+import { guardOrigin } from './origin-guard.ts';
+import { RequestAuth } from './request-auth.ts';
+import { isConsolePath, serveConsole } from './static-console.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './body.ts';
 import { HttpError, sendError } from './respond.ts';
 import { ROUTES } from './route-table.ts';
 import { matchRoute } from './router.ts';
-import type { HttpServerOptions, LogEntry, MetricsSource, ServerState, SseStats } from './server-context.ts';
+import type { HttpServerOptions, ServerState, SseStats } from './server-context.ts';
 import { DEFAULT_SSE_HISTORY_TIMEOUT_MS, DEFAULT_SSE_POLL_MS } from './run-event-stream.ts';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_SSE_BUFFER_LIMIT, DEFAULT_SSE_IDLE_TIMEOUT_MS } from './sse-writer.ts';
 
@@ -15,6 +19,9 @@ export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8787;
 /** How long close() waits for requests in flight before dropping their connections. */
 export const DEFAULT_CLOSE_GRACE_MS = 10_000;
+
+export { isLoopbackHost } from './loopback-host.ts';
+export { startMetricsServer } from './metrics-server.ts';
 
 /** Routes that answer during shutdown: load balancers must see the server go. */
 const ANSWERED_WHILE_CLOSING = new Set(['/healthz', '/readyz']);
@@ -71,53 +78,6 @@ export async function startHttpServer(options: StartHttpServerOptions): Promise<
   return { url: `http://${hostPart}:${address.port}`, server, close, sseStats: () => ({ subscribers: state.streams.size, overflows: state.sseOverflows }) };
 }
 
-/**
- * GET /metrics alone, on a port of its own (`server.metricsPort`): for a
- * scraper on an internal network, without an API key. Anything else is 404.
- */
-export async function startMetricsServer(options: { metrics: MetricsSource; host?: string; port: number; log?: (entry: LogEntry) => void }): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (req.method !== 'GET' || path !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('only GET /metrics is served on this port\n');
-      return;
-    }
-    options.metrics().then(
-      ({ contentType, body }) => res.writeHead(200, { 'content-type': contentType }).end(body),
-      (error: unknown) => {
-        options.log?.({ level: 'error', msg: 'metrics could not be collected', error: String(error) });
-        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('metrics could not be collected\n');
-      },
-    );
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host ?? DEFAULT_HOST, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return {
-    url: `http://${hostPart}:${address.port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
-}
-
-/** True for names that only this machine can reach: localhost, 127.0.0.0/8, ::1. */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
-  if (bare === 'localhost' || bare.endsWith('.localhost')) return true;
-  if (bare === '::1' || /^(0:){7}1$/.test(bare)) return true;
-  const v4 = bare.startsWith('::ffff:') ? bare.slice('::ffff:'.length) : bare;
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
-}
-
 function createServerHandler(options: HttpServerOptions): { handle: HttpHandler; state: ServerState } {
   const log = options.log ?? (() => {});
   const state: ServerState = {
@@ -135,8 +95,10 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
     metrics: options.metrics,
     metricsElsewhere: options.metricsElsewhere,
     closing: false,
+    auth: new RequestAuth({ apiKeys: options.apiKeys, sessionSecret: options.sessionSecret, sessionTtlSeconds: options.sessionTtlSeconds }),
   };
-  const authenticate = createAuthenticator(options.apiKeys);
+  const corsOrigins = corsOriginSet(options.corsOrigins);
+  const { consoleDir } = options;
 
   const dispatch = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const method = req.method ?? 'GET';
@@ -159,6 +121,14 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
     });
     try {
       if (!target.startsWith('/')) throw new ToolgateError('not_found', `no route for ${method} ${target}`);
+      // Browser rules before anything else: a refused Host or Origin reaches no handler; a CORS preflight is answered here.
+      const { sameOrigin } = guardOrigin(req, { keysRequired: state.auth.keysRequired, origins: corsOrigins });
+      if (applyCors(req, res, { origins: corsOrigins, sameOrigin })) return;
+      // The raw path: URL parsing would resolve "/console/../x" before the console could refuse it.
+      if (consoleDir !== undefined && isConsolePath(path)) {
+        await serveConsole(req, res, { dir: consoleDir, rawPath: path });
+        return;
+      }
       const url = new URL(`http://localhost${target}`);
       const match = matchRoute(ROUTES, method, url.pathname);
       if (match.kind === 'found' && match.params['id'] !== undefined) runId = match.params['id'];
@@ -175,7 +145,7 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
           throw new ToolgateError('shutting_down', 'the server is shutting down; retry on another instance or in a moment');
         }
       }
-      const caller = match.route.auth ? authenticate(req.headers) : {};
+      const caller = match.route.auth ? state.auth.authenticate(req) : {};
       await match.route.handler({ req, res, url, params: match.params, caller, state });
     } catch (error) {
       if (res.headersSent) {

@@ -15,12 +15,12 @@ describe('HTTP status table', () => {
   it('maps the runs API codes to their documented statuses', () => {
     assert.deepEqual(
       Object.fromEntries(
-        (['usage', 'config_invalid', 'unauthorized', 'not_found', 'conflict', 'idempotency_mismatch', 'overloaded', 'shutting_down', 'internal'] as const).map((code) => [
+        (['usage', 'config_invalid', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'idempotency_mismatch', 'overloaded', 'shutting_down', 'internal'] as const).map((code) => [
           code,
           httpStatusFor(code),
         ]),
       ),
-      { usage: 400, config_invalid: 400, unauthorized: 401, not_found: 404, conflict: 409, idempotency_mismatch: 422, overloaded: 429, shutting_down: 503, internal: 500 },
+      { usage: 400, config_invalid: 400, unauthorized: 401, forbidden: 403, not_found: 404, conflict: 409, idempotency_mismatch: 422, overloaded: 429, shutting_down: 503, internal: 500 },
     );
   });
 

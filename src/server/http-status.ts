@@ -11,6 +11,7 @@ export const HTTP_STATUS_BY_CODE = {
   // config_invalid reaches HTTP only for request bodies that break a schema.
   config_invalid: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   idempotency_mismatch: 422,

@@ -1,168 +1,12 @@
-import { ERROR_CODES } from '../core/errors.ts';
-import { RUN_EVENT_TYPES } from '../core/events.ts';
-import { STRATEGY_NAMES } from '../core/runs.ts';
-import { RUN_STATUSES } from '../core/runs.ts';
+import { RUN_STATUSES, STRATEGY_NAMES } from '../core/runs.ts';
+import { MAX_RUN_SEARCH_LENGTH } from '../core/run-filter.ts';
+import { AUTH_ERRORS, BROWSER_ERRORS, error, json, ref, type Schema } from './openapi-helpers.ts';
+import { schemas } from './openapi-schemas.ts';
+import { sessionPaths } from './openapi-session.ts';
 import { SUMMARY_FIELDS, SUMMARY_TEXT_LIMIT } from './run-summary.ts';
-import { MAX_STEPS_LIMIT } from './schemas.ts';
+import { CSRF_HEADER, SESSION_COOKIE } from './session.ts';
 
-type Schema = Record<string, unknown>;
-
-const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: Schema, description: string): Schema => ({ description, content: { 'application/json': { schema } } });
-const error = (description: string): Schema => json(ref('Error'), description);
 const runIdParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'The run id (run_…).' };
-const jsonObject: Schema = { type: 'object', additionalProperties: true };
-
-const AUTH_ERRORS = { '401': error('Missing or invalid API key.') };
-
-const schemas: Record<string, Schema> = {
-  ErrorInfo: {
-    type: 'object',
-    required: ['code', 'message'],
-    properties: { code: { type: 'string', enum: [...ERROR_CODES] }, message: { type: 'string' } },
-  },
-  Error: { type: 'object', required: ['error'], properties: { error: ref('ErrorInfo') } },
-  Usage: {
-    type: 'object',
-    required: ['promptTokens', 'completionTokens', 'totalTokens'],
-    properties: { promptTokens: { type: 'integer' }, completionTokens: { type: 'integer' }, totalTokens: { type: 'integer' } },
-  },
-  PendingApproval: {
-    type: 'object',
-    required: ['toolCallId', 'name', 'arguments', 'effect', 'reason', 'eventId'],
-    properties: {
-      toolCallId: { type: 'string' },
-      name: { type: 'string' },
-      arguments: jsonObject,
-      effect: { type: 'string', enum: ['read', 'write'] },
-      reason: { type: 'string', enum: ['policy', 'outcome_unknown'] },
-      eventId: { type: 'integer' },
-    },
-  },
-  Run: {
-    type: 'object',
-    required: ['id', 'status', 'input', 'model', 'createdAt', 'updatedAt', 'usage', 'steps', 'lastEventId'],
-    properties: {
-      id: { type: 'string' },
-      status: { type: 'string', enum: [...RUN_STATUSES] },
-      input: { type: 'string' },
-      model: { type: 'string' },
-      createdAt: { type: 'string', format: 'date-time' },
-      updatedAt: { type: 'string', format: 'date-time' },
-      tenantId: { type: 'string' },
-      userId: { type: 'string' },
-      threadId: { type: 'string' },
-      output: { type: 'string' },
-      error: ref('ErrorInfo'),
-      usage: ref('Usage'),
-      steps: { type: 'integer' },
-      lastEventId: { type: 'integer', description: 'Id of the last event appended; resume the event stream from here.' },
-      metadata: jsonObject,
-      context: jsonObject,
-      dryRun: { type: 'boolean' },
-      settings: ref('RunSettings'),
-      pendingApproval: ref('PendingApproval'),
-    },
-  },
-  RunSettings: {
-    type: 'object',
-    description: 'How the run is driven: fixed when it is created, stored with it, used by whichever process drives it.',
-    properties: {
-      maxSteps: { type: 'integer', minimum: 1 },
-      strategy: { type: 'string', enum: [...STRATEGY_NAMES] },
-      toolMode: { type: 'string', enum: ['native', 'prompted', 'auto'] },
-      parseRetries: { type: 'integer', minimum: 0 },
-      textToolCalls: { type: 'string', enum: ['never', 'auto', 'always'] },
-      constrain: { type: 'boolean' },
-      stream: { type: 'boolean' },
-    },
-  },
-  RunEvent: {
-    type: 'object',
-    description: 'One entry of a run log; docs/events.md describes `data` for each type.',
-    required: ['id', 'runId', 'type', 'time', 'data'],
-    properties: {
-      id: { type: 'integer', minimum: 1 },
-      runId: { type: 'string' },
-      type: { type: 'string', enum: [...RUN_EVENT_TYPES] },
-      time: { type: 'string', format: 'date-time' },
-      data: jsonObject,
-    },
-  },
-  StartRunRequest: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['input'],
-    properties: {
-      input: { type: 'string', minLength: 1 },
-      threadId: { type: 'string', minLength: 1, maxLength: 255 },
-      model: { type: 'string', description: '"provider:model"; default: the configured model.' },
-      strategy: { type: 'string', description: `One of: ${STRATEGY_NAMES.join(', ')} (default: the configured strategy, then react); another name is refused with 400.` },
-      todo: { type: 'boolean', description: 'Offer the built-in todo tools (todo_write, todo_read); default: config todo.enabled.' },
-      dryRun: { type: 'boolean' },
-      context: { ...jsonObject, description: 'Values for injected arguments; never shown to the model.' },
-      metadata: jsonObject,
-      maxSteps: { type: 'integer', minimum: 1, maximum: MAX_STEPS_LIMIT },
-    },
-  },
-  RunInput: {
-    oneOf: [
-      {
-        type: 'object',
-        additionalProperties: false,
-        required: ['type', 'toolCallId', 'decision'],
-        properties: {
-          type: { const: 'approval' },
-          toolCallId: { type: 'string' },
-          decision: {
-            type: 'string',
-            enum: ['approve', 'reject', 'edit', 'mark_done'],
-            description: '"mark_done" only for a call whose outcome is unknown: it did happen; it is recorded, not executed again.',
-          },
-          arguments: { ...jsonObject, description: 'Required when decision is "edit".' },
-          reason: { type: 'string' },
-          result: { description: 'With "mark_done": what a person saw of the call (text or JSON).' },
-        },
-      },
-      {
-        type: 'object',
-        additionalProperties: false,
-        required: ['type', 'text'],
-        properties: { type: { const: 'message' }, text: { type: 'string', minLength: 1 } },
-      },
-    ],
-  },
-  ToolServer: {
-    type: 'object',
-    required: ['name', 'state', 'tools', 'since', 'failures'],
-    properties: {
-      name: { type: 'string' },
-      state: { type: 'string', enum: ['connecting', 'up', 'down'] },
-      tools: { type: 'integer', description: 'Tools it offers (the last known list while it is down).' },
-      error: { type: 'string', description: 'Why it is down.' },
-      since: { type: 'string', format: 'date-time' },
-      failures: { type: 'integer', description: 'Failed attempts in a row.' },
-      retryAt: { type: 'string', format: 'date-time', description: 'When it is tried again.' },
-    },
-  },
-  Tool: {
-    type: 'object',
-    required: ['name', 'description', 'inputSchema', 'annotations', 'origin', 'effect', 'available'],
-    properties: {
-      name: { type: 'string' },
-      description: { type: 'string' },
-      inputSchema: jsonObject,
-      annotations: jsonObject,
-      origin: {
-        type: 'object',
-        required: ['kind', 'server', 'tool'],
-        properties: { kind: { type: 'string', enum: ['mcp', 'local', 'builtin'] }, server: { type: 'string' }, tool: { type: 'string' } },
-      },
-      effect: { type: 'string', enum: ['read', 'write'] },
-      available: { type: 'boolean', description: 'false while its server is down (the last known listing); runs do not get it until the server is back.' },
-    },
-  },
-};
 
 const SSE_DESCRIPTION =
   'Server-sent events: `id: <event id>`, `event: <type>`, `data: <RunEvent JSON>`. History first, then live; ' +
@@ -194,6 +38,7 @@ const paths: Record<string, Record<string, Schema>> = {
         },
         '400': error('Invalid body or parameters, or a model the caller may not use (model_not_allowed).'),
         ...AUTH_ERRORS,
+        ...BROWSER_ERRORS,
         '413': error('Body too large.'),
         '415': error('Body is not JSON.'),
         '422': error('The Idempotency-Key was used with another body.'),
@@ -211,6 +56,13 @@ const paths: Record<string, Record<string, Schema>> = {
       parameters: [
         { name: 'status', in: 'query', schema: { type: 'string', enum: [...RUN_STATUSES] } },
         { name: 'threadId', in: 'query', schema: { type: 'string' } },
+        { name: 'strategy', in: 'query', schema: { type: 'string', enum: [...STRATEGY_NAMES] }, description: 'Runs driven with this strategy (runs stored before settings were kept match none).' },
+        {
+          name: 'q',
+          in: 'query',
+          schema: { type: 'string', maxLength: MAX_RUN_SEARCH_LENGTH },
+          description: 'Runs whose input or id contains this text (case-insensitive). With strategy or q a page may hold fewer than limit runs and still have a nextCursor.',
+        },
         { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 200 } },
         { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'nextCursor of the previous page.' },
         {
@@ -230,8 +82,11 @@ const paths: Record<string, Record<string, Schema>> = {
                 type: 'array',
                 items: {
                   type: 'object',
-                  description: `A run summary: input, output and an error message cut to ${SUMMARY_TEXT_LIMIT} characters (named in truncated), pendingApproval without arguments, no context. GET /v1/runs/{id} has the whole run.`,
-                  properties: { truncated: { type: 'array', items: { type: 'string' } } },
+                  description: `A run summary: input, output and an error message cut to ${SUMMARY_TEXT_LIMIT} characters (named in truncated), pendingApproval without arguments, no context, strategy from the run's settings. GET /v1/runs/{id} has the whole run.`,
+                  properties: {
+                    strategy: { type: 'string', enum: [...STRATEGY_NAMES], description: 'settings.strategy; absent on runs stored before settings were kept.' },
+                    truncated: { type: 'array', items: { type: 'string' } },
+                  },
                 },
               },
               nextCursor: { type: 'string' },
@@ -258,14 +113,16 @@ const paths: Record<string, Record<string, Schema>> = {
         runIdParam,
         { name: 'Last-Event-ID', in: 'header', schema: { type: 'integer', minimum: 0 }, description: 'Resume after this event (wins over ?after).' },
         { name: 'after', in: 'query', schema: { type: 'integer', minimum: 0 } },
-        { name: 'format', in: 'query', schema: { type: 'string', enum: ['sse', 'json'] } },
+        { name: 'format', in: 'query', schema: { type: 'string', enum: ['sse', 'json', 'jsonl'] } },
       ],
       responses: {
         '200': {
-          description: 'The events after the resume point, then live ones; with ?format=json, the log at once.',
+          description:
+            'The events after the resume point, then live ones; with ?format=json, the log at once; with ?format=jsonl, the log as a download (`Content-Disposition: attachment; filename="<run id>.jsonl"`), one RunEvent per line.',
           content: {
             ...sseContent,
             'application/json': { schema: { type: 'object', required: ['events'], properties: { events: { type: 'array', items: ref('RunEvent') } } } },
+            'application/x-ndjson': { schema: { type: 'string', description: 'One RunEvent as JSON per line.' } },
           },
         },
         '400': error('Invalid Last-Event-ID or parameters.'),
@@ -283,6 +140,7 @@ const paths: Record<string, Record<string, Schema>> = {
         '202': json(ref('Run'), 'The input was recorded; the run as it stands after it (a decision moves it back to `running`, without `pendingApproval`).'),
         '400': error('Invalid body.'),
         ...AUTH_ERRORS,
+        ...BROWSER_ERRORS,
         '404': error('No such run for this tenant.'),
         '409': error('No such call is waiting for a decision.'),
       },
@@ -295,6 +153,7 @@ const paths: Record<string, Record<string, Schema>> = {
       responses: {
         '202': json(ref('Run'), 'The cancel request was recorded (`cancel_requested`); the run once its owner ended it (`cancelled`), or as it stands if that takes longer than two leases.'),
         ...AUTH_ERRORS,
+        ...BROWSER_ERRORS,
         '404': error('No such run for this tenant.'),
         '409': error('The run has already finished.'),
       },
@@ -309,6 +168,7 @@ const paths: Record<string, Record<string, Schema>> = {
       },
     },
   },
+  ...sessionPaths,
   '/healthz': {
     get: { summary: 'Liveness', security: [], responses: { '200': json({ type: 'object', properties: { status: { const: 'ok' } } }, 'The process answers.') } },
   },
@@ -342,10 +202,18 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       version: '1',
       description: 'Start runs, follow them over SSE, resume after a disconnect, answer approvals. Errors are always {"error": {"code", "message"}}.',
     },
-    security: [{ bearer: [] }],
+    security: [{ bearer: [] }, { session: [] }],
     paths: structuredClone(paths),
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key configured for a tenant.' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'An API key configured for a tenant.' },
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: SESSION_COOKIE,
+          description: `The session cookie from POST /v1/session (a browser on this origin). Requests other than GET/HEAD also send ${CSRF_HEADER} with the session's csrfToken. A bearer header wins when both are sent.`,
+        },
+      },
       schemas: structuredClone(schemas),
     },
   };

@@ -1,7 +1,8 @@
 import type { Route } from './router.ts';
 import { getRunEvents } from './routes/events.ts';
-import { healthz, listTools, metrics, openApi, readyz } from './routes/misc.ts';
+import { healthz, listModels, listTools, metrics, openApi, readyz } from './routes/misc.ts';
 import { cancelRun, createRun, getRun, listRuns, submitInput } from './routes/runs.ts';
+import { getSession, signIn, signOut } from './routes/session.ts';
 import type { RouteHandler } from './server-context.ts';
 
 /** Every endpoint of the runs API. openapi.ts describes each one (a test keeps them in step). */
@@ -13,6 +14,11 @@ export const ROUTES: readonly Route<RouteHandler>[] = [
   { method: 'POST', path: '/v1/runs/{id}/input', auth: true, handler: submitInput },
   { method: 'POST', path: '/v1/runs/{id}/cancel', auth: true, handler: cancelRun },
   { method: 'GET', path: '/v1/tools', auth: true, handler: listTools },
+  { method: 'GET', path: '/v1/models', auth: true, handler: listModels },
+  // Sign-in checks the key itself; GET answers whether the request is signed in, never 401.
+  { method: 'POST', path: '/v1/session', auth: false, handler: signIn },
+  { method: 'GET', path: '/v1/session', auth: false, handler: getSession },
+  { method: 'DELETE', path: '/v1/session', auth: false, handler: signOut },
   { method: 'GET', path: '/healthz', auth: false, handler: healthz },
   { method: 'GET', path: '/readyz', auth: false, handler: readyz },
   { method: 'GET', path: '/openapi.json', auth: false, handler: openApi },

@@ -1,14 +1,19 @@
 import { ToolgateError } from '../core/errors.ts';
+import { runStrategy } from '../core/run-filter.ts';
 import type { Run } from '../core/runs.ts';
 
 /** Characters of `input`, `output` and an error message kept in a summary. */
 export const SUMMARY_TEXT_LIMIT = 200;
 
-/** Fields `GET /v1/runs?fields=` may name. `context` is only on `GET /v1/runs/{id}`. */
+/**
+ * Fields `GET /v1/runs?fields=` may name. `context` is only on `GET /v1/runs/{id}`;
+ * `strategy` is the run's `settings.strategy` (absent on runs stored before settings were kept).
+ */
 export const SUMMARY_FIELDS = [
   'id',
   'status',
   'model',
+  'strategy',
   'createdAt',
   'updatedAt',
   'tenantId',
@@ -56,7 +61,7 @@ export function summarizeRun(run: Run, fields: readonly SummaryField[]): RunSumm
     return `${text.slice(0, SUMMARY_TEXT_LIMIT)}…`;
   };
   for (const field of fields) {
-    const value = run[field];
+    const value = field === 'strategy' ? runStrategy(run) : run[field];
     if (value === undefined) continue;
     if (field === 'input' || field === 'output') out[field] = cut(field, value as string);
     else if (field === 'error' && run.error !== undefined) out.error = { code: run.error.code, message: cut('error', run.error.message) };

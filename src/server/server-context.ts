@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Caller, RunService } from '../core/ports/run-service.ts';
 import type { RunStore } from '../core/ports/run-store.ts';
 import type { ApiKeyEntry } from './auth.ts';
+import type { RequestAuth } from './request-auth.ts';
 
 export type LogEntry = { level: 'info' | 'warn' | 'error'; msg: string; [key: string]: unknown };
 
@@ -31,6 +32,24 @@ export interface HttpServerOptions {
   metrics?: MetricsSource | undefined;
   /** Metrics are served on a port of their own: GET /metrics on the API port says where. */
   metricsElsewhere?: string | undefined;
+  /**
+   * Origins of browser apps allowed to call this API cross-origin
+   * (`server.cors.origins`), each as browsers send it: `https://app.example.com`.
+   */
+  corsOrigins?: readonly string[] | undefined;
+  /**
+   * Signs session cookies (`server.sessionSecret`, at least 32 characters).
+   * Absent: random bytes at start, so sessions end with the process; several
+   * instances behind one name need the same secret.
+   */
+  sessionSecret?: string | undefined;
+  /** Lifetime of a session cookie (default DEFAULT_SESSION_TTL_SECONDS, 12 h). */
+  sessionTtlSeconds?: number | undefined;
+  /**
+   * A built browser console: `GET /` serves its index.html, `GET /console/<file>`
+   * its files. Absent: `/` is a 404 like any unknown path.
+   */
+  consoleDir?: string | undefined;
 }
 
 export type MetricsSource = () => Promise<{ contentType: string; body: string }>;
@@ -64,6 +83,8 @@ export interface ServerState {
   metrics: MetricsSource | undefined;
   metricsElsewhere: string | undefined;
   closing: boolean;
+  /** Bearer keys and session cookies. */
+  auth: RequestAuth;
 }
 
 export interface RequestContext {

@@ -5,10 +5,11 @@
  */
 import { ToolgateError } from '../core/errors.ts';
 import { draft, type EventDraft, type RunEvent, type RunInput } from '../core/events.ts';
-import type { Caller, IdempotencyOptions, Readiness, RunService, StartRunRequest, TenantTool, ToolsView } from '../core/ports/run-service.ts';
+import type { Caller, IdempotencyOptions, ModelChoices, Readiness, RunListQuery, RunService, StartRunRequest, TenantTool, ToolsView } from '../core/ports/run-service.ts';
 import type { ToolSourceHealth } from '../core/ports/tool-source.ts';
-import type { ListRunsQuery, RunPage, RunStore } from '../core/ports/run-store.ts';
-import { TERMINAL_RUN_STATUSES, type Run, type RunPatch } from '../core/runs.ts';
+import type { RunPage, RunStore } from '../core/ports/run-store.ts';
+import { listRunsFiltered } from '../core/run-filter.ts';
+import { STRATEGY_NAMES, TERMINAL_RUN_STATUSES, type Run, type RunPatch, type RunSettings, type StrategyName } from '../core/runs.ts';
 import { ZERO_USAGE } from '../core/usage.ts';
 
 export interface RecordedCall {
@@ -23,6 +24,8 @@ export class TestRunService implements RunService {
   tools: TenantTool[] = [];
   servers: ToolSourceHealth[] = [];
   readiness: Readiness = { ready: true };
+  /** What listModels answers for a caller. */
+  models: (caller: Caller) => ModelChoices = () => ({ models: [] });
   /** Thrown by the next service call (then cleared): to test how errors map to HTTP. */
   failNext: Error | undefined;
 
@@ -39,6 +42,8 @@ export class TestRunService implements RunService {
       ...(caller.userId === undefined ? {} : { userId: caller.userId }),
       ...(request.threadId === undefined ? {} : { threadId: request.threadId }),
       ...(request.metadata === undefined ? {} : { metadata: request.metadata }),
+      // Settings only when a strategy is named: runs without them stand for runs stored before settings were kept.
+      ...(request.strategy === undefined ? {} : { settings: testSettings(request) }),
     };
     const result =
       idempotency === undefined
@@ -63,9 +68,10 @@ export class TestRunService implements RunService {
     return this.#visible(caller, runId);
   }
 
-  async listRuns(caller: Caller, query: Omit<ListRunsQuery, 'tenantId'>): Promise<RunPage> {
+  async listRuns(caller: Caller, query: RunListQuery): Promise<RunPage> {
     this.#record('listRuns', caller, [query]);
-    return this.store.listRuns({ ...query, ...(caller.tenantId === undefined ? {} : { tenantId: caller.tenantId }) });
+    const { strategy, q, ...storeQuery } = query;
+    return listRunsFiltered((page) => this.store.listRuns(page), { ...storeQuery, ...(caller.tenantId === undefined ? {} : { tenantId: caller.tenantId }) }, { strategy, q });
   }
 
   async submitInput(caller: Caller, runId: string, input: RunInput): Promise<Run> {
@@ -89,6 +95,11 @@ export class TestRunService implements RunService {
   async listTools(caller: Caller): Promise<ToolsView> {
     this.#record('listTools', caller, []);
     return { tools: structuredClone(this.tools), servers: structuredClone(this.servers) };
+  }
+
+  async listModels(caller: Caller): Promise<ModelChoices> {
+    this.#record('listModels', caller, []);
+    return structuredClone(this.models(caller));
   }
 
   async ready(): Promise<Readiness> {
@@ -140,4 +151,9 @@ export class TestRunService implements RunService {
     if (run === undefined) throw new ToolgateError('not_found', `run "${runId}" not found`);
     return run;
   }
+}
+
+function testSettings(request: StartRunRequest): RunSettings {
+  const strategy = (STRATEGY_NAMES as readonly string[]).includes(request.strategy ?? '') ? (request.strategy as StrategyName) : 'react';
+  return { maxSteps: request.maxSteps ?? 10, strategy, toolMode: 'native', parseRetries: 3, textToolCalls: 'auto', constrain: false, stream: true };
 }

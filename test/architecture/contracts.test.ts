@@ -37,6 +37,7 @@ describe('architecture: pinned public names', () => {
       'rejected',
       'cancelled',
       'idempotency_mismatch',
+      'forbidden',
     ]) {
       assert.ok((ERROR_CODES as readonly string[]).includes(code), `error code ${code} is missing`);
     }

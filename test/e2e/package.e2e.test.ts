@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { ROOT } from '../support/processes.ts';
+import { ROOT, startProcess } from '../support/processes.ts';
 import { startMockOpenAI } from '../support/mock-openai-server.ts';
 
 /** The README's library example, exactly as written between its markers. */
@@ -65,7 +65,7 @@ describe('the packed package, installed into a fresh project', { timeout: 300_00
   });
 
   test('ships the build, its types, the docs and the licence; no TypeScript sources or tests', () => {
-    for (const required of ['bin/toolgate.js', 'bin/check-node.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/cli/main.js', 'dist/bundle/cli/main.js', 'dist/examples/power-exchange/server.js', 'dist/examples/demo/demo-script.json', 'LICENSE', 'README.md', 'docs/configuration.md']) {
+    for (const required of ['bin/toolgate.js', 'bin/check-node.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/cli/main.js', 'dist/bundle/cli/main.js', 'dist/examples/power-exchange/server.js', 'dist/examples/demo/demo-script.json', 'dist/console/index.html', 'dist/console/app.js', 'dist/console/app.css', 'LICENSE', 'README.md', 'docs/configuration.md']) {
       assert.ok(files.includes(required), `${required} is missing from the tarball`);
     }
     const sources = files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
@@ -86,6 +86,28 @@ describe('the packed package, installed into a fresh project', { timeout: 300_00
     assert.match(result.stderr, /✓ completed/);
     assert.match(result.stderr, /SCRIPTED/);
     assert.doesNotMatch(result.stderr, /ERR_|Error:/);
+  });
+
+  test('the installed `toolgate serve` serves the built console at /', async () => {
+    const server = await startProcess({
+      command: process.execPath,
+      args: [join(project, 'node_modules', 'toolgate', 'bin', 'toolgate.js'), 'serve', '--demo', '--port', '0', '--store', 'memory:'],
+      env: { NO_COLOR: '1', TOOLGATE_CONSOLE_DIR: '' },
+      cwd: project,
+      ready: /console: (http:\/\/\S+)/,
+      timeoutMs: 30_000,
+    });
+    try {
+      const url = server.match[1] ?? '';
+      const page = await fetch(url);
+      assert.equal(page.status, 200);
+      assert.match(await page.text(), /<script type="module" src="\/console\/app.js">/);
+      const script = await fetch(new URL('/console/app.js', url));
+      assert.equal(script.status, 200);
+      assert.match(script.headers.get('content-type') ?? '', /javascript/);
+    } finally {
+      await server.stop();
+    }
   });
 
   test('npx toolgate run --help explains its flags', async () => {

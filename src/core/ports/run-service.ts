@@ -1,6 +1,6 @@
 import type { RunInput } from '../events.ts';
 import type { JsonObject } from '../json.ts';
-import type { Run } from '../runs.ts';
+import type { Run, StrategyName } from '../runs.ts';
 import type { ToolSpec } from '../tools.ts';
 import type { ToolSourceHealth } from './tool-source.ts';
 import type { ListRunsQuery, RunPage } from './run-store.ts';
@@ -34,8 +34,33 @@ export interface IdempotencyOptions {
   requestHash: string;
 }
 
-/** A tool as one tenant may use it; `available: false` while its server is down. */
-export type TenantTool = ToolSpec & { effect: 'read' | 'write'; available: boolean };
+/**
+ * A tool as one tenant may use it; `available: false` while its server is down.
+ * `approval`, `injected` and `untrusted` come from the resolved tool policy:
+ * whether a call waits for a person, the argument names the server fills in
+ * (from `inject`, never shown to the model), and whether its output is treated
+ * as untrusted.
+ */
+export type TenantTool = ToolSpec & {
+  effect: 'read' | 'write';
+  available: boolean;
+  approval: 'required' | 'auto' | 'never';
+  injected: string[];
+  untrusted: boolean;
+};
+
+/** The models a caller may choose: `default` is what a run without `model` gets; entries may be patterns with `*`. */
+export interface ModelChoices {
+  default?: string;
+  models: string[];
+}
+
+/**
+ * GET /v1/runs: the store's filters plus two applied by the service while it
+ * reads the store's pages: `strategy` (the run's settings) and `q` (a
+ * case-insensitive substring of the run's input or id).
+ */
+export type RunListQuery = Omit<ListRunsQuery, 'tenantId'> & { strategy?: StrategyName; q?: string };
 
 /** The tools a tenant may use, and the state of every tool server. */
 export interface ToolsView {
@@ -67,7 +92,12 @@ export interface RunService {
    */
   startRun(caller: Caller, request: StartRunRequest, idempotency?: IdempotencyOptions): Promise<{ run: Run; created: boolean }>;
   getRun(caller: Caller, runId: string): Promise<Run | undefined>;
-  listRuns(caller: Caller, query: Omit<ListRunsQuery, 'tenantId'>): Promise<RunPage>;
+  /**
+   * One page of the caller's runs, newest first. With `strategy` or `q`, the
+   * page holds the matching runs and `nextCursor` continues after the last run
+   * examined, so a page may hold fewer than `limit` runs and still have a next one.
+   */
+  listRuns(caller: Caller, query: RunListQuery): Promise<RunPage>;
   /**
    * Delivers client input: an approval decision for the pending call (a call
    * that is not pending → `conflict`) or a message. Returns the run after the
@@ -83,6 +113,8 @@ export interface RunService {
   cancelRun(caller: Caller, runId: string, reason?: string): Promise<Run>;
   /** The caller's tools (of servers that are down too, marked unavailable) and each server's state. */
   listTools(caller: Caller): Promise<ToolsView>;
+  /** The models the caller's tenant may choose (`models:`, narrowed by `tenants.<id>.models`), and the default. */
+  listModels(caller: Caller): Promise<ModelChoices>;
   /** Ready to take runs: store reachable, not shutting down, at least one tool server up when there are any. */
   ready(): Promise<Readiness>;
 }

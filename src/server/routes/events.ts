@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { ToolgateError } from '../../core/errors.ts';
 import type { RunEvent } from '../../core/events.ts';
 import { TERMINAL_RUN_STATUSES } from '../../core/runs.ts';
@@ -6,11 +7,16 @@ import { sendJson } from '../respond.ts';
 import { HISTORY_PAGE_SIZE, RunEventStream } from '../run-event-stream.ts';
 import type { RequestContext } from '../server-context.ts';
 
-/** GET /v1/runs/{id}/events: SSE from the resume point, or `?format=json` for the log at once. */
+const EVENT_FORMATS = ['sse', 'json', 'jsonl'];
+
+/**
+ * GET /v1/runs/{id}/events: SSE from the resume point, `?format=json` for the
+ * log at once, `?format=jsonl` for the log as a download (one event per line).
+ */
 export async function getRunEvents(ctx: RequestContext): Promise<void> {
   const query = readQuery(ctx.url, ['after', 'format']);
-  if (query.format !== undefined && query.format !== 'json' && query.format !== 'sse') {
-    throw new ToolgateError('usage', `format must be "sse" (the default) or "json", got "${query.format}"`);
+  if (query.format !== undefined && !EVENT_FORMATS.includes(query.format)) {
+    throw new ToolgateError('usage', `format must be "sse" (the default), "json" or "jsonl", got "${query.format.slice(0, 40)}"`);
   }
   const runId = ctx.params['id'] ?? '';
   const after = resumePoint(ctx.req.headers['last-event-id'], query.after);
@@ -18,6 +24,10 @@ export async function getRunEvents(ctx: RequestContext): Promise<void> {
   if (run === undefined) throw runNotFound(runId);
   if (query.format === 'json') {
     sendJson(ctx.res, 200, { events: await readAllEvents(ctx, runId, after) });
+    return;
+  }
+  if (query.format === 'jsonl') {
+    await sendJsonLines(ctx, runId, after);
     return;
   }
   await streamRunEvents(ctx, { runId, after });
@@ -76,4 +86,38 @@ async function readAllEvents(ctx: RequestContext, runId: string, after: number):
     if (last === undefined || page.length < HISTORY_PAGE_SIZE) return events;
     cursor = last.id;
   }
+}
+
+/** The log as NDJSON, written page by page at the client's pace (a long log is never held whole). */
+async function sendJsonLines(ctx: RequestContext, runId: string, after: number): Promise<void> {
+  const { res } = ctx;
+  const filename = runId.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 120) || 'run';
+  res.writeHead(200, {
+    'Content-Type': 'application/x-ndjson; charset=utf-8',
+    'Content-Disposition': `attachment; filename="${filename}.jsonl"`,
+    'Cache-Control': 'no-store',
+  });
+  let cursor = after;
+  while (!res.destroyed) {
+    const page = await ctx.state.store.readEvents(runId, { after: cursor, limit: HISTORY_PAGE_SIZE });
+    const text = page.map((event) => `${JSON.stringify(event)}\n`).join('');
+    if (text !== '' && !res.write(text)) await drained(res);
+    const last = page.at(-1);
+    if (last === undefined || page.length < HISTORY_PAGE_SIZE) break;
+    cursor = last.id;
+  }
+  res.end();
+}
+
+/** Resolves when the socket takes more bytes, or is gone. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
 }

@@ -16,10 +16,20 @@ export async function listTools(ctx: RequestContext): Promise<void> {
       annotations: tool.annotations ?? {},
       origin: tool.origin,
       effect: tool.effect,
+      approval: tool.approval,
+      injected: tool.injected,
+      untrusted: tool.untrusted,
       available: tool.available,
     })),
     servers,
   });
+}
+
+/** GET /v1/models: the models the caller's tenant may choose, and the default. */
+export async function listModels(ctx: RequestContext): Promise<void> {
+  readQuery(ctx.url, []);
+  const choices = await ctx.state.service.listModels(ctx.caller);
+  sendJson(ctx.res, 200, choices.default === undefined ? { models: choices.models } : { default: choices.default, models: choices.models });
 }
 
 /** GET /metrics: the Prometheus exposition, behind an API key when the server has keys. */

@@ -182,7 +182,7 @@ describe('runs API', () => {
   });
 
   describe('GET /v1/tools', () => {
-    it('lists the tenant’s tools with their effect and availability, and every server’s state', async () => {
+    it('lists the tenant’s tools with their effect, approval, injected arguments, trust and availability, and every server’s state', async () => {
       server.service.tools = [
         {
           name: 'placeOrder',
@@ -191,9 +191,22 @@ describe('runs API', () => {
           annotations: { readOnlyHint: false },
           origin: { kind: 'mcp', server: 'power-exchange', tool: 'placeOrder' },
           effect: 'write',
+          approval: 'required',
+          injected: ['userId', 'account'],
+          untrusted: false,
           available: false,
         },
-        { name: 'todo_list', description: 'Lists todos.', inputSchema: { type: 'object' }, origin: { kind: 'builtin', server: 'toolgate', tool: 'list' }, effect: 'read', available: true },
+        {
+          name: 'todo_list',
+          description: 'Lists todos.',
+          inputSchema: { type: 'object' },
+          origin: { kind: 'builtin', server: 'toolgate', tool: 'list' },
+          effect: 'read',
+          approval: 'never',
+          injected: [],
+          untrusted: true,
+          available: true,
+        },
       ];
       const down = { name: 'power-exchange', state: 'down' as const, tools: 1, error: 'ECONNREFUSED 127.0.0.1:3000', since: '2026-01-01T00:00:00.000Z', failures: 2, retryAt: '2026-01-01T00:00:04.000Z' };
       server.service.servers = [down];
@@ -206,9 +219,23 @@ describe('runs API', () => {
             annotations: { readOnlyHint: false },
             origin: { kind: 'mcp', server: 'power-exchange', tool: 'placeOrder' },
             effect: 'write',
+            approval: 'required',
+            injected: ['userId', 'account'],
+            untrusted: false,
             available: false,
           },
-          { name: 'todo_list', description: 'Lists todos.', inputSchema: { type: 'object' }, annotations: {}, origin: { kind: 'builtin', server: 'toolgate', tool: 'list' }, effect: 'read', available: true },
+          {
+            name: 'todo_list',
+            description: 'Lists todos.',
+            inputSchema: { type: 'object' },
+            annotations: {},
+            origin: { kind: 'builtin', server: 'toolgate', tool: 'list' },
+            effect: 'read',
+            approval: 'never',
+            injected: [],
+            untrusted: true,
+            available: true,
+          },
         ],
         servers: [down],
       });

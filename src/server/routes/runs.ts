@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ToolgateError } from '../../core/errors.ts';
-import type { IdempotencyOptions } from '../../core/ports/run-service.ts';
-import type { ListRunsQuery } from '../../core/ports/run-store.ts';
-import { RUN_STATUSES, type RunStatus } from '../../core/runs.ts';
+import type { IdempotencyOptions, RunListQuery } from '../../core/ports/run-service.ts';
+import { MAX_RUN_SEARCH_LENGTH } from '../../core/run-filter.ts';
+import { RUN_STATUSES, STRATEGY_NAMES, type RunStatus, type StrategyName } from '../../core/runs.ts';
 import { checkTraceparent } from '../../orchestrator/tracing.ts';
 import { readJsonBody } from '../body.ts';
 import { httpStatusFor } from '../http-status.ts';
@@ -70,12 +70,18 @@ export async function createRun(ctx: RequestContext): Promise<void> {
   sendJson(ctx.res, created ? 201 : 200, run, headers);
 }
 
-/** GET /v1/runs: newest first, one page of summaries (see summarizeRun; `fields=` picks fields). */
+/**
+ * GET /v1/runs: newest first, one page of summaries (see summarizeRun;
+ * `fields=` picks fields). `strategy=` and `q=` filter in the service, which
+ * may answer fewer than `limit` runs with a nextCursor to go on.
+ */
 export async function listRuns(ctx: RequestContext): Promise<void> {
-  const query = readQuery(ctx.url, ['status', 'threadId', 'limit', 'cursor', 'fields']);
+  const query = readQuery(ctx.url, ['status', 'threadId', 'limit', 'cursor', 'fields', 'strategy', 'q']);
   const fields = parseFields(query.fields);
-  const listQuery: Omit<ListRunsQuery, 'tenantId'> = {};
+  const listQuery: RunListQuery = {};
   if (query.status !== undefined) listQuery.status = parseStatus(query.status);
+  if (query.strategy !== undefined) listQuery.strategy = parseStrategy(query.strategy);
+  if (query.q !== undefined && query.q !== '') listQuery.q = parseSearch(query.q);
   if (query.threadId !== undefined) listQuery.threadId = query.threadId;
   if (query.limit !== undefined) listQuery.limit = parseLimit(query.limit);
   if (query.cursor !== undefined) listQuery.cursor = query.cursor;
@@ -137,6 +143,20 @@ function parseStatus(value: string): RunStatus {
     throw new ToolgateError('usage', `status must be one of ${RUN_STATUSES.join(', ')}; got "${value}"`);
   }
   return value as RunStatus;
+}
+
+function parseStrategy(value: string): StrategyName {
+  if (!(STRATEGY_NAMES as readonly string[]).includes(value)) {
+    throw new ToolgateError('usage', `strategy must be one of ${STRATEGY_NAMES.join(', ')}; got "${value.slice(0, 40)}"`);
+  }
+  return value as StrategyName;
+}
+
+function parseSearch(value: string): string {
+  if (value.length > MAX_RUN_SEARCH_LENGTH) {
+    throw new ToolgateError('usage', `q must be at most ${MAX_RUN_SEARCH_LENGTH} characters (a part of a run's input or id); got ${value.length}`);
+  }
+  return value;
 }
 
 function parseLimit(value: string): number {

@@ -1,0 +1,43 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { LogEntry, MetricsSource } from './server-context.ts';
+
+const DEFAULT_METRICS_HOST = '127.0.0.1';
+
+/**
+ * GET /metrics alone, on a port of its own (`server.metricsPort`): for a
+ * scraper on an internal network, without an API key. Anything else is 404.
+ */
+export async function startMetricsServer(options: { metrics: MetricsSource; host?: string; port: number; log?: (entry: LogEntry) => void }): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET' || path !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('only GET /metrics is served on this port\n');
+      return;
+    }
+    options.metrics().then(
+      ({ contentType, body }) => res.writeHead(200, { 'content-type': contentType }).end(body),
+      (error: unknown) => {
+        options.log?.({ level: 'error', msg: 'metrics could not be collected', error: String(error) });
+        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('metrics could not be collected\n');
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? DEFAULT_METRICS_HOST, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${hostPart}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

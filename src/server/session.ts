@@ -1,0 +1,127 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import { ToolgateError } from '../core/errors.ts';
+
+/** The cookie a browser signs in with (POST /v1/session). */
+export const SESSION_COOKIE = 'toolgate_session';
+/** What a cookie-authenticated request other than GET/HEAD must echo: the session's csrfToken. */
+export const CSRF_HEADER = 'X-CSRF-Token';
+/** A session's lifetime unless `server.sessionTtlSeconds` says otherwise: 12 h. */
+export const DEFAULT_SESSION_TTL_SECONDS = 12 * 60 * 60;
+export const MIN_SESSION_SECRET_LENGTH = 32;
+
+/** A verified session: who signed in (by key fingerprint) and until when. */
+export interface Session {
+  id: string;
+  /** keyFingerprint of the API key it was opened with. */
+  fingerprint: string;
+  /** Milliseconds since the epoch. */
+  expiresAt: number;
+}
+
+export interface IssuedSession extends Session {
+  /** The cookie's value. */
+  token: string;
+  csrfToken: string;
+  maxAgeSeconds: number;
+}
+
+const TOKEN_PATTERN = /^([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{22})\.([1-9][0-9]{0,11})\.([A-Za-z0-9_-]{43})$/;
+
+/**
+ * Stateless sessions: the token is `<id>.<key fingerprint>.<expiry>.<HMAC>`,
+ * signed with the server secret, so any process holding the same secret
+ * verifies it and nothing is stored. The CSRF token is an HMAC of the session
+ * id under the same secret (domain-separated), so it needs no storage either.
+ * Without a configured secret a random one is made: sessions end with the process.
+ */
+export class SessionSigner {
+  readonly ttlSeconds: number;
+  readonly #secret: Buffer;
+  readonly #now: () => number;
+
+  constructor(options: { secret?: string | undefined; ttlSeconds?: number | undefined; now?: () => number } = {}) {
+    if (options.secret !== undefined && options.secret.length < MIN_SESSION_SECRET_LENGTH) {
+      throw new ToolgateError('usage', `the session secret must be at least ${MIN_SESSION_SECRET_LENGTH} characters (server.sessionSecret)`);
+    }
+    this.#secret = options.secret === undefined ? randomBytes(32) : Buffer.from(options.secret, 'utf8');
+    this.ttlSeconds = options.ttlSeconds ?? DEFAULT_SESSION_TTL_SECONDS;
+    if (!Number.isInteger(this.ttlSeconds) || this.ttlSeconds < 60 || this.ttlSeconds > 2_592_000) {
+      throw new ToolgateError('usage', `the session lifetime must be a whole number of seconds from 60 to 2592000 (server.sessionTtlSeconds), got ${this.ttlSeconds}`);
+    }
+    this.#now = options.now ?? Date.now;
+  }
+
+  issue(fingerprint: string): IssuedSession {
+    const id = randomBytes(16).toString('base64url');
+    const expirySeconds = Math.floor(this.#now() / 1000) + this.ttlSeconds;
+    const payload = `${id}.${fingerprint}.${expirySeconds}`;
+    return {
+      id,
+      fingerprint,
+      expiresAt: expirySeconds * 1000,
+      token: `${payload}.${this.#mac('session', payload).toString('base64url')}`,
+      csrfToken: this.csrfToken(id),
+      maxAgeSeconds: this.ttlSeconds,
+    };
+  }
+
+  /** The session a token stands for, when its signature holds and it has not expired. */
+  verify(token: string): Session | undefined {
+    const match = TOKEN_PATTERN.exec(token);
+    if (match === null) return undefined;
+    const [, id = '', fingerprint = '', expiry = '', signature = ''] = match;
+    const expected = this.#mac('session', `${id}.${fingerprint}.${expiry}`);
+    const given = Buffer.from(signature, 'base64url');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    const expiresAt = Number(expiry) * 1000;
+    if (expiresAt <= this.#now()) return undefined;
+    return { id, fingerprint, expiresAt };
+  }
+
+  csrfToken(sessionId: string): string {
+    return this.#mac('csrf', sessionId).toString('base64url');
+  }
+
+  csrfMatches(sessionId: string, presented: string | undefined): boolean {
+    if (presented === undefined || !/^[A-Za-z0-9_-]{43}$/.test(presented.trim())) return false;
+    const expected = this.#mac('csrf', sessionId);
+    const given = Buffer.from(presented.trim(), 'base64url');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  #mac(purpose: 'session' | 'csrf', text: string): Buffer {
+    return createHmac('sha256', this.#secret).update(`toolgate ${purpose} v1\u0000${text}`, 'utf8').digest();
+  }
+}
+
+/** `Set-Cookie` for a new session: HttpOnly, SameSite=Strict, Path=/, Secure over TLS. */
+export function sessionCookie(token: string, options: { maxAgeSeconds: number; secure: boolean }): string {
+  return `${SESSION_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${options.maxAgeSeconds}${options.secure ? '; Secure' : ''}`;
+}
+
+/** `Set-Cookie` that removes the session cookie (same attributes, Max-Age=0). */
+export function clearedSessionCookie(options: { secure: boolean }): string {
+  return sessionCookie('', { maxAgeSeconds: 0, secure: options.secure });
+}
+
+/** The session cookie's value in a `Cookie` header. */
+export function readSessionCookie(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0 || part.slice(0, eq).trim() !== SESSION_COOKIE) continue;
+    const value = part.slice(eq + 1).trim();
+    if (value !== '') return value;
+  }
+  return undefined;
+}
+
+/** Came over TLS, here or (by `X-Forwarded-Proto: https`) at a proxy in front. */
+export function isSecureRequest(req: IncomingMessage): boolean {
+  if ((req.socket as Partial<TLSSocket>).encrypted === true) return true;
+  const forwarded = req.headers['x-forwarded-proto'];
+  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim().toLowerCase();
+  return first === 'https';
+}

@@ -1,0 +1,166 @@
+// One run, live: the answer as it streams, tool calls as cards, the plan, todos,
+// reflections and guard trips, a timeline, and the raw event log beside it. The
+// view is folded from the log (run-model.ts), so what it shows after any number
+// of reconnects is what the log holds.
+import { api, ApiError, eventsDownloadUrl, type ToolInfo } from '../api.ts';
+import { append, clear, formatTime, h } from '../dom.ts';
+import { followRun, type StreamState } from '../follow-run.ts';
+import type { AppContext } from '../main.ts';
+import { applyEvent, emptyView } from '../run-model.ts';
+import { approvalPanel } from './approval-panel.ts';
+import { callCard, eventRow, notesPanel, planPanel, statusPill, timeline, todoPanel } from './run-parts.ts';
+
+const STATE_TEXT: Record<StreamState, string> = { connecting: 'connecting…', live: 'live', reconnecting: 'reconnecting…', ended: 'run ended', error: 'disconnected' };
+
+export async function runView(ctx: AppContext, runId: string): Promise<HTMLElement> {
+  const run = await api.getRun(runId);
+  let tools: ToolInfo[] | undefined;
+  void api.tools().then(
+    (answer) => {
+      tools = answer.tools;
+      approvalKey = '';
+      schedule();
+    },
+    () => undefined,
+  );
+  const view = emptyView();
+
+  const indicator = h('span', { class: 'conn conn-connecting', 'data-testid': 'stream-state', role: 'status', 'aria-live': 'polite' }, STATE_TEXT.connecting);
+  const status = h('span', {});
+  const answer = h('div', { class: 'answer', 'data-testid': 'answer', 'aria-live': 'polite' });
+  const approvalSlot = h('div', {});
+  const calls = h('div', { class: 'calls', 'data-testid': 'calls' });
+  const extras = h('div', {});
+  const log = h('div', { class: 'event-log', 'data-testid': 'event-log' });
+  const logCount = h('span', { class: 'muted', 'data-testid': 'event-count' }, '0 events');
+  const cancel = h('button', { type: 'button', class: 'danger ghost' }, 'Cancel run');
+  const message = h('input', { id: 'message', type: 'text', placeholder: 'Send the run a message', 'aria-label': 'Message to the run' });
+  const messageError = h('div', { class: 'error', role: 'alert' });
+  const messageForm = h('form', { class: 'inline message-form' }, message, h('button', { type: 'submit' }, 'Send'));
+  let approvalKey = '';
+  let duplicates = 0;
+  let reconnects = 0;
+
+  cancel.addEventListener('click', () => {
+    cancel.disabled = true;
+    void api.cancel(runId, 'cancelled from the console').catch((e: unknown) => {
+      cancel.disabled = false;
+      messageError.textContent = e instanceof Error ? e.message : String(e);
+    });
+  });
+  messageForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const text = message.value.trim();
+    if (text === '') return;
+    messageError.textContent = '';
+    void api.input(runId, { type: 'message', text }).then(
+      () => (message.value = ''),
+      (e: unknown) => (messageError.textContent = e instanceof ApiError ? `${e.code}: ${e.message}` : String(e)),
+    );
+  });
+
+  let pendingFrame = false;
+  const render = (): void => {
+    pendingFrame = false;
+    clear(status);
+    status.append(statusPill(view.status));
+    cancel.hidden = view.finished;
+    messageForm.hidden = view.finished;
+    const key = view.pending === undefined ? '' : `${view.pending.toolCallId}:${tools === undefined ? 0 : 1}`;
+    if (key !== approvalKey) {
+      approvalKey = key;
+      clear(approvalSlot);
+      if (view.pending !== undefined) approvalSlot.append(approvalPanel({ runId, pending: view.pending, tool: tools?.find((t) => t.name === view.pending?.name) }));
+    }
+    clear(answer);
+    const turns = view.turns.filter((t) => t.purpose === undefined);
+    const text = view.output ?? turns.at(-1)?.text ?? '';
+    append(
+      answer,
+      view.error === undefined ? null : h('p', { class: 'error' }, `${view.error.code}: ${view.error.message}`),
+      view.cancelled === undefined ? null : h('p', { class: 'muted' }, `Cancelled: ${view.cancelled}`),
+      text === '' ? h('p', { class: 'muted' }, view.finished ? '(no answer)' : 'Waiting for the model…') : h('div', { class: 'answer-text', 'data-testid': 'answer-text' }, text),
+    );
+    answer.dataset['final'] = String(view.output !== undefined);
+    clear(calls);
+    if (view.order.length === 0) calls.append(h('p', { class: 'muted' }, 'No tool calls yet.'));
+    for (const id of view.order) {
+      const call = view.calls.get(id);
+      if (call !== undefined) calls.append(callCard(call));
+    }
+    clear(extras);
+    extras.append(planPanel(view) ?? '', todoPanel(view) ?? '', notesPanel(view) ?? '', timeline(view.spans) ?? '');
+  };
+  const schedule = (): void => {
+    if (pendingFrame) return;
+    pendingFrame = true;
+    requestAnimationFrame(render);
+  };
+
+  const follower = followRun({
+    runId,
+    after: 0,
+    onEvent: (event) => {
+      if (log.querySelector(`[data-event-id="${event.id}"]`) !== null) {
+        // The follower never delivers an id twice; counted so a test (or a person) would see it if it did.
+        duplicates += 1;
+        log.dataset['duplicates'] = String(duplicates);
+        return;
+      }
+      applyEvent(view, event);
+      log.append(eventRow(event));
+      logCount.textContent = `${view.lastId} events`;
+      log.dataset['lastId'] = String(view.lastId);
+      schedule();
+    },
+    onState: (state, detail) => {
+      indicator.className = `conn conn-${state}`;
+      indicator.textContent = detail === undefined ? STATE_TEXT[state] : `${STATE_TEXT[state]} (${detail})`;
+      indicator.dataset['state'] = state;
+      if (state === 'reconnecting') reconnects += 1;
+      indicator.dataset['reconnects'] = String(reconnects);
+    },
+  });
+  ctx.onLeave(() => follower.close());
+  render();
+
+  return h(
+    'div',
+    { class: 'run-page' },
+    h(
+      'header',
+      { class: 'run-head' },
+      h('h1', {}, 'Run ', h('code', { 'data-testid': 'run-id' }, run.id)),
+      status,
+      indicator,
+      h('span', { class: 'spacer' }),
+      h('a', { class: 'button ghost', href: eventsDownloadUrl(run.id), download: `${run.id}.jsonl`, 'data-testid': 'download-jsonl' }, 'Download events (JSONL)'),
+      cancel,
+    ),
+    h(
+      'p',
+      { class: 'meta' },
+      `model ${run.model}`,
+      run.settings?.strategy === undefined ? '' : ` · strategy ${run.settings.strategy}`,
+      run.tenantId === undefined ? '' : ` · tenant ${run.tenantId}`,
+      run.threadId === undefined ? '' : ` · thread ${run.threadId}`,
+      run.dryRun === true ? ' · dry run' : '',
+      ` · created ${formatTime(run.createdAt)}`,
+    ),
+    h('blockquote', { class: 'prompt' }, run.input),
+    approvalSlot,
+    h(
+      'div',
+      { class: 'run-grid' },
+      h(
+        'div',
+        { class: 'run-main' },
+        h('section', { class: 'card', 'aria-label': 'answer' }, h('h2', {}, 'Answer'), answer),
+        h('section', { class: 'card', 'aria-label': 'tool calls' }, h('h2', {}, 'Tool calls'), calls),
+        extras,
+        h('section', { class: 'card', 'aria-label': 'message' }, messageForm, messageError),
+      ),
+      h('aside', { class: 'card run-log', 'aria-label': 'raw event log' }, h('h2', {}, 'Event log ', logCount), log),
+    ),
+  );
+}

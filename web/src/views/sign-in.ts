@@ -1,0 +1,38 @@
+import { api, ApiError, type SessionInfo } from '../api.ts';
+import { h } from '../dom.ts';
+
+/** Trades an API key for a session cookie; the key is not kept in the page. */
+export function signInView(onSignedIn: (session: SessionInfo) => Promise<void>): HTMLElement {
+  const key = h('input', { id: 'api-key', name: 'apiKey', type: 'password', autocomplete: 'current-password', required: true, spellcheck: 'false' });
+  const error = h('p', { class: 'error', role: 'alert', 'data-testid': 'sign-in-error' });
+  const button = h('button', { type: 'submit' }, 'Sign in');
+  const form = h(
+    'form',
+    { class: 'card narrow', 'aria-labelledby': 'sign-in-title' },
+    h('h1', { id: 'sign-in-title' }, 'Sign in'),
+    h('p', { class: 'muted' }, 'Enter an API key of your tenant. The server answers with a session cookie the page cannot read; the key itself is not stored.'),
+    h('div', { class: 'form-row' }, h('label', { for: 'api-key' }, 'API key'), key),
+    error,
+    button,
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    error.textContent = '';
+    button.disabled = true;
+    void api
+      .signIn(key.value.trim())
+      .then(async (session) => {
+        key.value = '';
+        await onSignedIn(session);
+      })
+      .catch((e: unknown) => {
+        error.textContent = e instanceof ApiError && e.status === 401 ? 'That key is not valid here. Check the key configured for your tenant.' : e instanceof Error ? e.message : String(e);
+        key.focus();
+      })
+      .finally(() => {
+        button.disabled = false;
+      });
+  });
+  queueMicrotask(() => key.focus());
+  return form;
+}
