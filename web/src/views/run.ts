@@ -37,6 +37,7 @@ export async function runView(ctx: AppContext, runId: string): Promise<HTMLEleme
   const message = h('input', { id: 'message', type: 'text', placeholder: 'Send the run a message', 'aria-label': 'Message to the run' });
   const messageError = h('div', { class: 'error', role: 'alert' });
   const messageForm = h('form', { class: 'inline message-form' }, message, h('button', { type: 'submit' }, 'Send'));
+  const messageSection = h('section', { class: 'card', 'aria-label': 'message' }, messageForm, messageError);
   let approvalKey = '';
   let duplicates = 0;
   let reconnects = 0;
@@ -65,7 +66,7 @@ export async function runView(ctx: AppContext, runId: string): Promise<HTMLEleme
     clear(status);
     status.append(statusPill(view.status));
     cancel.hidden = view.finished;
-    messageForm.hidden = view.finished;
+    messageSection.hidden = view.finished;
     const key = view.pending === undefined ? '' : `${view.pending.toolCallId}:${tools === undefined ? 0 : 1}`;
     if (key !== approvalKey) {
       approvalKey = key;
@@ -158,7 +159,7 @@ export async function runView(ctx: AppContext, runId: string): Promise<HTMLEleme
         h('section', { class: 'card', 'aria-label': 'answer' }, h('h2', {}, 'Answer'), answer),
         h('section', { class: 'card', 'aria-label': 'tool calls' }, h('h2', {}, 'Tool calls'), calls),
         extras,
-        h('section', { class: 'card', 'aria-label': 'message' }, messageForm, messageError),
+        messageSection,
       ),
       h('aside', { class: 'card run-log', 'aria-label': 'raw event log' }, h('h2', {}, 'Event log ', logCount), log),
     ),
