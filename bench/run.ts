@@ -12,6 +12,7 @@ interface BenchReport {
 const BENCHES: { id: string; file: string; fn: string }[] = [
   { id: 'parsing', file: './parsing/parsing-bench.ts', fn: 'runParsingBench' },
   { id: 'store', file: './store/store-bench.ts', fn: 'runStoreBench' },
+  { id: 'postgres', file: './store/postgres-bench.ts', fn: 'runPostgresBench' },
   { id: 'sse', file: './server/sse-bench.ts', fn: 'runSseBench' },
   { id: 'loop', file: './loop/loop-bench.ts', fn: 'runLoopBench' },
   { id: 'cli', file: './cli/startup-bench.ts', fn: 'runStartupBench' },

@@ -7,6 +7,7 @@ import { TOOLS_SPEC } from './specs/tools-spec.ts';
 import { PARSE_SPEC } from './specs/parse-spec.ts';
 import { DEMO_SPEC } from './specs/demo-spec.ts';
 import { EVAL_SPEC } from './specs/eval-spec.ts';
+import { MIGRATE_SPEC } from './specs/migrate-spec.ts';
 
 export type CommandMain = (args: readonly string[], io: CliIO) => Promise<number>;
 
@@ -24,4 +25,5 @@ export const COMMANDS: readonly Command[] = [
   { spec: PARSE_SPEC, load: async () => (await import('./parse-command.ts')).parseCommand },
   { spec: DEMO_SPEC, load: async () => (await import('./demo-command.ts')).demoCommand },
   { spec: EVAL_SPEC, load: async () => (await import('./eval-command.ts')).evalCommand },
+  { spec: MIGRATE_SPEC, load: async () => (await import('./migrate-command.ts')).migrateCommand },
 ];

@@ -2,7 +2,7 @@ import { toolgateFrom } from '../app/create-toolgate.ts';
 import { toolgateOptionsFromSettings } from '../app/toolgate-options.ts';
 import { RunManager } from '../app/run-manager.ts';
 import { apiKeysFromSettings } from '../app/api-keys.ts';
-import { DEFAULT_STORE, openStore } from '../app/open-store.ts';
+import { DEFAULT_STORE, describeStore, openStore } from '../app/open-store.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { resolveSettings, type Settings } from '../config/resolve-settings.ts';
 import { startHttpServer, startMetricsServer } from '../server/index.ts';
@@ -50,11 +50,17 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
   const apiKeys = apiKeysFromSettings(settings);
   const port = portFrom(optionalString(values, 'port')) ?? settings.server.port ?? DEFAULT_SERVE_PORT;
   const host = optionalString(values, 'host') ?? settings.server.host ?? '127.0.0.1';
-  const storeSpec = optionalString(values, 'store') ?? settings.server.store ?? DEFAULT_STORE;
+  // DATABASE_URL (the usual variable of PostgreSQL hosting) when neither the flag nor the config names a store.
+  const databaseUrl = io.env['DATABASE_URL'] !== undefined && io.env['DATABASE_URL'] !== '' ? io.env['DATABASE_URL'] : undefined;
+  const storeSpec = optionalString(values, 'store') ?? settings.server.store ?? databaseUrl ?? DEFAULT_STORE;
   const concurrencyFlag = optionalString(values, 'concurrency');
   const concurrency = concurrencyFlag === undefined ? settings.server.concurrency : positive(concurrencyFlag, '--concurrency');
 
-  const opened = await openStore(storeSpec, { cwd: io.cwd, ...(settings.server.sqliteSynchronous === undefined ? {} : { synchronous: settings.server.sqliteSynchronous }) });
+  const opened = await openStore(storeSpec, {
+    cwd: io.cwd,
+    ...(settings.server.sqliteSynchronous === undefined ? {} : { synchronous: settings.server.sqliteSynchronous }),
+    ...(settings.server.poolSize === undefined ? {} : { poolSize: settings.server.poolSize }),
+  });
   // Metrics see what this process appends; the store they wrap times every append.
   const metrics = new ToolgateMetrics({ store: opened });
   const store = metrics.timeAppends(opened);
@@ -119,7 +125,7 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
     serverUrl = http.url;
     metrics.sse = () => http.sseStats();
     const recovered = await manager.recover();
-    io.stdout.write(`toolgate serving on ${http.url}  (store ${storeSpec}, model ${settings.model ?? 'none: pass "model" per run'})\n`);
+    io.stdout.write(`toolgate serving on ${http.url}  (store ${describeStore(storeSpec)}, model ${settings.model ?? 'none: pass "model" per run'})\n`);
     io.stdout.write(`  console: ${http.url}/${apiKeys.length > 0 ? '  (sign in with an API key of your tenant)' : ''}\n`);
     const summary = toolHealthSummary(tools);
     if (summary !== undefined) io.stdout.write(`  ${summary}\n`);

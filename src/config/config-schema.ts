@@ -138,8 +138,9 @@ export const configSchema = z.strictObject({
     .strictObject({
       port: z.number().int().min(0).max(65535).optional(),
       host: z.string().min(1).optional(),
-      store: z.string().regex(/^(memory:?|sqlite:.+)$/, 'store must be memory: or sqlite:<file>').optional(),
+      store: z.string().regex(/^(memory:?|sqlite:.+|postgres(ql)?:\/\/.+)$/i, 'store must be memory:, sqlite:<file> or postgres://user:password@host:5432/database').optional(),
       sqliteSynchronous: z.enum(['FULL', 'NORMAL']).optional(),
+      poolSize: z.number().int().min(1).max(1000).optional(),
       concurrency: z.number().int().min(1).max(1000).optional(),
       queueLimit: z.number().int().min(0).max(1_000_000).optional(),
       leaseMs: z.number().int().min(300).max(3_600_000).optional(),

@@ -21,7 +21,7 @@ import { submitInput } from './submit-input.ts';
 import type { AppendFn } from './transition.ts';
 
 /** How long a lease lasts unless renewed (renewed every third of it while a run is driven). */
-export const DEFAULT_LEASE_MS = 10_000;
+export const DEFAULT_LEASE_MS = 15_000;
 /** How often a client waits for another process to act on its cancel request, at most, in leases. */
 const CANCEL_WAIT_LEASES = 2;
 const CANCEL_POLL_MS = 50;
@@ -185,6 +185,16 @@ export class RunEngine {
     });
     const keeper = new LeaseKeeper({ store, lease, ttlMs: this.leaseMs, onLost: () => abort.abort(), onBeat: () => follower.catchUp() });
     const unsubscribe = store.subscribe(run.id, (events) => follower.offer(events));
+    // Input posted to another process (a cancel, a message) is appended there: a store that says
+    // so (PostgreSQL) has it read at once; otherwise the lease heartbeat's catch-up finds it.
+    let unwatch: (() => void) | undefined;
+    if (store.watch !== undefined) {
+      unwatch = await store
+        .watch(run.id, (lastEventId) => {
+          if (!follower.has(lastEventId)) void follower.catchUp().catch(() => undefined);
+        })
+        .catch(() => undefined);
+    }
     const append: AppendFn = async (drafts, patch) => {
       let events: RunEvent[];
       try {
@@ -216,6 +226,7 @@ export class RunEngine {
     } finally {
       keeper.stop();
       unsubscribe();
+      unwatch?.();
       options.signal?.removeEventListener('abort', onExternalAbort);
     }
   }

@@ -17,7 +17,7 @@ export interface RunEventStreamOptions {
   runId: string;
   /** Send events with an id greater than this. */
   after: number;
-  store: Pick<RunStore, 'readEvents' | 'subscribe'>;
+  store: Pick<RunStore, 'readEvents' | 'subscribe' | 'watch'>;
   heartbeatMs: number;
   bufferLimitBytes: number;
   /** Bytes waiting and no 'drain' for this long: the socket is destroyed. */
@@ -67,6 +67,9 @@ export class RunEventStream {
   #lastSent: number;
   #finished = false;
   #poll: ReturnType<typeof setInterval> | undefined;
+  #unwatch: (() => void) | undefined;
+  /** Another process appended while this stream was reading: read once more when done. */
+  #wakePending = false;
 
   constructor(options: RunEventStreamOptions) {
     this.#options = options;
@@ -114,6 +117,17 @@ export class RunEventStream {
     this.#writer.open(this.#options.headers);
     await this.#catchUp(firstPage);
     if (!this.#finished) await this.#endIfRunFinished();
+    if (!this.#finished && store.watch !== undefined) {
+      // A store shared by several processes says when another one appended (PostgreSQL: LISTEN/NOTIFY):
+      // read the log then, rather than at the next poll. The poll stays, so a missed wake-up only delays.
+      try {
+        const unwatch = await store.watch(runId, (lastEventId) => this.#wake(lastEventId));
+        if (this.#finished) unwatch();
+        else this.#unwatch = unwatch;
+      } catch (error) {
+        this.#options.log?.({ level: 'warn', msg: 'SSE stream could not watch the run: following it by polling', runId, error: String(error) });
+      }
+    }
     const pollMs = this.#options.pollMs ?? 0;
     if (!this.#finished && pollMs > 0) {
       // Another process may drive this run: what it appends reaches this stream through the store.
@@ -129,11 +143,19 @@ export class RunEventStream {
     if (this.#finished) return;
     this.#finished = true;
     clearInterval(this.#poll);
+    this.#unwatch?.();
+    this.#unwatch = undefined;
     this.#unsubscribe?.();
     this.#unsubscribe = undefined;
     this.#held = [];
     this.#writer.end();
     this.#resolveDone();
+  }
+
+  #wake(lastEventId: number): void {
+    if (this.#finished || lastEventId <= this.#lastSent) return;
+    if (this.#reading || this.#writer.congested) this.#wakePending = true;
+    else void this.#catchUp();
   }
 
   #onLive(events: readonly RunEvent[]): void {
@@ -201,6 +223,10 @@ export class RunEventStream {
       clearTimeout(limit);
     }
     if (!this.#finished) this.#release(true);
+    if (this.#wakePending && !this.#finished && !this.#reading) {
+      this.#wakePending = false;
+      void this.#catchUp();
+    }
   }
 
   async #sendPaced(events: readonly RunEvent[]): Promise<void> {

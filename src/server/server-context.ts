@@ -8,7 +8,7 @@ export type LogEntry = { level: 'info' | 'warn' | 'error'; msg: string; [key: st
 
 export interface HttpServerOptions {
   service: RunService;
-  store: Pick<RunStore, 'readEvents' | 'subscribe'>;
+  store: Pick<RunStore, 'readEvents' | 'subscribe' | 'watch'>;
   /** Empty: no authentication, every request is the anonymous caller `{}` (loopback only). */
   apiKeys: ApiKeyEntry[];
   /** Interval of `: ping` comments on idle SSE streams (default DEFAULT_HEARTBEAT_MS). */
@@ -68,7 +68,7 @@ export interface Closable {
 /** What every route handler sees: the server's settings and one request. */
 export interface ServerState {
   service: RunService;
-  store: Pick<RunStore, 'readEvents' | 'subscribe'>;
+  store: Pick<RunStore, 'readEvents' | 'subscribe' | 'watch'>;
   heartbeatMs: number;
   sseBufferLimitBytes: number;
   sseIdleTimeoutMs: number;

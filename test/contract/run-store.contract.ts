@@ -6,12 +6,14 @@ import { durabilityContract } from './run-store/durability.ts';
 import { appendContract } from './run-store/append.ts';
 import type { RunStoreFactory } from './run-store/harness.ts';
 import { idempotencyContract } from './run-store/idempotency.ts';
+import { importRunContract } from './run-store/import-run.ts';
 import { isolationContract } from './run-store/isolation.ts';
 import { leasesContract } from './run-store/leases.ts';
 import { listRunsContract } from './run-store/list-runs.ts';
 import { subscribeContract } from './run-store/subscribe.ts';
 import { terminalContract } from './run-store/terminal.ts';
 import { threadsContract } from './run-store/threads.ts';
+import { watchContract } from './run-store/watch.ts';
 
 export type { RunStoreFactory, RunStoreHarness } from './run-store/harness.ts';
 
@@ -32,5 +34,7 @@ export function runStoreContract(name: string, factory: RunStoreFactory): void {
     isolationContract(factory);
     durabilityContract(factory);
     leasesContract(factory);
+    watchContract(factory);
+    importRunContract(factory);
   });
 }

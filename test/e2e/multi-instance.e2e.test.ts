@@ -1,4 +1,5 @@
-// One owner per run: several `toolgate serve` processes share one SQLite file.
+// One owner per run: several `toolgate serve` processes share one SQLite file, or
+// one PostgreSQL database (there, SSE streams are woken by LISTEN/NOTIFY).
 // Each run is driven by at most one process at a time (a lease per run, renewed
 // while the run is driven, checked on every append); an approval may reach any
 // process; a process that starts or sweeps takes over only runs whose lease has
@@ -20,6 +21,7 @@ import { ofType } from '../support/events.ts';
 import { startMockOpenAI, type MockOpenAI, type MockResponse, type RecordedRequest } from '../support/mock-openai-server.ts';
 import { POWER_EXCHANGE_SERVER, startProcess, startServe, stopProcess, type StartedProcess } from '../support/processes.ts';
 import { collectSse } from '../support/sse-client.ts';
+import { createDatabase, dropDatabase, postgresSkip } from '../support/postgres.ts';
 
 const USER = 'bob';
 const SYMBOL = 'DE-BASE-D+1';
@@ -28,6 +30,8 @@ const FIRST_MANY = 1;
 const MANY = 20;
 const TAKEOVER_RUN = 101;
 const LIVE_RUN = 201;
+const FOLLOW_RUN = 301;
+const IDEM_RUN = 401;
 
 /** A distinct limit price per run, in whole cents, far below the seeded asks (the order rests, never trades). */
 const priceOf = (n: number): number => Math.round((10 + n / 10) * 100) / 100;
@@ -71,7 +75,10 @@ interface OrderView {
   symbol: string;
 }
 
-describe('several toolgate serve processes on one SQLite file', { timeout: 240_000 }, () => {
+const STORES = ['sqlite', 'postgres'] as const;
+
+for (const kind of STORES) {
+describe(`several toolgate serve processes on one ${kind === 'sqlite' ? 'SQLite file' : 'PostgreSQL database'}`, { timeout: 240_000, skip: kind === 'postgres' ? postgresSkip() : false }, () => {
   let mock: MockOpenAI;
   const dirs: string[] = [];
   /** Every child spawned, tracked from the moment it is spawned: one that never became ready is stopped too. */
@@ -81,14 +88,17 @@ describe('several toolgate serve processes on one SQLite file', { timeout: 240_0
   before(async () => {
     mock = await startMockOpenAI({ handler: modelFor });
   });
+  /** PostgreSQL databases made for these tests, dropped at the end. */
+  const databases: string[] = [];
   after(async () => {
     await Promise.allSettled(children.map((child) => stopProcess(child)));
     await mock?.close();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    for (const name of databases) await dropDatabase(name);
   });
 
   /** A fresh directory with its own exchange (state file, delay on placeOrder) and a toolgate.yaml pointing at it. */
-  async function setUp(options: { name: string; placeOrderDelayMs: number; approval: 'required' | 'never'; leaseMs: number }): Promise<{ dir: string; db: string; exchange: Exchange }> {
+  async function setUp(options: { name: string; placeOrderDelayMs: number; approval: 'required' | 'never'; leaseMs: number; ssePollMs?: number }): Promise<{ dir: string; db: string; exchange: Exchange }> {
     const dir = mkdtempSync(join(tmpdir(), `toolgate-multi-${options.name}-`));
     dirs.push(dir);
     const started = await startProcess({
@@ -110,13 +120,13 @@ tools:
 server:
   leaseMs: ${options.leaseMs}
   shutdownGraceMs: 0
-`,
+${options.ssePollMs === undefined ? '' : `  ssePollMs: ${options.ssePollMs}\n`}`,
     );
-    return { dir, db: join(dir, 'runs.db'), exchange };
+    return { dir, db: kind === 'sqlite' ? `sqlite:${join(dir, 'runs.db')}` : await createDatabase(`toolgate_mi_${options.name}`, databases), exchange };
   }
 
-  async function serve(dir: string, db: string): Promise<StartedProcess & { url: string }> {
-    return startServe({ cwd: dir, args: ['--store', `sqlite:${db}`], onSpawn: track });
+  async function serve(dir: string, store: string): Promise<StartedProcess & { url: string }> {
+    return startServe({ cwd: dir, args: ['--store', store], onSpawn: track });
   }
 
   it('20 runs created on two processes, each approved on the other one: every write happens exactly once', async () => {
@@ -314,7 +324,40 @@ server:
     assert.equal(stats.received['placeOrder'], 1, 'the exchange received placeOrder once');
     assert.equal(mock.requests.filter((r) => runNumberOf(r) === n).length, 3, 'three model requests for the run');
   });
+
+  it('a run driven by A, followed live over SSE on B: the same events, in order, each once, as soon as they are written', async () => {
+    // PostgreSQL: B's stream polls only once a minute, so only LISTEN/NOTIFY can bring A's events in time.
+    const { dir, db } = await setUp({ name: 'follow', placeOrderDelayMs: 1500, approval: 'never', leaseMs: 3000, ...(kind === 'postgres' ? { ssePollMs: 60_000 } : {}) });
+    const [a, b] = await Promise.all([serve(dir, db), serve(dir, db)]);
+    const { id } = await createRun(a.url, `trade ${FOLLOW_RUN}`);
+    const started = Date.now();
+    const followed = await collectSse(`${b.url}/v1/runs/${id}/events`);
+    const tookMs = Date.now() - started;
+    const log = await readEvents(a.url, id);
+    assert.equal(log.at(-1)?.type, 'run_completed', 'the run ended');
+    assert.deepEqual(followed.map((m) => JSON.parse(m.data) as RunEvent), log, 'B streamed exactly the log A wrote');
+    assert.deepEqual(followed.map((m) => Number(m.id)), log.map((e) => e.id));
+    assert.ok(tookMs < 15_000, `B's stream ended ${tookMs} ms after the run began (the run itself takes about 2 s)`);
+  });
+
+  it('20 concurrent POSTs with one Idempotency-Key, spread over both processes, create one run', async () => {
+    const { dir, db } = await setUp({ name: 'idem', placeOrderDelayMs: 0, approval: 'never', leaseMs: 3000 });
+    const [a, b] = await Promise.all([serve(dir, db), serve(dir, db)]);
+    const body = JSON.stringify({ input: `trade ${IDEM_RUN}` });
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        fetch(`${(i % 2 === 0 ? a : b).url}/v1/runs`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'one-key-two-servers' }, body }),
+      ),
+    );
+    const runs = await Promise.all(responses.map(async (r) => (await r.json()) as Run));
+    assert.equal(new Set(runs.map((r) => r.id)).size, 1, 'one run');
+    assert.deepEqual(responses.map((r) => r.status).sort((x, y) => x - y), [...Array<number>(19).fill(200), 201]);
+    const done = await waitForRun([a.url, b.url], runs[0]?.id ?? '', 'completed', (run) => run.status !== 'running' && run.status !== 'queued', 30_000);
+    assert.equal(done.status, 'completed');
+    assert.equal(mock.requests.filter((r) => runNumberOf(r) === IDEM_RUN).length, 3, 'driven once');
+  });
 });
+}
 
 /** Ids 1..n without gap or duplicate, and the terminal event (if any) last. */
 function assertWellFormedLog(label: string, events: RunEvent[]): void {

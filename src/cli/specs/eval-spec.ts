@@ -20,7 +20,7 @@ export const EVAL_SPEC = {
     out: { type: 'string', value: 'file', description: 'Write the report as JSON to this file (results per run, summary, pass rates per intent).', example: '--out results.json' },
     store: {
       type: 'string',
-      value: 'sqlite:<file> | memory:',
+      value: 'sqlite:<file> | postgres://… | memory:',
       description: 'Where the runs are recorded (default: runs.db in your data directory, as for `toolgate run`).',
       example: '--store sqlite:./eval.db',
     },

@@ -68,7 +68,7 @@ export const RUN_SPEC = {
     },
     store: {
       type: 'string',
-      value: 'sqlite:<file> | memory:',
+      value: 'sqlite:<file> | postgres://… | memory:',
       description:
         'Where the run is recorded, so `toolgate runs` can show it and continue it afterwards. Default: runs.db in\nyour data directory (TOOLGATE_HOME, else $XDG_DATA_HOME/toolgate, else ~/.local/share/toolgate; created\nprivate to you); memory: keeps nothing. The record holds the --mcp servers, the config file path and the\nworking directory, never API keys.',
       example: '--store sqlite:./runs.db',

@@ -24,8 +24,9 @@ export const SERVE_SPEC = {
     },
     store: {
       type: 'string',
-      value: 'sqlite:<file> | memory:',
-      description: 'Where runs are stored: a SQLite file (created if missing) or memory: (lost on exit).\nDefault: server.store, then sqlite:./data/toolgate.db.',
+      value: 'sqlite:<file> | postgres://… | memory:',
+      description:
+        'Where runs are stored: a SQLite file (created if missing), a PostgreSQL database shared by several\ninstances (docs/deploy.md), or memory: (lost on exit). Default: server.store, then DATABASE_URL, then\nsqlite:./data/toolgate.db.',
       example: '--store sqlite:/var/lib/toolgate/runs.db',
     },
     concurrency: {

@@ -113,6 +113,22 @@ export interface RunStore {
   /** Live events appended after this call, for one run. Returns the unsubscribe function. */
   subscribe(runId: string, listener: EventListener): () => void;
   /**
+   * Optional: a wake-up call for appends made by any process sharing the
+   * store, where `subscribe` hears only this one's. Resolves, with the
+   * unwatch function, once the store is listening; from then on
+   * `onAppended` is called whenever events were appended to `runId`, with
+   * the id of the last of them. Calls may come late, several appends may be
+   * coalesced into one call, and a call may come when nothing new was
+   * appended (after the store lost and regained its connection it wakes
+   * every watcher once, with the run's last event id as far as it can read
+   * it, else 0). The number is a hint: the log is the truth, so on a
+   * wake-up read `readEvents(runId, { after })` from your own position.
+   * `onAppended` must not throw (a throw is reported as a warning); the run
+   * need not exist yet. Stores that cannot see other processes leave this
+   * out: then poll the log (as the SSE stream does with its poll interval).
+   */
+  watch?(runId: string, onAppended: (lastEventId: number) => void): Promise<() => void>;
+  /**
    * This tenant's thread `threadId` (the untenanted one when `tenantId` is
    * absent), or undefined when it has no messages yet — whatever other
    * tenants keep under the same id.
@@ -146,5 +162,13 @@ export interface RunStore {
    * needs another pass (status `running` or `queued`).
    */
   releaseRun(lease: RunLease): Promise<Run | undefined>;
+  /**
+   * Optional: writes a run copied from another store (`toolgate migrate`) as
+   * it was — id, status, settings, times — with its whole log, numbered and
+   * stamped as given (ids 1, 2, 3…), in one atomic step. Resolves `exists`,
+   * writing nothing, when the store already has a run with that id. The copy
+   * has no lease: an unfinished run is claimed like any run that needs an owner.
+   */
+  importRun?(run: Run, events: readonly RunEvent[]): Promise<'imported' | 'exists'>;
   close(): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import type { SQLInputValue } from 'node:sqlite';
 import type { ListRunsQuery } from '../../core/index.ts';
-import type { RunCursor } from './run-cursor.ts';
+import type { RunCursor } from '../run-cursor.ts';
 
 /**
  * The listRuns query: newest first by (created_at, id), keyset-paginated so

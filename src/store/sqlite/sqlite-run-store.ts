@@ -22,11 +22,12 @@ import {
   type Thread,
 } from '../../core/index.ts';
 import { checkAppend } from '../append-guard.ts';
+import { importRunInto } from './import-run.ts';
 import { checkLastEventId, checkLease } from '../lease-guard.ts';
 import { storeNow } from '../store-clock.ts';
 import { SqliteLeases, leaseStateFromRow } from './sqlite-leases.ts';
 import { listRunsSql } from './list-runs-sql.ts';
-import { decodeRunCursor, encodeRunCursor } from './run-cursor.ts';
+import { decodeRunCursor, encodeRunCursor } from '../run-cursor.ts';
 import { RunListeners } from '../run-listeners.ts';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, DEFAULT_PAGE_SIZE, idempotencyMismatch } from '../store-defaults.ts';
 import { RUN_COLUMNS, eventFromRow, newRunValues, runFromRow, threadFromRows, type SqliteRow } from './run-row.ts';
@@ -221,6 +222,10 @@ export class SqliteRunStore implements RunStore {
         busyTimeoutMs: Number(this.#sql.pragma('busy_timeout')),
       };
     });
+  }
+
+  async importRun(run: Run, events: readonly RunEvent[]): Promise<'imported' | 'exists'> {
+    return importRunInto(this.#sql, run, events);
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ToolgateError } from '../../core/index.ts';
+import { ToolgateError } from '../core/index.ts';
 import { decodeRunCursor, encodeRunCursor } from './run-cursor.ts';
 
 describe('run cursor', () => {
@@ -11,7 +11,8 @@ describe('run cursor', () => {
     assert.deepEqual(decodeRunCursor(encoded), cursor);
   });
 
-  for (const bad of ['', 'not a cursor!', Buffer.from('{"a":1}').toString('base64url'), Buffer.from('[1,2]').toString('base64url')]) {
+  const forged = Buffer.from(JSON.stringify(['yesterday', 'run_1'])).toString('base64url');
+  for (const bad of ['', 'not a cursor!', Buffer.from('{"a":1}').toString('base64url'), Buffer.from('[1,2]').toString('base64url'), forged]) {
     it(`rejects ${JSON.stringify(bad)} with usage`, () => {
       assert.throws(() => decodeRunCursor(bad), (error: unknown) => error instanceof ToolgateError && error.code === 'usage');
     });

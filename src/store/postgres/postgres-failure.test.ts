@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ToolgateError } from '../../core/index.ts';
+import { postgresFailure } from './postgres-failure.ts';
+
+const NAMING = { label: 'postgres://app@db:5432/toolgate', server: 'db:5432', action: 'open the database', password: 'pa55' };
+
+function withCode(message: string, code: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+describe('postgresFailure', () => {
+  it('passes ToolgateErrors through unchanged', () => {
+    const original = new ToolgateError('not_found', 'run x does not exist');
+    assert.equal(postgresFailure(original, NAMING), original);
+  });
+
+  it('names the database, the action and what to check for a refused connection', () => {
+    const error = postgresFailure(withCode('connect ECONNREFUSED 10.0.0.1:5432', 'ECONNREFUSED'), NAMING);
+    assert.equal(error.code, 'internal');
+    assert.equal(
+      error.message,
+      'PostgreSQL store postgres://app@db:5432/toolgate: could not open the database: connect ECONNREFUSED 10.0.0.1:5432; nothing accepts connections at db:5432: check that PostgreSQL is running there and listens on TCP (listen_addresses, port)',
+    );
+    assert.deepEqual(error.details, { postgresCode: 'ECONNREFUSED' });
+  });
+
+  it('gives a hint per kind of server error', () => {
+    const cases: [string, string, RegExp][] = [
+      ['password authentication failed for user "app"', '28P01', /check the user and password in the URL/],
+      ['no pg_hba.conf entry for host', '28000', /pg_hba\.conf on db:5432/],
+      ['database "toolgate" does not exist', '3D000', /create it \(createdb\)/],
+      ['permission denied for database toolgate', '42501', /grant it CREATE/],
+      ['sorry, too many clients already', '53300', /lower poolSize/],
+      ['terminating connection due to administrator command', '57P01', /shutting down or starting up/],
+      ['invalid byte sequence for encoding "UTF8": 0x00', '22021', /U\+0000/],
+      ['could not serialize access', '40001', /retry/],
+    ];
+    for (const [message, code, hint] of cases) assert.match(postgresFailure(withCode(message, code), NAMING).message, hint, code);
+  });
+
+  it('recognises lost connections and timeouts by their message', () => {
+    assert.match(postgresFailure(new Error('Connection terminated unexpectedly'), NAMING).message, /connection to db:5432 was lost/);
+    assert.match(postgresFailure(new Error('timeout exceeded when trying to connect'), NAMING).message, /did not answer in time.*connectTimeoutMs/);
+  });
+
+  it('spells out an AggregateError, whose own message is empty', () => {
+    const error = Object.assign(new AggregateError([new Error('connect ECONNREFUSED ::1:5432'), new Error('connect ECONNREFUSED 127.0.0.1:5432')], ''), {
+      code: 'ECONNREFUSED',
+    });
+    assert.match(postgresFailure(error, NAMING).message, /could not open the database: connect ECONNREFUSED ::1:5432; connect ECONNREFUSED 127\.0\.0\.1:5432; nothing accepts/);
+  });
+
+  it('never shows the password, even if a driver message quoted it', () => {
+    const error = postgresFailure(new Error('bad startup packet near pa55'), NAMING);
+    assert.ok(!error.message.includes('pa55'), error.message);
+    assert.match(error.message, /near \*\*\*/);
+  });
+});

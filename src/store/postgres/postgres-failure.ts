@@ -1,0 +1,85 @@
+import { ToolgateError } from '../../core/index.ts';
+
+export interface PostgresFailureOptions {
+  /** The database as messages name it (postgresLabel: no password). */
+  label: string;
+  /** What the store was doing, e.g. "append events to run run_1". */
+  action: string;
+  /** host:port, named in the hints of connection errors. */
+  server: string;
+  /** Scrubbed from the message should a driver error ever quote it. */
+  password?: string | undefined;
+}
+
+/**
+ * Turns whatever pg threw into a ToolgateError('internal') that names the
+ * database and says what to check. ToolgateErrors pass through unchanged.
+ */
+export function postgresFailure(error: unknown, options: PostgresFailureOptions): ToolgateError {
+  if (error instanceof ToolgateError) return error;
+  const { code, detail } = errorParts(error);
+  const hint = hintFor(code, detail, options.server);
+  let message = `PostgreSQL store ${options.label}: could not ${options.action}: ${detail}${hint === '' ? '' : `; ${hint}`}`;
+  if (options.password !== undefined && options.password !== '') message = message.replaceAll(options.password, '***');
+  return new ToolgateError('internal', message, { cause: error, ...(code === undefined ? {} : { details: { postgresCode: code } }) });
+}
+
+function errorParts(error: unknown): { code: string | undefined; detail: string } {
+  if (!(error instanceof Error)) return { code: undefined, detail: String(error) };
+  const { code } = error as { code?: unknown };
+  const codeText = typeof code === 'string' ? code : undefined;
+  // A host name with several addresses fails as an AggregateError whose own message is empty.
+  const inner = error instanceof AggregateError ? error.errors.map((e: unknown) => (e instanceof Error ? e.message : String(e))).join('; ') : '';
+  const detail = error.message !== '' ? error.message : inner !== '' ? inner : (codeText ?? error.name);
+  return { code: codeText, detail };
+}
+
+const CONNECTION_LOST = /Connection terminated|ECONNRESET|EPIPE|terminating connection/i;
+const TIMED_OUT = /timeout/i;
+
+function hintFor(code: string | undefined, detail: string, server: string): string {
+  switch (code) {
+    case 'ECONNREFUSED':
+      return `nothing accepts connections at ${server}: check that PostgreSQL is running there and listens on TCP (listen_addresses, port)`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `the host of ${server} does not resolve: check the host name in the URL`;
+    case 'ETIMEDOUT':
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return `${server} cannot be reached: check the host, the port and firewalls between this machine and the server`;
+    case '28P01':
+      return 'password authentication failed: check the user and password in the URL';
+    case '28000':
+      return `the server refused this user or this client address: check the user in the URL and pg_hba.conf on ${server}`;
+    case '3D000':
+      return 'the database named in the URL does not exist: create it (createdb) or fix the URL';
+    case '3F000':
+      return 'the schema does not exist: check the schema option';
+    case '42501':
+      return 'the user lacks a privilege the store needs: grant it CREATE on the database (to create the schema) and on the schema, or use a schema it owns';
+    case '42P01':
+      return "a table of the store is missing: the schema was changed outside toolgate; open the store again to run its migrations, or restore the schema";
+    case '53300':
+      return `${server} has no free connection slot: lower poolSize here or raise max_connections on the server`;
+    case '57P01':
+    case '57P02':
+    case '57P03':
+      return `the server at ${server} is shutting down or starting up: retry once it is up`;
+    case '22021':
+    case '22P05':
+      return 'PostgreSQL cannot store the character U+0000 (NUL) in text or jsonb columns: remove it from run input, output or metadata';
+    case '40001':
+    case '40P01':
+      return 'the transaction collided with a concurrent one: retry';
+    default:
+      break;
+  }
+  if (code?.startsWith('08') === true || CONNECTION_LOST.test(detail)) {
+    return `the connection to ${server} was lost: check that PostgreSQL is up and reachable; the next operation opens a new connection`;
+  }
+  if (TIMED_OUT.test(detail)) return `${server} did not answer in time: check that PostgreSQL is up and reachable, or raise connectTimeoutMs`;
+  if (/SSL/.test(detail)) return 'check sslmode in the URL against what the server offers';
+  if (/password must be a string|SASL/.test(detail)) return 'the server asks for a password: put it in the URL (postgres://user:password@host/db)';
+  return '';
+}

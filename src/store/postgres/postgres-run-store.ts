@@ -1,0 +1,230 @@
+import {
+  ToolgateError,
+  ZERO_USAGE,
+  newId,
+  type AppendOptions,
+  type ClaimOptions,
+  type EventDraft,
+  type EventListener,
+  type IdempotencyRequest,
+  type ListRunsQuery,
+  type Message,
+  type NewRun,
+  type ReadEventsOptions,
+  type Run,
+  type RunEvent,
+  type RunEventType,
+  type RunLease,
+  type RunPage,
+  type RunPatch,
+  type RunStatus,
+  type RunStore,
+  type Thread,
+} from '../../core/index.ts';
+import { checkAppend } from '../append-guard.ts';
+import { checkLastEventId, checkLease } from '../lease-guard.ts';
+import { RunListeners } from '../run-listeners.ts';
+import { DEFAULT_IDEMPOTENCY_TTL_MS, DEFAULT_PAGE_SIZE, idempotencyMismatch } from '../store-defaults.ts';
+import { importRunLocked } from './import-run.ts';
+import { KeyedQueue } from './keyed-queue.ts';
+import { listRunsSql } from './list-runs-sql.ts';
+import type { PostgresConnection, Query } from './postgres-connection.ts';
+import { PostgresLeases } from './postgres-leases.ts';
+import type { AppendedCallback, PostgresListener } from './postgres-listener.ts';
+import { decodeRunCursor, encodeRunCursor } from '../run-cursor.ts';
+import { eventFromRow, leaseStateFromRow, newRunParams, runFromRow, threadFromRow } from './run-row.ts';
+import {
+  CLAIM_KEY,
+  INSERT_EVENTS,
+  INSERT_RUN,
+  INSERT_THREAD_MESSAGES,
+  LOCK_RUN_FOR_APPEND,
+  NOTIFY_APPENDED,
+  PRUNE_KEYS,
+  SELECT_KEY_RUN,
+  SELECT_RUN,
+  SELECT_THREAD,
+  UPSERT_THREAD,
+  updateRunSql,
+} from './run-statements.ts';
+
+export { DEFAULT_IDEMPOTENCY_TTL_MS, DEFAULT_PAGE_SIZE } from '../store-defaults.ts';
+
+export interface PostgresRunStoreInit {
+  connection: PostgresConnection;
+  listener: PostgresListener;
+}
+
+/**
+ * RunStore in PostgreSQL, shared by any number of processes. Every write is
+ * one transaction; leases are judged by the database clock. `subscribe` hears
+ * the appends made through this instance; `watch` hears every process's.
+ * Open it with openPostgresRunStore.
+ */
+export class PostgresRunStore implements RunStore {
+  readonly #db: PostgresConnection;
+  readonly #listener: PostgresListener;
+  readonly #leases: PostgresLeases;
+  readonly #listeners = new RunListeners();
+  // Appends to one run wait for each other on its row lock anyway; queued here
+  // as well, so this instance's appends land in call order and its
+  // subscribers hear them in that order, without holding a pooled
+  // connection per waiting append.
+  readonly #appends = new KeyedQueue();
+
+  constructor(init: PostgresRunStoreInit) {
+    this.#db = init.connection;
+    this.#listener = init.listener;
+    this.#leases = new PostgresLeases(init.connection);
+  }
+
+  async createRun(init: NewRun): Promise<Run> {
+    return insertRun((sql, params) => this.#db.query('create a run', sql, params), init);
+  }
+
+  async createRunIdempotent(init: NewRun, idempotency: IdempotencyRequest): Promise<{ run: Run; created: boolean }> {
+    // '' stands for "no tenant": NULL would let the primary key hold duplicates.
+    const tenant = init.tenantId ?? '';
+    const id = init.id ?? newId('run');
+    const ttlMs = idempotency.ttlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS;
+    return this.#db.transaction('create a run with an Idempotency-Key', async (query) => {
+      // The key first: a concurrent call with the same key waits here until this one commits, then finds it taken.
+      const taken = await query(CLAIM_KEY, [tenant, idempotency.key, idempotency.requestHash, id, ttlMs]);
+      if (taken.length === 0) {
+        const [row] = await query(SELECT_KEY_RUN, [tenant, idempotency.key]);
+        if (row === undefined) {
+          throw new ToolgateError('internal', `Idempotency-Key "${idempotency.key}" is held but its run cannot be read; retry the request`);
+        }
+        if (row['request_hash'] !== idempotency.requestHash) throw idempotencyMismatch(idempotency.key);
+        return { run: runFromRow(row), created: false };
+      }
+      const run = await insertRun(query, { ...init, id });
+      await query(PRUNE_KEYS);
+      return { run, created: true };
+    });
+  }
+
+  async getRun(runId: string): Promise<Run | undefined> {
+    const [row] = await this.#db.query(`read run ${runId}`, SELECT_RUN, [runId]);
+    return row === undefined ? undefined : runFromRow(row);
+  }
+
+  async listRuns(query: ListRunsQuery = {}): Promise<RunPage> {
+    this.#db.assertOpen();
+    const limit = Math.max(1, Math.floor(query.limit ?? DEFAULT_PAGE_SIZE));
+    const after = query.cursor === undefined ? undefined : decodeRunCursor(query.cursor);
+    // One row more than asked tells whether another page exists.
+    const { sql, params } = listRunsSql(query, after, limit + 1);
+    const rows = await this.#db.query('list runs', sql, params);
+    const runs = rows.slice(0, limit).map(runFromRow);
+    const last = runs.at(-1);
+    return rows.length > limit && last !== undefined ? { runs, nextCursor: encodeRunCursor(last) } : { runs };
+  }
+
+  async append(runId: string, drafts: readonly EventDraft[], patch: RunPatch = {}, options: AppendOptions = {}): Promise<RunEvent[]> {
+    this.#db.assertOpen();
+    return this.#appends.run(runId, async () => {
+      const events = await this.#db.transaction(`append events to run ${runId}`, (query) => appendLocked(query, runId, drafts, patch, options));
+      // After COMMIT: a subscriber that reads the run sees the state these events produced.
+      this.#listeners.notify(runId, events);
+      return events;
+    });
+  }
+
+  async readEvents(runId: string, options: ReadEventsOptions = {}): Promise<RunEvent[]> {
+    const action = `read events of run ${runId}`;
+    const rows = await this.#db.query(action, 'SELECT seq, type, time, data FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [
+      runId,
+      options.after ?? 0,
+      options.limit ?? null,
+    ]);
+    if (rows.length === 0 && (await this.#db.query(action, 'SELECT 1 FROM runs WHERE id = $1', [runId])).length === 0) {
+      throw new ToolgateError('not_found', `run ${runId} does not exist`);
+    }
+    return rows.map((row) => eventFromRow(runId, row));
+  }
+
+  /**
+   * Live events of appends made through this instance. Synchronous, so it
+   * cannot ask the database whether the run exists: a listener on an unknown
+   * run hears nothing (readEvents answers not_found).
+   */
+  subscribe(runId: string, listener: EventListener): () => void {
+    this.#db.assertOpen();
+    return this.#listeners.add(runId, listener);
+  }
+
+  /** See RunStore.watch: LISTEN/NOTIFY, so appends of every process sharing the database wake it. */
+  async watch(runId: string, onAppended: AppendedCallback): Promise<() => void> {
+    this.#db.assertOpen();
+    return this.#listener.watch(runId, onAppended);
+  }
+
+  async getThread(threadId: string, tenantId?: string): Promise<Thread | undefined> {
+    const [row] = await this.#db.query(`read thread ${threadId}`, SELECT_THREAD, [tenantId ?? '', threadId]);
+    return row === undefined ? undefined : threadFromRow(row);
+  }
+
+  async appendThreadMessages(threadId: string, messages: readonly Message[], tenantId?: string): Promise<void> {
+    const tenant = tenantId ?? '';
+    await this.#db.transaction(`append messages to thread ${threadId}`, async (query) => {
+      await query(UPSERT_THREAD, [tenant, threadId]);
+      if (messages.length > 0) await query(INSERT_THREAD_MESSAGES, [tenant, threadId, messages.map((m) => JSON.stringify(m))]);
+    });
+  }
+
+  async claimRun(runId: string, options: ClaimOptions): Promise<RunLease | undefined> {
+    return this.#leases.claimRun(runId, options);
+  }
+
+  async claimNext(options: ClaimOptions & { limit: number }): Promise<RunLease[]> {
+    return this.#leases.claimNext(options);
+  }
+
+  async renewLease(lease: RunLease, ttlMs: number): Promise<RunLease | undefined> {
+    return this.#leases.renewLease(lease, ttlMs);
+  }
+
+  async releaseRun(lease: RunLease): Promise<Run | undefined> {
+    return this.#leases.releaseRun(lease);
+  }
+
+  /** Ends the LISTEN connection and the pool; closing twice is harmless. */
+  async importRun(run: Run, events: readonly RunEvent[]): Promise<'imported' | 'exists'> {
+    return this.#db.transaction(`import run ${run.id}`, (query) => importRunLocked(query, run, events));
+  }
+
+  async close(): Promise<void> {
+    this.#listeners.clear();
+    await Promise.all([this.#listener.close(), this.#db.close()]);
+  }
+}
+
+async function insertRun(query: Query, init: NewRun): Promise<Run> {
+  const id = init.id ?? newId('run');
+  const [row] = await query(INSERT_RUN, newRunParams({ ...init, id }, ZERO_USAGE));
+  if (row === undefined) throw new ToolgateError('conflict', `run ${id} already exists`);
+  return runFromRow(row);
+}
+
+/** The body of append's transaction. Order of checks: not_found, ended (conflict), lease (lease_lost), expectLastEventId (conflict). */
+async function appendLocked(query: Query, runId: string, drafts: readonly EventDraft[], patch: RunPatch, options: AppendOptions): Promise<RunEvent[]> {
+  const [row] = await query(LOCK_RUN_FOR_APPEND, [runId]);
+  if (row === undefined) throw new ToolgateError('not_found', `run ${runId} does not exist`);
+  const end = { status: row['status'] as RunStatus, endedBy: (row['ended_by'] ?? undefined) as RunEventType | undefined };
+  const endedBy = checkAppend(runId, end, drafts);
+  const now = Number(row['now_ms']);
+  // The fencing check, under the row lock every claim needs too: nobody takes the run over until this commits.
+  if (options.lease !== undefined) checkLease(runId, leaseStateFromRow(row), options.lease, now);
+  const last = Number(row['last_event_id']);
+  checkLastEventId(runId, last, options.expectLastEventId);
+  const time = new Date(now).toISOString();
+  const data = drafts.map((draft) => JSON.stringify(draft.data));
+  if (drafts.length > 0) await query(INSERT_EVENTS, [runId, last, time, drafts.map((d) => d.type), data]);
+  const update = updateRunSql(runId, patch, { endedBy, lastEventId: last + drafts.length, time });
+  await query(update.sql, update.params);
+  // Delivered to listeners at COMMIT, never for a rolled-back append.
+  if (drafts.length > 0) await query(NOTIFY_APPENDED, [`${runId}:${last + drafts.length}`]);
+  // Parsed back from the stored text: callers see exactly what a later read returns.
+  return drafts.map((draft, i) => ({ id: last + i + 1, runId, type: draft.type, time, data: JSON.parse(data[i] ?? 'null') as unknown }) as RunEvent);
+}

@@ -1,0 +1,160 @@
+import { ACTIVE_RUN_STATUSES, TERMINAL_RUN_STATUSES, type RunEventType, type RunPatch } from '../../core/index.ts';
+import { RUN_FIELDS, json } from './run-row.ts';
+
+/**
+ * The channel appends NOTIFY on, with the payload `<runId>:<lastEventId>`.
+ * Channels are per database, not per schema: stores in two schemas of one
+ * database hear each other, which at worst wakes a watcher of the same run id
+ * for nothing (watch allows spurious wake-ups).
+ */
+export const EVENTS_CHANNEL = 'toolgate_events';
+
+/** Milliseconds since the Unix epoch of a timestamptz expression, floored (as Date.now() does). */
+export function msOf(expression: string): string {
+  return `floor(extract(epoch FROM ${expression}) * 1000)::float8`;
+}
+
+function sqlList(values: Iterable<string>): string {
+  return [...values].map((v) => `'${v.replaceAll("'", "''")}'`).join(', ');
+}
+
+// Row stamps (created_at, updated_at) take the database clock, so every
+// instance sorts runs the same way; statement_timestamp() is one value per
+// statement, which makes a new run's createdAt equal its updatedAt.
+const STAMP = "date_trunc('milliseconds', statement_timestamp())";
+
+export const INSERT_RUN = `INSERT INTO runs (id, tenant_id, user_id, thread_id, status, input, model, usage, metadata, context, dry_run, settings, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10::jsonb, $11, $12::jsonb, ${STAMP}, ${STAMP})
+ON CONFLICT (id) DO NOTHING
+RETURNING ${RUN_FIELDS}`;
+
+export const SELECT_RUN = `SELECT ${RUN_FIELDS} FROM runs WHERE id = $1`;
+
+/**
+ * Locks the run for an append and reads what the checks need. The clock is
+ * read in the outer SELECT, which runs only once the CTE holds the row lock:
+ * a wait for another writer never makes a lease look live that expired
+ * meanwhile. Read committed: the locked row is its newest committed version.
+ */
+export const LOCK_RUN_FOR_APPEND = `WITH locked AS MATERIALIZED (
+  SELECT status, ended_by, last_event_id, lease_owner, lease_epoch, lease_expires_at FROM runs WHERE id = $1 FOR UPDATE
+)
+SELECT status, ended_by, last_event_id, lease_owner, lease_epoch, ${msOf('lease_expires_at')} AS lease_expires_ms,
+  ${msOf('clock_timestamp()')} AS now_ms
+FROM locked`;
+
+/** $1 run, $2 last event id before the batch, $3 time, $4 types, $5 data (JSON texts). */
+export const INSERT_EVENTS = `INSERT INTO events (run_id, seq, type, time, data)
+SELECT $1, $2::integer + e.ord::integer, e.type, $3::timestamptz, e.data::json
+FROM unnest($4::text[], $5::text[]) WITH ORDINALITY AS e(type, data, ord)`;
+
+export const NOTIFY_APPENDED = `SELECT pg_notify('${EVENTS_CHANNEL}', $1)`;
+
+/** The UPDATE that goes with an append: the patch's fields only, plus the run's end, last event and time. */
+export function updateRunSql(runId: string, patch: RunPatch, after: { endedBy: RunEventType | undefined; lastEventId: number; time: string }): { sql: string; params: unknown[] } {
+  const params: unknown[] = [runId];
+  const sets: string[] = [];
+  const set = (column: string, value: unknown, cast = ''): void => {
+    params.push(value);
+    sets.push(`${column} = $${params.length}${cast}`);
+  };
+  if (patch.status !== undefined) set('status', patch.status);
+  if (patch.output !== undefined) set('output', patch.output);
+  if (patch.error !== undefined) set('error', json(patch.error), '::jsonb');
+  if (patch.usage !== undefined) set('usage', json(patch.usage), '::jsonb');
+  if (patch.steps !== undefined) set('steps', patch.steps);
+  // null clears it.
+  if (patch.pendingApproval !== undefined) set('pending_approval', json(patch.pendingApproval), '::jsonb');
+  if (after.endedBy !== undefined) set('ended_by', after.endedBy);
+  set('last_event_id', after.lastEventId);
+  set('updated_at', after.time, '::timestamptz');
+  return { sql: `UPDATE runs SET ${sets.join(', ')} WHERE id = $1`, params };
+}
+
+// Leases. Expiry is judged by the database clock (clock_timestamp(), read when
+// the statement runs, after any wait for a row lock), so owners on machines
+// with skewed clocks agree. A lease is live while lease_expires_at >= now;
+// owner and expiry are set and cleared together; lease_epoch only grows.
+const TTL = (param: string): string => `clock_timestamp() + ${param}::float8 * interval '1 millisecond'`;
+const LEASE_RETURNING = `id, lease_owner, lease_epoch, ${msOf('lease_expires_at')} AS lease_expires_ms`;
+
+/** claimRun: $1 run, $2 owner, $3 ttl ms. Free, expired, or already this owner's; never an ended run. */
+export const CLAIM_RUN = `UPDATE runs SET lease_owner = $2, lease_epoch = lease_epoch + 1, lease_expires_at = ${TTL('$3')}
+WHERE id = $1 AND status NOT IN (${sqlList(TERMINAL_RUN_STATUSES)}) AND ended_by IS NULL
+  AND (lease_owner IS NULL OR lease_expires_at < clock_timestamp() OR lease_owner = $2)
+RETURNING ${LEASE_RETURNING}`;
+
+/**
+ * claimNext: $1 owner, $2 ttl ms, $3 limit. The oldest runs that need an
+ * owner, locked with SKIP LOCKED: a run another caller is claiming is passed
+ * over, never waited for nor claimed twice; a run claimed and committed
+ * meanwhile is re-checked and dropped. Each one's epoch grows in the same statement.
+ */
+export const CLAIM_NEXT = `WITH picked AS (
+  SELECT id FROM runs
+  WHERE status IN (${sqlList(ACTIVE_RUN_STATUSES)}) AND ended_by IS NULL
+    AND (lease_expires_at IS NULL OR lease_expires_at < clock_timestamp())
+  ORDER BY created_at, id
+  LIMIT $3
+  FOR UPDATE SKIP LOCKED
+), claimed AS (
+  UPDATE runs SET lease_owner = $1, lease_epoch = runs.lease_epoch + 1, lease_expires_at = ${TTL('$2')}
+  FROM picked WHERE runs.id = picked.id
+  RETURNING runs.id, runs.created_at, runs.lease_owner, runs.lease_epoch, ${msOf('runs.lease_expires_at')} AS lease_expires_ms
+)
+SELECT id, lease_owner, lease_epoch, lease_expires_ms FROM claimed ORDER BY created_at, id`;
+
+/** renewLease: $1 run, $2 owner, $3 epoch, $4 ttl ms. Only the holder, expired or not: nobody re-claimed it, or the epoch would differ. */
+export const RENEW_LEASE = `UPDATE runs SET lease_expires_at = ${TTL('$4')}
+WHERE id = $1 AND lease_owner = $2 AND lease_epoch = $3
+RETURNING ${LEASE_RETURNING}`;
+
+/**
+ * releaseRun: $1 run, $2 owner, $3 epoch. Clears owner and expiry if still
+ * held (the epoch stays) and returns the run. The outer SELECT reads the
+ * snapshot before the UPDATE, which changes only lease columns a Run never shows.
+ */
+export const RELEASE_RUN = `WITH released AS (
+  UPDATE runs SET lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $2 AND lease_epoch = $3 RETURNING id
+)
+SELECT ${RUN_FIELDS} FROM runs WHERE id = $1`;
+
+// Idempotency keys: '' is the tenant of callers without one.
+/**
+ * $1 tenant, $2 key, $3 request hash, $4 run id, $5 ttl ms. Takes the key when
+ * it is free or expired; returns no row while another request's key is live.
+ * On a conflict with a key being written by a concurrent transaction, waits
+ * for it to commit, so one key yields one run across all instances.
+ */
+export const CLAIM_KEY = `INSERT INTO idempotency_keys (tenant_id, key, request_hash, run_id, expires_at)
+VALUES ($1, $2, $3, $4, ${TTL('$5')})
+ON CONFLICT (tenant_id, key) DO UPDATE
+  SET request_hash = excluded.request_hash, run_id = excluded.run_id, expires_at = excluded.expires_at
+  WHERE idempotency_keys.expires_at <= clock_timestamp()
+RETURNING run_id`;
+
+/** The live key's request hash and its run. */
+export const SELECT_KEY_RUN = `SELECT k.request_hash, ${RUN_FIELDS.split(', ')
+  .map((c) => `r.${c}`)
+  .join(', ')}
+FROM idempotency_keys k JOIN runs r ON r.id = k.run_id WHERE k.tenant_id = $1 AND k.key = $2`;
+
+/** Removes a bounded batch of expired keys, skipping rows others hold, so concurrent prunes never wait on each other. */
+export const PRUNE_KEYS = `DELETE FROM idempotency_keys WHERE (tenant_id, key) IN (
+  SELECT tenant_id, key FROM idempotency_keys WHERE expires_at <= clock_timestamp() ORDER BY expires_at LIMIT 100 FOR UPDATE SKIP LOCKED
+)`;
+
+// Threads are keyed by (tenant, id); '' is the tenant of callers without one.
+/** $1 tenant, $2 id. The row and its messages come from one statement, so from one snapshot. */
+export const SELECT_THREAD = `SELECT t.tenant_id, t.id, t.created_at, t.updated_at,
+  COALESCE((SELECT json_agg(m.message ORDER BY m.seq) FROM thread_messages m WHERE m.tenant_id = t.tenant_id AND m.thread_id = t.id), '[]'::json) AS messages
+FROM threads t WHERE t.tenant_id = $1 AND t.id = $2`;
+
+/** Creates the thread or moves its updated_at; the row lock it takes orders concurrent appends to one thread. */
+export const UPSERT_THREAD = `INSERT INTO threads (tenant_id, id, created_at, updated_at) VALUES ($1, $2, ${STAMP}, ${STAMP})
+ON CONFLICT (tenant_id, id) DO UPDATE SET updated_at = excluded.updated_at`;
+
+/** $1 tenant, $2 thread, $3 messages (JSON texts), numbered after the thread's last one. */
+export const INSERT_THREAD_MESSAGES = `INSERT INTO thread_messages (tenant_id, thread_id, seq, message)
+SELECT $1, $2, (SELECT COALESCE(MAX(seq), 0) FROM thread_messages WHERE tenant_id = $1 AND thread_id = $2) + m.ord::integer, m.message::json
+FROM unnest($3::text[]) WITH ORDINALITY AS m(message, ord)`;
