@@ -16,3 +16,4 @@ export * from './closest-name.ts';
 export * from './escape-regexp.ts';
 export * from './sse-parser.ts';
 export * from './run-filter.ts';
+export { parseJson } from './parse-json.ts';

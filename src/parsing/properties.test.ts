@@ -19,6 +19,7 @@ import { createStreamFilter } from './stream-filter.ts';
 import { extractFromMessage } from './extract-message.ts';
 import { PARSE_DIAGNOSTIC_CODES } from './types.ts';
 import type { Span } from './types.ts';
+import { parseJson } from '../core/parse-json.ts';
 
 const TOOLS = ['get_weather', 'search_web', 'x'];
 const corpusTexts = loadCorpus()
@@ -146,7 +147,7 @@ describe('parsing properties', () => {
       fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (args) => {
         const json = JSON.stringify(args);
         const result = extractFromMessage({ toolCalls: [{ id: 'c', name: 'get_weather', arguments: json }], tools: TOOLS });
-        assert.deepEqual(result.calls.map((c) => [c.name, c.arguments]), [['get_weather', JSON.parse(json) as JsonObject]]);
+        assert.deepEqual(result.calls.map((c) => [c.name, c.arguments]), [['get_weather', parseJson(json) as JsonObject]]);
         assert.deepEqual(result.diagnostics, []);
       }),
       { numRuns: 300 },
@@ -182,7 +183,7 @@ describe('parsing properties', () => {
     const placeholder = '"\\u0000out-of-range\\u0000"';
     fc.assert(
       fc.property(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 })), fc.integer({ min: 309, max: 100_000 }), fc.boolean(), (data, exponent, negative) => {
-        const text = JSON.stringify({ data, n: [JSON.parse(placeholder) as string] }).replace(placeholder, `${negative ? '-' : ''}1e${exponent}`);
+        const text = JSON.stringify({ data, n: [parseJson(placeholder) as string] }).replace(placeholder, `${negative ? '-' : ''}1e${exponent}`);
         const result = repairArguments(text);
         assert.equal(result.ok, false);
         if (!result.ok) assert.match(result.message, /out of range/);
@@ -205,7 +206,7 @@ describe('parsing properties', () => {
         const json = JSON.stringify({ name: 'get_weather', arguments: args });
         const result = extractToolCalls(wrap(json), { tools: TOOLS });
         assert.equal(result.calls.length, 1);
-        assert.deepEqual(result.calls[0]?.arguments, JSON.parse(JSON.stringify(args)) as JsonObject);
+        assert.deepEqual(result.calls[0]?.arguments, parseJson(JSON.stringify(args)) as JsonObject);
       }),
       { numRuns: 300 },
     );
@@ -215,7 +216,7 @@ describe('parsing properties', () => {
     fc.assert(
       fc.property(fc.jsonValue(), fc.constantFrom(undefined, 2), (value, indent) => {
         const text = JSON.stringify(value, null, indent);
-        assert.deepEqual(repairJson(text), { ok: true, value: JSON.parse(text), repairs: [] });
+        assert.deepEqual(repairJson(text), { ok: true, value: parseJson(text), repairs: [] });
       }),
       { numRuns: 300 },
     );

@@ -10,6 +10,7 @@ import type { JsonObject } from '../core/json.ts';
 import { parseLenient } from './lenient-json.ts';
 import { readArgumentObjects, repairArguments } from './repair-arguments.ts';
 import type { RepairKind } from './types.ts';
+import { parseJson } from '../core/parse-json.ts';
 
 const PIECES = ['{', '}', '[', ']', '"', "'", '"""', ':', ',', ' ', '\n', '\\n', '\\', '{{', '}}', 'True', 'None', '1', '-', 'a', '"k": ', '"v"', '```json\n', '```', '/*', '//'];
 const jsonish = fc.array(fc.constantFrom(...PIECES), { maxLength: 60 }).map((parts) => parts.join(''));
@@ -84,7 +85,7 @@ describe('repairArguments properties', () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.constantFrom(undefined, 2, '\t'), (value, indent) => {
         const raw = JSON.stringify(value, null, indent);
-        assert.deepEqual(repairArguments(raw), { ok: true, arguments: JSON.parse(raw), repairs: [] });
+        assert.deepEqual(repairArguments(raw), { ok: true, arguments: parseJson(raw), repairs: [] });
       }),
       { numRuns: 500 },
     );
@@ -93,7 +94,7 @@ describe('repairArguments properties', () => {
   it('reads an object broken by one of the repairs\' inverses back to the same object, and records the repair', () => {
     fc.assert(
       fc.property(plainObject, fc.constantFrom(...BREAKS), (value, broken) => {
-        const expected = JSON.parse(JSON.stringify(value)) as JsonObject;
+        const expected = parseJson(JSON.stringify(value)) as JsonObject;
         const raw = broken.break(value);
         const result = repairArguments(raw);
         assert.ok(result.ok, `${raw}: ${result.ok ? '' : result.message}`);

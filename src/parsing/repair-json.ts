@@ -1,5 +1,6 @@
 import { jsonrepair } from 'jsonrepair';
 import type { JsonValue } from '../core/json.ts';
+import { parseJson } from '../core/parse-json.ts';
 import { DEFAULT_MAX_READ_DEPTH, outOfRangeMessage, parseLenient, parseLenientObjects, tooDeepMessage } from './lenient-json.ts';
 import type { ReadLimit } from './lenient-json.ts';
 import { indexOfOpener, scanRegion } from './scanner.ts';
@@ -84,7 +85,7 @@ function jsonrepairStage(text: string, allowCloseAtEnd: boolean): JsonValue | un
     if (start >= 0 && !scanRegion(text, start).closed) return undefined;
   }
   try {
-    const value = JSON.parse(jsonrepair(text)) as JsonValue;
+    const value = parseJson(jsonrepair(text)) as JsonValue;
     const written = text.match(NULLISH_WORD_RE)?.length ?? 0;
     return countNulls(value) > written ? undefined : value;
   } catch {
@@ -199,7 +200,7 @@ function readStages(text: string, options: ReadJsonOptions, several: boolean): R
   if (text.length > STRICT_FIRST_LENGTH && mayBeStrict(text) && shallowEnough(text, maxDepth)) {
     let value: JsonValue | undefined;
     try {
-      value = JSON.parse(text) as JsonValue;
+      value = parseJson(text) as JsonValue;
     } catch {
       // Not strict JSON: fall through to the repair stages.
     }

@@ -1,3 +1,4 @@
+import { parseJson } from '../core/parse-json.ts';
 import type { IncomingMessage } from 'node:http';
 import { ToolgateError } from '../core/errors.ts';
 import { checkJsonShape } from '../core/json-shape.ts';
@@ -59,7 +60,7 @@ export async function readJsonBody(req: IncomingMessage, options: ReadJsonBodyOp
   if (tooDeep >= 0) throw new ToolgateError('usage', `request body nests deeper than ${maxDepth} levels at ${locate(text, tooDeep)}`);
   let body: unknown;
   try {
-    body = JSON.parse(text) as unknown;
+    body = parseJson(text);
   } catch (error) {
     throw new ToolgateError('usage', describeJsonError(text, error));
   }

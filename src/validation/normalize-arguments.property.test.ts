@@ -7,10 +7,11 @@ import type { JsonObject, JsonSchema, JsonValue } from '../core/json.ts';
 import { createValidator } from './create-validator.ts';
 import { normalizeArguments } from './normalize-arguments.ts';
 import { DEFINITIONS_SCHEMA, DISCRIMINATED_SCHEMA, EDIT_FILE_SCHEMA, PLACE_ORDER_SCHEMA, PYDANTIC_SCHEMA, WRITE_FILE_SCHEMA } from './test-schemas.ts';
+import { parseJson } from '../core/parse-json.ts';
 
 const validator = createValidator();
 // Tool arguments come from JSON.parse: plain prototypes, no -0.
-const plain = (arb: fc.Arbitrary<unknown>): fc.Arbitrary<JsonObject> => arb.map((v) => JSON.parse(JSON.stringify(v)) as JsonObject);
+const plain = (arb: fc.Arbitrary<unknown>): fc.Arbitrary<JsonObject> => arb.map((v) => parseJson(JSON.stringify(v)) as JsonObject);
 const positive = fc.double({ min: 0.001, max: 1e9, noNaN: true });
 const json = fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<JsonValue>;
 

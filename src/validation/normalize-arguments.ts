@@ -1,5 +1,6 @@
 import { isJsonObject, type JsonObject, type JsonSchema, type JsonValue } from '../core/json.ts';
 import { checkJsonShape } from '../core/json-shape.ts';
+import { parseJson } from '../core/parse-json.ts';
 import { appendPointer } from './json-pointer.ts';
 import { cloneJson, jsonEqual, setOwn } from './json-utils.ts';
 import { parseLooseInteger, parseLooseNumber } from './parse-loose-number.ts';
@@ -140,7 +141,7 @@ function coerce(value: JsonValue, types: Set<JsonType> | undefined): Coercion | 
       if (integer !== undefined) options.push({ value: integer, rule: 'integer_from_string' });
     }
     if ((types.has('object') && text.startsWith('{')) || (types.has('array') && text.startsWith('['))) {
-      const parsed = parseJson(text);
+      const parsed = readJsonText(text);
       if (parsed !== undefined && ((types.has('object') && isJsonObject(parsed)) || (types.has('array') && Array.isArray(parsed)))) {
         options.push({ value: parsed, rule: 'json_from_string' });
       }
@@ -152,10 +153,10 @@ function coerce(value: JsonValue, types: Set<JsonType> | undefined): Coercion | 
 }
 
 /** Stringified JSON within the shape limits, or undefined: 1e400 must not become Infinity. */
-function parseJson(text: string): JsonValue | undefined {
+function readJsonText(text: string): JsonValue | undefined {
   let value: JsonValue;
   try {
-    value = JSON.parse(text) as JsonValue;
+    value = parseJson(text) as JsonValue;
   } catch {
     return undefined;
   }

@@ -3,6 +3,7 @@
 import { describe } from 'node:test';
 import { createRunContract } from './run-store/create-run.ts';
 import { durabilityContract } from './run-store/durability.ts';
+import { escapedKeysContract } from './run-store/escaped-keys.ts';
 import { appendContract } from './run-store/append.ts';
 import type { RunStoreFactory } from './run-store/harness.ts';
 import { idempotencyContract } from './run-store/idempotency.ts';
@@ -36,5 +37,6 @@ export function runStoreContract(name: string, factory: RunStoreFactory): void {
     leasesContract(factory);
     watchContract(factory);
     importRunContract(factory);
+    escapedKeysContract(factory);
   });
 }

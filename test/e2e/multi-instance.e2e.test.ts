@@ -32,6 +32,7 @@ const TAKEOVER_RUN = 101;
 const LIVE_RUN = 201;
 const FOLLOW_RUN = 301;
 const IDEM_RUN = 401;
+const CANCEL_RUN = 501;
 
 /** A distinct limit price per run, in whole cents, far below the seeded asks (the order rests, never trades). */
 const priceOf = (n: number): number => Math.round((10 + n / 10) * 100) / 100;
@@ -338,6 +339,28 @@ ${options.ssePollMs === undefined ? '' : `  ssePollMs: ${options.ssePollMs}\n`}`
     assert.deepEqual(followed.map((m) => JSON.parse(m.data) as RunEvent), log, 'B streamed exactly the log A wrote');
     assert.deepEqual(followed.map((m) => Number(m.id)), log.map((e) => e.id));
     assert.ok(tookMs < 15_000, `B's stream ended ${tookMs} ms after the run began (the run itself takes about 2 s)`);
+  });
+
+  it('a cancel posted to B ends a run A is driving, mid-write; on PostgreSQL at once (A is woken), not at its next lease renewal', async () => {
+    // PostgreSQL: a long lease, so A's own heartbeat (every leaseMs/3 = 10 s) cannot be what finds the cancel.
+    const leaseMs = kind === 'postgres' ? 30_000 : 6000;
+    const { dir, db, exchange } = await setUp({ name: 'cancel', placeOrderDelayMs: 4000, approval: 'never', leaseMs });
+    const [a, b] = await Promise.all([serve(dir, db), serve(dir, db)]);
+    const { id } = await createRun(a.url, `trade ${CANCEL_RUN}`);
+    await waitForEvents(a.url, id, (events) => ofType(events, 'tool_call').some((e) => e.data.name === 'placeOrder'), 20_000);
+    const asked = Date.now();
+    const response = await fetch(`${b.url}/v1/runs/${id}/cancel`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ reason: 'changed my mind' }) });
+    const answered = Date.now() - asked;
+    assert.equal(response.status, 202);
+    const run = (await response.json()) as Run;
+    assert.equal(run.status, 'cancelled', `B answered with the run ended by its owner (${run.status})`);
+    if (kind === 'postgres') assert.ok(answered < 3000, `the cancel took ${answered} ms: A was not woken by the notification`);
+    const events = await readEvents(a.url, id);
+    assertWellFormedLog('cancelled run', events);
+    const cancelled = ofType(events, 'run_cancelled');
+    assert.equal(cancelled.length, 1);
+    assert.equal(cancelled[0]?.data.reason, 'changed my mind');
+    assert.ok((await venueStats(exchange.url)).received['placeOrder'] === 1, 'the write was sent once, and not again');
   });
 
   it('20 concurrent POSTs with one Idempotency-Key, spread over both processes, create one run', async () => {

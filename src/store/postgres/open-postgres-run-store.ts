@@ -1,5 +1,5 @@
-import { Pool, type ClientConfig } from 'pg';
-import { ToolgateError } from '../../core/index.ts';
+import { Pool, types, type ClientConfig, type CustomTypesConfig } from 'pg';
+import { ToolgateError, parseJson } from '../../core/index.ts';
 import { applyPostgresMigrations } from './apply-migrations.ts';
 import { PostgresConnection } from './postgres-connection.ts';
 import { postgresFailure } from './postgres-failure.ts';
@@ -32,6 +32,15 @@ export interface OpenPostgresRunStoreOptions {
  * together) and returns the store. Rejects with a ToolgateError that names the
  * server and what to check, never the password.
  */
+const JSON_OID = 114;
+const JSONB_OID = 3802;
+
+/** json and jsonb columns read with parseJson: JSON.parse may rename escaped keys (see core/parse-json.ts). */
+const JSON_TYPES: CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    (oid === JSON_OID || oid === JSONB_OID) && format !== 'binary' ? (text: string) => parseJson(text) : types.getTypeParser(oid, format)) as CustomTypesConfig['getTypeParser'],
+};
+
 export async function openPostgresRunStore(options: OpenPostgresRunStoreOptions): Promise<PostgresRunStore> {
   const schema = options.schema ?? DEFAULT_POSTGRES_SCHEMA;
   const poolSize = options.poolSize ?? DEFAULT_POSTGRES_POOL_SIZE;
@@ -43,7 +52,7 @@ export async function openPostgresRunStore(options: OpenPostgresRunStoreOptions)
   }
   const target = postgresTarget(options.url, schema);
   const naming = { label: schema === DEFAULT_POSTGRES_SCHEMA ? target.label : `${target.label} (schema ${schema})`, server: target.server, password: target.password };
-  const config: ClientConfig = { connectionString: target.connectionString, connectionTimeoutMillis: connectTimeoutMs, application_name: applicationName };
+  const config: ClientConfig = { connectionString: target.connectionString, connectionTimeoutMillis: connectTimeoutMs, application_name: applicationName, types: JSON_TYPES };
   const pool = new Pool({ ...config, max: poolSize });
   // An idle pooled connection that breaks (server restart) is dropped by the pool; without a listener the error would end the process.
   pool.on('error', (error) => process.emitWarning(postgresFailure(error, { ...naming, action: 'keep an idle connection' }).message, 'ToolgateWarning'));

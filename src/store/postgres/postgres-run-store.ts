@@ -21,6 +21,7 @@ import {
   type RunStore,
   type Thread,
 } from '../../core/index.ts';
+import { parseJson } from '../../core/parse-json.ts';
 import { checkAppend } from '../append-guard.ts';
 import { checkLastEventId, checkLease } from '../lease-guard.ts';
 import { RunListeners } from '../run-listeners.ts';
@@ -226,5 +227,5 @@ async function appendLocked(query: Query, runId: string, drafts: readonly EventD
   // Delivered to listeners at COMMIT, never for a rolled-back append.
   if (drafts.length > 0) await query(NOTIFY_APPENDED, [`${runId}:${last + drafts.length}`]);
   // Parsed back from the stored text: callers see exactly what a later read returns.
-  return drafts.map((draft, i) => ({ id: last + i + 1, runId, type: draft.type, time, data: JSON.parse(data[i] ?? 'null') as unknown }) as RunEvent);
+  return drafts.map((draft, i) => ({ id: last + i + 1, runId, type: draft.type, time, data: parseJson(data[i] ?? 'null') as unknown }) as RunEvent);
 }

@@ -1,4 +1,5 @@
 import type { SQLInputValue, SQLOutputValue } from 'node:sqlite';
+import { parseJson } from '../../core/parse-json.ts';
 import type { NewRun, PendingApproval, Run, RunEvent, RunSettings, RunStatus, Thread, Usage, ErrorInfo, JsonObject, Message } from '../../core/index.ts';
 
 /** A row as node:sqlite returns it. */
@@ -87,7 +88,7 @@ export function runFromRow(row: SqliteRow): Run {
 }
 
 export function eventFromRow(runId: string, row: SqliteRow): RunEvent {
-  return { id: Number(row['seq']), runId, type: text(row, 'type'), time: text(row, 'time'), data: JSON.parse(text(row, 'data')) } as RunEvent;
+  return { id: Number(row['seq']), runId, type: text(row, 'type'), time: text(row, 'time'), data: parseJson(text(row, 'data')) } as RunEvent;
 }
 
 export function threadFromRows(row: SqliteRow, messageRows: readonly SqliteRow[]): Thread {
@@ -96,7 +97,7 @@ export function threadFromRows(row: SqliteRow, messageRows: readonly SqliteRow[]
   return {
     id: text(row, 'id'),
     ...(tenantId === undefined || tenantId === '' ? {} : { tenantId }),
-    messages: messageRows.map((m) => JSON.parse(text(m, 'message')) as Message),
+    messages: messageRows.map((m) => parseJson(text(m, 'message')) as Message),
     createdAt: text(row, 'created_at'),
     updatedAt: text(row, 'updated_at'),
   };
@@ -118,5 +119,5 @@ function optionalText(row: SqliteRow, column: string): string | undefined {
 
 function optionalJson<T>(row: SqliteRow, column: string): T | undefined {
   const value = optionalText(row, column);
-  return value === undefined ? undefined : (JSON.parse(value) as T);
+  return value === undefined ? undefined : (parseJson(value) as T);
 }
