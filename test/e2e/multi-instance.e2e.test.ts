@@ -239,7 +239,8 @@ ${options.ssePollMs === undefined ? '' : `  ssePollMs: ${options.ssePollMs}\n`}`
     await new Promise((resolve) => (a.child.exitCode !== null || a.child.signalCode !== null ? resolve(undefined) : a.child.once('exit', resolve)));
 
     // B sweeps, finds the expired lease, and asks a person: the write may or may not have happened.
-    const deadline = 4 * leaseMs + 3000;
+    // Taken over within the lease and five seconds of the kill.
+    const deadline = leaseMs + 5000;
     const waiting = await waitForRun([b.url], id, 'B to take the run over after the kill (status waiting_approval)', (run) => run.status !== 'running' && run.status !== 'queued', deadline);
     const noticedAfter = Date.now() - killedAt;
     assert.equal(waiting.status, 'waiting_approval', `the run waits for a person: ${waiting.status} ${JSON.stringify(waiting.error ?? null)}`);
