@@ -143,11 +143,10 @@ export class RunManager implements RunService {
   }
 
   async submitInput(caller: Caller, runId: string, input: RunInput): Promise<Run> {
-    await this.#mustSee(caller, runId);
+    const seen = await this.#mustSee(caller, runId);
     if (input.type === 'approval' && input.decision === 'edit') {
-      const current = await this.#toolgate.store.getRun(runId);
       const tools = (await this.#toolgate.tools.knownTools()).map(({ spec }) => spec);
-      if (current !== undefined) checkApprovalEdit({ run: current, input, tools, policy: this.#toolgate.policy, validator: this.#toolgate.validator });
+      checkApprovalEdit({ run: seen, input, tools, policy: this.#toolgate.policy, validator: this.#toolgate.validator });
     }
     const withUser: RunInput = caller.userId === undefined || input.userId !== undefined ? input : { ...input, userId: caller.userId };
     const run = await this.#toolgate.engine.input(runId, withUser);
@@ -291,8 +290,10 @@ export class RunManager implements RunService {
     return this.#toolgate.store.subscribe(runId, (events) => onEvents(events));
   }
 
-  async #mustSee(caller: Caller, runId: string): Promise<void> {
-    if ((await this.getRun(caller, runId)) === undefined) throw new ToolgateError('not_found', `run ${runId} does not exist`);
+  async #mustSee(caller: Caller, runId: string): Promise<Run> {
+    const run = await this.getRun(caller, runId);
+    if (run === undefined) throw new ToolgateError('not_found', `run ${runId} does not exist`);
+    return run;
   }
 }
 

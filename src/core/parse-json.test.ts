@@ -40,6 +40,14 @@ describe('parseJson', () => {
     );
   });
 
+  it('finds escaped keys in one pass: long runs of escapes cost no more than the text', () => {
+    // A look for escaped keys that restarts at every backslash would not finish on this megabyte.
+    const text = `{"a":"${'\\\\'.repeat(500_000)}","b\\n":1}`;
+    const value = parseJson(text) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(value), ['a', 'b\n']);
+    assert.equal((value['a'] as string).length, 500_000);
+  });
+
   it('keeps __proto__ as an own key, as JSON.parse does', () => {
     const value = parseJson('{"\\n":1,"__proto__":{"polluted":true}}') as Record<string, unknown>;
     assert.deepEqual(Object.keys(value), ['\n', '__proto__']);

@@ -5,8 +5,6 @@
 // silently renamed argument is a wrong call. Texts with no escaped key — all
 // but a few — still go to JSON.parse; the others are read here, strictly.
 
-/** A key (a string right before `:`) holding a backslash escape. Over-matching only costs speed. */
-const ESCAPED_KEY_RE = /\\.(?:[^"\\\n]|\\.)*"\s*:/;
 /** Deeper than this is refused rather than risking the stack (JSON.parse would read it). */
 const MAX_DEPTH = 5_000;
 const NUMBER_RE = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
@@ -14,8 +12,38 @@ const SPACE_RE = /[ \t\n\r]*/y;
 
 /** JSON.parse without a reviver, the same value and errors (SyntaxError), without the escaped-key bug. */
 export function parseJson(text: string): unknown {
-  if (!text.includes('\\') || !ESCAPED_KEY_RE.test(text)) return JSON.parse(text);
+  if (!text.includes('\\') || !hasEscapedKey(text)) return JSON.parse(text);
   return new StrictReader(text).document();
+}
+
+/**
+ * Whether a string holding an escape is followed by `:` (a key), in one pass:
+ * outside strings only `"` matters, inside them only `\` and the closing `"`.
+ * Text that is not JSON may be misread here; JSON.parse then refuses it anyway.
+ */
+function hasEscapedKey(text: string): boolean {
+  let i = text.indexOf('"');
+  while (i >= 0) {
+    let escaped = false;
+    let j = i + 1;
+    while (j < text.length) {
+      const c = text.charCodeAt(j);
+      if (c === 0x22) break;
+      if (c === 0x5c) {
+        escaped = true;
+        j += 1;
+      }
+      j += 1;
+    }
+    if (j >= text.length) return false;
+    if (escaped) {
+      let k = j + 1;
+      while (k < text.length && (text.charCodeAt(k) === 0x20 || text.charCodeAt(k) === 0x09 || text.charCodeAt(k) === 0x0a || text.charCodeAt(k) === 0x0d)) k += 1;
+      if (text.charCodeAt(k) === 0x3a) return true;
+    }
+    i = text.indexOf('"', j + 1);
+  }
+  return false;
 }
 
 class StrictReader {

@@ -5,11 +5,12 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { it } from 'node:test';
 import { Client } from 'pg';
+import { TEST_POSTGRES_URL as POSTGRES_TEST_URL, adminQuery } from '../support/postgres.ts';
 import { openPostgresRunStore, type OpenPostgresRunStoreOptions } from '../../src/store/postgres/open-postgres-run-store.ts';
 import type { PostgresRunStore } from '../../src/store/postgres/postgres-run-store.ts';
 import { postgresLabel } from '../../src/store/postgres/postgres-url.ts';
 
-export const POSTGRES_TEST_URL = process.env['TOOLGATE_TEST_POSTGRES_URL'] || process.env['DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/test';
+export { TEST_POSTGRES_URL as POSTGRES_TEST_URL, adminQuery } from '../support/postgres.ts';
 
 /** Why the test server cannot be used, or undefined when it answers. */
 async function unavailable(): Promise<string | undefined> {
@@ -48,18 +49,6 @@ export async function whenPostgres(name: string, define: () => void): Promise<vo
 /** A fresh schema name; nothing is created until a store opens it. */
 export function randomSchema(): string {
   return `toolgate_test_${randomBytes(6).toString('hex')}`;
-}
-
-/** One statement on a connection of its own, outside any store. */
-export async function adminQuery(sql: string, params: unknown[] = []): Promise<Record<string, unknown>[]> {
-  const client = new Client({ connectionString: POSTGRES_TEST_URL });
-  client.on('error', () => undefined);
-  await client.connect();
-  try {
-    return (await client.query<Record<string, unknown>>(sql, params)).rows;
-  } finally {
-    await client.end();
-  }
 }
 
 export async function dropSchema(schema: string): Promise<void> {

@@ -1,5 +1,7 @@
 // PostgreSQL for tests: the server named by TOOLGATE_TEST_POSTGRES_URL (else
-// DATABASE_URL, else the local one CI starts), and throwaway databases on it.
+// DATABASE_URL, else the local one CI starts), statements outside any store, and
+// throwaway databases (processes under test) — the store tests add schemas
+// (test/contract/postgres-harness.ts).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -30,7 +32,7 @@ export function postgresSkip(): string | false {
 /** Creates an empty database named `<prefix>_<random>`, remembered in `created`; returns its URL. */
 export async function createDatabase(prefix: string, created: string[]): Promise<string> {
   const name = `${prefix}_${randomBytes(4).toString('hex')}`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
-  await admin(`CREATE DATABASE ${name}`);
+  await adminQuery(`CREATE DATABASE ${name}`);
   created.push(name);
   const url = new URL(TEST_POSTGRES_URL);
   url.pathname = `/${name}`;
@@ -38,14 +40,16 @@ export async function createDatabase(prefix: string, created: string[]): Promise
 }
 
 export async function dropDatabase(name: string): Promise<void> {
-  await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+  await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
 }
 
-async function admin(sql: string): Promise<void> {
+/** One statement on a connection of its own, outside any store. */
+export async function adminQuery(sql: string, params: unknown[] = []): Promise<Record<string, unknown>[]> {
   const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  client.on('error', () => undefined);
   await client.connect();
   try {
-    await client.query(sql);
+    return (await client.query<Record<string, unknown>>(sql, params)).rows;
   } finally {
     await client.end();
   }

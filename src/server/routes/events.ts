@@ -76,16 +76,22 @@ function resumePoint(header: string | string[] | undefined, after: string | unde
   return after === undefined ? 0 : parseNonNegativeInt('after', after);
 }
 
-async function readAllEvents(ctx: RequestContext, runId: string, after: number): Promise<RunEvent[]> {
-  const events: RunEvent[] = [];
+/** The log after `after`, a page at a time (a long log is never read whole into one query). */
+async function* eventPages(ctx: RequestContext, runId: string, after: number): AsyncGenerator<RunEvent[]> {
   let cursor = after;
   while (true) {
     const page = await ctx.state.store.readEvents(runId, { after: cursor, limit: HISTORY_PAGE_SIZE });
-    events.push(...page);
+    if (page.length > 0) yield page;
     const last = page.at(-1);
-    if (last === undefined || page.length < HISTORY_PAGE_SIZE) return events;
+    if (last === undefined || page.length < HISTORY_PAGE_SIZE) return;
     cursor = last.id;
   }
+}
+
+async function readAllEvents(ctx: RequestContext, runId: string, after: number): Promise<RunEvent[]> {
+  const events: RunEvent[] = [];
+  for await (const page of eventPages(ctx, runId, after)) events.push(...page);
+  return events;
 }
 
 /** The log as NDJSON, written page by page at the client's pace (a long log is never held whole). */
@@ -97,14 +103,9 @@ async function sendJsonLines(ctx: RequestContext, runId: string, after: number):
     'Content-Disposition': `attachment; filename="${filename}.jsonl"`,
     'Cache-Control': 'no-store',
   });
-  let cursor = after;
-  while (!res.destroyed) {
-    const page = await ctx.state.store.readEvents(runId, { after: cursor, limit: HISTORY_PAGE_SIZE });
-    const text = page.map((event) => `${JSON.stringify(event)}\n`).join('');
-    if (text !== '' && !res.write(text)) await drained(res);
-    const last = page.at(-1);
-    if (last === undefined || page.length < HISTORY_PAGE_SIZE) break;
-    cursor = last.id;
+  for await (const page of eventPages(ctx, runId, after)) {
+    if (res.destroyed) break;
+    if (!res.write(page.map((event) => `${JSON.stringify(event)}\n`).join(''))) await drained(res);
   }
   res.end();
 }
