@@ -34,8 +34,10 @@ export interface RunEventDataMap {
   assistant_message: {
     step: number;
     text: string;
-    /** The reasoning the API returned apart from the text (`reasoning_content`), when there was some. */
+    /** The reasoning the API returned apart from the text (`reasoning_content`, thinking blocks), when there was some. */
     reasoning?: string;
+    /** Opaque data the model's provider needs back with this turn (ModelResponse.providerData). */
+    providerData?: JsonObject;
     toolCalls: RawToolCall[];
     finishReason: string;
     usage?: Usage;

@@ -1,3 +1,4 @@
+import type { JsonObject } from './json.ts';
 import type { RawToolCall } from './tools.ts';
 
 /** The conversation a model sees. Provider adapters translate it to their wire format. */
@@ -18,6 +19,8 @@ export interface AssistantMessage {
   content: string;
   /** Calls the assistant made in this turn; `arguments` as JSON text. */
   toolCalls?: RawToolCall[];
+  /** The ModelResponse's providerData of this turn, for the adapter that produced it. */
+  providerData?: JsonObject;
 }
 
 export interface ToolMessage {

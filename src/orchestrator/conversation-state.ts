@@ -211,7 +211,12 @@ function applyEvent(state: ConversationState, event: RunEvent): void {
       } else {
         const content = d.content ?? d.text;
         const wire = wireCalls(calls);
-        state.messages.push({ role: 'assistant', content, ...(wire.length > 0 ? { toolCalls: wire } : {}) });
+        state.messages.push({
+          role: 'assistant',
+          content,
+          ...(wire.length > 0 ? { toolCalls: wire } : {}),
+          ...(d.providerData === undefined ? {} : { providerData: d.providerData }),
+        });
       }
       if (calls.length > 0) state.turn = { step: d.step, mode, calls, results: new Map(), started: new Set() };
       break;

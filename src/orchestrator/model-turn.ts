@@ -174,6 +174,7 @@ export function assistantMessageData(
     step: turn.step,
     text: response.text,
     ...(response.reasoning === undefined ? {} : { reasoning: response.reasoning }),
+    ...(response.providerData === undefined ? {} : { providerData: response.providerData }),
     toolCalls: response.toolCalls,
     finishReason: response.finishReason,
     latencyMs: Math.round(performance.now() - turn.started),

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../json.ts';
+import type { JsonObject, JsonSchema } from '../json.ts';
 import type { Message } from '../messages.ts';
 import type { RawToolCall } from '../tools.ts';
 import type { Usage } from '../usage.ts';
@@ -55,6 +55,13 @@ export interface ModelResponse {
   toolCalls: RawToolCall[];
   finishReason: FinishReason;
   usage?: Usage;
+  /**
+   * What the provider needs back with this turn when the conversation goes
+   * on, opaque to everyone else: e.g. Anthropic's signed thinking blocks,
+   * which must precede its tool_use blocks in the next request. Recorded in
+   * the log with the turn and handed back on its AssistantMessage.
+   */
+  providerData?: JsonObject;
 }
 
 /**

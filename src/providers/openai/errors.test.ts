@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { httpError, isConnectionError, isToolsUnsupportedMessage, providerMessage } from './errors.ts';
-import { parseRetryAfter, retryDelay } from './retry.ts';
+import { isConnectionError, isToolsUnsupportedMessage, providerMessage } from '../shared/http-errors.ts';
+import { parseRetryAfter, retryDelay } from '../shared/retry.ts';
+import { httpError } from './errors.ts';
 
 const FIXTURES = new URL('../../../test/fixtures/openai-wire/', import.meta.url);
 const fixture = (name: string): string => readFileSync(new URL(name, FIXTURES), 'utf8');

@@ -1,156 +1,26 @@
-import { ToolgateError, type ErrorCode } from '../../core/errors.ts';
-import { asObject, previewJson } from './from-wire.ts';
-
-/** Provider messages are quoted in ours; a whole HTML error page is not useful. */
-export const DEFAULT_MAX_PROVIDER_MESSAGE_CHARS = 500;
+import type { ToolgateError } from '../../core/errors.ts';
+import { httpError as sharedHttpError, providerErrorCode, type HttpErrorInput } from '../shared/http-errors.ts';
 
 /** Statuses worth another attempt: rate limits and transient server trouble. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);
 
-/**
- * Servers that cannot do native tool calls say so in a 400, each in its own
- * words (Ollama: "… does not support tools"; llama.cpp without --jinja: "tools
- * param requires --jinja flag"; vLLM: "auto" tool choice requires
- * --enable-auto-tool-choice …). A caller in "auto" tool mode falls back to
- * prompting when it sees details.toolsUnsupported.
- */
-const TOOLS_UNSUPPORTED_PATTERNS: readonly RegExp[] = [
-  /does(?: not|n't) support (?:native )?(?:tools|tool use|tool calling|tool calls|function calling|functions)/i,
-  /(?:tools|tool use|tool calling|tool calls|tool[_ ]choice|function[_ ]calling|functions)\b[^.]{0,40}\b(?:not supported|unsupported|not (?:be )?enabled)/i,
-  /(?:not supported|unsupported)[^.]{0,40}\b(?:tools|tool[_ ]choice|function[_ ]calling)\b/i,
-  /tools? param(?:eter)? requires/i,
-  /enable-auto-tool-choice/i,
-];
-
-export function isToolsUnsupportedMessage(message: string): boolean {
-  return TOOLS_UNSUPPORTED_PATTERNS.some((pattern) => pattern.test(message));
+/** OpenAI's 429 for an account out of credit: waiting does not help. */
+export function isQuotaGone(bodyText: string): boolean {
+  return providerErrorCode(bodyText) === 'insufficient_quota';
 }
 
-function truncate(text: string): string {
-  const clean = text.trim().replace(/\s+/g, ' ');
-  return clean.length > DEFAULT_MAX_PROVIDER_MESSAGE_CHARS ? `${clean.slice(0, DEFAULT_MAX_PROVIDER_MESSAGE_CHARS)}…` : clean;
-}
-
-/**
- * The provider's own error text from an error body. Shapes seen in the field:
- * `{error:{message}}` (OpenAI, Ollama, llama.cpp, DeepSeek, OpenRouter),
- * `{message}` (older vLLM), `{error:"…"}`, `{detail}` (FastAPI-based servers),
- * an HTML page from a proxy, or plain text.
- */
-export function providerMessage(bodyText: string): string {
-  if (bodyText.trim() === '') return '(empty body)';
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(bodyText);
-  } catch {
-    const title = /<title>([^<]*)<\/title>/i.exec(bodyText)?.[1];
-    return truncate(title ?? bodyText);
-  }
-  return messageIn(parsed) ?? truncate(bodyText);
-}
-
-/** The provider's error text in an already parsed body, e.g. an error chunk mid-stream. */
-export function providerMessageOf(value: unknown): string {
-  return messageIn(value) ?? truncate(previewJson(value, DEFAULT_MAX_PROVIDER_MESSAGE_CHARS));
-}
-
-function messageIn(parsed: unknown): string | undefined {
-  const root = asObject(parsed);
-  const error = root?.['error'];
-  const nested = asObject(error)?.['message'];
-  if (typeof nested === 'string') return truncate(nested);
-  if (typeof error === 'string') return truncate(error);
-  if (typeof root?.['message'] === 'string') return truncate(root['message']);
-  const detail = root?.['detail'];
-  if (detail !== undefined) return truncate(typeof detail === 'string' ? detail : previewJson(detail, DEFAULT_MAX_PROVIDER_MESSAGE_CHARS));
-  return undefined;
-}
-
-/** The provider's machine error code (`error.code`), e.g. OpenAI's "insufficient_quota". */
-export function providerErrorCode(bodyText: string): string | undefined {
-  try {
-    const code = asObject(asObject(JSON.parse(bodyText))?.['error'])?.['code'];
-    return typeof code === 'string' ? code : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-export interface HttpErrorInput {
-  status: number;
-  bodyText: string;
-  url: string;
-  baseUrl: string;
-  model: string;
-  /** Attempts made so far, this one included. */
-  attempts: number;
-}
-
-/** A final (non-retried or retries-exhausted) HTTP error → ToolgateError. */
-export function httpError(input: HttpErrorInput): ToolgateError {
-  const { status, url, baseUrl, model, attempts } = input;
-  const message = providerMessage(input.bodyText);
-  const details: Record<string, unknown> = { status, url, providerMessage: message, attempts };
-  const tries = attempts === 1 ? '1 attempt' : `${attempts} attempts`;
-  const make = (code: ErrorCode, text: string): ToolgateError => new ToolgateError(code, text, { details });
-
-  if (status === 401 || status === 403) {
-    return make(
-      'model_auth',
-      `${baseUrl} rejected the credentials (HTTP ${status}: ${message}); check --api-key / OPENAI_API_KEY / providers.openai.apiKey for ${baseUrl}`,
-    );
-  }
-  if (status === 404) {
-    return make(
-      'model_not_found',
-      `model "${model}" or its endpoint was not found: POST ${url} answered HTTP 404 (${message}); check the model name and that --base-url ends at the API root, e.g. http://localhost:11434/v1`,
-    );
-  }
-  if (status === 429) {
-    const quota = providerErrorCode(input.bodyText) === 'insufficient_quota' ? ' (quota exhausted: check the account billing)' : '';
-    return make('model_rate_limited', `${baseUrl} is rate limiting requests${quota}: gave up after ${tries}, last HTTP 429 (${message})`);
-  }
-  if (status >= 500) {
-    return make('model_unavailable', `${baseUrl} is unavailable: gave up after ${tries}, last HTTP ${status} (${message})`);
-  }
-  if (status >= 400) {
-    const toolsUnsupported = isToolsUnsupportedMessage(message);
-    details['toolsUnsupported'] = toolsUnsupported;
-    const hint = toolsUnsupported ? '; this model or server does not support native tool calls' : '';
-    return make('model_bad_request', `${url} rejected the request (HTTP ${status}: ${message})${hint}`);
-  }
-  return make('model_error', `unexpected HTTP ${status} from ${url}: ${message}`);
-}
-
-/** Network-level failures fetch reports as TypeError ("fetch failed", "terminated") with a cause. */
-export function isConnectionError(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  if (error instanceof TypeError && (error.message === 'fetch failed' || error.message === 'terminated')) return true;
-  return hasNetworkCode(error) || (error.cause instanceof Error && hasNetworkCode(error.cause));
-}
-
-function hasNetworkCode(error: Error): boolean {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && /^(?:ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|UND_ERR_\w+)$/.test(code);
-}
-
-/** "ECONNREFUSED 127.0.0.1:1" rather than fetch's bare "fetch failed". */
-export function describeConnectionError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause;
-  if (cause instanceof Error) {
-    const code = (cause as { code?: unknown }).code;
-    return `${error.message}: ${typeof code === 'string' && !cause.message.includes(code) ? `${code} ` : ''}${cause.message}`;
-  }
-  return error.message;
-}
-
-export function connectionError(input: { error: unknown; url: string; attempts: number }): ToolgateError {
-  const tries = input.attempts === 1 ? '1 attempt' : `${input.attempts} attempts`;
-  const reason = describeConnectionError(input.error);
-  return new ToolgateError(
-    'model_unavailable',
-    `connection to ${input.url} failed: gave up after ${tries}, last error: ${reason}; check that the server is running and the base URL is right`,
-    { cause: input.error, details: { url: input.url, attempts: input.attempts } },
-  );
+/** An OpenAI-compatible endpoint's final HTTP error; `provider` is its config key (openai, or a named endpoint). */
+export function httpError(input: HttpErrorInput & { provider?: string }): ToolgateError {
+  const provider = input.provider ?? 'openai';
+  const keyHint = provider === 'openai' ? '--api-key / OPENAI_API_KEY / providers.openai.apiKey' : `--api-key / providers.${provider}.apiKey`;
+  const rootHint = provider === 'openai' ? '--base-url' : `--base-url (providers.${provider}.baseUrl)`;
+  return sharedHttpError({
+    ...input,
+    hints: {
+      auth: `check ${keyHint} for ${input.baseUrl}`,
+      notFound: ({ model, url, message }) =>
+        `model "${model}" or its endpoint was not found: POST ${url} answered HTTP 404 (${message}); check the model name and that ${rootHint} ends at the API root, e.g. http://localhost:11434/v1`,
+      quotaGone: isQuotaGone,
+    },
+  });
 }

@@ -1,16 +1,12 @@
 import { ToolgateError } from '../../core/errors.ts';
-import { isJsonObject } from '../../core/json.ts';
 import type { FinishReason, ModelResponse } from '../../core/ports/model-adapter.ts';
 import { newId } from '../../core/runs.ts';
 import type { RawToolCall } from '../../core/tools.ts';
 import type { Usage } from '../../core/usage.ts';
-import { DEFAULT_MAX_TOOL_CALLS, limitExceeded } from './limits.ts';
+import { DEFAULT_MAX_TOOL_CALLS, limitExceeded } from '../shared/limits.ts';
+import { argumentsText, asObject, previewJson } from '../shared/wire.ts';
 
 type Obj = Record<string, unknown>;
-
-export function asObject(value: unknown): Obj | undefined {
-  return isJsonObject(value) ? (value as Obj) : undefined;
-}
 
 /** Token usage from a wire `usage` object; `undefined` when absent or empty. */
 export function parseUsage(value: unknown): Usage | undefined {
@@ -22,39 +18,11 @@ export function parseUsage(value: unknown): Usage | undefined {
   if (typeof prompt !== 'number' && typeof completion !== 'number' && typeof total !== 'number') return undefined;
   const promptTokens = typeof prompt === 'number' ? prompt : 0;
   const completionTokens = typeof completion === 'number' ? completion : 0;
-  return { promptTokens, completionTokens, totalTokens: typeof total === 'number' ? total : promptTokens + completionTokens };
-}
-
-/**
- * JSON text of a value from the wire, cut to `maxChars`, for a message.
- * JSON.stringify recurses: an answer nested a few thousand levels deep (cheap
- * to send) would overflow the stack, so that case gets a description instead.
- */
-export function previewJson(value: unknown, maxChars: number): string {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(value);
-  } catch {
-    return '(a value nested too deeply to show)';
-  }
-  if (text === undefined) return String(value);
-  return text.length > maxChars ? `${text.slice(0, maxChars)}…` : text;
-}
-
-/**
- * The raw arguments text. Every OpenAI-compatible server sends a string, which
- * is passed on byte for byte; a few proxies send an object, which only has one
- * faithful text form.
- */
-export function argumentsText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (value === undefined || value === null) return '';
-  try {
-    return JSON.stringify(value);
-  } catch {
-    // Only a stack overflow gets here: parsed JSON has no cycles or BigInts.
-    throw new ToolgateError('model_error', 'the arguments of a tool call are an object nested too deeply to pass on');
-  }
+  const result: Usage = { promptTokens, completionTokens, totalTokens: typeof total === 'number' ? total : promptTokens + completionTokens };
+  // OpenAI reports cache hits inside prompt_tokens (prompt_tokens_details.cached_tokens); DeepSeek as prompt_cache_hit_tokens.
+  const cached = asObject(usage['prompt_tokens_details'])?.['cached_tokens'] ?? usage['prompt_cache_hit_tokens'];
+  if (typeof cached === 'number' && cached > 0) result.cacheReadTokens = cached;
+  return result;
 }
 
 /** Message content: a string, null, or (some servers) an array of text parts. */
@@ -68,6 +36,8 @@ export interface ParseCompletionOptions {
   /** Named in errors. */
   url: string;
   maxToolCalls?: number;
+  /** The config key named in limit messages. */
+  provider?: string;
 }
 
 /** A complete non-streaming `chat.completion` body → ModelResponse. */
@@ -85,7 +55,7 @@ export function parseCompletion(body: unknown, options: ParseCompletionOptions):
   const wireCalls = message['tool_calls'];
   if (Array.isArray(wireCalls)) {
     if (wireCalls.length > maxToolCalls) {
-      throw limitExceeded({ option: 'maxToolCalls', limit: maxToolCalls, what: `the number of tool calls in the answer (${wireCalls.length})` });
+      throw limitExceeded({ option: 'maxToolCalls', limit: maxToolCalls, what: `the number of tool calls in the answer (${wireCalls.length})`, ...(options.provider === undefined ? {} : { provider: options.provider }) });
     }
     for (const item of wireCalls) {
       const call = asObject(item);

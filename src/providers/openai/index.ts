@@ -5,4 +5,4 @@ export {
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_MAX_STREAM_BYTES,
   DEFAULT_MAX_TOOL_CALLS,
-} from './limits.ts';
+} from '../shared/limits.ts';

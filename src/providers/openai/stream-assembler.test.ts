@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { ToolgateError } from '../../core/errors.ts';
-import { SseParser } from './sse-reader.ts';
+import { SseParser } from '../shared/sse-reader.ts';
 import { parseCompletion } from './from-wire.ts';
 import { StreamAssembler } from './stream-assembler.ts';
 

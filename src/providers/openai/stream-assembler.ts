@@ -3,9 +3,10 @@ import type { ModelResponse } from '../../core/ports/model-adapter.ts';
 import { newId } from '../../core/runs.ts';
 import type { RawToolCall } from '../../core/tools.ts';
 import type { Usage } from '../../core/usage.ts';
-import { argumentsText, asObject, contentText, defaultFinishReason, parseUsage, previewJson, reasoningText } from './from-wire.ts';
-import { providerMessageOf } from './errors.ts';
-import { DEFAULT_MAX_TOOL_CALLS, limitExceeded } from './limits.ts';
+import { argumentsText, asObject, previewJson } from '../shared/wire.ts';
+import { contentText, defaultFinishReason, parseUsage, reasoningText } from './from-wire.ts';
+import { providerMessageOf } from '../shared/http-errors.ts';
+import { DEFAULT_MAX_TOOL_CALLS, limitExceeded } from '../shared/limits.ts';
 
 interface PendingCall {
   id: string;
@@ -17,6 +18,8 @@ export interface StreamAssemblerOptions {
   onTextDelta?: (text: string) => void;
   /** More distinct calls than this fail the answer with model_error. */
   maxToolCalls?: number;
+  /** The config key named in limit messages. */
+  provider?: string;
 }
 
 /**
@@ -29,6 +32,7 @@ export interface StreamAssemblerOptions {
 export class StreamAssembler {
   readonly #onTextDelta: ((text: string) => void) | undefined;
   readonly #maxToolCalls: number;
+  readonly #provider: string | undefined;
   #text = '';
   #reasoning = '';
   readonly #calls: PendingCall[] = [];
@@ -41,6 +45,7 @@ export class StreamAssembler {
   constructor(options: StreamAssemblerOptions = {}) {
     this.#onTextDelta = options.onTextDelta;
     this.#maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
+    this.#provider = options.provider;
   }
 
   /** True once a text delta reached the caller: from then on a retry would duplicate output. */
@@ -136,7 +141,12 @@ export class StreamAssembler {
 
   #newSlot(): number {
     if (this.#calls.length >= this.#maxToolCalls) {
-      throw limitExceeded({ option: 'maxToolCalls', limit: this.#maxToolCalls, what: 'the number of tool calls in the answer' });
+      throw limitExceeded({
+        option: 'maxToolCalls',
+        limit: this.#maxToolCalls,
+        what: 'the number of tool calls in the answer',
+        ...(this.#provider === undefined ? {} : { provider: this.#provider }),
+      });
     }
     this.#calls.push({ id: '', name: '', arguments: '' });
     return this.#calls.length - 1;

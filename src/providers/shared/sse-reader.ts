@@ -11,14 +11,16 @@ export type { SseEvent };
 export interface SseParserOptions {
   /** Largest event (its data lines) or single line, in UTF-8 bytes. */
   maxEventBytes?: number;
+  /** The config key named in limit messages (default openai). */
+  provider?: string;
 }
 
-/** The SSE parser with the provider's event limit (providers.openai.maxEventBytes) and its model_error. */
+/** The SSE parser with the provider's event limit (providers.<name>.maxEventBytes) and its model_error. */
 export class SseParser extends CoreSseParser {
   constructor(options: SseParserOptions = {}) {
     const options_: CoreOptions = {
       maxEventBytes: options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
-      tooLarge: (limit) => limitExceeded({ option: 'maxEventBytes', limit, what: 'one event of the stream' }),
+      tooLarge: (limit) => limitExceeded({ option: 'maxEventBytes', limit, what: 'one event of the stream', ...(options.provider === undefined ? {} : { provider: options.provider }) }),
     };
     super(options_);
   }
@@ -31,6 +33,8 @@ export interface ReadSseOptions {
   maxBytes?: number;
   /** Ends the read (and cancels the body) when it aborts. */
   signal?: AbortSignal;
+  /** The config key named in limit messages (default openai). */
+  provider?: string;
 }
 
 /**
@@ -40,12 +44,13 @@ export interface ReadSseOptions {
  */
 export async function* readSseEvents(body: ReadableStream<Uint8Array>, options: ReadSseOptions = {}): AsyncGenerator<SseEvent> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_STREAM_BYTES;
-  const parser = new SseParser(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes });
+  const provider = options.provider === undefined ? {} : { provider: options.provider };
+  const parser = new SseParser({ ...provider, ...(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes }) });
   const decoder = new TextDecoder('utf-8');
   let total = 0;
   for await (const chunk of bodyChunks(body, options.signal)) {
     total += chunk.byteLength;
-    if (total > maxBytes) throw limitExceeded({ option: 'maxStreamBytes', limit: maxBytes, what: 'the streamed answer' });
+    if (total > maxBytes) throw limitExceeded({ option: 'maxStreamBytes', limit: maxBytes, what: 'the streamed answer', ...provider });
     yield* parser.push(decoder.decode(chunk, { stream: true }));
   }
   yield* parser.push(decoder.decode());

@@ -23,16 +23,20 @@ export const DEFAULT_MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 export type LimitOption = 'maxResponseBytes' | 'maxStreamBytes' | 'maxEventBytes' | 'maxToolCalls';
 
+/** The provider's key in the config (`providers.<name>`), named in every limit message. */
+export const DEFAULT_LIMIT_PROVIDER = 'openai';
+
 /**
  * The error for an exceeded bound. It is never retried: the same request would
  * get the same answer. It names the option, so the fix is in the message.
  */
-export function limitExceeded(input: { option: LimitOption; limit: number; what: string }): ToolgateError {
+export function limitExceeded(input: { option: LimitOption; limit: number; what: string; provider?: string }): ToolgateError {
   const { option, limit, what } = input;
+  const provider = input.provider ?? DEFAULT_LIMIT_PROVIDER;
   const unit = option === 'maxToolCalls' ? '' : ' bytes';
   return new ToolgateError(
     'model_error',
-    `${what} exceeds ${option} (${limit}${unit}); the endpoint sent more than a model answer should hold — if it is genuine, raise ${option} (providers.openai.${option})`,
+    `${what} exceeds ${option} (${limit}${unit}); the endpoint sent more than a model answer should hold — if it is genuine, raise ${option} (providers.${provider}.${option})`,
     { details: { limit: option, [option]: limit } },
   );
 }

@@ -1,0 +1,143 @@
+/**
+ * One model call over HTTP, the same for every provider: POST, a timeout per
+ * attempt, retries with backoff (or the server's Retry-After) on transient
+ * failures, cancellation at any point, and never a retry once text reached
+ * the caller. The provider supplies the request, how to read a good answer
+ * and how to word a final HTTP error.
+ */
+import { ToolgateError } from '../../core/errors.ts';
+import { connectionError, isConnectionError } from './http-errors.ts';
+import { DEFAULT_MAX_ERROR_BODY_BYTES } from './limits.ts';
+import { readText, untilAborted } from './read-body.ts';
+import { DEFAULT_MAX_RETRY_DELAY_MS, parseRetryAfter, retryDelay, sleep } from './retry.ts';
+
+/** Local models on a CPU can take minutes for a long answer; the cloud rarely needs this much. */
+export const DEFAULT_TIMEOUT_MS = 120_000;
+export const DEFAULT_MAX_RETRIES = 3;
+export const DEFAULT_RETRY_BASE_DELAY_MS = 500;
+
+/** A failure worth another attempt, turned into a final error only when attempts run out. */
+export class RetryableFailure extends Error {
+  readonly status: number | undefined;
+  readonly bodyText: string;
+  readonly retryAfterMs: number | undefined;
+  /** Text already reached the caller: retrying would show it twice. */
+  readonly delivered: boolean;
+
+  constructor(input: { status?: number; bodyText?: string; retryAfterMs?: number | undefined; cause?: unknown; delivered?: boolean }) {
+    super(input.status === undefined ? 'connection failed' : `HTTP ${input.status}`, { cause: input.cause });
+    this.status = input.status;
+    this.bodyText = input.bodyText ?? '';
+    this.retryAfterMs = input.retryAfterMs;
+    this.delivered = input.delivered ?? false;
+  }
+}
+
+/**
+ * A connection failure while reading an answer becomes a RetryableFailure
+ * (remembering whether text was delivered); anything else passes unchanged.
+ */
+export function readFailure(error: unknown, input: { signal: AbortSignal; delivered?: boolean }): unknown {
+  if (!input.signal.aborted && isConnectionError(error)) return new RetryableFailure({ cause: error, delivered: input.delivered ?? false });
+  return error;
+}
+
+export interface RetryPolicy {
+  /** Per attempt, for the whole exchange: connecting, waiting and reading the full stream or body. */
+  timeoutMs?: number;
+  /** Retries after the first attempt on the provider's retryable statuses and connection errors. */
+  maxRetries?: number;
+  retryBaseDelayMs?: number;
+  /** Cap on any single wait between attempts, Retry-After included. */
+  maxRetryDelayMs?: number;
+}
+
+export interface HttpModelCall<T> {
+  url: string;
+  /** The config key (`providers.<name>`), named in the timeout message. */
+  provider: string;
+  fetch: typeof fetch;
+  policy: RetryPolicy;
+  /** Headers and body of one attempt (built again for each, so nothing is shared between attempts). */
+  request: () => { headers: Headers; body: string };
+  /** Whether an error status (with its body, already read) deserves another attempt. */
+  retryable: (status: number, bodyText: string) => boolean;
+  /** The final error for an HTTP status that is not retried or whose retries ran out. */
+  httpError: (input: { status: number; bodyText: string; attempts: number }) => ToolgateError;
+  /** Reads a 2xx answer. May throw RetryableFailure (see readFailure). */
+  read: (response: Response, signal: AbortSignal) => Promise<T>;
+  /** The caller's signal: cancels the call and any wait between attempts. */
+  signal?: AbortSignal | undefined;
+}
+
+/** A function, not an inline check, so TypeScript does not narrow `aborted` across awaits. */
+function aborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
+
+export async function callWithRetries<T>(call: HttpModelCall<T>): Promise<T> {
+  const { url, policy } = call;
+  const timeoutMs = policy.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxRetries = policy.maxRetries ?? DEFAULT_MAX_RETRIES;
+  const userSignal = call.signal;
+  const cancelled = (): ToolgateError => new ToolgateError('cancelled', `model request to ${url} was cancelled`, { cause: userSignal?.reason });
+  for (let attempt = 1; ; attempt += 1) {
+    if (aborted(userSignal)) throw cancelled();
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = userSignal === undefined ? timeout : AbortSignal.any([userSignal, timeout]);
+    try {
+      return await attemptOnce(call, signal, attempt);
+    } catch (error) {
+      if (aborted(userSignal)) throw cancelled();
+      if (timeout.aborted) {
+        throw new ToolgateError(
+          'model_timeout',
+          `model request to ${url} did not finish within ${timeoutMs} ms; raise timeoutMs (providers.${call.provider}.timeoutMs) for slow or local models`,
+          { cause: error, details: { url, timeoutMs, attempts: attempt } },
+        );
+      }
+      if (!(error instanceof RetryableFailure)) throw error;
+      if (error.delivered || attempt > maxRetries) throw finalError(call, error, attempt);
+      const delay = retryDelay({
+        retry: attempt,
+        baseMs: policy.retryBaseDelayMs ?? DEFAULT_RETRY_BASE_DELAY_MS,
+        maxMs: policy.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS,
+        retryAfterMs: error.retryAfterMs,
+      });
+      try {
+        await sleep(delay, userSignal);
+      } catch {
+        throw cancelled();
+      }
+    }
+  }
+}
+
+async function attemptOnce<T>(call: HttpModelCall<T>, signal: AbortSignal, attempt: number): Promise<T> {
+  const { headers, body } = call.request();
+  let response: Response;
+  try {
+    response = await untilAborted(call.fetch(call.url, { method: 'POST', headers, body, signal }), signal);
+  } catch (error) {
+    throw readFailure(error, { signal });
+  }
+  if (!response.ok) {
+    // Only quoted, truncated; a body that never ends must not hold the attempt.
+    const bodyText = await readText(response, { maxBytes: DEFAULT_MAX_ERROR_BODY_BYTES, signal }).catch(() => '');
+    if (call.retryable(response.status, bodyText)) {
+      throw new RetryableFailure({ status: response.status, bodyText, retryAfterMs: parseRetryAfter(response.headers) });
+    }
+    throw call.httpError({ status: response.status, bodyText, attempts: attempt });
+  }
+  return call.read(response, signal);
+}
+
+function finalError<T>(call: HttpModelCall<T>, failure: RetryableFailure, attempts: number): ToolgateError {
+  if (failure.status !== undefined) return call.httpError({ status: failure.status, bodyText: failure.bodyText, attempts });
+  const error = connectionError({ error: failure.cause, url: call.url, attempts });
+  if (!failure.delivered) return error;
+  return new ToolgateError('model_unavailable', `${error.message} (the stream broke after text was delivered, so it was not retried)`, {
+    cause: failure.cause,
+    ...(error.details === undefined ? {} : { details: error.details }),
+  });
+}
