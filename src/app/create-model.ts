@@ -1,19 +1,48 @@
 import { resolve } from 'node:path';
-import { ToolgateError, type ModelAdapter } from '../core/index.ts';
-import type { OpenAISettings } from '../config/resolve-settings.ts';
-
-export const PROVIDERS = ['openai', 'scripted'] as const;
+import { closestName, ToolgateError, type ModelAdapter } from '../core/index.ts';
+import {
+  knownProviders,
+  SCRIPTED_PROVIDER,
+  type AnthropicProviderEntry,
+  type OllamaProviderEntry,
+  type OpenAIProviderEntry,
+  type ProviderConfig,
+} from '../config/providers-schema.ts';
+import type { AnthropicAdapterOptions } from '../providers/anthropic/anthropic-adapter.ts';
+import type { OllamaAdapterOptions } from '../providers/ollama/ollama-adapter.ts';
+import type { OpenAIAdapterOptions } from '../providers/openai/openai-adapter.ts';
+import { endpointProblem, resolveProviders } from '../config/resolve-settings.ts';
 
 export interface CreateModelOptions {
   /** "provider:model". */
   model: string;
-  openai?: OpenAISettings;
+  /**
+   * Model APIs by name, types resolved (Settings.providers). Without it, the
+   * built-ins from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, OLLAMA_HOST…).
+   */
+  providers?: Readonly<Record<string, ProviderConfig>>;
   /** Where relative script paths are resolved. */
   cwd?: string;
 }
 
+// Every config key of a provider type must be an option of its adapter: a key added to one and not the other fails to compile.
+type KeysFit<Entry, Options> = Exclude<keyof Entry, 'type'> extends keyof Options ? true : never;
+const FITS: [
+  KeysFit<OpenAIProviderEntry, OpenAIAdapterOptions>,
+  KeysFit<AnthropicProviderEntry, AnthropicAdapterOptions>,
+  KeysFit<OllamaProviderEntry, OllamaAdapterOptions>,
+] = [true, true, true];
+void FITS;
+
+/** The entry without `type` and without undefined values (adapter options are exact). */
+function settingsOf(entry: ProviderConfig): Record<string, unknown> {
+  const { type: _type, ...rest } = entry;
+  return Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
+}
+
 /**
- * Picks the adapter for a "provider:model" id. The only place providers are
+ * Picks the adapter for a "provider:model" id: a built-in provider, a named
+ * endpoint from `providers:`, or a script. The only place providers are
  * named. Each provider's code is loaded when first used, so a process pays
  * only for the providers it talks to.
  */
@@ -21,36 +50,41 @@ export async function createModel(options: CreateModelOptions): Promise<ModelAda
   const colon = options.model.indexOf(':');
   const provider = colon < 0 ? options.model : options.model.slice(0, colon);
   const name = colon < 0 ? '' : options.model.slice(colon + 1);
-  if (name === '') throw new ToolgateError('usage', `model "${options.model}" must be "provider:model", e.g. openai:gpt-4o-mini`);
-  switch (provider) {
+  if (name === '') throw new ToolgateError('usage', `model "${options.model}" must be "provider:model", e.g. openai:gpt-4o-mini, anthropic:claude-sonnet-4-5 or ollama:qwen2.5:7b`);
+  if (provider === SCRIPTED_PROVIDER) {
+    const file = resolve(options.cwd ?? process.cwd(), name);
+    const [{ createScriptedAdapter }, { loadScript }] = await Promise.all([
+      import('../providers/scripted/scripted-adapter.ts'),
+      import('../providers/scripted/load-script.ts'),
+    ]);
+    return createScriptedAdapter({ script: await loadScript(file), id: options.model });
+  }
+  const providers = options.providers ?? resolveProviders({}, process.env);
+  const entry = providers[provider];
+  if (entry === undefined) {
+    const known = knownProviders(providers);
+    const close = closestName(provider, known);
+    throw new ToolgateError(
+      'usage',
+      `unknown model provider "${provider}" in "${options.model}"${close === undefined ? '' : ` (did you mean "${close}"?)`}; known providers: ${known.join(', ')}. ` +
+        `Another OpenAI-compatible server (vLLM, llama.cpp, LM Studio, DeepSeek, OpenRouter…) is declared under providers:, e.g. ${provider}: {type: openai, baseUrl: http://localhost:8000/v1}`,
+    );
+  }
+  const problem = endpointProblem(provider, entry);
+  if (problem !== undefined) throw new ToolgateError('usage', problem);
+  const common = { ...settingsOf(entry), model: name, provider };
+  switch (entry.type) {
     case 'openai': {
-      const s = options.openai ?? {};
       const { createOpenAIAdapter } = await import('../providers/openai/openai-adapter.ts');
-      return createOpenAIAdapter({
-        model: name,
-        ...(s.baseUrl === undefined ? {} : { baseUrl: s.baseUrl }),
-        ...(s.apiKey === undefined ? {} : { apiKey: s.apiKey }),
-        ...(s.headers === undefined ? {} : { headers: s.headers }),
-        ...(s.timeoutMs === undefined ? {} : { timeoutMs: s.timeoutMs }),
-        ...(s.maxRetries === undefined ? {} : { maxRetries: s.maxRetries }),
-        ...(s.maxResponseBytes === undefined ? {} : { maxResponseBytes: s.maxResponseBytes }),
-        ...(s.maxStreamBytes === undefined ? {} : { maxStreamBytes: s.maxStreamBytes }),
-        ...(s.maxEventBytes === undefined ? {} : { maxEventBytes: s.maxEventBytes }),
-        ...(s.maxToolCalls === undefined ? {} : { maxToolCalls: s.maxToolCalls }),
-      });
+      return createOpenAIAdapter(common as unknown as OpenAIAdapterOptions);
     }
-    case 'scripted': {
-      const file = resolve(options.cwd ?? process.cwd(), name);
-      const [{ createScriptedAdapter }, { loadScript }] = await Promise.all([
-        import('../providers/scripted/scripted-adapter.ts'),
-        import('../providers/scripted/load-script.ts'),
-      ]);
-      return createScriptedAdapter({ script: await loadScript(file), id: options.model });
+    case 'anthropic': {
+      const { createAnthropicAdapter } = await import('../providers/anthropic/anthropic-adapter.ts');
+      return createAnthropicAdapter(common as unknown as AnthropicAdapterOptions);
     }
-    default:
-      throw new ToolgateError(
-        'usage',
-        `unknown model provider "${provider}" in "${options.model}"; known providers: ${PROVIDERS.join(', ')} (any OpenAI-compatible server — Ollama, vLLM, llama.cpp, LM Studio, DeepSeek, OpenRouter… — is "openai:<model>" with --base-url)`,
-      );
+    case 'ollama': {
+      const { createOllamaAdapter } = await import('../providers/ollama/ollama-adapter.ts');
+      return createOllamaAdapter(common as unknown as OllamaAdapterOptions);
+    }
   }
 }

@@ -1,5 +1,6 @@
 import type { RunStore } from '../core/index.ts';
 import { checkToolgateOptions } from './check-toolgate-options.ts';
+import { resolveProviders } from '../config/resolve-settings.ts';
 import { openStore } from './open-store.ts';
 import { sortToolEntries } from './sort-tool-entries.ts';
 import { Toolgate } from './toolgate.ts';
@@ -18,14 +19,11 @@ import { settingsFromOptions, type CreateToolgateOptions } from './toolgate-opti
  */
 export async function createToolgate(options: CreateToolgateOptions = {}): Promise<Toolgate> {
   await checkToolgateOptions(options);
-  const env = process.env;
-  const openai = { ...options.providers?.openai };
-  // As the OpenAI clients do: the environment is the fallback for the key and the base URL.
-  openai.apiKey ??= nonEmpty(env['OPENAI_API_KEY']);
-  openai.baseUrl ??= nonEmpty(env['OPENAI_BASE_URL']);
+  // As the providers' own clients do: the environment is the fallback for keys and endpoints.
+  const providers = resolveProviders(options.providers, process.env);
   const store = typeof options.store === 'string' ? await openStore(options.store, options.cwd === undefined ? {} : { cwd: options.cwd }) : options.store;
   try {
-    return toolgateFrom({ ...options, providers: { ...options.providers, openai: withoutUndefined(openai) } }, store);
+    return toolgateFrom({ ...options, providers }, store);
   } catch (error) {
     if (typeof options.store === 'string') await store?.close();
     throw error;
@@ -55,12 +53,4 @@ export function toolgateFrom(options: CreateToolgateOptions, store?: RunStore): 
     ...(options.onToolHealth === undefined ? {} : { onToolHealth: options.onToolHealth }),
     ...(options.onServerStderr === undefined ? {} : { onServerStderr: options.onServerStderr }),
   });
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value === '' ? undefined : value;
-}
-
-function withoutUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }

@@ -1,6 +1,7 @@
 import { DEFAULT_HISTORY_MAX_TOKENS, DEFAULT_MAX_REPLANS, DEFAULT_MAX_STEPS, DEFAULT_PARSE_RETRIES, DEFAULT_STRATEGY, DEFAULT_TODO_REMIND_AFTER, type GuardLimits, type ModelAdapter, type ModelPrice, type StrategyName, type RunStore, type ToolSource, type ToolSourceHealth } from '../core/index.ts';
 import type { ServerConfig } from '../config/config-schema.ts';
-import type { OpenAISettings, Settings } from '../config/resolve-settings.ts';
+import type { ProvidersConfig } from '../config/providers-schema.ts';
+import { resolveProviders, type Settings } from '../config/resolve-settings.ts';
 import type { ToolRule } from '../gate/index.ts';
 import type { RunHooks, ToolMode } from '../orchestrator/run-options.ts';
 import type { LocalTool } from '../tools/local/define-tool.ts';
@@ -35,12 +36,17 @@ export interface TenantPolicy {
  * pass to createToolgate and what a config file and CLI flags resolve into.
  */
 export interface CreateToolgateOptions {
-  /** The default model: `"provider:model"` (openai:gpt-4o-mini, openai:qwen2.5:7b with a baseUrl, scripted:./script.json) or an adapter. */
+  /** The default model: `"provider:model"` (openai:gpt-4o-mini, anthropic:claude-sonnet-4-5, ollama:qwen2.5:7b, scripted:./script.json) or an adapter. */
   model?: string | ModelAdapter;
   /** Models a run may name besides the default (patterns, e.g. `openai:*`). */
   models?: string[];
-  /** Provider settings, as `providers:` in the config file. The OpenAI key and base URL fall back to OPENAI_API_KEY / OPENAI_BASE_URL. */
-  providers?: { openai?: OpenAISettings };
+  /**
+   * Model APIs, as `providers:` in the config file: `openai`, `anthropic`,
+   * `ollama`, and named endpoints (`vllm: {type: 'openai', baseUrl}`).
+   * createToolgate completes the built-ins from OPENAI_API_KEY / OPENAI_BASE_URL,
+   * ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL and OLLAMA_HOST.
+   */
+  providers?: ProvidersConfig;
   /** MCP servers, defineTool() results and ToolSources, in the order their tools are listed. */
   tools?: readonly ToolEntry[];
   /** `"memory:"` (default), `"sqlite:<file>"` (relative to cwd), or a RunStore. */
@@ -89,7 +95,7 @@ export interface CreateToolgateOptions {
 /** A config file and flags, resolved, as the options a library user would write. */
 export function toolgateOptionsFromSettings(settings: Settings): CreateToolgateOptions {
   const options: CreateToolgateOptions = {
-    providers: { openai: { ...settings.openai } },
+    providers: settings.providers,
     tools: Object.entries(settings.servers).map(([name, server]): McpServerEntry => ({ name, ...server })),
     policy: { tools: settings.tools as Record<string, ToolRule>, tenants: settings.tenants, ...(settings.redact === undefined ? {} : { redact: settings.redact }) },
     maxSteps: settings.maxSteps,
@@ -119,7 +125,7 @@ export function settingsFromOptions(options: CreateToolgateOptions, servers: Rec
   const model = typeof options.model === 'string' ? options.model : options.model?.id;
   const policy = options.policy ?? {};
   const settings: Settings = {
-    openai: { ...options.providers?.openai },
+    providers: resolveProviders(options.providers, {}),
     servers,
     maxSteps: options.maxSteps ?? DEFAULT_MAX_STEPS,
     stream: options.stream ?? true,

@@ -231,7 +231,7 @@ export class Toolgate {
     }
     let adapter = this.#models.get(modelId);
     if (adapter === undefined) {
-      adapter = createModel({ model: modelId, openai: this.settings.openai, ...(this.#options.cwd === undefined ? {} : { cwd: this.#options.cwd }) });
+      adapter = createModel({ model: modelId, providers: this.settings.providers, ...(this.#options.cwd === undefined ? {} : { cwd: this.#options.cwd }) });
       adapter.catch(() => this.#models.delete(modelId));
       this.#models.set(modelId, adapter);
     }

@@ -5,7 +5,7 @@ import { toolgateOptionsFromSettings, type CreateToolgateOptions } from '../app/
 import type { RunStore } from '../core/index.ts';
 import type { LoadedConfig } from '../config/load-config.ts';
 import { findConfigFile } from '../config/find-config-file.ts';
-import { resolveSettings, type SettingsFlags } from '../config/resolve-settings.ts';
+import { endpointOf, flagProvider, resolveSettings, type SettingsFlags } from '../config/resolve-settings.ts';
 import type { CliIO } from './cli-io.ts';
 import type { CliOrigin } from './runs-origin.ts';
 
@@ -51,7 +51,10 @@ export async function prepareToolgate(options: OpenToolgateOptions): Promise<Pre
     if ('command' in server && server.cwd === undefined) settings.servers[name] = { ...server, cwd };
   }
   const verbose = values['verbose'] === true;
-  const { baseUrl, apiKey } = settings.openai;
+  // The endpoint and key of the provider the run's model uses (what --base-url and --api-key set).
+  const provider = settings.providers[flagProvider(settings.providers, settings.model)];
+  const baseUrl = provider === undefined ? undefined : endpointOf(provider);
+  const apiKey = provider?.apiKey;
   const origin: CliOrigin = {
     cwd,
     mcp,

@@ -30,7 +30,8 @@ export async function reopenToolgate(options: ReopenOptions): Promise<Toolgate> 
   const explicit = typeof values['config'] === 'string' || (Array.isArray(values['mcp']) && values['mcp'].length > 0);
   const recorded = explicit ? undefined : recordedOrigin({ run, origin, trustProblem });
   const baseUrl = modelApiRoot({ run, origin, trustProblem, flag: typeof values['base-url'] === 'string' ? values['base-url'] : undefined });
-  const flags = baseUrl === undefined ? {} : { baseUrl };
+  // The run's model decides which provider --base-url (or the recorded endpoint) speaks for.
+  const flags = baseUrl === undefined ? {} : { baseUrl, model: run.model };
   let toolgate: Toolgate;
   if (recorded === undefined) {
     toolgate = (await prepareToolgate({ values, flags, io })).open(options.store);
@@ -94,11 +95,14 @@ async function checkModel(toolgate: Toolgate, run: Run, origin: CliOrigin | unde
   } catch (error) {
     throw reopenError(`cannot open the model of run ${run.id} (${run.model}) again: ${messageOf(error)}`);
   }
-  const key = toolgate.settings.openai.apiKey;
-  if (origin?.modelApiKey === true && run.model.startsWith('openai:') && (key === undefined || key === '')) {
+  const name = run.model.slice(0, Math.max(0, run.model.indexOf(':')));
+  const provider = toolgate.settings.providers[name];
+  const key = provider?.apiKey;
+  if (origin?.modelApiKey === true && provider !== undefined && (key === undefined || key === '')) {
+    const variable = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' }[name];
     throw reopenError(
       `run ${run.id} was started with an API key for its model (${run.model}), and none is set here; keys are never recorded with a run. ` +
-        'Set OPENAI_API_KEY (or providers.openai.apiKey in the config file) and try again',
+        `Set ${variable === undefined ? '' : `${variable} (or `}providers.${name}.apiKey in the config file${variable === undefined ? '' : ')'} and try again`,
     );
   }
 }

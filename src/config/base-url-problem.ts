@@ -7,12 +7,12 @@ export const BASE_URL_EXAMPLE = 'http://localhost:11434/v1';
  * mistake is reported with its source at start, not as a confusing fetch
  * error on the first model call.
  */
-export function baseUrlProblem(value: string): string | undefined {
-  if (!/^https?:\/\//i.test(value.trim())) return `must start with http:// or https://, e.g. ${BASE_URL_EXAMPLE}`;
+export function baseUrlProblem(value: string, example: string = BASE_URL_EXAMPLE): string | undefined {
+  if (!/^https?:\/\//i.test(value.trim())) return `must start with http:// or https://, e.g. ${example}`;
   try {
     new URL(value);
   } catch {
-    return `is not a valid URL, e.g. ${BASE_URL_EXAMPLE}`;
+    return `is not a valid URL, e.g. ${example}`;
   }
   return undefined;
 }

@@ -103,3 +103,59 @@ describe('providers.openai.baseUrl in the file', () => {
     }
   });
 });
+
+describe('providers: built-in names, named endpoints and the models that use them', () => {
+  it('a named endpoint needs a type, and the type decides which keys it takes', () => {
+    assert.deepEqual(problems({ providers: { vllm: { baseUrl: 'http://vllm:8000/v1' } } }), [
+      'providers.vllm.type: "vllm" is not a built-in provider, so it needs a type: openai, anthropic or ollama (got none), e.g. vllm: {type: openai, baseUrl: http://localhost:8000/v1}',
+    ]);
+    assert.match(problems({ providers: { vllm: { type: 'opnai', baseUrl: 'http://vllm:8000/v1' } } })[0] ?? '', /got "opnai" — did you mean "openai"\?/);
+    assert.deepEqual(problems({ providers: { box: { type: 'ollama', baseUrl: 'http://box:11434' } } }), [
+      'providers.box.baseUrl: unknown key; known keys: type, host, think, keepAlive, options, apiKey, headers, timeoutMs, maxRetries, maxResponseBytes, maxStreamBytes, maxEventBytes, maxToolCalls, extraBody (for a provider of type ollama)',
+    ]);
+    assert.deepEqual(problems({ providers: { anthropic: { apikey: 'x' } } }), ['providers.anthropic.apikey: unknown key — did you mean "apiKey"?']);
+  });
+
+  it('a built-in name is its own type; scripted takes no settings; values are checked by type', () => {
+    assert.match(problems({ providers: { openai: { type: 'ollama' } } })[0] ?? '', /^providers\.openai\.type: providers\.openai is always type openai; give a ollama endpoint a name of its own/);
+    assert.match(problems({ providers: { scripted: {} } })[0] ?? '', /^scripted|^providers\.scripted: scripted is built in/);
+    assert.deepEqual(problems({ providers: { anthropic: { thinking: { budgetTokens: 100 } } } }), ['providers.anthropic.thinking.budgetTokens: Anthropic needs a thinking budget of at least 1024 tokens']);
+    assert.match(problems({ providers: { ollama: { host: 'ftp://box' } } })[0] ?? '', /^providers\.ollama\.host: must use http:\/\/ or https:\/\/ \(got ftp:\/\/\)/);
+    assert.match(problems({ providers: { Bad_Name: { type: 'openai' } } })[0] ?? '', /a provider name is lower-case letters/);
+  });
+
+  it('model, models, tenant models and prices must name a provider that exists', () => {
+    const config = {
+      providers: { vllm: { type: 'openai', baseUrl: 'http://vllm:8000/v1' } },
+      model: 'vlm:qwen',
+      models: ['anthropic:claude-*', 'olama:*'],
+      tenants: { acme: { models: ['vllm:*', 'deepsek:*'] } },
+      prices: { 'antropic:*': { inputPerMTok: 3, outputPerMTok: 15 } },
+    };
+    const lines = problems(config);
+    assert.equal(lines.length, 4);
+    assert.match(lines[0] ?? '', /^model: unknown provider "vlm" in "vlm:qwen" — did you mean "vllm"\?; known providers: openai, anthropic, ollama, scripted, vllm/);
+    assert.match(lines[1] ?? '', /^models\.1: unknown provider "olama" in "olama:\*" — did you mean "ollama"\?/);
+    assert.match(lines[2] ?? '', /^tenants\.acme\.models\.1: unknown provider "deepsek"/);
+    assert.match(lines[3] ?? '', /^prices\.antropic:\*: unknown provider "antropic"/);
+  });
+
+  it('accepts every provider type, with and without the optional type on built-in names', () => {
+    const config = parseConfig(
+      {
+        model: 'anthropic:claude-sonnet-4-5',
+        models: ['openai:*', 'ollama:qwen2.5:*', 'vllm:*', 'gpu:*'],
+        providers: {
+          openai: { baseUrl: 'http://localhost:11434/v1' },
+          anthropic: { type: 'anthropic', apiKey: 'sk-ant', maxTokens: 2048, thinking: { budgetTokens: 1024 } },
+          ollama: { host: '127.0.0.1:11434', think: 'low', keepAlive: '5m', options: { num_ctx: 8192 } },
+          vllm: { type: 'openai', baseUrl: 'http://vllm:8000/v1', extraBody: { chat_template_kwargs: { enable_thinking: false } } },
+          gpu: { type: 'ollama', host: 'gpu-box' },
+        },
+      },
+      { env: {} },
+    );
+    assert.equal(config.providers?.['gpu']?.type, 'ollama');
+    assert.equal(config.providers?.anthropic?.maxTokens, 2048);
+  });
+});

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { baseUrlProblem } from './base-url-problem.ts';
 import { corsOriginProblem } from './cors-origin-problem.ts';
 import { MODEL_PATTERN } from './model-pattern.ts';
-import { serverConfigSchema, stringMapSchema } from './server-config-schema.ts';
+import { providersSchema, unknownProviderProblem } from './providers-schema.ts';
+import { serverConfigSchema } from './server-config-schema.ts';
 
 export { serverConfigSchema, type ServerConfig } from './server-config-schema.ts';
 
@@ -10,24 +10,6 @@ export { serverConfigSchema, type ServerConfig } from './server-config-schema.ts
  * The toolgate.yaml schema. Keys are a public contract (docs/configuration.md).
  * Unknown keys are errors, not silently ignored: a typo must not disable a rule.
  */
-const openaiProvider = z.strictObject({
-  baseUrl: z
-    .string()
-    .superRefine((value, ctx) => {
-      const problem = baseUrlProblem(value);
-      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-    })
-    .optional(),
-  apiKey: z.string().optional(),
-  headers: stringMapSchema.optional(),
-  timeoutMs: z.number().int().positive().optional(),
-  maxRetries: z.number().int().min(0).optional(),
-  maxResponseBytes: z.number().int().min(1024).optional(),
-  maxStreamBytes: z.number().int().min(1024).optional(),
-  maxEventBytes: z.number().int().min(1024).optional(),
-  maxToolCalls: z.number().int().min(1).max(10_000).optional(),
-});
-
 const toolRule = z.strictObject({
   effect: z.enum(['read', 'write']).optional(),
   approval: z.enum(['required', 'auto', 'never']).optional(),
@@ -91,7 +73,7 @@ export const configSchema = z.strictObject({
   model: z.string().regex(MODEL_PATTERN, 'model must be "provider:model", e.g. openai:gpt-4o-mini or scripted:./demo.json').optional(),
   models: z.array(modelPattern).optional(),
   textToolCalls: z.enum(['never', 'auto', 'always']).optional(),
-  providers: z.strictObject({ openai: openaiProvider.optional() }).optional(),
+  providers: providersSchema.optional(),
   servers: z
     .record(
       z.string().regex(/^[a-zA-Z0-9_.-]{1,48}$/, 'server names may use letters, digits, "_", "-" and "." (at most 48)'),
@@ -177,6 +159,19 @@ export const configSchema = z.strictObject({
         .optional(),
     })
     .optional(),
+}).superRefine((config, ctx) => {
+  // Every model id and pattern must name a provider that exists, so a typo fails at load, not at a tenant's first run.
+  const providers = config.providers;
+  const check = (model: string, path: (string | number)[]): void => {
+    const problem = unknownProviderProblem(model, providers);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', path, message: problem });
+  };
+  if (config.model !== undefined) check(config.model, ['model']);
+  config.models?.forEach((m, i) => check(m, ['models', i]));
+  for (const [tenant, rule] of Object.entries(config.tenants ?? {})) rule.models?.forEach((m, i) => check(m, ['tenants', tenant, 'models', i]));
+  for (const pattern of Object.keys(config.prices ?? {})) check(pattern, ['prices', pattern]);
 });
 
-export type ToolgateConfig = z.infer<typeof configSchema>;
+export type ToolgateConfig = z.output<typeof configSchema>;
+/** The config as written, before `providers:` entries get their type resolved. */
+export type ToolgateConfigInput = z.input<typeof configSchema>;

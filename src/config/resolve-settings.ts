@@ -13,6 +13,7 @@ import {
   type TodoSettings,
 } from '../core/index.ts';
 import { baseUrlProblem } from './base-url-problem.ts';
+import { ollamaHostProblem, typedProvider, type ProviderConfig, type ProvidersConfig } from './providers-schema.ts';
 import type { ServerConfig, ToolgateConfig } from './config-schema.ts';
 import { MODEL_PATTERN } from './model-pattern.ts';
 import { splitCommandLine } from './split-command-line.ts';
@@ -34,22 +35,11 @@ export interface SettingsFlags {
   todo?: boolean;
 }
 
-export interface OpenAISettings {
-  baseUrl?: string | undefined;
-  apiKey?: string | undefined;
-  headers?: Record<string, string> | undefined;
-  timeoutMs?: number | undefined;
-  maxRetries?: number | undefined;
-  maxResponseBytes?: number | undefined;
-  maxStreamBytes?: number | undefined;
-  maxEventBytes?: number | undefined;
-  maxToolCalls?: number | undefined;
-}
-
 /** Everything a run needs, after flags, environment, file and defaults are merged. */
 export interface Settings {
   model?: string;
-  openai: OpenAISettings;
+  /** Model APIs by the name a model id starts with; the built-ins (openai, anthropic, ollama) are always present. */
+  providers: Record<string, ProviderConfig>;
   servers: Record<string, ServerConfig>;
   maxSteps: number;
   systemPrompt?: string;
@@ -84,23 +74,17 @@ export interface Settings {
 
 /**
  * Precedence: flags > TOOLGATE_* environment > file > defaults. Provider
- * credentials follow the providers' own convention: flags > file >
- * OPENAI_BASE_URL / OPENAI_API_KEY (the environment is the fallback).
+ * credentials follow the providers' own convention: flags > file > the
+ * provider's variables (OPENAI_API_KEY, ANTHROPIC_API_KEY, OLLAMA_HOST…).
+ * --base-url and --api-key apply to the provider of the model in use.
  */
 export function resolveSettings(config: ToolgateConfig, flags: SettingsFlags = {}, env: Readonly<Record<string, string | undefined>> = process.env): Settings {
   const model = flags.model ?? nonEmpty(env['TOOLGATE_MODEL']) ?? config.model;
   if (model !== undefined && !MODEL_PATTERN.test(model)) {
     throw new ToolgateError('usage', `model "${model}" must be "provider:model", e.g. openai:gpt-4o-mini, openai:qwen2.5:7b (with --base-url) or scripted:./script.json`);
   }
-  const fileOpenAI = config.providers?.openai ?? {};
-  const openai: OpenAISettings = { ...fileOpenAI };
-  const baseUrl = flags.baseUrl ?? fileOpenAI.baseUrl ?? nonEmpty(env['OPENAI_BASE_URL']);
-  // The file's value was checked when it was loaded; only the one in use is checked, so a stale variable that a flag overrides is harmless.
-  if (flags.baseUrl !== undefined) checkBaseUrl(flags.baseUrl, '--base-url');
-  else if (fileOpenAI.baseUrl === undefined && baseUrl !== undefined) checkBaseUrl(baseUrl, 'the environment variable OPENAI_BASE_URL');
-  const apiKey = flags.apiKey ?? fileOpenAI.apiKey ?? nonEmpty(env['OPENAI_API_KEY']);
-  if (baseUrl !== undefined) openai.baseUrl = baseUrl;
-  if (apiKey !== undefined) openai.apiKey = apiKey;
+  const providers = resolveProviders(config.providers, env);
+  applyProviderFlags({ providers, model, flags });
 
   const servers: Record<string, ServerConfig> = { ...config.servers };
   for (const value of flags.mcp ?? []) {
@@ -113,7 +97,7 @@ export function resolveSettings(config: ToolgateConfig, flags: SettingsFlags = {
   const envSteps = nonEmpty(env['TOOLGATE_MAX_STEPS']);
   const maxSteps = flags.maxSteps ?? (envSteps === undefined ? undefined : parseSteps(envSteps, 'TOOLGATE_MAX_STEPS')) ?? config.maxSteps ?? DEFAULT_MAX_STEPS;
   const settings: Settings = {
-    openai,
+    providers,
     servers,
     maxSteps,
     stream: config.stream ?? true,
@@ -175,11 +159,6 @@ function sanitize(name: string): string {
   return name.replace(/[^a-zA-Z0-9_.-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48);
 }
 
-function checkBaseUrl(value: string, source: string): void {
-  const problem = baseUrlProblem(value);
-  if (problem !== undefined) throw new ToolgateError('usage', `${source} ${problem}`);
-}
-
 function parseSteps(value: string, source: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new ToolgateError('usage', `${source} must be a positive integer, got "${value}"`);
@@ -188,4 +167,88 @@ function parseSteps(value: string, source: string): number {
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
+}
+
+/** Each provider's variables: the fallback for what the file does not say, as the providers' own clients read them. */
+const PROVIDER_ENV = {
+  openai: { endpoint: 'OPENAI_BASE_URL', apiKey: 'OPENAI_API_KEY' },
+  anthropic: { endpoint: 'ANTHROPIC_BASE_URL', apiKey: 'ANTHROPIC_API_KEY' },
+  ollama: { endpoint: 'OLLAMA_HOST', apiKey: undefined },
+} as const;
+
+/**
+ * The configured providers with their types resolved, plus the built-ins
+ * (always present), each built-in completed from its environment variables.
+ * Named endpoints read no variables: their values come from the file (`env:NAME`).
+ */
+export function resolveProviders(config: ProvidersConfig | undefined, env: Readonly<Record<string, string | undefined>>): Record<string, ProviderConfig> {
+  const providers: Record<string, ProviderConfig> = {};
+  for (const name of ['openai', 'anthropic', 'ollama', ...Object.keys(config ?? {})]) {
+    const typed = typedProvider(name, config?.[name]);
+    if (typed !== undefined) providers[name] = typed;
+  }
+  for (const name of ['openai', 'anthropic', 'ollama'] as const) {
+    const entry = providers[name];
+    if (entry === undefined) continue;
+    const vars = PROVIDER_ENV[name];
+    // Checked when a model of this provider is created (endpointProblem), so a stale variable of a provider not in use is harmless.
+    if (endpointOf(entry) === undefined) {
+      const fromEnv = nonEmpty(env[vars.endpoint]);
+      if (fromEnv !== undefined) setEndpoint(entry, fromEnv);
+    }
+    if (vars.apiKey !== undefined && entry.apiKey === undefined) {
+      const key = nonEmpty(env[vars.apiKey]);
+      if (key !== undefined) entry.apiKey = key;
+    }
+  }
+  return providers;
+}
+
+/** Where a provider is reached: the base URL, or Ollama's host. */
+export function endpointOf(entry: ProviderConfig): string | undefined {
+  return entry.type === 'ollama' ? entry.host : entry.baseUrl;
+}
+
+function setEndpoint(entry: ProviderConfig, value: string): void {
+  if (entry.type === 'ollama') entry.host = value;
+  else entry.baseUrl = value;
+}
+
+function checkEndpoint(entry: ProviderConfig, value: string, source: string): string {
+  const problem = entry.type === 'ollama' ? ollamaHostProblem(value) : baseUrlProblem(value);
+  if (problem !== undefined) throw new ToolgateError('usage', `${source} ${problem}`);
+  return value;
+}
+
+/**
+ * Why a provider's endpoint cannot be used, naming where it may have come
+ * from; undefined when it is fine or unset (the default). File values and
+ * flags were checked as they came in; this catches an environment variable.
+ */
+export function endpointProblem(name: string, entry: ProviderConfig): string | undefined {
+  const value = endpointOf(entry);
+  if (value === undefined) return undefined;
+  const problem = entry.type === 'ollama' ? ollamaHostProblem(value) : baseUrlProblem(value);
+  if (problem === undefined) return undefined;
+  const key = entry.type === 'ollama' ? 'host' : 'baseUrl';
+  const variable = name in PROVIDER_ENV ? `, or ${PROVIDER_ENV[name as keyof typeof PROVIDER_ENV].endpoint}` : '';
+  return `the ${name} endpoint "${value}" ${problem} (it comes from providers.${name}.${key}, --base-url${variable})`;
+}
+
+/**
+ * The provider --base-url and --api-key speak to: the model's, when it is an
+ * HTTP provider; otherwise openai (the flags' meaning before there were others).
+ */
+export function flagProvider(providers: Readonly<Record<string, ProviderConfig>>, model: string | undefined): string {
+  const name = model === undefined ? undefined : model.slice(0, Math.max(0, model.indexOf(':')));
+  return name !== undefined && providers[name] !== undefined ? name : 'openai';
+}
+
+function applyProviderFlags(input: { providers: Record<string, ProviderConfig>; model: string | undefined; flags: SettingsFlags }): void {
+  const { providers, flags } = input;
+  if (flags.baseUrl === undefined && flags.apiKey === undefined) return;
+  const entry = providers[flagProvider(providers, input.model)];
+  if (entry === undefined) return;
+  if (flags.baseUrl !== undefined) setEndpoint(entry, checkEndpoint(entry, flags.baseUrl, '--base-url'));
+  if (flags.apiKey !== undefined) entry.apiKey = flags.apiKey;
 }

@@ -126,7 +126,7 @@ export async function startServe(options: {
   const started = await startProcess({
     command: process.execPath,
     args: [TOOLGATE_BIN, 'serve', '--port', '0', ...(options.args ?? [])],
-    env: { NO_COLOR: '1', OPENAI_API_KEY: '', OPENAI_BASE_URL: '', TOOLGATE_MODEL: '', ...options.env },
+    env: { NO_COLOR: '1', OPENAI_API_KEY: '', OPENAI_BASE_URL: '', ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: '', OLLAMA_HOST: '', TOOLGATE_MODEL: '', ...options.env },
     ready: /serving on (http:\/\/\S+)/,
     timeoutMs: 30000,
     cwd: options.cwd,

@@ -36,7 +36,7 @@ export const RUN_SPEC = {
     },
     constrain: {
       type: 'boolean',
-      description: 'Prompted mode: ask the endpoint for structured output in the call format (servers that support it).',
+      description: "Prompted mode: hold the model's output to the call format (structured outputs: OpenAI-compatible\nresponse_format, Ollama's format).",
     },
     'dry-run': {
       type: 'boolean',

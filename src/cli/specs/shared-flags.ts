@@ -30,19 +30,21 @@ export const MODEL_FLAGS = {
     short: 'm',
     value: 'provider:model',
     description:
-      'The model: openai:<model> for any OpenAI-compatible server (OpenAI, Ollama /v1, vLLM, llama.cpp,\nLM Studio, DeepSeek, OpenRouter…) or scripted:<file.json> to replay a script. Default: `model:` in the config\nfile, then TOOLGATE_MODEL.',
+      'The model: openai:<model> (any OpenAI-compatible server: OpenAI, vLLM, llama.cpp, LM Studio, DeepSeek,\nOpenRouter…), anthropic:<model>, ollama:<model> (Ollama\'s native API), <name>:<model> for an endpoint\ndeclared under providers: in the config file, or scripted:<file.json> to replay a script (docs/providers.md).\nDefault: `model:` in the config file, then TOOLGATE_MODEL.',
     example: '--model openai:qwen2.5:7b',
   },
   'base-url': {
     type: 'string',
     value: 'URL',
-    description: "The API root of the OpenAI-compatible server, with http:// or https://. Default: the config file's\nproviders.openai.baseUrl, then OPENAI_BASE_URL, then OpenAI.",
+    description:
+      "Where the model's provider is, with http:// or https://: the API root of an OpenAI-compatible server, Anthropic's\nroot without /v1, or Ollama's host. Default: providers.<provider>.baseUrl (host) in the config file, then\nOPENAI_BASE_URL, ANTHROPIC_BASE_URL or OLLAMA_HOST.",
     example: '--base-url http://localhost:11434/v1',
   },
   'api-key': {
     type: 'string',
     value: 'key',
-    description: "The model API's key. Default: providers.openai.apiKey, then OPENAI_API_KEY. Prefer the environment\nvariable: flags are visible to other users of the machine.",
+    description:
+      "The key of the model's provider. Default: providers.<provider>.apiKey, then OPENAI_API_KEY or ANTHROPIC_API_KEY.\nPrefer the environment variable: flags are visible to other users of the machine.",
     example: '--api-key "$OPENAI_API_KEY"',
   },
 } as const satisfies Record<string, FlagSpec>;

@@ -182,7 +182,7 @@ describe('loadScript: errors never quote the file', () => {
     assert.match(error.message, /turns\[0\]\.text must be a string/);
     assert.match(error.message, /turns\[0\]\.usage\.promptTokens must be an integer/);
     assert.match(error.message, /turns\[0\]\.usage\.completionTokens must be a number/);
-    assert.match(error.message, /turns\[0\] has an unknown key \(allowed: text, toolCalls, finishReason, usage, delayMs\)/);
+    assert.match(error.message, /turns\[0\] has an unknown key \(allowed: text, reasoning, error, toolCalls, finishReason, usage, delayMs\)/);
     assert.ok(!error.message.includes('SECRET') && !JSON.stringify(error.details).includes('SECRET'), error.message);
   });
 

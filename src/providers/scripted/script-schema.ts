@@ -26,12 +26,28 @@ export interface ScriptedScript {
 
 export interface ScriptedTurn {
   text?: string;
+  /** Reasoning returned apart from the answer (as reasoning_content or thinking blocks are). */
+  reasoning?: string;
+  /** Fail this call as a provider would: the error code and message toolgate reports (e.g. model_rate_limited). */
+  error?: { code: ScriptedErrorCode; message: string };
   toolCalls?: ScriptedToolCall[];
   finishReason?: string;
   usage?: { promptTokens: number; completionTokens: number };
   /** Wait this long before answering (to exercise timeouts, cancellation, live streaming). */
   delayMs?: number;
 }
+
+/** The model failures a provider adapter reports. */
+export const SCRIPTED_ERROR_CODES = [
+  'model_auth',
+  'model_not_found',
+  'model_rate_limited',
+  'model_unavailable',
+  'model_timeout',
+  'model_bad_request',
+  'model_error',
+] as const;
+export type ScriptedErrorCode = (typeof SCRIPTED_ERROR_CODES)[number];
 
 export interface ScriptedToolCall {
   id?: string;
@@ -45,8 +61,12 @@ const toolCallSchema = z.strictObject({ id: z.string().optional(), name: z.strin
 
 const usageSchema = z.strictObject({ promptTokens: count, completionTokens: count });
 
+const errorSchema = z.strictObject({ code: z.enum(SCRIPTED_ERROR_CODES), message: z.string() });
+
 const turnSchema = z.strictObject({
   text: z.string().optional(),
+  reasoning: z.string().optional(),
+  error: errorSchema.optional(),
   toolCalls: z.array(toolCallSchema).optional(),
   finishReason: z.string().optional(),
   usage: usageSchema.optional(),
@@ -61,6 +81,7 @@ const ALLOWED_KEYS: Readonly<Record<string, readonly string[]>> = {
   turns: Object.keys(turnSchema.shape),
   toolCalls: Object.keys(toolCallSchema.shape),
   usage: Object.keys(usageSchema.shape),
+  error: Object.keys(errorSchema.shape),
 };
 
 /** A script with a systematic mistake repeats it on every turn; the first few say it all. */

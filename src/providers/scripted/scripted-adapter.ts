@@ -50,6 +50,10 @@ export function createScriptedAdapter(options: ScriptedAdapterOptions): ModelAda
         }
       }
       throwIfAborted(signal);
+      // After its text, if it has some: a stream that broke midway.
+      if (turn.error !== undefined) {
+        throw new ToolgateError(turn.error.code, `scripted model (turn ${index + 1}): ${turn.error.message}`, { details: { turn: index + 1, scripted: true } });
+      }
       const toolCalls: RawToolCall[] = (turn.toolCalls ?? []).map((call, i) => ({
         // Deterministic ids keep replays of the same script byte-identical.
         id: call.id ?? `call_s${index + 1}_${i + 1}`,
@@ -61,6 +65,7 @@ export function createScriptedAdapter(options: ScriptedAdapterOptions): ModelAda
         toolCalls,
         finishReason: turn.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
         usage: usageOf(turn, request.messages, toolCalls),
+        ...(turn.reasoning === undefined || turn.reasoning === '' ? {} : { reasoning: turn.reasoning }),
       };
     },
   };

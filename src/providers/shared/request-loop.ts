@@ -60,8 +60,8 @@ export interface HttpModelCall<T> {
   policy: RetryPolicy;
   /** Headers and body of one attempt (built again for each, so nothing is shared between attempts). */
   request: () => { headers: Headers; body: string };
-  /** Whether an error status (with its body, already read) deserves another attempt. */
-  retryable: (status: number, bodyText: string) => boolean;
+  /** Whether an error status (with its body, already read, and headers) deserves another attempt. */
+  retryable: (status: number, bodyText: string, headers: Headers) => boolean;
   /** The final error for an HTTP status that is not retried or whose retries ran out. */
   httpError: (input: { status: number; bodyText: string; attempts: number }) => ToolgateError;
   /** Reads a 2xx answer. May throw RetryableFailure (see readFailure). */
@@ -124,7 +124,7 @@ async function attemptOnce<T>(call: HttpModelCall<T>, signal: AbortSignal, attem
   if (!response.ok) {
     // Only quoted, truncated; a body that never ends must not hold the attempt.
     const bodyText = await readText(response, { maxBytes: DEFAULT_MAX_ERROR_BODY_BYTES, signal }).catch(() => '');
-    if (call.retryable(response.status, bodyText)) {
+    if (call.retryable(response.status, bodyText, response.headers)) {
       throw new RetryableFailure({ status: response.status, bodyText, retryAfterMs: parseRetryAfter(response.headers) });
     }
     throw call.httpError({ status: response.status, bodyText, attempts: attempt });

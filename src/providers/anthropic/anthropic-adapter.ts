@@ -1,0 +1,162 @@
+import { ToolgateError } from '../../core/errors.ts';
+import { parseJson } from '../../core/parse-json.ts';
+import type { GenerateOptions, ModelAdapter, ModelRequest, ModelResponse } from '../../core/ports/model-adapter.ts';
+import { providerMessage } from '../shared/http-errors.ts';
+import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_MAX_STREAM_BYTES, DEFAULT_MAX_TOOL_CALLS, limitExceeded } from '../shared/limits.ts';
+import { readText } from '../shared/read-body.ts';
+import { callWithRetries, readFailure, RetryableFailure, type RetryPolicy } from '../shared/request-loop.ts';
+import { readSseEvents } from '../shared/sse-reader.ts';
+import { asObject } from '../shared/wire.ts';
+import { httpError, shouldRetry } from './errors.ts';
+import { parseMessage } from './from-wire.ts';
+import { StreamAssembler } from './stream-assembler.ts';
+import { toWireBody } from './to-wire.ts';
+
+export { DEFAULT_ANTHROPIC_MAX_TOKENS } from './to-wire.ts';
+
+/** The API root as the official SDK takes it: without /v1. */
+export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
+
+export interface AnthropicAdapterOptions extends RetryPolicy {
+  model: string;
+  /** The config key this endpoint is named by (default anthropic): the adapter's id is `<provider>:<model>`. */
+  provider?: string;
+  /** The API root without /v1 (e.g. https://api.anthropic.com); requests go to `<baseUrl>/v1/messages`. */
+  baseUrl?: string;
+  /** Sent as `x-api-key`. */
+  apiKey?: string;
+  headers?: Record<string, string>;
+  /** The `anthropic-version` header. */
+  version?: string;
+  /** max_tokens when a request sets none (the API requires one). */
+  maxTokens?: number;
+  /** Extended thinking with this budget; max_tokens is raised above it when needed, and no temperature is sent. */
+  thinking?: { budgetTokens: number };
+  /** Largest non-streamed response body, in bytes; more fails the call with model_error. */
+  maxResponseBytes?: number;
+  /** Largest streamed response, in bytes as received; more fails the call with model_error. */
+  maxStreamBytes?: number;
+  /** Largest single server-sent event (or line of one), in bytes. */
+  maxEventBytes?: number;
+  /** Most tool calls one answer may hold. */
+  maxToolCalls?: number;
+  fetch?: typeof fetch;
+  /** Provider-specific body fields (top_k, metadata…), merged last. */
+  extraBody?: Record<string, unknown>;
+}
+
+/** A ModelAdapter for Anthropic's Messages API (`POST /v1/messages`), over plain fetch. */
+export function createAnthropicAdapter(options: AnthropicAdapterOptions): ModelAdapter {
+  const provider = options.provider ?? 'anthropic';
+  const baseUrl = (options.baseUrl ?? DEFAULT_ANTHROPIC_BASE_URL).replace(/\/+$/, '');
+  const url = `${baseUrl}/v1/messages`;
+  const fetchFn = options.fetch ?? globalThis.fetch;
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const maxStreamBytes = options.maxStreamBytes ?? DEFAULT_MAX_STREAM_BYTES;
+  const maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+  const maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
+  const rootHint = `check that the base URL is the API root without /v1, e.g. ${DEFAULT_ANTHROPIC_BASE_URL}`;
+
+  const readAnswer = async (input: { response: Response; request: ModelRequest; generate: GenerateOptions; signal: AbortSignal }): Promise<ModelResponse> => {
+    const { response, request, generate, signal } = input;
+    const contentType = response.headers.get('content-type') ?? '';
+    // Only a streaming request shows deltas, whatever the server chose to send.
+    if (contentType.includes('text/event-stream')) return readStream(response, request.stream ? generate : {}, signal);
+    // Non-streaming, or a proxy that answered `stream: true` with one JSON body.
+    let text: string;
+    try {
+      text = await readText(response, {
+        maxBytes: maxResponseBytes,
+        signal,
+        tooLarge: (declared) =>
+          limitExceeded({
+            provider,
+            option: 'maxResponseBytes',
+            limit: maxResponseBytes,
+            what: `the response body from ${url}${declared === undefined ? '' : ` (Content-Length: ${declared})`}`,
+          }),
+      });
+    } catch (error) {
+      throw readFailure(error, { signal });
+    }
+    const result = parseJsonMessage(text, contentType);
+    if (request.stream && result.text !== '') generate.onTextDelta?.(result.text);
+    return result;
+  };
+
+  const parseJsonMessage = (text: string, contentType: string): ModelResponse => {
+    let json: unknown;
+    try {
+      // parseJson, not JSON.parse: tool_use `input` is an object whose keys must arrive unchanged.
+      json = parseJson(text);
+    } catch {
+      throw new ToolgateError('model_error', `expected a JSON message from ${url} but got ${contentType || 'no content type'}: ${JSON.stringify(text.slice(0, 200))}; ${rootHint}`);
+    }
+    const root = asObject(json);
+    if (root?.['type'] === 'error' || (root?.['error'] !== undefined && root['error'] !== null)) {
+      const message = providerMessage(text);
+      throw new ToolgateError('model_error', `${url} answered 200 with an error: ${message}`, { details: { providerMessage: message } });
+    }
+    return parseMessage(json, { url, maxToolCalls, provider });
+  };
+
+  const readStream = async (response: Response, generate: GenerateOptions, signal: AbortSignal): Promise<ModelResponse> => {
+    if (response.body === null) throw new ToolgateError('model_error', `${url} sent an event stream with no body`);
+    const assembler = new StreamAssembler({ maxToolCalls, provider, ...(generate.onTextDelta === undefined ? {} : { onTextDelta: generate.onTextDelta }) });
+    try {
+      for await (const event of readSseEvents(response.body, { maxEventBytes, maxBytes: maxStreamBytes, signal, provider })) {
+        let data: unknown;
+        try {
+          data = parseJson(event.data);
+        } catch {
+          throw new ToolgateError('model_error', `malformed stream from ${url}: the data of a ${event.event} event is not JSON: ${JSON.stringify(event.data.slice(0, 200))}`);
+        }
+        assembler.push(event.event, data);
+        if (assembler.finished) break;
+      }
+    } catch (error) {
+      throw readFailure(error, { signal, delivered: assembler.delivered });
+    }
+    if (!assembler.finished) {
+      const cause = new Error('the stream ended before the model finished (no message_stop)');
+      throw new RetryableFailure({ cause, delivered: assembler.delivered });
+    }
+    return assembler.finish();
+  };
+
+  return {
+    id: `${provider}:${options.model}`,
+    generate(request: ModelRequest, generate: GenerateOptions = {}): Promise<ModelResponse> {
+      return callWithRetries({
+        url,
+        provider,
+        fetch: fetchFn,
+        policy: options,
+        signal: generate.signal,
+        request: () => {
+          const headers = new Headers({
+            'content-type': 'application/json',
+            accept: request.stream ? 'text/event-stream' : 'application/json',
+            'anthropic-version': options.version ?? DEFAULT_ANTHROPIC_VERSION,
+          });
+          if (options.apiKey !== undefined && options.apiKey !== '') headers.set('x-api-key', options.apiKey);
+          for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
+          const body = JSON.stringify(
+            toWireBody({
+              model: options.model,
+              request,
+              ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+              ...(options.thinking === undefined ? {} : { thinking: options.thinking }),
+              ...(options.extraBody === undefined ? {} : { extraBody: options.extraBody }),
+            }),
+          );
+          return { headers, body };
+        },
+        retryable: (status, bodyText, headers) => shouldRetry({ status, bodyText, shouldRetryHeader: headers.get('x-should-retry') }),
+        httpError: ({ status, bodyText, attempts }) => httpError({ status, bodyText, url, baseUrl, model: options.model, attempts, provider }),
+        read: (response, signal) => readAnswer({ response, request, generate, signal }),
+      });
+    },
+  };
+}

@@ -1,0 +1,224 @@
+import { ToolgateError } from '../../core/errors.ts';
+import type { GenerateOptions, ModelAdapter, ModelRequest, ModelResponse } from '../../core/ports/model-adapter.ts';
+import { parseJson } from '../../core/parse-json.ts';
+import { providerMessage } from '../shared/http-errors.ts';
+import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_MAX_STREAM_BYTES, DEFAULT_MAX_TOOL_CALLS, limitExceeded } from '../shared/limits.ts';
+import { readLines } from '../shared/ndjson-reader.ts';
+import { readText } from '../shared/read-body.ts';
+import { callWithRetries, readFailure, RetryableFailure, type RetryPolicy } from '../shared/request-loop.ts';
+import { asObject } from '../shared/wire.ts';
+import { httpError, RETRYABLE_STATUSES, withConnectionHint } from './errors.ts';
+import { parseChatResponse } from './from-wire.ts';
+import { StreamAssembler } from './stream-assembler.ts';
+import { toWireBody, type OllamaThink } from './to-wire.ts';
+
+export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
+/** The port Ollama listens on when OLLAMA_HOST names none (and no scheme). */
+export const DEFAULT_OLLAMA_PORT = '11434';
+
+export interface OllamaAdapterOptions extends RetryPolicy {
+  /** As Ollama names it, tag included (qwen2.5:7b). */
+  model: string;
+  /** The config key this endpoint is named by (default ollama): the adapter's id is `<provider>:<model>`. */
+  provider?: string;
+  /** The server root, in OLLAMA_HOST's forms (see normalizeOllamaHost); default http://127.0.0.1:11434. */
+  host?: string;
+  /** Sent as a Bearer token: for a proxy in front of Ollama, or a hosted one. */
+  apiKey?: string;
+  headers?: Record<string, string>;
+  /** Thinking on/off, or a level, for thinking models; unset leaves the model's default. */
+  think?: OllamaThink;
+  /** How long the model stays loaded after the call: a duration ("10m") or seconds; negative keeps it loaded. */
+  keepAlive?: string | number;
+  /** Ollama model options (num_ctx, top_k, seed…), sent under `options`. */
+  options?: Record<string, unknown>;
+  /** Largest non-streamed response body, in bytes; more fails the call with model_error. */
+  maxResponseBytes?: number;
+  /** Largest streamed response, in bytes as received; more fails the call with model_error. */
+  maxStreamBytes?: number;
+  /** Largest single line of a streamed response, in bytes. */
+  maxEventBytes?: number;
+  /** Most tool calls one answer may hold. */
+  maxToolCalls?: number;
+  fetch?: typeof fetch;
+  /** Body fields merged last, shallowly (an `options` here replaces the whole object). */
+  extraBody?: Record<string, unknown>;
+}
+
+/**
+ * An OLLAMA_HOST value as a base URL, the way Ollama's own clients read it
+ * (envconfig.Host, then ConnectableHost): surrounding spaces and quotes
+ * dropped; no scheme means http on port 11434 unless one is given; with a
+ * scheme the scheme's port; a bare ":port" is the local machine; "ollama.com"
+ * is https; a path (a proxy prefix) is kept; and the bind-all addresses
+ * 0.0.0.0 and :: become loopback, since they cannot be connected to.
+ * Where Ollama quietly falls back to a default, this throws a usage error.
+ */
+export function normalizeOllamaHost(value: string): string {
+  const text = value.trim().replace(/^["']+|["']+$/g, '').trim();
+  if (text === '') return DEFAULT_OLLAMA_HOST;
+  const bad = (why: string): ToolgateError =>
+    new ToolgateError('usage', `the Ollama host ${JSON.stringify(value)} is not usable: ${why}; give the server root, e.g. 127.0.0.1, example.com:8080 or https://ollama.example.com`, {
+      details: { option: 'host' },
+    });
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(text)?.[1]?.toLowerCase();
+  if (scheme !== undefined && scheme !== 'http' && scheme !== 'https') throw bad(`the scheme must be http or https, not ${scheme}`);
+  let full: string;
+  if (scheme !== undefined) full = text;
+  else if (text.toLowerCase() === 'ollama.com') full = 'https://ollama.com';
+  else {
+    const slash = text.indexOf('/');
+    const hostport = slash === -1 ? text : text.slice(0, slash);
+    if (hostport.includes('@')) throw credentialsError();
+    full = `http://${withDefaultPort(hostport)}${slash === -1 ? '' : text.slice(slash)}`;
+  }
+  let url: URL;
+  try {
+    url = new URL(full);
+  } catch {
+    throw bad('it is not a host name or address with an optional port (0-65535)');
+  }
+  if (url.username !== '' || url.password !== '') throw credentialsError();
+  if (url.search !== '' || url.hash !== '') throw bad('a query or fragment has no place in it');
+  if (url.hostname === '') throw bad('it names no host');
+  if (url.hostname === '0.0.0.0') url.hostname = '127.0.0.1';
+  if (url.hostname === '[::]') url.hostname = '[::1]';
+  return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+function credentialsError(): ToolgateError {
+  // The value is not quoted: it holds a password.
+  return new ToolgateError('usage', 'the Ollama host holds credentials (user:password@); fetch refuses them in a URL — send them with the apiKey or headers options instead', {
+    details: { option: 'host' },
+  });
+}
+
+/** `host[:port]` without a scheme, with Ollama's default port when none is given. */
+function withDefaultPort(hostport: string): string {
+  const colons = hostport.split(':').length - 1;
+  if (hostport.startsWith(':') && colons === 1) return `127.0.0.1${hostport}`;
+  if (hostport.startsWith('[')) {
+    const match = /^(\[[^\]]*\])(?::(.*))?$/.exec(hostport);
+    if (match === null) return hostport;
+    return match[2] === undefined || match[2] === '' ? `${match[1]}:${DEFAULT_OLLAMA_PORT}` : hostport;
+  }
+  if (colons >= 2) return `[${hostport}]:${DEFAULT_OLLAMA_PORT}`; // a bare IPv6 address
+  if (colons === 1) return hostport.endsWith(':') ? `${hostport}${DEFAULT_OLLAMA_PORT}` : hostport;
+  return `${hostport}:${DEFAULT_OLLAMA_PORT}`;
+}
+
+/** A ModelAdapter for Ollama's native `POST {host}/api/chat`, over plain fetch. */
+export function createOllamaAdapter(options: OllamaAdapterOptions): ModelAdapter {
+  const provider = options.provider ?? 'ollama';
+  const host = normalizeOllamaHost(options.host ?? DEFAULT_OLLAMA_HOST);
+  const url = `${host}/api/chat`;
+  const fetchFn = options.fetch ?? globalThis.fetch;
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const maxStreamBytes = options.maxStreamBytes ?? DEFAULT_MAX_STREAM_BYTES;
+  const maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+  const maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
+
+  const readAnswer = async (input: { response: Response; request: ModelRequest; generate: GenerateOptions; signal: AbortSignal }): Promise<ModelResponse> => {
+    const { response, request, generate, signal } = input;
+    const contentType = (response.headers.get('content-type') ?? '').toLowerCase();
+    // Ollama streams as application/x-ndjson and answers `stream: false` (or an error) as application/json;
+    // without either word the request decides. Only a streaming request shows deltas.
+    const lines = contentType.includes('ndjson') || (request.stream && !contentType.includes('json'));
+    if (lines) return readStream(response, request.stream ? generate : {}, signal);
+    let text: string;
+    try {
+      text = await readText(response, {
+        maxBytes: maxResponseBytes,
+        signal,
+        tooLarge: (declared) =>
+          limitExceeded({
+            provider,
+            option: 'maxResponseBytes',
+            limit: maxResponseBytes,
+            what: `the response body from ${url}${declared === undefined ? '' : ` (Content-Length: ${declared})`}`,
+          }),
+      });
+    } catch (error) {
+      throw readFailure(error, { signal });
+    }
+    const result = parseWholeBody(text, contentType);
+    if (request.stream && result.text !== '') generate.onTextDelta?.(result.text);
+    return result;
+  };
+
+  const parseWholeBody = (text: string, contentType: string): ModelResponse => {
+    let json: unknown;
+    try {
+      // parseJson, not JSON.parse: tool arguments arrive as objects, where V8's escaped-key bug would rename keys.
+      json = parseJson(text);
+    } catch {
+      throw new ToolgateError(
+        'model_error',
+        `expected a JSON chat response from ${url} but got ${contentType || 'no content type'}: ${JSON.stringify(text.slice(0, 200))}; check that the host is an Ollama server root`,
+      );
+    }
+    const error = asObject(json)?.['error'];
+    if (error !== undefined && error !== null) {
+      const message = providerMessage(text);
+      throw new ToolgateError('model_error', `${url} answered 200 with an error: ${message}`, { details: { providerMessage: message } });
+    }
+    return parseChatResponse(json, { url, maxToolCalls, provider });
+  };
+
+  const readStream = async (response: Response, generate: GenerateOptions, signal: AbortSignal): Promise<ModelResponse> => {
+    if (response.body === null) throw new ToolgateError('model_error', `${url} sent a stream with no body`);
+    const assembler = new StreamAssembler({ maxToolCalls, provider, ...(generate.onTextDelta === undefined ? {} : { onTextDelta: generate.onTextDelta }) });
+    try {
+      for await (const line of readLines(response.body, { maxLineBytes: maxEventBytes, maxBytes: maxStreamBytes, signal, provider })) {
+        let chunk: unknown;
+        try {
+          chunk = parseJson(line);
+        } catch {
+          throw new ToolgateError('model_error', `malformed stream from ${url}: a line is not JSON: ${JSON.stringify(line.slice(0, 200))}`);
+        }
+        assembler.push(chunk);
+        if (assembler.finished) break;
+      }
+    } catch (error) {
+      throw readFailure(error, { signal, delivered: assembler.delivered });
+    }
+    if (!assembler.finished) {
+      const cause = new Error('the stream ended before the model finished (no line with "done": true)');
+      throw new RetryableFailure({ cause, delivered: assembler.delivered });
+    }
+    return assembler.finish();
+  };
+
+  const wireOptions = {
+    ...(options.think === undefined ? {} : { think: options.think }),
+    ...(options.keepAlive === undefined ? {} : { keepAlive: options.keepAlive }),
+    ...(options.options === undefined ? {} : { options: options.options }),
+    ...(options.extraBody === undefined ? {} : { extraBody: options.extraBody }),
+  };
+
+  return {
+    id: `${provider}:${options.model}`,
+    async generate(request: ModelRequest, generate: GenerateOptions = {}): Promise<ModelResponse> {
+      try {
+        return await callWithRetries({
+          url,
+          provider,
+          fetch: fetchFn,
+          policy: options,
+          signal: generate.signal,
+          request: () => {
+            const headers = new Headers({ 'content-type': 'application/json', accept: request.stream ? 'application/x-ndjson' : 'application/json' });
+            if (options.apiKey !== undefined && options.apiKey !== '') headers.set('authorization', `Bearer ${options.apiKey}`);
+            for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
+            return { headers, body: JSON.stringify(toWireBody({ model: options.model, request, ...wireOptions })) };
+          },
+          retryable: (status) => RETRYABLE_STATUSES.has(status),
+          httpError: ({ status, bodyText, attempts }) => httpError({ status, bodyText, url, baseUrl: host, model: options.model, attempts, provider }),
+          read: (response, signal) => readAnswer({ response, request, generate, signal }),
+        });
+      } catch (error) {
+        throw withConnectionHint(error, { host, provider });
+      }
+    },
+  };
+}

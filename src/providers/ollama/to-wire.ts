@@ -1,0 +1,90 @@
+import { isJsonObject } from '../../core/json.ts';
+import type { Message } from '../../core/messages.ts';
+import type { ModelRequest } from '../../core/ports/model-adapter.ts';
+import { parseJson } from '../../core/parse-json.ts';
+
+/** One message as Ollama's `/api/chat` expects it (api.Message in ollama/api/types.go). */
+export type WireMessage =
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string; tool_calls?: WireToolCall[] }
+  | { role: 'tool'; content: string; tool_name: string; tool_call_id: string };
+
+export interface WireToolCall {
+  id: string;
+  function: { name: string; arguments: Record<string, unknown> };
+}
+
+/** Ollama's `think`: on/off, or a level for models that have levels. */
+export type OllamaThink = boolean | 'low' | 'medium' | 'high';
+
+/**
+ * A call's arguments as the object Ollama demands: its server decodes
+ * `arguments` into a map and rejects the whole request when it is a string.
+ * A history call whose text is not a JSON object (a model's broken call that
+ * toolgate already answered with an error) goes back as `{}`: the tool result
+ * that follows it says what was wrong, and the conversation stays sendable.
+ */
+export function toolArguments(text: string): Record<string, unknown> {
+  try {
+    const value = parseJson(text);
+    return isJsonObject(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+export function toWireMessage(message: Message): WireMessage {
+  switch (message.role) {
+    case 'system':
+    case 'user':
+      return { role: message.role, content: message.content };
+    case 'assistant': {
+      const calls = message.toolCalls ?? [];
+      if (calls.length === 0) return { role: 'assistant', content: message.content };
+      return {
+        role: 'assistant',
+        content: message.content,
+        tool_calls: calls.map((c) => ({ id: c.id, function: { name: c.name, arguments: toolArguments(c.arguments) } })),
+      };
+    }
+    case 'tool':
+      // tool_name is what Ollama's chat templates read; tool_call_id pairs the result on servers that know it (older ones ignore it).
+      return { role: 'tool', content: message.content, tool_name: message.name, tool_call_id: message.toolCallId };
+  }
+}
+
+export interface ToWireBodyInput {
+  model: string;
+  request: ModelRequest;
+  think?: OllamaThink;
+  keepAlive?: string | number;
+  /** Ollama model options (num_ctx, top_k…): configured values win over the request's temperature and maxTokens, as extraBody does. */
+  options?: Record<string, unknown>;
+  /** Merged last, shallowly: an `options` here replaces the whole options object. */
+  extraBody?: Record<string, unknown>;
+}
+
+/** The JSON body of a `POST /api/chat` request. */
+export function toWireBody(input: ToWireBodyInput): Record<string, unknown> {
+  const { model, request } = input;
+  // `stream` always explicit: Ollama streams when it is absent.
+  const body: Record<string, unknown> = { model, messages: request.messages.map(toWireMessage), stream: request.stream };
+  // Ollama has no tool_choice. 'none' is honoured by offering no tools; 'required' cannot be
+  // enforced — the model may still answer in text, and the strategy deals with that answer.
+  if (request.tools.length > 0 && request.toolChoice !== 'none') {
+    body['tools'] = request.tools.map((t) => ({
+      type: 'function',
+      function: { name: t.name, description: t.description, parameters: t.parameters },
+    }));
+  }
+  // A JSON schema in `format` constrains decoding to it (structured outputs): what makes prompted mode reliable for small models.
+  if (request.responseFormat !== undefined) body['format'] = request.responseFormat.schema;
+  const options: Record<string, unknown> = {};
+  if (request.temperature !== undefined) options['temperature'] = request.temperature;
+  if (request.maxTokens !== undefined) options['num_predict'] = request.maxTokens;
+  Object.assign(options, input.options);
+  if (Object.keys(options).length > 0) body['options'] = options;
+  if (input.think !== undefined) body['think'] = input.think;
+  if (input.keepAlive !== undefined) body['keep_alive'] = input.keepAlive;
+  return input.extraBody === undefined ? body : { ...body, ...input.extraBody };
+}

@@ -1,0 +1,104 @@
+// Serves staged HTTP answers in order, byte for byte — recorded wire fixtures
+// for the model-adapter contract suite — and records every request, when it
+// came, and whether the client went away before the answer was complete.
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface StagedAnswer {
+  status?: number;
+  headers?: Record<string, string>;
+  body: string;
+  /** Write the body in pieces of this many bytes (default: all at once). */
+  chunkSize?: number;
+  /** Pause between pieces. */
+  chunkDelayMs?: number;
+  /** Stop after this many bytes and keep the connection open until the client leaves (a stalled stream). */
+  holdAfterBytes?: number;
+}
+
+export interface ReplayedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** Date.now() when the request arrived. */
+  at: number;
+  disconnected: boolean;
+}
+
+export interface ReplayServer {
+  url: string;
+  requests: ReplayedRequest[];
+  stage(...answers: StagedAnswer[]): void;
+  remaining(): number;
+  close(): Promise<void>;
+}
+
+export async function startReplayServer(): Promise<ReplayServer> {
+  const queue: StagedAnswer[] = [];
+  const requests: ReplayedRequest[] = [];
+
+  const write = (res: ServerResponse, data: Uint8Array): Promise<boolean> =>
+    new Promise((resolve) => {
+      if (res.destroyed) return resolve(false);
+      if (res.write(data)) return resolve(!res.destroyed);
+      const done = (): void => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve(!res.destroyed);
+      };
+      res.on('drain', done);
+      res.on('close', done);
+    });
+
+  const server = createServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on('data', (part: Buffer) => parts.push(part));
+    req.on('end', () => {
+      const record: ReplayedRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(parts).toString('utf8'),
+        at: Date.now(),
+        disconnected: false,
+      };
+      requests.push(record);
+      res.on('close', () => {
+        if (!res.writableFinished) record.disconnected = true;
+      });
+      const answer = queue.shift();
+      if (answer === undefined) {
+        res.writeHead(500, { 'content-type': 'text/plain' }).end('replay server: nothing staged for this request');
+        return;
+      }
+      void serve(res, answer);
+    });
+  });
+
+  const serve = async (res: ServerResponse, answer: StagedAnswer): Promise<void> => {
+    const bytes = new TextEncoder().encode(answer.body);
+    const limit = answer.holdAfterBytes ?? bytes.byteLength;
+    res.writeHead(answer.status ?? 200, answer.headers ?? {});
+    const size = answer.chunkSize ?? bytes.byteLength;
+    for (let at = 0; at < limit; at += size) {
+      if (!(await write(res, bytes.subarray(at, Math.min(at + size, limit))))) return;
+      if (answer.chunkDelayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, answer.chunkDelayMs));
+    }
+    if (answer.holdAfterBytes === undefined) res.end();
+  };
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    stage: (...answers) => void queue.push(...answers),
+    remaining: () => queue.length,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
