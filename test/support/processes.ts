@@ -98,7 +98,7 @@ export async function startEverythingHttp(): Promise<StartedProcess & { url: str
 export async function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [TOOLGATE_BIN, ...args], {
     cwd: options.cwd ?? ROOT,
-    env: { ...process.env, NO_COLOR: '1', OPENAI_API_KEY: '', OPENAI_BASE_URL: '', TOOLGATE_MODEL: '', ...options.env },
+    env: { ...process.env, NO_COLOR: '1', OPENAI_API_KEY: '', OPENAI_BASE_URL: '', ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: '', OLLAMA_HOST: '', TOOLGATE_MODEL: '', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
