@@ -86,6 +86,9 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
   const metricsPort = settings.server.metricsPort;
   let metricsServer: { url: string; close(): Promise<void> } | undefined;
   try {
+    // The default model is made before anything starts (nothing is sent to it): an unknown
+    // provider, an endpoint variable that is not a URL or a missing script fails here, not at the first run.
+    if (settings.model !== undefined) await toolgate.model();
     // Tool servers start before the port opens, in parallel: /readyz then tells the truth from the first request.
     const tools = await toolgate.connectTools({ timeoutMs: settings.server.toolStartTimeoutMs ?? DEFAULT_TOOL_START_TIMEOUT_MS });
     if (metricsPort !== undefined) {

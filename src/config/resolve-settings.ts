@@ -214,8 +214,14 @@ function setEndpoint(entry: ProviderConfig, value: string): void {
   else entry.baseUrl = value;
 }
 
+/** Why an endpoint value cannot be used, with an example of this provider type's. */
+function problemOf(entry: ProviderConfig, value: string): string | undefined {
+  if (entry.type === 'ollama') return ollamaHostProblem(value);
+  return entry.type === 'anthropic' ? baseUrlProblem(value, 'https://api.anthropic.com') : baseUrlProblem(value);
+}
+
 function checkEndpoint(entry: ProviderConfig, value: string, source: string): string {
-  const problem = entry.type === 'ollama' ? ollamaHostProblem(value) : baseUrlProblem(value);
+  const problem = problemOf(entry, value);
   if (problem !== undefined) throw new ToolgateError('usage', `${source} ${problem}`);
   return value;
 }
@@ -228,7 +234,7 @@ function checkEndpoint(entry: ProviderConfig, value: string, source: string): st
 export function endpointProblem(name: string, entry: ProviderConfig): string | undefined {
   const value = endpointOf(entry);
   if (value === undefined) return undefined;
-  const problem = entry.type === 'ollama' ? ollamaHostProblem(value) : baseUrlProblem(value);
+  const problem = problemOf(entry, value);
   if (problem === undefined) return undefined;
   const key = entry.type === 'ollama' ? 'host' : 'baseUrl';
   const variable = name in PROVIDER_ENV ? `, or ${PROVIDER_ENV[name as keyof typeof PROVIDER_ENV].endpoint}` : '';

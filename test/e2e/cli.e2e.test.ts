@@ -59,7 +59,7 @@ describe('toolgate CLI', () => {
     assert.match(noPrompt.stderr, /needs a prompt/);
     const badProvider = await runCli(['run', 'hi', '--model', 'nope:x']);
     assert.equal(badProvider.code, 2);
-    assert.match(badProvider.stderr, /unknown model provider "nope".*known providers: openai, scripted/);
+    assert.match(badProvider.stderr, /unknown model provider "nope".*known providers: openai, anthropic, ollama, scripted\. .*declared under providers:/);
     const noModel = await runCli(['run', 'hi'], { cwd: dir });
     assert.equal(noModel.code, 2);
     assert.match(noModel.stderr, /no model given: pass --model/);

@@ -170,6 +170,11 @@ server:
       try {
         const models = (await (await call('/v1/models')).json()) as { default?: string; models: string[] };
         assert.equal(models.default, api.model);
+        // The allowed-models list speaks of this provider: another provider's model is refused before any run exists.
+        const other = api.name === 'anthropic' ? 'ollama:qwen2.5:7b' : 'anthropic:claude-sonnet-4-5';
+        const refused = await call('/v1/runs', { method: 'POST', body: JSON.stringify({ input: 'hi', model: other }) });
+        assert.equal(refused.status, 400);
+        assert.equal(((await refused.json()) as { error: { code: string } }).error.code, 'model_not_allowed');
 
         const created = await call('/v1/runs', { method: 'POST', body: JSON.stringify({ input: 'Buy 1 MWh for bob if the market is open.' }) });
         assert.equal(created.status, 201, await created.clone().text());
@@ -292,5 +297,16 @@ describe('providers e2e: the command lines of the README', () => {
     } finally {
       await mock.close();
     }
+  });
+});
+
+describe('providers e2e: toolgate serve checks its default model before it starts', () => {
+  it('an unknown provider or an endpoint variable that is not a URL exits 2 with the fix', async () => {
+    const typo = await runCli(['serve', '--port', '0', '--model', 'antropic:claude-sonnet-4-5', '--store', 'memory:']);
+    assert.equal(typo.code, 2, typo.stderr);
+    assert.match(typo.stderr, /unknown model provider "antropic" in "antropic:claude-sonnet-4-5" \(did you mean "anthropic"\?\)/);
+    const badHost = await runCli(['serve', '--port', '0', '--model', 'anthropic:claude-sonnet-4-5', '--store', 'memory:'], { env: { ANTHROPIC_BASE_URL: 'api.anthropic.com' } });
+    assert.equal(badHost.code, 2, badHost.stderr);
+    assert.match(badHost.stderr, /the anthropic endpoint "api\.anthropic\.com" must start with http:\/\/ or https:\/\/, e\.g\. https:\/\/api\.anthropic\.com .*ANTHROPIC_BASE_URL/);
   });
 });
