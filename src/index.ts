@@ -19,6 +19,15 @@ export { createModel, type CreateModelOptions } from './app/create-model.ts';
 export { loadConfig, parseConfig, type LoadConfigOptions } from './config/load-config.ts';
 export { resolveSettings, type Settings, type SettingsFlags } from './config/resolve-settings.ts';
 export type { ToolgateConfig, ServerConfig } from './config/config-schema.ts';
+export type {
+  ProvidersConfig,
+  ProviderConfig,
+  ProviderEntry,
+  ProviderType,
+  OpenAIProviderEntry,
+  AnthropicProviderEntry,
+  OllamaProviderEntry,
+} from './config/providers-schema.ts';
 export { runAgent, DEFAULT_MAX_STEPS, type RunAgentOptions } from './orchestrator/run-agent.ts';
 export { MemoryRunStore } from './store/memory/memory-run-store.ts';
 export { McpToolSource, type McpServerConfig, type McpToolSourceOptions } from './tools/mcp/mcp-tool-source.ts';

@@ -123,14 +123,20 @@ describe('the packed package, installed into a fresh project', { timeout: 300_00
       script,
       `import { parseModelMessage, resolveSettings, Toolgate } from 'toolgate';
 const parsed = parseModelMessage({ text: '<tool_call>{"name":"get_price","arguments":{"qty":7}}</tool_call>', tools: [{ name: 'get_price', inputSchema: { type: 'object', properties: { qty: { type: 'number' } } } }] });
-const toolgate = new Toolgate({ settings: resolveSettings({}, {}, {}) });
+const toolgate = new Toolgate({ settings: resolveSettings({ providers: { vllm: { type: 'openai', baseUrl: 'http://vllm:8000/v1' } } }, {}, {}) });
+// Every provider's adapter loads from the build when first used.
+const models = await Promise.all(['openai:m', 'anthropic:claude-sonnet-4-5', 'ollama:qwen2.5:7b', 'vllm:q'].map(async (id) => (await toolgate.model(id)).id));
 await toolgate.close();
-console.log(JSON.stringify({ calls: parsed.calls.map((c) => ({ name: c.name, arguments: c.arguments })), toolgate: typeof toolgate.run }));
+console.log(JSON.stringify({ calls: parsed.calls.map((c) => ({ name: c.name, arguments: c.arguments })), toolgate: typeof toolgate.run, models }));
 `,
     );
     const result = await sh(process.execPath, [script], project);
     assert.equal(result.code, 0, result.stderr);
-    assert.deepEqual(JSON.parse(result.stdout), { calls: [{ name: 'get_price', arguments: { qty: 7 } }], toolgate: 'function' });
+    assert.deepEqual(JSON.parse(result.stdout), {
+      calls: [{ name: 'get_price', arguments: { qty: 7 } }],
+      toolgate: 'function',
+      models: ['openai:m', 'anthropic:claude-sonnet-4-5', 'ollama:qwen2.5:7b', 'vllm:q'],
+    });
   });
 
   test('the README library example runs as written (tools in code, an approval, the model behind OPENAI_BASE_URL)', async () => {
@@ -179,12 +185,17 @@ console.log(JSON.stringify({ calls: parsed.calls.map((c) => ({ name: c.name, arg
     writeFileSync(join(ts, 'readme.ts'), `${readmeExample()}\nexport {};\n`);
     writeFileSync(
       join(ts, 'good.ts'),
-      `import { Toolgate, parseModelMessage, resolveSettings, type RunEvent, type Settings } from 'toolgate';
+      `import { Toolgate, parseModelMessage, resolveSettings, type CreateToolgateOptions, type RunEvent, type Settings } from 'toolgate';
 const settings: Settings = resolveSettings({ maxSteps: 3 });
 const toolgate = new Toolgate({ settings });
 const onEvent = (event: RunEvent): string => event.type;
 const parsed = parseModelMessage({ text: 'hi', tools: [] });
-export const used: [Toolgate, typeof onEvent, number] = [toolgate, onEvent, parsed.calls.length];
+const options: CreateToolgateOptions = {
+  model: 'anthropic:claude-sonnet-4-5',
+  models: ['ollama:*', 'vllm:*'],
+  providers: { anthropic: { maxTokens: 2048, thinking: { budgetTokens: 1024 } }, ollama: { host: 'gpu-box', think: 'low' }, vllm: { type: 'openai', baseUrl: 'http://vllm:8000/v1' } },
+};
+export const used: [Toolgate, typeof onEvent, number, CreateToolgateOptions] = [toolgate, onEvent, parsed.calls.length, options];
 `,
     );
     const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -194,9 +205,13 @@ export const used: [Toolgate, typeof onEvent, number] = [toolgate, onEvent, pars
 
     // The declarations are real types, not `any`: a wrong use is an error.
     writeFileSync(join(ts, 'tsconfig.bad.json'), JSON.stringify({ compilerOptions, include: ['bad.ts'] }));
-    writeFileSync(join(ts, 'bad.ts'), `import { resolveSettings } from 'toolgate';\nexport const n: number = resolveSettings({}).maxSteps.toFixed();\n`);
+    writeFileSync(
+      join(ts, 'bad.ts'),
+      `import { resolveSettings, type CreateToolgateOptions } from 'toolgate';\nexport const n: number = resolveSettings({}).maxSteps.toFixed();\nexport const o: CreateToolgateOptions = { providers: { ollama: { think: 'very' } } };\n`,
+    );
     const bad = await sh(process.execPath, [tsc, '-p', join(ts, 'tsconfig.bad.json')], ts);
     assert.notEqual(bad.code, 0);
     assert.match(bad.stdout, /bad\.ts\(2,14\): error TS2322/);
+    assert.match(bad.stdout, /bad\.ts\(3,\d+\): error TS2322/, 'provider settings are typed');
   });
 });
