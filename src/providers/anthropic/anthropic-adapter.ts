@@ -2,9 +2,8 @@ import { ToolgateError } from '../../core/errors.ts';
 import { parseJson } from '../../core/parse-json.ts';
 import type { GenerateOptions, ModelAdapter, ModelRequest, ModelResponse } from '../../core/ports/model-adapter.ts';
 import { providerMessage } from '../shared/http-errors.ts';
-import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_MAX_STREAM_BYTES, DEFAULT_MAX_TOOL_CALLS, limitExceeded } from '../shared/limits.ts';
-import { readText } from '../shared/read-body.ts';
-import { callWithRetries, readFailure, RetryableFailure, type RetryPolicy } from '../shared/request-loop.ts';
+import { readLimits } from '../shared/limits.ts';
+import { callWithRetries, readAnswerText, readFailure, RetryableFailure, type RetryPolicy } from '../shared/request-loop.ts';
 import { readSseEvents } from '../shared/sse-reader.ts';
 import { asObject } from '../shared/wire.ts';
 import { httpError, shouldRetry } from './errors.ts';
@@ -52,10 +51,7 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): ModelA
   const baseUrl = (options.baseUrl ?? DEFAULT_ANTHROPIC_BASE_URL).replace(/\/+$/, '');
   const url = `${baseUrl}/v1/messages`;
   const fetchFn = options.fetch ?? globalThis.fetch;
-  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  const maxStreamBytes = options.maxStreamBytes ?? DEFAULT_MAX_STREAM_BYTES;
-  const maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
-  const maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
+  const { maxResponseBytes, maxStreamBytes, maxEventBytes, maxToolCalls } = readLimits(options);
   const rootHint = `check that the base URL is the API root without /v1, e.g. ${DEFAULT_ANTHROPIC_BASE_URL}`;
 
   const readAnswer = async (input: { response: Response; request: ModelRequest; generate: GenerateOptions; signal: AbortSignal }): Promise<ModelResponse> => {
@@ -64,22 +60,7 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): ModelA
     // Only a streaming request shows deltas, whatever the server chose to send.
     if (contentType.includes('text/event-stream')) return readStream(response, request.stream ? generate : {}, signal);
     // Non-streaming, or a proxy that answered `stream: true` with one JSON body.
-    let text: string;
-    try {
-      text = await readText(response, {
-        maxBytes: maxResponseBytes,
-        signal,
-        tooLarge: (declared) =>
-          limitExceeded({
-            provider,
-            option: 'maxResponseBytes',
-            limit: maxResponseBytes,
-            what: `the response body from ${url}${declared === undefined ? '' : ` (Content-Length: ${declared})`}`,
-          }),
-      });
-    } catch (error) {
-      throw readFailure(error, { signal });
-    }
+    const text = await readAnswerText({ response, signal, url, provider, maxBytes: maxResponseBytes });
     const result = parseJsonMessage(text, contentType);
     if (request.stream && result.text !== '') generate.onTextDelta?.(result.text);
     return result;

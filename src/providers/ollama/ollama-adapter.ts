@@ -2,10 +2,9 @@ import { ToolgateError } from '../../core/errors.ts';
 import type { GenerateOptions, ModelAdapter, ModelRequest, ModelResponse } from '../../core/ports/model-adapter.ts';
 import { parseJson } from '../../core/parse-json.ts';
 import { providerMessage } from '../shared/http-errors.ts';
-import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_MAX_STREAM_BYTES, DEFAULT_MAX_TOOL_CALLS, limitExceeded } from '../shared/limits.ts';
+import { readLimits } from '../shared/limits.ts';
 import { readLines } from '../shared/ndjson-reader.ts';
-import { readText } from '../shared/read-body.ts';
-import { callWithRetries, readFailure, RetryableFailure, type RetryPolicy } from '../shared/request-loop.ts';
+import { callWithRetries, readAnswerText, readFailure, RetryableFailure, type RetryPolicy } from '../shared/request-loop.ts';
 import { asObject } from '../shared/wire.ts';
 import { httpError, RETRYABLE_STATUSES, withConnectionHint } from './errors.ts';
 import { parseChatResponse } from './from-wire.ts';
@@ -113,10 +112,7 @@ export function createOllamaAdapter(options: OllamaAdapterOptions): ModelAdapter
   const host = normalizeOllamaHost(options.host ?? DEFAULT_OLLAMA_HOST);
   const url = `${host}/api/chat`;
   const fetchFn = options.fetch ?? globalThis.fetch;
-  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  const maxStreamBytes = options.maxStreamBytes ?? DEFAULT_MAX_STREAM_BYTES;
-  const maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
-  const maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
+  const { maxResponseBytes, maxStreamBytes, maxEventBytes, maxToolCalls } = readLimits(options);
 
   const readAnswer = async (input: { response: Response; request: ModelRequest; generate: GenerateOptions; signal: AbortSignal }): Promise<ModelResponse> => {
     const { response, request, generate, signal } = input;
@@ -125,22 +121,7 @@ export function createOllamaAdapter(options: OllamaAdapterOptions): ModelAdapter
     // without either word the request decides. Only a streaming request shows deltas.
     const lines = contentType.includes('ndjson') || (request.stream && !contentType.includes('json'));
     if (lines) return readStream(response, request.stream ? generate : {}, signal);
-    let text: string;
-    try {
-      text = await readText(response, {
-        maxBytes: maxResponseBytes,
-        signal,
-        tooLarge: (declared) =>
-          limitExceeded({
-            provider,
-            option: 'maxResponseBytes',
-            limit: maxResponseBytes,
-            what: `the response body from ${url}${declared === undefined ? '' : ` (Content-Length: ${declared})`}`,
-          }),
-      });
-    } catch (error) {
-      throw readFailure(error, { signal });
-    }
+    const text = await readAnswerText({ response, signal, url, provider, maxBytes: maxResponseBytes });
     const result = parseWholeBody(text, contentType);
     if (request.stream && result.text !== '') generate.onTextDelta?.(result.text);
     return result;

@@ -1,9 +1,8 @@
 import { ToolgateError } from '../../core/errors.ts';
 import type { GenerateOptions, ModelAdapter, ModelRequest, ModelResponse } from '../../core/ports/model-adapter.ts';
 import { providerMessage } from '../shared/http-errors.ts';
-import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_MAX_STREAM_BYTES, DEFAULT_MAX_TOOL_CALLS, limitExceeded } from '../shared/limits.ts';
-import { readText } from '../shared/read-body.ts';
-import { callWithRetries, readFailure, RetryableFailure, type RetryPolicy } from '../shared/request-loop.ts';
+import { readLimits } from '../shared/limits.ts';
+import { callWithRetries, readAnswerText, readFailure, RetryableFailure, type RetryPolicy } from '../shared/request-loop.ts';
 import { readSseEvents } from '../shared/sse-reader.ts';
 import { asObject } from '../shared/wire.ts';
 import { httpError, isQuotaGone, RETRYABLE_STATUSES } from './errors.ts';
@@ -40,10 +39,7 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter
   const baseUrl = (options.baseUrl ?? DEFAULT_OPENAI_BASE_URL).replace(/\/+$/, '');
   const url = `${baseUrl}/chat/completions`;
   const fetchFn = options.fetch ?? globalThis.fetch;
-  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  const maxStreamBytes = options.maxStreamBytes ?? DEFAULT_MAX_STREAM_BYTES;
-  const maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
-  const maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
+  const { maxResponseBytes, maxStreamBytes, maxEventBytes, maxToolCalls } = readLimits(options);
 
   const readAnswer = async (input: { response: Response; request: ModelRequest; generate: GenerateOptions; signal: AbortSignal }): Promise<ModelResponse> => {
     const { response, request, generate, signal } = input;
@@ -51,22 +47,7 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter
     // Some proxies stream whatever was asked; the reader copes either way, and only a streaming request shows deltas.
     if (contentType.includes('text/event-stream')) return readStream(response, request.stream ? generate : {}, signal);
     // Non-streaming, or a server that ignored `stream: true` and answered with one JSON body.
-    let text: string;
-    try {
-      text = await readText(response, {
-        maxBytes: maxResponseBytes,
-        signal,
-        tooLarge: (declared) =>
-          limitExceeded({
-            provider,
-            option: 'maxResponseBytes',
-            limit: maxResponseBytes,
-            what: `the response body from ${url}${declared === undefined ? '' : ` (Content-Length: ${declared})`}`,
-          }),
-      });
-    } catch (error) {
-      throw readFailure(error, { signal });
-    }
+    const text = await readAnswerText({ response, signal, url, provider, maxBytes: maxResponseBytes });
     const result = parseJsonCompletion(text, contentType);
     if (request.stream && result.text !== '') generate.onTextDelta?.(result.text);
     return result;

@@ -40,3 +40,20 @@ export function limitExceeded(input: { option: LimitOption; limit: number; what:
     { details: { limit: option, [option]: limit } },
   );
 }
+
+export interface ReadLimits {
+  maxResponseBytes: number;
+  maxStreamBytes: number;
+  maxEventBytes: number;
+  maxToolCalls: number;
+}
+
+/** An adapter's read limits, defaults filled in. */
+export function readLimits(options: Partial<Record<keyof ReadLimits, number | undefined>>): ReadLimits {
+  return {
+    maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    maxStreamBytes: options.maxStreamBytes ?? DEFAULT_MAX_STREAM_BYTES,
+    maxEventBytes: options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
+    maxToolCalls: options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS,
+  };
+}

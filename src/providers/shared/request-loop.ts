@@ -7,7 +7,7 @@
  */
 import { ToolgateError } from '../../core/errors.ts';
 import { connectionError, isConnectionError } from './http-errors.ts';
-import { DEFAULT_MAX_ERROR_BODY_BYTES } from './limits.ts';
+import { DEFAULT_MAX_ERROR_BODY_BYTES, limitExceeded } from './limits.ts';
 import { readText, untilAborted } from './read-body.ts';
 import { DEFAULT_MAX_RETRY_DELAY_MS, parseRetryAfter, retryDelay, sleep } from './retry.ts';
 
@@ -40,6 +40,30 @@ export class RetryableFailure extends Error {
 export function readFailure(error: unknown, input: { signal: AbortSignal; delivered?: boolean }): unknown {
   if (!input.signal.aborted && isConnectionError(error)) return new RetryableFailure({ cause: error, delivered: input.delivered ?? false });
   return error;
+}
+
+/**
+ * A whole (non-streamed) answer as text, within maxBytes: a larger declared
+ * or actual body fails the call naming `providers.<provider>.maxResponseBytes`;
+ * a connection that breaks while reading is worth another attempt.
+ */
+export async function readAnswerText(input: { response: Response; signal: AbortSignal; url: string; provider: string; maxBytes: number }): Promise<string> {
+  const { response, signal, url, provider, maxBytes } = input;
+  try {
+    return await readText(response, {
+      maxBytes,
+      signal,
+      tooLarge: (declared) =>
+        limitExceeded({
+          provider,
+          option: 'maxResponseBytes',
+          limit: maxBytes,
+          what: `the response body from ${url}${declared === undefined ? '' : ` (Content-Length: ${declared})`}`,
+        }),
+    });
+  } catch (error) {
+    throw readFailure(error, { signal });
+  }
 }
 
 export interface RetryPolicy {
