@@ -43,4 +43,21 @@ describe('ToolgateMetrics', () => {
     assert.match(text, /toolgate_parse_retries_total\{code="unknown_tool"\} 1/);
     assert.match(text, /toolgate_model_call_duration_seconds_count\{model="m"\} 1/);
   });
+
+  it('counts prompt-cache tokens as parts of the input, only when the provider reported them', async () => {
+    const store = new MemoryRunStore();
+    const metrics = new ToolgateMetrics({ store, processMetrics: false });
+    const run = await store.createRun({ input: 'x', model: 'anthropic:claude' });
+    const usage = { promptTokens: 28, completionTokens: 12, totalTokens: 40, cacheReadTokens: 5, cacheWriteTokens: 3 };
+    const events = await store.append(run.id, [
+      draft('assistant_message', { step: 1, text: 'a', toolCalls: [], finishReason: 'stop', latencyMs: 5, usage }),
+      draft('assistant_message', { step: 2, text: 'b', toolCalls: [], finishReason: 'stop', latencyMs: 5, usage: { promptTokens: 10, completionTokens: 1, totalTokens: 11 } }),
+    ]);
+    metrics.observe(events);
+    await settle();
+    const text = (await metrics.render()).body;
+    assert.match(text, /toolgate_tokens_total\{model="anthropic:claude",direction="input"\} 38/);
+    assert.match(text, /toolgate_tokens_total\{model="anthropic:claude",direction="cache_read"\} 5/);
+    assert.match(text, /toolgate_tokens_total\{model="anthropic:claude",direction="cache_write"\} 3/);
+  });
 });

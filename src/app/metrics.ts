@@ -74,7 +74,7 @@ export class ToolgateMetrics {
     });
     this.#modelLatency = new Histogram({ name: 'toolgate_model_call_duration_seconds', help: 'Model calls, by model', labelNames: ['model'], buckets: LATENCY_BUCKETS, registers });
     this.#toolLatency = new Histogram({ name: 'toolgate_tool_call_duration_seconds', help: 'Tool calls that ran, by tool', labelNames: ['tool'], buckets: LATENCY_BUCKETS, registers });
-    this.#tokens = new Counter({ name: 'toolgate_tokens_total', help: 'Model tokens, by model and direction (input, output)', labelNames: ['model', 'direction'], registers });
+    this.#tokens = new Counter({ name: 'toolgate_tokens_total', help: 'Model tokens, by model and direction (input, output; cache_read and cache_write are parts of input)', labelNames: ['model', 'direction'], registers });
     this.#cost = new Counter({ name: 'toolgate_cost_usd_total', help: 'Model cost in US dollars at the configured prices, by model', labelNames: ['model'], registers });
     this.#guardTrips = new Counter({ name: 'toolgate_guard_trips_total', help: 'Runtime guard trips, by code and action', labelNames: ['code', 'action'], registers });
     this.#parseRepairs = new Counter({
@@ -211,6 +211,9 @@ export class ToolgateMetrics {
         if (usage !== undefined) {
           this.#tokens.inc({ model, direction: 'input' }, usage.promptTokens);
           this.#tokens.inc({ model, direction: 'output' }, usage.completionTokens);
+          // Parts of the input that the provider's prompt cache served or stored (counted in input too).
+          if (usage.cacheReadTokens !== undefined) this.#tokens.inc({ model, direction: 'cache_read' }, usage.cacheReadTokens);
+          if (usage.cacheWriteTokens !== undefined) this.#tokens.inc({ model, direction: 'cache_write' }, usage.cacheWriteTokens);
           if (labels.price !== undefined) this.#cost.inc({ model }, costOf(usage, labels.price));
         }
         const family = event.data.toolCalls.length > 0 ? 'native' : envelopeFamily(event.data.text);

@@ -172,4 +172,14 @@ describe('toWireBody', () => {
     assert.equal(body['max_tokens'], 77);
     assert.equal(toWireBody({ model: 'm', request: ask() })['stream'], undefined);
   });
+
+  it('maps call ids from other providers to the pattern the API accepts, the same way in tool_use and tool_result', () => {
+    const { messages } = toWireMessages([
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'call.1:x', name: 't', arguments: '{}' }] },
+      { role: 'tool', toolCallId: 'call.1:x', name: 't', content: 'ok' },
+    ]);
+    assert.deepEqual(messages[1]?.content, [{ type: 'tool_use', id: 'call_1_x', name: 't', input: {} }]);
+    assert.deepEqual(messages[2]?.content, [{ type: 'tool_result', tool_use_id: 'call_1_x', content: 'ok' }]);
+  });
 });

@@ -55,12 +55,22 @@ export function inputOf(argumentsText: string): Record<string, unknown> {
   }
 }
 
+/**
+ * A call id as the API accepts it (`^[a-zA-Z0-9_-]+$`). Ids of its own pass
+ * unchanged; one from another provider's turn earlier in a thread (a proxy's
+ * `call.1`, say) is mapped the same way in its tool_use and its tool_result.
+ */
+export function wireId(id: string): string {
+  const clean = id.replace(/[^a-zA-Z0-9_-]/g, '_');
+  return clean === '' ? 'call' : clean;
+}
+
 function assistantBlocks(message: AssistantMessage): WireBlock[] {
   // The API requires a turn's thinking blocks back, before its tool_use blocks, while thinking is on.
   const blocks: WireBlock[] = [...thinkingBlocksOf(message.providerData)];
   // An empty text block is rejected by the API.
   if (message.content !== '') blocks.push({ type: 'text', text: message.content });
-  for (const call of message.toolCalls ?? []) blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: inputOf(call.arguments) });
+  for (const call of message.toolCalls ?? []) blocks.push({ type: 'tool_use', id: wireId(call.id), name: call.name, input: inputOf(call.arguments) });
   return blocks;
 }
 
@@ -92,7 +102,8 @@ export function toWireMessages(messages: readonly Message[]): { system: string; 
         add('assistant', assistantBlocks(message));
         break;
       case 'tool':
-        add('user', [message.content === '' ? { type: 'tool_result', tool_use_id: message.toolCallId } : { type: 'tool_result', tool_use_id: message.toolCallId, content: message.content }]);
+        const id = wireId(message.toolCallId);
+        add('user', [message.content === '' ? { type: 'tool_result', tool_use_id: id } : { type: 'tool_result', tool_use_id: id, content: message.content }]);
         break;
     }
   }
