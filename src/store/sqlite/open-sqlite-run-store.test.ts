@@ -28,24 +28,24 @@ describe('openSqliteRunStore', () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('creates missing parent directories and opens with WAL, FULL, foreign keys and the busy timeout', async () => {
+  it('creates missing parent directories and opens with WAL, NORMAL, foreign keys and the busy timeout', async () => {
     const path = join(dir, 'a', 'b', 'runs.db');
     const store = await openSqliteRunStore({ path });
     assert.deepEqual(await store.info(), {
       path,
       schemaVersion: SQLITE_MIGRATIONS.length,
       journalMode: 'wal',
-      synchronous: 'FULL',
+      synchronous: 'NORMAL',
       foreignKeys: true,
       busyTimeoutMs: 5000,
     });
     await store.close();
   });
 
-  it('honours synchronous NORMAL and busyTimeoutMs', async () => {
-    const store = await openSqliteRunStore({ path: join(dir, 'normal.db'), synchronous: 'NORMAL', busyTimeoutMs: 250 });
+  it('honours synchronous FULL and busyTimeoutMs', async () => {
+    const store = await openSqliteRunStore({ path: join(dir, 'full.db'), synchronous: 'FULL', busyTimeoutMs: 250 });
     const info = await store.info();
-    assert.equal(info.synchronous, 'NORMAL');
+    assert.equal(info.synchronous, 'FULL');
     assert.equal(info.busyTimeoutMs, 250);
     await store.close();
   });

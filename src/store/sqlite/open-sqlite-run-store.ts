@@ -7,7 +7,12 @@ import { SqliteConnection } from './sqlite-connection.ts';
 import { sqliteFailure } from './sqlite-failure.ts';
 import { SqliteRunStore } from './sqlite-run-store.ts';
 
-export const DEFAULT_SQLITE_SYNCHRONOUS = 'FULL';
+/**
+ * WAL with NORMAL: a commit survives the process crashing (the WAL is written
+ * before COMMIT returns) but not the machine losing power before the next
+ * checkpoint; FULL adds an fsync per commit for that (decision 0013).
+ */
+export const DEFAULT_SQLITE_SYNCHRONOUS = 'NORMAL';
 export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 5_000;
 const IN_MEMORY = ':memory:';
 
