@@ -19,11 +19,11 @@ export { createModel, type CreateModelOptions } from './app/create-model.ts';
 export { loadConfig, parseConfig, type LoadConfigOptions } from './config/load-config.ts';
 export { resolveSettings, type Settings, type SettingsFlags } from './config/resolve-settings.ts';
 export type { ToolgateConfig, ServerConfig } from './config/config-schema.ts';
+export type { ProviderType } from './config/providers.ts';
 export type {
   ProvidersConfig,
   ProviderConfig,
   ProviderEntry,
-  ProviderType,
   OpenAIProviderEntry,
   AnthropicProviderEntry,
   OllamaProviderEntry,

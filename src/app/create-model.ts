@@ -1,13 +1,7 @@
 import { resolve } from 'node:path';
 import { closestName, ToolgateError, type ModelAdapter } from '../core/index.ts';
-import {
-  knownProviders,
-  SCRIPTED_PROVIDER,
-  type AnthropicProviderEntry,
-  type OllamaProviderEntry,
-  type OpenAIProviderEntry,
-  type ProviderConfig,
-} from '../config/providers-schema.ts';
+import { knownProviders, SCRIPTED_PROVIDER } from '../config/providers.ts';
+import type { AnthropicProviderEntry, OllamaProviderEntry, OpenAIProviderEntry, ProviderConfig } from '../config/providers-schema.ts';
 import type { AnthropicAdapterOptions } from '../providers/anthropic/anthropic-adapter.ts';
 import type { OllamaAdapterOptions } from '../providers/ollama/ollama-adapter.ts';
 import type { OpenAIAdapterOptions } from '../providers/openai/openai-adapter.ts';

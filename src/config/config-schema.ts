@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { corsOriginProblem } from './cors-origin-problem.ts';
 import { MODEL_PATTERN } from './model-pattern.ts';
-import { providersSchema, unknownProviderProblem } from './providers-schema.ts';
+import { unknownProviderProblem } from './providers.ts';
+import { providersSchema } from './providers-schema.ts';
 import { serverConfigSchema } from './server-config-schema.ts';
 
 export { serverConfigSchema, type ServerConfig } from './server-config-schema.ts';

@@ -13,7 +13,8 @@ import {
   type TodoSettings,
 } from '../core/index.ts';
 import { baseUrlProblem } from './base-url-problem.ts';
-import { ollamaHostProblem, typedProvider, type ProviderConfig, type ProvidersConfig } from './providers-schema.ts';
+import { ollamaHostProblem, typedProvider } from './providers.ts';
+import type { ProviderConfig, ProvidersConfig } from './providers-schema.ts';
 import type { ServerConfig, ToolgateConfig } from './config-schema.ts';
 import { MODEL_PATTERN } from './model-pattern.ts';
 import { splitCommandLine } from './split-command-line.ts';

@@ -101,10 +101,11 @@ export function toWireMessages(messages: readonly Message[]): { system: string; 
       case 'assistant':
         add('assistant', assistantBlocks(message));
         break;
-      case 'tool':
+      case 'tool': {
         const id = wireId(message.toolCallId);
         add('user', [message.content === '' ? { type: 'tool_result', tool_use_id: id } : { type: 'tool_result', tool_use_id: id, content: message.content }]);
         break;
+      }
     }
   }
   for (const message of out) {
