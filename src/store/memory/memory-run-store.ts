@@ -1,5 +1,6 @@
 import {
   ToolgateError,
+  parseJson,
   ZERO_USAGE,
   newId,
   type AppendOptions,
@@ -35,8 +36,16 @@ interface IdempotencyEntry {
   expiresAt: number;
 }
 
+/** An event as the log keeps it: its data as JSON text, so no caller can reach into it. */
+interface StoredEvent {
+  id: number;
+  type: RunEvent['type'];
+  time: string;
+  data: string;
+}
+
 interface Entry extends LeasedRun {
-  events: RunEvent[];
+  events: StoredEvent[];
   /** Creation order: the keyset behind listRuns' cursor. */
   seq: number;
 }
@@ -122,11 +131,12 @@ export class MemoryRunStore implements RunStore {
     if (options.lease !== undefined) checkLease(runId, entry.lease, options.lease, storeNow());
     checkLastEventId(runId, entry.run.lastEventId, options.expectLastEventId);
     const time = new Date().toISOString();
-    const events = drafts.map(
-      (d, i) => ({ id: entry.run.lastEventId + i + 1, runId, type: d.type, time, data: structuredClone(d.data) }) as RunEvent,
-    );
-    // The log keeps its own copy: callers and listeners may mutate what they are handed.
-    entry.events.push(...structuredClone(events));
+    // The log keeps JSON text and everyone is handed a copy read back from it, as the
+    // SQLite store does: callers and listeners may mutate what they get, and see exactly
+    // what a later read returns. (Also the cheapest copy: one stringify and one parse.)
+    const stored = drafts.map((d, i): StoredEvent => ({ id: entry.run.lastEventId + i + 1, type: d.type, time, data: JSON.stringify(d.data) }));
+    const events = stored.map((e) => eventOf(runId, e));
+    entry.events.push(...stored);
     const { pendingApproval, ...rest } = structuredClone(patch ?? {});
     const next: Run = { ...entry.run, ...rest, lastEventId: entry.run.lastEventId + events.length, updatedAt: time };
     if (pendingApproval === null) delete next.pendingApproval;
@@ -143,7 +153,7 @@ export class MemoryRunStore implements RunStore {
     const after = Math.max(0, options.after ?? 0);
     // ids are 1..n with no gap, so the index of id k is k-1.
     const slice = entry.events.slice(after, options.limit === undefined ? undefined : after + options.limit);
-    return structuredClone(slice);
+    return slice.map((e) => eventOf(runId, e));
   }
 
   subscribe(runId: string, listener: EventListener): () => void {
@@ -237,4 +247,8 @@ function parseCursor(cursor: string): number {
     throw new ToolgateError('usage', `invalid cursor "${cursor}": pass the nextCursor of a previous page unchanged`);
   }
   return Number(cursor);
+}
+
+function eventOf(runId: string, stored: StoredEvent): RunEvent {
+  return { id: stored.id, runId, type: stored.type, time: stored.time, data: parseJson(stored.data) } as RunEvent;
 }

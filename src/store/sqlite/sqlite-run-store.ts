@@ -1,4 +1,5 @@
 import {
+  parseJson,
   ToolgateError,
   ZERO_USAGE,
   newId,
@@ -140,7 +141,7 @@ export class SqliteRunStore implements RunStore {
         const data = JSON.stringify(draft.data);
         insert.run(runId, last + i + 1, draft.type, time, data);
         // Parsed back from the stored text: callers see exactly what a later read returns.
-        return { id: last + i + 1, runId, type: draft.type, time, data: JSON.parse(data) as unknown } as RunEvent;
+        return { id: last + i + 1, runId, type: draft.type, time, data: parseJson(data) } as RunEvent;
       });
       this.#sql
         .statement(UPDATE_RUN)
