@@ -6,14 +6,17 @@ export const DEFAULT_DELTA_FLUSH_MS = 25;
 
 /**
  * Coalesces streamed text into `assistant_delta` events: one store append per
- * token would make a durable store fsync per token. Deltas are flushed on a
- * short timer and always before the step's `assistant_message`, so the
- * concatenated deltas of a step equal its message text.
+ * token would make a durable store write per token. The first text of a step
+ * is appended at once (the first token is what a reader waits for); what
+ * follows is flushed on a short timer, and always before the step's
+ * `assistant_message`, so the concatenated deltas of a step equal its message text.
  */
 export class DeltaBuffer {
   readonly #append: AppendFn;
   readonly #flushMs: number;
   #step = 0;
+  /** The step whose first text was already sent on its way. */
+  #started = 0;
   #pending = '';
   #timer: ReturnType<typeof setTimeout> | undefined;
   #chain: Promise<unknown> = Promise.resolve();
@@ -29,6 +32,11 @@ export class DeltaBuffer {
     if (step !== this.#step && this.#pending !== '') this.#enqueueFlush();
     this.#step = step;
     this.#pending += text;
+    if (this.#started !== step) {
+      this.#started = step;
+      this.#enqueueFlush();
+      return;
+    }
     this.#timer ??= setTimeout(() => {
       this.#timer = undefined;
       this.#enqueueFlush();
