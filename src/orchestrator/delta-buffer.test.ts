@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { EventDraft } from '../core/index.ts';
+import type { EventDraft, RunEvent } from '../core/index.ts';
 import { DeltaBuffer } from './delta-buffer.ts';
 
-function recorder(): { appended: { step: number; text: string }[]; append: (drafts: EventDraft[]) => Promise<unknown> } {
+function recorder(): { appended: { step: number; text: string }[]; append: (drafts: EventDraft[]) => Promise<RunEvent[]> } {
   const appended: { step: number; text: string }[] = [];
   return {
     appended,
