@@ -1,6 +1,8 @@
 // `npm run bench`: every benchmark, each printing ratios against a baseline
 // measured in the same run (this machine may be shared and noisy) plus absolute
-// figures for context. `npm run bench -- store` runs only names containing "store".
+// figures for context. `npm run bench -- store` runs only names containing "store";
+// `npm run bench -- frameworks` only the comparison with other agent frameworks
+// (bench/README.md).
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -16,6 +18,8 @@ const BENCHES: { id: string; file: string; fn: string }[] = [
   { id: 'sse', file: './server/sse-bench.ts', fn: 'runSseBench' },
   { id: 'loop', file: './loop/loop-bench.ts', fn: 'runLoopBench' },
   { id: 'cli', file: './cli/startup-bench.ts', fn: 'runStartupBench' },
+  // Installs the bench package (bench/package.json: the frameworks compared) first when it is missing or stale.
+  { id: 'frameworks', file: './frameworks/compare.ts', fn: 'runFrameworksBench' },
 ];
 
 const filters = process.argv.slice(2);

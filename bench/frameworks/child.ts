@@ -1,0 +1,145 @@
+// Runs one runner for one workload in a process of its own and prints one JSON
+// line: start-up (process start to ready: imports and setup done), RSS at
+// ready and at its peak, per-run durations, wall and CPU time of the measured
+// runs, the model steps and tool calls they made, and first-token latencies.
+//   node bench/frameworks/child.ts --runner <id> --url <mock url> --workload '<json>'
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { refusedHosts } from './loopback-only.ts';
+import type { CreateRunner } from './runner.ts';
+import { RUNNERS } from './runners-list.ts';
+import { ANSWER, lookupCount, MODEL_STEPS, TOOL_STEPS, toolShapes, type Workload } from './workload.ts';
+
+export interface ChildResult {
+  ok: true;
+  runner: string;
+  workload: string;
+  startupMs: number;
+  rssReadyMb: number;
+  peakRssMb: number;
+  /** Each measured run, in ms, in the order they ended. */
+  durationsMs: number[];
+  wallMs: number;
+  cpuMs: number;
+  runs: number;
+  /** Model requests made during the measured runs (counted at fetch). */
+  steps: number;
+  toolCalls: number;
+  /** Sequential streaming workloads: per run, ms from the answer's model request to the first answer text the runner observed. */
+  firstTokenMs?: number[];
+  /** Hosts outside this machine the runner tried to connect to (refused; telemetry that should have been off). */
+  refusedHosts?: string[];
+}
+
+export interface ChildFailure {
+  ok: false;
+  runner: string;
+  workload: string;
+  error: string;
+}
+
+const { values } = parseArgs({ options: { runner: { type: 'string' }, url: { type: 'string' }, workload: { type: 'string' } } });
+const runnerId = values.runner ?? '';
+const url = values.url ?? '';
+const workload = JSON.parse(values.workload ?? '{}') as Workload;
+
+// Model requests are counted where every runner makes them: fetch, replaced
+// before any runner module (or the client it creates) is loaded.
+let modelRequests = 0;
+let lastModelRequestAt = 0;
+const realFetch = globalThis.fetch;
+globalThis.fetch = (input, init) => {
+  const target = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+  if (target.startsWith(url)) {
+    modelRequests++;
+    lastModelRequestAt = performance.now();
+  }
+  return realFetch(input, init);
+};
+
+function fail(error: unknown): never {
+  // Paths relative to the repository: the message ends up in the saved results.
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const message = (error instanceof Error ? (error.stack ?? error.message) : String(error)).replaceAll(`file://${root}`, '').replaceAll(root, '');
+  const failure: ChildFailure = { ok: false, runner: runnerId, workload: workload.id, error: message.split('\n').slice(0, 6).join('\n') };
+  process.stdout.write(`${JSON.stringify(failure)}\n`);
+  process.exit(1);
+}
+
+async function main(): Promise<ChildResult> {
+  const entry = RUNNERS.find((r) => r.id === runnerId);
+  if (entry === undefined) throw new Error(`unknown runner "${runnerId}"; known: ${RUNNERS.map((r) => r.id).join(', ')}`);
+  const { createRunner } = (await import(entry.file)) as { createRunner: CreateRunner };
+  const runner = await createRunner({ url, tools: toolShapes(workload.tools), stream: workload.stream });
+  const startupMs = performance.now();
+  const rssReadyMb = process.memoryUsage.rss() / 2 ** 20;
+
+  const timeFirstToken = workload.stream && workload.concurrency === 1;
+  const firstTokenMs: number[] = [];
+  const durationsMs: number[] = [];
+  const one = async (measured: boolean): Promise<void> => {
+    let first: number | undefined;
+    const started = performance.now();
+    const output = await runner.run(() => {
+      first ??= performance.now() - lastModelRequestAt;
+    });
+    const took = performance.now() - started;
+    if (output !== ANSWER) throw new Error(`the run answered ${JSON.stringify(output.slice(0, 200))}, expected ${JSON.stringify(ANSWER)}`);
+    if (!measured) return;
+    durationsMs.push(took);
+    if (timeFirstToken) {
+      if (first === undefined) throw new Error('streaming, yet the runner observed no answer text');
+      firstTokenMs.push(first);
+    }
+  };
+  const pool = async (runs: number, measured: boolean): Promise<void> => {
+    let started = 0;
+    const worker = async (): Promise<void> => {
+      while (started < runs) {
+        started++;
+        await one(measured);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(workload.concurrency, runs) }, worker));
+  };
+
+  await pool(workload.warmup, false);
+  const requests0 = modelRequests;
+  const lookups0 = lookupCount();
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await pool(workload.runs, true);
+  const wallMs = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const toolCalls = lookupCount() - lookups0;
+  const steps = modelRequests - requests0;
+  if (toolCalls !== workload.runs * TOOL_STEPS) throw new Error(`${toolCalls} tool calls in ${workload.runs} runs, expected ${TOOL_STEPS} per run`);
+  if (steps !== workload.runs * MODEL_STEPS) throw new Error(`${steps} model requests seen in ${workload.runs} runs, expected ${MODEL_STEPS} per run`);
+  await runner.close();
+  return {
+    ok: true,
+    runner: runnerId,
+    workload: workload.id,
+    startupMs,
+    rssReadyMb,
+    // The kernel's high-water mark (ru_maxrss): a peak that sampling could miss.
+    peakRssMb: (process.resourceUsage().maxRSS * 1024) / 2 ** 20,
+    durationsMs: durationsMs.map((d) => Math.round(d * 1000) / 1000),
+    wallMs,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    runs: workload.runs,
+    steps,
+    toolCalls,
+    ...(refusedHosts.size > 0 ? { refusedHosts: [...refusedHosts] } : {}),
+    ...(timeFirstToken ? { firstTokenMs: firstTokenMs.map((d) => Math.round(d * 1000) / 1000) } : {}),
+  };
+}
+
+try {
+  const result = await main();
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  // Some frameworks leave timers or sockets behind; the measurement is done.
+  process.exit(0);
+} catch (error) {
+  fail(error);
+}

@@ -1,0 +1,128 @@
+// `npm run bench -- frameworks`: toolgate side by side with the frameworks
+// people would otherwise pick, on identical work. The mock model runs in a
+// process of its own; every runner × workload runs in a fresh child process,
+// runners interleaved within each repetition (the orders of runners and of
+// workloads rotated from one to the next) so that they share the machine's drift.
+// BENCH_QUICK=1: few runs, one repetition. BENCH_RUNNERS=a,b: only runners
+// whose id contains a or b (the baseline always runs). BENCH_REPS=N: repetitions.
+import { readFileSync } from 'node:fs';
+import { arch, cpus, totalmem, type } from 'node:os';
+import { join, relative } from 'node:path';
+import { BENCH_DIR, ensureBenchDeps, installedVersion } from './bench-deps.ts';
+import { runChild, startMockProcess, type ChildOutcome } from './processes.ts';
+import { reportLines, saveReport, type ReportInput } from './report.ts';
+import { BASELINE_ID, RUNNERS, type RunnerEntry } from './runners-list.ts';
+import { aggregate } from './stats.ts';
+import { ensureToolgateBuilt, toolgateFrom } from './toolgate-package.ts';
+import { judgeTargets } from './targets.ts';
+import { workloads as allWorkloads } from './workload.ts';
+
+const DEFAULT_REPETITIONS = 3;
+/** Repetitions stop early rather than run past this (the whole comparison must stay under 15 minutes). */
+const BUDGET_MS = 13.5 * 60_000;
+const CHILD_TIMEOUT_MS = { quick: 90_000, full: 240_000 };
+
+function selectRunners(filter: string | undefined): RunnerEntry[] {
+  if (filter === undefined || filter.trim() === '') return RUNNERS;
+  const terms = filter.split(',').map((t) => t.trim()).filter((t) => t !== '');
+  for (const term of terms) {
+    if (!RUNNERS.some((r) => r.id.includes(term))) throw new Error(`BENCH_RUNNERS: no runner matches "${term}"; runners: ${RUNNERS.map((r) => r.id).join(', ')}`);
+  }
+  return RUNNERS.filter((r) => r.id === BASELINE_ID || terms.some((t) => r.id.includes(t)));
+}
+
+function localDate(d: Date): string {
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
+
+function machine(): string {
+  const cores = cpus();
+  return `Node ${process.version}, ${type()} ${arch()}, ${cores.length} cores (${cores[0]?.model.trim() ?? 'unknown CPU'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB memory`;
+}
+
+function versions(runners: RunnerEntry[]): [string, string][] {
+  const root = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const names = [...new Set([...runners.flatMap((r) => r.packages), 'zod'])];
+  return [[`toolgate (${toolgateFrom() === 'src' ? '../src, TypeScript' : '../dist, built'})`, root.version], ['node', process.version], ...names.map((n): [string, string] => [n, installedVersion(n)])];
+}
+
+/** Drops the per-run arrays: the .json keeps every child's summary, not every sample. */
+function summary(outcome: ChildOutcome): unknown {
+  if (!outcome.ok) return outcome;
+  const { durationsMs, firstTokenMs, ...rest } = outcome;
+  return { ...rest, measuredRuns: durationsMs.length, ...(firstTokenMs === undefined ? {} : { firstTokenSamples: firstTokenMs.length }) };
+}
+
+export async function runFrameworksBench(): Promise<{ name: string; lines: string[] }> {
+  const started = performance.now();
+  const quick = (process.env['BENCH_QUICK'] ?? '') !== '' && process.env['BENCH_QUICK'] !== '0';
+  const runners = selectRunners(process.env['BENCH_RUNNERS']);
+  const filtered = runners.length < RUNNERS.length;
+  const repetitions = Number(process.env['BENCH_REPS'] ?? (quick ? 1 : DEFAULT_REPETITIONS));
+  if (!Number.isInteger(repetitions) || repetitions < 1) throw new Error(`BENCH_REPS must be a positive integer, got "${process.env['BENCH_REPS'] ?? ''}"`);
+  if (runners.some((r) => r.file.startsWith('./anchors/'))) ensureBenchDeps();
+  if (runners.some((r) => r.id.startsWith('toolgate'))) ensureToolgateBuilt((line) => console.log(line));
+  const workloads = allWorkloads(quick);
+  const timeoutMs = quick ? CHILD_TIMEOUT_MS.quick : CHILD_TIMEOUT_MS.full;
+  const mock = await startMockProcess();
+  const outcomes: Map<string, ChildOutcome>[] = [];
+  const notes: string[] = [];
+  try {
+    console.log(`frameworks: mock model at ${mock.url}; ${runners.length} runners × ${workloads.length} workloads × ${repetitions} repetition(s), each in its own process`);
+    let repMs = 0;
+    for (let rep = 0; rep < repetitions; rep++) {
+      const elapsed = performance.now() - started;
+      if (rep > 0 && elapsed + repMs > BUDGET_MS) {
+        notes.push(`stopped after ${rep} of ${repetitions} repetitions to stay within the time budget`);
+        console.log(`frameworks: ${notes[notes.length - 1] ?? ''}`);
+        break;
+      }
+      const repStarted = performance.now();
+      const byKey = new Map<string, ChildOutcome>();
+      outcomes.push(byKey);
+      // Rotating both orders spreads slow and fast moments of the machine over
+      // runners and workloads (10 tools against 1 compares two workloads).
+      const workloadOrder = [...workloads.slice(rep % workloads.length), ...workloads.slice(0, rep % workloads.length)];
+      for (const [w, workload] of workloadOrder.entries()) {
+        const shift = (rep + w) % runners.length;
+        const order = [...runners.slice(shift), ...runners.slice(0, shift)];
+        process.stdout.write(`  [${rep + 1}/${repetitions}] ${workload.id}:`);
+        for (const runner of order) {
+          const t = performance.now();
+          const outcome = await runChild({ runner: runner.id, url: mock.url, workload, timeoutMs });
+          byKey.set(`${runner.id} ${workload.id}`, outcome);
+          process.stdout.write(` ${runner.id} ${outcome.ok ? `${((performance.now() - t) / 1000).toFixed(1)}s` : 'FAILED'}`);
+        }
+        process.stdout.write('\n');
+      }
+      repMs = performance.now() - repStarted;
+    }
+  } finally {
+    await mock.close();
+  }
+  const cells = aggregate({ outcomes, runners: runners.map((r) => r.id), workloads: workloads.map((w) => w.id), baseline: BASELINE_ID });
+  const elapsedS = (performance.now() - started) / 1000;
+  const input: ReportInput = {
+    date: localDate(new Date()),
+    machine: machine(),
+    quick,
+    repetitions: outcomes.length,
+    elapsedS,
+    versions: versions(runners),
+    runners,
+    workloads,
+    cells,
+    verdicts: judgeTargets(cells, BASELINE_ID),
+  };
+  const lines = [...reportLines(input), ...notes.map((n) => `Note: ${n}`)];
+  const suffix = `${quick ? '-quick' : ''}${filtered ? '-partial' : ''}`;
+  const raw = outcomes.map((byKey) => [...byKey.values()].map(summary));
+  const saved = saveReport({ dir: join(BENCH_DIR, 'results'), suffix, input, lines, raw });
+  lines.push(`Saved: ${relative(process.cwd(), saved)} (and .json). Elapsed: ${elapsedS.toFixed(0)} s, the bench package's install included.`);
+  return { name: 'Frameworks comparison', lines };
+}
+
+if (import.meta.main) {
+  const report = await runFrameworksBench();
+  console.log(`\n${report.lines.join('\n')}`);
+}

@@ -1,0 +1,26 @@
+// Every runner of the comparison, in the order they are run and shown. Anchor
+// runners (another framework) live under anchors/, the only files that import
+// the bench package's dependencies.
+
+export interface RunnerEntry {
+  id: string;
+  label: string;
+  /** Relative to this folder. */
+  file: string;
+  /** The npm packages whose versions the report names. */
+  packages: string[];
+}
+
+export const BASELINE_ID = 'baseline';
+
+export const RUNNERS: RunnerEntry[] = [
+  { id: BASELINE_ID, label: 'hand-written fetch loop', file: './runners/baseline.ts', packages: [] },
+  { id: 'toolgate-memory', label: 'toolgate, memory store', file: './runners/toolgate-memory.ts', packages: [] },
+  { id: 'toolgate-sqlite', label: 'toolgate, SQLite store', file: './runners/toolgate-sqlite.ts', packages: [] },
+  { id: 'toolgate-http', label: 'toolgate HTTP server (SQLite)', file: './runners/toolgate-http.ts', packages: [] },
+  { id: 'ai-sdk', label: 'Vercel AI SDK', file: './anchors/ai-sdk.ts', packages: ['ai', '@ai-sdk/openai'] },
+  { id: 'openai-agents', label: 'OpenAI Agents SDK', file: './anchors/openai-agents.ts', packages: ['@openai/agents', 'openai'] },
+  { id: 'langgraph', label: 'LangGraph createReactAgent', file: './anchors/langgraph.ts', packages: ['@langchain/langgraph', '@langchain/openai', '@langchain/core'] },
+  { id: 'langchain', label: 'langchain createAgent', file: './anchors/langchain.ts', packages: ['langchain', '@langchain/openai', '@langchain/core'] },
+  { id: 'mastra', label: 'Mastra Agent', file: './anchors/mastra.ts', packages: ['@mastra/core'] },
+];

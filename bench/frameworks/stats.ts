@@ -1,0 +1,140 @@
+// From the children's results to the figures the report shows: per runner and
+// workload, each repetition against the baseline of the same repetition, then
+// the median over repetitions.
+import type { ChildOutcome } from './processes.ts';
+import type { ChildResult } from './child.ts';
+
+/** The figures of one runner on one workload (medians over repetitions). */
+export interface Figures {
+  runsPerSec: number;
+  usPerStep: number;
+  /** (runner wall − baseline wall) / steps, in µs. */
+  overheadUsPerStep: number;
+  /** runner wall ÷ baseline wall. */
+  xBaseline: number;
+  cpuUsPerStep: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Median first-token latency, ms (sequential streaming workloads only). */
+  firstTokenMs?: number;
+  /** First-token latency beyond the baseline's, µs. */
+  firstTokenAddedUs?: number;
+  rssReadyMb: number;
+  peakRssMb: number;
+  startupMs: number;
+  repetitions: number;
+  refusedHosts?: string[];
+}
+
+export interface Cell {
+  runner: string;
+  workload: string;
+  figures?: Figures;
+  /** Set when no repetition succeeded; else the failures of some repetitions, if any. */
+  errors: string[];
+}
+
+export function median(xs: readonly number[]): number {
+  if (xs.length === 0) return Number.NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? (s[mid] ?? Number.NaN) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
+}
+
+export function percentile(xs: readonly number[], p: number): number {
+  if (xs.length === 0) return Number.NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? Number.NaN;
+}
+
+interface PerRep {
+  runsPerSec: number;
+  usPerStep: number;
+  overheadUsPerStep: number;
+  xBaseline: number;
+  cpuUsPerStep: number;
+  p50Ms: number;
+  p99Ms: number;
+  firstTokenMs?: number;
+  firstTokenAddedUs?: number;
+  rssReadyMb: number;
+  peakRssMb: number;
+  startupMs: number;
+}
+
+function perRep(result: ChildResult, baseline: ChildResult | undefined): PerRep {
+  const firstToken = result.firstTokenMs === undefined ? undefined : median(result.firstTokenMs);
+  const baseFirst = baseline?.firstTokenMs === undefined ? undefined : median(baseline.firstTokenMs);
+  return {
+    runsPerSec: result.runs / (result.wallMs / 1000),
+    usPerStep: (result.wallMs * 1000) / result.steps,
+    overheadUsPerStep: baseline === undefined ? Number.NaN : ((result.wallMs - baseline.wallMs) * 1000) / result.steps,
+    xBaseline: baseline === undefined ? Number.NaN : result.wallMs / baseline.wallMs,
+    cpuUsPerStep: (result.cpuMs * 1000) / result.steps,
+    p50Ms: percentile(result.durationsMs, 50),
+    p99Ms: percentile(result.durationsMs, 99),
+    ...(firstToken === undefined ? {} : { firstTokenMs: firstToken }),
+    ...(firstToken === undefined || baseFirst === undefined ? {} : { firstTokenAddedUs: (firstToken - baseFirst) * 1000 }),
+    rssReadyMb: result.rssReadyMb,
+    peakRssMb: result.peakRssMb,
+    startupMs: result.startupMs,
+  };
+}
+
+function optionalMedian(reps: PerRep[], key: 'firstTokenMs' | 'firstTokenAddedUs'): number | undefined {
+  const xs = reps.map((r) => r[key]).filter((x): x is number => x !== undefined);
+  return xs.length === 0 ? undefined : median(xs);
+}
+
+/**
+ * One cell per runner and workload. `outcomes[rep]` holds that repetition's
+ * outcomes by runner and workload; each figure is compared with the baseline
+ * of its own repetition (a noisy machine drifts between repetitions).
+ */
+export function aggregate(options: { outcomes: Map<string, ChildOutcome>[]; runners: string[]; workloads: string[]; baseline: string }): Cell[] {
+  const key = (runner: string, workload: string) => `${runner} ${workload}`;
+  const cells: Cell[] = [];
+  for (const workload of options.workloads) {
+    for (const runner of options.runners) {
+      const reps: PerRep[] = [];
+      const errors: string[] = [];
+      const refused = new Set<string>();
+      for (const outcomes of options.outcomes) {
+        const outcome = outcomes.get(key(runner, workload));
+        if (outcome === undefined) continue;
+        if (!outcome.ok) {
+          errors.push(outcome.error);
+          continue;
+        }
+        for (const host of outcome.refusedHosts ?? []) refused.add(host);
+        const base = outcomes.get(key(options.baseline, workload));
+        reps.push(perRep(outcome, base?.ok === true ? base : undefined));
+      }
+      if (reps.length === 0) {
+        cells.push({ runner, workload, errors });
+        continue;
+      }
+      const m = (k: Exclude<keyof PerRep, 'firstTokenMs' | 'firstTokenAddedUs'>) => median(reps.map((r) => r[k]));
+      const firstTokenMs = optionalMedian(reps, 'firstTokenMs');
+      const firstTokenAddedUs = optionalMedian(reps, 'firstTokenAddedUs');
+      const figures: Figures = {
+        runsPerSec: m('runsPerSec'),
+        usPerStep: m('usPerStep'),
+        overheadUsPerStep: m('overheadUsPerStep'),
+        xBaseline: m('xBaseline'),
+        cpuUsPerStep: m('cpuUsPerStep'),
+        p50Ms: m('p50Ms'),
+        p99Ms: m('p99Ms'),
+        ...(firstTokenMs === undefined ? {} : { firstTokenMs }),
+        ...(firstTokenAddedUs === undefined ? {} : { firstTokenAddedUs }),
+        rssReadyMb: m('rssReadyMb'),
+        peakRssMb: m('peakRssMb'),
+        startupMs: m('startupMs'),
+        repetitions: reps.length,
+        ...(refused.size > 0 ? { refusedHosts: [...refused] } : {}),
+      };
+      cells.push({ runner, workload, figures, errors });
+    }
+  }
+  return cells;
+}
