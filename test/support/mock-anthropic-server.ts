@@ -9,6 +9,7 @@
 // the wire format this follows.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { MockTimers, send, sendJson as writeJson, sendRaw } from './mock-http.ts';
 import { checkAnthropicRequest } from './anthropic-request-check.ts';
 import { splitPieces, type RecordedRequest } from './mock-openai-server.ts';
 
@@ -195,7 +196,11 @@ function offeredTools(body: unknown): string[] {
 export async function startMockAnthropic(options: MockAnthropicOptions = {}): Promise<MockAnthropic> {
   const queue: MockAnthropicResponse[] = [...(options.responses ?? [])];
   const requests: RecordedRequest[] = [];
-  const timers = new Set<NodeJS.Timeout>();
+  const timers = new MockTimers();
+  const wait = (ms: number): Promise<void> => timers.wait(ms);
+  // Every answer of the API carries a request id.
+  const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void =>
+    writeJson(res, status, body, { 'request-id': nextId('req_011Mock'), ...headers });
   let counter = 0;
 
   const nextId = (prefix: string): string => {
@@ -203,39 +208,8 @@ export async function startMockAnthropic(options: MockAnthropicOptions = {}): Pr
     return `${prefix}${String(counter).padStart(8, '0')}`;
   };
 
-  const wait = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        resolve();
-      }, ms);
-      timers.add(timer);
-    });
-
-  const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
-    res.writeHead(status, { 'content-type': 'application/json', 'request-id': nextId('req_011Mock'), ...headers });
-    res.end(JSON.stringify(body));
-  };
-
   const sendError = (res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void => {
     sendJson(res, status, { type: 'error', error: { type: anthropicErrorType(status), message }, request_id: nextId('req_011Mock') }, headers);
-  };
-
-  /** Writes one piece, waiting while the socket is full; false once the client has gone away. */
-  const send = async (res: ServerResponse, data: string | Uint8Array): Promise<boolean> => {
-    if (res.destroyed) return false;
-    if (!res.write(data)) {
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          res.off('drain', done);
-          res.off('close', done);
-          resolve();
-        };
-        res.on('drain', done);
-        res.on('close', done);
-      });
-    }
-    return !res.destroyed;
   };
 
   const sendEvents = async (res: ServerResponse, events: string[], delayMs: number | undefined): Promise<boolean> => {
@@ -392,13 +366,7 @@ export async function startMockAnthropic(options: MockAnthropicOptions = {}): Pr
     if ('raw' in r) {
       const contentType = r.contentType ?? (/^\s*[[{]/.test(r.raw) ? 'application/json' : 'text/event-stream; charset=utf-8');
       res.writeHead(r.status ?? 200, { 'content-type': contentType, ...r.headers });
-      const bytes = Buffer.from(r.raw, 'utf8');
-      const size = Math.max(1, r.chunkSize ?? bytes.length);
-      for (let i = 0; i < bytes.length; i += size) {
-        if (!(await send(res, bytes.subarray(i, i + size)))) return;
-        if (size < bytes.length) await new Promise((resolve) => setImmediate(resolve));
-      }
-      res.end();
+      await sendRaw(res, r.raw, r.chunkSize);
       return;
     }
     if ('streamError' in r) return streamError(res, request, r);
@@ -485,7 +453,6 @@ export async function startMockAnthropic(options: MockAnthropicOptions = {}): Pr
     remaining: () => queue.length,
     close: () =>
       new Promise<void>((resolve, reject) => {
-        for (const timer of timers) clearTimeout(timer);
         timers.clear();
         server.close((error) => (error === undefined ? resolve() : reject(error)));
         server.closeAllConnections();

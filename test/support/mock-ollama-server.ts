@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { MockTimers, send, sendJson as writeJson, sendRaw, sendText } from './mock-http.ts';
 import { splitPieces, type RecordedRequest } from './mock-openai-server.ts';
 import { checkOllamaRequest } from './ollama-request-check.ts';
 
@@ -178,44 +179,11 @@ function tagEntry(name: string): Record<string, unknown> {
 export async function startMockOllama(options: MockOllamaOptions = {}): Promise<MockOllama> {
   const queue: MockOllamaResponse[] = [...(options.responses ?? [])];
   const requests: RecordedRequest[] = [];
-  const timers = new Set<NodeJS.Timeout>();
+  const timers = new MockTimers();
+  const wait = (ms: number): Promise<void> => timers.wait(ms);
+  const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void =>
+    writeJson(res, status, body, { 'content-type': JSON_TYPE, ...headers });
   let counter = 0;
-
-  const wait = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        resolve();
-      }, ms);
-      timers.add(timer);
-    });
-
-  const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
-    res.writeHead(status, { 'content-type': JSON_TYPE, ...headers });
-    res.end(JSON.stringify(body));
-  };
-
-  const sendText = (res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void => {
-    res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers });
-    res.end(text);
-  };
-
-  /** Writes one piece, waiting while the socket is full; false once the client has gone away. */
-  const send = async (res: ServerResponse, data: string | Uint8Array): Promise<boolean> => {
-    if (res.destroyed) return false;
-    if (!res.write(data)) {
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          res.off('drain', done);
-          res.off('close', done);
-          resolve();
-        };
-        res.on('drain', done);
-        res.on('close', done);
-      });
-    }
-    return !res.destroyed;
-  };
 
   const modelOf = (request: RecordedRequest): string => (typeof request.body?.model === 'string' ? request.body.model : 'mock-model');
 
@@ -319,13 +287,7 @@ export async function startMockOllama(options: MockOllamaOptions = {}): Promise<
       const lines = r.raw.split('\n').filter((line) => line.trim() !== '').length;
       const contentType = r.contentType ?? (lines > 1 ? NDJSON_TYPE : /^\s*[[{]/.test(r.raw) ? JSON_TYPE : 'text/plain; charset=utf-8');
       res.writeHead(r.status ?? 200, { 'content-type': contentType, ...r.headers });
-      const bytes = Buffer.from(r.raw, 'utf8');
-      const size = Math.max(1, r.chunkSize ?? bytes.length);
-      for (let i = 0; i < bytes.length; i += size) {
-        if (!(await send(res, bytes.subarray(i, i + size)))) return;
-        if (size < bytes.length) await new Promise((resolve) => setImmediate(resolve));
-      }
-      res.end();
+      await sendRaw(res, r.raw, r.chunkSize);
       return;
     }
     if ('streamError' in r) return streamError(res, request, r);
@@ -421,7 +383,6 @@ export async function startMockOllama(options: MockOllamaOptions = {}): Promise<
     remaining: () => queue.length,
     close: () =>
       new Promise<void>((resolve, reject) => {
-        for (const timer of timers) clearTimeout(timer);
         timers.clear();
         server.close((error) => (error === undefined ? resolve() : reject(error)));
         server.closeAllConnections();

@@ -7,6 +7,7 @@
 // client goes away, which `disconnected` records.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { MockTimers, send, sendJson, sendRaw } from './mock-http.ts';
 
 export interface RecordedRequest {
   method: string;
@@ -161,39 +162,9 @@ function deltaEvent(who: Identity, delta: Record<string, unknown>, finish: strin
 export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<MockOpenAI> {
   const queue: MockResponse[] = [...(options.responses ?? [])];
   const requests: RecordedRequest[] = [];
-  const timers = new Set<NodeJS.Timeout>();
+  const timers = new MockTimers();
+  const wait = (ms: number): Promise<void> => timers.wait(ms);
   let counter = 0;
-
-  const wait = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        resolve();
-      }, ms);
-      timers.add(timer);
-    });
-
-  const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
-    res.writeHead(status, { 'content-type': 'application/json', ...headers });
-    res.end(JSON.stringify(body));
-  };
-
-  /** Writes one piece, waiting while the socket is full; false once the client has gone away. */
-  const send = async (res: ServerResponse, data: string | Uint8Array): Promise<boolean> => {
-    if (res.destroyed) return false;
-    if (!res.write(data)) {
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          res.off('drain', done);
-          res.off('close', done);
-          resolve();
-        };
-        res.on('drain', done);
-        res.on('close', done);
-      });
-    }
-    return !res.destroyed;
-  };
 
   /** `size` bytes of filler after `head`, then `tail`, in WRITE_BYTES pieces; stops when the client leaves. */
   const sendHuge = async (res: ServerResponse, head: string, size: number, tail: string): Promise<boolean> => {
@@ -323,14 +294,7 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
     if ('raw' in r) {
       const contentType = r.contentType ?? (/^\s*[[{]/.test(r.raw) ? 'application/json' : 'text/event-stream');
       res.writeHead(r.status ?? 200, { 'content-type': contentType });
-      const bytes = Buffer.from(r.raw, 'utf8');
-      const size = r.chunkSize ?? bytes.length;
-      for (let i = 0; i < bytes.length; i += Math.max(1, size)) {
-        if (res.destroyed) return;
-        res.write(bytes.subarray(i, i + Math.max(1, size)));
-        if (size < bytes.length) await new Promise((resolve) => setImmediate(resolve));
-      }
-      res.end();
+      await sendRaw(res, r.raw, r.chunkSize);
       return;
     }
     if ('endlessStream' in r) return endlessStream(res, request, r);
@@ -404,7 +368,6 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
     remaining: () => queue.length,
     close: () =>
       new Promise<void>((resolve, reject) => {
-        for (const timer of timers) clearTimeout(timer);
         timers.clear();
         server.close((error) => (error === undefined ? resolve() : reject(error)));
         server.closeAllConnections();

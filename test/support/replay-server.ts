@@ -3,6 +3,7 @@
 // came, and whether the client went away before the answer was complete.
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { send } from './mock-http.ts';
 
 export interface StagedAnswer {
   status?: number;
@@ -38,19 +39,6 @@ export async function startReplayServer(): Promise<ReplayServer> {
   const queue: StagedAnswer[] = [];
   const requests: ReplayedRequest[] = [];
 
-  const write = (res: ServerResponse, data: Uint8Array): Promise<boolean> =>
-    new Promise((resolve) => {
-      if (res.destroyed) return resolve(false);
-      if (res.write(data)) return resolve(!res.destroyed);
-      const done = (): void => {
-        res.off('drain', done);
-        res.off('close', done);
-        resolve(!res.destroyed);
-      };
-      res.on('drain', done);
-      res.on('close', done);
-    });
-
   const server = createServer((req, res) => {
     const parts: Buffer[] = [];
     req.on('data', (part: Buffer) => parts.push(part));
@@ -82,7 +70,7 @@ export async function startReplayServer(): Promise<ReplayServer> {
     res.writeHead(answer.status ?? 200, answer.headers ?? {});
     const size = answer.chunkSize ?? bytes.byteLength;
     for (let at = 0; at < limit; at += size) {
-      if (!(await write(res, bytes.subarray(at, Math.min(at + size, limit))))) return;
+      if (!(await send(res, bytes.subarray(at, Math.min(at + size, limit))))) return;
       if (answer.chunkDelayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, answer.chunkDelayMs));
     }
     if (answer.holdAfterBytes === undefined) res.end();
