@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Toolgate } from '../app/toolgate.ts';
+import { apiKeyVariable, providerOf } from '../config/providers.ts';
 import { ToolgateError, isJsonObject, type Run, type RunInput, type RunStore } from '../core/index.ts';
 import type { CliIO } from './cli-io.ts';
 import { prepareToolgate } from './open-toolgate.ts';
@@ -95,11 +96,11 @@ async function checkModel(toolgate: Toolgate, run: Run, origin: CliOrigin | unde
   } catch (error) {
     throw reopenError(`cannot open the model of run ${run.id} (${run.model}) again: ${messageOf(error)}`);
   }
-  const name = run.model.slice(0, Math.max(0, run.model.indexOf(':')));
+  const name = providerOf(run.model);
   const provider = toolgate.settings.providers[name];
   const key = provider?.apiKey;
   if (origin?.modelApiKey === true && provider !== undefined && (key === undefined || key === '')) {
-    const variable = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' }[name];
+    const variable = apiKeyVariable(name);
     throw reopenError(
       `run ${run.id} was started with an API key for its model (${run.model}), and none is set here; keys are never recorded with a run. ` +
         `Set ${variable === undefined ? '' : `${variable} (or `}providers.${name}.apiKey in the config file${variable === undefined ? '' : ')'} and try again`,

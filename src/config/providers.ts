@@ -50,11 +50,28 @@ export function knownProviders(configured: Readonly<Record<string, unknown>> | u
   return [...new Set([...PROVIDER_TYPES, SCRIPTED_PROVIDER, ...Object.keys(configured ?? {})])];
 }
 
+/** The provider part of a model id ("vllm" in "vllm:Qwen/…"): before the first colon; '' when there is none. */
+export function providerOf(model: string): string {
+  const colon = model.indexOf(':');
+  return colon <= 0 ? '' : model.slice(0, colon);
+}
+
+/** The environment variables a built-in provider reads, as its own clients do; named endpoints read none. */
+export const PROVIDER_ENV = {
+  openai: { endpoint: 'OPENAI_BASE_URL', apiKey: 'OPENAI_API_KEY' },
+  anthropic: { endpoint: 'ANTHROPIC_BASE_URL', apiKey: 'ANTHROPIC_API_KEY' },
+  ollama: { endpoint: 'OLLAMA_HOST', apiKey: undefined },
+} as const;
+
+/** The variable holding a provider's key, when it has one. */
+export function apiKeyVariable(provider: string): string | undefined {
+  return isProviderType(provider) ? PROVIDER_ENV[provider].apiKey : undefined;
+}
+
 /** Why a model id or pattern names no known provider, or undefined. */
 export function unknownProviderProblem(model: string, configured: Readonly<Record<string, unknown>> | undefined): string | undefined {
-  const colon = model.indexOf(':');
-  if (colon <= 0) return undefined;
-  const provider = model.slice(0, colon);
+  const provider = providerOf(model);
+  if (provider === '') return undefined;
   const known = knownProviders(configured);
   if (known.includes(provider)) return undefined;
   return `unknown provider "${provider}" in "${model}"${didYouMean(provider, known)}; known providers: ${known.join(', ')} (declare another endpoint under providers:, e.g. ${provider}: {type: openai, baseUrl: http://localhost:8000/v1})`;

@@ -13,7 +13,7 @@ import {
   type TodoSettings,
 } from '../core/index.ts';
 import { baseUrlProblem } from './base-url-problem.ts';
-import { ollamaHostProblem, typedProvider } from './providers.ts';
+import { ollamaHostProblem, PROVIDER_ENV, providerOf, typedProvider } from './providers.ts';
 import type { ProviderConfig, ProvidersConfig } from './providers-schema.ts';
 import type { ServerConfig, ToolgateConfig } from './config-schema.ts';
 import { MODEL_PATTERN } from './model-pattern.ts';
@@ -170,13 +170,6 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
-/** Each provider's variables: the fallback for what the file does not say, as the providers' own clients read them. */
-const PROVIDER_ENV = {
-  openai: { endpoint: 'OPENAI_BASE_URL', apiKey: 'OPENAI_API_KEY' },
-  anthropic: { endpoint: 'ANTHROPIC_BASE_URL', apiKey: 'ANTHROPIC_API_KEY' },
-  ollama: { endpoint: 'OLLAMA_HOST', apiKey: undefined },
-} as const;
-
 /**
  * The configured providers with their types resolved, plus the built-ins
  * (always present), each built-in completed from its environment variables.
@@ -247,8 +240,8 @@ export function endpointProblem(name: string, entry: ProviderConfig): string | u
  * HTTP provider; otherwise openai (the flags' meaning before there were others).
  */
 export function flagProvider(providers: Readonly<Record<string, ProviderConfig>>, model: string | undefined): string {
-  const name = model === undefined ? undefined : model.slice(0, Math.max(0, model.indexOf(':')));
-  return name !== undefined && providers[name] !== undefined ? name : 'openai';
+  const name = model === undefined ? '' : providerOf(model);
+  return providers[name] !== undefined ? name : 'openai';
 }
 
 function applyProviderFlags(input: { providers: Record<string, ProviderConfig>; model: string | undefined; flags: SettingsFlags }): void {

@@ -37,6 +37,8 @@ function fakeModel(turns: Turn[]): ModelAdapter & { requests: ModelRequest[] } {
         toolCalls: turn.toolCalls ?? [],
         finishReason: turn.finishReason ?? ((turn.toolCalls ?? []).length > 0 ? 'tool_calls' : 'stop'),
         usage: turn.usage ?? { promptTokens: 10, completionTokens: 5, totalTokens: 15 },
+        ...(turn.reasoning === undefined ? {} : { reasoning: turn.reasoning }),
+        ...(turn.providerData === undefined ? {} : { providerData: turn.providerData }),
       };
     },
   };
@@ -98,6 +100,19 @@ describe('runAgent', () => {
     const deltas = events.filter((e) => e.type === 'assistant_delta').map((e) => (e.type === 'assistant_delta' ? e.data.text : ''));
     assert.equal(deltas.join(''), 'Hello there', 'the deltas concatenate to the message text');
     assert.ok(t.indexOf('assistant_message') > t.lastIndexOf('assistant_delta'));
+  });
+
+  it("a turn's providerData is recorded with it and handed back on its assistant message in the next request", async () => {
+    const { store, run } = await start();
+    const providerData = { anthropic: { thinking: [{ type: 'thinking', thinking: 'check first', signature: 'sig==' }] } };
+    const model = fakeModel([{ reasoning: 'check first', providerData, toolCalls: [call('c1', 'lookup', '{}')] }, { text: 'done' }]);
+    const final = await runAgent({ runId: run.id, store, model, tools: fakeTools({ lookup: async () => ok('v') }) });
+    assert.equal(final.status, 'completed');
+    const recorded = (await store.readEvents(run.id)).filter((e) => e.type === 'assistant_message');
+    assert.deepEqual(recorded[0]?.type === 'assistant_message' ? recorded[0].data.providerData : undefined, providerData);
+    assert.equal(recorded[1]?.type === 'assistant_message' ? recorded[1].data.providerData : 'absent', undefined, 'only the turn that had some');
+    const sentBack = model.requests[1]?.messages.find((m) => m.role === 'assistant');
+    assert.deepEqual(sentBack?.role === 'assistant' ? sentBack.providerData : undefined, providerData);
   });
 
   it('runs parallel calls of one turn concurrently and returns results in call order', async () => {

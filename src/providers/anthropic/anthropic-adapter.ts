@@ -2,7 +2,7 @@ import { ToolgateError } from '../../core/errors.ts';
 import { parseJson } from '../../core/parse-json.ts';
 import type { GenerateOptions, ModelAdapter, ModelRequest, ModelResponse } from '../../core/ports/model-adapter.ts';
 import { providerMessage } from '../shared/http-errors.ts';
-import { readLimits } from '../shared/limits.ts';
+import { readLimits, type ReadLimitOptions } from '../shared/limits.ts';
 import { callWithRetries, readAnswerText, readFailure, RetryableFailure, type RetryPolicy } from '../shared/request-loop.ts';
 import { readSseEvents } from '../shared/sse-reader.ts';
 import { asObject } from '../shared/wire.ts';
@@ -17,7 +17,7 @@ export { DEFAULT_ANTHROPIC_MAX_TOKENS } from './to-wire.ts';
 export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
 
-export interface AnthropicAdapterOptions extends RetryPolicy {
+export interface AnthropicAdapterOptions extends RetryPolicy, ReadLimitOptions {
   model: string;
   /** The config key this endpoint is named by (default anthropic): the adapter's id is `<provider>:<model>`. */
   provider?: string;
@@ -32,14 +32,6 @@ export interface AnthropicAdapterOptions extends RetryPolicy {
   maxTokens?: number;
   /** Extended thinking with this budget; max_tokens is raised above it when needed, and no temperature is sent. */
   thinking?: { budgetTokens: number };
-  /** Largest non-streamed response body, in bytes; more fails the call with model_error. */
-  maxResponseBytes?: number;
-  /** Largest streamed response, in bytes as received; more fails the call with model_error. */
-  maxStreamBytes?: number;
-  /** Largest single server-sent event (or line of one), in bytes. */
-  maxEventBytes?: number;
-  /** Most tool calls one answer may hold. */
-  maxToolCalls?: number;
   fetch?: typeof fetch;
   /** Provider-specific body fields (top_k, metadata…), merged last. */
   extraBody?: Record<string, unknown>;

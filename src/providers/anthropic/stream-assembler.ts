@@ -3,7 +3,7 @@ import type { ModelResponse } from '../../core/ports/model-adapter.ts';
 import { newId } from '../../core/runs.ts';
 import type { RawToolCall } from '../../core/tools.ts';
 import { providerMessageOf } from '../shared/http-errors.ts';
-import { DEFAULT_MAX_TOOL_CALLS, limitExceeded } from '../shared/limits.ts';
+import { DEFAULT_MAX_TOOL_CALLS, limitExceeded, type AssemblerOptions } from '../shared/limits.ts';
 import { RetryableFailure } from '../shared/request-loop.ts';
 import { argumentsText, asObject, previewJson } from '../shared/wire.ts';
 import { buildResponse, readUsage, thinkingBlockOf, type WireUsage } from './from-wire.ts';
@@ -25,13 +25,7 @@ type Slot = { type: 'text' } | { type: 'tool_use'; call: PendingCall } | { type:
 const RETRYABLE_STREAM_ERRORS: Readonly<Record<string, number>> = { overloaded_error: 529, api_error: 500 };
 const STREAM_ERROR_CODES: Readonly<Record<string, ErrorCode>> = { overloaded_error: 'model_unavailable', rate_limit_error: 'model_rate_limited' };
 
-export interface StreamAssemblerOptions {
-  onTextDelta?: (text: string) => void;
-  /** More tool_use blocks than this fail the answer with model_error. */
-  maxToolCalls?: number;
-  /** The config key named in limit messages. */
-  provider?: string;
-}
+export type StreamAssemblerOptions = AssemblerOptions;
 
 /**
  * Folds the Messages API's server-sent events into one ModelResponse. Blocks

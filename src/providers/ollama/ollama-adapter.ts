@@ -2,7 +2,7 @@ import { ToolgateError } from '../../core/errors.ts';
 import type { GenerateOptions, ModelAdapter, ModelRequest, ModelResponse } from '../../core/ports/model-adapter.ts';
 import { parseJson } from '../../core/parse-json.ts';
 import { providerMessage } from '../shared/http-errors.ts';
-import { readLimits } from '../shared/limits.ts';
+import { readLimits, type ReadLimitOptions } from '../shared/limits.ts';
 import { readLines } from '../shared/ndjson-reader.ts';
 import { callWithRetries, readAnswerText, readFailure, RetryableFailure, type RetryPolicy } from '../shared/request-loop.ts';
 import { asObject } from '../shared/wire.ts';
@@ -15,7 +15,7 @@ export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
 /** The port Ollama listens on when OLLAMA_HOST names none (and no scheme). */
 export const DEFAULT_OLLAMA_PORT = '11434';
 
-export interface OllamaAdapterOptions extends RetryPolicy {
+export interface OllamaAdapterOptions extends RetryPolicy, ReadLimitOptions {
   /** As Ollama names it, tag included (qwen2.5:7b). */
   model: string;
   /** The config key this endpoint is named by (default ollama): the adapter's id is `<provider>:<model>`. */
@@ -31,14 +31,6 @@ export interface OllamaAdapterOptions extends RetryPolicy {
   keepAlive?: string | number;
   /** Ollama model options (num_ctx, top_k, seed…), sent under `options`. */
   options?: Record<string, unknown>;
-  /** Largest non-streamed response body, in bytes; more fails the call with model_error. */
-  maxResponseBytes?: number;
-  /** Largest streamed response, in bytes as received; more fails the call with model_error. */
-  maxStreamBytes?: number;
-  /** Largest single line of a streamed response, in bytes. */
-  maxEventBytes?: number;
-  /** Most tool calls one answer may hold. */
-  maxToolCalls?: number;
   fetch?: typeof fetch;
   /** Body fields merged last, shallowly (an `options` here replaces the whole object). */
   extraBody?: Record<string, unknown>;

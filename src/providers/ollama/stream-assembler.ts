@@ -3,17 +3,11 @@ import type { ModelResponse } from '../../core/ports/model-adapter.ts';
 import type { RawToolCall } from '../../core/tools.ts';
 import type { Usage } from '../../core/usage.ts';
 import { providerMessageOf } from '../shared/http-errors.ts';
-import { DEFAULT_MAX_TOOL_CALLS, limitExceeded } from '../shared/limits.ts';
+import { DEFAULT_MAX_TOOL_CALLS, limitExceeded, type AssemblerOptions } from '../shared/limits.ts';
 import { asObject, previewJson } from '../shared/wire.ts';
 import { finishReasonOf, parseUsage, textOf, toolCallOf } from './from-wire.ts';
 
-export interface StreamAssemblerOptions {
-  onTextDelta?: (text: string) => void;
-  /** More calls than this fail the answer with model_error. */
-  maxToolCalls?: number;
-  /** The config key named in limit messages. */
-  provider?: string;
-}
+export type StreamAssemblerOptions = AssemblerOptions;
 
 /**
  * Folds the lines of a streamed `/api/chat` answer into one ModelResponse.

@@ -1,7 +1,7 @@
 import { ToolgateError } from '../../core/errors.ts';
 import type { GenerateOptions, ModelAdapter, ModelRequest, ModelResponse } from '../../core/ports/model-adapter.ts';
 import { providerMessage } from '../shared/http-errors.ts';
-import { readLimits } from '../shared/limits.ts';
+import { readLimits, type ReadLimitOptions } from '../shared/limits.ts';
 import { callWithRetries, readAnswerText, readFailure, RetryableFailure, type RetryPolicy } from '../shared/request-loop.ts';
 import { readSseEvents } from '../shared/sse-reader.ts';
 import { asObject } from '../shared/wire.ts';
@@ -12,7 +12,7 @@ import { toWireBody } from './to-wire.ts';
 
 export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
-export interface OpenAIAdapterOptions extends RetryPolicy {
+export interface OpenAIAdapterOptions extends RetryPolicy, ReadLimitOptions {
   model: string;
   /** The config key this endpoint is named by (default openai): the adapter's id is `<provider>:<model>`. */
   provider?: string;
@@ -20,14 +20,6 @@ export interface OpenAIAdapterOptions extends RetryPolicy {
   baseUrl?: string;
   apiKey?: string;
   headers?: Record<string, string>;
-  /** Largest non-streamed response body, in bytes; more fails the call with model_error. */
-  maxResponseBytes?: number;
-  /** Largest streamed response, in bytes as received; more fails the call with model_error. */
-  maxStreamBytes?: number;
-  /** Largest single server-sent event (or line of one), in bytes. */
-  maxEventBytes?: number;
-  /** Most tool calls one answer may hold. */
-  maxToolCalls?: number;
   fetch?: typeof fetch;
   /** Provider-specific body fields (top_p, chat_template_kwargs…), merged last. */
   extraBody?: Record<string, unknown>;

@@ -6,7 +6,7 @@ import type { Usage } from '../../core/usage.ts';
 import { argumentsText, asObject, previewJson } from '../shared/wire.ts';
 import { contentText, defaultFinishReason, parseUsage, reasoningText } from './from-wire.ts';
 import { providerMessageOf } from '../shared/http-errors.ts';
-import { DEFAULT_MAX_TOOL_CALLS, limitExceeded } from '../shared/limits.ts';
+import { DEFAULT_MAX_TOOL_CALLS, limitExceeded, type AssemblerOptions } from '../shared/limits.ts';
 
 interface PendingCall {
   id: string;
@@ -14,13 +14,7 @@ interface PendingCall {
   arguments: string;
 }
 
-export interface StreamAssemblerOptions {
-  onTextDelta?: (text: string) => void;
-  /** More distinct calls than this fail the answer with model_error. */
-  maxToolCalls?: number;
-  /** The config key named in limit messages. */
-  provider?: string;
-}
+export type StreamAssemblerOptions = AssemblerOptions;
 
 /**
  * Folds `chat.completion.chunk` objects into one ModelResponse. Text deltas go

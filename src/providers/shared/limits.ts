@@ -41,6 +41,28 @@ export function limitExceeded(input: { option: LimitOption; limit: number; what:
   );
 }
 
+/** The read limits every HTTP adapter takes (`providers.<name>.max*`). */
+export interface ReadLimitOptions {
+  /** Largest non-streamed response body, in bytes; more fails the call with model_error. */
+  maxResponseBytes?: number;
+  /** Largest streamed response, in bytes as received; more fails the call with model_error. */
+  maxStreamBytes?: number;
+  /** Largest single server-sent event or NDJSON line, in bytes. */
+  maxEventBytes?: number;
+  /** Most tool calls one answer may hold. */
+  maxToolCalls?: number;
+}
+
+/** What every provider's stream assembler takes. */
+export interface AssemblerOptions {
+  /** Called with each piece of answer text, in order. */
+  onTextDelta?: (text: string) => void;
+  /** More tool calls than this fail the answer with model_error. */
+  maxToolCalls?: number;
+  /** The config key named in limit messages. */
+  provider?: string;
+}
+
 export interface ReadLimits {
   maxResponseBytes: number;
   maxStreamBytes: number;
@@ -49,7 +71,7 @@ export interface ReadLimits {
 }
 
 /** An adapter's read limits, defaults filled in. */
-export function readLimits(options: Partial<Record<keyof ReadLimits, number | undefined>>): ReadLimits {
+export function readLimits(options: ReadLimitOptions): ReadLimits {
   return {
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     maxStreamBytes: options.maxStreamBytes ?? DEFAULT_MAX_STREAM_BYTES,
