@@ -5,17 +5,21 @@
 // workloads rotated from one to the next) so that they share the machine's drift.
 // BENCH_QUICK=1: few runs, one repetition. BENCH_RUNNERS=a,b: only runners
 // whose id contains a or b (the baseline always runs). BENCH_REPS=N: repetitions.
+// A runner whose service is missing (toolgate-http-pg without a PostgreSQL) is
+// skipped, and shown so, after one check made before any child starts.
 import { readFileSync } from 'node:fs';
 import { arch, cpus, totalmem, type } from 'node:os';
 import { join, relative } from 'node:path';
+import { POSTGRES_URL } from '../postgres-url.ts';
 import { BENCH_DIR, ensureBenchDeps, installedVersion } from './bench-deps.ts';
+import { checkPostgres, createThrowawayDatabase, DATABASE_URL_ENV, type ThrowawayDatabase } from './postgres-database.ts';
 import { runChild, startMockProcess, type ChildOutcome } from './processes.ts';
-import { reportLines, saveReport, type ReportInput } from './report.ts';
+import { reportLines, saveReport, type ReportInput, type SkippedRunner } from './report.ts';
 import { BASELINE_ID, RUNNERS, type RunnerEntry } from './runners-list.ts';
 import { aggregate } from './stats.ts';
 import { ensureToolgateBuilt, toolgateFrom } from './toolgate-package.ts';
 import { judgeTargets } from './targets.ts';
-import { workloads as allWorkloads } from './workload.ts';
+import { workloads as allWorkloads, type Workload } from './workload.ts';
 
 const DEFAULT_REPETITIONS = 3;
 /** Repetitions stop early rather than run past this (the whole comparison must stay under 15 minutes). */
@@ -31,6 +35,44 @@ function selectRunners(filter: string | undefined): RunnerEntry[] {
   return RUNNERS.filter((r) => r.id === BASELINE_ID || terms.some((t) => r.id.includes(t)));
 }
 
+/**
+ * The runners whose service is missing, each with the reason, and the versions
+ * of the services found. Asked once, before any child, so that a missing
+ * PostgreSQL skips its runner instead of failing it once per workload.
+ */
+async function checkServices(runners: RunnerEntry[]): Promise<{ skipped: SkippedRunner[]; versions: [string, string][] }> {
+  const needing = runners.filter((r) => r.needs === 'postgres');
+  if (needing.length === 0) return { skipped: [], versions: [] };
+  const check = await checkPostgres(POSTGRES_URL);
+  if (check.ok) return { skipped: [], versions: [['PostgreSQL (server)', check.version]] };
+  return { skipped: needing.map((r) => ({ runner: r.id, reason: check.reason })), versions: [] };
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * One child. A runner that needs PostgreSQL gets an empty database of its own,
+ * created before its process starts (so not counted in its start-up) and
+ * dropped once the process has ended, however it ended, a timeout included;
+ * a database that could not be dropped is noted in the report.
+ */
+async function runOne(runner: RunnerEntry, options: { url: string; workload: Workload; timeoutMs: number }, notes: string[]): Promise<ChildOutcome> {
+  if (runner.needs !== 'postgres') return runChild({ ...options, runner: runner.id });
+  let database: ThrowawayDatabase;
+  try {
+    database = await createThrowawayDatabase(POSTGRES_URL);
+  } catch (error) {
+    return { ok: false, runner: runner.id, workload: options.workload.id, error: `could not create its database: ${errorText(error)}` };
+  }
+  try {
+    return await runChild({ ...options, runner: runner.id, env: { [DATABASE_URL_ENV]: database.url } });
+  } finally {
+    await database.drop().catch((error: unknown) => notes.push(`could not drop the database ${database.name}: ${errorText(error)}`));
+  }
+}
+
 function localDate(d: Date): string {
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 }
@@ -40,10 +82,10 @@ function machine(): string {
   return `Node ${process.version}, ${type()} ${arch()}, ${cores.length} cores (${cores[0]?.model.trim() ?? 'unknown CPU'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB memory`;
 }
 
-function versions(runners: RunnerEntry[]): [string, string][] {
+function versions(runners: RunnerEntry[], services: [string, string][]): [string, string][] {
   const root = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   const names = [...new Set([...runners.flatMap((r) => r.packages), 'zod'])];
-  return [[`toolgate (${toolgateFrom() === 'src' ? '../src, TypeScript' : '../dist, built'})`, root.version], ['node', process.version], ...names.map((n): [string, string] => [n, installedVersion(n)])];
+  return [[`toolgate (${toolgateFrom() === 'src' ? '../src, TypeScript' : '../dist, built'})`, root.version], ['node', process.version], ...services, ...names.map((n): [string, string] => [n, installedVersion(n)])];
 }
 
 /** Drops the per-run arrays: the .json keeps every child's summary, not every sample. */
@@ -60,15 +102,18 @@ export async function runFrameworksBench(): Promise<{ name: string; lines: strin
   const filtered = runners.length < RUNNERS.length;
   const repetitions = Number(process.env['BENCH_REPS'] ?? (quick ? 1 : DEFAULT_REPETITIONS));
   if (!Number.isInteger(repetitions) || repetitions < 1) throw new Error(`BENCH_REPS must be a positive integer, got "${process.env['BENCH_REPS'] ?? ''}"`);
-  if (runners.some((r) => r.file.startsWith('./anchors/'))) ensureBenchDeps();
-  if (runners.some((r) => r.id.startsWith('toolgate'))) ensureToolgateBuilt((line) => console.log(line));
+  const services = await checkServices(runners);
+  for (const s of services.skipped) console.log(`frameworks: ${s.runner} skipped: ${s.reason}`);
+  const active = runners.filter((r) => !services.skipped.some((s) => s.runner === r.id));
+  if (active.some((r) => r.file.startsWith('./anchors/'))) ensureBenchDeps();
+  if (active.some((r) => r.id.startsWith('toolgate'))) ensureToolgateBuilt((line) => console.log(line));
   const workloads = allWorkloads(quick);
   const timeoutMs = quick ? CHILD_TIMEOUT_MS.quick : CHILD_TIMEOUT_MS.full;
   const mock = await startMockProcess();
   const outcomes: Map<string, ChildOutcome>[] = [];
   const notes: string[] = [];
   try {
-    console.log(`frameworks: mock model at ${mock.url}; ${runners.length} runners × ${workloads.length} workloads × ${repetitions} repetition(s), each in its own process`);
+    console.log(`frameworks: mock model at ${mock.url}; ${active.length} runners × ${workloads.length} workloads × ${repetitions} repetition(s), each in its own process`);
     let repMs = 0;
     for (let rep = 0; rep < repetitions; rep++) {
       const elapsed = performance.now() - started;
@@ -84,12 +129,12 @@ export async function runFrameworksBench(): Promise<{ name: string; lines: strin
       // runners and workloads (10 tools against 1 compares two workloads).
       const workloadOrder = [...workloads.slice(rep % workloads.length), ...workloads.slice(0, rep % workloads.length)];
       for (const [w, workload] of workloadOrder.entries()) {
-        const shift = (rep + w) % runners.length;
-        const order = [...runners.slice(shift), ...runners.slice(0, shift)];
+        const shift = (rep + w) % active.length;
+        const order = [...active.slice(shift), ...active.slice(0, shift)];
         process.stdout.write(`  [${rep + 1}/${repetitions}] ${workload.id}:`);
         for (const runner of order) {
           const t = performance.now();
-          const outcome = await runChild({ runner: runner.id, url: mock.url, workload, timeoutMs });
+          const outcome = await runOne(runner, { url: mock.url, workload, timeoutMs }, notes);
           byKey.set(`${runner.id} ${workload.id}`, outcome);
           process.stdout.write(` ${runner.id} ${outcome.ok ? `${((performance.now() - t) / 1000).toFixed(1)}s` : 'FAILED'}`);
         }
@@ -100,7 +145,7 @@ export async function runFrameworksBench(): Promise<{ name: string; lines: strin
   } finally {
     await mock.close();
   }
-  const cells = aggregate({ outcomes, runners: runners.map((r) => r.id), workloads: workloads.map((w) => w.id), baseline: BASELINE_ID });
+  const cells = aggregate({ outcomes, runners: active.map((r) => r.id), workloads: workloads.map((w) => w.id), baseline: BASELINE_ID });
   const elapsedS = (performance.now() - started) / 1000;
   const input: ReportInput = {
     date: localDate(new Date()),
@@ -108,8 +153,9 @@ export async function runFrameworksBench(): Promise<{ name: string; lines: strin
     quick,
     repetitions: outcomes.length,
     elapsedS,
-    versions: versions(runners),
+    versions: versions(active, services.versions),
     runners,
+    skipped: services.skipped,
     workloads,
     cells,
     verdicts: judgeTargets(cells, BASELINE_ID),

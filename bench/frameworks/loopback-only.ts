@@ -3,6 +3,7 @@
 // as a guard, should a default change in a later version, every TCP
 // connection to a host that is not loopback fails at once, naming the host.
 import { Socket } from 'node:net';
+import { isLoopbackHost } from './loopback-host.ts';
 
 Object.assign(process.env, {
   MASTRA_TELEMETRY_DISABLED: '1',
@@ -11,7 +12,6 @@ Object.assign(process.env, {
   LANGCHAIN_TRACING_V2: 'false',
 });
 
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/;
 /** Connections refused, by host: reported by the child when not empty. */
 export const refusedHosts = new Set<string>();
 
@@ -32,7 +32,7 @@ function hostOf(args: unknown[]): string | undefined {
 
 (Socket.prototype as unknown as { connect: Connect }).connect = function guardedConnect(this: Socket, ...args: unknown[]): Socket {
   const host = hostOf(args);
-  if (host !== undefined && !LOOPBACK.test(host)) {
+  if (host !== undefined && !isLoopbackHost(host)) {
     refusedHosts.add(host);
     process.nextTick(() => this.destroy(new Error(`the benchmark connects to nothing outside this machine (refused: ${host})`)));
     return this;

@@ -40,10 +40,11 @@ export async function startMockProcess(): Promise<MockProcess> {
 
 export type ChildOutcome = ChildResult | ChildFailure;
 
-/** Runs one runner for one workload in a new process; a crash, a timeout or unreadable output is a failure, never a throw. */
-export async function runChild(options: { runner: string; url: string; workload: Workload; timeoutMs: number }): Promise<ChildOutcome> {
+/** Runs one runner for one workload in a new process (`env` added to ours); a crash, a timeout or unreadable output is a failure, never a throw. */
+export async function runChild(options: { runner: string; url: string; workload: Workload; timeoutMs: number; env?: Record<string, string> }): Promise<ChildOutcome> {
   const { runner, workload } = options;
-  const child = spawn(process.execPath, [CHILD, '--runner', runner, '--url', options.url, '--workload', JSON.stringify(workload)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = options.env === undefined ? process.env : { ...process.env, ...options.env };
+  const child = spawn(process.execPath, [CHILD, '--runner', runner, '--url', options.url, '--workload', JSON.stringify(workload)], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));

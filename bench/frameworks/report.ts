@@ -8,6 +8,13 @@ import type { Cell } from './stats.ts';
 import { verdictLine, type Verdict } from './targets.ts';
 import { MODEL_STEPS, TOOL_STEPS, type Workload } from './workload.ts';
 
+/** A runner not run because a service it needs is missing (compare.ts checks before any child starts). */
+export interface SkippedRunner {
+  runner: string;
+  /** Names the service without its password. */
+  reason: string;
+}
+
 export interface ReportInput {
   date: string;
   machine: string;
@@ -15,7 +22,9 @@ export interface ReportInput {
   repetitions: number;
   elapsedS: number;
   versions: [string, string][];
+  /** Every runner selected, the skipped ones included: they are shown, with no figures. */
   runners: RunnerEntry[];
+  skipped: SkippedRunner[];
   workloads: Workload[];
   cells: Cell[];
   verdicts: Verdict[];
@@ -48,6 +57,10 @@ function workloadTable(input: ReportInput, w: Workload): string[] {
   const rows: string[][] = [HEAD];
   const failures: string[] = [];
   for (const runner of input.runners) {
+    if (input.skipped.some((s) => s.runner === runner.id)) {
+      rows.push([runner.id, 'skipped', ...HEAD.slice(2).map(() => '')]);
+      continue;
+    }
     const cell = input.cells.find((c) => c.runner === runner.id && c.workload === w.id);
     if (cell === undefined) continue;
     const f = cell.figures;
@@ -93,6 +106,7 @@ export function reportLines(input: ReportInput): string[] {
     '',
     'µs/step: wall time ÷ model steps. +µs/step and × baseline: against the hand-written loop of the same repetition. CPU: user + system of the runner process (the mock excluded). p50/p99: one run, prompt to answer. 1st token: median time from the answer\'s model request to the first answer text the runner sees, beyond the baseline\'s (in brackets). RSS ready: after imports and setup; peak: the process\'s high-water mark. Start-up: process start to ready.',
     '',
+    ...(input.skipped.length === 0 ? [] : [...input.skipped.map((s) => `Skipped: ${s.runner}, ${s.reason}.`), '']),
     ...input.workloads.flatMap((w) => workloadTable(input, w)),
     '## Versions',
     '',
@@ -100,7 +114,7 @@ export function reportLines(input: ReportInput): string[] {
     '',
     '## Runners',
     '',
-    ...input.runners.map((r) => `- ${r.id}: ${r.label} (${r.file})`),
+    ...input.runners.map((r) => `- ${r.id}: ${r.label} (${r.file})${input.skipped.some((s) => s.runner === r.id) ? ', skipped' : ''}`),
     '',
   ];
 }

@@ -9,6 +9,12 @@ export interface RunnerEntry {
   file: string;
   /** The npm packages whose versions the report names. */
   packages: string[];
+  /**
+   * A service the runner needs besides the mock. compare.ts checks it once,
+   * before any child starts: when it is missing the runner is shown as skipped,
+   * with the reason, rather than failed.
+   */
+  needs?: 'postgres';
 }
 
 export const BASELINE_ID = 'baseline';
@@ -18,6 +24,7 @@ export const RUNNERS: RunnerEntry[] = [
   { id: 'toolgate-memory', label: 'toolgate, memory store', file: './runners/toolgate-memory.ts', packages: [] },
   { id: 'toolgate-sqlite', label: 'toolgate, SQLite store', file: './runners/toolgate-sqlite.ts', packages: [] },
   { id: 'toolgate-http', label: 'toolgate HTTP server (SQLite)', file: './runners/toolgate-http.ts', packages: [] },
+  { id: 'toolgate-http-pg', label: 'toolgate HTTP server (PostgreSQL)', file: './runners/toolgate-http-pg.ts', packages: [], needs: 'postgres' },
   { id: 'ai-sdk', label: 'Vercel AI SDK', file: './anchors/ai-sdk.ts', packages: ['ai', '@ai-sdk/openai'] },
   { id: 'openai-agents', label: 'OpenAI Agents SDK', file: './anchors/openai-agents.ts', packages: ['@openai/agents', 'openai'] },
   { id: 'langgraph', label: 'LangGraph createReactAgent', file: './anchors/langgraph.ts', packages: ['@langchain/langgraph', '@langchain/openai', '@langchain/core'] },

@@ -14,8 +14,8 @@ import { draft, type EventDraft, type RunStore } from '../../src/core/index.ts';
 import { MemoryRunStore } from '../../src/store/memory/memory-run-store.ts';
 import { openPostgresRunStore } from '../../src/store/postgres/open-postgres-run-store.ts';
 import { openSqliteRunStore } from '../../src/store/sqlite/open-sqlite-run-store.ts';
+import { POSTGRES_URL } from '../postgres-url.ts';
 
-const URL_ = process.env['TOOLGATE_TEST_POSTGRES_URL'] || process.env['DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/test';
 const MAX_MS = 1_500;
 const DELIVERIES = 200;
 
@@ -84,7 +84,7 @@ const rate = (n: number): string => `${Math.round(n).toLocaleString('en-US')}/s`
 const ms = (n: number): string => `${n.toFixed(2)} ms`.padStart(9);
 
 export async function runPostgresBench(): Promise<{ name: string; lines: string[] }> {
-  const admin = new pg.Client({ connectionString: URL_ });
+  const admin = new pg.Client({ connectionString: POSTGRES_URL });
   try {
     await admin.connect();
   } catch (error) {
@@ -96,8 +96,8 @@ export async function runPostgresBench(): Promise<{ name: string; lines: string[
   try {
     const memory = new MemoryRunStore();
     const sqlite = await openSqliteRunStore({ path: join(dir, 'bench.db') });
-    const a = await openPostgresRunStore({ url: URL_, schema });
-    const b = await openPostgresRunStore({ url: URL_, schema });
+    const a = await openPostgresRunStore({ url: POSTGRES_URL, schema });
+    const b = await openPostgresRunStore({ url: POSTGRES_URL, schema });
     try {
       lines.push('events appended per second (higher is better; ratio = memory ÷ this)');
       for (const batch of [1, 10]) {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
 import { dirname, resolve } from 'node:path';
-import { parseDocument } from 'yaml';
 import { ToolgateError, isJsonObject } from '../core/index.ts';
 import { configSchema, type ToolgateConfig } from './config-schema.ts';
 import { formatConfigIssues } from './format-config-issues.ts';
@@ -62,6 +63,8 @@ export function readConfigFile(file: string): unknown {
       throw new ToolgateError('config_invalid', `${file}: not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
+  // yaml is required here, not imported: a library user who never reads a YAML file does not load it.
+  const { parseDocument } = createRequire(import.meta.url)('yaml') as typeof Yaml;
   const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
     const first = doc.errors[0];

@@ -1,4 +1,4 @@
-// What the three toolgate runners share: the tools defined in code with
+// What the toolgate runners share: the tools defined in code with
 // defineTool, and createToolgate pointed at the mock as an OpenAI-compatible
 // endpoint. createToolgate uses the process's one shared validator.
 import { mkdtempSync, rmSync } from 'node:fs';

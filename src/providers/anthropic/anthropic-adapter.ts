@@ -3,7 +3,7 @@ import { parseJson } from '../../core/parse-json.ts';
 import type { GenerateOptions, ModelAdapter, ModelRequest, ModelResponse } from '../../core/ports/model-adapter.ts';
 import { providerMessage } from '../shared/http-errors.ts';
 import { readLimits, type ReadLimitOptions } from '../shared/limits.ts';
-import { callWithRetries, readAnswerText, readFailure, RetryableFailure, type RetryPolicy } from '../shared/request-loop.ts';
+import { callWithRetries, readAnswerText, readFailure, requestHeaders, RetryableFailure, type RetryPolicy } from '../shared/request-loop.ts';
 import { readSseEvents } from '../shared/sse-reader.ts';
 import { asObject } from '../shared/wire.ts';
 import { httpError, shouldRetry } from './errors.ts';
@@ -108,13 +108,15 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): ModelA
         policy: options,
         signal: generate.signal,
         request: () => {
-          const headers = new Headers({
-            'content-type': 'application/json',
-            accept: request.stream ? 'text/event-stream' : 'application/json',
-            'anthropic-version': options.version ?? DEFAULT_ANTHROPIC_VERSION,
-          });
-          if (options.apiKey !== undefined && options.apiKey !== '') headers.set('x-api-key', options.apiKey);
-          for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
+          const headers = requestHeaders(
+            {
+              'content-type': 'application/json',
+              accept: request.stream ? 'text/event-stream' : 'application/json',
+              'anthropic-version': options.version ?? DEFAULT_ANTHROPIC_VERSION,
+              ...(options.apiKey === undefined || options.apiKey === '' ? {} : { 'x-api-key': options.apiKey }),
+            },
+            options.headers,
+          );
           const body = JSON.stringify(
             toWireBody({
               model: options.model,

@@ -4,7 +4,7 @@ import { parseJson } from '../../core/parse-json.ts';
 import { providerMessage } from '../shared/http-errors.ts';
 import { readLimits, type ReadLimitOptions } from '../shared/limits.ts';
 import { readLines } from '../shared/ndjson-reader.ts';
-import { callWithRetries, readAnswerText, readFailure, RetryableFailure, type RetryPolicy } from '../shared/request-loop.ts';
+import { callWithRetries, readAnswerText, readFailure, requestHeaders, RetryableFailure, type RetryPolicy } from '../shared/request-loop.ts';
 import { asObject } from '../shared/wire.ts';
 import { httpError, RETRYABLE_STATUSES, withConnectionHint } from './errors.ts';
 import { parseChatResponse } from './from-wire.ts';
@@ -180,9 +180,14 @@ export function createOllamaAdapter(options: OllamaAdapterOptions): ModelAdapter
           policy: options,
           signal: generate.signal,
           request: () => {
-            const headers = new Headers({ 'content-type': 'application/json', accept: request.stream ? 'application/x-ndjson' : 'application/json' });
-            if (options.apiKey !== undefined && options.apiKey !== '') headers.set('authorization', `Bearer ${options.apiKey}`);
-            for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
+            const headers = requestHeaders(
+              {
+                'content-type': 'application/json',
+                accept: request.stream ? 'application/x-ndjson' : 'application/json',
+                ...(options.apiKey === undefined || options.apiKey === '' ? {} : { authorization: `Bearer ${options.apiKey}` }),
+              },
+              options.headers,
+            );
             return { headers, body: JSON.stringify(toWireBody({ model: options.model, request, ...wireOptions })) };
           },
           retryable: (status) => RETRYABLE_STATUSES.has(status),

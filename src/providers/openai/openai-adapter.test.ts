@@ -91,6 +91,14 @@ describe('openai adapter: request on the wire', () => {
     });
   });
 
+  it('a configured header replaces the default of the same name, whatever its case, and is sent once', async () => {
+    mock.enqueue({ text: 'ok' });
+    await adapter({ headers: { Authorization: 'Bearer from-config', 'Content-Type': 'application/json; charset=utf-8' } }).generate(ask());
+    const req = mock.requests[0];
+    assert.equal(req?.headers.authorization, 'Bearer from-config');
+    assert.equal(req?.headers['content-type'], 'application/json; charset=utf-8');
+  });
+
   it('sends no authorization header without a key, and no stream flags when not streaming', async () => {
     mock.enqueue({ text: 'ok' });
     await adapter({ apiKey: '' }).generate(ask({ stream: false, tools: [] }));

@@ -2,7 +2,7 @@ import { ToolgateError } from '../../core/errors.ts';
 import type { GenerateOptions, ModelAdapter, ModelRequest, ModelResponse } from '../../core/ports/model-adapter.ts';
 import { providerMessage } from '../shared/http-errors.ts';
 import { readLimits, type ReadLimitOptions } from '../shared/limits.ts';
-import { callWithRetries, readAnswerText, readFailure, RetryableFailure, type RetryPolicy } from '../shared/request-loop.ts';
+import { callWithRetries, readAnswerText, readFailure, requestHeaders, RetryableFailure, type RetryPolicy } from '../shared/request-loop.ts';
 import { readSseEvents } from '../shared/sse-reader.ts';
 import { asObject } from '../shared/wire.ts';
 import { httpError, isQuotaGone, RETRYABLE_STATUSES } from './errors.ts';
@@ -101,9 +101,14 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter
         policy: options,
         signal: generate.signal,
         request: () => {
-          const headers = new Headers({ 'content-type': 'application/json', accept: request.stream ? 'text/event-stream' : 'application/json' });
-          if (options.apiKey !== undefined && options.apiKey !== '') headers.set('authorization', `Bearer ${options.apiKey}`);
-          for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
+          const headers = requestHeaders(
+            {
+              'content-type': 'application/json',
+              accept: request.stream ? 'text/event-stream' : 'application/json',
+              ...(options.apiKey === undefined || options.apiKey === '' ? {} : { authorization: `Bearer ${options.apiKey}` }),
+            },
+            options.headers,
+          );
           const body = JSON.stringify(toWireBody({ model: options.model, request, ...(options.extraBody === undefined ? {} : { extraBody: options.extraBody }) }));
           return { headers, body };
         },

@@ -5,26 +5,43 @@
  * the connection is released rather than left to fill.
  */
 export async function* bodyChunks(body: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncGenerator<Uint8Array> {
-  const reader = body.getReader();
-  // Cancelling settles a pending read, which the loop then turns into the abort.
-  const onAbort = (): void => void reader.cancel(signal?.reason).catch(() => undefined);
-  signal?.addEventListener('abort', onAbort, { once: true });
-  let finished = false;
+  const reader = new BodyReader(body, signal);
   try {
-    while (true) {
-      signal?.throwIfAborted();
-      const chunk = await reader.read();
-      signal?.throwIfAborted();
-      if (chunk.done) {
-        finished = true;
-        return;
-      }
-      yield chunk.value;
-    }
+    for (let chunk = await reader.next(); chunk !== undefined; chunk = await reader.next()) yield chunk;
   } finally {
-    signal?.removeEventListener('abort', onAbort);
-    if (!finished) await reader.cancel().catch(() => undefined);
-    reader.releaseLock();
+    await reader.close();
+  }
+}
+
+/** What bodyChunks does, without a generator: readText uses it directly, on a path taken per model step. */
+class BodyReader {
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #signal: AbortSignal | undefined;
+  // Cancelling settles a pending read, which next() then turns into the abort.
+  readonly #onAbort = (): void => void this.#reader.cancel(this.#signal?.reason).catch(() => undefined);
+  #finished = false;
+
+  constructor(body: ReadableStream<Uint8Array>, signal: AbortSignal | undefined) {
+    this.#reader = body.getReader();
+    this.#signal = signal;
+    signal?.addEventListener('abort', this.#onAbort, { once: true });
+  }
+
+  /** The next chunk; undefined at the end. Throws the signal's reason once it aborts. */
+  async next(): Promise<Uint8Array | undefined> {
+    this.#signal?.throwIfAborted();
+    const chunk = await this.#reader.read();
+    this.#signal?.throwIfAborted();
+    if (!chunk.done) return chunk.value;
+    this.#finished = true;
+    return undefined;
+  }
+
+  /** Stopped before the end (an error, a limit, an abort): the body is cancelled, so the connection is released. */
+  async close(): Promise<void> {
+    this.#signal?.removeEventListener('abort', this.#onAbort);
+    if (!this.#finished) await this.#reader.cancel().catch(() => undefined);
+    this.#reader.releaseLock();
   }
 }
 
@@ -44,18 +61,24 @@ export async function readText(response: Response, options: ReadTextOptions): Pr
     await response.body.cancel().catch(() => undefined);
     throw tooLarge(declared);
   }
+  const reader = new BodyReader(response.body, signal);
   const parts: Uint8Array[] = [];
   let total = 0;
-  for await (const chunk of bodyChunks(response.body, signal)) {
-    if (total + chunk.byteLength > maxBytes) {
-      if (tooLarge !== undefined) throw tooLarge(undefined);
-      parts.push(chunk.subarray(0, maxBytes - total));
-      total = maxBytes;
-      break;
+  try {
+    for (let chunk = await reader.next(); chunk !== undefined; chunk = await reader.next()) {
+      if (total + chunk.byteLength > maxBytes) {
+        if (tooLarge !== undefined) throw tooLarge(undefined);
+        parts.push(chunk.subarray(0, maxBytes - total));
+        total = maxBytes;
+        break;
+      }
+      parts.push(chunk);
+      total += chunk.byteLength;
     }
-    parts.push(chunk);
-    total += chunk.byteLength;
+  } finally {
+    await reader.close();
   }
+  if (parts.length === 1 && parts[0] !== undefined) return new TextDecoder('utf-8').decode(parts[0]);
   const bytes = new Uint8Array(total);
   let offset = 0;
   for (const part of parts) {

@@ -83,7 +83,7 @@ export interface HttpModelCall<T> {
   fetch: typeof fetch;
   policy: RetryPolicy;
   /** Headers and body of one attempt (built again for each, so nothing is shared between attempts). */
-  request: () => { headers: Headers; body: string };
+  request: () => { headers: Record<string, string>; body: string };
   /** Whether an error status (with its body, already read, and headers) deserves another attempt. */
   retryable: (status: number, bodyText: string, headers: Headers) => boolean;
   /** The final error for an HTTP status that is not retried or whose retries ran out. */
@@ -94,9 +94,61 @@ export interface HttpModelCall<T> {
   signal?: AbortSignal | undefined;
 }
 
+/**
+ * The headers of a request: the provider's own, then the configured ones, which
+ * replace a default of the same name whatever its case (as Headers.set would).
+ * A plain object, which fetch reads once, rather than a Headers built per call.
+ */
+export function requestHeaders(defaults: Record<string, string>, configured: Record<string, string> | undefined): Record<string, string> {
+  if (configured === undefined) return defaults;
+  const headers = { ...defaults };
+  for (const [name, value] of Object.entries(configured)) {
+    const lower = name.toLowerCase();
+    for (const key of Object.keys(headers)) if (key.toLowerCase() === lower) delete headers[key];
+    headers[lower] = value;
+  }
+  return headers;
+}
+
 /** A function, not an inline check, so TypeScript does not narrow `aborted` across awaits. */
 function aborted(signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true;
+}
+
+/**
+ * The signal of one attempt: aborted by the caller's signal or when the
+ * attempt's time is up. One controller and one timer, rather than
+ * AbortSignal.timeout + AbortSignal.any, whose composite signal is re-checked on
+ * every `aborted` read and held by weak references until collected: measurable
+ * on a hot path that makes a model call per step.
+ */
+class AttemptSignal {
+  readonly #controller = new AbortController();
+  readonly #timer: NodeJS.Timeout;
+  readonly #user: AbortSignal | undefined;
+  readonly #forward = (): void => this.#controller.abort(this.#user?.reason);
+  timedOut = false;
+
+  constructor(timeoutMs: number, user: AbortSignal | undefined) {
+    this.#user = user;
+    this.#timer = setTimeout(() => {
+      this.timedOut = true;
+      this.#controller.abort(new DOMException(`The operation timed out after ${timeoutMs} ms`, 'TimeoutError'));
+    }, timeoutMs);
+    // Like AbortSignal.timeout: a pending attempt does not keep the process alive on its own.
+    this.#timer.unref();
+    user?.addEventListener('abort', this.#forward, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** Stops the timer and the forwarding; the signal stays as it is. */
+  dispose(): void {
+    clearTimeout(this.#timer);
+    this.#user?.removeEventListener('abort', this.#forward);
+  }
 }
 
 export async function callWithRetries<T>(call: HttpModelCall<T>): Promise<T> {
@@ -107,13 +159,13 @@ export async function callWithRetries<T>(call: HttpModelCall<T>): Promise<T> {
   const cancelled = (): ToolgateError => new ToolgateError('cancelled', `model request to ${url} was cancelled`, { cause: userSignal?.reason });
   for (let attempt = 1; ; attempt += 1) {
     if (aborted(userSignal)) throw cancelled();
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = userSignal === undefined ? timeout : AbortSignal.any([userSignal, timeout]);
+    const attemptSignal = new AttemptSignal(timeoutMs, userSignal);
     try {
-      return await attemptOnce(call, signal, attempt);
+      return await attemptOnce(call, attemptSignal.signal, attempt);
     } catch (error) {
+      attemptSignal.dispose();
       if (aborted(userSignal)) throw cancelled();
-      if (timeout.aborted) {
+      if (attemptSignal.timedOut) {
         throw new ToolgateError(
           'model_timeout',
           `model request to ${url} did not finish within ${timeoutMs} ms; raise timeoutMs (providers.${call.provider}.timeoutMs) for slow or local models`,
@@ -133,6 +185,8 @@ export async function callWithRetries<T>(call: HttpModelCall<T>): Promise<T> {
       } catch {
         throw cancelled();
       }
+    } finally {
+      attemptSignal.dispose();
     }
   }
 }

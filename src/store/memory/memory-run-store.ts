@@ -61,7 +61,7 @@ export class MemoryRunStore implements RunStore {
 
   async createRun(init: NewRun): Promise<Run> {
     this.#assertOpen();
-    return structuredClone(this.#insertRun(init));
+    return copyJson(this.#insertRun(init));
   }
 
   async createRunIdempotent(init: NewRun, idempotency: IdempotencyRequest): Promise<{ run: Run; created: boolean }> {
@@ -75,7 +75,7 @@ export class MemoryRunStore implements RunStore {
         throw idempotencyMismatch(idempotency.key);
       }
       const entry = this.#runs.get(existing.runId);
-      if (entry !== undefined) return { run: structuredClone(entry.run), created: false };
+      if (entry !== undefined) return { run: copyJson(entry.run), created: false };
     }
     const run = this.#insertRun(init);
     this.#pruneExpiredKeys(now);
@@ -85,7 +85,7 @@ export class MemoryRunStore implements RunStore {
       requestHash: idempotency.requestHash,
       expiresAt: now + (idempotency.ttlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS),
     });
-    return { run: structuredClone(run), created: true };
+    return { run: copyJson(run), created: true };
   }
 
   async getThread(threadId: string, tenantId?: string): Promise<Thread | undefined> {
@@ -101,7 +101,7 @@ export class MemoryRunStore implements RunStore {
   async getRun(runId: string): Promise<Run | undefined> {
     this.#assertOpen();
     const entry = this.#runs.get(runId);
-    return entry === undefined ? undefined : structuredClone(entry.run);
+    return entry === undefined ? undefined : copyJson(entry.run);
   }
 
   async listRuns(query: ListRunsQuery = {}): Promise<RunPage> {
@@ -117,7 +117,7 @@ export class MemoryRunStore implements RunStore {
       .filter((e) => query.threadId === undefined || e.run.threadId === query.threadId)
       .reverse();
     const page = matching.slice(0, limit);
-    const runs = page.map((e) => structuredClone(e.run));
+    const runs = page.map((e) => copyJson(e.run));
     const last = page.at(-1);
     return matching.length > limit && last !== undefined ? { runs, nextCursor: String(last.seq) } : { runs };
   }
@@ -137,7 +137,7 @@ export class MemoryRunStore implements RunStore {
     const stored = drafts.map((d, i): StoredEvent => ({ id: entry.run.lastEventId + i + 1, type: d.type, time, data: JSON.stringify(d.data) }));
     const events = stored.map((e) => eventOf(runId, e));
     entry.events.push(...stored);
-    const { pendingApproval, ...rest } = structuredClone(patch ?? {});
+    const { pendingApproval, ...rest } = copyJson(patch ?? {});
     const next: Run = { ...entry.run, ...rest, lastEventId: entry.run.lastEventId + events.length, updatedAt: time };
     if (pendingApproval === null) delete next.pendingApproval;
     else if (pendingApproval !== undefined) next.pendingApproval = pendingApproval;
@@ -188,7 +188,7 @@ export class MemoryRunStore implements RunStore {
     const entry = this.#runs.get(lease.runId);
     if (entry === undefined) return undefined;
     releaseLease(entry.lease, lease);
-    return structuredClone(entry.run);
+    return copyJson(entry.run);
   }
 
   async close(): Promise<void> {
@@ -213,10 +213,10 @@ export class MemoryRunStore implements RunStore {
       ...(init.tenantId === undefined ? {} : { tenantId: init.tenantId }),
       ...(init.userId === undefined ? {} : { userId: init.userId }),
       ...(init.threadId === undefined ? {} : { threadId: init.threadId }),
-      ...(init.metadata === undefined ? {} : { metadata: structuredClone(init.metadata) }),
-      ...(init.context === undefined ? {} : { context: structuredClone(init.context) }),
+      ...(init.metadata === undefined ? {} : { metadata: copyJson(init.metadata) }),
+      ...(init.context === undefined ? {} : { context: copyJson(init.context) }),
       ...(init.dryRun === undefined ? {} : { dryRun: init.dryRun }),
-      ...(init.settings === undefined ? {} : { settings: structuredClone(init.settings) }),
+      ...(init.settings === undefined ? {} : { settings: copyJson(init.settings) }),
     };
     this.#seq += 1;
     this.#runs.set(id, { run, events: [], seq: this.#seq, lease: { owner: undefined, epoch: 0, expiresAt: undefined } });
@@ -240,6 +240,15 @@ export class MemoryRunStore implements RunStore {
   #assertOpen(): void {
     if (this.#closed) throw new ToolgateError('internal', 'the run store is closed');
   }
+}
+
+/**
+ * A deep copy of stored data (plain JSON: the SQLite store keeps the same as
+ * text). A JSON round trip is several times cheaper than structuredClone for
+ * the small objects appended at every step.
+ */
+function copyJson<T>(value: T): T {
+  return parseJson(JSON.stringify(value)) as T;
 }
 
 function parseCursor(cursor: string): number {

@@ -5,35 +5,35 @@ import { RUN_COLUMNS, json } from './run-row.ts';
 export const INSERT_RUN = `INSERT INTO runs (${RUN_COLUMNS.join(', ')}) VALUES (${RUN_COLUMNS.map(() => '?').join(', ')})
   ON CONFLICT (id) DO NOTHING`;
 
-// One statement for every patch shape: a set_* flag says whether the column changes.
-export const UPDATE_RUN = `UPDATE runs SET
-  status = CASE WHEN :set_status THEN :status ELSE status END,
-  output = CASE WHEN :set_output THEN :output ELSE output END,
-  error = CASE WHEN :set_error THEN :error ELSE error END,
-  usage = CASE WHEN :set_usage THEN :usage ELSE usage END,
-  steps = CASE WHEN :set_steps THEN :steps ELSE steps END,
-  pending_approval = CASE WHEN :set_pending THEN :pending ELSE pending_approval END,
-  ended_by = COALESCE(ended_by, :ended_by),
-  last_event_id = :last_event_id,
-  updated_at = :updated_at
-WHERE id = :id`;
-
-/** The named parameters of UPDATE_RUN that carry the patch (null pendingApproval clears it). */
-export function patchParams(patch: RunPatch): Record<string, SQLInputValue> {
-  return {
-    set_status: Number(patch.status !== undefined),
-    status: patch.status ?? null,
-    set_output: Number(patch.output !== undefined),
-    output: patch.output ?? null,
-    set_error: Number(patch.error !== undefined),
-    error: json(patch.error),
-    set_usage: Number(patch.usage !== undefined),
-    usage: json(patch.usage),
-    set_steps: Number(patch.steps !== undefined),
-    steps: patch.steps ?? null,
-    set_pending: Number(patch.pendingApproval !== undefined),
-    pending: json(patch.pendingApproval),
+/**
+ * The UPDATE of an append: only the columns the patch sets, with positional
+ * parameters. Setting a column, even to its own value, rewrites the index
+ * entries that cover it (status is indexed), and most appends change nothing but
+ * last_event_id: a statement per patch shape (at most 2^7, each prepared once)
+ * keeps those commits to the pages that really change.
+ */
+export function runUpdate(patch: RunPatch, endedBy: string | undefined, lastEventId: number, updatedAt: string, runId: string): { sql: string; params: SQLInputValue[] } {
+  const sets: string[] = [];
+  const params: SQLInputValue[] = [];
+  const set = (column: string, value: SQLInputValue): void => {
+    sets.push(`${column} = ?`);
+    params.push(value);
   };
+  if (patch.status !== undefined) set('status', patch.status);
+  if (patch.output !== undefined) set('output', patch.output);
+  if (patch.error !== undefined) set('error', json(patch.error));
+  if (patch.usage !== undefined) set('usage', json(patch.usage));
+  if (patch.steps !== undefined) set('steps', patch.steps);
+  // null clears a pending approval.
+  if (patch.pendingApproval !== undefined) set('pending_approval', json(patch.pendingApproval));
+  if (endedBy !== undefined) {
+    sets.push('ended_by = COALESCE(ended_by, ?)');
+    params.push(endedBy);
+  }
+  set('last_event_id', lastEventId);
+  set('updated_at', updatedAt);
+  params.push(runId);
+  return { sql: `UPDATE runs SET ${sets.join(', ')} WHERE id = ?`, params };
 }
 
 export const SELECT_APPEND_STATE = 'SELECT last_event_id, status, ended_by, lease_owner, lease_epoch, lease_expires_at FROM runs WHERE id = ?';

@@ -55,10 +55,11 @@ export class SqliteConnection {
    */
   transaction<T>(action: string, work: () => T, mode: 'IMMEDIATE' | 'DEFERRED' = 'IMMEDIATE'): T {
     return this.run(action, () => {
-      this.#db.exec(`BEGIN ${mode}`);
+      // Prepared once, like every statement: exec would parse them again per transaction.
+      this.statement(mode === 'IMMEDIATE' ? 'BEGIN IMMEDIATE' : 'BEGIN DEFERRED').run();
       try {
         const result = work();
-        this.#db.exec('COMMIT');
+        this.statement('COMMIT').run();
         return result;
       } catch (error) {
         this.#rollback();

@@ -41,10 +41,9 @@ import {
   SELECT_KEY,
   SELECT_THREAD,
   SELECT_THREAD_MESSAGES,
-  UPDATE_RUN,
   UPSERT_KEY,
   UPSERT_THREAD,
-  patchParams,
+  runUpdate,
 } from './run-statements.ts';
 import type { SqliteConnection } from './sqlite-connection.ts';
 
@@ -143,9 +142,8 @@ export class SqliteRunStore implements RunStore {
         // Parsed back from the stored text: callers see exactly what a later read returns.
         return { id: last + i + 1, runId, type: draft.type, time, data: parseJson(data) } as RunEvent;
       });
-      this.#sql
-        .statement(UPDATE_RUN)
-        .run({ ...patchParams(patch), ended_by: endedBy ?? null, last_event_id: last + appended.length, updated_at: time, id: runId });
+      const update = runUpdate(patch, endedBy, last + appended.length, time, runId);
+      this.#sql.statement(update.sql).run(...update.params);
       return appended;
     });
     // After COMMIT: a subscriber that reads the run sees the state these events produced.
