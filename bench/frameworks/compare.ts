@@ -22,7 +22,11 @@ import { judgeTargets } from './targets.ts';
 import { workloads as allWorkloads, type Workload } from './workload.ts';
 
 const DEFAULT_REPETITIONS = 3;
-/** Repetitions stop early rather than run past this (the whole comparison must stay under 15 minutes). */
+/**
+ * Repetitions stop early rather than run past this, counted from the start of
+ * the process: `npm run bench` runs the other benchmarks first, and the whole
+ * must stay under 15 minutes.
+ */
 const BUDGET_MS = 13.5 * 60_000;
 const CHILD_TIMEOUT_MS = { quick: 90_000, full: 240_000 };
 
@@ -116,8 +120,8 @@ export async function runFrameworksBench(): Promise<{ name: string; lines: strin
     console.log(`frameworks: mock model at ${mock.url}; ${active.length} runners × ${workloads.length} workloads × ${repetitions} repetition(s), each in its own process`);
     let repMs = 0;
     for (let rep = 0; rep < repetitions; rep++) {
-      const elapsed = performance.now() - started;
-      if (rep > 0 && elapsed + repMs > BUDGET_MS) {
+      // performance.now() counts from the process's start (its timeOrigin).
+      if (rep > 0 && performance.now() + repMs > BUDGET_MS) {
         notes.push(`stopped after ${rep} of ${repetitions} repetitions to stay within the time budget`);
         console.log(`frameworks: ${notes[notes.length - 1] ?? ''}`);
         break;

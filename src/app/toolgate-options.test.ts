@@ -2,6 +2,7 @@
 // createToolgate: the same object, and back to the same settings.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { ToolgateError } from '../core/index.ts';
 import { parseConfig } from '../config/load-config.ts';
 import { resolveSettings } from '../config/resolve-settings.ts';
 import { checkToolgateOptions } from './check-toolgate-options.ts';
@@ -81,6 +82,11 @@ describe('config file and flags → createToolgate options', () => {
       assert.equal(other.settings.strategy, 'reflect');
       assert.equal(other.settings.todo?.enabled, false);
       await assert.rejects(toolgate.newRun({ input: 'x', strategy: 'nope' }), /unknown strategy "nope"; known strategies: react, plan, reflect, auto/);
+      // JavaScript callers: a bare string or a missing input is refused before any run exists.
+      await assert.rejects(toolgate.run('Price for DE-LU?' as never), (error: ToolgateError) => error.code === 'usage' && /toolgate\.run\(\{ input: .*a string \(pass it as \{ input: … \}\)/.test(error.message));
+      await assert.rejects(toolgate.newRun({ prompt: 'x' } as never), /got an object without input/);
+      await assert.rejects(toolgate.newRun({ input: ['x'] } as never), /got input of type array/);
+      assert.deepEqual((await toolgate.store.listRuns()).runs, []);
     } finally {
       await toolgate.close();
     }

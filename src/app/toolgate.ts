@@ -258,6 +258,10 @@ export class Toolgate {
    * the strategy here makes a bad one the caller's error, found before any run exists.
    */
   async newRun(request: Omit<RunRequest, 'signal' | 'onEvent'>): Promise<NewRun & { settings: RunSettings }> {
+    // JavaScript callers: a bare string, or no input, would otherwise start a run with nothing to answer.
+    if (typeof request !== 'object' || request === null || typeof (request as { input?: unknown }).input !== 'string') {
+      throw new ToolgateError('usage', `a run takes an object with a string input, e.g. toolgate.run({ input: "What is the price for DE-LU?" }); got ${describeRequest(request)}`);
+    }
     const strategy = strategyFor(request.strategy ?? this.settings.strategy).name;
     const model = await this.model(request.model);
     const { rule } = tenantRuleFor(this.settings.tenants, request.tenantId);
@@ -333,4 +337,11 @@ export class Toolgate {
 /** Settings with nothing configured: the defaults, no tool servers, no model. */
 function defaultSettings(): Settings {
   return resolveSettings({}, {}, {});
+}
+
+function describeRequest(request: unknown): string {
+  if (typeof request === 'string') return 'a string (pass it as { input: … })';
+  if (typeof request !== 'object' || request === null) return String(request);
+  const input = (request as { input?: unknown }).input;
+  return input === undefined ? 'an object without input' : `input of type ${Array.isArray(input) ? 'array' : typeof input}`;
 }
