@@ -1,5 +1,5 @@
 import { draft } from '../core/index.ts';
-import type { AppendFn } from './transition.ts';
+import type { AppendFn, AppendOptions } from './transition.ts';
 
 /** How long streamed text may wait before it is appended as one `assistant_delta`. */
 export const DEFAULT_DELTA_FLUSH_MS = 25;
@@ -27,11 +27,20 @@ export class DeltaBuffer {
     this.#flushMs = options.flushMs ?? DEFAULT_DELTA_FLUSH_MS;
   }
 
-  push(step: number, text: string): void {
+  /**
+   * `last`: the step's model answer is complete and this is the rest of its
+   * text, appended by the flush that follows (with the answer, when that flush
+   * defers), not at once.
+   */
+  push(step: number, text: string, options: { last?: boolean } = {}): void {
     if (text === '') return;
     if (step !== this.#step && this.#pending !== '') this.#enqueueFlush();
     this.#step = step;
     this.#pending += text;
+    if (options.last === true) {
+      this.#started = step;
+      return;
+    }
     if (this.#started !== step) {
       this.#started = step;
       this.#enqueueFlush();
@@ -43,14 +52,14 @@ export class DeltaBuffer {
     }, this.#flushMs);
   }
 
-  /** Appends whatever is pending and waits for every earlier append. */
-  async flush(): Promise<void> {
-    this.#enqueueFlush();
+  /** Appends whatever is pending (with `options`, e.g. deferred with the answer) and waits for every earlier append. */
+  async flush(options?: AppendOptions): Promise<void> {
+    this.#enqueueFlush(options);
     await this.#chain;
     if (this.#error !== undefined) throw this.#error;
   }
 
-  #enqueueFlush(): void {
+  #enqueueFlush(options?: AppendOptions): void {
     if (this.#timer !== undefined) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
@@ -60,7 +69,7 @@ export class DeltaBuffer {
     const step = this.#step;
     this.#pending = '';
     this.#chain = this.#chain.then(() =>
-      this.#append([draft('assistant_delta', { step, text })]).catch((error: unknown) => {
+      this.#append([draft('assistant_delta', { step, text })], undefined, options).catch((error: unknown) => {
         this.#error ??= error;
       }),
     );

@@ -66,6 +66,8 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
   const toolNames = offer ? input.catalog.definitions.map((d) => d.name) : [];
   const refs = offer ? input.catalog.refs : [];
   for (let attempt = 1; ; attempt++) {
+    // Anything held back (a previous answer) is committed before the model is asked again.
+    await input.append([]);
     const started = performance.now();
     let response: ModelResponse;
     // With textToolCalls: never, text is only text: nothing is held back from the stream.
@@ -134,14 +136,15 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
         calls = result.calls.map((c) => ({ id: newId('call'), name: c.name, arguments: JSON.stringify(c.arguments) }));
       }
     }
+    const willRetry = calls.length === 0 && failures.length > 0;
     // Text the stream filter held back (a possible envelope that was not one) is shown now.
     if (input.stream) {
       const rest = content.startsWith(shown) ? content.slice(shown.length) : '';
-      input.deltas.push(step, rest);
+      input.deltas.push(step, rest, { last: true });
     }
     filter.end();
-    await input.deltas.flush();
-    const willRetry = calls.length === 0 && failures.length > 0;
+    // The answer's last text goes with the answer itself (deferred with it, below).
+    await input.deltas.flush({ defer: !willRetry });
     await input.append(
       [
         draft('assistant_message', {
@@ -152,6 +155,9 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
         }),
       ],
       { steps: step, usage: addUsage(input.state.usage, response.usage) },
+      // The answer is committed with what follows it (the first call's decision, the run's end):
+      // one transaction less per step, and nothing acts on it before then (see PassAppender).
+      { defer: !willRetry },
     );
     if (!willRetry) return { calls, content, truncated, mode };
     if (attempt > input.parseRetries) {

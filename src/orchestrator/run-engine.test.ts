@@ -283,3 +283,96 @@ describe('RunEngine', () => {
     assert.equal(m.requests, 6);
   });
 });
+
+/** The store's appends, by the event types of each one (one append is one transaction). */
+function countingStore(store: RunStore): { store: RunStore; appends: string[][]; beforeAppend?: (types: string[]) => Promise<void> } {
+  const seen: { store: RunStore; appends: string[][]; beforeAppend?: (types: string[]) => Promise<void> } = { store, appends: [] };
+  seen.store = new Proxy(store, {
+    get(target, key, receiver) {
+      if (key !== 'append') {
+        const value = Reflect.get(target, key, receiver) as unknown;
+        // The store keeps private fields: its methods run on the store itself, not on the proxy.
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      }
+      return async (...args: Parameters<RunStore['append']>) => {
+        const types = args[1].map((d) => d.type);
+        await seen.beforeAppend?.(types);
+        seen.appends.push(types);
+        return target.append(...args);
+      };
+    },
+  });
+  return seen;
+}
+
+describe('RunEngine: a model answer is committed with what follows it', () => {
+  it('a tool step is two transactions: the answer with the decision and the call, before the tool runs; then the result', async () => {
+    const counted = countingStore(new MemoryRunStore());
+    let committedBeforeTool: string[] = [];
+    const env = {
+      model: model([{ toolCalls: [call('r1', 'read')] }, { text: 'done' }]),
+      tools: tools({
+        read: {
+          run: async () => {
+            committedBeforeTool = (await counted.store.readEvents(runId)).map((e) => e.type);
+            return ok('x');
+          },
+        },
+      }),
+    };
+    const a = engine(counted.store, env, { owner: 'a' });
+    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+    const runId = run.id;
+    const final = await a.drive(run.id);
+    assert.equal(final.status, 'completed');
+    assert.deepEqual(counted.appends, [
+      ['run_status', 'run_started', 'user_message'],
+      ['assistant_message', 'gate_decision', 'tool_call'],
+      ['tool_result'],
+      // The last answer's text (shown at once when not streamed) goes with it, and with the run's end.
+      ['assistant_delta', 'assistant_message', 'run_status', 'run_completed'],
+    ]);
+    assert.deepEqual(committedBeforeTool.slice(-3), ['assistant_message', 'gate_decision', 'tool_call'], 'the call is durable before the tool is reached');
+    const events = await counted.store.readEvents(run.id);
+    assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1));
+    assert.equal(final.steps, 2);
+  });
+
+  it('a write that needs approval has its answer committed with the gate\'s decision, before anyone is asked', async () => {
+    const counted = countingStore(new MemoryRunStore());
+    const env = {
+      model: model([{ toolCalls: [call('w', 'write')] }]),
+      tools: tools({ write: { write: true, run: () => ok('written') } }),
+      policy: { tools: { write: { approval: 'required' as const } }, tenants: {} },
+    };
+    const a = engine(counted.store, env, { owner: 'a' });
+    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+    const waiting = await a.drive(run.id);
+    assert.equal(waiting.status, 'waiting_approval');
+    assert.deepEqual(counted.appends.slice(1), [['assistant_message', 'gate_decision'], ['run_status', 'approval_required']]);
+    assert.equal((await counted.store.readEvents(run.id)).filter((e) => e.type === 'assistant_message').length, 1);
+  });
+
+  it('a cancel written while an answer is held back: the pass is dropped, the run is driven again from the log and ends cancelled; nothing runs', async () => {
+    const counted = countingStore(new MemoryRunStore());
+    const m = model([{ toolCalls: [call('w', 'write')] }, { text: 'done' }]);
+    const env = { model: m, tools: tools({ write: { write: true, run: () => ok('written') } }) };
+    const a = engine(counted.store, env, { owner: 'a' });
+    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+    let raced = false;
+    // Another writer (a cancel posted to another process) appends between the answer and its commit.
+    counted.beforeAppend = async (types) => {
+      if (raced || !types.includes('assistant_message')) return;
+      raced = true;
+      await counted.store.append(run.id, [{ type: 'cancel_requested', data: { reason: 'stop it' } }]);
+    };
+    const final = await a.drive(run.id);
+    assert.equal(final.status, 'cancelled');
+    assert.deepEqual(env.tools.calls, [], 'the call held back with the answer never ran');
+    const events = await counted.store.readEvents(run.id);
+    assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1), 'ids follow each other: nothing was written by the dropped pass');
+    assert.equal(events.filter((e) => e.type === 'tool_call').length, 0);
+    assert.equal(events.filter((e) => e.type === 'cancel_requested').length, 1);
+    assert.equal(events.at(-1)?.type, 'run_cancelled');
+  });
+});

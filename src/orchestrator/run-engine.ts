@@ -18,6 +18,7 @@ import { LeaseKeeper } from './lease-keeper.ts';
 import { LogFollower } from './log-follower.ts';
 import type { RunEnvironment } from './run-options.ts';
 import { submitInput } from './submit-input.ts';
+import { PassAppender } from './pass-appender.ts';
 import type { AppendFn } from './transition.ts';
 
 /** How long a lease lasts unless renewed (renewed every third of it while a run is driven). */
@@ -25,6 +26,8 @@ export const DEFAULT_LEASE_MS = 15_000;
 /** How often a client waits for another process to act on its cancel request, at most, in leases. */
 const CANCEL_WAIT_LEASES = 2;
 const CANCEL_POLL_MS = 50;
+/** Passes in a row that may hold a model answer back after one found the log changed (see PassAppender). */
+const MAX_STALE_PASSES = 1;
 
 export interface RunEngineOptions {
   store: RunStore;
@@ -151,13 +154,21 @@ export class RunEngine {
 
   async #driveLoop(runId: string, entry: Driving, options: DriveOptions): Promise<Run> {
     let lease = options.lease;
+    let stalePasses = 0;
     for (;;) {
       lease ??= await this.#store.claimRun(runId, { owner: this.owner, ttlMs: this.leaseMs });
       // Another process drives it (or it has ended): leave it to its owner.
       if (lease === undefined) return finalRun(this.#store, runId);
       entry.again = false;
       const before = await finalRun(this.#store, runId);
-      const end = await this.#pass(before, lease, options);
+      // A pass whose held-back model answer met a changed log is driven again, with the lease it holds;
+      // that next pass holds nothing back, so it cannot go stale in turn.
+      const end = await this.#pass(before, lease, options, stalePasses < MAX_STALE_PASSES);
+      if (end === 'again') {
+        stalePasses += 1;
+        continue;
+      }
+      stalePasses = 0;
       if (end === 'lost') return finalRun(this.#store, runId);
       const after = (await this.#store.releaseRun(lease)) ?? (await finalRun(this.#store, runId));
       lease = undefined;
@@ -168,7 +179,7 @@ export class RunEngine {
     }
   }
 
-  async #pass(run: Run, lease: RunLease, options: DriveOptions): Promise<PassEnd> {
+  async #pass(run: Run, lease: RunLease, options: DriveOptions, defer: boolean): Promise<PassEnd | 'again'> {
     const store = this.#store;
     const state = emptyConversation();
     const abort = new AbortController();
@@ -195,21 +206,28 @@ export class RunEngine {
         })
         .catch(() => undefined);
     }
-    const append: AppendFn = async (drafts, patch) => {
-      let events: RunEvent[];
-      try {
-        events = await store.append(run.id, drafts, patch, { lease: keeper.lease });
-      } catch (error) {
-        if (error instanceof ToolgateError && error.code === 'lease_lost') keeper.markLost();
-        throw error;
-      }
-      await follower.settle(events);
-      return events;
-    };
+    const appender = new PassAppender({
+      runId: run.id,
+      commit: async (drafts, patch, expectLastEventId) => {
+        let events: RunEvent[];
+        try {
+          events = await store.append(run.id, drafts, patch, { lease: keeper.lease, ...(expectLastEventId === undefined ? {} : { expectLastEventId }) });
+        } catch (error) {
+          if (error instanceof ToolgateError && error.code === 'lease_lost') keeper.markLost();
+          throw error;
+        }
+        await follower.settle(events);
+        return events;
+      },
+      lastEventId: () => state.lastEventId,
+      apply: (events) => follower.offer(events),
+      allowDeferral: defer,
+    });
+    const append: AppendFn = appender.append;
     try {
       await follower.catchUp();
       keeper.start();
-      return await drivePass({
+      const end = await drivePass({
         store,
         run,
         settings: run.settings ?? this.#fallback,
@@ -218,10 +236,14 @@ export class RunEngine {
         append,
         signal: abort.signal,
         stopSignal: options.stopSignal,
-        lost: () => keeper.lost,
+        // A stale pass stops like one that lost its lease: it writes nothing more.
+        lost: () => keeper.lost || appender.stale,
       });
+      if (end !== 'lost') await appender.flush();
+      return end === 'lost' && appender.stale && !keeper.lost ? 'again' : end;
     } catch (error) {
       if (keeper.lost || (error instanceof ToolgateError && error.code === 'lease_lost')) return 'lost';
+      if (appender.stale) return 'again';
       throw error;
     } finally {
       keeper.stop();

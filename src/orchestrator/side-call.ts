@@ -43,6 +43,8 @@ export interface SideCallInput {
  */
 export async function runSideCall(input: SideCallInput, request: SideCallRequest): Promise<SideCallResult> {
   const step = input.state.step + 1;
+  // A model answer held back is committed before the model is asked anything else.
+  await input.append([]);
   const started = performance.now();
   const offer = request.offerTools === true && input.mode === 'native';
   const response: ModelResponse = await input.model.generate(

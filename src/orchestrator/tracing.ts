@@ -47,6 +47,13 @@ export interface PassTrace {
   context: Context;
   /** What tool calls put in MCP `_meta.traceparent`: their own span's, or the run's traceparent without an SDK. */
   traceparent: string | undefined;
+  /**
+   * Whether the pass span records (an SDK is installed and sampled it). When it
+   * does not, its model and tool spans would not either (samplers follow the
+   * parent): they are not made, and their attributes not built, on a path taken
+   * at every step. The pass's context is still made active around model calls.
+   */
+  recording: boolean;
   end(outcome: { status: string; error?: { code: string; message: string } | undefined }): void;
 }
 
@@ -72,6 +79,7 @@ export function startPassSpan(run: Run): PassTrace {
   return {
     context: trace.setSpan(ROOT_CONTEXT, span),
     traceparent: traceparentOf(span) ?? stored,
+    recording: span.isRecording(),
     end: ({ status, error }) => {
       span.setAttribute('toolgate.run.status', status);
       if (error !== undefined) {
@@ -91,6 +99,7 @@ export function tracedModel(model: ModelAdapter, pass: PassTrace): ModelAdapter 
     ...model,
     id: model.id,
     generate: async (request: ModelRequest, options?: GenerateOptions): Promise<ModelResponse> => {
+      if (!pass.recording) return context.with(pass.context, () => model.generate(request, options));
       const span = trace.getTracer(TRACER_NAME).startSpan(
         `chat ${name}`,
         {
@@ -136,6 +145,7 @@ export interface ToolTrace {
 
 export function startToolSpan(pass: PassTrace | undefined, call: { id: string; name: string }, step: number): ToolTrace {
   if (pass === undefined) return { traceparent: undefined, decided: () => undefined, end: () => undefined };
+  if (!pass.recording) return { traceparent: pass.traceparent, decided: () => undefined, end: () => undefined };
   const span = trace.getTracer(TRACER_NAME).startSpan(
     `execute_tool ${call.name}`,
     {

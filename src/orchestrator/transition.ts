@@ -1,8 +1,20 @@
 import { draft, type EventDraft, type RunEvent, type RunPatch, type RunStatus } from '../core/index.ts';
 import type { ConversationState } from './conversation-state.ts';
 
-/** Appends to the run's log (the loop follows the log, so its state updates from there). */
-export type AppendFn = (drafts: EventDraft[], patch?: RunPatch) => Promise<RunEvent[]>;
+export interface AppendOptions {
+  /**
+   * May be committed with the next append rather than on its own (see
+   * PassAppender): for a model turn's answer, which nothing acts on before the
+   * next append. Applied to the run's state at once either way.
+   */
+  defer?: boolean;
+}
+
+/**
+ * Appends to the run's log (the loop follows the log, so its state updates from
+ * there). `append([])` commits whatever was deferred, and nothing else.
+ */
+export type AppendFn = (drafts: EventDraft[], patch?: RunPatch, options?: AppendOptions) => Promise<RunEvent[]>;
 
 /**
  * Changes the run's status together with its companion events, in one atomic

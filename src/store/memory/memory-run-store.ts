@@ -22,7 +22,7 @@ import {
 } from '../../core/index.ts';
 import { checkAppend } from '../append-guard.ts';
 import { checkClaimOptions, checkLastEventId, checkLease, checkTtl } from '../lease-guard.ts';
-import { storeNow } from '../store-clock.ts';
+import { storeNow, isoNow } from '../store-clock.ts';
 import { claimLease, claimOldest, hasEnded, releaseLease, renewLease, type LeasedRun } from './memory-leases.ts';
 import { MemoryThreads } from './memory-threads.ts';
 import { RunListeners } from '../run-listeners.ts';
@@ -130,7 +130,7 @@ export class MemoryRunStore implements RunStore {
     const endedBy = checkAppend(runId, { status: entry.run.status, endedBy: entry.endedBy }, drafts);
     if (options.lease !== undefined) checkLease(runId, entry.lease, options.lease, storeNow());
     checkLastEventId(runId, entry.run.lastEventId, options.expectLastEventId);
-    const time = new Date().toISOString();
+    const time = isoNow();
     // The log keeps JSON text and everyone is handed a copy read back from it, as the
     // SQLite store does: callers and listeners may mutate what they get, and see exactly
     // what a later read returns. (Also the cheapest copy: one stringify and one parse.)
@@ -199,7 +199,7 @@ export class MemoryRunStore implements RunStore {
   #insertRun(init: NewRun): Run {
     const id = init.id ?? newId('run');
     if (this.#runs.has(id)) throw new ToolgateError('conflict', `run ${id} already exists`);
-    const now = new Date().toISOString();
+    const now = isoNow();
     const run: Run = {
       id,
       status: init.status ?? 'queued',

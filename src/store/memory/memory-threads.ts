@@ -1,4 +1,5 @@
 import type { Message, Thread } from '../../core/index.ts';
+import { isoNow } from '../store-clock.ts';
 
 /** MemoryRunStore's threads: each tenant has its own namespace of thread ids. Returns and keeps copies. */
 export class MemoryThreads {
@@ -11,7 +12,7 @@ export class MemoryThreads {
   }
 
   append(threadId: string, messages: readonly Message[], tenantId: string | undefined): void {
-    const now = new Date().toISOString();
+    const now = isoNow();
     const key = threadKey(threadId, tenantId);
     const base: Thread = this.#threads.get(key) ?? {
       id: threadId,

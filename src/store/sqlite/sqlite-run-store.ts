@@ -25,7 +25,7 @@ import {
 import { checkAppend } from '../append-guard.ts';
 import { importRunInto } from './import-run.ts';
 import { checkLastEventId, checkLease } from '../lease-guard.ts';
-import { storeNow } from '../store-clock.ts';
+import { storeNow, isoNow } from '../store-clock.ts';
 import { SqliteLeases, leaseStateFromRow } from './sqlite-leases.ts';
 import { listRunsSql } from './list-runs-sql.ts';
 import { decodeRunCursor, encodeRunCursor } from '../run-cursor.ts';
@@ -134,7 +134,7 @@ export class SqliteRunStore implements RunStore {
       if (options.lease !== undefined) checkLease(runId, leaseStateFromRow(row), options.lease, storeNow());
       const last = Number(row['last_event_id']);
       checkLastEventId(runId, last, options.expectLastEventId);
-      const time = new Date().toISOString();
+      const time = isoNow();
       const insert = this.#sql.statement(INSERT_EVENT);
       const appended = drafts.map((draft, i) => {
         const data = JSON.stringify(draft.data);
@@ -184,7 +184,7 @@ export class SqliteRunStore implements RunStore {
   async appendThreadMessages(threadId: string, messages: readonly Message[], tenantId?: string): Promise<void> {
     const tenant = tenantId ?? '';
     this.#sql.transaction(`append messages to thread ${threadId}`, () => {
-      const now = new Date().toISOString();
+      const now = isoNow();
       this.#sql.statement(UPSERT_THREAD).run(tenant, threadId, now, now);
       const last = Number(this.#sql.statement(LAST_THREAD_SEQ).get(tenant, threadId)?.['last'] ?? 0);
       const insert = this.#sql.statement(INSERT_THREAD_MESSAGE);
@@ -234,7 +234,7 @@ export class SqliteRunStore implements RunStore {
 
   #insertRun(init: NewRun): Run {
     const id = init.id ?? newId('run');
-    const values = newRunValues({ ...init, id }, new Date().toISOString(), ZERO_USAGE);
+    const values = newRunValues({ ...init, id }, isoNow(), ZERO_USAGE);
     const result = this.#sql.statement(INSERT_RUN).run(...values);
     if (Number(result.changes) === 0) throw new ToolgateError('conflict', `run ${id} already exists`);
     // Built through the same mapping as a read, so the result equals a later getRun.

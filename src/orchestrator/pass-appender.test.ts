@@ -1,0 +1,78 @@
+// PassAppender: what a deferred append holds, what the next commit carries, and
+// how a changed log ends the pass (the engine-level cases are in run-engine.test.ts).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ToolgateError, draft, type EventDraft, type RunEvent, type RunPatch } from '../core/index.ts';
+import { PassAppender } from './pass-appender.ts';
+
+interface Commit {
+  types: string[];
+  patch: RunPatch | undefined;
+  expect: number | undefined;
+}
+
+function harness(options: { allowDeferral?: boolean; conflict?: boolean } = {}) {
+  const commits: Commit[] = [];
+  const applied: RunEvent[] = [];
+  let last = 3;
+  const appender = new PassAppender({
+    runId: 'run_1',
+    allowDeferral: options.allowDeferral ?? true,
+    lastEventId: () => last,
+    apply: (events) => {
+      applied.push(...events);
+      last = events.at(-1)?.id ?? last;
+    },
+    commit: async (drafts: EventDraft[], patch, expect) => {
+      commits.push({ types: drafts.map((d) => d.type), patch, expect });
+      if (options.conflict === true && expect !== undefined) throw new ToolgateError('conflict', 'run run_1: expected last event 3, the log is at 4');
+      const base = expect ?? last;
+      const events = drafts.map((d, i) => ({ id: base + i + 1, runId: 'run_1', type: d.type, time: 't', data: d.data }) as RunEvent);
+      last = Math.max(last, events.at(-1)?.id ?? last);
+      return events;
+    },
+  });
+  return { appender, commits, applied };
+}
+
+const answer = (text: string) => draft('assistant_message', { step: 1, text, toolCalls: [], finishReason: 'stop', latencyMs: 0, toolMode: 'native', attempt: 1 });
+
+describe('PassAppender', () => {
+  it('holds deferred drafts, applied at once with the ids the log will give them, and commits them first with the next append', async () => {
+    const { appender, commits, applied } = harness();
+    const held = await appender.append([draft('assistant_delta', { step: 1, text: 'Hi' })], undefined, { defer: true });
+    await appender.append([answer('Hi')], { steps: 1 }, { defer: true });
+    assert.deepEqual(commits, [], 'nothing reached the store yet');
+    assert.deepEqual(held.map((e) => e.id), [4]);
+    assert.deepEqual(applied.map((e) => [e.id, e.type]), [[4, 'assistant_delta'], [5, 'assistant_message']]);
+    const own = await appender.append([draft('run_completed', { output: 'Hi', usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, steps: 1 })], { status: 'completed', output: 'Hi' });
+    assert.deepEqual(commits, [{ types: ['assistant_delta', 'assistant_message', 'run_completed'], patch: { steps: 1, status: 'completed', output: 'Hi' }, expect: 3 }]);
+    assert.deepEqual(own.map((e) => [e.id, e.type]), [[6, 'run_completed']], 'the caller gets its own events back, not the deferred ones');
+  });
+
+  it('append([]) commits what is held and nothing else; with nothing held it does not reach the store', async () => {
+    const { appender, commits } = harness();
+    assert.deepEqual(await appender.append([]), []);
+    assert.equal(commits.length, 0);
+    await appender.append([answer('x')], undefined, { defer: true });
+    await appender.flush();
+    assert.deepEqual(commits.map((c) => c.types), [['assistant_message']]);
+    await appender.flush();
+    assert.equal(commits.length, 1);
+  });
+
+  it('without deferral allowed, a deferred append is committed at once', async () => {
+    const { appender, commits } = harness({ allowDeferral: false });
+    await appender.append([answer('x')], undefined, { defer: true });
+    assert.deepEqual(commits, [{ types: ['assistant_message'], patch: undefined, expect: undefined }]);
+  });
+
+  it('a log that changed meanwhile makes the pass stale: the conflict is reported and every later append is refused before the store', async () => {
+    const { appender, commits } = harness({ conflict: true });
+    await appender.append([answer('x')], undefined, { defer: true });
+    await assert.rejects(appender.append([draft('gate_decision', { step: 1, toolCallId: 'c', name: 'write', effect: 'write', decision: 'allowed', normalisations: [], injected: [] })]), (error: ToolgateError) => error.code === 'conflict' && /driven again from the log/.test(error.message));
+    assert.equal(appender.stale, true);
+    await assert.rejects(appender.append([draft('run_failed', { error: { code: 'internal', message: 'x' }, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, steps: 1 })]), /driven again from the log/);
+    assert.equal(commits.length, 1, 'the stale pass wrote nothing after the conflict');
+  });
+});

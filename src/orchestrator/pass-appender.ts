@@ -1,0 +1,97 @@
+import { ToolgateError, parseJson, type EventDraft, type RunEvent, type RunPatch } from '../core/index.ts';
+import type { AppendFn, AppendOptions } from './transition.ts';
+
+/** Commits drafts to the store (fenced by the pass's lease) and applies what was committed to the run's state. */
+export type CommitFn = (drafts: EventDraft[], patch: RunPatch | undefined, expectLastEventId: number | undefined) => Promise<RunEvent[]>;
+
+interface Deferred {
+  drafts: EventDraft[];
+  patch: RunPatch | undefined;
+  /** The log's last event id when the drafts were deferred: the commit expects it unchanged. */
+  after: number;
+}
+
+/**
+ * The append of one pass over a run, with one kind of deferral. A model
+ * turn's `assistant_message` (`{ defer: true }`) is applied to the run's state
+ * at once and committed with the next append, in the same transaction: a tool
+ * step then commits twice (the turn with the decision and the call, before the
+ * tool is reached; the result) instead of three times.
+ *
+ * Nothing outside this process can act on a deferred event: it is committed
+ * before any tool runs, any model is asked again and any person is asked to
+ * approve (every one of those is preceded by an append, or by `append([])`),
+ * and at the end of the pass. A crash before that loses only a model answer
+ * nobody saw or acted on; the model is asked again.
+ *
+ * The commit expects the log unchanged since the deferral. If another writer
+ * appended meanwhile (a cancel, from this process or another), the state this
+ * pass folded no longer matches the log: the pass is `stale`, every later
+ * append is refused, and the engine drives the run again from the log.
+ */
+export class PassAppender {
+  readonly #commit: CommitFn;
+  readonly #lastEventId: () => number;
+  readonly #apply: (events: readonly RunEvent[]) => void;
+  readonly #runId: string;
+  readonly #allowDeferral: boolean;
+  #deferred: Deferred | undefined;
+  #stale = false;
+
+  constructor(options: { runId: string; commit: CommitFn; lastEventId: () => number; apply: (events: readonly RunEvent[]) => void; allowDeferral: boolean }) {
+    this.#runId = options.runId;
+    this.#commit = options.commit;
+    this.#lastEventId = options.lastEventId;
+    this.#apply = options.apply;
+    this.#allowDeferral = options.allowDeferral;
+  }
+
+  /** The log changed under a deferred append: this pass must end and the run be driven again from the log. */
+  get stale(): boolean {
+    return this.#stale;
+  }
+
+  readonly append: AppendFn = async (drafts: EventDraft[], patch?: RunPatch, options?: AppendOptions): Promise<RunEvent[]> => {
+    if (this.#stale) throw this.#staleError();
+    if (options?.defer === true && this.#allowDeferral && drafts.length > 0) return this.#defer(drafts, patch);
+    const deferred = this.#deferred;
+    // Taken before any await: an append running alongside does not commit the same drafts.
+    this.#deferred = undefined;
+    if (deferred === undefined) return drafts.length === 0 ? [] : this.#commit(drafts, patch, undefined);
+    try {
+      const events = await this.#commit([...deferred.drafts, ...drafts], patch === undefined ? deferred.patch : { ...deferred.patch, ...patch }, deferred.after);
+      return events.slice(deferred.drafts.length);
+    } catch (error) {
+      if (error instanceof ToolgateError && error.code === 'conflict') {
+        this.#stale = true;
+        throw this.#staleError(error);
+      }
+      throw error;
+    }
+  };
+
+  /** Commits what is deferred, if anything. */
+  flush(): Promise<unknown> {
+    return this.append([]);
+  }
+
+  #defer(drafts: EventDraft[], patch: RunPatch | undefined): RunEvent[] {
+    const first = this.#lastEventId() + 1;
+    const time = new Date().toISOString();
+    // As the store will return them: ids that follow the log, data read back from its JSON text.
+    const events = drafts.map((d, i) => ({ id: first + i, runId: this.#runId, type: d.type, time, data: parseJson(JSON.stringify(d.data)) }) as RunEvent);
+    const held = this.#deferred;
+    this.#deferred =
+      held === undefined
+        ? { drafts, patch, after: first - 1 }
+        : { drafts: [...held.drafts, ...drafts], patch: patch === undefined ? held.patch : { ...held.patch, ...patch }, after: held.after };
+    this.#apply(events);
+    return events;
+  }
+
+  #staleError(cause?: unknown): ToolgateError {
+    return new ToolgateError('conflict', `run ${this.#runId}: the log changed while this pass held a model answer back; the run is driven again from the log`, {
+      ...(cause === undefined ? {} : { cause }),
+    });
+  }
+}
