@@ -40,6 +40,12 @@ export async function httpHarness(options: HttpHarnessOptions): Promise<Contract
       case 'stream-error-midstream':
         // Small writes, so the adapter meets events and lines split across reads.
         return { body: read(streamFile(name)), headers: stream, chunkSize: 7 };
+      case 'stream-text-late-end':
+        return { body: read(streamFile('stream-text')), headers: stream, chunkSize: 7, endDelayMs: 40 };
+      case 'stream-text-never-ends': {
+        const body = read(streamFile('stream-text'));
+        return { body, headers: stream, chunkSize: 7, holdAfterBytes: new TextEncoder().encode(body).byteLength };
+      }
       case 'stalled-stream': {
         const body = read(streamFile('stream-text'));
         return { body, headers: stream, holdAfterBytes: Math.floor(body.length / 2) };

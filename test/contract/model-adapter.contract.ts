@@ -23,6 +23,10 @@ export const CONTRACT_CASES = [
   'error-5xx',
   /** stream-text that stalls after its first pieces, for the abort case. */
   'stalled-stream',
+  /** stream-text whose response ends a moment after its last event. */
+  'stream-text-late-end',
+  /** stream-text whose response never ends after its last event. */
+  'stream-text-never-ends',
 ] as const;
 export type ContractCase = (typeof CONTRACT_CASES)[number];
 
@@ -37,7 +41,7 @@ export interface ContractHarness {
   /** An adapter whose requests get the staged answers. */
   adapter(policy?: { maxRetries?: number }): ModelAdapter;
   /** What the endpoint received so far; undefined for an adapter without a transport (scripted). */
-  requests(): { at: number; disconnected: boolean }[] | undefined;
+  requests(): { at: number; disconnected: boolean; connection: number }[] | undefined;
   /** Answers staged and not yet used. */
   remaining(): number;
   expected: {
@@ -122,6 +126,32 @@ export function modelAdapterContract(name: string, open: () => Promise<ContractH
       assert.equal(response.text, TEXT);
       assert.equal(response.finishReason, 'stop');
       assert.deepEqual(response.usage, expected.textUsage);
+    });
+
+    it('a finished stream leaves its connection to the next call: read to its end, not cancelled', async () => {
+      const start = before();
+      // The server ends each response a moment after the stream's last event.
+      harness.stage('stream-text-late-end', 'stream-text-late-end', 'stream-text-late-end');
+      for (let i = 0; i < 3; i++) assert.equal((await streamed(harness.adapter())).response.text, TEXT);
+      const requests = harness.requests()?.slice(start);
+      if (requests !== undefined) {
+        assert.deepEqual(requests.map((r) => r.disconnected), [false, false, false], 'every answer was read to its end');
+        // fetch may open a second connection while the first goes back to its pool; the third call finds one free.
+        assert.ok(requests.slice(0, 2).some((r) => r.connection === requests[2]?.connection), `the third call reused a connection (connections: ${requests.map((r) => r.connection).join(', ')})`);
+      }
+    });
+
+    it('a stream whose response never ends after its last event still answers, after a short grace; the connection is let go', async () => {
+      const start = before();
+      harness.stage('stream-text-never-ends');
+      const began = Date.now();
+      assert.equal((await streamed(harness.adapter())).response.text, TEXT);
+      assert.ok(Date.now() - began < 2_000, `answered after ${Date.now() - began} ms`);
+      const request = harness.requests()?.[start];
+      if (request !== undefined) {
+        for (let i = 0; i < 100 && !request.disconnected; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+        assert.equal(request.disconnected, true, 'the connection was closed, not left open');
+      }
     });
 
     it('one tool call: name, arguments as JSON text, an id, finish reason tool_calls', async () => {

@@ -29,6 +29,8 @@ const TURNS: Record<ContractCase, ScriptedTurn[]> = {
   'error-429': [{ error: { code: 'model_rate_limited', message: 'rate limited' } }],
   'error-5xx': [{ error: { code: 'model_unavailable', message: 'overloaded' } }],
   'stalled-stream': [{ text: TEXT, delayMs: 60_000 }],
+  'stream-text-late-end': [{ text: TEXT, usage }],
+  'stream-text-never-ends': [{ text: TEXT, usage }],
 };
 
 modelAdapterContract('scripted', async () => {

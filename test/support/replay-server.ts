@@ -15,6 +15,8 @@ export interface StagedAnswer {
   chunkDelayMs?: number;
   /** Stop after this many bytes and keep the connection open until the client leaves (a stalled stream). */
   holdAfterBytes?: number;
+  /** Wait this long after the last byte before ending the response (a server slow to close its stream). */
+  endDelayMs?: number;
 }
 
 export interface ReplayedRequest {
@@ -25,6 +27,8 @@ export interface ReplayedRequest {
   /** Date.now() when the request arrived. */
   at: number;
   disconnected: boolean;
+  /** Which TCP connection carried it (1, 2, … in the order they were opened): the same number means a reused connection. */
+  connection: number;
 }
 
 export interface ReplayServer {
@@ -39,6 +43,8 @@ export async function startReplayServer(): Promise<ReplayServer> {
   const queue: StagedAnswer[] = [];
   const requests: ReplayedRequest[] = [];
 
+  const connections = new WeakMap<object, number>();
+  let opened = 0;
   const server = createServer((req, res) => {
     const parts: Buffer[] = [];
     req.on('data', (part: Buffer) => parts.push(part));
@@ -50,6 +56,7 @@ export async function startReplayServer(): Promise<ReplayServer> {
         body: Buffer.concat(parts).toString('utf8'),
         at: Date.now(),
         disconnected: false,
+        connection: connections.get(req.socket) ?? 0,
       };
       requests.push(record);
       res.on('close', () => {
@@ -73,9 +80,12 @@ export async function startReplayServer(): Promise<ReplayServer> {
       if (!(await send(res, bytes.subarray(at, Math.min(at + size, limit))))) return;
       if (answer.chunkDelayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, answer.chunkDelayMs));
     }
-    if (answer.holdAfterBytes === undefined) res.end();
+    if (answer.holdAfterBytes !== undefined) return;
+    if (answer.endDelayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, answer.endDelayMs));
+    res.end();
   };
 
+  server.on('connection', (socket) => connections.set(socket, ++opened));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

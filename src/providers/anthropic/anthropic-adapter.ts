@@ -78,7 +78,8 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): ModelA
     if (response.body === null) throw new ToolgateError('model_error', `${url} sent an event stream with no body`);
     const assembler = new StreamAssembler({ maxToolCalls, provider, ...(generate.onTextDelta === undefined ? {} : { onTextDelta: generate.onTextDelta }) });
     try {
-      for await (const event of readSseEvents(response.body, { maxEventBytes, maxBytes: maxStreamBytes, signal, provider })) {
+      // After message_stop the reader drains the body's end, so the connection is reused.
+      for await (const event of readSseEvents(response.body, { maxEventBytes, maxBytes: maxStreamBytes, signal, provider, finished: () => assembler.finished })) {
         let data: unknown;
         try {
           data = parseJson(event.data);
@@ -86,7 +87,6 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): ModelA
           throw new ToolgateError('model_error', `malformed stream from ${url}: the data of a ${event.event} event is not JSON: ${JSON.stringify(event.data.slice(0, 200))}`);
         }
         assembler.push(event.event, data);
-        if (assembler.finished) break;
       }
     } catch (error) {
       throw readFailure(error, { signal, delivered: assembler.delivered });

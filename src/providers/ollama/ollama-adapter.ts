@@ -142,7 +142,8 @@ export function createOllamaAdapter(options: OllamaAdapterOptions): ModelAdapter
     if (response.body === null) throw new ToolgateError('model_error', `${url} sent a stream with no body`);
     const assembler = new StreamAssembler({ maxToolCalls, provider, ...(generate.onTextDelta === undefined ? {} : { onTextDelta: generate.onTextDelta }) });
     try {
-      for await (const line of readLines(response.body, { maxLineBytes: maxEventBytes, maxBytes: maxStreamBytes, signal, provider })) {
+      // After the line with "done": true the reader drains the body's end, so the connection is reused.
+      for await (const line of readLines(response.body, { maxLineBytes: maxEventBytes, maxBytes: maxStreamBytes, signal, provider, finished: () => assembler.finished })) {
         let chunk: unknown;
         try {
           chunk = parseJson(line);
@@ -150,7 +151,6 @@ export function createOllamaAdapter(options: OllamaAdapterOptions): ModelAdapter
           throw new ToolgateError('model_error', `malformed stream from ${url}: a line is not JSON: ${JSON.stringify(line.slice(0, 200))}`);
         }
         assembler.push(chunk);
-        if (assembler.finished) break;
       }
     } catch (error) {
       throw readFailure(error, { signal, delivered: assembler.delivered });

@@ -68,10 +68,11 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter
     const assembler = new StreamAssembler({ maxToolCalls, provider, ...(generate.onTextDelta === undefined ? {} : { onTextDelta: generate.onTextDelta }) });
     let sawDone = false;
     try {
-      for await (const event of readSseEvents(response.body, { maxEventBytes, maxBytes: maxStreamBytes, signal, provider })) {
+      // After [DONE] the reader drains the body's end, so the connection is reused.
+      for await (const event of readSseEvents(response.body, { maxEventBytes, maxBytes: maxStreamBytes, signal, provider, finished: () => sawDone })) {
         if (event.data.trim() === '[DONE]') {
           sawDone = true;
-          break;
+          continue;
         }
         let chunk: unknown;
         try {

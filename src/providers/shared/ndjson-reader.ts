@@ -4,7 +4,7 @@
  * so every limit is counted in bytes as received.
  */
 import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_STREAM_BYTES, limitExceeded } from './limits.ts';
-import { bodyChunks } from './read-body.ts';
+import { BodyReader } from './read-body.ts';
 
 export interface ReadLinesOptions {
   /** Largest single line, in bytes (the provider's maxEventBytes). */
@@ -15,6 +15,8 @@ export interface ReadLinesOptions {
   signal?: AbortSignal;
   /** The config key named in limit messages. */
   provider?: string;
+  /** Asked after each line is handled: true once the stream's last line has come (the rest of the body is drained; see BodyReader.drain). */
+  finished?: () => boolean;
 }
 
 const NEWLINE = 0x0a;
@@ -39,22 +41,34 @@ export async function* readLines(body: ReadableStream<Uint8Array>, options: Read
   };
   const tooLong = (): Error => limitExceeded({ option: 'maxEventBytes', limit: maxLineBytes, what: 'one line of the stream', ...provider });
 
-  for await (const chunk of bodyChunks(body, options.signal)) {
-    total += chunk.byteLength;
-    if (total > maxBytes) throw limitExceeded({ option: 'maxStreamBytes', limit: maxBytes, what: 'the streamed answer', ...provider });
-    let start = 0;
-    for (let at = chunk.indexOf(NEWLINE); at !== -1; at = chunk.indexOf(NEWLINE, start)) {
-      if (pendingBytes + (at - start) > maxLineBytes) throw tooLong();
-      const line = takeLine(chunk.subarray(start, at));
-      if (line !== undefined) yield line;
-      start = at + 1;
+  const reader = new BodyReader(body, options.signal);
+  const finished = options.finished ?? (() => false);
+  try {
+    for (let chunk = await reader.next(); chunk !== undefined; chunk = await reader.next()) {
+      total += chunk.byteLength;
+      if (total > maxBytes) throw limitExceeded({ option: 'maxStreamBytes', limit: maxBytes, what: 'the streamed answer', ...provider });
+      let start = 0;
+      for (let at = chunk.indexOf(NEWLINE); at !== -1; at = chunk.indexOf(NEWLINE, start)) {
+        if (pendingBytes + (at - start) > maxLineBytes) throw tooLong();
+        const line = takeLine(chunk.subarray(start, at));
+        if (line !== undefined) {
+          yield line;
+          if (finished()) {
+            await reader.drain();
+            return;
+          }
+        }
+        start = at + 1;
+      }
+      if (start < chunk.byteLength) {
+        const rest = chunk.slice(start);
+        pendingBytes += rest.byteLength;
+        if (pendingBytes > maxLineBytes) throw tooLong();
+        pending.push(rest);
+      }
     }
-    if (start < chunk.byteLength) {
-      const rest = chunk.slice(start);
-      pendingBytes += rest.byteLength;
-      if (pendingBytes > maxLineBytes) throw tooLong();
-      pending.push(rest);
-    }
+  } finally {
+    await reader.close();
   }
   if (pendingBytes > 0) {
     const line = takeLine(new Uint8Array(0));

@@ -1,20 +1,14 @@
-/**
- * Chunks of a response body. Ends as soon as `signal` aborts, even under a
- * fetch that stopped watching the signal once the headers arrived, and cancels
- * the body whenever the consumer stops early (an error, a limit, an abort), so
- * the connection is released rather than left to fill.
- */
-export async function* bodyChunks(body: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncGenerator<Uint8Array> {
-  const reader = new BodyReader(body, signal);
-  try {
-    for (let chunk = await reader.next(); chunk !== undefined; chunk = await reader.next()) yield chunk;
-  } finally {
-    await reader.close();
-  }
-}
+/** After a stream's last event, how long and how much of the body's remainder is read before it is given up. */
+const DRAIN_GRACE_MS = 250;
+const DRAIN_MAX_BYTES = 64 * 1024;
 
-/** What bodyChunks does, without a generator: readText uses it directly, on a path taken per model step. */
-class BodyReader {
+/**
+ * A response body read chunk by chunk. Reading ends as soon as `signal`
+ * aborts, even under a fetch that stopped watching the signal once the
+ * headers arrived. Closed before its end (an error, a limit, an abort), the
+ * body is cancelled, so the connection is released rather than left to fill.
+ */
+export class BodyReader {
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
   readonly #signal: AbortSignal | undefined;
   // Cancelling settles a pending read, which next() then turns into the abort.
@@ -37,7 +31,32 @@ class BodyReader {
     return undefined;
   }
 
-  /** Stopped before the end (an error, a limit, an abort): the body is cancelled, so the connection is released. */
+  /**
+   * The stream said its last word (`[DONE]`, `message_stop`, `done: true`):
+   * the rest of the body, normally just the end of the chunked encoding, is
+   * read and dropped, so the connection goes back to the pool for the next
+   * model call instead of being cancelled. A server that keeps the body open
+   * past a short grace, or sends more than a little, gets it cancelled by close().
+   */
+  async drain(): Promise<void> {
+    const timer = setTimeout(() => void this.#reader.cancel().catch(() => undefined), DRAIN_GRACE_MS);
+    let bytes = 0;
+    try {
+      while (bytes <= DRAIN_MAX_BYTES && !(this.#signal?.aborted ?? false)) {
+        const chunk = await this.#reader.read();
+        if (chunk.done) {
+          this.#finished = true;
+          return;
+        }
+        bytes += chunk.value.byteLength;
+      }
+    } catch {
+      // Cancelled at the grace's end, or the connection broke: the answer is complete either way.
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async close(): Promise<void> {
     this.#signal?.removeEventListener('abort', this.#onAbort);
     if (!this.#finished) await this.#reader.cancel().catch(() => undefined);

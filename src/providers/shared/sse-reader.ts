@@ -4,7 +4,7 @@
  */
 import { SseParser as CoreSseParser, type SseEvent, type SseParserOptions as CoreOptions } from '../../core/index.ts';
 import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_STREAM_BYTES, limitExceeded } from './limits.ts';
-import { bodyChunks } from './read-body.ts';
+import { BodyReader } from './read-body.ts';
 
 export type { SseEvent };
 
@@ -35,6 +35,12 @@ export interface ReadSseOptions {
   signal?: AbortSignal;
   /** The config key named in limit messages (default openai). */
   provider?: string;
+  /**
+   * Asked after each event is handled: true once the stream's last event has
+   * come. The rest of the body is then drained (see BodyReader.drain), so the
+   * connection can be reused, and iteration ends.
+   */
+  finished?: () => boolean;
 }
 
 /**
@@ -48,11 +54,23 @@ export async function* readSseEvents(body: ReadableStream<Uint8Array>, options: 
   const parser = new SseParser({ ...provider, ...(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes }) });
   const decoder = new TextDecoder('utf-8');
   let total = 0;
-  for await (const chunk of bodyChunks(body, options.signal)) {
-    total += chunk.byteLength;
-    if (total > maxBytes) throw limitExceeded({ option: 'maxStreamBytes', limit: maxBytes, what: 'the streamed answer', ...provider });
-    yield* parser.push(decoder.decode(chunk, { stream: true }));
+  const reader = new BodyReader(body, options.signal);
+  const finished = options.finished ?? (() => false);
+  try {
+    for (let chunk = await reader.next(); chunk !== undefined; chunk = await reader.next()) {
+      total += chunk.byteLength;
+      if (total > maxBytes) throw limitExceeded({ option: 'maxStreamBytes', limit: maxBytes, what: 'the streamed answer', ...provider });
+      for (const event of parser.push(decoder.decode(chunk, { stream: true }))) {
+        yield event;
+        if (finished()) {
+          await reader.drain();
+          return;
+        }
+      }
+    }
+    yield* parser.push(decoder.decode());
+    yield* parser.end();
+  } finally {
+    await reader.close();
   }
-  yield* parser.push(decoder.decode());
-  yield* parser.end();
 }
