@@ -15,9 +15,11 @@ export interface Runner {
   /**
    * One run of the workload from the prompt to the final answer, which it
    * returns. When streaming, `onText` is called for each piece of answer text
-   * the runner observes (the first one is what first-token latency measures).
+   * the runner observes (the first one is what first-token latency measures),
+   * with the performance.now() time it was observed when that was earlier (in
+   * another process).
    */
-  run(onText: () => void): Promise<string>;
+  run(onText: (at?: number) => void): Promise<string>;
   close(): Promise<void>;
 }
 

@@ -63,7 +63,7 @@ export interface RunEventDataMap {
      */
     purpose?: 'plan' | 'reflect' | 'route';
   };
-  /** A tool is about to be called (committed before the call is made). */
+  /** A tool is about to be called (committed before the call is made, except for a read: with its result, or after 20 ms). */
   tool_call: {
     step: number;
     toolCallId: string;

@@ -7,6 +7,7 @@ import { prepareCall } from './prepare-call.ts';
 import { DEFAULT_TOOL_TIMEOUT_MS, type HookToolCall, type RunHooks } from './run-options.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
 import { startToolSpan, type PassTrace, type ToolTrace } from './tracing.ts';
+import type { AppendOptions } from './transition.ts';
 
 /** The `_meta` key MCP servers can use to deduplicate a retried call. */
 export const IDEMPOTENCY_META_KEY = 'toolgate/idempotency-key';
@@ -14,8 +15,8 @@ export const IDEMPOTENCY_META_KEY = 'toolgate/idempotency-key';
 export interface ToolCallContext {
   runId: string;
   step: number;
-  /** Appends to the run's log (and keeps the loop's view of it current). */
-  append: (drafts: EventDraft[]) => Promise<unknown>;
+  /** Appends to the run's log (and keeps the loop's view of it current); `options` may defer a read's call (see AppendOptions). */
+  append: (drafts: EventDraft[], patch?: undefined, options?: AppendOptions) => Promise<unknown>;
   tools: ToolSource;
   catalog: ToolCatalog;
   policy: Policy | undefined;
@@ -87,14 +88,18 @@ export type CallOutcome =
 
 type AllowedDecision = Extract<Decision, { kind: 'allowed' }>;
 
+/** How long a read's call may wait to be committed with its result before it is committed on its own. */
+export const READ_COMMIT_DELAY_MS = 20;
+
 /**
  * The one path from a model's tool call to a tool:
  * gather what is known (catalog, parse → normalise → inject → validate, a
  * person's decision, the tenant) → decideCall → beforeToolCall, only for a
  * call that would run → decideCall again → act on the one Decision: record
  * it and execute, answer or pause. Every call ends in exactly one tool_result
- * (or pending approval); a `tool_call` event is committed before the tool is
- * reached. Nothing here throws for bad input: the model gets the reason.
+ * (or pending approval); a `tool_call` event is committed before a tool that
+ * may change anything is reached (a read's goes with its result: decision 0014).
+ * Nothing here throws for bad input: the model gets the reason.
  */
 export async function executeToolCall(ctx: ToolCallContext, call: RawToolCall, approval?: ApprovalDecision): Promise<CallOutcome> {
   const span = startToolSpan(ctx.trace, call, ctx.step);
@@ -187,11 +192,18 @@ async function execute(ctx: ToolCallContext, call: RawToolCall, decision: Allowe
   const { tool, policy, arguments: args } = decision;
   // The W3C trace context travels to the MCP server in `_meta`, as MCP's tracing proposal does.
   const traceparent = ctx.toolTrace?.traceparent;
-  // The decision and the call are committed together, before the tool is reached.
-  await ctx.append([
-    auditEvent(ctx, call, decision),
-    draft('tool_call', { step: ctx.step, toolCallId: call.id, name: call.name, arguments: ctx.redact(args) as JsonObject, origin: tool.origin }),
-  ]);
+  // The decision and the call are committed together, before a tool that may change
+  // something is reached. A read may be repeated after a crash, so its call goes with its
+  // result (one transaction for the step), or on its own if the read is still running
+  // after READ_COMMIT_DELAY_MS (see PassAppender).
+  await ctx.append(
+    [
+      auditEvent(ctx, call, decision),
+      draft('tool_call', { step: ctx.step, toolCallId: call.id, name: call.name, arguments: ctx.redact(args) as JsonObject, origin: tool.origin }),
+    ],
+    undefined,
+    policy.effect === 'read' ? { defer: true, flushAfterMs: READ_COMMIT_DELAY_MS } : undefined,
+  );
   let result: ToolResult;
   let threw = false;
   try {

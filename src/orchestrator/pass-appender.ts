@@ -37,6 +37,10 @@ export class PassAppender {
   readonly #allowDeferral: boolean;
   #deferred: Deferred | undefined;
   #stale = false;
+  /** Commits what is deferred if nothing else does first (see AppendOptions.flushAfterMs). */
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** A commit made by the timer failed: the next append reports it. */
+  #failed: unknown;
 
   constructor(options: { runId: string; commit: CommitFn; lastEventId: () => number; apply: (events: readonly RunEvent[]) => void; allowDeferral: boolean }) {
     this.#runId = options.runId;
@@ -53,10 +57,16 @@ export class PassAppender {
 
   readonly append: AppendFn = async (drafts: EventDraft[], patch?: RunPatch, options?: AppendOptions): Promise<RunEvent[]> => {
     if (this.#stale) throw this.#staleError();
-    if (options?.defer === true && this.#allowDeferral && drafts.length > 0) return this.#defer(drafts, patch);
+    if (this.#failed !== undefined) throw this.#failed;
+    if (options?.defer === true && this.#allowDeferral && drafts.length > 0) {
+      const events = this.#defer(drafts, patch);
+      if (options.flushAfterMs !== undefined) this.#timer ??= setTimeout(() => this.#flushLater(), options.flushAfterMs);
+      return events;
+    }
     const deferred = this.#deferred;
     // Taken before any await: an append running alongside does not commit the same drafts.
     this.#deferred = undefined;
+    this.#stopTimer();
     if (deferred === undefined) return drafts.length === 0 ? [] : this.#commit(drafts, patch, undefined);
     try {
       const events = await this.#commit([...deferred.drafts, ...drafts], patch === undefined ? deferred.patch : { ...deferred.patch, ...patch }, deferred.after);
@@ -73,6 +83,25 @@ export class PassAppender {
   /** Commits what is deferred, if anything. */
   flush(): Promise<unknown> {
     return this.append([]);
+  }
+
+  /** The pass is over: no timer may commit for it any more (what is held back was flushed, or the pass is dropped). */
+  dispose(): void {
+    this.#stopTimer();
+  }
+
+  #flushLater(): void {
+    this.#timer = undefined;
+    this.flush().catch((error: unknown) => {
+      // Reported by the next append (a stale pass reports itself).
+      if (!this.#stale) this.#failed ??= error;
+    });
+  }
+
+  #stopTimer(): void {
+    if (this.#timer === undefined) return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 
   #defer(drafts: EventDraft[], patch: RunPatch | undefined): RunEvent[] {

@@ -306,19 +306,21 @@ function countingStore(store: RunStore): { store: RunStore; appends: string[][];
 }
 
 describe('RunEngine: a model answer is committed with what follows it', () => {
-  it('a tool step is two transactions: the answer with the decision and the call, before the tool runs; then the result', async () => {
+  it('a write step is two transactions: the answer with the decision and the call, before the tool runs; then the result', async () => {
     const counted = countingStore(new MemoryRunStore());
     let committedBeforeTool: string[] = [];
     const env = {
-      model: model([{ toolCalls: [call('r1', 'read')] }, { text: 'done' }]),
+      model: model([{ toolCalls: [call('w1', 'write')] }, { text: 'done' }]),
       tools: tools({
-        read: {
+        write: {
+          write: true,
           run: async () => {
             committedBeforeTool = (await counted.store.readEvents(runId)).map((e) => e.type);
             return ok('x');
           },
         },
       }),
+      policy: { tools: { write: { approval: 'never' as const } }, tenants: {} },
     };
     const a = engine(counted.store, env, { owner: 'a' });
     const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
@@ -332,10 +334,41 @@ describe('RunEngine: a model answer is committed with what follows it', () => {
       // The last answer's text (shown at once when not streamed) goes with it, and with the run's end.
       ['assistant_delta', 'assistant_message', 'run_status', 'run_completed'],
     ]);
-    assert.deepEqual(committedBeforeTool.slice(-3), ['assistant_message', 'gate_decision', 'tool_call'], 'the call is durable before the tool is reached');
+    assert.deepEqual(committedBeforeTool.slice(-3), ['assistant_message', 'gate_decision', 'tool_call'], 'a write\'s call is durable before the tool is reached');
     const events = await counted.store.readEvents(run.id);
     assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1));
     assert.equal(final.steps, 2);
+  });
+
+  it('a quick read step is one transaction; a read still running after a moment has its call committed while it runs', async () => {
+    const counted = countingStore(new MemoryRunStore());
+    let seenWhileSlow: string[] = [];
+    const env = {
+      model: model([{ toolCalls: [call('r1', 'read')] }, { toolCalls: [call('r2', 'slow')] }, { text: 'done' }]),
+      tools: tools({
+        read: { run: () => ok('x') },
+        slow: {
+          run: async () => {
+            await sleep(150);
+            seenWhileSlow = (await counted.store.readEvents(runId)).map((e) => e.type);
+            return ok('y');
+          },
+        },
+      }),
+    };
+    const a = engine(counted.store, env, { owner: 'a' });
+    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+    const runId = run.id;
+    const final = await a.drive(run.id);
+    assert.equal(final.status, 'completed');
+    assert.deepEqual(counted.appends.slice(1, 4), [
+      ['assistant_message', 'gate_decision', 'tool_call', 'tool_result'],
+      ['assistant_message', 'gate_decision', 'tool_call'],
+      ['tool_result'],
+    ]);
+    assert.deepEqual(seenWhileSlow.slice(-2), ['gate_decision', 'tool_call'], 'the slow read shows as running');
+    const events = await counted.store.readEvents(run.id);
+    assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1));
   });
 
   it('a write that needs approval has its answer committed with the gate\'s decision, before anyone is asked', async () => {

@@ -246,6 +246,7 @@ export class RunEngine {
       if (appender.stale) return 'again';
       throw error;
     } finally {
+      appender.dispose();
       keeper.stop();
       unsubscribe();
       unwatch?.();

@@ -8,6 +8,11 @@ export interface AppendOptions {
    * next append. Applied to the run's state at once either way.
    */
   defer?: boolean;
+  /**
+   * With `defer`: commit on its own after this long if no other append has
+   * carried it by then (a read that is still running shows as running).
+   */
+  flushAfterMs?: number;
 }
 
 /**

@@ -1,7 +1,13 @@
 // toolgate through its HTTP server, as a client reaches it: startHttpServer
 // with a RunManager over createToolgate (the store chosen by `store`) in this
-// same process; per run the client POSTs /v1/runs, then reads the run's SSE
-// stream /v1/runs/{id}/events until the run ends.
+// process; the client (http-client.ts) in a process of its own, as the mock
+// model is, POSTs /v1/runs per run, then reads the run's SSE stream
+// /v1/runs/{id}/events until the run ends. This process's figures are the
+// server's: the client's CPU is not counted, and it does not compete with the
+// server for this process's event loop.
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { ClientReply, ClientRequest } from '../http-client-protocol.ts';
 import type { Runner, RunnerOptions } from '../runner.ts';
 import { CONCURRENCY, PROMPT } from '../workload.ts';
 import { loadToolgate } from '../toolgate-package.ts';
@@ -9,56 +15,63 @@ import { openToolgate } from './toolgate-setup.ts';
 
 const { RunManager, startHttpServer } = await loadToolgate();
 
-interface StoredEvent {
-  type: string;
-  data: { output?: string; error?: unknown };
+const CLIENT = fileURLToPath(new URL('../http-client.ts', import.meta.url));
+
+interface Pending {
+  resolve: (output: string) => void;
+  reject: (error: Error) => void;
+  onText: (at?: number) => void;
 }
 
-/** Reads the run's event stream to its end; returns the terminal event. */
-async function follow(response: Response, onText: () => void): Promise<StoredEvent | undefined> {
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  let terminal: StoredEvent | undefined;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return terminal;
-    buffer += decoder.decode(value, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const frame = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const type = /^event: (.*)$/m.exec(frame)?.[1];
-      if (type === 'assistant_delta') onText();
-      else if (type === 'run_completed' || type === 'run_failed' || type === 'run_cancelled') {
-        const data = /^data: (.*)$/m.exec(frame)?.[1];
-        terminal = data === undefined ? { type, data: {} } : (JSON.parse(data) as StoredEvent);
-      }
+/** The client process (http-client.ts), once it says it is ready. */
+async function startClient(pending: Map<number, Pending>): Promise<ChildProcess> {
+  const child = fork(CLIENT, [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  child.on('message', (message: ClientReply) => {
+    if (message.type === 'ready') return;
+    const waiting = pending.get(message.id);
+    if (waiting === undefined) return;
+    if (message.type === 'text') {
+      // The monotonic clock is the same in every process: the time it saw the text, on this process's performance clock.
+      waiting.onText(performance.now() - Number(process.hrtime.bigint() - BigInt(message.at)) / 1e6);
+      return;
     }
-  }
+    pending.delete(message.id);
+    if (message.type === 'done') waiting.resolve(message.output);
+    else waiting.reject(new Error(message.error));
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`the HTTP client process exited (${String(code)}) before it was ready`)));
+    child.once('message', () => resolve());
+  });
+  child.removeAllListeners('exit');
+  child.on('exit', (code) => {
+    for (const waiting of pending.values()) waiting.reject(new Error(`the HTTP client process exited (${String(code)})`));
+    pending.clear();
+  });
+  return child;
 }
 
 /** The server over `store` (a createToolgate store string); `cleanup` runs once all is closed, even when closing fails. */
 export async function serverRunner(options: RunnerOptions, store: string, cleanup: () => void | Promise<void> = () => undefined): Promise<Runner> {
-  const toolgate = await openToolgate(options, store);
+  const pending = new Map<number, Pending>();
+  const [toolgate, client] = await Promise.all([openToolgate(options, store), startClient(pending)]);
   // The default (4 runs at a time) would queue the concurrent workload's runs behind each other.
   const manager = new RunManager({ toolgate, concurrency: CONCURRENCY });
   const server = await startHttpServer({ service: manager, store: toolgate.store, apiKeys: [], port: 0 });
   await manager.recover();
-  const headers = { 'content-type': 'application/json' };
+  let next = 0;
   return {
-    async run(onText) {
-      const created = await fetch(`${server.url}/v1/runs`, { method: 'POST', headers, body: JSON.stringify({ input: PROMPT }) });
-      if (created.status !== 201) throw new Error(`POST /v1/runs answered ${created.status}: ${await created.text()}`);
-      const { id } = (await created.json()) as { id: string };
-      const events = await fetch(`${server.url}/v1/runs/${id}/events`, { headers: { accept: 'text/event-stream' } });
-      if (!events.ok) throw new Error(`GET /v1/runs/${id}/events answered ${events.status}: ${await events.text()}`);
-      const end = await follow(events, onText);
-      if (end?.type !== 'run_completed') throw new Error(`run ${id} ended ${end?.type ?? 'without a terminal event'}: ${JSON.stringify(end?.data.error)}`);
-      return end.data.output ?? '';
+    run(onText) {
+      const request: ClientRequest = { id: ++next, url: server.url, input: PROMPT };
+      return new Promise<string>((resolve, reject) => {
+        pending.set(request.id, { resolve, reject, onText });
+        client.send(request);
+      });
     },
     async close() {
       try {
+        client.disconnect();
         await server.close({ graceMs: 100 });
         await manager.shutdown({ graceMs: 100 });
         await toolgate.close();
