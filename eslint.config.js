@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'data/**', 'coverage/**', '**/*.d.ts', 'bench/frameworks/anchors/**', 'bench/node_modules/**', 'bench/results/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'data/**', 'coverage/**', '**/*.d.ts', 'bench/frameworks/anchors/**', 'bench/node_modules/**', 'bench/results/**', 'bench/.build/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -3,11 +3,11 @@
 // ready and at its peak, per-run durations, wall and CPU time of the measured
 // runs, the model steps and tool calls they made, and first-token latencies.
 //   node bench/frameworks/child.ts --runner <id> --url <mock url> --workload '<json>'
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { refusedHosts } from './loopback-only.ts';
 import type { CreateRunner } from './runner.ts';
 import { RUNNERS } from './runners-list.ts';
+import { repositoryRoot } from './toolgate-package.ts';
 import { ANSWER, lookupCount, MODEL_STEPS, TOOL_STEPS, toolShapes, type Workload } from './workload.ts';
 
 export interface ChildResult {
@@ -59,7 +59,7 @@ globalThis.fetch = (input, init) => {
 
 function fail(error: unknown): never {
   // Paths relative to the repository: the message ends up in the saved results.
-  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const root = repositoryRoot();
   const message = (error instanceof Error ? (error.stack ?? error.message) : String(error)).replaceAll(`file://${root}`, '').replaceAll(root, '');
   const failure: ChildFailure = { ok: false, runner: runnerId, workload: workload.id, error: message.split('\n').slice(0, 6).join('\n') };
   process.stdout.write(`${JSON.stringify(failure)}\n`);
@@ -69,7 +69,9 @@ function fail(error: unknown): never {
 async function main(): Promise<ChildResult> {
   const entry = RUNNERS.find((r) => r.id === runnerId);
   if (entry === undefined) throw new Error(`unknown runner "${runnerId}"; known: ${RUNNERS.map((r) => r.id).join(', ')}`);
-  const { createRunner } = (await import(entry.file)) as { createRunner: CreateRunner };
+  // Built (harness-build.ts), the runners sit beside this file as .js, in the same layout.
+  const file = import.meta.url.endsWith('.js') ? entry.file.replace(/\.ts$/, '.js') : entry.file;
+  const { createRunner } = (await import(file)) as { createRunner: CreateRunner };
   const runner = await createRunner({ url, tools: toolShapes(workload.tools), stream: workload.stream });
   const startupMs = performance.now();
   const rssReadyMb = process.memoryUsage.rss() / 2 ** 20;

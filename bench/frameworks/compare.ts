@@ -12,6 +12,7 @@ import { arch, cpus, totalmem, type } from 'node:os';
 import { join, relative } from 'node:path';
 import { POSTGRES_URL } from '../postgres-url.ts';
 import { BENCH_DIR, ensureBenchDeps, installedVersion } from './bench-deps.ts';
+import { buildHarness, harnessFrom } from './harness-build.ts';
 import { checkPostgres, createThrowawayDatabase, DATABASE_URL_ENV, type ThrowawayDatabase } from './postgres-database.ts';
 import { runChild, startMockProcess, type ChildOutcome } from './processes.ts';
 import { reportLines, saveReport, type ReportInput, type SkippedRunner } from './report.ts';
@@ -89,7 +90,11 @@ function machine(): string {
 function versions(runners: RunnerEntry[], services: [string, string][]): [string, string][] {
   const root = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   const names = [...new Set([...runners.flatMap((r) => r.packages), 'zod'])];
-  return [[`toolgate (${toolgateFrom() === 'src' ? '../src, TypeScript' : '../dist, built'})`, root.version], ['node', process.version], ...services, ...names.map((n): [string, string] => [n, installedVersion(n)])];
+  return [
+    [`toolgate (${toolgateFrom() === 'src' ? '../src, TypeScript' : '../dist, built'})`, root.version],
+    ['the harness', harnessFrom() === 'ts' ? 'TypeScript, types stripped at load' : 'built to JavaScript'],
+    ['node', process.version],
+    ...services, ...names.map((n): [string, string] => [n, installedVersion(n)])];
 }
 
 /** Drops the per-run arrays: the .json keeps every child's summary, not every sample. */
@@ -111,6 +116,7 @@ export async function runFrameworksBench(): Promise<{ name: string; lines: strin
   const active = runners.filter((r) => !services.skipped.some((s) => s.runner === r.id));
   if (active.some((r) => r.file.startsWith('./anchors/'))) ensureBenchDeps();
   if (active.some((r) => r.id.startsWith('toolgate'))) ensureToolgateBuilt((line) => console.log(line));
+  await buildHarness();
   const workloads = allWorkloads(quick);
   const timeoutMs = quick ? CHILD_TIMEOUT_MS.quick : CHILD_TIMEOUT_MS.full;
   const mock = await startMockProcess();

@@ -4,10 +4,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { ChildFailure, ChildResult } from './child.ts';
+import { harnessFile } from './harness-build.ts';
 import type { Workload } from './workload.ts';
 
 const MOCK = fileURLToPath(new URL('./mock-model-server.ts', import.meta.url));
-const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
+const CHILD = harnessFile('./child.ts');
 
 export interface MockProcess {
   url: string;

@@ -2,13 +2,27 @@
 // TypeScript sources, whose type stripping at load would be charged to
 // toolgate's start-up and memory. BENCH_TOOLGATE=src measures the sources.
 import { spawnSync } from 'node:child_process';
-import { existsSync, globSync, statSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { existsSync, globSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type * as ToolgateSources from '../../src/index.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BUILT = new URL('../../dist/src/index.js', import.meta.url);
-const SOURCES = new URL('../../src/index.ts', import.meta.url);
+/**
+ * The repository's root: the folder above this file whose package.json is
+ * toolgate's. Found, not counted in `../`: this module also runs bundled into
+ * the built harness (harness-build.ts), one folder deeper.
+ */
+export function repositoryRoot(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'toolgate') return `${dir}/`;
+    if (dirname(dir) === dir) throw new Error('toolgate-package: no toolgate package.json above the benchmark');
+  }
+}
+
+const ROOT = repositoryRoot();
+const BUILT = pathToFileURL(join(ROOT, 'dist/src/index.js'));
+const SOURCES = pathToFileURL(join(ROOT, 'src/index.ts'));
 
 export type ToolgateModule = typeof ToolgateSources;
 

@@ -41,17 +41,22 @@ export function toolShapes(count: number): ToolShape[] {
   return count <= 1 ? [LOOKUP] : [LOOKUP, ...OTHER_TOOLS.slice(0, count - 1)];
 }
 
-/** Tool executions in this process, counted to check that each runner really did the work. */
-let lookups = 0;
+/**
+ * Tool executions in this process, counted to check that each runner really did
+ * the work. Kept on globalThis: the built harness bundles the child and each
+ * runner apart (harness-build.ts), each with its own copy of this module.
+ */
+const LOOKUPS = Symbol.for('toolgate.bench.lookups');
+const counters = globalThis as unknown as Record<symbol, number | undefined>;
 
 /** The tool's work, identical for every runner. */
 export function lookup(key: string): string {
-  lookups++;
+  counters[LOOKUPS] = (counters[LOOKUPS] ?? 0) + 1;
   return `value of ${key}`;
 }
 
 export function lookupCount(): number {
-  return lookups;
+  return counters[LOOKUPS] ?? 0;
 }
 
 /** What a tool that is offered but never called does if a framework calls it anyway. */

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { ToolgateError } from '../core/errors.ts';
 import { newId } from '../core/runs.ts';
@@ -58,6 +58,8 @@ export async function startHttpServer(options: StartHttpServerOptions): Promise<
     );
   }
   const { handle, state } = createServerHandler(options);
+  // node:http (about 10 MB) loads when a server starts, not when the library is imported.
+  const { createServer } = await import('node:http');
   const server = createServer(handle);
   const idle = trackIdleSockets(server, state);
   await new Promise<void>((resolve, reject) => {

@@ -1,4 +1,3 @@
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { LogEntry, MetricsSource } from './server-context.ts';
 
@@ -9,6 +8,7 @@ const DEFAULT_METRICS_HOST = '127.0.0.1';
  * scraper on an internal network, without an API key. Anything else is 404.
  */
 export async function startMetricsServer(options: { metrics: MetricsSource; host?: string; port: number; log?: (entry: LogEntry) => void }): Promise<{ url: string; close(): Promise<void> }> {
+  const { createServer } = await import('node:http');
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' || path !== '/metrics') {

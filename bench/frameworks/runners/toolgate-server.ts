@@ -15,7 +15,8 @@ import { openToolgate } from './toolgate-setup.ts';
 
 const { RunManager, startHttpServer } = await loadToolgate();
 
-const CLIENT = fileURLToPath(new URL('../http-client.ts', import.meta.url));
+// Built (harness-build.ts), the client sits where its source does, as .js.
+const CLIENT = fileURLToPath(new URL(import.meta.url.endsWith('.js') ? '../http-client.js' : '../http-client.ts', import.meta.url));
 
 interface Pending {
   resolve: (output: string) => void;
