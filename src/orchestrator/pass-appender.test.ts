@@ -11,7 +11,7 @@ interface Commit {
   expect: number | undefined;
 }
 
-function harness(options: { allowDeferral?: boolean; conflict?: boolean } = {}) {
+function harness(options: { allowDeferral?: boolean; conflict?: boolean; delayMs?: (types: string[]) => number } = {}) {
   const commits: Commit[] = [];
   const applied: RunEvent[] = [];
   let last = 3;
@@ -24,7 +24,11 @@ function harness(options: { allowDeferral?: boolean; conflict?: boolean } = {}) 
       last = events.at(-1)?.id ?? last;
     },
     commit: async (drafts: EventDraft[], patch, expect) => {
-      commits.push({ types: drafts.map((d) => d.type), patch, expect });
+      const types = drafts.map((d) => d.type);
+      // A store that takes its time (a network round trip): what starts first may end last.
+      const delay = options.delayMs?.(types) ?? 0;
+      if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+      commits.push({ types, patch, expect });
       if (options.conflict === true && expect !== undefined) throw new ToolgateError('conflict', 'run run_1: expected last event 3, the log is at 4');
       const base = expect ?? last;
       const events = drafts.map((d, i) => ({ id: base + i + 1, runId: 'run_1', type: d.type, time: 't', data: d.data }) as RunEvent);
@@ -48,6 +52,29 @@ describe('PassAppender', () => {
     const own = await appender.append([draft('run_completed', { output: 'Hi', usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, steps: 1 })], { status: 'completed', output: 'Hi' });
     assert.deepEqual(commits, [{ types: ['assistant_delta', 'assistant_message', 'run_completed'], patch: { steps: 1, status: 'completed', output: 'Hi' }, expect: 3 }]);
     assert.deepEqual(own.map((e) => [e.id, e.type]), [[6, 'run_completed']], 'the caller gets its own events back, not the deferred ones');
+  });
+
+  it('commits in the order of the appends: a result never overtakes the commit that carries its call', async () => {
+    const { appender, commits } = harness({ delayMs: (types) => (types.includes('tool_call') ? 30 : 0) });
+    const call = (id: string) => [
+      draft('gate_decision', { step: 1, toolCallId: id, name: 'read', effect: 'read', decision: 'allowed', normalisations: [], injected: [] }),
+      draft('tool_call', { step: 1, toolCallId: id, name: 'read', arguments: {} }),
+    ];
+    const result = (id: string) => [draft('tool_result', { step: 1, toolCallId: id, name: 'read', ok: true, content: [], latencyMs: 1 })];
+    // Two reads run side by side: both calls held back, then both results appended at once.
+    await appender.append(call('a'), undefined, { defer: true });
+    await appender.append(call('b'), undefined, { defer: true });
+    await Promise.all([appender.append(result('a')), appender.append(result('b'))]);
+    assert.deepEqual(commits.map((c) => c.types), [['gate_decision', 'tool_call', 'gate_decision', 'tool_call', 'tool_result'], ['tool_result']]);
+  });
+
+  it('a held-back read is committed on its own after flushAfterMs when nothing else came', async () => {
+    const { appender, commits } = harness();
+    await appender.append([draft('tool_call', { step: 1, toolCallId: 'a', name: 'read', arguments: {} })], undefined, { defer: true, flushAfterMs: 10 });
+    assert.equal(commits.length, 0);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    assert.deepEqual(commits.map((c) => c.types), [['tool_call']]);
+    appender.dispose();
   });
 
   it('append([]) commits what is held and nothing else; with nothing held it does not reach the store', async () => {

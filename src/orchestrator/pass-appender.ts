@@ -12,17 +12,22 @@ interface Deferred {
 }
 
 /**
- * The append of one pass over a run, with one kind of deferral. A model
- * turn's `assistant_message` (`{ defer: true }`) is applied to the run's state
- * at once and committed with the next append, in the same transaction: a tool
- * step then commits twice (the turn with the decision and the call, before the
- * tool is reached; the result) instead of three times.
+ * The append of one pass over a run, with deferral (decision 0014). Events
+ * appended with `{ defer: true }` (a model turn's answer; a read's decision and
+ * call) are applied to the run's state at once and committed with the next
+ * append, in the same transaction: a read step is one commit, a write step two
+ * (the answer with the decision and the call, before the tool is reached; the
+ * result). `flushAfterMs` commits them on their own if nothing else has by then.
  *
- * Nothing outside this process can act on a deferred event: it is committed
- * before any tool runs, any model is asked again and any person is asked to
- * approve (every one of those is preceded by an append, or by `append([])`),
- * and at the end of the pass. A crash before that loses only a model answer
- * nobody saw or acted on; the model is asked again.
+ * Nothing outside this process acts on a deferred answer: it is committed
+ * before a write runs, the model is asked again or a person is asked to
+ * approve (each is preceded by an append, or by `append([])`), and at the end
+ * of the pass. A crash before that loses a model answer nobody saw and maybe a
+ * read's record; the model is asked again and the read may run again.
+ *
+ * Commits are made one after another, in the order of the appends, whatever
+ * the store: a result appended while an earlier commit (carrying its call) is
+ * still on its way never overtakes it.
  *
  * The commit expects the log unchanged since the deferral. If another writer
  * appended meanwhile (a cancel, from this process or another), the state this
@@ -41,6 +46,8 @@ export class PassAppender {
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** A commit made by the timer failed: the next append reports it. */
   #failed: unknown;
+  /** The last commit asked for: the next one starts after it has settled. */
+  #tail: Promise<unknown> = Promise.resolve();
 
   constructor(options: { runId: string; commit: CommitFn; lastEventId: () => number; apply: (events: readonly RunEvent[]) => void; allowDeferral: boolean }) {
     this.#runId = options.runId;
@@ -67,7 +74,16 @@ export class PassAppender {
     // Taken before any await: an append running alongside does not commit the same drafts.
     this.#deferred = undefined;
     this.#stopTimer();
-    if (deferred === undefined) return drafts.length === 0 ? [] : this.#commit(drafts, patch, undefined);
+    if (deferred === undefined && drafts.length === 0) return [];
+    const commit = this.#tail.then(() => this.#commitNow(deferred, drafts, patch));
+    this.#tail = commit.catch(() => undefined);
+    return commit;
+  };
+
+  async #commitNow(deferred: Deferred | undefined, drafts: EventDraft[], patch: RunPatch | undefined): Promise<RunEvent[]> {
+    // An earlier commit found the log changed: nothing more is written for this pass.
+    if (this.#stale) throw this.#staleError();
+    if (deferred === undefined) return this.#commit(drafts, patch, undefined);
     try {
       const events = await this.#commit([...deferred.drafts, ...drafts], patch === undefined ? deferred.patch : { ...deferred.patch, ...patch }, deferred.after);
       return events.slice(deferred.drafts.length);
@@ -78,7 +94,7 @@ export class PassAppender {
       }
       throw error;
     }
-  };
+  }
 
   /** Commits what is deferred, if anything. */
   flush(): Promise<unknown> {
