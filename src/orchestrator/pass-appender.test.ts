@@ -68,6 +68,18 @@ describe('PassAppender', () => {
     assert.deepEqual(commits.map((c) => c.types), [['gate_decision', 'tool_call', 'gate_decision', 'tool_call', 'tool_result'], ['tool_result']]);
   });
 
+  it('events held back while a commit is on its way get the ids after it, and their commit expects it', async () => {
+    const { appender, commits } = harness({ delayMs: (types) => (types.includes('tool_result') && types.length === 1 ? 30 : 0) });
+    // One call's result is being committed (slowly) while another read is held back.
+    const slow = appender.append([draft('tool_result', { step: 1, toolCallId: 'x', name: 'read', ok: true, content: [], latencyMs: 1 })]);
+    const held = await appender.append([draft('tool_call', { step: 1, toolCallId: 'y', name: 'read', arguments: {} })], undefined, { defer: true });
+    assert.deepEqual(held.map((e) => e.id), [5], 'after the log (3) and the commit on its way (4)');
+    await slow;
+    await appender.append([draft('tool_result', { step: 1, toolCallId: 'y', name: 'read', ok: true, content: [], latencyMs: 1 })]);
+    assert.deepEqual(commits.map((c) => [c.types, c.expect]), [[['tool_result'], undefined], [['tool_call', 'tool_result'], 4]]);
+    assert.equal(appender.stale, false);
+  });
+
   it('a held-back read is committed on its own after flushAfterMs when nothing else came', async () => {
     const { appender, commits } = harness();
     await appender.append([draft('tool_call', { step: 1, toolCallId: 'a', name: 'read', arguments: {} })], undefined, { defer: true, flushAfterMs: 10 });

@@ -48,6 +48,8 @@ export class PassAppender {
   #failed: unknown;
   /** The last commit asked for: the next one starts after it has settled. */
   #tail: Promise<unknown> = Promise.resolve();
+  /** The id of the last event of every commit asked for so far, held-back events included: where the log will be. */
+  #projected = 0;
 
   constructor(options: { runId: string; commit: CommitFn; lastEventId: () => number; apply: (events: readonly RunEvent[]) => void; allowDeferral: boolean }) {
     this.#runId = options.runId;
@@ -75,6 +77,7 @@ export class PassAppender {
     this.#deferred = undefined;
     this.#stopTimer();
     if (deferred === undefined && drafts.length === 0) return [];
+    this.#reserve(drafts.length);
     const commit = this.#tail.then(() => this.#commitNow(deferred, drafts, patch));
     this.#tail = commit.catch(() => undefined);
     return commit;
@@ -120,8 +123,20 @@ export class PassAppender {
     this.#timer = undefined;
   }
 
+  /**
+   * The ids `count` new events will get: after the log as this pass has seen
+   * it, and after every commit already on its way (which the state has not
+   * seen yet). Events held back get these ids in the state at once; the follower
+   * applies them once the commits before them are in.
+   */
+  #reserve(count: number): number {
+    const first = Math.max(this.#projected, this.#lastEventId()) + 1;
+    this.#projected = first + count - 1;
+    return first;
+  }
+
   #defer(drafts: EventDraft[], patch: RunPatch | undefined): RunEvent[] {
-    const first = this.#lastEventId() + 1;
+    const first = this.#reserve(drafts.length);
     const time = new Date().toISOString();
     // As the store will return them: ids that follow the log, data read back from its JSON text.
     const events = drafts.map((d, i) => ({ id: first + i, runId: this.#runId, type: d.type, time, data: parseJson(JSON.stringify(d.data)) }) as RunEvent);
