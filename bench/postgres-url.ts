@@ -3,18 +3,10 @@
 // The URL may hold a password: messages name it only through `postgresLabel`,
 // and error texts go through `withoutSecret` before they are printed or saved.
 
-export const POSTGRES_URL = process.env['TOOLGATE_TEST_POSTGRES_URL'] || process.env['DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/test';
+// The label is the store's own: one rule for what of a URL may be shown.
+export { postgresLabel } from '../src/store/postgres/postgres-url.ts';
 
-/** The URL as a message may show it: scheme, user, host, port and database; no password, no query (which may carry one). */
-export function postgresLabel(url: string): string {
-  try {
-    const parsed = new URL(url);
-    const user = parsed.username === '' ? '' : `${parsed.username}@`;
-    return `${parsed.protocol}//${user}${parsed.host}${parsed.pathname}`;
-  } catch {
-    return '(the configured URL, which is not a valid URL)';
-  }
-}
+export const POSTGRES_URL = process.env['TOOLGATE_TEST_POSTGRES_URL'] || process.env['DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/test';
 
 /** `text` with the URL's password, if it has one, replaced by `***`. */
 export function withoutSecret(text: string, url: string): string {

@@ -4,7 +4,7 @@
  * so every limit is counted in bytes as received.
  */
 import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_STREAM_BYTES, limitExceeded } from './limits.ts';
-import { BodyReader } from './read-body.ts';
+import { bodyItems } from './read-body.ts';
 
 export interface ReadLinesOptions {
   /** Largest single line, in bytes (the provider's maxEventBytes). */
@@ -29,7 +29,6 @@ export async function* readLines(body: ReadableStream<Uint8Array>, options: Read
   const decoder = new TextDecoder('utf-8');
   let pending: Uint8Array[] = [];
   let pendingBytes = 0;
-  let total = 0;
 
   const takeLine = (last: Uint8Array): string | undefined => {
     const parts = [...pending, last];
@@ -41,37 +40,30 @@ export async function* readLines(body: ReadableStream<Uint8Array>, options: Read
   };
   const tooLong = (): Error => limitExceeded({ option: 'maxEventBytes', limit: maxLineBytes, what: 'one line of the stream', ...provider });
 
-  const reader = new BodyReader(body, options.signal);
-  const finished = options.finished ?? (() => false);
-  try {
-    for (let chunk = await reader.next(); chunk !== undefined; chunk = await reader.next()) {
-      total += chunk.byteLength;
-      if (total > maxBytes) throw limitExceeded({ option: 'maxStreamBytes', limit: maxBytes, what: 'the streamed answer', ...provider });
-      let start = 0;
-      for (let at = chunk.indexOf(NEWLINE); at !== -1; at = chunk.indexOf(NEWLINE, start)) {
-        if (pendingBytes + (at - start) > maxLineBytes) throw tooLong();
-        const line = takeLine(chunk.subarray(start, at));
-        if (line !== undefined) {
-          yield line;
-          if (finished()) {
-            await reader.drain();
-            return;
-          }
-        }
-        start = at + 1;
-      }
-      if (start < chunk.byteLength) {
-        const rest = chunk.slice(start);
-        pendingBytes += rest.byteLength;
-        if (pendingBytes > maxLineBytes) throw tooLong();
-        pending.push(rest);
-      }
+  // Lines are found one by one within a chunk: an overlong line fails after the lines before it were read.
+  function* linesOf(chunk: Uint8Array): Generator<string> {
+    let start = 0;
+    for (let at = chunk.indexOf(NEWLINE); at !== -1; at = chunk.indexOf(NEWLINE, start)) {
+      if (pendingBytes + (at - start) > maxLineBytes) throw tooLong();
+      const line = takeLine(chunk.subarray(start, at));
+      if (line !== undefined) yield line;
+      start = at + 1;
     }
-  } finally {
-    await reader.close();
+    if (start < chunk.byteLength) {
+      const rest = chunk.slice(start);
+      pendingBytes += rest.byteLength;
+      if (pendingBytes > maxLineBytes) throw tooLong();
+      pending.push(rest);
+    }
   }
-  if (pendingBytes > 0) {
-    const line = takeLine(new Uint8Array(0));
-    if (line !== undefined) yield line;
-  }
+  const last = (): string[] => {
+    const line = pendingBytes > 0 ? takeLine(new Uint8Array(0)) : undefined;
+    return line === undefined ? [] : [line];
+  };
+  yield* bodyItems(
+    body,
+    { signal: options.signal, maxBytes, finished: options.finished, tooLarge: () => limitExceeded({ option: 'maxStreamBytes', limit: maxBytes, what: 'the streamed answer', ...provider }) },
+    linesOf,
+    last,
+  );
 }

@@ -64,6 +64,43 @@ export class BodyReader {
   }
 }
 
+export interface BodyItemsOptions {
+  signal?: AbortSignal | undefined;
+  /** Largest whole body, in bytes as received; `tooLarge` is thrown past it. */
+  maxBytes: number;
+  tooLarge: () => Error;
+  /** Asked after each item: true once the stream's last item came. The rest of the body is then drained (see BodyReader.drain) and iteration ends. */
+  finished?: (() => boolean) | undefined;
+}
+
+/**
+ * The items (events, lines) of a streamed body: `parse` finds them in each
+ * chunk as it arrives, `end` in what is left once the body has ended. The
+ * body is cancelled whenever the consumer stops early (break, error, abort, a
+ * limit), so the socket is not left open.
+ */
+export async function* bodyItems<T>(body: ReadableStream<Uint8Array>, options: BodyItemsOptions, parse: (chunk: Uint8Array) => Iterable<T>, end: () => Iterable<T>): AsyncGenerator<T> {
+  const reader = new BodyReader(body, options.signal);
+  const finished = options.finished ?? (() => false);
+  let total = 0;
+  try {
+    for (let chunk = await reader.next(); chunk !== undefined; chunk = await reader.next()) {
+      total += chunk.byteLength;
+      if (total > options.maxBytes) throw options.tooLarge();
+      for (const item of parse(chunk)) {
+        yield item;
+        if (finished()) {
+          await reader.drain();
+          return;
+        }
+      }
+    }
+  } finally {
+    await reader.close();
+  }
+  yield* end();
+}
+
 export interface ReadTextOptions {
   maxBytes: number;
   signal?: AbortSignal;

@@ -4,7 +4,7 @@
  */
 import { SseParser as CoreSseParser, type SseEvent, type SseParserOptions as CoreOptions } from '../../core/index.ts';
 import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_STREAM_BYTES, limitExceeded } from './limits.ts';
-import { BodyReader } from './read-body.ts';
+import { bodyItems } from './read-body.ts';
 
 export type { SseEvent };
 
@@ -53,24 +53,10 @@ export async function* readSseEvents(body: ReadableStream<Uint8Array>, options: 
   const provider = options.provider === undefined ? {} : { provider: options.provider };
   const parser = new SseParser({ ...provider, ...(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes }) });
   const decoder = new TextDecoder('utf-8');
-  let total = 0;
-  const reader = new BodyReader(body, options.signal);
-  const finished = options.finished ?? (() => false);
-  try {
-    for (let chunk = await reader.next(); chunk !== undefined; chunk = await reader.next()) {
-      total += chunk.byteLength;
-      if (total > maxBytes) throw limitExceeded({ option: 'maxStreamBytes', limit: maxBytes, what: 'the streamed answer', ...provider });
-      for (const event of parser.push(decoder.decode(chunk, { stream: true }))) {
-        yield event;
-        if (finished()) {
-          await reader.drain();
-          return;
-        }
-      }
-    }
-    yield* parser.push(decoder.decode());
-    yield* parser.end();
-  } finally {
-    await reader.close();
-  }
+  yield* bodyItems(
+    body,
+    { signal: options.signal, maxBytes, finished: options.finished, tooLarge: () => limitExceeded({ option: 'maxStreamBytes', limit: maxBytes, what: 'the streamed answer', ...provider }) },
+    (chunk) => parser.push(decoder.decode(chunk, { stream: true })),
+    () => [...parser.push(decoder.decode()), ...parser.end()],
+  );
 }
