@@ -1,9 +1,9 @@
 import { ToolgateError } from '../../core/errors.ts';
 import { parseJson } from '../../core/parse-json.ts';
 import type { GenerateOptions, ModelAdapter, ModelRequest, ModelResponse } from '../../core/ports/model-adapter.ts';
-import { providerMessage } from '../shared/http-errors.ts';
 import { readLimits, type ReadLimitOptions } from '../shared/limits.ts';
-import { callWithRetries, readAnswerText, readFailure, requestHeaders, RetryableFailure, type RetryPolicy } from '../shared/request-loop.ts';
+import { readStreamedAnswer, readWholeAnswer, refuseErrorBody } from '../shared/read-answer.ts';
+import { callWithRetries, requestHeaders, type RetryPolicy } from '../shared/request-loop.ts';
 import { readSseEvents } from '../shared/sse-reader.ts';
 import { asObject } from '../shared/wire.ts';
 import { httpError, shouldRetry } from './errors.ts';
@@ -52,10 +52,7 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): ModelA
     // Only a streaming request shows deltas, whatever the server chose to send.
     if (contentType.includes('text/event-stream')) return readStream(response, request.stream ? generate : {}, signal);
     // Non-streaming, or a proxy that answered `stream: true` with one JSON body.
-    const text = await readAnswerText({ response, signal, url, provider, maxBytes: maxResponseBytes });
-    const result = parseJsonMessage(text, contentType);
-    if (request.stream && result.text !== '') generate.onTextDelta?.(result.text);
-    return result;
+    return readWholeAnswer({ response, signal, url, provider, maxBytes: maxResponseBytes, request, generate, parse: (text) => parseJsonMessage(text, contentType) });
   };
 
   const parseJsonMessage = (text: string, contentType: string): ModelResponse => {
@@ -66,20 +63,17 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): ModelA
     } catch {
       throw new ToolgateError('model_error', `expected a JSON message from ${url} but got ${contentType || 'no content type'}: ${JSON.stringify(text.slice(0, 200))}; ${rootHint}`);
     }
-    const root = asObject(json);
-    if (root?.['type'] === 'error' || (root?.['error'] !== undefined && root['error'] !== null)) {
-      const message = providerMessage(text);
-      throw new ToolgateError('model_error', `${url} answered 200 with an error: ${message}`, { details: { providerMessage: message } });
-    }
+    refuseErrorBody(json, text, url, asObject(json)?.['type'] === 'error');
     return parseMessage(json, { url, maxToolCalls, provider });
   };
 
   const readStream = async (response: Response, generate: GenerateOptions, signal: AbortSignal): Promise<ModelResponse> => {
     if (response.body === null) throw new ToolgateError('model_error', `${url} sent an event stream with no body`);
     const assembler = new StreamAssembler({ maxToolCalls, provider, ...(generate.onTextDelta === undefined ? {} : { onTextDelta: generate.onTextDelta }) });
-    try {
+    return readStreamedAnswer({
       // After message_stop the reader drains the body's end, so the connection is reused.
-      for await (const event of readSseEvents(response.body, { maxEventBytes, maxBytes: maxStreamBytes, signal, provider, finished: () => assembler.finished })) {
+      items: readSseEvents(response.body, { maxEventBytes, maxBytes: maxStreamBytes, signal, provider, finished: () => assembler.finished }),
+      each: (event) => {
         let data: unknown;
         try {
           data = parseJson(event.data);
@@ -87,15 +81,11 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): ModelA
           throw new ToolgateError('model_error', `malformed stream from ${url}: the data of a ${event.event} event is not JSON: ${JSON.stringify(event.data.slice(0, 200))}`);
         }
         assembler.push(event.event, data);
-      }
-    } catch (error) {
-      throw readFailure(error, { signal, delivered: assembler.delivered });
-    }
-    if (!assembler.finished) {
-      const cause = new Error('the stream ended before the model finished (no message_stop)');
-      throw new RetryableFailure({ cause, delivered: assembler.delivered });
-    }
-    return assembler.finish();
+      },
+      assembler,
+      signal,
+      unfinished: 'no message_stop',
+    });
   };
 
   return {

@@ -1,11 +1,10 @@
 import { ToolgateError } from '../../core/errors.ts';
 import type { GenerateOptions, ModelAdapter, ModelRequest, ModelResponse } from '../../core/ports/model-adapter.ts';
 import { parseJson } from '../../core/parse-json.ts';
-import { providerMessage } from '../shared/http-errors.ts';
 import { readLimits, type ReadLimitOptions } from '../shared/limits.ts';
 import { readLines } from '../shared/ndjson-reader.ts';
-import { callWithRetries, readAnswerText, readFailure, requestHeaders, RetryableFailure, type RetryPolicy } from '../shared/request-loop.ts';
-import { asObject } from '../shared/wire.ts';
+import { readStreamedAnswer, readWholeAnswer, refuseErrorBody } from '../shared/read-answer.ts';
+import { callWithRetries, requestHeaders, type RetryPolicy } from '../shared/request-loop.ts';
 import { httpError, RETRYABLE_STATUSES, withConnectionHint } from './errors.ts';
 import { parseChatResponse } from './from-wire.ts';
 import { StreamAssembler } from './stream-assembler.ts';
@@ -113,10 +112,7 @@ export function createOllamaAdapter(options: OllamaAdapterOptions): ModelAdapter
     // without either word the request decides. Only a streaming request shows deltas.
     const lines = contentType.includes('ndjson') || (request.stream && !contentType.includes('json'));
     if (lines) return readStream(response, request.stream ? generate : {}, signal);
-    const text = await readAnswerText({ response, signal, url, provider, maxBytes: maxResponseBytes });
-    const result = parseWholeBody(text, contentType);
-    if (request.stream && result.text !== '') generate.onTextDelta?.(result.text);
-    return result;
+    return readWholeAnswer({ response, signal, url, provider, maxBytes: maxResponseBytes, request, generate, parse: (text) => parseWholeBody(text, contentType) });
   };
 
   const parseWholeBody = (text: string, contentType: string): ModelResponse => {
@@ -130,20 +126,17 @@ export function createOllamaAdapter(options: OllamaAdapterOptions): ModelAdapter
         `expected a JSON chat response from ${url} but got ${contentType || 'no content type'}: ${JSON.stringify(text.slice(0, 200))}; check that the host is an Ollama server root`,
       );
     }
-    const error = asObject(json)?.['error'];
-    if (error !== undefined && error !== null) {
-      const message = providerMessage(text);
-      throw new ToolgateError('model_error', `${url} answered 200 with an error: ${message}`, { details: { providerMessage: message } });
-    }
+    refuseErrorBody(json, text, url);
     return parseChatResponse(json, { url, maxToolCalls, provider });
   };
 
   const readStream = async (response: Response, generate: GenerateOptions, signal: AbortSignal): Promise<ModelResponse> => {
     if (response.body === null) throw new ToolgateError('model_error', `${url} sent a stream with no body`);
     const assembler = new StreamAssembler({ maxToolCalls, provider, ...(generate.onTextDelta === undefined ? {} : { onTextDelta: generate.onTextDelta }) });
-    try {
+    return readStreamedAnswer({
       // After the line with "done": true the reader drains the body's end, so the connection is reused.
-      for await (const line of readLines(response.body, { maxLineBytes: maxEventBytes, maxBytes: maxStreamBytes, signal, provider, finished: () => assembler.finished })) {
+      items: readLines(response.body, { maxLineBytes: maxEventBytes, maxBytes: maxStreamBytes, signal, provider, finished: () => assembler.finished }),
+      each: (line) => {
         let chunk: unknown;
         try {
           chunk = parseJson(line);
@@ -151,15 +144,11 @@ export function createOllamaAdapter(options: OllamaAdapterOptions): ModelAdapter
           throw new ToolgateError('model_error', `malformed stream from ${url}: a line is not JSON: ${JSON.stringify(line.slice(0, 200))}`);
         }
         assembler.push(chunk);
-      }
-    } catch (error) {
-      throw readFailure(error, { signal, delivered: assembler.delivered });
-    }
-    if (!assembler.finished) {
-      const cause = new Error('the stream ended before the model finished (no line with "done": true)');
-      throw new RetryableFailure({ cause, delivered: assembler.delivered });
-    }
-    return assembler.finish();
+      },
+      assembler,
+      signal,
+      unfinished: 'no line with "done": true',
+    });
   };
 
   const wireOptions = {

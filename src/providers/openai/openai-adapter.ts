@@ -1,10 +1,9 @@
 import { ToolgateError } from '../../core/errors.ts';
 import type { GenerateOptions, ModelAdapter, ModelRequest, ModelResponse } from '../../core/ports/model-adapter.ts';
-import { providerMessage } from '../shared/http-errors.ts';
 import { readLimits, type ReadLimitOptions } from '../shared/limits.ts';
-import { callWithRetries, readAnswerText, readFailure, requestHeaders, RetryableFailure, type RetryPolicy } from '../shared/request-loop.ts';
+import { readStreamedAnswer, readWholeAnswer, refuseErrorBody } from '../shared/read-answer.ts';
+import { callWithRetries, requestHeaders, type RetryPolicy } from '../shared/request-loop.ts';
 import { readSseEvents } from '../shared/sse-reader.ts';
-import { asObject } from '../shared/wire.ts';
 import { httpError, isQuotaGone, RETRYABLE_STATUSES } from './errors.ts';
 import { parseCompletion } from './from-wire.ts';
 import { StreamAssembler } from './stream-assembler.ts';
@@ -39,10 +38,7 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter
     // Some proxies stream whatever was asked; the reader copes either way, and only a streaming request shows deltas.
     if (contentType.includes('text/event-stream')) return readStream(response, request.stream ? generate : {}, signal);
     // Non-streaming, or a server that ignored `stream: true` and answered with one JSON body.
-    const text = await readAnswerText({ response, signal, url, provider, maxBytes: maxResponseBytes });
-    const result = parseJsonCompletion(text, contentType);
-    if (request.stream && result.text !== '') generate.onTextDelta?.(result.text);
-    return result;
+    return readWholeAnswer({ response, signal, url, provider, maxBytes: maxResponseBytes, request, generate, parse: (text) => parseJsonCompletion(text, contentType) });
   };
 
   const parseJsonCompletion = (text: string, contentType: string): ModelResponse => {
@@ -55,11 +51,7 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter
         `expected a JSON chat completion from ${url} but got ${contentType || 'no content type'}: ${JSON.stringify(text.slice(0, 200))}; check that the base URL points at an OpenAI-compatible API root`,
       );
     }
-    const error = asObject(json)?.['error'];
-    if (error !== undefined && error !== null) {
-      const message = providerMessage(text);
-      throw new ToolgateError('model_error', `${url} answered 200 with an error: ${message}`, { details: { providerMessage: message } });
-    }
+    refuseErrorBody(json, text, url);
     return parseCompletion(json, { url, maxToolCalls, provider });
   };
 
@@ -67,12 +59,13 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter
     if (response.body === null) throw new ToolgateError('model_error', `${url} sent an event stream with no body`);
     const assembler = new StreamAssembler({ maxToolCalls, provider, ...(generate.onTextDelta === undefined ? {} : { onTextDelta: generate.onTextDelta }) });
     let sawDone = false;
-    try {
+    return readStreamedAnswer({
       // After [DONE] the reader drains the body's end, so the connection is reused.
-      for await (const event of readSseEvents(response.body, { maxEventBytes, maxBytes: maxStreamBytes, signal, provider, finished: () => sawDone })) {
+      items: readSseEvents(response.body, { maxEventBytes, maxBytes: maxStreamBytes, signal, provider, finished: () => sawDone }),
+      each: (event) => {
         if (event.data.trim() === '[DONE]') {
           sawDone = true;
-          continue;
+          return;
         }
         let chunk: unknown;
         try {
@@ -81,15 +74,12 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter
           throw new ToolgateError('model_error', `malformed stream from ${url}: an event's data is not JSON: ${JSON.stringify(event.data.slice(0, 200))}`);
         }
         assembler.push(chunk);
-      }
-    } catch (error) {
-      throw readFailure(error, { signal, delivered: assembler.delivered });
-    }
-    if (!sawDone && !assembler.finished) {
-      const cause = new Error('the stream ended before the model finished (no finish_reason and no [DONE])');
-      throw new RetryableFailure({ cause, delivered: assembler.delivered });
-    }
-    return assembler.finish();
+      },
+      assembler,
+      signal,
+      complete: () => sawDone || assembler.finished,
+      unfinished: 'no finish_reason and no [DONE]',
+    });
   };
 
   return {

@@ -1,0 +1,71 @@
+/**
+ * Reading a 2xx answer, the same for every provider: a whole JSON body or a
+ * stream whose items the provider's assembler takes. The provider supplies how
+ * to parse the body and how to handle one stream item.
+ */
+import { ToolgateError } from '../../core/errors.ts';
+import type { GenerateOptions, ModelRequest, ModelResponse } from '../../core/ports/model-adapter.ts';
+import { providerMessage } from './http-errors.ts';
+import { readAnswerText, readFailure, RetryableFailure } from './request-loop.ts';
+import { asObject } from './wire.ts';
+
+/**
+ * A whole (non-streamed) answer, parsed by `parse`. A server that answered a
+ * streaming request with one body (a proxy) still shows its text as one delta.
+ */
+export async function readWholeAnswer(input: {
+  response: Response;
+  signal: AbortSignal;
+  url: string;
+  provider: string;
+  maxBytes: number;
+  request: ModelRequest;
+  generate: GenerateOptions;
+  parse: (text: string) => ModelResponse;
+}): Promise<ModelResponse> {
+  const text = await readAnswerText(input);
+  const result = input.parse(text);
+  if (input.request.stream && result.text !== '') input.generate.onTextDelta?.(result.text);
+  return result;
+}
+
+/** A 200 whose JSON body is an error (`{"error": …}`, or `isError` says so) fails the call with the provider's words. */
+export function refuseErrorBody(json: unknown, text: string, url: string, isError = false): void {
+  const error = asObject(json)?.['error'];
+  if (!isError && (error === undefined || error === null)) return;
+  const message = providerMessage(text);
+  throw new ToolgateError('model_error', `${url} answered 200 with an error: ${message}`, { details: { providerMessage: message } });
+}
+
+/** What a provider's stream assembler reports. */
+export interface AssembledStream {
+  readonly finished: boolean;
+  readonly delivered: boolean;
+  finish(): ModelResponse;
+}
+
+/**
+ * A streamed answer: `each` hands every item to the assembler. A connection
+ * that breaks while reading, or a stream that ends before its last item
+ * (`complete` is false; `unfinished` says what was missing), is worth another
+ * attempt, unless text already reached the caller.
+ */
+export async function readStreamedAnswer<T>(input: {
+  items: AsyncIterable<T>;
+  each: (item: T) => void;
+  assembler: AssembledStream;
+  signal: AbortSignal;
+  complete?: () => boolean;
+  unfinished: string;
+}): Promise<ModelResponse> {
+  const { assembler, signal } = input;
+  try {
+    for await (const item of input.items) input.each(item);
+  } catch (error) {
+    throw readFailure(error, { signal, delivered: assembler.delivered });
+  }
+  if (!(input.complete?.() ?? assembler.finished)) {
+    throw new RetryableFailure({ cause: new Error(`the stream ended before the model finished (${input.unfinished})`), delivered: assembler.delivered });
+  }
+  return assembler.finish();
+}
