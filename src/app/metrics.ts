@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { costOf, type Run, type RunEvent, type RunStore } from '../core/index.ts';
+import { costOf, runStrategy, type Run, type RunEvent, type RunStore } from '../core/index.ts';
 import { envelopeFamily } from '../parsing/index.ts';
 import type { SseStats } from '../server/index.ts';
 
@@ -305,7 +305,7 @@ const OUTCOME_OF_DECISION: Partial<Record<string, string>> = {
 function labelsOf(run: Run | undefined): RunLabels {
   return {
     tenant: run?.tenantId ?? '',
-    strategy: run?.settings?.strategy ?? 'react',
+    strategy: (run === undefined ? undefined : runStrategy(run)) ?? 'react',
     model: run?.model ?? 'unknown',
     price: run?.settings?.price,
   };

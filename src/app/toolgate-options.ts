@@ -133,6 +133,7 @@ export function settingsFromOptions(options: CreateToolgateOptions, servers: Rec
     constrain: options.constrain ?? false,
     parseRetries: options.parseRetries ?? DEFAULT_PARSE_RETRIES,
     textToolCalls: options.textToolCalls ?? 'auto',
+    gatewayConfig: {},
     tools: policy.tools ?? {},
     tenants: policy.tenants ?? {},
     server: options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs },

@@ -145,6 +145,11 @@ export class Toolgate {
     });
   }
 
+  /** The hooks every tool call passes (ToolgateOptions.hooks). */
+  get hooks(): RunHooks | undefined {
+    return this.#options.hooks;
+  }
+
   /** The adapters and process configuration runs are driven with. */
   async environment(run: Run): Promise<RunEnvironment> {
     const settings = this.settings;

@@ -8,6 +8,7 @@ import { PARSE_SPEC } from './specs/parse-spec.ts';
 import { DEMO_SPEC } from './specs/demo-spec.ts';
 import { EVAL_SPEC } from './specs/eval-spec.ts';
 import { MIGRATE_SPEC } from './specs/migrate-spec.ts';
+import { GATEWAY_SPEC } from './specs/gateway-spec.ts';
 
 export type CommandMain = (args: readonly string[], io: CliIO) => Promise<number>;
 
@@ -21,6 +22,7 @@ export const COMMANDS: readonly Command[] = [
   { spec: RUN_SPEC, load: async () => (await import('./run-command.ts')).runCommand },
   { spec: RUNS_SPEC, load: async () => (await import('./runs-command.ts')).runsCommand },
   { spec: SERVE_SPEC, load: async () => (await import('./serve-command.ts')).serveCommand },
+  { spec: GATEWAY_SPEC, load: async () => (await import('./gateway-command.ts')).gatewayCommand },
   { spec: TOOLS_SPEC, load: async () => (await import('./tools-command.ts')).toolsCommand },
   { spec: PARSE_SPEC, load: async () => (await import('./parse-command.ts')).parseCommand },
   { spec: DEMO_SPEC, load: async () => (await import('./demo-command.ts')).demoCommand },

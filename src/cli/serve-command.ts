@@ -1,24 +1,10 @@
-import { toolgateFrom } from '../app/create-toolgate.ts';
-import { toolgateOptionsFromSettings } from '../app/toolgate-options.ts';
-import { RunManager } from '../app/run-manager.ts';
-import { apiKeysFromSettings } from '../app/api-keys.ts';
-import { DEFAULT_STORE, describeStore, openStore } from '../app/open-store.ts';
-import { loadConfig } from '../config/load-config.ts';
-import { resolveSettings, type Settings } from '../config/resolve-settings.ts';
-import { startHttpServer, startMetricsServer } from '../server/index.ts';
-import { consoleDir } from './console-dir.ts';
-import { ToolgateMetrics } from '../app/metrics.ts';
-import type { RunEvent } from '../core/index.ts';
+import { describeStore } from '../app/open-store.ts';
 import { EXIT, optionalString, parseFlags, usageError, type CliIO } from './cli-io.ts';
-import { DEMO_SCRIPT, DEMO_SERVER_ARGS } from './demo-command.ts';
 import { createServeLogger, resolveLogLevel } from './serve-logger.ts';
-import { authHeader, createRunLog } from './serve-run-log.ts';
+import { authHeader } from './serve-run-log.ts';
+import { listenHttp, openServing, waitForStop } from './serving.ts';
 import { SERVE_SPEC } from './specs/serve-spec.ts';
-import { logToolHealth, toolHealthSummary } from './serve-tool-health.ts';
-
-export const DEFAULT_SERVE_PORT = 8787;
-/** How long `serve` waits for its tool servers at start-up before it opens the port anyway (those still starting are reported down and retried). */
-export const DEFAULT_TOOL_START_TIMEOUT_MS = 15_000;
+import { toolHealthSummary } from './serve-tool-health.ts';
 
 /**
  * `toolgate serve`: the runs API (HTTP + SSE) on a durable store. Runs that
@@ -30,111 +16,18 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
   const { values, positionals } = parseFlags(args, SERVE_SPEC);
   if (positionals.length > 0) throw usageError(`toolgate serve takes no arguments (got ${positionals.join(' ')})`);
   const logger = createServeLogger({ io, level: resolveLogLevel({ flag: optionalString(values, 'log-level'), env: io.env }) });
-  const configFile = optionalString(values, 'config');
-  const { config } = loadConfig({ cwd: io.cwd, env: io.env, ...(configFile === undefined ? {} : { file: configFile }) });
-  const model = optionalString(values, 'model');
-  const baseUrl = optionalString(values, 'base-url');
-  const apiKey = optionalString(values, 'api-key');
-  let settings = resolveSettings(
-    config,
-    {
-      mcp: Array.isArray(values['mcp']) ? (values['mcp'] as string[]) : [],
-      ...(model === undefined ? {} : { model }),
-      ...(baseUrl === undefined ? {} : { baseUrl }),
-      ...(apiKey === undefined ? {} : { apiKey }),
-    },
-    io.env,
-  );
-  const demo = values['demo'] === true;
-  if (demo) settings = withDemoDefaults(settings);
-  const apiKeys = apiKeysFromSettings(settings);
-  const port = portFrom(optionalString(values, 'port')) ?? settings.server.port ?? DEFAULT_SERVE_PORT;
-  const host = optionalString(values, 'host') ?? settings.server.host ?? '127.0.0.1';
-  // DATABASE_URL (the usual variable of PostgreSQL hosting) when neither the flag nor the config names a store.
-  const databaseUrl = io.env['DATABASE_URL'] !== undefined && io.env['DATABASE_URL'] !== '' ? io.env['DATABASE_URL'] : undefined;
-  const storeSpec = optionalString(values, 'store') ?? settings.server.store ?? databaseUrl ?? DEFAULT_STORE;
-  const concurrencyFlag = optionalString(values, 'concurrency');
-  const concurrency = concurrencyFlag === undefined ? settings.server.concurrency : positive(concurrencyFlag, '--concurrency');
-
-  const opened = await openStore(storeSpec, {
-    cwd: io.cwd,
-    ...(settings.server.sqliteSynchronous === undefined ? {} : { synchronous: settings.server.sqliteSynchronous }),
-    ...(settings.server.poolSize === undefined ? {} : { poolSize: settings.server.poolSize }),
-  });
-  // Metrics see what this process appends; the store they wrap times every append.
-  const metrics = new ToolgateMetrics({ store: opened });
-  const store = metrics.timeAppends(opened);
-  const verbose = values['verbose'] === true;
-  const toolgate = toolgateFrom(
-    {
-      ...toolgateOptionsFromSettings(settings),
-      cwd: io.cwd,
-      onToolHealth: logToolHealth(logger),
-      ...(settings.server.toolRetryMaxDelayMs === undefined ? {} : { toolRetry: { maxDelayMs: settings.server.toolRetryMaxDelayMs } }),
-      ...(verbose ? { onServerStderr: (server: string, line: string) => logger.info({ server }, line) } : {}),
-    },
-    store,
-  );
-  let serverUrl = '';
-  const manager = new RunManager({
-    toolgate,
-    ...(concurrency === undefined ? {} : { concurrency }),
-    ...(settings.server.queueLimit === undefined ? {} : { queueLimit: settings.server.queueLimit }),
-    onError: (message) => logger.error(message),
-    onEvents: observeBoth(createRunLog({ logger, store, baseUrl: () => serverUrl, hasApiKeys: apiKeys.length > 0 }), (events) => metrics.observe(events)),
-  });
-  const metricsPort = settings.server.metricsPort;
-  let metricsServer: { url: string; close(): Promise<void> } | undefined;
+  const serving = await openServing(values, io, logger);
+  const { settings, apiKeys, toolgate, manager, storeSpec } = serving;
   try {
-    // The default model is made before anything starts (nothing is sent to it): an unknown
-    // provider, an endpoint variable that is not a URL or a missing script fails here, not at the first run.
-    if (settings.model !== undefined) await toolgate.model();
-    // Tool servers start before the port opens, in parallel: /readyz then tells the truth from the first request.
-    const tools = await toolgate.connectTools({ timeoutMs: settings.server.toolStartTimeoutMs ?? DEFAULT_TOOL_START_TIMEOUT_MS });
-    if (metricsPort !== undefined) {
-      metricsServer = await startMetricsServer({ metrics: () => metrics.render(), host: settings.server.metricsHost ?? '127.0.0.1', port: metricsPort, log: ({ level, msg, ...fields }) => logger[level](fields, msg) }).catch(
-        (error: unknown) => {
-          const code = (error as { code?: unknown }).code;
-          if (code === 'EADDRINUSE') throw usageError(`server.metricsPort ${metricsPort} is already in use; choose another port (0 picks a free one)`);
-          throw error;
-        },
-      );
-      logger.info({ url: `${metricsServer.url}/metrics` }, 'metrics served on their own port');
-    }
-    const http = await startHttpServer({
-      service: manager,
-      store,
-      apiKeys,
-      host,
-      port,
-      ...(settings.server.heartbeatMs === undefined ? {} : { heartbeatMs: settings.server.heartbeatMs }),
-      ...(settings.server.sseBufferLimitBytes === undefined ? {} : { sseBufferLimitBytes: settings.server.sseBufferLimitBytes }),
-      ...(settings.server.sseIdleTimeoutMs === undefined ? {} : { sseIdleTimeoutMs: settings.server.sseIdleTimeoutMs }),
-      ...(settings.server.sseHistoryTimeoutMs === undefined ? {} : { sseHistoryTimeoutMs: settings.server.sseHistoryTimeoutMs }),
-      ...(settings.server.ssePollMs === undefined ? {} : { ssePollMs: settings.server.ssePollMs }),
-      corsOrigins: settings.server.cors?.origins,
-      sessionSecret: settings.server.sessionSecret,
-      sessionTtlSeconds: settings.server.sessionTtlSeconds,
-      log: ({ level, msg, ...fields }) => logger[level](fields, msg),
-      metrics: () => metrics.render(),
-      ...(metricsServer === undefined ? {} : { metricsElsewhere: metricsServer.url }),
-      consoleDir: consoleDir(),
-    }).catch((error: unknown) => {
-      const code = (error as { code?: unknown }).code;
-      if (code === 'EADDRINUSE') throw usageError(`port ${port} on ${host} is already in use; pass --port N (0 picks a free one) or stop the other process`);
-      if (code === 'EACCES') throw usageError(`not allowed to listen on ${host}:${port}; use a port above 1023`);
-      throw error;
-    });
-    serverUrl = http.url;
-    metrics.sse = () => http.sseStats();
+    const { http, metricsServer } = await listenHttp(serving);
     const recovered = await manager.recover();
     io.stdout.write(`toolgate serving on ${http.url}  (store ${describeStore(storeSpec)}, model ${settings.model ?? 'none: pass "model" per run'})\n`);
     io.stdout.write(`  console: ${http.url}/${apiKeys.length > 0 ? '  (sign in with an API key of your tenant)' : ''}\n`);
-    const summary = toolHealthSummary(tools);
+    const summary = toolHealthSummary(serving.tools);
     if (summary !== undefined) io.stdout.write(`  ${summary}\n`);
-    if (apiKeys.length === 0) logger.warn(`no API keys configured: listening on loopback only (${host}); add tenants.<id>.apiKeys to accept other machines`);
+    if (apiKeys.length === 0) logger.warn(`no API keys configured: listening on loopback only (${serving.host}); add tenants.<id>.apiKeys to accept other machines`);
     if (recovered.length > 0) logger.info({ runIds: recovered }, `resuming ${recovered.length} interrupted run(s)`);
-    if (demo && settings.model?.startsWith('scripted:') === true) {
+    if (values['demo'] === true && settings.model?.startsWith('scripted:') === true) {
       logger.info(
         'demo: the model is SCRIPTED (examples/demo/demo-script.json), the power-exchange tools are real; its order waits for approval, and the log prints the curl line that approves it. Use a real model with --model openai:<model> or model: in toolgate.yaml.',
       );
@@ -151,36 +44,4 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
   } finally {
     await toolgate.close();
   }
-}
-
-function observeBoth(a: (events: readonly RunEvent[]) => void, b: (events: readonly RunEvent[]) => void): (events: readonly RunEvent[]) => void {
-  return (events) => {
-    a(events);
-    b(events);
-  };
-}
-
-/** The demo: the power-exchange example and the scripted demo model, unless configured otherwise. */
-export function withDemoDefaults(settings: Settings): Settings {
-  const servers = Object.keys(settings.servers).length > 0 ? settings.servers : { 'power-exchange': { command: process.execPath, args: [...DEMO_SERVER_ARGS] } };
-  return { ...settings, servers, model: settings.model ?? `scripted:${DEMO_SCRIPT}` };
-}
-
-function waitForStop(signal: AbortSignal | undefined): Promise<void> {
-  if (signal === undefined) return new Promise(() => undefined);
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-}
-
-function portFrom(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw usageError(`--port must be 0–65535, got "${value}"`);
-  return n;
-}
-
-function positive(value: string, flag: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw usageError(`${flag} must be a positive integer, got "${value}"`);
-  return n;
 }

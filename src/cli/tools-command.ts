@@ -1,12 +1,15 @@
 import type { JsonSchema } from '../core/index.ts';
 import type { ClassifiedTool } from '../app/toolgate.ts';
-import { EXIT, parseFlags, type CliIO } from './cli-io.ts';
+import { EXIT, parseFlags, usageError, type CliIO } from './cli-io.ts';
 import { openToolgate } from './open-toolgate.ts';
 import { TOOLS_SPEC } from './specs/tools-spec.ts';
 
 export async function toolsCommand(args: readonly string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseFlags(args, TOOLS_SPEC);
   if (positionals.length > 0) io.stderr.write(`toolgate tools: ignoring extra arguments: ${positionals.join(' ')}\n`);
+  // Pins live in a store: that code (and the store's) loads only when asked for.
+  if (values['diff'] === true || values['accept'] !== undefined) return (await import('./tool-pins-command.ts')).toolPinsCommand(values, io);
+  for (const flag of ['store', 'by']) if (values[flag] !== undefined) throw usageError(`--${flag} goes with --diff or --accept (tool pins)`);
   const toolgate = await openToolgate(values, {}, io);
   try {
     if (Object.keys(toolgate.settings.servers).length === 0) {

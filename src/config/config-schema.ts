@@ -64,6 +64,40 @@ const tenantRule = z.strictObject({
   guard: guardSchema.optional(),
 });
 
+/** `calls` per `perSeconds`, per tenant (gateway.rateLimits). */
+const rateLimit = z.strictObject({
+  calls: z.number().int().min(1, 'calls must be at least 1'),
+  perSeconds: z.number().positive('perSeconds must be more than 0'),
+});
+
+/** Gateway mode (`toolgate gateway`, docs/gateway.md). */
+const gatewaySchema = z.strictObject({
+  /** A held call with no decision after this long is refused. */
+  approvalTimeoutMs: z.number().int().min(1000).max(86_400_000).optional(),
+  /** An HTTP session with no request for this long ends. */
+  sessionIdleMs: z.number().int().min(1000).optional(),
+  /** A tool result larger than this (bytes of JSON) is cut before it is recorded and sent. */
+  maxResultBytes: z.number().int().min(1024).optional(),
+  /** Ask the client's user through MCP elicitation when the client supports it (default true). */
+  elicitation: z.boolean().optional(),
+  /** Every session's writes are dry runs (true), or those of the listed tenants. */
+  dryRun: z.union([z.boolean(), z.array(z.string().min(1))]).optional(),
+  /** Tool pinning: a changed upstream tool is hidden until accepted (default true). */
+  pinning: z.boolean().optional(),
+  /** Signs the state of approvals asked through the client; several instances serving one client need the same one. */
+  stateSecret: z.string().min(32, 'the state secret must be at least 32 characters (e.g. `openssl rand -base64 32`, given as env:NAME)').optional(),
+  /** Who a stdio session acts for (an HTTP session's identity comes from its API key). */
+  identity: z.strictObject({ tenant: z.string().min(1).optional(), user: z.string().min(1).optional() }).optional(),
+  rateLimits: z
+    .strictObject({
+      /** Every call of a tenant counts. */
+      tenant: rateLimit.optional(),
+      /** Per tool pattern (as in `tools:`), per tenant. */
+      tools: z.record(toolPattern, rateLimit).optional(),
+    })
+    .optional(),
+});
+
 /** US dollars per million tokens, for guard.maxCostUsd. */
 const priceSchema = z.strictObject({
   inputPerMTok: z.number().min(0),
@@ -117,6 +151,7 @@ export const configSchema = z.strictObject({
   tools: z.record(toolPattern, toolRule).optional(),
   tenants: z.record(z.string().regex(/^[A-Za-z0-9_.*-]{1,64}$/, 'tenant ids may use letters, digits, "_", "-", "."'), tenantRule).optional(),
   redact: z.array(z.string().min(1)).optional(),
+  gateway: gatewaySchema.optional(),
   server: z
     .strictObject({
       port: z.number().int().min(0).max(65535).optional(),

@@ -70,6 +70,8 @@ export interface Settings {
   historyMaxTokens?: number;
   /** The eval report the auto strategy's router reads (an absolute path once resolved). */
   routerEvalResults?: string;
+  /** Gateway mode (`toolgate gateway`): the config's `gateway:` section. */
+  gatewayConfig: NonNullable<ToolgateConfig['gateway']>;
 }
 
 
@@ -114,6 +116,7 @@ export function resolveSettings(config: ToolgateConfig, flags: SettingsFlags = {
     prices: config.prices ?? {},
     plan: { approval: config.plan?.approval ?? 'plan', maxReplans: config.plan?.maxReplans ?? DEFAULT_MAX_REPLANS },
     todo: { enabled: flags.todo ?? config.todo?.enabled ?? false, remindAfter: config.todo?.remindAfter ?? DEFAULT_TODO_REMIND_AFTER },
+    gatewayConfig: config.gateway ?? {},
   };
   settings.historyMaxTokens = config.threads?.maxTokens ?? DEFAULT_HISTORY_MAX_TOKENS;
   if (config.router?.evalResults !== undefined) settings.routerEvalResults = config.router.evalResults;

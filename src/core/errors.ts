@@ -53,6 +53,9 @@ export const ERROR_CODES = [
   'outcome_unknown',
   // a tool call that was part of a plan and not run because an earlier step failed
   'skipped',
+  // gateway mode: a call over a rate limit (tool result), and a session whose gateway process went away (run_failed)
+  'rate_limited',
+  'session_lost',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -89,6 +89,8 @@ export interface RunEventDataMap {
     markedDone?: boolean;
     /** Slower than the guard's maxToolLatencyMs: counts as a failure signal. */
     slow?: boolean;
+    /** Gateway mode: the result was larger than `gateway.maxResultBytes` and was cut; `bytes` is its size before. */
+    truncated?: { bytes: number; limit: number };
   };
   /** The run ended with an answer. */
   run_completed: { output: string; usage: Usage; steps: number };
@@ -204,6 +206,13 @@ export interface RunEventDataMap {
   reminder_injected: { step: number; rounds: number; text: string };
   /** Thread history was cut to the token budget before the run's first model call. */
   history_trimmed: { budget: number; tokensBefore: number; tokensAfter: number; shortened: number; dropped: number };
+  /**
+   * Gateway mode: an upstream MCP tool's definition (name, title, description,
+   * schemas, annotations) differs from the one pinned when it was first seen or
+   * last accepted. The tool is hidden and refused until an operator accepts the
+   * change (`toolgate tools --diff`, `toolgate tools --accept <tool>`).
+   */
+  tool_changed: { name: string; server: string; tool: string; fingerprint: string; pinnedFingerprint: string; pinnedAt: string; changes: string[] };
 }
 
 /** Guard codes: also the error codes a run fails with. */
@@ -301,6 +310,7 @@ export const RUN_EVENT_TYPES = [
   'todo_updated',
   'reminder_injected',
   'history_trimmed',
+  'tool_changed',
 ] as const satisfies readonly RunEventType[];
 
 /** Event types after which nothing more is appended to a run. */

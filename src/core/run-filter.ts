@@ -1,5 +1,5 @@
 import type { ListRunsQuery, RunPage } from './ports/run-store.ts';
-import { DEFAULT_STRATEGY, type Run, type StrategyName } from './runs.ts';
+import { DEFAULT_STRATEGY, type Run, type RunStrategyLabel } from './runs.ts';
 
 /** Longest `q` a run search takes. */
 export const MAX_RUN_SEARCH_LENGTH = 200;
@@ -16,13 +16,14 @@ const SCAN_PAGE_SIZE = 200;
 
 /** Filters the store cannot apply: they are applied while its pages are read. */
 export interface RunFilter {
-  strategy?: StrategyName | undefined;
+  strategy?: RunStrategyLabel | undefined;
   /** Case-insensitive substring of the run's input or id. */
   q?: string | undefined;
 }
 
 /** The strategy a run is driven with; undefined for runs stored before settings were kept. */
-export function runStrategy(run: Run): StrategyName | undefined {
+export function runStrategy(run: Run): RunStrategyLabel | undefined {
+  if (run.settings?.gateway !== undefined) return 'gateway';
   return run.settings === undefined ? undefined : (run.settings.strategy ?? DEFAULT_STRATEGY);
 }
 

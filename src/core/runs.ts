@@ -68,6 +68,12 @@ export interface Run {
 export const STRATEGY_NAMES = ['react', 'plan', 'reflect', 'auto'] as const;
 export type StrategyName = (typeof STRATEGY_NAMES)[number];
 export const DEFAULT_STRATEGY: StrategyName = 'react';
+/**
+ * What a run's `strategy` reads as in listings, filters and metrics: its
+ * strategy, or `gateway` for a gateway session's run (no model drives it).
+ */
+export const RUN_STRATEGY_LABELS = [...STRATEGY_NAMES, 'gateway'] as const;
+export type RunStrategyLabel = (typeof RUN_STRATEGY_LABELS)[number];
 
 /**
  * Per-run settings: chosen when the run is created (request values over the
@@ -99,6 +105,23 @@ export interface RunSettings {
   historyMaxTokens?: number;
   /** The W3C traceparent the run was created under: its spans continue that trace, and MCP calls carry it on. */
   traceparent?: string;
+  /**
+   * Present on a gateway session's run (`toolgate gateway`): the MCP client's
+   * tool calls, recorded as they pass the gate. No model drives such a run;
+   * the gateway process that holds its lease writes it.
+   */
+  gateway?: GatewaySessionSettings;
+}
+
+/** What a gateway session's run records of its MCP client. */
+export interface GatewaySessionSettings {
+  transport: 'stdio' | 'http';
+  /** The client's `clientInfo`, as it introduced itself (untrusted: shown, never acted on). */
+  client?: { name: string; version?: string };
+  /** The MCP protocol revision the session speaks. */
+  protocolVersion?: string;
+  /** Writes are validated and recorded, not executed (config, tenant or session). */
+  dryRun: boolean;
 }
 
 /** Limits the runtime guard enforces for a run (docs/strategies.md). Absent: no limit. */

@@ -68,7 +68,7 @@ export type ToolContent =
 /** Error codes a tool result may carry. */
 export type ToolErrorCode = Extract<
   ErrorCode,
-  'tool_error' | 'tool_timeout' | 'tool_unavailable' | 'tool_not_found' | 'invalid_arguments' | 'denied' | 'rejected' | 'cancelled' | 'outcome_unknown' | 'skipped'
+  'tool_error' | 'tool_timeout' | 'tool_unavailable' | 'tool_not_found' | 'invalid_arguments' | 'denied' | 'rejected' | 'cancelled' | 'outcome_unknown' | 'skipped' | 'rate_limited'
 >;
 
 /**
@@ -86,6 +86,8 @@ export interface ToolResult {
    * happen. A failed write without this flag may have happened.
    */
   notSent?: boolean;
+  /** The result was larger than a size limit (gateway `maxResultBytes`) and was cut; `bytes` is its size before. */
+  truncated?: { bytes: number; limit: number };
 }
 
 export function toolError(code: ToolErrorCode, message: string): ToolResult {

@@ -54,6 +54,7 @@ export async function recordResult(ctx: ToolCallContext, call: RawToolCall, star
     ...(options.untrusted === true ? { untrusted: true } : {}),
     ...(options.markedDone === true ? { markedDone: true } : {}),
     ...(slow ? { slow: true } : {}),
+    ...(result.truncated === undefined ? {} : { truncated: result.truncated }),
   };
   await ctx.append([...(options.before ?? []), draft('tool_result', data)]);
   return result;

@@ -13,6 +13,7 @@ import {
   type RunStore,
 } from '../core/index.ts';
 import { emptyConversation } from './conversation-state.ts';
+import { endLostGatewaySession } from './gateway-recovery.ts';
 import { drivePass, finalRun, type PassEnd } from './drive-pass.ts';
 import { LeaseKeeper } from './lease-keeper.ts';
 import { LogFollower } from './log-follower.ts';
@@ -161,6 +162,11 @@ export class RunEngine {
       if (lease === undefined) return finalRun(this.#store, runId);
       entry.again = false;
       const before = await finalRun(this.#store, runId);
+      if (before.settings?.gateway !== undefined) {
+        // A gateway session's run is written by its gateway, which holds its lease: holding it here means that gateway is gone.
+        await endLostGatewaySession(this.#store, before, lease);
+        return (await this.#store.releaseRun(lease)) ?? finalRun(this.#store, runId);
+      }
       // A pass whose held-back model answer met a changed log is driven again, with the lease it holds;
       // that next pass holds nothing back, so it cannot go stale in turn.
       const end = await this.#pass(before, lease, options, stalePasses < MAX_STALE_PASSES);

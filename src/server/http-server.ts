@@ -131,6 +131,12 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
         await serveConsole(req, res, { dir: consoleDir, rawPath: path });
         return;
       }
+      if (options.mcp !== undefined && path === '/mcp') {
+        if (state.closing) throw new ToolgateError('shutting_down', 'the server is shutting down; reconnect in a moment');
+        // The gateway's MCP endpoint: the same keys (and tenants) as the runs API.
+        await options.mcp(req, res, state.auth.authenticate(req));
+        return;
+      }
       const url = new URL(`http://localhost${target}`);
       const match = matchRoute(ROUTES, method, url.pathname);
       if (match.kind === 'found' && match.params['id'] !== undefined) runId = match.params['id'];

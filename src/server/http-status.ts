@@ -43,6 +43,8 @@ export const HTTP_STATUS_BY_CODE = {
   rejected: 500,
   outcome_unknown: 500,
   skipped: 500,
+  rate_limited: 429,
+  session_lost: 500,
   // Runtime guard and strategy endings: carried by run_failed, never a response of their own.
   budget_tool_calls: 500,
   budget_tokens: 500,

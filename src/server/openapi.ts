@@ -1,4 +1,4 @@
-import { RUN_STATUSES, STRATEGY_NAMES } from '../core/runs.ts';
+import { RUN_STATUSES, RUN_STRATEGY_LABELS } from '../core/runs.ts';
 import { MAX_RUN_SEARCH_LENGTH } from '../core/run-filter.ts';
 import { AUTH_ERRORS, BROWSER_ERRORS, error, json, ref, type Schema } from './openapi-helpers.ts';
 import { schemas } from './openapi-schemas.ts';
@@ -56,7 +56,7 @@ const paths: Record<string, Record<string, Schema>> = {
       parameters: [
         { name: 'status', in: 'query', schema: { type: 'string', enum: [...RUN_STATUSES] } },
         { name: 'threadId', in: 'query', schema: { type: 'string' } },
-        { name: 'strategy', in: 'query', schema: { type: 'string', enum: [...STRATEGY_NAMES] }, description: 'Runs driven with this strategy (runs stored before settings were kept match none).' },
+        { name: 'strategy', in: 'query', schema: { type: 'string', enum: [...RUN_STRATEGY_LABELS] }, description: 'Runs driven with this strategy, or `gateway` for gateway sessions (runs stored before settings were kept match none).' },
         {
           name: 'q',
           in: 'query',
@@ -84,7 +84,7 @@ const paths: Record<string, Record<string, Schema>> = {
                   type: 'object',
                   description: `A run summary: input, output and an error message cut to ${SUMMARY_TEXT_LIMIT} characters (named in truncated), pendingApproval without arguments, no context, strategy from the run's settings. GET /v1/runs/{id} has the whole run.`,
                   properties: {
-                    strategy: { type: 'string', enum: [...STRATEGY_NAMES], description: 'settings.strategy; absent on runs stored before settings were kept.' },
+                    strategy: { type: 'string', enum: [...RUN_STRATEGY_LABELS], description: 'settings.strategy, or `gateway` for a gateway session; absent on runs stored before settings were kept.' },
                     truncated: { type: 'array', items: { type: 'string' } },
                   },
                 },

@@ -28,6 +28,11 @@ export interface HttpServerOptions {
    */
   ssePollMs?: number;
   log?: (entry: LogEntry) => void;
+  /**
+   * Gateway mode's MCP endpoint (Streamable HTTP at /mcp), called for an
+   * authenticated caller after the Origin and CORS checks; absent: /mcp is 404.
+   */
+  mcp?: ((req: IncomingMessage, res: ServerResponse, caller: Caller) => Promise<void>) | undefined;
   /** The Prometheus exposition (GET /metrics); absent: /metrics is 404. */
   metrics?: MetricsSource | undefined;
   /** Metrics are served on a port of their own: GET /metrics on the API port says where. */

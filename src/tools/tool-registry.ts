@@ -2,6 +2,7 @@ import {
   ToolgateError,
   toolError,
   type CallToolRequest,
+  type PassthroughSource,
   type ToolListing,
   type ToolResult,
   type ToolSource,
@@ -11,8 +12,10 @@ import {
 } from '../core/index.ts';
 import { nameTools, type NamedTool } from './registry-names.ts';
 import { SourceSlot, type RetryOptions } from './source-slot.ts';
+import { PassthroughRegistry } from './passthrough-registry.ts';
 
 export { sanitizeToolName } from './registry-names.ts';
+export { SERVER_META_KEY } from './passthrough-registry.ts';
 export { DEFAULT_RETRY_INITIAL_DELAY_MS, DEFAULT_RETRY_MAX_DELAY_MS, type RetryOptions } from './source-slot.ts';
 
 export interface ToolRegistryOptions {
@@ -43,6 +46,8 @@ interface Named {
  */
 export class ToolRegistry implements ToolSource {
   readonly name = 'registry';
+  /** The resources and prompts of the sources that are up, as one server's (see PassthroughRegistry). */
+  readonly passthrough: PassthroughSource;
   readonly #slots: readonly SourceSlot[];
   #named: Named | undefined;
 
@@ -58,6 +63,12 @@ export class ToolRegistry implements ToolSource {
           },
         }),
     );
+    this.passthrough = new PassthroughRegistry({
+      members: async (signal) => {
+        await this.#settle(signal);
+        return this.#slots.map((slot) => ({ source: slot.source, up: slot.state === 'up' }));
+      },
+    });
   }
 
   get sources(): readonly ToolSource[] {

@@ -19,6 +19,7 @@ describe('architecture: pinned public names', () => {
       'gate_decision',
       'approval_required',
       'input_received',
+      'tool_changed',
     ]) {
       assert.ok((RUN_EVENT_TYPES as readonly string[]).includes(name), `event type ${name} is missing`);
     }
@@ -38,6 +39,7 @@ describe('architecture: pinned public names', () => {
       'cancelled',
       'idempotency_mismatch',
       'forbidden',
+      'rate_limited',
     ]) {
       assert.ok((ERROR_CODES as readonly string[]).includes(code), `error code ${code} is missing`);
     }

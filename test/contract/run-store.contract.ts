@@ -14,6 +14,7 @@ import { listRunsContract } from './run-store/list-runs.ts';
 import { subscribeContract } from './run-store/subscribe.ts';
 import { terminalContract } from './run-store/terminal.ts';
 import { threadsContract } from './run-store/threads.ts';
+import { toolPinsContract } from './run-store/tool-pins.ts';
 import { watchContract } from './run-store/watch.ts';
 
 export type { RunStoreFactory, RunStoreHarness } from './run-store/harness.ts';
@@ -38,5 +39,6 @@ export function runStoreContract(name: string, factory: RunStoreFactory): void {
     watchContract(factory);
     importRunContract(factory);
     escapedKeysContract(factory);
+    toolPinsContract(factory);
   });
 }

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ToolgateError, draft } from '../../src/core/index.ts';
-import { MIGRATIONS_TABLE } from '../../src/store/postgres/apply-migrations.ts';
+import { Client } from 'pg';
+import { MIGRATIONS_TABLE, applyPostgresMigrations } from '../../src/store/postgres/apply-migrations.ts';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.ts';
 import { openPostgresRunStore } from '../../src/store/postgres/open-postgres-run-store.ts';
 import { POSTGRES_TEST_URL, adminQuery, whenPostgres, withSchema } from './postgres-harness.ts';
@@ -38,7 +39,7 @@ await whenPostgres('PostgresRunStore: opening and migrations', () => {
         const tables = await adminQuery("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name", [schema]);
         assert.deepEqual(
           tables.map((row) => row['table_name']),
-          ['events', 'idempotency_keys', 'runs', 'thread_messages', 'threads', MIGRATIONS_TABLE].sort(),
+          ['events', 'idempotency_keys', 'runs', 'thread_messages', 'threads', 'tool_pins', MIGRATIONS_TABLE].sort(),
         );
         // Both work on the one schema.
         const { id } = await a.createRun({ input: 'x', model: 'm' });
@@ -63,6 +64,28 @@ await whenPostgres('PostgresRunStore: opening and migrations', () => {
         await assert.rejects(
           open(),
           internal(new RegExp(`schema "${schema}" is at version ${LATEST + 7}, newer than this toolgate supports \\(${LATEST}\\); upgrade toolgate`)),
+        );
+      }));
+
+    it('upgrades a schema of the first version: its runs stay, tool pins start empty', () =>
+      withSchema(async (open, schema) => {
+        const client = new Client({ connectionString: POSTGRES_TEST_URL });
+        await client.connect();
+        try {
+          await applyPostgresMigrations(client, { schema, label: 'test', migrations: POSTGRES_MIGRATIONS.slice(0, 1) });
+          await client.query(`INSERT INTO "${schema}".runs (id, status, input, model, usage, created_at, updated_at) VALUES ('run_old', 'completed', 'x', 'm', '{}', now(), now())`);
+        } finally {
+          await client.end();
+        }
+        const store = await open();
+        assert.equal((await store.getRun('run_old'))?.status, 'completed');
+        assert.deepEqual(await store.listToolPins(), []);
+        const pin = { server: 'crm', tool: 'list_orders', fingerprint: 'f1', definition: { name: 'list_orders' }, pinnedAt: '2025-01-02T03:04:05.000Z', acceptedBy: 'first-seen' };
+        assert.deepEqual(await store.pinToolIfNew(pin), pin);
+        const versions = await adminQuery(`SELECT version FROM "${schema}".${MIGRATIONS_TABLE} ORDER BY version`);
+        assert.deepEqual(
+          versions.map((row) => Number(row['version'])),
+          POSTGRES_MIGRATIONS.map((m) => m.version),
         );
       }));
 

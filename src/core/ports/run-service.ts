@@ -1,6 +1,6 @@
 import type { RunInput } from '../events.ts';
 import type { JsonObject } from '../json.ts';
-import type { Run, StrategyName } from '../runs.ts';
+import type { Run, RunStrategyLabel } from '../runs.ts';
 import type { ToolSpec } from '../tools.ts';
 import type { ToolSourceHealth } from './tool-source.ts';
 import type { ListRunsQuery, RunPage } from './run-store.ts';
@@ -60,7 +60,7 @@ export interface ModelChoices {
  * reads the store's pages: `strategy` (the run's settings) and `q` (a
  * case-insensitive substring of the run's input or id).
  */
-export type RunListQuery = Omit<ListRunsQuery, 'tenantId'> & { strategy?: StrategyName; q?: string };
+export type RunListQuery = Omit<ListRunsQuery, 'tenantId'> & { strategy?: RunStrategyLabel; q?: string };
 
 /** The tools a tenant may use, and the state of every tool server. */
 export interface ToolsView {

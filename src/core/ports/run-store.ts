@@ -1,6 +1,7 @@
 import type { EventDraft, RunEvent } from '../events.ts';
 import type { NewRun, Run, RunPatch, RunStatus, Thread } from '../runs.ts';
 import type { Message } from '../messages.ts';
+import type { JsonObject } from '../json.ts';
 
 export interface ReadEventsOptions {
   /** Only events with an id greater than this (resume point). */
@@ -68,6 +69,22 @@ export interface AppendOptions {
   expectLastEventId?: number;
 }
 
+/** An upstream MCP tool's definition as first seen or as an operator last accepted it (gateway tool pinning). */
+export interface ToolPin {
+  /** The configured server name (ToolSpec.origin.server). */
+  server: string;
+  /** The tool's own name on that server (ToolSpec.origin.tool). */
+  tool: string;
+  /** sha256 (hex) of the canonical JSON of `definition`. */
+  fingerprint: string;
+  /** What was fingerprinted: { name, title?, description, inputSchema, outputSchema?, annotations? } (name = origin.tool). */
+  definition: JsonObject;
+  /** When it was pinned or last accepted (ISO 8601). */
+  pinnedAt: string;
+  /** "first-seen" for an automatic first pin; otherwise who accepted the change. */
+  acceptedBy: string;
+}
+
 /**
  * Where runs and their event logs live. The log is the single source of
  * truth: live subscribers, resume, recovery and audit all read it.
@@ -95,8 +112,11 @@ export interface AppendOptions {
  *   holds a live lease on a run; every claim raises the run's epoch; an
  *   append that carries a lease is refused with `lease_lost` (writing
  *   nothing) unless that lease is the run's current one and unexpired.
- * - Runs, events, threads and idempotency keys are returned as copies: callers
- *   may mutate what they get without touching the store.
+ * - Tool pins are keyed by `(server, tool)`: at most one per key. The first
+ *   `pinToolIfNew` for a key wins, across processes sharing the store; only
+ *   `replaceToolPin` changes a pin. A pin reads back exactly as it was written.
+ * - Runs, events, threads, idempotency keys and tool pins are returned as
+ *   copies: callers may mutate what they get without touching the store.
  */
 export interface RunStore {
   createRun(init: NewRun): Promise<Run>;
@@ -170,5 +190,16 @@ export interface RunStore {
    * has no lease: an unfinished run is claimed like any run that needs an owner.
    */
   importRun?(run: Run, events: readonly RunEvent[]): Promise<'imported' | 'exists'>;
+  /** Every tool pin (gateway tool pinning), ordered by server, then tool. */
+  listToolPins(): Promise<ToolPin[]>;
+  /**
+   * Stores the pin unless (server, tool) already has one; resolves with the
+   * stored pin (the existing one if any): the first writer wins across
+   * processes. A caller whose fingerprint differs from the one returned lost
+   * the race to a different definition.
+   */
+  pinToolIfNew(pin: ToolPin): Promise<ToolPin>;
+  /** Replaces (or creates) the pin of (server, tool): an operator accepted the tool as it is now. */
+  replaceToolPin(pin: ToolPin): Promise<void>;
   close(): Promise<void>;
 }

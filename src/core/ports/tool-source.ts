@@ -41,6 +41,36 @@ export interface ToolSource {
    * throws for a source that is down.
    */
   listing?(options?: { signal?: AbortSignal }): Promise<ToolListing>;
+  /**
+   * Sources that are MCP servers, and a registry that combines them: the
+   * server's resources and prompts, passed through unchanged (gateway mode
+   * serves them as its own `resources/*` and `prompts/*`). Absent on sources
+   * that have neither (toolgate's built-ins).
+   */
+  readonly passthrough?: PassthroughSource;
+}
+
+/**
+ * An upstream MCP server's resources and prompts, passed through as MCP shapes
+ * (the gateway's resources/* and prompts/*). Lists hold every page. A server
+ * that does not offer resources (or prompts) lists none, and reading (or
+ * getting) from it rejects with `not_found`. Failures reject with a
+ * ToolgateError naming the server and carrying its message: `not_found` (an
+ * unknown URI or prompt), `invalid_arguments` (prompt arguments the server
+ * refused), `tool_timeout`, `tool_unavailable` (the server cannot be reached),
+ * `cancelled`, or `tool_error` (anything else the server reported).
+ */
+export interface PassthroughSource {
+  /** Every resource of every page (MCP `Resource` objects as the server sent them). */
+  listResources(options?: { signal?: AbortSignal }): Promise<JsonObject[]>;
+  /** Every resource template of every page (MCP `ResourceTemplate` objects). */
+  listResourceTemplates(options?: { signal?: AbortSignal }): Promise<JsonObject[]>;
+  /** MCP `ReadResourceResult` as the server sent it. */
+  readResource(uri: string, options?: { signal?: AbortSignal }): Promise<JsonObject>;
+  /** Every prompt of every page (MCP `Prompt` objects); `name` as the gateway lists it. */
+  listPrompts(options?: { signal?: AbortSignal }): Promise<JsonObject[]>;
+  /** MCP `GetPromptResult`; `name` as the gateway lists it. */
+  getPrompt(name: string, args?: Record<string, string>, options?: { signal?: AbortSignal }): Promise<JsonObject>;
 }
 
 /** What a combining source could list, and which of its sources are missing. */

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { ToolgateError } from '../../core/errors.ts';
 import type { IdempotencyOptions, RunListQuery } from '../../core/ports/run-service.ts';
 import { MAX_RUN_SEARCH_LENGTH } from '../../core/run-filter.ts';
-import { RUN_STATUSES, STRATEGY_NAMES, type RunStatus, type StrategyName } from '../../core/runs.ts';
+import { RUN_STATUSES, RUN_STRATEGY_LABELS, type RunStatus, type RunStrategyLabel } from '../../core/runs.ts';
 import { checkTraceparent } from '../../orchestrator/tracing.ts';
 import { readJsonBody } from '../body.ts';
 import { httpStatusFor } from '../http-status.ts';
@@ -145,11 +145,11 @@ function parseStatus(value: string): RunStatus {
   return value as RunStatus;
 }
 
-function parseStrategy(value: string): StrategyName {
-  if (!(STRATEGY_NAMES as readonly string[]).includes(value)) {
-    throw new ToolgateError('usage', `strategy must be one of ${STRATEGY_NAMES.join(', ')}; got "${value.slice(0, 40)}"`);
+function parseStrategy(value: string): RunStrategyLabel {
+  if (!(RUN_STRATEGY_LABELS as readonly string[]).includes(value)) {
+    throw new ToolgateError('usage', `strategy must be one of ${RUN_STRATEGY_LABELS.join(', ')}; got "${value.slice(0, 40)}"`);
   }
-  return value as StrategyName;
+  return value as RunStrategyLabel;
 }
 
 function parseSearch(value: string): string {

@@ -19,12 +19,14 @@ import {
   type RunLease,
   type RunPatch,
   type RunStore,
+  type ToolPin,
 } from '../../core/index.ts';
 import { checkAppend } from '../append-guard.ts';
 import { checkClaimOptions, checkLastEventId, checkLease, checkTtl } from '../lease-guard.ts';
 import { storeNow, isoNow } from '../store-clock.ts';
 import { claimLease, claimOldest, hasEnded, releaseLease, renewLease, type LeasedRun } from './memory-leases.ts';
 import { MemoryThreads } from './memory-threads.ts';
+import { MemoryToolPins } from './memory-tool-pins.ts';
 import { RunListeners } from '../run-listeners.ts';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, DEFAULT_PAGE_SIZE, idempotencyMismatch } from '../store-defaults.ts';
 
@@ -55,6 +57,7 @@ export class MemoryRunStore implements RunStore {
   readonly #runs = new Map<string, Entry>();
   readonly #keys = new Map<string, IdempotencyEntry>();
   readonly #threads = new MemoryThreads();
+  readonly #pins = new MemoryToolPins();
   readonly #listeners = new RunListeners();
   #seq = 0;
   #closed = false;
@@ -189,6 +192,21 @@ export class MemoryRunStore implements RunStore {
     if (entry === undefined) return undefined;
     releaseLease(entry.lease, lease);
     return copyJson(entry.run);
+  }
+
+  async listToolPins(): Promise<ToolPin[]> {
+    this.#assertOpen();
+    return this.#pins.list();
+  }
+
+  async pinToolIfNew(pin: ToolPin): Promise<ToolPin> {
+    this.#assertOpen();
+    return this.#pins.pinIfNew(pin);
+  }
+
+  async replaceToolPin(pin: ToolPin): Promise<void> {
+    this.#assertOpen();
+    this.#pins.replace(pin);
   }
 
   async close(): Promise<void> {

@@ -107,4 +107,21 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX idempotency_keys_expires ON idempotency_keys (expires_at);
     `,
   },
+  {
+    version: 2,
+    description: 'tool_pins: the definition of each upstream MCP tool as first seen or last accepted (gateway tool pinning)',
+    // definition is json, not jsonb, for the reasons of event data above. pinned_at
+    // is the caller's ISO text, kept as given: a pin reads back exactly as it was written.
+    sql: `
+      CREATE TABLE tool_pins (
+        server text COLLATE "C" NOT NULL,
+        tool text COLLATE "C" NOT NULL,
+        fingerprint text NOT NULL,
+        definition json NOT NULL,
+        pinned_at text NOT NULL,
+        accepted_by text NOT NULL,
+        PRIMARY KEY (server, tool)
+      );
+    `,
+  },
 ];

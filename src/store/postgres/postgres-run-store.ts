@@ -20,6 +20,7 @@ import {
   type RunStatus,
   type RunStore,
   type Thread,
+  type ToolPin,
 } from '../../core/index.ts';
 import { parseJson } from '../../core/parse-json.ts';
 import { checkAppend } from '../append-guard.ts';
@@ -31,6 +32,7 @@ import { KeyedQueue } from './keyed-queue.ts';
 import { listRunsSql } from './list-runs-sql.ts';
 import type { PostgresConnection, Query } from './postgres-connection.ts';
 import { PostgresLeases } from './postgres-leases.ts';
+import { PostgresToolPins } from './postgres-tool-pins.ts';
 import type { AppendedCallback, PostgresListener } from './postgres-listener.ts';
 import { decodeRunCursor, encodeRunCursor } from '../run-cursor.ts';
 import { eventFromRow, leaseStateFromRow, newRunParams, runFromRow, threadFromRow } from './run-row.ts';
@@ -66,6 +68,7 @@ export class PostgresRunStore implements RunStore {
   readonly #db: PostgresConnection;
   readonly #listener: PostgresListener;
   readonly #leases: PostgresLeases;
+  readonly #pins: PostgresToolPins;
   readonly #listeners = new RunListeners();
   // Appends to one run wait for each other on its row lock anyway; queued here
   // as well, so this instance's appends land in call order and its
@@ -77,6 +80,7 @@ export class PostgresRunStore implements RunStore {
     this.#db = init.connection;
     this.#listener = init.listener;
     this.#leases = new PostgresLeases(init.connection);
+    this.#pins = new PostgresToolPins(init.connection);
   }
 
   async createRun(init: NewRun): Promise<Run> {
@@ -190,11 +194,23 @@ export class PostgresRunStore implements RunStore {
     return this.#leases.releaseRun(lease);
   }
 
-  /** Ends the LISTEN connection and the pool; closing twice is harmless. */
+  async listToolPins(): Promise<ToolPin[]> {
+    return this.#pins.list();
+  }
+
+  async pinToolIfNew(pin: ToolPin): Promise<ToolPin> {
+    return this.#pins.pinIfNew(pin);
+  }
+
+  async replaceToolPin(pin: ToolPin): Promise<void> {
+    return this.#pins.replace(pin);
+  }
+
   async importRun(run: Run, events: readonly RunEvent[]): Promise<'imported' | 'exists'> {
     return this.#db.transaction(`import run ${run.id}`, (query) => importRunLocked(query, run, events));
   }
 
+  /** Ends the LISTEN connection and the pool; closing twice is harmless. */
   async close(): Promise<void> {
     this.#listeners.clear();
     await Promise.all([this.#listener.close(), this.#db.close()]);

@@ -163,4 +163,19 @@ describe('SQLite migrations from the first schema', () => {
       await store.close();
     }
   });
+
+  it('gives existing databases an empty set of tool pins that then keeps the first pin', async () => {
+    const path = join(dir, 'pins-v1.db');
+    firstSchemaDatabase(path);
+    const store = await openSqliteRunStore({ path });
+    try {
+      assert.deepEqual(await store.listToolPins(), []);
+      const pin = { server: 'crm', tool: 'list_orders', fingerprint: 'f1', definition: { name: 'list_orders' }, pinnedAt: TIME, acceptedBy: 'first-seen' };
+      assert.deepEqual(await store.pinToolIfNew(pin), pin);
+      assert.deepEqual(await store.pinToolIfNew({ ...pin, fingerprint: 'f2' }), pin);
+      assert.equal((await store.listRuns()).runs.length, 3);
+    } finally {
+      await store.close();
+    }
+  });
 });

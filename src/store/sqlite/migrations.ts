@@ -136,4 +136,20 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       CREATE INDEX runs_claimable ON runs (status, lease_expires_at);
     `,
   },
+  {
+    version: 5,
+    description: 'tool_pins: the definition of each upstream MCP tool as first seen or last accepted (gateway tool pinning)',
+    // definition is the JSON text as written; fingerprint is the caller's hash of it, never recomputed here.
+    sql: `
+      CREATE TABLE tool_pins (
+        server TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        definition TEXT NOT NULL,
+        pinned_at TEXT NOT NULL,
+        accepted_by TEXT NOT NULL,
+        PRIMARY KEY (server, tool)
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
 ];

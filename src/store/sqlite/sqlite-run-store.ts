@@ -21,12 +21,14 @@ import {
   type RunStatus,
   type RunStore,
   type Thread,
+  type ToolPin,
 } from '../../core/index.ts';
 import { checkAppend } from '../append-guard.ts';
 import { importRunInto } from './import-run.ts';
 import { checkLastEventId, checkLease } from '../lease-guard.ts';
 import { storeNow, isoNow } from '../store-clock.ts';
 import { SqliteLeases, leaseStateFromRow } from './sqlite-leases.ts';
+import { SqliteToolPins } from './sqlite-tool-pins.ts';
 import { listRunsSql } from './list-runs-sql.ts';
 import { decodeRunCursor, encodeRunCursor } from '../run-cursor.ts';
 import { RunListeners } from '../run-listeners.ts';
@@ -70,10 +72,12 @@ export class SqliteRunStore implements RunStore {
   readonly #sql: SqliteConnection;
   readonly #listeners = new RunListeners();
   readonly #leases: SqliteLeases;
+  readonly #pins: SqliteToolPins;
 
   constructor(connection: SqliteConnection) {
     this.#sql = connection;
     this.#leases = new SqliteLeases(connection);
+    this.#pins = new SqliteToolPins(connection);
   }
 
   async createRun(init: NewRun): Promise<Run> {
@@ -206,6 +210,18 @@ export class SqliteRunStore implements RunStore {
 
   async releaseRun(lease: RunLease): Promise<Run | undefined> {
     return this.#leases.releaseRun(lease);
+  }
+
+  async listToolPins(): Promise<ToolPin[]> {
+    return this.#pins.list();
+  }
+
+  async pinToolIfNew(pin: ToolPin): Promise<ToolPin> {
+    return this.#pins.pinIfNew(pin);
+  }
+
+  async replaceToolPin(pin: ToolPin): Promise<void> {
+    this.#pins.replace(pin);
   }
 
   /** The connection's settings as SQLite reports them: for health checks and tests. */

@@ -6,6 +6,7 @@ import {
   toolError,
   type CallToolRequest,
   type JsonSchema,
+  type PassthroughSource,
   type ToolAnnotations,
   type ToolResult,
   type ToolSource,
@@ -15,6 +16,7 @@ import { fromMcpCallError, fromMcpResult } from './mcp-result.ts';
 import { meaningfulStderrLine } from './start-error.ts';
 import { shownEndpoint, startFailure } from './start-failure.ts';
 import { loadMcpSdk, type McpSdk } from './mcp-sdk.ts';
+import { McpPassthrough } from './mcp-passthrough.ts';
 import { StdioWatch } from './stdio-watch.ts';
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 20_000;
@@ -53,6 +55,8 @@ interface Connection {
  */
 export class McpToolSource implements ToolSource {
   readonly name: string;
+  /** The server's resources and prompts, on the same connection as its tools (same connect timeout as listTools for every request). */
+  readonly passthrough: PassthroughSource;
   readonly #options: McpToolSourceOptions;
   #connecting: Promise<Connection> | undefined;
   /** What the current (or last) stdio server process showed of itself. */
@@ -63,6 +67,13 @@ export class McpToolSource implements ToolSource {
   constructor(options: McpToolSourceOptions) {
     this.name = options.name;
     this.#options = options;
+    this.passthrough = new McpPassthrough<Connection>({
+      server: options.name,
+      connect: () => this.#connect(),
+      timeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      onConnectionLost: (conn) => this.#drop(conn),
+      why: () => this.#why(),
+    });
   }
 
   /** Human description of the endpoint, for messages and `toolgate tools`. */
@@ -73,6 +84,8 @@ export class McpToolSource implements ToolSource {
 
   async listTools(options: { signal?: AbortSignal } = {}): Promise<ToolSpec[]> {
     const conn = await this.#connect();
+    // A server with only resources or prompts (gateway mode passes those through); the SDK would answer the same, with a console message.
+    if (conn.client.getServerCapabilities()?.tools === undefined) return [];
     try {
       // Without a cursor the SDK walks every page and returns them all.
       const { tools } = await conn.client.listTools(undefined, {

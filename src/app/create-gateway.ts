@@ -1,0 +1,100 @@
+import { ToolgateError } from '../core/index.ts';
+import { matchToolPattern } from '../gate/index.ts';
+import {
+  DEFAULT_MAX_RESULT_BYTES,
+  Gateway,
+  GatewayHttp,
+  RateLimiter,
+  checkToolPins,
+  limitedTools,
+  serveGatewayStdio,
+  type GatewayIdentity,
+  type RateLimits,
+} from '../gateway/index.ts';
+import type { RunEvent } from '../core/index.ts';
+import type { Settings } from '../config/resolve-settings.ts';
+import type { Toolgate } from './toolgate.ts';
+
+export interface CreateGatewayOptions {
+  toolgate: Toolgate;
+  /** The config's `gateway:` section (default: the Toolgate's settings'). */
+  config?: Settings['gatewayConfig'];
+  /** `--dry-run`: every session's writes are dry runs. */
+  dryRun?: boolean;
+  /** Who a stdio session acts for, over `gateway.identity` (flags `--tenant`, `--user`). */
+  identity?: { tenantId?: string | undefined; userId?: string | undefined };
+  onEvents?: (events: readonly RunEvent[]) => void;
+  onError?: (message: string) => void;
+}
+
+export interface GatewayApp {
+  gateway: Gateway;
+  /** Serves /mcp for an authenticated caller of the HTTP server. */
+  http: GatewayHttp;
+  /** Whether a tenant's sessions are dry runs (`gateway.dryRun`, `--dry-run`). */
+  dryRunFor(tenantId: string | undefined): boolean;
+  /** Serves the gateway on stdin/stdout; `closed` settles when the client goes away. */
+  serveStdio(): { close(): Promise<void>; closed: Promise<string> };
+  close(): Promise<void>;
+}
+
+/** Gateway mode assembled from a Toolgate and its settings' `gateway:` section (docs/gateway.md). */
+export function createGateway(options: CreateGatewayOptions): GatewayApp {
+  const { toolgate } = options;
+  const config = options.config ?? toolgate.settings.gatewayConfig;
+  const maxResultBytes = config.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
+  const dryRunFor = (tenantId: string | undefined): boolean =>
+    options.dryRun === true || config.dryRun === true || (Array.isArray(config.dryRun) && tenantId !== undefined && config.dryRun.includes(tenantId));
+  const gateway = new Gateway({
+    store: toolgate.store,
+    owner: `${toolgate.engine.owner}/gateway`,
+    leaseMs: toolgate.engine.leaseMs,
+    environment: {
+      tools: limitedTools(toolgate.tools, maxResultBytes),
+      policy: toolgate.policy,
+      validator: toolgate.validator,
+      hooks: toolgate.hooks,
+      redact: toolgate.settings.redact,
+      toolTimeoutMs: toolgate.settings.toolTimeoutMs,
+    },
+    listTools: async () => (await toolgate.tools.listing()).tools,
+    refreshTools: () => toolgate.tools.refresh(),
+    ...(config.pinning === false ? {} : { checkPins: (tools) => checkToolPins(toolgate.store, tools, () => new Date().toISOString()) }),
+    approvalTimeoutMs: config.approvalTimeoutMs,
+    sessionIdleMs: config.sessionIdleMs,
+    maxResultBytes,
+    ...(config.rateLimits === undefined ? {} : { rateLimiter: new RateLimiter(rateLimitsFrom(config.rateLimits)) }),
+    elicitation: config.elicitation,
+    stateSecret: config.stateSecret,
+    onEvents: options.onEvents,
+    onError: options.onError,
+  });
+  const http = new GatewayHttp(gateway, toolgate.tools.passthrough);
+  const stdioIdentity = (): GatewayIdentity => {
+    const tenantId = options.identity?.tenantId ?? config.identity?.tenant;
+    const userId = options.identity?.userId ?? config.identity?.user;
+    if (tenantId !== undefined && toolgate.settings.tenants[tenantId] === undefined && Object.keys(toolgate.settings.tenants).length > 0) {
+      throw new ToolgateError('usage', `gateway.identity names tenant "${tenantId}", which is not in tenants: (known: ${Object.keys(toolgate.settings.tenants).join(', ')})`);
+    }
+    return { tenantId, userId, dryRun: dryRunFor(tenantId) };
+  };
+  return {
+    gateway,
+    http,
+    dryRunFor,
+    serveStdio: () => serveGatewayStdio(gateway, stdioIdentity(), toolgate.tools.passthrough),
+    close: async () => {
+      await gateway.close();
+      await http.close();
+    },
+  };
+}
+
+function rateLimitsFrom(config: NonNullable<Settings['gatewayConfig']['rateLimits']>): RateLimits {
+  const tools = Object.entries(config.tools ?? {}).map(([pattern, limit]) => ({
+    pattern,
+    limit,
+    matches: (tool: { name: string; server: string; tool: string }) => matchToolPattern(pattern, { server: tool.server, tool: tool.tool, exposedName: tool.name }),
+  }));
+  return { ...(config.tenant === undefined ? {} : { tenant: config.tenant }), ...(tools.length === 0 ? {} : { tools }) };
+}

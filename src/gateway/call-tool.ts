@@ -1,0 +1,146 @@
+import { CLIENT_CAPABILITIES_META_KEY, inputRequired, inputResponse, type CallToolResult, type InputRequiredResult, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import { isJsonObject, type JsonObject, type ToolResult } from '../core/index.ts';
+import type { GatewayCallResult, GatewayDone } from '../orchestrator/gateway-run.ts';
+import { APPROVAL_INPUT_KEY, approvalForm, readApprovalAnswer, type HeldCall } from './approval-form.ts';
+import type { Gateway, GatewaySession } from './gateway.ts';
+import { RequestStateCodec } from './request-state.ts';
+
+/** How often a client waiting on a held call (no elicitation) is sent progress, so its request does not time out. */
+const PROGRESS_EVERY_MS = 10_000;
+/** `_meta` keys of a gateway result: which run and call it was recorded as. */
+export const RUN_ID_META_KEY = 'toolgate/runId';
+export const TOOL_CALL_ID_META_KEY = 'toolgate/toolCallId';
+
+export interface CallToolInput {
+  gateway: Gateway;
+  server: Server;
+  session: GatewaySession;
+  name: string;
+  arguments: JsonObject;
+  ctx: ServerContext;
+}
+
+/**
+ * One `tools/call` through the gate. A call held for approval is asked of the
+ * client's user through elicitation when the client supports it (an
+ * `input_required` result on 2026-07-28; the SDK turns it into
+ * `elicitation/create` for 2025-era clients), else it waits for a decision
+ * over the runs API or the console, up to `gateway.approvalTimeoutMs`.
+ */
+export async function callTool(input: CallToolInput): Promise<CallToolResult | InputRequiredResult> {
+  const { gateway, session, ctx } = input;
+  const state = ctx.mcpReq.requestState<string>();
+  if (typeof state === 'string') return answerApproval(input, state);
+  const { catalog, run } = await gateway.catalog(session);
+  const limiter = gateway.options.rateLimiter;
+  const traceparent = ctx.mcpReq._meta?.['traceparent'];
+  const outcome: GatewayCallResult = await run.call({
+    catalog,
+    name: input.name,
+    arguments: input.arguments,
+    signal: ctx.mcpReq.signal,
+    ...(typeof traceparent === 'string' ? { traceparent } : {}),
+    ...(limiter === undefined
+      ? {}
+      : { refuse: (entry) => {
+          const message = limiter.take(session.identity, { name: entry.tool.name, server: entry.tool.origin.server, tool: entry.tool.origin.tool });
+          return message === undefined ? undefined : { code: 'rate_limited' as const, message };
+        } }),
+  });
+  if (outcome.kind === 'done') return toMcp(run.runId, outcome);
+  const held: HeldCall = { toolCallId: outcome.toolCallId, name: outcome.name, arguments: outcome.arguments, effect: outcome.effect, reason: outcome.reason, runId: run.runId };
+  if (gateway.elicitation && canElicit(input.server, ctx)) return askApproval(input, held);
+  // The client gave up on this request (cancelled it, or went away): nobody would get the result, so the call is not run.
+  const onAbort = (): void => run.cancelHeld(held.toolCallId, 'the client cancelled the request while the call waited for approval');
+  ctx.mcpReq.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    return toMcp(run.runId, await waitWithProgress(ctx, held, outcome.outcome));
+  } finally {
+    ctx.mcpReq.signal.removeEventListener('abort', onAbort);
+  }
+}
+
+function askApproval(input: CallToolInput, held: HeldCall, problem?: string): InputRequiredResult {
+  const form = approvalForm(held, problem);
+  const request = RequestStateCodec.requestHash(input.name, input.arguments);
+  return inputRequired({
+    inputRequests: { [APPROVAL_INPUT_KEY]: inputRequired.elicit({ mode: 'form', message: form.message, requestedSchema: form.requestedSchema as never }) },
+    requestState: input.gateway.codec.encode({ runId: held.runId, toolCallId: held.toolCallId, request }),
+  });
+}
+
+/** The client came back with its user's answer: record it as the decision and return what the call then did. */
+async function answerApproval(input: CallToolInput, state: string): Promise<CallToolResult | InputRequiredResult> {
+  const { gateway, session, ctx } = input;
+  const ref = gateway.codec.decode(state);
+  if (ref === undefined) return refusal('the approval state sent back is not one this gateway issued (it is signed); call the tool again');
+  const run = session.run;
+  if (run === undefined || run.runId !== ref.runId || ref.request !== RequestStateCodec.requestHash(input.name, input.arguments)) {
+    return refusal('this approval belongs to another session or another call; call the tool again');
+  }
+  const outcome = run.heldOutcome(ref.toolCallId);
+  if (outcome === undefined) return refusal(`the approval of ${input.name} (${ref.toolCallId}) is no longer pending; call the tool again`);
+  const answer = inputResponse(ctx.mcpReq.inputResponses, APPROVAL_INPUT_KEY);
+  if (answer.kind !== 'elicit') {
+    // No answer (e.g. the client dropped it): the call stays held for the runs API until its timeout.
+    return toMcp(run.runId, await waitWithProgress(ctx, { toolCallId: ref.toolCallId, name: input.name, arguments: {}, effect: 'write', reason: 'policy', runId: run.runId }, outcome));
+  }
+  const read = readApprovalAnswer(answer, { toolCallId: ref.toolCallId, userId: session.identity.userId });
+  if (read.kind === 'invalid') {
+    const pending = await gateway.options.store.getRun(run.runId);
+    const shown = pending?.pendingApproval?.toolCallId === ref.toolCallId ? pending.pendingApproval : undefined;
+    if (shown !== undefined) {
+      return askApproval(input, { toolCallId: ref.toolCallId, name: shown.name, arguments: shown.arguments, effect: shown.effect, reason: shown.reason, runId: run.runId }, read.problem);
+    }
+  } else {
+    await run.decide(read.input);
+  }
+  return toMcp(run.runId, await outcome);
+}
+
+/** Waits for the held call's outcome, telling a client that asked for progress that it still waits. */
+async function waitWithProgress(ctx: ServerContext, held: HeldCall, outcome: Promise<GatewayDone>): Promise<GatewayDone> {
+  const token = ctx.mcpReq._meta?.progressToken;
+  if (token === undefined) return outcome;
+  let beats = 0;
+  const send = (): void => {
+    beats += 1;
+    const message = `${held.name} waits for approval (run ${held.runId}, call ${held.toolCallId}): decide over the runs API or the console`;
+    void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: beats, message } }).catch(() => undefined);
+  };
+  send();
+  const timer = setInterval(send, PROGRESS_EVERY_MS);
+  try {
+    return await outcome;
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** Whether the client can answer an elicitation (form mode): per request on 2026-07-28, from `initialize` before. */
+function canElicit(server: Server, ctx: ServerContext): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const declared = envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities();
+  if (!isJsonObject(declared)) return false;
+  const elicitation = declared['elicitation'];
+  if (!isJsonObject(elicitation)) return false;
+  // `{}` means form mode (the 2025-06-18 shape); with modes listed, form must be one of them.
+  return Object.keys(elicitation).length === 0 || isJsonObject(elicitation['form']);
+}
+
+function refusal(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: `toolgate: ${message}` }], isError: true };
+}
+
+/** A recorded result as MCP sends it, cut to the gateway's size limit, naming the run and call it was recorded as. */
+function toMcp(runId: string, done: { toolCallId: string; result: ToolResult }): CallToolResult {
+  const result = done.result;
+  const out: CallToolResult = {
+    content: result.content as CallToolResult['content'],
+    ...(result.ok ? {} : { isError: true }),
+    _meta: { [RUN_ID_META_KEY]: runId, [TOOL_CALL_ID_META_KEY]: done.toolCallId },
+  };
+  if (result.structuredContent !== undefined && isJsonObject(result.structuredContent)) out.structuredContent = result.structuredContent;
+  return out;
+}
+

@@ -1,0 +1,232 @@
+import {
+  draft,
+  type GatewaySessionSettings,
+  type RunEvent,
+  type RunStore,
+  type ToolSpec,
+} from '../core/index.ts';
+import { buildToolCatalog, type CatalogEntry, type ToolCatalog } from '../orchestrator/tool-catalog.ts';
+import { GatewayRun, type GatewayEnvironment } from '../orchestrator/gateway-run.ts';
+import type { RateLimiter } from './rate-limiter.ts';
+import { RequestStateCodec } from './request-state.ts';
+import type { PinCheck } from './tool-pins.ts';
+
+/** Default `gateway.approvalTimeoutMs`: a held call with no decision after this long is refused. */
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 5 * 60_000;
+/** Default `gateway.sessionIdleMs`: an HTTP session with no request for this long ends (its run completes). */
+export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+/** How long one listing of the upstream tools (and its pin check) is reused. */
+const CATALOG_TTL_MS = 1000;
+/** How often the upstream tools are listed again while sessions are open, so a change is noticed without a client's tools/list. */
+export const DEFAULT_RELIST_MS = 60_000;
+
+/** Who a session acts for: resolved from its API key (HTTP) or from config (stdio). */
+export interface GatewayIdentity {
+  tenantId?: string | undefined;
+  userId?: string | undefined;
+  /** Writes are validated and recorded, not executed. */
+  dryRun: boolean;
+}
+
+export interface GatewayOptions {
+  store: RunStore;
+  /** Lease owner id of this process. */
+  owner: string;
+  leaseMs: number;
+  environment: GatewayEnvironment;
+  /** The upstream tools of the servers that are up (names as runs see them). */
+  listTools: () => Promise<ToolSpec[]>;
+  /** Asks the upstream servers to list their tools again (a client's tools/list; a periodic check): how a changed tool is noticed. */
+  refreshTools?: (() => void) | undefined;
+  /** How often upstream tools are listed again without a client asking (default DEFAULT_RELIST_MS). */
+  relistMs?: number | undefined;
+  /** Tool pinning; absent: off. */
+  checkPins?: ((tools: readonly ToolSpec[]) => Promise<PinCheck>) | undefined;
+  approvalTimeoutMs?: number | undefined;
+  sessionIdleMs?: number | undefined;
+  maxResultBytes: number;
+  rateLimiter?: RateLimiter | undefined;
+  /** Ask the client's user through MCP elicitation when the client can (default true). */
+  elicitation?: boolean | undefined;
+  /** Signs elicitation request state (`gateway.stateSecret`); default: random per process. */
+  stateSecret?: string | undefined;
+  onEvents?: ((events: readonly RunEvent[]) => void) | undefined;
+  onError?: ((message: string) => void) | undefined;
+}
+
+/** One client session: its identity, its run (opened at its first request) and what it was told about changed tools. */
+export class GatewaySession {
+  readonly key: string;
+  readonly identity: GatewayIdentity;
+  readonly settings: GatewaySessionSettings;
+  run: GatewayRun | undefined;
+  opening: Promise<GatewayRun> | undefined;
+  /** Fingerprints of changed tools already recorded in this session's run. */
+  readonly toldChanged = new Set<string>();
+  idleTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(key: string, identity: GatewayIdentity, settings: GatewaySessionSettings) {
+    this.key = key;
+    this.identity = identity;
+    this.settings = settings;
+  }
+}
+
+/**
+ * Gateway mode: upstream MCP tools offered to any MCP client through the same
+ * gate runs use. One client session is one run; its calls are recorded as the
+ * run's events, so the runs API, the console, /metrics and traces show gateway
+ * traffic like any run. Protocol faces (stdio, Streamable HTTP) live beside
+ * this class and ask it for sessions, catalogs and calls.
+ */
+export class Gateway {
+  readonly options: GatewayOptions;
+  readonly codec: RequestStateCodec;
+  readonly #sessions = new Map<string, GatewaySession>();
+  #listing: { at: number; value: Promise<{ tools: ToolSpec[]; pins: PinCheck | undefined }> } | undefined;
+  #listedAt = Date.now();
+  #closed = false;
+
+  constructor(options: GatewayOptions) {
+    this.options = options;
+    this.codec = new RequestStateCodec(options.stateSecret);
+  }
+
+  get approvalTimeoutMs(): number {
+    return this.options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+  }
+
+  get elicitation(): boolean {
+    return this.options.elicitation ?? true;
+  }
+
+  /** The session for `key`, made on first use; its idle clock restarts. */
+  session(key: string, identity: GatewayIdentity, settings: Omit<GatewaySessionSettings, 'dryRun'>, idle = true): GatewaySession {
+    let session = this.#sessions.get(key);
+    if (session === undefined) {
+      session = new GatewaySession(key, identity, { ...settings, dryRun: identity.dryRun });
+      this.#sessions.set(key, session);
+    }
+    if (idle) this.#touch(session);
+    return session;
+  }
+
+  /** The session whose run is `runId` (an approval coming back through the client). */
+  sessionOfRun(runId: string): GatewaySession | undefined {
+    for (const session of this.#sessions.values()) if (session.run?.runId === runId) return session;
+    return undefined;
+  }
+
+  /** The session's run, opened on first use (again after a cancel ended the previous one). */
+  async runOf(session: GatewaySession, toolNames: readonly string[]): Promise<GatewayRun> {
+    if (this.#closed) throw new Error('the gateway is shutting down');
+    if (session.run !== undefined && !session.run.ended) return session.run;
+    session.opening ??= GatewayRun.open({
+      store: this.options.store,
+      owner: this.options.owner,
+      leaseMs: this.options.leaseMs,
+      environment: this.options.environment,
+      tenantId: session.identity.tenantId,
+      userId: session.identity.userId,
+      session: session.settings,
+      approvalTimeoutMs: this.approvalTimeoutMs,
+      toolNames,
+      onEvents: this.options.onEvents,
+    }).finally(() => {
+      session.opening = undefined;
+    });
+    const run = await session.opening;
+    session.run = run;
+    session.toldChanged.clear();
+    return run;
+  }
+
+  /**
+   * The tools the session's tenant may use, as the gate sees them: denied tools
+   * and tools whose definition changed since they were pinned are refused with
+   * their reason, and a change is recorded in the session's run once.
+   */
+  async catalog(session: GatewaySession, options: { relist?: boolean } = {}): Promise<{ catalog: ToolCatalog; run: GatewayRun }> {
+    if (options.relist === true || Date.now() - this.#listedAt > (this.options.relistMs ?? DEFAULT_RELIST_MS)) this.#relist();
+    const { tools, pins } = await this.#upstream();
+    const visibleTools = pins === undefined ? tools : pins.visible;
+    const built = buildToolCatalog(visibleTools, { policy: this.options.environment.policy, tenantId: session.identity.tenantId });
+    const run = await this.runOf(session, built.definitions.map((d) => d.name));
+    if (pins === undefined || pins.changed.length === 0) return { catalog: built, run };
+    const denied = new Map(built.denied);
+    const full = buildToolCatalog(pins.changed.map((c) => c.tool), { policy: this.options.environment.policy, tenantId: session.identity.tenantId });
+    const news = [];
+    for (const change of pins.changed) {
+      const entry: CatalogEntry | undefined = full.visible.get(change.tool.name) ?? full.denied.get(change.tool.name)?.entry;
+      if (entry === undefined) continue;
+      const reason = `its definition changed on server "${change.tool.origin.server}" since it was pinned (${change.changes.slice(0, 3).join('; ')}); an operator must accept the change first (toolgate tools --diff, then toolgate tools --accept ${change.tool.name})`;
+      denied.set(change.tool.name, { entry, reason });
+      if (!session.toldChanged.has(change.fingerprint)) {
+        session.toldChanged.add(change.fingerprint);
+        news.push(
+          draft('tool_changed', {
+            name: change.tool.name,
+            server: change.tool.origin.server,
+            tool: change.tool.origin.tool,
+            fingerprint: change.fingerprint,
+            pinnedFingerprint: change.pin.fingerprint,
+            pinnedAt: change.pin.pinnedAt,
+            changes: change.changes,
+          }),
+        );
+      }
+    }
+    if (news.length > 0) await run.record(news);
+    return { catalog: { ...built, denied }, run };
+  }
+
+  /** Ends one session: its run completes (calls still held are refused first). */
+  async endSession(key: string, reason: string): Promise<void> {
+    const session = this.#sessions.get(key);
+    if (session === undefined) return;
+    this.#sessions.delete(key);
+    clearTimeout(session.idleTimer);
+    const run = session.run ?? (await session.opening?.catch(() => undefined));
+    if (run !== undefined && !run.ended) await run.end({ status: 'completed', reason });
+  }
+
+  /** Ends every session. */
+  async close(reason = 'the gateway stopped'): Promise<void> {
+    this.#closed = true;
+    await Promise.allSettled([...this.#sessions.keys()].map((key) => this.endSession(key, reason)));
+  }
+
+  #touch(session: GatewaySession): void {
+    clearTimeout(session.idleTimer);
+    if (session.settings.transport !== 'http') return;
+    const idleMs = this.options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+    session.idleTimer = setTimeout(() => {
+      void this.endSession(session.key, `no request for ${Math.round(idleMs / 1000)} s`).catch((error: unknown) => this.options.onError?.(`gateway session ${session.key} did not end cleanly: ${String(error)}`));
+    }, idleMs);
+    session.idleTimer.unref();
+  }
+
+  /** The upstream servers list again (at most once per CATALOG_TTL_MS). */
+  #relist(): void {
+    const now = Date.now();
+    if (now - this.#listedAt < CATALOG_TTL_MS) return;
+    this.#listedAt = now;
+    this.options.refreshTools?.();
+    this.#listing = undefined;
+  }
+
+  #upstream(): Promise<{ tools: ToolSpec[]; pins: PinCheck | undefined }> {
+    const now = Date.now();
+    if (this.#listing !== undefined && now - this.#listing.at < CATALOG_TTL_MS) return this.#listing.value;
+    const value = (async () => {
+      const tools = await this.options.listTools();
+      const pins = this.options.checkPins === undefined ? undefined : await this.options.checkPins(tools);
+      return { tools, pins };
+    })();
+    this.#listing = { at: now, value };
+    value.catch(() => {
+      if (this.#listing?.value === value) this.#listing = undefined;
+    });
+    return value;
+  }
+}

@@ -1,0 +1,178 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  WebStandardStreamableHTTPServerTransport,
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  type McpHttpHandler,
+} from '@modelcontextprotocol/server';
+import type { PassthroughSource } from '../core/index.ts';
+import type { Gateway, GatewayIdentity } from './gateway.ts';
+import { createGatewayServer } from './mcp-server.ts';
+
+/** Largest MCP request body read (the SDK's own default). */
+export const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024;
+/** A client may ask for a session of its own with this header; otherwise one caller's requests from one client form one session. */
+export const SESSION_HEADER = 'toolgate-session';
+/** `toolgate-dry-run: true` makes the session's writes dry runs (a header can only turn dry run on). */
+export const DRY_RUN_HEADER = 'toolgate-dry-run';
+
+interface LegacySession {
+  transport: WebStandardStreamableHTTPServerTransport;
+  identity: GatewayIdentity;
+}
+
+/**
+ * Streamable HTTP at /mcp, both protocol eras on one path: 2026-07-28
+ * requests are served per request by the SDK's handler; 2025-era clients get
+ * a session of their own (`Mcp-Session-Id`), which the SDK needs to send them
+ * `elicitation/create`. Authentication happened before (the runs API's keys).
+ */
+export class GatewayHttp {
+  readonly #gateway: Gateway;
+  readonly #passthrough: PassthroughSource | undefined;
+  readonly #modern: McpHttpHandler;
+  readonly #legacy = new Map<string, LegacySession>();
+  readonly #onError: (error: Error) => void;
+
+  constructor(gateway: Gateway, passthrough: PassthroughSource | undefined) {
+    this.#gateway = gateway;
+    this.#passthrough = passthrough;
+    this.#onError = (error) => gateway.options.onError?.(`gateway (MCP over HTTP): ${error.message}`);
+    this.#modern = createMcpHandler(
+      (ctx) => {
+        const extra = ctx.authInfo?.extra as { identity: GatewayIdentity; hint: string | undefined } | undefined;
+        const identity = extra?.identity ?? { dryRun: false };
+        const hint = extra?.hint;
+        return createGatewayServer(
+          gateway,
+          { transport: 'http', identity, sessionKey: (client) => `http:${identity.tenantId ?? ''}:${identity.userId ?? ''}:${identity.dryRun ? 'dry' : 'live'}:${hint ?? client?.name ?? ''}` },
+          passthrough,
+        );
+      },
+      { legacy: 'reject', onerror: this.#onError, maxRequestBodySize: MAX_MCP_BODY_BYTES },
+    );
+  }
+
+  /** Serves one request to /mcp for an authenticated caller. */
+  async handle(req: IncomingMessage, res: ServerResponse, caller: { tenantId?: string | undefined; userId?: string | undefined }, dryRun: boolean): Promise<void> {
+    const identity: GatewayIdentity = { tenantId: caller.tenantId, userId: caller.userId, dryRun: dryRun || headerOn(req.headers[DRY_RUN_HEADER]) };
+    const body = req.method === 'POST' ? await readBody(req) : undefined;
+    if (body === 'too_large') return send(res, jsonRpcError(413, -32600, `the request body is over ${MAX_MCP_BODY_BYTES} bytes`));
+    const request = toWebRequest(req, body?.text);
+    const parsedBody = body?.json;
+    const sessionId = req.headers['mcp-session-id'];
+    let response: Response;
+    if (typeof sessionId === 'string') {
+      const legacy = this.#legacy.get(sessionId);
+      if (legacy === undefined) response = jsonRpcError(404, -32001, 'Session not found: it ended or never existed; initialize a new one');
+      else if (legacy.identity.tenantId !== identity.tenantId || legacy.identity.userId !== identity.userId) response = jsonRpcError(403, -32600, 'this session belongs to another caller');
+      else response = await legacy.transport.handleRequest(request, { parsedBody });
+    } else if (req.method === 'POST' && isInitializeRequest(parsedBody) && (await isLegacyRequest(request, parsedBody))) {
+      response = await this.#openLegacy(request, parsedBody, identity);
+    } else if (req.method === 'POST' && (await isLegacyRequest(request, parsedBody))) {
+      response = jsonRpcError(400, -32600, 'no session: a 2025-era client must send initialize first, then send its Mcp-Session-Id header');
+    } else {
+      const hint = req.headers[SESSION_HEADER];
+      response = await this.#modern.fetch(request, {
+        parsedBody,
+        authInfo: { token: 'toolgate', clientId: identity.userId ?? 'anonymous', scopes: [], extra: { identity, hint: typeof hint === 'string' ? hint.slice(0, 200) : undefined } },
+      });
+    }
+    await send(res, response);
+  }
+
+  async close(): Promise<void> {
+    await this.#modern.close().catch(() => undefined);
+    await Promise.allSettled([...this.#legacy.values()].map((s) => s.transport.close()));
+    this.#legacy.clear();
+  }
+
+  async #openLegacy(request: Request, parsedBody: unknown, identity: GatewayIdentity): Promise<Response> {
+    let key = '';
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        key = `http-legacy:${id}`;
+        this.#legacy.set(id, { transport, identity });
+      },
+      onsessionclosed: (id) => {
+        this.#legacy.delete(id);
+        void this.#gateway.endSession(`http-legacy:${id}`, 'the client closed the session');
+      },
+    });
+    transport.onerror = this.#onError;
+    const server = createGatewayServer(this.#gateway, { transport: 'http', identity, sessionKey: () => key }, this.#passthrough);
+    await server.connect(transport);
+    return transport.handleRequest(request, { parsedBody });
+  }
+}
+
+function headerOn(value: string | string[] | undefined): boolean {
+  return typeof value === 'string' && /^(1|true|yes|on)$/i.test(value.trim());
+}
+
+async function readBody(req: IncomingMessage): Promise<{ text: string; json: unknown } | 'too_large'> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > MAX_MCP_BODY_BYTES) return 'too_large';
+    chunks.push(buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { text, json };
+}
+
+function toWebRequest(req: IncomingMessage, body: string | undefined): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else headers.set(name, value);
+  }
+  const host = typeof req.headers.host === 'string' ? req.headers.host : 'localhost';
+  const controller = new AbortController();
+  req.once('close', () => controller.abort());
+  return new Request(`http://${host}${req.url ?? '/mcp'}`, { method: req.method ?? 'GET', headers, signal: controller.signal, ...(body === undefined ? {} : { body }) });
+}
+
+function jsonRpcError(status: number, code: number, message: string): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), { status, headers: { 'content-type': 'application/json' } });
+}
+
+/** Streams a web Response to the client (SSE responses as they come); stops reading when the client goes away. */
+async function send(res: ServerResponse, response: Response): Promise<void> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  res.writeHead(response.status, headers);
+  if (response.body === null) {
+    res.end();
+    return;
+  }
+  const reader = response.body.getReader();
+  const stop = (): void => void reader.cancel().catch(() => undefined);
+  res.once('close', stop);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.write(value)) await new Promise<void>((resolve) => res.once('drain', resolve));
+    }
+  } catch {
+    // The client went away, or the SDK closed the stream.
+  } finally {
+    res.off('close', stop);
+    res.end();
+  }
+}

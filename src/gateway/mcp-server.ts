@@ -1,0 +1,128 @@
+import { ProtocolError, ProtocolErrorCode, Server, type ServerContext, type Tool } from '@modelcontextprotocol/server';
+import { ToolgateError, isJsonObject, type JsonObject, type PassthroughSource } from '../core/index.ts';
+import type { CatalogEntry, ToolCatalog } from '../orchestrator/tool-catalog.ts';
+import { callTool } from './call-tool.ts';
+import type { Gateway, GatewayIdentity, GatewaySession } from './gateway.ts';
+
+export const GATEWAY_SERVER_INFO = { name: 'toolgate-gateway', version: '0.1.0' };
+const SERVER_META_KEY = 'toolgate/server';
+
+/** What one SDK server instance serves: a stdio connection, a 2025-era HTTP session, or one 2026-era HTTP request. */
+export interface ServingUnit {
+  transport: 'stdio' | 'http';
+  identity: GatewayIdentity;
+  /** The session a request belongs to, from what the client says of itself. */
+  sessionKey: (client: { name: string; version?: string } | undefined) => string;
+}
+
+/**
+ * An MCP server (official SDK, low-level Server) whose tools are the
+ * upstream tools as the session's tenant may use them, each call through the
+ * gate; resources and prompts of the servers the tenant may use are passed
+ * through unchanged.
+ */
+export function createGatewayServer(gateway: Gateway, unit: ServingUnit, passthrough: PassthroughSource | undefined): Server {
+  const server = new Server(GATEWAY_SERVER_INFO, {
+    capabilities: { tools: { listChanged: false }, ...(passthrough === undefined ? {} : { resources: {}, prompts: {} }) },
+    instructions: 'Tools offered through toolgate: every call is validated, checked against policy and recorded; some need a person to approve them.',
+  });
+  const sessionFor = (): GatewaySession => {
+    const info = server.getClientVersion();
+    const client = info === undefined ? undefined : { name: String(info.name).slice(0, 100), ...(info.version === undefined ? {} : { version: String(info.version).slice(0, 50) }) };
+    const protocolVersion = server.getNegotiatedProtocolVersion();
+    return gateway.session(unit.sessionKey(client), unit.identity, {
+      transport: unit.transport,
+      ...(client === undefined ? {} : { client }),
+      ...(protocolVersion === undefined ? {} : { protocolVersion }),
+    });
+  };
+
+  server.setRequestHandler('tools/list', async () => {
+    const session = sessionFor();
+    // A client's listing is when a changed upstream tool must be caught: the servers list again.
+    const { catalog } = await gateway.catalog(session, { relist: true });
+    return { tools: [...catalog.visible.values()].map((entry) => listed(entry, session.identity.dryRun)) };
+  });
+  server.setRequestHandler('tools/call', async (request, ctx: ServerContext) => {
+    const args = request.params.arguments ?? {};
+    if (!isJsonObject(args)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'tools/call arguments must be a JSON object');
+    return callTool({ gateway, server, session: sessionFor(), name: request.params.name, arguments: args as JsonObject, ctx });
+  });
+  if (passthrough === undefined) return server;
+
+  const visibleServers = async (): Promise<(item: JsonObject) => boolean> => {
+    const { catalog } = await gateway.catalog(sessionFor());
+    return serverFilter(catalog);
+  };
+  server.setRequestHandler('resources/list', async () => {
+    const shown = await visibleServers();
+    return { resources: (await passthrough.listResources()).filter(shown) as never };
+  });
+  server.setRequestHandler('resources/templates/list', async () => {
+    const shown = await visibleServers();
+    return { resourceTemplates: (await passthrough.listResourceTemplates()).filter(shown) as never };
+  });
+  server.setRequestHandler('resources/read', async (request) => {
+    const shown = await visibleServers();
+    const listed = await passthrough.listResources();
+    const known = listed.find((r) => r['uri'] === request.params.uri);
+    if (known !== undefined && !shown(known)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `resource ${request.params.uri} is not available to you`);
+    return mcpCall(() => passthrough.readResource(request.params.uri)) as never;
+  });
+  server.setRequestHandler('prompts/list', async () => {
+    const shown = await visibleServers();
+    return { prompts: (await passthrough.listPrompts()).filter(shown) as never };
+  });
+  server.setRequestHandler('prompts/get', async (request) => {
+    const shown = await visibleServers();
+    const prompt = (await passthrough.listPrompts()).find((p) => p['name'] === request.params.name);
+    if (prompt === undefined || !shown(prompt)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `there is no prompt named "${request.params.name}"`);
+    return mcpCall(() => passthrough.getPrompt(request.params.name, request.params.arguments)) as never;
+  });
+  return server;
+}
+
+/** A tool as the client is shown it: injected arguments hidden, its effect as toolgate classifies it. */
+function listed(entry: CatalogEntry, dryRun: boolean): Tool {
+  const { tool, definition, policy } = entry;
+  return {
+    name: definition.name,
+    ...(tool.title === undefined ? {} : { title: tool.title }),
+    description: definition.description,
+    inputSchema: definition.parameters as Tool['inputSchema'],
+    // A dry-run session's writes answer with toolgate's own summary, which no tool's output schema describes.
+    ...(tool.outputSchema === undefined || dryRun ? {} : { outputSchema: tool.outputSchema as Tool['outputSchema'] }),
+    annotations: { ...tool.annotations, readOnlyHint: policy.effect === 'read' },
+  };
+}
+
+/**
+ * Resources and prompts follow their server: shown when the tenant may use at
+ * least one of its tools (or the server offers no tools at all).
+ */
+function serverFilter(catalog: ToolCatalog): (item: JsonObject) => boolean {
+  const usable = new Set<string>();
+  const withTools = new Set<string>();
+  for (const entry of catalog.visible.values()) {
+    usable.add(entry.tool.origin.server);
+    withTools.add(entry.tool.origin.server);
+  }
+  for (const { entry } of catalog.denied.values()) withTools.add(entry.tool.origin.server);
+  return (item) => {
+    const meta = item['_meta'];
+    const server = isJsonObject(meta) ? meta[SERVER_META_KEY] : undefined;
+    if (typeof server !== 'string') return false;
+    return usable.has(server) || !withTools.has(server);
+  };
+}
+
+async function mcpCall<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof ToolgateError) {
+      throw new ProtocolError(error.code === 'not_found' ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError, error.message);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,29 @@
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import type { PassthroughSource } from '../core/index.ts';
+import type { Gateway, GatewayIdentity } from './gateway.ts';
+import { createGatewayServer } from './mcp-server.ts';
+
+const STDIO_SESSION = 'stdio';
+
+/**
+ * The gateway over this process's stdin/stdout, for clients that spawn their
+ * servers (Claude Desktop, Cursor, IDEs): one connection, one session, one
+ * run, acting for the configured identity. The session's run completes when
+ * the client closes stdin. Nothing but MCP messages may go to stdout.
+ */
+export function serveGatewayStdio(gateway: Gateway, identity: GatewayIdentity, passthrough: PassthroughSource | undefined): { close(): Promise<void>; closed: Promise<string> } {
+  const handle = serveStdio(() => createGatewayServer(gateway, { transport: 'stdio', identity, sessionKey: () => STDIO_SESSION }, passthrough), {
+    onerror: (error) => gateway.options.onError?.(`gateway (MCP over stdio): ${error.message}`),
+  });
+  const closed = new Promise<string>((resolve) => {
+    process.stdin.once('end', () => resolve('the client closed stdin'));
+    process.stdin.once('close', () => resolve('the client closed stdin'));
+  });
+  return {
+    closed,
+    close: async () => {
+      await gateway.endSession(STDIO_SESSION, 'the gateway stopped');
+      await handle.close();
+    },
+  };
+}

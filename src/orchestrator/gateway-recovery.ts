@@ -1,0 +1,41 @@
+import { TERMINAL_RUN_STATUSES, ZERO_USAGE, draft, type EventDraft, type Run, type RunLease, type RunStore } from '../core/index.ts';
+
+/**
+ * A gateway session's run whose gateway went away (its lease expired): no
+ * model can drive it and its client is gone. Calls that were sent and never
+ * answered are recorded as unknown outcomes (a write may have happened), a
+ * held call as refused, and the run fails with `session_lost`.
+ */
+export async function endLostGatewaySession(store: RunStore, run: Run, lease: RunLease): Promise<void> {
+  if (TERMINAL_RUN_STATUSES.has(run.status)) return;
+  const events = await store.readEvents(run.id);
+  const open = new Map<string, { name: string; step: number; sent: boolean }>();
+  for (const event of events) {
+    if (event.type === 'gate_decision' && event.data.decision === 'approval_required') open.set(event.data.toolCallId, { name: event.data.name, step: event.data.step, sent: false });
+    else if (event.type === 'tool_call') open.set(event.data.toolCallId, { name: event.data.name, step: event.data.step, sent: true });
+    else if (event.type === 'tool_result') open.delete(event.data.toolCallId);
+  }
+  const message = 'the gateway process serving this MCP session went away; its client was disconnected';
+  const drafts: EventDraft[] = [];
+  for (const [toolCallId, call] of open) {
+    const text = call.sent
+      ? `${call.name} was sent and no answer was recorded before the gateway went away: it MAY HAVE EXECUTED`
+      : `${call.name} was waiting for approval when the gateway went away; it was not run`;
+    drafts.push(
+      draft('tool_result', {
+        step: call.step,
+        toolCallId,
+        name: call.name,
+        ok: false,
+        content: [{ type: 'text', text }],
+        error: { code: call.sent ? 'outcome_unknown' : 'cancelled', message: text },
+        latencyMs: 0,
+      }),
+    );
+  }
+  drafts.push(
+    draft('run_status', { from: run.status, to: 'failed', reason: message }),
+    draft('run_failed', { error: { code: 'session_lost', message }, usage: ZERO_USAGE, steps: run.steps }),
+  );
+  await store.append(run.id, drafts, { status: 'failed', pendingApproval: null, error: { code: 'session_lost', message } }, { lease });
+}

@@ -1,0 +1,144 @@
+import type { Client } from '@modelcontextprotocol/client';
+import { ToolgateError, type ErrorCode, type JsonObject, type PassthroughSource } from '../../core/index.ts';
+import type { McpSdk } from './mcp-sdk.ts';
+
+/** What a passthrough request needs of a live connection. */
+export interface PassthroughConnection {
+  client: Client;
+  sdk: McpSdk;
+}
+
+export interface McpPassthroughOptions<C extends PassthroughConnection> {
+  /** The server's configured name, for messages. */
+  server: string;
+  /** The live connection, connecting (or reconnecting) when there is none. */
+  connect: () => Promise<C>;
+  /** Every request's timeout. */
+  timeoutMs: number;
+  /** The connection broke during a request: the next one reconnects. */
+  onConnectionLost: (conn: C) => void;
+  /** What the server showed of itself (a stderr line), for messages about a server that went away. */
+  why: () => string;
+}
+
+type Capability = 'resources' | 'prompts';
+
+/**
+ * One MCP server's resources and prompts, on the source's connection. The
+ * SDK walks every page of a list itself when no cursor is given (capped by
+ * its `listMaxPages`, which rejects rather than return a partial list).
+ */
+export class McpPassthrough<C extends PassthroughConnection> implements PassthroughSource {
+  readonly #options: McpPassthroughOptions<C>;
+
+  constructor(options: McpPassthroughOptions<C>) {
+    this.#options = options;
+  }
+
+  listResources(options: { signal?: AbortSignal } = {}): Promise<JsonObject[]> {
+    return this.#request({ what: 'list the resources of', capability: 'resources', signal: options.signal, absent: () => [] }, async (client, request) =>
+      jsonList((await client.listResources(undefined, request)).resources),
+    );
+  }
+
+  listResourceTemplates(options: { signal?: AbortSignal } = {}): Promise<JsonObject[]> {
+    return this.#request({ what: 'list the resource templates of', capability: 'resources', signal: options.signal, absent: () => [] }, async (client, request) =>
+      jsonList((await client.listResourceTemplates(undefined, request)).resourceTemplates),
+    );
+  }
+
+  readResource(uri: string, options: { signal?: AbortSignal } = {}): Promise<JsonObject> {
+    return this.#request({ what: `read resource "${uri}" from`, capability: 'resources', signal: options.signal, absent: undefined }, async (client, request) =>
+      jsonResult(await client.readResource({ uri }, request)),
+    );
+  }
+
+  listPrompts(options: { signal?: AbortSignal } = {}): Promise<JsonObject[]> {
+    return this.#request({ what: 'list the prompts of', capability: 'prompts', signal: options.signal, absent: () => [] }, async (client, request) =>
+      jsonList((await client.listPrompts(undefined, request)).prompts),
+    );
+  }
+
+  getPrompt(name: string, args?: Record<string, string>, options: { signal?: AbortSignal } = {}): Promise<JsonObject> {
+    return this.#request({ what: `get prompt "${name}" from`, capability: 'prompts', signal: options.signal, absent: undefined }, async (client, request) =>
+      jsonResult(await client.getPrompt({ name, ...(args === undefined ? {} : { arguments: args }) }, request)),
+    );
+  }
+
+  async #request<T>(
+    how: { what: string; capability: Capability; signal: AbortSignal | undefined; absent: (() => T) | undefined },
+    send: (client: Client, request: { timeout: number; signal?: AbortSignal }) => Promise<T>,
+  ): Promise<T> {
+    const { server, timeoutMs } = this.#options;
+    const where = `MCP server "${server}"`;
+    if (isAborted(how.signal)) throw new ToolgateError('cancelled', `could not ${how.what} ${where}: cancelled`);
+    let conn: C;
+    try {
+      conn = await this.#options.connect();
+    } catch (error) {
+      if (error instanceof ToolgateError) throw error;
+      throw new ToolgateError('tool_unavailable', `could not ${how.what} ${where}: ${describe(error)}`, { cause: error });
+    }
+    // Checked here rather than left to the SDK, which answers an empty list with a console message.
+    if (conn.client.getServerCapabilities()?.[how.capability] === undefined) {
+      if (how.absent !== undefined) return how.absent();
+      throw new ToolgateError('not_found', `could not ${how.what} ${where}: it does not offer ${how.capability}`, { details: { server } });
+    }
+    try {
+      return await send(conn.client, { timeout: timeoutMs, ...(how.signal === undefined ? {} : { signal: how.signal }) });
+    } catch (error) {
+      if (isAborted(how.signal)) throw new ToolgateError('cancelled', `could not ${how.what} ${where}: cancelled`, { cause: error });
+      const { code, message, lost } = classify(error, conn.sdk, timeoutMs);
+      if (lost) this.#options.onConnectionLost(conn);
+      throw new ToolgateError(code, `could not ${how.what} ${where}: ${message}${lost ? this.#options.why() : ''}`, { cause: error, details: { server } });
+    }
+  }
+}
+
+/** What went wrong, as one of toolgate's codes, and whether the connection is gone. */
+function classify(error: unknown, sdk: McpSdk, timeoutMs: number): { code: ErrorCode; message: string; lost: boolean } {
+  const { SdkError, SdkErrorCode, ProtocolError, ProtocolErrorCode } = sdk.client;
+  const message = describe(error);
+  if (error instanceof SdkError) {
+    if (error.code === SdkErrorCode.RequestTimeout) return { code: 'tool_timeout', message: `no answer within ${timeoutMs} ms`, lost: false };
+    if (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected || error.code === SdkErrorCode.SendFailed) {
+      return { code: 'tool_unavailable', message: `the server connection was lost (${message}); it is restarted on the next request`, lost: true };
+    }
+    return { code: 'tool_error', message, lost: false };
+  }
+  if (error instanceof ProtocolError) {
+    // Servers on older SDKs answer an unknown URI or prompt with InvalidParams "… not found" rather than ResourceNotFound.
+    const notFound =
+      error.code === ProtocolErrorCode.ResourceNotFound ||
+      error.code === ProtocolErrorCode.MethodNotFound ||
+      (error.code === ProtocolErrorCode.InvalidParams && /\bnot found\b/i.test(message));
+    if (notFound) return { code: 'not_found', message, lost: false };
+    if (error.code === ProtocolErrorCode.InvalidParams) return { code: 'invalid_arguments', message, lost: false };
+    return { code: 'tool_error', message, lost: false };
+  }
+  if (isConnectionError(error)) return { code: 'tool_unavailable', message: `the server is unreachable (${message})`, lost: true };
+  return { code: 'tool_error', message, lost: false };
+}
+
+function isConnectionError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code ?? (error.cause as { code?: unknown } | undefined)?.code;
+  return error instanceof TypeError || (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|EPIPE|ENOENT)$/.test(code)) || /fetch failed|socket hang up/i.test(error.message);
+}
+
+// MCP results are JSON as the server sent them; the SDK's types only describe the fields it knows.
+function jsonList(items: readonly object[]): JsonObject[] {
+  return items as JsonObject[];
+}
+
+function jsonResult(value: object): JsonObject {
+  return value as JsonObject;
+}
+
+function isAborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
