@@ -12,6 +12,7 @@ import {
   type RateLimits,
 } from '../gateway/index.ts';
 import type { RunEvent } from '../core/index.ts';
+import { sweepLostGatewaySessions } from '../orchestrator/gateway-recovery.ts';
 import type { Settings } from '../config/resolve-settings.ts';
 import type { Toolgate } from './toolgate.ts';
 
@@ -33,9 +34,12 @@ export interface GatewayApp {
   http: GatewayHttp;
   /** Whether a tenant's sessions are dry runs (`gateway.dryRun`, `--dry-run`). */
   dryRunFor(tenantId: string | undefined): boolean;
+  /** Ends the sessions a gateway that went away left waiting for a decision; returns their run ids. */
+  sweepLostSessions(): Promise<string[]>;
   /** Serves the gateway on stdin/stdout; `closed` settles when the client goes away. */
-  serveStdio(): { close(): Promise<void>; closed: Promise<string> };
-  close(): Promise<void>;
+  serveStdio(): { close(reason: string): Promise<void>; closed: Promise<string> };
+  /** Ends every session (their runs complete with `reason`). */
+  close(reason?: string): Promise<void>;
 }
 
 /** Gateway mode assembled from a Toolgate and its settings' `gateway:` section (docs/gateway.md). */
@@ -82,9 +86,10 @@ export function createGateway(options: CreateGatewayOptions): GatewayApp {
     gateway,
     http,
     dryRunFor,
+    sweepLostSessions: () => sweepLostGatewaySessions(toolgate.store, { owner: toolgate.engine.owner, ttlMs: toolgate.engine.leaseMs }),
     serveStdio: () => serveGatewayStdio(gateway, stdioIdentity(), toolgate.tools.passthrough),
-    close: async () => {
-      await gateway.close();
+    close: async (reason) => {
+      await gateway.close(reason);
       await http.close();
     },
   };

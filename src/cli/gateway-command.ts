@@ -44,6 +44,16 @@ export async function gatewayCommand(args: readonly string[], io: CliIO): Promis
     }
     // Sessions of a gateway that stopped without ending them are ended here (their clients are gone).
     await manager.recover();
+    const lost = await app.sweepLostSessions();
+    if (lost.length > 0) logger.warn({ runIds: lost }, `ended ${lost.length} gateway session(s) left waiting by a gateway that went away`);
+    // Another gateway sharing the store may go away later: its waiting sessions are ended once its leases expire.
+    const sweeper = setInterval(() => {
+      void app.sweepLostSessions().then(
+        (ended) => ended.length > 0 && logger.warn({ runIds: ended }, `ended ${ended.length} gateway session(s) left waiting by a gateway that went away`),
+        (error: unknown) => logger.error(`sweep for lost gateway sessions failed: ${String(error)}`),
+      );
+    }, 2 * toolgate.engine.leaseMs);
+    sweeper.unref();
     const stdioHandle = stdio ? app.serveStdio() : undefined;
     const where = [
       ...(stdioHandle === undefined ? [] : ['MCP on stdio']),
@@ -56,9 +66,10 @@ export async function gatewayCommand(args: readonly string[], io: CliIO): Promis
 
     const reason = await Promise.race([waitForStop(io.signal).then(() => 'the gateway was stopped'), ...(stdioHandle === undefined ? [] : [stdioHandle.closed])]);
     logger.info(`stopping: ${reason}; ending gateway sessions`);
+    clearInterval(sweeper);
     const graceMs = settings.server.shutdownGraceMs ?? 10_000;
-    await stdioHandle?.close();
-    await app.close();
+    await stdioHandle?.close(reason);
+    await app.close(reason);
     await Promise.all([listening?.http.close({ graceMs }), manager.shutdown({ graceMs }), listening?.metricsServer?.close()]);
     return EXIT.ok;
   } finally {

@@ -32,6 +32,8 @@ export interface RunsBackend {
   follow(runId: string, options: DriveHooks & { after: number }): Promise<Run>;
   /** Checks a decision can be carried out here (a local run's tools and model reopen) before anything is recorded. */
   prepareDecision(run: Run, input: RunInput): Promise<void>;
+  /** Records input and nothing more (a gateway session's own process acts on it). */
+  record(runId: string, input: RunInput): Promise<Run>;
   /** Records the decision, then carries the run on (or follows it) until it ends or waits again. */
   decide(runId: string, input: RunInput, hooks: DriveHooks): Promise<Run>;
   cancel(runId: string, reason: string | undefined): Promise<Run>;

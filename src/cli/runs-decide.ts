@@ -1,5 +1,5 @@
 import { ToolgateError, type PendingApproval, type Run, type RunEvent, type RunInput } from '../core/index.ts';
-import { optionalString } from './cli-io.ts';
+import { EXIT, optionalString } from './cli-io.ts';
 import { createEventPrinter } from './event-printer.ts';
 import type { RunsContext } from './runs-actions.ts';
 import { CLI_USER, settleRun, type ApprovalInput } from './runs-settle.ts';
@@ -20,8 +20,9 @@ export async function decideRun(ctx: RunsContext, verb: DecisionVerb): Promise<n
     throw new ToolgateError('conflict', `run ${run.id} is not waiting for an approval (it is ${run.status}); nothing to ${verb}`);
   }
   const input = decisionFor({ verb, pending, values: ctx.values });
-  await backend.prepareDecision(run, input);
   const printer = createEventPrinter({ io, json: ctx.json });
+  if (isGatewaySession(run)) return decideGatewayCall(ctx, run, input, printer);
+  await backend.prepareDecision(run, input);
   // The call being decided, as `toolgate run` showed it: what the gate did to it and why it waits.
   if (!ctx.json) for (const event of decisionContext(await backend.events(run.id, 0), pending)) printer.print(event);
   const hooks = { onEvent: printer.print, ...(io.signal === undefined ? {} : { signal: io.signal }) };
@@ -56,4 +57,34 @@ export function decisionContext(events: readonly RunEvent[], pending: PendingApp
   const gate = events.findLast((e) => e.type === 'gate_decision' && e.data.toolCallId === pending.toolCallId && e.id < pending.eventId);
   const ask = events.find((e) => e.id === pending.eventId && e.type === 'approval_required');
   return [...(gate === undefined ? [] : [gate]), ...(ask === undefined ? [] : [ask])];
+}
+
+/** How long `runs approve` waits for a gateway to run the call it decided. */
+const GATEWAY_RESULT_WAIT_MS = 30_000;
+const GATEWAY_POLL_MS = 200;
+
+/** A gateway session's run (its summary over HTTP says `strategy: gateway`). */
+function isGatewaySession(run: Run): boolean {
+  return run.settings?.gateway !== undefined || (run as Run & { strategy?: unknown }).strategy === 'gateway';
+}
+
+/**
+ * A gateway session's call is run by the gateway that holds the session, not
+ * here: the decision is recorded, then the call's result is awaited in the
+ * log and printed (exit 0 when it ran, 1 when it failed or was refused).
+ */
+async function decideGatewayCall(ctx: RunsContext, run: Run, input: ApprovalInput, printer: ReturnType<typeof createEventPrinter>): Promise<number> {
+  const { backend, io } = ctx;
+  let after = (await backend.record(run.id, input)).lastEventId - 2;
+  const deadline = Date.now() + GATEWAY_RESULT_WAIT_MS;
+  while (Date.now() < deadline && io.signal?.aborted !== true) {
+    for (const event of await backend.events(run.id, Math.max(0, after))) {
+      after = event.id;
+      printer.print(event);
+      if (event.type === 'tool_result' && event.data.toolCallId === input.toolCallId) return event.data.ok ? EXIT.ok : EXIT.failed;
+    }
+    await new Promise((resolve) => setTimeout(resolve, GATEWAY_POLL_MS));
+  }
+  io.stderr.write(`the decision is recorded; the gateway serving run ${run.id} runs the call when it sees it (its result goes to the MCP client and the run's log)\n`);
+  return EXIT.ok;
 }

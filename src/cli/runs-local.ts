@@ -101,6 +101,11 @@ export class LocalRuns implements RunsBackend {
     return this.#toolgate.submitInput(runId, input, hooks);
   }
 
+  record(runId: string, input: RunInput): Promise<Run> {
+    this.#toolgate ??= new Toolgate({ settings: resolveSettings({}, {}, {}), store: this.#store });
+    return this.#toolgate.engine.input(runId, input);
+  }
+
   async cancel(runId: string, reason: string | undefined): Promise<Run> {
     await this.get(runId);
     // Cancelling needs no tools and no model: the run's owner, if any, ends it; otherwise this engine does.

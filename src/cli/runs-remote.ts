@@ -85,6 +85,10 @@ export class RemoteRuns implements RunsBackend {
     // The server has the run's tools and model.
   }
 
+  record(runId: string, input: RunInput): Promise<Run> {
+    return this.#client.submitInput(runId, input);
+  }
+
   async decide(runId: string, input: RunInput, hooks: DriveHooks): Promise<Run> {
     const before = await this.#client.getRun(runId);
     await this.#client.submitInput(runId, input);

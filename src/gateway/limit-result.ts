@@ -9,42 +9,46 @@ function sizeOf(value: unknown): number {
   return encoder.encode(JSON.stringify(value) ?? '').length;
 }
 
+/** Bytes kept back for the one note a cut result ends with. */
+const NOTE_BYTES = 400;
+
 /**
  * A result within `limit` bytes (its content and structured content as JSON):
- * text is cut with a note saying how much was dropped, binary blocks and
- * structured content that do not fit are replaced by a note. An untouched
- * result is returned as it is; a cut one carries `truncated`.
+ * blocks are kept in order while they fit, the first text that does not fit is
+ * cut, other blocks and structured content that do not fit are left out, and
+ * one note at the end says what was done. An untouched result is returned as
+ * it is; a cut one carries `truncated`.
  */
 export function limitResult(result: ToolResult, limit: number): ToolResult {
   const bytes = sizeOf({ content: result.content, structuredContent: result.structuredContent });
   if (bytes <= limit) return result;
-  const note = (what: string): ToolContent => ({ type: 'text', text: `[toolgate: ${what}; the result was ${bytes} bytes, over the gateway's limit of ${limit}]` });
-  // What stays must leave room for the notes.
-  let budget = Math.max(0, limit - 512);
+  let budget = Math.max(0, limit - NOTE_BYTES - sizeOf({ content: [] }));
   const content: ToolContent[] = [];
-  let cut = false;
+  const dropped = new Map<string, number>();
+  let textCut = false;
   for (const block of result.content) {
-    const size = sizeOf(block);
+    const size = sizeOf(block) + 1;
     if (size <= budget) {
       content.push(block);
       budget -= size;
-      continue;
-    }
-    cut = true;
-    if (block.type === 'text' && budget > 64) {
-      content.push({ type: 'text', text: cutText(block.text, budget - 64) });
-      budget = 0;
+    } else if (block.type === 'text' && !textCut && budget > 64) {
+      const cut: ToolContent = { type: 'text', text: cutText(block.text, budget - 32) };
+      content.push(cut);
+      budget -= sizeOf(cut) + 1;
+      textCut = true;
     } else {
-      content.push(note(`a ${block.type} block was left out`));
+      dropped.set(block.type, (dropped.get(block.type) ?? 0) + 1);
     }
   }
   const limited: ToolResult = { ...result, content, truncated: { bytes, limit } };
-  if (result.structuredContent !== undefined && sizeOf(result.structuredContent) > budget) {
-    delete limited.structuredContent;
-    content.push(note('the structured content was left out'));
-  } else if (cut) {
-    content.push(note('the text was cut'));
-  }
+  const keepStructured = result.structuredContent !== undefined && sizeOf(result.structuredContent) + 24 <= budget;
+  if (!keepStructured) delete limited.structuredContent;
+  const what = [
+    ...(textCut ? ['the text was cut'] : []),
+    ...[...dropped].map(([type, n]) => `${n} ${type} block${n === 1 ? '' : 's'} left out`),
+    ...(result.structuredContent !== undefined && !keepStructured ? ['the structured content left out'] : []),
+  ];
+  content.push({ type: 'text', text: `[toolgate: ${what.join(', ')}; the result was ${bytes} bytes, over the gateway's limit of ${limit}]` });
   return limited;
 }
 

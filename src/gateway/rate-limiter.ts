@@ -1,4 +1,5 @@
 import { ToolgateError } from '../core/index.ts';
+import { compareSpecificity } from '../gate/index.ts';
 
 /** `calls` per `perSeconds`, counted per tenant (or per tenant and tool). */
 export interface RateLimit {
@@ -23,7 +24,9 @@ export class RateLimiter {
   readonly #now: () => number;
 
   constructor(limits: RateLimits, now: () => number = Date.now) {
-    this.#limits = limits;
+    // The most specific pattern first: `find` then picks it, whatever the order of the config.
+    const tools = limits.tools === undefined ? undefined : [...limits.tools].sort((a, b) => compareSpecificity(b.pattern, a.pattern));
+    this.#limits = { ...limits, ...(tools === undefined ? {} : { tools }) };
     this.#now = now;
     for (const limit of [limits.tenant, ...(limits.tools ?? []).map((t) => t.limit)]) {
       if (limit !== undefined && (!(limit.calls >= 1) || !(limit.perSeconds > 0))) {

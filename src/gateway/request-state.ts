@@ -37,8 +37,9 @@ export class RequestStateCodec {
     const dot = state.indexOf('.');
     if (dot <= 0 || state.length > 4096) return undefined;
     const body = state.slice(0, dot);
-    const given = Buffer.from(state.slice(dot + 1), 'base64url');
-    const expected = Buffer.from(this.#mac(body), 'base64url');
+    // The signature is compared as the exact text issued: no lenient decoding that would accept variants of it.
+    const given = Buffer.from(state.slice(dot + 1), 'utf8');
+    const expected = Buffer.from(this.#mac(body), 'utf8');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
     let parsed: unknown;
     try {

@@ -11,7 +11,7 @@ const STDIO_SESSION = 'stdio';
  * run, acting for the configured identity. The session's run completes when
  * the client closes stdin. Nothing but MCP messages may go to stdout.
  */
-export function serveGatewayStdio(gateway: Gateway, identity: GatewayIdentity, passthrough: PassthroughSource | undefined): { close(): Promise<void>; closed: Promise<string> } {
+export function serveGatewayStdio(gateway: Gateway, identity: GatewayIdentity, passthrough: PassthroughSource | undefined): { close(reason: string): Promise<void>; closed: Promise<string> } {
   const handle = serveStdio(() => createGatewayServer(gateway, { transport: 'stdio', identity, sessionKey: () => STDIO_SESSION }, passthrough), {
     onerror: (error) => gateway.options.onError?.(`gateway (MCP over stdio): ${error.message}`),
   });
@@ -21,8 +21,8 @@ export function serveGatewayStdio(gateway: Gateway, identity: GatewayIdentity, p
   });
   return {
     closed,
-    close: async () => {
-      await gateway.endSession(STDIO_SESSION, 'the gateway stopped');
+    close: async (reason) => {
+      await gateway.endSession(STDIO_SESSION, reason);
       await handle.close();
     },
   };

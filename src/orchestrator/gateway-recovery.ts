@@ -39,3 +39,36 @@ export async function endLostGatewaySession(store: RunStore, run: Run, lease: Ru
   );
   await store.append(run.id, drafts, { status: 'failed', pendingApproval: null, error: { code: 'session_lost', message } }, { lease });
 }
+
+/** Runs examined per sweep at most (a sweep runs at start; the rest are found by the next one). */
+const SWEEP_LIMIT = 500;
+
+/**
+ * Ends gateway sessions left waiting for a decision by a gateway that went
+ * away. Recovery claims only runs that are being driven; a session waiting
+ * for approval is claimed here, once its gateway's lease has expired (a
+ * session whose gateway is alive keeps its lease and is left alone).
+ */
+export async function sweepLostGatewaySessions(store: RunStore, claim: { owner: string; ttlMs: number }): Promise<string[]> {
+  const ended: string[] = [];
+  let cursor: string | undefined;
+  let examined = 0;
+  do {
+    const page = await store.listRuns({ status: 'waiting_approval', limit: 100, ...(cursor === undefined ? {} : { cursor }) });
+    for (const run of page.runs) {
+      if (run.settings?.gateway === undefined) continue;
+      const lease = await store.claimRun(run.id, claim);
+      if (lease === undefined) continue;
+      try {
+        const current = await store.getRun(run.id);
+        if (current !== undefined) await endLostGatewaySession(store, current, lease);
+        ended.push(run.id);
+      } finally {
+        await store.releaseRun(lease);
+      }
+    }
+    examined += page.runs.length;
+    cursor = page.nextCursor;
+  } while (cursor !== undefined && examined < SWEEP_LIMIT);
+  return ended;
+}

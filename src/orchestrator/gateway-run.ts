@@ -122,6 +122,9 @@ export class GatewayRun {
   #chain: Promise<unknown> = Promise.resolve();
   #approvalSlot: Promise<void> = Promise.resolve();
   #steps = 0;
+  /** The last event of the log seen (appended here or read back). */
+  #seen = 0;
+  #unwatch: (() => void) | undefined;
   #ended = false;
   #ending: Promise<void> | undefined;
   #counts = { ok: 0, failed: 0, refused: 0 };
@@ -130,11 +133,9 @@ export class GatewayRun {
     this.runId = run.id;
     this.#options = options;
     this.#redact = createRedactor(options.environment.redact);
-    this.#keeper = new LeaseKeeper({ store: options.store, lease, ttlMs: options.leaseMs, onLost: () => this.#lost() });
-    this.#unsubscribe = options.store.subscribe(run.id, (events) => {
-      const cancel = events.find((e) => e.type === 'cancel_requested');
-      if (cancel !== undefined && cancel.type === 'cancel_requested') void this.end({ status: 'cancelled', reason: cancel.data.reason }).catch(() => undefined);
-    });
+    // A cancel appended by this process is heard at once; one appended by another process on the next lease beat (or at once where the store can watch).
+    this.#keeper = new LeaseKeeper({ store: options.store, lease, ttlMs: options.leaseMs, onLost: () => this.#lost(), onBeat: () => this.#readLog() });
+    this.#unsubscribe = options.store.subscribe(run.id, (events) => this.#observe(events));
   }
 
   /** Creates the session's run, takes its lease and records its start. */
@@ -163,6 +164,9 @@ export class GatewayRun {
       { status: 'running' },
     );
     opened.#keeper.start();
+    if (store.watch !== undefined) {
+      opened.#unwatch = await store.watch(run.id, () => void opened.#readLog().catch(() => undefined)).catch(() => undefined);
+    }
     return opened;
   }
 
@@ -333,7 +337,7 @@ export class GatewayRun {
     }
     const why =
       watched === 'timeout'
-        ? `no decision came within ${Math.round(timeoutMs / 1000)} s; the call was refused`
+        ? `no decision came within ${timeoutMs >= 10_000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`}; the call was refused`
         : watched === 'stopped'
           ? (held.abort.signal.reason as string | undefined) ?? 'the session ended before a decision came'
           : watched.kind === 'cancel_requested'
@@ -407,6 +411,20 @@ export class GatewayRun {
     return next;
   }
 
+  /** What other processes appended (a cancel from the runs API of another instance). */
+  async #readLog(): Promise<void> {
+    if (this.#ended) return;
+    this.#observe(await this.#options.store.readEvents(this.runId, { after: this.#seen }));
+  }
+
+  #observe(events: readonly RunEvent[]): void {
+    for (const event of events) {
+      if (event.id <= this.#seen) continue;
+      this.#seen = event.id;
+      if (event.type === 'cancel_requested') void this.end({ status: 'cancelled', reason: event.data.reason }).catch(() => undefined);
+    }
+  }
+
   async #finish({ status, reason }: { status: 'completed' | 'cancelled'; reason: string }): Promise<void> {
     this.#ended = true;
     for (const held of this.#held.values()) held.abort.abort(status === 'cancelled' ? `the session was cancelled (${reason})` : `the session ended (${reason}) before a decision came`);
@@ -435,6 +453,7 @@ export class GatewayRun {
     } finally {
       this.#keeper.stop();
       this.#unsubscribe();
+      this.#unwatch?.();
       if (!this.#keeper.lost) await this.#options.store.releaseRun(this.#keeper.lease).catch(() => undefined);
     }
   }
@@ -442,6 +461,8 @@ export class GatewayRun {
   #lost(): void {
     // Another process took the run over (this one stalled past its lease): write nothing more.
     this.#ended = true;
+    this.#unsubscribe();
+    this.#unwatch?.();
     this.#abort.abort(new Error('the gateway lost its lease on the session run'));
     for (const held of this.#held.values()) held.abort.abort('the gateway lost the session run');
   }

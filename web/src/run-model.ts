@@ -59,6 +59,8 @@ export interface RunView {
   todos: TodoItem[];
   reflections: RunEvent<'reflection'>['data'][];
   guardTrips: RunEvent<'guard_tripped'>['data'][];
+  /** Gateway sessions: upstream tools hidden because their definition changed since they were pinned. */
+  toolChanges: RunEvent<'tool_changed'>['data'][];
   routed?: RunEvent<'intent_routed'>['data'];
   retries: RunEvent<'parse_retry'>['data'][];
   messages: string[];
@@ -72,7 +74,7 @@ export interface RunView {
 }
 
 export function emptyView(): RunView {
-  return { status: 'queued', turns: [], calls: new Map(), order: [], todos: [], reflections: [], guardTrips: [], retries: [], messages: [], spans: [], lastId: 0, finished: false };
+  return { status: 'queued', turns: [], calls: new Map(), order: [], todos: [], reflections: [], guardTrips: [], toolChanges: [], retries: [], messages: [], spans: [], lastId: 0, finished: false };
 }
 
 function toolText(content: RunEvent<'tool_result'>['data']['content']): string {
@@ -219,6 +221,9 @@ export function applyEvent(view: RunView, event: RunEvent): void {
       break;
     case 'guard_tripped':
       view.guardTrips.push(event.data);
+      break;
+    case 'tool_changed':
+      view.toolChanges.push(event.data);
       break;
     case 'todo_updated':
       view.todos = event.data.todos;

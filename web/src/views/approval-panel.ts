@@ -12,10 +12,10 @@ const REASONS: Record<string, string> = {
   outcome_unknown: 'This write was sent and no answer came: it may have happened. Run it again, mark it done, or reject it.',
 };
 
-export function approvalPanel(options: { runId: string; pending: RunEvent<'approval_required'>['data']; tool: ToolInfo | undefined }): HTMLElement {
+export function approvalPanel(options: { runId: string; pending: RunEvent<'approval_required'>['data']; tool: ToolInfo | undefined; told?: 'the model' | 'the MCP client' }): HTMLElement {
   const { runId, pending, tool } = options;
   const error = h('div', { class: 'error', role: 'alert', 'data-testid': 'approval-error' });
-  const reason = h('input', { id: 'reject-reason', type: 'text', placeholder: 'Why (the model is told)', 'aria-label': 'Reason for rejecting' });
+  const reason = h('input', { id: 'reject-reason', type: 'text', placeholder: `Why (${options.told ?? 'the model'} is told)`, 'aria-label': 'Reason for rejecting' });
   const buttons: HTMLButtonElement[] = [];
   const send = (body: Record<string, unknown>): void => {
     error.textContent = '';

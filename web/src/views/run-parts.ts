@@ -89,6 +89,9 @@ export function notesPanel(view: RunView): HTMLElement | null {
   if (view.routed !== undefined) items.push(h('li', {}, h('strong', {}, 'Routed'), ` to ${view.routed.route} by ${view.routed.by}: ${view.routed.reason}`));
   for (const r of view.reflections) items.push(h('li', { 'data-testid': 'reflection' }, h('strong', {}, `Reflection (${r.trigger})`), ` → ${r.verdict}: ${r.reason}`));
   for (const g of view.guardTrips) items.push(h('li', { class: 'warn', 'data-testid': 'guard-trip' }, h('strong', {}, `Guard: ${g.code}`), ` (${g.action}) ${g.message}`));
+  for (const t of view.toolChanges) {
+    items.push(h('li', { class: 'warn', 'data-testid': 'tool-changed' }, h('strong', {}, `Tool changed: ${t.name}`), ` on ${t.server}, hidden until accepted (toolgate tools --accept ${t.name}): ${t.changes.slice(0, 3).join('; ')}`));
+  }
   for (const p of view.retries) items.push(h('li', {}, h('strong', {}, `Parse retry ${p.attempt}/${p.maxAttempts}`), `: ${p.diagnostics.map((d) => d.message).join('; ')}`));
   if (items.length === 0) return null;
   return h('section', { class: 'card', 'aria-label': 'notes' }, h('h2', {}, 'Strategy and guard'), h('ul', { class: 'notes' }, items));

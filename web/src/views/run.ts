@@ -2,6 +2,7 @@
 // reflections and guard trips, a timeline, and the raw event log beside it. The
 // view is folded from the log (run-model.ts), so what it shows after any number
 // of reconnects is what the log holds.
+import type { GatewaySessionSettings } from '../../../src/core/runs.ts';
 import { api, ApiError, eventsDownloadUrl, type ToolInfo } from '../api.ts';
 import { append, clear, formatTime, h } from '../dom.ts';
 import { followRun, type StreamState } from '../follow-run.ts';
@@ -14,6 +15,8 @@ const STATE_TEXT: Record<StreamState, string> = { connecting: 'connecting…', l
 
 export async function runView(ctx: AppContext, runId: string): Promise<HTMLElement> {
   const run = await api.getRun(runId);
+  // A gateway session's run: an MCP client's calls, recorded as they pass the gate. No model drives it and nothing reads a message.
+  const gateway = run.settings?.gateway;
   let tools: ToolInfo[] | undefined;
   void api.tools().then(
     (answer) => {
@@ -66,12 +69,12 @@ export async function runView(ctx: AppContext, runId: string): Promise<HTMLEleme
     clear(status);
     status.append(statusPill(view.status));
     cancel.hidden = view.finished;
-    messageSection.hidden = view.finished;
+    messageSection.hidden = view.finished || gateway !== undefined;
     const key = view.pending === undefined ? '' : `${view.pending.toolCallId}:${tools === undefined ? 0 : 1}`;
     if (key !== approvalKey) {
       approvalKey = key;
       clear(approvalSlot);
-      if (view.pending !== undefined) approvalSlot.append(approvalPanel({ runId, pending: view.pending, tool: tools?.find((t) => t.name === view.pending?.name) }));
+      if (view.pending !== undefined) approvalSlot.append(approvalPanel({ runId, pending: view.pending, tool: tools?.find((t) => t.name === view.pending?.name), told: gateway === undefined ? 'the model' : 'the MCP client' }));
     }
     clear(answer);
     const turns = view.turns.filter((t) => t.purpose === undefined);
@@ -80,7 +83,7 @@ export async function runView(ctx: AppContext, runId: string): Promise<HTMLEleme
       answer,
       view.error === undefined ? null : h('p', { class: 'error' }, `${view.error.code}: ${view.error.message}`),
       view.cancelled === undefined ? null : h('p', { class: 'muted' }, `Cancelled: ${view.cancelled}`),
-      text === '' ? h('p', { class: 'muted' }, view.finished ? '(no answer)' : 'Waiting for the model…') : h('div', { class: 'answer-text', 'data-testid': 'answer-text' }, text),
+      text === '' ? h('p', { class: 'muted' }, waitingText()) : h('div', { class: 'answer-text', 'data-testid': 'answer-text' }, text),
     );
     answer.dataset['final'] = String(view.output !== undefined);
     clear(calls);
@@ -91,6 +94,10 @@ export async function runView(ctx: AppContext, runId: string): Promise<HTMLEleme
     }
     clear(extras);
     extras.append(planPanel(view) ?? '', todoPanel(view) ?? '', notesPanel(view) ?? '', timeline(view.spans) ?? '');
+  };
+  const waitingText = (): string => {
+    if (gateway !== undefined) return view.finished ? '(no summary)' : 'The session is open: the MCP client’s calls are listed below as they come.';
+    return view.finished ? '(no answer)' : 'Waiting for the model…';
   };
   const schedule = (): void => {
     if (pendingFrame) return;
@@ -140,9 +147,9 @@ export async function runView(ctx: AppContext, runId: string): Promise<HTMLEleme
     ),
     h(
       'p',
-      { class: 'meta' },
-      `model ${run.model}`,
-      run.settings?.strategy === undefined ? '' : ` · strategy ${run.settings.strategy}`,
+      { class: 'meta', 'data-testid': 'run-meta' },
+      gateway === undefined ? `model ${run.model}` : `MCP gateway session · ${gatewayClient(gateway)}`,
+      gateway === undefined && run.settings?.strategy !== undefined ? ` · strategy ${run.settings.strategy}` : '',
       run.tenantId === undefined ? '' : ` · tenant ${run.tenantId}`,
       run.threadId === undefined ? '' : ` · thread ${run.threadId}`,
       run.dryRun === true ? ' · dry run' : '',
@@ -156,7 +163,7 @@ export async function runView(ctx: AppContext, runId: string): Promise<HTMLEleme
       h(
         'div',
         { class: 'run-main' },
-        h('section', { class: 'card', 'aria-label': 'answer' }, h('h2', {}, 'Answer'), answer),
+        h('section', { class: 'card', 'aria-label': gateway === undefined ? 'answer' : 'session' }, h('h2', {}, gateway === undefined ? 'Answer' : 'Session'), answer),
         h('section', { class: 'card', 'aria-label': 'tool calls' }, h('h2', {}, 'Tool calls'), calls),
         extras,
         messageSection,
@@ -164,4 +171,9 @@ export async function runView(ctx: AppContext, runId: string): Promise<HTMLEleme
       h('aside', { class: 'card run-log', 'aria-label': 'raw event log' }, h('h2', {}, 'Event log ', logCount), log),
     ),
   );
+}
+
+function gatewayClient(gateway: GatewaySessionSettings): string {
+  const client = gateway.client === undefined ? 'an unnamed client' : `client ${gateway.client.name}${gateway.client.version === undefined ? '' : ` ${gateway.client.version}`}`;
+  return `${client} over ${gateway.transport}${gateway.protocolVersion === undefined ? '' : ` (MCP ${gateway.protocolVersion})`}`;
 }

@@ -4,7 +4,8 @@ import type { AppContext } from '../main.ts';
 import { statusPill } from './run-parts.ts';
 
 const STATUSES = ['queued', 'running', 'planning', 'executing', 'monitoring', 'reflecting', 'waiting_approval', 'escalated', 'completed', 'failed', 'cancelled'];
-const STRATEGIES = ['react', 'plan', 'reflect', 'auto'];
+// `gateway`: the runs API's label for a gateway session's run (RUN_STRATEGY_LABELS).
+const STRATEGIES = ['react', 'plan', 'reflect', 'auto', 'gateway'];
 const REFRESH_MS = 5000;
 
 /** Runs, newest first, filtered by status, strategy, tenant and a search over input and id. */
