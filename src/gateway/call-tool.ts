@@ -33,7 +33,8 @@ export async function callTool(input: CallToolInput): Promise<CallToolResult | I
   if (typeof state === 'string') return answerApproval(input, state);
   const { catalog, run } = await gateway.catalog(session);
   const limiter = gateway.options.rateLimiter;
-  const traceparent = ctx.mcpReq._meta?.['traceparent'];
+  // W3C trace context in `_meta` (MCP's tracing convention); a 2026-07-28 request may carry it in its envelope.
+  const traceparent = ctx.mcpReq._meta?.['traceparent'] ?? (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.['traceparent'];
   const outcome: GatewayCallResult = await run.call({
     catalog,
     name: input.name,

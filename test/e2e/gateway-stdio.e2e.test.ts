@@ -30,6 +30,9 @@ tools:
     approval: required
     inject:
       userId: "{{user.id}}"
+  "everything/trigger-long-running-operation":
+    effect: read
+    timeoutMs: 500
 tenants:
   acme:
     apiKeys:
@@ -110,6 +113,10 @@ describe('toolgate gateway', () => {
       assert.equal(limited.isError, true);
       assert.match(textOf(limited), /rate limit: getOrderBook \(rule "getOrderBook"\) for tenant "acme" may make 2 calls per 60 s; retry in \d+ s/);
 
+      const slow = await client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 5, steps: 5 } });
+      assert.equal(slow.isError, true);
+      assert.match(textOf(slow), /did not answer within 500 ms|timed out|timeout/i);
+
       const big = await client.callTool({ name: 'echo', arguments: { message: 'x'.repeat(10_000) } });
       assert.ok(new TextEncoder().encode(JSON.stringify(big.content)).length <= 2048, 'the client gets at most the limit');
       assert.match(textOf(big), /toolgate: the text was cut; the result was \d+ bytes, over the gateway's limit of 2048/);
@@ -118,6 +125,7 @@ describe('toolgate gateway', () => {
       const refusal = ofType(log, 'tool_result').find((e) => e.data.name === 'placeOrder');
       assert.equal(refusal?.data.error?.code, 'rejected');
       assert.equal(ofType(log, 'tool_result').find((e) => e.data.error?.code === 'rate_limited')?.data.name, 'getOrderBook');
+      assert.equal(ofType(log, 'tool_result').find((e) => e.data.name === 'trigger-long-running-operation')?.data.error?.code, 'tool_timeout');
       const cut = ofType(log, 'tool_result').find((e) => e.data.name === 'echo');
       assert.equal(cut?.data.truncated?.limit, 2048);
       assert.ok((cut?.data.truncated?.bytes ?? 0) > 10_000);

@@ -205,17 +205,38 @@ describe('toolgate gateway over Streamable HTTP (official MCP SDK client)', () =
     assert.equal((await received(c))['placeOrder'] ?? 0, before);
   });
 
+  it('toolgate runs approve decides a held gateway call and prints what the gateway did with it', async () => {
+    const { client: c } = await client({ name: 'cli-approval' });
+    const pending = c.callTool({ name: 'placeOrder', arguments: ORDER }, { timeout: 60_000 });
+    const waiting = await eventually(async () => {
+      const { body } = await api<{ runs: Run[] }>(gateway, '/v1/runs?status=waiting_approval', { key: ACME });
+      return body.runs.find((r) => r.input.includes('cli-approval'));
+    });
+    const cli = await run(process.execPath, [TOOLGATE_BIN, 'runs', 'approve', waiting.id, '--url', gateway.url, '--api-key', ACME], { cwd: dir, env: { ...process.env, NO_COLOR: '1' } });
+    assert.match(cli.stderr, /placeOrder/);
+    assert.match(cli.stderr, /Order ord-\d+ accepted/);
+    const result = await pending;
+    assert.match(textOf(result), /Order ord-\d+ accepted/);
+    const log = await runEvents(gateway, waiting.id, ACME);
+    const input = ofType(log, 'input_received').at(-1)?.data.input;
+    assert.equal(input?.type === 'approval' ? input.userId : undefined, 'alice', 'the decision is recorded as the key’s user');
+  });
+
   it('dry-runs writes for a dry-run tenant and for a session that asks for it, and runs reads', async () => {
     for (const setup of [{ key: SANDBOX, headers: {} }, { key: ACME, headers: { 'toolgate-dry-run': 'true' } }]) {
       const { client: c } = await client({ key: setup.key, headers: setup.headers, elicit: approve('approve'), name: `dry-${setup.key}` });
       const before = (await received(c))['placeOrder'] ?? 0;
-      const result = await c.callTool({ name: 'placeOrder', arguments: ORDER });
+      // As small models write them: normalised by the schema, and recorded.
+      const result = await c.callTool({ name: 'placeOrder', arguments: { ...ORDER, side: 'buy', qty: '1' } });
       assert.notEqual(result.isError, true, textOf(result));
       assert.match(textOf(result), /DRY RUN: placeOrder was validated and would have run/);
+      assert.match(textOf(result), /"side":"BUY","price":80,"qty":1/);
       assert.equal((await received(c))['placeOrder'] ?? 0, before, 'not executed');
       const log = await runEvents(gateway, runIdOf(result), setup.key);
       assert.equal(ofType(log, 'run_started')[0]?.data.dryRun, true);
       assert.equal(ofType(log, 'tool_result').find((e) => e.data.name === 'placeOrder')?.data.dryRun, true);
+      const normalised = ofType(log, 'gate_decision').find((e) => e.data.name === 'placeOrder')?.data.normalisations.map((n) => [n.path, n.from, n.to]);
+      assert.deepEqual(normalised?.sort(), [['/qty', '1', 1], ['/side', 'buy', 'BUY']]);
     }
   });
 
