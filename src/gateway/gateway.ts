@@ -64,6 +64,8 @@ export class GatewaySession {
   /** Fingerprints of changed tools already recorded in this session's run. */
   readonly toldChanged = new Set<string>();
   idleTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Requests being served: a session is never idle while one is (a call may wait long for a person). */
+  busy = 0;
 
   constructor(key: string, identity: GatewayIdentity, settings: GatewaySessionSettings) {
     this.key = key;
@@ -83,6 +85,7 @@ export class Gateway {
   readonly options: GatewayOptions;
   readonly codec: RequestStateCodec;
   readonly #sessions = new Map<string, GatewaySession>();
+  readonly #endListeners = new Set<(key: string) => void>();
   #listing: { at: number; value: Promise<{ tools: ToolSpec[]; pins: PinCheck | undefined }> } | undefined;
   #listedAt = Date.now();
   #closed = false;
@@ -109,6 +112,17 @@ export class Gateway {
     }
     if (idle) this.#touch(session);
     return session;
+  }
+
+  /** Serves one request of the session: its idle clock starts again when the request ends. */
+  async serve<T>(session: GatewaySession, work: () => Promise<T>): Promise<T> {
+    session.busy += 1;
+    try {
+      return await work();
+    } finally {
+      session.busy -= 1;
+      this.#touch(session);
+    }
   }
 
   /** The session whose run is `runId` (an approval coming back through the client). */
@@ -180,12 +194,18 @@ export class Gateway {
     return { catalog: { ...built, denied }, run };
   }
 
+  /** Told the key of every session that ends (a transport holding one lets it go). */
+  onSessionEnd(listener: (key: string) => void): void {
+    this.#endListeners.add(listener);
+  }
+
   /** Ends one session: its run completes (calls still held are refused first). */
   async endSession(key: string, reason: string): Promise<void> {
     const session = this.#sessions.get(key);
     if (session === undefined) return;
     this.#sessions.delete(key);
     clearTimeout(session.idleTimer);
+    for (const listener of this.#endListeners) listener(key);
     const run = session.run ?? (await session.opening?.catch(() => undefined));
     if (run !== undefined && !run.ended) await run.end({ status: 'completed', reason });
   }
@@ -201,6 +221,10 @@ export class Gateway {
     if (session.settings.transport !== 'http') return;
     const idleMs = this.options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
     session.idleTimer = setTimeout(() => {
+      if (session.busy > 0) {
+        this.#touch(session);
+        return;
+      }
       void this.endSession(session.key, `no request for ${Math.round(idleMs / 1000)} s`).catch((error: unknown) => this.options.onError?.(`gateway session ${session.key} did not end cleanly: ${String(error)}`));
     }, idleMs);
     session.idleTimer.unref();

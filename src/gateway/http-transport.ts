@@ -18,6 +18,8 @@ export const SESSION_HEADER = 'toolgate-session';
 /** `toolgate-dry-run: true` makes the session's writes dry runs (a header can only turn dry run on). */
 export const DRY_RUN_HEADER = 'toolgate-dry-run';
 
+const LEGACY_PREFIX = 'http-legacy:';
+
 interface LegacySession {
   transport: WebStandardStreamableHTTPServerTransport;
   identity: GatewayIdentity;
@@ -40,6 +42,14 @@ export class GatewayHttp {
     this.#gateway = gateway;
     this.#passthrough = passthrough;
     this.#onError = (error) => gateway.options.onError?.(`gateway (MCP over HTTP): ${error.message}`);
+    // A 2025-era session the gateway ended (idle, stopped) lets its transport go; the client's next request gets 404 and starts again.
+    gateway.onSessionEnd((key) => {
+      if (!key.startsWith(LEGACY_PREFIX)) return;
+      const id = key.slice(LEGACY_PREFIX.length);
+      const legacy = this.#legacy.get(id);
+      this.#legacy.delete(id);
+      void legacy?.transport.close().catch(() => undefined);
+    });
     this.#modern = createMcpHandler(
       (ctx) => {
         const extra = ctx.authInfo?.extra as { identity: GatewayIdentity; hint: string | undefined } | undefined;
@@ -94,12 +104,12 @@ export class GatewayHttp {
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        key = `http-legacy:${id}`;
+        key = `${LEGACY_PREFIX}${id}`;
         this.#legacy.set(id, { transport, identity });
       },
       onsessionclosed: (id) => {
         this.#legacy.delete(id);
-        void this.#gateway.endSession(`http-legacy:${id}`, 'the client closed the session');
+        void this.#gateway.endSession(`${LEGACY_PREFIX}${id}`, 'the client closed the session');
       },
     });
     transport.onerror = this.#onError;

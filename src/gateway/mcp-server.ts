@@ -46,7 +46,8 @@ export function createGatewayServer(gateway: Gateway, unit: ServingUnit, passthr
   server.setRequestHandler('tools/call', async (request, ctx: ServerContext) => {
     const args = request.params.arguments ?? {};
     if (!isJsonObject(args)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'tools/call arguments must be a JSON object');
-    return callTool({ gateway, server, session: sessionFor(), name: request.params.name, arguments: args as JsonObject, ctx });
+    const session = sessionFor();
+    return gateway.serve(session, () => callTool({ gateway, server, session, name: request.params.name, arguments: args as JsonObject, ctx }));
   });
   if (passthrough === undefined) return server;
 

@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { Run, RunEvent } from '../../src/core/index.ts';
-import { findChromium, launchChromium, startTcpProxy, type TcpProxy } from '../support/browser.ts';
+import { consolePages, findChromium, launchChromium, startTcpProxy, type TcpProxy } from '../support/browser.ts';
 import { ofType } from '../support/events.ts';
 import { api, connectHttp, eventually, runEvents, runIdOf, startGateway, textOf, type RunningGateway } from '../support/gateway.ts';
 import { POWER_EXCHANGE_SERVER, ROOT } from '../support/processes.ts';
@@ -33,30 +33,9 @@ describe('the debug console and a gateway session, in a browser', { skip: chromi
   let proxy: TcpProxy;
   let browser: Browser;
   const clients: Client[] = [];
-  /** Errors the browser logged, per page. */
-  const errorsOf = new WeakMap<Page, string[]>();
-  const closeClean = async (context: BrowserContext, page: Page): Promise<void> => {
-    const errors = errorsOf.get(page) ?? [];
-    await context.close();
-    assert.deepEqual(errors, [], 'no errors in the browser console');
-  };
-
-  /** A page signed in as `key`, its console errors collected. */
-  const openPage = async (key: string): Promise<{ context: BrowserContext; page: Page }> => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    const errors: string[] = [];
-    errorsOf.set(page, errors);
-    page.on('console', (message) => {
-      if (message.type() === 'error') errors.push(message.text());
-    });
-    page.on('pageerror', (error) => errors.push(error.message));
-    await page.goto(`${proxy.url}/`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByLabel('API key').press('Enter');
-    await page.getByRole('heading', { name: 'Runs' }).waitFor();
-    return { context, page };
-  };
+  const pages = consolePages({ browser: () => browser, url: () => proxy.url });
+  const openPage = pages.open;
+  const closeClean = pages.closeClean;
 
   const shot = async (page: Page, name: string): Promise<void> => {
     mkdirSync(SCREENSHOTS, { recursive: true });

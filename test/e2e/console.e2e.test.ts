@@ -9,9 +9,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { Run, RunEvent } from '../../src/core/index.ts';
-import { findChromium, launchChromium, startTcpProxy, type TcpProxy } from '../support/browser.ts';
+import { consolePages, findChromium, launchChromium, startTcpProxy, type TcpProxy } from '../support/browser.ts';
 import { startMockOpenAI, type MockOpenAI, type MockResponse, type RecordedRequest } from '../support/mock-openai-server.ts';
 import { POWER_EXCHANGE_SERVER, ROOT, startServe, type StartedProcess } from '../support/processes.ts';
 
@@ -50,14 +50,8 @@ describe('the debug console in a browser', { skip: chromium === undefined && pro
   let server: StartedProcess & { url: string };
   let proxy: TcpProxy;
   let browser: Browser;
-  /** Errors the browser logged, per page. */
-  const errorsOf = new WeakMap<Page, string[]>();
-  /** Closes a page's context after checking the browser logged no error but the ones `expected` matches. */
-  const closeClean = async (context: BrowserContext, page: Page, expected?: RegExp): Promise<void> => {
-    const errors = (errorsOf.get(page) ?? []).filter((e) => expected === undefined || !expected.test(e));
-    await context.close();
-    assert.deepEqual(errors, [], 'no errors in the browser console');
-  };
+  const pages = consolePages({ browser: () => browser, url: () => proxy.url });
+  const closeClean = pages.closeClean;
 
   const api = async <T>(path: string, key = ACME): Promise<T> => {
     const response = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
@@ -66,22 +60,7 @@ describe('the debug console in a browser', { skip: chromium === undefined && pro
   };
   const log = async (id: string): Promise<RunEvent[]> => (await api<{ events: RunEvent[] }>(`/v1/runs/${id}/events?format=json`)).events;
 
-  /** A page signed in as `key`, its console errors collected. */
-  const openPage = async (key: string, viewport = { width: 1280, height: 900 }): Promise<{ context: BrowserContext; page: Page }> => {
-    const context = await browser.newContext({ viewport });
-    const page = await context.newPage();
-    const errors: string[] = [];
-    errorsOf.set(page, errors);
-    page.on('console', (message) => {
-      if (message.type() === 'error') errors.push(message.text());
-    });
-    page.on('pageerror', (error) => errors.push(error.message));
-    await page.goto(`${proxy.url}/`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByLabel('API key').press('Enter');
-    await page.getByRole('heading', { name: 'Runs' }).waitFor();
-    return { context, page };
-  };
+  const openPage = pages.open;
 
   const startRun = async (page: Page, prompt: string): Promise<string> => {
     await page.goto(`${proxy.url}/#/new`);

@@ -2,7 +2,6 @@
 // Inspector's CLI, over Streamable HTTP and over stdio. Every call it makes
 // must pass the gate and be recorded, as with any other client.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { RunEvent } from '../../src/core/index.ts';
 import { ofType } from '../support/events.ts';
-import { POWER_EXCHANGE_SERVER, TOOLGATE_BIN, startProcess, type StartedProcess } from '../support/processes.ts';
+import { POWER_EXCHANGE_SERVER, TOOLGATE_BIN, runProcess, startProcess, type StartedProcess } from '../support/processes.ts';
 
 const INSPECTOR_BIN = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js', import.meta.url));
 const API_KEY = 'acme-key-123456';
@@ -89,24 +88,13 @@ describe('MCP Inspector CLI against toolgate gateway', () => {
   });
 
   /** Runs `mcp-inspector --cli …` with no stdin, its home in the test's folder, killed after a minute. */
-  async function inspector(args: string[]): Promise<InspectorRun> {
-    const child = spawn(process.execPath, [INSPECTOR_BIN, '--cli', ...args], {
+  function inspector(args: string[]): Promise<InspectorRun> {
+    return runProcess({
+      args: [INSPECTOR_BIN, '--cli', ...args],
       cwd: dir,
       env: { ...process.env, HOME: home, NO_COLOR: '1', NO_PROXY: '127.0.0.1,localhost' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      timeoutMs: INSPECTOR_TIMEOUT_MS,
     });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-    const code = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => child.kill('SIGKILL'), INSPECTOR_TIMEOUT_MS);
-      child.once('close', (c) => {
-        clearTimeout(timer);
-        resolve(c);
-      });
-    });
-    return { code, stdout, stderr };
   }
 
   const overHttp = (...args: string[]) => inspector([`${baseUrl}/mcp`, '--transport', 'http', '--header', AUTH, '--format', 'json', ...args]);

@@ -94,7 +94,7 @@ describe('toolgate gateway', () => {
 
   it('refuses a held write when no decision comes in time, a call over its rate limit, and cuts a result over the size limit', async () => {
     const file = join(dir, 'limits.yaml');
-    writeFileSync(file, config(['  approvalTimeoutMs: 1500', '  maxResultBytes: 2048', '  rateLimits:', '    tools:', '      getOrderBook: { calls: 2, perSeconds: 60 }'].join('\n')));
+    writeFileSync(file, config(['  approvalTimeoutMs: 1500', '  sessionIdleMs: 1000', '  maxResultBytes: 2048', '  rateLimits:', '    tools:', '      getOrderBook: { calls: 2, perSeconds: 60 }'].join('\n')));
     const gateway = await startGateway({ config: file, store: `sqlite:${join(dir, 'limits.db')}`, cwd: dir });
     try {
       const { client } = await connectHttp(gateway, { key: KEY });
@@ -129,6 +129,15 @@ describe('toolgate gateway', () => {
       const cut = ofType(log, 'tool_result').find((e) => e.data.name === 'echo');
       assert.equal(cut?.data.truncated?.limit, 2048);
       assert.ok((cut?.data.truncated?.bytes ?? 0) > 10_000);
+
+      // A held call outlasting the idle time did not end the session (it was refused by the approval timeout above);
+      // a session without requests for sessionIdleMs ends, and its 2025-era session id is gone.
+      const idle = await eventually(async () => {
+        const { body } = await api<Run>(gateway, `/v1/runs/${runId}`, { key: KEY });
+        return body.status === 'completed' ? body : undefined;
+      }, 10_000, 'the idle session to end');
+      assert.match(idle.output ?? '', /no request for 1 s/);
+      await assert.rejects(client.listTools(), /Session not found|404/);
       await client.close();
     } finally {
       await gateway.stop();

@@ -4,7 +4,8 @@
 import { existsSync } from 'node:fs';
 import { createServer, connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import assert from 'node:assert/strict';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 
@@ -78,5 +79,39 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
         }
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * Pages of the console signed in with an API key, each collecting the errors
+ * the browser logs; `closeClean` closes a page's context and asserts that it
+ * logged none (but the ones `expected` matches).
+ */
+export function consolePages(options: { browser: () => Browser; url: () => string }): {
+  open: (key: string, viewport?: { width: number; height: number }) => Promise<{ context: BrowserContext; page: Page }>;
+  closeClean: (context: BrowserContext, page: Page, expected?: RegExp) => Promise<void>;
+} {
+  const errorsOf = new WeakMap<Page, string[]>();
+  return {
+    open: async (key, viewport = { width: 1280, height: 900 }) => {
+      const context = await options.browser().newContext({ viewport });
+      const page = await context.newPage();
+      const errors: string[] = [];
+      errorsOf.set(page, errors);
+      page.on('console', (message) => {
+        if (message.type() === 'error') errors.push(message.text());
+      });
+      page.on('pageerror', (error) => errors.push(error.message));
+      await page.goto(`${options.url()}/`);
+      await page.getByLabel('API key').fill(key);
+      await page.getByLabel('API key').press('Enter');
+      await page.getByRole('heading', { name: 'Runs' }).waitFor();
+      return { context, page };
+    },
+    closeClean: async (context, page, expected) => {
+      const errors = (errorsOf.get(page) ?? []).filter((e) => expected === undefined || !expected.test(e));
+      await context.close();
+      assert.deepEqual(errors, [], 'no errors in the browser console');
+    },
   };
 }

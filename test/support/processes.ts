@@ -95,12 +95,18 @@ export async function startEverythingHttp(): Promise<StartedProcess & { url: str
 }
 
 /** Runs the toolgate CLI as a child process and collects its output. */
-export async function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [TOOLGATE_BIN, ...args], {
+export function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return runProcess({
+    args: [TOOLGATE_BIN, ...args],
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, NO_COLOR: '1', OPENAI_API_KEY: '', OPENAI_BASE_URL: '', ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: '', OLLAMA_HOST: '', TOOLGATE_MODEL: '', ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
   });
+}
+
+/** Runs `node <args>` with no stdin and collects its output; killed after `timeoutMs` (default 60 s). */
+export async function runProcess(options: { args: string[]; cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, options.args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
