@@ -110,6 +110,31 @@ describe('the packed package, installed into a fresh project', { timeout: 300_00
     }
   });
 
+  test('the installed `toolgate gateway --stdio` serves the built example server to an MCP client', async () => {
+    // The client is the official SDK the package itself installed; the gateway is spawned as Claude Desktop would.
+    const script = join(project, 'gateway-client.mjs');
+    const bin = join(project, 'node_modules', 'toolgate', 'bin', 'toolgate.js');
+    const example = join(project, 'node_modules', 'toolgate', 'dist', 'examples', 'power-exchange', 'server.js');
+    writeFileSync(
+      script,
+      `import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+const client = new Client({ name: 'consumer', version: '1.0.0' });
+await client.connect(new StdioClientTransport({ command: process.execPath, args: [${JSON.stringify(bin)}, 'gateway', '--stdio', '--mcp', ${JSON.stringify(`pe=${process.execPath} ${example}`)}, '--store', 'memory:'] }));
+const { tools } = await client.listTools();
+const result = await client.callTool({ name: 'placeOrder', arguments: { userId: 'alice', side: 'SIDEWAYS', price: 1, qty: 1, symbol: 'DE-BASE-D+1' } });
+await client.close();
+console.log(JSON.stringify({ tools: tools.map((t) => t.name), refused: result.isError === true, text: result.content[0]?.text ?? '' }));
+`,
+    );
+    const result = await sh(process.execPath, [script], project);
+    assert.equal(result.code, 0, result.stderr);
+    const out = JSON.parse(result.stdout) as { tools: string[]; refused: boolean; text: string };
+    assert.ok(out.tools.includes('getOrderBook') && out.tools.includes('placeOrder'), out.tools.join(', '));
+    assert.equal(out.refused, true);
+    assert.match(out.text, /side: must be one of "BUY", "SELL"/);
+  });
+
   test('npx toolgate run --help explains its flags', async () => {
     const result = await sh('npx', ['--no-install', 'toolgate', 'run', '--help'], project);
     assert.equal(result.code, 0, result.stderr);
