@@ -15,7 +15,6 @@ import {
   type RunEvent,
   type RunInput,
   type RunLease,
-  type RunPatch,
   type RunSettings,
   type RunStore,
   type ToolResult,
@@ -27,8 +26,8 @@ import { watchForDecision, type WatchedDecision } from './approval-watch.ts';
 import { recordResult } from './call-events.ts';
 import type { ApprovalDecision } from './conversation-state.ts';
 import { executeToolCall, type ToolCallContext } from './execute-tool-call.ts';
-import { LeaseKeeper } from './lease-keeper.ts';
 import type { RunHooks } from './run-options.ts';
+import { SessionLog } from './session-log.ts';
 import { submitInput } from './submit-input.ts';
 import type { CatalogEntry, ToolCatalog } from './tool-catalog.ts';
 import { startPassSpan } from './tracing.ts';
@@ -112,19 +111,14 @@ const HELD_OUTCOME_KEEP_MS = 10 * 60_000;
 export class GatewayRun {
   readonly runId: string;
   readonly #options: GatewayRunOptions;
-  readonly #keeper: LeaseKeeper;
+  readonly #log: SessionLog;
   readonly #redact: (value: JsonValue) => JsonValue;
   readonly #abort = new AbortController();
   readonly #held = new Map<string, Held>();
   /** Outcomes of calls that were held, for a client that comes back for them (an elicitation answer). */
   readonly #heldOutcomes = new Map<string, Promise<GatewayDone>>();
-  readonly #unsubscribe: () => void;
-  #chain: Promise<unknown> = Promise.resolve();
   #approvalSlot: Promise<void> = Promise.resolve();
   #steps = 0;
-  /** The last event of the log seen (appended here or read back). */
-  #seen = 0;
-  #unwatch: (() => void) | undefined;
   #ended = false;
   #ending: Promise<void> | undefined;
   #counts = { ok: 0, failed: 0, refused: 0 };
@@ -133,9 +127,15 @@ export class GatewayRun {
     this.runId = run.id;
     this.#options = options;
     this.#redact = createRedactor(options.environment.redact);
-    // A cancel appended by this process is heard at once; one appended by another process on the next lease beat (or at once where the store can watch).
-    this.#keeper = new LeaseKeeper({ store: options.store, lease, ttlMs: options.leaseMs, onLost: () => this.#lost(), onBeat: () => this.#readLog() });
-    this.#unsubscribe = options.store.subscribe(run.id, (events) => this.#observe(events));
+    this.#log = new SessionLog({
+      store: options.store,
+      runId: run.id,
+      lease,
+      leaseMs: options.leaseMs,
+      onLost: () => this.#lost(),
+      onCancel: (reason) => void this.end({ status: 'cancelled', reason }).catch(() => undefined),
+      onEvents: options.onEvents,
+    });
   }
 
   /** Creates the session's run, takes its lease and records its start. */
@@ -156,17 +156,14 @@ export class GatewayRun {
     const lease = await store.claimRun(run.id, { owner: options.owner, ttlMs: options.leaseMs });
     if (lease === undefined) throw new ToolgateError('internal', `could not take the lease of the new gateway session run ${run.id}`);
     const opened = new GatewayRun(options, run, lease);
-    await opened.#append(
+    await opened.#log.append(
       [
         draft('run_started', { input, model: SESSION_MODEL, tools: [...options.toolNames], maxSteps: 0, strategy: 'gateway', dryRun: session.dryRun }),
         draft('run_status', { from: 'queued', to: 'running', reason: 'an MCP client connected' }),
       ],
       { status: 'running' },
     );
-    opened.#keeper.start();
-    if (store.watch !== undefined) {
-      opened.#unwatch = await store.watch(run.id, () => void opened.#readLog().catch(() => undefined)).catch(() => undefined);
-    }
+    await opened.#log.start();
     return opened;
   }
 
@@ -222,7 +219,7 @@ export class GatewayRun {
   /** Appends events of the session that are not calls (a tool that changed upstream). */
   async record(drafts: EventDraft[]): Promise<void> {
     if (this.#ended) return;
-    await this.#append(drafts);
+    await this.#log.append(drafts);
   }
 
   /** The outcome of a call this session held (still held, or settled not long ago). */
@@ -241,7 +238,7 @@ export class GatewayRun {
     return {
       runId: this.runId,
       step,
-      append: (drafts) => this.#append(drafts),
+      append: (drafts) => this.#log.append(drafts),
       tools: env.tools,
       catalog: request.catalog,
       policy: env.policy,
@@ -314,9 +311,12 @@ export class GatewayRun {
   /** approval_required and the move to waiting_approval, in one append; returns the approval_required event's id. */
   async #recordHold(step: number, call: RawToolCall, shown: JsonObject, effect: 'read' | 'write', reason: 'policy' | 'untrusted_output'): Promise<number> {
     const ask = draft('approval_required', { step, toolCallId: call.id, name: call.name, arguments: shown, effect, reason });
-    const events = await this.#transition('waiting_approval', [ask], `${call.name} needs approval`, (eventId) => ({
-      pendingApproval: { toolCallId: call.id, name: call.name, arguments: shown, effect, reason, eventId },
-    }));
+    const events = await this.#log.transition({
+      to: 'waiting_approval',
+      events: [ask],
+      reason: `${call.name} needs approval`,
+      patch: (eventId) => ({ steps: this.#steps, pendingApproval: { toolCallId: call.id, name: call.name, arguments: shown, effect, reason, eventId } }),
+    });
     const recorded = events.find((e) => e.type === 'approval_required');
     return recorded?.id ?? 0;
   }
@@ -361,68 +361,11 @@ export class GatewayRun {
   async #refuseHeld(ctx: ToolCallContext, call: RawToolCall, code: 'rejected' | 'cancelled', why: string): Promise<GatewayDone> {
     const result = toolError(code, `${call.name} was not run: ${why}`);
     const data = { step: ctx.step, toolCallId: call.id, name: call.name, ok: false, content: result.content, error: result.error ?? { code, message: why }, latencyMs: 0 };
-    await this.#transition('running', [draft('tool_result', data)], why, () => ({ pendingApproval: null }), call.id).catch((error: unknown) => {
+    await this.#log.transition({ to: 'running', events: [draft('tool_result', data)], reason: why, patch: () => ({ steps: this.#steps, pendingApproval: null }), onlyIfPending: call.id }).catch((error: unknown) => {
       if (!(error instanceof ToolgateError && (error.code === 'conflict' || error.code === 'lease_lost'))) throw error;
     });
     this.#counts.refused += 1;
     return { toolCallId: call.id, result };
-  }
-
-  /**
-   * A status change with its events, in one append made only if the run did
-   * not change meanwhile (the runs API may decide at the same moment). With
-   * `onlyIfPending`, nothing is written once that call is no longer pending.
-   */
-  async #transition(to: 'waiting_approval' | 'running', events: EventDraft[], reason: string, patch: (eventId: number) => RunPatch, onlyIfPending?: string): Promise<RunEvent[]> {
-    for (let attempt = 1; ; attempt++) {
-      const run = await this.#options.store.getRun(this.runId);
-      if (run === undefined || TERMINAL_RUN_STATUSES.has(run.status)) throw new ToolgateError('conflict', `gateway session ${this.runId} has ended`);
-      if (onlyIfPending !== undefined && run.pendingApproval?.toolCallId !== onlyIfPending) {
-        // Decided or cleared elsewhere: only the result is recorded.
-        return this.#append(events);
-      }
-      const change = run.status === to ? [] : [draft('run_status', { from: run.status, to, reason })];
-      const drafts = [...change, ...events];
-      try {
-        return await this.#append(drafts, { status: to, steps: this.#steps, ...patch(run.lastEventId + drafts.length) }, run.lastEventId);
-      } catch (error) {
-        if (!(error instanceof ToolgateError && error.code === 'conflict') || attempt >= 3) throw error;
-      }
-    }
-  }
-
-  /** Appends under the session's lease, one append at a time. */
-  #append(drafts: EventDraft[], patch?: RunPatch, expectLastEventId?: number): Promise<RunEvent[]> {
-    const next = this.#chain.then(async () => {
-      if (drafts.length === 0) return [];
-      try {
-        const events = await this.#options.store.append(this.runId, drafts, patch, {
-          lease: this.#keeper.lease,
-          ...(expectLastEventId === undefined ? {} : { expectLastEventId }),
-        });
-        this.#options.onEvents?.(events);
-        return events;
-      } catch (error) {
-        if (error instanceof ToolgateError && error.code === 'lease_lost') this.#keeper.markLost();
-        throw error;
-      }
-    });
-    this.#chain = next.catch(() => undefined);
-    return next;
-  }
-
-  /** What other processes appended (a cancel from the runs API of another instance). */
-  async #readLog(): Promise<void> {
-    if (this.#ended) return;
-    this.#observe(await this.#options.store.readEvents(this.runId, { after: this.#seen }));
-  }
-
-  #observe(events: readonly RunEvent[]): void {
-    for (const event of events) {
-      if (event.id <= this.#seen) continue;
-      this.#seen = event.id;
-      if (event.type === 'cancel_requested') void this.end({ status: 'cancelled', reason: event.data.reason }).catch(() => undefined);
-    }
   }
 
   async #finish({ status, reason }: { status: 'completed' | 'cancelled'; reason: string }): Promise<void> {
@@ -431,7 +374,7 @@ export class GatewayRun {
     // Calls still in flight are aborted on a cancel; on a normal end they finish first.
     if (status === 'cancelled') this.#abort.abort(new Error(reason));
     await this.#approvalSlot;
-    await this.#chain;
+    await this.#log.settled();
     try {
       const run = await this.#options.store.getRun(this.runId);
       if (run !== undefined && !TERMINAL_RUN_STATUSES.has(run.status)) {
@@ -441,7 +384,7 @@ export class GatewayRun {
           status === 'completed'
             ? draft('run_completed', { output: `gateway session ended (${reason}); ${summary}`, usage: ZERO_USAGE, steps: this.#steps })
             : draft('run_cancelled', { reason, usage: ZERO_USAGE, steps: this.#steps });
-        await this.#append([draft('run_status', { from: run.status, to: status, reason }), last], {
+        await this.#log.append([draft('run_status', { from: run.status, to: status, reason }), last], {
           status,
           steps: this.#steps,
           pendingApproval: null,
@@ -451,18 +394,13 @@ export class GatewayRun {
     } catch (error) {
       if (!(error instanceof ToolgateError && (error.code === 'lease_lost' || error.code === 'conflict'))) throw error;
     } finally {
-      this.#keeper.stop();
-      this.#unsubscribe();
-      this.#unwatch?.();
-      if (!this.#keeper.lost) await this.#options.store.releaseRun(this.#keeper.lease).catch(() => undefined);
+      await this.#log.close();
     }
   }
 
   #lost(): void {
     // Another process took the run over (this one stalled past its lease): write nothing more.
     this.#ended = true;
-    this.#unsubscribe();
-    this.#unwatch?.();
     this.#abort.abort(new Error('the gateway lost its lease on the session run'));
     for (const held of this.#held.values()) held.abort.abort('the gateway lost the session run');
   }
