@@ -1,5 +1,5 @@
 import type { CommandSpec } from '../command-spec.ts';
-import { MODEL_FLAGS, TOOL_FLAGS } from './shared-flags.ts';
+import { HOST_FLAG, MODEL_FLAGS, TOOL_FLAGS } from './shared-flags.ts';
 
 export const GATEWAY_SPEC = {
   name: 'gateway',
@@ -20,12 +20,7 @@ export const GATEWAY_SPEC = {
       description: 'The HTTP port (/mcp, the runs API, the console); 0 picks a free one. Default: server.port, then 8787;\nwith --stdio, no HTTP server unless --port is given.',
       example: '--port 9000',
     },
-    host: {
-      type: 'string',
-      value: 'address',
-      description: 'The address to listen on. Default: server.host, then 127.0.0.1.',
-      example: '--host 0.0.0.0',
-    },
+    host: HOST_FLAG,
     store: {
       type: 'string',
       value: 'sqlite:<file> | postgres://… | memory:',

@@ -1,5 +1,5 @@
 import type { CommandSpec } from '../command-spec.ts';
-import { MODEL_FLAGS, TOOL_FLAGS } from './shared-flags.ts';
+import { HOST_FLAG, MODEL_FLAGS, TOOL_FLAGS } from './shared-flags.ts';
 
 export const SERVE_SPEC = {
   name: 'serve',
@@ -16,12 +16,7 @@ export const SERVE_SPEC = {
       description: 'The port to listen on; 0 picks a free one. Default: server.port in the config file, then 8787.',
       example: '--port 9000',
     },
-    host: {
-      type: 'string',
-      value: 'address',
-      description: 'The address to listen on. Default: server.host, then 127.0.0.1.',
-      example: '--host 0.0.0.0',
-    },
+    host: HOST_FLAG,
     store: {
       type: 'string',
       value: 'sqlite:<file> | postgres://… | memory:',

@@ -53,3 +53,11 @@ export const JSON_FLAG = {
   type: 'boolean',
   description: 'Machine-readable output: JSON instead of text.',
 } as const satisfies FlagSpec;
+
+/** `serve` and `gateway`: where the HTTP server listens. */
+export const HOST_FLAG = {
+  type: 'string',
+  value: 'address',
+  description: 'The address to listen on. Default: server.host, then 127.0.0.1.',
+  example: '--host 0.0.0.0',
+} as const satisfies FlagSpec;
