@@ -66,6 +66,7 @@ export function createGateway(options: CreateGatewayOptions): GatewayApp {
     ...(config.pinning === false ? {} : { checkPins: (tools) => checkToolPins(toolgate.store, tools, () => new Date().toISOString()) }),
     approvalTimeoutMs: config.approvalTimeoutMs,
     sessionIdleMs: config.sessionIdleMs,
+    maxSessions: config.maxSessions,
     maxResultBytes,
     ...(config.rateLimits === undefined ? {} : { rateLimiter: new RateLimiter(rateLimitsFrom(config.rateLimits)) }),
     elicitation: config.elicitation,

@@ -76,6 +76,8 @@ const gatewaySchema = z.strictObject({
   approvalTimeoutMs: z.number().int().min(1000).max(86_400_000).optional(),
   /** An HTTP session with no request for this long ends. */
   sessionIdleMs: z.number().int().min(1000).optional(),
+  /** Sessions one gateway process keeps open at most; a new one beyond is refused until one ends. */
+  maxSessions: z.number().int().min(1).max(1_000_000).optional(),
   /** A tool result larger than this (bytes of JSON) is cut before it is recorded and sent. */
   maxResultBytes: z.number().int().min(1024).optional(),
   /** Ask the client's user through MCP elicitation when the client supports it (default true). */

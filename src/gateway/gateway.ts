@@ -1,4 +1,5 @@
 import {
+  ToolgateError,
   draft,
   type GatewaySessionSettings,
   type RunEvent,
@@ -15,6 +16,8 @@ import type { PinCheck } from './tool-pins.ts';
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 5 * 60_000;
 /** Default `gateway.sessionIdleMs`: an HTTP session with no request for this long ends (its run completes). */
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+/** Default `gateway.maxSessions`: open sessions per gateway process. */
+export const DEFAULT_MAX_SESSIONS = 1000;
 /** How long one listing of the upstream tools (and its pin check) is reused. */
 const CATALOG_TTL_MS = 1000;
 /** How often the upstream tools are listed again while sessions are open, so a change is noticed without a client's tools/list. */
@@ -44,6 +47,7 @@ export interface GatewayOptions {
   checkPins?: ((tools: readonly ToolSpec[]) => Promise<PinCheck>) | undefined;
   approvalTimeoutMs?: number | undefined;
   sessionIdleMs?: number | undefined;
+  maxSessions?: number | undefined;
   maxResultBytes: number;
   rateLimiter?: RateLimiter | undefined;
   /** Ask the client's user through MCP elicitation when the client can (default true). */
@@ -103,10 +107,22 @@ export class Gateway {
     return this.options.elicitation ?? true;
   }
 
-  /** The session for `key`, made on first use; its idle clock restarts. */
+  get maxSessions(): number {
+    return this.options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  }
+
+  /** Sessions open now. */
+  get sessionCount(): number {
+    return this.#sessions.size;
+  }
+
+  /** The session for `key`, made on first use (refused with `overloaded` beyond gateway.maxSessions); its idle clock restarts. */
   session(key: string, identity: GatewayIdentity, settings: Omit<GatewaySessionSettings, 'dryRun'>, idle = true): GatewaySession {
     let session = this.#sessions.get(key);
     if (session === undefined) {
+      if (this.#sessions.size >= this.maxSessions) {
+        throw new ToolgateError('overloaded', `the gateway has ${this.#sessions.size} open sessions, its limit (gateway.maxSessions); retry when one has ended`);
+      }
       session = new GatewaySession(key, identity, { ...settings, dryRun: identity.dryRun });
       this.#sessions.set(key, session);
     }

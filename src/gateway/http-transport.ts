@@ -80,7 +80,10 @@ export class GatewayHttp {
       else if (legacy.identity.tenantId !== identity.tenantId || legacy.identity.userId !== identity.userId) response = jsonRpcError(403, -32600, 'this session belongs to another caller');
       else response = await legacy.transport.handleRequest(request, { parsedBody });
     } else if (req.method === 'POST' && isInitializeRequest(parsedBody) && (await isLegacyRequest(request, parsedBody))) {
-      response = await this.#openLegacy(request, parsedBody, identity);
+      response =
+        this.#legacy.size >= this.#gateway.maxSessions
+          ? jsonRpcError(503, -32000, `the gateway has ${this.#legacy.size} open sessions, its limit (gateway.maxSessions): end unused ones (DELETE /mcp) or retry later`)
+          : await this.#openLegacy(request, parsedBody, identity);
     } else if (req.method === 'POST' && (await isLegacyRequest(request, parsedBody))) {
       response = jsonRpcError(400, -32600, 'no session: a 2025-era client must send initialize first, then send its Mcp-Session-Id header');
     } else {

@@ -94,10 +94,20 @@ describe('toolgate gateway', () => {
 
   it('refuses a held write when no decision comes in time, a call over its rate limit, and cuts a result over the size limit', async () => {
     const file = join(dir, 'limits.yaml');
-    writeFileSync(file, config(['  approvalTimeoutMs: 1500', '  sessionIdleMs: 1000', '  maxResultBytes: 2048', '  rateLimits:', '    tools:', '      getOrderBook: { calls: 2, perSeconds: 60 }'].join('\n')));
+    writeFileSync(file, config(['  approvalTimeoutMs: 1500', '  sessionIdleMs: 1000', '  maxSessions: 2', '  maxResultBytes: 2048', '  rateLimits:', '    tools:', '      getOrderBook: { calls: 2, perSeconds: 60 }'].join('\n')));
     const gateway = await startGateway({ config: file, store: `sqlite:${join(dir, 'limits.db')}`, cwd: dir });
     try {
       const { client } = await connectHttp(gateway, { key: KEY });
+      const initialize = () =>
+        fetch(`${gateway.url}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${KEY}` },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'extra', version: '1' } } }),
+        });
+      assert.equal((await initialize()).status, 200, 'a second session fits under gateway.maxSessions: 2');
+      const third = await initialize();
+      assert.equal(third.status, 503);
+      assert.match(await third.text(), /open sessions, its limit \(gateway.maxSessions\)/);
       const started = Date.now();
       const held = await client.callTool({ name: 'placeOrder', arguments: ORDER }, { timeout: 30_000 });
       assert.equal(held.isError, true);
