@@ -70,7 +70,7 @@ export class GatewayHttp {
     const identity: GatewayIdentity = { tenantId: caller.tenantId, userId: caller.userId, dryRun: dryRun || headerOn(req.headers[DRY_RUN_HEADER]) };
     const body = req.method === 'POST' ? await readBody(req) : undefined;
     if (body === 'too_large') return send(res, jsonRpcError(413, -32600, `the request body is over ${MAX_MCP_BODY_BYTES} bytes`));
-    const request = toWebRequest(req, body?.text);
+    const request = toWebRequest(req, res, body?.text);
     const parsedBody = body?.json;
     const sessionId = req.headers['mcp-session-id'];
     let response: Response;
@@ -145,7 +145,8 @@ async function readBody(req: IncomingMessage): Promise<{ text: string; json: unk
   return { text, json };
 }
 
-function toWebRequest(req: IncomingMessage, body: string | undefined): Request {
+/** The request as the SDK takes it; its signal aborts when the response closes (the client went away, or it was answered). */
+function toWebRequest(req: IncomingMessage, res: ServerResponse, body: string | undefined): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
@@ -154,7 +155,7 @@ function toWebRequest(req: IncomingMessage, body: string | undefined): Request {
   }
   const host = typeof req.headers.host === 'string' ? req.headers.host : 'localhost';
   const controller = new AbortController();
-  req.once('close', () => controller.abort());
+  res.once('close', () => controller.abort());
   return new Request(`http://${host}${req.url ?? '/mcp'}`, { method: req.method ?? 'GET', headers, signal: controller.signal, ...(body === undefined ? {} : { body }) });
 }
 
@@ -180,7 +181,19 @@ async function send(res: ServerResponse, response: Response): Promise<void> {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (!res.write(value)) await new Promise<void>((resolve) => res.once('drain', resolve));
+      if (!res.write(value)) {
+        // Backpressure: go on when the client has read, or stop when it has gone.
+        await new Promise<void>((resolve) => {
+          const done = (): void => {
+            res.off('drain', done);
+            res.off('close', done);
+            resolve();
+          };
+          res.once('drain', done);
+          res.once('close', done);
+        });
+        if (res.destroyed) break;
+      }
     }
   } catch {
     // The client went away, or the SDK closed the stream.

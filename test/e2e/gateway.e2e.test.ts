@@ -205,6 +205,29 @@ describe('toolgate gateway over Streamable HTTP (official MCP SDK client)', () =
     assert.equal((await received(c))['placeOrder'] ?? 0, before);
   });
 
+  it('a client that cancels a held call withdraws it: it is refused and never runs', async () => {
+    const { client: c } = await client({ name: 'withdrawing' });
+    const before = (await received(c))['placeOrder'] ?? 0;
+    const abort = new AbortController();
+    const pending = c.callTool({ name: 'placeOrder', arguments: ORDER }, { timeout: 60_000, signal: abort.signal });
+    pending.catch(() => undefined);
+    const waiting = await eventually(async () => {
+      const { body } = await api<{ runs: Run[] }>(gateway, '/v1/runs?status=waiting_approval', { key: ACME });
+      return body.runs.find((r) => r.input.includes('withdrawing'));
+    });
+    abort.abort();
+    await assert.rejects(pending);
+    const refused = await eventually(async () => {
+      const log = await runEvents(gateway, waiting.id, ACME);
+      return ofType(log, 'tool_result').find((e) => e.data.name === 'placeOrder');
+    }, 10_000, 'the withdrawn call to be refused');
+    assert.equal(refused.data.error?.code, 'cancelled');
+    assert.match(refused.data.error?.message ?? '', /the client cancelled the request/);
+    const { body: run } = await api<Run>(gateway, `/v1/runs/${waiting.id}`, { key: ACME });
+    assert.equal(run.status, 'running');
+    assert.equal((await received(c))['placeOrder'] ?? 0, before);
+  });
+
   it('toolgate runs approve decides a held gateway call and prints what the gateway did with it', async () => {
     const { client: c } = await client({ name: 'cli-approval' });
     const pending = c.callTool({ name: 'placeOrder', arguments: ORDER }, { timeout: 60_000 });
