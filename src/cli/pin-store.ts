@@ -27,8 +27,7 @@ export interface PinStoreOptions {
  * (`sqlite:./data/toolgate.db`) relative to the working directory.
  */
 export function pinStoreFor(options: PinStoreOptions): PinStore {
-  const databaseUrl = options.env['DATABASE_URL'];
-  const named = options.flag ?? options.configured ?? (databaseUrl === undefined || databaseUrl === '' ? undefined : databaseUrl);
+  const named = namedStore(options);
   const spec = named ?? DEFAULT_STORE;
   if (spec === 'memory' || spec === 'memory:' || spec === 'sqlite::memory:') return { spec: 'memory:', isDefault: false };
   if (spec.startsWith('sqlite:') && spec.length > 'sqlite:'.length) {
@@ -36,4 +35,10 @@ export function pinStoreFor(options: PinStoreOptions): PinStore {
     return { spec: `sqlite:${path}`, path, isDefault: named === undefined };
   }
   return { spec, isDefault: false };
+}
+
+/** The store a command was told to use: `--store`, else the config's `server.store`, else DATABASE_URL (the usual variable of PostgreSQL hosting). */
+export function namedStore(options: Pick<PinStoreOptions, 'flag' | 'configured' | 'env'>): string | undefined {
+  const databaseUrl = options.env['DATABASE_URL'];
+  return options.flag ?? options.configured ?? (databaseUrl === undefined || databaseUrl === '' ? undefined : databaseUrl);
 }

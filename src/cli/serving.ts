@@ -15,6 +15,7 @@ import { optionalString, usageError, type CliIO } from './cli-io.ts';
 import { DEMO_SCRIPT, DEMO_SERVER_ARGS } from './demo-command.ts';
 import type { Logger } from 'pino';
 import { createRunLog } from './serve-run-log.ts';
+import { namedStore } from './pin-store.ts';
 import { logToolHealth } from './serve-tool-health.ts';
 
 export const DEFAULT_SERVE_PORT = 8787;
@@ -62,9 +63,8 @@ export async function openServing(values: Record<string, unknown>, io: CliIO, lo
   const apiKeys = apiKeysFromSettings(settings);
   const port = portFrom(optionalString(values, 'port')) ?? settings.server.port ?? DEFAULT_SERVE_PORT;
   const host = optionalString(values, 'host') ?? settings.server.host ?? '127.0.0.1';
-  // DATABASE_URL (the usual variable of PostgreSQL hosting) when neither the flag nor the config names a store.
-  const databaseUrl = io.env['DATABASE_URL'] !== undefined && io.env['DATABASE_URL'] !== '' ? io.env['DATABASE_URL'] : undefined;
-  const storeSpec = optionalString(values, 'store') ?? settings.server.store ?? databaseUrl ?? DEFAULT_STORE;
+  // The same choice as `toolgate tools --diff` makes, so both read one store.
+  const storeSpec = namedStore({ flag: optionalString(values, 'store'), configured: settings.server.store, env: io.env }) ?? DEFAULT_STORE;
   const concurrencyFlag = optionalString(values, 'concurrency');
   const concurrency = concurrencyFlag === undefined ? settings.server.concurrency : positive(concurrencyFlag, '--concurrency');
 

@@ -16,7 +16,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   orchestrator: ['core', 'parsing', 'validation', 'gate'],
   config: ['core', 'validation'],
   server: ['core', 'orchestrator'],
-  gateway: ['core', 'orchestrator', 'gate'],
+  gateway: ['core', 'orchestrator', 'gate', 'validation'],
   app: ['core', 'parsing', 'validation', 'gate', 'providers', 'tools', 'store', 'orchestrator', 'config', 'server', 'gateway'],
   cli: ['app', 'server', 'config', 'core'],
 };

@@ -94,7 +94,7 @@ describe('toolgate gateway', () => {
 
   it('refuses a held write when no decision comes in time, a call over its rate limit, and cuts a result over the size limit', async () => {
     const file = join(dir, 'limits.yaml');
-    writeFileSync(file, config(['  approvalTimeoutMs: 1500', '  sessionIdleMs: 1000', '  maxSessions: 2', '  maxResultBytes: 2048', '  rateLimits:', '    tools:', '      getOrderBook: { calls: 2, perSeconds: 60 }'].join('\n')));
+    writeFileSync(file, config(['  approvalTimeoutMs: 1500', '  sessionIdleMs: 1000', '  maxSessions: 2', '  maxResultBytes: 2048', '  rateLimits:', '    tenant: { calls: 8, perSeconds: 60 }', '    tools:', '      getOrderBook: { calls: 2, perSeconds: 60 }'].join('\n')));
     const gateway = await startGateway({ config: file, store: `sqlite:${join(dir, 'limits.db')}`, cwd: dir });
     try {
       const { client } = await connectHttp(gateway, { key: KEY });
@@ -130,6 +130,14 @@ describe('toolgate gateway', () => {
       const big = await client.callTool({ name: 'echo', arguments: { message: 'x'.repeat(10_000) } });
       assert.ok(new TextEncoder().encode(JSON.stringify(big.content)).length <= 2048, 'the client gets at most the limit');
       assert.match(textOf(big), /toolgate: the text was cut; the result was \d+ bytes, over the gateway's limit of 2048/);
+
+      // Every call of the tenant counts too: placeOrder, two getOrderBook, the slow call, echo, then these, until the ninth.
+      let tenantLimited: string | undefined;
+      for (let i = 0; i < 10 && tenantLimited === undefined; i++) {
+        const echoed = await client.callTool({ name: 'echo', arguments: { message: `n${i}` } });
+        if (echoed.isError === true) tenantLimited = textOf(echoed);
+      }
+      assert.match(tenantLimited ?? '', /^rate limit: tenant "acme" may make 8 calls per 60 s; retry in \d+ s/);
 
       const log = await runEvents(gateway, runId, KEY);
       const refusal = ofType(log, 'tool_result').find((e) => e.data.name === 'placeOrder');

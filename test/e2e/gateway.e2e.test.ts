@@ -21,6 +21,7 @@ const PINNABLE_SERVER = fileURLToPath(new URL('../fixtures/mcp/pinnable-server.t
 const ACME = 'acme-key-123456';
 const GLOBEX = 'globex-key-123456';
 const SANDBOX = 'sandbox-key-123456';
+const INITECH = 'initech-key-123456';
 const ORDER = { side: 'BUY', price: 80, qty: 1, symbol: 'DE-BASE-D+1' };
 
 function config(descriptionFile: string): string {
@@ -55,6 +56,10 @@ tenants:
     apiKeys:
       - key: ${SANDBOX}
         userId: bob
+  initech:
+    deny: ["everything/*"]
+    apiKeys:
+      - key: ${INITECH}
 gateway:
   dryRun: [sandbox]
   approvalTimeoutMs: 60000
@@ -335,6 +340,13 @@ describe('toolgate gateway over Streamable HTTP (official MCP SDK client)', () =
     assert.ok(simple !== undefined, `prompts: ${prompts.map((p) => p.name).join(', ')}`);
     const prompt = await c.getPrompt({ name: 'simple-prompt' });
     assert.ok(prompt.messages.length > 0);
+
+    // A tenant that may use none of a server's tools sees none of its resources or prompts either.
+    const { client: denied } = await client({ key: INITECH });
+    assert.ok(!(await denied.listResources()).resources.some((r) => r._meta?.['toolgate/server'] === 'everything'));
+    assert.ok(!(await denied.listPrompts()).prompts.some((p) => p.name === 'simple-prompt'));
+    await assert.rejects(denied.getPrompt({ name: 'simple-prompt' }), /no prompt named "simple-prompt"/);
+    await assert.rejects(denied.readResource({ uri: resource.uri }), /not available to you/);
   });
 
   it('counts gateway calls in /metrics and ends a session’s run when the client ends the session', async () => {
