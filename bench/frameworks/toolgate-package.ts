@@ -3,9 +3,11 @@
 // toolgate's start-up and memory. BENCH_TOOLGATE=src measures the sources.
 import { spawnSync } from 'node:child_process';
 import { existsSync, globSync, readFileSync, statSync } from 'node:fs';
+import { findPackageJSON } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type * as ToolgateSources from '../../src/index.ts';
+import type { Zod } from './zod-shapes.ts';
 
 /**
  * The repository's root: the folder above this file whose package.json is
@@ -40,6 +42,22 @@ export function ensureToolgateBuilt(log: (line: string) => void): void {
   log('building toolgate (dist/) for the toolgate runners…');
   const result = spawnSync(process.execPath, ['scripts/build.ts'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   if (result.status !== 0) throw new Error(`the toolgate build failed (exit ${String(result.status)})`);
+}
+
+/**
+ * zod as toolgate itself resolves it. In a user's project toolgate's zod (^4)
+ * and the user's are one copy (npm keeps one of a compatible version); here
+ * toolgate is loaded from the repository, beside its own node_modules, so the
+ * bench package's zod would be a second copy (about 8 MB) that no user loads.
+ * The toolgate runners define their tools with this one.
+ */
+export async function loadToolgateZod(): Promise<Zod> {
+  const manifest = findPackageJSON('zod', toolgateFrom() === 'src' ? SOURCES : BUILT);
+  if (manifest === undefined) throw new Error('toolgate-package: toolgate resolves no zod (run npm ci at the repository root)');
+  const { exports } = JSON.parse(readFileSync(manifest, 'utf8')) as { exports?: { '.'?: { import?: string } } };
+  const entry = exports?.['.']?.import;
+  if (entry === undefined) throw new Error(`toolgate-package: ${manifest} names no ESM entry`);
+  return (await import(pathToFileURL(join(dirname(manifest), entry)).href)) as Zod;
 }
 
 /** The toolgate module the runners use. */

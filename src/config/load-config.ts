@@ -3,8 +3,9 @@ import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
 import { dirname, resolve } from 'node:path';
 import { ToolgateError, isJsonObject } from '../core/index.ts';
-import { configSchema, type ToolgateConfig } from './config-schema.ts';
-import { formatConfigIssues } from './format-config-issues.ts';
+import type * as ConfigSchema from './config-schema.ts';
+import type { ToolgateConfig } from './config-schema.ts';
+import type * as FormatConfigIssues from './format-config-issues.ts';
 import { resolveConfigPaths } from './resolve-config-paths.ts';
 import { findConfigFile } from './find-config-file.ts';
 
@@ -48,6 +49,7 @@ export function parseConfig(raw: unknown, options: { source?: string; env?: Read
   const source = options.source ?? 'config';
   if (raw === null || raw === undefined) return {};
   const resolved = resolveEnvRefs(raw, options.env ?? process.env, source, []);
+  const { configSchema, formatConfigIssues } = configChecks();
   const result = configSchema.safeParse(resolved);
   if (!result.success) throw new ToolgateError('config_invalid', formatConfigIssues({ source, issues: result.error.issues, schema: configSchema }), { details: { issues: result.error.issues } });
   return result.data;
@@ -71,6 +73,21 @@ export function readConfigFile(file: string): unknown {
     throw new ToolgateError('config_invalid', `${file}: not valid YAML: ${first?.message ?? 'unknown error'}`);
   }
   return doc.toJS() as unknown;
+}
+
+// The schema and its error formatter (zod with them, about 10 MB) are required on
+// first use, not imported: a library user who never reads a config does not load
+// them. The sources run as .ts (tests), the package as .js.
+const EXT = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+let checks: { configSchema: typeof ConfigSchema.configSchema; formatConfigIssues: typeof FormatConfigIssues.formatConfigIssues } | undefined;
+
+function configChecks(): NonNullable<typeof checks> {
+  if (checks !== undefined) return checks;
+  const require = createRequire(import.meta.url);
+  const { configSchema } = require(`./config-schema${EXT}`) as typeof ConfigSchema;
+  const { formatConfigIssues } = require(`./format-config-issues${EXT}`) as typeof FormatConfigIssues;
+  checks = { configSchema, formatConfigIssues };
+  return checks;
 }
 
 const ENV_REF = /^env:([A-Za-z_][A-Za-z0-9_]*)$/;

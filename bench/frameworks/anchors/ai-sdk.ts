@@ -5,6 +5,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, isStepCount, streamText, tool, type ToolSet } from 'ai';
 import { API_KEY, MODEL_NAME, type CreateRunner } from '../runner.ts';
 import { lookup, MODEL_STEPS, notCalled, PROMPT } from '../workload.ts';
+import { z } from 'zod';
 import { keyOf, zodObjectOf } from '../zod-shapes.ts';
 
 export const createRunner: CreateRunner = async ({ url, tools, stream }) => {
@@ -13,7 +14,7 @@ export const createRunner: CreateRunner = async ({ url, tools, stream }) => {
   for (const shape of tools) {
     toolSet[shape.name] = tool({
       description: shape.description,
-      inputSchema: zodObjectOf(shape),
+      inputSchema: zodObjectOf(shape, z),
       execute: async (args: unknown) => (shape.name === 'lookup' ? lookup(keyOf(args)) : notCalled(shape.name)),
     });
   }

@@ -7,6 +7,7 @@ import { tool, type StructuredToolInterface } from '@langchain/core/tools';
 import { ChatOpenAI } from '@langchain/openai';
 import { API_KEY, MODEL_NAME, type Runner, type RunnerOptions } from '../runner.ts';
 import { lookup, notCalled, PROMPT } from '../workload.ts';
+import { z } from 'zod';
 import { keyOf, zodObjectOf } from '../zod-shapes.ts';
 
 export function chatModel(options: RunnerOptions): ChatOpenAI {
@@ -18,7 +19,7 @@ export function langchainTools(options: RunnerOptions): StructuredToolInterface[
     tool(async (args: unknown) => (shape.name === 'lookup' ? lookup(keyOf(args)) : notCalled(shape.name)), {
       name: shape.name,
       description: shape.description,
-      schema: zodObjectOf(shape),
+      schema: zodObjectOf(shape, z),
     }),
   );
 }

@@ -6,6 +6,7 @@ import { Agent } from '@mastra/core/agent';
 import { createTool } from '@mastra/core/tools';
 import { API_KEY, MODEL_NAME, type CreateRunner } from '../runner.ts';
 import { lookup, MODEL_STEPS, notCalled, PROMPT } from '../workload.ts';
+import { z } from 'zod';
 import { keyOf, zodObjectOf } from '../zod-shapes.ts';
 
 export const createRunner: CreateRunner = async ({ url, tools, stream }) => {
@@ -15,7 +16,7 @@ export const createRunner: CreateRunner = async ({ url, tools, stream }) => {
       createTool({
         id: shape.name,
         description: shape.description,
-        inputSchema: zodObjectOf(shape),
+        inputSchema: zodObjectOf(shape, z),
         execute: async (args: unknown) => (shape.name === 'lookup' ? lookup(keyOf(args)) : notCalled(shape.name)),
       }),
     ]),

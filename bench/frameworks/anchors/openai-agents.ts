@@ -6,6 +6,7 @@
 import { Agent, OpenAIProvider, run, setTracingDisabled, tool, type Tool } from '@openai/agents';
 import { API_KEY, MODEL_NAME, type CreateRunner } from '../runner.ts';
 import { lookup, MODEL_STEPS, notCalled, PROMPT } from '../workload.ts';
+import { z } from 'zod';
 import { keyOf, zodObjectOf } from '../zod-shapes.ts';
 
 export const createRunner: CreateRunner = async ({ url, tools, stream }) => {
@@ -15,7 +16,7 @@ export const createRunner: CreateRunner = async ({ url, tools, stream }) => {
     tool({
       name: shape.name,
       description: shape.description,
-      parameters: zodObjectOf(shape),
+      parameters: zodObjectOf(shape, z),
       execute: async (args: unknown) => (shape.name === 'lookup' ? lookup(keyOf(args)) : notCalled(shape.name)),
     }),
   );
