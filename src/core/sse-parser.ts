@@ -24,7 +24,31 @@ export interface SseParserOptions {
   tooLarge?: (maxEventBytes: number) => Error;
 }
 
-/** Incremental parser: `push` text as it arrives, `end` once the stream closes. */
+/** Receives each event as it is dispatched; returning false stops the parser (see SseParser.feed). */
+export type SseEmit = (event: SseEvent) => boolean | void;
+
+/** Any character outside ASCII: a line without one is as many UTF-8 bytes as characters. */
+// eslint-disable-next-line no-control-regex -- the ASCII range starts at U+0000 on purpose
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/** UTF-8 bytes of text[from, to): surrogates count 2 each (a pair is 4 bytes). */
+function utf8Bytes(text: string, from: number, to: number): number {
+  if (to <= from) return 0;
+  const part = from === 0 && to === text.length ? text : text.slice(from, to);
+  if (!NON_ASCII.test(part)) return part.length;
+  let bytes = 0;
+  for (let i = 0; i < part.length; i += 1) {
+    const ch = part.charCodeAt(i);
+    bytes += ch < 0x80 ? 1 : ch < 0x800 || (ch >= 0xd800 && ch <= 0xdfff) ? 2 : 3;
+  }
+  return bytes;
+}
+
+/**
+ * Incremental parser: `feed` text as it arrives (each event goes to `emit` as
+ * soon as its blank line is read), `finish` once the stream closes. `push` and
+ * `end` return the events instead.
+ */
 export class SseParser {
   readonly #maxEventBytes: number;
   readonly #tooLargeError: (maxEventBytes: number) => Error;
@@ -36,6 +60,8 @@ export class SseParser {
   /** A chunk ended in `\r`: a following `\n` belongs to the same line break. */
   #pendingCr = false;
   #first = true;
+  /** An emit returned false: everything after is ignored. */
+  #stopped = false;
   #data: string[] = [];
   #event = '';
   #id: string | undefined;
@@ -45,10 +71,23 @@ export class SseParser {
     this.#tooLargeError = options.tooLarge ?? ((limit) => new ToolgateError('internal', `one server-sent event exceeds ${limit} bytes`));
   }
 
-  /** Throws (options.tooLarge) once a line, or the event it belongs to, outgrows maxEventBytes. */
+  /** The events dispatched by `text`. Throws (options.tooLarge) once a line, or the event it belongs to, outgrows maxEventBytes. */
   push(text: string): SseEvent[] {
     const out: SseEvent[] = [];
-    if (text === '') return out;
+    this.feed(text, (event) => {
+      out.push(event);
+    });
+    return out;
+  }
+
+  /**
+   * Reads `text`, handing each event to `emit` as it is dispatched, before the
+   * rest of the text is read. Once `emit` returns false nothing more is read
+   * (now or later). Throws (options.tooLarge) once a line, or the event it
+   * belongs to, outgrows maxEventBytes.
+   */
+  feed(text: string, emit: SseEmit): void {
+    if (text === '' || this.#stopped) return;
     if (this.#first) {
       this.#first = false;
       // A byte order mark may start the stream.
@@ -57,28 +96,30 @@ export class SseParser {
     let start = 0;
     if (this.#pendingCr && text.startsWith('\n')) start = 1;
     this.#pendingCr = false;
-    let i = start;
-    while (i < text.length) {
-      const ch = text.charCodeAt(i);
-      if (ch !== 10 && ch !== 13) {
-        // Surrogates count 2 each: a pair is 4 bytes in UTF-8.
-        this.#lineBytes += ch < 0x80 ? 1 : ch < 0x800 || (ch >= 0xd800 && ch <= 0xdfff) ? 2 : 3;
-        if (this.#lineBytes + this.#eventBytes > this.#maxEventBytes) this.#tooLarge();
-        i += 1;
-        continue;
-      }
-      this.#line(this.#buffer + text.slice(start, i), out);
+    // Line breaks are found with indexOf; each search's answer is kept until it is passed.
+    let lf = text.indexOf('\n', start);
+    let cr = text.indexOf('\r', start);
+    while (!this.#stopped) {
+      if (lf !== -1 && lf < start) lf = text.indexOf('\n', start);
+      if (cr !== -1 && cr < start) cr = text.indexOf('\r', start);
+      const at = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+      if (at === -1) break;
+      this.#lineBytes += utf8Bytes(text, start, at);
+      if (this.#lineBytes + this.#eventBytes > this.#maxEventBytes) this.#tooLarge();
+      this.#line(this.#buffer === '' ? text.slice(start, at) : this.#buffer + text.slice(start, at), emit);
       this.#buffer = '';
       this.#lineBytes = 0;
-      if (ch === 13) {
-        if (i + 1 === text.length) this.#pendingCr = true;
-        else if (text.charCodeAt(i + 1) === 10) i += 1;
+      let next = at + 1;
+      if (text.charCodeAt(at) === 13) {
+        if (next === text.length) this.#pendingCr = true;
+        else if (text.charCodeAt(next) === 10) next += 1;
       }
-      i += 1;
-      start = i;
+      start = next;
     }
-    this.#buffer += text.slice(start);
-    return out;
+    if (this.#stopped) return;
+    this.#lineBytes += utf8Bytes(text, start, text.length);
+    if (this.#lineBytes + this.#eventBytes > this.#maxEventBytes) this.#tooLarge();
+    this.#buffer += start === 0 ? text : text.slice(start);
   }
 
   /**
@@ -87,20 +128,28 @@ export class SseParser {
    */
   end(): SseEvent[] {
     const out: SseEvent[] = [];
-    if (this.#buffer !== '') this.#line(this.#buffer, out);
+    this.finish((event) => {
+      out.push(event);
+    });
+    return out;
+  }
+
+  /** `end`, handing what is left to `emit`. */
+  finish(emit: SseEmit): void {
+    if (this.#stopped) return;
+    if (this.#buffer !== '') this.#line(this.#buffer, emit);
     this.#buffer = '';
     this.#lineBytes = 0;
-    this.#dispatch(out);
-    return out;
+    this.#dispatch(emit);
   }
 
   #tooLarge(): never {
     throw this.#tooLargeError(this.#maxEventBytes);
   }
 
-  #line(line: string, out: SseEvent[]): void {
+  #line(line: string, emit: SseEmit): void {
     if (line === '') {
-      this.#dispatch(out);
+      this.#dispatch(emit);
       return;
     }
     if (line.startsWith(':')) return; // comment, e.g. OpenRouter's ": OPENROUTER PROCESSING"
@@ -126,15 +175,15 @@ export class SseParser {
     }
   }
 
-  #dispatch(out: SseEvent[]): void {
-    if (this.#data.length > 0) {
-      const event: SseEvent = { event: this.#event === '' ? 'message' : this.#event, data: this.#data.join('\n') };
-      if (this.#id !== undefined) event.id = this.#id;
-      out.push(event);
-    }
+  #dispatch(emit: SseEmit): void {
+    const data = this.#data;
+    const name = this.#event;
     this.#data = [];
     this.#eventBytes = 0;
     this.#event = '';
+    if (data.length === 0) return;
+    const event: SseEvent = { event: name === '' ? 'message' : name, data: data.length === 1 ? (data[0] ?? '') : data.join('\n') };
+    if (this.#id !== undefined) event.id = this.#id;
+    if (emit(event) === false) this.#stopped = true;
   }
 }
-

@@ -4,7 +4,7 @@ import type { GenerateOptions, ModelAdapter, ModelRequest, ModelResponse } from 
 import { readLimits, type ReadLimitOptions } from '../shared/limits.ts';
 import { readStreamedAnswer, readWholeAnswer, refuseErrorBody } from '../shared/read-answer.ts';
 import { callWithRetries, requestHeaders, type RetryPolicy } from '../shared/request-loop.ts';
-import { readSseEvents } from '../shared/sse-reader.ts';
+import { readSseEvents, type SseEvent } from '../shared/sse-reader.ts';
 import { asObject } from '../shared/wire.ts';
 import { httpError, shouldRetry } from './errors.ts';
 import { parseMessage } from './from-wire.ts';
@@ -68,11 +68,12 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): ModelA
   };
 
   const readStream = async (response: Response, generate: GenerateOptions, signal: AbortSignal): Promise<ModelResponse> => {
-    if (response.body === null) throw new ToolgateError('model_error', `${url} sent an event stream with no body`);
+    const body = response.body;
+    if (body === null) throw new ToolgateError('model_error', `${url} sent an event stream with no body`);
     const assembler = new StreamAssembler({ maxToolCalls, provider, ...(generate.onTextDelta === undefined ? {} : { onTextDelta: generate.onTextDelta }) });
-    return readStreamedAnswer({
+    return readStreamedAnswer<SseEvent>({
       // After message_stop the reader drains the body's end, so the connection is reused.
-      items: readSseEvents(response.body, { maxEventBytes, maxBytes: maxStreamBytes, signal, provider, finished: () => assembler.finished }),
+      read: (each) => readSseEvents(body, { maxEventBytes, maxBytes: maxStreamBytes, signal, provider, finished: () => assembler.finished }, each),
       each: (event) => {
         let data: unknown;
         try {

@@ -131,11 +131,12 @@ export function createOllamaAdapter(options: OllamaAdapterOptions): ModelAdapter
   };
 
   const readStream = async (response: Response, generate: GenerateOptions, signal: AbortSignal): Promise<ModelResponse> => {
-    if (response.body === null) throw new ToolgateError('model_error', `${url} sent a stream with no body`);
+    const body = response.body;
+    if (body === null) throw new ToolgateError('model_error', `${url} sent a stream with no body`);
     const assembler = new StreamAssembler({ maxToolCalls, provider, ...(generate.onTextDelta === undefined ? {} : { onTextDelta: generate.onTextDelta }) });
-    return readStreamedAnswer({
+    return readStreamedAnswer<string>({
       // After the line with "done": true the reader drains the body's end, so the connection is reused.
-      items: readLines(response.body, { maxLineBytes: maxEventBytes, maxBytes: maxStreamBytes, signal, provider, finished: () => assembler.finished }),
+      read: (each) => readLines(body, { maxLineBytes: maxEventBytes, maxBytes: maxStreamBytes, signal, provider, finished: () => assembler.finished }, each),
       each: (line) => {
         let chunk: unknown;
         try {

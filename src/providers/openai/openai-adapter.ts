@@ -3,7 +3,7 @@ import type { GenerateOptions, ModelAdapter, ModelRequest, ModelResponse } from 
 import { readLimits, type ReadLimitOptions } from '../shared/limits.ts';
 import { readStreamedAnswer, readWholeAnswer, refuseErrorBody } from '../shared/read-answer.ts';
 import { callWithRetries, requestHeaders, type RetryPolicy } from '../shared/request-loop.ts';
-import { readSseEvents } from '../shared/sse-reader.ts';
+import { readSseEvents, type SseEvent } from '../shared/sse-reader.ts';
 import { httpError, isQuotaGone, RETRYABLE_STATUSES } from './errors.ts';
 import { parseCompletion } from './from-wire.ts';
 import { StreamAssembler } from './stream-assembler.ts';
@@ -56,12 +56,13 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter
   };
 
   const readStream = async (response: Response, generate: GenerateOptions, signal: AbortSignal): Promise<ModelResponse> => {
-    if (response.body === null) throw new ToolgateError('model_error', `${url} sent an event stream with no body`);
+    const body = response.body;
+    if (body === null) throw new ToolgateError('model_error', `${url} sent an event stream with no body`);
     const assembler = new StreamAssembler({ maxToolCalls, provider, ...(generate.onTextDelta === undefined ? {} : { onTextDelta: generate.onTextDelta }) });
     let sawDone = false;
-    return readStreamedAnswer({
+    return readStreamedAnswer<SseEvent>({
       // After [DONE] the reader drains the body's end, so the connection is reused.
-      items: readSseEvents(response.body, { maxEventBytes, maxBytes: maxStreamBytes, signal, provider, finished: () => sawDone }),
+      read: (each) => readSseEvents(body, { maxEventBytes, maxBytes: maxStreamBytes, signal, provider, finished: () => sawDone }, each),
       each: (event) => {
         if (event.data.trim() === '[DONE]') {
           sawDone = true;

@@ -17,7 +17,7 @@ function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
 
 async function collect(body: ReadableStream<Uint8Array>, options: ReadLinesOptions = {}): Promise<string[]> {
   const out: string[] = [];
-  for await (const line of readLines(body, options)) out.push(line);
+  await readLines(body, options, (line) => out.push(line));
   return out;
 }
 
@@ -131,7 +131,7 @@ describe('readLines: bounds', () => {
     const source = endless('{"message":{"content":"x"},"done":false}\n');
     let seen = 0;
     await assert.rejects(async () => {
-      for await (const _ of readLines(source.body, { maxBytes: 10_000 })) seen += 1;
+      await readLines(source.body, { maxBytes: 10_000 }, () => (seen += 1));
     }, limitError('maxStreamBytes'));
     assert.ok(seen > 100 && seen < 1000, `${seen} lines`);
     assert.equal(source.cancelled(), true);
@@ -140,7 +140,7 @@ describe('readLines: bounds', () => {
   it('stops on a line over maxLineBytes and cancels the body', async () => {
     const source = endless('aaaaaaaaaaaaaaaa');
     await assert.rejects(async () => {
-      for await (const _ of readLines(source.body, { maxLineBytes: 10_000 })) assert.fail('no line expected');
+      await readLines(source.body, { maxLineBytes: 10_000 }, () => assert.fail('no line expected'));
     }, limitError('maxEventBytes'));
     assert.equal(source.cancelled(), true);
   });

@@ -4,7 +4,7 @@
  * so every limit is counted in bytes as received.
  */
 import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_STREAM_BYTES, limitExceeded } from './limits.ts';
-import { bodyItems } from './read-body.ts';
+import { readBodyItems, type ItemEmit } from './read-body.ts';
 
 export interface ReadLinesOptions {
   /** Largest single line, in bytes (the provider's maxEventBytes). */
@@ -21,8 +21,8 @@ export interface ReadLinesOptions {
 
 const NEWLINE = 0x0a;
 
-/** The non-blank lines of a body, without their line ending (`\n` or `\r\n`). */
-export async function* readLines(body: ReadableStream<Uint8Array>, options: ReadLinesOptions = {}): AsyncGenerator<string> {
+/** Hands each non-blank line of a body to `each` as soon as it is complete, without its line ending (`\n` or `\r\n`). */
+export async function readLines(body: ReadableStream<Uint8Array>, options: ReadLinesOptions, each: (line: string) => void): Promise<void> {
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_EVENT_BYTES;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_STREAM_BYTES;
   const provider = options.provider === undefined ? {} : { provider: options.provider };
@@ -41,13 +41,13 @@ export async function* readLines(body: ReadableStream<Uint8Array>, options: Read
   const tooLong = (): Error => limitExceeded({ option: 'maxEventBytes', limit: maxLineBytes, what: 'one line of the stream', ...provider });
 
   // Lines are found one by one within a chunk: an overlong line fails after the lines before it were read.
-  function* linesOf(chunk: Uint8Array): Generator<string> {
+  const linesOf = (chunk: Uint8Array, emit: ItemEmit<string>): void => {
     let start = 0;
     for (let at = chunk.indexOf(NEWLINE); at !== -1; at = chunk.indexOf(NEWLINE, start)) {
       if (pendingBytes + (at - start) > maxLineBytes) throw tooLong();
       const line = takeLine(chunk.subarray(start, at));
-      if (line !== undefined) yield line;
       start = at + 1;
+      if (line !== undefined && emit(line) === false) return;
     }
     if (start < chunk.byteLength) {
       const rest = chunk.slice(start);
@@ -55,15 +55,16 @@ export async function* readLines(body: ReadableStream<Uint8Array>, options: Read
       if (pendingBytes > maxLineBytes) throw tooLong();
       pending.push(rest);
     }
-  }
-  const last = (): string[] => {
-    const line = pendingBytes > 0 ? takeLine(new Uint8Array(0)) : undefined;
-    return line === undefined ? [] : [line];
   };
-  yield* bodyItems(
+  const last = (emit: ItemEmit<string>): void => {
+    const line = pendingBytes > 0 ? takeLine(new Uint8Array(0)) : undefined;
+    if (line !== undefined) emit(line);
+  };
+  await readBodyItems(
     body,
     { signal: options.signal, maxBytes, finished: options.finished, tooLarge: () => limitExceeded({ option: 'maxStreamBytes', limit: maxBytes, what: 'the streamed answer', ...provider }) },
     linesOf,
     last,
+    each,
   );
 }

@@ -45,13 +45,14 @@ export interface AssembledStream {
 }
 
 /**
- * A streamed answer: `each` hands every item to the assembler. A connection
+ * A streamed answer: `read` reads the body's items, handing each to `each`,
+ * which hands it to the assembler. A connection
  * that breaks while reading, or a stream that ends before its last item
  * (`complete` is false; `unfinished` says what was missing), is worth another
  * attempt, unless text already reached the caller.
  */
 export async function readStreamedAnswer<T>(input: {
-  items: AsyncIterable<T>;
+  read: (each: (item: T) => void) => Promise<void>;
   each: (item: T) => void;
   assembler: AssembledStream;
   signal: AbortSignal;
@@ -60,7 +61,7 @@ export async function readStreamedAnswer<T>(input: {
 }): Promise<ModelResponse> {
   const { assembler, signal } = input;
   try {
-    for await (const item of input.items) input.each(item);
+    await input.read(input.each);
   } catch (error) {
     throw readFailure(error, { signal, delivered: assembler.delivered });
   }

@@ -73,32 +73,50 @@ export interface BodyItemsOptions {
   finished?: (() => boolean) | undefined;
 }
 
+/** Receives each item; returning false stops the reading of items (the parser reads no further). */
+export type ItemEmit<T> = (item: T) => boolean | void;
+
 /**
- * The items (events, lines) of a streamed body: `parse` finds them in each
- * chunk as it arrives, `end` in what is left once the body has ended. The
- * body is cancelled whenever the consumer stops early (break, error, abort, a
- * limit), so the socket is not left open.
+ * Reads the items (events, lines) of a streamed body, handing each to `each`
+ * as soon as it is found: `parse` finds them in each chunk as it arrives (and
+ * passes each to `emit` before reading on), `end` in what is left once the
+ * body has ended. No async iterator between the socket and `each`: one promise
+ * per network chunk, none per item. The body is cancelled whenever reading
+ * stops early (an error thrown by `each` or a parser, an abort, a limit), so
+ * the socket is not left open. Once `finished` says the last item came, the
+ * rest of the body is drained (see BodyReader.drain) and nothing more is read.
  */
-export async function* bodyItems<T>(body: ReadableStream<Uint8Array>, options: BodyItemsOptions, parse: (chunk: Uint8Array) => Iterable<T>, end: () => Iterable<T>): AsyncGenerator<T> {
+export async function readBodyItems<T>(
+  body: ReadableStream<Uint8Array>,
+  options: BodyItemsOptions,
+  parse: (chunk: Uint8Array, emit: ItemEmit<T>) => void,
+  end: (emit: ItemEmit<T>) => void,
+  each: (item: T) => void,
+): Promise<void> {
   const reader = new BodyReader(body, options.signal);
   const finished = options.finished ?? (() => false);
+  let done = false;
+  const emit: ItemEmit<T> = (item) => {
+    if (done) return false;
+    each(item);
+    if (finished()) done = true;
+    return !done;
+  };
   let total = 0;
   try {
     for (let chunk = await reader.next(); chunk !== undefined; chunk = await reader.next()) {
       total += chunk.byteLength;
       if (total > options.maxBytes) throw options.tooLarge();
-      for (const item of parse(chunk)) {
-        yield item;
-        if (finished()) {
-          await reader.drain();
-          return;
-        }
+      parse(chunk, emit);
+      if (done) {
+        await reader.drain();
+        return;
       }
     }
   } finally {
     await reader.close();
   }
-  yield* end();
+  end(emit);
 }
 
 export interface ReadTextOptions {

@@ -20,7 +20,7 @@ function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
 
 async function collect(body: ReadableStream<Uint8Array>): Promise<SseEvent[]> {
   const out: SseEvent[] = [];
-  for await (const event of readSseEvents(body)) out.push(event);
+  await readSseEvents(body, {}, (event) => out.push(event));
   return out;
 }
 
@@ -154,6 +154,37 @@ describe('SseParser: maxEventBytes', () => {
   });
 });
 
+describe('SseParser.feed', () => {
+  it('hands each event over before it reads the rest of the text', () => {
+    const parser = new SseParser({ maxEventBytes: 100 });
+    const seen: string[] = [];
+    // The second event is over the limit: the first must already be out when the parser fails on it.
+    assert.throws(() => parser.feed(`data: first\n\ndata: ${'x'.repeat(200)}\n\n`, (event) => void seen.push(event.data)), limitError('maxEventBytes'));
+    assert.deepEqual(seen, ['first']);
+  });
+
+  it('reads nothing more once emit returns false, in this text or a later one', () => {
+    const parser = new SseParser({ maxEventBytes: 100 });
+    const seen: string[] = [];
+    const emit = (event: SseEvent): boolean => {
+      seen.push(event.data);
+      return false;
+    };
+    parser.feed(`data: [DONE]\n\ndata: ${'x'.repeat(200)}\n\n`, emit);
+    parser.feed('data: later\n\n', emit);
+    parser.finish(emit);
+    assert.deepEqual(seen, ['[DONE]']);
+  });
+
+  it('counts a non-ASCII character split from its line across texts', () => {
+    const parser = new SseParser({ maxEventBytes: 40 });
+    parser.feed('data: ', () => undefined);
+    assert.throws(() => {
+      for (let i = 0; i < 12; i += 1) parser.feed('€', () => undefined);
+    }, limitError('maxEventBytes'));
+  });
+});
+
 describe('readSseEvents: bounds', () => {
   /** `piece` repeated up to 8 MiB (far past every limit below), recording whether the reader cancelled it. */
   function endless(piece: string): { body: ReadableStream<Uint8Array>; cancelled: () => boolean } {
@@ -175,7 +206,7 @@ describe('readSseEvents: bounds', () => {
     const source = endless('data: {"x":1}\n\n');
     let seen = 0;
     await assert.rejects(async () => {
-      for await (const _ of readSseEvents(source.body, { maxBytes: 10_000 })) seen += 1;
+      await readSseEvents(source.body, { maxBytes: 10_000 }, () => (seen += 1));
     }, limitError('maxStreamBytes'));
     assert.ok(seen > 100 && seen < 1000, `${seen} events`);
     assert.equal(source.cancelled(), true);
@@ -184,7 +215,7 @@ describe('readSseEvents: bounds', () => {
   it('stops on one event over maxEventBytes, and cancels the body', async () => {
     const source = endless('aaaaaaaaaaaaaaaa');
     await assert.rejects(async () => {
-      for await (const _ of readSseEvents(source.body, { maxEventBytes: 10_000 })) assert.fail('no event expected');
+      await readSseEvents(source.body, { maxEventBytes: 10_000 }, () => assert.fail('no event expected'));
     }, limitError('maxEventBytes'));
     assert.equal(source.cancelled(), true);
   });
@@ -196,7 +227,7 @@ describe('readSseEvents: bounds', () => {
     setTimeout(() => controller.abort(new Error('stop')), 20);
     const guard = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('still reading after 2 s')), 2_000).unref());
     const read = async (): Promise<void> => {
-      for await (const _ of readSseEvents(silent, { signal: controller.signal })) assert.fail('no event expected');
+      await readSseEvents(silent, { signal: controller.signal }, () => assert.fail('no event expected'));
     };
     await assert.rejects(Promise.race([read(), guard]), /stop/);
     assert.equal(cancelled, true);

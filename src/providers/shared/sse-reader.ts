@@ -4,7 +4,7 @@
  */
 import { SseParser as CoreSseParser, type SseEvent, type SseParserOptions as CoreOptions } from '../../core/index.ts';
 import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_STREAM_BYTES, limitExceeded } from './limits.ts';
-import { bodyItems } from './read-body.ts';
+import { readBodyItems } from './read-body.ts';
 
 export type { SseEvent };
 
@@ -45,18 +45,23 @@ export interface ReadSseOptions {
 
 /**
  * Reads a response body as server-sent events, decoding UTF-8 across chunk
- * boundaries. A consumer that stops early (break, error, abort, a limit) gets
- * the body cancelled, so the socket is not left open.
+ * boundaries, and hands each event to `each` as soon as it is complete. Stops
+ * early (and cancels the body, so the socket is not left open) when `each`
+ * throws, on abort and at a limit.
  */
-export async function* readSseEvents(body: ReadableStream<Uint8Array>, options: ReadSseOptions = {}): AsyncGenerator<SseEvent> {
+export async function readSseEvents(body: ReadableStream<Uint8Array>, options: ReadSseOptions, each: (event: SseEvent) => void): Promise<void> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_STREAM_BYTES;
   const provider = options.provider === undefined ? {} : { provider: options.provider };
   const parser = new SseParser({ ...provider, ...(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes }) });
   const decoder = new TextDecoder('utf-8');
-  yield* bodyItems(
+  await readBodyItems<SseEvent>(
     body,
     { signal: options.signal, maxBytes, finished: options.finished, tooLarge: () => limitExceeded({ option: 'maxStreamBytes', limit: maxBytes, what: 'the streamed answer', ...provider }) },
-    (chunk) => parser.push(decoder.decode(chunk, { stream: true })),
-    () => [...parser.push(decoder.decode()), ...parser.end()],
+    (chunk, emit) => parser.feed(decoder.decode(chunk, { stream: true }), emit),
+    (emit) => {
+      parser.feed(decoder.decode(), emit);
+      parser.finish(emit);
+    },
+    each,
   );
 }
