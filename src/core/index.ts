@@ -17,3 +17,4 @@ export * from './escape-regexp.ts';
 export * from './sse-parser.ts';
 export * from './run-filter.ts';
 export { parseJson } from './parse-json.ts';
+export { copyAsJson } from './copy-as-json.ts';

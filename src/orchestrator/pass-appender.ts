@@ -1,4 +1,4 @@
-import { ToolgateError, parseJson, type EventDraft, type RunEvent, type RunPatch } from '../core/index.ts';
+import { ToolgateError, copyAsJson, type EventDraft, type RunEvent, type RunPatch } from '../core/index.ts';
 import type { AppendFn, AppendOptions } from './transition.ts';
 
 /** Commits drafts to the store (fenced by the pass's lease) and applies what was committed to the run's state. */
@@ -139,7 +139,7 @@ export class PassAppender {
     const first = this.#reserve(drafts.length);
     const time = new Date().toISOString();
     // As the store will return them: ids that follow the log, data read back from its JSON text.
-    const events = drafts.map((d, i) => ({ id: first + i, runId: this.#runId, type: d.type, time, data: parseJson(JSON.stringify(d.data)) }) as RunEvent);
+    const events = drafts.map((d, i) => ({ id: first + i, runId: this.#runId, type: d.type, time, data: copyAsJson(d.data) }) as RunEvent);
     const held = this.#deferred;
     this.#deferred =
       held === undefined

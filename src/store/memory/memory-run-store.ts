@@ -1,5 +1,6 @@
 import {
   ToolgateError,
+  copyAsJson,
   parseJson,
   ZERO_USAGE,
   newId,
@@ -134,13 +135,13 @@ export class MemoryRunStore implements RunStore {
     if (options.lease !== undefined) checkLease(runId, entry.lease, options.lease, storeNow());
     checkLastEventId(runId, entry.run.lastEventId, options.expectLastEventId);
     const time = isoNow();
-    // The log keeps JSON text and everyone is handed a copy read back from it, as the
+    // The log keeps JSON text and everyone is handed a copy as it reads back, as the
     // SQLite store does: callers and listeners may mutate what they get, and see exactly
-    // what a later read returns. (Also the cheapest copy: one stringify and one parse.)
+    // what a later read returns. (copyAsJson: the JSON round trip without the parse.)
     const stored = drafts.map((d, i): StoredEvent => ({ id: entry.run.lastEventId + i + 1, type: d.type, time, data: JSON.stringify(d.data) }));
-    const events = stored.map((e) => eventOf(runId, e));
+    const events = stored.map((e, i) => ({ id: e.id, runId, type: e.type, time, data: copyAsJson(drafts[i]?.data) }) as RunEvent);
     entry.events.push(...stored);
-    const { pendingApproval, ...rest } = copyJson(patch ?? {});
+    const { pendingApproval, ...rest } = patch === undefined ? {} : copyJson(patch);
     const next: Run = { ...entry.run, ...rest, lastEventId: entry.run.lastEventId + events.length, updatedAt: time };
     if (pendingApproval === null) delete next.pendingApproval;
     else if (pendingApproval !== undefined) next.pendingApproval = pendingApproval;
@@ -260,13 +261,9 @@ export class MemoryRunStore implements RunStore {
   }
 }
 
-/**
- * A deep copy of stored data (plain JSON: the SQLite store keeps the same as
- * text). A JSON round trip is several times cheaper than structuredClone for
- * the small objects appended at every step.
- */
+/** A deep copy of stored data, as the JSON text the SQLite store keeps would read back (copyAsJson). */
 function copyJson<T>(value: T): T {
-  return parseJson(JSON.stringify(value)) as T;
+  return copyAsJson(value);
 }
 
 function parseCursor(cursor: string): number {

@@ -22,7 +22,7 @@ import {
   type Thread,
   type ToolPin,
 } from '../../core/index.ts';
-import { parseJson } from '../../core/parse-json.ts';
+import { copyAsJson } from '../../core/copy-as-json.ts';
 import { checkAppend } from '../append-guard.ts';
 import { checkLastEventId, checkLease } from '../lease-guard.ts';
 import { RunListeners } from '../run-listeners.ts';
@@ -242,6 +242,6 @@ async function appendLocked(query: Query, runId: string, drafts: readonly EventD
   await query(update.sql, update.params);
   // Delivered to listeners at COMMIT, never for a rolled-back append.
   if (drafts.length > 0) await query(NOTIFY_APPENDED, [`${runId}:${last + drafts.length}`]);
-  // Parsed back from the stored text: callers see exactly what a later read returns.
-  return drafts.map((draft, i) => ({ id: last + i + 1, runId, type: draft.type, time, data: parseJson(data[i] ?? 'null') as unknown }) as RunEvent);
+  // A copy as the stored text reads back (copyAsJson: the JSON round trip without the parse).
+  return drafts.map((draft, i) => ({ id: last + i + 1, runId, type: draft.type, time, data: copyAsJson(draft.data) as unknown }) as RunEvent);
 }

@@ -1,5 +1,5 @@
 import {
-  parseJson,
+  copyAsJson,
   ToolgateError,
   ZERO_USAGE,
   newId,
@@ -143,8 +143,8 @@ export class SqliteRunStore implements RunStore {
       const appended = drafts.map((draft, i) => {
         const data = JSON.stringify(draft.data);
         insert.run(runId, last + i + 1, draft.type, time, data);
-        // Parsed back from the stored text: callers see exactly what a later read returns.
-        return { id: last + i + 1, runId, type: draft.type, time, data: parseJson(data) } as RunEvent;
+        // A copy as the stored text reads back (copyAsJson: the JSON round trip without the parse).
+        return { id: last + i + 1, runId, type: draft.type, time, data: copyAsJson(draft.data) } as RunEvent;
       });
       const update = runUpdate(patch, endedBy, last + appended.length, time, runId);
       this.#sql.statement(update.sql).run(...update.params);
