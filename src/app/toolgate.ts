@@ -11,6 +11,7 @@ import {
   type Run,
   type RunEvent,
   type RunInput,
+  type RunLease,
   type RunSettings,
   type RunStore,
   type ToolSource,
@@ -245,11 +246,16 @@ export class Toolgate {
 
   /** Creates a run and drives it to its end. Resolves with the final run; model and tool failures end the run, they do not reject. */
   async run(request: RunRequest): Promise<Run> {
-    const { run } = await this.engine.start(await this.newRun(request));
-    return this.drive(run.id, {
-      ...(request.signal === undefined ? {} : { signal: request.signal }),
-      ...(request.onEvent === undefined ? {} : { onEvent: request.onEvent }),
-    });
+    // Created and claimed in one write: this process drives it at once.
+    const { run, lease } = await this.engine.startClaimed(await this.newRun(request));
+    return this.#drive(
+      run.id,
+      {
+        ...(request.signal === undefined ? {} : { signal: request.signal }),
+        ...(request.onEvent === undefined ? {} : { onEvent: request.onEvent }),
+      },
+      lease,
+    );
   }
 
   /** Creates a run (queued) without driving it: the runs API schedules it. */
@@ -304,11 +310,16 @@ export class Toolgate {
    * an approval, or one recovered after a restart. Resolves when it ends or
    * waits for a person (or at once, as it stands, when another process drives it).
    */
-  async drive(runId: string, options: DriveOptions = {}): Promise<Run> {
+  drive(runId: string, options: DriveOptions = {}): Promise<Run> {
+    return this.#drive(runId, options, undefined);
+  }
+
+  /** drive, with the lease when the caller already holds one (a run it just created and claimed). */
+  async #drive(runId: string, options: DriveOptions, lease: RunLease | undefined): Promise<Run> {
     const onEvent = options.onEvent;
     const unsubscribe = onEvent === undefined ? undefined : this.store.subscribe(runId, (events) => events.forEach((e) => onEvent(e)));
     try {
-      return await this.engine.drive(runId, { signal: options.signal, stopSignal: options.stopSignal });
+      return await this.engine.drive(runId, { signal: options.signal, stopSignal: options.stopSignal, ...(lease === undefined ? {} : { lease }) });
     } finally {
       unsubscribe?.();
     }

@@ -85,6 +85,16 @@ export class RunEngine {
     return this.#store.createRunIdempotent(init, idempotency);
   }
 
+  /**
+   * Creates a run and claims it for this engine, in one write when the store
+   * can (createAndClaimRun): for a caller that drives it at once (pass the
+   * lease to drive). Without that store method, the run is created and drive claims it.
+   */
+  async startClaimed(init: NewRun & { settings: RunSettings }): Promise<{ run: Run; lease: RunLease | undefined }> {
+    if (this.#store.createAndClaimRun === undefined) return { run: await this.#store.createRun(init), lease: undefined };
+    return this.#store.createAndClaimRun(init, { owner: this.owner, ttlMs: this.leaseMs });
+  }
+
   /** Whether this engine is driving the run now. */
   isDriving(runId: string): boolean {
     return this.#driving.has(runId);

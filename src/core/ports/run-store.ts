@@ -111,7 +111,10 @@ export interface ToolPin {
  * - Leases (claimRun, claimNext, renewLease, releaseRun): at most one owner
  *   holds a live lease on a run; every claim raises the run's epoch; an
  *   append that carries a lease is refused with `lease_lost` (writing
- *   nothing) unless that lease is the run's current one and unexpired.
+ *   nothing) unless that lease is the run's current one and unexpired. The
+ *   append that ends a run (its terminal event) also releases whatever lease
+ *   the run had, in the same write: nothing may be written to an ended run,
+ *   and the owner's releaseRun afterwards changes nothing.
  * - Tool pins are keyed by `(server, tool)`: at most one per key. The first
  *   `pinToolIfNew` for a key wins, across processes sharing the store; only
  *   `replaceToolPin` changes a pin. A pin reads back exactly as it was written.
@@ -120,6 +123,12 @@ export interface ToolPin {
  */
 export interface RunStore {
   createRun(init: NewRun): Promise<Run>;
+  /**
+   * Optional: createRun and claimRun in one atomic write, for a caller that
+   * drives the run it creates at once (one commit instead of two). The lease
+   * is undefined when the new run's status has ended it, as claimRun's would be.
+   */
+  createAndClaimRun?(init: NewRun, claim: ClaimOptions): Promise<{ run: Run; lease: RunLease | undefined }>;
   /**
    * Creates the run unless this tenant already used `idempotency.key`: then
    * returns that run with `created: false`. Atomic: concurrent calls with one

@@ -68,6 +68,16 @@ export class MemoryRunStore implements RunStore {
     return copyJson(this.#insertRun(init));
   }
 
+  async createAndClaimRun(init: NewRun, claim: ClaimOptions): Promise<{ run: Run; lease: RunLease | undefined }> {
+    this.#assertOpen();
+    checkClaimOptions(claim);
+    // No await between the insert and the claim: nobody claims in between.
+    const run = this.#insertRun(init);
+    const entry = this.#entry(run.id);
+    const lease = hasEnded(entry) ? undefined : claimLease(run.id, entry.lease, claim, storeNow());
+    return { run: copyJson(run), lease };
+  }
+
   async createRunIdempotent(init: NewRun, idempotency: IdempotencyRequest): Promise<{ run: Run; created: boolean }> {
     this.#assertOpen();
     // No await between the key lookup and the insert: concurrent calls with one key must create one run.
@@ -146,7 +156,12 @@ export class MemoryRunStore implements RunStore {
     if (pendingApproval === null) delete next.pendingApproval;
     else if (pendingApproval !== undefined) next.pendingApproval = pendingApproval;
     entry.run = next;
-    if (endedBy !== undefined) entry.endedBy = endedBy;
+    if (endedBy !== undefined) {
+      entry.endedBy = endedBy;
+      // An ended run needs no owner: its lease goes with the append that ended it.
+      entry.lease.owner = undefined;
+      entry.lease.expiresAt = undefined;
+    }
     this.#listeners.notify(runId, events);
     return events;
   }

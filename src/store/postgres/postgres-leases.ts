@@ -50,6 +50,6 @@ export class PostgresLeases {
   }
 }
 
-function leaseFromRow(row: PgRow): RunLease {
+export function leaseFromRow(row: PgRow): RunLease {
   return { runId: String(row['id']), owner: String(row['lease_owner']), epoch: Number(row['lease_epoch']), expiresAt: Number(row['lease_expires_ms']) };
 }

@@ -24,20 +24,21 @@ import {
 } from '../../core/index.ts';
 import { copyAsJson } from '../../core/copy-as-json.ts';
 import { checkAppend } from '../append-guard.ts';
-import { checkLastEventId, checkLease } from '../lease-guard.ts';
+import { checkClaimOptions, checkLastEventId, checkLease } from '../lease-guard.ts';
 import { RunListeners } from '../run-listeners.ts';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, DEFAULT_PAGE_SIZE, idempotencyMismatch } from '../store-defaults.ts';
 import { importRunLocked } from './import-run.ts';
 import { KeyedQueue } from './keyed-queue.ts';
 import { listRunsSql } from './list-runs-sql.ts';
 import type { PostgresConnection, Query } from './postgres-connection.ts';
-import { PostgresLeases } from './postgres-leases.ts';
+import { leaseFromRow, PostgresLeases } from './postgres-leases.ts';
 import { PostgresToolPins } from './postgres-tool-pins.ts';
 import type { AppendedCallback, PostgresListener } from './postgres-listener.ts';
 import { decodeRunCursor, encodeRunCursor } from '../run-cursor.ts';
 import { eventFromRow, leaseStateFromRow, newRunParams, runFromRow, threadFromRow } from './run-row.ts';
 import {
   CLAIM_KEY,
+  CLAIM_RUN,
   INSERT_EVENTS,
   INSERT_RUN,
   INSERT_THREAD_MESSAGES,
@@ -85,6 +86,17 @@ export class PostgresRunStore implements RunStore {
 
   async createRun(init: NewRun): Promise<Run> {
     return insertRun((sql, params) => this.#db.query('create a run', sql, params), init);
+  }
+
+  async createAndClaimRun(init: NewRun, claim: ClaimOptions): Promise<{ run: Run; lease: RunLease | undefined }> {
+    this.#db.assertOpen();
+    checkClaimOptions(claim);
+    // One transaction: one commit (one WAL flush) instead of two, and nobody claims the run in between.
+    return this.#db.transaction('create and claim a run', async (query) => {
+      const run = await insertRun(query, init);
+      const [row] = await query(CLAIM_RUN, [run.id, claim.owner, claim.ttlMs]);
+      return { run, lease: row === undefined ? undefined : leaseFromRow(row) };
+    });
   }
 
   async createRunIdempotent(init: NewRun, idempotency: IdempotencyRequest): Promise<{ run: Run; created: boolean }> {

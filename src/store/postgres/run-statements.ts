@@ -65,7 +65,11 @@ export function updateRunSql(runId: string, patch: RunPatch, after: { endedBy: R
   if (patch.steps !== undefined) set('steps', patch.steps);
   // null clears it.
   if (patch.pendingApproval !== undefined) set('pending_approval', json(patch.pendingApproval), '::jsonb');
-  if (after.endedBy !== undefined) set('ended_by', after.endedBy);
+  if (after.endedBy !== undefined) {
+    set('ended_by', after.endedBy);
+    // An ended run needs no owner: its lease goes with the append that ended it (the epoch stays).
+    sets.push('lease_owner = NULL', 'lease_expires_at = NULL');
+  }
   set('last_event_id', after.lastEventId);
   set('updated_at', after.time, '::timestamptz');
   return { sql: `UPDATE runs SET ${sets.join(', ')} WHERE id = $1`, params };

@@ -29,6 +29,8 @@ export function runUpdate(patch: RunPatch, endedBy: string | undefined, lastEven
   if (endedBy !== undefined) {
     sets.push('ended_by = COALESCE(ended_by, ?)');
     params.push(endedBy);
+    // An ended run needs no owner: its lease goes with the append that ended it (the epoch stays).
+    sets.push('lease_owner = NULL', 'lease_expires_at = NULL');
   }
   set('last_event_id', lastEventId);
   set('updated_at', updatedAt);

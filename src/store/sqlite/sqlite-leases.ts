@@ -19,15 +19,18 @@ export class SqliteLeases {
 
   claimRun(runId: string, options: ClaimOptions): RunLease | undefined {
     checkClaimOptions(options);
-    return this.#sql.transaction(`claim run ${runId}`, () => {
-      const now = storeNow();
-      const row = this.#sql.statement(CLAIM_RUN).get({ id: runId, owner: options.owner, now, expires_at: now + options.ttlMs });
-      if (row !== undefined) return leaseFromRow(row);
-      if (this.#sql.statement('SELECT 1 FROM runs WHERE id = ?').get(runId) === undefined) {
-        throw new ToolgateError('not_found', `run ${runId} does not exist`);
-      }
-      return undefined;
-    });
+    return this.#sql.transaction(`claim run ${runId}`, () => this.claimLocked(runId, options));
+  }
+
+  /** claimRun's work, inside a write transaction the caller holds (createAndClaimRun's). */
+  claimLocked(runId: string, options: ClaimOptions): RunLease | undefined {
+    const now = storeNow();
+    const row = this.#sql.statement(CLAIM_RUN).get({ id: runId, owner: options.owner, now, expires_at: now + options.ttlMs });
+    if (row !== undefined) return leaseFromRow(row);
+    if (this.#sql.statement('SELECT 1 FROM runs WHERE id = ?').get(runId) === undefined) {
+      throw new ToolgateError('not_found', `run ${runId} does not exist`);
+    }
+    return undefined;
   }
 
   claimNext(options: ClaimOptions & { limit: number }): RunLease[] {

@@ -25,7 +25,7 @@ import {
 } from '../../core/index.ts';
 import { checkAppend } from '../append-guard.ts';
 import { importRunInto } from './import-run.ts';
-import { checkLastEventId, checkLease } from '../lease-guard.ts';
+import { checkClaimOptions, checkLastEventId, checkLease } from '../lease-guard.ts';
 import { storeNow, isoNow } from '../store-clock.ts';
 import { SqliteLeases, leaseStateFromRow } from './sqlite-leases.ts';
 import { SqliteToolPins } from './sqlite-tool-pins.ts';
@@ -82,6 +82,15 @@ export class SqliteRunStore implements RunStore {
 
   async createRun(init: NewRun): Promise<Run> {
     return this.#sql.run('create a run', () => this.#insertRun(init));
+  }
+
+  async createAndClaimRun(init: NewRun, claim: ClaimOptions): Promise<{ run: Run; lease: RunLease | undefined }> {
+    checkClaimOptions(claim);
+    // One IMMEDIATE transaction: one commit, and nobody claims the run in between.
+    return this.#sql.transaction('create and claim a run', () => {
+      const run = this.#insertRun(init);
+      return { run, lease: this.#leases.claimLocked(run.id, claim) };
+    });
   }
 
   async createRunIdempotent(init: NewRun, idempotency: IdempotencyRequest): Promise<{ run: Run; created: boolean }> {

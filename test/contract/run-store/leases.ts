@@ -189,6 +189,52 @@ export function leasesContract(factory: RunStoreFactory): void {
         assert.ok(!('settings' in plain) && !('settings' in ((await store.getRun(plain.id)) ?? {})), 'no settings given: none stored');
       }));
 
+    it('the append that ends a run releases its lease, whoever writes it; releasing afterwards changes nothing', () =>
+      withStore(factory, async (store) => {
+        const { id } = await store.createRun(newRun());
+        const lease = await claimed(store, id, 'engine-a');
+        await store.append(id, [userMessage('hi')], { status: 'running' }, { lease });
+        assert.ok((await store.renewLease(lease, LONG)) !== undefined, 'held while the run goes on');
+        await store.append(id, [draft('run_completed', { output: 'done', usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, steps: 1 })], { status: 'completed' }, { lease });
+        assert.equal(await store.renewLease(lease, LONG), undefined, 'the ending append released it');
+        const released = await store.releaseRun(lease);
+        assert.equal(released?.status, 'completed');
+        assert.deepEqual(released, await store.getRun(id));
+        assert.equal(await store.claimRun(id, { owner: 'engine-b', ttlMs: LONG }), undefined, 'an ended run is never claimed');
+
+        // Ended by another writer (a cancel recorded without the lease): the holder's lease goes too.
+        const other = await store.createRun(newRun({ status: 'running' }));
+        const held = await claimed(store, other.id, 'engine-a');
+        await store.append(other.id, [draft('run_cancelled', { reason: 'stop', usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, steps: 0 })], { status: 'cancelled' });
+        assert.equal(await store.renewLease(held, LONG), undefined);
+        await assert.rejects(store.append(other.id, [userMessage('late')], undefined, { lease: held }), toolgateError('conflict'), 'nothing is written to an ended run');
+      }));
+
+    it('createAndClaimRun, where a store has it, creates and claims in one step', (t) =>
+      withStore(factory, async (store) => {
+        const create = store.createAndClaimRun?.bind(store);
+        if (create === undefined) {
+          t.skip('this store has no createAndClaimRun (it is optional)');
+          return;
+        }
+        const { run, lease } = await create(newRun({ settings: SETTINGS }), { owner: 'engine-a', ttlMs: LONG });
+        assert.deepEqual(run, await store.getRun(run.id), 'the run as stored');
+        assert.equal(run.status, 'queued');
+        assert.ok(lease !== undefined);
+        assert.deepEqual([lease.runId, lease.owner, lease.epoch], [run.id, 'engine-a', 1]);
+        assert.equal(await store.claimRun(run.id, { owner: 'engine-b', ttlMs: LONG }), undefined, 'held by its creator');
+        await store.append(run.id, [userMessage('hi')], { status: 'running' }, { lease });
+        assert.ok((await store.renewLease(lease, LONG)) !== undefined);
+        // A status that has ended the run: created, not claimed.
+        const ended = await create(newRun({ status: 'completed' }), { owner: 'engine-a', ttlMs: LONG });
+        assert.equal(ended.lease, undefined);
+        assert.equal((await store.getRun(ended.run.id))?.status, 'completed');
+        // An id already taken: nothing is created, nothing claimed.
+        await assert.rejects(create(newRun({ id: run.id }), { owner: 'engine-b', ttlMs: LONG }), toolgateError('conflict'));
+        assert.equal(await store.claimRun(run.id, { owner: 'engine-b', ttlMs: LONG }), undefined);
+        await assert.rejects(create(newRun(), { owner: '', ttlMs: LONG }), toolgateError('usage'));
+      }));
+
     fencedAppendContract(factory);
   });
 }
