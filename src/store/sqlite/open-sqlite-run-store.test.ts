@@ -6,7 +6,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { after, before, describe, it } from 'node:test';
 import { ToolgateError, type ErrorCode } from '../../core/index.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
-import { openSqliteRunStore } from './open-sqlite-run-store.ts';
+import { openSqliteRunStore, retryWhileBusy } from './open-sqlite-run-store.ts';
 
 function rejectsWith(code: ErrorCode, message: RegExp): (error: unknown) => true {
   return (error: unknown) => {
@@ -93,5 +93,83 @@ describe('openSqliteRunStore', () => {
       openSqliteRunStore({ path: join(blocker, 'runs.db') }),
       rejectsWith('internal', /could not create the directory .*a-file/),
     );
+  });
+
+  it('several processes opening one new file at once all get the store, its schema applied once', async () => {
+    const { spawn } = await import('node:child_process');
+    const { pathToFileURL } = await import('node:url');
+    const entry = pathToFileURL(join(process.cwd(), 'src/store/sqlite/open-sqlite-run-store.ts')).href;
+    const script = `const { openSqliteRunStore } = await import(${JSON.stringify(entry)});
+      const store = await openSqliteRunStore({ path: process.argv[1] });
+      await store.createRun({ input: 'x', model: 'm' });
+      await store.close();`;
+    for (let round = 0; round < 3; round += 1) {
+      const path = join(dir, `together-${round}.db`);
+      const codes = await Promise.all(
+        [0, 1, 2, 3].map(
+          () =>
+            new Promise<string>((resolve) => {
+              const child = spawn(process.execPath, ['--input-type=module', '-e', script, path], { stdio: ['ignore', 'ignore', 'pipe'] });
+              let stderr = '';
+              child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+              child.on('close', (code) => resolve(code === 0 ? 'ok' : stderr));
+            }),
+        ),
+      );
+      assert.deepEqual(codes, ['ok', 'ok', 'ok', 'ok']);
+      const store = await openSqliteRunStore({ path });
+      assert.equal((await store.listRuns()).runs.length, 4);
+      await store.close();
+    }
+  });
+});
+
+describe('retryWhileBusy', () => {
+  const busy = (errcode: number): Error => Object.assign(new Error('database is locked'), { errcode });
+
+  it('tries again while SQLite answers busy (any busy code), then returns the result', async () => {
+    let calls = 0;
+    const slept: number[] = [];
+    const result = await retryWhileBusy(
+      () => {
+        calls += 1;
+        if (calls === 1) throw busy(5);
+        if (calls === 2) throw busy(261); // SQLITE_BUSY_RECOVERY
+        return 'opened';
+      },
+      { timeoutMs: 1_000, sleep: async (ms) => void slept.push(ms) },
+    );
+    assert.equal(result, 'opened');
+    assert.equal(calls, 3);
+    assert.equal(slept.length, 2);
+  });
+
+  it('throws any other error at once, and a busy one once the time is up', async () => {
+    let calls = 0;
+    const other = Object.assign(new Error('file is not a database'), { errcode: 26 });
+    await assert.rejects(
+      retryWhileBusy(
+        () => {
+          calls += 1;
+          throw other;
+        },
+        { timeoutMs: 1_000, sleep: async () => undefined },
+      ),
+      (error) => error === other,
+    );
+    assert.equal(calls, 1);
+    let clock = 0;
+    calls = 0;
+    await assert.rejects(
+      retryWhileBusy(
+        () => {
+          calls += 1;
+          throw busy(5);
+        },
+        { timeoutMs: 50, now: () => clock, sleep: async (ms) => void (clock += ms) },
+      ),
+      /database is locked/,
+    );
+    assert.ok(calls > 1 && clock >= 50, `tried ${calls} times over ${clock} ms`);
   });
 });

@@ -20,9 +20,10 @@ export interface OpenSqliteRunStoreOptions {
   /** A file path (parent directories are created) or ':memory:'. */
   path: string;
   /**
-   * FULL (default) syncs the write-ahead log on every commit: an appended event
-   * survives a power cut. NORMAL is faster; a power cut (not a process crash)
-   * may lose the last commits, never corrupting the file.
+   * NORMAL (default, see DEFAULT_SQLITE_SYNCHRONOUS): a commit survives the
+   * process crashing; a power cut may lose the last commits, never corrupting
+   * the file. FULL syncs the write-ahead log on every commit, so an appended
+   * event survives a power cut too.
    */
   synchronous?: 'FULL' | 'NORMAL';
   /** How long to wait for another process's write lock before failing. */
@@ -36,6 +37,14 @@ export async function openSqliteRunStore(options: OpenSqliteRunStoreOptions): Pr
   checkOptions(options.path, synchronous, busyTimeoutMs);
   const label = options.path === IN_MEMORY ? IN_MEMORY : resolve(options.path);
   if (options.path !== IN_MEMORY) createParentDirectory(label);
+  try {
+    return await retryWhileBusy(() => openOnce(label, synchronous, busyTimeoutMs), { timeoutMs: busyTimeoutMs });
+  } catch (error) {
+    throw sqliteFailure(error, { label, action: 'open the database', busyTimeoutMs });
+  }
+}
+
+function openOnce(label: string, synchronous: string, busyTimeoutMs: number): SqliteRunStore {
   let db: DatabaseSync | undefined;
   try {
     db = new DatabaseSync(label, { timeout: busyTimeoutMs });
@@ -52,7 +61,37 @@ export async function openSqliteRunStore(options: OpenSqliteRunStoreOptions): Pr
     } catch {
       // The open error is the one worth reporting.
     }
-    throw sqliteFailure(error, { label, action: 'open the database', busyTimeoutMs });
+    throw error;
+  }
+}
+
+/** SQLITE_BUSY and its extended codes (BUSY_RECOVERY, BUSY_SNAPSHOT, BUSY_TIMEOUT). */
+function isBusy(error: unknown): boolean {
+  const { errcode } = (error ?? {}) as { errcode?: unknown };
+  return typeof errcode === 'number' && (errcode & 0xff) === 5;
+}
+
+/**
+ * Runs `work` again while it fails with SQLITE_BUSY, for up to `timeoutMs`.
+ * Opening a file that other processes are opening, switching to WAL or
+ * checkpointing at the same moment can be refused at once, without SQLite's
+ * busy handler waiting (several `toolgate serve` starting together on a new
+ * file). Everything in an open is safe to repeat: the migrations run in one
+ * transaction and are skipped once applied. Any other error, or the time
+ * running out, is thrown as it is.
+ */
+export async function retryWhileBusy<T>(work: () => T, options: { timeoutMs: number; now?: () => number; sleep?: (ms: number) => Promise<void> }): Promise<T> {
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const deadline = now() + options.timeoutMs;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return work();
+    } catch (error) {
+      const left = deadline - now();
+      if (!isBusy(error) || left <= 0) throw error;
+      await sleep(Math.min(left, 5 * attempt, 100));
+    }
   }
 }
 
