@@ -41,6 +41,34 @@ describe('DeltaBuffer', () => {
     assert.equal(appended.map((a) => a.text).join(''), 'The spot priceNext');
   });
 
+  it('with nothing on its way, the first text goes to the store within the push, not a microtask later', async () => {
+    const { appended, append } = recorder();
+    const buffer = new DeltaBuffer({ append, flushMs: 60_000 });
+    buffer.push(1, 'First');
+    assert.deepEqual(appended, [{ step: 1, text: 'First' }], 'appended synchronously');
+    // One still on its way: the next one waits for it, in order.
+    let release: () => void = () => undefined;
+    const slow = new DeltaBuffer({
+      append: async (drafts) => {
+        await new Promise<void>((resolve) => (release = resolve));
+        return append(drafts);
+      },
+      flushMs: 60_000,
+    });
+    slow.push(2, 'a');
+    slow.push(3, 'b');
+    await settle();
+    assert.equal(appended.length, 1, 'the first append of the slow store has not returned');
+    release();
+    await settle();
+    release();
+    await slow.flush();
+    assert.deepEqual(appended.slice(1), [
+      { step: 2, text: 'a' },
+      { step: 3, text: 'b' },
+    ]);
+  });
+
   it('the timer flushes coalesced text without a flush() call', async () => {
     const { appended, append } = recorder();
     const buffer = new DeltaBuffer({ append, flushMs: 1 });

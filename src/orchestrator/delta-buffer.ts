@@ -20,6 +20,8 @@ export class DeltaBuffer {
   #pending = '';
   #timer: ReturnType<typeof setTimeout> | undefined;
   #chain: Promise<unknown> = Promise.resolve();
+  /** Appends started and not yet settled: with none, the next one starts at once, not a microtask later. */
+  #inFlight = 0;
   #error: unknown;
 
   constructor(options: { append: AppendFn; flushMs?: number }) {
@@ -68,10 +70,20 @@ export class DeltaBuffer {
     const text = this.#pending;
     const step = this.#step;
     this.#pending = '';
-    this.#chain = this.#chain.then(() =>
-      this.#append([draft('assistant_delta', { step, text })], undefined, options).catch((error: unknown) => {
-        this.#error ??= error;
-      }),
-    );
+    const send = (): Promise<void> =>
+      this.#append([draft('assistant_delta', { step, text })], undefined, options)
+        .then(
+          () => undefined,
+          (error: unknown) => {
+            this.#error ??= error;
+          },
+        )
+        .finally(() => {
+          this.#inFlight -= 1;
+        });
+    // Nothing on its way: started now, so the first text of a step reaches the store (and its
+    // readers) while the model's stream is still being read, not after the rest of its chunk.
+    this.#chain = this.#inFlight === 0 ? send() : this.#chain.then(send);
+    this.#inFlight += 1;
   }
 }

@@ -114,4 +114,15 @@ describe('PassAppender', () => {
     await assert.rejects(appender.append([draft('run_failed', { error: { code: 'internal', message: 'x' }, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, steps: 1 })]), /driven again from the log/);
     assert.equal(commits.length, 1, 'the stale pass wrote nothing after the conflict');
   });
+  it('with no commit on its way, an append commits within the call; otherwise after the one before, in order', async () => {
+    const { appender, commits } = harness({ delayMs: (types) => (types.includes('tool_call') ? 20 : 0) });
+    const first = appender.append([draft('user_message', { text: 'hi' })]);
+    assert.equal(commits.length, 1, 'committed within the call, not queued behind a microtask');
+    await first;
+    assert.deepEqual(commits.map((c) => c.types), [['user_message']]);
+    const slow = appender.append([draft('tool_call', { step: 1, toolCallId: 'c1', name: 't', arguments: {}, origin: { kind: 'local', server: 'local', tool: 't' } })]);
+    const next = appender.append([draft('user_message', { text: 'after' })]);
+    await Promise.all([slow, next]);
+    assert.deepEqual(commits.map((c) => c.types), [['user_message'], ['tool_call'], ['user_message']], 'the second waited for the slow one');
+  });
 });

@@ -48,6 +48,8 @@ export class PassAppender {
   #failed: unknown;
   /** The last commit asked for: the next one starts after it has settled. */
   #tail: Promise<unknown> = Promise.resolve();
+  /** Commits asked for and not yet settled: with none, the next one starts at once, not a microtask later. */
+  #inFlight = 0;
   /** The id of the last event of every commit asked for so far, held-back events included: where the log will be. */
   #projected = 0;
 
@@ -78,8 +80,14 @@ export class PassAppender {
     this.#stopTimer();
     if (deferred === undefined && drafts.length === 0) return [];
     this.#reserve(drafts.length);
-    const commit = this.#tail.then(() => this.#commitNow(deferred, drafts, patch));
-    this.#tail = commit.catch(() => undefined);
+    const start = (): Promise<RunEvent[]> => this.#commitNow(deferred, drafts, patch);
+    const commit = this.#inFlight === 0 ? start() : this.#tail.then(start);
+    this.#inFlight += 1;
+    this.#tail = commit
+      .catch(() => undefined)
+      .finally(() => {
+        this.#inFlight -= 1;
+      });
     return commit;
   };
 
