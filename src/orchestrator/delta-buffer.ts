@@ -1,4 +1,5 @@
 import { draft } from '../core/index.ts';
+import { InOrder } from './in-order.ts';
 import type { AppendFn, AppendOptions } from './transition.ts';
 
 /** How long streamed text may wait before it is appended as one `assistant_delta`. */
@@ -19,9 +20,8 @@ export class DeltaBuffer {
   #started = 0;
   #pending = '';
   #timer: ReturnType<typeof setTimeout> | undefined;
-  #chain: Promise<unknown> = Promise.resolve();
-  /** Appends started and not yet settled: with none, the next one starts at once, not a microtask later. */
-  #inFlight = 0;
+  /** Appends in order; with none on its way, the next starts at once (see InOrder). */
+  readonly #appends = new InOrder();
   #error: unknown;
 
   constructor(options: { append: AppendFn; flushMs?: number }) {
@@ -57,7 +57,7 @@ export class DeltaBuffer {
   /** Appends whatever is pending (with `options`, e.g. deferred with the answer) and waits for every earlier append. */
   async flush(options?: AppendOptions): Promise<void> {
     this.#enqueueFlush(options);
-    await this.#chain;
+    await this.#appends.settled();
     if (this.#error !== undefined) throw this.#error;
   }
 
@@ -70,20 +70,15 @@ export class DeltaBuffer {
     const text = this.#pending;
     const step = this.#step;
     this.#pending = '';
-    const send = (): Promise<void> =>
-      this.#append([draft('assistant_delta', { step, text })], undefined, options)
-        .then(
-          () => undefined,
-          (error: unknown) => {
-            this.#error ??= error;
-          },
-        )
-        .finally(() => {
-          this.#inFlight -= 1;
-        });
     // Nothing on its way: started now, so the first text of a step reaches the store (and its
     // readers) while the model's stream is still being read, not after the rest of its chunk.
-    this.#chain = this.#inFlight === 0 ? send() : this.#chain.then(send);
-    this.#inFlight += 1;
+    void this.#appends.run(() =>
+      this.#append([draft('assistant_delta', { step, text })], undefined, options).then(
+        () => undefined,
+        (error: unknown) => {
+          this.#error ??= error;
+        },
+      ),
+    );
   }
 }

@@ -1,4 +1,5 @@
 import { ToolgateError, copyAsJson, type EventDraft, type RunEvent, type RunPatch } from '../core/index.ts';
+import { InOrder } from './in-order.ts';
 import type { AppendFn, AppendOptions } from './transition.ts';
 
 /** Commits drafts to the store (fenced by the pass's lease) and applies what was committed to the run's state. */
@@ -46,10 +47,8 @@ export class PassAppender {
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** A commit made by the timer failed: the next append reports it. */
   #failed: unknown;
-  /** The last commit asked for: the next one starts after it has settled. */
-  #tail: Promise<unknown> = Promise.resolve();
-  /** Commits asked for and not yet settled: with none, the next one starts at once, not a microtask later. */
-  #inFlight = 0;
+  /** Commits in the order asked; with none on its way, the next starts at once (see InOrder). */
+  readonly #commits = new InOrder();
   /** The id of the last event of every commit asked for so far, held-back events included: where the log will be. */
   #projected = 0;
 
@@ -80,15 +79,7 @@ export class PassAppender {
     this.#stopTimer();
     if (deferred === undefined && drafts.length === 0) return [];
     this.#reserve(drafts.length);
-    const start = (): Promise<RunEvent[]> => this.#commitNow(deferred, drafts, patch);
-    const commit = this.#inFlight === 0 ? start() : this.#tail.then(start);
-    this.#inFlight += 1;
-    this.#tail = commit
-      .catch(() => undefined)
-      .finally(() => {
-        this.#inFlight -= 1;
-      });
-    return commit;
+    return this.#commits.run(() => this.#commitNow(deferred, drafts, patch));
   };
 
   async #commitNow(deferred: Deferred | undefined, drafts: EventDraft[], patch: RunPatch | undefined): Promise<RunEvent[]> {

@@ -65,7 +65,7 @@ export class MemoryRunStore implements RunStore {
 
   async createRun(init: NewRun): Promise<Run> {
     this.#assertOpen();
-    return copyJson(this.#insertRun(init));
+    return copyAsJson(this.#insertRun(init));
   }
 
   async createAndClaimRun(init: NewRun, claim: ClaimOptions): Promise<{ run: Run; lease: RunLease | undefined }> {
@@ -75,7 +75,7 @@ export class MemoryRunStore implements RunStore {
     const run = this.#insertRun(init);
     const entry = this.#entry(run.id);
     const lease = hasEnded(entry) ? undefined : claimLease(run.id, entry.lease, claim, storeNow());
-    return { run: copyJson(run), lease };
+    return { run: copyAsJson(run), lease };
   }
 
   async createRunIdempotent(init: NewRun, idempotency: IdempotencyRequest): Promise<{ run: Run; created: boolean }> {
@@ -89,7 +89,7 @@ export class MemoryRunStore implements RunStore {
         throw idempotencyMismatch(idempotency.key);
       }
       const entry = this.#runs.get(existing.runId);
-      if (entry !== undefined) return { run: copyJson(entry.run), created: false };
+      if (entry !== undefined) return { run: copyAsJson(entry.run), created: false };
     }
     const run = this.#insertRun(init);
     this.#pruneExpiredKeys(now);
@@ -99,7 +99,7 @@ export class MemoryRunStore implements RunStore {
       requestHash: idempotency.requestHash,
       expiresAt: now + (idempotency.ttlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS),
     });
-    return { run: copyJson(run), created: true };
+    return { run: copyAsJson(run), created: true };
   }
 
   async getThread(threadId: string, tenantId?: string): Promise<Thread | undefined> {
@@ -115,7 +115,7 @@ export class MemoryRunStore implements RunStore {
   async getRun(runId: string): Promise<Run | undefined> {
     this.#assertOpen();
     const entry = this.#runs.get(runId);
-    return entry === undefined ? undefined : copyJson(entry.run);
+    return entry === undefined ? undefined : copyAsJson(entry.run);
   }
 
   async listRuns(query: ListRunsQuery = {}): Promise<RunPage> {
@@ -131,7 +131,7 @@ export class MemoryRunStore implements RunStore {
       .filter((e) => query.threadId === undefined || e.run.threadId === query.threadId)
       .reverse();
     const page = matching.slice(0, limit);
-    const runs = page.map((e) => copyJson(e.run));
+    const runs = page.map((e) => copyAsJson(e.run));
     const last = page.at(-1);
     return matching.length > limit && last !== undefined ? { runs, nextCursor: String(last.seq) } : { runs };
   }
@@ -151,7 +151,7 @@ export class MemoryRunStore implements RunStore {
     const stored = drafts.map((d, i): StoredEvent => ({ id: entry.run.lastEventId + i + 1, type: d.type, time, data: JSON.stringify(d.data) }));
     const events = stored.map((e, i) => ({ id: e.id, runId, type: e.type, time, data: copyAsJson(drafts[i]?.data) }) as RunEvent);
     entry.events.push(...stored);
-    const { pendingApproval, ...rest } = patch === undefined ? {} : copyJson(patch);
+    const { pendingApproval, ...rest } = patch === undefined ? {} : copyAsJson(patch);
     const next: Run = { ...entry.run, ...rest, lastEventId: entry.run.lastEventId + events.length, updatedAt: time };
     if (pendingApproval === null) delete next.pendingApproval;
     else if (pendingApproval !== undefined) next.pendingApproval = pendingApproval;
@@ -207,7 +207,7 @@ export class MemoryRunStore implements RunStore {
     const entry = this.#runs.get(lease.runId);
     if (entry === undefined) return undefined;
     releaseLease(entry.lease, lease);
-    return copyJson(entry.run);
+    return copyAsJson(entry.run);
   }
 
   async listToolPins(): Promise<ToolPin[]> {
@@ -247,10 +247,10 @@ export class MemoryRunStore implements RunStore {
       ...(init.tenantId === undefined ? {} : { tenantId: init.tenantId }),
       ...(init.userId === undefined ? {} : { userId: init.userId }),
       ...(init.threadId === undefined ? {} : { threadId: init.threadId }),
-      ...(init.metadata === undefined ? {} : { metadata: copyJson(init.metadata) }),
-      ...(init.context === undefined ? {} : { context: copyJson(init.context) }),
+      ...(init.metadata === undefined ? {} : { metadata: copyAsJson(init.metadata) }),
+      ...(init.context === undefined ? {} : { context: copyAsJson(init.context) }),
       ...(init.dryRun === undefined ? {} : { dryRun: init.dryRun }),
-      ...(init.settings === undefined ? {} : { settings: copyJson(init.settings) }),
+      ...(init.settings === undefined ? {} : { settings: copyAsJson(init.settings) }),
     };
     this.#seq += 1;
     this.#runs.set(id, { run, events: [], seq: this.#seq, lease: { owner: undefined, epoch: 0, expiresAt: undefined } });
@@ -274,11 +274,6 @@ export class MemoryRunStore implements RunStore {
   #assertOpen(): void {
     if (this.#closed) throw new ToolgateError('internal', 'the run store is closed');
   }
-}
-
-/** A deep copy of stored data, as the JSON text the SQLite store keeps would read back (copyAsJson). */
-function copyJson<T>(value: T): T {
-  return copyAsJson(value);
 }
 
 function parseCursor(cursor: string): number {
