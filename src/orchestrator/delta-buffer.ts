@@ -55,10 +55,13 @@ export class DeltaBuffer {
   }
 
   /** Appends whatever is pending (with `options`, e.g. deferred with the answer) and waits for every earlier append. */
-  async flush(options?: AppendOptions): Promise<void> {
+  flush(options?: AppendOptions): Promise<void> {
     this.#enqueueFlush(options);
-    await this.#appends.settled();
-    if (this.#error !== undefined) throw this.#error;
+    // Nothing pending and nothing on its way (every turn of a run that does not stream): no wait.
+    if (!this.#appends.busy) return this.#error === undefined ? Promise.resolve() : Promise.reject(this.#error);
+    return this.#appends.settled().then(() => {
+      if (this.#error !== undefined) throw this.#error;
+    });
   }
 
   #enqueueFlush(options?: AppendOptions): void {

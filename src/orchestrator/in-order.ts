@@ -9,15 +9,21 @@ export class InOrder {
   #tail: Promise<unknown> = Promise.resolve();
   #onTheirWay = 0;
 
+  readonly #settle = (): void => {
+    this.#onTheirWay -= 1;
+  };
+
   run<T>(job: () => Promise<T>): Promise<T> {
     const started = this.#onTheirWay === 0 ? job() : this.#tail.then(job);
     this.#onTheirWay += 1;
-    this.#tail = started
-      .catch(() => undefined)
-      .finally(() => {
-        this.#onTheirWay -= 1;
-      });
+    // One promise per job for the order (it never rejects), not two.
+    this.#tail = started.then(this.#settle, this.#settle);
     return started;
+  }
+
+  /** Whether a job asked for has not settled yet. */
+  get busy(): boolean {
+    return this.#onTheirWay > 0;
   }
 
   /** Settles once every job asked for so far has settled. */

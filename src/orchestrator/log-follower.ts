@@ -28,8 +28,27 @@ export class LogFollower {
 
   /** Events as they were appended (a subscription, an own append): applied now when they continue the log. */
   offer(events: readonly RunEvent[]): void {
+    // The usual case: nothing waits past a gap and the events continue the log (or were applied already).
+    if (this.#ahead.size === 0) {
+      let from = 0;
+      while (from < events.length && (events[from] as RunEvent).id <= this.state.lastEventId) from += 1;
+      if (from === events.length) return;
+      if (this.#continues(events, from)) {
+        const applied = from === 0 ? events : events.slice(from);
+        applyEvents(this.state, applied);
+        this.#onApplied(applied);
+        return;
+      }
+    }
     for (const event of events) if (event.id > this.state.lastEventId) this.#ahead.set(event.id, event);
     this.#drain();
+  }
+
+  /** Whether events[from..] are the next ids of the log, one after another. */
+  #continues(events: readonly RunEvent[], from: number): boolean {
+    let expected = this.state.lastEventId + 1;
+    for (let i = from; i < events.length; i += 1, expected += 1) if ((events[i] as RunEvent).id !== expected) return false;
+    return true;
   }
 
   /** Whether every event up to `id` has been applied. */
@@ -43,14 +62,20 @@ export class LogFollower {
     return this.#reading;
   }
 
-  /** Appended events reach the state before the append is reported done, with any gap before them filled. */
-  async settle(events: readonly RunEvent[]): Promise<void> {
+  /**
+   * Appended events reach the state before the append is reported done, with
+   * any gap before them filled: undefined when they are applied at once,
+   * otherwise a promise settled once the gap has been read.
+   */
+  settle(events: readonly RunEvent[]): Promise<void> | undefined {
     this.offer(events);
     const last = events.at(-1);
-    if (last === undefined || this.has(last.id)) return;
-    await this.catchUp();
-    // A store that does not return what it just appended would otherwise be waited on forever.
-    if (!this.has(last.id)) throw new ToolgateError('internal', `run ${this.#runId}: event ${last.id} was appended but the store does not return it`);
+    // Applied already (the usual case): nothing to wait for.
+    if (last === undefined || this.has(last.id)) return undefined;
+    return this.catchUp().then(() => {
+      // A store that does not return what it just appended would otherwise be waited on forever.
+      if (!this.has(last.id)) throw new ToolgateError('internal', `run ${this.#runId}: event ${last.id} was appended but the store does not return it`);
+    });
   }
 
   async #read(): Promise<void> {

@@ -1,4 +1,5 @@
 import { ToolgateError, copyAsJson, type EventDraft, type RunEvent, type RunPatch } from '../core/index.ts';
+import { isoNow } from '../core/iso-now.ts';
 import { InOrder } from './in-order.ts';
 import type { AppendFn, AppendOptions } from './transition.ts';
 
@@ -136,7 +137,7 @@ export class PassAppender {
 
   #defer(drafts: EventDraft[], patch: RunPatch | undefined): RunEvent[] {
     const first = this.#reserve(drafts.length);
-    const time = new Date().toISOString();
+    const time = isoNow();
     // As the store will return them: ids that follow the log, data read back from its JSON text.
     const events = drafts.map((d, i) => ({ id: first + i, runId: this.#runId, type: d.type, time, data: copyAsJson(d.data) }) as RunEvent);
     const held = this.#deferred;

@@ -232,7 +232,8 @@ export class RunEngine {
           if (error instanceof ToolgateError && error.code === 'lease_lost') keeper.markLost();
           throw error;
         }
-        await follower.settle(events);
+        const settling = follower.settle(events);
+        if (settling !== undefined) await settling;
         return events;
       },
       lastEventId: () => state.lastEventId,

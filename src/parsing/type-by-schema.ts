@@ -109,10 +109,29 @@ function admits(schema: unknown, root: JsonSchema, nesting: number): Admits {
   return all;
 }
 
-/** The containers a (resolved) schema asks for; none when it allows a string. */
-function wanted(schema: unknown, root: JsonSchema): Container[] {
+/** `wanted` by schema object and root: a tool's schema is looked at for every string of every call. */
+const wantedBySchema = new WeakMap<object, WeakMap<object, readonly Container[]>>();
+const NO_CONTAINER: readonly Container[] = [];
+
+/** The containers a (resolved) schema asks for; none when it allows a string. Schemas are treated as immutable. */
+function wanted(schema: unknown, root: JsonSchema): readonly Container[] {
+  if (typeof schema !== 'object' || schema === null) return containersOf(schema, root);
+  let byRoot = wantedBySchema.get(schema);
+  if (byRoot === undefined) {
+    byRoot = new WeakMap();
+    wantedBySchema.set(schema, byRoot);
+  }
+  let known = byRoot.get(root);
+  if (known === undefined) {
+    known = containersOf(schema, root);
+    byRoot.set(root, known);
+  }
+  return known;
+}
+
+function containersOf(schema: unknown, root: JsonSchema): readonly Container[] {
   const admitted = admits(schema, root, 0);
-  return admitted.string ? [] : [...admitted.containers];
+  return admitted.string || admitted.containers.size === 0 ? NO_CONTAINER : [...admitted.containers];
 }
 
 function typeAllows(type: unknown, name: string): boolean {
@@ -149,12 +168,14 @@ function childSchema(parent: unknown, key: string | number): unknown {
   return property !== undefined ? property : own(parent, 'additionalProperties');
 }
 
+const POINTER_SPECIAL_RE = /[~/]/;
+
 function escapePointer(key: string): string {
-  return key.replaceAll('~', '~0').replaceAll('/', '~1');
+  return POINTER_SPECIAL_RE.test(key) ? key.replaceAll('~', '~0').replaceAll('/', '~1') : key;
 }
 
 /** The string read as a container the schema wants, within the limits left at `depth`; undefined otherwise. */
-function readContainer(text: string, containers: Container[], depth: number): JsonValue | undefined {
+function readContainer(text: string, containers: readonly Container[], depth: number): JsonValue | undefined {
   if (!CONTAINER_START_RE.test(text)) return undefined;
   const maxDepth = DEFAULT_MAX_JSON_DEPTH - depth + 1;
   // No jsonrepair: it turns almost any text into something, and this must only read what is plainly there.

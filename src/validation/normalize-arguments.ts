@@ -127,7 +127,7 @@ interface Coercion {
 }
 
 /** The one coercion the schema asks for, or undefined when there is none or more than one. */
-function coerce(value: JsonValue, types: Set<JsonType> | undefined): Coercion | undefined {
+function coerce(value: JsonValue, types: ReadonlySet<JsonType> | undefined): Coercion | undefined {
   if (types === undefined) return undefined;
   const options: Coercion[] = [];
   if (typeof value === 'string') {

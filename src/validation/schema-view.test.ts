@@ -59,4 +59,24 @@ describe('schema-view', () => {
     assert.deepEqual(propertySchema(view, 'b'), { type: 'number' });
     assert.deepEqual(propertySchema(view, 'x-flag'), { type: 'boolean' });
   });
+
+  it('makes a view and a type set once per schema object and root, and a root of its own gets its own', () => {
+    const root = { $defs: { Id: { type: 'integer' } }, type: 'object', properties: { id: { $ref: '#/$defs/Id' }, tags: { type: 'array' } }, required: ['id'] };
+    const view = objectView(root, root);
+    assert.equal(objectView(root, root), view, 'the same view, not made again');
+    assert.deepEqual([...view.properties.keys()], ['id', 'tags']);
+    assert.deepEqual([...view.required], ['id']);
+    const idSchema = view.properties.get('id');
+    assert.equal(allowedTypes(idSchema, root), allowedTypes(idSchema, root));
+    assert.deepEqual([...(allowedTypes(idSchema, root) ?? [])], ['integer']);
+    // The same `$ref` under another root leads elsewhere: its answer is not the first root's.
+    const otherRoot = { $defs: { Id: { type: 'string' } } };
+    assert.deepEqual([...(allowedTypes(idSchema, otherRoot) ?? [])], ['string']);
+    // "Any type" is remembered too, and stays "any type".
+    assert.equal(allowedTypes({}, root), undefined);
+    const open = {};
+    assert.equal(allowedTypes(open, root), undefined);
+    assert.equal(allowedTypes(open, root), undefined);
+  });
 });
+

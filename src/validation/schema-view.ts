@@ -83,12 +83,17 @@ export function jsonTypeOf(value: JsonValue): Exclude<JsonType, 'integer'> {
  * A necessary condition only: a value whose type is not in the set cannot be
  * valid; a value whose type is in it may still be invalid.
  */
-export function allowedTypes(node: unknown, root: JsonSchema, depth = 0): Set<JsonType> | undefined {
+export function allowedTypes(node: unknown, root: JsonSchema, depth = 0): ReadonlySet<JsonType> | undefined {
+  if (depth === 0 && typeof node === 'object' && node !== null) return remembered(typeSets, node, root, () => makeAllowedTypes(node, root, 0) ?? null) ?? undefined;
+  return makeAllowedTypes(node, root, depth);
+}
+
+function makeAllowedTypes(node: unknown, root: JsonSchema, depth: number): ReadonlySet<JsonType> | undefined {
   if (depth > DEFAULT_MAX_SCHEMA_DEPTH) return undefined;
   const schema = resolveSchema(node, root);
   if (schema === undefined || schema === true) return undefined;
   if (schema === false) return new Set();
-  let result = ownTypes(schema);
+  let result: ReadonlySet<JsonType> | undefined = ownTypes(schema);
   for (const keyword of ['anyOf', 'oneOf'] as const) {
     const branches = ownValue(schema, keyword);
     if (!Array.isArray(branches) || branches.length === 0) continue;
@@ -125,7 +130,7 @@ function ownTypes(schema: JsonSchema): Set<JsonType> | undefined {
   return undefined;
 }
 
-function intersectTypes(a: Set<JsonType> | undefined, b: Set<JsonType> | undefined): Set<JsonType> | undefined {
+function intersectTypes(a: ReadonlySet<JsonType> | undefined, b: ReadonlySet<JsonType> | undefined): ReadonlySet<JsonType> | undefined {
   if (a === undefined) return b;
   if (b === undefined) return a;
   const out = new Set<JsonType>();
@@ -138,23 +143,50 @@ function intersectTypes(a: Set<JsonType> | undefined, b: Set<JsonType> | undefin
 }
 
 /** Whether a value's JSON type is among `types` (undefined = any type). */
-export function typeAccepts(types: Set<JsonType> | undefined, value: JsonValue): boolean {
+export function typeAccepts(types: ReadonlySet<JsonType> | undefined, value: JsonValue): boolean {
   if (types === undefined) return true;
   const type = jsonTypeOf(value);
   if (types.has(type)) return true;
   return type === 'number' && types.has('integer') && Number.isInteger(value);
 }
 
-/** The object-shaped keywords of a schema, merged over its `allOf` members. */
+/** The object-shaped keywords of a schema, merged over its `allOf` members. Shared: read it, never change it. */
 export interface ObjectView {
-  properties: Map<string, unknown>;
-  required: Set<string>;
-  patternProperties: [RegExp, unknown][];
-  additionalProperties: unknown;
+  readonly properties: ReadonlyMap<string, unknown>;
+  readonly required: ReadonlySet<string>;
+  readonly patternProperties: readonly (readonly [RegExp, unknown])[];
+  readonly additionalProperties: unknown;
+}
+
+/**
+ * Views already made, by schema object and root. Schemas are treated as
+ * immutable (as the validator does): a tool's schema is looked at for every
+ * call to it, and its view need not be made again each time.
+ */
+const views = new WeakMap<object, WeakMap<object, ObjectView>>();
+
+/** Types already worked out for a schema object (see `views`); `null` stands for "any type". */
+const typeSets = new WeakMap<object, WeakMap<object, ReadonlySet<JsonType> | null>>();
+
+function remembered<T>(cache: WeakMap<object, WeakMap<object, T>>, node: object, root: object, make: () => T): T {
+  let byRoot = cache.get(node);
+  if (byRoot === undefined) {
+    byRoot = new WeakMap();
+    cache.set(node, byRoot);
+  }
+  if (byRoot.has(root)) return byRoot.get(root) as T;
+  const made = make();
+  byRoot.set(root, made);
+  return made;
 }
 
 export function objectView(node: unknown, root: JsonSchema, depth = 0): ObjectView {
-  const view: ObjectView = { properties: new Map(), required: new Set(), patternProperties: [], additionalProperties: undefined };
+  if (depth === 0 && typeof node === 'object' && node !== null) return remembered(views, node, root, () => makeObjectView(node, root, 0));
+  return makeObjectView(node, root, depth);
+}
+
+function makeObjectView(node: unknown, root: JsonSchema, depth: number): ObjectView {
+  const view = { properties: new Map<string, unknown>(), required: new Set<string>(), patternProperties: [] as [RegExp, unknown][], additionalProperties: undefined as unknown };
   const schema = resolveSchema(node, root);
   if (!isSchemaObject(schema) || depth > DEFAULT_MAX_SCHEMA_DEPTH) return view;
   const properties = ownValue(schema, 'properties');
@@ -177,7 +209,7 @@ export function objectView(node: unknown, root: JsonSchema, depth = 0): ObjectVi
       const inner = objectView(member, root, depth + 1);
       for (const [key, sub] of inner.properties) if (!view.properties.has(key)) view.properties.set(key, sub);
       for (const key of inner.required) view.required.add(key);
-      view.patternProperties.push(...inner.patternProperties);
+      for (const [regex, sub] of inner.patternProperties) view.patternProperties.push([regex, sub]);
     }
   }
   return view;

@@ -20,4 +20,9 @@ describe('stableStringify', () => {
     cyclic['self'] = cyclic;
     assert.throws(() => stableStringify(cyclic), /cycle/);
   });
+
+  it('writes an object met twice but not inside itself each time', () => {
+    const shared = { z: 1, a: [true] };
+    assert.equal(stableStringify({ y: shared, x: [shared, shared] }), '{"x":[{"a":[true],"z":1},{"a":[true],"z":1}],"y":{"a":[true],"z":1}}');
+  });
 });

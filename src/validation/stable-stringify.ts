@@ -4,25 +4,35 @@
  * Throws on cycles, which a schema that came over the wire cannot have.
  */
 export function stableStringify(value: unknown): string {
-  const stack = new Set<object>();
-  const walk = (node: unknown): string => {
-    if (node === null || typeof node !== 'object') {
-      const text = JSON.stringify(node);
-      return text === undefined ? 'null' : text;
+  return walk(value, []);
+}
+
+/** `open`: the objects being written around this one, to find a cycle. */
+function walk(node: unknown, open: object[]): string {
+  if (node === null || typeof node !== 'object') {
+    const text = JSON.stringify(node);
+    return text === undefined ? 'null' : text;
+  }
+  if (open.includes(node)) throw new TypeError('the schema contains a cycle');
+  open.push(node);
+  let out: string;
+  if (Array.isArray(node)) {
+    out = '[';
+    for (let i = 0; i < node.length; i += 1) out += (i === 0 ? '' : ',') + walk(node[i], open);
+    out += ']';
+  } else {
+    const record = node as Record<string, unknown>;
+    const keys = Object.keys(record).sort();
+    out = '{';
+    let first = true;
+    for (const key of keys) {
+      const item = record[key];
+      if (item === undefined) continue;
+      out += `${first ? '' : ','}${JSON.stringify(key)}:${walk(item, open)}`;
+      first = false;
     }
-    if (stack.has(node)) throw new TypeError('the schema contains a cycle');
-    stack.add(node);
-    let out: string;
-    if (Array.isArray(node)) {
-      out = `[${node.map(walk).join(',')}]`;
-    } else {
-      const keys = Object.keys(node)
-        .filter((k) => (node as Record<string, unknown>)[k] !== undefined)
-        .sort();
-      out = `{${keys.map((k) => `${JSON.stringify(k)}:${walk((node as Record<string, unknown>)[k])}`).join(',')}}`;
-    }
-    stack.delete(node);
-    return out;
-  };
-  return walk(value);
+    out += '}';
+  }
+  open.pop();
+  return out;
 }

@@ -148,14 +148,31 @@ export class MemoryRunStore implements RunStore {
     // The log keeps JSON text and everyone is handed a copy as it reads back, as the
     // SQLite store does: callers and listeners may mutate what they get, and see exactly
     // what a later read returns. (copyAsJson: the JSON round trip without the parse.)
-    const stored = drafts.map((d, i): StoredEvent => ({ id: entry.run.lastEventId + i + 1, type: d.type, time, data: JSON.stringify(d.data) }));
-    const events = stored.map((e, i) => ({ id: e.id, runId, type: e.type, time, data: copyAsJson(drafts[i]?.data) }) as RunEvent);
-    entry.events.push(...stored);
-    const { pendingApproval, ...rest } = patch === undefined ? {} : copyAsJson(patch);
-    const next: Run = { ...entry.run, ...rest, lastEventId: entry.run.lastEventId + events.length, updatedAt: time };
-    if (pendingApproval === null) delete next.pendingApproval;
-    else if (pendingApproval !== undefined) next.pendingApproval = pendingApproval;
-    entry.run = next;
+    // Everything that may throw (a value JSON cannot hold) before anything is written.
+    const first = entry.run.lastEventId + 1;
+    const stored: StoredEvent[] = new Array<StoredEvent>(drafts.length);
+    const events: RunEvent[] = new Array<RunEvent>(drafts.length);
+    for (let i = 0; i < drafts.length; i += 1) {
+      const d = drafts[i] as EventDraft;
+      stored[i] = { id: first + i, type: d.type, time, data: JSON.stringify(d.data) };
+      events[i] = { id: first + i, runId, type: d.type, time, data: copyAsJson(d.data) } as RunEvent;
+    }
+    const changes = patch === undefined ? undefined : copyAsJson(patch);
+    for (const event of stored) entry.events.push(event);
+    // The run's row is the store's own (everyone is handed a copy): updated in place.
+    const run = entry.run;
+    if (changes !== undefined) {
+      const row = run as unknown as Record<string, unknown>;
+      for (const [key, value] of Object.entries(changes)) {
+        // No RunPatch field is called that; as an own key it must not reach the row's prototype.
+        if (key === '__proto__') continue;
+        // null takes the approval away; the other fields are set as given.
+        if (key === 'pendingApproval' && value === null) delete row[key];
+        else row[key] = value;
+      }
+    }
+    run.lastEventId = first + drafts.length - 1;
+    run.updatedAt = time;
     if (endedBy !== undefined) {
       entry.endedBy = endedBy;
       // An ended run needs no owner: its lease goes with the append that ended it.

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
 import { ToolgateError } from '../../core/index.ts';
-import { defineTool, isLocalTool, type ToolExecutionContext } from './define-tool.ts';
+import { defineTool, isLocalTool, type LocalTool, type ToolExecutionContext } from './define-tool.ts';
 import { LocalToolSource, toToolResult } from './local-tool-source.ts';
 
 const echo = defineTool({
@@ -125,6 +125,75 @@ describe('LocalToolSource.callTool', () => {
     const before = await source.callTool({ name: 'slow', arguments: {}, signal: AbortSignal.abort() });
     assert.deepEqual([before.error?.code, before.notSent], ['cancelled', true]);
     assert.equal(started, 1);
+  });
+
+  it('the signal is made when first read: read after the timeout or a cancel, it is already aborted, with the reason', async () => {
+    const seen: ToolExecutionContext[] = [];
+    // Never looks at its signal while it runs.
+    const deaf = defineTool({ name: 'deaf', description: 'd', inputSchema: { type: 'object' }, effect: 'read', execute: (_a, c) => (seen.push(c), new Promise(() => undefined)) });
+    const source = new LocalToolSource({ tools: [deaf] });
+    assert.equal((await source.callTool({ name: 'deaf', arguments: {}, timeoutMs: 10 })).error?.code, 'tool_timeout');
+    assert.equal(seen[0]?.signal.aborted, true);
+    assert.match(String((seen[0]?.signal.reason as Error | undefined)?.message), /timed out after 10 ms/);
+    const controller = new AbortController();
+    const pending = source.callTool({ name: 'deaf', arguments: {}, signal: controller.signal });
+    controller.abort(new Error('user left'));
+    assert.equal((await pending).error?.code, 'cancelled');
+    assert.equal(seen[1]?.signal.aborted, true);
+    assert.equal((seen[1]?.signal.reason as Error | undefined)?.message, 'user left');
+  });
+
+  it('a tool that throws at once is a tool_error; a value that is not JSON is a tool_error too', async () => {
+    const sync = defineTool({
+      name: 'sync',
+      description: 's',
+      inputSchema: { type: 'object' },
+      effect: 'read',
+      execute: () => {
+        throw new Error('no stock table');
+      },
+    });
+    const cyclic: Record<string, unknown> = {};
+    cyclic['self'] = cyclic;
+    const odd = defineTool({ name: 'odd', description: 'o', inputSchema: { type: 'object' }, effect: 'read', execute: () => cyclic });
+    const source = new LocalToolSource({ tools: [sync, odd] });
+    assert.deepEqual((await source.callTool({ name: 'sync', arguments: {} })).error, { code: 'tool_error', message: 'no stock table' });
+    const notJson = await source.callTool({ name: 'odd', arguments: {} });
+    assert.equal(notJson.error?.code, 'tool_error');
+    assert.match(notJson.error?.message ?? '', /not JSON/);
+  });
+
+  it('an asynchronous Standard Schema is waited for; one that throws refuses the call unsent', async () => {
+    const calls: unknown[] = [];
+    const checked = defineTool({
+      name: 'checked',
+      description: 'c',
+      inputSchema: z.object({ code: z.string() }).refine(async (v) => Promise.resolve(v.code !== 'bad'), { message: 'unknown code', path: ['code'] }),
+      effect: 'read',
+      execute: (args) => (calls.push(args), 'ok'),
+    });
+    const source = new LocalToolSource({ tools: [checked] });
+    assert.equal((await source.callTool({ name: 'checked', arguments: { code: 'good' } })).ok, true);
+    const refused = await source.callTool({ name: 'checked', arguments: { code: 'bad' } });
+    assert.deepEqual([refused.error?.code, refused.notSent], ['invalid_arguments', true]);
+    assert.match(refused.error?.message ?? '', /code: unknown code/);
+    assert.deepEqual(calls, [{ code: 'good' }]);
+    const throwing = defineTool({ name: 'throwing', description: 't', inputSchema: z.object({}), effect: 'read', execute: () => 'ran' });
+    const broken = {
+      ...throwing,
+      standard: {
+        '~standard': {
+          version: 1 as const,
+          vendor: 'test',
+          validate: () => {
+            throw new Error('schema bug');
+          },
+        },
+      },
+    } as unknown as LocalTool;
+    const answer = await new LocalToolSource({ tools: [broken] }).callTool({ name: 'throwing', arguments: {} });
+    assert.deepEqual([answer.error?.code, answer.notSent], ['invalid_arguments', true]);
+    assert.match(answer.error?.message ?? '', /could not check them \(schema bug\)/);
   });
 
   it('a Standard Schema parses the arguments: execute gets its output; a refinement JSON Schema cannot express refuses the call unsent', async () => {

@@ -63,7 +63,9 @@ export class LocalToolSource implements ToolSource {
     if (request.signal?.aborted === true) return { ...toolError('cancelled', `call to "${tool.name}" was cancelled before it started`), notSent: true };
     let args: unknown = request.arguments;
     if (tool.standard !== undefined) {
-      const parsed = await parseWith(tool.standard, args);
+      const checking = parseWith(tool.standard, args);
+      // A synchronous schema (zod's usual case) answers at once: no wait for it.
+      const parsed = checking instanceof Promise ? await checking : checking;
       if (!parsed.ok) return { ...toolError('invalid_arguments', `invalid arguments for ${tool.name}: ${parsed.message}`), notSent: true };
       args = parsed.value;
     }
@@ -76,57 +78,98 @@ export class LocalToolSource implements ToolSource {
   }
 }
 
-async function parseWith(schema: StandardSchemaV1, value: unknown): Promise<{ ok: true; value: unknown } | { ok: false; message: string }> {
+type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
+
+/** The schema's verdict: at once when the schema checks synchronously, else once it has. */
+function parseWith(schema: StandardSchemaV1, value: unknown): Parsed | Promise<Parsed> {
+  let result: ReturnType<StandardSchemaV1['~standard']['validate']>;
   try {
-    const result = await schema['~standard'].validate(value);
-    if (result.issues === undefined) return { ok: true, value: result.value };
-    const issues = result.issues.map((issue) => {
-      const path = (issue.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p)).join('.');
-      return path === '' ? issue.message : `${path}: ${issue.message}`;
-    });
-    return { ok: false, message: issues.join('; ') || 'the arguments were refused' };
+    result = schema['~standard'].validate(value);
   } catch (error) {
-    return { ok: false, message: `the schema could not check them (${error instanceof Error ? error.message : String(error)})` };
+    return schemaFailed(error);
   }
+  return result instanceof Promise ? result.then(verdictOf, schemaFailed) : verdictOf(result);
 }
 
-async function execute(tool: LocalTool, args: unknown, request: CallToolRequest, timeoutMs: number): Promise<ToolResult> {
-  const controller = new AbortController();
+function verdictOf(result: StandardSchemaV1.Result<unknown>): Parsed {
+  if (result.issues === undefined) return { ok: true, value: result.value };
+  const issues = result.issues.map((issue) => {
+    const path = (issue.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p)).join('.');
+    return path === '' ? issue.message : `${path}: ${issue.message}`;
+  });
+  return { ok: false, message: issues.join('; ') || 'the arguments were refused' };
+}
+
+function schemaFailed(error: unknown): Parsed {
+  return { ok: false, message: `the schema could not check them (${error instanceof Error ? error.message : String(error)})` };
+}
+
+function execute(tool: LocalTool, args: unknown, request: CallToolRequest, timeoutMs: number): Promise<ToolResult> {
+  // Made when the tool first reads its signal, or when it must be aborted: most tools never look.
+  let controller: AbortController | undefined;
+  let abortedWith: { reason: unknown } | undefined;
   const invocation = request.invocation;
   const ctx: ToolExecutionContext = {
-    signal: controller.signal,
+    get signal(): AbortSignal {
+      controller ??= new AbortController();
+      if (abortedWith !== undefined && !controller.signal.aborted) controller.abort(abortedWith.reason);
+      return controller.signal;
+    },
     runId: invocation?.runId ?? '',
     toolCallId: invocation?.toolCallId ?? '',
     context: invocation?.context ?? EMPTY_CONTEXT,
     ...(invocation?.tenantId === undefined ? {} : { tenantId: invocation.tenantId }),
     ...(invocation?.userId === undefined ? {} : { userId: invocation.userId }),
   };
-  let settle: (result: ToolResult) => void = () => undefined;
-  const stopped = new Promise<ToolResult>((resolve) => {
-    settle = resolve;
-  });
-  const timer = setTimeout(() => {
-    controller.abort(new Error(`timed out after ${timeoutMs} ms`));
-    settle(toolError('tool_timeout', `${tool.name} did not finish within ${timeoutMs} ms`));
-  }, timeoutMs);
-  const onAbort = (): void => {
-    controller.abort(request.signal?.reason);
-    settle(toolError('cancelled', `call to "${tool.name}" was cancelled`));
+  const abort = (reason: unknown): void => {
+    abortedWith ??= { reason };
+    controller?.abort(reason);
   };
-  request.signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    const ran = (async (): Promise<ToolResult> => {
+  return new Promise<ToolResult>((resolve) => {
+    let settled = false;
+    // The first of: the tool's answer, the timeout, a cancel. What comes later is dropped.
+    const settle = (result: ToolResult): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      request.signal?.removeEventListener('abort', onAbort);
+      resolve(result);
+    };
+    const timer = setTimeout(() => {
+      abort(new Error(`timed out after ${timeoutMs} ms`));
+      settle(toolError('tool_timeout', `${tool.name} did not finish within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const onAbort = (): void => {
+      abort(request.signal?.reason);
+      settle(toolError('cancelled', `call to "${tool.name}" was cancelled`));
+    };
+    request.signal?.addEventListener('abort', onAbort, { once: true });
+    const failed = (error: unknown): void => settle(toolError('tool_error', error instanceof Error ? error.message || error.name : String(error)));
+    const answered = (value: unknown): void => {
+      let result: ToolResult;
       try {
-        return toToolResult(await (tool.execute as (a: unknown, c: ToolExecutionContext) => unknown)(args, ctx));
+        result = toToolResult(value);
       } catch (error) {
-        return toolError('tool_error', error instanceof Error ? error.message || error.name : String(error));
+        failed(error);
+        return;
       }
-    })();
-    return await Promise.race([ran, stopped]);
-  } finally {
-    clearTimeout(timer);
-    request.signal?.removeEventListener('abort', onAbort);
-  }
+      settle(result);
+    };
+    let value: unknown;
+    try {
+      value = (tool.execute as (a: unknown, c: ToolExecutionContext) => unknown)(args, ctx);
+    } catch (error) {
+      failed(error);
+      return;
+    }
+    // A thenable the tool returned is awaited as `await` would; anything else is its answer.
+    if (isThenable(value)) Promise.resolve(value).then(answered, failed);
+    else answered(value);
+  });
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 /** A return value as a tool result, the way an MCP server's reply maps. */
