@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { submitInput } from '../orchestrator/submit-input.ts';
 import { createScriptedAdapter } from '../providers/scripted/scripted-adapter.ts';
 import { startHttpServer } from '../server/index.ts';
+import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
 import { RunManager } from './run-manager.ts';
 import { Toolgate } from './toolgate.ts';
 
@@ -62,6 +63,35 @@ describe('RunManager', () => {
     model.release();
     await until(async () => (await toolgate.store.getRun(b.id))?.status === 'completed');
     await toolgate.close();
+  });
+
+  it('a run started while a slot is free is created and claimed in one write; starts made together never take more slots than there are', async () => {
+    const model = gatedModel();
+    const store = new MemoryRunStore();
+    const calls = { createAndClaimRun: 0, createRun: 0, createRunIdempotent: 0 };
+    for (const name of Object.keys(calls) as (keyof typeof calls)[]) {
+      const original = (store[name] as (...args: never[]) => unknown).bind(store);
+      (store as unknown as Record<string, unknown>)[name] = (...args: never[]) => {
+        calls[name] += 1;
+        return original(...args);
+      };
+    }
+    const toolgate = new Toolgate({ settings: resolveSettings({}, {}, {}), model, store });
+    const manager = new RunManager({ toolgate, concurrency: 2 });
+    const started = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((input) => manager.startRun({}, { input })));
+    await until(async () => model.calls === 2);
+    assert.deepEqual(calls, { createAndClaimRun: 2, createRun: 3, createRunIdempotent: 0 });
+    assert.deepEqual(manager.load, { active: 2, queued: 3 });
+    const idempotent = await manager.startRun({}, { input: 'f' }, { key: 'k1', requestHash: 'h1' });
+    assert.equal(calls.createRunIdempotent, 1);
+    assert.equal(idempotent.run.status, 'queued');
+    for (let i = 0; i < 6; i++) {
+      model.release();
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await until(async () => (await Promise.all([...started.map((s) => s.run.id), idempotent.run.id].map((id) => toolgate.store.getRun(id)))).every((r) => r?.status === 'completed'));
+    assert.equal(model.calls, 6, 'each run asked the model once: none was driven twice');
+    await manager.shutdown();
   });
 
   it('cancels a queued run without running it, and a running one by aborting it', async () => {

@@ -42,6 +42,8 @@ export class RunManager implements RunService {
   readonly #queue: string[] = [];
   readonly #queued = new Set<string>();
   readonly #active = new Map<string, Promise<void>>();
+  /** Slots held for runs being created and claimed (startRun), until they are driven. */
+  #reserved = 0;
   readonly #stop = new AbortController();
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #sweeping = false;
@@ -116,9 +118,30 @@ export class RunManager implements RunService {
     // No tools reachable: refuse now, as an HTTP error, rather than start a run that can only fail.
     await this.#toolgate.tools.listTools();
     this.#mustHaveRoom();
+    // A slot is free and nobody waits for one: the run is created and claimed in one write and driven at once.
+    if (idempotency === undefined && this.#queue.length === 0 && this.#busySlots() < this.#concurrency) {
+      this.#reserved += 1;
+      let started: { run: Run; lease: RunLease | undefined };
+      try {
+        started = await this.#toolgate.engine.startClaimed(init);
+      } finally {
+        this.#reserved -= 1;
+      }
+      const { run, lease } = started;
+      if (lease === undefined) this.#schedule(run.id);
+      // Shutting down meanwhile: left to recovery, as queued runs are, without waiting for its lease to expire.
+      else if (this.#closing) await this.#toolgate.store.releaseRun(lease).catch(() => undefined);
+      else this.#start(run.id, lease);
+      return { run: this.#present(run), created: true };
+    }
     const result = await this.#toolgate.start(init, idempotency === undefined ? undefined : { key: idempotency.key, requestHash: idempotency.requestHash });
     if (result.created) this.#schedule(result.run.id);
     return { run: this.#present(result.run), created: result.created };
+  }
+
+  /** Slots taken: runs being driven, and runs being created and claimed to be driven at once. */
+  #busySlots(): number {
+    return this.#active.size + this.#reserved;
   }
 
   async getRun(caller: Caller, runId: string): Promise<Run | undefined> {
@@ -243,7 +266,7 @@ export class RunManager implements RunService {
   }
 
   #pump(): void {
-    while (this.#active.size < this.#concurrency && this.#queue.length > 0) {
+    while (this.#busySlots() < this.#concurrency && this.#queue.length > 0) {
       const runId = this.#queue.shift() as string;
       this.#queued.delete(runId);
       this.#start(runId);
@@ -255,7 +278,7 @@ export class RunManager implements RunService {
     if (this.#closing || this.#sweeping) return [];
     this.#sweeping = true;
     try {
-      const free = this.#concurrency - this.#active.size - this.#queue.length;
+      const free = this.#concurrency - this.#busySlots() - this.#queue.length;
       const leases = await this.#toolgate.engine.claimNext(free);
       for (const lease of leases) {
         if (this.#queued.delete(lease.runId)) this.#queue.splice(this.#queue.indexOf(lease.runId), 1);

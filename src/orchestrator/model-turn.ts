@@ -63,7 +63,6 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
   const step = input.state.step + 1;
   let mode = input.mode;
   const offer = input.offerTools !== false;
-  const toolNames = offer ? input.catalog.definitions.map((d) => d.name) : [];
   const refs = offer ? input.catalog.refs : [];
   for (let attempt = 1; ; attempt++) {
     // Anything held back (a previous answer) is committed before the model is asked again.
@@ -72,13 +71,14 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
     let response: ModelResponse;
     // With textToolCalls: never, text is only text: nothing is held back from the stream.
     const readText = mode === 'prompted' || input.textToolCalls !== 'never';
-    const filter = createStreamFilter();
+    // Made on the first streamed text: a turn that does not stream has none.
+    let filter: ReturnType<typeof createStreamFilter> | undefined;
     let shown = '';
     try {
       response = await input.model.generate(buildRequest(input, mode, input.callIndex()), {
         ...(input.signal === undefined ? {} : { signal: input.signal }),
         onTextDelta: (text) => {
-          const visible = readText ? filter.push(text) : text;
+          const visible = readText ? (filter ??= createStreamFilter()).push(text) : text;
           shown += visible;
           input.deltas.push(step, visible);
         },
@@ -93,7 +93,7 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
     }
     const truncated = response.finishReason === 'length';
     // Text and reasoning are read for calls unless text is only text (textToolCalls: never).
-    const useText = readText && toolNames.length > 0;
+    const useText = readText && refs.length > 0;
     const extraction = extractMessageDetailed({
       ...(useText ? { text: response.text } : {}),
       ...(useText && response.reasoning !== undefined ? { reasoning: response.reasoning } : {}),
@@ -142,7 +142,7 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
       const rest = content.startsWith(shown) ? content.slice(shown.length) : '';
       input.deltas.push(step, rest, { last: true });
     }
-    filter.end();
+    filter?.end();
     // The answer's last text goes with the answer itself (deferred with it, below).
     await input.deltas.flush({ defer: !willRetry });
     await input.append(
@@ -166,6 +166,7 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
         `the model's tool calls could not be used after ${attempt} attempts: ${failures.map((f) => f.message).join('; ')}`,
       );
     }
+    const toolNames = refs.map((r) => r.name);
     const feedback = formatParseFeedback({ diagnostics: failures, text: response.text, tools: toolNames, attempt, maxAttempts: input.parseRetries + 1 });
     await input.append([draft('parse_retry', { step, attempt, maxAttempts: input.parseRetries + 1, diagnostics: failures.map((d) => ({ code: d.code, message: d.message })), feedback })]);
   }

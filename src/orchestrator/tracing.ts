@@ -98,41 +98,51 @@ export function tracedModel(model: ModelAdapter, pass: PassTrace): ModelAdapter 
   return {
     ...model,
     id: model.id,
-    generate: async (request: ModelRequest, options?: GenerateOptions): Promise<ModelResponse> => {
-      if (!pass.recording) return context.with(pass.context, () => model.generate(request, options));
-      const span = trace.getTracer(TRACER_NAME).startSpan(
-        `chat ${name}`,
-        {
-          kind: SpanKind.CLIENT,
-          attributes: clean({
-            'gen_ai.operation.name': 'chat',
-            'gen_ai.provider.name': provider,
-            'gen_ai.request.model': name,
-            'toolgate.model.call_index': request.callIndex,
-            'toolgate.tools.offered': request.tools.length,
-          }),
-        },
-        pass.context,
-      );
+    generate: (request: ModelRequest, options?: GenerateOptions): Promise<ModelResponse> => {
+      if (pass.recording) return tracedGenerate(request, options);
+      // Not recording: the model's own promise, with the pass's context active (no span, no promise of ours);
+      // an adapter that throws instead of rejecting still rejects.
       try {
-        const response = await context.with(trace.setSpan(pass.context, span), () => model.generate(request, options));
-        span.setAttributes(
-          clean({
-            'gen_ai.response.finish_reasons': [response.finishReason],
-            'gen_ai.usage.input_tokens': response.usage?.promptTokens,
-            'gen_ai.usage.output_tokens': response.usage?.completionTokens,
-            'toolgate.tool_calls': response.toolCalls.length,
-          }),
-        );
-        return response;
+        return context.with(pass.context, () => model.generate(request, options));
       } catch (error) {
-        failed(span, error);
-        throw error;
-      } finally {
-        span.end();
+        return Promise.reject(error as Error);
       }
     },
   };
+
+  async function tracedGenerate(request: ModelRequest, options?: GenerateOptions): Promise<ModelResponse> {
+    const span = trace.getTracer(TRACER_NAME).startSpan(
+      `chat ${name}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: clean({
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.provider.name': provider,
+          'gen_ai.request.model': name,
+          'toolgate.model.call_index': request.callIndex,
+          'toolgate.tools.offered': request.tools.length,
+        }),
+      },
+      pass.context,
+    );
+    try {
+      const response = await context.with(trace.setSpan(pass.context, span), () => model.generate(request, options));
+      span.setAttributes(
+        clean({
+          'gen_ai.response.finish_reasons': [response.finishReason],
+          'gen_ai.usage.input_tokens': response.usage?.promptTokens,
+          'gen_ai.usage.output_tokens': response.usage?.completionTokens,
+          'toolgate.tool_calls': response.toolCalls.length,
+        }),
+      );
+      return response;
+    } catch (error) {
+      failed(span, error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
 }
 
 /** A tool call's span, ended by the caller with what the gate decided and what came back. */
