@@ -42,6 +42,7 @@ export class PassAppender {
   readonly #apply: (events: readonly RunEvent[]) => void;
   readonly #runId: string;
   readonly #allowDeferral: boolean;
+  readonly #onStale: () => void;
   #deferred: Deferred | undefined;
   #stale = false;
   /** Commits what is deferred if nothing else does first (see AppendOptions.flushAfterMs). */
@@ -53,8 +54,22 @@ export class PassAppender {
   /** The id of the last event of every commit asked for so far, held-back events included: where the log will be. */
   #projected = 0;
 
-  constructor(options: { runId: string; commit: CommitFn; lastEventId: () => number; apply: (events: readonly RunEvent[]) => void; allowDeferral: boolean }) {
+  /**
+   * `onStale`: called once when a commit finds the log changed under what was
+   * held back. The pass should stop at once (abort its calls in flight): its
+   * state no longer matches the log, and the events it has not seen (a cancel
+   * from another process) are read only once the run is driven again.
+   */
+  constructor(options: {
+    runId: string;
+    commit: CommitFn;
+    lastEventId: () => number;
+    apply: (events: readonly RunEvent[]) => void;
+    allowDeferral: boolean;
+    onStale?: () => void;
+  }) {
     this.#runId = options.runId;
+    this.#onStale = options.onStale ?? (() => undefined);
     this.#commit = options.commit;
     this.#lastEventId = options.lastEventId;
     this.#apply = options.apply;
@@ -92,7 +107,10 @@ export class PassAppender {
       return events.slice(deferred.drafts.length);
     } catch (error) {
       if (error instanceof ToolgateError && error.code === 'conflict') {
-        this.#stale = true;
+        if (!this.#stale) {
+          this.#stale = true;
+          this.#onStale();
+        }
         throw this.#staleError(error);
       }
       throw error;

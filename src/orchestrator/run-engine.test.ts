@@ -408,4 +408,49 @@ describe('RunEngine: a model answer is committed with what follows it', () => {
     assert.equal(events.filter((e) => e.type === 'cancel_requested').length, 1);
     assert.equal(events.at(-1)?.type, 'run_cancelled');
   });
+
+  it('a cancel written while a slow read\'s call is held back: the timer\'s commit finds the log changed, the read is aborted at once, and the run ends cancelled', async () => {
+    const counted = countingStore(new MemoryRunStore());
+    let aborted = false;
+    let finishedLate = false;
+    const env = {
+      model: model([{ toolCalls: [call('r', 'slow')] }, { text: 'done' }]),
+      tools: tools({
+        slow: {
+          // Would answer after a second; answers at once when its call is aborted.
+          run: (req) =>
+            new Promise<ToolResult>((resolve) => {
+              const timer = setTimeout(() => {
+                finishedLate = true;
+                resolve(ok('late'));
+              }, 1000);
+              req.signal?.addEventListener('abort', () => {
+                aborted = true;
+                clearTimeout(timer);
+                resolve({ ok: false, content: [], error: { code: 'cancelled', message: 'aborted' } });
+              });
+            }),
+        },
+      }),
+    };
+    const a = engine(counted.store, env, { owner: 'a' });
+    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+    let raced = false;
+    // Another writer (a cancel posted to another process) appends just before the read's held-back call is committed by its timer.
+    counted.beforeAppend = async (types) => {
+      if (raced || !types.includes('tool_call') || types.includes('tool_result')) return;
+      raced = true;
+      await counted.store.append(run.id, [{ type: 'cancel_requested', data: { reason: 'stop it' } }]);
+    };
+    const final = await a.drive(run.id);
+    assert.equal(raced, true, 'the read outlived its commit delay');
+    assert.equal(final.status, 'cancelled');
+    assert.equal(aborted, true, 'the read in flight was aborted when the pass went stale, not waited for');
+    assert.equal(finishedLate, false);
+    const events = await counted.store.readEvents(run.id);
+    assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1), 'ids follow each other: nothing was written by the dropped pass');
+    assert.equal(events.filter((e) => e.type === 'tool_result').length, 0);
+    assert.equal(events.at(-1)?.type, 'run_cancelled');
+  });
 });
+

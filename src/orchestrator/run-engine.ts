@@ -239,6 +239,9 @@ export class RunEngine {
       lastEventId: () => state.lastEventId,
       apply: (events) => follower.offer(events),
       allowDeferral: defer,
+      // A held-back commit met a changed log (a cancel or input from elsewhere): stop the calls in flight;
+      // the run is driven again from the log, which has what this pass did not see.
+      onStale: () => abort.abort(),
     });
     const append: AppendFn = appender.append;
     try {
