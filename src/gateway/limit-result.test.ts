@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { JsonValue, ToolContent, ToolResult } from '../core/index.ts';
-import { DEFAULT_MAX_RESULT_BYTES, limitResult } from './limit-result.ts';
+import { DEFAULT_MAX_RESULT_BYTES, TRUNCATED_META_KEY, limitResourceContents, limitResult } from './limit-result.ts';
+import type { JsonObject } from '../core/index.ts';
 
 /** The smallest `gateway.maxResultBytes` the config accepts. */
 const MIN_LIMIT = 1024;
@@ -145,3 +146,60 @@ describe('limitResult', () => {
     },
   );
 });
+
+describe('limitResourceContents', () => {
+  const URI = 'file:///reports/q3.txt';
+  const contentsBytes = (read: JsonObject): number => encoder.encode(JSON.stringify(read['contents'])).length;
+  const contentsOf = (read: JsonObject): JsonObject[] => read['contents'] as JsonObject[];
+
+  it('returns a read within the limit, or one without a contents list, as the same object', () => {
+    const small: JsonObject = { contents: [{ uri: URI, mimeType: 'text/plain', text: 'small' }] };
+    assert.equal(limitResourceContents(small, MIN_LIMIT, URI), small);
+    const odd: JsonObject = { contents: 'not a list' };
+    assert.equal(limitResourceContents(odd, MIN_LIMIT, URI), odd);
+  });
+
+  it('cuts the first text that does not fit, leaves out blobs that do not, and says so, with the sizes in _meta', () => {
+    const read: JsonObject = {
+      contents: [
+        { uri: URI, mimeType: 'text/plain', text: 'é'.repeat(5_000) },
+        { uri: `${URI}#image`, mimeType: 'image/png', blob: 'A'.repeat(3_000) },
+      ],
+      _meta: { 'toolgate/server': 'files' },
+    };
+    const limited = limitResourceContents(read, 2_048, URI);
+    assert.ok(contentsBytes(limited) <= 2_048, `${contentsBytes(limited)} bytes`);
+    const [text, note, ...rest] = contentsOf(limited);
+    assert.deepEqual(rest, []);
+    assert.equal(text?.['uri'], URI);
+    assert.equal(text?.['mimeType'], 'text/plain');
+    assert.ok(String(text?.['text']).endsWith('…'));
+    assert.ok(/^é+…$/.test(String(text?.['text'])), 'a prefix of the text, whole characters only');
+    assert.equal(note?.['uri'], URI);
+    assert.match(String(note?.['text']), /^\[toolgate: the text was cut, 1 blob left out; the resource was \d+ bytes, over the gateway's limit of 2048\]$/);
+    assert.deepEqual(limited['_meta'], { 'toolgate/server': 'files', [TRUNCATED_META_KEY]: { bytes: contentsBytes(read), limit: 2_048 } });
+    assert.equal((read['contents'] as JsonObject[]).length, 2, 'the upstream read is not changed');
+  });
+
+  it('property: whatever the contents and the limit, the contents sent are within it', () => {
+    const item: fc.Arbitrary<JsonObject> = fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 3_000 }).map((t): JsonObject => ({ uri: URI, text: t })),
+      fc.string({ unit: 'binary-ascii', maxLength: 3_000 }).map((b): JsonObject => ({ uri: URI, mimeType: 'application/octet-stream', blob: b })),
+    );
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 4 }), fc.integer({ min: MIN_LIMIT, max: 4_096 }), (contents, limit) => {
+        const read: JsonObject = { contents };
+        const limited = limitResourceContents(read, limit, URI);
+        if (limited === read) {
+          assert.ok(contentsBytes(read) <= limit);
+          return;
+        }
+        assert.ok(contentsBytes(limited) <= limit, `${contentsBytes(limited)} > ${limit}`);
+        for (const kept of contentsOf(limited)) assert.ok(!hasLoneSurrogate(String(kept['text'] ?? '')));
+        assert.deepEqual((limited['_meta'] as JsonObject)[TRUNCATED_META_KEY], { bytes: contentsBytes(read), limit });
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+

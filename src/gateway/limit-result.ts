@@ -1,4 +1,4 @@
-import type { ToolContent, ToolResult } from '../core/index.ts';
+import { isJsonObject, type JsonObject, type JsonValue, type ToolContent, type ToolResult } from '../core/index.ts';
 
 /** Default `gateway.maxResultBytes`: a tool result larger than this is cut before it is recorded and sent. */
 export const DEFAULT_MAX_RESULT_BYTES = 1024 * 1024;
@@ -66,4 +66,54 @@ function cutText(text: string, maxBytes: number): string {
   const last = text.charCodeAt(end - 1);
   if (end > 0 && last >= 0xd800 && last <= 0xdbff) end -= 1;
   return `${text.slice(0, end)}…`;
+}
+
+/** The `_meta` key a cut resource read carries: `{ bytes, limit }`, as `tool_result.truncated` does. */
+export const TRUNCATED_META_KEY = 'toolgate/truncated';
+
+/**
+ * A `resources/read` result within `limit` bytes (its `contents` as JSON),
+ * as limitResult does for a tool result: contents are kept in order while
+ * they fit, the first text that does not fit is cut, a blob that does not fit
+ * is left out (half of its base64 means nothing), and one text content at the
+ * end says what was done. `_meta["toolgate/truncated"]` carries the sizes. An
+ * untouched result (or one without a `contents` list) is returned as it is.
+ */
+export function limitResourceContents(result: JsonObject, limit: number, uri: string): JsonObject {
+  const contents = result['contents'];
+  if (!Array.isArray(contents)) return result;
+  const bytes = sizeOf(contents);
+  if (bytes <= limit) return result;
+  // The note names the resource: its URI (the client's) is counted, not guessed.
+  let budget = Math.max(0, limit - NOTE_BYTES - sizeOf(uri) - 2);
+  const kept: JsonValue[] = [];
+  let textCut = false;
+  let blobs = 0;
+  let others = 0;
+  for (const item of contents) {
+    const size = sizeOf(item) + 1;
+    if (size <= budget) {
+      kept.push(item);
+      budget -= size;
+    } else if (isJsonObject(item) && typeof item['text'] === 'string' && !textCut && budget > 64) {
+      const { text, ...rest } = item;
+      const cut: JsonObject = { ...rest, text: '' };
+      cut['text'] = cutText(text, budget - sizeOf(cut) - 32);
+      kept.push(cut);
+      budget -= sizeOf(cut) + 1;
+      textCut = true;
+    } else if (isJsonObject(item) && typeof item['blob'] === 'string') {
+      blobs += 1;
+    } else {
+      others += 1;
+    }
+  }
+  const what = [
+    ...(textCut ? ['the text was cut'] : []),
+    ...(blobs > 0 ? [`${blobs} blob${blobs === 1 ? '' : 's'} left out`] : []),
+    ...(others > 0 ? [`${others} other content${others === 1 ? '' : 's'} left out`] : []),
+  ];
+  kept.push({ uri, mimeType: 'text/plain', text: `[toolgate: ${what.join(', ')}; the resource was ${bytes} bytes, over the gateway's limit of ${limit}]` });
+  const meta = isJsonObject(result['_meta']) ? result['_meta'] : {};
+  return { ...result, contents: kept, _meta: { ...meta, [TRUNCATED_META_KEY]: { bytes, limit } } };
 }

@@ -3,6 +3,7 @@ import { ToolgateError, isJsonObject, type JsonObject, type PassthroughSource } 
 import type { CatalogEntry, ToolCatalog } from '../orchestrator/tool-catalog.ts';
 import { callTool } from './call-tool.ts';
 import type { Gateway, GatewayIdentity, GatewaySession } from './gateway.ts';
+import { limitResourceContents } from './limit-result.ts';
 
 export const GATEWAY_SERVER_INFO = { name: 'toolgate-gateway', version: '0.1.0' };
 const SERVER_META_KEY = 'toolgate/server';
@@ -51,10 +52,11 @@ export function createGatewayServer(gateway: Gateway, unit: ServingUnit, passthr
   });
   if (passthrough === undefined) return server;
 
-  const visibleServers = async (): Promise<(item: JsonObject) => boolean> => {
+  const access = async (): Promise<ReturnType<typeof serverAccess>> => {
     const { catalog } = await gateway.catalog(sessionFor());
-    return serverFilter(catalog);
+    return serverAccess(catalog);
   };
+  const visibleServers = async (): Promise<(item: JsonObject) => boolean> => (await access()).item;
   server.setRequestHandler('resources/list', async () => {
     const shown = await visibleServers();
     return { resources: (await passthrough.listResources()).filter(shown) as never };
@@ -64,11 +66,14 @@ export function createGatewayServer(gateway: Gateway, unit: ServingUnit, passthr
     return { resourceTemplates: (await passthrough.listResourceTemplates()).filter(shown) as never };
   });
   server.setRequestHandler('resources/read', async (request) => {
-    const shown = await visibleServers();
+    const open = await access();
     const listed = await passthrough.listResources();
     const known = listed.find((r) => r['uri'] === request.params.uri);
-    if (known !== undefined && !shown(known)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `resource ${request.params.uri} is not available to you`);
-    return mcpCall(() => passthrough.readResource(request.params.uri)) as never;
+    if (known !== undefined && !open.item(known)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `resource ${request.params.uri} is not available to you`);
+    // A URI nobody listed (made from a template) is asked only of the servers open to the tenant.
+    const read = await mcpCall(() => passthrough.readResource(request.params.uri, { servers: open.server }));
+    // An upstream server is not trusted to keep its resources small: cut like a tool result.
+    return limitResourceContents(read, gateway.options.maxResultBytes, request.params.uri) as never;
   });
   server.setRequestHandler('prompts/list', async () => {
     const shown = await visibleServers();
@@ -101,7 +106,7 @@ function listed(entry: CatalogEntry, dryRun: boolean): Tool {
  * Resources and prompts follow their server: shown when the tenant may use at
  * least one of its tools (or the server offers no tools at all).
  */
-function serverFilter(catalog: ToolCatalog): (item: JsonObject) => boolean {
+function serverAccess(catalog: ToolCatalog): { server: (name: string) => boolean; item: (item: JsonObject) => boolean } {
   const usable = new Set<string>();
   const withTools = new Set<string>();
   for (const entry of catalog.visible.values()) {
@@ -109,11 +114,14 @@ function serverFilter(catalog: ToolCatalog): (item: JsonObject) => boolean {
     withTools.add(entry.tool.origin.server);
   }
   for (const { entry } of catalog.denied.values()) withTools.add(entry.tool.origin.server);
-  return (item) => {
-    const meta = item['_meta'];
-    const server = isJsonObject(meta) ? meta[SERVER_META_KEY] : undefined;
-    if (typeof server !== 'string') return false;
-    return usable.has(server) || !withTools.has(server);
+  const server = (name: string): boolean => usable.has(name) || !withTools.has(name);
+  return {
+    server,
+    item: (item) => {
+      const meta = item['_meta'];
+      const name = isJsonObject(meta) ? meta[SERVER_META_KEY] : undefined;
+      return typeof name === 'string' && server(name);
+    },
   };
 }
 

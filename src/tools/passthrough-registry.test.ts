@@ -74,6 +74,18 @@ describe('ToolRegistry passthrough over real MCP servers', () => {
     assert.match(JSON.stringify(text), /Resource 5: This is a plaintext resource/);
   });
 
+  it('asks only the servers the caller accepts: a listed URI or one made from a template of another server is not found', async () => {
+    const onlyEverything = { servers: (name: string) => name === 'everything' };
+    await assert.rejects(registry.passthrough.readResource('paged://doc/1', onlyEverything), rejectsWith('not_found', /^no MCP server has resource "paged:\/\/doc\/1" \(tried everything\)/));
+    await assert.rejects(registry.passthrough.readResource('paged://note/42', onlyEverything), rejectsWith('not_found', /\(tried everything\)/));
+    const text = await registry.passthrough.readResource('demo://resource/dynamic/text/5', onlyEverything);
+    assert.match(JSON.stringify(text), /Resource 5: This is a plaintext resource/);
+    await assert.rejects(
+      registry.passthrough.readResource('demo://resource/dynamic/text/5', { servers: () => false }),
+      rejectsWith('not_found', /no server that is up \(and open to you\) offers resources/),
+    );
+  });
+
   it('a URI no server has rejects not_found listing the servers tried and what each said', async () => {
     await assert.rejects(
       registry.passthrough.readResource('nowhere://x'),

@@ -73,26 +73,28 @@ export class PassthroughRegistry implements PassthroughSource {
    * a template, or new since) is tried on each source with resources, in
    * order, and the first answer counts.
    */
-  async readResource(uri: string, options: { signal?: AbortSignal } = {}): Promise<JsonObject> {
-    if (this.#owners === undefined) await this.listResources(options);
+  async readResource(uri: string, options: { signal?: AbortSignal; servers?: (name: string) => boolean } = {}): Promise<JsonObject> {
+    const accepted = options.servers ?? (() => true);
+    const asked = options.signal === undefined ? {} : { signal: options.signal };
+    if (this.#owners === undefined) await this.listResources(asked);
     const owner = this.#owners?.get(uri);
-    if (owner?.passthrough !== undefined) return await owner.passthrough.readResource(uri, options);
-    if (!this.#templatesListed) await this.listResourceTemplates(options);
+    if (owner?.passthrough !== undefined && accepted(owner.name)) return await owner.passthrough.readResource(uri, asked);
+    if (!this.#templatesListed) await this.listResourceTemplates(asked);
     const members = await this.#members(options.signal);
-    const candidates = members.filter((m) => m.up && (this.#hasResources.has(m.source) || this.#hasTemplates.has(m.source)));
+    const candidates = members.filter((m) => m.up && accepted(m.source.name) && (this.#hasResources.has(m.source) || this.#hasTemplates.has(m.source)));
     const tried: string[] = [];
     const failures: string[] = [];
     for (const { source } of candidates) {
       if (source.passthrough === undefined) continue;
       try {
-        return await source.passthrough.readResource(uri, options);
+        return await source.passthrough.readResource(uri, asked);
       } catch (error) {
         if (options.signal?.aborted === true) throw error;
         tried.push(source.name);
         failures.push(error instanceof Error ? error.message : String(error));
       }
     }
-    const why = tried.length === 0 ? ': no server that is up offers resources' : ` (tried ${tried.join(', ')}): ${failures.join('; ')}`;
+    const why = tried.length === 0 ? ': no server that is up (and open to you) offers resources' : ` (tried ${tried.join(', ')}): ${failures.join('; ')}`;
     throw new ToolgateError('not_found', `no MCP server has resource "${uri}"${why}`, { details: { servers: tried } });
   }
 

@@ -130,6 +130,15 @@ describe('toolgate gateway', () => {
       const big = await client.callTool({ name: 'echo', arguments: { message: 'x'.repeat(10_000) } });
       assert.ok(new TextEncoder().encode(JSON.stringify(big.content)).length <= 2048, 'the client gets at most the limit');
       assert.match(textOf(big), /toolgate: the text was cut; the result was \d+ bytes, over the gateway's limit of 2048/);
+      // A resource is cut the same way: server-everything's structure.md is about 12 KB.
+      const uri = 'demo://resource/static/document/structure.md';
+      const document = await client.readResource({ uri });
+      assert.ok(new TextEncoder().encode(JSON.stringify(document.contents)).length <= 2048, 'the client gets at most the limit');
+      const [cutDocument, note] = document.contents as { uri: string; text?: string }[];
+      assert.equal(cutDocument?.uri, uri);
+      assert.ok(cutDocument?.text?.endsWith('…'));
+      assert.match(note?.text ?? '', /^\[toolgate: the text was cut; the resource was \d+ bytes, over the gateway's limit of 2048\]$/);
+      assert.deepEqual(Object.keys((document._meta?.['toolgate/truncated'] ?? {}) as object), ['bytes', 'limit']);
 
       // Every call of the tenant counts too: placeOrder, two getOrderBook, the slow call, echo, then these, until the ninth.
       let tenantLimited: string | undefined;

@@ -347,6 +347,10 @@ describe('toolgate gateway over Streamable HTTP (official MCP SDK client)', () =
     assert.ok(!(await denied.listPrompts()).prompts.some((p) => p.name === 'simple-prompt'));
     await assert.rejects(denied.getPrompt({ name: 'simple-prompt' }), /no prompt named "simple-prompt"/);
     await assert.rejects(denied.readResource({ uri: resource.uri }), /not available to you/);
+    // Nor through a URI made from one of its templates, which no listing names.
+    const dynamic = 'demo://resource/dynamic/text/5';
+    assert.match(JSON.stringify((await c.readResource({ uri: dynamic })).contents), /Resource 5: This is a plaintext resource/);
+    await assert.rejects(denied.readResource({ uri: dynamic }), /no MCP server has resource "demo:\/\/resource\/dynamic\/text\/5"/);
   });
 
   it('counts gateway calls in /metrics and ends a session’s run when the client ends the session', async () => {

@@ -65,8 +65,13 @@ export interface PassthroughSource {
   listResources(options?: { signal?: AbortSignal }): Promise<JsonObject[]>;
   /** Every resource template of every page (MCP `ResourceTemplate` objects). */
   listResourceTemplates(options?: { signal?: AbortSignal }): Promise<JsonObject[]>;
-  /** MCP `ReadResourceResult` as the server sent it. */
-  readResource(uri: string, options?: { signal?: AbortSignal }): Promise<JsonObject>;
+  /**
+   * MCP `ReadResourceResult` as the server sent it. `servers`: a source that
+   * combines several servers asks only those it accepts (by name), as if the
+   * others did not exist: a caller limited to some servers (a gateway
+   * tenant's) cannot reach the others' resources through a URI nobody listed.
+   */
+  readResource(uri: string, options?: { signal?: AbortSignal; servers?: (name: string) => boolean }): Promise<JsonObject>;
   /** Every prompt of every page (MCP `Prompt` objects); `name` as the gateway lists it. */
   listPrompts(options?: { signal?: AbortSignal }): Promise<JsonObject[]>;
   /** MCP `GetPromptResult`; `name` as the gateway lists it. */

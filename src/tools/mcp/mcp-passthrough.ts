@@ -47,7 +47,11 @@ export class McpPassthrough<C extends PassthroughConnection> implements Passthro
     );
   }
 
-  readResource(uri: string, options: { signal?: AbortSignal } = {}): Promise<JsonObject> {
+  readResource(uri: string, options: { signal?: AbortSignal; servers?: (name: string) => boolean } = {}): Promise<JsonObject> {
+    // Asked on behalf of someone this server is closed to: as if it did not exist.
+    if (options.servers !== undefined && !options.servers(this.#options.server)) {
+      return Promise.reject(new ToolgateError('not_found', `no MCP server open to you has resource "${uri}"`));
+    }
     return this.#request({ what: `read resource "${uri}" from`, capability: 'resources', signal: options.signal, absent: undefined }, async (client, request) =>
       jsonResult(await client.readResource({ uri }, request)),
     );
