@@ -2,7 +2,12 @@
 // line: start-up (process start to ready: imports and setup done), RSS at
 // ready and at its peak, per-run durations, wall and CPU time of the measured
 // runs, the model steps and tool calls they made, and first-token latencies.
-//   node bench/frameworks/child.ts --runner <id> --url <mock url> --workload '<json>'
+//   node bench/frameworks/child.ts --runner <id> --url <mock url> --workload '<json>' [--blocks N]
+// With --blocks N (paired measurement, processes.ts runPair): after the warm-up
+// it prints {"ready":true}, then measures the runs in N blocks, one each time
+// a line `go` comes in on stdin, printing {"block":i,"wallMs":…} after each;
+// the last line is the result as above, its wall and CPU time the blocks' sum.
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { refusedHosts } from './loopback-only.ts';
 import type { CreateRunner } from './runner.ts';
@@ -27,6 +32,10 @@ export interface ChildResult {
   toolCalls: number;
   /** Sequential streaming workloads: per run, ms from the answer's model request to the first answer text the runner observed. */
   firstTokenMs?: number[];
+  /** Paired measurement: each block's wall time, in the order measured. */
+  blockWallMs?: number[];
+  /** Paired measurement: the baseline measured in alternating blocks with this runner (set by the parent). */
+  pairedBaseline?: { wallMs: number; firstTokenMs?: number[] };
   /** Hosts outside this machine the runner tried to connect to (refused; telemetry that should have been off). */
   refusedHosts?: string[];
 }
@@ -38,10 +47,12 @@ export interface ChildFailure {
   error: string;
 }
 
-const { values } = parseArgs({ options: { runner: { type: 'string' }, url: { type: 'string' }, workload: { type: 'string' } } });
+const { values } = parseArgs({ options: { runner: { type: 'string' }, url: { type: 'string' }, workload: { type: 'string' }, blocks: { type: 'string' } } });
 const runnerId = values.runner ?? '';
 const url = values.url ?? '';
 const workload = JSON.parse(values.workload ?? '{}') as Workload;
+const blocks = values.blocks === undefined ? undefined : Number(values.blocks);
+if (blocks !== undefined && (!Number.isInteger(blocks) || blocks < 1)) throw new Error(`--blocks must be a positive integer, got "${values.blocks ?? ''}"`);
 
 // Model requests are counted where every runner makes them: fetch, replaced
 // before any runner module (or the client it creates) is loaded.
@@ -108,11 +119,35 @@ async function main(): Promise<ChildResult> {
   await pool(workload.warmup, false);
   const requests0 = modelRequests;
   const lookups0 = lookupCount();
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  await pool(workload.runs, true);
-  const wallMs = performance.now() - t0;
-  const cpu = process.cpuUsage(cpu0);
+  let wallMs = 0;
+  let cpuMicros = 0;
+  const measure = async (runs: number): Promise<number> => {
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    await pool(runs, true);
+    const took = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    wallMs += took;
+    cpuMicros += cpu.user + cpu.system;
+    return took;
+  };
+  const blockWallMs: number[] = [];
+  if (blocks === undefined) {
+    await measure(workload.runs);
+  } else {
+    // Paired: each block when the parent says so, while the other process of the pair waits.
+    const commands = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+    process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
+    for (let block = 0; block < blocks; block++) {
+      const command = await commands.next();
+      if (command.done === true || command.value.trim() !== 'go') throw new Error(`expected "go" for block ${block + 1} of ${blocks}, got ${command.done === true ? 'the end of stdin' : JSON.stringify(command.value)}`);
+      // The runs split as evenly as they go: the first blocks take one more when they do not divide.
+      const runs = Math.floor(workload.runs / blocks) + (block < workload.runs % blocks ? 1 : 0);
+      const took = await measure(runs);
+      blockWallMs.push(took);
+      process.stdout.write(`${JSON.stringify({ block, wallMs: took })}\n`);
+    }
+  }
   const toolCalls = lookupCount() - lookups0;
   const steps = modelRequests - requests0;
   if (toolCalls !== workload.runs * TOOL_STEPS) throw new Error(`${toolCalls} tool calls in ${workload.runs} runs, expected ${TOOL_STEPS} per run`);
@@ -128,7 +163,8 @@ async function main(): Promise<ChildResult> {
     peakRssMb: (process.resourceUsage().maxRSS * 1024) / 2 ** 20,
     durationsMs: durationsMs.map((d) => Math.round(d * 1000) / 1000),
     wallMs,
-    cpuMs: (cpu.user + cpu.system) / 1000,
+    cpuMs: cpuMicros / 1000,
+    ...(blocks === undefined ? {} : { blockWallMs: blockWallMs.map((d) => Math.round(d * 1000) / 1000) }),
     runs: workload.runs,
     steps,
     toolCalls,

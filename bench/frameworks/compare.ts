@@ -3,8 +3,12 @@
 // process of its own; every runner × workload runs in a fresh child process,
 // runners interleaved within each repetition (the orders of runners and of
 // workloads rotated from one to the next) so that they share the machine's drift.
+// Each runner is measured paired with a baseline of its own (processes.ts
+// runPair): both processes alive, their runs measured in alternating blocks,
+// so that the ratio compares moments the machine was alike for both.
 // BENCH_QUICK=1: few runs, one repetition. BENCH_RUNNERS=a,b: only runners
 // whose id contains a or b (the baseline always runs). BENCH_REPS=N: repetitions.
+// BENCH_PAIRED=0: each runner against the baseline run alone in its repetition.
 // A runner whose service is missing (toolgate-http-pg without a PostgreSQL) is
 // skipped, and shown so, after one check made before any child starts.
 import { readFileSync } from 'node:fs';
@@ -14,7 +18,7 @@ import { POSTGRES_URL } from '../postgres-url.ts';
 import { BENCH_DIR, ensureBenchDeps, installedVersion } from './bench-deps.ts';
 import { buildHarness, harnessFrom } from './harness-build.ts';
 import { checkPostgres, createThrowawayDatabase, DATABASE_URL_ENV, type ThrowawayDatabase } from './postgres-database.ts';
-import { runChild, startMockProcess, type ChildOutcome } from './processes.ts';
+import { runChild, runPair, startMockProcess, type ChildOutcome } from './processes.ts';
 import { reportLines, saveReport, type ReportInput, type SkippedRunner } from './report.ts';
 import { BASELINE_ID, RUNNERS, type RunnerEntry } from './runners-list.ts';
 import { aggregate } from './stats.ts';
@@ -63,8 +67,31 @@ function errorText(error: unknown): string {
  * dropped once the process has ended, however it ended, a timeout included;
  * a database that could not be dropped is noted in the report.
  */
-async function runOne(runner: RunnerEntry, options: { url: string; workload: Workload; timeoutMs: number }, notes: string[]): Promise<ChildOutcome> {
-  if (runner.needs !== 'postgres') return runChild({ ...options, runner: runner.id });
+/**
+ * Blocks a paired measurement splits a workload's runs into: sequential runs
+ * in blocks of about 25 (a block lasts a tenth of a second or so), runs in
+ * flight in blocks of 100 (two waves of 50 each).
+ */
+function blocksFor(workload: Workload): number {
+  if (workload.concurrency > 1) return Math.max(1, Math.round(workload.runs / 100));
+  return Math.max(1, Math.min(8, Math.round(workload.runs / 25)));
+}
+
+/**
+ * One runner on one workload: alone (the baseline's own row), or paired with
+ * a baseline measured in alternating blocks with it (runPair), whose time the
+ * runner's ratios are taken against. A runner that needs PostgreSQL gets a
+ * throwaway database of its own, dropped afterwards.
+ */
+async function runOne(runner: RunnerEntry, options: { url: string; workload: Workload; timeoutMs: number; paired: boolean }, notes: string[]): Promise<ChildOutcome> {
+  const run = async (env: Record<string, string> | undefined): Promise<ChildOutcome> => {
+    const member = { runner: runner.id, ...(env === undefined ? {} : { env }) };
+    if (!options.paired || runner.id === BASELINE_ID) return runChild({ ...options, ...member });
+    const [base, outcome] = await runPair({ first: { runner: BASELINE_ID }, second: member, url: options.url, workload: options.workload, blocks: blocksFor(options.workload), timeoutMs: options.timeoutMs });
+    if (!outcome.ok || !base.ok) return outcome.ok ? { ok: false, runner: runner.id, workload: options.workload.id, error: `its paired baseline failed: ${base.ok ? '' : base.error}` } : outcome;
+    return { ...outcome, pairedBaseline: { wallMs: base.wallMs, ...(base.firstTokenMs === undefined ? {} : { firstTokenMs: base.firstTokenMs }) } };
+  };
+  if (runner.needs !== 'postgres') return run(undefined);
   let database: ThrowawayDatabase;
   try {
     database = await createThrowawayDatabase(POSTGRES_URL);
@@ -72,7 +99,7 @@ async function runOne(runner: RunnerEntry, options: { url: string; workload: Wor
     return { ok: false, runner: runner.id, workload: options.workload.id, error: `could not create its database: ${errorText(error)}` };
   }
   try {
-    return await runChild({ ...options, runner: runner.id, env: { [DATABASE_URL_ENV]: database.url } });
+    return await run({ [DATABASE_URL_ENV]: database.url });
   } finally {
     await database.drop().catch((error: unknown) => notes.push(`could not drop the database ${database.name}: ${errorText(error)}`));
   }
@@ -100,8 +127,13 @@ function versions(runners: RunnerEntry[], services: [string, string][]): [string
 /** Drops the per-run arrays: the .json keeps every child's summary, not every sample. */
 function summary(outcome: ChildOutcome): unknown {
   if (!outcome.ok) return outcome;
-  const { durationsMs, firstTokenMs, ...rest } = outcome;
-  return { ...rest, measuredRuns: durationsMs.length, ...(firstTokenMs === undefined ? {} : { firstTokenSamples: firstTokenMs.length }) };
+  const { durationsMs, firstTokenMs, pairedBaseline, ...rest } = outcome;
+  return {
+    ...rest,
+    measuredRuns: durationsMs.length,
+    ...(firstTokenMs === undefined ? {} : { firstTokenSamples: firstTokenMs.length }),
+    ...(pairedBaseline === undefined ? {} : { pairedBaselineWallMs: pairedBaseline.wallMs }),
+  };
 }
 
 export async function runFrameworksBench(): Promise<{ name: string; lines: string[] }> {
@@ -110,6 +142,8 @@ export async function runFrameworksBench(): Promise<{ name: string; lines: strin
   const runners = selectRunners(process.env['BENCH_RUNNERS']);
   const filtered = runners.length < RUNNERS.length;
   const repetitions = Number(process.env['BENCH_REPS'] ?? (quick ? 1 : DEFAULT_REPETITIONS));
+  // BENCH_PAIRED=0: each runner against the baseline of its repetition, measured seconds apart (the old way).
+  const paired = process.env['BENCH_PAIRED'] !== '0';
   if (!Number.isInteger(repetitions) || repetitions < 1) throw new Error(`BENCH_REPS must be a positive integer, got "${process.env['BENCH_REPS'] ?? ''}"`);
   const services = await checkServices(runners);
   for (const s of services.skipped) console.log(`frameworks: ${s.runner} skipped: ${s.reason}`);
@@ -144,7 +178,7 @@ export async function runFrameworksBench(): Promise<{ name: string; lines: strin
         process.stdout.write(`  [${rep + 1}/${repetitions}] ${workload.id}:`);
         for (const runner of order) {
           const t = performance.now();
-          const outcome = await runOne(runner, { url: mock.url, workload, timeoutMs }, notes);
+          const outcome = await runOne(runner, { url: mock.url, workload, timeoutMs, paired }, notes);
           byKey.set(`${runner.id} ${workload.id}`, outcome);
           process.stdout.write(` ${runner.id} ${outcome.ok ? `${((performance.now() - t) / 1000).toFixed(1)}s` : 'FAILED'}`);
         }
@@ -169,6 +203,7 @@ export async function runFrameworksBench(): Promise<{ name: string; lines: strin
     workloads,
     cells,
     verdicts: judgeTargets(cells, BASELINE_ID),
+    paired,
   };
   const lines = [...reportLines(input), ...notes.map((n) => `Note: ${n}`)];
   const suffix = `${quick ? '-quick' : ''}${filtered ? '-partial' : ''}`;

@@ -72,3 +72,131 @@ export async function runChild(options: { runner: string; url: string; workload:
   const said = (stderr.trim() || stdout.trim()).split('\n').slice(-5).join(' | ');
   return failure(`exited with code ${String(code)} without a result${said === '' ? '' : `: ${said}`}`);
 }
+
+/** One child of a pair, as runPair sees it. */
+export interface PairMember {
+  runner: string;
+  env?: Record<string, string>;
+}
+
+interface Controlled {
+  /** The next line the child printed; undefined once its output has ended. */
+  next(): Promise<string | undefined>;
+  send(line: string): void;
+  kill(): void;
+  stderr(): string;
+  closed(): Promise<number | null>;
+}
+
+function controlled(member: PairMember, options: { url: string; workload: Workload; blocks: number }): Controlled {
+  const env = member.env === undefined ? process.env : { ...process.env, ...member.env };
+  const args = [CHILD, '--runner', member.runner, '--url', options.url, '--workload', JSON.stringify(options.workload), '--blocks', String(options.blocks)];
+  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], env });
+  const lines: string[] = [];
+  let waiting: ((line: string | undefined) => void) | undefined;
+  let ended = false;
+  const reader = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  reader.on('line', (line) => {
+    const waiter = waiting;
+    waiting = undefined;
+    if (waiter === undefined) lines.push(line);
+    else waiter(line);
+  });
+  reader.on('close', () => {
+    ended = true;
+    const waiter = waiting;
+    waiting = undefined;
+    waiter?.(undefined);
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr = (stderr + text).slice(-4000)));
+  // A child that dies leaves its stdin closed: writing to it must not throw here.
+  child.stdin.on('error', () => undefined);
+  const closed = new Promise<number | null>((resolve) => {
+    child.once('error', () => resolve(null));
+    child.once('close', (code) => resolve(code));
+  });
+  return {
+    next: () => {
+      if (lines.length > 0) return Promise.resolve(lines.shift());
+      if (ended) return Promise.resolve(undefined);
+      return new Promise((resolve) => (waiting = resolve));
+    },
+    send: (line) => {
+      child.stdin.write(`${line}\n`);
+    },
+    kill: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    },
+    stderr: () => stderr,
+    closed: () => closed,
+  };
+}
+
+/** What a line from a paired child says: a step of the protocol, its outcome, or nothing readable. */
+function readLine(line: string | undefined): { ready: true } | { block: number; wallMs: number } | ChildOutcome | undefined {
+  if (line === undefined) return undefined;
+  try {
+    const parsed = JSON.parse(line) as unknown;
+    return typeof parsed === 'object' && parsed !== null ? (parsed as { ready: true }) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs two runners on one workload side by side, each in its own process, and
+ * measures them in alternating blocks of runs (first, second; second, first;
+ * …) while the other waits: a slow or fast moment of a shared machine falls on
+ * both, which one run after the other does not give. Each outcome is as
+ * runChild's; a failure of either fails both (a ratio needs the pair).
+ */
+export async function runPair(options: { first: PairMember; second: PairMember; url: string; workload: Workload; blocks: number; timeoutMs: number }): Promise<[ChildOutcome, ChildOutcome]> {
+  const { workload } = options;
+  const members = [options.first, options.second] as const;
+  const children = members.map((m) => controlled(m, { url: options.url, workload, blocks: options.blocks }));
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    for (const c of children) c.kill();
+  }, options.timeoutMs);
+  const failure = (index: number, error: string): ChildFailure => ({ ok: false, runner: members[index]?.runner ?? '', workload: workload.id, error });
+  /** Both fail: the one that went wrong says why, the other that its pair failed. */
+  const bothFail = async (index: number, what: string): Promise<[ChildOutcome, ChildOutcome]> => {
+    for (const c of children) c.kill();
+    const said = (children[index]?.stderr() ?? '').trim().split('\n').slice(-5).join(' | ');
+    const error = timedOut ? `timed out after ${Math.round(options.timeoutMs / 1000)} s` : `${what}${said === '' ? '' : `: ${said}`}`;
+    const own = failure(index, error);
+    const other = failure(1 - index, `its pair (${members[index]?.runner ?? ''}) failed`);
+    return index === 0 ? [own, other] : [other, own];
+  };
+  try {
+    for (const [index, child] of children.entries()) {
+      const said = readLine(await child.next());
+      if (said !== undefined && 'ok' in said && !said.ok) return index === 0 ? [said, failure(1, `its pair (${members[0].runner}) failed`)] : [failure(0, `its pair (${members[1].runner}) failed`), said];
+      if (said === undefined || !('ready' in said)) return bothFail(index, 'did not say it was ready');
+    }
+    for (let block = 0; block < options.blocks; block++) {
+      // first, second; second, first; … : a drift within a block pair weighs on both.
+      const order = block % 2 === 0 ? [0, 1] : [1, 0];
+      for (const index of order) {
+        const child = children[index] as Controlled;
+        child.send('go');
+        const said = readLine(await child.next());
+        if (said !== undefined && 'ok' in said && !said.ok) return bothFail(index, said.error);
+        if (said === undefined || !('block' in said)) return bothFail(index, `did not finish block ${block + 1} of ${options.blocks}`);
+      }
+    }
+    const outcomes: ChildOutcome[] = [];
+    for (const [index, child] of children.entries()) {
+      const said = readLine(await child.next());
+      if (said === undefined || !('ok' in said)) return bothFail(index, 'exited without a result');
+      outcomes.push(said);
+    }
+    await Promise.all(children.map((c) => c.closed()));
+    return [outcomes[0] as ChildOutcome, outcomes[1] as ChildOutcome];
+  } finally {
+    clearTimeout(timer);
+    for (const c of children) c.kill();
+  }
+}

@@ -28,6 +28,8 @@ export interface ReportInput {
   workloads: Workload[];
   cells: Cell[];
   verdicts: Verdict[];
+  /** Each runner was measured paired with a baseline of its own (compare.ts, processes.ts runPair). */
+  paired: boolean;
 }
 
 const HEAD = ['runner', 'runs/s', 'µs/step', '+µs/step vs baseline', '× baseline', 'CPU µs/step', 'p50 ms', 'p99 ms', '1st token +µs', 'RSS ready MB', 'RSS peak MB', 'start-up ms'];
@@ -104,7 +106,7 @@ export function reportLines(input: ReportInput): string[] {
     '',
     '## Figures',
     '',
-    'µs/step: wall time ÷ model steps. +µs/step and × baseline: against the hand-written loop of the same repetition. CPU: user + system of the runner process (the mock excluded). p50/p99: one run, prompt to answer. 1st token: median time from the answer\'s model request to the first answer text the runner sees, beyond the baseline\'s (in brackets). RSS ready: after imports and setup; peak: the process\'s high-water mark. Start-up: process start to ready.',
+    `µs/step: wall time ÷ model steps. +µs/step and × baseline: ${input.paired ? 'against a run of the hand-written loop measured with the runner, both processes alive and their runs measured in alternating blocks (the baseline row is the loop run alone, so the columns need not subtract exactly)' : 'against the hand-written loop of the same repetition'}. CPU: user + system of the runner process (the mock excluded). p50/p99: one run, prompt to answer. 1st token: median time from the answer's model request to the first answer text the runner sees, beyond the baseline's (the baseline row's own in brackets). RSS ready: after imports and setup; peak: the process's high-water mark. Start-up: process start to ready.`,
     '',
     ...(input.skipped.length === 0 ? [] : [...input.skipped.map((s) => `Skipped: ${s.runner}, ${s.reason}.`), '']),
     ...input.workloads.flatMap((w) => workloadTable(input, w)),

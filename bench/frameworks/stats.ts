@@ -1,6 +1,6 @@
 // From the children's results to the figures the report shows: per runner and
-// workload, each repetition against the baseline of the same repetition, then
-// the median over repetitions.
+// workload, each repetition against its baseline (the one measured paired with
+// it, else the one of the same repetition), then the median over repetitions.
 import type { ChildOutcome } from './processes.ts';
 import type { ChildResult } from './child.ts';
 
@@ -62,14 +62,23 @@ interface PerRep {
   startupMs: number;
 }
 
+/**
+ * The baseline a runner is compared with: the one measured in alternating
+ * blocks with it (paired), else the one run alone in the same repetition.
+ */
+function referenceOf(result: ChildResult, baseline: ChildResult | undefined): { wallMs: number; firstTokenMs?: number[] } | undefined {
+  return result.pairedBaseline ?? baseline;
+}
+
 function perRep(result: ChildResult, baseline: ChildResult | undefined): PerRep {
+  const reference = referenceOf(result, baseline);
   const firstToken = result.firstTokenMs === undefined ? undefined : median(result.firstTokenMs);
-  const baseFirst = baseline?.firstTokenMs === undefined ? undefined : median(baseline.firstTokenMs);
+  const baseFirst = reference?.firstTokenMs === undefined ? undefined : median(reference.firstTokenMs);
   return {
     runsPerSec: result.runs / (result.wallMs / 1000),
     usPerStep: (result.wallMs * 1000) / result.steps,
-    overheadUsPerStep: baseline === undefined ? Number.NaN : ((result.wallMs - baseline.wallMs) * 1000) / result.steps,
-    xBaseline: baseline === undefined ? Number.NaN : result.wallMs / baseline.wallMs,
+    overheadUsPerStep: reference === undefined ? Number.NaN : ((result.wallMs - reference.wallMs) * 1000) / result.steps,
+    xBaseline: reference === undefined ? Number.NaN : result.wallMs / reference.wallMs,
     cpuUsPerStep: (result.cpuMs * 1000) / result.steps,
     p50Ms: percentile(result.durationsMs, 50),
     p99Ms: percentile(result.durationsMs, 99),
