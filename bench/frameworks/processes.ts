@@ -154,7 +154,7 @@ function readLine(line: string | undefined): { ready: true } | { block: number; 
 export async function runPair(options: { first: PairMember; second: PairMember; url: string; workload: Workload; blocks: number; timeoutMs: number }): Promise<[ChildOutcome, ChildOutcome]> {
   const { workload } = options;
   const members = [options.first, options.second] as const;
-  const children = members.map((m) => controlled(m, { url: options.url, workload, blocks: options.blocks }));
+  const children: Controlled[] = [];
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -171,7 +171,10 @@ export async function runPair(options: { first: PairMember; second: PairMember; 
     return index === 0 ? [own, other] : [other, own];
   };
   try {
-    for (const [index, child] of children.entries()) {
+    // One after the other: the second starts and warms up while the first waits, so neither's start-up is charged to the other.
+    for (const [index, member] of members.entries()) {
+      const child = controlled(member, { url: options.url, workload, blocks: options.blocks });
+      children.push(child);
       const said = readLine(await child.next());
       if (said !== undefined && 'ok' in said && !said.ok) return index === 0 ? [said, failure(1, `its pair (${members[0].runner}) failed`)] : [failure(0, `its pair (${members[1].runner}) failed`), said];
       if (said === undefined || !('ready' in said)) return bothFail(index, 'did not say it was ready');
