@@ -1,6 +1,7 @@
 import { isJsonObject } from '../core/json.ts';
 import type { JsonObject, JsonSchema, JsonValue } from '../core/json.ts';
 import { checkJsonShape, DEFAULT_MAX_JSON_DEPTH } from '../core/json-shape.ts';
+import { PerSchema } from '../core/per-schema.ts';
 import { setJsonKey } from './lenient-json.ts';
 import { readJson } from './repair-json.ts';
 
@@ -109,24 +110,14 @@ function admits(schema: unknown, root: JsonSchema, nesting: number): Admits {
   return all;
 }
 
-/** `wanted` by schema object and root: a tool's schema is looked at for every string of every call. */
-const wantedBySchema = new WeakMap<object, WeakMap<object, readonly Container[]>>();
+/** `wanted` per schema object and root: a tool's schema is looked at for every string of every call. */
+const wantedBySchema = new PerSchema<readonly Container[]>();
 const NO_CONTAINER: readonly Container[] = [];
 
-/** The containers a (resolved) schema asks for; none when it allows a string. Schemas are treated as immutable. */
+/** The containers a (resolved) schema asks for; none when it allows a string. */
 function wanted(schema: unknown, root: JsonSchema): readonly Container[] {
   if (typeof schema !== 'object' || schema === null) return containersOf(schema, root);
-  let byRoot = wantedBySchema.get(schema);
-  if (byRoot === undefined) {
-    byRoot = new WeakMap();
-    wantedBySchema.set(schema, byRoot);
-  }
-  let known = byRoot.get(root);
-  if (known === undefined) {
-    known = containersOf(schema, root);
-    byRoot.set(root, known);
-  }
-  return known;
+  return wantedBySchema.get(schema, root, () => containersOf(schema, root));
 }
 
 function containersOf(schema: unknown, root: JsonSchema): readonly Container[] {

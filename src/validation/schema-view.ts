@@ -1,4 +1,5 @@
 import type { JsonSchema, JsonValue } from '../core/json.ts';
+import { PerSchema } from '../core/per-schema.ts';
 import { pointerSegments } from './json-pointer.ts';
 
 /**
@@ -84,7 +85,7 @@ export function jsonTypeOf(value: JsonValue): Exclude<JsonType, 'integer'> {
  * valid; a value whose type is in it may still be invalid.
  */
 export function allowedTypes(node: unknown, root: JsonSchema, depth = 0): ReadonlySet<JsonType> | undefined {
-  if (depth === 0 && typeof node === 'object' && node !== null) return remembered(typeSets, node, root, () => makeAllowedTypes(node, root, 0) ?? null) ?? undefined;
+  if (depth === 0 && typeof node === 'object' && node !== null) return typeSets.get(node, root, () => makeAllowedTypes(node, root, 0));
   return makeAllowedTypes(node, root, depth);
 }
 
@@ -158,30 +159,12 @@ export interface ObjectView {
   readonly additionalProperties: unknown;
 }
 
-/**
- * Views already made, by schema object and root. Schemas are treated as
- * immutable (as the validator does): a tool's schema is looked at for every
- * call to it, and its view need not be made again each time.
- */
-const views = new WeakMap<object, WeakMap<object, ObjectView>>();
-
-/** Types already worked out for a schema object (see `views`); `null` stands for "any type". */
-const typeSets = new WeakMap<object, WeakMap<object, ReadonlySet<JsonType> | null>>();
-
-function remembered<T>(cache: WeakMap<object, WeakMap<object, T>>, node: object, root: object, make: () => T): T {
-  let byRoot = cache.get(node);
-  if (byRoot === undefined) {
-    byRoot = new WeakMap();
-    cache.set(node, byRoot);
-  }
-  if (byRoot.has(root)) return byRoot.get(root) as T;
-  const made = make();
-  byRoot.set(root, made);
-  return made;
-}
+/** Views and type sets already made, per schema object and root (see PerSchema). */
+const views = new PerSchema<ObjectView>();
+const typeSets = new PerSchema<ReadonlySet<JsonType> | undefined>();
 
 export function objectView(node: unknown, root: JsonSchema, depth = 0): ObjectView {
-  if (depth === 0 && typeof node === 'object' && node !== null) return remembered(views, node, root, () => makeObjectView(node, root, 0));
+  if (depth === 0 && typeof node === 'object' && node !== null) return views.get(node, root, () => makeObjectView(node, root, 0));
   return makeObjectView(node, root, depth);
 }
 
