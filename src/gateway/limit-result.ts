@@ -22,34 +22,49 @@ const NOTE_BYTES = 400;
 export function limitResult(result: ToolResult, limit: number): ToolResult {
   const bytes = sizeOf({ content: result.content, structuredContent: result.structuredContent });
   if (bytes <= limit) return result;
-  let budget = Math.max(0, limit - NOTE_BYTES - sizeOf({ content: [] }));
-  const content: ToolContent[] = [];
-  const dropped = new Map<string, number>();
-  let textCut = false;
-  for (const block of result.content) {
-    const size = sizeOf(block) + 1;
-    if (size <= budget) {
-      content.push(block);
-      budget -= size;
-    } else if (block.type === 'text' && !textCut && budget > 64) {
-      const cut: ToolContent = { type: 'text', text: cutText(block.text, budget - 32) };
-      content.push(cut);
-      budget -= sizeOf(cut) + 1;
-      textCut = true;
-    } else {
-      dropped.set(block.type, (dropped.get(block.type) ?? 0) + 1);
-    }
-  }
+  const fitted = fitInOrder<ToolContent>(result.content, Math.max(0, limit - NOTE_BYTES - sizeOf({ content: [] })), {
+    cut: (block, room) => (block.type === 'text' ? { type: 'text', text: cutText(block.text, room - 32) } : undefined),
+    kind: (block) => `${block.type} block`,
+  });
+  const content = fitted.kept;
   const limited: ToolResult = { ...result, content, truncated: { bytes, limit } };
-  const keepStructured = result.structuredContent !== undefined && sizeOf(result.structuredContent) + 24 <= budget;
+  const keepStructured = result.structuredContent !== undefined && sizeOf(result.structuredContent) + 24 <= fitted.budget;
   if (!keepStructured) delete limited.structuredContent;
-  const what = [
-    ...(textCut ? ['the text was cut'] : []),
-    ...[...dropped].map(([type, n]) => `${n} ${type} block${n === 1 ? '' : 's'} left out`),
-    ...(result.structuredContent !== undefined && !keepStructured ? ['the structured content left out'] : []),
-  ];
+  const what = [...fitted.said, ...(result.structuredContent !== undefined && !keepStructured ? ['the structured content left out'] : [])];
   content.push({ type: 'text', text: `[toolgate: ${what.join(', ')}; the result was ${bytes} bytes, over the gateway's limit of ${limit}]` });
   return limited;
+}
+
+/**
+ * Items kept in order while they fit in `budget` bytes (as JSON); the first
+ * text that does not fit is cut to the room left (`cut` says how, or that an
+ * item is no text); the others that do not fit are left out and counted by
+ * `kind`. `said`: what was done, for the note; `budget`: the room left.
+ */
+function fitInOrder<T>(items: readonly T[], budget: number, how: { cut: (item: T, room: number) => T | undefined; kind: (item: T) => string }): { kept: T[]; said: string[]; budget: number } {
+  const kept: T[] = [];
+  const dropped = new Map<string, number>();
+  let textCut = false;
+  let room = budget;
+  for (const item of items) {
+    const size = sizeOf(item) + 1;
+    if (size <= room) {
+      kept.push(item);
+      room -= size;
+      continue;
+    }
+    const cut = !textCut && room > 64 ? how.cut(item, room) : undefined;
+    if (cut !== undefined) {
+      kept.push(cut);
+      room -= sizeOf(cut) + 1;
+      textCut = true;
+    } else {
+      const kind = how.kind(item);
+      dropped.set(kind, (dropped.get(kind) ?? 0) + 1);
+    }
+  }
+  const said = [...(textCut ? ['the text was cut'] : []), ...[...dropped].map(([kind, n]) => `${n} ${kind}${n === 1 ? '' : 's'} left out`)];
+  return { kept, said, budget: room };
 }
 
 /** The longest prefix of `text` within `maxBytes` of UTF-8 (JSON-escaped), never splitting a character. */
@@ -85,35 +100,16 @@ export function limitResourceContents(result: JsonObject, limit: number, uri: st
   const bytes = sizeOf(contents);
   if (bytes <= limit) return result;
   // The note names the resource: its URI (the client's) is counted, not guessed.
-  let budget = Math.max(0, limit - NOTE_BYTES - sizeOf(uri) - 2);
-  const kept: JsonValue[] = [];
-  let textCut = false;
-  let blobs = 0;
-  let others = 0;
-  for (const item of contents) {
-    const size = sizeOf(item) + 1;
-    if (size <= budget) {
-      kept.push(item);
-      budget -= size;
-    } else if (isJsonObject(item) && typeof item['text'] === 'string' && !textCut && budget > 64) {
+  const { kept, said } = fitInOrder<JsonValue>(contents, Math.max(0, limit - NOTE_BYTES - sizeOf(uri) - 2), {
+    cut: (item, room) => {
+      if (!isJsonObject(item) || typeof item['text'] !== 'string') return undefined;
       const { text, ...rest } = item;
-      const cut: JsonObject = { ...rest, text: '' };
-      cut['text'] = cutText(text, budget - sizeOf(cut) - 32);
-      kept.push(cut);
-      budget -= sizeOf(cut) + 1;
-      textCut = true;
-    } else if (isJsonObject(item) && typeof item['blob'] === 'string') {
-      blobs += 1;
-    } else {
-      others += 1;
-    }
-  }
-  const what = [
-    ...(textCut ? ['the text was cut'] : []),
-    ...(blobs > 0 ? [`${blobs} blob${blobs === 1 ? '' : 's'} left out`] : []),
-    ...(others > 0 ? [`${others} other content${others === 1 ? '' : 's'} left out`] : []),
-  ];
-  kept.push({ uri, mimeType: 'text/plain', text: `[toolgate: ${what.join(', ')}; the resource was ${bytes} bytes, over the gateway's limit of ${limit}]` });
+      return { ...rest, text: cutText(text, room - sizeOf({ ...rest, text: '' }) - 32) };
+    },
+    // Half of a blob's base64 means nothing: one that does not fit is left out whole.
+    kind: (item) => (isJsonObject(item) && typeof item['blob'] === 'string' ? 'blob' : 'other content'),
+  });
+  kept.push({ uri, mimeType: 'text/plain', text: `[toolgate: ${said.join(', ')}; the resource was ${bytes} bytes, over the gateway's limit of ${limit}]` });
   const meta = isJsonObject(result['_meta']) ? result['_meta'] : {};
   return { ...result, contents: kept, _meta: { ...meta, [TRUNCATED_META_KEY]: { bytes, limit } } };
 }
