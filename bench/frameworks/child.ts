@@ -7,6 +7,8 @@
 // it prints {"ready":true}, then measures the runs in N blocks, one each time
 // a line `go` comes in on stdin, printing {"block":i,"wallMs":…} after each;
 // the last line is the result as above, its wall and CPU time the blocks' sum.
+import { subscribe } from 'node:diagnostics_channel';
+import type { ClientRequest } from 'node:http';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { refusedHosts } from './loopback-only.ts';
@@ -54,8 +56,11 @@ const workload = JSON.parse(values.workload ?? '{}') as Workload;
 const blocks = values.blocks === undefined ? undefined : Number(values.blocks);
 if (blocks !== undefined && (!Number.isInteger(blocks) || blocks < 1)) throw new Error(`--blocks must be a positive integer, got "${values.blocks ?? ''}"`);
 
-// Model requests are counted where every runner makes them: fetch, replaced
-// before any runner module (or the client it creates) is loaded.
+// Model requests are counted where the runners make them: fetch, replaced
+// before any runner module (or the client it creates) is loaded, and node:http
+// (toolgate's model calls), whose client requests are announced on a
+// diagnostics channel when they are made. Either way the time is taken when
+// the request is handed to the HTTP client, before it sends anything.
 let modelRequests = 0;
 let lastModelRequestAt = 0;
 const realFetch = globalThis.fetch;
@@ -67,6 +72,14 @@ globalThis.fetch = (input, init) => {
   }
   return realFetch(input, init);
 };
+const mock = new URL(url === '' ? 'http://invalid/' : url);
+subscribe('http.client.request.created', (message) => {
+  const request = (message as { request: ClientRequest }).request;
+  if (request.getHeader('host') === mock.host && request.path.startsWith(mock.pathname)) {
+    modelRequests++;
+    lastModelRequestAt = performance.now();
+  }
+});
 
 function fail(error: unknown): never {
   // Paths relative to the repository: the message ends up in the saved results.

@@ -3,6 +3,7 @@ import { parseJson } from '../../core/parse-json.ts';
 import type { GenerateOptions, ModelAdapter, ModelRequest, ModelResponse } from '../../core/ports/model-adapter.ts';
 import { readLimits, type ReadLimitOptions } from '../shared/limits.ts';
 import { readStreamedAnswer, readWholeAnswer, refuseErrorBody } from '../shared/read-answer.ts';
+import { httpPostFor, type HttpAnswer } from '../shared/http-post.ts';
 import { callWithRetries, requestHeaders, type RetryPolicy } from '../shared/request-loop.ts';
 import { readSseEvents, type SseEvent } from '../shared/sse-reader.ts';
 import { asObject } from '../shared/wire.ts';
@@ -37,16 +38,16 @@ export interface AnthropicAdapterOptions extends RetryPolicy, ReadLimitOptions {
   extraBody?: Record<string, unknown>;
 }
 
-/** A ModelAdapter for Anthropic's Messages API (`POST /v1/messages`), over plain fetch. */
+/** A ModelAdapter for Anthropic's Messages API (`POST /v1/messages`), over node:http (or a given fetch). */
 export function createAnthropicAdapter(options: AnthropicAdapterOptions): ModelAdapter {
   const provider = options.provider ?? 'anthropic';
   const baseUrl = (options.baseUrl ?? DEFAULT_ANTHROPIC_BASE_URL).replace(/\/+$/, '');
   const url = `${baseUrl}/v1/messages`;
-  const fetchFn = options.fetch ?? globalThis.fetch;
+  const post = httpPostFor(options.fetch);
   const { maxResponseBytes, maxStreamBytes, maxEventBytes, maxToolCalls } = readLimits(options);
   const rootHint = `check that the base URL is the API root without /v1, e.g. ${DEFAULT_ANTHROPIC_BASE_URL}`;
 
-  const readAnswer = async (input: { response: Response; request: ModelRequest; generate: GenerateOptions; signal: AbortSignal }): Promise<ModelResponse> => {
+  const readAnswer = async (input: { response: HttpAnswer; request: ModelRequest; generate: GenerateOptions; signal: AbortSignal }): Promise<ModelResponse> => {
     const { response, request, generate, signal } = input;
     const contentType = response.headers.get('content-type') ?? '';
     // Only a streaming request shows deltas, whatever the server chose to send.
@@ -67,7 +68,7 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): ModelA
     return parseMessage(json, { url, maxToolCalls, provider });
   };
 
-  const readStream = async (response: Response, generate: GenerateOptions, signal: AbortSignal): Promise<ModelResponse> => {
+  const readStream = async (response: HttpAnswer, generate: GenerateOptions, signal: AbortSignal): Promise<ModelResponse> => {
     const body = response.body;
     if (body === null) throw new ToolgateError('model_error', `${url} sent an event stream with no body`);
     const assembler = new StreamAssembler({ maxToolCalls, provider, ...(generate.onTextDelta === undefined ? {} : { onTextDelta: generate.onTextDelta }) });
@@ -95,7 +96,7 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): ModelA
       return callWithRetries({
         url,
         provider,
-        fetch: fetchFn,
+        post,
         policy: options,
         signal: generate.signal,
         request: () => {

@@ -4,6 +4,7 @@ import { parseJson } from '../../core/parse-json.ts';
 import { readLimits, type ReadLimitOptions } from '../shared/limits.ts';
 import { readLines } from '../shared/ndjson-reader.ts';
 import { readStreamedAnswer, readWholeAnswer, refuseErrorBody } from '../shared/read-answer.ts';
+import { httpPostFor, type HttpAnswer } from '../shared/http-post.ts';
 import { callWithRetries, requestHeaders, type RetryPolicy } from '../shared/request-loop.ts';
 import { httpError, RETRYABLE_STATUSES, withConnectionHint } from './errors.ts';
 import { parseChatResponse } from './from-wire.ts';
@@ -78,7 +79,7 @@ export function normalizeOllamaHost(value: string): string {
 
 function credentialsError(): ToolgateError {
   // The value is not quoted: it holds a password.
-  return new ToolgateError('usage', 'the Ollama host holds credentials (user:password@); fetch refuses them in a URL — send them with the apiKey or headers options instead', {
+  return new ToolgateError('usage', 'the Ollama host holds credentials (user:password@); a model URL may not carry them — send them with the apiKey or headers options instead', {
     details: { option: 'host' },
   });
 }
@@ -97,15 +98,15 @@ function withDefaultPort(hostport: string): string {
   return `${hostport}:${DEFAULT_OLLAMA_PORT}`;
 }
 
-/** A ModelAdapter for Ollama's native `POST {host}/api/chat`, over plain fetch. */
+/** A ModelAdapter for Ollama's native `POST {host}/api/chat`, over node:http (or a given fetch). */
 export function createOllamaAdapter(options: OllamaAdapterOptions): ModelAdapter {
   const provider = options.provider ?? 'ollama';
   const host = normalizeOllamaHost(options.host ?? DEFAULT_OLLAMA_HOST);
   const url = `${host}/api/chat`;
-  const fetchFn = options.fetch ?? globalThis.fetch;
+  const post = httpPostFor(options.fetch);
   const { maxResponseBytes, maxStreamBytes, maxEventBytes, maxToolCalls } = readLimits(options);
 
-  const readAnswer = async (input: { response: Response; request: ModelRequest; generate: GenerateOptions; signal: AbortSignal }): Promise<ModelResponse> => {
+  const readAnswer = async (input: { response: HttpAnswer; request: ModelRequest; generate: GenerateOptions; signal: AbortSignal }): Promise<ModelResponse> => {
     const { response, request, generate, signal } = input;
     const contentType = (response.headers.get('content-type') ?? '').toLowerCase();
     // Ollama streams as application/x-ndjson and answers `stream: false` (or an error) as application/json;
@@ -130,7 +131,7 @@ export function createOllamaAdapter(options: OllamaAdapterOptions): ModelAdapter
     return parseChatResponse(json, { url, maxToolCalls, provider });
   };
 
-  const readStream = async (response: Response, generate: GenerateOptions, signal: AbortSignal): Promise<ModelResponse> => {
+  const readStream = async (response: HttpAnswer, generate: GenerateOptions, signal: AbortSignal): Promise<ModelResponse> => {
     const body = response.body;
     if (body === null) throw new ToolgateError('model_error', `${url} sent a stream with no body`);
     const assembler = new StreamAssembler({ maxToolCalls, provider, ...(generate.onTextDelta === undefined ? {} : { onTextDelta: generate.onTextDelta }) });
@@ -166,7 +167,7 @@ export function createOllamaAdapter(options: OllamaAdapterOptions): ModelAdapter
         return await callWithRetries({
           url,
           provider,
-          fetch: fetchFn,
+          post,
           policy: options,
           signal: generate.signal,
           request: () => {

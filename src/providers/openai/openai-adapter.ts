@@ -2,6 +2,7 @@ import { ToolgateError } from '../../core/errors.ts';
 import type { GenerateOptions, ModelAdapter, ModelRequest, ModelResponse } from '../../core/ports/model-adapter.ts';
 import { readLimits, type ReadLimitOptions } from '../shared/limits.ts';
 import { readStreamedAnswer, readWholeAnswer, refuseErrorBody } from '../shared/read-answer.ts';
+import { httpPostFor, type HttpAnswer } from '../shared/http-post.ts';
 import { callWithRetries, requestHeaders, type RetryPolicy } from '../shared/request-loop.ts';
 import { readSseEvents, type SseEvent } from '../shared/sse-reader.ts';
 import { httpError, isQuotaGone, RETRYABLE_STATUSES } from './errors.ts';
@@ -24,15 +25,15 @@ export interface OpenAIAdapterOptions extends RetryPolicy, ReadLimitOptions {
   extraBody?: Record<string, unknown>;
 }
 
-/** A ModelAdapter for any OpenAI-compatible `/chat/completions` endpoint, over plain fetch. */
+/** A ModelAdapter for any OpenAI-compatible `/chat/completions` endpoint, over node:http (or a given fetch). */
 export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter {
   const provider = options.provider ?? 'openai';
   const baseUrl = (options.baseUrl ?? DEFAULT_OPENAI_BASE_URL).replace(/\/+$/, '');
   const url = `${baseUrl}/chat/completions`;
-  const fetchFn = options.fetch ?? globalThis.fetch;
+  const post = httpPostFor(options.fetch);
   const { maxResponseBytes, maxStreamBytes, maxEventBytes, maxToolCalls } = readLimits(options);
 
-  const readAnswer = async (input: { response: Response; request: ModelRequest; generate: GenerateOptions; signal: AbortSignal }): Promise<ModelResponse> => {
+  const readAnswer = async (input: { response: HttpAnswer; request: ModelRequest; generate: GenerateOptions; signal: AbortSignal }): Promise<ModelResponse> => {
     const { response, request, generate, signal } = input;
     const contentType = response.headers.get('content-type') ?? '';
     // Some proxies stream whatever was asked; the reader copes either way, and only a streaming request shows deltas.
@@ -55,7 +56,7 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter
     return parseCompletion(json, { url, maxToolCalls, provider });
   };
 
-  const readStream = async (response: Response, generate: GenerateOptions, signal: AbortSignal): Promise<ModelResponse> => {
+  const readStream = async (response: HttpAnswer, generate: GenerateOptions, signal: AbortSignal): Promise<ModelResponse> => {
     const body = response.body;
     if (body === null) throw new ToolgateError('model_error', `${url} sent an event stream with no body`);
     const assembler = new StreamAssembler({ maxToolCalls, provider, ...(generate.onTextDelta === undefined ? {} : { onTextDelta: generate.onTextDelta }) });
@@ -89,7 +90,7 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter
       return callWithRetries({
         url,
         provider,
-        fetch: fetchFn,
+        post,
         policy: options,
         signal: generate.signal,
         request: () => {

@@ -4,6 +4,7 @@
  * statuses to error codes with the provider's hints.
  */
 import { ToolgateError, type ErrorCode } from '../../core/errors.ts';
+import { ConnectionFailure } from './http-post.ts';
 import { asObject, previewJson } from './wire.ts';
 
 /** Provider messages are quoted in ours; a whole HTML error page is not useful. */
@@ -126,9 +127,13 @@ export function httpError(input: HttpErrorInput & { hints: HttpErrorHints }): To
   return make('model_error', `unexpected HTTP ${status} from ${url}: ${message}`);
 }
 
-/** Network-level failures fetch reports as TypeError ("fetch failed", "terminated") with a cause. */
+/**
+ * Network-level failures: node:http's, wrapped as ConnectionFailure, and those
+ * fetch reports as TypeError ("fetch failed", "terminated") with a cause.
+ */
 export function isConnectionError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
+  if (error instanceof ConnectionFailure) return true;
   if (error instanceof TypeError && (error.message === 'fetch failed' || error.message === 'terminated')) return true;
   return hasNetworkCode(error) || (error.cause instanceof Error && hasNetworkCode(error.cause));
 }
@@ -138,7 +143,7 @@ function hasNetworkCode(error: Error): boolean {
   return typeof code === 'string' && /^(?:ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|UND_ERR_\w+)$/.test(code);
 }
 
-/** "ECONNREFUSED 127.0.0.1:1" rather than fetch's bare "fetch failed". */
+/** "connection failed: connect ECONNREFUSED 127.0.0.1:1", and not fetch's bare "fetch failed". */
 export function describeConnectionError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = error.cause;

@@ -4,6 +4,7 @@
  * so every limit is counted in bytes as received.
  */
 import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_STREAM_BYTES, limitExceeded } from './limits.ts';
+import type { AnswerBody } from './http-post.ts';
 import { readBodyItems, type ItemEmit } from './read-body.ts';
 
 export interface ReadLinesOptions {
@@ -22,7 +23,7 @@ export interface ReadLinesOptions {
 const NEWLINE = 0x0a;
 
 /** Hands each non-blank line of a body to `each` as soon as it is complete, without its line ending (`\n` or `\r\n`). */
-export async function readLines(body: ReadableStream<Uint8Array>, options: ReadLinesOptions, each: (line: string) => void): Promise<void> {
+export async function readLines(body: AnswerBody, options: ReadLinesOptions, each: (line: string) => void): Promise<void> {
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_EVENT_BYTES;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_STREAM_BYTES;
   const provider = options.provider === undefined ? {} : { provider: options.provider };

@@ -6,6 +6,7 @@
 import { ToolgateError } from '../../core/errors.ts';
 import type { GenerateOptions, ModelRequest, ModelResponse } from '../../core/ports/model-adapter.ts';
 import { providerMessage } from './http-errors.ts';
+import type { HttpAnswer } from './http-post.ts';
 import { readAnswerText, readFailure, RetryableFailure } from './request-loop.ts';
 import { asObject } from './wire.ts';
 
@@ -14,7 +15,7 @@ import { asObject } from './wire.ts';
  * streaming request with one body (a proxy) still shows its text as one delta.
  */
 export async function readWholeAnswer(input: {
-  response: Response;
+  response: HttpAnswer;
   signal: AbortSignal;
   url: string;
   provider: string;

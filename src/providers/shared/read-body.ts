@@ -1,3 +1,5 @@
+import type { AnswerBody, ChunkReader, HttpAnswer } from './http-post.ts';
+
 /** After a stream's last event, how long and how much of the body's remainder is read before it is given up. */
 const DRAIN_GRACE_MS = 250;
 const DRAIN_MAX_BYTES = 64 * 1024;
@@ -9,13 +11,13 @@ const DRAIN_MAX_BYTES = 64 * 1024;
  * body is cancelled, so the connection is released rather than left to fill.
  */
 export class BodyReader {
-  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #reader: ChunkReader;
   readonly #signal: AbortSignal | undefined;
   // Cancelling settles a pending read, which next() then turns into the abort.
   readonly #onAbort = (): void => void this.#reader.cancel(this.#signal?.reason).catch(() => undefined);
   #finished = false;
 
-  constructor(body: ReadableStream<Uint8Array>, signal: AbortSignal | undefined) {
+  constructor(body: AnswerBody, signal: AbortSignal | undefined) {
     this.#reader = body.getReader();
     this.#signal = signal;
     signal?.addEventListener('abort', this.#onAbort, { once: true });
@@ -87,7 +89,7 @@ export type ItemEmit<T> = (item: T) => boolean | void;
  * rest of the body is drained (see BodyReader.drain) and nothing more is read.
  */
 export async function readBodyItems<T>(
-  body: ReadableStream<Uint8Array>,
+  body: AnswerBody,
   options: BodyItemsOptions,
   parse: (chunk: Uint8Array, emit: ItemEmit<T>) => void,
   end: (emit: ItemEmit<T>) => void,
@@ -127,7 +129,7 @@ export interface ReadTextOptions {
 }
 
 /** A whole body as UTF-8 text, never holding more than maxBytes + one network chunk. */
-export async function readText(response: Response, options: ReadTextOptions): Promise<string> {
+export async function readText(response: HttpAnswer, options: ReadTextOptions): Promise<string> {
   const { maxBytes, signal, tooLarge } = options;
   if (response.body === null) return '';
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
@@ -167,7 +169,7 @@ export async function readText(response: Response, options: ReadTextOptions): Pr
  * even under an injected fetch that ignores its signal. A response that still
  * arrives afterwards gets its body cancelled.
  */
-export function untilAborted(pending: Promise<Response>, signal: AbortSignal): Promise<Response> {
+export function untilAborted(pending: Promise<HttpAnswer>, signal: AbortSignal): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
     const onAbort = (): void => {
       reject(signal.reason as Error);

@@ -7,8 +7,9 @@
  */
 import { ToolgateError } from '../../core/errors.ts';
 import { connectionError, isConnectionError } from './http-errors.ts';
+import type { AnswerHeaders, HttpAnswer, HttpPost } from './http-post.ts';
 import { DEFAULT_MAX_ERROR_BODY_BYTES, limitExceeded } from './limits.ts';
-import { readText, untilAborted } from './read-body.ts';
+import { readText } from './read-body.ts';
 import { DEFAULT_MAX_RETRY_DELAY_MS, parseRetryAfter, retryDelay, sleep } from './retry.ts';
 
 /** Local models on a CPU can take minutes for a long answer; the cloud rarely needs this much. */
@@ -47,7 +48,7 @@ export function readFailure(error: unknown, input: { signal: AbortSignal; delive
  * or actual body fails the call naming `providers.<provider>.maxResponseBytes`;
  * a connection that breaks while reading is worth another attempt.
  */
-export async function readAnswerText(input: { response: Response; signal: AbortSignal; url: string; provider: string; maxBytes: number }): Promise<string> {
+export async function readAnswerText(input: { response: HttpAnswer; signal: AbortSignal; url: string; provider: string; maxBytes: number }): Promise<string> {
   const { response, signal, url, provider, maxBytes } = input;
   try {
     return await readText(response, {
@@ -80,16 +81,17 @@ export interface HttpModelCall<T> {
   url: string;
   /** The config key (`providers.<name>`), named in the timeout message. */
   provider: string;
-  fetch: typeof fetch;
+  /** Sends one attempt (see httpPostFor). */
+  post: HttpPost;
   policy: RetryPolicy;
   /** Headers and body of one attempt (built again for each, so nothing is shared between attempts). */
   request: () => { headers: Record<string, string>; body: string };
   /** Whether an error status (with its body, already read, and headers) deserves another attempt. */
-  retryable: (status: number, bodyText: string, headers: Headers) => boolean;
+  retryable: (status: number, bodyText: string, headers: AnswerHeaders) => boolean;
   /** The final error for an HTTP status that is not retried or whose retries ran out. */
   httpError: (input: { status: number; bodyText: string; attempts: number }) => ToolgateError;
   /** Reads a 2xx answer. May throw RetryableFailure (see readFailure). */
-  read: (response: Response, signal: AbortSignal) => Promise<T>;
+  read: (response: HttpAnswer, signal: AbortSignal) => Promise<T>;
   /** The caller's signal: cancels the call and any wait between attempts. */
   signal?: AbortSignal | undefined;
 }
@@ -97,7 +99,7 @@ export interface HttpModelCall<T> {
 /**
  * The headers of a request: the provider's own, then the configured ones, which
  * replace a default of the same name whatever its case (as Headers.set would).
- * A plain object, which fetch reads once, rather than a Headers built per call.
+ * A plain object, which the request reads once, rather than a Headers built per call.
  */
 export function requestHeaders(defaults: Record<string, string>, configured: Record<string, string> | undefined): Record<string, string> {
   if (configured === undefined) return defaults;
@@ -193,9 +195,9 @@ export async function callWithRetries<T>(call: HttpModelCall<T>): Promise<T> {
 
 async function attemptOnce<T>(call: HttpModelCall<T>, signal: AbortSignal, attempt: number): Promise<T> {
   const { headers, body } = call.request();
-  let response: Response;
+  let response: HttpAnswer;
   try {
-    response = await untilAborted(call.fetch(call.url, { method: 'POST', headers, body, signal }), signal);
+    response = await call.post(call.url, { headers, body, signal });
   } catch (error) {
     throw readFailure(error, { signal });
   }

@@ -1,3 +1,5 @@
+import type { AnswerHeaders } from './http-post.ts';
+
 /** Longest wait between attempts, whatever Retry-After asks for. */
 export const DEFAULT_MAX_RETRY_DELAY_MS = 60_000;
 
@@ -6,7 +8,7 @@ export const DEFAULT_MAX_RETRY_DELAY_MS = 60_000;
  * else `Retry-After` as seconds or an HTTP date. `undefined` when absent or
  * unreadable.
  */
-export function parseRetryAfter(headers: Headers, now: number = Date.now()): number | undefined {
+export function parseRetryAfter(headers: AnswerHeaders, now: number = Date.now()): number | undefined {
   const ms = headers.get('retry-after-ms');
   if (ms !== null && /^\s*\d+(?:\.\d+)?\s*$/.test(ms)) return Number(ms);
   const value = headers.get('retry-after');

@@ -4,6 +4,7 @@
  */
 import { SseParser as CoreSseParser, type SseEvent, type SseParserOptions as CoreOptions } from '../../core/index.ts';
 import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_STREAM_BYTES, limitExceeded } from './limits.ts';
+import type { AnswerBody } from './http-post.ts';
 import { readBodyItems } from './read-body.ts';
 
 export type { SseEvent };
@@ -49,7 +50,7 @@ export interface ReadSseOptions {
  * early (and cancels the body, so the socket is not left open) when `each`
  * throws, on abort and at a limit.
  */
-export async function readSseEvents(body: ReadableStream<Uint8Array>, options: ReadSseOptions, each: (event: SseEvent) => void): Promise<void> {
+export async function readSseEvents(body: AnswerBody, options: ReadSseOptions, each: (event: SseEvent) => void): Promise<void> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_STREAM_BYTES;
   const provider = options.provider === undefined ? {} : { provider: options.provider };
   const parser = new SseParser({ ...provider, ...(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes }) });
