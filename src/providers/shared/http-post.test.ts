@@ -10,6 +10,7 @@ import { after, describe, it } from 'node:test';
 import { isConnectionError } from './http-errors.ts';
 import { ConnectionFailure, httpPostFor, postWithFetch, postWithNodeHttp, type HttpAnswer } from './http-post.ts';
 import { readText } from './read-body.ts';
+import { rejection } from '../../../test/support/rejection.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string, nth: { request: number; onSocket: number }) => void;
 
@@ -78,15 +79,6 @@ async function waitFor(check: () => boolean, what: string): Promise<void> {
     if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  return assert.fail('expected a rejection');
 }
 
 describe('postWithNodeHttp', () => {

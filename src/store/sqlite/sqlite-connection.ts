@@ -10,6 +10,15 @@ export interface SqliteConnectionInit {
   busyTimeoutMs: number;
 }
 
+/** One piece of work of a group transaction (SqliteConnection.transactionEach). */
+export interface TransactionJob<T> {
+  work: () => T;
+  /** What the job does, for an error message ("append events to run …"); built only when one is needed. */
+  action: () => string;
+}
+
+export type JobOutcome<T> = { ok: true; value: T } | { ok: false; error: ToolgateError };
+
 /**
  * One node:sqlite connection with what every store operation needs: cached
  * prepared statements, transactions, and errors turned into ToolgateErrors
@@ -66,6 +75,54 @@ export class SqliteConnection {
         throw error;
       }
     });
+  }
+
+  /**
+   * Runs every job in one IMMEDIATE transaction, so they share one commit (a
+   * group commit). With several jobs, each runs inside a savepoint of its own:
+   * one that throws is undone alone, and only its outcome is that error. When
+   * the transaction itself fails (BEGIN, COMMIT, or an error after which SQLite
+   * abandoned the whole transaction), every job fails with that error and
+   * nothing of any of them is kept. Returns each job's outcome, in order.
+   */
+  transactionEach<T>(action: string, jobs: readonly TransactionJob<T>[]): JobOutcome<T>[] {
+    if (this.#closed) {
+      const closed = new ToolgateError('internal', 'the run store is closed');
+      return jobs.map(() => ({ ok: false, error: closed }));
+    }
+    const single = jobs.length === 1 ? jobs[0] : undefined;
+    const outcomes: JobOutcome<T>[] = [];
+    try {
+      this.statement('BEGIN IMMEDIATE').run();
+      if (single !== undefined) {
+        // One job: no savepoint; if it throws, rolling back the transaction undoes it.
+        outcomes.push({ ok: true, value: single.work() });
+      } else {
+        for (const job of jobs) outcomes.push(this.#inSavepoint(job));
+      }
+      this.statement('COMMIT').run();
+      return outcomes;
+    } catch (error) {
+      this.#rollback();
+      const failure = this.failure(error, single === undefined ? action : single.action());
+      return jobs.map(() => ({ ok: false, error: failure }));
+    }
+  }
+
+  /** One job of a group transaction; throws only when the whole transaction is lost. */
+  #inSavepoint<T>(job: TransactionJob<T>): JobOutcome<T> {
+    this.statement('SAVEPOINT job').run();
+    try {
+      const value = job.work();
+      this.statement('RELEASE job').run();
+      return { ok: true, value };
+    } catch (error) {
+      // After some errors (SQLITE_FULL, an I/O error) SQLite has rolled back the whole transaction: the jobs before are gone too.
+      if (!this.#db.isTransaction) throw error;
+      this.statement('ROLLBACK TO job').run();
+      this.statement('RELEASE job').run();
+      return { ok: false, error: this.failure(error, job.action()) };
+    }
   }
 
   /** The value of a PRAGMA, e.g. pragma('journal_mode') → 'wal'. */

@@ -24,6 +24,7 @@ import {
   type ToolPin,
 } from '../../core/index.ts';
 import { checkAppend } from '../append-guard.ts';
+import { GroupCommit } from './group-commit.ts';
 import { importRunInto } from './import-run.ts';
 import { checkClaimOptions, checkLastEventId, checkLease } from '../lease-guard.ts';
 import { storeNow, isoNow } from '../store-clock.ts';
@@ -65,7 +66,8 @@ const SYNCHRONOUS_NAMES: readonly string[] = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
 
 /**
  * RunStore in one SQLite file (node:sqlite). Writes run in IMMEDIATE
- * transactions, so several processes may share the file; live subscribers
+ * transactions, so several processes may share the file; the appends of one
+ * turn of the event loop share one (GroupCommit). Live subscribers
  * only hear appends made through this instance. Open it with openSqliteRunStore.
  */
 export class SqliteRunStore implements RunStore {
@@ -73,6 +75,11 @@ export class SqliteRunStore implements RunStore {
   readonly #listeners = new RunListeners();
   readonly #leases: SqliteLeases;
   readonly #pins: SqliteToolPins;
+  // After COMMIT: a subscriber that reads the run sees the state these events produced.
+  readonly #appends = new GroupCommit<{ runId: string; events: RunEvent[] }>(
+    (jobs) => this.#sql.transactionEach('append events', jobs),
+    (appended) => this.#listeners.notify(appended.runId, appended.events),
+  );
 
   constructor(connection: SqliteConnection) {
     this.#sql = connection;
@@ -135,33 +142,42 @@ export class SqliteRunStore implements RunStore {
     });
   }
 
+  /**
+   * Queued, and committed with the other appends of this turn of the event
+   * loop in one transaction (see GroupCommit); resolves once committed.
+   */
   async append(runId: string, drafts: readonly EventDraft[], patch: RunPatch = {}, options: AppendOptions = {}): Promise<RunEvent[]> {
-    const events = this.#sql.transaction(`append events to run ${runId}`, () => {
-      // Read inside the write transaction: an append racing the one that ends the run,
-      // or a claim taking the run over, from this or another process, is seen.
-      // Order: not_found, ended (conflict), lease (lease_lost), expectLastEventId (conflict).
-      const row = this.#sql.statement(SELECT_APPEND_STATE).get(runId);
-      if (row === undefined) throw new ToolgateError('not_found', `run ${runId} does not exist`);
-      const end = { status: row['status'] as RunStatus, endedBy: (row['ended_by'] ?? undefined) as RunEventType | undefined };
-      const endedBy = checkAppend(runId, end, drafts);
-      if (options.lease !== undefined) checkLease(runId, leaseStateFromRow(row), options.lease, storeNow());
-      const last = Number(row['last_event_id']);
-      checkLastEventId(runId, last, options.expectLastEventId);
-      const time = isoNow();
-      const insert = this.#sql.statement(INSERT_EVENT);
-      const appended = drafts.map((draft, i) => {
-        const data = JSON.stringify(draft.data);
-        insert.run(runId, last + i + 1, draft.type, time, data);
-        // A copy as the stored text reads back (copyAsJson: the JSON round trip without the parse).
-        return { id: last + i + 1, runId, type: draft.type, time, data: copyAsJson(draft.data) } as RunEvent;
-      });
-      const update = runUpdate(patch, endedBy, last + appended.length, time, runId);
-      this.#sql.statement(update.sql).run(...update.params);
-      return appended;
+    this.#sql.assertOpen();
+    const committed = await this.#appends.add({
+      action: () => `append events to run ${runId}`,
+      work: () => ({ runId, events: this.#appendLocked(runId, drafts, patch, options) }),
     });
-    // After COMMIT: a subscriber that reads the run sees the state these events produced.
-    this.#listeners.notify(runId, events);
-    return events;
+    return committed.events;
+  }
+
+  /** One append, inside the group's transaction. */
+  #appendLocked(runId: string, drafts: readonly EventDraft[], patch: RunPatch, options: AppendOptions): RunEvent[] {
+    // Read inside the write transaction: an append racing the one that ends the run,
+    // or a claim taking the run over, from this or another process, is seen.
+    // Order: not_found, ended (conflict), lease (lease_lost), expectLastEventId (conflict).
+    const row = this.#sql.statement(SELECT_APPEND_STATE).get(runId);
+    if (row === undefined) throw new ToolgateError('not_found', `run ${runId} does not exist`);
+    const end = { status: row['status'] as RunStatus, endedBy: (row['ended_by'] ?? undefined) as RunEventType | undefined };
+    const endedBy = checkAppend(runId, end, drafts);
+    if (options.lease !== undefined) checkLease(runId, leaseStateFromRow(row), options.lease, storeNow());
+    const last = Number(row['last_event_id']);
+    checkLastEventId(runId, last, options.expectLastEventId);
+    const time = isoNow();
+    const insert = this.#sql.statement(INSERT_EVENT);
+    const appended = drafts.map((draft, i) => {
+      const data = JSON.stringify(draft.data);
+      insert.run(runId, last + i + 1, draft.type, time, data);
+      // A copy as the stored text reads back (copyAsJson: the JSON round trip without the parse).
+      return { id: last + i + 1, runId, type: draft.type, time, data: copyAsJson(draft.data) } as RunEvent;
+    });
+    const update = runUpdate(patch, endedBy, last + appended.length, time, runId);
+    this.#sql.statement(update.sql).run(...update.params);
+    return appended;
   }
 
   async readEvents(runId: string, options: ReadEventsOptions = {}): Promise<RunEvent[]> {
@@ -253,6 +269,8 @@ export class SqliteRunStore implements RunStore {
   }
 
   async close(): Promise<void> {
+    // Appends made before close are committed, not dropped.
+    this.#appends.flush();
     this.#listeners.clear();
     this.#sql.close();
   }
