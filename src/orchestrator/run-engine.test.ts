@@ -305,6 +305,39 @@ function countingStore(store: RunStore): { store: RunStore; appends: string[][];
   return seen;
 }
 
+describe('RunEngine: leases given up', () => {
+  it('a pass that ends the run does not call releaseRun (its last append released the lease); one that waits for a person does', async () => {
+    const [sqlite] = await twoStores();
+    const released: string[] = [];
+    const store = new Proxy(sqlite, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        const bound = (value as (...a: unknown[]) => unknown).bind(target);
+        if (key !== 'releaseRun') return bound;
+        return (...args: unknown[]) => {
+          released.push((args[0] as { runId: string }).runId);
+          return bound(...args);
+        };
+      },
+    });
+    const env = {
+      model: model([{ toolCalls: [call('w', 'write')] }, { text: 'done' }]),
+      tools: tools({ write: { write: true, run: () => ok('written') } }),
+      policy: { tools: { write: { approval: 'required' as const } }, tenants: {} },
+    };
+    const a = engine(store, env, { owner: 'a' });
+    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+    const waiting = await a.drive(run.id);
+    assert.equal(waiting.status, 'waiting_approval');
+    assert.deepEqual(released, [run.id], 'a run waiting for a person is let go, so any process can take it up');
+    await a.input(run.id, { type: 'approval', toolCallId: waiting.pendingApproval?.toolCallId ?? '', decision: 'approve' });
+    const final = await a.drive(run.id);
+    assert.equal(final.status, 'completed');
+    assert.deepEqual(released, [run.id], 'the pass that ended the run released nothing more (the contract tests show the ending append clears the lease)');
+  });
+});
+
 describe('RunEngine: a model answer is committed with what follows it', () => {
   it('a write step is two transactions: the answer with the decision and the call, before the tool runs; then the result', async () => {
     const counted = countingStore(new MemoryRunStore());

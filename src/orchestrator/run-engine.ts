@@ -186,7 +186,9 @@ export class RunEngine {
       }
       stalePasses = 0;
       if (end === 'lost') return finalRun(this.#store, runId);
-      const after = (await this.#store.releaseRun(lease)) ?? (await finalRun(this.#store, runId));
+      // A pass that ended the run gives nothing up: the append of its terminal event released the lease (RunStore
+      // contract), so releaseRun would only change nothing, and on SQLite still cost a transaction.
+      const after = end === 'ended' ? await finalRun(this.#store, runId) : ((await this.#store.releaseRun(lease)) ?? (await finalRun(this.#store, runId)));
       lease = undefined;
       if (options.stopSignal?.aborted === true || options.signal?.aborted === true || TERMINAL_RUN_STATUSES.has(after.status)) return after;
       // Input arrived while the pass ended (a decision moves the run back to running): another pass, unless nothing moved.

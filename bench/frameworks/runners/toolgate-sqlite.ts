@@ -1,5 +1,5 @@
 // toolgate as a library with the SQLite store: a file in a temporary folder,
-// default settings (WAL, synchronous FULL).
+// default settings (WAL, synchronous NORMAL).
 import type { CreateRunner } from '../runner.ts';
 import { libraryRunner } from './toolgate-library.ts';
 import { openToolgate, tempDir } from './toolgate-setup.ts';
