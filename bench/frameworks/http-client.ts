@@ -2,8 +2,8 @@
 // (as the mock model is): its CPU is the client's, not the server's, and on
 // a machine with few cores it does not queue behind the server for its turn.
 // Started by the HTTP runners with an IPC channel. For each `run` message it
-// POSTs /v1/runs, then reads the run's SSE stream /v1/runs/{id}/events to its
-// end; it reports the first answer text (with the monotonic clock, which every
+// POSTs /v1/runs?stream=true and reads the run's SSE stream in the answer to
+// its end; it reports the first answer text (with the monotonic clock, which every
 // process on the machine shares) and the end of the run.
 import type { ClientReply, ClientRequest } from './http-client-protocol.ts';
 
@@ -42,17 +42,21 @@ async function follow(response: Response, onText: () => void): Promise<StoredEve
 
 async function run(request: ClientRequest): Promise<void> {
   let first = true;
-  const created = await fetch(`${request.url}/v1/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: request.input }) });
-  if (created.status !== 201) throw new Error(`POST /v1/runs answered ${created.status}: ${await created.text()}`);
-  const { id } = (await created.json()) as { id: string };
-  const events = await fetch(`${request.url}/v1/runs/${id}/events`, { headers: { accept: 'text/event-stream' } });
-  if (!events.ok) throw new Error(`GET /v1/runs/${id}/events answered ${events.status}: ${await events.text()}`);
+  // One request per run: the run is created and its event stream follows in the answer (`?stream=true`).
+  const events = await fetch(`${request.url}/v1/runs?stream=true`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify({ input: request.input }),
+  });
+  if (!events.ok || !(events.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+    throw new Error(`POST /v1/runs?stream=true answered ${events.status}: ${await events.text()}`);
+  }
   const end = await follow(events, () => {
     if (!first) return;
     first = false;
     reply({ type: 'text', id: request.id, at: process.hrtime.bigint().toString() });
   });
-  if (end?.type !== 'run_completed') throw new Error(`run ${id} ended ${end?.type ?? 'without a terminal event'}: ${JSON.stringify(end?.data.error)}`);
+  if (end?.type !== 'run_completed') throw new Error(`the run ended ${end?.type ?? 'without a terminal event'}: ${JSON.stringify(end?.data.error)}`);
   reply({ type: 'done', id: request.id, output: end.data.output ?? '' });
 }
 
