@@ -3,8 +3,10 @@
 // a machine with few cores it does not queue behind the server for its turn.
 // Started by the HTTP runners with an IPC channel. For each `run` message it
 // POSTs /v1/runs?stream=true and reads the run's SSE stream in the answer to
-// its end; it reports the first answer text (with the monotonic clock, which every
+// its end, over node:http: on two cores a client's CPU still takes turns with
+// the server's and the mock's, so it is kept as light as a client can be. It reports the first answer text (with the monotonic clock, which every
 // process on the machine shares) and the end of the run.
+import { Agent, request as httpRequest } from 'node:http';
 import type { ClientReply, ClientRequest } from './http-client-protocol.ts';
 
 interface StoredEvent {
@@ -16,42 +18,53 @@ function reply(message: ClientReply): void {
   process.send?.(message);
 }
 
-/** Reads the run's event stream to its end; returns the terminal event. */
-async function follow(response: Response, onText: () => void): Promise<StoredEvent | undefined> {
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  let terminal: StoredEvent | undefined;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return terminal;
-    buffer += decoder.decode(value, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const frame = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const type = /^event: (.*)$/m.exec(frame)?.[1];
-      if (type === 'assistant_delta') onText();
-      else if (type === 'run_completed' || type === 'run_failed' || type === 'run_cancelled') {
-        const data = /^data: (.*)$/m.exec(frame)?.[1];
-        terminal = data === undefined ? { type, data: {} } : (JSON.parse(data) as StoredEvent);
-      }
-    }
-  }
+const agent = new Agent({ keepAlive: true });
+
+/**
+ * Starts a run and reads its event stream to the end (`POST /v1/runs?stream=true`: one
+ * request per run); resolves with the terminal event.
+ */
+function startAndFollow(url: string, input: string, onText: () => void): Promise<StoredEvent | undefined> {
+  const body = JSON.stringify({ input });
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      `${url}/v1/runs?stream=true`,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        res.setEncoding('utf8');
+        let buffer = '';
+        if (res.statusCode !== 200 || !(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+          res.on('data', (chunk: string) => (buffer += chunk));
+          res.on('end', () => reject(new Error(`POST /v1/runs?stream=true answered ${res.statusCode}: ${buffer}`)));
+          return;
+        }
+        let terminal: StoredEvent | undefined;
+        res.on('data', (chunk: string) => {
+          buffer += chunk;
+          let end: number;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            const frame = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const type = /^event: (.*)$/m.exec(frame)?.[1];
+            if (type === 'assistant_delta') onText();
+            else if (type === 'run_completed' || type === 'run_failed' || type === 'run_cancelled') {
+              const data = /^data: (.*)$/m.exec(frame)?.[1];
+              terminal = data === undefined ? { type, data: {} } : (JSON.parse(data) as StoredEvent);
+            }
+          }
+        });
+        res.on('end', () => resolve(terminal));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 async function run(request: ClientRequest): Promise<void> {
   let first = true;
-  // One request per run: the run is created and its event stream follows in the answer (`?stream=true`).
-  const events = await fetch(`${request.url}/v1/runs?stream=true`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-    body: JSON.stringify({ input: request.input }),
-  });
-  if (!events.ok || !(events.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
-    throw new Error(`POST /v1/runs?stream=true answered ${events.status}: ${await events.text()}`);
-  }
-  const end = await follow(events, () => {
+  const end = await startAndFollow(request.url, request.input, () => {
     if (!first) return;
     first = false;
     reply({ type: 'text', id: request.id, at: process.hrtime.bigint().toString() });
