@@ -189,6 +189,13 @@ describe('openai adapter: transport', () => {
     assert.deepEqual(deltas, []);
   });
 
+  it('does not follow a redirect: the error names where it points and the key to change, and nothing is retried', async () => {
+    mock.enqueue({ status: 308, body: { moved: true }, headers: { location: 'https://elsewhere.example/v1/chat/completions' } });
+    const error = await rejectsWith(adapter().generate(ask()), 'model_error', /answered HTTP 308, a redirect to https:\/\/elsewhere\.example\/v1\/chat\/completions; model calls do not follow redirects: set providers\.openai's base URL/);
+    assert.equal(error.details?.['location'], 'https://elsewhere.example/v1/chat/completions');
+    assert.equal(mock.requests.length, 1);
+  });
+
   it('uses the injected fetch', async () => {
     const calls: string[] = [];
     const fakeFetch: typeof fetch = async (input) => {

@@ -201,6 +201,16 @@ async function attemptOnce<T>(call: HttpModelCall<T>, signal: AbortSignal, attem
   } catch (error) {
     throw readFailure(error, { signal });
   }
+  if (response.status >= 300 && response.status <= 399) {
+    // Not followed: the request's credentials would go wherever the Location says (fetch, when one is given, follows).
+    await response.body?.cancel().catch(() => undefined);
+    const location = response.headers.get('location');
+    throw new ToolgateError(
+      'model_error',
+      `${call.url} answered HTTP ${response.status}, a redirect${location === null ? '' : ` to ${location}`}; model calls do not follow redirects: set providers.${call.provider}'s base URL (or host) to where it points`,
+      { details: { status: response.status, url: call.url, ...(location === null ? {} : { location }) } },
+    );
+  }
   if (!response.ok) {
     // Only quoted, truncated; a body that never ends must not hold the attempt.
     const bodyText = await readText(response, { maxBytes: DEFAULT_MAX_ERROR_BODY_BYTES, signal }).catch(() => '');
