@@ -8,7 +8,7 @@ import { readSseEvents, type SseEvent } from '../shared/sse-reader.ts';
 import { httpError, isQuotaGone, RETRYABLE_STATUSES } from './errors.ts';
 import { parseCompletion } from './from-wire.ts';
 import { StreamAssembler } from './stream-assembler.ts';
-import { toWireBody } from './to-wire.ts';
+import { toWireBodyText } from './to-wire.ts';
 
 export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
@@ -102,7 +102,7 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter
             },
             options.headers,
           );
-          const body = JSON.stringify(toWireBody({ model: options.model, request, ...(options.extraBody === undefined ? {} : { extraBody: options.extraBody }) }));
+          const body = toWireBodyText({ model: options.model, request, ...(options.extraBody === undefined ? {} : { extraBody: options.extraBody }) });
           return { headers, body };
         },
         retryable: (status, bodyText) => RETRYABLE_STATUSES.has(status) && !(status === 429 && isQuotaGone(bodyText)),
