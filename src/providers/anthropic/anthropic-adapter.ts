@@ -10,7 +10,7 @@ import { asObject } from '../shared/wire.ts';
 import { httpError, shouldRetry } from './errors.ts';
 import { parseMessage } from './from-wire.ts';
 import { StreamAssembler } from './stream-assembler.ts';
-import { toWireBody } from './to-wire.ts';
+import { toWireBodyText } from './to-wire.ts';
 
 export { DEFAULT_ANTHROPIC_MAX_TOKENS } from './to-wire.ts';
 
@@ -109,15 +109,13 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): ModelA
             },
             options.headers,
           );
-          const body = JSON.stringify(
-            toWireBody({
-              model: options.model,
-              request,
-              ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
-              ...(options.thinking === undefined ? {} : { thinking: options.thinking }),
-              ...(options.extraBody === undefined ? {} : { extraBody: options.extraBody }),
-            }),
-          );
+          const body = toWireBodyText({
+            model: options.model,
+            request,
+            ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+            ...(options.thinking === undefined ? {} : { thinking: options.thinking }),
+            ...(options.extraBody === undefined ? {} : { extraBody: options.extraBody }),
+          });
           return { headers, body };
         },
         retryable: (status, bodyText, headers) => shouldRetry({ status, bodyText, shouldRetryHeader: headers.get('x-should-retry') }),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Message } from '../../core/messages.ts';
 import type { ModelRequest } from '../../core/ports/model-adapter.ts';
-import { DEFAULT_ANTHROPIC_MAX_TOKENS, inputOf, thinkingBlocksOf, toWireBody, toWireMessages } from './to-wire.ts';
+import { DEFAULT_ANTHROPIC_MAX_TOKENS, inputOf, thinkingBlocksOf, toWireBody, toWireBodyText, toWireMessages } from './to-wire.ts';
 
 const ask = (over: Partial<ModelRequest> = {}): ModelRequest => ({ messages: [{ role: 'user', content: 'Price?' }], tools: [], stream: false, ...over });
 
@@ -181,5 +181,23 @@ describe('toWireBody', () => {
     ]);
     assert.deepEqual(messages[1]?.content, [{ type: 'tool_use', id: 'call_1_x', name: 't', input: {} }]);
     assert.deepEqual(messages[2]?.content, [{ type: 'tool_result', tool_use_id: 'call_1_x', content: 'ok' }]);
+  });
+});
+
+describe('toWireBodyText', () => {
+  it('parses to what the body object serialises to: tools, tool_choice with and without thinking, extraBody', () => {
+    const tools = [
+      { name: 'quote', description: 'Quote a price', parameters: { type: 'object', properties: { area: { type: 'string' } } } },
+      { name: 'bare', description: '', parameters: { properties: {} } },
+    ];
+    const base: ModelRequest = { messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Price?' }], tools: [], stream: true };
+    const cases: Parameters<typeof toWireBody>[0][] = [
+      { model: 'claude', request: base },
+      { model: 'claude', request: { ...base, tools, toolChoice: 'required' } },
+      { model: 'claude', request: { ...base, tools, toolChoice: 'required' }, thinking: { budgetTokens: 2048 } },
+      { model: 'claude', request: { ...base, tools }, extraBody: { top_k: 5 } },
+      { model: 'claude', request: { ...base, tools }, extraBody: { tools: [] } },
+    ];
+    for (const input of cases) assert.deepEqual(JSON.parse(toWireBodyText(input)), JSON.parse(JSON.stringify(toWireBody(input))));
   });
 });

@@ -1,7 +1,8 @@
 import type { JsonObject } from '../../core/json.ts';
 import type { AssistantMessage, Message } from '../../core/messages.ts';
 import { parseJson } from '../../core/parse-json.ts';
-import type { ModelRequest } from '../../core/ports/model-adapter.ts';
+import type { ModelRequest, ModelToolDefinition } from '../../core/ports/model-adapter.ts';
+import { extraSetsTools, ToolsJson } from '../shared/tools-json.ts';
 import { asObject } from '../shared/wire.ts';
 
 /** Anthropic requires max_tokens on every request: used when neither the request nor the config sets one. */
@@ -123,8 +124,18 @@ export interface ToWireBodyInput {
   extraBody?: Record<string, unknown>;
 }
 
-/** The JSON body of a `POST /v1/messages` request. `extraBody` is merged last, so it can override. */
-export function toWireBody(input: ToWireBodyInput): Record<string, unknown> {
+const TOOLS = new ToolsJson((t: ModelToolDefinition) => ({
+  name: t.name,
+  ...(t.description === '' ? {} : { description: t.description }),
+  // The API insists on an object schema; MCP servers sometimes leave `type` out.
+  input_schema: typeof t.parameters['type'] === 'string' ? t.parameters : { type: 'object', ...t.parameters },
+}));
+
+/**
+ * The JSON body of a `POST /v1/messages` request. `extraBody` is merged last, so it can override.
+ * `withTools: false` leaves the `tools` array out (and keeps `tool_choice`), for toWireBodyText.
+ */
+export function toWireBody(input: ToWireBodyInput, options: { withTools?: boolean } = {}): Record<string, unknown> {
   const { model, request, thinking } = input;
   const answerTokens = input.maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS;
   let maxTokens = request.maxTokens ?? answerTokens;
@@ -134,12 +145,7 @@ export function toWireBody(input: ToWireBodyInput): Record<string, unknown> {
   const body: Record<string, unknown> = { model, max_tokens: maxTokens, messages };
   if (system !== '') body['system'] = system;
   if (request.tools.length > 0) {
-    body['tools'] = request.tools.map((t) => ({
-      name: t.name,
-      ...(t.description === '' ? {} : { description: t.description }),
-      // The API insists on an object schema; MCP servers sometimes leave `type` out.
-      input_schema: typeof t.parameters['type'] === 'string' ? t.parameters : { type: 'object', ...t.parameters },
-    }));
+    if (options.withTools !== false) body['tools'] = TOOLS.objects(request.tools);
     // Forced tool use is refused with (manual) extended thinking, so "required" asks only for auto there.
     if (request.toolChoice === 'auto' || (request.toolChoice === 'required' && thinking !== undefined)) body['tool_choice'] = { type: 'auto' };
     else if (request.toolChoice === 'required') body['tool_choice'] = { type: 'any' };
@@ -154,4 +160,11 @@ export function toWireBody(input: ToWireBodyInput): Record<string, unknown> {
   // use, which is what toolgate uses with it; prompted mode works unconstrained.
   if (request.stream) body['stream'] = true;
   return input.extraBody === undefined ? body : { ...body, ...input.extraBody };
+}
+
+/** toWireBody as JSON text, the tool definitions written from text kept per definitions array (ToolsJson); `tools` comes last. */
+export function toWireBodyText(input: ToWireBodyInput): string {
+  const tools = input.request.tools;
+  if (tools.length === 0 || extraSetsTools(input.extraBody)) return JSON.stringify(toWireBody(input));
+  return TOOLS.bodyText(toWireBody(input, { withTools: false }), tools);
 }

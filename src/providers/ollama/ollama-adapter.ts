@@ -9,7 +9,7 @@ import { callWithRetries, requestHeaders, type RetryPolicy } from '../shared/req
 import { httpError, RETRYABLE_STATUSES, withConnectionHint } from './errors.ts';
 import { parseChatResponse } from './from-wire.ts';
 import { StreamAssembler } from './stream-assembler.ts';
-import { toWireBody, type OllamaThink } from './to-wire.ts';
+import { toWireBodyText, type OllamaThink } from './to-wire.ts';
 
 export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
 /** The port Ollama listens on when OLLAMA_HOST names none (and no scheme). */
@@ -179,7 +179,7 @@ export function createOllamaAdapter(options: OllamaAdapterOptions): ModelAdapter
               },
               options.headers,
             );
-            return { headers, body: JSON.stringify(toWireBody({ model: options.model, request, ...wireOptions })) };
+            return { headers, body: toWireBodyText({ model: options.model, request, ...wireOptions }) };
           },
           retryable: (status) => RETRYABLE_STATUSES.has(status),
           httpError: ({ status, bodyText, attempts }) => httpError({ status, bodyText, url, baseUrl: host, model: options.model, attempts, provider }),

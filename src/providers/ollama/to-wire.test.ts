@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ModelRequest } from '../../core/ports/model-adapter.ts';
-import { toolArguments, toWireBody } from './to-wire.ts';
+import { toolArguments, toWireBody, toWireBodyText } from './to-wire.ts';
 
 const TOOL = { name: 'get_spot_price', description: 'Day-ahead price', parameters: { type: 'object', properties: { area: { type: 'string' } } } };
 const ask = (over: Partial<ModelRequest> = {}): ModelRequest => ({ messages: [{ role: 'user', content: 'hi' }], tools: [], stream: false, ...over });
@@ -120,5 +120,20 @@ describe('toWireBody: request fields', () => {
     const body = toWireBody({ model: 'm', request: ask({ temperature: 0 }), extraBody: { truncate: false, options: { seed: 7 } } });
     assert.equal(body['truncate'], false);
     assert.deepEqual(body['options'], { seed: 7 });
+  });
+});
+
+describe('toWireBodyText', () => {
+  it('parses to what the body object serialises to: tools, toolChoice none (no tools), options and extraBody', () => {
+    const tools = [{ name: 'quote', description: 'Quote a price', parameters: { type: 'object', properties: { area: { type: 'string' } } } }];
+    const base: ModelRequest = { messages: [{ role: 'user', content: 'Price?' }], tools: [], stream: false };
+    const cases: Parameters<typeof toWireBody>[0][] = [
+      { model: 'qwen2.5:7b', request: base },
+      { model: 'qwen2.5:7b', request: { ...base, tools, temperature: 0.1 }, options: { num_ctx: 8192 } },
+      { model: 'qwen2.5:7b', request: { ...base, tools, toolChoice: 'none' } },
+      { model: 'qwen2.5:7b', request: { ...base, tools }, extraBody: { format: 'json' } },
+      { model: 'qwen2.5:7b', request: { ...base, tools }, extraBody: { tools: [] } },
+    ];
+    for (const input of cases) assert.deepEqual(JSON.parse(toWireBodyText(input)), JSON.parse(JSON.stringify(toWireBody(input))));
   });
 });

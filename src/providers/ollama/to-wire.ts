@@ -1,6 +1,7 @@
 import { isJsonObject } from '../../core/json.ts';
 import type { Message } from '../../core/messages.ts';
-import type { ModelRequest } from '../../core/ports/model-adapter.ts';
+import type { ModelRequest, ModelToolDefinition } from '../../core/ports/model-adapter.ts';
+import { extraSetsTools, ToolsJson } from '../shared/tools-json.ts';
 import { parseJson } from '../../core/parse-json.ts';
 
 /** One message as Ollama's `/api/chat` expects it (api.Message in ollama/api/types.go). */
@@ -64,19 +65,24 @@ export interface ToWireBodyInput {
   extraBody?: Record<string, unknown>;
 }
 
-/** The JSON body of a `POST /api/chat` request. */
-export function toWireBody(input: ToWireBodyInput): Record<string, unknown> {
+const TOOLS = new ToolsJson((t: ModelToolDefinition) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+
+/** Whether the request offers its tools (Ollama has no tool_choice: 'none' offers none). */
+function offersTools(request: ModelRequest): boolean {
+  return request.tools.length > 0 && request.toolChoice !== 'none';
+}
+
+/**
+ * The JSON body of a `POST /api/chat` request.
+ * `withTools: false` leaves the `tools` array out, for toWireBodyText.
+ */
+export function toWireBody(input: ToWireBodyInput, shape: { withTools?: boolean } = {}): Record<string, unknown> {
   const { model, request } = input;
   // `stream` always explicit: Ollama streams when it is absent.
   const body: Record<string, unknown> = { model, messages: request.messages.map(toWireMessage), stream: request.stream };
   // Ollama has no tool_choice. 'none' is honoured by offering no tools; 'required' cannot be
   // enforced — the model may still answer in text, and the strategy deals with that answer.
-  if (request.tools.length > 0 && request.toolChoice !== 'none') {
-    body['tools'] = request.tools.map((t) => ({
-      type: 'function',
-      function: { name: t.name, description: t.description, parameters: t.parameters },
-    }));
-  }
+  if (offersTools(request) && shape.withTools !== false) body['tools'] = TOOLS.objects(request.tools);
   // A JSON schema in `format` constrains decoding to it (structured outputs): what makes prompted mode reliable for small models.
   if (request.responseFormat !== undefined) body['format'] = request.responseFormat.schema;
   const options: Record<string, unknown> = {};
@@ -87,4 +93,10 @@ export function toWireBody(input: ToWireBodyInput): Record<string, unknown> {
   if (input.think !== undefined) body['think'] = input.think;
   if (input.keepAlive !== undefined) body['keep_alive'] = input.keepAlive;
   return input.extraBody === undefined ? body : { ...body, ...input.extraBody };
+}
+
+/** toWireBody as JSON text, the tool definitions written from text kept per definitions array (ToolsJson); `tools` comes last. */
+export function toWireBodyText(input: ToWireBodyInput): string {
+  if (!offersTools(input.request) || extraSetsTools(input.extraBody)) return JSON.stringify(toWireBody(input));
+  return TOOLS.bodyText(toWireBody(input, { withTools: false }), input.request.tools);
 }

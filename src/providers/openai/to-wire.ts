@@ -1,5 +1,6 @@
 import type { Message } from '../../core/messages.ts';
 import type { ModelRequest, ModelToolDefinition } from '../../core/ports/model-adapter.ts';
+import { extraSetsTools, ToolsJson } from '../shared/tools-json.ts';
 
 /** One message as `/chat/completions` expects it. */
 export type WireMessage =
@@ -39,9 +40,7 @@ export interface WireBodyInput {
   extraBody?: Record<string, unknown>;
 }
 
-function wireTool(t: ModelToolDefinition): Record<string, unknown> {
-  return { type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } };
-}
+const TOOLS = new ToolsJson((t: ModelToolDefinition) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
 
 /**
  * The JSON body of a `/chat/completions` request. `extraBody` is merged last, so it can override.
@@ -51,7 +50,7 @@ export function toWireBody(input: WireBodyInput, options: { withTools?: boolean 
   const { model, request } = input;
   const body: Record<string, unknown> = { model, messages: request.messages.map(toWireMessage) };
   if (request.tools.length > 0) {
-    if (options.withTools !== false) body['tools'] = request.tools.map(wireTool);
+    if (options.withTools !== false) body['tools'] = TOOLS.objects(request.tools);
     // OpenAI rejects tool_choice without tools ("tool_choice is only allowed when tools are specified").
     if (request.toolChoice !== undefined) body['tool_choice'] = request.toolChoice;
   }
@@ -71,24 +70,9 @@ export function toWireBody(input: WireBodyInput, options: { withTools?: boolean 
   return input.extraBody === undefined ? body : { ...body, ...input.extraBody };
 }
 
-/** The `tools` JSON per definitions array: a run offers the same array at every step (its tool catalog), and definitions are not changed once made. */
-const toolsJson = new WeakMap<readonly ModelToolDefinition[], string>();
-
-/**
- * toWireBody as JSON text, with the tool definitions serialised once per
- * definitions array rather than at every call: with many tools, or large
- * schemas, they are most of a request's body. Parses to what
- * `JSON.stringify(toWireBody(input))` does (`tools` comes last).
- */
+/** toWireBody as JSON text, the tool definitions written from text kept per definitions array (ToolsJson); `tools` comes last. */
 export function toWireBodyText(input: WireBodyInput): string {
   const tools = input.request.tools;
-  if (tools.length === 0 || (input.extraBody !== undefined && Object.hasOwn(input.extraBody, 'tools'))) return JSON.stringify(toWireBody(input));
-  let json = toolsJson.get(tools);
-  if (json === undefined) {
-    json = JSON.stringify(tools.map(wireTool));
-    toolsJson.set(tools, json);
-  }
-  const rest = JSON.stringify(toWireBody(input, { withTools: false }));
-  // `rest` is an object with at least model and messages: its closing brace is its last character.
-  return `${rest.slice(0, -1)},"tools":${json}}`;
+  if (tools.length === 0 || extraSetsTools(input.extraBody)) return JSON.stringify(toWireBody(input));
+  return TOOLS.bodyText(toWireBody(input, { withTools: false }), tools);
 }
