@@ -2,7 +2,7 @@ import type { JsonObject } from '../../core/json.ts';
 import type { AssistantMessage, Message } from '../../core/messages.ts';
 import { parseJson } from '../../core/parse-json.ts';
 import type { ModelRequest, ModelToolDefinition } from '../../core/ports/model-adapter.ts';
-import { extraSetsTools, ToolsJson } from '../shared/tools-json.ts';
+import { bodyText, ToolsJson } from '../shared/tools-json.ts';
 import { asObject } from '../shared/wire.ts';
 
 /** Anthropic requires max_tokens on every request: used when neither the request nor the config sets one. */
@@ -164,7 +164,5 @@ export function toWireBody(input: ToWireBodyInput, options: { withTools?: boolea
 
 /** toWireBody as JSON text, the tool definitions written from text kept per definitions array (ToolsJson); `tools` comes last. */
 export function toWireBodyText(input: ToWireBodyInput): string {
-  const tools = input.request.tools;
-  if (tools.length === 0 || extraSetsTools(input.extraBody)) return JSON.stringify(toWireBody(input));
-  return TOOLS.bodyText(toWireBody(input, { withTools: false }), tools);
+  return bodyText({ tools: TOOLS, definitions: input.request.tools, offered: input.request.tools.length > 0, extraBody: input.extraBody, build: (withTools) => toWireBody(input, { withTools }) });
 }

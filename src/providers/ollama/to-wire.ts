@@ -1,7 +1,7 @@
 import { isJsonObject } from '../../core/json.ts';
 import type { Message } from '../../core/messages.ts';
 import type { ModelRequest, ModelToolDefinition } from '../../core/ports/model-adapter.ts';
-import { extraSetsTools, ToolsJson } from '../shared/tools-json.ts';
+import { bodyText, ToolsJson } from '../shared/tools-json.ts';
 import { parseJson } from '../../core/parse-json.ts';
 
 /** One message as Ollama's `/api/chat` expects it (api.Message in ollama/api/types.go). */
@@ -97,6 +97,5 @@ export function toWireBody(input: ToWireBodyInput, shape: { withTools?: boolean 
 
 /** toWireBody as JSON text, the tool definitions written from text kept per definitions array (ToolsJson); `tools` comes last. */
 export function toWireBodyText(input: ToWireBodyInput): string {
-  if (!offersTools(input.request) || extraSetsTools(input.extraBody)) return JSON.stringify(toWireBody(input));
-  return TOOLS.bodyText(toWireBody(input, { withTools: false }), input.request.tools);
+  return bodyText({ tools: TOOLS, definitions: input.request.tools, offered: offersTools(input.request), extraBody: input.extraBody, build: (withTools) => toWireBody(input, { withTools }) });
 }

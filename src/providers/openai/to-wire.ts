@@ -1,6 +1,6 @@
 import type { Message } from '../../core/messages.ts';
 import type { ModelRequest, ModelToolDefinition } from '../../core/ports/model-adapter.ts';
-import { extraSetsTools, ToolsJson } from '../shared/tools-json.ts';
+import { bodyText, ToolsJson } from '../shared/tools-json.ts';
 
 /** One message as `/chat/completions` expects it. */
 export type WireMessage =
@@ -72,7 +72,5 @@ export function toWireBody(input: WireBodyInput, options: { withTools?: boolean 
 
 /** toWireBody as JSON text, the tool definitions written from text kept per definitions array (ToolsJson); `tools` comes last. */
 export function toWireBodyText(input: WireBodyInput): string {
-  const tools = input.request.tools;
-  if (tools.length === 0 || extraSetsTools(input.extraBody)) return JSON.stringify(toWireBody(input));
-  return TOOLS.bodyText(toWireBody(input, { withTools: false }), tools);
+  return bodyText({ tools: TOOLS, definitions: input.request.tools, offered: input.request.tools.length > 0, extraBody: input.extraBody, build: (withTools) => toWireBody(input, { withTools }) });
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ModelToolDefinition } from '../../core/ports/model-adapter.ts';
-import { extraSetsTools, ToolsJson } from './tools-json.ts';
+import { bodyText, ToolsJson } from './tools-json.ts';
 
 /** Definitions whose schema counts how often JSON.stringify writes it (it calls toJSON each time). */
 function counted(serialised: { count: number }): ModelToolDefinition[] {
@@ -44,9 +44,16 @@ describe('ToolsJson', () => {
     assert.deepEqual(JSON.parse(wire.bodyText({}, [{ name: 'a', description: '', parameters: { type: 'object' } }])), { tools: [{ name: 'a', schema: { type: 'object' } }] });
   });
 
-  it('knows when extraBody sets tools itself', () => {
-    assert.equal(extraSetsTools(undefined), false);
-    assert.equal(extraSetsTools({ top_p: 1 }), false);
-    assert.equal(extraSetsTools({ tools: [] }), true);
+  it('bodyText writes the body whole when the tools are not offered or extraBody sets them, else from the kept text', () => {
+    const definitions = [{ name: 'a', description: '', parameters: { type: 'object' } }];
+    const built: boolean[] = [];
+    const build = (withTools: boolean): Record<string, unknown> => {
+      built.push(withTools);
+      return withTools ? { model: 'm', tools: ['whole'] } : { model: 'm' };
+    };
+    assert.deepEqual(JSON.parse(bodyText({ tools: wire, definitions, offered: true, extraBody: undefined, build })), { model: 'm', tools: [{ name: 'a', schema: { type: 'object' } }] });
+    assert.deepEqual(JSON.parse(bodyText({ tools: wire, definitions, offered: false, extraBody: undefined, build })), { model: 'm', tools: ['whole'] });
+    assert.deepEqual(JSON.parse(bodyText({ tools: wire, definitions, offered: true, extraBody: { tools: [] }, build })), { model: 'm', tools: ['whole'] });
+    assert.deepEqual(built, [false, true, true]);
   });
 });

@@ -35,7 +35,20 @@ export class ToolsJson {
   }
 }
 
-/** Whether `extraBody` sets `tools` itself: then the body is written whole, as toWireBody builds it. */
-export function extraSetsTools(extraBody: Record<string, unknown> | undefined): boolean {
-  return extraBody !== undefined && Object.hasOwn(extraBody, 'tools');
+/**
+ * A provider's whole request body as JSON text: `build(false)` is the body
+ * without `tools`, `build(true)` with them. The tools' text is kept per
+ * definitions array when `offered` (the request offers them) and `extraBody`
+ * does not set `tools` itself; otherwise the body is written whole.
+ */
+export function bodyText(input: {
+  tools: ToolsJson;
+  definitions: readonly ModelToolDefinition[];
+  offered: boolean;
+  extraBody: Record<string, unknown> | undefined;
+  build: (withTools: boolean) => Record<string, unknown>;
+}): string {
+  const extraSetsTools = input.extraBody !== undefined && Object.hasOwn(input.extraBody, 'tools');
+  if (!input.offered || extraSetsTools) return JSON.stringify(input.build(true));
+  return input.tools.bodyText(input.build(false), input.definitions);
 }
