@@ -6,6 +6,7 @@ import { applyMigrations } from './apply-migrations.ts';
 import { SqliteConnection } from './sqlite-connection.ts';
 import { sqliteFailure } from './sqlite-failure.ts';
 import { SqliteRunStore } from './sqlite-run-store.ts';
+import { WalCheckpointer } from './wal-checkpointer.ts';
 
 /**
  * WAL with NORMAL: a commit survives the process crashing (the WAL is written
@@ -15,6 +16,8 @@ import { SqliteRunStore } from './sqlite-run-store.ts';
 export const DEFAULT_SQLITE_SYNCHRONOUS = 'NORMAL';
 export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 5_000;
 const IN_MEMORY = ':memory:';
+/** SQLite's default wal_autocheckpoint, restored when the checkpoint thread fails. */
+const SQLITE_AUTOCHECKPOINT_PAGES = 1000;
 
 export interface OpenSqliteRunStoreOptions {
   /** A file path (parent directories are created) or ':memory:'. */
@@ -54,7 +57,8 @@ function openOnce(label: string, synchronous: string, busyTimeoutMs: number): Sq
     db.exec(`PRAGMA synchronous = ${synchronous}`);
     db.exec('PRAGMA foreign_keys = ON');
     applyMigrations(db, { label });
-    return new SqliteRunStore(new SqliteConnection({ db, label, busyTimeoutMs }));
+    const checkpointer = label === IN_MEMORY ? undefined : backgroundCheckpoints(db, label, synchronous);
+    return new SqliteRunStore(new SqliteConnection({ db, label, busyTimeoutMs, checkpointer }));
   } catch (error) {
     try {
       db?.close();
@@ -63,6 +67,20 @@ function openOnce(label: string, synchronous: string, busyTimeoutMs: number): Sq
     }
     throw error;
   }
+}
+
+/** Turns SQLite's automatic checkpoints off for this connection and hands them to a WalCheckpointer. */
+function backgroundCheckpoints(db: DatabaseSync, label: string, synchronous: string): WalCheckpointer {
+  db.exec('PRAGMA wal_autocheckpoint = 0');
+  return new WalCheckpointer({
+    path: label,
+    synchronous,
+    host: {
+      // busy = 1: another connection is checkpointing (the thread, or another process).
+      checkpoint: () => db.prepare('PRAGMA wal_checkpoint(PASSIVE)').get()?.['busy'] === 0,
+      restoreAutomatic: () => db.exec(`PRAGMA wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_PAGES}`),
+    },
+  });
 }
 
 /** SQLITE_BUSY and its extended codes (BUSY_RECOVERY, BUSY_SNAPSHOT, BUSY_TIMEOUT). */

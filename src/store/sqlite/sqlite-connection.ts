@@ -1,6 +1,7 @@
 import type { DatabaseSync, SQLOutputValue, StatementSync } from 'node:sqlite';
 import { ToolgateError } from '../../core/index.ts';
 import { sqliteFailure } from './sqlite-failure.ts';
+import type { WalCheckpointer } from './wal-checkpointer.ts';
 
 export interface SqliteConnectionInit {
   /** An open connection with pragmas set and migrations applied (openSqliteRunStore does both). */
@@ -8,6 +9,8 @@ export interface SqliteConnectionInit {
   /** The file path, named in error messages. */
   label: string;
   busyTimeoutMs: number;
+  /** Told of every commit; checkpoints the WAL off the event loop (files only, not ':memory:'). */
+  checkpointer?: WalCheckpointer | undefined;
 }
 
 /** One piece of work of a group transaction (SqliteConnection.transactionEach). */
@@ -29,12 +32,14 @@ export class SqliteConnection {
   readonly #db: DatabaseSync;
   readonly #busyTimeoutMs: number;
   readonly #statements = new Map<string, StatementSync>();
+  readonly #checkpointer: WalCheckpointer | undefined;
   #closed = false;
 
   constructor(init: SqliteConnectionInit) {
     this.#db = init.db;
     this.label = init.label;
     this.#busyTimeoutMs = init.busyTimeoutMs;
+    this.#checkpointer = init.checkpointer;
   }
 
   /** A prepared statement, compiled once per SQL text. Call inside `run` or `transaction`. */
@@ -54,6 +59,9 @@ export class SqliteConnection {
       return work();
     } catch (error) {
       throw this.failure(error, action);
+    } finally {
+      // Statements outside a transaction commit on their own; reads are counted too, which only nudges sooner.
+      this.#checkpointer?.committed();
     }
   }
 
@@ -101,6 +109,7 @@ export class SqliteConnection {
         for (const job of jobs) outcomes.push(this.#inSavepoint(job));
       }
       this.statement('COMMIT').run();
+      this.#checkpointer?.committed();
       return outcomes;
     } catch (error) {
       this.#rollback();
@@ -139,11 +148,16 @@ export class SqliteConnection {
     if (this.#closed) throw new ToolgateError('internal', 'the run store is closed');
   }
 
-  /** Closes the database; closing twice is harmless. */
-  close(): void {
+  /**
+   * Closes the database; closing twice is harmless. The checkpoint thread's
+   * connection closes first, so this one is the last: SQLite then checkpoints
+   * the whole WAL and removes it.
+   */
+  async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     this.#statements.clear();
+    await this.#checkpointer?.close();
     try {
       this.#db.close();
     } catch (error) {

@@ -272,7 +272,7 @@ export class SqliteRunStore implements RunStore {
     // Appends made before close are committed, not dropped.
     this.#appends.flush();
     this.#listeners.clear();
-    this.#sql.close();
+    await this.#sql.close();
   }
 
   #insertRun(init: NewRun): Run {
