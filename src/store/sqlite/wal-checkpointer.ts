@@ -23,7 +23,7 @@
  * pays for it, and does not keep the process alive. If it cannot start or
  * fails, the connection goes back to SQLite's automatic checkpoints.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 
 /** Commits between two nudges: about SQLite's own 1,000-page threshold at a few pages per commit. */
 export const CHECKPOINT_EVERY_COMMITS = 128;
@@ -147,7 +147,9 @@ export class WalCheckpointer {
 
   #start(): Worker | undefined {
     try {
-      const worker = new Worker(WORKER_SOURCE, {
+      // Loaded here, at the first nudge: a short command that never checkpoints does not load it.
+      const { Worker: WorkerThread } = process.getBuiltinModule('node:worker_threads');
+      const worker = new WorkerThread(WORKER_SOURCE, {
         eval: true,
         workerData: { path: this.#options.path, synchronous: this.#options.synchronous },
         // A checkpoint needs little: keep the thread's heap small.
