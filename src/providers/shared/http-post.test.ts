@@ -11,6 +11,7 @@ import { isConnectionError } from './http-errors.ts';
 import { ConnectionFailure, httpPostFor, postWithFetch, postWithNodeHttp, type HttpAnswer } from './http-post.ts';
 import { readText } from './read-body.ts';
 import { rejection } from '../../../test/support/rejection.ts';
+import { waitUntil } from '../../../test/support/wait-until.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string, nth: { request: number; onSocket: number }) => void;
 
@@ -72,14 +73,6 @@ const post = (url: string, over: { headers?: Record<string, string>; body?: stri
   postWithNodeHttp(url, { headers: over.headers ?? { 'content-type': 'application/json' }, body: over.body ?? '{"hello":"wörld"}', signal: over.signal ?? new AbortController().signal });
 
 const text = (answer: HttpAnswer): Promise<string> => readText(answer, { maxBytes: 64 * 1024 * 1024 });
-
-async function waitFor(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 describe('postWithNodeHttp', () => {
   it('sends the body with its byte length and the headers given, and reads status, headers and body', async () => {
@@ -212,11 +205,11 @@ describe('postWithNodeHttp', () => {
     const server = await serve(() => undefined);
     const controller = new AbortController();
     const pending = post(server.url, { signal: controller.signal });
-    await waitFor(() => server.connections() === 1, 'the connection');
+    await waitUntil(() => server.connections() === 1, 'the connection');
     const reason = new Error('stop now');
     controller.abort(reason);
     assert.equal(await rejection(pending), reason);
-    await waitFor(() => server.closed() === 1, 'the server to see the connection closed');
+    await waitUntil(() => server.closed() === 1, 'the server to see the connection closed');
   });
 
   it('rejects at once under a signal already aborted, sending nothing', async () => {
@@ -243,7 +236,7 @@ describe('postWithNodeHttp', () => {
     await reader.cancel();
     assert.deepEqual(await pending, { done: true });
     assert.deepEqual(await reader.read(), { done: true });
-    await waitFor(() => server.closed() === 1, 'the server to see the connection closed');
+    await waitUntil(() => server.closed() === 1, 'the server to see the connection closed');
   });
 
   it('a connection that breaks in the middle of a body fails the read with a ConnectionFailure', async () => {

@@ -8,6 +8,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { after, describe, it } from 'node:test';
 import { openSqliteRunStore } from './open-sqlite-run-store.ts';
 import { WalCheckpointer, type CheckpointHost } from './wal-checkpointer.ts';
+import { waitUntil } from '../../../test/support/wait-until.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'toolgate-wal-checkpointer-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -56,13 +57,6 @@ async function commit(db: DatabaseSync, checkpointer: WalCheckpointer, count: nu
   }
 }
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let waited = 0; !condition(); waited += 5) {
-    if (waited > 10_000) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 describe('WalCheckpointer', () => {
   it('has a worker thread copy the WAL into the database file while the connection itself never checkpoints', async () => {
     const { db, path } = openWal();
@@ -73,7 +67,7 @@ describe('WalCheckpointer', () => {
     assert.equal(checkpointer.stats.workerCheckpoints, 0, 'no checkpoint before the first nudge');
     assert.equal(size(path), before, 'with automatic checkpoints off, the pages stay in the WAL');
     await commit(db, checkpointer, 1);
-    await until(() => checkpointer.stats.workerCheckpoints === 1, 'the first checkpoint');
+    await waitUntil(() => checkpointer.stats.workerCheckpoints === 1, 'the first checkpoint');
     assert.ok(size(path) > before + 19 * 1500, `the thread copied the pages into the database file (${before} → ${size(path)} bytes)`);
     assert.equal(checkpointer.stats.catchUps, 0, 'a small WAL needs no catch-up');
     assert.equal(checkpointer.active, true);
@@ -85,7 +79,7 @@ describe('WalCheckpointer', () => {
     const { db, path } = openWal();
     const checkpointer = new WalCheckpointer({ path, synchronous: 'NORMAL', host: hostFor(db), everyCommits: 16, catchUpFrames: 200 });
     await commit(db, checkpointer, 16);
-    await until(() => checkpointer.stats.workerCheckpoints === 1, 'the thread to start');
+    await waitUntil(() => checkpointer.stats.workerCheckpoints === 1, 'the thread to start');
     let largest = 0;
     for (let round = 0; round < 150; round++) {
       await commit(db, checkpointer, 40);
@@ -107,7 +101,7 @@ describe('WalCheckpointer', () => {
     const host = hostFor(db);
     const checkpointer = new WalCheckpointer({ path: join(dir, 'no such folder', 'x.db'), synchronous: 'NORMAL', host, everyCommits: 1 });
     checkpointer.committed();
-    await until(() => !checkpointer.active, 'the failure');
+    await waitUntil(() => !checkpointer.active, 'the failure');
     assert.equal(host.restored, 1);
     assert.equal(db.prepare('PRAGMA wal_autocheckpoint').get()?.['wal_autocheckpoint'], 1000);
     assert.match(checkpointer.stats.failure ?? '', /unable to open/);

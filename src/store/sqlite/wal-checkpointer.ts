@@ -97,7 +97,7 @@ export class WalCheckpointer {
   #worker: Worker | undefined;
   #stopped = false;
   #closing: Promise<void> | undefined;
-  /** Checkpoints the worker finished, and catch-ups done by the store's connection (for tests and health). */
+  /** Checkpoints the worker finished, catch-ups done by the store's connection, and why the thread stopped (for tests). */
   readonly stats = { workerCheckpoints: 0, catchUps: 0, failure: undefined as string | undefined };
 
   constructor(options: WalCheckpointerOptions) {
@@ -179,7 +179,7 @@ export class WalCheckpointer {
     }
     this.stats.workerCheckpoints += 1;
     if (report.log >= this.#catchUpFrames) {
-      // Busy (the thread took the next nudge, or another process checkpoints) or failing: the next report tries again.
+      // Busy (another process is checkpointing) or failing: the next report tries again.
       try {
         if (this.#options.host.checkpoint()) this.stats.catchUps += 1;
       } catch {
