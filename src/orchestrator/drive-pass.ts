@@ -12,6 +12,7 @@ import {
   type ToolListing,
   type ToolSource,
 } from '../core/index.ts';
+import { READ_COMMIT_DELAY_MS } from './call-events.ts';
 import type { ConversationState } from './conversation-state.ts';
 import { DeltaBuffer } from './delta-buffer.ts';
 import type { RunEnvironment } from './run-options.ts';
@@ -109,8 +110,17 @@ async function tracedPass(input: PassInput, passTrace: PassTrace): Promise<PassE
         ...(trimmed.trimmed === undefined ? [] : [draft('history_trimmed', trimmed.trimmed)]),
         ...(carried === undefined ? [] : [draft('todo_updated', { todos: carried, fromThread: true })]),
         draft('user_message', { text: run.input }),
-      ]);
-      await callHook(() => environment.hooks?.onRunStart?.(run));
+      ], {
+        // Held back and committed while the model is asked the first time (decision 0019), or on its own
+        // if the strategy does anything else first for READ_COMMIT_DELAY_MS.
+        append: { defer: true, flushAfterMs: READ_COMMIT_DELAY_MS },
+      });
+      const onRunStart = environment.hooks?.onRunStart;
+      if (onRunStart !== undefined) {
+        // The hook is told of a run whose start is in the store.
+        await append([]);
+        await callHook(() => onRunStart(run));
+      }
     } else if (!ACTIVE_RUN_STATUSES.has(state.status)) {
       await transition(append, state, 'running', [], { patch: { pendingApproval: null } });
     }

@@ -1,7 +1,7 @@
 import { draft, toolError, type EventDraft, type GateDecisionKind, type JsonObject, type JsonValue, type Provenance, type RawToolCall, type ToolResult, type ToolSource } from '../core/index.ts';
 import { decideCall, isToolAllowed, EMPTY_POLICY, type CallFacts, type Decision, type Policy, type ToolEffect } from '../gate/index.ts';
 import type { Validator } from '../validation/index.ts';
-import { auditEvent, recordResult, type AuditedDecision } from './call-events.ts';
+import { READ_COMMIT_DELAY_MS, auditEvent, recordResult, type AuditedDecision } from './call-events.ts';
 import type { ApprovalDecision } from './conversation-state.ts';
 import { prepareCall } from './prepare-call.ts';
 import { DEFAULT_TOOL_TIMEOUT_MS, type HookToolCall, type RunHooks } from './run-options.ts';
@@ -88,9 +88,6 @@ export type CallOutcome =
 
 type AllowedDecision = Extract<Decision, { kind: 'allowed' }>;
 
-/** How long a read's call may wait to be committed with its result before it is committed on its own. */
-export const READ_COMMIT_DELAY_MS = 20;
-
 /**
  * The one path from a model's tool call to a tool:
  * gather what is known (catalog, parse → normalise → inject → validate, a
@@ -165,13 +162,15 @@ function gatherFacts(ctx: ToolCallContext, call: RawToolCall, approval: Approval
 /** The one place a Decision becomes events — and, when allowed, a call to the tool. */
 async function act(ctx: ToolCallContext, call: RawToolCall, decision: Decision, started: number): Promise<CallOutcome> {
   switch (decision.kind) {
+    // A call that runs nothing has a result the log gives again after a crash (a person's decision, the gate's):
+    // it is held back and committed with what follows, like a read's.
     case 'marked_done':
-      return done(await recordResult(ctx, call, started, decision.result, { markedDone: true }));
+      return done(await recordResult(ctx, call, started, decision.result, { markedDone: true, hold: true }));
     case 'not_found':
-      return done(await recordResult(ctx, call, started, toolError(decision.error.code, decision.error.message)));
+      return done(await recordResult(ctx, call, started, toolError(decision.error.code, decision.error.message), { hold: true }));
     case 'denied':
     case 'invalid':
-      return done(await recordResult(ctx, call, started, toolError(decision.error.code, decision.error.message), { before: [auditEvent(ctx, call, decision)] }));
+      return done(await recordResult(ctx, call, started, toolError(decision.error.code, decision.error.message), { before: [auditEvent(ctx, call, decision)], hold: true }));
     case 'approval_required':
       // Recorded alone: the caller appends approval_required and pauses the run.
       await ctx.append([auditEvent(ctx, call, decision)]);
@@ -180,7 +179,7 @@ async function act(ctx: ToolCallContext, call: RawToolCall, decision: Decision, 
       const shown = ctx.redact(decision.arguments);
       const text = `DRY RUN: ${call.name} was validated and would have run with these arguments, but was not executed: ${JSON.stringify(shown)}`;
       const result: ToolResult = { ok: true, content: [{ type: 'text', text }], structuredContent: { dryRun: true, tool: call.name, arguments: shown } };
-      return done(await recordResult(ctx, call, started, result, { before: [auditEvent(ctx, call, decision)], dryRun: true }));
+      return done(await recordResult(ctx, call, started, result, { before: [auditEvent(ctx, call, decision)], dryRun: true, hold: true }));
     }
     case 'allowed':
       return execute(ctx, call, decision, started);
@@ -247,7 +246,8 @@ async function execute(ctx: ToolCallContext, call: RawToolCall, decision: Allowe
       process.emitWarning(`afterToolCall hook failed for ${call.name}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  const recorded = await recordResult(ctx, call, started, result, policy.untrusted && result.notSent !== true ? { untrusted: true } : {});
+  // A read's result is held back with its call: the whole step is committed while the model is asked again.
+  const recorded = await recordResult(ctx, call, started, result, { ...(policy.untrusted && result.notSent !== true ? { untrusted: true } : {}), hold: policy.effect === 'read' });
   return { kind: 'done', result: recorded, returnDirect: policy.returnDirect && result.ok };
 }
 

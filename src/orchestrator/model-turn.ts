@@ -12,6 +12,7 @@ import {
   type RunEventDataMap,
 } from '../core/index.ts';
 import { CALL_FAILURE_CODES, createStreamFilter, extractMessageDetailed, formatParseFeedback, renderToolPrompt, toolCallJsonSchema, withoutReasoning, type ParseDiagnostic } from '../parsing/index.ts';
+import { askWhileCommitting } from './ask-while-committing.ts';
 import type { ConversationState } from './conversation-state.ts';
 import type { DeltaBuffer } from './delta-buffer.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
@@ -65,8 +66,6 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
   const offer = input.offerTools !== false;
   const refs = offer ? input.catalog.refs : [];
   for (let attempt = 1; ; attempt++) {
-    // Anything held back (a previous answer) is committed before the model is asked again.
-    await input.append([]);
     const started = performance.now();
     let response: ModelResponse;
     // With textToolCalls: never, text is only text: nothing is held back from the stream.
@@ -75,14 +74,17 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
     let filter: ReturnType<typeof createStreamFilter> | undefined;
     let shown = '';
     try {
-      response = await input.model.generate(buildRequest(input, mode, input.callIndex()), {
-        ...(input.signal === undefined ? {} : { signal: input.signal }),
-        onTextDelta: (text) => {
-          const visible = readText ? (filter ??= createStreamFilter()).push(text) : text;
-          shown += visible;
-          input.deltas.push(step, visible);
-        },
-      });
+      // Anything held back (the step before) is committed while the model is asked: before its answer is used.
+      response = await askWhileCommitting(input.append, () =>
+        input.model.generate(buildRequest(input, mode, input.callIndex()), {
+          ...(input.signal === undefined ? {} : { signal: input.signal }),
+          onTextDelta: (text) => {
+            const visible = readText ? (filter ??= createStreamFilter()).push(text) : text;
+            shown += visible;
+            input.deltas.push(step, visible);
+          },
+        }),
+      );
     } catch (error) {
       if (mode === 'native' && input.allowFallback && error instanceof ToolgateError && error.details?.['toolsUnsupported'] === true) {
         mode = 'prompted';

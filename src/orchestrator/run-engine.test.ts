@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import {
+  ToolgateError,
   type CallToolRequest,
   type ModelAdapter,
   type ModelRequest,
@@ -232,14 +233,23 @@ describe('RunEngine', () => {
     const b = engine(two, env, { owner: 'b' });
     const { run } = await a.start({ input: 'first', model: 'fake:model', settings: settingsFrom({}) });
     const driving = a.drive(run.id);
-    await until(async () => m.requests === 1);
+    // The message comes while the first turn is in flight, after the run's start is in the log.
+    await until(async () => m.requests === 1 && (await two.readEvents(run.id)).some((e) => e.type === 'run_started'));
     await b.input(run.id, { type: 'message', text: 'also this' });
     release();
     const final: Run = await driving;
     assert.equal(final.status, 'completed');
-    assert.ok(seen[1]?.includes('also this'), 'the second turn saw the message written by the other connection');
-    const ids = (await one.readEvents(run.id)).map((e) => e.id);
+    // The first turn's step, held back, met the changed log: it is dropped and the run driven again from the log.
+    // The model is asked again while that step is committed (decision 0019), so one request went out before the
+    // commit found the log changed; its answer is dropped too, and the model is asked once more.
+    assert.ok(seen.at(-1)?.includes('also this'), 'the turn that was recorded saw the message written by the other connection');
+    const events = await one.readEvents(run.id);
+    const ids = events.map((e) => e.id);
     assert.deepEqual(ids, ids.map((_, i) => i + 1), 'one numbering, no gap, nothing twice');
+    const message = events.find((e) => e.type === 'user_message' && e.data.text === 'also this');
+    const answers = ofType(events, 'assistant_message');
+    assert.equal(answers.length, 1, 'only the answer given after the message is recorded');
+    assert.ok(message !== undefined && (answers[0]?.id ?? 0) > message.id, 'the answer follows the message');
     await one.close();
     await two.close();
   });
@@ -487,3 +497,147 @@ describe('RunEngine: a model answer is committed with what follows it', () => {
   });
 });
 
+
+describe('RunEngine: the model is asked while the step before is committed (decision 0019)', () => {
+  /**
+   * Holds the commit of an append that carries one of `types` (each once) until `release(type)`, or for at
+   * most `ms`: a store whose commits take long. A pass that waited for its commits before asking the model
+   * would ask only once the time is up.
+   */
+  function holdCommits(counted: ReturnType<typeof countingStore>, types: string[], ms = 300): { release: (type: string) => void } {
+    const releases = new Map<string, () => void>();
+    const pending = new Set(types);
+    counted.beforeAppend = async (appended) => {
+      const type = appended.find((t) => pending.has(t));
+      if (type === undefined) return;
+      pending.delete(type);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        releases.set(type, () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    };
+    return { release: (type) => releases.get(type)?.() };
+  }
+
+  it('the run\'s start and a read step are committed while the model is asked: the request does not wait for the commit, the answer does', async () => {
+    const counted = countingStore(new MemoryRunStore());
+    const hold = holdCommits(counted, ['run_started', 'tool_result']);
+    const asked: { started: boolean; stepCommitted: boolean }[] = [];
+    let runId = '';
+    const observe = async (): Promise<void> => {
+      const types = (await counted.store.readEvents(runId)).map((e) => e.type);
+      asked.push({ started: types.includes('run_started'), stepCommitted: types.includes('tool_result') });
+    };
+    const m = model([
+      async () => (await observe(), hold.release('run_started'), { toolCalls: [call('r1', 'read')] }),
+      async () => (await observe(), hold.release('tool_result'), { text: 'done' }),
+    ]);
+    const env = { model: m, tools: tools({ read: { run: () => ok('x') } }) };
+    const a = engine(counted.store, env, { owner: 'a' });
+    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+    runId = run.id;
+    const final = await a.drive(run.id);
+    assert.equal(final.status, 'completed');
+    assert.deepEqual(
+      asked,
+      [
+        { started: false, stepCommitted: false },
+        { started: true, stepCommitted: false },
+      ],
+      'each request went out while the commit before it was still on its way',
+    );
+    assert.deepEqual(counted.appends, [
+      ['run_status', 'run_started', 'user_message'],
+      ['assistant_message', 'gate_decision', 'tool_call', 'tool_result'],
+      ['assistant_delta', 'assistant_message', 'run_status', 'run_completed'],
+    ]);
+    const events = await counted.store.readEvents(run.id);
+    assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1), 'each answer follows the commit it was asked alongside');
+    assert.deepEqual(events.map((e) => e.type).slice(0, 3), ['run_status', 'run_started', 'user_message']);
+  });
+
+  it('a write\'s call is still committed before the tool runs, and its result before the model is asked again', async () => {
+    const counted = countingStore(new MemoryRunStore());
+    const hold = holdCommits(counted, ['tool_call', 'tool_result'], 100);
+    let runId = '';
+    let inStoreAtTool: string[] = [];
+    let inStoreWhenAsked: string[] = [];
+    const m = model([
+      { toolCalls: [call('w1', 'write')] },
+      async () => ((inStoreWhenAsked = (await counted.store.readEvents(runId)).map((e) => e.type)), { text: 'done' }),
+    ]);
+    const env = {
+      model: m,
+      tools: tools({ write: { write: true, run: async () => ((inStoreAtTool = (await counted.store.readEvents(runId)).map((e) => e.type)), ok('x')) } }),
+      policy: { tools: { write: { approval: 'never' as const } }, tenants: {} },
+    };
+    const a = engine(counted.store, env, { owner: 'a' });
+    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+    runId = run.id;
+    hold.release('none');
+    assert.equal((await a.drive(run.id)).status, 'completed');
+    assert.equal(inStoreAtTool.at(-1), 'tool_call', 'the write ran only once its call was in the store');
+    assert.equal(inStoreWhenAsked.at(-1), 'tool_result', 'the model was asked again only once the write\'s result was in the store');
+  });
+
+  it('a commit that fails while the model is asked: the answer is not recorded, and the run fails with the store\'s error', async () => {
+    const counted = countingStore(new MemoryRunStore());
+    let failed = false;
+    counted.beforeAppend = (types) => {
+      if (!types.includes('tool_result') || failed) return Promise.resolve();
+      failed = true;
+      return Promise.reject(new Error('disk I/O error'));
+    };
+    const m = model([{ toolCalls: [call('r1', 'read')] }, { text: 'an answer asked alongside the failed commit' }]);
+    const env = { model: m, tools: tools({ read: { run: () => ok('x') } }) };
+    const a = engine(counted.store, env, { owner: 'a' });
+    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+    const final = await a.drive(run.id);
+    assert.equal(m.requests, 2, 'the model was asked while the step was committed');
+    assert.equal(final.status, 'failed');
+    assert.match(final.error?.message ?? '', /disk I\/O error/);
+    const events = await counted.store.readEvents(run.id);
+    assert.ok(!events.some((e) => e.type === 'assistant_message' && e.data.text.startsWith('an answer')), 'the answer is not recorded without the step before it');
+    assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1));
+  });
+
+  it('a lease lost while the model is asked aborts the request, and the pass writes nothing more', async () => {
+    const counted = countingStore(new MemoryRunStore());
+    let aborted = false;
+    const m = model([
+      { toolCalls: [call('r1', 'read')] },
+      (_request, signal) =>
+        new Promise((_resolve, reject) =>
+          signal?.addEventListener('abort', () => ((aborted = true), reject(new Error('aborted'))), { once: true }),
+        ),
+    ]);
+    const env = { model: m, tools: tools({ read: { run: () => ok('x') } }) };
+    const a = engine(counted.store, env, { owner: 'a' });
+    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+    // The store refuses the step's commit as it does for an owner whose lease another has taken over.
+    counted.beforeAppend = (types) =>
+      types.includes('tool_result') ? Promise.reject(new ToolgateError('lease_lost', `run ${run.id}: the lease is held by another owner`)) : Promise.resolve();
+    const final = await a.drive(run.id);
+    assert.equal(aborted, true, 'the request in flight was aborted');
+    assert.notEqual(final.status, 'completed');
+    const events = await counted.store.readEvents(run.id);
+    assert.ok(!events.some((e) => e.type === 'tool_result'), 'the lost pass wrote nothing more');
+  });
+
+  it('onRunStart is told of a run whose start is in the store', async () => {
+    const counted = countingStore(new MemoryRunStore());
+    let inStore: string[] = [];
+    const env = {
+      model: model([{ text: 'done' }]),
+      tools: tools({}),
+      hooks: { onRunStart: async (r: Run) => void (inStore = (await counted.store.readEvents(r.id)).map((e) => e.type)) },
+    };
+    const a = engine(counted.store, env, { owner: 'a' });
+    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+    assert.equal((await a.drive(run.id)).status, 'completed');
+    assert.deepEqual(inStore, ['run_status', 'run_started', 'user_message']);
+  });
+});

@@ -1,5 +1,6 @@
 import { addUsage, draft, isJsonObject, type JsonObject, type JsonValue, type Message, type ModelAdapter, type ModelResponse, type RawToolCall } from '../core/index.ts';
 import { extractMessageDetailed, repairJson, withoutReasoning } from '../parsing/index.ts';
+import { askWhileCommitting } from './ask-while-committing.ts';
 import type { ConversationState } from './conversation-state.ts';
 import { assistantMessageData } from './model-turn.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
@@ -43,13 +44,14 @@ export interface SideCallInput {
  */
 export async function runSideCall(input: SideCallInput, request: SideCallRequest): Promise<SideCallResult> {
   const step = input.state.step + 1;
-  // A model answer held back is committed before the model is asked anything else.
-  await input.append([]);
   const started = performance.now();
   const offer = request.offerTools === true && input.mode === 'native';
-  const response: ModelResponse = await input.model.generate(
-    { messages: request.messages, tools: offer ? input.catalog.definitions : [], stream: false, callIndex: input.callIndex() },
-    input.signal === undefined ? {} : { signal: input.signal },
+  // What is held back is committed while the model is asked: before its answer is used.
+  const response: ModelResponse = await askWhileCommitting(input.append, () =>
+    input.model.generate(
+      { messages: request.messages, tools: offer ? input.catalog.definitions : [], stream: false, callIndex: input.callIndex() },
+      input.signal === undefined ? {} : { signal: input.signal },
+    ),
   );
   const extraction = extractMessageDetailed({
     text: response.text,

@@ -30,10 +30,10 @@ export async function transition(
   state: ConversationState,
   to: RunStatus,
   events: EventDraft[],
-  options: { patch?: RunPatch; reason?: string } = {},
+  options: { patch?: RunPatch; reason?: string; append?: AppendOptions } = {},
 ): Promise<void> {
   const from = state.status;
   const change = draft('run_status', { from, to, ...(options.reason === undefined ? {} : { reason: options.reason }) });
   const drafts: EventDraft[] = from === to ? events : [change, ...events];
-  await append(drafts, { ...options.patch, status: to, usage: state.usage, steps: state.step });
+  await append(drafts, { ...options.patch, status: to, usage: state.usage, steps: state.step }, options.append);
 }

@@ -1,0 +1,29 @@
+import type { AppendFn } from './transition.ts';
+
+/**
+ * Asks the model while what the pass holds back is committed (decision 0019):
+ * the commit of the step before (`append([])`) is started first, so it keeps
+ * its place in the log's order, and the model's request goes out without
+ * waiting for it. Nothing the model is asked depends on that commit being
+ * durable: a crash before it lands loses the step, and the run is taken up
+ * again from the log, as after a crash a moment earlier.
+ *
+ * Both are awaited before the answer is used, and the commit's failure wins:
+ * an answer is never recorded ahead of what preceded it, nor without it. A
+ * lost lease or a changed log aborts the request through the pass's signal;
+ * any other store failure is reported once the model has answered.
+ */
+export async function askWhileCommitting<T>(append: AppendFn, ask: () => Promise<T>): Promise<T> {
+  const committing = append([]);
+  let asking: Promise<T>;
+  try {
+    asking = ask();
+  } catch (error) {
+    await committing;
+    throw error;
+  }
+  const [committed, asked] = await Promise.allSettled([committing, asking]);
+  if (committed.status === 'rejected') throw committed.reason;
+  if (asked.status === 'rejected') throw asked.reason;
+  return asked.value;
+}
