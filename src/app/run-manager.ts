@@ -131,7 +131,7 @@ export class RunManager implements RunService {
       if (lease === undefined) this.#schedule(run.id);
       // Shutting down meanwhile: left to recovery, as queued runs are, without waiting for its lease to expire.
       else if (this.#closing) await this.#toolgate.store.releaseRun(lease).catch(() => undefined);
-      else this.#start(run.id, lease);
+      else this.#start(run.id, lease, run);
       return { run: this.#present(run), created: true };
     }
     const result = await this.#toolgate.start(init, idempotency === undefined ? undefined : { key: idempotency.key, requestHash: idempotency.requestHash });
@@ -290,10 +290,11 @@ export class RunManager implements RunService {
     }
   }
 
-  #start(runId: string, lease?: RunLease): void {
+  /** Drives a run in a slot: with its lease when claimed, and the run itself when it was just created and claimed. */
+  #start(runId: string, lease?: RunLease, created?: Run): void {
     const unobserve = this.#observe(runId);
     const done = this.#toolgate.engine
-      .drive(runId, { stopSignal: this.#stop.signal, lease })
+      .drive(runId, { stopSignal: this.#stop.signal, lease, run: created })
       .then(
         () => undefined,
         (error: unknown) => this.#onError(`run ${runId} could not be driven: ${describe(error)}`),

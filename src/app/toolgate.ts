@@ -254,7 +254,7 @@ export class Toolgate {
         ...(request.signal === undefined ? {} : { signal: request.signal }),
         ...(request.onEvent === undefined ? {} : { onEvent: request.onEvent }),
       },
-      lease,
+      lease === undefined ? undefined : { lease, run },
     );
   }
 
@@ -314,12 +314,12 @@ export class Toolgate {
     return this.#drive(runId, options, undefined);
   }
 
-  /** drive, with the lease when the caller already holds one (a run it just created and claimed). */
-  async #drive(runId: string, options: DriveOptions, lease: RunLease | undefined): Promise<Run> {
+  /** drive, with the lease and the run when the caller just created and claimed it. */
+  async #drive(runId: string, options: DriveOptions, claimed: { lease: RunLease; run: Run } | undefined): Promise<Run> {
     const onEvent = options.onEvent;
     const unsubscribe = onEvent === undefined ? undefined : this.store.subscribe(runId, (events) => events.forEach((e) => onEvent(e)));
     try {
-      return await this.engine.drive(runId, { signal: options.signal, stopSignal: options.stopSignal, ...(lease === undefined ? {} : { lease }) });
+      return await this.engine.drive(runId, { signal: options.signal, stopSignal: options.stopSignal, ...claimed });
     } finally {
       unsubscribe?.();
     }

@@ -641,3 +641,54 @@ describe('RunEngine: the model is asked while the step before is committed (deci
     assert.deepEqual(inStore, ['run_status', 'run_started', 'user_message']);
   });
 });
+
+describe('RunEngine: a run driven as it was created and claimed', () => {
+  /** The store's reads of runs and logs, counted. */
+  function countingReads(store: RunStore): { store: RunStore; reads: { getRun: number; readEvents: number } } {
+    const reads = { getRun: 0, readEvents: 0 };
+    const counted = new Proxy(store, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        const bound = (value as (...a: unknown[]) => unknown).bind(target);
+        if (key !== 'getRun' && key !== 'readEvents') return bound;
+        return (...args: unknown[]) => ((reads[key] += 1), bound(...args));
+      },
+    });
+    return { store: counted, reads };
+  }
+
+  it('is not read again before the model is first asked: the run startClaimed returned is used, and its empty log is not read', async () => {
+    const [sqlite] = await twoStores();
+    const { store, reads } = countingReads(sqlite);
+    let readsWhenAsked: typeof reads | undefined;
+    const m = model([async () => ((readsWhenAsked = { ...reads }), { text: 'done' })]);
+    const a = engine(store, { model: m, tools: tools({}) }, { owner: 'a' });
+    const { run, lease } = await a.startClaimed({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+    assert.ok(lease !== undefined);
+    const final = await a.drive(run.id, { lease, run });
+    assert.equal(final.status, 'completed');
+    assert.deepEqual(readsWhenAsked, { getRun: 0, readEvents: 0 });
+    const events = await sqlite.readEvents(run.id);
+    assert.deepEqual(events.map((e) => e.type).slice(0, 3), ['run_status', 'run_started', 'user_message']);
+    assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1));
+  });
+
+  it('a cancel another process appends before the first pass is still heard: the run ends cancelled and nothing runs', async () => {
+    const [one, two] = await twoStores();
+    const env = { model: model([{ toolCalls: [call('w', 'write')] }, { text: 'done' }]), tools: tools({ write: { write: true, run: () => ok('x') } }) };
+    const a = engine(one, env, { owner: 'a' });
+    const { run, lease } = await a.startClaimed({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+    assert.ok(lease !== undefined);
+    // What a cancel posted to another process writes while this one holds the lease.
+    await two.append(run.id, [{ type: 'cancel_requested', data: { reason: 'stop it' } }]);
+    const final = await a.drive(run.id, { lease, run });
+    assert.equal(final.status, 'cancelled');
+    assert.deepEqual(env.tools.calls, []);
+    const events = await one.readEvents(run.id);
+    assert.equal(events[0]?.type, 'cancel_requested');
+    assert.equal(events.at(-1)?.type, 'run_cancelled');
+    assert.ok(!events.some((e) => e.type === 'assistant_message'), 'no answer is recorded');
+    assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1));
+  });
+});

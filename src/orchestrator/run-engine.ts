@@ -46,8 +46,16 @@ export interface DriveOptions {
   signal?: AbortSignal | undefined;
   /** Shutdown: stop at the next safe point without ending the run; its log says where it is. */
   stopSignal?: AbortSignal | undefined;
-  /** A lease already claimed for this run (claimNext). */
+  /** A lease already claimed for this run (claimNext, startClaimed). */
   lease?: RunLease | undefined;
+  /**
+   * With `lease`: the run as startClaimed returned it. The first pass starts
+   * from it instead of reading the run again, and, when its log was empty,
+   * without reading the log: whatever another writer appended since is found
+   * by the pass's first commit, which expects the log as it was (the pass is
+   * then driven again from the log).
+   */
+  run?: Run | undefined;
 }
 
 interface Driving {
@@ -165,13 +173,17 @@ export class RunEngine {
 
   async #driveLoop(runId: string, entry: Driving, options: DriveOptions): Promise<Run> {
     let lease = options.lease;
+    // The run as just created and claimed: the first pass need not read it again.
+    let claimed = lease !== undefined && options.run?.id === runId ? options.run : undefined;
     let stalePasses = 0;
     for (;;) {
       lease ??= await this.#store.claimRun(runId, { owner: this.owner, ttlMs: this.leaseMs });
       // Another process drives it (or it has ended): leave it to its owner.
       if (lease === undefined) return finalRun(this.#store, runId);
       entry.again = false;
-      const before = await finalRun(this.#store, runId);
+      const before = claimed ?? (await finalRun(this.#store, runId));
+      const fresh = claimed !== undefined && claimed.lastEventId === 0;
+      claimed = undefined;
       if (before.settings?.gateway !== undefined) {
         // A gateway session's run is written by its gateway, which holds its lease: holding it here means that gateway is gone.
         await endLostGatewaySession(this.#store, before, lease);
@@ -179,7 +191,7 @@ export class RunEngine {
       }
       // A pass whose held-back model answer met a changed log is driven again, with the lease it holds;
       // that next pass holds nothing back, so it cannot go stale in turn.
-      const end = await this.#pass(before, lease, options, stalePasses < MAX_STALE_PASSES);
+      const end = await this.#pass(before, lease, options, stalePasses < MAX_STALE_PASSES, fresh);
       if (end === 'again') {
         stalePasses += 1;
         continue;
@@ -197,7 +209,8 @@ export class RunEngine {
     }
   }
 
-  async #pass(run: Run, lease: RunLease, options: DriveOptions, defer: boolean): Promise<PassEnd | 'again'> {
+  /** `fresh`: the run was created and claimed with an empty log just now: its log is not read first (see DriveOptions.run). */
+  async #pass(run: Run, lease: RunLease, options: DriveOptions, defer: boolean, fresh: boolean): Promise<PassEnd | 'again'> {
     const store = this.#store;
     const state = emptyConversation();
     const abort = new AbortController();
@@ -247,7 +260,8 @@ export class RunEngine {
     });
     const append: AppendFn = appender.append;
     try {
-      await follower.catchUp();
+      // A fresh run's log is read only if a held-back commit finds it changed (the first pass holds back).
+      if (!(fresh && defer)) await follower.catchUp();
       keeper.start();
       const end = await drivePass({
         store,

@@ -116,7 +116,9 @@ export class RunEventStream {
     if (this.#finished) return;
     this.#writer.open(this.#options.headers);
     await this.#catchUp(firstPage);
-    if (!this.#finished) await this.#endIfRunFinished();
+    // A run that had ended when its log was read has its terminal event, the log's last, among what was read:
+    // only a stream that found nothing past its resume point needs to ask whether the run is over.
+    if (!this.#finished && this.#lastSent === this.#options.after) await this.#endIfRunFinished();
     if (!this.#finished && store.watch !== undefined) {
       // A store shared by several processes says when another one appended (PostgreSQL: LISTEN/NOTIFY):
       // read the log then, rather than at the next poll. The poll stays, so a missed wake-up only delays.

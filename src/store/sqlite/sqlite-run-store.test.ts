@@ -203,4 +203,35 @@ describe('SqliteRunStore', () => {
     assert.throws(() => store.subscribe('run_missing', () => {}), isToolgateError('not_found'));
     await store.close();
   });
+
+  it('knows the runs it created or found without asking the database again; an unknown run is still not_found', async () => {
+    const path = file();
+    const one = await openSqliteRunStore({ path });
+    const two = await openSqliteRunStore({ path });
+    const created = await one.createRun({ input: 'x', model: 'm' });
+    const claimed = await one.createAndClaimRun({ input: 'y', model: 'm' }, { owner: 'a', ttlMs: 60_000 });
+    const elsewhere = await two.createRun({ input: 'z', model: 'm' });
+    // Created through another connection: found in the database, then known.
+    one.subscribe(elsewhere.id, () => {})();
+    // Runs are never deleted, so a known run is not looked up again. Removing the rows behind the store's
+    // back (nothing in toolgate does) shows which runs the store knows without asking the database.
+    const raw = new DatabaseSync(path);
+    raw.exec('DELETE FROM runs');
+    raw.close();
+    for (const id of [created.id, claimed.run.id, elsewhere.id]) {
+      one.subscribe(id, () => {})();
+      assert.deepEqual(await one.readEvents(id), []);
+    }
+    // Never known to this connection: looked up, and gone.
+    const unseen = await two.createRun({ input: 'w', model: 'm' });
+    const again = new DatabaseSync(path);
+    again.prepare('DELETE FROM runs WHERE id = ?').run(unseen.id);
+    again.close();
+    assert.throws(() => one.subscribe(unseen.id, () => {}), isToolgateError('not_found'));
+    // Still refused: a run nobody created.
+    assert.throws(() => one.subscribe('run_missing', () => {}), isToolgateError('not_found'));
+    await assert.rejects(one.readEvents('run_missing'), isToolgateError('not_found'));
+    await one.close();
+    await two.close();
+  });
 });

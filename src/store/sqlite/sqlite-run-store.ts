@@ -70,6 +70,9 @@ const SYNCHRONOUS_NAMES: readonly string[] = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
  * turn of the event loop share one (GroupCommit). Live subscribers
  * only hear appends made through this instance. Open it with openSqliteRunStore.
  */
+/** How many run ids the store remembers as existing before it starts over (see #known). */
+const KNOWN_RUNS_LIMIT = 10_000;
+
 export class SqliteRunStore implements RunStore {
   readonly #sql: SqliteConnection;
   readonly #listeners = new RunListeners();
@@ -81,6 +84,13 @@ export class SqliteRunStore implements RunStore {
     (appended) => this.#listeners.notify(appended.runId, appended.events),
   );
 
+  /**
+   * Ids of runs known to exist, so that subscribing to a run (and reading the
+   * empty log of a new one) needs no look-up: runs are never deleted. Bounded:
+   * emptied when full.
+   */
+  readonly #known = new Set<string>();
+
   constructor(connection: SqliteConnection) {
     this.#sql = connection;
     this.#leases = new SqliteLeases(connection);
@@ -88,16 +98,20 @@ export class SqliteRunStore implements RunStore {
   }
 
   async createRun(init: NewRun): Promise<Run> {
-    return this.#sql.run('create a run', () => this.#insertRun(init));
+    const run = this.#sql.run('create a run', () => this.#insertRun(init));
+    this.#remember(run.id);
+    return run;
   }
 
   async createAndClaimRun(init: NewRun, claim: ClaimOptions): Promise<{ run: Run; lease: RunLease | undefined }> {
     checkClaimOptions(claim);
     // One IMMEDIATE transaction: one commit, and nobody claims the run in between.
-    return this.#sql.transaction('create and claim a run', () => {
+    const created = this.#sql.transaction('create and claim a run', () => {
       const run = this.#insertRun(init);
       return { run, lease: this.#leases.claimLocked(run.id, claim) };
     });
+    this.#remember(created.run.id);
+    return created;
   }
 
   async createRunIdempotent(init: NewRun, idempotency: IdempotencyRequest): Promise<{ run: Run; created: boolean }> {
@@ -285,6 +299,15 @@ export class SqliteRunStore implements RunStore {
   }
 
   #runExists(runId: string): boolean {
-    return this.#sql.statement('SELECT 1 FROM runs WHERE id = ?').get(runId) !== undefined;
+    if (this.#known.has(runId)) return true;
+    const exists = this.#sql.statement('SELECT 1 FROM runs WHERE id = ?').get(runId) !== undefined;
+    if (exists) this.#remember(runId);
+    return exists;
+  }
+
+  /** A run known to exist, once its creation is committed or a read found it: runs are never deleted. */
+  #remember(runId: string): void {
+    if (this.#known.size >= KNOWN_RUNS_LIMIT) this.#known.clear();
+    this.#known.add(runId);
   }
 }
