@@ -8,12 +8,19 @@ import type { AppendFn } from './transition.ts';
  * durable: a crash before it lands loses the step, and the run is taken up
  * again from the log, as after a crash a moment earlier.
  *
+ * With `alongside` false the commit is awaited before the model is asked (as
+ * when several runs are driven: see PassInput.commitAlongside).
+ *
  * Both are awaited before the answer is used, and the commit's failure wins:
  * an answer is never recorded ahead of what preceded it, nor without it. A
  * lost lease or a changed log aborts the request through the pass's signal;
  * any other store failure is reported once the model has answered.
  */
-export async function askWhileCommitting<T>(append: AppendFn, ask: () => Promise<T>): Promise<T> {
+export async function askWhileCommitting<T>(append: AppendFn, ask: () => Promise<T>, alongside = true): Promise<T> {
+  if (!alongside) {
+    await append([]);
+    return ask();
+  }
   const committing = append([]);
   let asking: Promise<T>;
   try {

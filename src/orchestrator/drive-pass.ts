@@ -39,6 +39,11 @@ export interface PassInput {
   stopSignal?: AbortSignal | undefined;
   /** The lease was lost: stop without writing anything more. */
   lost: () => boolean;
+  /**
+   * Whether what is held back is committed while the model is asked
+   * (decision 0019), asked before each model call; default yes.
+   */
+  commitAlongside?: () => boolean;
 }
 
 /** How a pass left the run. */

@@ -43,6 +43,8 @@ export interface ModelTurnInput {
   instruction?: string | undefined;
   /** Model calls before the next one (see ModelRequest.callIndex), read when the request is made. */
   callIndex: () => number;
+  /** Whether what is held back is committed while the model is asked (see PassInput.commitAlongside); default yes. */
+  commitAlongside?: (() => boolean) | undefined;
 }
 
 export interface ModelTurnResult {
@@ -84,6 +86,7 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
             input.deltas.push(step, visible);
           },
         }),
+        input.commitAlongside?.() ?? true,
       );
     } catch (error) {
       if (mode === 'native' && input.allowFallback && error instanceof ToolgateError && error.details?.['toolsUnsupported'] === true) {

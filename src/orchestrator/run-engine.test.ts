@@ -559,6 +559,31 @@ describe('RunEngine: the model is asked while the step before is committed (deci
     assert.deepEqual(events.map((e) => e.type).slice(0, 3), ['run_status', 'run_started', 'user_message']);
   });
 
+  it('with several runs in flight, each run\'s held-back step is committed before its model is asked again', async () => {
+    const counted = countingStore(new MemoryRunStore());
+    counted.beforeAppend = async (types) => {
+      // Slow commits: a request that did not wait for its run's commit would find the step missing.
+      if (types.includes('tool_result')) await sleep(30);
+    };
+    const runIds = new Map<string, string>();
+    const committedWhenAsked: boolean[] = [];
+    const m = model([
+      async (request) => {
+        const input = request.messages.find((x) => x.role === 'user')?.content ?? '';
+        if (!request.messages.some((x) => x.role === 'tool')) return { toolCalls: [call(`r-${input}`, 'read')] };
+        const events = await counted.store.readEvents(runIds.get(input) ?? '');
+        committedWhenAsked.push(events.some((e) => e.type === 'tool_result'));
+        return { text: 'done' };
+      },
+    ]);
+    const a = engine(counted.store, { model: m, tools: tools({ read: { run: () => ok('x') } }) }, { owner: 'a' });
+    const runs = await Promise.all(['one', 'two'].map((input) => a.start({ input, model: 'fake:model', settings: settingsFrom({}) })));
+    for (const { run } of runs) runIds.set(run.input, run.id);
+    const finals = await Promise.all(runs.map(({ run }) => a.drive(run.id)));
+    assert.deepEqual(finals.map((r) => r.status), ['completed', 'completed']);
+    assert.deepEqual(committedWhenAsked, [true, true]);
+  });
+
   it('a write\'s call is still committed before the tool runs, and its result before the model is asked again', async () => {
     const counted = countingStore(new MemoryRunStore());
     const hold = holdCommits(counted, ['tool_call', 'tool_result'], 100);

@@ -274,6 +274,7 @@ export class RunEngine {
         stopSignal: options.stopSignal,
         // A stale pass stops like one that lost its lease: it writes nothing more.
         lost: () => keeper.lost || appender.stale,
+        commitAlongside: this.#commitAlongside,
       });
       if (end !== 'lost') await appender.flush();
       return end === 'lost' && appender.stale && !keeper.lost ? 'again' : end;
@@ -289,6 +290,17 @@ export class RunEngine {
       options.signal?.removeEventListener('abort', onExternalAbort);
     }
   }
+
+  /**
+   * Whether a pass commits what it holds back while the model is asked
+   * (decision 0019): when this engine drives one run only. The commit's time
+   * is then latency the model's time hides. With several runs in flight the
+   * process has other work for that time, and each model request sent alone
+   * beside a commit cost more CPU than the requests sent together once their
+   * runs' commits are in (the SQLite store commits a turn's appends together,
+   * decision 0017).
+   */
+  readonly #commitAlongside = (): boolean => this.#driving.size <= 1;
 
   async #waitForEnd(runId: string, timeoutMs: number): Promise<Run> {
     const deadline = Date.now() + timeoutMs;

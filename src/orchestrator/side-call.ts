@@ -35,6 +35,8 @@ export interface SideCallInput {
   signal?: AbortSignal | undefined;
   callIndex: () => number;
   mode: 'native' | 'prompted';
+  /** Whether what is held back is committed while the model is asked (see PassInput.commitAlongside); default yes. */
+  commitAlongside?: (() => boolean) | undefined;
 }
 
 /**
@@ -52,6 +54,7 @@ export async function runSideCall(input: SideCallInput, request: SideCallRequest
       { messages: request.messages, tools: offer ? input.catalog.definitions : [], stream: false, callIndex: input.callIndex() },
       input.signal === undefined ? {} : { signal: input.signal },
     ),
+    input.commitAlongside?.() ?? true,
   );
   const extraction = extractMessageDetailed({
     text: response.text,

@@ -80,6 +80,7 @@ export function createStrategyContext(args: StrategyContextInput): StrategyConte
       deltas,
       append,
       callIndex,
+      commitAlongside: input.commitAlongside,
       ...(options.tools === false ? { offerTools: false } : {}),
       ...(options.instruction === undefined ? {} : { instruction: options.instruction }),
     });
@@ -126,7 +127,7 @@ export function createStrategyContext(args: StrategyContextInput): StrategyConte
     routerEvidence: env.routerEvidence,
     gate,
     modelTurn,
-    sideCall: (request) => runSideCall({ model, state, catalog, append, signal: input.signal, callIndex, mode: mode() }, request),
+    sideCall: (request) => runSideCall({ model, state, catalog, append, signal: input.signal, callIndex, mode: mode(), commitAlongside: input.commitAlongside }, request),
     finishTurn: async (options) => {
       const turn = state.turn as OpenTurn;
       const pending = turn.calls.filter((c) => !turn.results.has(c.id) && !turn.started.has(c.id) && (options?.only === undefined || options.only.includes(c.id)));
