@@ -22,10 +22,11 @@ interface Deferred {
  * result). `flushAfterMs` commits them on their own if nothing else has by then.
  *
  * Nothing outside this process acts on a deferred answer: it is committed
- * before a write runs, the model is asked again or a person is asked to
- * approve (each is preceded by an append, or by `append([])`), and at the end
- * of the pass. A crash before that loses a model answer nobody saw and maybe a
- * read's record; the model is asked again and the read may run again.
+ * before a write runs, before the model's next answer is used (the commit may
+ * run while that model call is on its way, decision 0019) or a person is asked
+ * to approve (each is preceded by an append, or by `append([])`), and at the
+ * end of the pass. A crash before that loses a model answer nobody saw and
+ * maybe a read's record; the model is asked again and the read may run again.
  *
  * Commits are made one after another, in the order of the appends, whatever
  * the store: a result appended while an earlier commit (carrying its call) is

@@ -316,6 +316,30 @@ server:
     await closeClean(context, page, /status of 400/);
   });
 
+  it('shows the approval form once the tool’s schema is in, so nothing a person types is rebuilt away', async () => {
+    const { context, page } = await openPage(ACME);
+    // The tools answer (the schema the form is built from) comes late: after the run waits for approval.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await context.route('**/v1/tools', async (route) => {
+      await held;
+      await route.continue();
+    });
+    const runId = await startRun(page, 'edit the order');
+    for (let i = 0; i < 200 && (await api<Run>(`/v1/runs/${runId}`)).status !== 'waiting_approval'; i += 1) await new Promise((r) => setTimeout(r, 50));
+    assert.equal((await api<Run>(`/v1/runs/${runId}`)).status, 'waiting_approval');
+    await page.getByText('loading its tool’s schema').waitFor({ timeout: 20_000 });
+    assert.equal(await page.locator('#arg-qty').count(), 0, 'no form before the schema');
+    release();
+    await page.locator('#arg-qty').waitFor({ timeout: 20_000 });
+    await page.locator('#arg-qty').fill('4');
+    await page.getByTestId('approval').getByRole('button', { name: 'Approve with edits' }).click();
+    await page.getByTestId('run-status').filter({ hasText: 'completed' }).waitFor({ timeout: 20_000 });
+    const call = (await log(runId)).find((e): e is RunEvent<'tool_call'> => e.type === 'tool_call');
+    assert.equal(call?.data.arguments['qty'], 4);
+    await closeClean(context, page);
+  });
+
   it('resumes after the SSE connection is cut mid-run: visible, with no event lost or shown twice', async () => {
     const { context, page } = await openPage(ACME);
     const runId = await startRun(page, 'slow book please');

@@ -18,14 +18,17 @@ export async function runView(ctx: AppContext, runId: string): Promise<HTMLEleme
   // A gateway session's run: an MCP client's calls, recorded as they pass the gate. No model drives it and nothing reads a message.
   const gateway = run.settings?.gateway;
   let tools: ToolInfo[] | undefined;
-  void api.tools().then(
-    (answer) => {
-      tools = answer.tools;
-      approvalKey = '';
-      schedule();
-    },
-    () => undefined,
-  );
+  // The approval form is built from the tool's schema, so it is shown once the tools have come (or failed to):
+  // a form shown before and rebuilt then would throw away what a person had started typing.
+  let toolsSettled = false;
+  const toolsCame = (): void => {
+    toolsSettled = true;
+    schedule();
+  };
+  void api.tools().then((answer) => {
+    tools = answer.tools;
+    toolsCame();
+  }, toolsCame);
   const view = emptyView();
 
   const indicator = h('span', { class: 'conn conn-connecting', 'data-testid': 'stream-state', role: 'status', 'aria-live': 'polite' }, STATE_TEXT.connecting);
@@ -70,11 +73,12 @@ export async function runView(ctx: AppContext, runId: string): Promise<HTMLEleme
     status.append(statusPill(view.status));
     cancel.hidden = view.finished;
     messageSection.hidden = view.finished || gateway !== undefined;
-    const key = view.pending === undefined ? '' : `${view.pending.toolCallId}:${tools === undefined ? 0 : 1}`;
+    const key = view.pending === undefined ? '' : `${view.pending.toolCallId}:${toolsSettled ? 1 : 0}`;
     if (key !== approvalKey) {
       approvalKey = key;
       clear(approvalSlot);
-      if (view.pending !== undefined) approvalSlot.append(approvalPanel({ runId, pending: view.pending, tool: tools?.find((t) => t.name === view.pending?.name), told: gateway === undefined ? 'the model' : 'the MCP client' }));
+      if (view.pending !== undefined && !toolsSettled) approvalSlot.append(h('section', { class: 'card muted', 'aria-busy': 'true' }, 'A call waits for approval: loading its tool’s schema…'));
+      else if (view.pending !== undefined) approvalSlot.append(approvalPanel({ runId, pending: view.pending, tool: tools?.find((t) => t.name === view.pending?.name), told: gateway === undefined ? 'the model' : 'the MCP client' }));
     }
     clear(answer);
     const turns = view.turns.filter((t) => t.purpose === undefined);
