@@ -1,9 +1,13 @@
 import { draft, type EventDraft, type RawToolCall, type RunEventDataMap, type ToolResult } from '../core/index.ts';
 import type { Decision } from '../gate/index.ts';
 import type { ToolCallContext } from './execute-tool-call.ts';
+import type { AppendOptions } from './transition.ts';
 
 /** How long a read's call, or a result held back, may wait to be committed with what follows before it is committed on its own. */
 export const READ_COMMIT_DELAY_MS = 20;
+
+/** Held back: committed with the next append, or on its own after READ_COMMIT_DELAY_MS (see PassAppender). */
+export const HOLD_BACK: AppendOptions = Object.freeze({ defer: true, flushAfterMs: READ_COMMIT_DELAY_MS });
 
 /** A Decision that has a gate_decision event: every kind but not_found and marked_done. */
 export type AuditedDecision = Exclude<Decision, { kind: 'not_found' | 'marked_done' }>;
@@ -38,8 +42,7 @@ export interface RecordOptions {
   untrusted?: boolean;
   markedDone?: boolean;
   /**
-   * Held back and committed with the next append (see PassAppender), or on its
-   * own after READ_COMMIT_DELAY_MS: for a result that can be had again after a
+   * Held back (HOLD_BACK): for a result that can be had again after a
    * crash (a read's, or one for a call that ran nothing). A write's result is
    * committed at once.
    */
@@ -66,6 +69,6 @@ export async function recordResult(ctx: ToolCallContext, call: RawToolCall, star
     ...(slow ? { slow: true } : {}),
     ...(result.truncated === undefined ? {} : { truncated: result.truncated }),
   };
-  await ctx.append([...(options.before ?? []), draft('tool_result', data)], undefined, options.hold === true ? { defer: true, flushAfterMs: READ_COMMIT_DELAY_MS } : undefined);
+  await ctx.append([...(options.before ?? []), draft('tool_result', data)], undefined, options.hold === true ? HOLD_BACK : undefined);
   return result;
 }

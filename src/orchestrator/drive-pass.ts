@@ -12,7 +12,7 @@ import {
   type ToolListing,
   type ToolSource,
 } from '../core/index.ts';
-import { READ_COMMIT_DELAY_MS } from './call-events.ts';
+import { HOLD_BACK } from './call-events.ts';
 import type { ConversationState } from './conversation-state.ts';
 import { DeltaBuffer } from './delta-buffer.ts';
 import type { RunEnvironment } from './run-options.ts';
@@ -118,7 +118,7 @@ async function tracedPass(input: PassInput, passTrace: PassTrace): Promise<PassE
       ], {
         // Held back and committed while the model is asked the first time (decision 0019), or on its own
         // if the strategy does anything else first for READ_COMMIT_DELAY_MS.
-        append: { defer: true, flushAfterMs: READ_COMMIT_DELAY_MS },
+        append: HOLD_BACK,
       });
       const onRunStart = environment.hooks?.onRunStart;
       if (onRunStart !== undefined) {

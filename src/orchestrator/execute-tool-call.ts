@@ -1,7 +1,7 @@
 import { draft, toolError, type EventDraft, type GateDecisionKind, type JsonObject, type JsonValue, type Provenance, type RawToolCall, type ToolResult, type ToolSource } from '../core/index.ts';
 import { decideCall, isToolAllowed, EMPTY_POLICY, type CallFacts, type Decision, type Policy, type ToolEffect } from '../gate/index.ts';
 import type { Validator } from '../validation/index.ts';
-import { READ_COMMIT_DELAY_MS, auditEvent, recordResult, type AuditedDecision } from './call-events.ts';
+import { HOLD_BACK, auditEvent, recordResult, type AuditedDecision } from './call-events.ts';
 import type { ApprovalDecision } from './conversation-state.ts';
 import { prepareCall } from './prepare-call.ts';
 import { DEFAULT_TOOL_TIMEOUT_MS, type HookToolCall, type RunHooks } from './run-options.ts';
@@ -201,7 +201,7 @@ async function execute(ctx: ToolCallContext, call: RawToolCall, decision: Allowe
       draft('tool_call', { step: ctx.step, toolCallId: call.id, name: call.name, arguments: ctx.redact(args) as JsonObject, origin: tool.origin }),
     ],
     undefined,
-    policy.effect === 'read' ? { defer: true, flushAfterMs: READ_COMMIT_DELAY_MS } : undefined,
+    policy.effect === 'read' ? HOLD_BACK : undefined,
   );
   let result: ToolResult;
   let threw = false;

@@ -294,15 +294,29 @@ describe('RunEngine', () => {
   });
 });
 
-/** The store's appends, by the event types of each one (one append is one transaction). */
-function countingStore(store: RunStore): { store: RunStore; appends: string[][]; beforeAppend?: (types: string[]) => Promise<void> } {
-  const seen: { store: RunStore; appends: string[][]; beforeAppend?: (types: string[]) => Promise<void> } = { store, appends: [] };
+interface CountedStore {
+  store: RunStore;
+  /** The event types of each append (one append is one transaction). */
+  appends: string[][];
+  /** How many times each other method was called. */
+  calls: Record<string, number>;
+  beforeAppend?: (types: string[]) => Promise<void>;
+}
+
+/** The store's appends, by the event types of each one, and how often each other method was called. */
+function countingStore(store: RunStore): CountedStore {
+  const seen: CountedStore = { store, appends: [], calls: {} };
   seen.store = new Proxy(store, {
     get(target, key, receiver) {
       if (key !== 'append') {
         const value = Reflect.get(target, key, receiver) as unknown;
+        if (typeof value !== 'function') return value;
         // The store keeps private fields: its methods run on the store itself, not on the proxy.
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        const bound = (value as (...a: unknown[]) => unknown).bind(target);
+        return (...args: unknown[]) => {
+          seen.calls[String(key)] = (seen.calls[String(key)] ?? 0) + 1;
+          return bound(...args);
+        };
       }
       return async (...args: Parameters<RunStore['append']>) => {
         const types = args[1].map((d) => d.type);
@@ -668,26 +682,11 @@ describe('RunEngine: the model is asked while the step before is committed (deci
 });
 
 describe('RunEngine: a run driven as it was created and claimed', () => {
-  /** The store's reads of runs and logs, counted. */
-  function countingReads(store: RunStore): { store: RunStore; reads: { getRun: number; readEvents: number } } {
-    const reads = { getRun: 0, readEvents: 0 };
-    const counted = new Proxy(store, {
-      get(target, key, receiver) {
-        const value = Reflect.get(target, key, receiver) as unknown;
-        if (typeof value !== 'function') return value;
-        const bound = (value as (...a: unknown[]) => unknown).bind(target);
-        if (key !== 'getRun' && key !== 'readEvents') return bound;
-        return (...args: unknown[]) => ((reads[key] += 1), bound(...args));
-      },
-    });
-    return { store: counted, reads };
-  }
-
   it('is not read again before the model is first asked: the run startClaimed returned is used, and its empty log is not read', async () => {
     const [sqlite] = await twoStores();
-    const { store, reads } = countingReads(sqlite);
-    let readsWhenAsked: typeof reads | undefined;
-    const m = model([async () => ((readsWhenAsked = { ...reads }), { text: 'done' })]);
+    const { store, calls } = countingStore(sqlite);
+    let readsWhenAsked: { getRun: number; readEvents: number } | undefined;
+    const m = model([async () => ((readsWhenAsked = { getRun: calls['getRun'] ?? 0, readEvents: calls['readEvents'] ?? 0 }), { text: 'done' })]);
     const a = engine(store, { model: m, tools: tools({}) }, { owner: 'a' });
     const { run, lease } = await a.startClaimed({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
     assert.ok(lease !== undefined);

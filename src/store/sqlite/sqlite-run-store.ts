@@ -64,15 +64,15 @@ export interface SqliteStoreInfo {
 
 const SYNCHRONOUS_NAMES: readonly string[] = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
 
+/** How many run ids the store remembers as existing before it starts over (see #known). */
+const KNOWN_RUNS_LIMIT = 10_000;
+
 /**
  * RunStore in one SQLite file (node:sqlite). Writes run in IMMEDIATE
  * transactions, so several processes may share the file; the appends of one
  * turn of the event loop share one (GroupCommit). Live subscribers
  * only hear appends made through this instance. Open it with openSqliteRunStore.
  */
-/** How many run ids the store remembers as existing before it starts over (see #known). */
-const KNOWN_RUNS_LIMIT = 10_000;
-
 export class SqliteRunStore implements RunStore {
   readonly #sql: SqliteConnection;
   readonly #listeners = new RunListeners();
