@@ -81,6 +81,31 @@ subscribe('http.client.request.created', (message) => {
   }
 });
 
+// toolgate's model calls go through undici's dispatcher (the npm package), which
+// announces each request on a diagnostics channel when it is made. Node's fetch
+// announces its requests on the same channel (its undici is the same code):
+// those are counted by the fetch above, so only requests that name toolgate as
+// their user agent, as toolgate's do, are counted here.
+subscribe('undici:request:create', (message) => {
+  const request = (message as { request: { origin?: unknown; path?: unknown; headers?: unknown } }).request;
+  const origin = String(request.origin ?? '');
+  if (origin !== mock.origin || !String(request.path ?? '').startsWith(mock.pathname)) return;
+  if (!/(^|\r\n)user-agent: toolgate\r\n/i.test(headerText(request.headers))) return;
+  modelRequests++;
+  lastModelRequestAt = performance.now();
+});
+
+/** undici keeps a request's headers as raw `name: value\r\n` text (or, in some versions, as an array of names and values). */
+function headerText(headers: unknown): string {
+  if (typeof headers === 'string') return headers;
+  if (Array.isArray(headers)) {
+    let text = '';
+    for (let i = 0; i + 1 < headers.length; i += 2) text += `${String(headers[i])}: ${String(headers[i + 1])}\r\n`;
+    return text;
+  }
+  return '';
+}
+
 function fail(error: unknown): never {
   // Paths relative to the repository: the message ends up in the saved results.
   const root = repositoryRoot();

@@ -1,20 +1,21 @@
 /**
  * How a model call reaches its server: one POST, its answer's status, headers
- * and body. By default over `node:http` / `node:https` with a keep-alive pool
- * of their own; through a `fetch` when the adapter is given one (tests,
- * instrumented clients) or when Node is told to use the proxy environment
- * variables, which its `fetch` honours. A fetch `Response` has the shape of
- * `HttpAnswer`, so the readers take either.
+ * and body. By default through undici's dispatcher — the HTTP/1.1 client
+ * Node's own `fetch` is built on, used below fetch's web layer — with a
+ * keep-alive pool per origin; through a `fetch` when the adapter is given one
+ * (tests, instrumented clients) or when Node is told to use the proxy
+ * environment variables, which its `fetch` honours. A fetch `Response` has
+ * the shape of `HttpAnswer`, so the readers take either.
  *
  * Why not fetch by default: against a server answering at once, a bare
  * `fetch` + `response.json()` cost about twice the CPU of the same request over
- * `node:http` (its web streams, its `Headers`, its spec's steps), at every
- * model call of every run (docs/decisions/0016-model-calls-over-node-http.md).
+ * `node:http`, and `node:http` about twice that of undici's dispatcher, at
+ * every model call of every run (docs/decisions/0016-model-calls-over-node-http.md,
+ * docs/decisions/0020-model-calls-over-undici.md).
  */
-import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders, type RequestOptions } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { Readable, Transform } from 'node:stream';
+import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { Dispatcher } from 'undici';
 import { untilAborted } from './read-body.ts';
 
 export interface AnswerHeaders {
@@ -75,7 +76,7 @@ export class ConnectionFailure extends Error {
 export function httpPostFor(fetchFn: typeof fetch | undefined): HttpPost {
   if (fetchFn !== undefined) return postWithFetch(fetchFn);
   if (usesEnvProxy()) return postWithFetch(globalThis.fetch);
-  return postWithNodeHttp;
+  return postWithUndici;
 }
 
 /** The POST through a fetch; the signal is also raced, so timeouts hold under a fetch that ignores it. */
@@ -93,137 +94,21 @@ function usesEnvProxy(): boolean {
   return process.execArgv.includes('--use-env-proxy') || (process.env['NODE_OPTIONS'] ?? '').includes('--use-env-proxy');
 }
 
-/**
- * An idle pooled connection is closed after this long (as undici's pool does),
- * sooner when the server announces a shorter `Keep-Alive: timeout`, so it is
- * rarely reused just as the server closes it.
- */
-const IDLE_MS = 4_000;
+let lastUrl: { text: string; url: URL } | undefined;
 
-let agents: { http: HttpAgent; https: HttpsAgent } | undefined;
-
-function agentFor(secure: boolean): HttpAgent {
-  agents ??= { http: new HttpAgent({ keepAlive: true, timeout: IDLE_MS }), https: new HttpsAgent({ keepAlive: true, timeout: IDLE_MS }) };
-  return secure ? agents.https : agents.http;
-}
-
-interface Target {
-  url: string;
-  secure: boolean;
-  options: RequestOptions;
-}
-
-let lastTarget: Target | undefined;
-
-function targetOf(url: string): Target {
-  if (lastTarget?.url === url) return lastTarget;
+/** The URL of a model call, refused unless http(s) and without credentials. */
+function targetUrl(url: string): URL {
+  if (lastUrl?.text === url) return lastUrl.url;
   const parsed = new URL(url);
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new TypeError(`cannot call ${url}: only http: and https: URLs are supported`);
   }
-  const secure = parsed.protocol === 'https:';
-  const options: RequestOptions = {
-    protocol: parsed.protocol,
-    // URL keeps an IPv6 host in brackets; the socket wants it bare.
-    hostname: parsed.hostname.startsWith('[') ? parsed.hostname.slice(1, -1) : parsed.hostname,
-    port: parsed.port === '' ? (secure ? 443 : 80) : Number(parsed.port),
-    path: `${parsed.pathname}${parsed.search}`,
-    method: 'POST',
-    agent: agentFor(secure),
-  };
   // As fetch does, and without quoting the URL: it would show the password.
   if (parsed.username !== '' || parsed.password !== '') {
     throw new TypeError('cannot call a model URL that holds credentials (user:password@); send them with the apiKey or headers options instead');
   }
-  lastTarget = { url, secure, options };
-  return lastTarget;
-}
-
-/** A POST over node:http / node:https through the keep-alive pool. */
-export const postWithNodeHttp: HttpPost = (url, request) => {
-  let target: Target;
-  try {
-    target = targetOf(url);
-  } catch (error) {
-    return Promise.reject(error as Error);
-  }
-  return send(target, request, true);
-};
-
-function isStaleReset(error: unknown, req: ClientRequest): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE');
-}
-
-function send(target: Target, request: PostRequest, mayRetryStale: boolean): Promise<HttpAnswer> {
-  const { signal } = request;
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<HttpAnswer>((resolve, reject) => {
-    const headers: OutgoingHttpHeaders = { ...request.headers, 'content-length': Buffer.byteLength(request.body) };
-    if (headers['user-agent'] === undefined) headers['user-agent'] = 'toolgate';
-    let req: ClientRequest;
-    try {
-      req = (target.secure ? httpsRequest : httpRequest)({ ...target.options, headers });
-    } catch (error) {
-      // An invalid header name or value, said before anything was sent.
-      reject(error as Error);
-      return;
-    }
-    let settled = false;
-    const onAbort = (): void => {
-      if (settled) return;
-      settled = true;
-      req.destroy();
-      reject(signal.reason as Error);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    req.once('response', (res: IncomingMessage) => {
-      signal.removeEventListener('abort', onAbort);
-      if (settled) {
-        res.destroy();
-        return;
-      }
-      settled = true;
-      resolve(new NodeAnswer(res, target.url));
-    });
-    req.on('error', (error: Error) => {
-      if (settled) return;
-      settled = true;
-      signal.removeEventListener('abort', onAbort);
-      // A pooled connection the server closed while it sat idle: nothing reached the server, so one fresh attempt is safe (Node's documented pattern).
-      if (mayRetryStale && isStaleReset(error, req)) resolve(send(target, request, false));
-      else reject(new ConnectionFailure(error));
-    });
-    req.end(request.body);
-  });
-}
-
-class NodeHeaders implements AnswerHeaders {
-  readonly #headers: IncomingMessage['headers'];
-
-  constructor(headers: IncomingMessage['headers']) {
-    this.#headers = headers;
-  }
-
-  get(name: string): string | null {
-    const value = this.#headers[name.toLowerCase()];
-    if (value === undefined) return null;
-    return Array.isArray(value) ? value.join(', ') : value;
-  }
-}
-
-class NodeAnswer implements HttpAnswer {
-  readonly status: number;
-  readonly ok: boolean;
-  readonly headers: NodeHeaders;
-  readonly body: NodeBody;
-
-  constructor(res: IncomingMessage, url: string) {
-    this.status = res.statusCode ?? 0;
-    this.ok = this.status >= 200 && this.status <= 299;
-    this.headers = new NodeHeaders(res.headers);
-    this.body = new NodeBody(res, url);
-  }
+  lastUrl = { text: url, url: parsed };
+  return parsed;
 }
 
 /** The decoder for a Content-Encoding fetch would decode too; identity and unknown codings are read as they are. */
@@ -242,46 +127,208 @@ function decoderFor(encoding: string | undefined): Transform | undefined {
 }
 
 /**
- * An IncomingMessage read chunk by chunk, as a web stream's reader would read
- * it: data is held (and the socket paused) until asked for. A connection that
- * breaks before the body's end is a `ConnectionFailure`, so the attempt can be
- * retried; cancelling destroys the response, so its socket is not reused.
+ * An idle pooled connection is closed after this long, sooner when the server
+ * announces a shorter `Keep-Alive: timeout` (undici keeps a second's margin),
+ * so it is rarely reused just as the server closes it.
  */
-class NodeBody implements AnswerBody, ChunkReader {
-  readonly #res: IncomingMessage;
-  readonly #source: Readable;
+const IDLE_MS = 4_000;
+
+let dispatcher: Promise<Dispatcher> | undefined;
+
+function sharedDispatcher(): Promise<Dispatcher> {
+  dispatcher ??= import('undici').then(({ Agent }) => new Agent({ keepAliveTimeout: IDLE_MS, keepAliveMaxTimeout: IDLE_MS, keepAliveTimeoutThreshold: 1_000 }));
+  return dispatcher;
+}
+
+/** A POST through undici's pooled dispatcher, one pool per origin. */
+export const postWithUndici: HttpPost = async (url, request) => {
+  const target = targetUrl(url);
+  if (request.signal.aborted) throw request.signal.reason as Error;
+  const agent = await sharedDispatcher();
+  return send(agent, target, request, true);
+};
+
+function send(agent: Dispatcher, target: URL, request: PostRequest, mayRetryStale: boolean): Promise<HttpAnswer> {
+  const { signal } = request;
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  const headers: Record<string, string> = { ...request.headers };
+  if (!Object.keys(headers).some((name) => name.toLowerCase() === 'user-agent')) headers['user-agent'] = 'toolgate';
+  return new Promise<HttpAnswer>((resolve, reject) => {
+    const exchange = new Exchange(target.href, signal, resolve, (error) => {
+      // A pooled connection the server closed while it sat idle: nothing reached the server, so one fresh attempt is safe.
+      if (mayRetryStale && isStaleReset(error)) resolve(send(agent, target, request, false));
+      else reject(error);
+    });
+    try {
+      agent.dispatch({ origin: target.origin, path: `${target.pathname}${target.search}`, method: 'POST', headers, body: request.body, idempotent: false }, exchange);
+    } catch (error) {
+      // An invalid header name or value, said before anything was sent.
+      exchange.dispose();
+      reject(requestRefused(error as Error));
+    }
+  });
+}
+
+/**
+ * The connection broke before any answer on a socket that had carried answers
+ * before: the server closed it while idle. A new connection that breaks (bytes
+ * read 0) may have reached a server that then failed: not tried again.
+ */
+function isStaleReset(error: unknown): boolean {
+  if (!(error instanceof ConnectionFailure)) return false;
+  const cause = error.cause as { code?: unknown; socket?: { bytesRead?: unknown } } | undefined;
+  const code = cause?.code;
+  const read = cause?.socket?.bytesRead;
+  return (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE') && typeof read === 'number' && read > 0;
+}
+
+class PlainHeaders implements AnswerHeaders {
+  readonly #headers: Record<string, string | string[] | undefined>;
+
+  constructor(headers: Record<string, string | string[] | undefined>) {
+    this.#headers = headers;
+  }
+
+  get(name: string): string | null {
+    const value = this.#headers[name.toLowerCase()];
+    if (value === undefined) return null;
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+}
+
+/**
+ * One request's handler and, once its headers are in, its answer's body, read
+ * chunk by chunk as a web stream's reader would: data beyond what is asked for
+ * pauses the connection. A connection that breaks before the body's end is a
+ * `ConnectionFailure`, so the attempt can be retried; cancelling aborts the
+ * request, so its socket is not reused.
+ */
+class Exchange implements Dispatcher.DispatchHandler, HttpAnswer, AnswerBody, ChunkReader {
+  status = 0;
+  ok = false;
+  headers: AnswerHeaders = new PlainHeaders({});
+  body: AnswerBody | null = null;
   readonly #url: string;
+  readonly #signal: AbortSignal;
+  #resolve: ((answer: HttpAnswer) => void) | undefined;
+  #reject: ((error: Error) => void) | undefined;
+  #controller: Dispatcher.DispatchController | undefined;
+  #decoder: Transform | undefined;
   readonly #queue: Uint8Array[] = [];
   #ended = false;
   #error: Error | undefined;
   #waiting: { resolve: (read: ChunkRead) => void; reject: (error: Error) => void } | undefined;
+  #aborted = false;
 
-  constructor(res: IncomingMessage, url: string) {
-    this.#res = res;
+  constructor(url: string, signal: AbortSignal, resolve: (answer: HttpAnswer) => void, reject: (error: Error) => void) {
     this.#url = url;
-    const decoder = decoderFor(res.headers['content-encoding']);
-    this.#source = decoder ?? res;
-    if (decoder !== undefined) {
-      res.pipe(decoder);
-      decoder.on('error', (error: Error) => this.#fail(new Error(`the body from ${this.#url} could not be decoded (Content-Encoding: ${String(res.headers['content-encoding'])}): ${error.message}`, { cause: error })));
+    this.#signal = signal;
+    this.#resolve = resolve;
+    this.#reject = reject;
+    signal.addEventListener('abort', this.#onAbort, { once: true });
+  }
+
+  readonly #onAbort = (): void => {
+    const reject = this.#reject;
+    if (reject === undefined) return;
+    this.#settle();
+    this.#abortRequest(this.#signal.reason as Error);
+    reject(this.#signal.reason as Error);
+  };
+
+  /** Before or as the answer settles: no abort listener stays behind. */
+  #settle(): void {
+    this.#resolve = undefined;
+    this.#reject = undefined;
+    this.#signal.removeEventListener('abort', this.#onAbort);
+  }
+
+  dispose(): void {
+    this.#settle();
+  }
+
+  #abortRequest(reason: Error): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#controller?.abort(reason);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    // Aborted while the request waited for a connection.
+    if (this.#aborted) controller.abort(this.#signal.reason as Error);
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    // 1xx informational answers come before the real one.
+    if (statusCode < 200) return;
+    this.#controller = controller;
+    const resolve = this.#resolve;
+    if (resolve === undefined) {
+      this.#abortRequest(new Error('the answer is no longer wanted'));
+      return;
     }
-    res.on('error', (error: Error) => this.#fail(new ConnectionFailure(error)));
-    this.#source.on('data', (chunk: Uint8Array) => {
-      const waiting = this.#waiting;
-      if (waiting !== undefined) {
-        this.#waiting = undefined;
-        waiting.resolve({ done: false, value: chunk });
-        return;
-      }
-      this.#queue.push(chunk);
-      this.#source.pause();
-    });
-    this.#source.on('end', () => {
-      this.#ended = true;
-      const waiting = this.#waiting;
+    this.#settle();
+    this.status = statusCode;
+    this.ok = statusCode >= 200 && statusCode <= 299;
+    this.headers = new PlainHeaders(headers);
+    this.body = this;
+    const encoding = headers['content-encoding'];
+    const decoder = decoderFor(Array.isArray(encoding) ? encoding.join(',') : encoding);
+    if (decoder !== undefined) {
+      this.#decoder = decoder;
+      decoder.on('data', (chunk: Uint8Array) => this.#push(chunk));
+      decoder.on('end', () => this.#end());
+      decoder.on('error', (error: Error) =>
+        this.#fail(new Error(`the body from ${this.#url} could not be decoded (Content-Encoding: ${String(encoding)}): ${error.message}`, { cause: error })),
+      );
+    }
+    resolve(this);
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#ended) return;
+    if (this.#decoder !== undefined) this.#decoder.write(chunk);
+    else this.#push(chunk);
+  }
+
+  onResponseEnd(): void {
+    if (this.#decoder !== undefined) this.#decoder.end();
+    else this.#end();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    const reject = this.#reject;
+    if (reject !== undefined) {
+      this.#settle();
+      // An abort reaches here too, after #onAbort has rejected with the signal's reason.
+      reject(isUsageError(error) ? requestRefused(error) : new ConnectionFailure(error));
+      return;
+    }
+    if (this.#aborted) return;
+    this.#fail(new ConnectionFailure(error));
+  }
+
+  #push(chunk: Uint8Array): void {
+    if (this.#ended) return;
+    const waiting = this.#waiting;
+    if (waiting !== undefined) {
       this.#waiting = undefined;
-      waiting?.resolve({ done: true });
-    });
+      waiting.resolve({ done: false, value: chunk });
+      return;
+    }
+    this.#queue.push(chunk);
+    // Held until asked for: the connection stops reading meanwhile.
+    this.#controller?.pause();
+    this.#decoder?.pause();
+  }
+
+  #end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    waiting?.resolve({ done: true });
   }
 
   #fail(error: Error): void {
@@ -299,7 +346,10 @@ class NodeBody implements AnswerBody, ChunkReader {
   read(): Promise<ChunkRead> {
     const chunk = this.#queue.shift();
     if (chunk !== undefined) {
-      if (this.#queue.length === 0 && !this.#ended) this.#source.resume();
+      if (this.#queue.length === 0 && !this.#ended) {
+        this.#decoder?.resume();
+        this.#controller?.resume();
+      }
       return Promise.resolve({ done: false, value: chunk });
     }
     if (this.#error !== undefined) return Promise.reject(this.#error);
@@ -313,8 +363,8 @@ class NodeBody implements AnswerBody, ChunkReader {
     if (!this.#ended) {
       this.#ended = true;
       this.#queue.length = 0;
-      this.#res.destroy();
-      if (this.#source !== this.#res) this.#source.destroy();
+      this.#abortRequest(new Error('the body was cancelled'));
+      this.#decoder?.destroy();
     }
     const waiting = this.#waiting;
     this.#waiting = undefined;
@@ -325,4 +375,14 @@ class NodeBody implements AnswerBody, ChunkReader {
   releaseLock(): void {
     // One reader per body; nothing to release.
   }
+}
+
+/** undici's refusal of the request itself (an invalid header), not of the connection. */
+function isUsageError(error: Error): boolean {
+  return (error as { code?: unknown }).code === 'UND_ERR_INVALID_ARG';
+}
+
+/** A request undici would not send (an invalid header name or value): not a connection failure, so never retried. */
+function requestRefused(error: Error): Error {
+  return isUsageError(error) ? new TypeError(`the model request could not be sent: ${error.message}`) : error;
 }
