@@ -37,7 +37,7 @@ function againstNodeHttp(get: ReturnType<typeof finder>, runner: string): string
     const loop = get(BASELINE_HTTP_ID, w)?.xBaseline;
     return mine === undefined || loop === undefined ? undefined : `${w} ${times(mine / loop)}`;
   }).filter((x) => x !== undefined);
-  return parts.length === 0 ? '' : ` (against the node:http loop, whose HTTP client toolgate uses: ${parts.join(', ')})`;
+  return parts.length === 0 ? '' : ` (against the same loop over node:http, a lighter client than fetch: ${parts.join(', ')})`;
 }
 
 function ratioTarget(get: ReturnType<typeof finder>, runner: string, label: string, max: number): Verdict {

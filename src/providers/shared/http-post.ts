@@ -287,7 +287,8 @@ class Exchange implements Dispatcher.DispatchHandler, HttpAnswer, AnswerBody, Ch
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.#ended) return;
+    // A resumed parser may hand over an empty chunk: queued, it would pause the connection again at once.
+    if (this.#ended || chunk.length === 0) return;
     if (this.#decoder !== undefined) this.#decoder.write(chunk);
     else this.#push(chunk);
   }
