@@ -297,6 +297,64 @@ describe('postWithUndici', () => {
     assert.ok(whileIdle < 16 * 1024 * 1024, `the server wrote ${whileIdle} bytes while nothing was read`);
   });
 
+  it('a large body read slowly arrives whole, in order, after the connection was paused and resumed', async () => {
+    const source = Array.from({ length: 100_000 }, (_, i) => `line ${i}\n`).join('');
+    const server = await serve((_req, res) => {
+      res.writeHead(200);
+      let at = 0;
+      const more = (): void => {
+        while (at < source.length) {
+          const part = source.slice(at, at + 7_777);
+          at += part.length;
+          if (!res.write(part)) {
+            res.once('drain', more);
+            return;
+          }
+        }
+        res.end();
+      };
+      more();
+    });
+    const answer = await post(server.url);
+    assert.ok(answer.body !== null);
+    const reader = answer.body.getReader();
+    const decoder = new TextDecoder();
+    let received = '';
+    let reads = 0;
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      reads += 1;
+      // Slower than the server: chunks queue up and the connection is paused between reads.
+      if (reads % 4 === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+      received += decoder.decode(read.value, { stream: true });
+    }
+    assert.equal(received.length, source.length);
+    assert.ok(received === source, 'the body read is not the body sent');
+  });
+
+  it('a body over the reader’s limit fails at the limit, after its connection was paused', async () => {
+    const piece = Buffer.alloc(64 * 1024, 'x');
+    const server = await serve((_req, res) => {
+      res.writeHead(200);
+      let written = 0;
+      const more = (): void => {
+        while (written < 32 * 1024 * 1024) {
+          written += piece.length;
+          if (!res.write(piece)) {
+            res.once('drain', more);
+            return;
+          }
+        }
+        res.end();
+      };
+      more();
+    });
+    const answer = await post(server.url);
+    // Not read until the first chunks have queued: the connection is paused when reading starts.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const error = await rejection(readText(answer, { maxBytes: 256 * 1024, tooLarge: () => new Error('over the limit') }));
+    assert.equal((error as Error).message, 'over the limit');
+  });
+
   it('refuses a URL with credentials without quoting them, and a URL that is not http(s)', async () => {
     const error = await rejection(post('http://user:s3cret@127.0.0.1:1/v1'));
     assert.ok(error instanceof TypeError);

@@ -136,7 +136,18 @@ const IDLE_MS = 4_000;
 let dispatcher: Promise<Dispatcher> | undefined;
 
 function sharedDispatcher(): Promise<Dispatcher> {
-  dispatcher ??= import('undici').then(({ Agent }) => new Agent({ keepAliveTimeout: IDLE_MS, keepAliveMaxTimeout: IDLE_MS, keepAliveTimeoutThreshold: 1_000 }));
+  dispatcher ??= import('undici').then(
+    ({ Agent }) =>
+      new Agent({
+        keepAliveTimeout: IDLE_MS,
+        keepAliveMaxTimeout: IDLE_MS,
+        keepAliveTimeoutThreshold: 1_000,
+        // undici's own limits (5 minutes for the headers, and between two chunks of a body) are off:
+        // a model call is bounded by its adapter’s timeoutMs alone, as it was over node:http.
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      }),
+  );
   return dispatcher;
 }
 
