@@ -2,11 +2,17 @@ import type { AppendFn } from './transition.ts';
 
 /**
  * Asks the model while what the pass holds back is committed (decision 0019):
- * the commit of the step before (`append([])`) is started first, so it keeps
- * its place in the log's order, and the model's request goes out without
- * waiting for it. Nothing the model is asked depends on that commit being
- * durable: a crash before it lands loses the step, and the run is taken up
- * again from the log, as after a crash a moment earlier.
+ * the model's request goes out first, then the commit of the step before
+ * (`append([])`) is started, in the same turn, so the request does not wait
+ * for it. Started in that order, a request the HTTP client writes in the event
+ * loop's check phase (undici checks a reused idle connection there first)
+ * goes out before a commit made in that phase (SQLite's group commit) holds
+ * the loop. The log's order is kept either way: nothing is appended in
+ * between, and whatever the model call appends (its streamed text) is
+ * committed after what was held back (PassAppender commits in order, the
+ * held-back events first). Nothing the model is asked depends on that commit
+ * being durable: a crash before it lands loses the step, and the run is taken
+ * up again from the log, as after a crash a moment earlier.
  *
  * With `alongside` false the commit is awaited before the model is asked (as
  * when several runs are driven: see PassInput.commitAlongside).
@@ -21,14 +27,13 @@ export async function askWhileCommitting<T>(append: AppendFn, ask: () => Promise
     await append([]);
     return ask();
   }
-  const committing = append([]);
   let asking: Promise<T>;
   try {
     asking = ask();
   } catch (error) {
-    await committing;
-    throw error;
+    asking = Promise.reject(error as Error);
   }
+  const committing = append([]);
   const [committed, asked] = await Promise.allSettled([committing, asking]);
   if (committed.status === 'rejected') throw committed.reason;
   if (asked.status === 'rejected') throw asked.reason;

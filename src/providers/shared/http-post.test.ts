@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -133,6 +134,25 @@ describe('postWithUndici', () => {
     assert.equal(server.connections(), 1);
     for (let i = 6; i <= 10; i += 1) assert.equal(await text(await post(server.url)), `answer ${i}`);
     assert.ok(server.connections() <= 2, `${server.connections()} connections for calls back to back`);
+  });
+
+  it('once undici is loaded, hands the request to it before returning (not a turn later)', async () => {
+    const server = await serve((_req, res) => res.end('ok'));
+    await text(await post(server.url));
+    let handedOver = false;
+    const onCreate = (message: unknown): void => {
+      const request = (message as { request: { path?: unknown } }).request;
+      if (String(request.path).startsWith('/v1/chat')) handedOver = true;
+    };
+    subscribe('undici:request:create', onCreate);
+    try {
+      const pending = post(server.url);
+      // Work the caller queues for the check phase after this (a SQLite group commit) must not go ahead of it.
+      assert.equal(handedOver, true);
+      assert.equal(await text(await pending), 'ok');
+    } finally {
+      unsubscribe('undici:request:create', onCreate);
+    }
   });
 
   it('speaks to an IPv6 address', async (t) => {

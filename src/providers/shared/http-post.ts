@@ -133,30 +133,44 @@ function decoderFor(encoding: string | undefined): Transform | undefined {
  */
 const IDLE_MS = 4_000;
 
-let dispatcher: Promise<Dispatcher> | undefined;
+let loading: Promise<Dispatcher> | undefined;
+/** The dispatcher once loaded: later calls dispatch in the caller's turn (see postWithUndici). */
+let loaded: Dispatcher | undefined;
 
-function sharedDispatcher(): Promise<Dispatcher> {
-  dispatcher ??= import('undici').then(
-    ({ Agent }) =>
-      new Agent({
-        keepAliveTimeout: IDLE_MS,
-        keepAliveMaxTimeout: IDLE_MS,
-        keepAliveTimeoutThreshold: 1_000,
-        // undici's own limits (5 minutes for the headers, and between two chunks of a body) are off:
-        // a model call is bounded by its adapter’s timeoutMs alone, as it was over node:http.
-        headersTimeout: 0,
-        bodyTimeout: 0,
-      }),
-  );
-  return dispatcher;
+function loadDispatcher(): Promise<Dispatcher> {
+  loading ??= import('undici').then(({ Agent }) => {
+    loaded = new Agent({
+      keepAliveTimeout: IDLE_MS,
+      keepAliveMaxTimeout: IDLE_MS,
+      keepAliveTimeoutThreshold: 1_000,
+      // undici's own limits (5 minutes for the headers, and between two chunks of a body) are off:
+      // a model call is bounded by its adapter’s timeoutMs alone, as it was over node:http.
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    });
+    return loaded;
+  });
+  return loading;
 }
 
-/** A POST through undici's pooled dispatcher, one pool per origin. */
-export const postWithUndici: HttpPost = async (url, request) => {
-  const target = targetUrl(url);
-  if (request.signal.aborted) throw request.signal.reason as Error;
-  const agent = await sharedDispatcher();
-  return send(agent, target, request, true);
+/**
+ * A POST through undici's pooled dispatcher, one pool per origin. Once undici is
+ * loaded the request is dispatched before this returns, not a microtask later:
+ * undici checks a reused idle connection in the event loop's check phase
+ * before writing on it, and work the caller queued for that phase after this
+ * call (a SQLite group commit, decision 0017) then runs after the request went
+ * out instead of before it (decision 0019).
+ */
+export const postWithUndici: HttpPost = (url, request) => {
+  let target: URL;
+  try {
+    target = targetUrl(url);
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+  if (request.signal.aborted) return Promise.reject(request.signal.reason as Error);
+  if (loaded !== undefined) return send(loaded, target, request, true);
+  return loadDispatcher().then((agent) => send(agent, target, request, true));
 };
 
 function send(agent: Dispatcher, target: URL, request: PostRequest, mayRetryStale: boolean): Promise<HttpAnswer> {
