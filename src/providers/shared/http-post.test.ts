@@ -70,6 +70,21 @@ async function listen(server: Server, handler: Handler, host = '127.0.0.1', prot
 
 const serve = (handler: Handler, host?: string): Promise<TestServer> => listen(createServer(), handler, host);
 
+/** Answers 200 with the pieces `next` gives until it gives none, writing only as fast as the client reads. */
+function writeAsRead(res: ServerResponse, next: () => string | Buffer | undefined): void {
+  res.writeHead(200);
+  const more = (): void => {
+    for (let piece = next(); piece !== undefined; piece = next()) {
+      if (!res.write(piece)) {
+        res.once('drain', more);
+        return;
+      }
+    }
+    res.end();
+  };
+  more();
+}
+
 const post = (url: string, over: { headers?: Record<string, string>; body?: string; signal?: AbortSignal } = {}): Promise<HttpAnswer> =>
   postWithUndici(url, { headers: over.headers ?? { 'content-type': 'application/json' }, body: over.body ?? '{"hello":"wörld"}', signal: over.signal ?? new AbortController().signal });
 
@@ -292,20 +307,13 @@ describe('postWithUndici', () => {
     const piece = Buffer.alloc(64 * 1024, 'x');
     let written = 0;
     let stopped = false;
-    const server = await serve((_req, res) => {
-      res.writeHead(200);
-      const more = (): void => {
-        while (!stopped && written < 64 * 1024 * 1024) {
-          written += piece.length;
-          if (!res.write(piece)) {
-            res.once('drain', more);
-            return;
-          }
-        }
-        res.end();
-      };
-      more();
-    });
+    const server = await serve((_req, res) =>
+      writeAsRead(res, () => {
+        if (stopped || written >= 64 * 1024 * 1024) return undefined;
+        written += piece.length;
+        return piece;
+      }),
+    );
     const answer = await post(server.url);
     assert.ok(answer.body !== null);
     const reader = answer.body.getReader();
@@ -320,20 +328,13 @@ describe('postWithUndici', () => {
   it('a large body read slowly arrives whole, in order, after the connection was paused and resumed', async () => {
     const source = Array.from({ length: 100_000 }, (_, i) => `line ${i}\n`).join('');
     const server = await serve((_req, res) => {
-      res.writeHead(200);
       let at = 0;
-      const more = (): void => {
-        while (at < source.length) {
-          const part = source.slice(at, at + 7_777);
-          at += part.length;
-          if (!res.write(part)) {
-            res.once('drain', more);
-            return;
-          }
-        }
-        res.end();
-      };
-      more();
+      writeAsRead(res, () => {
+        if (at >= source.length) return undefined;
+        const part = source.slice(at, at + 7_777);
+        at += part.length;
+        return part;
+      });
     });
     const answer = await post(server.url);
     assert.ok(answer.body !== null);
@@ -354,19 +355,12 @@ describe('postWithUndici', () => {
   it('a body over the reader’s limit fails at the limit, after its connection was paused', async () => {
     const piece = Buffer.alloc(64 * 1024, 'x');
     const server = await serve((_req, res) => {
-      res.writeHead(200);
       let written = 0;
-      const more = (): void => {
-        while (written < 32 * 1024 * 1024) {
-          written += piece.length;
-          if (!res.write(piece)) {
-            res.once('drain', more);
-            return;
-          }
-        }
-        res.end();
-      };
-      more();
+      writeAsRead(res, () => {
+        if (written >= 32 * 1024 * 1024) return undefined;
+        written += piece.length;
+        return piece;
+      });
     });
     const answer = await post(server.url);
     // Not read until the first chunks have queued: the connection is paused when reading starts.
