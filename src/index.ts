@@ -16,6 +16,7 @@ export { LocalToolSource, type LocalToolSourceOptions } from './tools/local/loca
 export type { StandardSchemaV1 } from './tools/local/standard-schema.ts';
 export { sharedValidator, createValidator, type Validator } from './validation/index.ts';
 export { createModel, type CreateModelOptions } from './app/create-model.ts';
+export { withEstimatedUsage } from './providers/shared/estimate-usage.ts';
 export { loadConfig, parseConfig, type LoadConfigOptions } from './config/load-config.ts';
 export { resolveSettings, type Settings, type SettingsFlags } from './config/resolve-settings.ts';
 export type { ToolgateConfig, ServerConfig } from './config/config-schema.ts';

@@ -5,6 +5,7 @@ import type { AnthropicProviderEntry, OllamaProviderEntry, OpenAIProviderEntry, 
 import type { AnthropicAdapterOptions } from '../providers/anthropic/anthropic-adapter.ts';
 import type { OllamaAdapterOptions } from '../providers/ollama/ollama-adapter.ts';
 import type { OpenAIAdapterOptions } from '../providers/openai/openai-adapter.ts';
+import { withEstimatedUsage } from '../providers/shared/estimate-usage.ts';
 import { endpointProblem, resolveProviders } from '../config/resolve-settings.ts';
 
 export interface CreateModelOptions {
@@ -38,9 +39,14 @@ function settingsOf(entry: ProviderConfig): Record<string, unknown> {
  * Picks the adapter for a "provider:model" id: a built-in provider, a named
  * endpoint from `providers:`, or a script. The only place providers are
  * named. Each provider's code is loaded when first used, so a process pays
- * only for the providers it talks to.
+ * only for the providers it talks to. Usage a provider leaves out is
+ * estimated (withEstimatedUsage), whichever provider it is.
  */
 export async function createModel(options: CreateModelOptions): Promise<ModelAdapter> {
+  return withEstimatedUsage(await createProviderModel(options));
+}
+
+async function createProviderModel(options: CreateModelOptions): Promise<ModelAdapter> {
   const colon = options.model.indexOf(':');
   const provider = colon < 0 ? options.model : options.model.slice(0, colon);
   const name = colon < 0 ? '' : options.model.slice(colon + 1);

@@ -60,4 +60,32 @@ describe('ToolgateMetrics', () => {
     assert.match(text, /toolgate_tokens_total\{model="anthropic:claude",direction="cache_read"\} 5/);
     assert.match(text, /toolgate_tokens_total\{model="anthropic:claude",direction="cache_write"\} 3/);
   });
+
+  it('counts the tokens toolgate estimated apart, by direction, within the tokens total', async () => {
+    const store = new MemoryRunStore();
+    const metrics = new ToolgateMetrics({ store, processMetrics: false });
+    const run = await store.createRun({ input: 'x', model: 'openai:local' });
+    const events = await store.append(run.id, [
+      // No usage at all: both estimated.
+      draft('assistant_message', { step: 1, text: 'a', toolCalls: [], finishReason: 'stop', latencyMs: 5, usage: { promptTokens: 30, completionTokens: 4, totalTokens: 34, estimated: true } }),
+      // Prompt tokens reported, the answer's estimated.
+      draft('assistant_message', {
+        step: 2,
+        text: 'b',
+        toolCalls: [],
+        finishReason: 'stop',
+        latencyMs: 5,
+        usage: { promptTokens: 50, completionTokens: 6, totalTokens: 56, estimated: true, estimatedOnly: 'completionTokens' },
+      }),
+      // Reported in full.
+      draft('assistant_message', { step: 3, text: 'c', toolCalls: [], finishReason: 'stop', latencyMs: 5, usage: { promptTokens: 70, completionTokens: 9, totalTokens: 79 } }),
+    ]);
+    metrics.observe(events);
+    await settle();
+    const text = (await metrics.render()).body;
+    assert.match(text, /toolgate_tokens_total\{model="openai:local",direction="input"\} 150/);
+    assert.match(text, /toolgate_tokens_total\{model="openai:local",direction="output"\} 19/);
+    assert.match(text, /toolgate_tokens_estimated_total\{model="openai:local",direction="input"\} 30/);
+    assert.match(text, /toolgate_tokens_estimated_total\{model="openai:local",direction="output"\} 10/);
+  });
 });

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { costOf, runStrategy, type Run, type RunEvent, type RunStore } from '../core/index.ts';
+import { costOf, estimatedTokens, runStrategy, type Run, type RunEvent, type RunStore } from '../core/index.ts';
 import { envelopeFamily } from '../parsing/index.ts';
 import type { SseStats } from '../server/index.ts';
 
@@ -54,6 +54,7 @@ export class ToolgateMetrics {
   readonly #modelLatency: Histogram<'model'>;
   readonly #toolLatency: Histogram<'tool'>;
   readonly #tokens: Counter<'model' | 'direction'>;
+  readonly #tokensEstimated: Counter<'model' | 'direction'>;
   readonly #cost: Counter<'model'>;
   readonly #guardTrips: Counter<'code' | 'action'>;
   readonly #parseRepairs: Counter<'family' | 'code'>;
@@ -75,6 +76,12 @@ export class ToolgateMetrics {
     this.#modelLatency = new Histogram({ name: 'toolgate_model_call_duration_seconds', help: 'Model calls, by model', labelNames: ['model'], buckets: LATENCY_BUCKETS, registers });
     this.#toolLatency = new Histogram({ name: 'toolgate_tool_call_duration_seconds', help: 'Tool calls that ran, by tool', labelNames: ['tool'], buckets: LATENCY_BUCKETS, registers });
     this.#tokens = new Counter({ name: 'toolgate_tokens_total', help: 'Model tokens, by model and direction (input, output; cache_read and cache_write are parts of input)', labelNames: ['model', 'direction'], registers });
+    this.#tokensEstimated = new Counter({
+      name: 'toolgate_tokens_estimated_total',
+      help: 'Of toolgate_tokens_total, the tokens toolgate estimated with its tokenizer because the model API did not report them, by model and direction (input, output)',
+      labelNames: ['model', 'direction'],
+      registers,
+    });
     this.#cost = new Counter({ name: 'toolgate_cost_usd_total', help: 'Model cost in US dollars at the configured prices, by model', labelNames: ['model'], registers });
     this.#guardTrips = new Counter({ name: 'toolgate_guard_trips_total', help: 'Runtime guard trips, by code and action', labelNames: ['code', 'action'], registers });
     this.#parseRepairs = new Counter({
@@ -214,6 +221,11 @@ export class ToolgateMetrics {
           // Parts of the input that the provider's prompt cache served or stored (counted in input too).
           if (usage.cacheReadTokens !== undefined) this.#tokens.inc({ model, direction: 'cache_read' }, usage.cacheReadTokens);
           if (usage.cacheWriteTokens !== undefined) this.#tokens.inc({ model, direction: 'cache_write' }, usage.cacheWriteTokens);
+          if (usage.estimated === true) {
+            const estimated = estimatedTokens(usage);
+            this.#tokensEstimated.inc({ model, direction: 'input' }, estimated.promptTokens);
+            this.#tokensEstimated.inc({ model, direction: 'output' }, estimated.completionTokens);
+          }
           if (labels.price !== undefined) this.#cost.inc({ model }, costOf(usage, labels.price));
         }
         const family = event.data.toolCalls.length > 0 ? 'native' : envelopeFamily(event.data.text);

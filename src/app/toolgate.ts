@@ -31,6 +31,7 @@ import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
 import { McpToolSource } from '../tools/mcp/mcp-tool-source.ts';
 import { ToolRegistry, type RetryOptions } from '../tools/tool-registry.ts';
 import { createModel } from './create-model.ts';
+import { withEstimatedUsage } from '../providers/shared/estimate-usage.ts';
 import { RouterEvidenceFile } from './router-evidence.ts';
 
 export interface ToolgateOptions {
@@ -44,7 +45,7 @@ export interface ToolgateOptions {
   cwd?: string;
   /** Receives MCP servers' stderr lines. Default: discarded. */
   onServerStderr?: (server: string, line: string) => void;
-  /** Use this model instead of resolving `settings.model` (library users, tests). */
+  /** Use this model instead of resolving `settings.model` (library users, tests). Usage it leaves out is estimated, as for every model. */
   model?: ModelAdapter;
   /** Checks a config cannot express (see docs/policy.md). */
   hooks?: RunHooks;
@@ -112,6 +113,8 @@ export class Toolgate {
   readonly tools: ToolRegistry;
   readonly #options: ToolgateOptions;
   readonly #models = new Map<string, Promise<ModelAdapter>>();
+  /** The caller's own model (ToolgateOptions.model), its missing usage estimated. */
+  readonly #ownModel: ModelAdapter | undefined;
   readonly #evidence: RouterEvidenceFile | undefined;
   readonly policy: Policy;
   readonly validator: Validator = sharedValidator();
@@ -120,6 +123,7 @@ export class Toolgate {
 
   constructor(options: ToolgateOptions = {}) {
     this.#options = options;
+    this.#ownModel = options.model === undefined ? undefined : withEstimatedUsage(options.model);
     this.settings = options.settings ?? defaultSettings();
     this.store = options.store ?? new MemoryRunStore();
     const servers = Object.entries(this.settings.servers).map(
@@ -228,7 +232,7 @@ export class Toolgate {
 
   /** The adapter for a model id (cached per id). */
   model(id?: string): Promise<ModelAdapter> {
-    if (this.#options.model !== undefined && (id === undefined || id === this.#options.model.id)) return Promise.resolve(this.#options.model);
+    if (this.#ownModel !== undefined && (id === undefined || id === this.#ownModel.id)) return Promise.resolve(this.#ownModel);
     const modelId = id ?? this.settings.model;
     if (modelId === undefined) {
       return Promise.reject(

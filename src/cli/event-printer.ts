@@ -1,5 +1,6 @@
 import { isJsonObject, type JsonValue, type Run, type RunEvent, type RunEventDataMap } from '../core/index.ts';
 import type { CliIO } from './cli-io.ts';
+import { formatTokens } from './format-usage.ts';
 
 const MAX_ARGS_CHARS = 160;
 const MAX_RESULT_CHARS = 200;
@@ -197,7 +198,7 @@ export function createEventPrinter(options: { io: CliIO; json: boolean }): Event
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       const mark = run.status === 'completed' ? green('✓') : red('✗');
       io.stderr.write(
-        `${mark} ${run.status} · ${run.steps} step${run.steps === 1 ? '' : 's'} · ${run.usage.totalTokens.toLocaleString('en-US')} tokens (${run.usage.promptTokens} in, ${run.usage.completionTokens} out) · ${seconds} s · ${run.id}\n`,
+        `${mark} ${run.status} · ${run.steps} step${run.steps === 1 ? '' : 's'} · ${formatTokens(run.usage)} · ${seconds} s · ${run.id}\n`,
       );
     },
   };

@@ -35,6 +35,8 @@ describe('runs list and show, for people', () => {
     assert.match(text, /^run run_a$/m);
     assert.match(text, /status +waiting_approval/);
     assert.match(text, /steps +1 · 1,234 tokens \(1000 in, 234 out\)/);
+    const estimated = formatRun({ run: { ...run, usage: { ...run.usage, estimated: true } }, resume: '' });
+    assert.match(estimated, /steps +1 · ~1,234 tokens \(estimated: 1000 in, 234 out\)/);
     assert.match(text, /input +Buy 1 MWh\n {11}for bob/);
     assert.match(text, /waits for approval: placeOrder \(write\)\n {2}why +the policy asks a person/);
     assert.match(text, /args +\{"qty":1\}/);

@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue, PendingApproval, Run } from '../core/index.ts';
+import { formatTokens } from './format-usage.ts';
 import { decideCommands } from './runs-hints.ts';
 
 const MAX_INPUT_CHARS = 60;
@@ -41,7 +42,7 @@ export function formatRun(options: FormatRunOptions): string {
     ['status', run.status],
     ['model', run.model],
     ['created', `${run.createdAt} (updated ${run.updatedAt})`],
-    ['steps', `${run.steps} · ${run.usage.totalTokens.toLocaleString('en-US')} tokens (${run.usage.promptTokens} in, ${run.usage.completionTokens} out)`],
+    ['steps', `${run.steps} · ${formatTokens(run.usage)}`],
   ];
   if (run.userId !== undefined) rows.push(['user', run.userId]);
   if (run.tenantId !== undefined) rows.push(['tenant', run.tenantId]);

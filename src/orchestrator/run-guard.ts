@@ -29,12 +29,19 @@ export function checkGuard(state: ConversationState, settings: RunSettings, now 
       `the run reached maxSteps (${settings.maxSteps}) without a final answer; the model kept calling tools. Raise maxSteps (per run, or --max-steps / config maxSteps) if the task needs more steps, or check the tools' answers for a loop`,
     );
   }
+  // Estimated counts (a model API that does not report usage) hold the budgets as reported ones do; the message says which they are.
+  const estimated = state.usage.estimated === true ? ' (estimated: the model API did not report them all)' : '';
   if (guard.maxTokens !== undefined && state.usage.totalTokens >= guard.maxTokens) {
-    return breach('budget_tokens', guard.maxTokens, state.usage.totalTokens, `the run used ${state.usage.totalTokens} tokens, its budget is ${guard.maxTokens} (guard.maxTokens)`);
+    return breach('budget_tokens', guard.maxTokens, state.usage.totalTokens, `the run used ${state.usage.totalTokens} tokens${estimated}, its budget is ${guard.maxTokens} (guard.maxTokens)`);
   }
   const cost = runCost(state, settings);
   if (guard.maxCostUsd !== undefined && cost !== undefined && cost >= guard.maxCostUsd) {
-    return breach('budget_cost', guard.maxCostUsd, round(cost), `the run cost $${round(cost)}, its budget is $${guard.maxCostUsd} (guard.maxCostUsd, at the prices in config prices)`);
+    return breach(
+      'budget_cost',
+      guard.maxCostUsd,
+      round(cost),
+      `the run cost $${round(cost)}${estimated === '' ? '' : ' (from estimated tokens: the model API did not report them all)'}, its budget is $${guard.maxCostUsd} (guard.maxCostUsd, at the prices in config prices)`,
+    );
   }
   const elapsed = activeTime(state, now);
   if (guard.maxWallMs !== undefined && elapsed >= guard.maxWallMs) {

@@ -132,6 +132,8 @@ export function tracedModel(model: ModelAdapter, pass: PassTrace): ModelAdapter 
           'gen_ai.response.finish_reasons': [response.finishReason],
           'gen_ai.usage.input_tokens': response.usage?.promptTokens,
           'gen_ai.usage.output_tokens': response.usage?.completionTokens,
+          // The counts above are toolgate's tokenizer's when the provider did not report them.
+          'toolgate.usage.estimated': response.usage?.estimated,
           'toolgate.tool_calls': response.toolCalls.length,
         }),
       );
@@ -184,7 +186,7 @@ function failed(span: Span, error: unknown): void {
 }
 
 /** Attributes without the undefined ones (OpenTelemetry drops them, with a warning). */
-function clean(attributes: Record<string, string | number | string[] | undefined>): Attributes {
+function clean(attributes: Record<string, string | number | boolean | string[] | undefined>): Attributes {
   const out: Attributes = {};
   for (const [key, value] of Object.entries(attributes)) if (value !== undefined) out[key] = value;
   return out;

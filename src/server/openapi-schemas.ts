@@ -15,7 +15,16 @@ export const schemas: Record<string, Schema> = {
   Usage: {
     type: 'object',
     required: ['promptTokens', 'completionTokens', 'totalTokens'],
-    properties: { promptTokens: { type: 'integer' }, completionTokens: { type: 'integer' }, totalTokens: { type: 'integer' } },
+    properties: {
+      promptTokens: { type: 'integer' },
+      completionTokens: { type: 'integer' },
+      totalTokens: { type: 'integer' },
+      cacheReadTokens: { type: 'integer' },
+      cacheWriteTokens: { type: 'integer' },
+      // Set when toolgate counted tokens the model API did not report (docs/events.md).
+      estimated: { type: 'boolean', enum: [true] },
+      estimatedOnly: { type: 'string', enum: ['promptTokens', 'completionTokens'] },
+    },
   },
   PendingApproval: {
     type: 'object',

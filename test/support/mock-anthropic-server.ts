@@ -42,6 +42,8 @@ export interface MockAnthropicCompletion {
   /** An Anthropic stop_reason (end_turn, max_tokens, stop_sequence, tool_use, pause_turn, refusal); default tool_use when there are calls, else end_turn. */
   finishReason?: string;
   usage?: MockAnthropicUsage;
+  /** Send no usage objects at all, as an Anthropic-compatible server that does not count might. */
+  omitUsage?: boolean;
   /** Pause between events (to cancel or time out mid-stream). */
   chunkDelayMs?: number;
 }
@@ -223,10 +225,20 @@ export async function startMockAnthropic(options: MockAnthropicOptions = {}): Pr
   const modelOf = (request: RecordedRequest): string => (typeof request.body?.model === 'string' ? request.body.model : 'claude-mock');
 
   /** The opening of every stream: message_start, the first block's start, and the ping the API sends after it. */
-  const streamOpening = (id: string, model: string, usage: Required<MockAnthropicUsage>, firstBlock: unknown): string[] => [
+  const streamOpening = (id: string, model: string, usage: Required<MockAnthropicUsage> | undefined, firstBlock: unknown): string[] => [
     sseEvent('message_start', {
       type: 'message_start',
-      message: { model, id, type: 'message', role: 'assistant', content: [], stop_reason: null, stop_sequence: null, stop_details: null, usage: usageObject(usage, 1) },
+      message: {
+        model,
+        id,
+        type: 'message',
+        role: 'assistant',
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        stop_details: null,
+        ...(usage === undefined ? {} : { usage: usageObject(usage, 1) }),
+      },
     }),
     sseEvent('content_block_start', { type: 'content_block_start', index: 0, content_block: firstBlock }),
     PING_EVENT,
@@ -278,7 +290,7 @@ export async function startMockAnthropic(options: MockAnthropicOptions = {}): Pr
         stop_reason: stopReason,
         stop_sequence: null,
         stop_details: null,
-        usage: usageObject(usage, usage.outputTokens),
+        ...(r.omitUsage === true ? {} : { usage: usageObject(usage, usage.outputTokens) }),
       });
       return;
     }
@@ -301,7 +313,7 @@ export async function startMockAnthropic(options: MockAnthropicOptions = {}): Pr
         deltas: ['', ...splitPieces(c.arguments)].map((piece) => ({ type: 'input_json_delta', partial_json: piece })),
       });
     }
-    const events = streamOpening(id, model, usage, blocks[0]?.start);
+    const events = streamOpening(id, model, r.omitUsage === true ? undefined : usage, blocks[0]?.start);
     blocks.forEach((block, index) => {
       if (index > 0) events.push(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: block.start }));
       for (const delta of block.deltas) events.push(sseEvent('content_block_delta', { type: 'content_block_delta', index, delta }));
@@ -311,12 +323,16 @@ export async function startMockAnthropic(options: MockAnthropicOptions = {}): Pr
       sseEvent('message_delta', {
         type: 'message_delta',
         delta: { stop_reason: stopReason, stop_sequence: null, stop_details: null },
-        usage: {
-          input_tokens: usage.inputTokens,
-          cache_creation_input_tokens: usage.cacheWriteTokens,
-          cache_read_input_tokens: usage.cacheReadTokens,
-          output_tokens: usage.outputTokens,
-        },
+        ...(r.omitUsage === true
+          ? {}
+          : {
+              usage: {
+                input_tokens: usage.inputTokens,
+                cache_creation_input_tokens: usage.cacheWriteTokens,
+                cache_read_input_tokens: usage.cacheReadTokens,
+                output_tokens: usage.outputTokens,
+              },
+            }),
       }),
       sseEvent('message_stop', { type: 'message_stop' }),
     );

@@ -35,6 +35,8 @@ export interface MockOllamaCompletion {
   /** stop (default, even when tools were called), length, load... */
   doneReason?: string;
   usage?: { promptTokens: number; completionTokens: number };
+  /** Leave the counts out of the final chunk: `true` both, `prompt` only `prompt_eval_count` (as Ollama does for a prompt it had cached). */
+  omitUsage?: true | 'prompt';
   /** Pause between chunks (to cancel or time out mid-stream). */
   chunkDelayMs?: number;
 }
@@ -220,7 +222,10 @@ export async function startMockOllama(options: MockOllamaOptions = {}): Promise<
     const completionTokens =
       r.usage?.completionTokens ?? Math.max(1, Math.ceil((text.length + (r.reasoning ?? '').length + (r.toolCalls ?? []).reduce((n, c) => n + c.arguments.length, 0)) / 4));
     const doneReason = r.doneReason ?? 'stop';
-    const final = { done_reason: doneReason, ...metrics(promptTokens, completionTokens) };
+    const counts = metrics(promptTokens, completionTokens);
+    if (r.omitUsage !== undefined) delete counts['prompt_eval_count'];
+    if (r.omitUsage === true) delete counts['eval_count'];
+    const final = { done_reason: doneReason, ...counts };
 
     if (request.body?.stream === false) {
       const message: Record<string, unknown> = { content: text + unread.join('') };

@@ -35,6 +35,8 @@ export interface MockCompletion {
   toolCalls?: MockToolCall[];
   finishReason?: string;
   usage?: { promptTokens: number; completionTokens: number; totalTokens?: number };
+  /** Send no usage at all (no `usage` in the completion, no usage chunk in a stream), as servers that do not count do. */
+  omitUsage?: boolean;
   /** Pause between SSE chunks (to cancel or time out mid-stream). */
   chunkDelayMs?: number;
   /** Write the whole answer one byte at a time, this many ms apart: a server that never quite stalls. */
@@ -139,14 +141,14 @@ interface Identity {
   model: string;
 }
 
-function completionObject(who: Identity, message: Record<string, unknown>, finishReason: string, usage: Record<string, number>): unknown {
+function completionObject(who: Identity, message: Record<string, unknown>, finishReason: string, usage: Record<string, number> | undefined): unknown {
   return {
     id: who.id,
     object: 'chat.completion',
     created: who.created,
     model: who.model,
     choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason }],
-    usage,
+    ...(usage === undefined ? {} : { usage }),
     system_fingerprint: 'fp_mock',
   };
 }
@@ -202,7 +204,7 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
     const finishReason = r.finishReason ?? (calls.length > 0 ? 'tool_calls' : 'stop');
     const promptTokens = r.usage?.promptTokens ?? Math.ceil(JSON.stringify(request.body?.messages ?? []).length / 4);
     const completionTokens = r.usage?.completionTokens ?? Math.ceil((text.length + calls.reduce((n, c) => n + c.arguments.length, 0)) / 4);
-    const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: r.usage?.totalTokens ?? promptTokens + completionTokens };
+    const usage = r.omitUsage === true ? undefined : { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: r.usage?.totalTokens ?? promptTokens + completionTokens };
 
     if (request.body?.stream !== true) {
       const message: Record<string, unknown> = { role: 'assistant', content: text === '' && calls.length > 0 ? null : text, refusal: null };
@@ -228,7 +230,7 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
       for (const piece of splitPieces(c.arguments)) events.push(deltaEvent(who, { tool_calls: [{ index, function: { arguments: piece } }] }));
     });
     events.push(deltaEvent(who, {}, finishReason));
-    if (request.body?.stream_options?.include_usage === true) events.push(chunkEvent(who, [], { usage }));
+    if (request.body?.stream_options?.include_usage === true && usage !== undefined) events.push(chunkEvent(who, [], { usage }));
     events.push('data: [DONE]\n\n');
 
     res.writeHead(200, SSE_HEADERS);

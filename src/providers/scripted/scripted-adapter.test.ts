@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { ToolgateError } from '../../core/errors.ts';
 import type { Message } from '../../core/messages.ts';
 import type { ModelRequest } from '../../core/ports/model-adapter.ts';
+import { withEstimatedUsage } from '../shared/estimate-usage.ts';
 import { createScriptedAdapter, splitWords } from './scripted-adapter.ts';
 import type { ScriptedScript } from './script-schema.ts';
 
@@ -67,12 +68,15 @@ describe('scripted adapter', () => {
     assert.equal((await plain.generate(request(0))).finishReason, 'stop');
   });
 
-  it('uses scripted usage, or estimates a non-zero one', async () => {
+  it('uses scripted usage; a turn without one answers without usage, which toolgate then estimates', async () => {
     const model = createScriptedAdapter({ script });
     assert.deepEqual((await model.generate(request(1))).usage, { promptTokens: 50, completionTokens: 7, totalTokens: 57 });
-    const estimated = (await model.generate(request(0))).usage;
-    assert.ok(estimated !== undefined && estimated.promptTokens > 0 && estimated.completionTokens > 0);
+    assert.equal((await model.generate(request(0))).usage, undefined);
+    const estimated = (await withEstimatedUsage(model).generate(request(0))).usage;
+    assert.ok(estimated !== undefined && estimated.promptTokens > 0 && estimated.completionTokens > 0, JSON.stringify(estimated));
     assert.equal(estimated.totalTokens, estimated.promptTokens + estimated.completionTokens);
+    assert.equal(estimated.estimated, true);
+    assert.deepEqual((await withEstimatedUsage(model).generate(request(1))).usage, { promptTokens: 50, completionTokens: 7, totalTokens: 57 });
   });
 
   it('streams the text in several word chunks when asked', async () => {

@@ -1,6 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { ToolgateError } from '../../core/errors.ts';
-import type { Message } from '../../core/messages.ts';
 import type { GenerateOptions, ModelAdapter, ModelRequest, ModelResponse } from '../../core/ports/model-adapter.ts';
 import type { RawToolCall } from '../../core/tools.ts';
 import type { Usage } from '../../core/usage.ts';
@@ -9,8 +8,6 @@ import type { ScriptedScript, ScriptedTurn } from './script-schema.ts';
 export type { ScriptedScript } from './script-schema.ts';
 
 export const DEFAULT_SCRIPTED_ID = 'scripted:script';
-/** Rough tokens-per-character ratio for English text; only used when a turn gives no usage. */
-const CHARS_PER_TOKEN = 4;
 
 export interface ScriptedAdapterOptions {
   script: ScriptedScript;
@@ -64,7 +61,8 @@ export function createScriptedAdapter(options: ScriptedAdapterOptions): ModelAda
         text,
         toolCalls,
         finishReason: turn.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
-        usage: usageOf(turn, request.messages, toolCalls),
+        // A turn without usage answers without it, as a server that does not count would: toolgate estimates it (estimate-usage.ts).
+        ...(turn.usage === undefined ? {} : { usage: usageOf(turn.usage) }),
         ...(turn.reasoning === undefined || turn.reasoning === '' ? {} : { reasoning: turn.reasoning }),
       };
     },
@@ -77,19 +75,9 @@ export function splitWords(text: string): string[] {
   return text.split(/(?<=\s)(?=\S)/);
 }
 
-function usageOf(turn: ScriptedTurn, messages: readonly Message[], toolCalls: readonly RawToolCall[]): Usage {
-  if (turn.usage !== undefined) {
-    const { promptTokens, completionTokens } = turn.usage;
-    return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
-  }
-  const promptChars = messages.reduce((n, m) => n + m.content.length + callChars(m.role === 'assistant' ? (m.toolCalls ?? []) : []), 0);
-  const promptTokens = Math.max(1, Math.ceil(promptChars / CHARS_PER_TOKEN));
-  const completionTokens = Math.max(1, Math.ceil(((turn.text ?? '').length + callChars(toolCalls)) / CHARS_PER_TOKEN));
+function usageOf(usage: NonNullable<ScriptedTurn['usage']>): Usage {
+  const { promptTokens, completionTokens } = usage;
   return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
-}
-
-function callChars(calls: readonly RawToolCall[]): number {
-  return calls.reduce((n, c) => n + c.name.length + c.arguments.length, 0);
 }
 
 function throwIfAborted(signal: AbortSignal | undefined): void {
