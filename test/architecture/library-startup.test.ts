@@ -28,6 +28,7 @@ function probe(body: string): { out: unknown; loaded: string[] } {
 
 const isZod = (url: string): boolean => /\/node_modules\/zod\//.test(url);
 const isServer = (url: string): boolean => /\/src\/server\//.test(url);
+const isTokenizer = (url: string): boolean => /\/node_modules\/gpt-tokenizer\//.test(url);
 
 test('importing the library loads no HTTP server module and no zod', () => {
   const { out } = probe('return {};');
@@ -35,6 +36,24 @@ test('importing the library loads no HTTP server module and no zod', () => {
   assert.ok(afterImport.some((u) => u.includes('/src/orchestrator/')), 'the probe records the library modules it loads');
   assert.deepEqual(afterImport.filter(isServer), []);
   assert.deepEqual(afterImport.filter(isZod), []);
+  assert.deepEqual(afterImport.filter(isTokenizer), []);
+});
+
+test('the tokenizer that estimates usage loads at the first answer without usage, never for answers with it', () => {
+  const { out, loaded } = probe(`
+    const request = { messages: [{ role: 'user', content: 'hello world' }], tools: [], stream: false };
+    const answer = (usage) => ({ id: 'local:m', generate: async () => ({ text: 'hi', toolCalls: [], finishReason: 'stop', ...(usage === undefined ? {} : { usage }) }) });
+    const reported = await lib.withEstimatedUsage(answer({ promptTokens: 9, completionTokens: 1, totalTokens: 10 })).generate(request);
+    const tokenizerAfterReported = loaded.some((u) => u.includes('/node_modules/gpt-tokenizer/'));
+    const estimated = await lib.withEstimatedUsage(answer(undefined)).generate(request);
+    return { reported: reported.usage, tokenizerAfterReported, estimated: estimated.usage };
+  `);
+  const result = out as { reported: unknown; tokenizerAfterReported: boolean; estimated: unknown };
+  assert.deepEqual(result.reported, { promptTokens: 9, completionTokens: 1, totalTokens: 10 });
+  assert.equal(result.tokenizerAfterReported, false);
+  // "hello world" is 2 tokens, its message 3 more, the reply's priming 3; "hi" is 1.
+  assert.deepEqual(result.estimated, { promptTokens: 8, completionTokens: 1, totalTokens: 9, estimated: true });
+  assert.ok(loaded.some(isTokenizer), 'the tokenizer was loaded for the answer without usage');
 });
 
 test('createHttpHandler from the library entry loads the server on first use and serves', () => {

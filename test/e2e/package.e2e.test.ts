@@ -85,6 +85,8 @@ describe('the packed package, installed into a fresh project', { timeout: 300_00
     assert.equal(result.code, 0, `demo failed:\n${result.stderr}`);
     assert.match(result.stderr, /✓ completed/);
     assert.match(result.stderr, /SCRIPTED/);
+    // The script gives no usage: the tokenizer, imported lazily by the bundled CLI, loads from the installed package.
+    assert.match(result.stderr, /✓ completed · \d+ steps · ~[\d,]+ tokens \(estimated: [1-9]\d* in, [1-9]\d* out\)/);
     assert.doesNotMatch(result.stderr, /ERR_|Error:/);
   });
 
