@@ -42,6 +42,26 @@ describe('tracing', () => {
       trace.disable();
     });
 
+    it('a chat span of an answer without usage carries the counts toolgate estimated, marked toolgate.usage.estimated', async () => {
+      const settings = resolveSettings({ model: 'openai:local-model', providers: { openai: { baseUrl: mock.url, apiKey: 'k', maxRetries: 0 } } }, {}, {});
+      const toolgate = new Toolgate({ settings: { ...settings, stream: false } });
+      try {
+        mock.enqueue({ text: 'calm', omitUsage: true });
+        const run = await toolgate.run({ input: 'how is the market?' });
+        assert.equal(run.status, 'completed', JSON.stringify(run.error));
+        const chat = exporter.getFinishedSpans().find((s) => s.name === 'chat local-model');
+        assert.ok(chat !== undefined);
+        assert.equal(chat.attributes['toolgate.usage.estimated'], true);
+        assert.equal(chat.attributes['gen_ai.usage.input_tokens'], run.usage.promptTokens);
+        assert.equal(chat.attributes['gen_ai.usage.output_tokens'], run.usage.completionTokens);
+        assert.ok(run.usage.promptTokens > 0 && run.usage.completionTokens > 0, JSON.stringify(run.usage));
+      } finally {
+        await toolgate.close();
+        // The other cases read the exporter's spans from the start.
+        exporter.reset();
+      }
+    });
+
     it('a pass span under the run\'s traceparent, with chat and execute_tool spans under it; the tool span reaches the MCP server', async () => {
       const settings = resolveSettings({ model: 'openai:mock-model', providers: { openai: { baseUrl: mock.url, apiKey: 'k', maxRetries: 0 } }, servers: { echo: { command: process.execPath, args: [META_ECHO] } } }, {}, {});
       const toolgate = new Toolgate({ settings: { ...settings, stream: false } });
@@ -63,6 +83,7 @@ describe('tracing', () => {
           { op: chats[0]?.attributes['gen_ai.operation.name'], model: chats[0]?.attributes['gen_ai.request.model'], provider: chats[0]?.attributes['gen_ai.provider.name'], in: chats[0]?.attributes['gen_ai.usage.input_tokens'], out: chats[0]?.attributes['gen_ai.usage.output_tokens'] },
           { op: 'chat', model: 'mock-model', provider: 'openai', in: 30, out: 5 },
         );
+        assert.equal(chats[0]?.attributes['toolgate.usage.estimated'], undefined, 'reported usage is not marked');
         const log = await toolgate.store.readEvents(run.id);
         const callId = ofType(log, 'tool_call')[0]?.data.toolCallId;
         assert.equal(tool.attributes['gen_ai.operation.name'], 'execute_tool');
