@@ -146,6 +146,8 @@ export const configSchema = z.strictObject({
     .optional(),
   systemPrompt: z.string().optional(),
   toolTimeoutMs: z.number().int().positive().optional(),
+  /** A tool result in a run larger than this (bytes of JSON) is cut before it is recorded; gateway.maxResultBytes defaults to it. */
+  maxResultBytes: z.number().int().min(1024).max(1024 * 1024 * 1024).optional(),
   stream: z.boolean().optional(),
   toolMode: z.enum(['native', 'prompted', 'auto']).optional(),
   constrain: z.boolean().optional(),

@@ -1,3 +1,5 @@
+import { concatBytes } from './concat-bytes.ts';
+
 /**
  * Reads a request body within a size limit. A body over the limit is still
  * read (and thrown away) up to `discardBytes` more, so that a client still
@@ -55,7 +57,7 @@ export function readLimited(source: ByteSource, options: ReadLimitedOptions): Pr
         settle({ kind: 'too_large', drained: false });
       }
     });
-    source.once('end', () => settle(size > maxBytes ? { kind: 'too_large', drained: true } : { kind: 'ok', bytes: concat(chunks, size) }));
+    source.once('end', () => settle(size > maxBytes ? { kind: 'too_large', drained: true } : { kind: 'ok', bytes: concatBytes(chunks) }));
     source.once('error', (error) => {
       if (settled) return;
       settled = true;
@@ -63,15 +65,4 @@ export function readLimited(source: ByteSource, options: ReadLimitedOptions): Pr
     });
     source.resume();
   });
-}
-
-function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1 && chunks[0] !== undefined) return chunks[0];
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
 }
