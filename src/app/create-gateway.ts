@@ -46,7 +46,7 @@ export interface GatewayApp {
 export function createGateway(options: CreateGatewayOptions): GatewayApp {
   const { toolgate } = options;
   const config = options.config ?? toolgate.settings.gatewayConfig;
-  const maxResultBytes = config.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
+  const maxResultBytes = config.maxResultBytes ?? toolgate.settings.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
   const dryRunFor = (tenantId: string | undefined): boolean =>
     options.dryRun === true || config.dryRun === true || (Array.isArray(config.dryRun) && tenantId !== undefined && config.dryRun.includes(tenantId));
   const gateway = new Gateway({

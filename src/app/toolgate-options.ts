@@ -64,6 +64,8 @@ export interface CreateToolgateOptions {
   stream?: boolean;
   /** Timeout of a tool call that has no rule of its own. */
   toolTimeoutMs?: number;
+  /** A tool result larger than this (bytes of JSON) is cut before it is recorded (default 1 MiB). */
+  maxResultBytes?: number;
   /** The default strategy: react (default), plan, reflect or auto (docs/strategies.md). */
   strategy?: StrategyName;
   /** The runtime guard's default limits (docs/strategies.md); `policy.tenants.<id>.guard` overrides them. */
@@ -116,6 +118,7 @@ export function toolgateOptionsFromSettings(settings: Settings): CreateToolgateO
   if (settings.models !== undefined) options.models = settings.models;
   if (settings.systemPrompt !== undefined) options.systemPrompt = settings.systemPrompt;
   if (settings.toolTimeoutMs !== undefined) options.toolTimeoutMs = settings.toolTimeoutMs;
+  if (settings.maxResultBytes !== undefined) options.maxResultBytes = settings.maxResultBytes;
   if (settings.server.leaseMs !== undefined) options.leaseMs = settings.server.leaseMs;
   return options;
 }
@@ -150,5 +153,6 @@ export function settingsFromOptions(options: CreateToolgateOptions, servers: Rec
   if (policy.redact !== undefined) settings.redact = policy.redact;
   if (options.systemPrompt !== undefined) settings.systemPrompt = options.systemPrompt;
   if (options.toolTimeoutMs !== undefined) settings.toolTimeoutMs = options.toolTimeoutMs;
+  if (options.maxResultBytes !== undefined) settings.maxResultBytes = options.maxResultBytes;
   return settings;
 }

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import {
+  DEFAULT_MAX_RESULT_BYTES,
   DEFAULT_STRATEGY,
   ToolgateError,
   newId,
@@ -29,6 +30,7 @@ import { sharedValidator, type Validator } from '../validation/index.ts';
 import { policyFromSettings } from './policy-from-settings.ts';
 import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
 import { McpToolSource } from '../tools/mcp/mcp-tool-source.ts';
+import { limitedTools } from '../gateway/limited-tools.ts';
 import { ToolRegistry, type RetryOptions } from '../tools/tool-registry.ts';
 import { createModel } from './create-model.ts';
 import { withEstimatedUsage } from '../providers/shared/estimate-usage.ts';
@@ -111,6 +113,8 @@ export class Toolgate {
   readonly settings: Settings;
   readonly store: RunStore;
   readonly tools: ToolRegistry;
+  /** The tools as runs get them: every result cut to `maxResultBytes`. */
+  readonly #runTools: ToolSource;
   readonly #options: ToolgateOptions;
   readonly #models = new Map<string, Promise<ModelAdapter>>();
   /** The caller's own model (ToolgateOptions.model), its missing usage estimated. */
@@ -126,11 +130,15 @@ export class Toolgate {
     this.#ownModel = options.model === undefined ? undefined : withEstimatedUsage(options.model);
     this.settings = options.settings ?? defaultSettings();
     this.store = options.store ?? new MemoryRunStore();
+    const runLimit = this.settings.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
+    // One connection to a server serves runs and gateway sessions: it reads as much as the larger limit keeps.
+    const readLimit = Math.max(runLimit, this.settings.gatewayConfig.maxResultBytes ?? runLimit);
     const servers = Object.entries(this.settings.servers).map(
       ([name, server]) =>
         new McpToolSource({
           name,
           server,
+          maxResultBytes: readLimit,
           ...(server.timeoutMs === undefined ? {} : { defaultTimeoutMs: server.timeoutMs }),
           ...(options.onServerStderr === undefined ? {} : { onStderr: (line: string) => options.onServerStderr?.(name, line) }),
         }),
@@ -139,6 +147,7 @@ export class Toolgate {
       ...(options.toolRetry === undefined ? {} : { retry: options.toolRetry }),
       ...(options.onToolHealth === undefined ? {} : { onHealthChange: options.onToolHealth }),
     });
+    this.#runTools = limitedTools(this.tools, runLimit, 'the limit (maxResultBytes)');
     this.policy = policyFromSettings(this.settings);
     this.#evidence = this.settings.routerEvalResults === undefined ? undefined : new RouterEvidenceFile(resolve(options.cwd ?? process.cwd(), this.settings.routerEvalResults));
     this.engine = new RunEngine({
@@ -162,7 +171,7 @@ export class Toolgate {
     return {
       ...(evidence === undefined ? {} : { routerEvidence: evidence }),
       model: await this.model(run.model),
-      tools: this.tools,
+      tools: this.#runTools,
       policy: this.policy,
       validator: this.validator,
       hooks: this.#options.hooks,

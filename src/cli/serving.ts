@@ -137,6 +137,7 @@ export async function listenHttp(serving: Serving, extra: { mcp?: (req: Incoming
     port,
     ...(settings.server.heartbeatMs === undefined ? {} : { heartbeatMs: settings.server.heartbeatMs }),
     ...(settings.server.sseBufferLimitBytes === undefined ? {} : { sseBufferLimitBytes: settings.server.sseBufferLimitBytes }),
+    ...(settings.server.maxBodyBytes === undefined ? {} : { maxBodyBytes: settings.server.maxBodyBytes }),
     ...(settings.server.sseIdleTimeoutMs === undefined ? {} : { sseIdleTimeoutMs: settings.server.sseIdleTimeoutMs }),
     ...(settings.server.sseHistoryTimeoutMs === undefined ? {} : { sseHistoryTimeoutMs: settings.server.sseHistoryTimeoutMs }),
     ...(settings.server.ssePollMs === undefined ? {} : { ssePollMs: settings.server.ssePollMs }),

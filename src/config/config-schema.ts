@@ -146,6 +146,8 @@ export const configSchema = z.strictObject({
     .optional(),
   systemPrompt: z.string().optional(),
   toolTimeoutMs: z.number().int().positive().optional(),
+  /** A tool result in a run larger than this (bytes of JSON) is cut before it is recorded; gateway.maxResultBytes defaults to it. */
+  maxResultBytes: z.number().int().min(1024).max(1024 * 1024 * 1024).optional(),
   stream: z.boolean().optional(),
   toolMode: z.enum(['native', 'prompted', 'auto']).optional(),
   constrain: z.boolean().optional(),
@@ -166,6 +168,8 @@ export const configSchema = z.strictObject({
       leaseMs: z.number().int().min(300).max(3_600_000).optional(),
       heartbeatMs: z.number().int().min(100).optional(),
       sseBufferLimitBytes: z.number().int().min(1024).optional(),
+      /** A request body larger than this is answered 413. */
+      maxBodyBytes: z.number().int().min(1024).max(1024 * 1024 * 1024).optional(),
       sseIdleTimeoutMs: z.number().int().min(100).optional(),
       sseHistoryTimeoutMs: z.number().int().min(100).optional(),
       ssePollMs: z.number().int().min(0).max(60_000).optional(),

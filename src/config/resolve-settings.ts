@@ -45,6 +45,8 @@ export interface Settings {
   maxSteps: number;
   systemPrompt?: string;
   toolTimeoutMs?: number;
+  /** A run's tool results are cut to this (bytes of JSON); default DEFAULT_MAX_RESULT_BYTES. */
+  maxResultBytes?: number;
   stream: boolean;
   toolMode: 'native' | 'prompted' | 'auto';
   constrain: boolean;
@@ -125,6 +127,7 @@ export function resolveSettings(config: ToolgateConfig, flags: SettingsFlags = {
   if (model !== undefined) settings.model = model;
   if (config.systemPrompt !== undefined) settings.systemPrompt = config.systemPrompt;
   if (config.toolTimeoutMs !== undefined) settings.toolTimeoutMs = config.toolTimeoutMs;
+  if (config.maxResultBytes !== undefined) settings.maxResultBytes = config.maxResultBytes;
   return settings;
 }
 

@@ -86,9 +86,12 @@ export interface ToolResult {
    * happen. A failed write without this flag may have happened.
    */
   notSent?: boolean;
-  /** The result was larger than a size limit (gateway `maxResultBytes`) and was cut; `bytes` is its size before. */
+  /** The result was larger than a size limit (`maxResultBytes`, `gateway.maxResultBytes`) and was cut; `bytes` is its size before. */
   truncated?: { bytes: number; limit: number };
 }
+
+/** The `_meta` key of a resource read that was cut: `{ bytes, limit }`, as `ToolResult.truncated`. */
+export const TRUNCATED_META_KEY = 'toolgate/truncated';
 
 export function toolError(code: ToolErrorCode, message: string): ToolResult {
   return { ok: false, content: [{ type: 'text', text: message }], error: { code, message } };

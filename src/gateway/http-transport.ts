@@ -8,11 +8,15 @@ import {
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
 import type { PassthroughSource } from '../core/index.ts';
+import { readLimited } from '../core/read-limited.ts';
+import { decodeUtf8 } from '../core/utf8.ts';
 import type { Gateway, GatewayIdentity } from './gateway.ts';
 import { createGatewayServer } from './mcp-server.ts';
 
 /** Largest MCP request body read (the SDK's own default). */
 export const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024;
+/** Past the limit, this much more is read and dropped before the 413 (as the runs API does), so that the client reads it rather than a reset. */
+const MAX_MCP_DISCARD_BYTES = 16 * 1024 * 1024;
 /** A client may ask for a session of its own with this header; otherwise one caller's requests from one client form one session. */
 export const SESSION_HEADER = 'toolgate-session';
 /** `toolgate-dry-run: true` makes the session's writes dry runs (a header can only turn dry run on). */
@@ -69,7 +73,7 @@ export class GatewayHttp {
   async handle(req: IncomingMessage, res: ServerResponse, caller: { tenantId?: string | undefined; userId?: string | undefined }, dryRun: boolean): Promise<void> {
     const identity: GatewayIdentity = { tenantId: caller.tenantId, userId: caller.userId, dryRun: dryRun || headerOn(req.headers[DRY_RUN_HEADER]) };
     const body = req.method === 'POST' ? await readBody(req) : undefined;
-    if (body === 'too_large') return send(res, jsonRpcError(413, -32600, `the request body is over ${MAX_MCP_BODY_BYTES} bytes`));
+    if (body instanceof Response) return send(res, body);
     const request = toWebRequest(req, res, body?.text);
     const parsedBody = body?.json;
     const sessionId = req.headers['mcp-session-id'];
@@ -126,23 +130,27 @@ function headerOn(value: string | string[] | undefined): boolean {
   return typeof value === 'string' && /^(1|true|yes|on)$/i.test(value.trim());
 }
 
-async function readBody(req: IncomingMessage): Promise<{ text: string; json: unknown } | 'too_large'> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > MAX_MCP_BODY_BYTES) return 'too_large';
-    chunks.push(buffer);
+/** The body as text and JSON, or the answer that refuses it: over the size limit (413), not UTF-8 (400, never decoded to U+FFFD). */
+async function readBody(req: IncomingMessage): Promise<{ text: string; json: unknown } | Response> {
+  const read = await readLimited(req, { maxBytes: MAX_MCP_BODY_BYTES, discardBytes: MAX_MCP_DISCARD_BYTES });
+  if (read.kind === 'too_large') {
+    const response = jsonRpcError(413, -32600, `the request body is larger than ${MAX_MCP_BODY_BYTES} bytes, the gateway's limit for one MCP message`);
+    // Cut off before its end: the rest of the body would be read as the next request.
+    if (!read.drained) response.headers.set('connection', 'close');
+    return response;
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const decoded = decodeUtf8(read.bytes);
+  if (!decoded.ok) {
+    const byte = decoded.byte.toString(16).padStart(2, '0');
+    return jsonRpcError(400, -32700, `the request body is not valid UTF-8 at byte offset ${decoded.offset} (0x${byte}): send the JSON encoded as UTF-8`);
+  }
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(decoded.text);
   } catch {
     json = undefined;
   }
-  return { text, json };
+  return { text: decoded.text, json };
 }
 
 /** The request as the SDK takes it; its signal aborts when the response closes (the client went away, or it was answered). */

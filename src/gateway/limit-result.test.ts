@@ -145,6 +145,16 @@ describe('limitResult', () => {
       assert.ok(bytesOf(limited) <= 2_048, `${bytesOf(limited)} bytes for a limit of 2048`);
     },
   );
+
+  it('a result its source cut while reading it keeps the size it had and says only its first part was read, even when it fits', () => {
+    const read: ToolResult = { ok: true, content: [{ type: 'text', text: 'head of the text' }], truncated: { bytes: 300_000_000, limit: 4_259_840 } };
+    const fits = limitResult(read, 2_048, 'the limit (maxResultBytes)');
+    assert.deepEqual(fits.truncated, { bytes: 300_000_000, limit: 2_048 });
+    assert.deepEqual(texts(fits), ['head of the text', '[toolgate: only its first part was read; the result was 300000000 bytes, over the limit (maxResultBytes) of 2048]']);
+    const cut = limitResult({ ...read, content: [{ type: 'text', text: 'y'.repeat(5_000) }] }, 2_048);
+    assert.ok(bytesOf(cut) <= 2_048);
+    assert.equal(texts(cut).at(-1), "[toolgate: only its first part was read, the text was cut; the result was 300000000 bytes, over the gateway's limit of 2048]");
+  });
 });
 
 describe('limitResourceContents', () => {
@@ -201,5 +211,14 @@ describe('limitResourceContents', () => {
       { numRuns: 200 },
     );
   });
-});
 
+  it('a read its source cut keeps the size it had and says only its first part was read', () => {
+    const read = { contents: [{ uri: 'x://a', text: 'head' }], _meta: { [TRUNCATED_META_KEY]: { bytes: 90_000_000, limit: 4_259_840 } } };
+    const limited = limitResourceContents(read, 2_048, 'x://a');
+    assert.deepEqual((limited['_meta'] as JsonObject)[TRUNCATED_META_KEY], { bytes: 90_000_000, limit: 2_048 });
+    assert.deepEqual(limited['contents'], [
+      { uri: 'x://a', text: 'head' },
+      { uri: 'x://a', mimeType: 'text/plain', text: "[toolgate: only its first part was read; the resource was 90000000 bytes, over the gateway's limit of 2048]" },
+    ]);
+  });
+});

@@ -1,13 +1,15 @@
-import { isJsonObject, type JsonObject, type JsonValue, type ToolContent, type ToolResult } from '../core/index.ts';
+import { TRUNCATED_META_KEY, isJsonObject, type JsonObject, type JsonValue, type ToolContent, type ToolResult } from '../core/index.ts';
 
-/** Default `gateway.maxResultBytes`: a tool result larger than this is cut before it is recorded and sent. */
-export const DEFAULT_MAX_RESULT_BYTES = 1024 * 1024;
+export { DEFAULT_MAX_RESULT_BYTES, TRUNCATED_META_KEY } from '../core/index.ts';
 
 const encoder = new TextEncoder();
 
 function sizeOf(value: unknown): number {
   return encoder.encode(JSON.stringify(value) ?? '').length;
 }
+
+/** How the note names the limit: the gateway's (`gateway.maxResultBytes`) by default. */
+export const GATEWAY_LIMIT_LABEL = "the gateway's limit";
 
 /** Bytes kept back for the one note a cut result ends with. */
 const NOTE_BYTES = 400;
@@ -17,21 +19,29 @@ const NOTE_BYTES = 400;
  * blocks are kept in order while they fit, the first text that does not fit is
  * cut, other blocks and structured content that do not fit are left out, and
  * one note at the end says what was done. An untouched result is returned as
- * it is; a cut one carries `truncated`.
+ * it is; a cut one carries `truncated`. A result its source already cut while
+ * reading it (it carries `truncated`: only its head was read) gets the note
+ * too, with the size it had. `label` names the limit in the note.
  */
-export function limitResult(result: ToolResult, limit: number): ToolResult {
+export function limitResult(result: ToolResult, limit: number, label = GATEWAY_LIMIT_LABEL): ToolResult {
   const bytes = sizeOf({ content: result.content, structuredContent: result.structuredContent });
-  if (bytes <= limit) return result;
+  const readPart = result.truncated !== undefined;
+  if (bytes <= limit && !readPart) return result;
+  const original = result.truncated?.bytes ?? bytes;
   const fitted = fitInOrder<ToolContent>(result.content, Math.max(0, limit - NOTE_BYTES - sizeOf({ content: [] })), {
     cut: (block, room) => (block.type === 'text' ? { type: 'text', text: cutText(block.text, room - 32) } : undefined),
     kind: (block) => `${block.type} block`,
   });
   const content = fitted.kept;
-  const limited: ToolResult = { ...result, content, truncated: { bytes, limit } };
+  const limited: ToolResult = { ...result, content, truncated: { bytes: original, limit } };
   const keepStructured = result.structuredContent !== undefined && sizeOf(result.structuredContent) + 24 <= fitted.budget;
   if (!keepStructured) delete limited.structuredContent;
-  const what = [...fitted.said, ...(result.structuredContent !== undefined && !keepStructured ? ['the structured content left out'] : [])];
-  content.push({ type: 'text', text: `[toolgate: ${what.join(', ')}; the result was ${bytes} bytes, over the gateway's limit of ${limit}]` });
+  const what = [
+    ...(readPart ? ['only its first part was read'] : []),
+    ...fitted.said,
+    ...(result.structuredContent !== undefined && !keepStructured ? ['the structured content left out'] : []),
+  ];
+  content.push({ type: 'text', text: `[toolgate: ${what.join(', ')}; the result was ${original} bytes, over ${label} of ${limit}]` });
   return limited;
 }
 
@@ -83,9 +93,6 @@ function cutText(text: string, maxBytes: number): string {
   return `${text.slice(0, end)}…`;
 }
 
-/** The `_meta` key a cut resource read carries: `{ bytes, limit }`, as `tool_result.truncated` does. */
-export const TRUNCATED_META_KEY = 'toolgate/truncated';
-
 /**
  * A `resources/read` result within `limit` bytes (its `contents` as JSON),
  * as limitResult does for a tool result: contents are kept in order while
@@ -98,7 +105,11 @@ export function limitResourceContents(result: JsonObject, limit: number, uri: st
   const contents = result['contents'];
   if (!Array.isArray(contents)) return result;
   const bytes = sizeOf(contents);
-  if (bytes <= limit) return result;
+  // Cut by its source while it was read: only its head is here, and its size is in the meta.
+  const meta = isJsonObject(result['_meta']) ? result['_meta'] : {};
+  const readPart = isJsonObject(meta[TRUNCATED_META_KEY]) ? meta[TRUNCATED_META_KEY] : undefined;
+  if (bytes <= limit && readPart === undefined) return result;
+  const original = typeof readPart?.['bytes'] === 'number' ? readPart['bytes'] : bytes;
   // The note names the resource: its URI (the client's) is counted, not guessed.
   const { kept, said } = fitInOrder<JsonValue>(contents, Math.max(0, limit - NOTE_BYTES - sizeOf(uri) - 2), {
     cut: (item, room) => {
@@ -109,7 +120,7 @@ export function limitResourceContents(result: JsonObject, limit: number, uri: st
     // Half of a blob's base64 means nothing: one that does not fit is left out whole.
     kind: (item) => (isJsonObject(item) && typeof item['blob'] === 'string' ? 'blob' : 'other content'),
   });
-  kept.push({ uri, mimeType: 'text/plain', text: `[toolgate: ${said.join(', ')}; the resource was ${bytes} bytes, over the gateway's limit of ${limit}]` });
-  const meta = isJsonObject(result['_meta']) ? result['_meta'] : {};
-  return { ...result, contents: kept, _meta: { ...meta, [TRUNCATED_META_KEY]: { bytes, limit } } };
+  const what = [...(readPart === undefined ? [] : ['only its first part was read']), ...said];
+  kept.push({ uri, mimeType: 'text/plain', text: `[toolgate: ${what.join(', ')}; the resource was ${original} bytes, over the gateway's limit of ${limit}]` });
+  return { ...result, contents: kept, _meta: { ...meta, [TRUNCATED_META_KEY]: { bytes: original, limit } } };
 }

@@ -66,6 +66,9 @@ export function createGatewayServer(gateway: Gateway, unit: ServingUnit, passthr
     return { resourceTemplates: (await passthrough.listResourceTemplates()).filter(shown) as never };
   });
   server.setRequestHandler('resources/read', async (request) => {
+    // A read costs the upstream server as a call does: it counts in the tenant's rate limit.
+    const limited = gateway.options.rateLimiter?.take(sessionFor().identity);
+    if (limited !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, limited);
     const open = await access();
     const listed = await passthrough.listResources();
     const known = listed.find((r) => r['uri'] === request.params.uri);

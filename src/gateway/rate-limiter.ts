@@ -35,14 +35,18 @@ export class RateLimiter {
     }
   }
 
-  /** Takes one call from every limit that applies, or says which one is exhausted (then nothing is taken). */
-  take(caller: { tenantId?: string | undefined }, tool: { name: string; server: string; tool: string }): string | undefined {
+  /**
+   * Takes one call from every limit that applies, or says which one is
+   * exhausted (then nothing is taken). Without a tool (a resource read) only
+   * the tenant's limit applies.
+   */
+  take(caller: { tenantId?: string | undefined }, tool?: { name: string; server: string; tool: string }): string | undefined {
     const tenant = caller.tenantId ?? '(anonymous)';
     const now = this.#now();
     const checks: { key: string; limit: RateLimit; what: string }[] = [];
     if (this.#limits.tenant !== undefined) checks.push({ key: `t:${tenant}`, limit: this.#limits.tenant, what: `tenant "${tenant}"` });
-    const rule = this.#limits.tools?.find((t) => t.matches(tool));
-    if (rule !== undefined) checks.push({ key: `p:${tenant}:${rule.pattern}`, limit: rule.limit, what: `${tool.name} (rule "${rule.pattern}") for tenant "${tenant}"` });
+    const rule = tool === undefined ? undefined : this.#limits.tools?.find((t) => t.matches(tool));
+    if (rule !== undefined && tool !== undefined) checks.push({ key: `p:${tenant}:${rule.pattern}`, limit: rule.limit, what: `${tool.name} (rule "${rule.pattern}") for tenant "${tenant}"` });
     for (const check of checks) {
       const window = this.#window(check.key, now, check.limit);
       if (window.length >= check.limit.calls) {

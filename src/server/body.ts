@@ -3,9 +3,18 @@ import type { IncomingMessage } from 'node:http';
 import { ToolgateError } from '../core/errors.ts';
 import { checkJsonShape } from '../core/json-shape.ts';
 import { findJsonSyntaxError } from '../core/json-syntax-error.ts';
+import { readLimited } from '../core/read-limited.ts';
+import { decodeUtf8 } from '../core/utf8.ts';
 import { HttpError } from './respond.ts';
 
+/** Default `server.maxBodyBytes`. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+/**
+ * Past the limit, this much more of a body is read and thrown away before the
+ * 413, so that a client still sending gets to read it; a body larger still is
+ * answered at once and its connection closed.
+ */
+export const DEFAULT_MAX_DISCARD_BYTES = 16 * 1024 * 1024;
 /**
  * Deepest nesting of a request body (the body itself is level 1). Everything
  * after the parse (zod, the run engine, the store) walks bodies recursively;
@@ -21,7 +30,10 @@ const OPEN_SQUARE = 0x5b;
 const CLOSE_SQUARE = 0x5d;
 
 export interface ReadJsonBodyOptions {
+  /** Default DEFAULT_MAX_BODY_BYTES (`server.maxBodyBytes`). */
   maxBytes?: number;
+  /** Default DEFAULT_MAX_DISCARD_BYTES. */
+  discardBytes?: number;
   /** Default DEFAULT_MAX_BODY_DEPTH. */
   maxDepth?: number;
 }
@@ -29,22 +41,19 @@ export interface ReadJsonBodyOptions {
 /**
  * Reads a JSON request body. Returns undefined for an empty body (whatever its
  * content type), so routes decide whether a body is required.
- * 413 past maxBytes, 415 for a body that is not declared JSON, 400 with the
- * position of the first error for JSON that does not parse, 400 for a body
- * nested deeper than maxDepth (checked on the text, before JSON.parse, which
- * slows down badly on deep input) or holding a number out of range (1e400,
- * named by its path). Nothing recursive (zod) ever sees such a body.
+ * 413 past maxBytes (once the rest is read, up to discardBytes more), 415
+ * for a body that is not declared JSON, 400 with the byte offset of a
+ * sequence that is not UTF-8 (never decoded to U+FFFD), 400 with the position
+ * of the first error for JSON that does not parse, 400 for a body nested
+ * deeper than maxDepth (checked on the text, before JSON.parse, which slows
+ * down badly on deep input) or holding a number out of range (1e400, named by
+ * its path). Nothing recursive (zod) ever sees such a body.
  */
 export async function readJsonBody(req: IncomingMessage, options: ReadJsonBodyOptions = {}): Promise<unknown> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const declared = Number(req.headers['content-length'] ?? Number.NaN);
-  if (declared > maxBytes || declared === 0) {
-    req.resume();
-    if (declared === 0) return undefined;
-    throw tooLarge(maxBytes);
-  }
-
-  const raw = await collect(req, maxBytes);
+  const read = await readLimited(req, { maxBytes, discardBytes: options.discardBytes ?? DEFAULT_MAX_DISCARD_BYTES });
+  if (read.kind === 'too_large') throw tooLarge(maxBytes, read.drained);
+  const raw = read.bytes;
   if (raw.length === 0) return undefined;
 
   if (!isJsonContentType(req.headers['content-type'])) {
@@ -54,7 +63,12 @@ export async function readJsonBody(req: IncomingMessage, options: ReadJsonBodyOp
       message: `unsupported Content-Type "${req.headers['content-type'] ?? '(none)'}": send the body as JSON with "Content-Type: application/json"`,
     });
   }
-  const text = raw.toString('utf8');
+  const decoded = decodeUtf8(raw);
+  if (!decoded.ok) {
+    const byte = decoded.byte.toString(16).padStart(2, '0');
+    throw new ToolgateError('usage', `request body is not valid UTF-8 at byte offset ${decoded.offset} (0x${byte}): send the JSON encoded as UTF-8`);
+  }
+  const { text } = decoded;
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_BODY_DEPTH;
   const tooDeep = depthExceededAt(text, maxDepth);
   if (tooDeep >= 0) throw new ToolgateError('usage', `request body nests deeper than ${maxDepth} levels at ${locate(text, tooDeep)}`);
@@ -78,40 +92,13 @@ export function isJsonContentType(header: string | undefined): boolean {
   return type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type);
 }
 
-/**
- * Past the limit the rest is read and dropped rather than left unread: a client
- * still sending would otherwise never see the 413.
- */
-function collect(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let failed = false;
-    req.on('data', (chunk: Buffer) => {
-      if (failed) return;
-      size += chunk.length;
-      if (size > maxBytes) {
-        failed = true;
-        chunks.length = 0;
-        reject(tooLarge(maxBytes));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.once('end', () => {
-      if (!failed) resolve(Buffer.concat(chunks));
-    });
-    req.once('error', reject);
-  });
-}
-
-function tooLarge(maxBytes: number): HttpError {
-  // The connection is not reused: what the client still sends is thrown away.
+function tooLarge(maxBytes: number, drained: boolean): HttpError {
   return new HttpError({
     status: 413,
     code: 'usage',
-    message: `request body is larger than ${maxBytes} bytes`,
-    headers: { Connection: 'close' },
+    message: `request body is larger than ${maxBytes} bytes (server.maxBodyBytes): send a smaller body, or raise server.maxBodyBytes`,
+    // A body cut off before its end leaves the connection unusable: the rest of it would be read as the next request.
+    headers: drained ? {} : { Connection: 'close' },
   });
 }
 

@@ -171,6 +171,7 @@ const paths: Record<string, Record<string, Schema>> = {
   ...sessionPaths,
   '/healthz': {
     get: { summary: 'Liveness', security: [], responses: { '200': json({ type: 'object', properties: { status: { const: 'ok' } } }, 'The process answers.') } },
+    head: { summary: 'Liveness, without a body', security: [], responses: { '200': { description: 'The process answers.' } } },
   },
   '/readyz': {
     get: {
@@ -181,6 +182,7 @@ const paths: Record<string, Record<string, Schema>> = {
         '503': json({ type: 'object', properties: { status: { const: 'not_ready' }, reason: { type: 'string' }, servers: { type: 'array', items: ref('ToolServer') } } }, 'Not ready.'),
       },
     },
+    head: { summary: 'Readiness, without a body', security: [], responses: { '200': { description: 'Ready to take runs.' }, '503': { description: 'Not ready.' } } },
   },
   '/openapi.json': {
     get: { summary: 'This document', security: [], responses: { '200': json({ type: 'object' }, 'OpenAPI 3.1.') } },

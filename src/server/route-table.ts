@@ -21,6 +21,9 @@ export const ROUTES: readonly Route<RouteHandler>[] = [
   { method: 'DELETE', path: '/v1/session', auth: false, handler: signOut },
   { method: 'GET', path: '/healthz', auth: false, handler: healthz },
   { method: 'GET', path: '/readyz', auth: false, handler: readyz },
+  // Load balancers and uptime checks often probe with HEAD: the GET's status and headers, no body (Node leaves it out).
+  { method: 'HEAD', path: '/healthz', auth: false, handler: healthz },
+  { method: 'HEAD', path: '/readyz', auth: false, handler: readyz },
   { method: 'GET', path: '/openapi.json', auth: false, handler: openApi },
   { method: 'GET', path: '/metrics', auth: true, handler: metrics },
 ];

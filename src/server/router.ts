@@ -1,6 +1,6 @@
 import { ToolgateError } from '../core/errors.ts';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** One route: `path` uses OpenAPI's `{param}` syntax, so the document and the table agree. */
 export interface Route<H> {

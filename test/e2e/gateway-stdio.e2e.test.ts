@@ -140,7 +140,7 @@ describe('toolgate gateway', () => {
       assert.match(note?.text ?? '', /^\[toolgate: the text was cut; the resource was \d+ bytes, over the gateway's limit of 2048\]$/);
       assert.deepEqual(Object.keys((document._meta?.['toolgate/truncated'] ?? {}) as object), ['bytes', 'limit']);
 
-      // Every call of the tenant counts too: placeOrder, two getOrderBook, the slow call, echo, then these, until the ninth.
+      // Every call of the tenant counts too: placeOrder, two getOrderBook, the slow call, echo, the resource read, then these, until the ninth.
       let tenantLimited: string | undefined;
       for (let i = 0; i < 10 && tenantLimited === undefined; i++) {
         const echoed = await client.callTool({ name: 'echo', arguments: { message: `n${i}` } });

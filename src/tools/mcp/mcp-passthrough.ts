@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/client';
-import { ToolgateError, type ErrorCode, type JsonObject, type PassthroughSource } from '../../core/index.ts';
+import { TRUNCATED_META_KEY, ToolgateError, isJsonObject, type ErrorCode, type JsonObject, type PassthroughSource } from '../../core/index.ts';
 import type { McpSdk } from './mcp-sdk.ts';
+import { refusedAnswerOf, type RefusedAnswer } from './refused-answer.ts';
 
 /** What a passthrough request needs of a live connection. */
 export interface PassthroughConnection {
@@ -52,9 +53,16 @@ export class McpPassthrough<C extends PassthroughConnection> implements Passthro
     if (options.servers !== undefined && !options.servers(this.#options.server)) {
       return Promise.reject(new ToolgateError('not_found', `no MCP server open to you has resource "${uri}"`));
     }
-    return this.#request({ what: `read resource "${uri}" from`, capability: 'resources', signal: options.signal, absent: undefined }, async (client, request) =>
-      jsonResult(await client.readResource({ uri }, request)),
-    );
+    return this.#request({ what: `read resource "${uri}" from`, capability: 'resources', signal: options.signal, absent: undefined }, async (client, request) => {
+      try {
+        return jsonResult(await client.readResource({ uri }, request));
+      } catch (error) {
+        // Too large to read whole: what was read, marked as cut (the gateway cuts it to its limit and says so).
+        const refused = refusedAnswerOf(error);
+        if (refused?.reason === 'too_large') return cutResource(refused);
+        throw error;
+      }
+    });
   }
 
   listPrompts(options: { signal?: AbortSignal } = {}): Promise<JsonObject[]> {
@@ -128,6 +136,15 @@ function isConnectionError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code ?? (error.cause as { code?: unknown } | undefined)?.code;
   return error instanceof TypeError || (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|EPIPE|ENOENT)$/.test(code)) || /fetch failed|socket hang up/i.test(error.message);
+}
+
+/** What was read of a resource too large to read whole: the contents that were read (one cut at the end keeps its text so far), marked as cut. */
+function cutResource(refused: RefusedAnswer): JsonObject {
+  const contents = refused.partial?.['contents'];
+  const read = Array.isArray(contents) ? contents.filter(isJsonObject).filter((c) => typeof c['uri'] === 'string' && (typeof c['text'] === 'string' || typeof c['blob'] === 'string')) : [];
+  // The last one may be the one cut: half of a blob's base64 means nothing.
+  if (typeof read.at(-1)?.['blob'] === 'string') read.pop();
+  return { contents: read, _meta: { [TRUNCATED_META_KEY]: { bytes: refused.bytes, limit: refused.limit } } };
 }
 
 // MCP results are JSON as the server sent them; the SDK's types only describe the fields it knows.

@@ -1,4 +1,5 @@
 import type { McpClientModule } from './mcp-sdk.ts';
+import { describeRefusal, type RefusedAnswer } from './refused-answer.ts';
 import { describeStartError } from './start-error.ts';
 import { isJsonObject, toolError, type JsonValue, type ToolContent, type ToolResult } from '../../core/index.ts';
 
@@ -18,6 +19,29 @@ export function fromMcpResult(result: { content?: unknown; structuredContent?: u
   }
   return base;
 }
+
+/**
+ * The result of a call whose answer was too large to read whole: the content
+ * that was read (its structured content, cut somewhere, is left out), marked
+ * `truncated` with the answer's size; the runs' and the gateway's limits then
+ * cut it to size and say so. A tool error keeps the start of its text.
+ */
+export function fromRefusedAnswer(refused: RefusedAnswer, where: { server: string; tool: string }): ToolResult {
+  const read = fromMcpResult({ content: refused.partial?.['content'] });
+  // The last block may be the one cut: half of an image's base64 means nothing.
+  const last = read.content.at(-1);
+  if (last !== undefined && (last.type === 'image' || last.type === 'audio')) read.content.pop();
+  const result: ToolResult = { ok: refused.isError !== true, content: read.content, truncated: { bytes: refused.bytes, limit: refused.limit } };
+  if (!result.ok) {
+    const text = read.content.find((c): c is { type: 'text'; text: string } => c.type === 'text')?.text ?? '';
+    const start = text.length > ERROR_TEXT_CHARS ? `${text.slice(0, ERROR_TEXT_CHARS)}…` : text;
+    result.error = { code: 'tool_error', message: `tool "${where.tool}" on MCP server "${where.server}" reported an error${start === '' ? '' : `: ${start}`} (${describeRefusal(refused)})` };
+  }
+  return result;
+}
+
+/** Characters of a cut error answer's text kept in its error message. */
+const ERROR_TEXT_CHARS = 2000;
 
 function toContent(block: unknown): ToolContent[] {
   if (!isJsonObject(block)) return [];

@@ -1,5 +1,6 @@
 import type { Client, Transport } from '@modelcontextprotocol/client';
 import {
+  DEFAULT_MAX_RESULT_BYTES,
   DEFAULT_TOOL_TIMEOUT_MS,
   ToolgateError,
   isJsonObject,
@@ -12,7 +13,11 @@ import {
   type ToolSource,
   type ToolSpec,
 } from '../../core/index.ts';
-import { fromMcpCallError, fromMcpResult } from './mcp-result.ts';
+import { BoundedReadBuffer } from './bounded-read-buffer.ts';
+import { boundedFetch } from './bounded-fetch.ts';
+import { fromMcpCallError, fromMcpResult, fromRefusedAnswer } from './mcp-result.ts';
+import { readLimits } from './read-limits.ts';
+import { refusedAnswerOf } from './refused-answer.ts';
 import { meaningfulStderrLine } from './start-error.ts';
 import { shownEndpoint, startFailure } from './start-failure.ts';
 import { loadMcpSdk, type McpSdk } from './mcp-sdk.ts';
@@ -38,6 +43,12 @@ export interface McpToolSourceOptions {
   defaultTimeoutMs?: number;
   /** Receives the server's stderr, line by line (stdio only). */
   onStderr?: (line: string) => void;
+  /**
+   * The largest result any caller keeps (default DEFAULT_MAX_RESULT_BYTES):
+   * a message from the server larger than that (with room for its envelope,
+   * and at least 4 MiB) is not held whole but read on and cut.
+   */
+  maxResultBytes?: number;
 }
 
 interface Connection {
@@ -118,6 +129,9 @@ export class McpToolSource implements ToolSource {
       return fromMcpResult(result);
     } catch (error) {
       if (isAborted(request.signal)) return toolError('cancelled', `call to "${request.name}" was cancelled`);
+      // An answer too large to read whole: the result is what was read of it, marked as cut.
+      const refused = refusedAnswerOf(error);
+      if (refused?.reason === 'too_large') return fromRefusedAnswer(refused, { server: this.name, tool: request.name });
       // Give the transport a moment to report the process exit, so the message says why.
       if (isDropped(conn) || isClosedError(error)) await new Promise((r) => setTimeout(r, 50));
       const ctx = { server: this.name, tool: request.name, timeoutMs, ...(this.#exitInfo === undefined ? {} : { exitInfo: this.#exitInfo }) };
@@ -183,20 +197,27 @@ export class McpToolSource implements ToolSource {
 
   #createTransport(sdk: McpSdk): { transport: Transport; watch?: StdioWatch } {
     const server = this.#options.server;
+    const limits = readLimits(this.#options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES);
+    let transport: Transport | undefined;
+    // What was dropped (a message of the server that answers nothing and is too large) goes where transport errors go.
+    const onError = (error: Error): void => transport?.onerror?.(error);
     if ('url' in server) {
-      const transport = new sdk.client.StreamableHTTPClientTransport(new URL(server.url), {
+      transport = new sdk.client.StreamableHTTPClientTransport(new URL(server.url), {
+        fetch: boundedFetch({ limits, onError }),
         ...(server.headers === undefined ? {} : { requestInit: { headers: server.headers } }),
       });
       return { transport };
     }
-    const transport = new sdk.stdio.StdioClientTransport({
+    const stdio = new sdk.stdio.StdioClientTransport({
       command: server.command,
       args: server.args ?? [],
       env: { ...sdk.stdio.getDefaultEnvironment(), ...server.env },
       stderr: 'pipe',
       ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
     });
-    return { transport, watch: new StdioWatch(transport, this.#options.onStderr) };
+    transport = stdio;
+    useReadBuffer(stdio, new BoundedReadBuffer({ limits, deserialize: sdk.client.deserializeMessage, onError }));
+    return { transport: stdio, watch: new StdioWatch(stdio, this.#options.onStderr) };
   }
 
   #drop(conn: Connection): void {
@@ -237,6 +258,18 @@ export class McpToolSource implements ToolSource {
     if (isJsonObject(tool.annotations)) spec.annotations = pickAnnotations(tool.annotations);
     return spec;
   }
+}
+
+/**
+ * The SDK's stdio transport reads through its private `_readBuffer`
+ * (append, readMessage, clear); the bounded one takes its place. Should a
+ * later SDK read otherwise, its own buffer stays (whole messages up to 10 MB,
+ * then it drops the connection), and the tests of the bounded reads fail.
+ */
+function useReadBuffer(transport: object, buffer: BoundedReadBuffer): void {
+  const current: unknown = Reflect.get(transport, '_readBuffer');
+  const fits = typeof current === 'object' && current !== null && ['append', 'readMessage', 'clear'].every((method) => typeof Reflect.get(current, method) === 'function');
+  if (fits) Reflect.set(transport, '_readBuffer', buffer);
 }
 
 function pickAnnotations(raw: Record<string, unknown>): ToolAnnotations {
