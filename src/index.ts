@@ -31,6 +31,7 @@ export type {
 } from './config/providers-schema.ts';
 export { runAgent, DEFAULT_MAX_STEPS, type RunAgentOptions } from './orchestrator/run-agent.ts';
 export { MemoryRunStore } from './store/memory/memory-run-store.ts';
+export { MemoryLimits } from './store/memory/memory-limits.ts';
 export { McpToolSource, type McpServerConfig, type McpToolSourceOptions } from './tools/mcp/mcp-tool-source.ts';
 export { ToolRegistry, sanitizeToolName, type ToolRegistryOptions, type RetryOptions } from './tools/tool-registry.ts';
 export { RunManager, DEFAULT_CONCURRENCY } from './app/run-manager.ts';

@@ -2,10 +2,13 @@ import { ToolgateError } from '../core/index.ts';
 import { matchToolPattern } from '../gate/index.ts';
 import {
   DEFAULT_MAX_RESULT_BYTES,
+  DEFAULT_MAX_SESSIONS,
   Gateway,
   GatewayHttp,
   RateLimiter,
   checkToolPins,
+  defaultMaxSessionsPerKey,
+  defaultMaxSessionsPerTenant,
   limitedTools,
   serveGatewayStdio,
   type GatewayIdentity,
@@ -67,8 +70,9 @@ export function createGateway(options: CreateGatewayOptions): GatewayApp {
     approvalTimeoutMs: config.approvalTimeoutMs,
     sessionIdleMs: config.sessionIdleMs,
     maxSessions: config.maxSessions,
+    ...sessionShares(config, toolgate.settings.tenants),
     maxResultBytes,
-    ...(config.rateLimits === undefined ? {} : { rateLimiter: new RateLimiter(rateLimitsFrom(config.rateLimits)) }),
+    ...(config.rateLimits === undefined ? {} : { rateLimiter: new RateLimiter(rateLimitsFrom(config.rateLimits), toolgate.store.limits) }),
     elicitation: config.elicitation,
     stateSecret: config.stateSecret,
     onEvents: options.onEvents,
@@ -94,6 +98,15 @@ export function createGateway(options: CreateGatewayOptions): GatewayApp {
       await http.close();
     },
   };
+}
+
+/** Each tenant's and key's share of the sessions: configured, or the defaults that depend on how many tenants and keys there are. */
+function sessionShares(config: Settings['gatewayConfig'], tenants: Settings['tenants']): { maxSessionsPerTenant: number; maxSessionsPerKey: (tenantId: string | undefined) => number } {
+  const keysOf = (tenantId: string | undefined): number => (tenantId === undefined ? 0 : (tenants[tenantId]?.apiKeys?.length ?? 0));
+  const withKeys = Object.keys(tenants).filter((id) => keysOf(id) > 0).length;
+  const perTenant = config.maxSessionsPerTenant ?? defaultMaxSessionsPerTenant(config.maxSessions ?? DEFAULT_MAX_SESSIONS, withKeys);
+  const perKey = config.maxSessionsPerKey;
+  return { maxSessionsPerTenant: perTenant, maxSessionsPerKey: (tenantId) => perKey ?? defaultMaxSessionsPerKey(perTenant, keysOf(tenantId)) };
 }
 
 function rateLimitsFrom(config: NonNullable<Settings['gatewayConfig']['rateLimits']>): RateLimits {

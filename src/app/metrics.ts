@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { costOf, estimatedTokens, runStrategy, type Run, type RunEvent, type RunStore } from '../core/index.ts';
 import { envelopeFamily } from '../parsing/index.ts';
-import type { SseStats } from '../server/index.ts';
+import type { AuthThrottleEvent, SseStats } from '../server/index.ts';
 
 /** Label values per label beyond this are counted as `other`: a model inventing tool names cannot grow the metrics without bound. */
 export const MAX_LABEL_VALUES = 200;
@@ -60,6 +60,8 @@ export class ToolgateMetrics {
   readonly #parseRepairs: Counter<'family' | 'code'>;
   readonly #parseRetries: Counter<'code'>;
   readonly #storeAppend: Histogram;
+  readonly #authFailures: Counter<'via'>;
+  readonly #authThrottled: Counter<'limit'>;
 
   constructor(options: { store: Pick<RunStore, 'getRun' | 'listRuns'>; processMetrics?: boolean }) {
     this.#store = options.store;
@@ -92,6 +94,13 @@ export class ToolgateMetrics {
     });
     this.#parseRetries = new Counter({ name: 'toolgate_parse_retries_total', help: 'Model turns sent back with feedback, by the first diagnostic code', labelNames: ['code'], registers });
     this.#storeAppend = new Histogram({ name: 'toolgate_store_append_duration_seconds', help: 'Appends to the run store', buckets: STORE_BUCKETS, registers });
+    this.#authFailures = new Counter({ name: 'toolgate_auth_failures_total', help: 'Wrong API keys presented, by where (bearer: an Authorization header; sign_in: POST /v1/session)', labelNames: ['via'], registers });
+    this.#authThrottled = new Counter({
+      name: 'toolgate_auth_throttled_total',
+      help: 'Requests answered 429 because of failed authentications, by the count that refused them (address, key_prefix)',
+      labelNames: ['limit'],
+      registers,
+    });
     const waiting: Gauge<'reason'> = new Gauge({
       name: 'toolgate_runs_waiting',
       help: 'Runs waiting for a person, by why (approval, escalated)',
@@ -130,6 +139,12 @@ export class ToolgateMetrics {
         overflows.set(this.#sse().overflows);
       },
     });
+  }
+
+  /** Counts a failed authentication, or a request the backoff refused. */
+  authEvent(event: AuthThrottleEvent): void {
+    if (event.type === 'failure') this.#authFailures.inc({ via: event.via });
+    else this.#authThrottled.inc({ limit: event.limit });
   }
 
   /** Where SSE numbers come from (the HTTP server, once it runs). */

@@ -20,6 +20,7 @@ import {
 } from '../core/index.ts';
 import { createRedactor } from '../gate/index.ts';
 import { checkApprovalEdit } from './check-approval-edit.ts';
+import { FairQueue } from './fair-queue.ts';
 import type { Toolgate } from './toolgate.ts';
 
 export const DEFAULT_CONCURRENCY = 4;
@@ -28,8 +29,18 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 export const DEFAULT_QUEUE_LIMIT = 256;
 
 /**
+ * Default `server.queueLimitPerTenant`: the queue divided among the tenants
+ * that have API keys (all of it for one, half each for two), never less than a quarter of it, so
+ * one tenant's flood leaves room for the others.
+ */
+export function defaultQueueLimitPerTenant(queueLimit: number, tenants: number): number {
+  return Math.ceil(queueLimit / Math.min(4, Math.max(1, tenants)));
+}
+
+/**
  * Scheduling for the runs API: which runs this process drives, and when. A
- * FIFO queue with a concurrency limit and a bound (full → `overloaded`), a
+ * queue served tenant by tenant in turn (FairQueue) with a concurrency limit
+ * and a bound in all and per tenant (full → `overloaded`), a
  * sweep that takes over runs whose owner stopped (their lease expired), and a
  * graceful stop at safe points. What a run is and how it is driven, cancelled
  * or resumed belongs to the engine (toolgate.engine); this class only decides
@@ -39,8 +50,8 @@ export class RunManager implements RunService {
   readonly #toolgate: Toolgate;
   readonly #concurrency: number;
   readonly #queueLimit: number;
-  readonly #queue: string[] = [];
-  readonly #queued = new Set<string>();
+  readonly #queueLimitPerTenant: number;
+  readonly #queue = new FairQueue();
   readonly #active = new Map<string, Promise<void>>();
   /** Slots held for runs being created and claimed (startRun), until they are driven. */
   #reserved = 0;
@@ -61,6 +72,8 @@ export class RunManager implements RunService {
     toolgate: Toolgate;
     concurrency?: number;
     queueLimit?: number;
+    /** Default: defaultQueueLimitPerTenant of queueLimit and the configured tenants that have API keys. */
+    queueLimitPerTenant?: number;
     onError?: (message: string) => void;
     onEvents?: (events: readonly RunEvent[]) => void;
   }) {
@@ -68,6 +81,9 @@ export class RunManager implements RunService {
     this.#redact = createRedactor(options.toolgate.settings.redact);
     this.#concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     this.#queueLimit = options.queueLimit ?? DEFAULT_QUEUE_LIMIT;
+    // The tenants that can reach the runs API: those with keys.
+    const tenants = Object.values(options.toolgate.settings.tenants).filter((tenant) => (tenant.apiKeys?.length ?? 0) > 0).length;
+    this.#queueLimitPerTenant = options.queueLimitPerTenant ?? defaultQueueLimitPerTenant(this.#queueLimit, tenants);
     this.#onError = options.onError ?? ((m) => process.emitWarning(m));
     this.#onEvents = options.onEvents;
   }
@@ -80,15 +96,15 @@ export class RunManager implements RunService {
    * the ids of the runs taken over now.
    */
   async recover(): Promise<string[]> {
-    const waiting: string[] = [];
+    const waiting: Run[] = [];
     let cursor: string | undefined;
     do {
       const page = await this.#toolgate.store.listRuns({ status: 'waiting_approval', limit: 200, ...(cursor === undefined ? {} : { cursor }) });
-      waiting.push(...page.runs.filter((run) => run.settings === undefined).map((run) => run.id));
+      waiting.push(...page.runs.filter((run) => run.settings === undefined));
       cursor = page.nextCursor;
     } while (cursor !== undefined);
     // Logs written before decisions moved a run back to running: the driver leaves a run that is still waiting untouched.
-    for (const id of waiting.reverse()) this.#schedule(id);
+    for (const run of waiting.reverse()) this.#schedule(run.id, run.tenantId);
     const taken = await this.#sweep();
     if (this.#sweeper === undefined && !this.#closing) {
       this.#sweeper = setInterval(() => void this.#sweep().catch((error: unknown) => this.#onError(`sweep for orphaned runs failed: ${describe(error)}`)), Math.max(50, Math.floor(this.#toolgate.engine.leaseMs / 2)));
@@ -117,9 +133,9 @@ export class RunManager implements RunService {
     });
     // No tools reachable: refuse now, as an HTTP error, rather than start a run that can only fail.
     await this.#toolgate.tools.listTools();
-    this.#mustHaveRoom();
+    this.#mustHaveRoom(caller.tenantId);
     // A slot is free and nobody waits for one: the run is created and claimed in one write and driven at once.
-    if (idempotency === undefined && this.#queue.length === 0 && this.#busySlots() < this.#concurrency) {
+    if (idempotency === undefined && this.#queue.size === 0 && this.#busySlots() < this.#concurrency) {
       this.#reserved += 1;
       let started: { run: Run; lease: RunLease | undefined };
       try {
@@ -128,14 +144,14 @@ export class RunManager implements RunService {
         this.#reserved -= 1;
       }
       const { run, lease } = started;
-      if (lease === undefined) this.#schedule(run.id);
+      if (lease === undefined) this.#schedule(run.id, run.tenantId);
       // Shutting down meanwhile: left to recovery, as queued runs are, without waiting for its lease to expire.
       else if (this.#closing) await this.#toolgate.store.releaseRun(lease).catch(() => undefined);
       else this.#start(run.id, lease, run);
       return { run: this.#present(run), created: true };
     }
     const result = await this.#toolgate.start(init, idempotency === undefined ? undefined : { key: idempotency.key, requestHash: idempotency.requestHash });
-    if (result.created) this.#schedule(result.run.id);
+    if (result.created) this.#schedule(result.run.id, result.run.tenantId);
     return { run: this.#present(result.run), created: result.created };
   }
 
@@ -174,7 +190,7 @@ export class RunManager implements RunService {
     const withUser: RunInput = caller.userId === undefined || input.userId !== undefined ? input : { ...input, userId: caller.userId };
     const run = await this.#toolgate.engine.input(runId, withUser);
     // A decision, or a message that answered an escalated run, moves it back to running: drive it.
-    if (input.type === 'approval' || ACTIVE_RUN_STATUSES.has(run.status)) this.#schedule(runId);
+    if (input.type === 'approval' || ACTIVE_RUN_STATUSES.has(run.status)) this.#schedule(runId, run.tenantId);
     return this.#present(run);
   }
 
@@ -187,7 +203,7 @@ export class RunManager implements RunService {
     } finally {
       unobserve();
     }
-    if (this.#queued.delete(runId)) this.#queue.splice(this.#queue.indexOf(runId), 1);
+    this.#queue.delete(runId);
     return this.#present(run);
   }
 
@@ -221,7 +237,7 @@ export class RunManager implements RunService {
 
   /** Runs being driven or waiting for a slot. */
   get load(): { active: number; queued: number } {
-    return { active: this.#active.size, queued: this.#queue.length };
+    return { active: this.#active.size, queued: this.#queue.size };
   }
 
   /**
@@ -232,8 +248,7 @@ export class RunManager implements RunService {
   async shutdown(options: { graceMs?: number } = {}): Promise<void> {
     this.#closing = true;
     clearInterval(this.#sweeper);
-    this.#queue.length = 0;
-    this.#queued.clear();
+    this.#queue.clear();
     this.#stop.abort();
     const all = Promise.all([...this.#active.values()]);
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -241,34 +256,37 @@ export class RunManager implements RunService {
     clearTimeout(timer);
   }
 
-  #mustHaveRoom(): void {
-    if (this.#queue.length < this.#queueLimit) return;
+  #mustHaveRoom(tenantId: string | undefined): void {
+    const waiting = this.#queue.size;
+    const ofTenant = this.#queue.sizeOf(tenantId);
+    if (waiting < this.#queueLimit && ofTenant < this.#queueLimitPerTenant) return;
     // A rough wait: the queue drains at about one slot per run length; a few seconds is an honest first guess.
-    const retryAfterSeconds = Math.min(60, Math.max(1, Math.ceil(this.#queue.length / Math.max(1, this.#concurrency))));
+    const retryAfterSeconds = Math.min(60, Math.max(1, Math.ceil(waiting / Math.max(1, this.#concurrency))));
+    const retry = `retry after ${retryAfterSeconds} s or on another instance`;
     throw new ToolgateError(
       'overloaded',
-      `this server has ${this.#queue.length} runs waiting for a slot (server.queueLimit ${this.#queueLimit}, ${this.#concurrency} at a time); retry after ${retryAfterSeconds} s or on another instance`,
-      { details: { retryAfterSeconds } },
+      waiting >= this.#queueLimit
+        ? `this server has ${waiting} runs waiting for a slot (server.queueLimit ${this.#queueLimit}, ${this.#concurrency} at a time); ${retry}`
+        : `tenant "${tenantId ?? '(anonymous)'}" has ${ofTenant} runs waiting for a slot, its share of the queue (server.queueLimitPerTenant ${this.#queueLimitPerTenant}; other tenants still get in); ${retry}`,
+      { details: { retryAfterSeconds, limit: waiting >= this.#queueLimit ? 'server.queueLimit' : 'server.queueLimitPerTenant' } },
     );
   }
 
-  #schedule(runId: string): void {
+  #schedule(runId: string, tenantId: string | undefined): void {
     if (this.#closing) return;
     if (this.#active.has(runId)) {
       // Being driven: the engine looks again when its pass ends.
       void this.#toolgate.engine.drive(runId);
       return;
     }
-    if (this.#queued.has(runId)) return;
-    this.#queued.add(runId);
-    this.#queue.push(runId);
+    this.#queue.push(runId, tenantId);
     this.#pump();
   }
 
   #pump(): void {
-    while (this.#busySlots() < this.#concurrency && this.#queue.length > 0) {
-      const runId = this.#queue.shift() as string;
-      this.#queued.delete(runId);
+    while (this.#busySlots() < this.#concurrency) {
+      const runId = this.#queue.shift();
+      if (runId === undefined) return;
       this.#start(runId);
     }
   }
@@ -278,10 +296,10 @@ export class RunManager implements RunService {
     if (this.#closing || this.#sweeping) return [];
     this.#sweeping = true;
     try {
-      const free = this.#concurrency - this.#busySlots() - this.#queue.length;
+      const free = this.#concurrency - this.#busySlots() - this.#queue.size;
       const leases = await this.#toolgate.engine.claimNext(free);
       for (const lease of leases) {
-        if (this.#queued.delete(lease.runId)) this.#queue.splice(this.#queue.indexOf(lease.runId), 1);
+        this.#queue.delete(lease.runId);
         this.#start(lease.runId, lease);
       }
       return leases.map((l) => l.runId);

@@ -8,8 +8,8 @@ import { ToolgateMetrics } from '../app/metrics.ts';
 import type { Toolgate } from '../app/toolgate.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { resolveSettings, type Settings } from '../config/resolve-settings.ts';
-import type { Caller, RunEvent, RunStore, ToolSourceHealth } from '../core/index.ts';
-import { startHttpServer, startMetricsServer, type ApiKeyEntry, type RunningHttpServer } from '../server/index.ts';
+import type { RunEvent, RunStore, ToolSourceHealth } from '../core/index.ts';
+import { startHttpServer, startMetricsServer, type ApiKeyEntry, type AuthBackoffSettings, type McpCaller, type RunningHttpServer } from '../server/index.ts';
 import { consoleDir } from './console-dir.ts';
 import { optionalString, usageError, type CliIO } from './cli-io.ts';
 import { DEMO_SCRIPT, DEMO_SERVER_ARGS } from './demo-command.ts';
@@ -93,6 +93,7 @@ export async function openServing(values: Record<string, unknown>, io: CliIO, lo
     toolgate,
     ...(concurrency === undefined ? {} : { concurrency }),
     ...(settings.server.queueLimit === undefined ? {} : { queueLimit: settings.server.queueLimit }),
+    ...(settings.server.queueLimitPerTenant === undefined ? {} : { queueLimitPerTenant: settings.server.queueLimitPerTenant }),
     onError: (message) => logger.error(message),
     onEvents: observe,
   });
@@ -115,7 +116,7 @@ export interface Listening {
 }
 
 /** Starts the metrics port (if configured) and the HTTP server: the runs API, SSE, the console, and /mcp when `mcp` is given. */
-export async function listenHttp(serving: Serving, extra: { mcp?: (req: IncomingMessage, res: ServerResponse, caller: Caller) => Promise<void> } = {}): Promise<Listening> {
+export async function listenHttp(serving: Serving, extra: { mcp?: (req: IncomingMessage, res: ServerResponse, caller: McpCaller) => Promise<void> } = {}): Promise<Listening> {
   const { settings, logger, metrics, host, port } = serving;
   const metricsPort = settings.server.metricsPort;
   let metricsServer: { url: string; close(): Promise<void> } | undefined;
@@ -144,6 +145,9 @@ export async function listenHttp(serving: Serving, extra: { mcp?: (req: Incoming
     corsOrigins: settings.server.cors?.origins,
     sessionSecret: settings.server.sessionSecret,
     sessionTtlSeconds: settings.server.sessionTtlSeconds,
+    ...authBackoffFrom(settings.server.authBackoff),
+    trustedProxies: settings.server.trustedProxies,
+    onAuthEvent: (event) => metrics.authEvent(event),
     log: ({ level, msg, ...fields }) => logger[level](fields, msg),
     metrics: () => metrics.render(),
     ...(metricsServer === undefined ? {} : { metricsElsewhere: metricsServer.url }),
@@ -159,6 +163,13 @@ export async function listenHttp(serving: Serving, extra: { mcp?: (req: Incoming
   serving.url.value = http.url;
   metrics.sse = () => http.sseStats();
   return { http, metricsServer };
+}
+
+/** `server.authBackoff` as the HTTP server takes it (the store's limits count the failures). */
+function authBackoffFrom(config: Settings['server']['authBackoff']): { authBackoff?: false | AuthBackoffSettings } {
+  if (config === undefined) return {};
+  const { enabled, ...settings } = config;
+  return { authBackoff: enabled === false ? false : settings };
 }
 
 function observeBoth(a: (events: readonly RunEvent[]) => void, b: (events: readonly RunEvent[]) => void): (events: readonly RunEvent[]) => void {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { corsOriginProblem } from './cors-origin-problem.ts';
+import { ipRangeProblem } from './ip-range-problem.ts';
 import { MODEL_PATTERN } from './model-pattern.ts';
 import { unknownProviderProblem } from './providers.ts';
 import { providersSchema } from './providers-schema.ts';
@@ -78,6 +79,10 @@ const gatewaySchema = z.strictObject({
   sessionIdleMs: z.number().int().min(1000).optional(),
   /** Sessions one gateway process keeps open at most; a new one beyond is refused until one ends. */
   maxSessions: z.number().int().min(1).max(1_000_000).optional(),
+  /** Open sessions one tenant may hold, across every instance sharing the store (default: maxSessions divided among the tenants with keys, at least a quarter each). */
+  maxSessionsPerTenant: z.number().int().min(1).max(1_000_000).optional(),
+  /** Open sessions one API key may hold (default: half its tenant's share when the tenant has several keys, else all of it). */
+  maxSessionsPerKey: z.number().int().min(1).max(1_000_000).optional(),
   /** A tool result larger than this (bytes of JSON) is cut before it is recorded and sent. */
   maxResultBytes: z.number().int().min(1024).optional(),
   /** Ask the client's user through MCP elicitation when the client supports it (default true). */
@@ -165,6 +170,7 @@ export const configSchema = z.strictObject({
       poolSize: z.number().int().min(1).max(1000).optional(),
       concurrency: z.number().int().min(1).max(1000).optional(),
       queueLimit: z.number().int().min(0).max(1_000_000).optional(),
+      queueLimitPerTenant: z.number().int().min(0).max(1_000_000).optional(),
       leaseMs: z.number().int().min(300).max(3_600_000).optional(),
       heartbeatMs: z.number().int().min(100).optional(),
       sseBufferLimitBytes: z.number().int().min(1024).optional(),
@@ -198,6 +204,26 @@ export const configSchema = z.strictObject({
         .int('must be a whole number of seconds')
         .min(60, 'must be at least 60 (seconds)')
         .max(2_592_000, 'must be at most 2592000 (30 days)')
+        .optional(),
+      /** Proxies in front whose X-Forwarded-For names the client (docs/security.md); absent: the socket's peer is the client. */
+      trustedProxies: z
+        .array(
+          z.string().superRefine((value, ctx) => {
+            const problem = ipRangeProblem(value);
+            if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+          }),
+          { error: 'must be a list of addresses or CIDR ranges, e.g. trustedProxies: ["10.0.0.0/8"]' },
+        )
+        .optional(),
+      /** Failed authentications slow the guesser down (docs/security.md). */
+      authBackoff: z
+        .strictObject({
+          enabled: z.boolean().optional(),
+          freeFailures: z.number().int().min(0).max(1000).optional(),
+          baseDelayMs: z.number().int().min(1).max(3_600_000).optional(),
+          maxDelayMs: z.number().int().min(1).max(86_400_000).optional(),
+          forgetAfterMs: z.number().int().min(1).max(604_800_000).optional(),
+        })
         .optional(),
     })
     .optional(),

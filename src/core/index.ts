@@ -7,6 +7,7 @@ export * from './tools.ts';
 export * from './usage.ts';
 export type * from './ports/model-adapter.ts';
 export type * from './ports/run-store.ts';
+export type * from './ports/limit-store.ts';
 export type * from './ports/tool-source.ts';
 export type * from './ports/run-service.ts';
 export * from './defaults.ts';

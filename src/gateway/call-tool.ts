@@ -43,8 +43,8 @@ export async function callTool(input: CallToolInput): Promise<CallToolResult | I
     ...(typeof traceparent === 'string' ? { traceparent } : {}),
     ...(limiter === undefined
       ? {}
-      : { refuse: (entry) => {
-          const message = limiter.take(session.identity, { name: entry.tool.name, server: entry.tool.origin.server, tool: entry.tool.origin.tool });
+      : { refuse: async (entry) => {
+          const message = await limiter.take(session.identity, { name: entry.tool.name, server: entry.tool.origin.server, tool: entry.tool.origin.tool });
           return message === undefined ? undefined : { code: 'rate_limited' as const, message };
         } }),
   });

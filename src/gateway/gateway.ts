@@ -1,7 +1,9 @@
 import {
   ToolgateError,
   draft,
+  newId,
   type GatewaySessionSettings,
+  type LimitStore,
   type RunEvent,
   type RunStore,
   type ToolSpec,
@@ -10,13 +12,14 @@ import { buildToolCatalog, type CatalogEntry, type ToolCatalog } from '../orches
 import { GatewayRun, type GatewayEnvironment } from '../orchestrator/gateway-run.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { RequestStateCodec } from './request-state.ts';
+import { SessionShares } from './session-shares.ts';
 import type { PinCheck } from './tool-pins.ts';
 
 /** Default `gateway.approvalTimeoutMs`: a held call with no decision after this long is refused. */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 5 * 60_000;
 /** Default `gateway.sessionIdleMs`: an HTTP session with no request for this long ends (its run completes). */
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
-/** Default `gateway.maxSessions`: open sessions per gateway process. */
+/** Default `gateway.maxSessions`: open sessions per gateway process (each tenant's and key's share: session-shares.ts). */
 export const DEFAULT_MAX_SESSIONS = 1000;
 /** How long one listing of the upstream tools (and its pin check) is reused. */
 const CATALOG_TTL_MS = 1000;
@@ -27,6 +30,8 @@ export const DEFAULT_RELIST_MS = 60_000;
 export interface GatewayIdentity {
   tenantId?: string | undefined;
   userId?: string | undefined;
+  /** The API key's fingerprint (HTTP): a key's sessions count against its share. */
+  keyId?: string | undefined;
   /** Writes are validated and recorded, not executed. */
   dryRun: boolean;
 }
@@ -48,6 +53,12 @@ export interface GatewayOptions {
   approvalTimeoutMs?: number | undefined;
   sessionIdleMs?: number | undefined;
   maxSessions?: number | undefined;
+  /** Open sessions one tenant may hold across every instance on the store (default: maxSessions, no share). */
+  maxSessionsPerTenant?: number | undefined;
+  /** Open sessions one API key may hold, by the key's tenant (default: the tenant's share). */
+  maxSessionsPerKey?: ((tenantId: string | undefined) => number) | undefined;
+  /** Where the shares are counted (default: the store's, shared by every process on it). */
+  limits?: LimitStore | undefined;
   maxResultBytes: number;
   rateLimiter?: RateLimiter | undefined;
   /** Ask the client's user through MCP elicitation when the client can (default true). */
@@ -62,7 +73,10 @@ export interface GatewayOptions {
 export class GatewaySession {
   readonly key: string;
   readonly identity: GatewayIdentity;
-  readonly settings: GatewaySessionSettings;
+  /** Completed by the first request that knows the client (a 2025-era session is admitted at initialize, before it does). */
+  settings: GatewaySessionSettings;
+  /** Its place in the tenant's and key's shares (SessionShares). */
+  readonly slotId = newId('slot');
   run: GatewayRun | undefined;
   opening: Promise<GatewayRun> | undefined;
   /** Fingerprints of changed tools already recorded in this session's run. */
@@ -89,6 +103,9 @@ export class Gateway {
   readonly options: GatewayOptions;
   readonly codec: RequestStateCodec;
   readonly #sessions = new Map<string, GatewaySession>();
+  /** Sessions being admitted (their places taken in the store): two first requests of one session make one. */
+  readonly #admitting = new Map<string, Promise<GatewaySession>>();
+  readonly #shares: SessionShares;
   readonly #endListeners = new Set<(key: string) => void>();
   #listing: { at: number; value: Promise<{ tools: ToolSpec[]; pins: PinCheck | undefined }> } | undefined;
   #listedAt = Date.now();
@@ -97,6 +114,15 @@ export class Gateway {
   constructor(options: GatewayOptions) {
     this.options = options;
     this.codec = new RequestStateCodec(options.stateSecret);
+    const perTenant = options.maxSessionsPerTenant ?? this.maxSessions;
+    this.#shares = new SessionShares({
+      limits: options.limits ?? options.store.limits,
+      holder: options.owner,
+      ttlMs: options.leaseMs,
+      perTenant,
+      perKey: options.maxSessionsPerKey ?? (() => perTenant),
+      onError: options.onError,
+    });
   }
 
   get approvalTimeoutMs(): number {
@@ -116,18 +142,48 @@ export class Gateway {
     return this.#sessions.size;
   }
 
-  /** The session for `key`, made on first use (refused with `overloaded` beyond gateway.maxSessions); its idle clock restarts. */
-  session(key: string, identity: GatewayIdentity, settings: Omit<GatewaySessionSettings, 'dryRun'>, idle = true): GatewaySession {
-    let session = this.#sessions.get(key);
-    if (session === undefined) {
-      if (this.#sessions.size >= this.maxSessions) {
-        throw new ToolgateError('overloaded', `the gateway has ${this.#sessions.size} open sessions, its limit (gateway.maxSessions); retry when one has ended`);
-      }
-      session = new GatewaySession(key, identity, { ...settings, dryRun: identity.dryRun });
-      this.#sessions.set(key, session);
+  /**
+   * The session for `key`, made on first use — refused with `overloaded`
+   * beyond gateway.maxSessions in this process, or beyond the tenant's or the
+   * key's share across the store — and its idle clock restarts.
+   */
+  async session(key: string, identity: GatewayIdentity, settings: Omit<GatewaySessionSettings, 'dryRun'>, idle = true): Promise<GatewaySession> {
+    const session = this.#sessions.get(key) ?? (await this.#admit(key, identity, settings));
+    // Admitted before the client said who it is (a 2025-era initialize): the first request that knows completes it, before the run opens.
+    if (session.run === undefined && session.opening === undefined && settings.client !== undefined && session.settings.client === undefined) {
+      session.settings = { ...settings, dryRun: identity.dryRun };
     }
     if (idle) this.#touch(session);
     return session;
+  }
+
+  #admit(key: string, identity: GatewayIdentity, settings: Omit<GatewaySessionSettings, 'dryRun'>): Promise<GatewaySession> {
+    const pending = this.#admitting.get(key);
+    if (pending !== undefined) return pending;
+    if (this.#closed) throw new ToolgateError('shutting_down', 'the gateway is shutting down; reconnect in a moment');
+    const open = this.#sessions.size + this.#admitting.size;
+    if (open >= this.maxSessions) {
+      throw new ToolgateError('overloaded', `the gateway has ${open} open sessions, its limit (gateway.maxSessions); retry when one has ended`);
+    }
+    const admitting = (async () => {
+      const session = new GatewaySession(key, identity, { ...settings, dryRun: identity.dryRun });
+      await this.#shares.admit(session.slotId, identity);
+      if (this.#closed) {
+        // Stopped while the place was being taken: it is given back, not kept by a session nobody will end.
+        await this.#shares.release(session.slotId).catch(() => undefined);
+        throw new ToolgateError('shutting_down', 'the gateway is shutting down; reconnect in a moment');
+      }
+      this.#sessions.set(key, session);
+      return session;
+    })().finally(() => this.#admitting.delete(key));
+    this.#admitting.set(key, admitting);
+    return admitting;
+  }
+
+  /** Any request of the session's client (a 2025-era session's SSE stream, a notification): its idle clock starts again. */
+  keepAlive(key: string): void {
+    const session = this.#sessions.get(key);
+    if (session !== undefined) this.#touch(session);
   }
 
   /** Serves one request of the session: its idle clock starts again when the request ends. */
@@ -222,6 +278,7 @@ export class Gateway {
     this.#sessions.delete(key);
     clearTimeout(session.idleTimer);
     for (const listener of this.#endListeners) listener(key);
+    await this.#shares.release(session.slotId).catch((error: unknown) => this.options.onError?.(`gateway session ${key}: its place could not be freed in the store (it frees itself after ${this.options.leaseMs} ms): ${String(error)}`));
     const run = session.run ?? (await session.opening?.catch(() => undefined));
     if (run !== undefined && !run.ended) await run.end({ status: 'completed', reason });
   }
@@ -230,6 +287,7 @@ export class Gateway {
   async close(reason = 'the gateway stopped'): Promise<void> {
     this.#closed = true;
     await Promise.allSettled([...this.#sessions.keys()].map((key) => this.endSession(key, reason)));
+    this.#shares.stop();
   }
 
   #touch(session: GatewaySession): void {

@@ -7,7 +7,7 @@ import {
   isLegacyRequest,
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
-import type { PassthroughSource } from '../core/index.ts';
+import { ToolgateError, type PassthroughSource } from '../core/index.ts';
 import { readLimited } from '../core/read-limited.ts';
 import { decodeUtf8 } from '../core/utf8.ts';
 import type { Gateway, GatewayIdentity } from './gateway.ts';
@@ -69,9 +69,9 @@ export class GatewayHttp {
     );
   }
 
-  /** Serves one request to /mcp for an authenticated caller. */
-  async handle(req: IncomingMessage, res: ServerResponse, caller: { tenantId?: string | undefined; userId?: string | undefined }, dryRun: boolean): Promise<void> {
-    const identity: GatewayIdentity = { tenantId: caller.tenantId, userId: caller.userId, dryRun: dryRun || headerOn(req.headers[DRY_RUN_HEADER]) };
+  /** Serves one request to /mcp for an authenticated caller (`keyId`: the fingerprint of its API key). */
+  async handle(req: IncomingMessage, res: ServerResponse, caller: { tenantId?: string | undefined; userId?: string | undefined; keyId?: string | undefined }, dryRun: boolean): Promise<void> {
+    const identity: GatewayIdentity = { tenantId: caller.tenantId, userId: caller.userId, keyId: caller.keyId, dryRun: dryRun || headerOn(req.headers[DRY_RUN_HEADER]) };
     const body = req.method === 'POST' ? await readBody(req) : undefined;
     if (body instanceof Response) return send(res, body);
     const request = toWebRequest(req, res, body?.text);
@@ -82,7 +82,10 @@ export class GatewayHttp {
       const legacy = this.#legacy.get(sessionId);
       if (legacy === undefined) response = jsonRpcError(404, -32001, 'Session not found: it ended or never existed; initialize a new one');
       else if (legacy.identity.tenantId !== identity.tenantId || legacy.identity.userId !== identity.userId) response = jsonRpcError(403, -32600, 'this session belongs to another caller');
-      else response = await legacy.transport.handleRequest(request, { parsedBody });
+      else {
+        this.#gateway.keepAlive(`${LEGACY_PREFIX}${sessionId}`);
+        response = await legacy.transport.handleRequest(request, { parsedBody });
+      }
     } else if (req.method === 'POST' && isInitializeRequest(parsedBody) && (await isLegacyRequest(request, parsedBody))) {
       response =
         this.#legacy.size >= this.#gateway.maxSessions
@@ -107,11 +110,19 @@ export class GatewayHttp {
   }
 
   async #openLegacy(request: Request, parsedBody: unknown, identity: GatewayIdentity): Promise<Response> {
-    let key = '';
+    // The id is chosen here so the session is admitted (its tenant's and key's shares) before the SDK answers initialize.
+    const sessionId = randomUUID();
+    const key = `${LEGACY_PREFIX}${sessionId}`;
+    try {
+      await this.#gateway.session(key, identity, { transport: 'http' });
+    } catch (error) {
+      if (!(error instanceof ToolgateError)) throw error;
+      // A share of a tenant or key is full: 429, the caller's own doing; the process is full or stopping: 503.
+      return jsonRpcError(error.details?.['limit'] === undefined ? 503 : 429, -32000, error.message);
+    }
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      sessionIdGenerator: () => sessionId,
       onsessioninitialized: (id) => {
-        key = `${LEGACY_PREFIX}${id}`;
         this.#legacy.set(id, { transport, identity });
       },
       onsessionclosed: (id) => {
@@ -121,8 +132,13 @@ export class GatewayHttp {
     });
     transport.onerror = this.#onError;
     const server = createGatewayServer(this.#gateway, { transport: 'http', identity, sessionKey: () => key }, this.#passthrough);
-    await server.connect(transport);
-    return transport.handleRequest(request, { parsedBody });
+    try {
+      await server.connect(transport);
+      return await transport.handleRequest(request, { parsedBody });
+    } finally {
+      // An initialize the SDK refused opened nothing: its place is given back.
+      if (!this.#legacy.has(sessionId)) void this.#gateway.endSession(key, 'the client did not complete initialize').catch(() => undefined);
+    }
   }
 }
 

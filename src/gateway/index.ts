@@ -1,4 +1,5 @@
-export { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_SESSION_IDLE_MS, Gateway, type GatewayIdentity, type GatewayOptions } from './gateway.ts';
+export { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, Gateway, type GatewayIdentity, type GatewayOptions } from './gateway.ts';
+export { defaultMaxSessionsPerKey, defaultMaxSessionsPerTenant } from './session-shares.ts';
 export { DRY_RUN_HEADER, GatewayHttp, SESSION_HEADER } from './http-transport.ts';
 export { DEFAULT_MAX_RESULT_BYTES } from './limit-result.ts';
 export { limitedTools } from './limited-tools.ts';

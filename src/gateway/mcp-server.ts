@@ -27,7 +27,7 @@ export function createGatewayServer(gateway: Gateway, unit: ServingUnit, passthr
     capabilities: { tools: { listChanged: false }, ...(passthrough === undefined ? {} : { resources: {}, prompts: {} }) },
     instructions: 'Tools offered through toolgate: every call is validated, checked against policy and recorded; some need a person to approve them.',
   });
-  const sessionFor = (): GatewaySession => {
+  const sessionFor = (): Promise<GatewaySession> => {
     const info = server.getClientVersion();
     const client = info === undefined ? undefined : { name: String(info.name).slice(0, 100), ...(info.version === undefined ? {} : { version: String(info.version).slice(0, 50) }) };
     const protocolVersion = server.getNegotiatedProtocolVersion();
@@ -39,7 +39,7 @@ export function createGatewayServer(gateway: Gateway, unit: ServingUnit, passthr
   };
 
   server.setRequestHandler('tools/list', async () => {
-    const session = sessionFor();
+    const session = await sessionFor();
     // A client's listing is when a changed upstream tool must be caught: the servers list again.
     const { catalog } = await gateway.catalog(session, { relist: true });
     return { tools: [...catalog.visible.values()].map((entry) => listed(entry, session.identity.dryRun)) };
@@ -47,13 +47,13 @@ export function createGatewayServer(gateway: Gateway, unit: ServingUnit, passthr
   server.setRequestHandler('tools/call', async (request, ctx: ServerContext) => {
     const args = request.params.arguments ?? {};
     if (!isJsonObject(args)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'tools/call arguments must be a JSON object');
-    const session = sessionFor();
+    const session = await sessionFor();
     return gateway.serve(session, () => callTool({ gateway, server, session, name: request.params.name, arguments: args as JsonObject, ctx }));
   });
   if (passthrough === undefined) return server;
 
   const access = async (): Promise<ReturnType<typeof serverAccess>> => {
-    const { catalog } = await gateway.catalog(sessionFor());
+    const { catalog } = await gateway.catalog(await sessionFor());
     return serverAccess(catalog);
   };
   const visibleServers = async (): Promise<(item: JsonObject) => boolean> => (await access()).item;
@@ -67,7 +67,7 @@ export function createGatewayServer(gateway: Gateway, unit: ServingUnit, passthr
   });
   server.setRequestHandler('resources/read', async (request) => {
     // A read costs the upstream server as a call does: it counts in the tenant's rate limit.
-    const limited = gateway.options.rateLimiter?.take(sessionFor().identity);
+    const limited = await gateway.options.rateLimiter?.take((await sessionFor()).identity);
     if (limited !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, limited);
     const open = await access();
     const listed = await passthrough.listResources();

@@ -79,6 +79,12 @@ export type GatewayCallResult =
       outcome: Promise<GatewayDone>;
     };
 
+/** Why a call was refused before the gate. */
+export interface GatewayRefusal {
+  code: 'rate_limited';
+  message: string;
+}
+
 export interface GatewayCallRequest {
   catalog: ToolCatalog;
   name: string;
@@ -86,8 +92,8 @@ export interface GatewayCallRequest {
   signal?: AbortSignal | undefined;
   /** The client's W3C traceparent (`_meta.traceparent`): the call's spans continue its trace. */
   traceparent?: string | undefined;
-  /** Refuses the call before the gate (a rate limit): recorded as the gate's denial with this code and message. */
-  refuse?: ((entry: CatalogEntry) => { code: 'rate_limited'; message: string } | undefined) | undefined;
+  /** Refuses the call before the gate (a rate limit, counted in the store): recorded as the gate's denial with this code and message. */
+  refuse?: ((entry: CatalogEntry) => GatewayRefusal | undefined | Promise<GatewayRefusal | undefined>) | undefined;
 }
 
 interface Held {
@@ -179,7 +185,7 @@ export class GatewayRun {
     const signal = request.signal === undefined ? this.#abort.signal : AbortSignal.any([this.#abort.signal, request.signal]);
     const ctx = this.#context(request, step, signal);
     const entry = request.catalog.visible.get(request.name);
-    const refused = entry === undefined ? undefined : request.refuse?.(entry);
+    const refused = entry === undefined ? undefined : await request.refuse?.(entry);
     if (entry !== undefined && refused !== undefined) {
       const gate = draft('gate_decision', { step, toolCallId: call.id, name: call.name, effect: entry.policy.effect, decision: 'denied', normalisations: [], injected: [], reason: refused.message });
       const result = await recordResult(ctx, call, performance.now(), toolError(refused.code, refused.message), { before: [gate] });

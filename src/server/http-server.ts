@@ -6,12 +6,14 @@ import { applyCors, corsOriginSet } from './cors.ts';
 import { isLoopbackHost } from './loopback-host.ts';
 import { guardOrigin } from './origin-guard.ts';
 import { RequestAuth } from './request-auth.ts';
+import { AuthThrottle } from './auth-throttle.ts';
+import { trustedProxyList } from './client-address.ts';
 import { isConsolePath, serveConsole } from './static-console.ts';
 import { DEFAULT_MAX_BODY_BYTES } from './body.ts';
 import { HttpError, sendError } from './respond.ts';
 import { ROUTES } from './route-table.ts';
 import { matchRoute } from './router.ts';
-import type { HttpServerOptions, ServerState, SseStats } from './server-context.ts';
+import type { HttpServerOptions, LogEntry, ServerState, SseStats } from './server-context.ts';
 import { DEFAULT_SSE_HISTORY_TIMEOUT_MS, DEFAULT_SSE_POLL_MS } from './run-event-stream.ts';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_SSE_BUFFER_LIMIT, DEFAULT_SSE_IDLE_TIMEOUT_MS } from './sse-writer.ts';
 
@@ -97,7 +99,7 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
     metrics: options.metrics,
     metricsElsewhere: options.metricsElsewhere,
     closing: false,
-    auth: new RequestAuth({ apiKeys: options.apiKeys, sessionSecret: options.sessionSecret, sessionTtlSeconds: options.sessionTtlSeconds }),
+    auth: new RequestAuth({ apiKeys: options.apiKeys, sessionSecret: options.sessionSecret, sessionTtlSeconds: options.sessionTtlSeconds, throttle: authThrottle(options, log) }),
   };
   const corsOrigins = corsOriginSet(options.corsOrigins);
   const { consoleDir } = options;
@@ -134,7 +136,8 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
       if (options.mcp !== undefined && path === '/mcp') {
         if (state.closing) throw new ToolgateError('shutting_down', 'the server is shutting down; reconnect in a moment');
         // The gateway's MCP endpoint: the same keys (and tenants) as the runs API.
-        await options.mcp(req, res, state.auth.authenticate(req));
+        const { caller, keyId } = await state.auth.authenticateKeyed(req);
+        await options.mcp(req, res, { ...caller, ...(keyId === undefined ? {} : { keyId }) });
         return;
       }
       const url = new URL(`http://localhost${target}`);
@@ -153,7 +156,7 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
           throw new ToolgateError('shutting_down', 'the server is shutting down; retry on another instance or in a moment');
         }
       }
-      const caller = match.route.auth ? state.auth.authenticate(req) : {};
+      const caller = match.route.auth ? await state.auth.authenticate(req) : {};
       await match.route.handler({ req, res, url, params: match.params, caller, state });
     } catch (error) {
       if (res.headersSent) {
@@ -172,6 +175,24 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
     void dispatch(req, res);
   };
   return { handle, state };
+}
+
+/** The backoff on failed authentications, when keys are configured and it is not turned off; its events go to the log and onAuthEvent. */
+function authThrottle(options: HttpServerOptions, log: (entry: LogEntry) => void): AuthThrottle | undefined {
+  const settings = options.authBackoff;
+  const limits = settings === false ? undefined : (settings?.limits ?? options.store.limits);
+  if (options.apiKeys.length === 0 || limits === undefined || settings === false) return undefined;
+  return new AuthThrottle({
+    ...settings,
+    limits,
+    trustedProxies: options.trustedProxies === undefined || options.trustedProxies.length === 0 ? undefined : trustedProxyList(options.trustedProxies),
+    onEvent: (event) => {
+      // A refusal is in the request's own log line (429); a failure says more than a 401 does.
+      if (event.type === 'failure') log({ level: 'warn', msg: 'failed authentication', via: event.via, address: event.address, keyPrefix: event.keyPrefix, failures: event.failures });
+      options.onAuthEvent?.(event);
+    },
+    onError: (message) => log({ level: 'error', msg: message }),
+  });
 }
 
 /**

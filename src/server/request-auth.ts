@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { ToolgateError } from '../core/errors.ts';
 import type { Caller } from '../core/ports/run-service.ts';
-import { bearerToken, callerFor, createAuthenticator, createKeyIndex, type ApiKeyEntry, type Authenticate, type KeyIndex } from './auth.ts';
+import { bearerToken, callerFor, createAuthenticator, createKeyIndex, keyFingerprint, type ApiKeyEntry, type Authenticate, type KeyIndex } from './auth.ts';
+import type { AuthThrottle } from './auth-throttle.ts';
 import { CSRF_HEADER, readSessionCookie, SessionSigner, type Session } from './session.ts';
 
 /** Who a request is, as GET /v1/session reports it. */
@@ -10,6 +11,14 @@ export type Identity =
   | { via: 'bearer'; caller: Caller }
   | { via: 'session'; caller: Caller; session: Session };
 
+/** A caller and the fingerprint of the API key it authenticated with (none for the anonymous caller). */
+export interface KeyedCaller {
+  caller: Caller;
+  keyId: string | undefined;
+}
+
+const INVALID_KEY = 'invalid API key: check the key configured for your tenant (tenants.<id>.apiKeys)';
+
 /** Methods a cookie may authenticate without the CSRF header: they change nothing. */
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
@@ -17,15 +26,24 @@ const SAFE_METHODS = new Set(['GET', 'HEAD']);
  * How requests prove who they are: `Authorization: Bearer <key>`, or the
  * session cookie a browser got from POST /v1/session. A bearer header wins
  * when both are sent. A session stands for an API key entry by fingerprint:
- * removing the key from the config ends its sessions.
+ * removing the key from the config ends its sessions. With a throttle, every
+ * presented key passes through it: failures are counted and slow the guesser.
  */
 export class RequestAuth {
   readonly keysRequired: boolean;
   readonly sessions: SessionSigner;
   readonly #keys: KeyIndex;
   readonly #bearer: Authenticate;
+  readonly #throttle: AuthThrottle | undefined;
 
-  constructor(options: { apiKeys: readonly ApiKeyEntry[]; sessionSecret?: string | undefined; sessionTtlSeconds?: number | undefined; now?: () => number }) {
+  constructor(options: {
+    apiKeys: readonly ApiKeyEntry[];
+    sessionSecret?: string | undefined;
+    sessionTtlSeconds?: number | undefined;
+    now?: () => number;
+    throttle?: AuthThrottle | undefined;
+  }) {
+    this.#throttle = options.throttle;
     this.#keys = createKeyIndex(options.apiKeys);
     this.#bearer = createAuthenticator(options.apiKeys);
     this.keysRequired = options.apiKeys.length > 0;
@@ -37,11 +55,23 @@ export class RequestAuth {
    * that may change something (not GET/HEAD) must carry X-CSRF-Token: a page
    * of another site can make the browser send the cookie, never read the token.
    */
-  authenticate(req: IncomingMessage): Caller {
+  async authenticate(req: IncomingMessage): Promise<Caller> {
+    return (await this.authenticateKeyed(req)).caller;
+  }
+
+  /** authenticate, also naming the key (its fingerprint): a gateway session counts against its key's share. */
+  async authenticateKeyed(req: IncomingMessage): Promise<KeyedCaller> {
     const { headers } = req;
-    if (!this.keysRequired || headers.authorization !== undefined) return this.#bearer(headers);
+    if (!this.keysRequired) return { caller: this.#bearer(headers), keyId: undefined };
+    if (headers.authorization !== undefined) {
+      const presented = bearerToken(headers.authorization);
+      // No key in the header (or not a bearer one): nothing was guessed; the authenticator says what is missing.
+      if (presented === undefined) return { caller: this.#bearer(headers), keyId: undefined };
+      const entry = await this.#checked(req, presented, 'bearer');
+      return { caller: callerFor(entry, headers), keyId: keyFingerprint(entry.key) };
+    }
     const token = readSessionCookie(headers.cookie);
-    if (token === undefined) return this.#bearer(headers);
+    if (token === undefined) return { caller: this.#bearer(headers), keyId: undefined };
     const signedIn = this.#verify(token);
     if (signedIn === undefined) {
       throw new ToolgateError('unauthorized', 'the session has expired or is no longer valid (its key was removed, or the server secret changed): sign in again with POST /v1/session');
@@ -52,26 +82,42 @@ export class RequestAuth {
         `a request signed in with the session cookie must send the header ${CSRF_HEADER} with the csrfToken from POST /v1/session (or GET /v1/session), or use "Authorization: Bearer <key>" instead`,
       );
     }
-    return callerFor(signedIn.entry, headers);
+    return { caller: callerFor(signedIn.entry, headers), keyId: signedIn.session.fingerprint };
   }
 
-  /** Who the request is, or undefined; never throws (X-User-Id is not read here). */
-  identify(req: IncomingMessage): Identity | undefined {
+  /**
+   * Who the request is, or undefined (X-User-Id is not read here). Throws only
+   * the throttle's 429: a bearer key presented here is a guess like any other.
+   */
+  async identify(req: IncomingMessage): Promise<Identity | undefined> {
     if (!this.keysRequired) return { via: 'anonymous', caller: {} };
     const { headers } = req;
     if (headers.authorization !== undefined) {
       const presented = bearerToken(headers.authorization);
-      const entry = presented === undefined ? undefined : this.#keys.byKey(presented);
-      return entry === undefined ? undefined : { via: 'bearer', caller: keyCaller(entry) };
+      if (presented === undefined) return undefined;
+      await this.#throttle?.admit(req, presented);
+      const entry = this.#keys.byKey(presented);
+      if (entry !== undefined) return { via: 'bearer', caller: keyCaller(entry) };
+      const refusal = await this.#throttle?.failed(req, presented, 'bearer');
+      if (refusal !== undefined) throw refusal;
+      return undefined;
     }
     const token = readSessionCookie(headers.cookie);
     const signedIn = token === undefined ? undefined : this.#verify(token);
     return signedIn === undefined ? undefined : { via: 'session', caller: keyCaller(signedIn.entry), session: signedIn.session };
   }
 
-  /** The entry of an API key presented to sign in (compared like a bearer key). */
-  keyEntry(apiKey: string): ApiKeyEntry | undefined {
-    return this.#keys.byKey(apiKey);
+  /** The entry of an API key presented to sign in (compared, and throttled, like a bearer key); 401 or 429 when it is wrong. */
+  async signInEntry(req: IncomingMessage, apiKey: string): Promise<ApiKeyEntry> {
+    return this.#checked(req, apiKey, 'sign_in');
+  }
+
+  /** The entry of a presented key, compared only when the throttle lets it through; a wrong one is counted. */
+  async #checked(req: IncomingMessage, presented: string, via: 'bearer' | 'sign_in'): Promise<ApiKeyEntry> {
+    await this.#throttle?.admit(req, presented);
+    const entry = this.#keys.byKey(presented);
+    if (entry !== undefined) return entry;
+    throw (await this.#throttle?.failed(req, presented, via)) ?? new ToolgateError('unauthorized', INVALID_KEY);
   }
 
   #verify(token: string): { session: Session; entry: ApiKeyEntry } | undefined {

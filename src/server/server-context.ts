@@ -1,14 +1,22 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Caller, RunService } from '../core/ports/run-service.ts';
 import type { RunStore } from '../core/ports/run-store.ts';
+import type { LimitStore } from '../core/ports/limit-store.ts';
 import type { ApiKeyEntry } from './auth.ts';
+import type { AuthBackoffSettings, AuthThrottleEvent } from './auth-throttle.ts';
 import type { RequestAuth } from './request-auth.ts';
 
 export type LogEntry = { level: 'info' | 'warn' | 'error'; msg: string; [key: string]: unknown };
 
+/** Who called /mcp: the caller and the fingerprint of its API key (a gateway session counts against the key's share). */
+export interface McpCaller extends Caller {
+  keyId?: string | undefined;
+}
+
 export interface HttpServerOptions {
   service: RunService;
-  store: Pick<RunStore, 'readEvents' | 'subscribe' | 'watch'>;
+  /** Its `limits`, when it has them, count failed authentications (authBackoff). */
+  store: Pick<RunStore, 'readEvents' | 'subscribe' | 'watch'> & { readonly limits?: LimitStore };
   /** Empty: no authentication, every request is the anonymous caller `{}` (loopback only). */
   apiKeys: ApiKeyEntry[];
   /** Interval of `: ping` comments on idle SSE streams (default DEFAULT_HEARTBEAT_MS). */
@@ -32,7 +40,7 @@ export interface HttpServerOptions {
    * Gateway mode's MCP endpoint (Streamable HTTP at /mcp), called for an
    * authenticated caller after the Origin and CORS checks; absent: /mcp is 404.
    */
-  mcp?: ((req: IncomingMessage, res: ServerResponse, caller: Caller) => Promise<void>) | undefined;
+  mcp?: ((req: IncomingMessage, res: ServerResponse, caller: McpCaller) => Promise<void>) | undefined;
   /** The Prometheus exposition (GET /metrics); absent: /metrics is 404. */
   metrics?: MetricsSource | undefined;
   /** Metrics are served on a port of their own: GET /metrics on the API port says where. */
@@ -50,6 +58,19 @@ export interface HttpServerOptions {
   sessionSecret?: string | undefined;
   /** Lifetime of a session cookie (default DEFAULT_SESSION_TTL_SECONDS, 12 h). */
   sessionTtlSeconds?: number | undefined;
+  /**
+   * Failed authentications (wrong bearer keys, POST /v1/session) slow the
+   * guesser down (docs/security.md), counted in `limits` (default: the
+   * store's). Applies when API keys are configured; `false` turns it off.
+   */
+  authBackoff?: (AuthBackoffSettings & { limits?: LimitStore | undefined }) | false | undefined;
+  /**
+   * Proxies whose X-Forwarded-For names the client (`server.trustedProxies`:
+   * addresses and CIDR ranges). Absent: the socket's peer is the client.
+   */
+  trustedProxies?: readonly string[] | undefined;
+  /** Told of each failed authentication and each request the backoff refused (for metrics; the log gets them already). */
+  onAuthEvent?: ((event: AuthThrottleEvent) => void) | undefined;
   /**
    * A built browser console: `GET /` serves its index.html, `GET /console/<file>`
    * its files. Absent: `/` is a 404 like any unknown path.

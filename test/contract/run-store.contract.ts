@@ -10,6 +10,7 @@ import { idempotencyContract } from './run-store/idempotency.ts';
 import { importRunContract } from './run-store/import-run.ts';
 import { isolationContract } from './run-store/isolation.ts';
 import { leasesContract } from './run-store/leases.ts';
+import { limitsContract } from './run-store/limits.ts';
 import { listRunsContract } from './run-store/list-runs.ts';
 import { subscribeContract } from './run-store/subscribe.ts';
 import { terminalContract } from './run-store/terminal.ts';
@@ -40,5 +41,6 @@ export function runStoreContract(name: string, factory: RunStoreFactory): void {
     importRunContract(factory);
     escapedKeysContract(factory);
     toolPinsContract(factory);
+    limitsContract(factory);
   });
 }

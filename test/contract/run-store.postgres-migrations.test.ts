@@ -39,7 +39,7 @@ await whenPostgres('PostgresRunStore: opening and migrations', () => {
         const tables = await adminQuery("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name", [schema]);
         assert.deepEqual(
           tables.map((row) => row['table_name']),
-          ['events', 'idempotency_keys', 'runs', 'thread_messages', 'threads', 'tool_pins', MIGRATIONS_TABLE].sort(),
+          ['events', 'idempotency_keys', 'limit_slots', 'limit_strikes', 'runs', 'thread_messages', 'threads', 'tool_pins', MIGRATIONS_TABLE].sort(),
         );
         // Both work on the one schema.
         const { id } = await a.createRun({ input: 'x', model: 'm' });

@@ -2,6 +2,7 @@ import type { EventDraft, RunEvent } from '../events.ts';
 import type { NewRun, Run, RunPatch, RunStatus, Thread } from '../runs.ts';
 import type { Message } from '../messages.ts';
 import type { JsonObject } from '../json.ts';
+import type { LimitStore } from './limit-store.ts';
 
 export interface ReadEventsOptions {
   /** Only events with an id greater than this (resume point). */
@@ -210,5 +211,7 @@ export interface RunStore {
   pinToolIfNew(pin: ToolPin): Promise<ToolPin>;
   /** Replaces (or creates) the pin of (server, tool): an operator accepted the tool as it is now. */
   replaceToolPin(pin: ToolPin): Promise<void>;
+  /** Counts shared by every process on this store: session shares, rate limits, failed authentications (see LimitStore). */
+  readonly limits: LimitStore;
   close(): Promise<void>;
 }

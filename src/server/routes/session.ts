@@ -30,8 +30,7 @@ export async function signIn(ctx: RequestContext): Promise<void> {
     return;
   }
   const apiKey = parseSignInBody(body);
-  const entry = auth.keyEntry(apiKey);
-  if (entry === undefined) throw new ToolgateError('unauthorized', 'invalid API key: check the key configured for your tenant (tenants.<id>.apiKeys)');
+  const entry = await auth.signInEntry(ctx.req, apiKey);
   const session = auth.sessions.issue(keyFingerprint(entry.key));
   const cookie = sessionCookie(session.token, { maxAgeSeconds: session.maxAgeSeconds, secure: isSecureRequest(ctx.req) });
   sendJson(
@@ -47,7 +46,7 @@ export async function signIn(ctx: RequestContext): Promise<void> {
   );
 }
 
-/** GET /v1/session: whether the request is signed in (cookie or bearer key), and as whom. Never 401. */
+/** GET /v1/session: whether the request is signed in (cookie or bearer key), and as whom. Never 401; 429 when its address must wait after failed keys. */
 export async function getSession(ctx: RequestContext): Promise<void> {
   readQuery(ctx.url, []);
   const { auth } = ctx.state;
@@ -55,7 +54,7 @@ export async function getSession(ctx: RequestContext): Promise<void> {
     sendJson(ctx.res, 200, { authenticated: true, keysRequired: false, csrfToken: auth.sessions.csrfToken(ANONYMOUS_SESSION_ID) });
     return;
   }
-  const identity = auth.identify(ctx.req);
+  const identity = await auth.identify(ctx.req);
   if (identity === undefined) {
     sendJson(ctx.res, 200, { authenticated: false, keysRequired: true });
     return;

@@ -27,6 +27,7 @@ import { checkClaimOptions, checkLastEventId, checkLease, checkTtl } from '../le
 import { storeNow, isoNow } from '../store-clock.ts';
 import { claimLease, claimOldest, hasEnded, releaseLease, renewLease, type LeasedRun } from './memory-leases.ts';
 import { MemoryThreads } from './memory-threads.ts';
+import { MemoryLimits } from './memory-limits.ts';
 import { MemoryToolPins } from './memory-tool-pins.ts';
 import { RunListeners } from '../run-listeners.ts';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, DEFAULT_PAGE_SIZE, idempotencyMismatch } from '../store-defaults.ts';
@@ -59,6 +60,7 @@ export class MemoryRunStore implements RunStore {
   readonly #keys = new Map<string, IdempotencyEntry>();
   readonly #threads = new MemoryThreads();
   readonly #pins = new MemoryToolPins();
+  readonly limits = new MemoryLimits();
   readonly #listeners = new RunListeners();
   #seq = 0;
   #closed = false;

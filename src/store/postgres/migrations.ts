@@ -124,4 +124,29 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    description: 'limit_slots and limit_strikes: gateway session shares, rate-limit windows and failed authentications, counted across instances',
+    // Times are milliseconds since the epoch by the database clock (clock_timestamp()), as bigint:
+    // every instance judges expiry by the same clock. A slot with a holder is renewed by it; one without only expires.
+    sql: `
+      CREATE TABLE limit_slots (
+        key text COLLATE "C" NOT NULL,
+        id text COLLATE "C" NOT NULL,
+        holder text,
+        expires_at bigint NOT NULL,
+        PRIMARY KEY (key, id)
+      );
+      CREATE INDEX limit_slots_id ON limit_slots (id);
+      CREATE INDEX limit_slots_holder ON limit_slots (holder) WHERE holder IS NOT NULL;
+      CREATE INDEX limit_slots_expires ON limit_slots (expires_at);
+      CREATE TABLE limit_strikes (
+        key text COLLATE "C" PRIMARY KEY,
+        count integer NOT NULL,
+        last_at bigint NOT NULL,
+        expires_at bigint NOT NULL
+      );
+      CREATE INDEX limit_strikes_expires ON limit_strikes (expires_at);
+    `,
+  },
 ];

@@ -32,6 +32,7 @@ import { KeyedQueue } from './keyed-queue.ts';
 import { listRunsSql } from './list-runs-sql.ts';
 import type { PostgresConnection, Query } from './postgres-connection.ts';
 import { leaseFromRow, PostgresLeases } from './postgres-leases.ts';
+import { PostgresLimits } from './postgres-limits.ts';
 import { PostgresToolPins } from './postgres-tool-pins.ts';
 import type { AppendedCallback, PostgresListener } from './postgres-listener.ts';
 import { decodeRunCursor, encodeRunCursor } from '../run-cursor.ts';
@@ -70,6 +71,7 @@ export class PostgresRunStore implements RunStore {
   readonly #listener: PostgresListener;
   readonly #leases: PostgresLeases;
   readonly #pins: PostgresToolPins;
+  readonly limits: PostgresLimits;
   readonly #listeners = new RunListeners();
   // Appends to one run wait for each other on its row lock anyway; queued here
   // as well, so this instance's appends land in call order and its
@@ -82,6 +84,7 @@ export class PostgresRunStore implements RunStore {
     this.#listener = init.listener;
     this.#leases = new PostgresLeases(init.connection);
     this.#pins = new PostgresToolPins(init.connection);
+    this.limits = new PostgresLimits(init.connection);
   }
 
   async createRun(init: NewRun): Promise<Run> {

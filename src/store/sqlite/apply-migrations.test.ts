@@ -27,7 +27,7 @@ describe('applyMigrations', () => {
     const version = applyMigrations(db, { label: ':memory:' });
     assert.equal(version, SQLITE_MIGRATIONS.length);
     assert.equal(userVersion(db), SQLITE_MIGRATIONS.length);
-    assert.deepEqual(tableNames(db), ['events', 'idempotency_keys', 'runs', 'thread_messages', 'threads', 'tool_pins']);
+    assert.deepEqual(tableNames(db), ['events', 'idempotency_keys', 'limit_slots', 'limit_strikes', 'runs', 'thread_messages', 'threads', 'tool_pins']);
     const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%'").all().map((r) => r['name']);
     for (const name of ['runs_tenant_status', 'runs_thread', 'runs_created', 'runs_claimable']) assert.ok(indexes.includes(name), `index ${name} missing`);
     db.close();

@@ -152,4 +152,28 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       ) STRICT, WITHOUT ROWID;
     `,
   },
+  {
+    version: 6,
+    description: 'limit_slots and limit_strikes: gateway session shares, rate-limit windows and failed authentications, counted across processes',
+    // Times are milliseconds since the epoch (storeNow). A slot with a holder is renewed by it; one without only expires.
+    sql: `
+      CREATE TABLE limit_slots (
+        key TEXT NOT NULL,
+        id TEXT NOT NULL,
+        holder TEXT,
+        expires_at INTEGER NOT NULL,
+        PRIMARY KEY (key, id)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX limit_slots_id ON limit_slots (id);
+      CREATE INDEX limit_slots_holder ON limit_slots (holder) WHERE holder IS NOT NULL;
+      CREATE INDEX limit_slots_expires ON limit_slots (expires_at);
+      CREATE TABLE limit_strikes (
+        key TEXT PRIMARY KEY NOT NULL,
+        count INTEGER NOT NULL,
+        last_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX limit_strikes_expires ON limit_strikes (expires_at);
+    `,
+  },
 ];

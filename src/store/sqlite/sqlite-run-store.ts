@@ -29,6 +29,7 @@ import { importRunInto } from './import-run.ts';
 import { checkClaimOptions, checkLastEventId, checkLease } from '../lease-guard.ts';
 import { storeNow, isoNow } from '../store-clock.ts';
 import { SqliteLeases, leaseStateFromRow } from './sqlite-leases.ts';
+import { SqliteLimits } from './sqlite-limits.ts';
 import { SqliteToolPins } from './sqlite-tool-pins.ts';
 import { listRunsSql } from './list-runs-sql.ts';
 import { decodeRunCursor, encodeRunCursor } from '../run-cursor.ts';
@@ -78,6 +79,7 @@ export class SqliteRunStore implements RunStore {
   readonly #listeners = new RunListeners();
   readonly #leases: SqliteLeases;
   readonly #pins: SqliteToolPins;
+  readonly limits: SqliteLimits;
   // After COMMIT: a subscriber that reads the run sees the state these events produced.
   readonly #appends = new GroupCommit<{ runId: string; events: RunEvent[] }>(
     (jobs) => this.#sql.transactionEach('append events', jobs),
@@ -95,6 +97,7 @@ export class SqliteRunStore implements RunStore {
     this.#sql = connection;
     this.#leases = new SqliteLeases(connection);
     this.#pins = new SqliteToolPins(connection);
+    this.limits = new SqliteLimits(connection);
   }
 
   async createRun(init: NewRun): Promise<Run> {
