@@ -42,7 +42,7 @@ describe('config errors inside a server entry', () => {
   it('reports problems from the branch the entry chose', () => {
     assert.deepEqual(problems({ servers: { pe: { command: 'node', headers: { a: 'b' }, env: { PORT: 3000 } } } }), [
       'servers.pe.env.PORT: must be a string; quote numbers and true/false, e.g. "3000"',
-      'servers.pe.headers: belongs to HTTP servers (url); a stdio server (command) takes command, args, env, cwd, timeoutMs',
+      'servers.pe.headers: belongs to HTTP servers (url); a stdio server (command) takes command, args, env, inheritEnv, cwd, timeoutMs',
     ]);
     assert.deepEqual(problems({ servers: { remote: { url: '127.0.0.1:3000/mcp' } } }), ['servers.remote.url: must be an http(s) URL, e.g. url: http://127.0.0.1:3000/mcp']);
   });
