@@ -88,7 +88,10 @@ export async function openServing(values: Record<string, unknown>, io: CliIO, lo
     store,
   );
   const url = { value: '' };
-  const observe = observeBoth(createRunLog({ logger, store, baseUrl: () => url.value, hasApiKeys: apiKeys.length > 0 }), (events) => metrics.observe(events));
+  // Where the log is JSON (stderr not a terminal), approvals' curl lines are also printed as they are, on the
+  // command's own output, as the `try:` line is; not beside a --stdio gateway, whose stdout carries MCP.
+  const echoCurl = io.stderr.isTTY === true || values['stdio'] === true ? undefined : (line: string) => io.stdout.write(line);
+  const observe = observeBoth(createRunLog({ logger, store, baseUrl: () => url.value, hasApiKeys: apiKeys.length > 0, echoCurl }), (events) => metrics.observe(events));
   const manager = new RunManager({
     toolgate,
     ...(concurrency === undefined ? {} : { concurrency }),
