@@ -17,6 +17,7 @@ import type { Logger } from 'pino';
 import { createRunLog } from './serve-run-log.ts';
 import { namedStore } from './pin-store.ts';
 import { logToolHealth } from './serve-tool-health.ts';
+import { reportToolPatterns } from './tool-pattern-report.ts';
 
 export const DEFAULT_SERVE_PORT = 8787;
 /** How long `serve` waits for its tool servers at start-up before it opens the port anyway (those still starting are reported down and retried). */
@@ -105,6 +106,7 @@ export async function openServing(values: Record<string, unknown>, io: CliIO, lo
     if (settings.model !== undefined) await toolgate.model();
     // Tool servers start before the port opens, in parallel: /readyz then tells the truth from the first request.
     const tools = await toolgate.connectTools({ timeoutMs: settings.server.toolStartTimeoutMs ?? DEFAULT_TOOL_START_TIMEOUT_MS });
+    await reportToolPatterns({ toolgate, settings, strict: values['strict'] === true, warn: (text, finding) => logger.warn({ pattern: finding.pattern, where: finding.where }, text) });
     return { settings, apiKeys, host, port, storeSpec, store, metrics, toolgate, manager, logger, tools, url, observe };
   } catch (error) {
     await toolgate.close();
