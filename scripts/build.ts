@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -35,13 +35,22 @@ for (const file of walk(dist)) {
   declarations++;
 }
 
+/**
+ * Modules the code requires lazily by a path next to itself (`createRequire(import.meta.url)`,
+ * synchronous, so esbuild neither follows nor renames them): each is also an entry point of the
+ * bundle, written under the same name beside the chunks, so the path resolves there too and the
+ * module shares its chunks (one copy of each class) with the rest of the CLI.
+ * test/e2e/package.e2e.test.ts fails on a lazy load that does not resolve in the packed package.
+ */
+const LAZY_REQUIRED = ['config/config-schema', 'config/format-config-issues'];
+
 // The CLI as a handful of chunks instead of ~170 modules: at start-up Node spends
 // more time resolving and compiling many small files than running them. Chunks are
 // split at the CLI's dynamic imports (one per command, provider, …); packages stay
 // external. dist/bundle/cli/ is two folders below dist/, as dist/src/cli/ is, so the
 // relative paths to dist/examples/ and to package.json stay the same.
 await build({
-  entryPoints: [join(dist, 'src', 'cli', 'main.js')],
+  entryPoints: [{ in: join(dist, 'src', 'cli', 'main.js'), out: 'main' }, ...LAZY_REQUIRED.map((path) => ({ in: join(dist, 'src', `${path}.js`), out: basename(path) }))],
   outdir: join(dist, 'bundle', 'cli'),
   bundle: true,
   splitting: true,

@@ -85,7 +85,7 @@ export async function checkToolgateOptions(options: CreateToolgateOptions): Prom
   });
   // The schema (zod) loads only here: the CLI, whose settings are checked already, never pays for it.
   const { configSchema } = await import('../config/config-schema.ts');
-  const { knownKeysAt, MAX_REPORTED_CONFIG_PROBLEMS } = await import('../config/format-config-issues.ts');
+  const { issueMessage, knownKeysAt, MAX_REPORTED_CONFIG_PROBLEMS } = await import('../config/format-config-issues.ts');
   const result = configSchema.safeParse(config);
   if (!result.success) {
     for (const issue of result.error.issues) {
@@ -93,7 +93,7 @@ export async function checkToolgateOptions(options: CreateToolgateOptions): Prom
       if (issue.code === 'unrecognized_keys') {
         const known = knownKeysAt(configSchema, issue.path) ?? [];
         for (const key of issue.keys) problems.push(`${where([...issue.path, key])}: ${unknownKeyMessage(key, known)}`);
-      } else problems.push(`${where(issue.path)}: ${issue.message}`);
+      } else problems.push(`${where(issue.path)}: ${issueMessage(issue)}`);
     }
   }
   if (problems.length === 0) return;

@@ -20,7 +20,7 @@ import {
   type ToolSpec,
 } from '../core/index.ts';
 import { resolveSettings, type Settings } from '../config/resolve-settings.ts';
-import { isModelAllowed, isToolAllowed, matchModelPattern, resolveToolPolicy, tenantRuleFor, type ModelDecision, type Policy } from '../gate/index.ts';
+import { isModelAllowed, isToolAllowed, resolveToolPolicy, tenantRuleFor, type ModelDecision, type Policy } from '../gate/index.ts';
 import { settingsFrom } from '../orchestrator/run-agent.ts';
 import { RunEngine } from '../orchestrator/run-engine.ts';
 import type { RunEnvironment, RunHooks, ToolMode } from '../orchestrator/run-options.ts';
@@ -34,6 +34,7 @@ import { limitedTools } from '../gateway/limited-tools.ts';
 import { ToolRegistry, type RetryOptions } from '../tools/tool-registry.ts';
 import { createModel } from './create-model.ts';
 import { withEstimatedUsage } from '../providers/shared/estimate-usage.ts';
+import { priceFor } from './model-price.ts';
 import { RouterEvidenceFile } from './router-evidence.ts';
 
 export interface ToolgateOptions {
@@ -290,9 +291,7 @@ export class Toolgate {
     const model = await this.model(request.model);
     const { rule } = tenantRuleFor(this.settings.tenants, request.tenantId);
     const guard = { ...this.settings.guard, ...rule?.guard };
-    const price = Object.entries(this.settings.prices)
-      .filter(([pattern]) => matchModelPattern(pattern, model.id))
-      .sort(([a], [b]) => b.replaceAll('*', '').length - a.replaceAll('*', '').length)[0]?.[1];
+    const price = priceFor({ prices: this.settings.prices, model: model.id, cwd: this.#options.cwd ?? process.cwd() });
     const traceparent = checkTraceparent(request.traceparent) ?? activeTraceparent();
     const settings: RunSettings = settingsFrom({
       ...this.settings,

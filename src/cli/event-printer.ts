@@ -102,7 +102,8 @@ export function createEventPrinter(options: { io: CliIO; json: boolean }): Event
           io.stderr.write(`${yellow(`↺ reflection after ${event.data.trigger.replace('_', ' ')}: ${event.data.verdict} — ${truncate(event.data.reason, MAX_RESULT_CHARS)}`)}\n`);
           break;
         case 'intent_routed':
-          io.stderr.write(`${dim(`↳ ${event.data.route === 'answer' ? 'plain answer' : event.data.route} (${event.data.by === 'model' ? 'the model chose' : 'from the request'}): ${truncate(event.data.reason, MAX_RESULT_CHARS)}`)}\n`);
+          // The reason starts with what the router did (auto.ts), then why.
+          io.stderr.write(`${dim(`↳ ${truncate(event.data.reason, MAX_RESULT_CHARS)}`)}\n`);
           break;
         case 'guard_tripped': {
           closeLine();

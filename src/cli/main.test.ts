@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { main } from './main.ts';
 import { COMMANDS } from './commands.ts';
 import type { CommandSpec } from './command-spec.ts';
+import { PROVIDER_ENV, PROVIDER_TYPES, SCRIPTED_PROVIDER } from '../config/providers.ts';
 
 async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
@@ -41,6 +42,15 @@ describe('toolgate help', () => {
   test('help for a subcommand comes before the command\'s own: "runs approve --help"', async () => {
     const result = await cli('runs', 'approve', '--help');
     assert.match(result.stdout, /^toolgate runs approve — /);
+  });
+
+  test('the overview lists every provider a model id may name, with the variables each reads', async () => {
+    const { stdout } = await cli('--help');
+    for (const provider of [...PROVIDER_TYPES, SCRIPTED_PROVIDER]) assert.match(stdout, new RegExp(`^ {2}${provider}:<`, 'm'), `${provider} is not in the overview`);
+    assert.match(stdout, /^ {2}<name>:<model> +an endpoint declared under providers:/m);
+    for (const variables of Object.values(PROVIDER_ENV)) {
+      for (const variable of Object.values(variables)) if (variable !== undefined) assert.match(stdout, new RegExp(`\\b${variable}\\b`));
+    }
   });
 
   test('the overview lists every command', async () => {

@@ -6,9 +6,13 @@ import { packageVersion } from './version.ts';
 
 const HEADER = `toolgate — a control plane between your app, any LLM and the MCP tools it may call
 
-Models: openai:<model> (any OpenAI-compatible server: OpenAI, Ollama /v1, vLLM, llama.cpp,
-LM Studio, DeepSeek, OpenRouter… with --base-url / OPENAI_BASE_URL and --api-key /
-OPENAI_API_KEY) or scripted:<file.json> (replays a script).
+Models (--model provider:model, or model: in toolgate.yaml; see docs/providers.md):
+  openai:<model>        any OpenAI-compatible server: OpenAI, vLLM, llama.cpp, LM Studio, DeepSeek,
+                        OpenRouter, Ollama's /v1… (--base-url / OPENAI_BASE_URL, --api-key / OPENAI_API_KEY)
+  anthropic:<model>     Anthropic's Messages API (--api-key / ANTHROPIC_API_KEY, --base-url / ANTHROPIC_BASE_URL)
+  ollama:<model>        Ollama's native API (--base-url / OLLAMA_HOST)
+  <name>:<model>        an endpoint declared under providers: in the config file
+  scripted:<file.json>  replays a script: no model is asked
 
 Exit codes: 0 completed, 1 run failed, 2 usage or configuration error,
 3 waiting for an approval that cannot be asked here (no terminal and no --yes):

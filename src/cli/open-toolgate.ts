@@ -5,7 +5,7 @@ import { toolgateOptionsFromSettings, type CreateToolgateOptions } from '../app/
 import type { RunStore } from '../core/index.ts';
 import type { LoadedConfig } from '../config/load-config.ts';
 import { findConfigFile } from '../config/find-config-file.ts';
-import { endpointOf, flagProvider, resolveSettings, type SettingsFlags } from '../config/resolve-settings.ts';
+import { endpointOf, flagProvider, resolveSettings, type Settings, type SettingsFlags } from '../config/resolve-settings.ts';
 import type { CliIO } from './cli-io.ts';
 import type { CliOrigin } from './runs-origin.ts';
 
@@ -25,6 +25,8 @@ export interface PreparedToolgate {
   origin: CliOrigin;
   /** The Toolgate, recording runs in `store` (default: in memory). Starts nothing until it is used. */
   open: (store?: RunStore) => Toolgate;
+  /** The config, environment and flags, resolved (what the tool-pattern check reads). */
+  settings: Settings;
 }
 
 /** Config file + environment + flags → a ready Toolgate. */
@@ -69,5 +71,5 @@ export async function prepareToolgate(options: OpenToolgateOptions): Promise<Pre
     ...(verbose ? { onServerStderr: (server: string, line: string) => io.stderr.write(`[${server}] ${line}\n`) } : {}),
   };
   const open = (store?: RunStore): Toolgate => toolgateFrom(toolgateOptions, store);
-  return { origin, open };
+  return { origin, open, settings };
 }

@@ -9,6 +9,7 @@ import { createEventPrinter } from './event-printer.ts';
 import { originMetadata } from './runs-origin.ts';
 import { CLI_USER, settleRun } from './runs-settle.ts';
 import { localStoreFor, resumeFlags } from './runs-where.ts';
+import { reportToolPatterns } from './tool-pattern-report.ts';
 
 const TOOL_MODES = ['native', 'prompted', 'auto'] as const;
 
@@ -50,6 +51,8 @@ export async function runCommand(args: readonly string[], io: CliIO): Promise<nu
   const tenant = optionalString(values, 'tenant');
   const resume = resumeFlags(where);
   try {
+    // Once its servers have listed: a rule written for a tool that does not exist is said before the run starts.
+    await reportToolPatterns({ toolgate, settings: prepared.settings, strict: values['strict'] === true, warn: (text) => io.stderr.write(`⚠ ${text}\n`) });
     return await runAndPrint(
       toolgate,
       {

@@ -24,6 +24,25 @@ describe('what a run that waits without a terminal says', () => {
     assert.match(text, /toolgate runs reject run_a --reason "…"/);
   });
 
+  it('a plan: the whole plan is decided; approval: never (a tool rule) is not offered', () => {
+    const plan: PendingApproval = { ...policy, toolCallId: 'plan_1', name: 'plan', kind: 'plan' };
+    const text = waitingMessage({ pending: plan, runId: 'run_a', resume: '', fromRun: true });
+    assert.match(text, /^toolgate: the plan needs approval \(one decision for all its steps\) and there is no terminal to ask on\.$/m);
+    assert.match(text, /^ {4}toolgate runs approve run_a$/m);
+    assert.match(text, /approve the plan with --yes/);
+    assert.doesNotMatch(text, /approval: never|plan \(write\)/);
+  });
+
+  it('a write after untrusted output: names the sources and how to trust them; approval: never would not help', () => {
+    const tainted: PendingApproval = { ...policy, reason: 'untrusted_output', provenance: [{ toolCallId: 'r', name: 'fetchNews', step: 1 }, { toolCallId: 's', name: 'fetchNews', step: 2 }] };
+    const text = waitingMessage({ pending: tainted, runId: 'run_a', resume: '', fromRun: true });
+    assert.match(text, /placeOrder \(write\) needs approval: it follows untrusted output \(fetchNews\)/);
+    assert.match(text, /if fetchNews returns only content you trust, mark it trusted/);
+    assert.match(text, /"<server>\/fetchNews": \{untrusted: false\}/);
+    assert.match(text, /approval: never does not lift this approval/);
+    assert.doesNotMatch(text, /set approval: never/);
+  });
+
   it('a run kept nowhere cannot be continued, and says so instead of suggesting commands', () => {
     for (const pending of [policy, unknown]) {
       const text = waitingMessage({ pending, runId: 'run_a', resume: undefined });

@@ -31,19 +31,52 @@ export function waitingMessage(options: WaitingMessageOptions): string {
     lines.push('  Check whether it happened, then decide:', ...decideCommands({ runId, pending, resume }));
     return `${lines.join('\n')}\n`;
   }
-  lines.push(`toolgate: ${pending.name} (${pending.effect}) needs approval and there is no terminal to ask on.`);
+  lines.push(`toolgate: ${waitingWhat(pending)} and there is no terminal to ask on.`);
   if (resume === undefined) {
     lines.push('  The run was not recorded (--store memory:), so it cannot be decided later.');
   } else {
     lines.push('  The run is recorded; decide later with:', ...decideCommands({ runId, pending, resume }));
   }
-  if (options.fromRun === true) {
-    lines.push(
-      `  Or next time: approve every call with --yes, run in a terminal to decide each call, preview with --dry-run,`,
-      `  or set approval: never for this tool in toolgate.yaml (tools: {"<server>/${pending.name}": {approval: never}}).`,
-    );
-  }
+  if (options.fromRun === true) lines.push(...nextTime(pending));
   return `${lines.join('\n')}\n`;
+}
+
+function waitingWhat(pending: PendingApproval): string {
+  if (pending.kind === 'plan') return 'the plan needs approval (one decision for all its steps)';
+  if (pending.reason === 'untrusted_output') return `${pending.name} (${pending.effect}) needs approval: it follows untrusted output (${sources(pending)})`;
+  return `${pending.name} (${pending.effect}) needs approval`;
+}
+
+/**
+ * How to avoid the wait next time. `approval: never` is offered only for a
+ * call the policy holds: a plan is no tool (its approval stands for the writes
+ * in it), and a write after untrusted output waits whatever its rule says.
+ */
+function nextTime(pending: PendingApproval): string[] {
+  if (pending.kind === 'plan') {
+    return ['  Or next time: approve the plan with --yes, run in a terminal to decide it, or preview it with --dry-run.'];
+  }
+  const head = '  Or next time: approve every call with --yes, run in a terminal to decide each call, preview with --dry-run,';
+  if (pending.reason === 'untrusted_output') {
+    const names = untrustedNames(pending);
+    const which = names.length === 1 ? `${names[0]} returns` : 'those tools return';
+    return [
+      head,
+      `  or, if ${which} only content you trust, mark ${names.length === 1 ? 'it' : 'them'} trusted in toolgate.yaml`,
+      `  (tools: {"<server>/${names[0] ?? '<tool>'}": {untrusted: false}}). approval: never does not lift this approval.`,
+    ];
+  }
+  return [head, `  or set approval: never for this tool in toolgate.yaml (tools: {"<server>/${pending.name}": {approval: never}}).`];
+}
+
+/** The tools whose untrusted output preceded the call, each once. */
+function untrustedNames(pending: PendingApproval): string[] {
+  return [...new Set((pending.provenance ?? []).map((p) => p.name))];
+}
+
+function sources(pending: PendingApproval): string {
+  const names = untrustedNames(pending);
+  return names.length === 0 ? 'an earlier tool' : names.join(', ');
 }
 
 /** What to do about a run that waits for a person's help (escalated) with no terminal to ask on. */

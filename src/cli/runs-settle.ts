@@ -60,6 +60,8 @@ export async function settleRun(options: SettleOptions): Promise<number> {
       continue;
     }
     if (io.stdin === undefined || io.stdin.isTTY !== true) {
+      // What --yes did comes before the summary, like each decision it makes: here, none.
+      if (options.yes === true) io.stderr.write(`⏸ not approved by --yes: ${pending.name} was sent and may already have happened\n`);
       printer.end(run);
       io.stderr.write(waitingMessage({ pending, runId: run.id, resume: options.resume, ...(options.fromRun === true ? { fromRun: true } : {}) }));
       return EXIT.waiting;

@@ -21,6 +21,12 @@ export interface RunLogOptions {
   /** The server's URL; known once it listens, before any run can start. */
   baseUrl: () => string;
   hasApiKeys: boolean;
+  /**
+   * Prints each approval's curl line as it is, where the log cannot: JSON log
+   * lines (stderr to a file or a pipe) escape the command's quotes, so the
+   * line in the log pastes only once decoded (`jq -r .curl`).
+   */
+  echoCurl?: ((line: string) => void) | undefined;
 }
 
 /**
@@ -50,6 +56,7 @@ export function createRunLog(options: RunLogOptions): (events: readonly RunEvent
           const { toolCallId, name, reason } = event.data;
           const curl = approvalCurl({ baseUrl: options.baseUrl(), runId: event.runId, toolCallId, hasApiKeys: options.hasApiKeys });
           logger.info({ runId: event.runId, toolCallId, tool: name, reason, curl }, 'run waits for approval');
+          options.echoCurl?.(`approve ${name} (${event.runId}): ${curl}\n`);
           break;
         }
         case 'run_completed':

@@ -17,6 +17,7 @@ import type { Logger } from 'pino';
 import { createRunLog } from './serve-run-log.ts';
 import { namedStore } from './pin-store.ts';
 import { logToolHealth } from './serve-tool-health.ts';
+import { reportToolPatterns } from './tool-pattern-report.ts';
 
 export const DEFAULT_SERVE_PORT = 8787;
 /** How long `serve` waits for its tool servers at start-up before it opens the port anyway (those still starting are reported down and retried). */
@@ -88,7 +89,10 @@ export async function openServing(values: Record<string, unknown>, io: CliIO, lo
     store,
   );
   const url = { value: '' };
-  const observe = observeBoth(createRunLog({ logger, store, baseUrl: () => url.value, hasApiKeys: apiKeys.length > 0 }), (events) => metrics.observe(events));
+  // Where the log is JSON (stderr not a terminal), approvals' curl lines are also printed as they are, on the
+  // command's own output, as the `try:` line is; not beside a --stdio gateway, whose stdout carries MCP.
+  const echoCurl = io.stderr.isTTY === true || values['stdio'] === true ? undefined : (line: string) => io.stdout.write(line);
+  const observe = observeBoth(createRunLog({ logger, store, baseUrl: () => url.value, hasApiKeys: apiKeys.length > 0, echoCurl }), (events) => metrics.observe(events));
   const manager = new RunManager({
     toolgate,
     ...(concurrency === undefined ? {} : { concurrency }),
@@ -103,6 +107,7 @@ export async function openServing(values: Record<string, unknown>, io: CliIO, lo
     if (settings.model !== undefined) await toolgate.model();
     // Tool servers start before the port opens, in parallel: /readyz then tells the truth from the first request.
     const tools = await toolgate.connectTools({ timeoutMs: settings.server.toolStartTimeoutMs ?? DEFAULT_TOOL_START_TIMEOUT_MS });
+    await reportToolPatterns({ toolgate, settings, strict: values['strict'] === true, warn: (text, finding) => logger.warn({ pattern: finding.pattern, where: finding.where }, text) });
     return { settings, apiKeys, host, port, storeSpec, store, metrics, toolgate, manager, logger, tools, url, observe };
   } catch (error) {
     await toolgate.close();

@@ -1,7 +1,8 @@
 import type { JsonSchema } from '../core/index.ts';
 import type { ClassifiedTool } from '../app/toolgate.ts';
 import { EXIT, parseFlags, usageError, type CliIO } from './cli-io.ts';
-import { openToolgate } from './open-toolgate.ts';
+import { prepareToolgate } from './open-toolgate.ts';
+import { reportToolPatterns } from './tool-pattern-report.ts';
 import { TOOLS_SPEC } from './specs/tools-spec.ts';
 
 export async function toolsCommand(args: readonly string[], io: CliIO): Promise<number> {
@@ -10,7 +11,8 @@ export async function toolsCommand(args: readonly string[], io: CliIO): Promise<
   // Pins live in a store: that code (and the store's) loads only when asked for.
   if (values['diff'] === true || values['accept'] !== undefined) return (await import('./tool-pins-command.ts')).toolPinsCommand(values, io);
   for (const flag of ['store', 'by']) if (values[flag] !== undefined) throw usageError(`--${flag} goes with --diff or --accept (tool pins)`);
-  const toolgate = await openToolgate(values, {}, io);
+  const prepared = await prepareToolgate({ values, flags: {}, io });
+  const toolgate = prepared.open();
   try {
     if (Object.keys(toolgate.settings.servers).length === 0) {
       io.stderr.write('toolgate tools: no MCP servers configured; add --mcp "<command line>" or --mcp <url>, or a servers: section in toolgate.yaml\n');
@@ -23,6 +25,7 @@ export async function toolsCommand(args: readonly string[], io: CliIO): Promise<
     if (values['json'] === true) io.stdout.write(`${JSON.stringify(tools, null, 2)}\n`);
     else io.stdout.write(formatTools(tools));
     for (const server of failed) io.stderr.write(`toolgate tools: could not reach "${server.name}": ${server.error ?? server.state}\n`);
+    await reportToolPatterns({ toolgate, settings: prepared.settings, strict: values['strict'] === true, warn: (text) => io.stderr.write(`toolgate tools: ${text}\n`) });
     if (failed.length > 0) {
       const reached = toolgate.toolHealth().length - failed.length;
       io.stderr.write(`toolgate tools: listed ${reached} of ${reached + failed.length} servers; ${failed.length === 1 ? 'the one above failed' : 'the ones above failed'} (run with --verbose to see their stderr)\n`);

@@ -42,7 +42,7 @@ describe('config errors inside a server entry', () => {
   it('reports problems from the branch the entry chose', () => {
     assert.deepEqual(problems({ servers: { pe: { command: 'node', headers: { a: 'b' }, env: { PORT: 3000 } } } }), [
       'servers.pe.env.PORT: must be a string; quote numbers and true/false, e.g. "3000"',
-      'servers.pe.headers: belongs to HTTP servers (url); a stdio server (command) takes command, args, env, cwd, timeoutMs',
+      'servers.pe.headers: belongs to HTTP servers (url); a stdio server (command) takes command, args, env, inheritEnv, cwd, timeoutMs',
     ]);
     assert.deepEqual(problems({ servers: { remote: { url: '127.0.0.1:3000/mcp' } } }), ['servers.remote.url: must be an http(s) URL, e.g. url: http://127.0.0.1:3000/mcp']);
   });
@@ -157,5 +157,24 @@ describe('providers: built-in names, named endpoints and the models that use the
     );
     assert.equal(config.providers?.['gpu']?.type, 'ollama');
     assert.equal(config.providers?.anthropic?.maxTokens, 2048);
+  });
+});
+
+describe('config errors in map keys', () => {
+  it('a key that is not a model pattern, tool pattern or tenant id says the rule, not "Invalid key in record"', () => {
+    assert.deepEqual(problems({ prices: { 'gpt-4o*': { inputPerMTok: 1, outputPerMTok: 2 } }, tools: { 'power exchange/x': { approval: 'never' } }, tenants: { 'acme corp': {} } }), [
+      'prices.gpt-4o*: not a valid key here: a model pattern is "provider:model", optionally with * (e.g. openai:gpt-4o-mini, openai:*)',
+      'tools.power exchange/x: not a valid key here: a tool pattern is "server/tool", a bare tool name, or a glob like "power-exchange/*"',
+      'tenants.acme corp: not a valid key here: tenant ids may use letters, digits, "_", "-", "."',
+    ]);
+  });
+
+  it('prices take every model pattern models takes', () => {
+    const patterns = ['openai:gpt-4o-mini', 'openai:gpt-4o*', 'openai:*', 'anthropic:claude-*', 'ollama:qwen2.5:*', 'vllm:*', 'openai:Qwen/Qwen2.5-7B-Instruct', 'scripted:./demo.json'];
+    const config = parseConfig(
+      { providers: { vllm: { type: 'openai', baseUrl: 'http://vllm:8000/v1' } }, models: patterns, prices: Object.fromEntries(patterns.map((p) => [p, { inputPerMTok: 1, outputPerMTok: 2 }])) },
+      { env: {} },
+    );
+    assert.deepEqual(Object.keys(config.prices ?? {}), patterns);
   });
 });

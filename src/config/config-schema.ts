@@ -160,6 +160,12 @@ export const configSchema = z.strictObject({
   tools: z.record(toolPattern, toolRule).optional(),
   tenants: z.record(z.string().regex(/^[A-Za-z0-9_.*-]{1,64}$/, 'tenant ids may use letters, digits, "_", "-", "."'), tenantRule).optional(),
   redact: z.array(z.string().min(1)).optional(),
+  policy: z
+    .strictObject({
+      /** A tool pattern (tools, tenants, gateway.rateLimits.tools) that matches no tool is an error at start, not a warning. */
+      strict: z.boolean().optional(),
+    })
+    .optional(),
   gateway: gatewaySchema.optional(),
   server: z
     .strictObject({

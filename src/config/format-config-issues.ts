@@ -19,13 +19,24 @@ export interface FormatConfigIssuesOptions {
  */
 export function formatConfigIssues(options: FormatConfigIssuesOptions): string {
   const lines = options.issues.flatMap((issue) => {
-    if (issue.code !== 'unrecognized_keys') return [`${formatPath(issue.path)}: ${issue.message}`];
+    if (issue.code !== 'unrecognized_keys') return [`${formatPath(issue.path)}: ${issueMessage(issue)}`];
     const known = knownKeysAt(options.schema, issue.path) ?? [];
     return issue.keys.map((key) => `${formatPath([...issue.path, key])}: ${unknownKeyMessage(key, known)}`);
   });
   const shown = lines.slice(0, MAX_REPORTED_CONFIG_PROBLEMS).map((line) => `  - ${line}`);
   if (lines.length > shown.length) shown.push(`  … and ${lines.length - shown.length} more`);
   return `${options.source} is not a valid toolgate config:\n${shown.join('\n')}\nEvery key is described in docs/configuration.md.`;
+}
+
+/**
+ * What is wrong, in the schema's own words. A map key that does not fit (`prices`,
+ * `tools`, `tenants`, `servers`) is said with the key's rule, not zod's
+ * "Invalid key in record".
+ */
+export function issueMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code !== 'invalid_key') return issue.message;
+  const why = [...new Set(issue.issues.map((inner) => inner.message))].join('; ');
+  return `not a valid key here: ${why}`;
 }
 
 function formatPath(path: readonly PropertyKey[]): string {

@@ -26,7 +26,8 @@ const SQLITE = 'sqlite:';
  *   are made absolute only when, read from the working directory (where
  *   models are created), they would name another file. Model ids are names
  *   API clients send and the allowlist compares exactly, so they keep the
- *   file's spelling whenever that already names the right file.
+ *   file's spelling whenever that already names the right file;
+ * - `scripted:<relative>` keys of `prices` are made absolute.
  *
  * Values from flags and environment variables are not touched: they keep
  * resolving against the working directory.
@@ -48,6 +49,11 @@ export function resolveConfigPaths(options: ResolveConfigPathsOptions): Toolgate
     resolved.tenants = Object.fromEntries(
       Object.entries(config.tenants).map(([id, rule]) => [id, rule.models === undefined ? rule : { ...rule, models: rule.models.map(modelId) }]),
     );
+  }
+  // A price names a file to compare with, never a name a client sends: always absolute, so it
+  // matches the model however the run names that file (see app/model-price.ts).
+  if (config.prices !== undefined) {
+    resolved.prices = Object.fromEntries(Object.entries(config.prices).map(([pattern, price]) => [pattern.startsWith(SCRIPTED) ? SCRIPTED + resolveFile(pattern.slice(SCRIPTED.length), dir) : pattern, price]));
   }
   const evalResults = config.router?.evalResults;
   if (evalResults !== undefined) resolved.router = { ...config.router, evalResults: resolveFile(evalResults, dir) };

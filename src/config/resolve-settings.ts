@@ -74,6 +74,8 @@ export interface Settings {
   routerEvalResults?: string;
   /** Gateway mode (`toolgate gateway`): the config's `gateway:` section. */
   gatewayConfig: NonNullable<ToolgateConfig['gateway']>;
+  /** `policy.strict`: a tool pattern that matches no tool stops serve, gateway, run and tools (as `--strict` does). */
+  policyStrict?: boolean;
 }
 
 
@@ -123,6 +125,7 @@ export function resolveSettings(config: ToolgateConfig, flags: SettingsFlags = {
   settings.historyMaxTokens = config.threads?.maxTokens ?? DEFAULT_HISTORY_MAX_TOKENS;
   if (config.router?.evalResults !== undefined) settings.routerEvalResults = config.router.evalResults;
   if (config.redact !== undefined) settings.redact = config.redact;
+  if (config.policy?.strict !== undefined) settings.policyStrict = config.policy.strict;
   if (config.models !== undefined) settings.models = config.models;
   if (model !== undefined) settings.model = model;
   if (config.systemPrompt !== undefined) settings.systemPrompt = config.systemPrompt;

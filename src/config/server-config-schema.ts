@@ -15,6 +15,8 @@ const stdioServerSchema = z.strictObject({
     })
     .optional(),
   env: stringMapSchema.optional(),
+  /** The server gets toolgate's whole environment (default: a short list, docs/configuration.md). */
+  inheritEnv: z.boolean({ error: 'must be true or false: true passes toolgate\'s whole environment to the server' }).optional(),
   cwd: z.string({ error: 'must be a folder path, e.g. cwd: ./servers' }).optional(),
   timeoutMs: z.number().int().positive().optional(),
 });
@@ -35,7 +37,7 @@ const HTTP_KEYS = Object.keys(httpServerSchema.shape);
 const ALL_KEYS = [...new Set([...STDIO_KEYS, ...HTTP_KEYS])];
 
 const NEEDS_ONE =
-  'a server needs either `command` (and optional args, env, cwd) to spawn it over stdio, or `url` (and optional headers) for Streamable HTTP';
+  'a server needs either `command` (and optional args, env, inheritEnv, cwd) to spawn it over stdio, or `url` (and optional headers) for Streamable HTTP';
 
 type Issue = { path: PropertyKey[]; message: string };
 

@@ -1,5 +1,6 @@
 export type { ApprovalInput, CallFacts, HookVerdict, PreparedCall, PrepareResult, RejectedCall, ToolLookup } from './call-facts.ts';
 export { applyInjection, type InjectedArgument, type InjectionContext, type InjectionInput, type InjectionResult } from './apply-injection.ts';
+export { checkToolPatterns, type CheckToolPatternsOptions, type PatternFinding, type PatternUse } from './check-tool-patterns.ts';
 export { classifyTool, type ToolClassification } from './classify-tool.ts';
 export { createRedactor, DEFAULT_MAX_REDACT_DEPTH, DEFAULT_REDACT_PATTERNS, REDACTED, TOO_DEEP } from './create-redactor.ts';
 export { decide, type DecideInput, type PolicyVerdict } from './decide.ts';

@@ -181,6 +181,7 @@ describe('strategies e2e: reflect, auto and the guard', () => {
       const routed = ofType(await log(t, run.id), 'intent_routed')[0]?.data;
       assert.equal(routed?.route, 'answer');
       assert.equal(routed?.by, 'signals');
+      assert.equal(routed?.reason, 'answered without tools: small talk: no tool is needed');
       assert.equal(mock.requests.length - first, 1, 'no router call');
       assert.equal(mock.requests[first]?.body.tools, undefined);
     });
@@ -193,6 +194,7 @@ describe('strategies e2e: reflect, auto and the guard', () => {
       const routed = ofType(await log(t, run.id), 'intent_routed')[0]?.data;
       assert.equal(routed?.route, 'react');
       assert.deepEqual(routed?.signals.toolsMentioned, ['getOrderBook']);
+      assert.equal(routed?.reason, 'ReAct: a lookup with getOrderBook');
     });
 
     it('routes a request to change state to a plan', async () => {
@@ -204,6 +206,7 @@ describe('strategies e2e: reflect, auto and the guard', () => {
       const routed = ofType(events, 'intent_routed')[0]?.data;
       assert.equal(routed?.route, 'plan');
       assert.deepEqual(routed?.signals.changeVerbs, ['buy']);
+      assert.equal(routed?.reason, 'planned first: asks for a change (buy) and tools that change state are available');
       assert.equal(ofType(events, 'plan_created').length, 1);
     });
 
@@ -214,7 +217,7 @@ describe('strategies e2e: reflect, auto and the guard', () => {
       const run = await t.run({ input: 'How is the market doing today?' });
       assert.equal(run.status, 'completed', JSON.stringify(run.error));
       const routed = ofType(await log(t, run.id), 'intent_routed')[0]?.data;
-      assert.deepEqual([routed?.route, routed?.by, routed?.reason], ['react', 'model', 'a market lookup']);
+      assert.deepEqual([routed?.route, routed?.by, routed?.reason], ['react', 'model', 'ReAct: the model chose it (a market lookup)']);
       assert.match(messagesOf(mock.requests[first])[0]?.content ?? '', /You route requests/);
 
       mock.enqueue({ text: 'I think... maybe?' }, { text: 'Fine.' });
@@ -222,7 +225,7 @@ describe('strategies e2e: reflect, auto and the guard', () => {
       assert.equal(unsure.status, 'completed', JSON.stringify(unsure.error));
       const fallback = ofType(await log(t, unsure.id), 'intent_routed')[0]?.data;
       assert.equal(fallback?.route, 'react');
-      assert.match(fallback?.reason ?? '', /could not be read/);
+      assert.equal(fallback?.reason, 'ReAct: the default, as the router\u2019s reply could not be read');
     });
   });
 

@@ -2,13 +2,16 @@
 // the tarball into a fresh project, then used the four ways people use it.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { delimiter, dirname, join, relative, sep } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { ROOT, startProcess } from '../support/processes.ts';
 import { startMockOpenAI } from '../support/mock-openai-server.ts';
+import { findLazyLoads, resolves, type LazyLoad } from '../support/lazy-loads.ts';
+import { waitUntil } from '../support/wait-until.ts';
+import { createDatabase, dropDatabase, postgresSkip } from '../support/postgres.ts';
 
 /** The README's library example, exactly as written between its markers. */
 function readmeExample(): string {
@@ -16,6 +19,17 @@ function readmeExample(): string {
   const block = /<!-- library-example:start -->\s*```ts\n([\s\S]*?)```\s*<!-- library-example:end -->/.exec(readme)?.[1];
   assert.ok(block !== undefined, 'README.md has a library example between its markers');
   return block;
+}
+
+/** Paths tried only in a source checkout (src/cli/ → dist/console/), after the installed one. */
+const CHECKOUT_ONLY = ['../../dist/console/'];
+
+function* walk(dir: string): Generator<string> {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) yield* walk(path);
+    else yield path;
+  }
 }
 
 const run = promisify(execFile);
@@ -29,9 +43,9 @@ interface Result {
   stderr: string;
 }
 
-async function sh(command: string, args: string[], cwd: string): Promise<Result> {
+async function sh(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<Result> {
   try {
-    const { stdout, stderr } = await run(command, args, { cwd, env: ENV, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout, stderr } = await run(command, args, { cwd: options.cwd, env: options.env ?? ENV, maxBuffer: 64 * 1024 * 1024 });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code?: unknown; stdout?: string; stderr?: string };
@@ -47,7 +61,7 @@ describe('the packed package, installed into a fresh project', { timeout: 300_00
 
   before(async () => {
     work = mkdtempSync(join(tmpdir(), 'toolgate-pack-'));
-    const packed = await sh('npm', ['pack', '--json', '--pack-destination', work], ROOT);
+    const packed = await sh('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT });
     assert.equal(packed.code, 0, `npm pack failed:\n${packed.stderr}`);
     const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
     assert.ok(info !== undefined);
@@ -56,7 +70,7 @@ describe('the packed package, installed into a fresh project', { timeout: 300_00
     project = join(work, 'consumer');
     mkdirSync(project);
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    const installed = await sh('npm', ['install', tarball, '--no-audit', '--no-fund', '--prefer-offline'], project);
+    const installed = await sh('npm', ['install', tarball, '--no-audit', '--no-fund', '--prefer-offline'], { cwd: project });
     assert.equal(installed.code, 0, `npm install of the tarball failed:\n${installed.stderr}`);
   });
 
@@ -75,13 +89,13 @@ describe('the packed package, installed into a fresh project', { timeout: 300_00
   });
 
   test('npx toolgate --version prints the version', async () => {
-    const result = await sh('npx', ['--no-install', 'toolgate', '--version'], project);
+    const result = await sh('npx', ['--no-install', 'toolgate', '--version'], { cwd: project });
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout.trim(), VERSION);
   });
 
   test('npx toolgate demo runs the scripted demo against the built example server', async () => {
-    const result = await sh('npx', ['--no-install', 'toolgate', 'demo'], project);
+    const result = await sh('npx', ['--no-install', 'toolgate', 'demo'], { cwd: project });
     assert.equal(result.code, 0, `demo failed:\n${result.stderr}`);
     assert.match(result.stderr, /✓ completed/);
     assert.match(result.stderr, /SCRIPTED/);
@@ -129,7 +143,7 @@ await client.close();
 console.log(JSON.stringify({ tools: tools.map((t) => t.name), refused: result.isError === true, text: result.content[0]?.text ?? '' }));
 `,
     );
-    const result = await sh(process.execPath, [script], project);
+    const result = await sh(process.execPath, [script], { cwd: project });
     assert.equal(result.code, 0, result.stderr);
     const out = JSON.parse(result.stdout) as { tools: string[]; refused: boolean; text: string };
     assert.ok(out.tools.includes('getOrderBook') && out.tools.includes('placeOrder'), out.tools.join(', '));
@@ -137,8 +151,22 @@ console.log(JSON.stringify({ tools: tools.map((t) => t.name), refused: result.is
     assert.match(out.text, /side: must be one of "BUY", "SELL"/);
   });
 
+  test('every file the build loads by a path of its own resolves in the installed package', () => {
+    const dist = join(project, 'node_modules', 'toolgate', 'dist');
+    const loads = [...walk(join(dist, 'bundle')), ...walk(join(dist, 'src')), ...walk(join(dist, 'examples'))]
+      .filter((file) => file.endsWith('.js'))
+      .flatMap((file) => findLazyLoads(file, readFileSync(file, 'utf8')));
+    // The scan sees the loads it must check: the config schema the CLI requires lazily, by its path.
+    assert.ok(loads.some((l) => l.file.includes(`${sep}bundle${sep}`) && l.kind === 'require' && l.specifiers?.includes('./config-schema.js')), 'the scan finds the lazy require of the config schema in the CLI bundle');
+    const where = (l: LazyLoad): string => `${relative(dist, l.file)}:${l.line} ${l.text}`;
+    const unknown = loads.filter((l) => l.specifiers === undefined).map(where);
+    assert.deepEqual(unknown, [], 'a path computed from something the scan cannot follow: write it as a literal (or from a list of literals) next to the load');
+    const broken = loads.filter((l) => !(l.specifiers ?? []).some((s) => resolves(l, s) || CHECKOUT_ONLY.includes(s))).map((l) => `${where(l)} → ${(l.specifiers ?? []).join(' | ')}`);
+    assert.deepEqual(broken, [], 'these paths do not exist in the installed package (a bundled chunk is renamed and moved: add the module to LAZY_REQUIRED in scripts/build.ts)');
+  });
+
   test('npx toolgate run --help explains its flags', async () => {
-    const result = await sh('npx', ['--no-install', 'toolgate', 'run', '--help'], project);
+    const result = await sh('npx', ['--no-install', 'toolgate', 'run', '--help'], { cwd: project });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /--model <provider:model>/);
     assert.match(result.stdout, /Example: --model /);
@@ -157,7 +185,7 @@ await toolgate.close();
 console.log(JSON.stringify({ calls: parsed.calls.map((c) => ({ name: c.name, arguments: c.arguments })), toolgate: typeof toolgate.run, models }));
 `,
     );
-    const result = await sh(process.execPath, [script], project);
+    const result = await sh(process.execPath, [script], { cwd: project });
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(JSON.parse(result.stdout), {
       calls: [{ name: 'get_price', arguments: { qty: 7 } }],
@@ -226,7 +254,7 @@ export const used: [Toolgate, typeof onEvent, number, CreateToolgateOptions] = [
 `,
     );
     const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-    const good = await sh(process.execPath, [tsc, '-p', ts], ts);
+    const good = await sh(process.execPath, [tsc, '-p', ts], { cwd: ts });
     assert.equal(good.code, 0, `expected 0 errors:\n${good.stdout}${good.stderr}`);
     assert.equal(good.stdout.trim(), '');
 
@@ -236,9 +264,177 @@ export const used: [Toolgate, typeof onEvent, number, CreateToolgateOptions] = [
       join(ts, 'bad.ts'),
       `import { resolveSettings, type CreateToolgateOptions } from 'toolgate';\nexport const n: number = resolveSettings({}).maxSteps.toFixed();\nexport const o: CreateToolgateOptions = { providers: { ollama: { think: 'very' } } };\n`,
     );
-    const bad = await sh(process.execPath, [tsc, '-p', join(ts, 'tsconfig.bad.json')], ts);
+    const bad = await sh(process.execPath, [tsc, '-p', join(ts, 'tsconfig.bad.json')], { cwd: ts });
     assert.notEqual(bad.code, 0);
     assert.match(bad.stdout, /bad\.ts\(2,14\): error TS2322/);
     assert.match(bad.stdout, /bad\.ts\(3,\d+\): error TS2322/, 'provider settings are typed');
+  });
+
+  describe('every command that reads a config, as installed', () => {
+    const KEYS = { ACME_KEY: 'acme-key-0123456789', GLOBEX_KEY: 'globex-key-0123456789', SESSION_SECRET: 's'.repeat(40) };
+    let configEnv: NodeJS.ProcessEnv;
+
+    before(() => {
+      const example = join(project, 'node_modules', 'toolgate', 'dist', 'examples', 'power-exchange', 'server.js');
+      // Policies, tenants with keys and the server's secret from the environment: what a deployment writes.
+      writeFileSync(
+        join(project, 'toolgate.yaml'),
+        `model: openai:gpt-4o-mini
+systemPrompt: You trade for the consumer project.
+servers:
+  power-exchange:
+    command: ${JSON.stringify(process.execPath)}
+    args: [${JSON.stringify(example)}]
+tools:
+  "power-exchange/getOrderBook":
+    approval: required
+  "power-exchange/placeOrder":
+    inject:
+      userId: "{{user.id}}"
+tenants:
+  acme:
+    apiKeys:
+      - key: env:ACME_KEY
+        userId: alice
+  globex:
+    deny: ["power-exchange/placeOrder"]
+    apiKeys: ["env:GLOBEX_KEY"]
+server:
+  sessionSecret: env:SESSION_SECRET
+gateway:
+  identity:
+    tenant: globex
+`,
+      );
+      configEnv = { ...ENV, ...KEYS, TOOLGATE_HOME: join(project, 'home') };
+    });
+    after(() => rmSync(join(project, 'toolgate.yaml'), { force: true }));
+
+    test('tools --config lists the tools with the rules of the file, and a tenant\'s view', async () => {
+      const all = await sh('npx', ['--no-install', 'toolgate', 'tools', '--config', 'toolgate.yaml'], { cwd: project, env: configEnv });
+      assert.equal(all.code, 0, all.stderr);
+      assert.match(all.stdout, /getOrderBook {2}READ \(annotation, needs approval\)/, 'the approval rule of the file applies');
+      assert.match(all.stdout, /placeOrder {2}WRITE/);
+      const globex = await sh('npx', ['--no-install', 'toolgate', 'tools', '--config', 'toolgate.yaml', '--tenant', 'globex', '--json'], { cwd: project, env: configEnv });
+      assert.equal(globex.code, 0, globex.stderr);
+      const names = (JSON.parse(globex.stdout) as { name: string }[]).map((t) => t.name);
+      assert.ok(names.includes('getOrderBook') && !names.includes('placeOrder'), `globex's deny applies: ${names.join(', ')}`);
+    });
+
+    test('run beside a toolgate.yaml uses its model, prompt and rules', async () => {
+      const mock = await startMockOpenAI({ responses: [{ toolCalls: [{ id: 'c1', name: 'getOrderBook', arguments: '{}' }] }] });
+      try {
+        const result = await sh('npx', ['--no-install', 'toolgate', 'run', 'How is the market?'], { cwd: project, env: { ...configEnv, OPENAI_BASE_URL: mock.url, OPENAI_API_KEY: 'test' } });
+        assert.equal(result.code, 3, `the read waits for approval (its rule in the file):\n${result.stderr}`);
+        assert.match(result.stderr, /getOrderBook/);
+        const [request] = mock.requests;
+        assert.equal(request?.body.model, 'gpt-4o-mini');
+        assert.match(JSON.stringify(request?.body.messages), /You trade for the consumer project/);
+      } finally {
+        await mock.close();
+      }
+    });
+
+    test('serve --config: tenants and their keys, policies and the session secret from the environment', async () => {
+      const server = await startProcess({
+        command: process.execPath,
+        args: [join(project, 'node_modules', 'toolgate', 'bin', 'toolgate.js'), 'serve', '--config', 'toolgate.yaml', '--port', '0', '--store', 'sqlite:./data/serve.db'],
+        env: { ...KEYS, NO_COLOR: '1', OPENAI_API_KEY: 'test', TOOLGATE_HOME: join(project, 'home') },
+        cwd: project,
+        ready: /serving on (http:\/\/\S+)/,
+        timeoutMs: 30_000,
+      });
+      try {
+        const url = server.match[1] ?? '';
+        const tools = async (key: string) => {
+          const response = await fetch(`${url}/v1/tools`, { headers: { authorization: `Bearer ${key}` } });
+          assert.equal(response.status, 200);
+          return new Map(((await response.json()) as { tools: { name: string; approval: string; injected: string[]; available: boolean }[] }).tools.map((t) => [t.name, t]));
+        };
+        const acme = await tools(KEYS.ACME_KEY);
+        assert.equal(acme.get('getOrderBook')?.approval, 'required');
+        assert.deepEqual(acme.get('placeOrder')?.injected, ['userId']);
+        assert.notEqual((await tools(KEYS.GLOBEX_KEY)).get('placeOrder')?.available, true, "globex's deny applies");
+        assert.equal((await fetch(`${url}/v1/tools`)).status, 401);
+        const signIn = await fetch(`${url}/v1/session`, { method: 'POST', headers: { 'content-type': 'application/json', origin: new URL(url).origin }, body: JSON.stringify({ apiKey: KEYS.ACME_KEY }) });
+        assert.equal(signIn.status, 200, await signIn.text());
+        assert.match(signIn.headers.get('set-cookie') ?? '', /HttpOnly/i, 'a session signed with the secret from the environment');
+      } finally {
+        await server.stop();
+      }
+    });
+
+    test('gateway --config over stdio serves the tools under the rules of its tenant', async () => {
+      const script = join(project, 'gateway-config-client.mjs');
+      const bin = join(project, 'node_modules', 'toolgate', 'bin', 'toolgate.js');
+      writeFileSync(
+        script,
+        `import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+const client = new Client({ name: 'consumer', version: '1.0.0' });
+await client.connect(new StdioClientTransport({ command: process.execPath, args: [${JSON.stringify(bin)}, 'gateway', '--stdio', '--config', 'toolgate.yaml', '--store', 'memory:'], env: process.env }));
+const { tools } = await client.listTools();
+const book = await client.callTool({ name: 'getMarketMetrics', arguments: {} });
+await client.close();
+console.log(JSON.stringify({ tools: tools.map((t) => t.name), ok: book.isError !== true }));
+`,
+      );
+      const result = await sh(process.execPath, [script], { cwd: project, env: configEnv });
+      assert.equal(result.code, 0, result.stderr);
+      const out = JSON.parse(result.stdout) as { tools: string[]; ok: boolean };
+      assert.ok(out.tools.includes('getMarketMetrics'), out.tools.join(', '));
+      assert.ok(!out.tools.includes('placeOrder'), `the stdio session acts for globex, whose deny hides placeOrder: ${out.tools.join(', ')}`);
+      assert.equal(out.ok, true);
+    });
+
+    test("the deploy/ image's entrypoint serves deploy/toolgate.yaml on PostgreSQL, and stops gracefully on SIGTERM", { skip: postgresSkip() }, async () => {
+      // As deploy/Dockerfile runs it: ENTRYPOINT and CMD with the package installed where the image
+      // installs it (its WORKDIR, /app, is the project here), the config where the compose file mounts
+      // it, and the environment the compose file sets.
+      const dockerfile = readFileSync(join(ROOT, 'deploy', 'Dockerfile'), 'utf8');
+      const instruction = (name: string): string[] => JSON.parse(new RegExp(`^${name} (\\[.*\\])$`, 'm').exec(dockerfile)?.[1] ?? 'null') as string[];
+      const workdir = /^WORKDIR (\S+)$/m.exec(dockerfile.slice(dockerfile.lastIndexOf('\nFROM ')))?.[1] ?? '';
+      assert.equal(workdir, '/app');
+      const inImage = (arg: string): string => (arg.startsWith(`${workdir}/`) ? join(project, arg.slice(workdir.length + 1)) : arg);
+      const mounted = join(project, 'config', 'toolgate.yaml');
+      mkdirSync(dirname(mounted), { recursive: true });
+      writeFileSync(mounted, readFileSync(join(ROOT, 'deploy', 'toolgate.yaml'), 'utf8').replaceAll(`${workdir}/`, `${project}/`));
+      const [command = '', ...args] = [...instruction('ENTRYPOINT'), ...instruction('CMD')].map((a) => (a === '/config/toolgate.yaml' ? mounted : inImage(a)));
+      const created: string[] = [];
+      const databaseUrl = await createDatabase('toolgate_pack', created);
+      const apiKey = 'deploy-key-0123456789';
+      // The port is the one change: 0 instead of the image's 8787, which another process here may hold.
+      const server = await startProcess({
+        command,
+        args: [...args, '--port', '0'],
+        env: { PATH: ENV['PATH'] ?? '', NODE_ENV: 'production', DATABASE_URL: databaseUrl, TOOLGATE_API_KEY: apiKey, TOOLGATE_SESSION_SECRET: 'd'.repeat(40), OPENAI_API_KEY: 'test', NO_COLOR: '1' },
+        cwd: project,
+        ready: /serving on (http:\/\/\S+)/,
+        timeoutMs: 60_000,
+        detached: true,
+      });
+      try {
+        const url = (server.match[1] ?? '').replace('0.0.0.0', '127.0.0.1');
+        assert.match(server.output(), /store postgres:\/\//);
+        assert.equal((await fetch(`${url}/readyz`)).status, 200);
+        const response = await fetch(`${url}/v1/tools`, { headers: { authorization: `Bearer ${apiKey}` } });
+        assert.equal(response.status, 200);
+        const names = ((await response.json()) as { tools: { name: string }[] }).tools.map((t) => t.name);
+        assert.ok(names.includes('getOrderBook'), `the example server at its path in the image: ${names.join(', ')}`);
+        // `docker stop` sends SIGTERM to the entrypoint: toolgate itself must get it, and shut down as documented.
+        const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
+        server.child.kill('SIGTERM');
+        assert.equal(await exited, 0);
+        await waitUntil(() => /stopping: no new runs/.test(server.output()), "toolgate's own shutdown line (the entrypoint must pass SIGTERM to toolgate)");
+      } finally {
+        // The whole process group: nothing the entrypoint started outlives the test.
+        try {
+          process.kill(-(server.child.pid ?? 0), 'SIGKILL');
+        } catch {
+          // already gone
+        }
+        for (const name of created) await dropDatabase(name);
+      }
+    });
   });
 });

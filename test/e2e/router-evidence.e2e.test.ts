@@ -56,7 +56,7 @@ describe('auto routing by eval results', () => {
     assert.equal(routed?.evidence?.intent, 'lookup');
     assert.equal(routed?.evidence?.source, file);
     assert.deepEqual(routed?.evidence?.compared.map((c) => c.strategy), ['react', 'plan']);
-    assert.match(routed?.reason ?? '', /a lookup with getOrderBook; for lookup requests the eval results favour plan \(100% of 4 runs passed\)/);
+    assert.equal(routed?.reason, 'planned first instead of ReAct (a lookup with getOrderBook): for lookup requests the eval results favour plan (100% of 4 runs passed)');
 
     writeFileSync(file, report([
       { intent: 'lookup', strategy: 'react', passRate: 0.9, avgCostUsd: 0.001, runs: 10 },
@@ -70,6 +70,7 @@ describe('auto routing by eval results', () => {
     const rerouted = ofType(await t.store.readEvents(second.id), 'intent_routed')[0]?.data;
     assert.equal(rerouted?.route, 'react');
     assert.equal(rerouted?.evidence?.passRate, 0.9);
+    assert.equal(rerouted?.reason, 'ReAct: a lookup with getOrderBook; for lookup requests the eval results favour react (90% of 10 runs passed)');
   });
 
   it('a missing or malformed report routes as without one (with a warning); a kind of request it does not cover keeps its route', async () => {

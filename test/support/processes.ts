@@ -37,10 +37,13 @@ export async function startProcess(options: {
   cwd?: string;
   /** Called with the child as soon as it is spawned, so a caller can stop it even when it never becomes ready. */
   onSpawn?: (child: ChildProcess) => void;
+  /** In a process group of its own (`process.kill(-pid)` then reaches whatever it started, e.g. behind a wrapper like npx). */
+  detached?: boolean;
 }): Promise<StartedProcess & { match: RegExpMatchArray }> {
   const child = spawn(options.command, options.args, {
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.detached === true ? { detached: true } : {}),
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
   });
   options.onSpawn?.(child);

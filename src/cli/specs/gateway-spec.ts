@@ -1,5 +1,5 @@
 import type { CommandSpec } from '../command-spec.ts';
-import { HOST_FLAG, MODEL_FLAGS, TOOL_FLAGS } from './shared-flags.ts';
+import { HOST_FLAG, MODEL_FLAGS, STRICT_FLAG, TOOL_FLAGS } from './shared-flags.ts';
 
 export const GATEWAY_SPEC = {
   name: 'gateway',
@@ -9,6 +9,7 @@ export const GATEWAY_SPEC = {
     'Over HTTP it serves MCP (Streamable HTTP) at /mcp beside the runs API and the console, with the same API keys\nand tenants. With --stdio it speaks MCP on stdin/stdout for clients that spawn their servers (Claude Desktop,\nCursor); logs go to stderr, and the runs API is served too when --port is given. One client session is one\nrun: `toolgate runs`, the console and /metrics show its calls. See docs/gateway.md.',
   flags: {
     ...TOOL_FLAGS,
+    strict: STRICT_FLAG,
     ...MODEL_FLAGS,
     stdio: {
       type: 'boolean',

@@ -1,5 +1,5 @@
 import type { CommandSpec } from '../command-spec.ts';
-import { JSON_FLAG, MODEL_FLAGS, TOOL_FLAGS } from './shared-flags.ts';
+import { JSON_FLAG, MODEL_FLAGS, STRICT_FLAG, TOOL_FLAGS } from './shared-flags.ts';
 
 export const RUN_SPEC = {
   name: 'run',
@@ -10,6 +10,7 @@ export const RUN_SPEC = {
   flags: {
     ...MODEL_FLAGS,
     ...TOOL_FLAGS,
+    strict: STRICT_FLAG,
     'max-steps': {
       type: 'string',
       value: 'N',

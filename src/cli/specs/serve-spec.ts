@@ -1,5 +1,5 @@
 import type { CommandSpec } from '../command-spec.ts';
-import { HOST_FLAG, MODEL_FLAGS, TOOL_FLAGS } from './shared-flags.ts';
+import { HOST_FLAG, MODEL_FLAGS, STRICT_FLAG, TOOL_FLAGS } from './shared-flags.ts';
 
 export const SERVE_SPEC = {
   name: 'serve',
@@ -9,6 +9,7 @@ export const SERVE_SPEC = {
     'Without API keys in the config (tenants.<id>.apiKeys) it listens on loopback only. SIGTERM or Ctrl-C stops\ntaking runs, lets running steps reach a safe point and closes. See docs/server.md.',
   flags: {
     ...TOOL_FLAGS,
+    strict: STRICT_FLAG,
     ...MODEL_FLAGS,
     port: {
       type: 'string',

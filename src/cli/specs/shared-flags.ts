@@ -61,3 +61,10 @@ export const HOST_FLAG = {
   description: 'The address to listen on. Default: server.host, then 127.0.0.1.',
   example: '--host 0.0.0.0',
 } as const satisfies FlagSpec;
+
+/** `serve`, `gateway`, `run` and `tools`: a tool pattern that matches no tool is an error, not a warning. */
+export const STRICT_FLAG = {
+  type: 'boolean',
+  description:
+    'Stop (exit code 2) when a tool pattern of the config (tools:, tenants.<id>.allow/deny,\ngateway.rateLimits.tools) matches no tool of the servers, instead of warning. Also policy.strict: true\nin the config. A pattern that may name a tool of a server that is down is reported, not refused.',
+} as const satisfies FlagSpec;

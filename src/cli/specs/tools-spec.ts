@@ -1,5 +1,5 @@
 import type { CommandSpec } from '../command-spec.ts';
-import { JSON_FLAG, TOOL_FLAGS } from './shared-flags.ts';
+import { JSON_FLAG, STRICT_FLAG, TOOL_FLAGS } from './shared-flags.ts';
 
 export const TOOLS_SPEC = {
   name: 'tools',
@@ -21,6 +21,7 @@ export const TOOLS_SPEC = {
     'DATABASE_URL, else sqlite:./data/toolgate.db in the working directory.',
   flags: {
     ...TOOL_FLAGS,
+    strict: STRICT_FLAG,
     tenant: {
       type: 'string',
       value: 'id',

@@ -30,17 +30,37 @@ export const auto: Strategy = {
   },
 };
 
+/**
+ * What each route does, as the reason says it: the reason is read on its own
+ * (`toolgate run`, the console, `runs events`), so it starts with what the
+ * router did, then why.
+ */
+const DOES: Record<Route | 'reflect', string> = {
+  answer: 'answered without tools',
+  react: 'ReAct',
+  plan: 'planned first',
+  reflect: 'ReAct with reflection',
+};
+
+/** A route chosen, before the eval results may change it: `why` says why, in a few words. */
+interface Chosen {
+  route: Route;
+  why: string;
+  by: Routed['by'];
+  signals: Routed['signals'];
+}
+
 async function route(ctx: StrategyContext): Promise<void> {
   const names = ctx.toolDefinitions.map((t) => t.name);
   const signals = routeSignals(ctx.input, names);
   const bySignals = routeBySignals(signals, { tools: names.length, writeTools: ctx.writeTools.size, input: ctx.input });
   if (bySignals !== undefined) {
-    await ctx.record([draft('intent_routed', withEvidence(ctx, { ...bySignals, by: 'signals', signals }))]);
+    await ctx.record([draft('intent_routed', withEvidence(ctx, { route: bySignals.route, why: bySignals.reason, by: 'signals', signals }))]);
     return;
   }
   const cp = await ctx.checkpoint();
   if (cp.kind !== 'go') {
-    await ctx.record([draft('intent_routed', { route: 'react', reason: 'the signals did not settle it; ReAct, without asking the model', by: 'signals', signals })]);
+    await ctx.record([draft('intent_routed', { route: 'react', reason: `${DOES.react}, without asking the model: the signals did not settle it`, by: 'signals', signals })]);
     return;
   }
   const reply = await ctx.sideCall({
@@ -62,14 +82,13 @@ async function route(ctx: StrategyContext): Promise<void> {
   const json = isJsonObject(reply.json) ? reply.json : undefined;
   const raw = json?.['route'];
   const chosen = typeof raw === 'string' ? ROUTES.find((r) => r === raw.trim().toLowerCase()) : undefined;
+  if (chosen === undefined) {
+    await ctx.record([draft('intent_routed', withEvidence(ctx, { route: 'react', why: 'the default, as the router\u2019s reply could not be read', by: 'model', signals }))]);
+    return;
+  }
   const given = json?.['reason'];
-  const reason =
-    chosen === undefined
-      ? 'the router\u2019s reply could not be read; ReAct, the default'
-      : typeof given === 'string' && given.trim() !== ''
-        ? given.trim().slice(0, 500)
-        : `the model chose ${chosen}`;
-  await ctx.record([draft('intent_routed', withEvidence(ctx, { route: chosen ?? 'react', reason, by: 'model', signals }))]);
+  const why = typeof given === 'string' && given.trim() !== '' ? `the model chose it (${given.trim().slice(0, 500)})` : 'the model chose it';
+  await ctx.record([draft('intent_routed', withEvidence(ctx, { route: chosen, why, by: 'model', signals }))]);
 }
 
 type Routed = RunEventDataMap['intent_routed'];
@@ -80,9 +99,11 @@ const ROUTE_OF: Partial<Record<string, Routed['route']>> = { react: 'react', pla
  * The route, replaced by what the eval results say works best for this kind
  * of request: the strategy with the highest pass rate among those within the
  * run's cost budget (the cheaper on a tie). Without results for the intent,
- * the route stands.
+ * the route stands. The reason says which of the two decided, and what was
+ * replaced.
  */
-function withEvidence(ctx: StrategyContext, routed: Routed): Routed {
+function withEvidence(ctx: StrategyContext, chosen: Chosen): Routed {
+  const routed: Routed = { route: chosen.route, reason: `${DOES[chosen.route]}: ${chosen.why}`, by: chosen.by, signals: chosen.signals };
   const evidence = ctx.routerEvidence;
   if (evidence === undefined) return routed;
   const intent = INTENT_OF[routed.route];
@@ -91,10 +112,11 @@ function withEvidence(ctx: StrategyContext, routed: Routed): Routed {
   const best = [...candidates].sort((a, b) => b.passRate - a.passRate || a.avgCostUsd - b.avgCostUsd)[0];
   const route = best === undefined ? undefined : ROUTE_OF[best.strategy];
   if (best === undefined || route === undefined) return routed;
+  const results = `for ${intent} requests the eval results favour ${best.strategy} (${Math.round(best.passRate * 100)}% of ${best.runs} runs passed)`;
   return {
     ...routed,
     route,
-    reason: `${routed.reason}; for ${intent} requests the eval results favour ${best.strategy} (${Math.round(best.passRate * 100)}% of ${best.runs} runs passed)`,
+    reason: route === chosen.route ? `${routed.reason}; ${results}` : `${DOES[route]} instead of ${DOES[chosen.route]} (${chosen.why}): ${results}`,
     evidence: {
       source: evidence.source,
       intent,

@@ -7,7 +7,8 @@ import { httpPostFor, type HttpAnswer } from '../shared/http-post.ts';
 import { callWithRetries, requestHeaders, type RetryPolicy } from '../shared/request-loop.ts';
 import { readSseEvents, type SseEvent } from '../shared/sse-reader.ts';
 import { asObject } from '../shared/wire.ts';
-import { httpError, shouldRetry } from './errors.ts';
+import { missingKeyError, sendsKey } from '../shared/api-key.ts';
+import { ANTHROPIC_KEY_VARIABLE, httpError, shouldRetry } from './errors.ts';
 import { parseMessage } from './from-wire.ts';
 import { StreamAssembler } from './stream-assembler.ts';
 import { toWireBodyText } from './to-wire.ts';
@@ -43,6 +44,10 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): ModelA
   const provider = options.provider ?? 'anthropic';
   const baseUrl = (options.baseUrl ?? DEFAULT_ANTHROPIC_BASE_URL).replace(/\/+$/, '');
   const url = `${baseUrl}/v1/messages`;
+  const keySent = sendsKey(options.apiKey, options.headers, 'x-api-key');
+  // The hosted API always wants a key; a fetch of the caller's own may add it (a proxy, a signer), so only toolgate's own requests are checked.
+  const needsKeyFirst = !keySent && options.fetch === undefined && baseUrl === DEFAULT_ANTHROPIC_BASE_URL;
+  const keySource = { provider, builtIn: 'anthropic', variable: ANTHROPIC_KEY_VARIABLE };
   const post = httpPostFor(options.fetch);
   const { maxResponseBytes, maxStreamBytes, maxEventBytes, maxToolCalls } = readLimits(options);
   const rootHint = `check that the base URL is the API root without /v1, e.g. ${DEFAULT_ANTHROPIC_BASE_URL}`;
@@ -93,6 +98,7 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): ModelA
   return {
     id: `${provider}:${options.model}`,
     generate(request: ModelRequest, generate: GenerateOptions = {}): Promise<ModelResponse> {
+      if (needsKeyFirst) return Promise.reject(missingKeyError({ ...keySource, model: options.model, baseUrl }));
       return callWithRetries({
         url,
         provider,
@@ -119,7 +125,7 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): ModelA
           return { headers, body };
         },
         retryable: (status, bodyText, headers) => shouldRetry({ status, bodyText, shouldRetryHeader: headers.get('x-should-retry') }),
-        httpError: ({ status, bodyText, attempts }) => httpError({ status, bodyText, url, baseUrl, model: options.model, attempts, provider }),
+        httpError: ({ status, bodyText, attempts }) => httpError({ status, bodyText, url, baseUrl, model: options.model, attempts, provider, keySent }),
         read: (response, signal) => readAnswer({ response, request, generate, signal }),
       });
     },

@@ -1,5 +1,9 @@
 import type { ToolgateError } from '../../core/errors.ts';
+import { noKeySentHint } from '../shared/api-key.ts';
 import { httpError as sharedHttpError, type HttpErrorInput } from '../shared/http-errors.ts';
+
+/** Where the built-in anthropic provider's key comes from (as Anthropic's own clients read it). */
+export const ANTHROPIC_KEY_VARIABLE = 'ANTHROPIC_API_KEY';
 import { asObject } from '../shared/wire.ts';
 
 /**
@@ -30,14 +34,14 @@ export function shouldRetry(input: { status: number; bodyText: string; shouldRet
 }
 
 /** The Messages API's final HTTP error; `provider` is its config key (anthropic, or a named endpoint). */
-export function httpError(input: HttpErrorInput & { provider?: string }): ToolgateError {
+export function httpError(input: HttpErrorInput & { provider?: string; keySent?: boolean }): ToolgateError {
   const provider = input.provider ?? 'anthropic';
   const keyHint = provider === 'anthropic' ? 'ANTHROPIC_API_KEY / providers.anthropic.apiKey' : `providers.${provider}.apiKey`;
   const rootHint = provider === 'anthropic' ? 'the base URL' : `the base URL (providers.${provider}.baseUrl)`;
   return sharedHttpError({
     ...input,
     hints: {
-      auth: `check ${keyHint} for ${input.baseUrl}`,
+      auth: input.keySent === false ? noKeySentHint({ provider, builtIn: 'anthropic', variable: ANTHROPIC_KEY_VARIABLE }) : `check ${keyHint} for ${input.baseUrl}`,
       notFound: ({ model, url, message }) =>
         `model "${model}" was not found: POST ${url} answered HTTP 404 (${message}); check the model name (e.g. claude-sonnet-4-5) and that ${rootHint} is the API root without /v1, e.g. https://api.anthropic.com`,
       quotaGone: isQuotaGone,

@@ -5,7 +5,8 @@ import { readStreamedAnswer, readWholeAnswer, refuseErrorBody } from '../shared/
 import { httpPostFor, type HttpAnswer } from '../shared/http-post.ts';
 import { callWithRetries, requestHeaders, type RetryPolicy } from '../shared/request-loop.ts';
 import { readSseEvents, type SseEvent } from '../shared/sse-reader.ts';
-import { httpError, isQuotaGone, RETRYABLE_STATUSES } from './errors.ts';
+import { missingKeyError, sendsKey } from '../shared/api-key.ts';
+import { httpError, isQuotaGone, OPENAI_KEY_VARIABLE, RETRYABLE_STATUSES } from './errors.ts';
 import { parseCompletion } from './from-wire.ts';
 import { StreamAssembler } from './stream-assembler.ts';
 import { toWireBodyText } from './to-wire.ts';
@@ -32,6 +33,10 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter
   const url = `${baseUrl}/chat/completions`;
   const post = httpPostFor(options.fetch);
   const { maxResponseBytes, maxStreamBytes, maxEventBytes, maxToolCalls } = readLimits(options);
+  const keySent = sendsKey(options.apiKey, options.headers, 'authorization');
+  // The hosted API always wants a key; a fetch of the caller's own may add it (a proxy, a signer), so only toolgate's own requests are checked.
+  const needsKeyFirst = !keySent && options.fetch === undefined && baseUrl === DEFAULT_OPENAI_BASE_URL;
+  const keySource = { provider, builtIn: 'openai', variable: OPENAI_KEY_VARIABLE };
 
   const readAnswer = async (input: { response: HttpAnswer; request: ModelRequest; generate: GenerateOptions; signal: AbortSignal }): Promise<ModelResponse> => {
     const { response, request, generate, signal } = input;
@@ -87,6 +92,7 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter
   return {
     id: `${provider}:${options.model}`,
     generate(request: ModelRequest, generate: GenerateOptions = {}): Promise<ModelResponse> {
+      if (needsKeyFirst) return Promise.reject(missingKeyError({ ...keySource, model: options.model, baseUrl }));
       return callWithRetries({
         url,
         provider,
@@ -106,7 +112,7 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter
           return { headers, body };
         },
         retryable: (status, bodyText) => RETRYABLE_STATUSES.has(status) && !(status === 429 && isQuotaGone(bodyText)),
-        httpError: ({ status, bodyText, attempts }) => httpError({ status, bodyText, url, baseUrl, model: options.model, attempts, provider }),
+        httpError: ({ status, bodyText, attempts }) => httpError({ status, bodyText, url, baseUrl, model: options.model, attempts, provider, keySent }),
         read: (response, signal) => readAnswer({ response, request, generate, signal }),
       });
     },

@@ -23,6 +23,7 @@ import { shownEndpoint, startFailure } from './start-failure.ts';
 import { loadMcpSdk, type McpSdk } from './mcp-sdk.ts';
 import { McpPassthrough } from './mcp-passthrough.ts';
 import { StdioWatch } from './stdio-watch.ts';
+import { serverEnvironment } from './server-environment.ts';
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 20_000;
 /** How long a failed start waits for the rest of a dying server's stderr. */
@@ -31,7 +32,15 @@ const CLIENT_INFO = { name: 'toolgate', version: '0.1.0' };
 
 /** How to reach one MCP server: a command to spawn (stdio) or a Streamable HTTP URL. */
 export type McpServerConfig =
-  | { command: string; args?: string[] | undefined; env?: Record<string, string> | undefined; cwd?: string | undefined }
+  | {
+      command: string;
+      args?: string[] | undefined;
+      /** Set for the server, over what it receives anyway (see serverEnvironment). */
+      env?: Record<string, string> | undefined;
+      /** Pass toolgate's whole environment, not only the SDK's defaults and the network variables. */
+      inheritEnv?: boolean | undefined;
+      cwd?: string | undefined;
+    }
   | { url: string; headers?: Record<string, string> | undefined };
 
 export interface McpToolSourceOptions {
@@ -211,7 +220,7 @@ export class McpToolSource implements ToolSource {
     const stdio = new sdk.stdio.StdioClientTransport({
       command: server.command,
       args: server.args ?? [],
-      env: { ...sdk.stdio.getDefaultEnvironment(), ...server.env },
+      env: serverEnvironment({ parent: process.env, sdkDefaults: sdk.stdio.getDefaultEnvironment(), inheritEnv: server.inheritEnv, env: server.env }),
       stderr: 'pipe',
       ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
     });
