@@ -20,6 +20,7 @@ import {
 } from '../core/index.ts';
 import { createRedactor } from '../gate/index.ts';
 import { checkApprovalEdit } from './check-approval-edit.ts';
+import { RunRetries, type StoreRetryOptions } from './store-retry.ts';
 import type { Toolgate } from './toolgate.ts';
 
 export const DEFAULT_CONCURRENCY = 4;
@@ -31,9 +32,11 @@ export const DEFAULT_QUEUE_LIMIT = 256;
  * Scheduling for the runs API: which runs this process drives, and when. A
  * FIFO queue with a concurrency limit and a bound (full → `overloaded`), a
  * sweep that takes over runs whose owner stopped (their lease expired), and a
- * graceful stop at safe points. What a run is and how it is driven, cancelled
- * or resumed belongs to the engine (toolgate.engine); this class only decides
- * when. Per-tenant isolation of the API is applied here too.
+ * graceful stop at safe points. A run whose pass stopped because the store
+ * was unavailable is driven again after a backoff (decision 0021). What a run
+ * is and how it is driven, cancelled or resumed belongs to the engine
+ * (toolgate.engine); this class only decides when. Per-tenant isolation of
+ * the API is applied here too.
  */
 export class RunManager implements RunService {
   readonly #toolgate: Toolgate;
@@ -47,6 +50,7 @@ export class RunManager implements RunService {
   readonly #stop = new AbortController();
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #sweeping = false;
+  readonly #retries: RunRetries;
   #closing = false;
   #onError: (message: string) => void;
   readonly #onEvents: ((events: readonly RunEvent[]) => void) | undefined;
@@ -63,6 +67,8 @@ export class RunManager implements RunService {
     queueLimit?: number;
     onError?: (message: string) => void;
     onEvents?: (events: readonly RunEvent[]) => void;
+    /** Backoff after `store_unavailable` (defaults: DEFAULT_STORE_RETRY_MS doubling up to DEFAULT_STORE_RETRY_MAX_MS). */
+    storeRetry?: StoreRetryOptions;
   }) {
     this.#toolgate = options.toolgate;
     this.#redact = createRedactor(options.toolgate.settings.redact);
@@ -70,6 +76,7 @@ export class RunManager implements RunService {
     this.#queueLimit = options.queueLimit ?? DEFAULT_QUEUE_LIMIT;
     this.#onError = options.onError ?? ((m) => process.emitWarning(m));
     this.#onEvents = options.onEvents;
+    this.#retries = new RunRetries({ ...options.storeRetry, retry: (runId) => this.#schedule(runId) });
   }
 
   /**
@@ -232,6 +239,7 @@ export class RunManager implements RunService {
   async shutdown(options: { graceMs?: number } = {}): Promise<void> {
     this.#closing = true;
     clearInterval(this.#sweeper);
+    this.#retries.close();
     this.#queue.length = 0;
     this.#queued.clear();
     this.#stop.abort();
@@ -296,8 +304,17 @@ export class RunManager implements RunService {
     const done = this.#toolgate.engine
       .drive(runId, { stopSignal: this.#stop.signal, lease, run: created })
       .then(
-        () => undefined,
-        (error: unknown) => this.#onError(`run ${runId} could not be driven: ${describe(error)}`),
+        () => this.#retries.forget(runId),
+        (error: unknown) => {
+          if (!(error instanceof ToolgateError && error.code === 'store_unavailable')) {
+            this.#onError(`run ${runId} could not be driven: ${describe(error)}`);
+            return;
+          }
+          // Not a failure of the run: its log stays as it is, and it is driven again from there once the store answers.
+          if (this.#closing) return;
+          const delayMs = this.#retries.later(runId);
+          this.#onError(`run ${runId} paused, the run store is unavailable: ${describe(error)}; trying again in ${delayMs} ms`);
+        },
       )
       .finally(() => {
         unobserve();

@@ -1,0 +1,172 @@
+// RunManager against real stores: a SQLite file that cannot be written (disk
+// full, read-only) pauses runs instead of failing them.
+// The SQLite store here is built on a connection the test holds too, so the
+// test can make that very connection full (PRAGMA max_page_count) or
+// read-only (PRAGMA query_only) the way a full disk or a read-only file does.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { describe, it } from 'node:test';
+import { resolveSettings } from '../config/resolve-settings.ts';
+import { ToolgateError, escapeRegExp, type ModelAdapter, type RunEvent, type RunStore } from '../core/index.ts';
+import { applyMigrations } from '../store/sqlite/apply-migrations.ts';
+import { SqliteConnection } from '../store/sqlite/sqlite-connection.ts';
+import { SqliteRunStore } from '../store/sqlite/sqlite-run-store.ts';
+import { waitUntil } from '../../test/support/wait-until.ts';
+import { RunManager } from './run-manager.ts';
+import { Toolgate } from './toolgate.ts';
+
+/** Long enough that no sweep (every half lease) happens during a test. */
+const LONG_LEASE_MS = 60_000;
+const SQLITE_MAX_PAGES = 4_294_967_294;
+
+/** A model whose answers (`text`) wait until the test releases them. */
+function gatedModel(text: string): ModelAdapter & { release: () => void; calls: number } {
+  let open: () => void = () => undefined;
+  let gate = new Promise<void>((r) => (open = r));
+  const model = {
+    id: 'gated:model',
+    calls: 0,
+    release: () => {
+      open();
+      gate = new Promise<void>((r) => (open = r));
+    },
+    async generate() {
+      model.calls += 1;
+      await gate;
+      return { text, toolCalls: [], finishReason: 'stop' as const };
+    },
+  };
+  return model;
+}
+
+function settings() {
+  return resolveSettings({ server: { leaseMs: LONG_LEASE_MS } }, {}, {});
+}
+
+/** A SQLite store on `path`, on a connection the test may change too. */
+function sqliteStoreWithHandle(path: string): { store: SqliteRunStore; db: DatabaseSync } {
+  const db = new DatabaseSync(path, { timeout: 1000 });
+  db.exec('PRAGMA journal_mode = WAL');
+  applyMigrations(db, { label: path });
+  return { store: new SqliteRunStore(new SqliteConnection({ db, label: path, busyTimeoutMs: 1000 })), db };
+}
+
+async function statusOf(store: RunStore, runId: string): Promise<string | undefined> {
+  return (await store.getRun(runId))?.status;
+}
+
+/** Ids 1..n, each model turn logged once, and nothing after the terminal event. */
+function assertWellFormed(events: readonly RunEvent[]): void {
+  assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1), 'ids 1..n, no gap, no duplicate');
+  const turns = events.filter((e) => e.type === 'assistant_message').map((e) => (e.type === 'assistant_message' ? e.data.step : 0));
+  assert.deepEqual([...new Set(turns)], turns, 'each model turn logged once');
+  const end = events.findIndex((e) => e.type === 'run_completed' || e.type === 'run_failed' || e.type === 'run_cancelled');
+  if (end !== -1) assert.equal(end, events.length - 1);
+}
+
+describe('RunManager: a SQLite file that cannot be written', () => {
+  const dirs: string[] = [];
+  const fresh = (): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolgate-sqlite-outage-'));
+    dirs.push(dir);
+    return join(dir, 'runs.db');
+  };
+  const cleanup = (): void => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  };
+
+  it('disk full (SQLITE_FULL): the run pauses with a clear error instead of failing, its log stays as it was, and it completes once there is room', async () => {
+    const path = fresh();
+    const { store, db } = sqliteStoreWithHandle(path);
+    // An answer that needs new pages in the file: it cannot be stored while the file may not grow.
+    const model = gatedModel('x'.repeat(64 * 1024));
+    const toolgate = new Toolgate({ settings: settings(), model, store });
+    const errors: string[] = [];
+    const manager = new RunManager({ toolgate, concurrency: 2, onError: (m) => errors.push(m), storeRetry: { baseMs: 20, maxMs: 100 } });
+    try {
+      await manager.recover();
+      const { run } = await manager.startRun({}, { input: 'write a long answer' });
+      await waitUntil(() => model.calls === 1, 'the model asked');
+      let before: RunEvent[] = [];
+      await waitFor(async () => (before = await store.readEvents(run.id)).length > 0, 'the run start committed');
+      const pages = Number(db.prepare('PRAGMA page_count').get()?.['page_count']);
+      db.exec(`PRAGMA max_page_count = ${pages}`);
+
+      model.release();
+      // The append of the answer failed; the run is driven again from its log, so the model is asked again.
+      await waitUntil(() => model.calls === 2, 'the run taken up again after the failed append');
+      const paused = errors.find((m) => m.includes(`run ${run.id} paused`));
+      assert.ok(paused !== undefined, `the pause is reported: ${errors.join(' | ')}`);
+      assert.match(paused, new RegExp(`SQLite store ${escapeRegExp(path)}: could not append events to run ${run.id}: database or disk is full; the disk is full; free space on the volume that holds ${escapeRegExp(path)}`));
+      const during = await store.getRun(run.id);
+      assert.equal(during?.status, 'running', 'the run has not failed');
+      assert.equal(during?.error, undefined);
+      assert.deepEqual(await store.readEvents(run.id), before, 'nothing half-written: the log is as it was');
+
+      db.exec(`PRAGMA max_page_count = ${SQLITE_MAX_PAGES}`);
+      model.release();
+      await waitFor(async () => (await statusOf(store, run.id)) === 'completed', 'the run completed once there was room');
+      const events = await store.readEvents(run.id);
+      assertWellFormed(events);
+      assert.equal(events.filter((e) => e.type === 'run_failed').length, 0);
+    } finally {
+      await manager.shutdown({ graceMs: 100 });
+      await toolgate.close();
+      cleanup();
+    }
+  });
+
+  it('a read-only file (SQLITE_READONLY): requests get store_unavailable naming the file and the fix, the run retries with backoff (no tight loop) and completes once it is writable', async () => {
+    const path = fresh();
+    const { store, db } = sqliteStoreWithHandle(path);
+    const model = gatedModel('done');
+    const toolgate = new Toolgate({ settings: settings(), model, store });
+    const errors: string[] = [];
+    const manager = new RunManager({ toolgate, concurrency: 2, onError: (m) => errors.push(m), storeRetry: { baseMs: 20, maxMs: 100 } });
+    try {
+      await manager.recover();
+      const { run } = await manager.startRun({}, { input: 'answer me' });
+      await waitUntil(() => model.calls === 1, 'the model asked');
+      await waitFor(async () => (await store.readEvents(run.id)).length > 0, 'the run start committed');
+      db.exec('PRAGMA query_only = 1');
+
+      await assert.rejects(manager.startRun({}, { input: 'another' }), (error: unknown) => {
+        assert.ok(error instanceof ToolgateError);
+        assert.equal(error.code, 'store_unavailable');
+        assert.match(error.message, new RegExp(`^SQLite store ${escapeRegExp(path)}: could not create and claim a run: attempt to write a readonly database; check that the file and its directory exist and that this process may read and write them`));
+        return true;
+      });
+      model.release();
+      const tries = (): number => errors.filter((m) => m.includes(`run ${run.id} paused`)).length;
+      await waitUntil(() => tries() >= 1, 'the first failed try');
+      const firstAt = Date.now();
+      await waitUntil(() => tries() >= 6, 'six failed tries');
+      // Waits of 20 ms doubling up to 100 ms (each ½–1 × that, jittered): five of them take 170 ms at least; a tight loop, a few.
+      assert.ok(Date.now() - firstAt >= 150, `six tries within ${Date.now() - firstAt} ms: no backoff`);
+      assert.equal(await statusOf(store, run.id), 'running', 'the run has not failed');
+
+      db.exec('PRAGMA query_only = 0');
+      await waitUntil(() => model.calls === 2, 'the run taken up again once the file is writable');
+      model.release();
+      await waitFor(async () => (await statusOf(store, run.id)) === 'completed', 'the run completed');
+      assertWellFormed(await store.readEvents(run.id));
+    } finally {
+      await manager.shutdown({ graceMs: 100 });
+      await toolgate.close();
+      cleanup();
+    }
+  });
+});
+
+/** Polls an async condition every 10 ms. */
+async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
