@@ -1,5 +1,6 @@
-// RunManager against real stores: a SQLite file that cannot be written (disk
-// full, read-only) pauses runs instead of failing them.
+// RunManager against real stores: a backlog drains at full speed (a slot that
+// frees claims the next run from the store at once), and a SQLite file that
+// cannot be written (disk full, read-only) pauses runs instead of failing them.
 // The SQLite store here is built on a connection the test holds too, so the
 // test can make that very connection full (PRAGMA max_page_count) or
 // read-only (PRAGMA query_only) the way a full disk or a read-only file does.
@@ -11,6 +12,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { describe, it } from 'node:test';
 import { resolveSettings } from '../config/resolve-settings.ts';
 import { ToolgateError, escapeRegExp, type ModelAdapter, type RunEvent, type RunStore } from '../core/index.ts';
+import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
 import { applyMigrations } from '../store/sqlite/apply-migrations.ts';
 import { SqliteConnection } from '../store/sqlite/sqlite-connection.ts';
 import { SqliteRunStore } from '../store/sqlite/sqlite-run-store.ts';
@@ -18,9 +20,28 @@ import { waitUntil } from '../../test/support/wait-until.ts';
 import { RunManager } from './run-manager.ts';
 import { Toolgate } from './toolgate.ts';
 
-/** Long enough that no sweep (every half lease) happens during a test. */
+/** Long enough that no sweep (every half lease) happens during a test: only a freed slot can claim. */
 const LONG_LEASE_MS = 60_000;
 const SQLITE_MAX_PAGES = 4_294_967_294;
+
+/** A model that answers after `latencyMs`, counting calls and the most it had in flight at once. */
+function timedModel(latencyMs: number): ModelAdapter & { calls: number; inFlight: number; maxInFlight: number } {
+  const model = {
+    id: 'timed:model',
+    calls: 0,
+    inFlight: 0,
+    maxInFlight: 0,
+    async generate() {
+      model.calls += 1;
+      model.inFlight += 1;
+      model.maxInFlight = Math.max(model.maxInFlight, model.inFlight);
+      await new Promise((resolve) => setTimeout(resolve, latencyMs));
+      model.inFlight -= 1;
+      return { text: 'done', toolCalls: [], finishReason: 'stop' as const };
+    },
+  };
+  return model;
+}
 
 /** A model whose answers (`text`) wait until the test releases them. */
 function gatedModel(text: string): ModelAdapter & { release: () => void; calls: number } {
@@ -66,6 +87,32 @@ function assertWellFormed(events: readonly RunEvent[]): void {
   const end = events.findIndex((e) => e.type === 'run_completed' || e.type === 'run_failed' || e.type === 'run_cancelled');
   if (end !== -1) assert.equal(end, events.length - 1);
 }
+
+describe('RunManager: a backlog in the store', () => {
+  it('drains at full speed after a restart: each freed slot claims the next queued run at once, never more than `concurrency` at a time', async () => {
+    const store = new MemoryRunStore();
+    const model = timedModel(30);
+    const toolgate = new Toolgate({ settings: settings(), model, store });
+    // The backlog a crashed process left: runs created queued, nobody drives them.
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) ids.push((await toolgate.start(await toolgate.newRun({ input: `job ${i}` }))).run.id);
+    const manager = new RunManager({ toolgate, concurrency: 2 });
+    try {
+      const started = Date.now();
+      assert.equal((await manager.recover()).length, 2, 'the start claims as many as there are slots');
+      // Before: the other ten waited for the next sweep, half a lease (30 s) later.
+      await waitUntil(() => model.calls === 12 && model.inFlight === 0, 'all twelve runs answered', 10_000);
+      await waitUntil(() => manager.load.active === 0, 'every slot free again', 5_000);
+      const tookMs = Date.now() - started;
+      for (const id of ids) assert.equal(await statusOf(store, id), 'completed');
+      assert.equal(model.maxInFlight, 2, 'never more than `concurrency` runs at once');
+      assert.ok(tookMs < 10_000, `the backlog drained in ${tookMs} ms`);
+    } finally {
+      await manager.shutdown({ graceMs: 100 });
+      await toolgate.close();
+    }
+  });
+});
 
 describe('RunManager: a SQLite file that cannot be written', () => {
   const dirs: string[] = [];

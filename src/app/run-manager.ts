@@ -20,7 +20,7 @@ import {
 } from '../core/index.ts';
 import { createRedactor } from '../gate/index.ts';
 import { checkApprovalEdit } from './check-approval-edit.ts';
-import { RunRetries, type StoreRetryOptions } from './store-retry.ts';
+import { RunRetries, StoreBackoff, type StoreRetryOptions } from './store-retry.ts';
 import type { Toolgate } from './toolgate.ts';
 
 export const DEFAULT_CONCURRENCY = 4;
@@ -32,9 +32,12 @@ export const DEFAULT_QUEUE_LIMIT = 256;
  * Scheduling for the runs API: which runs this process drives, and when. A
  * FIFO queue with a concurrency limit and a bound (full → `overloaded`), a
  * sweep that takes over runs whose owner stopped (their lease expired), and a
- * graceful stop at safe points. A run whose pass stopped because the store
- * was unavailable is driven again after a backoff (decision 0021). What a run
- * is and how it is driven, cancelled or resumed belongs to the engine
+ * graceful stop at safe points. Once recovery has started, a slot that frees
+ * with nothing queued here claims the next run from the store at once while
+ * the store may hold more (a backlog after a restart drains at full speed, not
+ * one sweep at a time). A run whose pass stopped because the store was
+ * unavailable is driven again after a backoff (decision 0021). What a run is
+ * and how it is driven, cancelled or resumed belongs to the engine
  * (toolgate.engine); this class only decides when. Per-tenant isolation of
  * the API is applied here too.
  */
@@ -50,6 +53,12 @@ export class RunManager implements RunService {
   readonly #stop = new AbortController();
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #sweeping = false;
+  /** A slot freed while a sweep was claiming: claim again when it is done. */
+  #sweepAgain = false;
+  /** The last claim filled every slot it asked for: the store may hold more claimable runs. */
+  #storeMayHaveMore = false;
+  /** Claims wait after a failed one (the store is unavailable), instead of asking at every freed slot. */
+  readonly #claimBackoff: StoreBackoff;
   readonly #retries: RunRetries;
   #closing = false;
   #onError: (message: string) => void;
@@ -76,6 +85,7 @@ export class RunManager implements RunService {
     this.#queueLimit = options.queueLimit ?? DEFAULT_QUEUE_LIMIT;
     this.#onError = options.onError ?? ((m) => process.emitWarning(m));
     this.#onEvents = options.onEvents;
+    this.#claimBackoff = new StoreBackoff(options.storeRetry);
     this.#retries = new RunRetries({ ...options.storeRetry, retry: (runId) => this.#schedule(runId) });
   }
 
@@ -96,6 +106,7 @@ export class RunManager implements RunService {
     } while (cursor !== undefined);
     // Logs written before decisions moved a run back to running: the driver leaves a run that is still waiting untouched.
     for (const id of waiting.reverse()) this.#schedule(id);
+    this.#storeMayHaveMore = true;
     const taken = await this.#sweep();
     if (this.#sweeper === undefined && !this.#closing) {
       this.#sweeper = setInterval(() => void this.#sweep().catch((error: unknown) => this.#onError(`sweep for orphaned runs failed: ${describe(error)}`)), Math.max(50, Math.floor(this.#toolgate.engine.leaseMs / 2)));
@@ -279,23 +290,62 @@ export class RunManager implements RunService {
       this.#queued.delete(runId);
       this.#start(runId);
     }
+    this.#claimFreeSlots();
   }
 
-  /** Claims orphaned runs for the free slots. */
+  /** Slots free for runs from the store: neither busy nor promised to a run queued here. */
+  #freeSlots(): number {
+    return this.#concurrency - this.#busySlots() - this.#queue.length;
+  }
+
+  /**
+   * A slot is free and nothing here waits for it: the next runs are claimed
+   * from the store now, not at the next sweep — while the last claim filled
+   * every slot it asked for (so the store may hold more), and not while the
+   * store is failing (the backoff after a failed claim). Recovery turns it on.
+   */
+  #claimFreeSlots(): void {
+    if (this.#sweeper === undefined || this.#closing || !this.#storeMayHaveMore || this.#freeSlots() <= 0 || !this.#claimBackoff.ready()) return;
+    void this.#sweep().catch((error: unknown) => this.#onError(`claiming runs from the store failed: ${describe(error)}`));
+  }
+
+  /**
+   * Claims runs that need an owner (orphaned, or queued and never picked up)
+   * for the free slots. One claim at a time: a slot that frees meanwhile is
+   * filled by one more round, never by a second claim alongside.
+   */
   async #sweep(): Promise<string[]> {
-    if (this.#closing || this.#sweeping) return [];
+    if (this.#closing) return [];
+    if (this.#sweeping) {
+      this.#sweepAgain = true;
+      return [];
+    }
     this.#sweeping = true;
+    const taken: string[] = [];
     try {
-      const free = this.#concurrency - this.#busySlots() - this.#queue.length;
-      const leases = await this.#toolgate.engine.claimNext(free);
-      for (const lease of leases) {
-        if (this.#queued.delete(lease.runId)) this.#queue.splice(this.#queue.indexOf(lease.runId), 1);
-        this.#start(lease.runId, lease);
-      }
-      return leases.map((l) => l.runId);
+      do {
+        this.#sweepAgain = false;
+        const free = this.#freeSlots();
+        if (free <= 0) break;
+        let leases: RunLease[];
+        try {
+          leases = await this.#toolgate.engine.claimNext(free);
+        } catch (error) {
+          this.#claimBackoff.failed();
+          throw error;
+        }
+        this.#claimBackoff.succeeded();
+        this.#storeMayHaveMore = leases.length >= free;
+        for (const lease of leases) {
+          if (this.#queued.delete(lease.runId)) this.#queue.splice(this.#queue.indexOf(lease.runId), 1);
+          this.#start(lease.runId, lease);
+          taken.push(lease.runId);
+        }
+      } while (this.#sweepAgain && !this.#closing);
     } finally {
       this.#sweeping = false;
     }
+    return taken;
   }
 
   /** Drives a run in a slot: with its lease when claimed, and the run itself when it was just created and claimed. */
