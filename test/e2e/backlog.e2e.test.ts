@@ -1,6 +1,7 @@
-// A restart drains its backlog at once. A first `toolgate serve` takes a dozen
-// runs it has no slot for (they wait queued in the store) and is killed; a
-// second one starts on the same store with two slots and a long lease. Each
+// A restart drains its backlog at once. The store holds a dozen queued runs
+// nobody drives (what a process that crashed with a full queue leaves behind:
+// written here with the store API); `toolgate serve` starts on it with two
+// slots and a long lease. Each
 // slot that frees claims the next queued run from the store at once, so the
 // backlog drains in about runs / slots × run time — not two runs per sweep,
 // which comes every half lease (here 30 s). Real processes and stores (a SQLite
@@ -11,10 +12,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startMockOpenAI, type MockOpenAI, type MockResponse, type RecordedRequest } from '../support/mock-openai-server.ts';
+import { openStore } from '../../src/app/open-store.ts';
+import { startMockOpenAI, type MockOpenAI, type RecordedRequest } from '../support/mock-openai-server.ts';
 import { createDatabase, dropDatabase, postgresSkip } from '../support/postgres.ts';
 import { startServe, stopProcess } from '../support/processes.ts';
-import { assertWellFormedLog, createRun, getRun, pollUntil, readEvents } from '../support/runs-api.ts';
+import { assertWellFormedLog, getRun, pollUntil, readEvents } from '../support/runs-api.ts';
 
 const JOBS = 12;
 const SLOTS = 2;
@@ -28,12 +30,6 @@ function promptOf(request: RecordedRequest): string {
   return typeof prompt === 'string' ? prompt : '';
 }
 
-/** `hold` never gets an answer (it keeps the first process's only slot); `job N` gets one after ANSWER_MS. */
-function modelFor(request: RecordedRequest): MockResponse {
-  const prompt = promptOf(request);
-  if (prompt === 'hold') return { delayMs: 10 * 60_000, then: { text: 'never' } };
-  return { delayMs: ANSWER_MS, then: { text: `done: ${prompt}` } };
-}
 
 for (const kind of ['sqlite', 'postgres'] as const) {
   describe(`a restart with a backlog of queued runs in ${kind === 'sqlite' ? 'a SQLite file' : 'PostgreSQL'}`, { timeout: 120_000, skip: kind === 'postgres' ? postgresSkip() : false }, () => {
@@ -43,7 +39,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
     const children: ChildProcess[] = [];
 
     before(async () => {
-      mock = await startMockOpenAI({ handler: modelFor });
+      mock = await startMockOpenAI({ handler: (request) => ({ delayMs: ANSWER_MS, then: { text: `done: ${promptOf(request)}` } }) });
     });
     after(async () => {
       await Promise.allSettled(children.map((child) => stopProcess(child)));
@@ -68,28 +64,27 @@ server:
       const store = kind === 'sqlite' ? `sqlite:${join(dir, 'runs.db')}` : await createDatabase('toolgate_backlog', databases);
       const track = (child: ChildProcess): void => void children.push(child);
 
-      // The first process: one slot, held by a run whose answer never comes; the jobs wait queued in the store.
-      const first = await startServe({ cwd: dir, args: ['--store', store, '--concurrency', '1'], onSpawn: track });
-      await createRun(first.url, 'hold');
-      await pollUntil(async () => mock.requests.some((r) => promptOf(r) === 'hold'), 'the first process to ask the model for "hold"');
+      // The backlog: queued runs without an owner, oldest first.
+      const backlog = await openStore(store);
       const jobs: string[] = [];
-      for (let i = 1; i <= JOBS; i++) jobs.push((await createRun(first.url, `job ${i}`)).id);
-      for (const id of jobs) assert.equal((await getRun(first.url, id)).status, 'queued');
-      first.child.kill('SIGKILL');
-      await new Promise((resolve) => first.child.once('exit', resolve));
+      try {
+        for (let i = 1; i <= JOBS; i++) jobs.push((await backlog.createRun({ input: `job ${i}`, model: 'openai:mock' })).id);
+      } finally {
+        await backlog.close();
+      }
 
-      const second = await startServe({ cwd: dir, args: ['--store', store, '--concurrency', String(SLOTS)], onSpawn: track });
+      const serve = await startServe({ cwd: dir, args: ['--store', store, '--concurrency', String(SLOTS)], onSpawn: track });
       const started = Date.now();
-      await pollUntil(async () => (await Promise.all(jobs.map((id) => getRun(second.url, id)))).every((run) => run.status === 'completed'), 'every job to complete', {
+      await pollUntil(async () => (await Promise.all(jobs.map((id) => getRun(serve.url, id)))).every((run) => run.status === 'completed'), 'every job to complete', {
         timeoutMs: 20_000,
       });
       const tookMs = Date.now() - started;
       // About 6 × 300 ms here; the old way, two runs per sweep every 30 s.
       assert.ok(tookMs < 20_000, `the backlog took ${tookMs} ms`);
       for (const id of jobs) {
-        const run = await getRun(second.url, id);
+        const run = await getRun(serve.url, id);
         assert.match(run.output ?? '', /^done: job \d+$/);
-        const events = await readEvents(second.url, id);
+        const events = await readEvents(serve.url, id);
         assertWellFormedLog(id, events);
         assert.equal(events.filter((e) => e.type === 'run_started').length, 1, `${id} was started once`);
       }
