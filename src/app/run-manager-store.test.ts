@@ -63,8 +63,16 @@ function gatedModel(text: string): ModelAdapter & { release: () => void; calls: 
   return model;
 }
 
-function settings() {
-  return resolveSettings({ server: { leaseMs: LONG_LEASE_MS } }, {}, {});
+function settings(leaseMs = LONG_LEASE_MS) {
+  return resolveSettings({ server: { leaseMs } }, {}, {});
+}
+
+/** Warnings the process emits meanwhile (the engine says so when a run waits for the store). */
+function collectWarnings(): { messages: string[]; stop: () => void } {
+  const messages: string[] = [];
+  const listener = (warning: Error): void => void messages.push(warning.message);
+  process.on('warning', listener);
+  return { messages, stop: () => process.off('warning', listener) };
 }
 
 /** A SQLite store on `path`, on a connection the test may change too. */
@@ -125,7 +133,7 @@ describe('RunManager: a SQLite file that cannot be written', () => {
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   };
 
-  it('disk full (SQLITE_FULL): the run pauses with a clear error instead of failing, its log stays as it was, and it completes once there is room', async () => {
+  it('disk full (SQLITE_FULL) for a moment: the run waits in place with a clear warning, keeps the model answer, and completes once there is room', async () => {
     const path = fresh();
     const { store, db } = sqliteStoreWithHandle(path);
     // An answer that needs new pages in the file: it cannot be stored while the file may not grow.
@@ -133,6 +141,7 @@ describe('RunManager: a SQLite file that cannot be written', () => {
     const toolgate = new Toolgate({ settings: settings(), model, store });
     const errors: string[] = [];
     const manager = new RunManager({ toolgate, concurrency: 2, onError: (m) => errors.push(m), storeRetry: { baseMs: 20, maxMs: 100 } });
+    const warnings = collectWarnings();
     try {
       await manager.recover();
       const { run } = await manager.startRun({}, { input: 'write a long answer' });
@@ -143,36 +152,37 @@ describe('RunManager: a SQLite file that cannot be written', () => {
       db.exec(`PRAGMA max_page_count = ${pages}`);
 
       model.release();
-      // The append of the answer failed; the run is driven again from its log, so the model is asked again.
-      await waitUntil(() => model.calls === 2, 'the run taken up again after the failed append');
-      const paused = errors.find((m) => m.includes(`run ${run.id} paused`));
-      assert.ok(paused !== undefined, `the pause is reported: ${errors.join(' | ')}`);
-      assert.match(paused, new RegExp(`SQLite store ${escapeRegExp(path)}: could not append events to run ${run.id}: database or disk is full; the disk is full; free space on the volume that holds ${escapeRegExp(path)}`));
+      const waiting = `run ${run.id}: SQLite store ${escapeRegExp(path)}: could not append events to run ${run.id}: database or disk is full; the disk is full; free space on the volume that holds ${escapeRegExp(path)}; the run waits for the store`;
+      await waitUntil(() => warnings.messages.some((m) => new RegExp(waiting).test(m)), 'the warning that the run waits for the store');
       const during = await store.getRun(run.id);
       assert.equal(during?.status, 'running', 'the run has not failed');
       assert.equal(during?.error, undefined);
       assert.deepEqual(await store.readEvents(run.id), before, 'nothing half-written: the log is as it was');
 
       db.exec(`PRAGMA max_page_count = ${SQLITE_MAX_PAGES}`);
-      model.release();
       await waitFor(async () => (await statusOf(store, run.id)) === 'completed', 'the run completed once there was room');
+      assert.equal(model.calls, 1, 'the answer was kept while the run waited: the model was not asked again');
+      assert.deepEqual(errors, [], 'it never had to be paused');
       const events = await store.readEvents(run.id);
       assertWellFormed(events);
       assert.equal(events.filter((e) => e.type === 'run_failed').length, 0);
     } finally {
+      warnings.stop();
       await manager.shutdown({ graceMs: 100 });
       await toolgate.close();
       cleanup();
     }
   });
 
-  it('a read-only file (SQLITE_READONLY): requests get store_unavailable naming the file and the fix, the run retries with backoff (no tight loop) and completes once it is writable', async () => {
+  it('a read-only file (SQLITE_READONLY) for longer than a lease: requests get store_unavailable naming the file and the fix, the run pauses and is retried with backoff (no tight loop), and completes once it is writable', async () => {
     const path = fresh();
     const { store, db } = sqliteStoreWithHandle(path);
     const model = gatedModel('done');
-    const toolgate = new Toolgate({ settings: settings(), model, store });
+    // A short lease: the run waits in place for one lease, then is paused and retried.
+    const toolgate = new Toolgate({ settings: settings(1_000), model, store });
     const errors: string[] = [];
     const manager = new RunManager({ toolgate, concurrency: 2, onError: (m) => errors.push(m), storeRetry: { baseMs: 20, maxMs: 100 } });
+    const warnings = collectWarnings();
     try {
       await manager.recover();
       const { run } = await manager.startRun({}, { input: 'answer me' });
@@ -190,6 +200,7 @@ describe('RunManager: a SQLite file that cannot be written', () => {
       const tries = (): number => errors.filter((m) => m.includes(`run ${run.id} paused`)).length;
       await waitUntil(() => tries() >= 1, 'the first failed try');
       const firstAt = Date.now();
+      assert.ok(warnings.messages.some((m) => m.startsWith(`run ${run.id}: SQLite store`) && m.includes('the run waits for the store')), 'it waited in place first');
       await waitUntil(() => tries() >= 6, 'six failed tries');
       // Waits of 20 ms doubling up to 100 ms (each ½–1 × that, jittered): five of them take 170 ms at least; a tight loop, a few.
       assert.ok(Date.now() - firstAt >= 150, `six tries within ${Date.now() - firstAt} ms: no backoff`);
@@ -201,6 +212,7 @@ describe('RunManager: a SQLite file that cannot be written', () => {
       await waitFor(async () => (await statusOf(store, run.id)) === 'completed', 'the run completed');
       assertWellFormed(await store.readEvents(run.id));
     } finally {
+      warnings.stop();
       await manager.shutdown({ graceMs: 100 });
       await toolgate.close();
       cleanup();

@@ -1,6 +1,7 @@
 // A SQLite file another process keeps locked: `toolgate serve` stays up, says
-// what is wrong (the file, the lock, the setting to raise), runs wait instead
-// of failing and complete as soon as the lock is gone. The lock is real: a
+// what is wrong (the file, the lock, the setting to raise), runs wait in place
+// instead of failing — keeping the model answers they could not store yet —
+// and complete as soon as the lock is gone. The lock is real: a
 // second connection on the same file holds a write transaction open. (A full
 // disk and a read-only file are played on the store's own connection in
 // src/app/run-manager-store.test.ts.)
@@ -16,7 +17,7 @@ import { startMockOpenAI, type MockOpenAI, type RecordedRequest } from '../suppo
 import { startServe, stopProcess } from '../support/processes.ts';
 import { assertWellFormedLog, createRun, getRun, pollUntil, readEvents, readiness } from '../support/runs-api.ts';
 
-/** Long: a run taken up again by the next sweep (the old way) would come far too late. */
+/** Long: the runs wait in place for up to a lease; one taken up again by the next sweep (half a lease later) would come too late. */
 const LEASE_MS = 30_000;
 
 function promptOf(request: RecordedRequest): string {
@@ -38,7 +39,7 @@ describe('toolgate serve on a SQLite file another process keeps locked', { timeo
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('SQLITE_BUSY: the process stays up, a request gets 503 naming the file and the busy timeout, runs pause and complete once the lock is released', async () => {
+  it('SQLITE_BUSY: the process stays up, a request gets 503 naming the file and the busy timeout, runs wait with their answers and complete once the lock is released', async () => {
     mock = await startMockOpenAI({ handler: (request) => ({ delayMs: 400, then: { text: `done: ${promptOf(request)}` } }) });
     const dir = mkdtempSync(join(tmpdir(), 'toolgate-sqlite-busy-'));
     dirs.push(dir);
@@ -66,11 +67,12 @@ server:
     blocker = new DatabaseSync(file, { timeout: 5_000 });
     blocker.exec('BEGIN IMMEDIATE');
 
-    const paused = (id: string): number => serve.output().split('\n').filter((line) => line.includes(`run ${id} paused, the run store is unavailable`)).length;
-    await pollUntil(async () => ids.every((id) => paused(id) >= 2), 'every run paused and tried again', { timeoutMs: 20_000 });
+    // Appends made together are committed together (decision 0017): the message names the run or the group.
+    const waiting = (id: string): boolean => serve.output().includes(`run ${id}: SQLite store ${file}: could not append events`);
+    await pollUntil(async () => ids.every(waiting), 'every run to say it waits for the store', { timeoutMs: 20_000 });
     assert.match(
       serve.output(),
-      new RegExp(`paused, the run store is unavailable: SQLite store ${escapeRegExp(file)}: could not [^:]+: database is locked; another connection held the database lock for longer than the busy timeout \\(100 ms\\); check for other processes using the file, or raise busyTimeoutMs \\(server\\.sqliteBusyTimeoutMs in toolgate\\.yaml\\)`),
+      new RegExp(`SQLite store ${escapeRegExp(file)}: could not append events( to run \\S+)?: database is locked; another connection held the database lock for longer than the busy timeout \\(100 ms\\); check for other processes using the file, or raise busyTimeoutMs \\(server\\.sqliteBusyTimeoutMs in toolgate\\.yaml\\); the run waits for the store`),
     );
     const refused = await fetch(`${serve.url}/v1/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: 'job 4' }) });
     assert.equal(refused.status, 503);
@@ -86,14 +88,16 @@ server:
     blocker.exec('ROLLBACK');
     blocker.close();
     const released = Date.now();
-    // Taken up again after the backoff (at most 5 s), not by a sweep half a lease (15 s) later.
+    // Written as soon as the lock is gone (the waits grow to 1 s), not by a sweep half a lease (15 s) later.
     await pollUntil(async () => (await Promise.all(ids.map((id) => getRun(serve.url, id)))).every((run) => run.status === 'completed'), 'every run to complete', { timeoutMs: 12_000 });
     assert.ok(Date.now() - released < 12_000);
     for (const id of ids) {
       const events = await readEvents(serve.url, id);
       assertWellFormedLog(id, events);
       assert.equal(events.filter((e) => e.type === 'run_failed').length, 0);
+      assert.equal(asked.filter((r) => promptOf(r) === events.find((e) => e.type === 'user_message')?.data.text).length, 1, `${id}: the answer that waited was kept, not asked for again`);
     }
+    assert.ok(!serve.output().includes('paused, the run store is unavailable'), 'no run had to be paused');
     await createRun(serve.url, 'job 5');
     assert.equal(exited, '');
   });
