@@ -41,7 +41,6 @@ describe('sqliteFailure', () => {
       [6, 'SQLITE_LOCKED'],
       [13, 'SQLITE_FULL'],
       [8, 'SQLITE_READONLY'],
-      [1032, 'SQLITE_READONLY_DBMOVED'],
       [778, 'SQLITE_IOERR_WRITE'],
       [14, 'SQLITE_CANTOPEN'],
     ] as const) {
@@ -56,10 +55,6 @@ describe('sqliteFailure', () => {
     ] as const) {
       assert.equal(sqliteFailure(sqliteError(errcode, 'x'), OPTIONS).code, 'internal', name);
     }
-  });
-
-  it('says where to put back a file that was moved away while open', () => {
-    assert.match(sqliteFailure(sqliteError(1032, 'attempt to write a readonly database'), OPTIONS).message, /moved or deleted while toolgate had it open: put it back at \/srv\/toolgate\/runs\.db/);
   });
 
   it('passes a ToolgateError through unchanged', () => {

@@ -20,12 +20,10 @@ const SQLITE_CORRUPT = 11;
 const SQLITE_FULL = 13;
 const SQLITE_CANTOPEN = 14;
 const SQLITE_NOTADB = 26;
-/** SQLITE_READONLY_DBMOVED: the file was renamed or deleted while open; writes are refused until it is back. */
-const SQLITE_READONLY_DBMOVED = SQLITE_READONLY | (4 << 8);
 
 /**
  * Failures that say "not now": another connection holds the lock, the disk is
- * full or failing, the file cannot be written (permissions, moved away). The
+ * full or failing, the file cannot be written (permissions, a read-only mount). The
  * same write succeeds once an operator (or the other process) fixes it, so
  * runs wait for it instead of failing.
  */
@@ -57,7 +55,6 @@ function errorParts(error: unknown): { errcode: number | undefined; detail: stri
 
 function hintFor(errcode: number | undefined, options: SqliteFailureOptions): string {
   const { busyTimeoutMs, label } = options;
-  if (errcode === SQLITE_READONLY_DBMOVED) return `the file was moved or deleted while toolgate had it open: put it back at ${label}, or restart toolgate`;
   switch (errcode === undefined ? undefined : errcode & 0xff) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
