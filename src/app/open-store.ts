@@ -25,7 +25,7 @@ export function describeStore(spec: string): string {
 }
 
 /** `memory:`, `sqlite:<path>` (relative to cwd) or `postgres://…` → a RunStore. */
-export async function openStore(spec: string, options: { cwd?: string; synchronous?: 'FULL' | 'NORMAL'; poolSize?: number } = {}): Promise<RunStore> {
+export async function openStore(spec: string, options: { cwd?: string; synchronous?: 'FULL' | 'NORMAL'; busyTimeoutMs?: number; poolSize?: number } = {}): Promise<RunStore> {
   if (spec === 'memory:' || spec === 'memory') return new MemoryRunStore();
   if (isPostgresSpec(spec)) {
     // Loaded only for PostgreSQL: `pg` stays out of every other start-up.
@@ -36,7 +36,11 @@ export async function openStore(spec: string, options: { cwd?: string; synchrono
     const raw = spec.slice('sqlite:'.length);
     if (raw === '') throw new ToolgateError('usage', 'the sqlite store needs a file: --store sqlite:./data/toolgate.db');
     const path = raw === ':memory:' || isAbsolute(raw) ? raw : resolve(options.cwd ?? process.cwd(), raw);
-    return openSqliteRunStore({ path, ...(options.synchronous === undefined ? {} : { synchronous: options.synchronous }) });
+    return openSqliteRunStore({
+      path,
+      ...(options.synchronous === undefined ? {} : { synchronous: options.synchronous }),
+      ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
+    });
   }
   throw new ToolgateError('usage', `unknown store "${describeStore(spec)}": use memory:, sqlite:<file> (e.g. sqlite:./data/toolgate.db) or postgres://user:password@host:5432/database`);
 }

@@ -21,6 +21,7 @@ import {
 import { createRedactor } from '../gate/index.ts';
 import { checkApprovalEdit } from './check-approval-edit.ts';
 import { FairQueue } from './fair-queue.ts';
+import { RunRetries, StoreBackoff, type StoreRetryOptions } from './store-retry.ts';
 import type { Toolgate } from './toolgate.ts';
 
 export const DEFAULT_CONCURRENCY = 4;
@@ -42,9 +43,14 @@ export function defaultQueueLimitPerTenant(queueLimit: number, tenants: number):
  * queue served tenant by tenant in turn (FairQueue) with a concurrency limit
  * and a bound in all and per tenant (full → `overloaded`), a
  * sweep that takes over runs whose owner stopped (their lease expired), and a
- * graceful stop at safe points. What a run is and how it is driven, cancelled
- * or resumed belongs to the engine (toolgate.engine); this class only decides
- * when. Per-tenant isolation of the API is applied here too.
+ * graceful stop at safe points. Once recovery has started, a slot that frees
+ * with nothing queued here claims the next run from the store at once while
+ * the store may hold more (a backlog after a restart drains at full speed, not
+ * one sweep at a time). A run whose pass stopped because the store was
+ * unavailable is driven again after a backoff (decision 0023). What a run is
+ * and how it is driven, cancelled or resumed belongs to the engine
+ * (toolgate.engine); this class only decides when. Per-tenant isolation of
+ * the API is applied here too.
  */
 export class RunManager implements RunService {
   readonly #toolgate: Toolgate;
@@ -58,6 +64,13 @@ export class RunManager implements RunService {
   readonly #stop = new AbortController();
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #sweeping = false;
+  /** A slot freed while a sweep was claiming: claim again when it is done. */
+  #sweepAgain = false;
+  /** The last claim filled every slot it asked for: the store may hold more claimable runs. */
+  #storeMayHaveMore = false;
+  /** Claims wait after a failed one (the store is unavailable), instead of asking at every freed slot. */
+  readonly #claimBackoff: StoreBackoff;
+  readonly #retries: RunRetries;
   #closing = false;
   #onError: (message: string) => void;
   readonly #onEvents: ((events: readonly RunEvent[]) => void) | undefined;
@@ -76,6 +89,8 @@ export class RunManager implements RunService {
     queueLimitPerTenant?: number;
     onError?: (message: string) => void;
     onEvents?: (events: readonly RunEvent[]) => void;
+    /** Backoff after `store_unavailable` (defaults: DEFAULT_STORE_RETRY_MS doubling up to DEFAULT_STORE_RETRY_MAX_MS). */
+    storeRetry?: StoreRetryOptions;
   }) {
     this.#toolgate = options.toolgate;
     this.#redact = createRedactor(options.toolgate.settings.redact);
@@ -86,6 +101,10 @@ export class RunManager implements RunService {
     this.#queueLimitPerTenant = options.queueLimitPerTenant ?? defaultQueueLimitPerTenant(this.#queueLimit, tenants);
     this.#onError = options.onError ?? ((m) => process.emitWarning(m));
     this.#onEvents = options.onEvents;
+    this.#claimBackoff = new StoreBackoff(options.storeRetry);
+    this.#retries = new RunRetries({ ...options.storeRetry, // A run driven again after an outage waits in the lane of runs without a tenant: its tenant is not
+    // known here, and an outage delays every tenant alike.
+    retry: (runId) => this.#schedule(runId, undefined) });
   }
 
   /**
@@ -105,6 +124,7 @@ export class RunManager implements RunService {
     } while (cursor !== undefined);
     // Logs written before decisions moved a run back to running: the driver leaves a run that is still waiting untouched.
     for (const run of waiting.reverse()) this.#schedule(run.id, run.tenantId);
+    this.#storeMayHaveMore = true;
     const taken = await this.#sweep();
     if (this.#sweeper === undefined && !this.#closing) {
       this.#sweeper = setInterval(() => void this.#sweep().catch((error: unknown) => this.#onError(`sweep for orphaned runs failed: ${describe(error)}`)), Math.max(50, Math.floor(this.#toolgate.engine.leaseMs / 2)));
@@ -248,6 +268,7 @@ export class RunManager implements RunService {
   async shutdown(options: { graceMs?: number } = {}): Promise<void> {
     this.#closing = true;
     clearInterval(this.#sweeper);
+    this.#retries.close();
     this.#queue.clear();
     this.#stop.abort();
     const all = Promise.all([...this.#active.values()]);
@@ -286,26 +307,65 @@ export class RunManager implements RunService {
   #pump(): void {
     while (this.#busySlots() < this.#concurrency) {
       const runId = this.#queue.shift();
-      if (runId === undefined) return;
+      if (runId === undefined) break;
       this.#start(runId);
     }
+    this.#claimFreeSlots();
   }
 
-  /** Claims orphaned runs for the free slots. */
+  /** Slots free for runs from the store: neither busy nor promised to a run queued here. */
+  #freeSlots(): number {
+    return this.#concurrency - this.#busySlots() - this.#queue.size;
+  }
+
+  /**
+   * A slot is free and nothing here waits for it: the next runs are claimed
+   * from the store now, not at the next sweep — while the last claim filled
+   * every slot it asked for (so the store may hold more), and not while the
+   * store is failing (the backoff after a failed claim). Recovery turns it on.
+   */
+  #claimFreeSlots(): void {
+    if (this.#sweeper === undefined || this.#closing || !this.#storeMayHaveMore || this.#freeSlots() <= 0 || !this.#claimBackoff.ready()) return;
+    void this.#sweep().catch((error: unknown) => this.#onError(`claiming runs from the store failed: ${describe(error)}`));
+  }
+
+  /**
+   * Claims runs that need an owner (orphaned, or queued and never picked up)
+   * for the free slots. One claim at a time: a slot that frees meanwhile is
+   * filled by one more round, never by a second claim alongside.
+   */
   async #sweep(): Promise<string[]> {
-    if (this.#closing || this.#sweeping) return [];
+    if (this.#closing) return [];
+    if (this.#sweeping) {
+      this.#sweepAgain = true;
+      return [];
+    }
     this.#sweeping = true;
+    const taken: string[] = [];
     try {
-      const free = this.#concurrency - this.#busySlots() - this.#queue.size;
-      const leases = await this.#toolgate.engine.claimNext(free);
-      for (const lease of leases) {
-        this.#queue.delete(lease.runId);
-        this.#start(lease.runId, lease);
-      }
-      return leases.map((l) => l.runId);
+      do {
+        this.#sweepAgain = false;
+        const free = this.#freeSlots();
+        if (free <= 0) break;
+        let leases: RunLease[];
+        try {
+          leases = await this.#toolgate.engine.claimNext(free);
+        } catch (error) {
+          this.#claimBackoff.failed();
+          throw error;
+        }
+        this.#claimBackoff.succeeded();
+        this.#storeMayHaveMore = leases.length >= free;
+        for (const lease of leases) {
+          this.#queue.delete(lease.runId);
+          this.#start(lease.runId, lease);
+          taken.push(lease.runId);
+        }
+      } while (this.#sweepAgain && !this.#closing);
     } finally {
       this.#sweeping = false;
     }
+    return taken;
   }
 
   /** Drives a run in a slot: with its lease when claimed, and the run itself when it was just created and claimed. */
@@ -314,8 +374,17 @@ export class RunManager implements RunService {
     const done = this.#toolgate.engine
       .drive(runId, { stopSignal: this.#stop.signal, lease, run: created })
       .then(
-        () => undefined,
-        (error: unknown) => this.#onError(`run ${runId} could not be driven: ${describe(error)}`),
+        () => this.#retries.forget(runId),
+        (error: unknown) => {
+          if (!(error instanceof ToolgateError && error.code === 'store_unavailable')) {
+            this.#onError(`run ${runId} could not be driven: ${describe(error)}`);
+            return;
+          }
+          // Not a failure of the run: its log stays as it is, and it is driven again from there once the store answers.
+          if (this.#closing) return;
+          const delayMs = this.#retries.later(runId);
+          this.#onError(`run ${runId} paused, the run store is unavailable: ${describe(error)}; trying again in ${delayMs} ms`);
+        },
       )
       .finally(() => {
         unobserve();

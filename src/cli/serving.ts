@@ -72,6 +72,7 @@ export async function openServing(values: Record<string, unknown>, io: CliIO, lo
   const opened = await openStore(storeSpec, {
     cwd: io.cwd,
     ...(settings.server.sqliteSynchronous === undefined ? {} : { synchronous: settings.server.sqliteSynchronous }),
+    ...(settings.server.sqliteBusyTimeoutMs === undefined ? {} : { busyTimeoutMs: settings.server.sqliteBusyTimeoutMs }),
     ...(settings.server.poolSize === undefined ? {} : { poolSize: settings.server.poolSize }),
   });
   // Metrics see what this process appends; the store they wrap times every append.

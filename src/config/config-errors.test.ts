@@ -65,8 +65,8 @@ describe('unknown keys anywhere', () => {
 
   it('list the known keys when none is close, one line per key', () => {
     assert.deepEqual(problems({ server: { zzzzqq: 1, port: 1, xqxqxq: 2 } }), [
-      'server.zzzzqq: unknown key; known keys: port, host, store, sqliteSynchronous, poolSize, concurrency, queueLimit, queueLimitPerTenant, leaseMs, heartbeatMs, sseBufferLimitBytes, maxBodyBytes, sseIdleTimeoutMs, sseHistoryTimeoutMs, ssePollMs, shutdownGraceMs, toolStartTimeoutMs, toolRetryMaxDelayMs, metricsPort, metricsHost, cors, sessionSecret, sessionTtlSeconds, trustedProxies, authBackoff',
-      'server.xqxqxq: unknown key; known keys: port, host, store, sqliteSynchronous, poolSize, concurrency, queueLimit, queueLimitPerTenant, leaseMs, heartbeatMs, sseBufferLimitBytes, maxBodyBytes, sseIdleTimeoutMs, sseHistoryTimeoutMs, ssePollMs, shutdownGraceMs, toolStartTimeoutMs, toolRetryMaxDelayMs, metricsPort, metricsHost, cors, sessionSecret, sessionTtlSeconds, trustedProxies, authBackoff',
+      'server.zzzzqq: unknown key; known keys: port, host, store, sqliteSynchronous, sqliteBusyTimeoutMs, poolSize, concurrency, queueLimit, queueLimitPerTenant, leaseMs, heartbeatMs, sseBufferLimitBytes, maxBodyBytes, sseIdleTimeoutMs, sseHistoryTimeoutMs, ssePollMs, shutdownGraceMs, toolStartTimeoutMs, toolRetryMaxDelayMs, metricsPort, metricsHost, cors, sessionSecret, sessionTtlSeconds, trustedProxies, authBackoff',
+      'server.xqxqxq: unknown key; known keys: port, host, store, sqliteSynchronous, sqliteBusyTimeoutMs, poolSize, concurrency, queueLimit, queueLimitPerTenant, leaseMs, heartbeatMs, sseBufferLimitBytes, maxBodyBytes, sseIdleTimeoutMs, sseHistoryTimeoutMs, ssePollMs, shutdownGraceMs, toolStartTimeoutMs, toolRetryMaxDelayMs, metricsPort, metricsHost, cors, sessionSecret, sessionTtlSeconds, trustedProxies, authBackoff',
     ]);
   });
 

@@ -173,6 +173,7 @@ export const configSchema = z.strictObject({
       host: z.string().min(1).optional(),
       store: z.string().regex(/^(memory:?|sqlite:.+|postgres(ql)?:\/\/.+)$/i, 'store must be memory:, sqlite:<file> or postgres://user:password@host:5432/database').optional(),
       sqliteSynchronous: z.enum(['FULL', 'NORMAL']).optional(),
+      sqliteBusyTimeoutMs: z.number().int().min(0).max(600_000).optional(),
       poolSize: z.number().int().min(1).max(1000).optional(),
       concurrency: z.number().int().min(1).max(1000).optional(),
       queueLimit: z.number().int().min(0).max(1_000_000).optional(),

@@ -19,6 +19,8 @@ export const ERROR_CODES = [
   'overloaded',
   'shutting_down',
   'model_not_allowed',
+  // the run store (database) cannot be reached or written right now: retry later (runs wait and are taken up again)
+  'store_unavailable',
   // model adapters
   'model_auth',
   'model_not_found',

@@ -127,7 +127,8 @@ export class GatewayHttp {
       },
       onsessionclosed: (id) => {
         this.#legacy.delete(id);
-        void this.#gateway.endSession(`${LEGACY_PREFIX}${id}`, 'the client closed the session');
+        // The store may be unavailable just then: the failure is reported, never left unhandled (that would end the process).
+        void this.#gateway.endSession(`${LEGACY_PREFIX}${id}`, 'the client closed the session').catch((error: unknown) => this.#gateway.options.onError?.(`gateway session ${id} did not end cleanly: ${String(error)}`));
       },
     });
     transport.onerror = this.#onError;

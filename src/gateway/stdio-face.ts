@@ -22,7 +22,8 @@ export function serveGatewayStdio(gateway: Gateway, identity: GatewayIdentity, p
   return {
     closed,
     close: async (reason) => {
-      await gateway.endSession(STDIO_SESSION, reason);
+      // A store that is unavailable at this moment must not keep the stop from closing the connection.
+      await gateway.endSession(STDIO_SESSION, reason).catch((error: unknown) => gateway.options.onError?.(`gateway session ${STDIO_SESSION} did not end cleanly: ${String(error)}`));
       await handle.close();
     },
   };

@@ -53,7 +53,8 @@ export type PassEnd = 'ended' | 'waiting' | 'paused' | 'lost';
  * One pass over a run by its owner: from wherever the log says it is, through
  * the run's strategy, until it ends, waits for a person, or must pause.
  * Model, tool and input trouble end the run `failed` with the reason; only a
- * store failure (or a lost lease) is left for the caller.
+ * store failure (or a lost lease) is left for the caller: a store that is
+ * unavailable (`store_unavailable`) is thrown without ending the run.
  */
 export async function drivePass(input: PassInput): Promise<PassEnd> {
   const { run, state } = input;
@@ -145,6 +146,9 @@ async function tracedPass(input: PassInput, passTrace: PassTrace): Promise<PassE
 async function fail(input: PassInput, error: unknown, env: RunEnvironment | undefined): Promise<PassEnd> {
   const { state, append } = input;
   if (input.lost() || (error instanceof ToolgateError && error.code === 'lease_lost')) return 'lost';
+  // The database is gone for the moment: the run has not failed, its pass stopped. It is driven again from
+  // its log once the store answers (RunManager retries it with backoff, decision 0023).
+  if (error instanceof ToolgateError && error.code === 'store_unavailable') throw error;
   const cancelled = input.signal.aborted || state.cancelRequested !== undefined || (error instanceof ToolgateError && error.code === 'cancelled');
   const info = cancelled ? { code: 'cancelled' as const, message: state.cancelRequested ?? 'the run was cancelled' } : toErrorInfo(error);
   try {

@@ -183,7 +183,8 @@ export class GatewayRun {
     const step = ++this.#steps;
     const call: RawToolCall = { id: newId('call'), name: request.name, arguments: JSON.stringify(request.arguments) };
     const signal = request.signal === undefined ? this.#abort.signal : AbortSignal.any([this.#abort.signal, request.signal]);
-    const ctx = this.#context(request, step, signal);
+    let sent = false;
+    const ctx = this.#context(request, step, signal, () => (sent = true));
     const entry = request.catalog.visible.get(request.name);
     const refused = entry === undefined ? undefined : await request.refuse?.(entry);
     if (entry !== undefined && refused !== undefined) {
@@ -192,7 +193,17 @@ export class GatewayRun {
       return this.#done(call, result);
     }
     const pass = startPassSpan(this.#traceRun(request.traceparent));
-    const outcome = await executeToolCall({ ...ctx, trace: pass }, call);
+    let outcome: Awaited<ReturnType<typeof executeToolCall>>;
+    try {
+      outcome = await executeToolCall({ ...ctx, trace: pass }, call);
+    } catch (error) {
+      pass.end({ status: 'failed' });
+      // The call went out, and then its result could not be recorded: the client must not take the error for "not done".
+      if (sent && error instanceof ToolgateError && error.code === 'store_unavailable') {
+        return this.#done(call, toolError('outcome_unknown', `${call.name} was sent, but its result could not be recorded (${error.message}). It MAY HAVE EXECUTED: check before calling it again.`));
+      }
+      throw error;
+    }
     pass.end({ status: outcome.kind === 'done' && outcome.result.ok ? 'completed' : outcome.kind });
     if (outcome.kind === 'done') return this.#done(call, outcome.result);
     if (outcome.kind === 'unknown') {
@@ -239,12 +250,17 @@ export class GatewayRun {
     return this.#ending;
   }
 
-  #context(request: GatewayCallRequest, step: number, signal: AbortSignal): ToolCallContext {
+  /** `onSent`: the call's tool_call is recorded, so the call is about to go (or went) upstream. */
+  #context(request: GatewayCallRequest, step: number, signal: AbortSignal, onSent: () => void = () => undefined): ToolCallContext {
     const env = this.#options.environment;
     return {
       runId: this.runId,
       step,
-      append: (drafts) => this.#log.append(drafts),
+      append: async (drafts) => {
+        const events = await this.#log.append(drafts);
+        if (drafts.some((d) => d.type === 'tool_call')) onSent();
+        return events;
+      },
       tools: env.tools,
       catalog: request.catalog,
       policy: env.policy,

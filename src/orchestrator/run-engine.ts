@@ -12,6 +12,7 @@ import {
   type RunSettings,
   type RunStore,
 } from '../core/index.ts';
+import { commitThroughOutage } from './commit-through-outage.ts';
 import { emptyConversation } from './conversation-state.ts';
 import { endLostGatewaySession } from './gateway-recovery.ts';
 import { drivePass, finalRun, type PassEnd } from './drive-pass.ts';
@@ -237,16 +238,27 @@ export class RunEngine {
         })
         .catch(() => undefined);
     }
+    // Where this pass's commits are known to stand in the log: a commit that met an unavailable store is looked for after it.
+    let committedUpTo = run.lastEventId;
     const appender = new PassAppender({
       runId: run.id,
       commit: async (drafts, patch, expectLastEventId) => {
         let events: RunEvent[];
         try {
-          events = await store.append(run.id, drafts, patch, { lease: keeper.lease, ...(expectLastEventId === undefined ? {} : { expectLastEventId }) });
+          events = await commitThroughOutage({
+            store,
+            runId: run.id,
+            drafts,
+            commit: () => store.append(run.id, drafts, patch, { lease: keeper.lease, ...(expectLastEventId === undefined ? {} : { expectLastEventId }) }),
+            committedUpTo: () => committedUpTo,
+            giveUpAfterMs: this.leaseMs,
+            stopped: () => keeper.lost || abort.signal.aborted,
+          });
         } catch (error) {
           if (error instanceof ToolgateError && error.code === 'lease_lost') keeper.markLost();
           throw error;
         }
+        committedUpTo = Math.max(committedUpTo, events.at(-1)?.id ?? 0);
         const settling = follower.settle(events);
         if (settling !== undefined) await settling;
         return events;

@@ -145,7 +145,9 @@ export interface RunStore {
   /**
    * Optional: a wake-up call for appends made by any process sharing the
    * store, where `subscribe` hears only this one's. Resolves, with the
-   * unwatch function, once the store is listening; from then on
+   * unwatch function, once the store is listening — or at once when it
+   * cannot listen for the moment (its database is unavailable): the watch
+   * is kept, and woken like the others once the store listens again. From then on
    * `onAppended` is called whenever events were appended to `runId`, with
    * the id of the last of them. Calls may come late, several appends may be
    * coalesced into one call, and a call may come when nothing new was

@@ -34,7 +34,7 @@ describe('openPostgresRunStore', () => {
   it('names the server and what to check when nothing answers, never the password', async () => {
     const port = await freePort();
     await assert.rejects(openPostgresRunStore({ url: `postgres://app:pa55-word@127.0.0.1:${port}/toolgate` }), (error: unknown) => {
-      rejectsWith('internal', new RegExp(`PostgreSQL store postgres://app@127\\.0\\.0\\.1:${port}/toolgate: could not open the database: .*ECONNREFUSED.*check that PostgreSQL is running`))(error);
+      rejectsWith('store_unavailable', new RegExp(`PostgreSQL store postgres://app@127\\.0\\.0\\.1:${port}/toolgate: could not open the database: .*ECONNREFUSED.*check that PostgreSQL is running`))(error);
       assert.ok(error instanceof Error && !error.message.includes('pa55-word'));
       return true;
     });

@@ -56,6 +56,11 @@ export async function openPostgresRunStore(options: OpenPostgresRunStoreOptions)
   const pool = new Pool({ ...config, max: poolSize });
   // An idle pooled connection that breaks (server restart) is dropped by the pool; without a listener the error would end the process.
   pool.on('error', (error) => process.emitWarning(postgresFailure(error, { ...naming, action: 'keep an idle connection' }).message, 'ToolgateWarning'));
+  // The pool's own listener is off a client while it is checked out, and for a moment as it passes from one user
+  // to the next: a backend that ends then (pg_terminate_backend, a restart, a failover, a pooler) would emit 'error'
+  // with no listener and end the process. This one stays for the client's life. Nothing to do in it: the statement
+  // in flight fails with the error, and the pool drops a client that failed once it is released.
+  pool.on('connect', (client) => client.on('error', ignoreClientError));
   try {
     const client = await pool.connect();
     try {
@@ -72,6 +77,10 @@ export async function openPostgresRunStore(options: OpenPostgresRunStoreOptions)
     naming,
   });
   return new PostgresRunStore({ connection: new PostgresConnection({ pool, naming }), listener });
+}
+
+function ignoreClientError(): void {
+  // See pool.on('connect') in openPostgresRunStore.
 }
 
 function checkOptions(poolSize: number, connectTimeoutMs: number): void {

@@ -17,12 +17,43 @@ describe('postgresFailure', () => {
 
   it('names the database, the action and what to check for a refused connection', () => {
     const error = postgresFailure(withCode('connect ECONNREFUSED 10.0.0.1:5432', 'ECONNREFUSED'), NAMING);
-    assert.equal(error.code, 'internal');
+    assert.equal(error.code, 'store_unavailable');
     assert.equal(
       error.message,
       'PostgreSQL store postgres://app@db:5432/toolgate: could not open the database: connect ECONNREFUSED 10.0.0.1:5432; nothing accepts connections at db:5432: check that PostgreSQL is running there and listens on TCP (listen_addresses, port)',
     );
-    assert.deepEqual(error.details, { postgresCode: 'ECONNREFUSED' });
+    assert.deepEqual(error.details, { postgresCode: 'ECONNREFUSED', retryAfterSeconds: 1 });
+  });
+
+  it('store_unavailable for a database that is gone for the moment, internal for an answer that will not change', () => {
+    const unavailable: [string, string | undefined][] = [
+      ['connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED'],
+      ['read ECONNRESET', 'ECONNRESET'],
+      ['getaddrinfo EAI_AGAIN db', 'EAI_AGAIN'],
+      ['terminating connection due to administrator command', '57P01'],
+      ['the database system is starting up', '57P03'],
+      ['sorry, too many clients already', '53300'],
+      ['could not extend file: No space left on device', '53100'],
+      ['cannot execute INSERT in a read-only transaction', '25006'],
+      ['server closed the connection unexpectedly', '08006'],
+      ['deadlock detected', '40P01'],
+      ['Connection terminated unexpectedly', undefined],
+      ['Client has encountered a connection error and is not queryable', undefined],
+      ['timeout exceeded when trying to connect', undefined],
+    ];
+    for (const [message, code] of unavailable) {
+      const error = code === undefined ? postgresFailure(new Error(message), NAMING) : postgresFailure(withCode(message, code), NAMING);
+      assert.equal(error.code, 'store_unavailable', `${code ?? ''} ${message}`);
+      assert.equal(error.details?.['retryAfterSeconds'], 1, 'HTTP answers say when to come back');
+    }
+    const lasting: [string, string][] = [
+      ['password authentication failed for user "app"', '28P01'],
+      ['database "toolgate" does not exist', '3D000'],
+      ['invalid byte sequence for encoding "UTF8": 0x00', '22021'],
+      ['relation "runs" does not exist', '42P01'],
+      ['canceling statement due to statement timeout', '57014'],
+    ];
+    for (const [message, code] of lasting) assert.equal(postgresFailure(withCode(message, code), NAMING).code, 'internal', code);
   });
 
   it('gives a hint per kind of server error', () => {

@@ -1,4 +1,5 @@
 import { ToolgateError } from '../../core/index.ts';
+import { STORE_RETRY_AFTER_SECONDS } from '../store-defaults.ts';
 
 export interface PostgresFailureOptions {
   /** The database as messages name it (postgresLabel: no password). */
@@ -12,8 +13,10 @@ export interface PostgresFailureOptions {
 }
 
 /**
- * Turns whatever pg threw into a ToolgateError('internal') that names the
- * database and says what to check. ToolgateErrors pass through unchanged.
+ * Turns whatever pg threw into a ToolgateError that names the database and
+ * says what to check: `store_unavailable` when the database cannot be used for
+ * the moment (the same operation succeeds once it is back: runs wait for it),
+ * `internal` otherwise. ToolgateErrors pass through unchanged.
  */
 export function postgresFailure(error: unknown, options: PostgresFailureOptions): ToolgateError {
   if (error instanceof ToolgateError) return error;
@@ -21,7 +24,33 @@ export function postgresFailure(error: unknown, options: PostgresFailureOptions)
   const hint = hintFor(code, detail, options.server);
   let message = `PostgreSQL store ${options.label}: could not ${options.action}: ${detail}${hint === '' ? '' : `; ${hint}`}`;
   if (options.password !== undefined && options.password !== '') message = message.replaceAll(options.password, '***');
-  return new ToolgateError('internal', message, { cause: error, ...(code === undefined ? {} : { details: { postgresCode: code } }) });
+  const transient = isTransient(code, detail);
+  const details = { ...(code === undefined ? {} : { postgresCode: code }), ...(transient ? { retryAfterSeconds: STORE_RETRY_AFTER_SECONDS } : {}) };
+  return new ToolgateError(transient ? 'store_unavailable' : 'internal', message, { cause: error, ...(Object.keys(details).length === 0 ? {} : { details }) });
+}
+
+const CONNECTION_LOST = /Connection terminated|ECONNRESET|EPIPE|terminating connection|is not queryable/i;
+const TIMED_OUT = /timeout/i;
+
+/** Network errors of the driver (the server is not reachable, or the connection broke). */
+const NETWORK_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
+
+/**
+ * Whether the failure says "not now" rather than "never": the server is
+ * unreachable, restarting, out of connections or resources, a standby after a
+ * failover (read-only), or the transaction collided with another one.
+ */
+function isTransient(code: string | undefined, detail: string): boolean {
+  if (code !== undefined) {
+    if (NETWORK_CODES.has(code)) return true;
+    // 08: connection exception; 53: insufficient resources (disk full, out of memory, too many connections); 57P0x: shutdown, crash, starting up.
+    if (code.startsWith('08') || code.startsWith('53') || code === '57P01' || code === '57P02' || code === '57P03') return true;
+    // 25006: read-only transaction (a standby, mid-failover); 40001/40P01: serialization failure, deadlock.
+    if (code === '25006' || code === '40001' || code === '40P01') return true;
+    // Any other SQLSTATE is the server's considered answer to this statement.
+    if (/^[0-9A-Z]{5}$/.test(code)) return false;
+  }
+  return CONNECTION_LOST.test(detail) || TIMED_OUT.test(detail);
 }
 
 function errorParts(error: unknown): { code: string | undefined; detail: string } {
@@ -33,9 +62,6 @@ function errorParts(error: unknown): { code: string | undefined; detail: string 
   const detail = error.message !== '' ? error.message : inner !== '' ? inner : (codeText ?? error.name);
   return { code: codeText, detail };
 }
-
-const CONNECTION_LOST = /Connection terminated|ECONNRESET|EPIPE|terminating connection/i;
-const TIMED_OUT = /timeout/i;
 
 function hintFor(code: string | undefined, detail: string, server: string): string {
   switch (code) {
@@ -62,6 +88,10 @@ function hintFor(code: string | undefined, detail: string, server: string): stri
       return "a table of the store is missing: the schema was changed outside toolgate; open the store again to run its migrations, or restore the schema";
     case '53300':
       return `${server} has no free connection slot: lower poolSize here or raise max_connections on the server`;
+    case '53100':
+      return `the disk of ${server} is full: free space on the server's data volume`;
+    case '25006':
+      return `${server} accepts only reads (a standby, or a failover under way): point the URL at the primary, or wait for the failover to finish`;
     case '57P01':
     case '57P02':
     case '57P03':

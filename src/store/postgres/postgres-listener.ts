@@ -29,8 +29,11 @@ export function parseAppendedPayload(payload: string | undefined): { runId: stri
 /**
  * PostgresRunStore's `watch`: one LISTEN connection per store instance,
  * opened on the first watch and kept until close. When it drops while someone
- * watches, it reconnects with backoff and then wakes every watcher once, since
- * notifications sent meanwhile are lost. Payloads that do not parse are ignored.
+ * watches, or cannot be opened because the database is unavailable, it
+ * reconnects with backoff and then wakes every watcher once, since
+ * notifications sent meanwhile are lost: a watch made while the database is
+ * gone is kept and woken like the others. When it drops while nobody watches,
+ * the next watch opens a new one. Payloads that do not parse are ignored.
  */
 export class PostgresListener {
   readonly #config: ClientConfig;
@@ -65,11 +68,21 @@ export class PostgresListener {
       current?.delete(watcher);
       if (current?.size === 0) this.#watchers.delete(runId);
     };
+    // Reconnecting already (with backoff): this watcher is woken with the others once the connection is back.
+    if (this.#timer !== undefined) return unwatch;
     try {
       await this.#listen();
     } catch (error) {
-      unwatch();
-      throw error;
+      if (this.#closed || !(error instanceof ToolgateError && error.code === 'store_unavailable')) {
+        unwatch();
+        throw error;
+      }
+      // Said once per outage: other watches made meanwhile wait for the same reconnect.
+      if (this.#timer === undefined) {
+        process.emitWarning(`${error.message}; listening again with backoff`, 'ToolgateWarning');
+        this.#failures += 1;
+        this.#reconnectLater();
+      }
     }
     return unwatch;
   }
@@ -140,7 +153,8 @@ export class PostgresListener {
         },
         () => {
           this.#failures += 1;
-          this.#reconnectLater();
+          // Nobody watches any more: the next watch opens a connection.
+          if (this.#watchers.size > 0) this.#reconnectLater();
         },
       );
     }, delay);

@@ -1,4 +1,5 @@
 import { ToolgateError } from '../../core/index.ts';
+import { STORE_RETRY_AFTER_SECONDS } from '../store-defaults.ts';
 
 export interface SqliteFailureOptions {
   /** The database file (or ":memory:"), named in the message. */
@@ -21,17 +22,28 @@ const SQLITE_CANTOPEN = 14;
 const SQLITE_NOTADB = 26;
 
 /**
- * Turns whatever node:sqlite threw into a ToolgateError('internal') that names
- * the file and says what to check. ToolgateErrors pass through unchanged.
+ * Failures that say "not now": another connection holds the lock, the disk is
+ * full or failing, the file cannot be written (permissions, a read-only mount). The
+ * same write succeeds once an operator (or the other process) fixes it, so
+ * runs wait for it instead of failing.
+ */
+const TRANSIENT: ReadonlySet<number> = new Set([SQLITE_BUSY, SQLITE_LOCKED, SQLITE_FULL, SQLITE_READONLY, SQLITE_PERM, SQLITE_CANTOPEN, SQLITE_IOERR]);
+
+/**
+ * Turns whatever node:sqlite threw into a ToolgateError that names the file
+ * and says what to check: `store_unavailable` for the failures in TRANSIENT,
+ * `internal` otherwise. ToolgateErrors pass through unchanged.
  */
 export function sqliteFailure(error: unknown, options: SqliteFailureOptions): ToolgateError {
   if (error instanceof ToolgateError) return error;
   const { errcode, detail } = errorParts(error);
-  const hint = hintFor(errcode, options.busyTimeoutMs);
+  const hint = hintFor(errcode, options);
   const message = `SQLite store ${options.label}: could not ${options.action}: ${detail}${hint === '' ? '' : `; ${hint}`}`;
-  return new ToolgateError('internal', message, {
+  if (errcode === undefined) return new ToolgateError('internal', message, { cause: error });
+  const transient = TRANSIENT.has(errcode & 0xff);
+  return new ToolgateError(transient ? 'store_unavailable' : 'internal', message, {
     cause: error,
-    ...(errcode === undefined ? {} : { details: { sqliteCode: errcode } }),
+    details: { sqliteCode: errcode, ...(transient ? { retryAfterSeconds: STORE_RETRY_AFTER_SECONDS } : {}) },
   });
 }
 
@@ -41,16 +53,17 @@ function errorParts(error: unknown): { errcode: number | undefined; detail: stri
   return { errcode: typeof errcode === 'number' ? errcode : undefined, detail: error.message };
 }
 
-function hintFor(errcode: number | undefined, busyTimeoutMs: number): string {
+function hintFor(errcode: number | undefined, options: SqliteFailureOptions): string {
+  const { busyTimeoutMs, label } = options;
   switch (errcode === undefined ? undefined : errcode & 0xff) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
       return (
         `another connection held the database lock for longer than the busy timeout (${busyTimeoutMs} ms); ` +
-        'check for other processes using the file, or raise busyTimeoutMs'
+        'check for other processes using the file, or raise busyTimeoutMs (server.sqliteBusyTimeoutMs in toolgate.yaml)'
       );
     case SQLITE_FULL:
-      return 'the disk is full; free space on the volume that holds the database';
+      return `the disk is full; free space on the volume that holds ${label}`;
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:
       return 'the file is damaged or is not a toolgate SQLite database; restore it from a backup or point the store at another path';
@@ -59,7 +72,7 @@ function hintFor(errcode: number | undefined, busyTimeoutMs: number): string {
     case SQLITE_CANTOPEN:
       return 'check that the file and its directory exist and that this process may read and write them';
     case SQLITE_IOERR:
-      return 'the disk reported an I/O error; check the disk and the file system';
+      return 'the disk reported an I/O error (a failing disk, a full quota or a file size limit); check the disk, the file system and ulimit -f';
     case SQLITE_NOMEM:
       return 'SQLite ran out of memory';
     default:

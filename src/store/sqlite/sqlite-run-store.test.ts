@@ -129,7 +129,7 @@ describe('SqliteRunStore', () => {
     await two.close();
   });
 
-  it('reports a write lock held too long as internal, naming the file, and recovers afterwards', async () => {
+  it('reports a write lock held too long as store_unavailable, naming the file, and recovers afterwards', async () => {
     const path = file();
     const store = await openSqliteRunStore({ path, busyTimeoutMs: 50 });
     const { id } = await store.createRun({ input: 'x', model: 'm' });
@@ -138,7 +138,7 @@ describe('SqliteRunStore', () => {
     try {
       await assert.rejects(
         store.append(id, [draft('user_message', { text: 'blocked' })]),
-        isToolgateError('internal', new RegExp(`${path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}.*busy timeout \\(50 ms\\)`)),
+        isToolgateError('store_unavailable', new RegExp(`${path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}.*busy timeout \\(50 ms\\)`)),
       );
     } finally {
       other.exec('COMMIT');

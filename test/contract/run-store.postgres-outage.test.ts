@@ -1,0 +1,108 @@
+// PostgresRunStore while its database is gone: one store reaches the server
+// through a TCP proxy the test cuts (every connection dropped, new ones
+// refused) and restores; a second store on the same schema talks to the server
+// directly, as another process would. Operations fail with store_unavailable
+// naming the database; LISTEN comes back with backoff and wakes its watchers,
+// also those that started watching while the database was gone, and also
+// after a loss nobody was watching for.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ToolgateError, draft } from '../../src/core/index.ts';
+import { startTcpProxy, throughProxy } from '../support/tcp-proxy.ts';
+import { POSTGRES_TEST_URL, whenPostgres, withSchema } from './postgres-harness.ts';
+
+const STEP = draft('assistant_message', { step: 1, text: 'checking', toolCalls: [], finishReason: 'stop', latencyMs: 3 });
+
+/** Polls `read` every 10 ms until it gives a value; rejects after `ms`. */
+async function eventually<T>(what: string, ms: number, read: () => T | undefined): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+async function withProxy(work: (url: string, proxy: Awaited<ReturnType<typeof startTcpProxy>>) => Promise<void>): Promise<void> {
+  const target = new URL(POSTGRES_TEST_URL);
+  const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+  try {
+    await work(throughProxy(POSTGRES_TEST_URL, proxy), proxy);
+  } finally {
+    await proxy.close();
+  }
+}
+
+await whenPostgres('PostgresRunStore: the database unreachable for a while', () => {
+  describe('PostgresRunStore: the database unreachable for a while', () => {
+    it('fails with store_unavailable naming the database, and works again once it is back', () =>
+      withProxy((url, proxy) =>
+        withSchema(async (open) => {
+          const store = await open({ url });
+          const { id } = await store.createRun({ input: 'x', model: 'm' });
+          await proxy.cut();
+          await assert.rejects(store.append(id, [STEP]), (error: unknown) => {
+            assert.ok(error instanceof ToolgateError);
+            assert.equal(error.code, 'store_unavailable', error.message);
+            // A pooled connection that was cut, or a new one that is refused: either way what to check.
+            const server = `127\\.0\\.0\\.1:${proxy.port}`;
+            assert.match(
+              error.message,
+              new RegExp(
+                `^PostgreSQL store postgres://\\S+@${server}/\\S+ \\(schema \\S+\\): could not append events to run ${id}: ` +
+                  `(.*ECONNREFUSED.*; nothing accepts connections at ${server}: check that PostgreSQL is running there|Connection terminated unexpectedly; the connection to ${server} was lost: check that PostgreSQL is up and reachable)`,
+              ),
+            );
+            return true;
+          });
+          await assert.rejects(store.getRun(id), (error: unknown) => error instanceof ToolgateError && error.code === 'store_unavailable');
+          await proxy.restore();
+          assert.equal((await store.append(id, [STEP]))[0]?.id, 1, 'nothing of the failed append was kept');
+        }),
+      ));
+
+    it('a watch made while the database is gone is kept and woken once LISTEN is back; appends made meanwhile are not lost to it', () =>
+      withProxy((url, proxy) =>
+        withSchema(async (open) => {
+          const watched = await open({ url });
+          const direct = await open();
+          const { id } = await direct.createRun({ input: 'x', model: 'm' });
+          const warnings: string[] = [];
+          const onWarning = (warning: Error): void => void warnings.push(warning.message);
+          process.on('warning', onWarning);
+          try {
+            await proxy.cut();
+            const woken: number[] = [];
+            // Before: rejected, and the watcher was dropped; nothing would ever wake it.
+            const unwatch = await watched.watch(id, (lastEventId) => woken.push(lastEventId));
+            await direct.append(id, [STEP, STEP]);
+            await proxy.restore();
+            assert.equal(await eventually('the wake-up after LISTEN came back', 10_000, () => woken.at(-1)), 2, 'woken with the last event id');
+            await direct.append(id, [STEP]);
+            assert.equal(await eventually('a notification after the reconnect', 2_000, () => (woken.at(-1) === 3 ? 3 : undefined)), 3);
+            assert.ok(warnings.some((w) => /PostgreSQL store .*could not listen for appends.*listening again with backoff/.test(w)), warnings.join(' | '));
+            unwatch();
+          } finally {
+            process.off('warning', onWarning);
+          }
+        }),
+      ));
+
+    it('LISTEN lost while nobody watched: the next watch listens again and hears appends', () =>
+      withProxy((url, proxy) =>
+        withSchema(async (open) => {
+          const watched = await open({ url });
+          const direct = await open();
+          const { id } = await direct.createRun({ input: 'x', model: 'm' });
+          (await watched.watch(id, () => undefined))();
+          await proxy.cut();
+          await proxy.restore();
+          const woken: number[] = [];
+          await watched.watch(id, (lastEventId) => woken.push(lastEventId));
+          await direct.append(id, [STEP]);
+          assert.equal(await eventually('the notification', 2_000, () => woken.at(-1)), 1);
+        }),
+      ));
+  });
+});
