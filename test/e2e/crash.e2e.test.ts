@@ -117,11 +117,13 @@ server:
     const serve = await startServe({ cwd: dir });
     try {
       const runs = new Map<string, Run>();
+      const settled = new Set(['completed', 'failed', 'cancelled', 'waiting_approval']);
       for (let i = 0; i < 600 && runs.size < created.length; i++) {
-        for (const id of created) {
-          if (runs.has(id)) continue;
-          const run = (await (await fetch(`${serve.url}/v1/runs/${id}`)).json()) as Run;
-          if (run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled' || run.status === 'waiting_approval') runs.set(id, run);
+        // Every run's status in one request; a run is read whole once it has settled.
+        const listed = ((await (await fetch(`${serve.url}/v1/runs?limit=100`)).json()) as { runs: { id: string; status: string }[] }).runs;
+        for (const { id, status } of listed) {
+          if (runs.has(id) || !created.includes(id) || !settled.has(status)) continue;
+          runs.set(id, (await (await fetch(`${serve.url}/v1/runs/${id}`)).json()) as Run);
         }
         if (runs.size < created.length) await new Promise((r) => setTimeout(r, 100));
       }

@@ -44,6 +44,8 @@ const CANCEL_RUN = 501;
  * hand a live run to the other process (which would then ask the model again).
  */
 const UNHURRIED_LEASE_MS = 5000;
+/** How often each of the many runs is polled: twenty runs polled every 50 ms kept both servers busy answering. */
+const MANY_POLL_MS = 200;
 
 /** A distinct limit price per run, in whole cents, far below the seeded asks (the order rests, never trades). */
 const priceOf = (n: number): number => Math.round((10 + n / 10) * 100) / 100;
@@ -168,7 +170,7 @@ ${options.ssePollMs === undefined ? '' : `  ssePollMs: ${options.ssePollMs}\n`}`
 
     // Each run stops for approval of its order; the decision goes to the process that did not create it.
     await forEachRun(runs, async ({ n, id, creator }, stop) => {
-        const waiting = await waitForRun(urls, id, 'waiting_approval', (run) => run.status === 'waiting_approval', 30_000, stop);
+        const waiting = await waitForRun(urls, id, 'waiting_approval', (run) => run.status === 'waiting_approval', 30_000, { stop, everyMs: MANY_POLL_MS });
         assert.equal(waiting.pendingApproval?.name, 'placeOrder', `run ${n}: the order waits for a person`);
         assert.equal(waiting.pendingApproval?.reason, 'policy', `run ${n}: because the rule says so`);
         const other = urls[1 - creator] ?? '';
@@ -180,7 +182,7 @@ ${options.ssePollMs === undefined ? '' : `  ssePollMs: ${options.ssePollMs}\n`}`
     });
 
     // Every run ends completed, whichever process drives it.
-    await forEachRun(runs, ({ id }, stop) => waitForRun(urls, id, 'an end or a decision point', (run) => run.status !== 'running' && run.status !== 'queued', 45_000, stop));
+    await forEachRun(runs, ({ id }, stop) => waitForRun(urls, id, 'an end or a decision point', (run) => run.status !== 'running' && run.status !== 'queued', 45_000, { stop, everyMs: MANY_POLL_MS }));
     for (const { n, id } of runs) {
       const run = await getRun(urls[n % 2] ?? '', id);
       assert.equal(run.status, 'completed', `run ${n}: ${run.status} ${JSON.stringify(run.error ?? run.pendingApproval ?? null)}`);
@@ -531,19 +533,19 @@ async function postInput(url: string, id: string, input: Record<string, unknown>
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
 /**
- * Polls the run (on each of `urls` in turn) until `done` holds. Fails at once when
- * the run ended otherwise, or when `stop` is aborted (a sibling wait failed), and
- * with the last state seen after `timeoutMs`.
+ * Polls the run (on each of `urls` in turn, every `everyMs`) until `done` holds. Fails at once
+ * when the run ended otherwise, or when `stop` is aborted (a sibling wait failed), and with the
+ * last state seen after `timeoutMs`.
  */
-async function waitForRun(urls: string[], id: string, what: string, done: (run: Run) => boolean, timeoutMs: number, stop?: AbortSignal): Promise<Run> {
+async function waitForRun(urls: string[], id: string, what: string, done: (run: Run) => boolean, timeoutMs: number, options: { stop?: AbortSignal; everyMs?: number } = {}): Promise<Run> {
   const until = Date.now() + timeoutMs;
   let last: Run | undefined;
   for (let i = 0; Date.now() < until; i++) {
-    if (stop?.aborted === true) throw new Error(`run ${id}: stopped waiting (${what}) because another run failed`);
+    if (options.stop?.aborted === true) throw new Error(`run ${id}: stopped waiting (${what}) because another run failed`);
     last = await getRun(urls[i % urls.length] ?? '', id);
     if (done(last)) return last;
     if (TERMINAL.has(last.status)) break;
-    await sleep(50);
+    await sleep(options.everyMs ?? 50);
   }
   assert.fail(`run ${id}: expected ${what} within ${timeoutMs} ms; last seen: ${last?.status} ${JSON.stringify(last?.error ?? last?.pendingApproval ?? null)}`);
 }
