@@ -7,16 +7,19 @@
 import { globSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { enableCompileCache } from 'node:module';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { longestFirst, readDurations, writeDurations, type FileDurations } from './test-order.ts';
 import { changedPaths, treeSnapshot } from './tree-changes.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Where compiled sources are kept between processes and runs (node_modules/ is ignored by git). */
 const DEFAULT_COMPILE_CACHE = join(ROOT, 'node_modules', '.cache', 'toolgate-tests');
+/** How long each file took last time, so the longest start first (see test-order.ts). */
+const DURATIONS_FILE = join(DEFAULT_COMPILE_CACHE, 'durations.json');
 const MAX_REPEAT = 100;
 /** The docs' screenshots, which the console's browser tests write with UPDATE_SCREENSHOTS=1 (a path in the checkout). */
 const SCREENSHOTS_DIR = 'docs/screenshots/';
@@ -36,11 +39,13 @@ if (!/^\d+$/.test(repeatText) || repeat < 1 || repeat > MAX_REPEAT) {
 }
 
 const filters = parsed.positionals;
-const files = ['src', 'test', 'examples', 'web']
-  .flatMap((dir) => globSync(`${dir}/**/*.test.ts`))
-  .filter((f) => !f.includes('node_modules'))
-  .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
-  .sort();
+const files = longestFirst(
+  ['src', 'test', 'examples', 'web']
+    .flatMap((dir) => globSync(`${dir}/**/*.test.ts`))
+    .filter((f) => !f.includes('node_modules'))
+    .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s))),
+  readDurations(DURATIONS_FILE),
+);
 
 if (files.length === 0) {
   console.error(`no test files match ${filters.join(' ')}`);
@@ -66,10 +71,12 @@ enableCompileCache(process.env['NODE_COMPILE_CACHE']);
 const before = treeSnapshot(ROOT);
 let passed = 0;
 let failed = 0;
+const durations: FileDurations = {};
 for (let pass = 1; pass <= repeat; pass++) {
   if (repeat > 1) process.stdout.write(`\n== pass ${pass} of ${repeat}\n`);
   await runOnce();
 }
+writeDurations(DURATIONS_FILE, durations);
 
 if (before !== undefined) {
   const after = treeSnapshot(ROOT);
@@ -101,6 +108,11 @@ async function runOnce(): Promise<void> {
   });
   stream.on('test:fail', (data) => {
     if (data.details.type !== 'suite') failed += 1;
+  });
+  stream.on('test:complete', (data) => {
+    if (data.nesting !== 0 || data.file === undefined) return;
+    const file = relative(process.cwd(), data.file);
+    durations[file] = (durations[file] ?? 0) + data.details.duration_ms;
   });
   const report = stream.compose(spec);
   report.pipe(process.stdout, { end: false });
