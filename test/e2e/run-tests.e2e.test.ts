@@ -3,7 +3,7 @@
 // behind fails naming it, and --repeat runs every file again, counting each pass.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -44,7 +44,8 @@ describe('scripts/run-tests.ts', { skip: hasGit ? false : 'git is not installed'
     dir = mkdtempSync(join(tmpdir(), 'toolgate-run-tests-'));
     markers = mkdtempSync(join(tmpdir(), 'toolgate-run-tests-markers-'));
     mkdirSync(join(dir, 'scripts'));
-    for (const script of ['run-tests.ts', 'tree-changes.ts']) copyFileSync(join(ROOT, 'scripts', script), join(dir, 'scripts', script));
+    // The runner and the modules beside it.
+    for (const script of readdirSync(join(ROOT, 'scripts')).filter((name) => name.endsWith('.ts'))) copyFileSync(join(ROOT, 'scripts', script), join(dir, 'scripts', script));
     mkdirSync(join(dir, 'test'));
     for (const [name, text] of Object.entries(TESTS)) writeFileSync(join(dir, 'test', name), text);
     mkdirSync(join(dir, 'docs', 'screenshots'), { recursive: true });
