@@ -2,7 +2,8 @@
 // compile cache on. A server that toolgate spawns over stdio gets only a few
 // environment variables, not NODE_COMPILE_CACHE, and the tests start it some
 // hundred times: compiling the example and the MCP SDK afresh each time was a
-// good part of the suite's CPU time.
+// good part of the suite's CPU time. Plain JavaScript: a TypeScript entry would
+// load Node's type stripper before the cache could spare it.
 import { enableCompileCache } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
