@@ -28,7 +28,7 @@ let parsed;
 try {
   parsed = parseArgs({ options: { repeat: { type: 'string' } }, allowPositionals: true, strict: true });
 } catch (error) {
-  console.error(`${(error as Error).message}\nusage: node scripts/run-tests.ts [--repeat N] [path-substring ...]`);
+  console.error(`${error instanceof Error ? error.message : String(error)}\nusage: node scripts/run-tests.ts [--repeat N] [path-substring ...]`);
   process.exit(2);
 }
 const repeatText = parsed.values.repeat ?? process.env['TEST_REPEAT'] ?? '1';
@@ -61,7 +61,8 @@ if (process.env['TOOLGATE_HOME'] === undefined) {
 
 // Hundreds of Node processes start during a run (test files, `toolgate` commands, MCP
 // servers), each compiling the same sources: Node's compile cache keeps what one compiled
-// (types stripped, V8 code) for the next. It cost half the suite's CPU time without it.
+// (types stripped, V8 code) for the next, and a `toolgate` command starts in about half
+// the CPU time.
 if (process.env['NODE_COMPILE_CACHE'] === undefined) {
   mkdirSync(DEFAULT_COMPILE_CACHE, { recursive: true });
   process.env['NODE_COMPILE_CACHE'] = DEFAULT_COMPILE_CACHE;
