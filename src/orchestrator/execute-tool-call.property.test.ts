@@ -44,6 +44,12 @@ function recordingTools(): ToolSource & { calls: CallToolRequest[] } {
   };
 }
 
+/**
+ * One validator for every generated case, as a toolgate has one: compiling the
+ * schemas again for each of the hundreds of cases was most of this file's time.
+ */
+const VALIDATOR = createValidator();
+
 function context(tools: ToolSource, policy: Policy, options: { dryRun: boolean; userId?: string }): { ctx: ToolCallContext; drafts: EventDraft[] } {
   const drafts: EventDraft[] = [];
   const ctx: ToolCallContext = {
@@ -53,7 +59,7 @@ function context(tools: ToolSource, policy: Policy, options: { dryRun: boolean; 
     tools,
     catalog: buildToolCatalog(TOOLS, { policy }),
     policy,
-    validator: createValidator(),
+    validator: VALIDATOR,
     redact: createRedactor(),
     dryRun: options.dryRun,
     ...(options.userId === undefined ? {} : { userId: options.userId }),

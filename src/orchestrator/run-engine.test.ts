@@ -133,9 +133,13 @@ describe('RunEngine', () => {
     const b = engine(two, env, { owner: 'b' });
     const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
     const driving = a.drive(run.id);
-    await until(async () => m.requests === 1);
+    // The model is asked while the run's start is committed (decision 0019): wait for both, so
+    // b meets a run that is visibly running under a's lease, however slowly the commit lands.
+    await until(async () => m.requests === 1 && (await two.getRun(run.id))?.status === 'running');
+    const standing = await two.getRun(run.id);
     const other = await b.drive(run.id);
     assert.equal(other.status, 'running', 'b returns at once with the run as it stands');
+    assert.equal(other.lastEventId, standing?.lastEventId, 'b appended nothing');
     release();
     const final = await driving;
     assert.equal(final.status, 'completed');

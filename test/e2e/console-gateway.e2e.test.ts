@@ -3,25 +3,24 @@
 // the official SDK, with no elicitation support, shows up as a run; a person
 // approves its held write in the console, and the client's waiting tools/call
 // returns the result. Every page goes through a TCP proxy, as in the console's
-// own browser test. A screenshot of the session's run view is written to
-// docs/screenshots/.
+// own browser test. With UPDATE_SCREENSHOTS=1, a screenshot of the session's
+// run view is written to docs/screenshots/.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import type { Run, RunEvent } from '../../src/core/index.ts';
-import { consolePages, findChromium, launchChromium, startTcpProxy, type TcpProxy } from '../support/browser.ts';
+import { consolePages, docsScreenshot, findChromium, launchChromium, startTcpProxy, type TcpProxy } from '../support/browser.ts';
 import { ofType } from '../support/events.ts';
 import { api, connectHttp, eventually, runEvents, runIdOf, startGateway, textOf, type RunningGateway } from '../support/gateway.ts';
 import { POWER_EXCHANGE_SERVER, ROOT } from '../support/processes.ts';
 
 const ACME = 'acme-console-gateway-key-0123456789';
 const CLIENT = 'console-gateway-client';
-const SCREENSHOTS = join(ROOT, 'docs', 'screenshots');
 // Below alice's resting sell order (86.5), so the venue takes it without crossing her own book.
 const ORDER = { side: 'BUY', price: 80, qty: 1, symbol: 'DE-BASE-D+1' };
 
@@ -36,11 +35,6 @@ describe('the debug console and a gateway session, in a browser', { skip: chromi
   const pages = consolePages({ browser: () => browser, url: () => proxy.url });
   const openPage = pages.open;
   const closeClean = pages.closeClean;
-
-  const shot = async (page: Page, name: string): Promise<void> => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: false });
-  };
 
   before(async () => {
     if (chromium === undefined) throw new Error('CI needs Chromium for the console tests: scripts/ci-services.sh installs it (apt-get install -y chromium)');
@@ -152,7 +146,7 @@ gateway:
     await page.getByTestId('approval').waitFor({ state: 'detached' });
     await page.locator('[data-testid="run-status"]', { hasText: 'running' }).first().waitFor();
     await page.getByTestId('timeline').waitFor();
-    await shot(page, 'console-gateway-session');
+    await docsScreenshot(page, 'console-gateway-session');
 
     const log: RunEvent[] = await runEvents(gateway, runId, ACME);
     const decision = ofType(log, 'input_received').at(-1)?.data.input;

@@ -2,22 +2,21 @@
 // playwright-core) against a real `toolgate serve`: SQLite on disk, the
 // power-exchange MCP server, the mock model. Every page goes through a TCP
 // proxy, so a test can cut the SSE connection the way a network would.
-// Screenshots of the main views are written to docs/screenshots/.
+// With UPDATE_SCREENSHOTS=1, screenshots of the main views are written to docs/screenshots/.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { Run, RunEvent } from '../../src/core/index.ts';
-import { consolePages, findChromium, launchChromium, startTcpProxy, type TcpProxy } from '../support/browser.ts';
+import { consolePages, docsScreenshot, findChromium, launchChromium, startTcpProxy, type TcpProxy } from '../support/browser.ts';
 import { startMockOpenAI, type MockOpenAI, type MockResponse, type RecordedRequest } from '../support/mock-openai-server.ts';
 import { POWER_EXCHANGE_SERVER, ROOT, startServe, type StartedProcess } from '../support/processes.ts';
 
 const ACME = 'acme-console-key-0123456789';
 const GLOBEX = 'globex-console-key-0123456789';
-const SCREENSHOTS = join(ROOT, 'docs', 'screenshots');
 const STREAMED = 'The day-ahead market is calm: base load trades near 92 EUR/MWh, peak a little higher, and the order book is deep on both sides.';
 // Below alice's resting sell order (86.5), so the venue takes it without crossing her own book.
 const ORDER = '{"side":"BUY","price":80,"qty":1,"symbol":"DE-BASE-D+1"}';
@@ -74,11 +73,6 @@ describe('the debug console in a browser', { skip: chromium === undefined && pro
   const shownIds = async (page: Page): Promise<number[]> =>
     page.locator('[data-testid="event-log"] [data-event-id]').evaluateAll((rows) => rows.map((row) => Number(row.getAttribute('data-event-id'))));
 
-  const shot = async (page: Page, name: string): Promise<void> => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: false });
-  };
-
   before(async () => {
     if (chromium === undefined) throw new Error('CI needs Chromium for the console tests: scripts/ci-services.sh installs it (apt-get install -y chromium)');
     mock = await startMockOpenAI({ handler: modelFor });
@@ -131,7 +125,7 @@ server:
     await page.keyboard.type('not-a-key');
     await page.keyboard.press('Enter');
     await page.getByTestId('sign-in-error').filter({ hasText: 'not valid' }).waitFor();
-    await shot(page, 'console-sign-in');
+    await docsScreenshot(page, 'console-sign-in');
     await key.fill(ACME);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Runs' }).waitFor();
@@ -233,14 +227,14 @@ server:
     assert.match((await approval.textContent()) ?? '', /Approval needed: placeOrder/);
     assert.match((await approval.textContent()) ?? '', /injected by the server/, 'userId is set by the server');
     assert.equal(await page.locator('#arg-qty').inputValue(), '1');
-    await shot(page, 'console-approval');
+    await docsScreenshot(page, 'console-approval');
     await approval.getByRole('button', { name: 'Approve', exact: true }).click();
     await page.getByTestId('answer-text').filter({ hasText: 'Your order is placed.' }).waitFor({ timeout: 20_000 });
     await page.getByTestId('run-status').filter({ hasText: 'completed' }).waitFor();
     const card = page.locator('[data-testid="call-card"][data-tool="placeOrder"]');
     assert.match((await card.textContent()) ?? '', /done/);
     assert.match((await card.locator('.arg.injected').textContent()) ?? '', /userId.*alice.*injected/s);
-    await shot(page, 'console-run');
+    await docsScreenshot(page, 'console-run');
     const events = await log(runId);
     const result = events.find((e): e is RunEvent<'tool_result'> => e.type === 'tool_result');
     assert.equal(result?.data.ok, true, 'the order ran');
@@ -378,7 +372,7 @@ server:
     await page.getByLabel('Strategy').selectOption('reflect');
     await page.getByText('No runs match.').waitFor();
     await page.getByLabel('Strategy').selectOption('');
-    await shot(page, 'console-runs');
+    await docsScreenshot(page, 'console-runs');
     await page.locator('[data-testid="run-row"] a', { hasText: /^run_/ }).first().click();
     await page.getByTestId('timeline').waitFor();
     const runId = (await page.getByTestId('run-id').textContent()) ?? '';
@@ -403,7 +397,7 @@ server:
     assert.match((await page.locator('[data-testid="server"][data-server="power-exchange"]').textContent()) ?? '', /up/);
     await order.getByText('Input schema').click();
     assert.match((await order.locator('pre').textContent()) ?? '', /"qty"/);
-    await shot(page, 'console-tools');
+    await docsScreenshot(page, 'console-tools');
     await closeClean(context, page);
   });
 
@@ -426,13 +420,13 @@ server:
     await page.getByTestId('event-log').waitFor();
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     assert.ok(overflow <= 1, `no sideways scrolling at phone width (${overflow}px)`);
-    await shot(page, 'console-phone');
+    await docsScreenshot(page, 'console-phone');
     await page.getByRole('button', { name: /theme/ }).click();
     assert.equal(await page.evaluate(() => document.documentElement.dataset['theme']), 'dark');
     const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     assert.equal(background, 'rgb(21, 23, 28)');
     await page.setViewportSize({ width: 1280, height: 900 });
-    await shot(page, 'console-dark');
+    await docsScreenshot(page, 'console-dark');
     await closeClean(context, page);
   });
 });

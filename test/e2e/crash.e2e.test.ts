@@ -3,6 +3,8 @@
 // Streamable HTTP, so its state outlives the crashes), restarted on the same
 // database, and every run must end completed — or waiting for a person when a
 // write was in flight — with no event lost or duplicated and no write repeated.
+// The kills land at fixed times after the runs start, and the last one while a
+// write is in flight for sure: a proxy holds the exchange's placeOrder until then.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,12 +12,19 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Run, RunEvent } from '../../src/core/index.ts';
+import { startHoldProxy, type HoldProxy } from '../support/hold-proxy.ts';
 import { startMockOpenAI, type MockOpenAI, type RecordedRequest, type MockResponse } from '../support/mock-openai-server.ts';
 import { POWER_EXCHANGE_SERVER, startProcess, startServe, type StartedProcess } from '../support/processes.ts';
 import { collectSse } from '../support/sse-client.ts';
 
-const KILL_AFTER_MS = [120, 260, 400, 550, 700, 900, 1150];
+/** When each round's server is killed: ms after its runs were created, or once one of them has a write in flight. */
+const KILLS: (number | 'mid-write')[] = [120, 260, 400, 550, 700, 900, 'mid-write'];
 const RUNS_PER_ROUND = 3;
+/**
+ * A restarted server takes over a killed one's runs once their lease has expired:
+ * a short lease keeps that wait short (no two servers ever run at once here).
+ */
+const LEASE_MS = 2000;
 
 /** Each run: read, write (a distinct order), read, answer. */
 function modelFor(request: RecordedRequest): MockResponse {
@@ -39,6 +48,9 @@ describe('crash safety e2e', { timeout: 240_000 }, () => {
   let dir: string;
   let exchange: StartedProcess & { match: RegExpMatchArray };
   let exchangeUrl: string;
+  let proxy: HoldProxy;
+  /** Whether the proxy holds placeOrder calls (from the last round's start until its kill). */
+  let holding = false;
 
   before(async () => {
     mock = await startMockOpenAI({ handler: modelFor });
@@ -49,22 +61,25 @@ describe('crash safety e2e', { timeout: 240_000 }, () => {
       ready: /listening on (http:\/\/\S+)/,
     });
     exchangeUrl = exchange.match[1] ?? '';
+    proxy = await startHoldProxy({ target: exchangeUrl, hold: (body) => holding && body.includes('"placeOrder"') });
     writeFileSync(
       join(dir, 'toolgate.yaml'),
       `model: openai:mock
 providers:
   openai: { baseUrl: "${mock.url}", apiKey: test, maxRetries: 0 }
 servers:
-  power-exchange: { url: "${exchangeUrl}" }
+  power-exchange: { url: "${proxy.url}" }
 tools:
   "power-exchange/placeOrder": { approval: never }
 server:
   store: sqlite:./data/runs.db
   shutdownGraceMs: 0
+  leaseMs: ${LEASE_MS}
 `,
     );
   });
   after(async () => {
+    await proxy?.close();
     await exchange?.stop();
     await mock.close();
     rmSync(dir, { recursive: true, force: true });
@@ -73,7 +88,8 @@ server:
   it('every run ends completed or waiting with outcome_unknown; no event lost or duplicated; no write executed twice', async () => {
     const created: string[] = [];
     let round = 0;
-    for (const delay of KILL_AFTER_MS) {
+    for (const kill of KILLS) {
+      holding = kill === 'mid-write';
       const serve = await startServe({ cwd: dir });
       for (let i = 0; i < RUNS_PER_ROUND; i++) {
         const response = await fetch(`${serve.url}/v1/runs`, {
@@ -84,9 +100,16 @@ server:
         assert.equal(response.status, 201, await response.clone().text());
         created.push(((await response.json()) as Run).id);
       }
-      await new Promise((r) => setTimeout(r, delay));
+      if (kill === 'mid-write') {
+        for (let i = 0; i < 400 && proxy.matched() === 0; i++) await new Promise((r) => setTimeout(r, 25));
+        assert.ok(proxy.matched() > 0, 'a write was sent within 10 s');
+      } else {
+        await new Promise((r) => setTimeout(r, kill));
+      }
       serve.child.kill('SIGKILL');
       await new Promise((r) => serve.child.once('exit', r));
+      // What was held was on the wire when the server died: the exchange gets it now.
+      proxy.release();
       round++;
     }
 
@@ -94,11 +117,13 @@ server:
     const serve = await startServe({ cwd: dir });
     try {
       const runs = new Map<string, Run>();
+      const settled = new Set(['completed', 'failed', 'cancelled', 'waiting_approval']);
       for (let i = 0; i < 600 && runs.size < created.length; i++) {
-        for (const id of created) {
-          if (runs.has(id)) continue;
-          const run = (await (await fetch(`${serve.url}/v1/runs/${id}`)).json()) as Run;
-          if (run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled' || run.status === 'waiting_approval') runs.set(id, run);
+        // Every run's status in one request; a run is read whole once it has settled.
+        const listed = ((await (await fetch(`${serve.url}/v1/runs?limit=100`)).json()) as { runs: { id: string; status: string }[] }).runs;
+        for (const { id, status } of listed) {
+          if (runs.has(id) || !created.includes(id) || !settled.has(status)) continue;
+          runs.set(id, (await (await fetch(`${serve.url}/v1/runs/${id}`)).json()) as Run);
         }
         if (runs.size < created.length) await new Promise((r) => setTimeout(r, 100));
       }

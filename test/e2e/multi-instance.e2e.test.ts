@@ -7,17 +7,22 @@
 // power-exchange example over Streamable HTTP (its own state, a delay on
 // placeOrder) and the mock OpenAI server. The exchange's own records and the
 // model's own request log are the witnesses: a second driver would place a
-// second order or ask the model for a turn again.
+// second order or ask the model for a turn again. Where a write must still be in
+// flight while another process starts, a proxy holds it until the test lets it
+// through, so a slow start on a loaded machine cannot outrun it.
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, describe, it } from 'node:test';
+import { DatabaseSync } from 'node:sqlite';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import pg from 'pg';
 import type { Run, RunEvent } from '../../src/core/index.ts';
 import { ofType } from '../support/events.ts';
+import { startHoldProxy, type HoldProxy } from '../support/hold-proxy.ts';
 import { startMockOpenAI, type MockOpenAI, type MockResponse, type RecordedRequest } from '../support/mock-openai-server.ts';
 import { POWER_EXCHANGE_SERVER, startProcess, startServe, stopProcess, type StartedProcess } from '../support/processes.ts';
 import { collectSse } from '../support/sse-client.ts';
@@ -33,6 +38,14 @@ const LIVE_RUN = 201;
 const FOLLOW_RUN = 301;
 const IDEM_RUN = 401;
 const CANCEL_RUN = 501;
+/**
+ * The lease of tests where no process dies: nothing waits for it to expire, and
+ * renewed every third of it, only a stall of over 3 s on a loaded machine could
+ * hand a live run to the other process (which would then ask the model again).
+ */
+const UNHURRIED_LEASE_MS = 5000;
+/** How often each of the many runs is polled: twenty runs polled every 50 ms kept both servers busy answering. */
+const MANY_POLL_MS = 200;
 
 /** A distinct limit price per run, in whole cents, far below the seeded asks (the order rests, never trades). */
 const priceOf = (n: number): number => Math.round((10 + n / 10) * 100) / 100;
@@ -85,21 +98,29 @@ describe(`several toolgate serve processes on one ${kind === 'sqlite' ? 'SQLite 
   /** Every child spawned, tracked from the moment it is spawned: one that never became ready is stopped too. */
   const children: ChildProcess[] = [];
   const track = (child: ChildProcess): void => void children.push(child);
+  const proxies: HoldProxy[] = [];
 
   before(async () => {
     mock = await startMockOpenAI({ handler: modelFor });
   });
   /** PostgreSQL databases made for these tests, dropped at the end. */
   const databases: string[] = [];
+  // A test's processes stop with it: idle servers would go on sweeping their store through the next tests.
+  afterEach(async () => {
+    await Promise.allSettled(children.splice(0).map((child) => stopProcess(child)));
+    await Promise.allSettled(proxies.splice(0).map((proxy) => proxy.close()));
+  });
   after(async () => {
-    await Promise.allSettled(children.map((child) => stopProcess(child)));
     await mock?.close();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
     for (const name of databases) await dropDatabase(name);
   });
 
-  /** A fresh directory with its own exchange (state file, delay on placeOrder) and a toolgate.yaml pointing at it. */
-  async function setUp(options: { name: string; placeOrderDelayMs: number; approval: 'required' | 'never'; leaseMs: number; ssePollMs?: number }): Promise<{ dir: string; db: string; exchange: Exchange }> {
+  /**
+   * A fresh directory with its own exchange (state file, delay on placeOrder) and a toolgate.yaml pointing at it;
+   * with `holdWrites`, toolgate reaches the exchange through a proxy that holds every placeOrder until released.
+   */
+  async function setUp(options: { name: string; placeOrderDelayMs: number; approval: 'required' | 'never'; leaseMs: number; ssePollMs?: number; holdWrites?: boolean }): Promise<{ dir: string; db: string; exchange: Exchange; hold: HoldProxy | undefined }> {
     const dir = mkdtempSync(join(tmpdir(), `toolgate-multi-${options.name}-`));
     dirs.push(dir);
     const started = await startProcess({
@@ -109,13 +130,15 @@ describe(`several toolgate serve processes on one ${kind === 'sqlite' ? 'SQLite 
       onSpawn: track,
     });
     const exchange: Exchange = { ...started, url: started.match[1] ?? '' };
+    const hold = options.holdWrites === true ? await startHoldProxy({ target: exchange.url, hold: isPlaceOrder }) : undefined;
+    if (hold !== undefined) proxies.push(hold);
     writeFileSync(
       join(dir, 'toolgate.yaml'),
       `model: openai:mock
 providers:
   openai: { baseUrl: "${mock.url}", apiKey: test, maxRetries: 0 }
 servers:
-  power-exchange: { url: "${exchange.url}" }
+  power-exchange: { url: "${hold?.url ?? exchange.url}" }
 tools:
   "power-exchange/placeOrder": { approval: ${options.approval} }
 server:
@@ -123,7 +146,7 @@ server:
   shutdownGraceMs: 0
 ${options.ssePollMs === undefined ? '' : `  ssePollMs: ${options.ssePollMs}\n`}`,
     );
-    return { dir, db: kind === 'sqlite' ? `sqlite:${join(dir, 'runs.db')}` : await createDatabase(`toolgate_mi_${options.name}`, databases), exchange };
+    return { dir, db: kind === 'sqlite' ? `sqlite:${join(dir, 'runs.db')}` : await createDatabase(`toolgate_mi_${options.name}`, databases), exchange, hold };
   }
 
   async function serve(dir: string, store: string): Promise<StartedProcess & { url: string }> {
@@ -131,8 +154,7 @@ ${options.ssePollMs === undefined ? '' : `  ssePollMs: ${options.ssePollMs}\n`}`
   }
 
   it('20 runs created on two processes, each approved on the other one: every write happens exactly once', async () => {
-    const leaseMs = 1500;
-    const { dir, db, exchange } = await setUp({ name: 'approve', placeOrderDelayMs: 150, approval: 'required', leaseMs });
+    const { dir, db, exchange } = await setUp({ name: 'approve', placeOrderDelayMs: 150, approval: 'required', leaseMs: UNHURRIED_LEASE_MS });
     const [a, b] = await Promise.all([serve(dir, db), serve(dir, db)]);
     const urls = [a.url, b.url];
     const started = Date.now();
@@ -148,7 +170,7 @@ ${options.ssePollMs === undefined ? '' : `  ssePollMs: ${options.ssePollMs}\n`}`
 
     // Each run stops for approval of its order; the decision goes to the process that did not create it.
     await forEachRun(runs, async ({ n, id, creator }, stop) => {
-        const waiting = await waitForRun(urls, id, 'waiting_approval', (run) => run.status === 'waiting_approval', 30_000, stop);
+        const waiting = await waitForRun(urls, id, 'waiting_approval', (run) => run.status === 'waiting_approval', 30_000, { stop, everyMs: MANY_POLL_MS });
         assert.equal(waiting.pendingApproval?.name, 'placeOrder', `run ${n}: the order waits for a person`);
         assert.equal(waiting.pendingApproval?.reason, 'policy', `run ${n}: because the rule says so`);
         const other = urls[1 - creator] ?? '';
@@ -160,7 +182,7 @@ ${options.ssePollMs === undefined ? '' : `  ssePollMs: ${options.ssePollMs}\n`}`
     });
 
     // Every run ends completed, whichever process drives it.
-    await forEachRun(runs, ({ id }, stop) => waitForRun(urls, id, 'an end or a decision point', (run) => run.status !== 'running' && run.status !== 'queued', 45_000, stop));
+    await forEachRun(runs, ({ id }, stop) => waitForRun(urls, id, 'an end or a decision point', (run) => run.status !== 'running' && run.status !== 'queued', 45_000, { stop, everyMs: MANY_POLL_MS }));
     for (const { n, id } of runs) {
       const run = await getRun(urls[n % 2] ?? '', id);
       assert.equal(run.status, 'completed', `run ${n}: ${run.status} ${JSON.stringify(run.error ?? run.pendingApproval ?? null)}`);
@@ -208,35 +230,37 @@ ${options.ssePollMs === undefined ? '' : `  ssePollMs: ${options.ssePollMs}\n`}`
 
   it('SIGKILL of the owner: the other process takes the run over only once the lease has expired, and the write stays single', async () => {
     const leaseMs = 1500;
-    // Long enough for B to start (about 2 s on a loaded machine) and watch half a lease while the write is in flight.
-    const delayMs = 5000;
     const n = TAKEOVER_RUN;
-    const { dir, db, exchange } = await setUp({ name: 'takeover', placeOrderDelayMs: delayMs, approval: 'never', leaseMs });
+    const { dir, db, exchange, hold } = await setUp({ name: 'takeover', placeOrderDelayMs: 0, approval: 'never', leaseMs, holdWrites: true });
+    assert.ok(hold !== undefined);
     const a = await serve(dir, db);
     const { id } = await createRun(a.url, `trade ${n}`);
 
-    // The write is in flight: its tool_call is committed, the exchange holds the call for delayMs.
+    // The write is in flight: its tool_call is committed, and the proxy holds the request (the exchange has not seen it).
     const inFlight = await waitForEvents(a.url, id, (events) => ofType(events, 'tool_call').some((e) => e.data.name === 'placeOrder'), 20_000);
     const call = ofType(inFlight, 'tool_call').find((e) => e.data.name === 'placeOrder');
     assert.ok(call !== undefined);
+    await waitUntilAsync(async () => hold.matched() === 1, 'A to send the write', 20_000);
     const callSeenAt = Date.now();
 
-    // B starts on the same file: A's lease is live, B must leave the run alone.
+    // B starts on the same store: A's lease is live, B must leave the run alone — at its start and at its sweeps (every half lease).
     const b = await serve(dir, db);
     const bStartedAfter = Date.now() - callSeenAt;
     const beforeB = await getRun(b.url, id);
     assert.equal(beforeB.status, 'running', `B took a run whose lease is live as soon as it started: ${JSON.stringify(beforeB.pendingApproval ?? beforeB.error ?? null)}`);
-    await sleep(leaseMs / 2);
+    await sleep(leaseMs);
     const stillA = await getRun(b.url, id);
     assert.equal(stillA.status, 'running', 'B did not take a run whose lease is live');
     assert.equal(stillA.lastEventId, beforeB.lastEventId, 'nothing was appended while A holds the lease');
     assert.equal(stillA.pendingApproval, undefined);
-    assert.ok(Date.now() - callSeenAt < delayMs, `the write was still in flight when A was killed (B took ${Date.now() - callSeenAt} ms to start; raise the delay)`);
     const lastBeforeKill = stillA.lastEventId;
 
     const killedAt = Date.now();
     a.child.kill('SIGKILL');
     await new Promise((resolve) => (a.child.exitCode !== null || a.child.signalCode !== null ? resolve(undefined) : a.child.once('exit', resolve)));
+    // A renews no more: the lease it left in the store is the one B must wait out.
+    const lease = await leaseIn(db, id);
+    assert.ok(lease !== undefined, 'A held the lease when it was killed');
 
     // B sweeps, finds the expired lease, and asks a person: the write may or may not have happened.
     // Taken over within the lease and five seconds of the kill.
@@ -256,15 +280,18 @@ ${options.ssePollMs === undefined ? '' : `  ssePollMs: ${options.ssePollMs}\n`}`
     const asked = ofType(added, 'approval_required');
     assert.equal(asked.length, 1, 'one approval_required after the takeover');
     assert.equal(asked[0]?.data.reason, 'outcome_unknown');
-    // A renewed every leaseMs/3 until it died, so its lease ran at least 2/3 of leaseMs past the kill.
     const takeoverAfter = Date.parse(asked[0]?.time ?? '') - killedAt;
-    assert.ok(takeoverAfter >= (2 * leaseMs) / 3 - 100, `B took the run over ${takeoverAfter} ms after the kill: before A's lease (${leaseMs} ms, renewed every ${leaseMs / 3} ms) could expire`);
+    for (const event of added) {
+      assert.ok(Date.parse(event.time) >= lease.expiresAt, `event ${event.id} (${event.type}) was appended at ${event.time}, before A's lease expired (${new Date(lease.expiresAt).toISOString()})`);
+    }
     assert.ok(ofType(events, 'tool_result').every((e) => e.data.name !== 'placeOrder'), 'no result for the write: its outcome is unknown');
 
-    // The exchange may already have executed A's call (its delay runs on after the client died): at most one order.
+    // A's request reaches the exchange now, as one already on the wire when A died would: it executes once.
+    assert.equal((await venueStats(exchange.url)).received['placeOrder'] ?? 0, 0, 'the exchange had not seen the held write');
+    hold.release();
     const price = priceOf(n);
-    const beforeDecision = (await userOrders(exchange.url)).filter((o) => o.price === price);
-    assert.ok(beforeDecision.length <= 1, `${beforeDecision.length} orders at ${price} before the decision`);
+    await waitUntilAsync(async () => (await venueStats(exchange.url)).executed['placeOrder'] === 1, "A's write to execute at the exchange", 20_000);
+    assert.equal((await userOrders(exchange.url)).filter((o) => o.price === price).length, 1, `one order at ${price} before the decision`);
 
     // A person approves on B: the call is sent again under the same idempotency key, so the exchange does not execute it twice.
     const response = await postInput(b.url, id, { type: 'approval', toolCallId: call.data.toolCallId, decision: 'approve' });
@@ -287,24 +314,32 @@ ${options.ssePollMs === undefined ? '' : `  ssePollMs: ${options.ssePollMs}\n`}`
     const afterDecision = (await userOrders(exchange.url)).filter((o) => o.price === price);
     assert.equal(afterDecision.length, 1, `exactly one order at ${price}, whoever sent it`);
     const stats = await venueStats(exchange.url);
+    assert.equal(stats.received['placeOrder'], 2, 'the exchange received the write twice: from A, and again from B after the approval');
     assert.equal(stats.executed['placeOrder'], 1, `the exchange executed placeOrder ${stats.executed['placeOrder']} times`);
     // The two turns A logged are not asked again; B asks only for the answer.
     assert.equal(mock.requests.filter((r) => runNumberOf(r) === n).length, 3, 'three model requests for the run');
-    console.log(`multi-instance: B up ${bStartedAfter} ms after the write began; noticed the dead owner ${noticedAfter} ms after SIGKILL (approval_required at +${takeoverAfter} ms, leaseMs ${leaseMs})`);
+    console.log(`multi-instance: B up ${bStartedAfter} ms after the write began; noticed the dead owner ${noticedAfter} ms after SIGKILL (approval_required at +${takeoverAfter} ms, lease expired at +${lease.expiresAt - killedAt} ms, leaseMs ${leaseMs})`);
   });
 
   it('a process that starts does not resume a run another process is driving, even through a write longer than the lease', async () => {
-    const leaseMs = 1000;
-    // Four leases long, and long enough for B to start while it is in flight.
-    const delayMs = 4000;
+    const leaseMs = 2000;
     const n = LIVE_RUN;
-    const { dir, db, exchange } = await setUp({ name: 'live', placeOrderDelayMs: delayMs, approval: 'never', leaseMs });
+    const { dir, db, exchange, hold } = await setUp({ name: 'live', placeOrderDelayMs: 0, approval: 'never', leaseMs, holdWrites: true });
+    assert.ok(hold !== undefined);
     const a = await serve(dir, db);
     const { id } = await createRun(a.url, `trade ${n}`);
     await waitForEvents(a.url, id, (events) => ofType(events, 'tool_call').some((e) => e.data.name === 'placeOrder'), 20_000);
+    await waitUntilAsync(async () => hold.matched() === 1, 'A to send the write', 20_000);
+    const writeSentAt = Date.now();
 
+    // B starts while the write is held, and sweeps (every half lease) while it lasts over two leases.
     const b = await serve(dir, db);
     const bReadyAt = Date.now();
+    await sleep(Math.max(leaseMs, 2 * leaseMs - (bReadyAt - writeSentAt)));
+    const midWrite = await getRun(b.url, id);
+    assert.equal(midWrite.status, 'running', `still running mid-write: ${JSON.stringify(midWrite.pendingApproval ?? midWrite.error ?? null)}`);
+    hold.release();
+
     const done = await waitForRun([b.url, a.url], id, 'completed', (run) => run.status !== 'running' && run.status !== 'queued', 30_000);
     assert.equal(done.status, 'completed', `${done.status} ${JSON.stringify(done.error ?? done.pendingApproval ?? null)}`);
     assert.equal(done.output, `done ${n}`);
@@ -312,8 +347,11 @@ ${options.ssePollMs === undefined ? '' : `  ssePollMs: ${options.ssePollMs}\n`}`
     const events = await readEvents(b.url, id);
     assertWellFormedLog('live run', events);
     assertEachTurnOnce('live run', events);
+    const call = ofType(events, 'tool_call').find((e) => e.data.name === 'placeOrder');
     const result = ofType(events, 'tool_result').find((e) => e.data.name === 'placeOrder');
-    assert.ok(result !== undefined && Date.parse(result.time) > bReadyAt, 'B was up while the write was still in flight (otherwise this test proves nothing)');
+    assert.ok(call !== undefined && result !== undefined);
+    assert.ok(Date.parse(result.time) - Date.parse(call.time) > 2 * leaseMs, `the write lasted ${Date.parse(result.time) - Date.parse(call.time)} ms, over two leases (${leaseMs} ms)`);
+    assert.ok(Date.parse(result.time) > bReadyAt, 'B was up while the write was still in flight (otherwise this test proves nothing)');
     assert.equal(ofType(events, 'tool_call').filter((e) => e.data.name === 'placeOrder').length, 1, 'placeOrder called once');
     assert.equal(ofType(events, 'tool_result').filter((e) => e.data.name === 'placeOrder').length, 1);
     assert.equal(ofType(events, 'approval_required').length, 0, 'nobody took the live write for an unknown outcome');
@@ -345,10 +383,13 @@ ${options.ssePollMs === undefined ? '' : `  ssePollMs: ${options.ssePollMs}\n`}`
   it('a cancel posted to B ends a run A is driving, mid-write; on PostgreSQL at once (A is woken), not at its next lease renewal', async () => {
     // PostgreSQL: a long lease, so A's own heartbeat (every leaseMs/3 = 10 s) cannot be what finds the cancel.
     const leaseMs = kind === 'postgres' ? 30_000 : 6000;
-    const { dir, db, exchange } = await setUp({ name: 'cancel', placeOrderDelayMs: 4000, approval: 'never', leaseMs });
+    const { dir, db, exchange, hold } = await setUp({ name: 'cancel', placeOrderDelayMs: 0, approval: 'never', leaseMs, holdWrites: true });
+    assert.ok(hold !== undefined);
     const [a, b] = await Promise.all([serve(dir, db), serve(dir, db)]);
     const { id } = await createRun(a.url, `trade ${CANCEL_RUN}`);
     await waitForEvents(a.url, id, (events) => ofType(events, 'tool_call').some((e) => e.data.name === 'placeOrder'), 20_000);
+    // Mid-write: the proxy holds the write until the cancel is answered.
+    await waitUntilAsync(async () => hold.matched() === 1, 'A to send the write', 20_000);
     const asked = Date.now();
     const response = await fetch(`${b.url}/v1/runs/${id}/cancel`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ reason: 'changed my mind' }) });
     const answered = Date.now() - asked;
@@ -361,7 +402,11 @@ ${options.ssePollMs === undefined ? '' : `  ssePollMs: ${options.ssePollMs}\n`}`
     const cancelled = ofType(events, 'run_cancelled');
     assert.equal(cancelled.length, 1);
     assert.equal(cancelled[0]?.data.reason, 'changed my mind');
-    assert.ok((await venueStats(exchange.url)).received['placeOrder'] === 1, 'the write was sent once, and not again');
+    // The write A had sent reaches the exchange, as one on the wire would.
+    hold.release();
+    await waitUntilAsync(async () => ((await venueStats(exchange.url)).received['placeOrder'] ?? 0) >= 1, 'the held write to reach the exchange', 20_000);
+    assert.equal(hold.matched(), 1, 'the write was sent once, and not again');
+    assert.equal((await venueStats(exchange.url)).received['placeOrder'], 1, 'the exchange received the write once');
   });
 
   it('20 concurrent POSTs with one Idempotency-Key, spread over both processes, create one run', async () => {
@@ -381,6 +426,50 @@ ${options.ssePollMs === undefined ? '' : `  ssePollMs: ${options.ssePollMs}\n`}`
     assert.equal(mock.requests.filter((r) => runNumberOf(r) === IDEM_RUN).length, 3, 'driven once');
   });
 });
+}
+
+/** A JSON-RPC call of the placeOrder tool (what the hold proxy holds back). */
+function isPlaceOrder(body: string): boolean {
+  try {
+    const message = JSON.parse(body) as { method?: unknown; params?: { name?: unknown } };
+    return message.method === 'tools/call' && message.params?.name === 'placeOrder';
+  } catch {
+    return false;
+  }
+}
+
+/** Polls `check` every 25 ms until it holds; fails naming `what` after `timeoutMs`. */
+async function waitUntilAsync(check: () => Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+/** The run's lease as the store holds it (owner, expiry in ms since the epoch), read beside the processes that share it. */
+async function leaseIn(db: string, runId: string): Promise<{ owner: string; expiresAt: number } | undefined> {
+  if (db.startsWith('sqlite:')) {
+    const file = new DatabaseSync(db.slice('sqlite:'.length), { readOnly: true });
+    try {
+      const row = file.prepare('SELECT lease_owner, lease_expires_at FROM runs WHERE id = ?').get(runId);
+      return row?.['lease_owner'] == null ? undefined : { owner: String(row['lease_owner']), expiresAt: Number(row['lease_expires_at']) };
+    } finally {
+      file.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: db });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ lease_owner: string | null; expires_ms: number | null }>(
+      'SELECT lease_owner, floor(extract(epoch FROM lease_expires_at) * 1000)::float8 AS expires_ms FROM runs WHERE id = $1',
+      [runId],
+    );
+    const row = rows[0];
+    return row?.lease_owner == null ? undefined : { owner: row.lease_owner, expiresAt: Number(row.expires_ms) };
+  } finally {
+    await client.end();
+  }
 }
 
 /** Ids 1..n without gap or duplicate, and the terminal event (if any) last. */
@@ -444,19 +533,19 @@ async function postInput(url: string, id: string, input: Record<string, unknown>
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
 /**
- * Polls the run (on each of `urls` in turn) until `done` holds. Fails at once when
- * the run ended otherwise, or when `stop` is aborted (a sibling wait failed), and
- * with the last state seen after `timeoutMs`.
+ * Polls the run (on each of `urls` in turn, every `everyMs`) until `done` holds. Fails at once
+ * when the run ended otherwise, or when `stop` is aborted (a sibling wait failed), and with the
+ * last state seen after `timeoutMs`.
  */
-async function waitForRun(urls: string[], id: string, what: string, done: (run: Run) => boolean, timeoutMs: number, stop?: AbortSignal): Promise<Run> {
+async function waitForRun(urls: string[], id: string, what: string, done: (run: Run) => boolean, timeoutMs: number, options: { stop?: AbortSignal; everyMs?: number } = {}): Promise<Run> {
   const until = Date.now() + timeoutMs;
   let last: Run | undefined;
   for (let i = 0; Date.now() < until; i++) {
-    if (stop?.aborted === true) throw new Error(`run ${id}: stopped waiting (${what}) because another run failed`);
+    if (options.stop?.aborted === true) throw new Error(`run ${id}: stopped waiting (${what}) because another run failed`);
     last = await getRun(urls[i % urls.length] ?? '', id);
     if (done(last)) return last;
     if (TERMINAL.has(last.status)) break;
-    await sleep(50);
+    await sleep(options.everyMs ?? 50);
   }
   assert.fail(`run ${id}: expected ${what} within ${timeoutMs} ms; last seen: ${last?.status} ${JSON.stringify(last?.error ?? last?.pendingApproval ?? null)}`);
 }

@@ -1,11 +1,16 @@
 // Browser tests drive Debian's Chromium with playwright-core (no browser download).
 // A TCP proxy between the page and the server lets a test cut live connections
 // (an SSE stream mid-run) the way a network would.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { ROOT } from './processes.ts';
+
+/** The docs' screenshots, written by the console's browser tests when asked. */
+export const SCREENSHOTS_DIR = join(ROOT, 'docs', 'screenshots');
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 
@@ -24,6 +29,16 @@ export async function launchChromium(): Promise<Browser> {
     // This machine's network is closed: without these, Chromium's own background connections fail noisily.
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
   });
+}
+
+/**
+ * Writes docs/screenshots/<name>.png of the page, only when UPDATE_SCREENSHOTS=1:
+ * the screenshots are tracked files, and a test run leaves the checkout as it found it.
+ */
+export async function docsScreenshot(page: Page, name: string): Promise<void> {
+  if (process.env['UPDATE_SCREENSHOTS'] !== '1') return;
+  mkdirSync(SCREENSHOTS_DIR, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS_DIR, `${name}.png`), fullPage: false });
 }
 
 export interface TcpProxy {

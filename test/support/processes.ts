@@ -5,8 +5,11 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const EVERYTHING_SERVER = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
-export const POWER_EXCHANGE_SERVER = fileURLToPath(new URL('../../examples/power-exchange/server.ts', import.meta.url));
+/** The power-exchange example (examples/power-exchange/server.ts), started through a wrapper that turns Node's compile cache on. */
+export const POWER_EXCHANGE_SERVER = fileURLToPath(new URL('./power-exchange.js', import.meta.url));
 export const TOOLGATE_BIN = fileURLToPath(new URL('../../bin/toolgate.js', import.meta.url));
+/** `node WITH_COMPILE_CACHE <server.ts> [args…]` starts a TypeScript MCP server of the tests with Node's compile cache on, as POWER_EXCHANGE_SERVER does the example. */
+export const WITH_COMPILE_CACHE = fileURLToPath(new URL('./with-compile-cache.js', import.meta.url));
 
 /** A port that was free a moment ago (for servers that cannot listen on port 0). */
 export async function freePort(): Promise<number> {

@@ -86,12 +86,17 @@ describe('SqliteRunStore leases across connections to one file', () => {
     const two = await openSqliteRunStore({ path });
     try {
       const { id } = await one.createRun({ input: 'x', model: 'm', status: 'running' });
-      const stale = await one.claimRun(id, { owner: 'process-1', ttlMs: 50 });
-      assert.equal(stale?.epoch, 1);
+      // A long lease while it must be live (a loaded machine may pause between two calls), then
+      // renewed to end a millisecond later: it expires in the store as a paused owner's would.
+      const live = await one.claimRun(id, { owner: 'process-1', ttlMs: LONG });
+      assert.equal(live?.epoch, 1);
       assert.equal(await two.claimRun(id, { owner: 'process-2', ttlMs: LONG }), undefined, 'live elsewhere: refused');
-      await one.append(id, [draft('user_message', { text: 'from one' })], undefined, { lease: stale as RunLease });
+      await one.append(id, [draft('user_message', { text: 'from one' })], undefined, { lease: live as RunLease });
+      const stale = await one.renewLease(live as RunLease, 1);
+      assert.equal(stale?.epoch, 1);
+      const expiresAt = stale?.expiresAt ?? 0;
+      while (Date.now() <= expiresAt) await new Promise((resolve) => setTimeout(resolve, 2));
 
-      await new Promise((resolve) => setTimeout(resolve, 80));
       const current = await two.claimRun(id, { owner: 'process-2', ttlMs: LONG });
       assert.equal(current?.epoch, 2);
       assert.equal(await one.claimRun(id, { owner: 'process-1', ttlMs: LONG }), undefined);
