@@ -62,6 +62,33 @@ await whenPostgres('PostgresRunStore: the database unreachable for a while', () 
         }),
       ));
 
+    it('reads on pooled connections the server dropped while they sat idle are asked again on new ones; a write is not', () =>
+      withProxy((url, proxy) =>
+        withSchema(async (open) => {
+          const poolSize = 3;
+          const store = await open({ url, poolSize });
+          const { id } = await store.createRun({ input: 'x', model: 'm' });
+          await store.append(id, [STEP]);
+          // Every pooled connection open and idle: reads at once, each holding its connection for a moment.
+          const opened = proxy.accepted();
+          await Promise.all(Array.from({ length: poolSize }, () => store.listRuns({ limit: 1 })));
+          const before = proxy.accepted();
+          assert.ok(before > opened, 'the reads opened pooled connections');
+
+          proxy.dropOnNextWrite();
+          assert.equal((await store.getRun(id))?.id, id, 'getRun');
+          proxy.dropOnNextWrite();
+          assert.deepEqual((await store.listRuns()).runs.map((r) => r.id), [id], 'listRuns');
+          proxy.dropOnNextWrite();
+          assert.deepEqual((await store.readEvents(id)).map((e) => e.id), [1], 'readEvents');
+          assert.ok(proxy.accepted() > before, 'the reads went on new connections');
+
+          // A write is not sent twice: it may have landed before its connection broke.
+          proxy.dropOnNextWrite();
+          await assert.rejects(store.createRun({ input: 'y', model: 'm' }), (error: unknown) => error instanceof ToolgateError && error.code === 'store_unavailable');
+        }),
+      ));
+
     it('a watch made while the database is gone is kept and woken once LISTEN is back; appends made meanwhile are not lost to it', () =>
       withProxy((url, proxy) =>
         withSchema(async (open) => {

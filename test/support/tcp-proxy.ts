@@ -1,7 +1,9 @@
 // A TCP proxy a test controls, put between a process and a server (PostgreSQL)
 // to play the network or the server going away: `cut` drops every connection
 // and refuses new ones (the port stops listening: ECONNREFUSED), `restore`
-// listens again on the same port.
+// listens again on the same port; `dropOnNextWrite` leaves the open connections
+// looking alive until their client sends on them, then resets them (a pooled
+// connection the server ended while it sat idle), and lets new ones through.
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 export interface TcpProxy {
@@ -11,6 +13,11 @@ export interface TcpProxy {
   accepted: () => number;
   /** Drops every open connection and stops listening. */
   cut(): Promise<void>;
+  /**
+   * The connections open now are reset the moment their client sends on them (nothing
+   * reaches the server); connections made afterwards pass as usual.
+   */
+  dropOnNextWrite(): void;
   /** Listens again on the same port. */
   restore(): Promise<void>;
   close(): Promise<void>;
@@ -18,6 +25,8 @@ export interface TcpProxy {
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
+  /** Each open connection's client side, with its upstream. */
+  const pairs = new Map<Socket, Socket>();
   let accepted = 0;
   let server: Server | undefined;
   let port = 0;
@@ -32,6 +41,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         // A reset on one side ends the other: what a broken network looks like to both.
         socket.on('error', () => undefined);
       }
+      pairs.set(client, upstream);
+      client.on('close', () => pairs.delete(client));
       client.pipe(upstream);
       upstream.pipe(client);
       client.on('close', () => upstream.destroy());
@@ -64,6 +75,17 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     accepted: () => accepted,
     cut: stop,
+    dropOnNextWrite: () => {
+      for (const [client, upstream] of pairs) {
+        client.unpipe(upstream);
+        client.once('data', () => {
+          client.resetAndDestroy();
+          upstream.destroy();
+        });
+        // Unpiped, the stream was paused: a 'data' listener alone would not hear it.
+        client.resume();
+      }
+    },
     restore: listen,
     close: stop,
   };

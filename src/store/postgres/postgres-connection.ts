@@ -1,9 +1,12 @@
 import type { Pool, PoolClient } from 'pg';
 import { ToolgateError } from '../../core/index.ts';
-import { postgresFailure, type PostgresFailureOptions } from './postgres-failure.ts';
+import { connectionLost, postgresFailure, type PostgresFailureOptions } from './postgres-failure.ts';
 
 /** A row as pg returns it: jsonb/json parsed, timestamptz as Date, bigint as string. */
 export type PgRow = Record<string, unknown>;
+
+/** pg's own pool size when none is given. */
+const DEFAULT_PG_POOL_MAX = 10;
 
 /** Runs one statement inside a transaction. */
 export type Query = (sql: string, params?: readonly unknown[]) => Promise<PgRow[]>;
@@ -33,7 +36,30 @@ export class PostgresConnection {
     return this.#naming.label;
   }
 
-  /** One statement on any pooled connection (autocommit). */
+  /**
+   * A statement that only reads, on any pooled connection. A read that fails because
+   * the connection it was given had been dropped (pg_terminate_backend, a restart, a
+   * pooler closing it) is asked again at once on another connection: the pool may still
+   * hold connections the server ended a moment ago, and a read changes nothing, so
+   * asking twice is safe. Each dropped connection fails at once and leaves the pool,
+   * so pool size + 1 attempts reach a new connection even when every idle one was
+   * dropped; any other failure (the server refuses new connections, a statement
+   * error) is thrown as it is.
+   */
+  async read(action: string, sql: string, params: readonly unknown[] = []): Promise<PgRow[]> {
+    this.assertOpen();
+    const attempts = (this.#pool.options.max ?? DEFAULT_PG_POOL_MAX) + 1;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await this.#pool.query<PgRow>(sql, [...params]);
+        return result.rows;
+      } catch (error) {
+        if (attempt >= attempts || !connectionLost(error) || this.closed) throw this.failure(error, action);
+      }
+    }
+  }
+
+  /** One statement on any pooled connection (autocommit). Not asked again on failure: a write may have landed. */
   async query(action: string, sql: string, params: readonly unknown[] = []): Promise<PgRow[]> {
     this.assertOpen();
     try {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ToolgateError } from '../../core/index.ts';
-import { postgresFailure } from './postgres-failure.ts';
+import { connectionLost, postgresFailure } from './postgres-failure.ts';
 
 const NAMING = { label: 'postgres://app@db:5432/toolgate', server: 'db:5432', action: 'open the database', password: 'pa55' };
 
@@ -86,5 +86,25 @@ describe('postgresFailure', () => {
     const error = postgresFailure(new Error('bad startup packet near pa55'), NAMING);
     assert.ok(!error.message.includes('pa55'), error.message);
     assert.match(error.message, /near \*\*\*/);
+  });
+
+  it('connectionLost: the connection broke under the statement, not a refusal or an answer', () => {
+    const lost = [
+      withCode('terminating connection due to administrator command', '57P01'),
+      withCode('read ECONNRESET', 'ECONNRESET'),
+      withCode('write EPIPE', 'EPIPE'),
+      new Error('Connection terminated unexpectedly'),
+      new Error('Client has encountered a connection error and is not queryable'),
+    ];
+    for (const error of lost) assert.equal(connectionLost(error), true, error.message);
+    const notLost = [
+      withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED'),
+      withCode('the database system is starting up', '57P03'),
+      withCode('relation "runs" does not exist', '42P01'),
+      withCode('canceling statement due to statement timeout', '57014'),
+      new Error('timeout exceeded when trying to connect'),
+      'not an error',
+    ];
+    for (const error of notLost) assert.equal(connectionLost(error), false, String(error instanceof Error ? error.message : error));
   });
 });

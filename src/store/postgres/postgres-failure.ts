@@ -29,6 +29,16 @@ export function postgresFailure(error: unknown, options: PostgresFailureOptions)
   return new ToolgateError(transient ? 'store_unavailable' : 'internal', message, { cause: error, ...(Object.keys(details).length === 0 ? {} : { details }) });
 }
 
+/**
+ * Whether the connection a statement ran on broke under it (ended by the server, reset,
+ * closed), as opposed to the server refusing new connections or answering the statement.
+ */
+export function connectionLost(error: unknown): boolean {
+  const { code, detail } = errorParts(error);
+  if (code === '57P01' || code === '57P02' || code === '08006' || code === '08003' || code === 'ECONNRESET' || code === 'EPIPE') return true;
+  return (code === undefined || !/^[0-9A-Z]{5}$/.test(code)) && CONNECTION_LOST.test(detail);
+}
+
 const CONNECTION_LOST = /Connection terminated|ECONNRESET|EPIPE|terminating connection|is not queryable/i;
 const TIMED_OUT = /timeout/i;
 

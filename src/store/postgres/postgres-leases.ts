@@ -22,7 +22,7 @@ export class PostgresLeases {
     const action = `claim run ${runId}`;
     const [row] = await this.#db.query(action, CLAIM_RUN, [runId, options.owner, options.ttlMs]);
     if (row !== undefined) return leaseFromRow(row);
-    const exists = await this.#db.query(action, 'SELECT 1 FROM runs WHERE id = $1', [runId]);
+    const exists = await this.#db.read(action, 'SELECT 1 FROM runs WHERE id = $1', [runId]);
     if (exists.length === 0) throw new ToolgateError('not_found', `run ${runId} does not exist`);
     return undefined;
   }

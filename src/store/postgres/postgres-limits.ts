@@ -78,7 +78,7 @@ export class PostgresLimits implements LimitStore {
   async readStrikes(keys: readonly string[]): Promise<Record<string, StrikeCount>> {
     const found: Record<string, StrikeCount> = {};
     if (keys.length === 0) return found;
-    for (const row of await this.#db.query('read failed attempts', READ_STRIKES, [[...keys]])) {
+    for (const row of await this.#db.read('read failed attempts', READ_STRIKES, [[...keys]])) {
       found[String(row['key'])] = { count: Number(row['count']), sinceLastMs: Math.max(0, Number(row['since_ms'])) };
     }
     return found;

@@ -125,7 +125,7 @@ export class PostgresRunStore implements RunStore {
   }
 
   async getRun(runId: string): Promise<Run | undefined> {
-    const [row] = await this.#db.query(`read run ${runId}`, SELECT_RUN, [runId]);
+    const [row] = await this.#db.read(`read run ${runId}`, SELECT_RUN, [runId]);
     return row === undefined ? undefined : runFromRow(row);
   }
 
@@ -135,7 +135,7 @@ export class PostgresRunStore implements RunStore {
     const after = query.cursor === undefined ? undefined : decodeRunCursor(query.cursor);
     // One row more than asked tells whether another page exists.
     const { sql, params } = listRunsSql(query, after, limit + 1);
-    const rows = await this.#db.query('list runs', sql, params);
+    const rows = await this.#db.read('list runs', sql, params);
     const runs = rows.slice(0, limit).map(runFromRow);
     const last = runs.at(-1);
     return rows.length > limit && last !== undefined ? { runs, nextCursor: encodeRunCursor(last) } : { runs };
@@ -153,12 +153,12 @@ export class PostgresRunStore implements RunStore {
 
   async readEvents(runId: string, options: ReadEventsOptions = {}): Promise<RunEvent[]> {
     const action = `read events of run ${runId}`;
-    const rows = await this.#db.query(action, 'SELECT seq, type, time, data FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [
+    const rows = await this.#db.read(action, 'SELECT seq, type, time, data FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [
       runId,
       options.after ?? 0,
       options.limit ?? null,
     ]);
-    if (rows.length === 0 && (await this.#db.query(action, 'SELECT 1 FROM runs WHERE id = $1', [runId])).length === 0) {
+    if (rows.length === 0 && (await this.#db.read(action, 'SELECT 1 FROM runs WHERE id = $1', [runId])).length === 0) {
       throw new ToolgateError('not_found', `run ${runId} does not exist`);
     }
     return rows.map((row) => eventFromRow(runId, row));
@@ -181,7 +181,7 @@ export class PostgresRunStore implements RunStore {
   }
 
   async getThread(threadId: string, tenantId?: string): Promise<Thread | undefined> {
-    const [row] = await this.#db.query(`read thread ${threadId}`, SELECT_THREAD, [tenantId ?? '', threadId]);
+    const [row] = await this.#db.read(`read thread ${threadId}`, SELECT_THREAD, [tenantId ?? '', threadId]);
     return row === undefined ? undefined : threadFromRow(row);
   }
 

@@ -19,7 +19,7 @@ export class PostgresToolPins {
   }
 
   async list(): Promise<ToolPin[]> {
-    return (await this.#db.query('list tool pins', SELECT_PINS)).map(pinFromRow);
+    return (await this.#db.read('list tool pins', SELECT_PINS)).map(pinFromRow);
   }
 
   /**
