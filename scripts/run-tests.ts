@@ -3,16 +3,18 @@
 // Usage: node scripts/run-tests.ts [--repeat N] [path-substring ...]   (substrings filter test files)
 //   --repeat N (or TEST_REPEAT=N): run the files N times over; the last line counts every pass,
 //   so a test that fails only now and then shows up.
+//   TEST_ISOLATION=process: every file in a process of its own (see runOnce).
 // A run that changes the checkout (a tracked file rewritten, a new file left behind) fails.
-import { globSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { globSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { enableCompileCache } from 'node:module';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
-import { run } from 'node:test';
-import { spec } from 'node:test/reporters';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { longestFirst, readDurations, writeDurations, type FileDurations } from './test-order.ts';
+import { emptyTally, runLane, type LaneTally } from './test-lane.ts';
+import { longestFirst, readDurations, writeDurations } from './test-order.ts';
 import { changedPaths, treeSnapshot } from './tree-changes.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -70,14 +72,12 @@ if (process.env['NODE_COMPILE_CACHE'] === undefined) {
 enableCompileCache(process.env['NODE_COMPILE_CACHE']);
 
 const before = treeSnapshot(ROOT);
-let passed = 0;
-let failed = 0;
-const durations: FileDurations = {};
+const tally = emptyTally();
 for (let pass = 1; pass <= repeat; pass++) {
   if (repeat > 1) process.stdout.write(`\n== pass ${pass} of ${repeat}\n`);
   await runOnce();
 }
-writeDurations(DURATIONS_FILE, durations);
+writeDurations(DURATIONS_FILE, tally.durations);
 
 if (before !== undefined) {
   const after = treeSnapshot(ROOT);
@@ -89,35 +89,53 @@ if (before !== undefined) {
     changed = changed.filter((p) => !p.startsWith(SCREENSHOTS_DIR));
   }
   if (changed.length > 0) {
-    failed += 1;
+    tally.failed += 1;
     process.stdout.write(
       `\n✖ these files of the checkout changed during the run (a test must write to a temporary directory instead; screenshots only with UPDATE_SCREENSHOTS=1):\n${changed.map((p) => `  ${p}\n`).join('')}`,
     );
   }
 }
-process.stdout.write(`${passed} passed, ${failed} failed\n`);
-process.exitCode = failed > 0 || passed === 0 ? 1 : 0;
+process.stdout.write(`${tally.passed} passed, ${tally.failed} failed\n`);
+process.exitCode = tally.failed > 0 || tally.passed === 0 ? 1 : 0;
 
+/**
+ * One pass over the files, in two lanes at once. The end-to-end files (test/e2e/) each
+ * run in a process of their own, as many at a time as there are cores: they start
+ * servers and wait for them. The other files (unit and contract tests, some 200) run one
+ * after another in one process of their own per pass (scripts/in-process-lane.ts): a
+ * process per file would cost each of them a Node start-up and a fresh load of the
+ * modules it shares with the others, about half the CPU time of the lane. So a unit
+ * test must leave the process as it found it (no global left patched, no change of
+ * directory or environment). TEST_ISOLATION=process runs every file in a process of
+ * its own (to tell whether a failure comes from another file's leftovers).
+ */
 async function runOnce(): Promise<void> {
-  const stream = run({
-    files,
-    concurrency: Math.max(2, availableParallelism()),
-    timeout: Number(process.env['TEST_TIMEOUT_MS'] ?? 180_000),
-  });
-  stream.on('test:pass', (data) => {
-    if (data.details.type !== 'suite' && data.skip === undefined && data.todo === undefined) passed += 1;
-  });
-  stream.on('test:fail', (data) => {
-    if (data.details.type !== 'suite') failed += 1;
-  });
-  stream.on('test:complete', (data) => {
-    if (data.nesting !== 0 || data.file === undefined) return;
-    const file = relative(process.cwd(), data.file);
-    durations[file] = (durations[file] ?? 0) + data.details.duration_ms;
-  });
-  const report = stream.compose(spec);
-  report.pipe(process.stdout, { end: false });
-  await new Promise<void>((resolve) => report.once('end', resolve));
-  // Let the spec reporter's summary reach stdout before the next line.
-  await new Promise<void>((resolve) => setImmediate(resolve));
+  const allInProcesses = process.env['TEST_ISOLATION'] === 'process';
+  const ownProcess = files.filter((f) => allInProcesses || f.startsWith('test/e2e/'));
+  const shared = files.filter((f) => !ownProcess.includes(f));
+  await Promise.all([runLane(ownProcess, { isolation: 'process', concurrency: Math.max(2, availableParallelism()) }, tally), runSharedLane(shared)]);
+}
+
+/** Runs `laneFiles` in one child process (scripts/in-process-lane.ts) and adds its tally. */
+async function runSharedLane(laneFiles: string[]): Promise<void> {
+  if (laneFiles.length === 0) return;
+  const dir = mkdtempSync(join(tmpdir(), 'toolgate-test-lane-'));
+  const tallyFile = join(dir, 'tally.json');
+  try {
+    const child = spawn(process.execPath, [join(ROOT, 'scripts', 'in-process-lane.ts'), tallyFile, ...laneFiles], { stdio: ['ignore', 'inherit', 'inherit'] });
+    const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+    let lane: LaneTally;
+    try {
+      lane = JSON.parse(readFileSync(tallyFile, 'utf8')) as LaneTally;
+    } catch {
+      tally.failed += 1;
+      process.stdout.write(`\n✖ the process running the unit and contract tests ended (${code ?? signal}) before it could count them: see its output above\n`);
+      return;
+    }
+    tally.passed += lane.passed;
+    tally.failed += lane.failed;
+    for (const [file, ms] of Object.entries(lane.durations)) tally.durations[file] = (tally.durations[file] ?? 0) + ms;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -3,7 +3,7 @@
 // behind fails naming it, and --repeat runs every file again, counting each pass.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -21,6 +21,14 @@ const TESTS: Record<string, string> = {
   'screenshot.test.ts': `import { it } from 'node:test';\nimport { writeFileSync } from 'node:fs';\nit('screenshot', () => { if (process.env.UPDATE_SCREENSHOTS === '1') writeFileSync('docs/screenshots/view.png', 'new pixels'); });\n`,
   // Leaves a file behind in the tree.
   'litters.test.ts': `import { it } from 'node:test';\nimport { writeFileSync } from 'node:fs';\nit('litters', () => writeFileSync('left-behind.txt', 'x'));\n`,
+  // Leaves a timer running: the run still ends.
+  'leaves-timer.test.ts': `import { it } from 'node:test';\nit('leaves a timer', () => { setInterval(() => {}, 60_000); });\n`,
+  // Ends the process it runs in, halfway.
+  'exits.test.ts': `import { it } from 'node:test';\nit('exits', () => { process.exit(3); });\n`,
+  // Which process each ran in: two unit files and an end-to-end one.
+  'pid-a.test.ts': `import { it } from 'node:test';\nimport { writeFileSync } from 'node:fs';\nit('pid a', () => writeFileSync(process.env.MARKER + '-pid-a', String(process.pid)));\n`,
+  'pid-b.test.ts': `import { it } from 'node:test';\nimport { writeFileSync } from 'node:fs';\nit('pid b', () => writeFileSync(process.env.MARKER + '-pid-b', String(process.pid)));\n`,
+  'e2e/pid-e.test.ts': `import { it } from 'node:test';\nimport { writeFileSync } from 'node:fs';\nit('pid e', () => writeFileSync(process.env.MARKER + '-pid-e', String(process.pid)));\n`,
   // Fails on every run after its first (a marker outside the tree tells them apart): only a second pass sees it.
   'second-time.test.ts': `import { it } from 'node:test';\nimport { existsSync, writeFileSync } from 'node:fs';\nconst marker = process.env.MARKER ?? '';\nit('second time', () => {\n  if (existsSync(marker)) throw new Error('failed on a later pass');\n  writeFileSync(marker, '');\n});\n`,
 };
@@ -46,7 +54,7 @@ describe('scripts/run-tests.ts', { skip: hasGit ? false : 'git is not installed'
     mkdirSync(join(dir, 'scripts'));
     // The runner and the modules beside it.
     for (const script of readdirSync(join(ROOT, 'scripts')).filter((name) => name.endsWith('.ts'))) copyFileSync(join(ROOT, 'scripts', script), join(dir, 'scripts', script));
-    mkdirSync(join(dir, 'test'));
+    mkdirSync(join(dir, 'test', 'e2e'), { recursive: true });
     for (const [name, text] of Object.entries(TESTS)) writeFileSync(join(dir, 'test', name), text);
     mkdirSync(join(dir, 'docs', 'screenshots'), { recursive: true });
     writeFileSync(join(dir, 'docs', 'shot.png'), 'old pixels');
@@ -111,6 +119,33 @@ describe('scripts/run-tests.ts', { skip: hasGit ? false : 'git is not installed'
     const flaky = await runTests(['--repeat', '2', 'second-time']);
     assert.equal(flaky.code, 1, flaky.stdout + flaky.stderr);
     assert.equal(lastLine(flaky.stdout), '1 passed, 1 failed');
+  });
+
+  it('the unit files share one process per pass, each end-to-end file has its own; TEST_ISOLATION=process gives every file its own', async () => {
+    const pids = (): Record<string, string> =>
+      Object.fromEntries(['a', 'b', 'e'].map((name) => [name, readFileSync(join(markers, `second-time-pid-${name}`), 'utf8')]));
+    const shared = await runTests(['pid-']);
+    assert.equal(lastLine(shared.stdout), '3 passed, 0 failed', shared.stdout + shared.stderr);
+    const one = pids();
+    assert.equal(one['a'], one['b'], 'the unit files ran in one process');
+    assert.notEqual(one['e'], one['a'], 'the end-to-end file ran in a process of its own');
+    assert.ok(![one['a'], one['e']].includes(String(process.pid)));
+
+    const isolated = await runTests(['pid-'], { TEST_ISOLATION: 'process' });
+    assert.equal(lastLine(isolated.stdout), '3 passed, 0 failed', isolated.stdout + isolated.stderr);
+    const two = pids();
+    assert.equal(new Set(Object.values(two)).size, 3, 'three files, three processes');
+  });
+
+  it('a unit test that leaves a timer running does not keep the run from ending; one that ends its process is a failure said plainly', async () => {
+    const timer = await runTests(['leaves-timer', 'clean']);
+    assert.equal(timer.code, 0, timer.stdout + timer.stderr);
+    assert.equal(lastLine(timer.stdout), '2 passed, 0 failed');
+
+    const exits = await runTests(['exits']);
+    assert.equal(exits.code, 1, exits.stdout + exits.stderr);
+    assert.match(exits.stdout, /✖ the process running the unit and contract tests ended \(3\) before it could count them: see its output above\n/);
+    assert.equal(lastLine(exits.stdout), '0 passed, 1 failed');
   });
 
   it('a repeat count that is not a whole number from 1 is refused, saying what is expected', async () => {
