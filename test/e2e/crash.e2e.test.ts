@@ -6,13 +6,14 @@
 // The kills land at fixed times after the runs start, and the last one while a
 // write is in flight for sure: a proxy holds the exchange's placeOrder until then.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Run, RunEvent } from '../../src/core/index.ts';
 import { startHoldProxy, type HoldProxy } from '../support/hold-proxy.ts';
+import { writeTradingConfig } from '../support/trading-config.ts';
 import { startMockOpenAI, type MockOpenAI, type RecordedRequest, type MockResponse } from '../support/mock-openai-server.ts';
 import { POWER_EXCHANGE_SERVER, startProcess, startServe, type StartedProcess } from '../support/processes.ts';
 import { collectSse } from '../support/sse-client.ts';
@@ -62,21 +63,7 @@ describe('crash safety e2e', { timeout: 240_000 }, () => {
     });
     exchangeUrl = exchange.match[1] ?? '';
     proxy = await startHoldProxy({ target: exchangeUrl, hold: (body) => holding && body.includes('"placeOrder"') });
-    writeFileSync(
-      join(dir, 'toolgate.yaml'),
-      `model: openai:mock
-providers:
-  openai: { baseUrl: "${mock.url}", apiKey: test, maxRetries: 0 }
-servers:
-  power-exchange: { url: "${proxy.url}" }
-tools:
-  "power-exchange/placeOrder": { approval: never }
-server:
-  store: sqlite:./data/runs.db
-  shutdownGraceMs: 0
-  leaseMs: ${LEASE_MS}
-`,
-    );
+    writeTradingConfig(dir, { modelUrl: mock.url, exchangeUrl: proxy.url, approval: 'never', server: { store: 'sqlite:./data/runs.db', shutdownGraceMs: 0, leaseMs: LEASE_MS } });
   });
   after(async () => {
     await proxy?.close();

@@ -12,13 +12,14 @@
 // of what was executed) and the mock OpenAI server.
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Run } from '../../src/core/index.ts';
 import { ofType } from '../support/events.ts';
+import { writeTradingConfig } from '../support/trading-config.ts';
 import { connectHttp, startGateway } from '../support/gateway.ts';
 import { startMockOpenAI, type MockOpenAI, type MockResponse, type RecordedRequest } from '../support/mock-openai-server.ts';
 import { adminQuery, createDatabase, dropDatabase, postgresSkip } from '../support/postgres.ts';
@@ -88,20 +89,7 @@ describe('the PostgreSQL database drops under running toolgate processes', { tim
       onSpawn: track,
     });
     const exchange: Exchange = { ...started, url: started.match[1] ?? '' };
-    writeFileSync(
-      join(dir, 'toolgate.yaml'),
-      `model: openai:mock
-providers:
-  openai: { baseUrl: "${mock.url}", apiKey: test, maxRetries: 0 }
-servers:
-  power-exchange: { url: "${exchange.url}" }
-tools:
-  "power-exchange/placeOrder": { approval: never }
-server:
-  leaseMs: ${options.leaseMs}
-  shutdownGraceMs: 0
-`,
-    );
+    writeTradingConfig(dir, { modelUrl: mock.url, exchangeUrl: exchange.url, approval: 'never', server: { leaseMs: options.leaseMs, shutdownGraceMs: 0 } });
     const db = await createDatabase(`toolgate_outage_${options.name}`, databases);
     return { dir, db, dbName: databases.at(-1) ?? '', exchange, mock };
   }

@@ -12,7 +12,7 @@
 // through, so a slow start on a loaded machine cannot outrun it.
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -22,6 +22,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import pg from 'pg';
 import type { Run, RunEvent } from '../../src/core/index.ts';
 import { ofType } from '../support/events.ts';
+import { writeTradingConfig } from '../support/trading-config.ts';
 import { startHoldProxy, type HoldProxy } from '../support/hold-proxy.ts';
 import { startMockOpenAI, type MockOpenAI, type MockResponse, type RecordedRequest } from '../support/mock-openai-server.ts';
 import { POWER_EXCHANGE_SERVER, startProcess, startServe, stopProcess, type StartedProcess } from '../support/processes.ts';
@@ -132,20 +133,12 @@ describe(`several toolgate serve processes on one ${kind === 'sqlite' ? 'SQLite 
     const exchange: Exchange = { ...started, url: started.match[1] ?? '' };
     const hold = options.holdWrites === true ? await startHoldProxy({ target: exchange.url, hold: isPlaceOrder }) : undefined;
     if (hold !== undefined) proxies.push(hold);
-    writeFileSync(
-      join(dir, 'toolgate.yaml'),
-      `model: openai:mock
-providers:
-  openai: { baseUrl: "${mock.url}", apiKey: test, maxRetries: 0 }
-servers:
-  power-exchange: { url: "${hold?.url ?? exchange.url}" }
-tools:
-  "power-exchange/placeOrder": { approval: ${options.approval} }
-server:
-  leaseMs: ${options.leaseMs}
-  shutdownGraceMs: 0
-${options.ssePollMs === undefined ? '' : `  ssePollMs: ${options.ssePollMs}\n`}`,
-    );
+    writeTradingConfig(dir, {
+      modelUrl: mock.url,
+      exchangeUrl: hold?.url ?? exchange.url,
+      approval: options.approval,
+      server: { leaseMs: options.leaseMs, shutdownGraceMs: 0, ssePollMs: options.ssePollMs },
+    });
     return { dir, db: kind === 'sqlite' ? `sqlite:${join(dir, 'runs.db')}` : await createDatabase(`toolgate_mi_${options.name}`, databases), exchange, hold };
   }
 
