@@ -6,20 +6,10 @@ import { Client } from 'pg';
 import { ToolgateError, draft, type RunLease } from '../../src/core/index.ts';
 import { oneTo, sleep } from './run-store/harness.ts';
 import { POSTGRES_TEST_URL, adminQuery, whenPostgres, withSchema } from './postgres-harness.ts';
+import { eventually } from '../support/wait-until.ts';
 
 const LONG = 60_000;
 const STEP = draft('assistant_message', { step: 1, text: 'checking', toolCalls: [], finishReason: 'stop', latencyMs: 3 });
-
-/** Polls `read` every 10 ms until it gives a value; rejects after `ms`. */
-async function eventually<T>(what: string, ms: number, read: () => T | undefined): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 await whenPostgres('PostgresRunStore: two instances on one schema', () => {
   describe('PostgresRunStore: two instances on one schema', () => {

@@ -10,19 +10,9 @@ import { describe, it } from 'node:test';
 import { ToolgateError, draft } from '../../src/core/index.ts';
 import { startTcpProxy, throughProxy } from '../support/tcp-proxy.ts';
 import { POSTGRES_TEST_URL, whenPostgres, withSchema } from './postgres-harness.ts';
+import { eventually } from '../support/wait-until.ts';
 
 const STEP = draft('assistant_message', { step: 1, text: 'checking', toolCalls: [], finishReason: 'stop', latencyMs: 3 });
-
-/** Polls `read` every 10 ms until it gives a value; rejects after `ms`. */
-async function eventually<T>(what: string, ms: number, read: () => T | undefined): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 async function withProxy(work: (url: string, proxy: Awaited<ReturnType<typeof startTcpProxy>>) => Promise<void>): Promise<void> {
   const target = new URL(POSTGRES_TEST_URL);

@@ -8,3 +8,14 @@ export async function waitUntil(check: () => boolean, what: string, timeoutMs = 
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
+
+/** Polls `read` every 10 ms until it gives a value, and gives it; rejects naming `what` after `ms`. */
+export async function eventually<T>(what: string, ms: number, read: () => T | undefined): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
