@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { draft, type RunEvent } from '../core/index.ts';
+import { ToolgateError, draft, type RunEvent } from '../core/index.ts';
 import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
 import { MAX_LABEL_VALUES, ToolgateMetrics } from './metrics.ts';
 
@@ -9,6 +9,34 @@ async function settle(): Promise<void> {
 }
 
 describe('ToolgateMetrics', () => {
+  it('answers while the store cannot be read: toolgate_store_up 0 and no waiting-run values rather than stale ones; 1 and the values once it is back', async () => {
+    const memory = new MemoryRunStore();
+    let down = false;
+    const store = {
+      getRun: (id: string) => memory.getRun(id),
+      listRuns: (query?: Parameters<MemoryRunStore['listRuns']>[0]) =>
+        down ? Promise.reject(new ToolgateError('store_unavailable', 'PostgreSQL store postgres://db/toolgate: could not list runs: connect ECONNREFUSED')) : memory.listRuns(query),
+    };
+    const metrics = new ToolgateMetrics({ store, processMetrics: false });
+    const run = await memory.createRun({ input: 'x', model: 'm' });
+    await memory.append(run.id, [], { status: 'waiting_approval' });
+    const scrape = async (): Promise<string> => (await metrics.render()).body;
+
+    assert.match(await scrape(), /^toolgate_store_up 1$/m);
+    assert.match(await scrape(), /^toolgate_runs_waiting\{reason="approval"\} 1$/m);
+    down = true;
+    // Past the read a scrape shares with the next one.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const during = await scrape();
+    assert.match(during, /^toolgate_store_up 0$/m);
+    assert.doesNotMatch(during, /^toolgate_runs_waiting(_oldest_seconds)?\{/m);
+    down = false;
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const after = await scrape();
+    assert.match(after, /^toolgate_store_up 1$/m);
+    assert.match(after, /^toolgate_runs_waiting\{reason="approval"\} 1$/m);
+  });
+
   it('bounds every label: past MAX_LABEL_VALUES tool names, calls are counted as "other"', async () => {
     const store = new MemoryRunStore();
     const metrics = new ToolgateMetrics({ store, processMetrics: false });

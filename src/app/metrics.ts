@@ -23,6 +23,9 @@ interface RunLabels {
   price?: { inputPerMTok: number; outputPerMTok: number } | undefined;
 }
 
+/** The runs waiting for a person, as one scrape read them. */
+type WaitingRuns = Record<'approval' | 'escalated', { count: number; oldestSeconds: number }>;
+
 interface TrackedRun {
   labels: Promise<RunLabels>;
   /** Each call's tool and effect, from its gate_decision. */
@@ -46,7 +49,7 @@ export class ToolgateMetrics {
   readonly #runs = new Map<string, TrackedRun>();
   readonly #seen = new Map<string, Set<string>>();
   #sse: () => SseStats = () => ({ subscribers: 0, overflows: 0 });
-  #waitingRead: { at: number; read: Promise<Record<'approval' | 'escalated', { count: number; oldestSeconds: number }>> } | undefined;
+  #waitingRead: { at: number; read: Promise<WaitingRuns | undefined> } | undefined;
 
   readonly #runsStarted: Counter<'strategy' | 'tenant'>;
   readonly #runsEnded: Counter<'status' | 'strategy' | 'tenant'>;
@@ -107,9 +110,11 @@ export class ToolgateMetrics {
       labelNames: ['reason'],
       registers,
       collect: async () => {
-        const { approval, escalated } = await this.#waitingNow();
-        waiting.set({ reason: 'approval' }, approval.count);
-        waiting.set({ reason: 'escalated' }, escalated.count);
+        const now = await this.#waitingNow();
+        // The store cannot be read: no value rather than a stale one (toolgate_store_up says why).
+        if (now === undefined) return waiting.reset();
+        waiting.set({ reason: 'approval' }, now.approval.count);
+        waiting.set({ reason: 'escalated' }, now.escalated.count);
       },
     });
     const oldest: Gauge<'reason'> = new Gauge({
@@ -118,9 +123,18 @@ export class ToolgateMetrics {
       labelNames: ['reason'],
       registers,
       collect: async () => {
-        const { approval, escalated } = await this.#waitingNow();
-        oldest.set({ reason: 'approval' }, approval.oldestSeconds);
-        oldest.set({ reason: 'escalated' }, escalated.oldestSeconds);
+        const now = await this.#waitingNow();
+        if (now === undefined) return oldest.reset();
+        oldest.set({ reason: 'approval' }, now.approval.oldestSeconds);
+        oldest.set({ reason: 'escalated' }, now.escalated.oldestSeconds);
+      },
+    });
+    const storeUp: Gauge = new Gauge({
+      name: 'toolgate_store_up',
+      help: 'Whether this scrape could read the run store (1) or not (0: the database is unreachable or refuses reads; runs wait for it)',
+      registers,
+      collect: async () => {
+        storeUp.set((await this.#waitingNow()) === undefined ? 0 : 1);
       },
     });
     const subscribers: Gauge = new Gauge({
@@ -294,11 +308,18 @@ export class ToolgateMetrics {
     return value;
   }
 
-  /** One read of the waiting runs per scrape: both gauges collect at once and share it. */
-  #waitingNow(): Promise<Record<'approval' | 'escalated', { count: number; oldestSeconds: number }>> {
+  /**
+   * One read of the waiting runs per scrape: the gauges collect at once and share it.
+   * Undefined when the store cannot be read, so that /metrics still answers while the
+   * database is gone — that is when it is looked at.
+   */
+  #waitingNow(): Promise<WaitingRuns | undefined> {
     const now = Date.now();
     if (this.#waitingRead === undefined || now - this.#waitingRead.at > WAITING_READ_REUSE_MS) {
-      const read = Promise.all([this.#waiting('waiting_approval'), this.#waiting('escalated')]).then(([approval, escalated]) => ({ approval, escalated }));
+      const read = Promise.all([this.#waiting('waiting_approval'), this.#waiting('escalated')]).then(
+        ([approval, escalated]) => ({ approval, escalated }),
+        () => undefined,
+      );
       this.#waitingRead = { at: now, read };
     }
     return this.#waitingRead.read;

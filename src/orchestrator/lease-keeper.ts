@@ -17,6 +17,8 @@ export class LeaseKeeper {
   #timer: ReturnType<typeof setInterval> | undefined;
   #beating = false;
   #lost = false;
+  /** Renewals that failed in a row (the store unreachable): the first is said, the rest counted. */
+  #failedInARow = 0;
 
   constructor(options: { store: RunStore; lease: RunLease; ttlMs: number; onLost: () => void; onBeat?: () => Promise<void> }) {
     this.#store = options.store;
@@ -52,10 +54,20 @@ export class LeaseKeeper {
         return;
       }
       this.#lease = renewed;
+      if (this.#failedInARow > 0) {
+        process.emitWarning(`run ${this.#lease.runId}: lease renewed again after ${this.#failedInARow} failed ${this.#failedInARow === 1 ? 'renewal' : 'renewals'}`);
+        this.#failedInARow = 0;
+      }
       await this.#onBeat();
     } catch (error) {
       // A store hiccup: the next beat tries again; the lease outlives a few missed beats.
-      process.emitWarning(`run ${this.#lease.runId}: lease renewal failed: ${error instanceof Error ? error.message : String(error)}`);
+      // Said once per streak, not on every beat of an outage (one line per run, not three a lease).
+      this.#failedInARow += 1;
+      if (this.#failedInARow === 1) {
+        process.emitWarning(
+          `run ${this.#lease.runId}: lease renewal failed: ${error instanceof Error ? error.message : String(error)} (trying again every ${Math.max(10, Math.floor(this.#ttlMs / 3))} ms; said again once it is renewed)`,
+        );
+      }
     } finally {
       this.#beating = false;
     }

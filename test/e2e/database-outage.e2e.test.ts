@@ -180,6 +180,14 @@ describe('the PostgreSQL database drops under running toolgate processes', { tim
       const { body } = await readiness(server.url);
       assert.match(body.reason ?? '', /PostgreSQL store postgres:\/\/.*: could not list runs: .*ECONNREFUSED.*; nothing accepts connections at 127\.0\.0\.1:\d+: check that PostgreSQL is running there/);
     }
+    // /metrics still answers, saying the store is down (it is looked at during an outage).
+    const scrape = async (): Promise<string> => {
+      const response = await fetch(`${a.url}/metrics`);
+      const text = await response.text();
+      assert.equal(response.status, 200, text);
+      return text;
+    };
+    assert.match(await scrape(), /^toolgate_store_up 0$/m);
     const refused = await fetch(`${a.url}/v1/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: 'trade 199' }) });
     assert.equal(refused.status, 503);
     assert.equal(refused.headers.get('retry-after'), '1');
@@ -206,6 +214,7 @@ describe('the PostgreSQL database drops under running toolgate processes', { tim
 
     await proxy.restore();
     for (const server of [a, gateway]) await pollUntil(async () => (await readiness(server.url)).status === 200, '/readyz to answer 200 again', { timeoutMs: 20_000 });
+    await pollUntil(async () => /^toolgate_store_up 1$/m.test(await scrape()), '/metrics to say the store is up again');
     await pollUntil(async () => (await Promise.all(runs.map(({ id, url }) => getRun(url, id)))).every((run) => TERMINAL.has(run.status)), 'every run to end', { timeoutMs: 60_000 });
     await assertOrdersOnce(runs, exchange);
     for (const { n, id } of runs) {

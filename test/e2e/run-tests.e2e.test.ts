@@ -42,8 +42,9 @@ describe('scripts/run-tests.ts', { skip: hasGit ? false : 'git is not installed'
     assert.equal(result.status, 0, result.stderr);
   };
   const runTests = (args: string[], env: Record<string, string> = {}) => {
-    // This file runs as a child of a test runner: the runner under test must not think it is one too.
-    const { NODE_TEST_CONTEXT: _, ...outer } = process.env;
+    // This file runs as a child of a test runner: the runner under test must not think it is one too,
+    // nor take the settings of the run around it (CI repeats the suite; a person may isolate it).
+    const { NODE_TEST_CONTEXT: _, TEST_REPEAT: _repeat, TEST_ISOLATION: _isolation, UPDATE_SCREENSHOTS: _screenshots, ...outer } = process.env;
     return runProcess({ args: [join(dir, 'scripts', 'run-tests.ts'), ...args], cwd: dir, env: { ...outer, MARKER: join(markers, 'second-time'), ...env }, timeoutMs: 60_000 });
   };
   const lastLine = (text: string): string => text.trim().split('\n').at(-1) ?? '';
