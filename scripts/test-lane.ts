@@ -1,6 +1,7 @@
 // One lane of a test run: node's test runner over some files, its spec report on
 // stdout, and a tally of what passed and failed and how long each file took.
 import { relative } from 'node:path';
+import { inspect } from 'node:util';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
 import type { FileDurations } from './test-order.ts';
@@ -35,8 +36,14 @@ export async function runLane(files: readonly string[], options: LaneOptions, ta
   stream.on('test:pass', (data) => {
     if (data.details.type !== 'suite' && data.skip === undefined && data.todo === undefined) tally.passed += 1;
   });
+  const failures: string[] = [];
   stream.on('test:fail', (data) => {
-    if (data.details.type !== 'suite') tally.failed += 1;
+    if (data.details.type === 'suite') return;
+    tally.failed += 1;
+    const where = data.file === undefined ? '' : `test at ${relative(process.cwd(), data.file)}:${data.line ?? 0}:${data.column ?? 0}\n`;
+    const error: unknown = data.details.error;
+    const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
+    failures.push(`${where}✖ ${data.name}\n${inspect(cause, { depth: 4 }).replace(/^/gm, '  ')}\n`);
   });
   stream.on('test:complete', (data) => {
     if (data.nesting !== 0 || data.file === undefined) return;
@@ -65,6 +72,8 @@ export async function runLane(files: readonly string[], options: LaneOptions, ta
     await Promise.race([reported, done.promise]);
     // The report of the last test is a few ticks behind its event.
     await new Promise((resolve) => setTimeout(resolve, 100));
+    // The spec reporter lists failures with their errors only when the whole run ends, which this lane does not wait for.
+    if (failures.length > 0) process.stdout.write(`\n✖ failing tests of the files sharing one process:\n\n${failures.join('\n')}`);
   }
   // Let the spec reporter's summary reach stdout before the next line.
   await new Promise<void>((resolve) => setImmediate(resolve));

@@ -120,6 +120,8 @@ describe('scripts/run-tests.ts', { skip: hasGit ? false : 'git is not installed'
     const flaky = await runTests(['--repeat', '2', 'second-time']);
     assert.equal(flaky.code, 1, flaky.stdout + flaky.stderr);
     assert.equal(lastLine(flaky.stdout), '1 passed, 1 failed');
+    // What failed is said with its error, although the shared process ends before node's own summary.
+    assert.match(flaky.stdout, /✖ failing tests of the files sharing one process:\n\ntest at test\/second-time\.test\.ts:\d+:\d+\n✖ second time\n {2}Error: failed on a later pass\n/);
   });
 
   it('the unit files share one process per pass, each end-to-end file has its own; TEST_ISOLATION=process gives every file its own', async () => {
