@@ -19,6 +19,7 @@ import { SqliteRunStore } from '../store/sqlite/sqlite-run-store.ts';
 import { waitUntil } from '../../test/support/wait-until.ts';
 import { RunManager } from './run-manager.ts';
 import { Toolgate } from './toolgate.ts';
+import { gatedModel } from '../../test/support/gated-model.ts';
 
 /** Long enough that no sweep (every half lease) happens during a test: only a freed slot can claim. */
 const LONG_LEASE_MS = 60_000;
@@ -38,26 +39,6 @@ function timedModel(latencyMs: number): ModelAdapter & { calls: number; inFlight
       await new Promise((resolve) => setTimeout(resolve, latencyMs));
       model.inFlight -= 1;
       return { text: 'done', toolCalls: [], finishReason: 'stop' as const };
-    },
-  };
-  return model;
-}
-
-/** A model whose answers (`text`) wait until the test releases them. */
-function gatedModel(text: string): ModelAdapter & { release: () => void; calls: number } {
-  let open: () => void = () => undefined;
-  let gate = new Promise<void>((r) => (open = r));
-  const model = {
-    id: 'gated:model',
-    calls: 0,
-    release: () => {
-      open();
-      gate = new Promise<void>((r) => (open = r));
-    },
-    async generate() {
-      model.calls += 1;
-      await gate;
-      return { text, toolCalls: [], finishReason: 'stop' as const };
     },
   };
   return model;

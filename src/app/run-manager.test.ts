@@ -9,30 +9,7 @@ import { startHttpServer } from '../server/index.ts';
 import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
 import { RunManager } from './run-manager.ts';
 import { Toolgate } from './toolgate.ts';
-
-/** A model whose answers wait until the test releases them. */
-function gatedModel(): ModelAdapter & { release: () => void; calls: number } {
-  let open: () => void = () => undefined;
-  let gate = new Promise<void>((r) => (open = r));
-  const model = {
-    id: 'gated:model',
-    calls: 0,
-    release: () => {
-      open();
-      gate = new Promise<void>((r) => (open = r));
-    },
-    async generate(_request: unknown, options?: { signal?: AbortSignal }) {
-      model.calls++;
-      // Like a real adapter, an abort ends the wait.
-      await new Promise<void>((resolve, reject) => {
-        void gate.then(resolve);
-        options?.signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
-      });
-      return { text: 'answer', toolCalls: [], finishReason: 'stop' };
-    },
-  };
-  return model;
-}
+import { gatedModel } from '../../test/support/gated-model.ts';
 
 async function until(fn: () => Promise<boolean>): Promise<void> {
   for (let i = 0; i < 200; i++) {

@@ -19,7 +19,7 @@ import { after, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Run } from '../../src/core/index.ts';
 import { ofType } from '../support/events.ts';
-import { writeTradingConfig } from '../support/trading-config.ts';
+import { priceOf, runNumberOf, writeTradingConfig } from '../support/trading-config.ts';
 import { connectHttp, startGateway } from '../support/gateway.ts';
 import { startMockOpenAI, type MockOpenAI, type MockResponse, type RecordedRequest } from '../support/mock-openai-server.ts';
 import { adminQuery, createDatabase, dropDatabase, postgresSkip } from '../support/postgres.ts';
@@ -29,16 +29,6 @@ import { startTcpProxy, throughProxy, type TcpProxy } from '../support/tcp-proxy
 
 const USER = 'bob';
 const SYMBOL = 'DE-BASE-D+1';
-/** A distinct limit price per run, far below the seeded asks: each order rests, and is told apart by its price. */
-const priceOf = (n: number): number => Math.round((10 + n / 10) * 100) / 100;
-
-function runNumberOf(request: RecordedRequest): number | undefined {
-  const messages = (request.body?.messages ?? []) as { role: string; content: unknown }[];
-  const prompt = messages.find((m) => m.role === 'user')?.content;
-  const match = typeof prompt === 'string' ? /^trade (\d+)$/.exec(prompt) : null;
-  return match === null ? undefined : Number(match[1]);
-}
-
 /** Each run: a read, one order at the run's own price, the answer; every answer after `latencyMs`. */
 function modelFor(latencyMs: number): (request: RecordedRequest) => MockResponse {
   return (request) => {

@@ -22,7 +22,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import pg from 'pg';
 import type { Run, RunEvent } from '../../src/core/index.ts';
 import { ofType } from '../support/events.ts';
-import { writeTradingConfig } from '../support/trading-config.ts';
+import { priceOf, runNumberOf, writeTradingConfig } from '../support/trading-config.ts';
 import { startHoldProxy, type HoldProxy } from '../support/hold-proxy.ts';
 import { startMockOpenAI, type MockOpenAI, type MockResponse, type RecordedRequest } from '../support/mock-openai-server.ts';
 import { POWER_EXCHANGE_SERVER, startProcess, startServe, stopProcess, type StartedProcess } from '../support/processes.ts';
@@ -47,16 +47,6 @@ const CANCEL_RUN = 501;
 const UNHURRIED_LEASE_MS = 5000;
 /** How often each of the many runs is polled: twenty runs polled every 50 ms kept both servers busy answering. */
 const MANY_POLL_MS = 200;
-
-/** A distinct limit price per run, in whole cents, far below the seeded asks (the order rests, never trades). */
-const priceOf = (n: number): number => Math.round((10 + n / 10) * 100) / 100;
-
-function runNumberOf(request: RecordedRequest): number | undefined {
-  const messages = (request.body?.messages ?? []) as { role: string; content: unknown }[];
-  const prompt = messages.find((m) => m.role === 'user')?.content;
-  const match = typeof prompt === 'string' ? /^trade (\d+)$/.exec(prompt) : null;
-  return match === null ? undefined : Number(match[1]);
-}
 
 /** Each run: a read, one order at the run's own price, the answer. Three model requests per run. */
 function modelFor(request: RecordedRequest): MockResponse {

@@ -2,6 +2,18 @@
 // example over HTTP, placeOrder's approval rule and the `server:` settings of the test.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { RecordedRequest } from './mock-openai-server.ts';
+
+/** A distinct limit price per run, in whole cents, far below the seeded asks: each order rests, and is told apart by its price. */
+export const priceOf = (n: number): number => Math.round((10 + n / 10) * 100) / 100;
+
+/** The run a model request belongs to, by its prompt "trade <n>". */
+export function runNumberOf(request: RecordedRequest): number | undefined {
+  const messages = (request.body?.messages ?? []) as { role: string; content: unknown }[];
+  const prompt = messages.find((m) => m.role === 'user')?.content;
+  const match = typeof prompt === 'string' ? /^trade (\d+)$/.exec(prompt) : null;
+  return match === null ? undefined : Number(match[1]);
+}
 
 export interface TradingConfig {
   /** The mock OpenAI-compatible server. */
