@@ -3,15 +3,19 @@
 // read {name, arguments}). Reports exact-match accuracy on the corpus for
 // both, overall, per model family, and on the cases collected from public
 // sources apart; throughput on the corpus, and the parse time of 1 MB
-// adversarial inputs, which must stay linear (well under 100 ms per MB).
+// adversarial inputs, which must stay linear (well under 100 ms per MB). The
+// fresh holdout (fresh-*.jsonl) is reported apart, and both sets are measured
+// with and without the formats derived from the models' chat templates
+// (template-accuracy.ts), with the misses that carry no diagnostic.
 import { isDeepStrictEqual } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { jsonrepair } from 'jsonrepair';
 import { isJsonObject } from '../../src/core/json.ts';
 import type { JsonObject, JsonValue } from '../../src/core/json.ts';
-import { createStreamFilter, extractToolCalls } from '../../src/parsing/index.ts';
+import { createStreamFilter, extractFromMessage, extractToolCalls } from '../../src/parsing/index.ts';
 import { loadCorpus, runCase, toolName } from '../../test/fixtures/parsing/corpus.ts';
 import type { CorpusCase, ExpectedCall } from '../../test/fixtures/parsing/corpus.ts';
+import { deriveCorpusFormats, templateAccuracyLines, templateAdversarialInputs, templateFailureLines } from './template-accuracy.ts';
 
 export interface BenchReport {
   name: string;
@@ -157,6 +161,12 @@ export async function runParsingBench(): Promise<BenchReport> {
   const jsonrepairUsed = corpus.filter(
     (c) => c.native !== true && extractToolCalls(c.text ?? '', { tools: c.tools }).diagnostics.some((d) => d.repairs?.includes('jsonrepair') === true),
   ).length;
+  const fresh = loadCorpus({ fresh: true });
+  const freshNegatives = fresh.filter((c) => c.expect.length === 0);
+  const freshOurs = fresh.map((c) => isDeepStrictEqual(runCase(c).calls, c.expect));
+  const freshBase = fresh.map((c) => isDeepStrictEqual(baselineCalls(c), c.expect));
+  const freshLeaks = freshNegatives.filter((c) => runCase(c).calls.length > 0).length;
+  const formats = await deriveCorpusFormats([...corpus, ...fresh]);
   const oursMbps = throughput(corpus, runCase);
   const baseMbps = throughput(corpus, baselineCalls);
   const lines = [
@@ -165,6 +175,10 @@ export async function runParsingBench(): Promise<BenchReport> {
     `negatives that yield a call: toolgate ${leaks((c) => runCase(c).calls)}/${negatives.length}, baseline ${leaks(baselineCalls)}/${negatives.length}`,
     ...byFamily(corpus, ours, base),
     `jsonrepair stage needed by toolgate in ${jsonrepairUsed} case(s); the rest parse strictly or with its own repairs`,
+    `fresh holdout exact match: toolgate ${count(freshOurs)}/${fresh.length}, jsonrepair-only baseline ${count(freshBase)}/${fresh.length}; negatives that yield a call: toolgate ${freshLeaks}/${freshNegatives.length}`,
+    ...templateAccuracyLines('corpus with templates', corpus, formats),
+    ...templateAccuracyLines('fresh holdout with templates', fresh, formats),
+    ...templateFailureLines(formats),
     `throughput on the corpus: toolgate ${oursMbps.toFixed(1)} MB/s, baseline ${baseMbps.toFixed(1)} MB/s (ratio ${(oursMbps / baseMbps).toFixed(2)})`,
     `1 MB adversarial inputs, median of ${RUNS} (extract | stream filter in 4 KB deltas | baseline):`,
   ];
@@ -178,6 +192,15 @@ export async function runParsingBench(): Promise<BenchReport> {
     const perMb = (ms: number): string => `${((ms * MB) / text.length).toFixed(1).padStart(7)} ms/MB`;
     lines.push(`  ${label.padEnd(32)} ${perMb(extract)} | ${perMb(stream)} | ${perMb(baseline)}`);
     if ((extract * MB) / text.length > slowest.msPerMb) slowest = { label, msPerMb: (extract * MB) / text.length };
+  }
+  const templated = templateAdversarialInputs(formats, fill);
+  lines.push(templated.length === 0 ? '  template-derived format markers: n/a (no format derived)' : '  template-derived format markers (extract with that format | without):');
+  for (const { label, text, format } of templated) {
+    const withFormat = median(Array.from({ length: RUNS }, () => time(() => extractFromMessage({ text, tools: tools.tools, formats: [format] }))));
+    const without = median(Array.from({ length: RUNS }, () => time(() => extractToolCalls(text, tools))));
+    const perMb = (ms: number): string => `${((ms * MB) / text.length).toFixed(1).padStart(7)} ms/MB`;
+    lines.push(`  ${label.padEnd(32)} ${perMb(withFormat)} | ${perMb(without)}`);
+    if ((withFormat * MB) / text.length > slowest.msPerMb) slowest = { label, msPerMb: (withFormat * MB) / text.length };
   }
   lines.push(`slowest adversarial extraction: ${slowest.msPerMb.toFixed(1)} ms/MB (${slowest.label}); the target is well under 100 ms/MB`);
   return { name: 'Tool-call parsing: accuracy, throughput, adversarial inputs', lines };

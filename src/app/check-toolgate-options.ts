@@ -27,12 +27,14 @@ const OPTION_KEYS: readonly (keyof CreateToolgateOptions)[] = [
   'todo',
   'threads',
   'router',
+  'parsing',
   'leaseMs',
   'cwd',
   'owner',
   'toolRetry',
   'onToolHealth',
   'onServerStderr',
+  'onWarning',
 ];
 
 /**
@@ -78,6 +80,7 @@ export async function checkToolgateOptions(options: CreateToolgateOptions): Prom
     todo: options.todo,
     threads: options.threads,
     router: options.router,
+    parsing: options.parsing,
     tools: policy['tools'],
     tenants: policy['tenants'],
     redact: policy['redact'],

@@ -52,5 +52,6 @@ export function toolgateFrom(options: CreateToolgateOptions, store?: RunStore): 
     ...(options.toolRetry === undefined ? {} : { toolRetry: options.toolRetry }),
     ...(options.onToolHealth === undefined ? {} : { onToolHealth: options.onToolHealth }),
     ...(options.onServerStderr === undefined ? {} : { onServerStderr: options.onServerStderr }),
+    ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
   });
 }

@@ -1,5 +1,6 @@
 import { isJsonObject, type JsonSchema } from '../core/index.ts';
 import { extractFromMessage, type AssistantMessageInput, type ExtractionResult, type NativeToolCall, type ToolRef } from '../parsing/index.ts';
+import type { CallFormat } from '../parsing/formats/call-format.ts';
 
 export type { AssistantMessageInput, ExtractionResult, NativeToolCall, ToolRef };
 
@@ -46,6 +47,11 @@ export function parseModelMessage(message: AssistantMessageInput): ExtractionRes
 }
 
 /** The parser on text alone. */
-export function parseModelText(text: string, options: { tools: readonly ToolRef[]; truncated?: boolean }): ExtractionResult {
-  return extractFromMessage({ text, tools: options.tools, ...(options.truncated === true ? { truncated: true } : {}) });
+export function parseModelText(text: string, options: { tools: readonly ToolRef[]; truncated?: boolean; formats?: readonly CallFormat[] }): ExtractionResult {
+  return extractFromMessage({
+    text,
+    tools: options.tools,
+    ...(options.truncated === true ? { truncated: true } : {}),
+    ...(options.formats === undefined || options.formats.length === 0 ? {} : { formats: options.formats }),
+  });
 }

@@ -1,7 +1,7 @@
 import { DEFAULT_HISTORY_MAX_TOKENS, DEFAULT_MAX_REPLANS, DEFAULT_MAX_STEPS, DEFAULT_PARSE_RETRIES, DEFAULT_STRATEGY, DEFAULT_TODO_REMIND_AFTER, type GuardLimits, type ModelAdapter, type ModelPrice, type StrategyName, type RunStore, type ToolSource, type ToolSourceHealth } from '../core/index.ts';
 import type { ServerConfig } from '../config/config-schema.ts';
 import type { ProvidersConfig } from '../config/providers-schema.ts';
-import { resolveProviders, type Settings } from '../config/resolve-settings.ts';
+import { resolveProviders, type ParsingSettings, type Settings } from '../config/resolve-settings.ts';
 import type { ToolRule } from '../gate/index.ts';
 import type { RunHooks, ToolMode } from '../orchestrator/run-options.ts';
 import type { LocalTool } from '../tools/local/define-tool.ts';
@@ -80,6 +80,13 @@ export interface CreateToolgateOptions {
   threads?: { maxTokens?: number };
   /** `evalResults`: a `toolgate eval --out` report the auto strategy routes by (docs/eval.md). */
   router?: { evalResults?: string };
+  /**
+   * How model output is read (docs/configuration.md): `formats`, call formats
+   * besides the built-in lexicon (the CallFormat shape, checked when toolgate
+   * is created); `chatTemplates`, model pattern → chat template source (a
+   * .jinja file, tokenizer_config.json, a .gguf file, or "server").
+   */
+  parsing?: ParsingSettings;
   /** How long a process owns a run it drives before another may take it over (docs/decisions/0005). */
   leaseMs?: number;
   /** Where relative paths resolve: the SQLite file, scripted models, spawned servers. Default: the working directory. */
@@ -92,6 +99,8 @@ export interface CreateToolgateOptions {
   onToolHealth?: (health: ToolSourceHealth) => void;
   /** Receives spawned MCP servers' stderr lines. */
   onServerStderr?: (server: string, line: string) => void;
+  /** Told of what does not stop a run but should be fixed (a chat template that cannot be used). Default: process.emitWarning. */
+  onWarning?: (message: string) => void;
 }
 
 /** A config file and flags, resolved, as the options a library user would write. */
@@ -120,6 +129,7 @@ export function toolgateOptionsFromSettings(settings: Settings): CreateToolgateO
   if (settings.toolTimeoutMs !== undefined) options.toolTimeoutMs = settings.toolTimeoutMs;
   if (settings.maxResultBytes !== undefined) options.maxResultBytes = settings.maxResultBytes;
   if (settings.server.leaseMs !== undefined) options.leaseMs = settings.server.leaseMs;
+  if (settings.parsing !== undefined) options.parsing = settings.parsing;
   return options;
 }
 
@@ -154,5 +164,6 @@ export function settingsFromOptions(options: CreateToolgateOptions, servers: Rec
   if (options.systemPrompt !== undefined) settings.systemPrompt = options.systemPrompt;
   if (options.toolTimeoutMs !== undefined) settings.toolTimeoutMs = options.toolTimeoutMs;
   if (options.maxResultBytes !== undefined) settings.maxResultBytes = options.maxResultBytes;
+  if (options.parsing !== undefined) settings.parsing = options.parsing;
   return settings;
 }

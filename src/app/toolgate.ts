@@ -19,7 +19,8 @@ import {
   type ToolSourceHealth,
   type ToolSpec,
 } from '../core/index.ts';
-import { resolveSettings, type Settings } from '../config/resolve-settings.ts';
+import { endpointOf, resolveSettings, type Settings } from '../config/resolve-settings.ts';
+import { providerOf } from '../config/providers.ts';
 import { isModelAllowed, isToolAllowed, resolveToolPolicy, tenantRuleFor, type ModelDecision, type Policy } from '../gate/index.ts';
 import { settingsFrom } from '../orchestrator/run-agent.ts';
 import { RunEngine } from '../orchestrator/run-engine.ts';
@@ -36,6 +37,7 @@ import { createModel } from './create-model.ts';
 import { withEstimatedUsage } from '../providers/shared/estimate-usage.ts';
 import { priceFor } from './model-price.ts';
 import { RouterEvidenceFile } from './router-evidence.ts';
+import { CallFormats } from './call-formats.ts';
 
 export interface ToolgateOptions {
   /** Resolved configuration (config file, environment, flags). Default: no tool servers, no model, the defaults. */
@@ -58,6 +60,8 @@ export interface ToolgateOptions {
   toolRetry?: RetryOptions | false;
   /** Told when a tool server goes down (with the cause) or comes back. */
   onToolHealth?: (health: ToolSourceHealth) => void;
+  /** Told of what does not stop a run but should be fixed (a chat template that cannot be used). Default: process.emitWarning. */
+  onWarning?: (message: string) => void;
 }
 
 export interface RunRequest {
@@ -121,6 +125,8 @@ export class Toolgate {
   /** The caller's own model (ToolgateOptions.model), its missing usage estimated. */
   readonly #ownModel: ModelAdapter | undefined;
   readonly #evidence: RouterEvidenceFile | undefined;
+  /** The call formats each model's runs read besides the built-in lexicon (config and chat templates). */
+  readonly formats: CallFormats;
   readonly policy: Policy;
   readonly validator: Validator = sharedValidator();
   /** The one owner of runs' lives in this process (see RunEngine). */
@@ -150,6 +156,15 @@ export class Toolgate {
     });
     this.#runTools = limitedTools(this.tools, runLimit, 'the limit (maxResultBytes)');
     this.policy = policyFromSettings(this.settings);
+    this.formats = new CallFormats({
+      parsing: this.settings.parsing,
+      cwd: options.cwd ?? process.cwd(),
+      baseUrlOf: (model) => {
+        const provider = this.settings.providers[providerOf(model)];
+        return provider === undefined ? undefined : endpointOf(provider);
+      },
+      warn: options.onWarning ?? ((message) => process.emitWarning(message)),
+    });
     this.#evidence = this.settings.routerEvalResults === undefined ? undefined : new RouterEvidenceFile(resolve(options.cwd ?? process.cwd(), this.settings.routerEvalResults));
     this.engine = new RunEngine({
       store: this.store,
@@ -169,8 +184,10 @@ export class Toolgate {
   async environment(run: Run): Promise<RunEnvironment> {
     const settings = this.settings;
     const evidence = this.#evidence?.read();
+    const formats = await this.formats.forModel(run.model);
     return {
       ...(evidence === undefined ? {} : { routerEvidence: evidence }),
+      ...(formats.length === 0 ? {} : { formats }),
       model: await this.model(run.model),
       tools: this.#runTools,
       policy: this.policy,

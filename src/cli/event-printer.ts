@@ -122,6 +122,10 @@ export function createEventPrinter(options: { io: CliIO; json: boolean }): Event
         case 'history_trimmed':
           io.stderr.write(`${dim(`  thread history trimmed to ${event.data.tokensAfter} of ${event.data.tokensBefore} tokens (${event.data.shortened} outputs shortened, ${event.data.dropped} messages dropped)`)}\n`);
           break;
+        case 'tool_mode_changed':
+          closeLine();
+          io.stderr.write(`${yellow(`⚠ ${event.data.model} switched to ${event.data.to} tool mode for the rest of the run: ${event.data.reason}`)}\n`);
+          break;
         case 'tool_changed':
           closeLine();
           io.stderr.write(`${yellow(`⚠ ${event.data.name} changed on ${event.data.server} since it was pinned: hidden until accepted (toolgate tools --diff)`)}\n`);

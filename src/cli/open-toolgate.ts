@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { Toolgate } from '../app/toolgate.ts';
+import { checkConfiguredFormats } from '../app/call-formats.ts';
 import { toolgateFrom } from '../app/create-toolgate.ts';
 import { toolgateOptionsFromSettings, type CreateToolgateOptions } from '../app/toolgate-options.ts';
 import type { RunStore } from '../core/index.ts';
@@ -47,6 +48,8 @@ export async function prepareToolgate(options: OpenToolgateOptions): Promise<Pre
   const loaded: LoadedConfig = file === undefined ? { config: {} } : (await import('../config/load-config.ts')).loadConfig({ cwd, env: io.env, file });
   const mcp = Array.isArray(values['mcp']) ? (values['mcp'] as string[]) : [];
   const settings = resolveSettings(loaded.config, { ...options.flags, mcp }, io.env);
+  // Said now, naming the file, before anything is opened.
+  checkConfiguredFormats(settings.parsing?.formats ?? [], loaded.file ?? 'the config');
   // A spawned server without a folder of its own runs in the working directory: say so
   // explicitly, so the same server starts the same way when a run is reopened from elsewhere.
   for (const [name, server] of Object.entries(settings.servers)) {
@@ -68,6 +71,7 @@ export async function prepareToolgate(options: OpenToolgateOptions): Promise<Pre
   const toolgateOptions: CreateToolgateOptions = {
     ...toolgateOptionsFromSettings(settings),
     cwd,
+    onWarning: (message: string) => io.stderr.write(`⚠ ${message}\n`),
     ...(verbose ? { onServerStderr: (server: string, line: string) => io.stderr.write(`[${server}] ${line}\n`) } : {}),
   };
   const open = (store?: RunStore): Toolgate => toolgateFrom(toolgateOptions, store);

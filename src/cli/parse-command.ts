@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isJsonObject } from '../core/index.ts';
+import { formatFromTemplate, type CallFormat } from '../app/call-formats.ts';
 import { nativeCallsFrom, parseModelMessage, parseModelText, toolRefsFrom, type AssistantMessageInput, type ToolRef } from '../app/parse-text.ts';
 import { EXIT, optionalString, parseFlags, usageError, type CliIO } from './cli-io.ts';
 import { PARSE_SPEC } from './specs/parse-spec.ts';
@@ -12,8 +13,17 @@ import { PARSE_SPEC } from './specs/parse-spec.ts';
  * diagnostics, content}` per line out (with the line's `id` when it has one).
  */
 export async function parseCommand(args: readonly string[], io: CliIO): Promise<number> {
+  // `parse report` reads a store, not model output (a file named report is ./report).
+  if (args[0] === 'report') return (await import('./parse-report-command.ts')).parseReportCommand(args.slice(1), io);
   const { values, positionals } = parseFlags(args, PARSE_SPEC);
   if (positionals.length > 1) throw usageError('toolgate parse takes at most one FILE (or - for standard input)');
+  const template = optionalString(values, 'chat-template');
+  if (values['explain'] === true) {
+    if (template === undefined) throw usageError('--explain explains the call format of a chat template: toolgate parse --chat-template model.jinja --explain');
+    if (positionals.length > 0 || values['jsonl'] === true) throw usageError('--explain parses nothing: give only --chat-template FILE');
+    return explainTemplate(template, io);
+  }
+  const formats = template === undefined ? [] : await templateFormats(template, io);
   const tools = loadTools(values, io);
   const source = positionals[0] ?? '-';
   const text = source === '-' ? await readStdin(io) : readText(resolve(io.cwd, source));
@@ -23,12 +33,12 @@ export async function parseCommand(args: readonly string[], io: CliIO): Promise<
       lineNo++;
       if (line.trim() === '') continue;
       const { id, message } = messageFromLine(line, lineNo, tools);
-      const result = parseModelMessage(message);
+      const result = parseModelMessage(formats.length === 0 ? message : { ...message, formats });
       io.stdout.write(`${JSON.stringify({ ...(id === undefined ? {} : { id }), ...result })}\n`);
     }
     return EXIT.ok;
   }
-  const result = parseModelText(text, { tools, truncated: values['truncated'] === true });
+  const result = parseModelText(text, { tools, truncated: values['truncated'] === true, formats });
   io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   return EXIT.ok;
 }
@@ -66,6 +76,28 @@ function messageFromLine(line: string, lineNo: number, defaultTools: ToolRef[]):
   }
   // Other keys (an evaluation corpus's "expect", "family"…) are not read.
   return { id: typeof item['id'] === 'string' ? item['id'] : undefined, message };
+}
+
+/** `--explain`: the derived format in words, then as the JSON `parsing.formats` takes. */
+async function explainTemplate(source: string, io: CliIO): Promise<number> {
+  const derived = await formatFromTemplate(source, { cwd: io.cwd });
+  if (!derived.ok) {
+    io.stderr.write(`toolgate: ${derived.reason}\n`);
+    return EXIT.failed;
+  }
+  const notes = derived.notes.length === 0 ? '' : `\nNotes:\n${derived.notes.map((n) => `  - ${n}`).join('\n')}\n`;
+  // As parsing.formats takes it (where every format is the config's own): ready to paste.
+  const { origin: _origin, ...shape } = derived.format;
+  io.stdout.write(`${derived.explanation.trimEnd()}\n${notes}\n${JSON.stringify(shape, null, 2)}\n`);
+  return EXIT.ok;
+}
+
+/** The format of `--chat-template`; one that cannot be analysed is said, and the built-in formats are used (as in a run). */
+async function templateFormats(source: string, io: CliIO): Promise<CallFormat[]> {
+  const derived = await formatFromTemplate(source, { cwd: io.cwd });
+  if (derived.ok) return [derived.format];
+  io.stderr.write(`⚠ ${derived.reason}; parsing with the built-in formats only\n`);
+  return [];
 }
 
 function loadTools(values: Record<string, unknown>, io: CliIO): ToolRef[] {

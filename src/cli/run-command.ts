@@ -1,4 +1,6 @@
 import { STRATEGY_NAMES, type JsonObject, type Run, type StrategyName } from '../core/index.ts';
+import { resolve } from 'node:path';
+import { TEMPLATE_FROM_SERVER } from '../app/call-formats.ts';
 import { preparePrivateDbFile } from '../app/data-dir.ts';
 import { openStore } from '../app/open-store.ts';
 import type { Toolgate } from '../app/toolgate.ts';
@@ -30,6 +32,9 @@ export async function runCommand(args: readonly string[], io: CliIO): Promise<nu
     throw usageError(`--strategy must be one of ${STRATEGY_NAMES.join(', ')}, got "${strategy.slice(0, 40)}"`);
   }
   const context = parseContext(values['context']);
+  const template = optionalString(values, 'chat-template');
+  // A file is named from the working directory, as every flag's path is; `server` asks the model's server.
+  const chatTemplate = template === undefined || template === TEMPLATE_FROM_SERVER ? template : resolve(io.cwd, template);
   const where = localStoreFor({ flag: optionalString(values, 'store'), env: io.env, cwd: io.cwd });
   const prepared = await prepareToolgate({
     values,
@@ -42,6 +47,7 @@ export async function runCommand(args: readonly string[], io: CliIO): Promise<nu
       ...(values['constrain'] === true ? { constrain: true } : {}),
       ...(strategy === undefined ? {} : { strategy: strategy as StrategyName }),
       ...(values['todo'] === true ? { todo: true } : {}),
+      ...(chatTemplate === undefined ? {} : { chatTemplate }),
     },
     io,
   });

@@ -111,6 +111,26 @@ const priceSchema = z.strictObject({
   outputPerMTok: z.number().min(0),
 });
 
+/**
+ * How model output is read (docs/parsing.md). A format's own fields are
+ * checked when toolgate starts, by the parser's checker (the config layer does
+ * not load the parser): here only that it is an object.
+ */
+const parsingSchema = z.strictObject({
+  /** Call formats read besides the built-in lexicon, in the shape of src/parsing/formats/call-format.ts. */
+  formats: z
+    .array(z.record(z.string(), z.unknown(), { error: 'a call format is an object: {id, call: {begin, end?}, name: {slot, …}, arguments: {grammar, …}, …}' }), {
+      error: 'must be a list of call formats, e.g. formats: [{id: my-format, call: {begin: "<call>", end: "</call>"}, name: {slot: field, nameKey: name, argumentsKey: arguments}, arguments: {grammar: json}}]',
+    })
+    .optional(),
+  /** Model pattern → where its chat template is: a .jinja file, a tokenizer_config.json, a .gguf file, or `server`. */
+  chatTemplates: z
+    .record(modelPattern, z.string().min(1, 'a chat template source is a file (.jinja, tokenizer_config.json, .gguf) or "server"'), {
+      error: 'must map model patterns to template sources, e.g. chatTemplates: {"vllm:*": ./templates/qwen3.jinja, "llamacpp:*": server}',
+    })
+    .optional(),
+});
+
 export const configSchema = z.strictObject({
   model: z.string().regex(MODEL_PATTERN, 'model must be "provider:model", e.g. openai:gpt-4o-mini or scripted:./demo.json').optional(),
   models: z.array(modelPattern).optional(),
@@ -156,6 +176,7 @@ export const configSchema = z.strictObject({
   stream: z.boolean().optional(),
   toolMode: z.enum(['native', 'prompted', 'auto']).optional(),
   constrain: z.boolean().optional(),
+  parsing: parsingSchema.optional(),
   parseRetries: z.number().int().min(0).max(10).optional(),
   tools: z.record(toolPattern, toolRule).optional(),
   tenants: z.record(z.string().regex(/^[A-Za-z0-9_.*-]{1,64}$/, 'tenant ids may use letters, digits, "_", "-", "."'), tenantRule).optional(),
@@ -245,6 +266,7 @@ export const configSchema = z.strictObject({
   config.models?.forEach((m, i) => check(m, ['models', i]));
   for (const [tenant, rule] of Object.entries(config.tenants ?? {})) rule.models?.forEach((m, i) => check(m, ['tenants', tenant, 'models', i]));
   for (const pattern of Object.keys(config.prices ?? {})) check(pattern, ['prices', pattern]);
+  for (const pattern of Object.keys(config.parsing?.chatTemplates ?? {})) check(pattern, ['parsing', 'chatTemplates', pattern]);
 });
 
 export type ToolgateConfig = z.output<typeof configSchema>;

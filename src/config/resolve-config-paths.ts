@@ -11,6 +11,8 @@ export interface ResolveConfigPathsOptions {
 
 const SCRIPTED = 'scripted:';
 const SQLITE = 'sqlite:';
+/** `parsing.chatTemplates` value that asks the model's server for its template instead of naming a file. */
+const TEMPLATE_FROM_SERVER = 'server';
 
 /**
  * Makes the paths in a config read from a file independent of the working
@@ -27,7 +29,8 @@ const SQLITE = 'sqlite:';
  *   models are created), they would name another file. Model ids are names
  *   API clients send and the allowlist compares exactly, so they keep the
  *   file's spelling whenever that already names the right file;
- * - `scripted:<relative>` keys of `prices` are made absolute.
+ * - `scripted:<relative>` keys of `prices` are made absolute;
+ * - `parsing.chatTemplates` values that are files are made absolute (`server` is left alone).
  *
  * Values from flags and environment variables are not touched: they keep
  * resolving against the working directory.
@@ -54,6 +57,15 @@ export function resolveConfigPaths(options: ResolveConfigPathsOptions): Toolgate
   // matches the model however the run names that file (see app/model-price.ts).
   if (config.prices !== undefined) {
     resolved.prices = Object.fromEntries(Object.entries(config.prices).map(([pattern, price]) => [pattern.startsWith(SCRIPTED) ? SCRIPTED + resolveFile(pattern.slice(SCRIPTED.length), dir) : pattern, price]));
+  }
+  // A template is a file next to the config (or `server`); a `scripted:` key, as for prices, names a file to compare with.
+  const templates = config.parsing?.chatTemplates;
+  if (templates !== undefined) {
+    const entries = Object.entries(templates).map(([pattern, source]) => [
+      pattern.startsWith(SCRIPTED) ? SCRIPTED + resolveFile(pattern.slice(SCRIPTED.length), dir) : pattern,
+      source === TEMPLATE_FROM_SERVER ? source : resolveFile(source, dir),
+    ]);
+    resolved.parsing = { ...config.parsing, chatTemplates: Object.fromEntries(entries) as Record<string, string> };
   }
   const evalResults = config.router?.evalResults;
   if (evalResults !== undefined) resolved.router = { ...config.router, evalResults: resolveFile(evalResults, dir) };

@@ -34,6 +34,16 @@ export interface SettingsFlags {
   strategy?: StrategyName;
   /** `--todo`: offer the built-in todo tools. */
   todo?: boolean;
+  /** `--chat-template`: the model's chat template (a file, resolved by the caller, or `server`), over `parsing.chatTemplates`. */
+  chatTemplate?: string;
+}
+
+/** How model output is read: the config's `parsing` section. */
+export interface ParsingSettings {
+  /** Call formats as written (`parsing.formats`); the app checks each against the CallFormat shape. */
+  formats?: readonly unknown[];
+  /** Model pattern → chat template source (a file, absolute once resolved, or `server`). */
+  chatTemplates?: Record<string, string>;
 }
 
 /** Everything a run needs, after flags, environment, file and defaults are merged. */
@@ -76,6 +86,8 @@ export interface Settings {
   gatewayConfig: NonNullable<ToolgateConfig['gateway']>;
   /** `policy.strict`: a tool pattern that matches no tool stops serve, gateway, run and tools (as `--strict` does). */
   policyStrict?: boolean;
+  /** `parsing`: extra call formats and chat templates by model pattern (docs/configuration.md). */
+  parsing?: ParsingSettings;
 }
 
 
@@ -126,12 +138,27 @@ export function resolveSettings(config: ToolgateConfig, flags: SettingsFlags = {
   if (config.router?.evalResults !== undefined) settings.routerEvalResults = config.router.evalResults;
   if (config.redact !== undefined) settings.redact = config.redact;
   if (config.policy?.strict !== undefined) settings.policyStrict = config.policy.strict;
+  const parsing = parsingSettings(config.parsing, flags.chatTemplate === undefined || model === undefined ? undefined : { model, source: flags.chatTemplate });
+  if (parsing !== undefined) settings.parsing = parsing;
   if (config.models !== undefined) settings.models = config.models;
   if (model !== undefined) settings.model = model;
   if (config.systemPrompt !== undefined) settings.systemPrompt = config.systemPrompt;
   if (config.toolTimeoutMs !== undefined) settings.toolTimeoutMs = config.toolTimeoutMs;
   if (config.maxResultBytes !== undefined) settings.maxResultBytes = config.maxResultBytes;
   return settings;
+}
+
+/**
+ * The `parsing` settings. `--chat-template` is written under the model's own
+ * id: the most specific pattern there is, so it wins over the file's patterns.
+ */
+function parsingSettings(config: ToolgateConfig['parsing'], flag: { model: string; source: string } | undefined): ParsingSettings | undefined {
+  if (config === undefined && flag === undefined) return undefined;
+  const parsing: ParsingSettings = {};
+  if (config?.formats !== undefined) parsing.formats = config.formats;
+  const templates = { ...config?.chatTemplates, ...(flag === undefined ? {} : { [flag.model]: flag.source }) };
+  if (Object.keys(templates).length > 0) parsing.chatTemplates = templates;
+  return parsing;
 }
 
 /** `--mcp` value → a named server. The name is derived from the command or URL unless given as `name=…`. */

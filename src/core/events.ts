@@ -55,8 +55,12 @@ export interface RunEventDataMap {
     toolMode?: 'native' | 'prompted';
     /** 1 for the first try of a step, 2… after parse feedback. */
     attempt?: number;
-    /** What the parser repaired or rejected in this turn. */
-    diagnostics?: { code: string; message: string }[];
+    /**
+     * What the parser repaired or rejected in this turn. `repairs`: the repair
+     * kinds of a `repaired` diagnostic (docs/parsing.md), on replies recorded
+     * since they were kept.
+     */
+    diagnostics?: { code: string; message: string; repairs?: string[] }[];
     /**
      * A strategy's side call, not a turn of the conversation: `plan` (the
      * plan is then recorded by plan_created), `reflect`, `route`.
@@ -213,6 +217,13 @@ export interface RunEventDataMap {
    * change (`toolgate tools --diff`, `toolgate tools --accept <tool>`).
    */
   tool_changed: { name: string; server: string; tool: string; fingerprint: string; pinnedFingerprint: string; pinnedAt: string; changes: string[] };
+  /**
+   * The run's tool mode changed for the rest of the run: `text_calls`, the
+   * model kept writing its calls as text in native mode (textToolCalls: auto);
+   * `tools_unsupported`, the endpoint refused tool definitions (toolMode: auto).
+   * Recovery reads the mode from here: a resumed run stays in the new mode.
+   */
+  tool_mode_changed: { step: number; from: 'native' | 'prompted'; to: 'native' | 'prompted'; cause: 'text_calls' | 'tools_unsupported'; reason: string; model: string };
 }
 
 /** Guard codes: also the error codes a run fails with. */
@@ -311,6 +322,7 @@ export const RUN_EVENT_TYPES = [
   'reminder_injected',
   'history_trimmed',
   'tool_changed',
+  'tool_mode_changed',
 ] as const satisfies readonly RunEventType[];
 
 /** Event types after which nothing more is appended to a run. */

@@ -60,6 +60,8 @@ export interface ConversationState {
   step: number;
   usage: Usage;
   toolMode: 'native' | 'prompted' | undefined;
+  /** Replies in native mode whose call, written as text after prose, was not run (`text_call_ignored`): see text-call-retry.ts. */
+  textCallsInNative: number;
   turn: OpenTurn | undefined;
   /** Parse attempts made in the current step. */
   attempts: number;
@@ -122,6 +124,7 @@ export function emptyConversation(status: RunStatus = 'queued'): ConversationSta
     step: 0,
     usage: { ...ZERO_USAGE },
     toolMode: undefined,
+    textCallsInNative: 0,
     turn: undefined,
     attempts: 0,
     decisions: new Map(),
@@ -201,6 +204,7 @@ function applyEvent(state: ConversationState, event: RunEvent): void {
       }
       const mode = d.toolMode ?? 'native';
       state.toolMode = mode;
+      if (mode === 'native' && d.diagnostics?.some((x) => x.code === 'text_call_ignored') === true) state.textCallsInNative++;
       if (d.step !== state.step) state.attempts = 0;
       state.step = d.step;
       state.attempts = d.attempt ?? state.attempts + 1;
@@ -237,6 +241,10 @@ function applyEvent(state: ConversationState, event: RunEvent): void {
       if (d.verdict === 'continue' || d.verdict === 'replan') addNote(state, `Reflection on what happened so far (${d.verdict}): ${d.reason}`);
       break;
     }
+    case 'tool_mode_changed':
+      // The mode the next turn is asked in, also for a run resumed before that turn.
+      state.toolMode = event.data.to;
+      break;
     case 'intent_routed':
       state.route = event.data.route;
       break;

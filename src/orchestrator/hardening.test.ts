@@ -128,11 +128,13 @@ describe('loop hardening', () => {
   it('does not execute a tool call the model merely quotes in its answer (native mode, textToolCalls auto)', async () => {
     const tools = venue();
     const quoted = 'To order, a client would send:\n<tool_call>{"name": "place", "arguments": {"qty": 100}}</tool_call>\nI did not place anything.';
-    const { run, events } = await drive({ model: fakeModel([{ text: quoted }]), tools, policy: NEVER_ASK });
+    // The model is asked once to make the call properly (or answer without it); the quoted call itself never runs.
+    const { run, events } = await drive({ model: fakeModel([{ text: quoted }, { text: 'I did not place anything.' }]), tools, policy: NEVER_ASK });
     assert.equal(run.status, 'completed');
     assert.equal(tools.calls.length, 0, 'nothing executed');
     assert.equal(ofType(events, 'tool_call').length, 0);
     assert.ok(ofType(events, 'assistant_message')[0]?.data.diagnostics?.some((d) => d.code === 'text_call_ignored'));
+    assert.equal(ofType(events, 'parse_retry')[0]?.data.diagnostics[0]?.code, 'call_written_as_text');
     assert.match(run.output ?? '', /I did not place anything/);
   });
 

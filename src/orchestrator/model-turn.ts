@@ -12,12 +12,14 @@ import {
   type RunEventDataMap,
 } from '../core/index.ts';
 import { CALL_FAILURE_CODES, createStreamFilter, extractMessageDetailed, formatParseFeedback, renderToolPrompt, toolCallJsonSchema, withoutReasoning, type ParseDiagnostic } from '../parsing/index.ts';
+import type { CallFormat } from '../parsing/formats/call-format.ts';
 import { askWhileCommitting } from './ask-while-committing.ts';
 import type { ConversationState } from './conversation-state.ts';
 import type { DeltaBuffer } from './delta-buffer.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
 import type { AppendFn } from './transition.ts';
 import type { TextToolCalls } from './run-options.ts';
+import { DEFAULT_TEXT_CALLS_BEFORE_PROMPTED, namesOfTextCalls, textCallDiagnostic, textCallFeedback } from './text-call-retry.ts';
 
 
 export interface ModelTurnInput {
@@ -34,6 +36,8 @@ export interface ModelTurnInput {
   parseRetries: number;
   /** Native mode: whether calls written in the answer text are executed (see TextToolCalls). */
   textToolCalls: TextToolCalls;
+  /** Call formats read besides the built-in lexicon (config `parsing.formats`, the model's chat template). */
+  formats?: readonly CallFormat[] | undefined;
   signal?: AbortSignal | undefined;
   deltas: DeltaBuffer;
   append: AppendFn;
@@ -74,6 +78,8 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
     const readText = mode === 'prompted' || input.textToolCalls !== 'never';
     // Made on the first streamed text: a turn that does not stream has none.
     let filter: ReturnType<typeof createStreamFilter> | undefined;
+    // The configured and template formats' markers are held back too, as the built-in ones are.
+    const streamOptions = input.formats === undefined || input.formats.length === 0 ? {} : { formats: input.formats };
     let shown = '';
     try {
       // Anything held back (the step before) is committed while the model is asked: before its answer is used.
@@ -81,7 +87,7 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
         input.model.generate(buildRequest(input, mode, input.callIndex()), {
           ...(input.signal === undefined ? {} : { signal: input.signal }),
           onTextDelta: (text) => {
-            const visible = readText ? (filter ??= createStreamFilter()).push(text) : text;
+            const visible = readText ? (filter ??= createStreamFilter(streamOptions)).push(text) : text;
             shown += visible;
             input.deltas.push(step, visible);
           },
@@ -90,6 +96,8 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
       );
     } catch (error) {
       if (mode === 'native' && input.allowFallback && error instanceof ToolgateError && error.details?.['toolsUnsupported'] === true) {
+        const reason = `the endpoint refused tool definitions (toolMode: auto): tools are described in the prompt from now on`;
+        await input.append([draft('tool_mode_changed', { step, from: 'native', to: 'prompted', cause: 'tools_unsupported', reason, model: input.model.id })]);
         mode = 'prompted';
         attempt--;
         continue;
@@ -105,14 +113,21 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
       toolCalls: response.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
       finishReason: response.finishReason,
       tools: refs,
+      ...(input.formats === undefined || input.formats.length === 0 ? {} : { formats: input.formats }),
     });
     const result = extraction.result;
-    const diagnostics: { code: string; message: string }[] = result.diagnostics.map((d) => ({ code: d.code, message: d.message }));
+    const diagnostics: { code: string; message: string; repairs?: string[] }[] = result.diagnostics.map((d) => ({
+      code: d.code,
+      message: d.message,
+      ...(d.repairs === undefined || d.repairs.length === 0 ? {} : { repairs: [...d.repairs] }),
+    }));
     let content = response.text;
     let failures: ParseDiagnostic[] = [];
     // Every call gets an id of toolgate's own: models repeat ids (within a turn and
     // across turns), and decisions, approvals and results must name one call only.
     let calls: RawToolCall[];
+    /** Native mode: the declared tools a call written as text (after prose) named; it is never run from here. */
+    let textCall: string[] | undefined;
     if (response.toolCalls.length > 0) {
       // Native calls, their arguments repaired and typed; one that cannot be read goes on
       // as it came, and the gate answers it (invalid arguments, unknown tool) as a tool result.
@@ -136,12 +151,17 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
           code: 'text_call_ignored',
           message: 'the answer text contains a tool call, but the reply is more than the call: it was not executed (textToolCalls: auto)',
         });
+        textCall = namesOfTextCalls(result, failures, refs.map((r) => r.name));
         failures = [];
       } else if (result.calls.length > 0) {
         calls = result.calls.map((c) => ({ id: newId('call'), name: c.name, arguments: JSON.stringify(c.arguments) }));
       }
     }
-    const willRetry = calls.length === 0 && failures.length > 0;
+    // A call written as text in native mode: the model is asked to make it properly, within parseRetries (see text-call-retry.ts).
+    const retryTextCall = textCall !== undefined && attempt <= input.parseRetries;
+    // Counted from the log: this reply is the run's n-th such reply.
+    const switchMode = retryTextCall && input.state.textCallsInNative + 1 >= DEFAULT_TEXT_CALLS_BEFORE_PROMPTED;
+    const willRetry = (calls.length === 0 && failures.length > 0) || retryTextCall;
     // Text the stream filter held back (a possible envelope that was not one) is shown now.
     if (input.stream) {
       const rest = content.startsWith(shown) ? content.slice(shown.length) : '';
@@ -165,6 +185,19 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
       { defer: !willRetry },
     );
     if (!willRetry) return { calls, content, truncated, mode };
+    if (textCall !== undefined) {
+      const maxAttempts = input.parseRetries + 1;
+      const feedback = textCallFeedback({ names: textCall, attempt, maxAttempts, switched: switchMode });
+      const retry = draft('parse_retry', { step, attempt, maxAttempts, diagnostics: [textCallDiagnostic(textCall, switchMode)], feedback });
+      if (!switchMode) {
+        await input.append([retry]);
+        continue;
+      }
+      const reason = `the model wrote its tool calls as text instead of native calls ${input.state.textCallsInNative} times in this run (textToolCalls: auto): tools are described in the prompt from now on`;
+      await input.append([draft('tool_mode_changed', { step, from: 'native', to: 'prompted', cause: 'text_calls', reason, model: input.model.id }), retry]);
+      mode = 'prompted';
+      continue;
+    }
     if (attempt > input.parseRetries) {
       throw new ToolgateError(
         'unparseable_tool_call',

@@ -30,6 +30,7 @@ export async function runAgent(options: RunAgentOptions): Promise<Run> {
         history: options.history,
         redact: options.redact,
         toolTimeoutMs: options.toolTimeoutMs,
+        formats: options.formats,
       }),
     fallbackSettings: settingsFrom(options),
   });

@@ -1,5 +1,6 @@
 import type { JsonObject, Message, ModelAdapter, RouterEvidence, Run, RunStore, StrategyName, ToolResult, ToolSource, ToolSpec } from '../core/index.ts';
 import type { Policy, ToolEffect } from '../gate/index.ts';
+import type { CallFormat } from '../parsing/formats/call-format.ts';
 import type { Validator } from '../validation/index.ts';
 
 export { DEFAULT_MAX_STEPS, DEFAULT_PARSE_RETRIES, DEFAULT_TOOL_TIMEOUT_MS } from '../core/index.ts';
@@ -15,8 +16,12 @@ export type ToolMode = 'native' | 'prompted' | 'auto';
  * Native mode: what to do with a tool call the model writes in its answer text
  * instead of as a native call. `never`: it is text. `auto` (default): executed
  * only when the reply is nothing but the call (small models that ignore the
- * native format), shown as text when it is quoted inside an answer. `always`:
- * executed wherever it appears. Prompted mode always reads calls from the text.
+ * native format); a call written after prose is never run: the model is
+ * asked to make it through the tool-calling interface (within parseRetries),
+ * and a model that does it again in the run is switched to prompted mode for
+ * the rest of it (DEFAULT_TEXT_CALLS_BEFORE_PROMPTED, `tool_mode_changed`).
+ * `always`: executed wherever it appears. Prompted mode always reads calls
+ * from the text.
  */
 export type TextToolCalls = 'never' | 'auto' | 'always';
 export const DEFAULT_TEXT_TOOL_CALLS: TextToolCalls = 'auto';
@@ -81,6 +86,12 @@ export interface RunEnvironment {
   toolTimeoutMs?: number | undefined;
   /** Eval results the auto strategy routes by (router.evalResults). */
   routerEvidence?: RouterEvidence | undefined;
+  /**
+   * Call formats the run's model turns read besides the built-in lexicon: the
+   * config's `parsing.formats` and the one derived from the model's chat
+   * template (resolved by the app; the orchestrator never reads a template).
+   */
+  formats?: readonly CallFormat[] | undefined;
 }
 
 /** Everything a run needs. Adapters are injected here; the orchestrator never imports them. */
@@ -107,6 +118,8 @@ export interface RunAgentOptions {
   parseRetries?: number;
   /** Native mode: calls written in the answer text (default `auto`). */
   textToolCalls?: TextToolCalls;
+  /** Call formats read besides the built-in lexicon (see RunEnvironment.formats). */
+  formats?: readonly CallFormat[];
   policy?: Policy;
   /** Default: the process-wide validator (sharedValidator), whose compiled schemas every run reuses. */
   validator?: Validator;

@@ -76,6 +76,7 @@ export function createStrategyContext(args: StrategyContextInput): StrategyConte
       stream: settings.stream,
       parseRetries: settings.parseRetries,
       textToolCalls: settings.textToolCalls,
+      formats: env.formats,
       signal: input.signal,
       deltas,
       append,

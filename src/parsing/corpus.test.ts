@@ -1,11 +1,14 @@
 // The hand-written corpus of what small/local models really emit
 // (test/fixtures/parsing/*.jsonl): every case must match exactly, and no
 // negative (prose, examples, quoted data, undeclared tools, truncation) may
-// ever yield a call.
+// ever yield a call. The fresh holdout (fresh-*.jsonl, real outputs the
+// parser was not built on) is measured apart: only its negatives are held to
+// the rule today; `npm run bench -- parsing` reports the rest.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import { loadCorpus, runCase } from '../../test/fixtures/parsing/corpus.ts';
+import { CALL_FAILURE_CODES } from './types.ts';
 import type { CorpusCase } from '../../test/fixtures/parsing/corpus.ts';
 
 const corpus = loadCorpus();
@@ -47,5 +50,44 @@ describe('parsing corpus', () => {
     const leaked = negatives.filter((c) => runCase(c).calls.length > 0).map((c) => c.id);
     assert.deepEqual(leaked, []);
     assert.equal(exact, corpus.length);
+  });
+});
+
+/**
+ * Fresh negatives the parser turns into calls today: format examples quoted in
+ * fences after "e.g.". Any other leak fails; fix one, then drop it from here.
+ */
+const KNOWN_FRESH_LEAKS: ReadonlySet<string> = new Set(['fresh-neg-qwen35-format-in-prose']);
+
+describe('parsing corpus: fresh holdout', () => {
+  const fresh = loadCorpus({ fresh: true });
+  const freshNegatives = fresh.filter((c) => c.expect.length === 0);
+
+  it('is kept apart from the corpus, every case with its origin', () => {
+    assert.ok(fresh.length >= 60, `only ${fresh.length} fresh cases`);
+    assert.ok(freshNegatives.length >= 8, `only ${freshNegatives.length} fresh negatives`);
+    assert.ok(fresh.every((c) => c.source.startsWith('fresh-')));
+    assert.ok(corpus.every((c) => !c.source.startsWith('fresh-')), 'a fresh case leaked into the 100% corpus');
+    const ids = [...corpus, ...fresh].map((c) => c.id);
+    assert.equal(new Set(ids).size, ids.length, 'duplicate case id');
+    for (const c of fresh) {
+      assert.ok(c.origin !== undefined && c.origin.length > 0, `${c.id} has no origin`);
+      if (c.template !== undefined) assert.match(c.template, /^[\w.-]+\.jinja$/, `${c.id}: template is a file name under test/fixtures/templates/`);
+    }
+  });
+
+  it('never turns a negative into a call (beyond the known leaks)', () => {
+    let exact = 0;
+    const silent: string[] = [];
+    for (const c of fresh) {
+      if (matches(c)) exact += 1;
+      else if (!runCase(c).diagnostics.some((code) => (CALL_FAILURE_CODES as readonly string[]).includes(code))) silent.push(c.id);
+    }
+    // "Never silent" (issue 38) does not hold yet: reported here and in the bench, not asserted.
+    console.log(`fresh holdout: ${exact}/${fresh.length} exact, ${silent.length} misses without a call-failure diagnostic`);
+    const leaked = freshNegatives.filter((c) => runCase(c).calls.length > 0).map((c) => c.id);
+    const fixed = [...KNOWN_FRESH_LEAKS].filter((id) => !leaked.includes(id));
+    if (fixed.length > 0) console.log(`fresh holdout: no longer leaking, drop from KNOWN_FRESH_LEAKS: ${fixed.join(', ')}`);
+    assert.deepEqual(leaked.filter((id) => !KNOWN_FRESH_LEAKS.has(id)), []);
   });
 });

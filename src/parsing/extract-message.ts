@@ -144,7 +144,7 @@ function readReasoning(input: AssistantMessageInput, scope: { text: string; repl
   for (let i = sources.length - 1; i >= 0; i -= 1) {
     const source = sources[i];
     if (source === undefined) continue;
-    const extraction = extractDetailed(source.text, { tools: input.tools, truncated: scope.truncated && i === sources.length - 1 });
+    const extraction = extractDetailed(source.text, { tools: input.tools, truncated: scope.truncated && i === sources.length - 1, ...(input.formats === undefined ? {} : { formats: input.formats }) });
     const result = extraction.result;
     const failureCount = result.diagnostics.filter((d) => CALL_FAILURE_CODES.includes(d.code)).length;
     const trailing = scope.replyIsOnlyReasoning && taken.length === 0 && i === sources.length - 1 ? trailingCalls(source, extraction) : undefined;
@@ -200,7 +200,7 @@ export function extractMessageDetailed(input: AssistantMessageInput): MessageExt
   const text = input.text ?? '';
   const truncated = input.truncated === true || input.finishReason === 'length';
   const tools = toolsOf(input);
-  const options = { tools: input.tools, truncated };
+  const options = { tools: input.tools, truncated, ...(input.formats === undefined ? {} : { formats: input.formats }) };
   const native = input.toolCalls ?? [];
   const diagnostics: ParseDiagnostic[] = [];
   const nativeCalls = native.map((call) => readNativeCall(call, tools, { truncated, diagnostics }));

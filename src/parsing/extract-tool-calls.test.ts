@@ -71,10 +71,16 @@ describe('extractToolCalls', () => {
       assert.equal(result.content, '');
     });
 
-    it('closes it when the reply was not truncated', () => {
+    it('never closes a cut value into a call, even when the reply was not truncated', () => {
       const result = run(cut);
-      assert.deepEqual(result.calls.map((c) => c.arguments), [{ query: 'long que' }]);
-      assert.deepEqual(result.diagnostics[0]?.repairs, ['closed_string_at_end', 'closed_brackets_at_end']);
+      assert.deepEqual(result.calls, []);
+      assert.deepEqual(result.diagnostics.map((d) => [d.code, d.name]), [['truncated', 'search_web']]);
+      const calls = (text: string) => run(text).calls.map((c) => [c.name, c.arguments]);
+      // Only brackets after a complete value close: nothing is invented.
+      assert.deepEqual(calls('<tool_call>{"name": "search_web", "arguments": {"query": "long queue"'), [['search_web', { query: 'long queue' }]]);
+      for (const tail of ['{"query": "x", "limit": 12', '{"query": "x", "limit":', '{"query": "x",', '{"query": "x", "lim', '{']) {
+        assert.deepEqual(calls(`<tool_call>{"name": "search_web", "arguments": ${tail}`), [], tail);
+      }
     });
 
     it('keeps complete calls before the cut one', () => {

@@ -10,13 +10,16 @@ import { TOKEN_FINDERS } from './envelopes/token-finders.ts';
 import { findToolLines } from './envelopes/tool-line.ts';
 import { XML_FINDERS } from './envelopes/xml-finders.ts';
 import { exampleReason } from './example-context.ts';
+import type { CallFormat } from './formats/call-format.ts';
+import { findFormatCalls } from './formats/find-format-calls.ts';
 import { charge, createContext, DEFAULT_MAX_CALLS, DEFAULT_MAX_DIAGNOSTICS, emptyOutcome } from './extract-context.ts';
 import type { ExtractContext, Outcome } from './extract-context.ts';
 import { fenceEnvelope } from './fence-envelope.ts';
 import { looksPythonic, parsePythonicCalls } from './pythonic.ts';
 import { scanProse } from './prose-json.ts';
+import { readShapes } from './shapes/read-shapes.ts';
 import { resolvePayload, resolvePythonic } from './resolve-payload.ts';
-import { gaps, inside, lastStartingBy, overlapping, overlapsAny } from './spans.ts';
+import { gaps, inside, lastStartingBy, overlapping, overlaps, overlapsAny } from './spans.ts';
 import type { ExtractOptions, ExtractionResult, ParseDiagnostic, RepairKind, Span } from './types.ts';
 
 /** Extraction with the spans it took out of the content (the stream filter needs them). */
@@ -30,14 +33,28 @@ const STRONG_FINDERS: readonly ((text: string) => Envelope[])[] = [...XML_FINDER
 /**
  * Strong envelopes in text order, none overlapping (the earlier, then the
  * longer, wins), none inside reasoning. `capped` when a finder hit its cap.
+ * The formats given in the options are read first: a built-in envelope that
+ * overlaps one of theirs is dropped.
  */
-function strongEnvelopes(text: string, think: readonly Span[]): { envelopes: Envelope[]; capped: boolean } {
+function strongEnvelopes(text: string, think: readonly Span[], formats: readonly CallFormat[] = []): { envelopes: Envelope[]; capped: boolean } {
   let capped = false;
   const all: Envelope[] = [];
+  const fromFormats: Span[] = [];
+  for (const format of formats) {
+    const found = findFormatCalls(text, format);
+    if (found.length >= DEFAULT_MAX_ENVELOPES) capped = true;
+    for (const env of found) {
+      // An earlier format's envelope wins over a later one's (few formats, few envelopes: a plain scan).
+      if (overlapsAny(think, env.span) || fromFormats.some((span) => overlaps(span, env.span))) continue;
+      all.push(env);
+      fromFormats.push(env.span);
+    }
+  }
+  fromFormats.sort((a, b) => a.start - b.start);
   for (const find of STRONG_FINDERS) {
     const found = find(text);
     if (found.length >= DEFAULT_MAX_ENVELOPES) capped = true;
-    for (const env of found) if (!overlapsAny(think, env.span)) all.push(env);
+    for (const env of found) if (!overlapsAny(think, env.span) && !overlapsAny(fromFormats, env.span)) all.push(env);
   }
   all.sort((a, b) => a.span.start - b.span.start || b.span.end - a.span.end);
   const kept: Envelope[] = [];
@@ -143,7 +160,7 @@ export function extractDetailed(text: string, options: ExtractOptions): Detailed
   const acc = createAccumulator();
   const limits: ParseDiagnostic[] = [];
   const think = findThinkBlocks(text);
-  const { envelopes: strong, capped } = strongEnvelopes(text, think);
+  const { envelopes: strong, capped } = strongEnvelopes(text, think, options.formats);
   const allFences = findFences(text);
   const fences = allFences.filter((fence) => !overlapsAny(think, fence.span));
   // Text that is never read as prose JSON: reasoning, envelopes, fences, and whatever lies past a cap.
@@ -186,6 +203,12 @@ export function extractDetailed(text: string, options: ExtractOptions): Detailed
     budgetLeft = scanProse(ctx, acc, gap);
   }
   if (budgetLeft && acc.calls.length === 0 && acc.diagnostics.length === 0) readBareCalls(ctx, acc);
+  // Shapes without a family last: no name inside what was read above (or inside a fence) starts one,
+  // though a fence may hold the arguments after a name (DeepSeek's detokenised skeleton).
+  if (budgetLeft && !full(acc)) {
+    const fenceSpans = new Set(fences.map((fence) => fence.span));
+    budgetLeft = readShapes(ctx, acc, { names: opaque, shapes: opaque.filter((span) => !fenceSpans.has(span)) });
+  }
   if (!budgetLeft || ctx.budget <= 0) limits.push({ code: 'limit_reached', message: 'Stopped looking for calls: the text is too large or too irregular to scan completely.' });
   return { result: finish(ctx, acc, limits), removed: acc.removed };
 }

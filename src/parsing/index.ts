@@ -40,6 +40,13 @@ export type { StreamFilter, StreamFilterOptions } from './stream-filter.ts';
 export { renderToolPrompt, toolCallJsonSchema, TOOL_CALL_FORMAT } from './tool-prompt.ts';
 export type { PromptTool, ToolCallSchemaOptions, ToolPromptOptions } from './tool-prompt.ts';
 export { formatParseFeedback } from './feedback.ts';
+export { checkCallFormat } from './formats/check-call-format.ts';
+export type { CallFormatCheck } from './formats/check-call-format.ts';
+export { findFormatCalls } from './formats/find-format-calls.ts';
+export { BUILTIN_FORMATS } from './formats/builtin-formats.ts';
+export { renderCall } from './formats/render-call.ts';
+export { sniffArguments } from './formats/read-arguments.ts';
+export type { ArgumentGrammar, CallFormat, NameSlot, XmlParameters } from './formats/call-format.ts';
 export type { ParseFeedbackInput } from './feedback.ts';
 export { CALL_FAILURE_CODES, PARSE_DIAGNOSTIC_CODES, REPAIR_KINDS } from './types.ts';
 export type {

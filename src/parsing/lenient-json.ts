@@ -8,8 +8,11 @@ import type { RepairKind } from './types.ts';
 /**
  * A JSON reader that also accepts what models write instead of JSON: comments,
  * trailing commas, single quotes, unquoted keys, Python literals, raw control
- * characters and invalid escapes in strings, and (when allowed) strings and
- * brackets left open at the very end. Extended reads also take unescaped
+ * characters and invalid escapes in strings, and (when allowed) brackets
+ * left open at the very end — only right after a value that ends itself (a
+ * closed string, `}`, `]`, a literal): a cut string, a number the text ends
+ * on, a key without its value, or a `{`, `[` or `,` with nothing after it is
+ * a cut, never closed. Extended reads also take unescaped
  * quotes inside strings, Python triple-quoted strings, a closer missing before
  * the enclosing container's closer, literal `\n` `\t` `\r` written between
  * tokens and doubled (template-escaped) braces. It records every repair it
@@ -21,7 +24,7 @@ import type { RepairKind } from './types.ts';
  */
 
 export interface LenientOptions {
-  /** Close a string and brackets left open at the very end of the text. */
+  /** Close brackets left open at the very end of the text (after a complete value only). */
   allowCloseAtEnd: boolean;
   /** Containers nested inside each other (the top level is depth 1). Default DEFAULT_MAX_READ_DEPTH. */
   maxDepth?: number;
@@ -95,6 +98,8 @@ class LenientParser {
   private readonly open: ('{' | '[')[] = [];
   readonly repairs = new Set<RepairKind>();
   closedAtEnd = false;
+  /** Where the last number read ended. */
+  private numberEnd = -1;
 
   constructor(text: string, options: LenientOptions) {
     this.text = text;
@@ -234,10 +239,8 @@ class LenientParser {
     this.skipSpace();
     const extra = this.doubledBraces();
     while (true) {
-      if (this.atEnd()) {
-        this.closeAtEnd("'}'");
-        break;
-      }
+      // Right after `{` or `,`: a member was still to come (closing here would invent an empty object or drop it).
+      if (this.atEnd()) this.fail("Unexpected end of text: a member or '}' is missing");
       if (this.text.charAt(this.pos) === '}') {
         this.pos += 1;
         break;
@@ -260,10 +263,7 @@ class LenientParser {
     const result: JsonValue[] = [];
     this.skipSpace();
     while (true) {
-      if (this.atEnd()) {
-        this.closeAtEnd("']'");
-        break;
-      }
+      if (this.atEnd()) this.fail("Unexpected end of text: an item or ']' is missing");
       if (this.text.charAt(this.pos) === ']') {
         this.pos += 1;
         break;
@@ -278,8 +278,11 @@ class LenientParser {
 
   /** After a member: true to read another, false when the container is done. */
   private afterMember(closer: string, what: string): boolean {
+    // A number the text ends on may be cut (`12` of `125`): only a value that ends itself lets brackets close.
+    const numberAtEnd = this.numberEnd === this.text.length;
     this.skipSpace();
     if (this.atEnd()) {
+      if (numberAtEnd) this.fail('Unexpected end of text right after a number: the text was cut off');
       this.closeAtEnd(`'${closer}'`);
       return false;
     }
@@ -322,10 +325,8 @@ class LenientParser {
       if (this.pos >= text.length) {
         // Past a quote it kept, a string that runs to the end is no cut string: nothing says where it ends.
         if (inner >= 0 && this.allowClose) this.fail(`Unescaped ${quote} inside a string`, inner);
-        if (!this.allowClose) this.fail('Unexpected end of text inside a string');
-        this.closedAtEnd = true;
-        this.repairs.add('closed_string_at_end');
-        return out + text.slice(segment);
+        // A string cut by the end of the text is never closed: "Par" may have been "Paris" (an invented value).
+        this.fail('Unexpected end of text inside a string: the text was cut off');
       }
       const c = text.charAt(this.pos);
       if (c === quote) {
@@ -358,12 +359,7 @@ class LenientParser {
     let segment = this.pos;
     this.repairs.add('triple_quoted_strings');
     while (true) {
-      if (this.pos >= text.length) {
-        if (!this.allowClose) this.fail('Unexpected end of text inside a triple-quoted string');
-        this.closedAtEnd = true;
-        this.repairs.add('closed_string_at_end');
-        return out + text.slice(segment);
-      }
+      if (this.pos >= text.length) this.fail('Unexpected end of text inside a triple-quoted string: the text was cut off');
       const c = text.charAt(this.pos);
       if (c === '\\') {
         out += text.slice(segment, this.pos) + this.readEscape(quote);
@@ -412,6 +408,7 @@ class LenientParser {
     // 1e400 reads as Infinity, which JSON.stringify then sends on as null.
     if (!Number.isFinite(value)) this.fail(outOfRangeMessage(match[0]), this.pos, 'not_finite');
     this.pos += match[0].length;
+    this.numberEnd = this.pos;
     return value;
   }
 

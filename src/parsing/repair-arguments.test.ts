@@ -55,7 +55,8 @@ describe('repairArguments', () => {
 
   it('does not close arguments cut by the token limit', () => {
     assert.equal(repairArguments('{"city": "Par', { truncated: true }).ok, false);
-    assert.deepEqual(repairArguments('{"city": "Par'), { ok: true, arguments: { city: 'Par' }, repairs: ['closed_string_at_end', 'closed_brackets_at_end'] });
+    assert.equal(repairArguments('{"city": "Par').ok, false);
+    assert.deepEqual(repairArguments('{"city": "Paris"'), { ok: true, arguments: { city: 'Paris' }, repairs: ['closed_brackets_at_end'] });
   });
 });
 
@@ -135,8 +136,10 @@ describe('repairArguments: what broken serving stacks and small models send', ()
     assert.equal(cut.position, raw.length);
     assert.match(cut.message, /^Tool arguments were cut off at character 13: the reply hit its length limit/);
     assert.match(failure('{\\n  "items": [1, 2', { truncated: true }).message, /cut off/);
-    repaired(raw, { city: 'Par' }, ['closed_string_at_end', 'closed_brackets_at_end']);
-    repaired('{"items": [1, 2', { items: [1, 2] }, ['closed_brackets_at_end']);
+    // Not truncated either: a cut string or number is never closed into a value.
+    assert.equal(repairArguments(raw).ok, false);
+    assert.equal(repairArguments('{"items": [1, 2').ok, false);
+    repaired('{"items": [1, 2]', { items: [1, 2] }, ['closed_brackets_at_end']);
   });
 
   it('says what is wrong and where, counted in the string as sent', () => {

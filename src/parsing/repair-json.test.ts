@@ -40,10 +40,14 @@ describe('repairJson', () => {
     assert.deepEqual(repaired('{"a": True, "b": False, "c": None}'), { value: { a: true, b: false, c: null }, repairs: ['python_literals'] });
   });
 
-  it('closes strings and brackets left open at the very end', () => {
-    const { value, repairs } = repaired('{"a": {"b": "hello wor');
-    assert.deepEqual(value, { a: { b: 'hello wor' } });
-    assert.deepEqual(repairs, ['closed_string_at_end', 'closed_brackets_at_end']);
+  it('closes brackets left open at the very end after a complete value, never a cut value', () => {
+    const { value, repairs } = repaired('{"a": {"b": "hello world"');
+    assert.deepEqual(value, { a: { b: 'hello world' } });
+    assert.deepEqual(repairs, ['closed_brackets_at_end']);
+    for (const cut of ['{"a": {"b": "hello wor', '{"a": 12', '{"a": 1,', '{"a":', '{"a', '[1, 2', '{"a": [']) {
+      const result = repairJson(cut);
+      assert.equal(result.ok, false, cut);
+    }
   });
 
   it('keeps raw line breaks and unknown escapes as the model meant them', () => {
@@ -90,8 +94,11 @@ describe('readJson', () => {
   });
 
   it('flags a value that had to be closed', () => {
-    const result = readJson('{"a": [1', { allowCloseAtEnd: true });
+    const result = readJson('{"a": [1, true', { allowCloseAtEnd: true });
     assert.ok(result.ok && result.closedAtEnd);
+    // A number the text ends on may be cut: never closed.
+    const cut = readJson('{"a": [1', { allowCloseAtEnd: true });
+    assert.ok(!cut.ok && cut.atEnd);
   });
 });
 

@@ -3,6 +3,7 @@ import type { JsonValue } from '../core/json.ts';
 import { parseJson } from '../core/parse-json.ts';
 import { DEFAULT_MAX_READ_DEPTH, outOfRangeMessage, parseLenient, parseLenientObjects, tooDeepMessage } from './lenient-json.ts';
 import type { ReadLimit } from './lenient-json.ts';
+import { normalizeTypographicQuotes } from './typographic-quotes.ts';
 import { indexOfOpener, scanRegion } from './scanner.ts';
 import type { RepairKind } from './types.ts';
 
@@ -78,12 +79,11 @@ function countNulls(value: JsonValue): number {
  * Its output is rejected when it holds more nulls than the input wrote: that
  * is jsonrepair filling a missing value, and repairs must not invent values.
  */
-function jsonrepairStage(text: string, allowCloseAtEnd: boolean): JsonValue | undefined {
+function jsonrepairStage(text: string): JsonValue | undefined {
   if (text.length > JSONREPAIR_MAX_CHARS || countNestingChars(text) > JSONREPAIR_MAX_NESTING_CHARS) return undefined;
-  if (!allowCloseAtEnd) {
-    const start = indexOfOpener(text, 0);
-    if (start >= 0 && !scanRegion(text, start).closed) return undefined;
-  }
+  // jsonrepair closes what the text left open, cut strings and numbers too: open text is the lenient reader's alone.
+  const start = indexOfOpener(text, 0);
+  if (start >= 0 && !scanRegion(text, start).closed) return undefined;
   try {
     const value = parseJson(jsonrepair(text)) as JsonValue;
     const written = text.match(NULLISH_WORD_RE)?.length ?? 0;
@@ -216,8 +216,13 @@ function readStages(text: string, options: ReadJsonOptions, several: boolean): R
   const extended = several ? parseLenientObjects(text, lenientOptions) : parseLenient(text, lenientOptions);
   if (extended.ok) return 'values' in extended ? extended : single(extended.value, extended.repairs, extended.closedAtEnd);
   if (extended.atEnd || extended.limit !== undefined) return extended;
+  const curly = normalizeTypographicQuotes(text);
+  if (curly !== undefined) {
+    const read = parseLenient(curly, lenientOptions);
+    if (read.ok) return single(read.value, [...new Set([...read.repairs, 'typographic_quotes' as const])], read.closedAtEnd);
+  }
   if (options.lastResort === false || !QUOTE_RE.test(text)) return plain;
-  const repaired = jsonrepairStage(text, options.allowCloseAtEnd);
+  const repaired = jsonrepairStage(text);
   if (repaired === undefined) return plain;
   const broken = brokenLimit(repaired, maxDepth);
   if (broken !== undefined) return limitFailure(text, broken, maxDepth);

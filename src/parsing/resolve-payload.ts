@@ -8,6 +8,9 @@ import { looksPythonic, parsePythonicCalls } from './pythonic.ts';
 import { readJson } from './repair-json.ts';
 import { resolveIntent } from './resolve-intent.ts';
 import { findNextRegion } from './scanner.ts';
+import { sniffArguments } from './formats/read-arguments.ts';
+import { resolveFormatCall } from './formats/resolve-format-call.ts';
+import { schemaOf, sniffCall } from './formats/sniff-call.ts';
 import type { Region } from './scanner.ts';
 import type { RepairKind, Span } from './types.ts';
 
@@ -175,13 +178,19 @@ export function resolvePayload(scope: Scope, payload: Payload, strong: boolean):
   const { ctx, outcome } = scope;
   switch (payload.kind) {
     case 'json':
-      resolveJsonPayload(scope, payload.span, strong);
+      if (strong) sniffing(scope, payload.span, () => resolveJsonPayload(scope, payload.span, strong));
+      else resolveJsonPayload(scope, payload.span, strong);
       return;
     case 'pythonic':
       resolvePythonic(scope, payload.span);
       return;
+    case 'format':
+      resolveFormatCall(scope, payload);
+      return;
     case 'malformed':
-      outcome.diagnostics.push({ code: 'malformed_call', message: `${payload.message.replace(/\.$/, '')} (at position ${payload.span.start}).`, span: payload.span, position: payload.span.start });
+      sniffing(scope, payload.span, () => {
+        outcome.diagnostics.push({ code: 'malformed_call', message: `${payload.message.replace(/\.$/, '')} (at position ${payload.span.start}).`, span: payload.span, position: payload.span.start });
+      });
       return;
     case 'named':
       break;
@@ -206,6 +215,32 @@ export function resolvePayload(scope: Scope, payload: Payload, strong: boolean):
   const argsSpan = payload.args.span;
   const region: Region = { ...argsSpan, closed: payload.args.closed, maxDepth: 0 };
   const reading = readRegion(scope, region, true);
-  if (reading.status !== 'read') return;
-  resolveIntent(scope, { name: payload.name, args: reading.value, explicit: true, echo: false }, { ...source, repairs: reading.repairs });
+  if (reading.status === 'read') {
+    resolveIntent(scope, { name: payload.name, args: reading.value, explicit: true, echo: false }, { ...source, repairs: reading.repairs });
+    return;
+  }
+  // Not JSON: the arguments may be written in another grammar (`[ARGS]city="Paris"`, `<parameter=…>`).
+  if (!payload.args.closed && argsSpan.end === ctx.text.length) return;
+  const sniffed = sniffArguments(ctx.text, argsSpan, { grammar: 'json' }, schemaOf(ctx.tools, payload.name));
+  if (!sniffed.ok) return;
+  outcome.diagnostics = outcome.diagnostics.filter((d) => d.span === undefined || d.span.end <= argsSpan.start || d.span.start >= argsSpan.end);
+  resolveIntent(scope, { name: payload.name, args: sniffed.args, explicit: true, echo: false }, { ...source, repairs: sniffed.repairs });
+}
+
+/**
+ * A strong envelope whose body does not read as its family's grammar may be
+ * written in another one (`<tool_call>` holding `name {key: 'v'}`, or a name
+ * then `<parameter=…>` elements): when the family's reading yields no call,
+ * every grammar is tried, and what reads whole, naming declared tools, is taken.
+ */
+function sniffing(scope: Scope, span: Span, read: () => void): void {
+  const { ctx, outcome } = scope;
+  const callsBefore = outcome.calls.length;
+  const diagnosticsBefore = outcome.diagnostics.length;
+  read();
+  if (outcome.calls.length > callsBefore || outcome.diagnostics.length === diagnosticsBefore) return;
+  const calls = sniffCall(ctx.text, span, { tools: ctx.tools });
+  if (calls.length === 0) return;
+  outcome.diagnostics.length = diagnosticsBefore;
+  for (const call of calls) resolveIntent(scope, { name: call.name, args: call.args, explicit: true, echo: false }, { strong: true, span, repairs: call.repairs });
 }

@@ -3,7 +3,10 @@ import { TOKEN_STREAM_MARKERS } from './envelopes/token-finders.ts';
 import { tagAt } from './envelopes/xml-grammar.ts';
 import { XML_STREAM_MARKERS } from './envelopes/xml-finders.ts';
 import { BracketTracker } from './scanner.ts';
+import type { CallFormat } from './formats/call-format.ts';
+import { formatStreamMarkers } from './formats/find-format-calls.ts';
 import type { Span, ToolRef } from './types.ts';
+import { shapeLineHold } from './shapes/stream-hold.ts';
 
 /**
  * Decides, while a reply streams in, which text can be shown now. Text that
@@ -24,6 +27,8 @@ import type { Span, ToolRef } from './types.ts';
 export interface StreamFilterOptions {
   /** Tools on offer (default none: every call-shaped block is then held and removed). */
   tools?: readonly (ToolRef | string)[];
+  /** Formats given as data (as for extractToolCalls): their openers and inner markers are held back too. */
+  formats?: readonly CallFormat[];
 }
 
 export interface StreamFilter {
@@ -128,7 +133,11 @@ function isJson(text: string): boolean {
 
 export function createStreamFilter(options: StreamFilterOptions = {}): StreamFilter {
   const tools = options.tools ?? [];
+  const formats = options.formats ?? [];
+  const formatMarkers = formatStreamMarkers(formats);
+  const formatFirstChars = new Set(formatMarkers.map((marker) => marker.charAt(0)));
   const names = tools.map((tool) => (typeof tool === 'string' ? tool : tool.name)).filter((name) => name !== '');
+  const declaredNames = new Set(names);
   /** Whether `block` names a tool on offer (with none on offer, any `"name"` key counts). */
   const mentionsTool = (block: string): boolean => (names.length === 0 ? block.includes('"name"') : names.some((name) => block.includes(name)));
   const all: string[] = [];
@@ -146,14 +155,14 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
   /** What extraction takes out of `text`; everything when it fails (holding back is the safe side). */
   const removedSpans = (text: string): Span[] => {
     try {
-      return extractDetailed(text, { tools }).removed;
+      return extractDetailed(text, { tools, formats }).removed;
     } catch {
       return [{ start: 0, end: text.length }];
     }
   };
 
   const isCall = (block: string, bracketed: boolean): boolean => {
-    if (MARKERS.some((marker) => block.includes(marker))) return true;
+    if (MARKERS.some((marker) => block.includes(marker)) || formatMarkers.some((marker) => block.includes(marker))) return true;
     // A fence opened inside a bracketed block runs past it (```tool_code…): what follows decides.
     if (bracketed && (block.includes('```') || block.includes('~~~'))) return true;
     // A tag of a call family inside the block may be the start of a call that runs past it.
@@ -199,6 +208,16 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
       // An indented name still starts its line (`  get_weather[ARGS]{…}`).
       const nameStart = lineStart || afterTag || indented;
       indented = c === '\n' || (indented && (c === ' ' || c === '\t'));
+      // A line that may be a shape without a family (`Action: get_weather`, `<get_weather>`) waits for the name.
+      if (nameStart && !afterTag && declaredNames.size > 0) {
+        const shape = shapeLineHold(text, i, declaredNames);
+        if (shape !== 'none') {
+          window = shape === 'partial' ? text.slice(i) : '';
+          const out = show(text.slice(0, i));
+          if (shape === 'full') mode = { kind: 'held' };
+          return { out, rest: '' };
+        }
+      }
       if (nameStart && NAME_RE.test(c)) {
         const held = nameAtLineStart(text, i, !shownText && text.slice(0, i).trim() === '');
         if (held !== 'none') {
@@ -220,6 +239,15 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
           window = '';
           const out = show(text.slice(0, i));
           mode = { kind: 'held' };
+          return { out, rest: '' };
+        }
+      }
+      if (formatFirstChars.has(c)) {
+        const found = matchMarker(text, i, formatMarkers);
+        if (found !== 'none') {
+          window = found === 'partial' ? text.slice(i) : '';
+          const out = show(text.slice(0, i));
+          if (found === 'full') mode = { kind: 'held' };
           return { out, rest: '' };
         }
       }

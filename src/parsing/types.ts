@@ -1,4 +1,5 @@
 import type { JsonObject, JsonSchema } from '../core/json.ts';
+import type { CallFormat } from './formats/call-format.ts';
 
 /** A half-open range of UTF-16 offsets into the text that was parsed. */
 export interface Span {
@@ -48,6 +49,12 @@ export interface ExtractOptions {
   tools: readonly (ToolRef | string)[];
   /** The model stopped on its token limit (finish_reason 'length'): calls cut at the end are dropped. */
   truncated?: boolean;
+  /**
+   * Call formats to read besides the built-in lexicon (from `parsing.formats`
+   * or derived from the model's chat template). They are tried first: where
+   * one of their envelopes overlaps a built-in one, theirs wins.
+   */
+  formats?: readonly CallFormat[];
 }
 
 /** A tool call found in model text. */
@@ -150,6 +157,13 @@ export const REPAIR_KINDS = [
   'literal_escape_sequences',
   'collapsed_doubled_braces',
   'typed_by_schema',
+  // Shapes without a family (src/parsing/shapes/): calls found from a declared tool's name.
+  'declared_name_call',
+  'tool_named_tag',
+  'transcript_call',
+  'detokenized_skeleton',
+  // Argument text.
+  'typographic_quotes',
 ] as const;
 
 export type RepairKind = (typeof REPAIR_KINDS)[number];

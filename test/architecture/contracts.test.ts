@@ -20,6 +20,7 @@ describe('architecture: pinned public names', () => {
       'approval_required',
       'input_received',
       'tool_changed',
+      'tool_mode_changed',
     ]) {
       assert.ok((RUN_EVENT_TYPES as readonly string[]).includes(name), `event type ${name} is missing`);
     }

@@ -67,7 +67,8 @@ describe('architecture: import rules', () => {
   it('core, parsing, validation and gate do no I/O (no node: or package imports except allowed libraries)', () => {
     const pureLibs: Record<string, readonly string[]> = {
       core: [],
-      parsing: ['jsonrepair'],
+      // @huggingface/jinja: a pure interpreter for chat templates (no I/O), guarded by render-template.ts.
+      parsing: ['jsonrepair', '@huggingface/jinja'],
       // node:module only for createRequire: ajv is loaded on the first compile (decision 0007).
       validation: ['ajv', 'ajv/dist/2020.js', 'ajv-formats', 'ajv/dist/2019.js', 'node:module'],
       gate: [],

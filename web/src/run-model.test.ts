@@ -69,12 +69,14 @@ describe('run view model', () => {
       ev('guard_tripped', { code: 'tool_failures', action: 'reflect', limit: 1, value: 1, message: 'too many failures' }),
       ev('todo_updated', { todos: [{ id: '1', text: 'check', status: 'in_progress' }] }),
       ev('tool_changed', { name: 'list_orders', server: 'crm', tool: 'list_orders', fingerprint: 'f2', pinnedFingerprint: 'f1', pinnedAt: '2026-11-26T00:00:00.000Z', changes: ['description changed'] }),
+      ev('tool_mode_changed', { step: 2, from: 'native', to: 'prompted', cause: 'text_calls', reason: 'calls written as text', model: 'openai:small' }),
     ]);
     assert.deepEqual(view.plan?.steps.map((s) => s.state), ['failed', 'skipped', 'reasoning']);
     assert.equal(view.reflections[0]?.verdict, 'replan');
     assert.equal(view.guardTrips[0]?.code, 'tool_failures');
     assert.equal(view.todos[0]?.status, 'in_progress');
     assert.deepEqual(view.toolChanges.map((t) => [t.name, t.changes]), [['list_orders', ['description changed']]]);
+    assert.deepEqual(view.modeChanges.map((m) => [m.from, m.to, m.model]), [['native', 'prompted', 'openai:small']]);
 
     const rejected = fold([
       ev('gate_decision', { step: 1, toolCallId: 'c', name: 'w', effect: 'write', decision: 'approval_required', normalisations: [], injected: [] }),

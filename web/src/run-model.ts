@@ -61,6 +61,8 @@ export interface RunView {
   guardTrips: RunEvent<'guard_tripped'>['data'][];
   /** Gateway sessions: upstream tools hidden because their definition changed since they were pinned. */
   toolChanges: RunEvent<'tool_changed'>['data'][];
+  /** The run's tool mode changed (a model that writes its calls as text, an endpoint that refused tools). */
+  modeChanges: RunEvent<'tool_mode_changed'>['data'][];
   routed?: RunEvent<'intent_routed'>['data'];
   retries: RunEvent<'parse_retry'>['data'][];
   messages: string[];
@@ -74,7 +76,7 @@ export interface RunView {
 }
 
 export function emptyView(): RunView {
-  return { status: 'queued', turns: [], calls: new Map(), order: [], todos: [], reflections: [], guardTrips: [], toolChanges: [], retries: [], messages: [], spans: [], lastId: 0, finished: false };
+  return { status: 'queued', turns: [], calls: new Map(), order: [], todos: [], reflections: [], guardTrips: [], toolChanges: [], modeChanges: [], retries: [], messages: [], spans: [], lastId: 0, finished: false };
 }
 
 function toolText(content: RunEvent<'tool_result'>['data']['content']): string {
@@ -224,6 +226,9 @@ export function applyEvent(view: RunView, event: RunEvent): void {
       break;
     case 'tool_changed':
       view.toolChanges.push(event.data);
+      break;
+    case 'tool_mode_changed':
+      view.modeChanges.push(event.data);
       break;
     case 'todo_updated':
       view.todos = event.data.todos;

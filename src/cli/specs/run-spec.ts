@@ -35,6 +35,13 @@ export const RUN_SPEC = {
       type: 'boolean',
       description: 'Offer the built-in todo tools (todo_write, todo_read) and remind the model to keep its list current.',
     },
+    'chat-template': {
+      type: 'string',
+      value: 'file | server',
+      description:
+        "The model's chat template, over parsing.chatTemplates of the config file: a .jinja file, a Hugging Face\ntokenizer_config.json, a .gguf file, or server (asks the model's server: llama.cpp's GET /props). The call format\nit renders is read besides the built-in formats. One that cannot be analysed is said, and the run goes on\nwith the built-in formats.",
+      example: '--chat-template ./Qwen3-8B/tokenizer_config.json',
+    },
     constrain: {
       type: 'boolean',
       description: "Prompted mode: hold the model's output to the call format (structured outputs: OpenAI-compatible\nresponse_format, Ollama's format).",

@@ -1,4 +1,5 @@
 import type { JsonObject } from '../../core/json.ts';
+import type { CallFormat } from '../formats/call-format.ts';
 import type { RepairKind, Span } from '../types.ts';
 
 /** The syntax a call was written in (one file per family under envelopes/). */
@@ -21,7 +22,9 @@ export type EnvelopeFamily =
   | 'granite'
   | 'gemma'
   | 'minimax_text'
-  | 'xml';
+  | 'xml'
+  /** A format given as data (parsing.formats, a chat template): `Envelope.format` names it. */
+  | 'format';
 
 /** Arguments of a call whose name the envelope already gave. */
 export type NamedArgs =
@@ -39,7 +42,15 @@ export type Payload =
   /** A call whose name is known; `reachesEnd` when it was still open at the end of the text. */
   | { kind: 'named'; name: string; args: NamedArgs; span: Span; reachesEnd: boolean }
   /** An envelope whose content reads as nothing. */
-  | { kind: 'malformed'; span: Span; message: string };
+  | { kind: 'malformed'; span: Span; message: string }
+  /**
+   * A call found by a format given as data: `args` is read by the format's
+   * grammar, then by every other one (formats/resolve-format-call.ts).
+   * `name` is set for a marker name slot; otherwise the name is inside `args`.
+   * `after` is the marker the arguments follow, for messages; `cut` when the
+   * arguments were still open at the end of the text.
+   */
+  | { kind: 'format'; format: CallFormat; span: Span; name?: string; args: Span; after: string; cut: boolean };
 
 export interface Envelope {
   family: EnvelopeFamily;
@@ -57,6 +68,8 @@ export interface Envelope {
    * closer, namespaced tags…): recorded on every call it yields.
    */
   repairs?: RepairKind[];
+  /** The id of the format given as data that found it (family 'format'). */
+  format?: string;
 }
 
 /**

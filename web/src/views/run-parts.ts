@@ -92,6 +92,7 @@ export function notesPanel(view: RunView): HTMLElement | null {
   for (const t of view.toolChanges) {
     items.push(h('li', { class: 'warn', 'data-testid': 'tool-changed' }, h('strong', {}, `Tool changed: ${t.name}`), ` on ${t.server}, hidden until accepted (toolgate tools --accept ${t.name}): ${t.changes.slice(0, 3).join('; ')}`));
   }
+  for (const m of view.modeChanges) items.push(h('li', { class: 'warn', 'data-testid': 'tool-mode-changed' }, h('strong', {}, `Tool mode: ${m.from} → ${m.to}`), ` at step ${m.step}: ${m.reason}`));
   for (const p of view.retries) items.push(h('li', {}, h('strong', {}, `Parse retry ${p.attempt}/${p.maxAttempts}`), `: ${p.diagnostics.map((d) => d.message).join('; ')}`));
   if (items.length === 0) return null;
   return h('section', { class: 'card', 'aria-label': 'notes' }, h('h2', {}, 'Strategy and guard'), h('ul', { class: 'notes' }, items));

@@ -1,0 +1,143 @@
+import type { JsonObject, JsonSchema, JsonValue } from '../../core/json.ts';
+import { createFinders, indexInTagHead, skipSpace } from '../envelopes/envelope.ts';
+import type { Finders } from '../envelopes/envelope.ts';
+import { attributeValue, typedValue, xmlValue } from '../envelopes/xml-params.ts';
+import { setJsonKey } from '../lenient-json.ts';
+import type { RepairKind, Span } from '../types.ts';
+import type { XmlParameters } from './call-format.ts';
+import type { ArgsReading } from './read-arguments.ts';
+
+/**
+ * XML parameter forms, read so that every element is consumed: text between
+ * the elements, or an element of another form, fails the reading (the
+ * caller then tries the other grammars, and reports what it expected).
+ * A value is text, unless the tool's schema wants something else for it and
+ * it reads as JSON; with no schema for it, as xml-params reads it.
+ */
+
+const TAG_NAME_RE = /[A-Za-z_][\w.-]{0,63}/y;
+
+/** Drops the one layout line break on each side that templates put around a value. */
+function unlayout(raw: string): string {
+  return raw.replace(/^\r?\n/, '').replace(/\r?\n$/, '');
+}
+
+function wantsText(schema: JsonSchema | undefined, key: string): boolean | undefined {
+  const properties = schema?.['properties'];
+  if (typeof properties !== 'object' || properties === null) return undefined;
+  const property = (properties as Record<string, unknown>)[key];
+  if (typeof property !== 'object' || property === null) return undefined;
+  const type = (property as Record<string, unknown>)['type'];
+  if (type === 'string') return true;
+  if (typeof type === 'string') return false;
+  if (Array.isArray(type)) return type.includes('string') && type.length === 1;
+  return undefined;
+}
+
+/** A value under the schema: text where it wants text, JSON where it wants more and the text reads as JSON. */
+export function schemaValue(raw: string, key: string, schema: JsonSchema | undefined, head = ''): JsonValue {
+  if (head !== '' && attributeValue(head, 'string') !== undefined) return typedValue(raw, head);
+  const text = wantsText(schema, key);
+  if (text === true) return unlayout(raw);
+  return xmlValue(raw);
+}
+
+interface Element {
+  key: string;
+  head: string;
+  valueStart: number;
+  valueEnd: number;
+  end: number;
+}
+
+type Step = { ok: true; element: Element; repairs: RepairKind[] } | { ok: false; message: string; position: number; cut: boolean };
+
+/** The value from `from` to `</tag>`; without that closer, to the next element of the same form or the end of the span. */
+function valueTo(find: Finders, where: { from: number; limit: number; closer: string; nextOpen: string; atTextEnd: boolean }): { valueEnd: number; end: number; repairs: RepairKind[] } | { cut: true } {
+  const close = find(where.closer)(where.from);
+  const next = find(where.nextOpen)(where.from);
+  if (close >= 0 && (next < 0 || next > close)) return { valueEnd: close, end: close + where.closer.length, repairs: [] };
+  if (next >= 0) return { valueEnd: next, end: next, repairs: ['missing_closer'] };
+  if (where.atTextEnd) return { cut: true };
+  return { valueEnd: where.limit, end: where.limit, repairs: ['missing_closer'] };
+}
+
+/** One element at `pos` of `text` (the span's own text: no search runs past it). */
+function element(text: string, pos: number, find: Finders, params: XmlParameters, atTextEnd: boolean): Step {
+  const limit = text.length;
+  const fail = (message: string): Step => ({ ok: false, message, position: pos, cut: false });
+  let key: string;
+  let head = '';
+  let bodyStart: number;
+  let closer: string;
+  let nextOpen: string;
+  switch (params.form) {
+    case 'attribute':
+    case 'equals': {
+      const open = `<${params.tag}`;
+      if (!text.startsWith(open, pos)) return fail(`expected ${open}…>`);
+      const gt = indexInTagHead(text, '>', pos + open.length);
+      if (gt < 0 || gt >= limit) return { ok: false, message: `the ${open} tag is never closed by >`, position: pos, cut: atTextEnd };
+      head = text.slice(pos + open.length, gt);
+      if (params.form === 'equals') {
+        if (!head.startsWith('=')) return fail(`expected ${open}=NAME>`);
+        key = head.slice(1).trim().replace(/^["']|["']$/g, '');
+      } else key = attributeValue(head, params.attribute) ?? '';
+      if (key === '') return fail(`the ${open} tag names no argument`);
+      bodyStart = gt + 1;
+      closer = `</${params.tag}>`;
+      nextOpen = open;
+      break;
+    }
+    case 'child': {
+      const keyOpen = `<${params.keyTag}>`;
+      const keyClose = `</${params.keyTag}>`;
+      if (!text.startsWith(keyOpen, pos)) return fail(`expected ${keyOpen}`);
+      const kc = find(keyClose)(pos + keyOpen.length);
+      if (kc < 0) return { ok: false, message: `${keyOpen} is never closed`, position: pos, cut: atTextEnd };
+      key = text.slice(pos + keyOpen.length, kc).trim();
+      const vo = skipSpace(text, kc + keyClose.length, limit);
+      const valueOpen = `<${params.valueTag}>`;
+      if (!text.startsWith(valueOpen, vo)) return { ok: false, message: `expected ${valueOpen} after the key "${key}"`, position: vo, cut: vo >= limit && atTextEnd };
+      bodyStart = vo + valueOpen.length;
+      closer = `</${params.valueTag}>`;
+      nextOpen = keyOpen;
+      break;
+    }
+    case 'tag': {
+      TAG_NAME_RE.lastIndex = pos + 1;
+      const name = text.charAt(pos) === '<' ? TAG_NAME_RE.exec(text) : null;
+      if (name === null || text.charAt(pos + 1 + name[0].length) !== '>') return fail('expected <NAME>value</NAME>');
+      key = name[0];
+      bodyStart = pos + name[0].length + 2;
+      closer = `</${key}>`;
+      // A tag-named value has no "next element" marker of its own: its closer is required.
+      nextOpen = `\u0000`;
+      break;
+    }
+  }
+  if (key === '') return fail('an element names no argument');
+  const value = valueTo(find, { from: bodyStart, limit, closer, nextOpen, atTextEnd });
+  if ('cut' in value) return { ok: false, message: `the value of "${key}" is never closed by ${closer}`, position: bodyStart, cut: true };
+  return { ok: true, element: { key, head, valueStart: bodyStart, valueEnd: value.valueEnd, end: value.end }, repairs: value.repairs };
+}
+
+/** Reads `span` as elements of `params`' form, all of it. */
+export function readXmlArguments(text: string, span: Span, params: XmlParameters, schema: JsonSchema | undefined): ArgsReading {
+  const args: JsonObject = {};
+  const repairs = new Set<RepairKind>();
+  const local = text.slice(span.start, span.end);
+  const find = createFinders(local);
+  const atTextEnd = span.end === text.length;
+  let pos = skipSpace(local, 0);
+  while (pos < local.length) {
+    const step = element(local, pos, find, params, atTextEnd);
+    if (!step.ok) return { ...step, position: span.start + step.position };
+    const { key, head, valueStart, valueEnd, end } = step.element;
+    setJsonKey(args, key, schemaValue(local.slice(valueStart, valueEnd), key, schema, head));
+    for (const kind of step.repairs) repairs.add(kind);
+    if (end <= pos) return { ok: false, message: 'an element could not be read', position: span.start + pos, cut: false };
+    pos = skipSpace(local, end);
+  }
+  return { ok: true, args, repairs: [...repairs] };
+}

@@ -1,0 +1,44 @@
+import { cleanToolName } from '../tool-names.ts';
+import { NAME_RUN_RE, prefixStart } from './read-shapes.ts';
+
+/**
+ * For the stream filter: whether the line starting at `lineStart` is (or may
+ * still become) the start of a shape without a family — a declared tool's
+ * name after nothing, a label, a call verb or stripped tokens, or `<name`.
+ * 'full': hold the rest of the turn; 'partial': wait for more text; 'none':
+ * the line is prose. Mirrors the call-position rule of read-shapes.ts.
+ */
+
+/** A line longer than this before any declared name is a sentence. */
+const MAX_UNDECIDED = 96;
+const MAX_LABEL_WORDS = 5;
+const CALL_VERB_RE = /^(?:calling|call|invoking|invoke|using|use|running|run|executing|execute)$/i;
+
+export function shapeLineHold(text: string, lineStart: number, names: ReadonlySet<string>): 'full' | 'partial' | 'none' {
+  const declared = (name: string): boolean => names.has(name);
+  const newline = text.indexOf('\n', lineStart);
+  const end = newline < 0 ? Math.min(text.length, lineStart + MAX_UNDECIDED) : Math.min(newline, lineStart + MAX_UNDECIDED);
+  const line = text.slice(lineStart, end);
+  for (const m of line.matchAll(NAME_RUN_RE)) {
+    const runStart = lineStart + m.index;
+    const raw = m[0].replace(/[.\-/]+$/, '');
+    // The run may still grow (`get_weather` of `get_weather_now`): wait for what follows it.
+    if (newline < 0 && runStart + m[0].length >= text.length && [...names].some((name) => name.length > raw.length && name.startsWith(raw))) return 'partial';
+    if (!declared(cleanToolName(raw, declared).name)) continue;
+    const at = text.charAt(runStart - 1) === '<' ? runStart - 1 : runStart;
+    // A Harmony recipient (`assistant to=…`) is the stream filter's own marker; it decides there.
+    if (text.slice(lineStart, at).includes('to=')) return 'none';
+    if (prefixStart(text, lineStart, at) !== undefined) return 'full';
+  }
+  if (newline >= 0 || end - lineStart >= MAX_UNDECIDED) return 'none';
+  // Only words, a label's `:`/`=` and stripped tokens' bars can still lead to a name.
+  if (!/^[\w .:=<|｜[\]\t-]*$/.test(line)) return 'none';
+  const words = line.trim().split(/\s+/);
+  if (words.length > MAX_LABEL_WORDS) return 'none';
+  // Waiting is worth it only for a label or tokens so far, a call verb, or a declared name still being written.
+  const last = words.at(-1) ?? '';
+  const typingName = last !== '' && /\w$/.test(line) && [...names].some((name) => name.startsWith(last.replace(/^[<|｜[]+/, '')));
+  // A short line that stopped at a blank may still go on into a label (`assistant to=…`): wait for its next word.
+  const between = /[ \t]$/.test(line);
+  return between || /[:=<|｜[]/.test(line) || CALL_VERB_RE.test(words[0] ?? '') || typingName ? 'partial' : 'none';
+}

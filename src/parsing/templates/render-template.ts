@@ -1,0 +1,186 @@
+import { Environment as JinjaEnvironment, Interpreter as JinjaInterpreter, Template } from '@huggingface/jinja';
+
+// The package's .d.ts re-exports its runtime through an extensionless path
+// that nodenext resolution does not follow, so the runtime classes arrive
+// untyped: the little used here is typed by hand.
+interface RuntimeValue {
+  type: string;
+  value: unknown;
+}
+type AstNode = { type: string } | undefined;
+interface Environment {
+  set(name: string, value: unknown): unknown;
+  lookupVariable(name: string): RuntimeValue;
+}
+interface InterpreterShape {
+  run(program: unknown): RuntimeValue;
+  evaluate(node: AstNode, env: Environment): RuntimeValue;
+}
+const Environment = JinjaEnvironment as unknown as new () => Environment;
+const Interpreter = JinjaInterpreter as unknown as new (env: Environment) => InterpreterShape;
+
+/** Largest template accepted (published ones are under 50 kB). */
+export const DEFAULT_MAX_TEMPLATE_LENGTH = 512 * 1024;
+/** Largest string a render may produce, or hold in any one value. */
+export const DEFAULT_MAX_RENDER_LENGTH = 256 * 1024;
+/** Interpreter steps allowed per render: real templates take a few thousand. */
+export const DEFAULT_MAX_RENDER_STEPS = 500_000;
+/** Longest `range()` a template may ask for. */
+export const DEFAULT_MAX_RANGE = 10_000;
+
+export type RenderResult = { ok: true; text: string } | { ok: false; reason: string };
+
+export interface RenderLimits {
+  maxRenderLength?: number;
+  maxSteps?: number;
+}
+
+/** The error a template raises on purpose (`raise_exception`), told apart from our own limits. */
+class TemplateRaised extends Error {}
+class RenderLimitExceeded extends Error {}
+
+/**
+ * Counts every evaluation and checks every string made, so a hostile
+ * template (deep loops, a string doubled forty times, runaway macro
+ * recursion) stops with a reason instead of hanging or eating memory. The
+ * interpreter has no `while`, so loops are bounded by their iterables; the
+ * step budget bounds nested loops and `range` is capped.
+ */
+class GuardedInterpreter extends Interpreter {
+  private steps = 0;
+  private readonly maxSteps: number;
+  private readonly maxLength: number;
+
+  constructor(env: Environment, limits: { maxSteps: number; maxLength: number }) {
+    super(env);
+    this.maxSteps = limits.maxSteps;
+    this.maxLength = limits.maxLength;
+    // Loops and `if`s render their bodies through renderBlock, which writes
+    // text and nested blocks without going through evaluate: count there too.
+    const self = this as unknown as { renderBlock: (statements: unknown[], env: Environment) => string };
+    const renderBlock = self.renderBlock.bind(this);
+    self.renderBlock = (statements, env) => {
+      this.tick(statements.length);
+      return this.checked(renderBlock(statements, env));
+    };
+  }
+
+  private tick(count: number): void {
+    this.steps += count;
+    if (this.steps > this.maxSteps) throw new RenderLimitExceeded(`the template took more than ${this.maxSteps} steps to render`);
+  }
+
+  private checked<T>(value: T): T {
+    const text = typeof value === 'string' ? value : (value as { value?: unknown }).value;
+    if (typeof text === 'string' && text.length > this.maxLength) throw new RenderLimitExceeded(`the template produced a string longer than ${this.maxLength} characters`);
+    return value;
+  }
+
+  override evaluate(node: AstNode, env: Environment): RuntimeValue {
+    this.tick(1);
+    return this.checked(this.listMethod(node, env) ?? super.evaluate(node, env));
+  }
+
+  /**
+   * `list.append(x)`, `list.pop()`, `list.extend(xs)`: Python list methods
+   * that many chat templates use and the interpreter lacks.
+   */
+  private listMethod(node: AstNode, env: Environment): RuntimeValue | undefined {
+    if (node?.type !== 'CallExpression') return undefined;
+    const call = node as unknown as { callee: MemberNode; args: AstNode[] };
+    const callee = call.callee;
+    if (callee.type !== 'MemberExpression' || callee.computed || callee.property.type !== 'Identifier') return undefined;
+    const method = callee.property.value;
+    if (!LIST_METHODS.has(method)) return undefined;
+    const target = super.evaluate(callee.object, env);
+    if (target.type !== 'ArrayValue' || !Array.isArray(target.value)) return undefined;
+    const items = target.value as unknown[];
+    const values = call.args.map((a) => super.evaluate(a, env));
+    const none = env.lookupVariable('none');
+    if (method === 'append' && values[0] !== undefined) items.push(values[0]);
+    else if (method === 'extend' && values[0] !== undefined && Array.isArray(values[0].value)) items.push(...(values[0].value as unknown[]));
+    else if (method === 'pop') {
+      const at = typeof values[0]?.value === 'number' ? values[0].value : items.length - 1;
+      const [removed] = items.splice(at < 0 ? items.length + at : at, 1);
+      return (removed as RuntimeValue | undefined) ?? none;
+    }
+    return none;
+  }
+}
+
+interface MemberNode {
+  type: string;
+  computed: boolean;
+  object: AstNode;
+  property: { type: string; value: string };
+}
+
+const LIST_METHODS = new Set(['append', 'extend', 'pop']);
+
+function cappedRange(start: number, stop?: number, step = 1): number[] {
+  const [from, to] = stop === undefined ? [0, start] : [start, stop];
+  if (step === 0) throw new Error('range() step must not be zero');
+  const count = Math.max(0, Math.ceil((to - from) / step));
+  if (!Number.isFinite(count) || count > DEFAULT_MAX_RANGE) throw new RenderLimitExceeded(`the template asked for range() of ${count} items`);
+  const out: number[] = [];
+  for (let i = 0; i < count; i += 1) out.push(from + i * step);
+  return out;
+}
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS_SHORT = MONTHS.map((m) => m.slice(0, 3));
+const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+/** A fixed date, so two renders of one template never differ by the clock. */
+function fixedStrftime(format: string): string {
+  const date = new Date(Date.UTC(2025, 0, 15, 12, 0, 0));
+  const pad = (n: number): string => String(n).padStart(2, '0');
+  const codes: Record<string, string> = {
+    d: pad(date.getUTCDate()), m: pad(date.getUTCMonth() + 1), Y: String(date.getUTCFullYear()), y: pad(date.getUTCFullYear() % 100),
+    B: MONTHS[date.getUTCMonth()] ?? '', b: MONTHS_SHORT[date.getUTCMonth()] ?? '', A: DAYS[date.getUTCDay()] ?? '', a: (DAYS[date.getUTCDay()] ?? '').slice(0, 3),
+    H: pad(date.getUTCHours()), M: pad(date.getUTCMinutes()), S: pad(date.getUTCSeconds()), '%': '%',
+  };
+  return format.replace(/%([a-zA-Z%])/g, (all, code: string) => codes[code] ?? all);
+}
+
+/** A parsed template, or why it could not be parsed. */
+export type CompiledTemplate = { ok: true; template: Template } | { ok: false; reason: string };
+
+export function compileTemplate(source: string): CompiledTemplate {
+  if (source.length > DEFAULT_MAX_TEMPLATE_LENGTH) return { ok: false, reason: `the template is ${source.length} characters long; at most ${DEFAULT_MAX_TEMPLATE_LENGTH} are read` };
+  if (source.trim() === '') return { ok: false, reason: 'the template is empty' };
+  try {
+    return { ok: true, template: new Template(source) };
+  } catch (error) {
+    return { ok: false, reason: `the template does not parse as Jinja: ${errorText(error)}` };
+  }
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof RangeError) return 'it recursed too deeply';
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Renders with the variables a chat template expects; never throws. */
+export function renderTemplate(template: Template, variables: Record<string, unknown>, limits: RenderLimits = {}): RenderResult {
+  const env = new Environment();
+  const globals: Record<string, unknown> = {
+    false: false, true: true, none: null, False: false, True: true, None: null,
+    range: cappedRange,
+    strftime_now: fixedStrftime,
+    raise_exception: (message: unknown) => {
+      throw new TemplateRaised(String(message));
+    },
+  };
+  try {
+    for (const [key, value] of Object.entries({ ...globals, ...variables })) env.set(key, value);
+    const interpreter = new GuardedInterpreter(env, { maxSteps: limits.maxSteps ?? DEFAULT_MAX_RENDER_STEPS, maxLength: limits.maxRenderLength ?? DEFAULT_MAX_RENDER_LENGTH });
+    const result = interpreter.run(template.parsed);
+    const text = typeof result.value === 'string' ? result.value : '';
+    return { ok: true, text };
+  } catch (error) {
+    if (error instanceof TemplateRaised) return { ok: false, reason: `the template raised an error: ${error.message}` };
+    if (error instanceof RenderLimitExceeded) return { ok: false, reason: `rendering was stopped: ${error.message}` };
+    return { ok: false, reason: `the template failed to render: ${errorText(error)}` };
+  }
+}
