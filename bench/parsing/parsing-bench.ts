@@ -166,7 +166,7 @@ export async function runParsingBench(): Promise<BenchReport> {
   const freshOurs = fresh.map((c) => isDeepStrictEqual(runCase(c).calls, c.expect));
   const freshBase = fresh.map((c) => isDeepStrictEqual(baselineCalls(c), c.expect));
   const freshLeaks = freshNegatives.filter((c) => runCase(c).calls.length > 0).length;
-  const formats = await deriveCorpusFormats([...corpus, ...fresh]);
+  const formats = deriveCorpusFormats([...corpus, ...fresh]);
   const oursMbps = throughput(corpus, runCase);
   const baseMbps = throughput(corpus, baselineCalls);
   const lines = [

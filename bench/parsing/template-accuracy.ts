@@ -2,43 +2,34 @@
 // template (test/fixtures/templates/<file>) is parsed a second time with the
 // format derived from that template (deriveFormat) passed in `formats`; a case
 // without one, or whose template is missing or cannot be analysed, is parsed
-// the same way in both columns. The derivation module is imported lazily, so
-// this bench says "n/a" rather than failing while it does not exist.
+// the same way in both columns.
 import { existsSync, readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { CALL_FAILURE_CODES, extractFromMessage } from '../../src/parsing/index.ts';
 import type { ExtractionResult } from '../../src/parsing/index.ts';
 import type { CallFormat } from '../../src/parsing/formats/call-format.ts';
+import { deriveFormat } from '../../src/parsing/templates/derive-format.ts';
 import { messageOf } from '../../test/fixtures/parsing/corpus.ts';
 import type { CorpusCase } from '../../test/fixtures/parsing/corpus.ts';
 
-type DeriveFormat = (template: string, options?: { id?: string }) => { ok: true; format: CallFormat; notes: string[] } | { ok: false; reason: string };
-
-const DERIVE_MODULE = '../../src/parsing/templates/derive-format.ts';
 const TEMPLATES_DIR = fileURLToPath(new URL('../../test/fixtures/templates/', import.meta.url));
 
 /** What deriving the corpus's templates gave: the format per template file, and why the others have none. */
 export interface TemplateFormats {
-  /** Absent when the derivation module does not exist yet. */
-  derive?: DeriveFormat;
   formats: Map<string, CallFormat>;
   failures: Map<string, string>;
 }
 
-export async function deriveCorpusFormats(cases: readonly CorpusCase[]): Promise<TemplateFormats> {
+export function deriveCorpusFormats(cases: readonly CorpusCase[]): TemplateFormats {
   const result: TemplateFormats = { formats: new Map(), failures: new Map() };
-  if (!existsSync(fileURLToPath(new URL(DERIVE_MODULE, import.meta.url)))) return result;
-  const mod = (await import(DERIVE_MODULE)) as { deriveFormat?: DeriveFormat };
-  if (mod.deriveFormat === undefined) return result;
-  result.derive = mod.deriveFormat;
   for (const file of new Set(cases.flatMap((c) => (c.template === undefined ? [] : [c.template])))) {
     const path = TEMPLATES_DIR + file;
     if (!existsSync(path)) {
       result.failures.set(file, 'no such fixture');
       continue;
     }
-    const derived = result.derive(readFileSync(path, 'utf8'), { id: file.replace(/\.jinja$/, '') });
+    const derived = deriveFormat(readFileSync(path, 'utf8'), { id: file.replace(/\.jinja$/, '') });
     if (derived.ok) result.formats.set(file, derived.format);
     else result.failures.set(file, derived.reason);
   }
@@ -75,14 +66,12 @@ function pct(n: number, of: number): string {
 /** Rows for one set of cases: exact match without and with templates, overall and per family, and the failure counts. */
 export function templateAccuracyLines(label: string, cases: readonly CorpusCase[], formats: TemplateFormats): string[] {
   const without = cases.map((c) => outcome(c, extractFromMessage(messageOf(c))));
-  const withT = formats.derive === undefined ? undefined : cases.map((c) => outcome(c, withTemplate(c, formats)));
-  const count = (list: readonly Outcome[] | undefined, key: keyof Outcome, indexes?: readonly number[]): string => {
-    if (list === undefined) return 'n/a';
+  const withT = cases.map((c) => outcome(c, withTemplate(c, formats)));
+  const count = (list: readonly Outcome[], key: keyof Outcome, indexes?: readonly number[]): string => {
     const picked = indexes === undefined ? list : indexes.map((i) => list[i]).filter((o): o is Outcome => o !== undefined);
     return String(picked.filter((o) => o[key]).length);
   };
-  const exactPct = (list: readonly Outcome[] | undefined, indexes: readonly number[]): string =>
-    list === undefined ? '  n/a' : pct(indexes.filter((i) => list[i]?.exact === true).length, indexes.length);
+  const exactPct = (list: readonly Outcome[], indexes: readonly number[]): string => pct(indexes.filter((i) => list[i]?.exact === true).length, indexes.length);
   const templated = cases.filter((c) => c.template !== undefined);
   const derived = templated.filter((c) => c.template !== undefined && formats.formats.has(c.template)).length;
   const families = new Map<string, number[]>();
@@ -91,7 +80,7 @@ export function templateAccuracyLines(label: string, cases: readonly CorpusCase[
   const positives = cases.flatMap((c, i) => (c.expect.length > 0 ? [i] : []));
   const negatives = cases.length - positives.length;
   return [
-    `${label}: ${cases.length} cases (${negatives} negatives), ${templated.length} with a template, ${formats.derive === undefined ? 'template derivation n/a (src/parsing/templates/derive-format.ts not present)' : `${derived} derived`}`,
+    `${label}: ${cases.length} cases (${negatives} negatives), ${templated.length} with a template, ${derived} derived`,
     `  exact match: without templates ${exactPct(without, all)}, with templates ${exactPct(withT, all)}`,
     `  misses without a diagnostic: without ${count(without, 'silent', positives)}/${positives.length}, with ${count(withT, 'silent', positives)}`,
     `  wrong calls (a call, not the expected one): without ${count(without, 'wrong')}, with ${count(withT, 'wrong')}`,

@@ -1,4 +1,5 @@
 import { addUsage, draft, isJsonObject, type JsonObject, type JsonValue, type Message, type ModelAdapter, type ModelResponse, type RawToolCall } from '../core/index.ts';
+import type { CallFormat } from '../parsing/formats/call-format.ts';
 import { extractMessageDetailed, repairJson, withoutReasoning } from '../parsing/index.ts';
 import { askWhileCommitting } from './ask-while-committing.ts';
 import type { ConversationState } from './conversation-state.ts';
@@ -37,6 +38,8 @@ export interface SideCallInput {
   mode: 'native' | 'prompted';
   /** Whether what is held back is committed while the model is asked (see PassInput.commitAlongside); default yes. */
   commitAlongside?: (() => boolean) | undefined;
+  /** The run's call formats (RunEnvironment.formats): a side call's reply is read as the run's turns are. */
+  formats?: readonly CallFormat[] | undefined;
 }
 
 /**
@@ -61,6 +64,7 @@ export async function runSideCall(input: SideCallInput, request: SideCallRequest
     toolCalls: response.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
     finishReason: response.finishReason,
     tools: request.offerTools === true ? input.catalog.refs : [],
+    ...(input.formats === undefined || input.formats.length === 0 ? {} : { formats: input.formats }),
   });
   const calls =
     response.toolCalls.length > 0

@@ -128,7 +128,7 @@ export function createStrategyContext(args: StrategyContextInput): StrategyConte
     routerEvidence: env.routerEvidence,
     gate,
     modelTurn,
-    sideCall: (request) => runSideCall({ model, state, catalog, append, signal: input.signal, callIndex, mode: mode(), commitAlongside: input.commitAlongside }, request),
+    sideCall: (request) => runSideCall({ model, state, catalog, append, signal: input.signal, callIndex, mode: mode(), commitAlongside: input.commitAlongside, formats: env.formats }, request),
     finishTurn: async (options) => {
       const turn = state.turn as OpenTurn;
       const pending = turn.calls.filter((c) => !turn.results.has(c.id) && !turn.started.has(c.id) && (options?.only === undefined || options.only.includes(c.id)));

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { findFences } from './envelopes/fence.ts';
 import { exampleReason } from './example-context.ts';
+import { extractToolCalls } from './extract-tool-calls.ts';
 
 const at = (text: string, marker = '{'): string | undefined => exampleReason(text, text.indexOf(marker));
 
@@ -29,5 +30,19 @@ describe('exampleReason', () => {
     assert.match(exampleReason(sample, sample.indexOf('{'), findFences(sample)[0]) ?? '', /"output" block/);
     const cued = 'Here is an example:\n```json\n{"name": "a"}\n```';
     assert.match(exampleReason(cued, cued.indexOf('{'), findFences(cued)[0]) ?? '', /an example/);
+  });
+});
+
+describe('fenced examples after a blank line, and lead-ins about what a model writes', () => {
+  const fenced = (lead: string) => `${lead}\n\n\`\`\`\n<tool_call>{"name": "get_weather", "arguments": {"city": "Tokyo"}}</tool_call>\n\`\`\``;
+  it('a fence after "e.g.:" and a blank line, or after a sentence about what the model emits, is an example', () => {
+    for (const lead of ['The template asks for a specific syntax, e.g.:', 'In practice the model sometimes emits an older format instead:']) {
+      const r = extractToolCalls(fenced(lead), { tools: ['get_weather'] });
+      assert.deepEqual(r.calls, [], lead);
+    }
+  });
+  it('a fence after the writer\'s own lead-in is still a call', () => {
+    const r = extractToolCalls(fenced('Let me check the weather:'), { tools: ['get_weather'] });
+    assert.deepEqual(r.calls.map((c) => c.name), ['get_weather']);
   });
 });

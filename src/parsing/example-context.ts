@@ -46,17 +46,28 @@ function lineStartOf(text: string, index: number): number {
   return floor;
 }
 
-/** The sentence or line just before `anchor`. */
-function leadIn(text: string, anchor: number): string {
+/**
+ * The sentence or line just before `anchor`. A blank line ends the lead-in,
+ * except before a fenced block introduced by a line ending in `:` ("e.g.:" +
+ * a blank line + the fence).
+ */
+function leadIn(text: string, anchor: number, fenced: boolean): string {
   const lineStart = lineStartOf(text, anchor);
   const sameLine = stripTrailing(text.slice(lineStart, anchor));
   if (sameLine.trim() !== '') return sameLine;
-  // Nothing before it on its line: look at the previous non-empty line (a blank line ends the lead-in).
+  // Nothing before it on its line: look at the previous non-empty line.
   const end = lineStart - 1;
   if (end <= 0) return '';
   const previous = text.slice(lineStartOf(text, end), end);
-  return previous.trim() === '' ? '' : stripTrailing(previous);
+  if (previous.trim() !== '') return stripTrailing(previous);
+  const beforeBlank = lineStartOf(text, end) - 1;
+  if (!fenced || beforeBlank <= 0) return '';
+  const introducing = text.slice(lineStartOf(text, beforeBlank), beforeBlank).trimEnd();
+  return /[:：]$/.test(introducing) ? stripTrailing(introducing) : '';
 }
+
+/** A lead-in about what a model (not the writer) writes: "the model sometimes emits…", "earlier Qwen models use…". */
+const THIRD_PERSON_RE = /\b(?:the|this|that|a|an|some|older|earlier|other|such)\s+(?:[\w.-]+\s+){0,2}models?\b[^.!?]*\b(?:emits?|outputs?|writes?|uses?|generates?|produces?|returns?|formats?|ignores?)\b/i;
 
 /** Why the text at `start` is an example, or undefined when it is not. */
 export function exampleReason(text: string, start: number, fence?: Fence): string | undefined {
@@ -67,8 +78,9 @@ export function exampleReason(text: string, start: number, fence?: Fence): strin
   if (fence === undefined && text.charAt(start - 1) === '`' && text.charAt(start - 2) !== '`') return 'it is inline code';
   // A call glued to the word before it (`Result[TOOL_CALLS]…`) is not introduced by that word.
   if (fence === undefined && /[\p{L}\p{N}]/u.test(text.charAt(anchor - 1))) return undefined;
-  const lead = leadIn(text, anchor).trim();
+  const lead = leadIn(text, anchor, fence !== undefined).trim();
   if (lead === '') return undefined;
+  if (fence !== undefined && THIRD_PERSON_RE.test(lead.slice(-LOOK_BACK))) return 'its lead-in describes what a model writes';
   const tail = lead.slice(-80);
   if (CUE_RES.some((re) => re.test(tail))) return `it follows "${tail.slice(-40).trim()}"`;
   // "The XML tool call format:" introduces a format; "in the right format:" introduces the call itself.

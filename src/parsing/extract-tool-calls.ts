@@ -18,8 +18,10 @@ import { fenceEnvelope } from './fence-envelope.ts';
 import { looksPythonic, parsePythonicCalls } from './pythonic.ts';
 import { scanProse } from './prose-json.ts';
 import { readShapes } from './shapes/read-shapes.ts';
+import { findSpecialEnvelopes } from './shapes/special-envelope.ts';
 import { resolvePayload, resolvePythonic } from './resolve-payload.ts';
 import { gaps, inside, lastStartingBy, overlapping, overlaps, overlapsAny } from './spans.ts';
+import { CALL_FAILURE_CODES } from './types.ts';
 import type { ExtractOptions, ExtractionResult, ParseDiagnostic, RepairKind, Span } from './types.ts';
 
 /** Extraction with the spans it took out of the content (the stream filter needs them). */
@@ -36,7 +38,8 @@ const STRONG_FINDERS: readonly ((text: string) => Envelope[])[] = [...XML_FINDER
  * The formats given in the options are read first: a built-in envelope that
  * overlaps one of theirs is dropped.
  */
-function strongEnvelopes(text: string, think: readonly Span[], formats: readonly CallFormat[] = []): { envelopes: Envelope[]; capped: boolean } {
+function strongEnvelopes(text: string, think: readonly Span[], options: { formats: readonly CallFormat[] | undefined; tools: ExtractContext['tools'] }): { envelopes: Envelope[]; capped: boolean } {
+  const formats = options.formats ?? [];
   let capped = false;
   const all: Envelope[] = [];
   const fromFormats: Span[] = [];
@@ -56,6 +59,9 @@ function strongEnvelopes(text: string, think: readonly Span[], formats: readonly
     if (found.length >= DEFAULT_MAX_ENVELOPES) capped = true;
     for (const env of found) if (!overlapsAny(think, env.span) && !overlapsAny(fromFormats, env.span)) all.push(env);
   }
+  // Markers no family lists come last: whatever a known envelope reads is never read again as unknown.
+  const known = all.map((env) => env.span).sort((a, b) => a.start - b.start);
+  for (const env of findSpecialEnvelopes(text, options.tools)) if (!overlapsAny(think, env.span) && !overlapsAny(known, env.span)) all.push(env);
   all.sort((a, b) => a.span.start - b.span.start || b.span.end - a.span.end);
   const kept: Envelope[] = [];
   let end = -1;
@@ -155,12 +161,31 @@ function finish(ctx: ExtractContext, acc: Accumulator, limits: ParseDiagnostic[]
   return { calls, content, diagnostics: [...diagnostics, ...limits] };
 }
 
+/**
+ * With formats given (configured, or derived from the model's chat template),
+ * the reply is also read with the built-in lexicon alone, and the better
+ * reading is kept: fewer failed calls, then more calls, the formats' reading
+ * on a tie. A format that describes the model less well than the lexicon (a
+ * template that renders calls differently from what the model writes) can
+ * then never make a reply read worse than without it.
+ */
 export function extractDetailed(text: string, options: ExtractOptions): DetailedExtraction {
+  const withFormats = extractOnce(text, options);
+  if (options.formats === undefined || options.formats.length === 0) return withFormats;
+  const { formats: _unused, ...lexiconOnly } = options;
+  const lexicon = extractOnce(text, lexiconOnly);
+  const failures = (e: DetailedExtraction): number => e.result.diagnostics.filter((d) => CALL_FAILURE_CODES.includes(d.code)).length;
+  const [a, b] = [failures(withFormats), failures(lexicon)];
+  if (b < a || (b === a && lexicon.result.calls.length > withFormats.result.calls.length)) return lexicon;
+  return withFormats;
+}
+
+function extractOnce(text: string, options: ExtractOptions): DetailedExtraction {
   const ctx = createContext(text, options);
   const acc = createAccumulator();
   const limits: ParseDiagnostic[] = [];
   const think = findThinkBlocks(text);
-  const { envelopes: strong, capped } = strongEnvelopes(text, think, options.formats);
+  const { envelopes: strong, capped } = strongEnvelopes(text, think, { formats: options.formats, tools: ctx.tools });
   const allFences = findFences(text);
   const fences = allFences.filter((fence) => !overlapsAny(think, fence.span));
   // Text that is never read as prose JSON: reasoning, envelopes, fences, and whatever lies past a cap.

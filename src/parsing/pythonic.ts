@@ -53,6 +53,12 @@ class PythonicParser {
   pos: number;
   /** The arguments object is level 1, as in the JSON shape limits; the parser recurses once per level. */
   private depth = 1;
+  /**
+   * Text an envelope bounds (see parseEnvelopedPythonicCalls): '…' strings
+   * are the raw value (line breaks, backslashes and quotes as they are) and
+   * end only at a quote a value can end at.
+   */
+  enveloped = false;
 
   constructor(text: string, start: number, end: number) {
     this.text = text;
@@ -241,9 +247,15 @@ class PythonicParser {
     while (true) {
       if (this.pos >= this.end) this.fail('Unexpected end inside a string');
       const c = this.text.charAt(this.pos);
-      if (this.text.startsWith(closer, this.pos)) {
+      if (this.text.startsWith(closer, this.pos) && (triple || !this.enveloped || this.endsValue(this.pos + 1))) {
         this.pos += closer.length;
         return out;
+      }
+      if (c === '\\' && this.enveloped && quote === "'" && !triple) {
+        // Such templates write '…' around the value as it is: a backslash is itself.
+        out += c;
+        this.pos += 1;
+        continue;
       }
       if (c === '\\') {
         // A raw string keeps its backslashes, yet `\'` still does not end it (Python's rule).
@@ -255,10 +267,31 @@ class PythonicParser {
         if (raw) this.pos += 2;
         continue;
       }
-      if (c === '\n' && !triple) this.fail('Line break inside a string');
+      if (c === '\n' && !triple && !this.enveloped) this.fail('Line break inside a string');
       out += c;
       this.pos += 1;
     }
+  }
+
+  /**
+   * Whether a value may end at `at`: only space, then a closing bracket, `:`,
+   * the end, or a `,` and what starts the next item (`key=`, `name(`, a value).
+   */
+  private endsValue(at: number): boolean {
+    const skip = (from: number): number => {
+      let i = from;
+      while (i < this.end && /\s/.test(this.text.charAt(i))) i += 1;
+      return i;
+    };
+    const i = skip(at);
+    if (i >= this.end || ')]}:'.includes(this.text.charAt(i))) return true;
+    if (this.text.charAt(i) !== ',') return false;
+    const j = skip(i + 1);
+    if (j >= this.end || /['"[{(0-9.+-]/.test(this.text.charAt(j))) return true;
+    IDENT_RE.lastIndex = j;
+    const word = IDENT_RE.exec(this.text);
+    if (word === null) return false;
+    return WORDS.has(word[0]) || /[=(]/.test(this.text.charAt(skip(j + word[0].length)));
   }
 
   /** The escape sequence at `pos` (a backslash), decoded as Python does; unknown ones stay as written. */
@@ -292,6 +325,26 @@ class PythonicParser {
 /** Reads pythonic calls filling `text[start, end)` entirely. Never throws. */
 export function parsePythonicCalls(text: string, start: number = 0, end: number = text.length): PythonicResult {
   const parser = new PythonicParser(text, start, end);
+  try {
+    return { ok: true, calls: parser.parseAll() };
+  } catch (error) {
+    const position = error instanceof Failure ? error.position : start;
+    const message = error instanceof Failure ? error.message : 'Unreadable call';
+    return { ok: false, message, position, atEnd: position >= end };
+  }
+}
+
+/**
+ * Like parsePythonicCalls, for text an envelope bounds (`<|tool_call_start|>[…]<|tool_call_end|>`):
+ * templates that write string values as they are (LFM2: `'…'` around the raw
+ * text) leave line breaks, backslashes and quotes unescaped inside them: such
+ * a string is read raw, and a quote ends it only where a value can end (before
+ * `,` `)` `]` `}` `:`). "…" strings keep their escapes (nested values are
+ * JSON). In open prose a line break still ends a runaway string.
+ */
+export function parseEnvelopedPythonicCalls(text: string, start: number, end: number): PythonicResult {
+  const parser = new PythonicParser(text, start, end);
+  parser.enveloped = true;
   try {
     return { ok: true, calls: parser.parseAll() };
   } catch (error) {

@@ -12,6 +12,7 @@ import { sniffArguments } from './formats/read-arguments.ts';
 import { resolveFormatCall } from './formats/resolve-format-call.ts';
 import { schemaOf, sniffCall } from './formats/sniff-call.ts';
 import type { Region } from './scanner.ts';
+import { resolveSniffed } from './shapes/special-body.ts';
 import type { RepairKind, Span } from './types.ts';
 
 /** A name key followed by a name: enough to say "this broken JSON was meant as a call". */
@@ -186,6 +187,9 @@ export function resolvePayload(scope: Scope, payload: Payload, strong: boolean):
       return;
     case 'format':
       resolveFormatCall(scope, payload);
+      return;
+    case 'sniffed':
+      resolveSniffed(scope, payload);
       return;
     case 'malformed':
       sniffing(scope, payload.span, () => {

@@ -70,7 +70,10 @@ describe('createStreamFilter', () => {
 describe('createStreamFilter: calls whose opener was lost', () => {
   const cases: [string, string, string][] = [
     ['Mistral name[ARGS] with [TOOL_CALLS] eaten', 'get_weather[ARGS]{"city": "Paris"}', ''],
-    ['Harmony recipient with <|start|> stripped', 'assistant to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}<|call|>', 'assistant'],
+    // The header's `assistant` belongs to the call whose `<|start|>` was eaten: it leaves with it.
+    ['Harmony recipient with <|start|> stripped', 'assistant to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}<|call|>', ''],
+    ['a transcript line to a declared tool', 'assistant to=get_weather: {"city": "Paris"}', ''],
+    ['a transcript line after prose', 'Let me look.\nassistant to=get_weather: {"city": "Paris"}', 'Let me look.'],
     ['GLM name alone on its line before <arg_key>', 'Checking.\nget_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>', 'Checking.'],
     ['a namespaced tag the grammar reads', 'Here:\n<foo:tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</foo:tool_call>', 'Here:'],
     ['a bare call that is the whole reply', "get_weather(city='Paris')", ''],
@@ -105,9 +108,69 @@ describe('createStreamFilter: calls whose opener was lost', () => {
     assert.equal(filter.push(`${block} and more`), `${block} and more`);
   });
 
+  it('no word of a transcript line that becomes a call is shown, whatever the split', () => {
+    const text = 'assistant to=get_weather: {"city": "Paris"}';
+    for (const size of [1, 2, 3, 4, 7, 11, text.length]) {
+      const { pushed, rest } = stream(text, size, TOOLS);
+      assert.equal(pushed.join(''), '', `size ${size}`);
+      assert.equal(rest, '', `size ${size}`);
+    }
+  });
+
+  it('a recipient line to a tool not on offer is shown up to its recipient', () => {
+    const text = 'assistant to=browser.search: {"q": "Paris"}';
+    for (const size of [1, 3, text.length]) {
+      const { pushed, rest } = stream(text, size, TOOLS);
+      assert.equal(pushed.join(''), 'assistant ', `size ${size}`);
+      assert.equal(pushed.join('') + rest, text, `size ${size}`);
+    }
+  });
+
   it('a bare call after other text is text, and streams', () => {
     const { pushed, rest } = stream("You could run get_weather(city='Paris') yourself.", 4, TOOLS);
     assert.equal(pushed.join('') + rest, "You could run get_weather(city='Paris') yourself.");
     assert.ok(pushed.join('').length > 30, 'most of it streamed before the end');
+  });
+});
+
+describe('createStreamFilter: linear in the length of the reply', () => {
+  /** Inputs that keep the filter deciding (blocks closing, lines starting): none of them is held to the end. */
+  const UNITS = ['```\n```\n', 'a {b} [c] d ', 'ok\n', '  \t  word\n', 'Action: x\n', 'assistant to be\n', '```a``` ', 'a < b ', '<b>x</b> ', 'x {"a": 1} '];
+  const KB = 1024;
+
+  /** Median time of streaming `size` characters of `unit` in 1 KB deltas. */
+  function timeOf(unit: string, size: number): number {
+    const text = unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
+    const times: number[] = [];
+    for (let round = 0; round < 3; round += 1) {
+      const start = performance.now();
+      const filter = createStreamFilter(TOOLS);
+      for (let i = 0; i < text.length; i += KB) filter.push(text.slice(i, i + KB));
+      filter.end();
+      times.push(performance.now() - start);
+    }
+    return times.sort((a, b) => a - b)[1] ?? 0;
+  }
+
+  for (const unit of UNITS) {
+    it(`${JSON.stringify(unit)}: eight times the text costs about eight times the time, not sixty-four`, () => {
+      timeOf(unit, 32 * KB);
+      // Linear: 8; quadratic (the text so far read again on every delta): 64. The bound sits
+      // between them, wide enough for a loaded machine, and compares runs, not a clock.
+      const ratio = timeOf(unit, 256 * KB) / Math.max(timeOf(unit, 32 * KB), 0.5);
+      assert.ok(ratio < 24, `ratio ${ratio.toFixed(1)}`);
+    });
+  }
+
+  it('text that cannot be part of a call is shown at once, only the undecided tail held', () => {
+    for (const unit of UNITS) {
+      const text = unit.repeat(2000);
+      const filter = createStreamFilter(TOOLS);
+      let shown = 0;
+      for (let i = 0; i < text.length; i += KB) {
+        shown += filter.push(text.slice(i, i + KB)).length;
+        assert.ok(Math.min(i + KB, text.length) - shown < 2 * unit.length + 100, `${JSON.stringify(unit)}: ${Math.min(i + KB, text.length) - shown} characters held at ${i}`);
+      }
+    }
   });
 });

@@ -7,6 +7,7 @@ import type { CallFormat } from './formats/call-format.ts';
 import { formatStreamMarkers } from './formats/find-format-calls.ts';
 import type { Span, ToolRef } from './types.ts';
 import { shapeLineHold } from './shapes/stream-hold.ts';
+import { orElse, specialMarkerHold } from './shapes/special-envelope.ts';
 
 /**
  * Decides, while a reply streams in, which text can be shown now. Text that
@@ -55,6 +56,12 @@ const MAX_HELD_NAME = 128;
 const AFTER_NAME_MARKERS = ['[ARGS]', '[CALL_ID]', ...MARKERS];
 const NEXT_LINE_MARKERS = ['<arg_key>', ...MARKERS];
 const CALL_CHAR_RE = /["'(]/;
+/**
+ * What a fenced block needs to hold to be (part of) a call read on its own: call syntax, a
+ * call-fence info word (```tool_code, ```function_call), a `tool:`/`to=` line. A block with
+ * none of it (and no declared name) is shown without running the extractor on it.
+ */
+const FENCE_CALL_RE = /[{}[\]()<>"'|｜=:]|tool|function|call/i;
 const FENCE_CLOSE_RE = /^[ \t]*(`{3,}|~{3,})[ \t]*$/;
 
 type Match = 'full' | 'partial' | 'none';
@@ -75,11 +82,25 @@ function matchTag(window: string, pos: number): Match {
   return window.indexOf('>', pos) < 0 && window.length - pos < MAX_TAG_WAIT ? 'partial' : 'none';
 }
 
+/** The first characters of each marker list, so most positions are ruled out by one lookup. */
+const FIRST_CHARS = new WeakMap<readonly string[], Set<string>>();
+
+function firstChars(markers: readonly string[]): Set<string> {
+  let set = FIRST_CHARS.get(markers);
+  if (set === undefined) {
+    set = new Set(markers.map((marker) => marker.charAt(0)));
+    FIRST_CHARS.set(markers, set);
+  }
+  return set;
+}
+
 function matchMarker(window: string, pos: number, markers: readonly string[]): Match {
-  if (window.charAt(pos) === '<') {
+  const c = window.charAt(pos);
+  if (c === '<') {
     const tag = matchTag(window, pos);
     if (tag !== 'none') return tag;
   }
+  if (c !== '' && !firstChars(markers).has(c)) return 'none';
   let partial = false;
   for (const marker of markers) {
     if (window.length - pos >= marker.length) {
@@ -162,7 +183,9 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
   };
 
   const isCall = (block: string, bracketed: boolean): boolean => {
-    if (MARKERS.some((marker) => block.includes(marker)) || formatMarkers.some((marker) => block.includes(marker))) return true;
+    if ((block.includes('<') || block.includes('[')) && MARKERS.some((marker) => block.includes(marker))) return true;
+    if (formatMarkers.some((marker) => block.includes(marker))) return true;
+    if (!bracketed && !FENCE_CALL_RE.test(block) && !mentionsTool(block)) return false;
     // A fence opened inside a bracketed block runs past it (```tool_code…): what follows decides.
     if (bracketed && (block.includes('```') || block.includes('~~~'))) return true;
     // A tag of a call family inside the block may be the start of a call that runs past it.
@@ -200,6 +223,8 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
     window += input;
     const text = window;
     let indented = indentOnly;
+    /** Whether the current line was already asked whether it may be a shape (once a line, at its start). */
+    let shapeAsked = false;
     for (let i = 0; i < text.length; i += 1) {
       const c = text.charAt(i);
       const lineStart = (i === 0 ? previous : text.charAt(i - 1)) === '\n';
@@ -208,8 +233,10 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
       // An indented name still starts its line (`  get_weather[ARGS]{…}`).
       const nameStart = lineStart || afterTag || indented;
       indented = c === '\n' || (indented && (c === ' ' || c === '\t'));
+      if (lineStart) shapeAsked = false;
       // A line that may be a shape without a family (`Action: get_weather`, `<get_weather>`) waits for the name.
-      if (nameStart && !afterTag && declaredNames.size > 0) {
+      if (nameStart && !afterTag && !shapeAsked && declaredNames.size > 0) {
+        shapeAsked = true;
         const shape = shapeLineHold(text, i, declaredNames);
         if (shape !== 'none') {
           window = shape === 'partial' ? text.slice(i) : '';
@@ -230,7 +257,7 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
       const prev = i === 0 ? previous : text.charAt(i - 1);
       const recipient = c === 't' && (prev === ' ' || prev === '\t' || prev === '>');
       if (c === '<' || c === '[' || recipient || (lineStart && (c === 't' || c === ' '))) {
-        const found = matchMarker(text, i, lineStart ? LINE_MARKERS : recipient ? RECIPIENT_MARKERS : MARKERS);
+        const found = orElse(matchMarker(text, i, lineStart ? LINE_MARKERS : recipient ? RECIPIENT_MARKERS : MARKERS), () => specialMarkerHold(text, i, declaredNames.size));
         if (found === 'partial') {
           window = text.slice(i);
           return { out: show(text.slice(0, i)), rest: '' };

@@ -164,6 +164,10 @@ export const REPAIR_KINDS = [
   'detokenized_skeleton',
   // Argument text.
   'typographic_quotes',
+  // A call between special-token-like markers no family lists (shapes/special-envelope.ts).
+  'unknown_envelope',
+  // Argument markup repaired inside an envelope (a missing `<arg_value>` opener, a doubled closer).
+  'repaired_argument_markup',
 ] as const;
 
 export type RepairKind = (typeof REPAIR_KINDS)[number];

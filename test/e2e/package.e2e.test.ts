@@ -2,7 +2,7 @@
 // the tarball into a fresh project, then used the four ways people use it.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, relative, sep } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -332,6 +332,44 @@ gateway:
         const [request] = mock.requests;
         assert.equal(request?.body.model, 'gpt-4o-mini');
         assert.match(JSON.stringify(request?.body.messages), /You trade for the consumer project/);
+      } finally {
+        await mock.close();
+      }
+    });
+
+    test('parsing.formats and parsing.chatTemplates from a config, and parse --chat-template --explain, as installed', async () => {
+      // A real published template beside the config, referred to by a path relative to it.
+      cpSync(join(ROOT, 'test', 'fixtures', 'templates', 'Qwen3-Coder.jinja'), join(project, 'qwen3-coder.jinja'));
+      writeFileSync(
+        join(project, 'parsing.yaml'),
+        `model: openai:gpt-4o-mini
+servers:
+  power-exchange:
+    command: ${JSON.stringify(process.execPath)}
+    args: [${JSON.stringify(join(project, 'node_modules', 'toolgate', 'dist', 'examples', 'power-exchange', 'server.js'))}]
+tools:
+  "power-exchange/getOrderBook":
+    approval: required
+parsing:
+  chatTemplates:
+    "openai:gpt-4o-mini": ./qwen3-coder.jinja
+  formats:
+    - id: double-angle
+      call: { begin: "<<call>>", end: "<</call>>" }
+      name: { slot: marker, after: "::" }
+      arguments: { grammar: json }
+`,
+      );
+      const explain = await sh('npx', ['--no-install', 'toolgate', 'parse', '--chat-template', 'qwen3-coder.jinja', '--explain'], { cwd: project, env: configEnv });
+      assert.equal(explain.code, 0, explain.stderr);
+      assert.match(explain.stdout, /<function=/, `the derived format names its markers:\n${explain.stdout}`);
+      // The model writes its call in the configured format, as text: the call is read, and waits for approval (its rule).
+      const mock = await startMockOpenAI({ responses: [{ text: '<<call>>getOrderBook::{"depth": 3}<</call>>' }] });
+      try {
+        const result = await sh('npx', ['--no-install', 'toolgate', 'run', '--config', 'parsing.yaml', 'How is the market?'], { cwd: project, env: { ...configEnv, OPENAI_BASE_URL: mock.url, OPENAI_API_KEY: 'test' } });
+        assert.equal(result.code, 3, `the call written in the configured format waits for approval:\n${result.stderr}`);
+        assert.match(result.stderr, /getOrderBook/);
+        assert.doesNotMatch(result.stderr, /chat template|⚠/i, 'the template loads and is analysed in the installed package: no warning');
       } finally {
         await mock.close();
       }

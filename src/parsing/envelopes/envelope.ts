@@ -24,7 +24,9 @@ export type EnvelopeFamily =
   | 'minimax_text'
   | 'xml'
   /** A format given as data (parsing.formats, a chat template): `Envelope.format` names it. */
-  | 'format';
+  | 'format'
+  /** Special-token-like markers no family lists, around a declared tool's call (shapes/special-envelope.ts). */
+  | 'special_tokens';
 
 /** Arguments of a call whose name the envelope already gave. */
 export type NamedArgs =
@@ -50,7 +52,13 @@ export type Payload =
    * `after` is the marker the arguments follow, for messages; `cut` when the
    * arguments were still open at the end of the text.
    */
-  | { kind: 'format'; format: CallFormat; span: Span; name?: string; args: Span; after: string; cut: boolean };
+  | { kind: 'format'; format: CallFormat; span: Span; name?: string; args: Span; after: string; cut: boolean }
+  /**
+   * The body of an envelope of unknown special-token markers: read in every
+   * shape and grammar (shapes/special-envelope.ts). `opener` is the marker, for
+   * messages; `cut` when the body runs to the end of the text still open.
+   */
+  | { kind: 'sniffed'; span: Span; opener: string; cut: boolean };
 
 export interface Envelope {
   family: EnvelopeFamily;

@@ -33,6 +33,14 @@ function endsCallName(text: string, at: number): boolean {
   return /^[ \t]*\r?\n/.test(text.slice(at, at + 8));
 }
 
+/** The end of the line holding `pos`, trailing blanks left out. */
+function nextLineEnd(text: string, pos: number): number {
+  const newline = text.indexOf('\n', pos);
+  let end = newline < 0 ? text.length : newline;
+  while (end > pos && /\s/.test(text.charAt(end - 1))) end -= 1;
+  return end;
+}
+
 /** `name[CALL_ID]id[ARGS]{…}` (or `name{…}`, or a bare name) starting at `nameStart`; the envelope starts at `start`. */
 function namedEnvelope(text: string, at: { start: number; nameStart: number; name: string }, repairs: Set<RepairKind>): Envelope {
   const { start, name } = at;
@@ -41,7 +49,9 @@ function namedEnvelope(text: string, at: { start: number; nameStart: number; nam
     cursor += M.callId.length;
     while (cursor < text.length && /[\w-]/.test(text.charAt(cursor))) cursor += 1;
   }
-  if (text.startsWith(M.args, cursor)) cursor += M.args.length;
+  const hasArgs = text.startsWith(M.args, cursor);
+  if (hasArgs) cursor += M.args.length;
+  const lineEnd = nextLineEnd(text, cursor);
   cursor = skipSpace(text, cursor);
   let payload: Payload;
   let end: number;
@@ -53,6 +63,11 @@ function namedEnvelope(text: string, at: { start: number; nameStart: number; nam
     end = after.end;
     unclosed = !region.closed;
     payload = { kind: 'named', name, args: { kind: 'json', span: { start: region.start, end: region.end }, closed: region.closed }, span: { start, end }, reachesEnd: unclosed };
+  } else if (hasArgs && cursor < lineEnd) {
+    // `[ARGS]city="Paris"`: arguments in another grammar, read (or reported) to the end of the line, never dropped.
+    end = lineEnd;
+    unclosed = false;
+    payload = { kind: 'named', name, args: { kind: 'json', span: { start: cursor, end: lineEnd }, closed: true }, span: { start, end }, reachesEnd: false };
   } else {
     end = cursor;
     unclosed = cursor >= text.length;

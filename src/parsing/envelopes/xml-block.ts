@@ -7,7 +7,7 @@ import { scanJsonSequence } from './json-sequence.ts';
 import { endsWithSentinel, isCallOpener, MAX_QUOTED_CLOSERS } from './xml-calls.ts';
 import { bodyKind, chooseFamily, envelope, GLM_NAME_RE, mergeCalls, readCalls } from './xml-envelope.ts';
 import type { Read, Scope } from './xml-envelope.ts';
-import { GLM_KEY, localName, XML_FAMILIES } from './xml-families.ts';
+import { GLM_KEY, GLM_VALUE, localName, XML_FAMILIES } from './xml-families.ts';
 import type { XmlFamily } from './xml-families.ts';
 import { tagIndexAt } from './xml-grammar.ts';
 import type { Tag } from './xml-grammar.ts';
@@ -136,8 +136,14 @@ function readGlmBlock(scope: Scope, block: Block, body: Span): Read | undefined 
   const keyIndex = tagIndexAt(tags, afterName);
   const key = tags[keyIndex];
   const startsPairs = key !== undefined && key.start === afterName && key.local === GLM_KEY && !key.closing;
+  // `<tool_call>tool_12</arg_value>`: a call without arguments and a stray closer, nothing in it.
+  const strays = startsPairs ? 0 : strayGlmClosers(scope, keyIndex, { start: afterName, end: body.end });
+  if (strays > 0) {
+    block.repairs.add('repaired_argument_markup');
+    block.tags.push(...tags.slice(keyIndex, keyIndex + strays));
+  }
   // A lone name counts only in a closed block: "a <tool_call> tag." in prose is not a call to "tag".
-  if (!startsPairs && !(lineEnd === body.end && block.closed)) return undefined;
+  if (!startsPairs && strays === 0 && !(lineEnd === body.end && block.closed)) return undefined;
   const read = readGlmPairs(text, tags, { from: keyIndex, end: block.content.end });
   for (const kind of read.repairs) block.repairs.add(kind);
   block.tags.push(...read.tags);
@@ -145,8 +151,36 @@ function readGlmBlock(scope: Scope, block: Block, body: Span): Read | undefined 
   if (!block.closed) block.repairs.add('missing_closer');
   const args = startsPairs ? { kind: 'object' as const, value: read.args } : { kind: 'none' as const };
   const blockEnd = block.closed ? (tags[block.boundary]?.end ?? body.end) : body.end;
-  const payload: Payload = { kind: 'named', name, args, span: { start: block.open.start, end: blockEnd }, reachesEnd };
+  const problem = reachesEnd ? undefined : unreadGlmMarkup(scope, read, { from: keyIndex + strays, end: block.content.end });
+  const payload: Payload =
+    problem === undefined
+      ? { kind: 'named', name, args, span: { start: block.open.start, end: blockEnd }, reachesEnd }
+      : { kind: 'malformed', span: { start: problem.position, end: blockEnd }, message: `The arguments of the call to "${name}" cannot be read: at position ${problem.position} expected ${problem.expected}` };
   return finish(scope, block, { family, payloads: [payload] });
+}
+
+/** How many GLM closers (`</arg_value>`, `</arg_key>`) alone fill the rest of the body from tags[i]. */
+function strayGlmClosers(scope: Scope, i: number, body: Span): number {
+  const { text, tags } = scope;
+  let pos = body.start;
+  let n = 0;
+  for (let tag = tags[i + n]; tag !== undefined && tag.start === pos && tag.closing && (tag.local === GLM_KEY || tag.local === GLM_VALUE); tag = tags[i + n]) {
+    n += 1;
+    pos = skipSpace(text, tag.end, body.end);
+  }
+  return pos >= body.end ? n : 0;
+}
+
+/** Argument markup the pairs did not read (a key without a value, a stray tag): never dropped. */
+function unreadGlmMarkup(scope: Scope, read: ReturnType<typeof readGlmPairs>, range: { from: number; end: number }): { position: number; expected: string } | undefined {
+  if (read.unpaired !== undefined) return read.unpaired;
+  const consumed = new Set(read.tags);
+  for (let k = range.from; k < scope.tags.length; k += 1) {
+    const tag = scope.tags[k];
+    if (tag === undefined || tag.start >= range.end) break;
+    if ((tag.local === GLM_KEY || tag.local === GLM_VALUE) && !consumed.has(tag)) return { position: tag.start, expected: '<arg_key>key</arg_key><arg_value>value</arg_value> for each argument' };
+  }
+  return undefined;
 }
 
 /** What the families whose block this is hold (by exact spelling; by local name for a foreign namespace). */

@@ -26,6 +26,8 @@ export interface XmlArgs {
 
 export interface ArgsRead extends XmlArgs {
   repairs: Set<RepairKind>;
+  /** A key without its value, or a key tag not closed: where, and what was expected there. */
+  unpaired?: { position: number; expected: string };
   /** The argument tags read (their namespaces are checked against the family). */
   tags: Tag[];
   count: number;
@@ -137,31 +139,62 @@ export function readParameterTags(text: string, tags: readonly Tag[], range: { f
   return read;
 }
 
-/** GLM-4.5 `<arg_key>k</arg_key><arg_value>v</arg_value>` pairs; a key without a value is skipped. */
+/**
+ * GLM-4.5 `<arg_key>k</arg_key><arg_value>v</arg_value>` pairs. Certain slips
+ * are repaired (`repaired_argument_markup`): a doubled `</arg_key>`, and a
+ * value whose `<arg_value>` opener is missing but whose `</arg_value>` closes
+ * it. A key with no value at all is never skipped: `unpaired` says where.
+ */
 export function readGlmPairs(text: string, tags: readonly Tag[], range: { from: number; end: number }): ArgsRead {
   const read = emptyRead();
+  const within = (k: number): Tag | undefined => {
+    const t = tags[k];
+    return t !== undefined && t.start < range.end ? t : undefined;
+  };
   let i = range.from;
   while (i < tags.length) {
-    const tag = tags[i];
-    if (tag === undefined || tag.start >= range.end) break;
+    const tag = within(i);
+    if (tag === undefined) break;
     if (tag.local !== GLM_KEY || tag.closing) {
       i += 1;
       continue;
     }
-    const keyClose = tags[i + 1];
-    if (keyClose === undefined || keyClose.start >= range.end || keyClose.local !== GLM_KEY || !keyClose.closing) {
-      if (keyClose === undefined || keyClose.start >= range.end) read.reachesEnd = range.end === text.length;
+    const keyClose = within(i + 1);
+    if (keyClose === undefined || keyClose.local !== GLM_KEY || !keyClose.closing) {
+      if (keyClose === undefined) read.reachesEnd = range.end === text.length;
+      else read.unpaired ??= { position: keyClose.start, expected: '</arg_key> after the key' };
       break;
     }
     read.tags.push(tag, keyClose);
     const key = text.slice(tag.end, keyClose.start).trim();
-    const open = tags[i + 2];
-    if (open === undefined || open.start >= range.end || open.local !== GLM_VALUE || open.closing) {
-      i += 2;
+    let k = i + 2;
+    // `<arg_key>path</arg_key></arg_key>`: the doubled closer, with nothing between, is a slip.
+    for (let extra = within(k); extra?.local === GLM_KEY && extra.closing && text.slice(tags[k - 1]?.end ?? extra.start, extra.start).trim() === ''; extra = within(k)) {
+      read.tags.push(extra);
+      read.repairs.add('repaired_argument_markup');
+      k += 1;
+    }
+    const open = within(k);
+    if (open !== undefined && open.local === GLM_VALUE && open.closing) {
+      // `<arg_key>q</arg_key>how many…</arg_value>`: the opener is missing, the closer says where the value ends.
+      read.tags.push(open);
+      read.repairs.add('repaired_argument_markup');
+      if (key !== '') {
+        setJsonKey(read.args, key, xmlValue(text.slice(tags[k - 1]?.end ?? open.start, open.start)));
+        read.count += 1;
+      }
+      i = k + 1;
+      continue;
+    }
+    if (open === undefined || open.local !== GLM_VALUE || open.closing) {
+      if (open === undefined) read.reachesEnd = range.end === text.length;
+      read.unpaired ??= { position: open?.start ?? tags[k - 1]?.end ?? range.end, expected: `<arg_value>…</arg_value> with the value of "${key}"` };
+      if (open === undefined) break;
+      i = k;
       continue;
     }
     read.tags.push(open);
-    const value = valueEnd(text, tags, { i: i + 2, end: range.end, local: GLM_VALUE, read });
+    const value = valueEnd(text, tags, { i: k, end: range.end, local: GLM_VALUE, read });
     if (value.reachesEnd) read.reachesEnd = true;
     if (key !== '') {
       setJsonKey(read.args, key, xmlValue(text.slice(open.end, value.textEnd)));

@@ -194,14 +194,19 @@ class FormatScanner {
     if (this.f.name.slot !== 'marker') return this.readArguments({ start, argsFrom: p, name: undefined, after: opener, inSection }, repairs);
     let after = opener;
     if (this.before !== undefined) {
-      if (!this.at(this.before, p)) return this.malformed(start, p, `expected ${quoted(this.before)} and the tool name after ${quoted(opener)}`, inSection);
+      if (!this.at(this.before, p)) {
+        // Prose inside the call's envelope (`<tool_call>Let me check.<function=f>`): the name marker further on, still inside it.
+        const q = this.hit(this.before, p);
+        if (q < 0 || q >= this.stopAt(p, inSection) || this.callBegin === undefined) return this.readBody(start, p, opener, { inSection, repairs });
+        p = q;
+      }
       p = skipSpace(text, p + this.before.length);
       after = this.before;
     }
     let name: string;
     if (this.after !== undefined) {
       const q = indexInTagHead(text, this.after, p);
-      if (q < 0) return this.malformed(start, p, `expected the tool name and then ${quoted(this.after)} after ${quoted(after)}`, inSection);
+      if (q < 0) return this.before === undefined ? this.readBody(start, p, opener, { inSection, repairs }) : this.malformed(start, p, `expected the tool name and then ${quoted(this.after)} after ${quoted(after)}`, inSection);
       // Anything odd in the name (`functions.x:0`, a leaked token) is cleaned, and recorded, with the name.
       name = text.slice(p, q).trim();
       p = q + this.after.length;
@@ -216,10 +221,23 @@ class FormatScanner {
     return this.readArguments({ start, argsFrom: p, name, after: said, inSection }, repairs);
   }
 
+  /**
+   * A call whose body does not follow the format's name markers: the body up
+   * to the call's closer is read in any call shape (a JSON call object, a
+   * Python call, a name then arguments), as the built-in envelopes read
+   * theirs, and only for declared tools (resolve-format-call.ts).
+   */
+  private readBody(start: number, from: number, after: string, where: { inSection: boolean; repairs: Set<RepairKind> }): CallRead {
+    const stop = this.stopAt(from, where.inSection, false);
+    const end = this.closeWith(this.callEnd, stop, where.repairs);
+    const payload: Payload = { kind: 'format', format: this.f, span: { start, end }, args: { start: from, end: stop }, after, cut: false };
+    return { payload, end, ok: true };
+  }
+
   /** Where the arguments at `from` can run to: the first closer, section end or next call. */
-  private stopAt(from: number, inSection: boolean): number {
+  private stopAt(from: number, inSection: boolean, withArgsEnd = true): number {
     let stop = this.text.length;
-    for (const marker of [this.argsEnd, this.callEnd, inSection ? this.sectionEnd : undefined, this.callBegin, this.sectionBegin]) {
+    for (const marker of [withArgsEnd ? this.argsEnd : undefined, this.callEnd, inSection ? this.sectionEnd : undefined, this.callBegin, this.sectionBegin]) {
       if (marker === undefined) continue;
       const at = this.hit(marker, from);
       if (at >= 0 && at < stop) stop = at;
@@ -242,10 +260,13 @@ class FormatScanner {
     if (bracketed) {
       const open = paren;
       const delimiters = this.f.arguments.grammar === 'object_literal' ? this.f.arguments.stringDelimiters : [];
-      // With a closer, the arguments end before it; without one, the brackets say where.
-      const limit = closer !== undefined && stop < text.length ? stop : text.length;
+      // With a closer, the arguments end before it; without one, the brackets say where, never past the section's end
+      // (a quote left open in a value written raw must not run the call into the end of the text).
+      const limit = stop < text.length && (closer !== undefined || (inSection && this.sectionEnd !== undefined)) ? stop : text.length;
+      // A list is the whole section: its closer, not a bracket count thrown off by a raw quote, ends it.
+      const whole = stop < text.length && (closer !== undefined || (this.f.list === true && inSection && this.sectionEnd !== undefined));
       const scanned = open < 0 || open >= limit ? { end: limit, closed: false } : scanBalanced(text, open, limit, delimiters);
-      if (scanned.closed) argsEnd = closer !== undefined && stop < text.length ? stop : scanned.end;
+      if (scanned.closed) argsEnd = whole ? stop : scanned.end;
       else if (limit === text.length) cut = true;
     }
     let end = argsEnd;

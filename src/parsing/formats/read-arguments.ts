@@ -1,5 +1,5 @@
 import type { JsonObject, JsonSchema } from '../../core/json.ts';
-import { parsePythonicCalls } from '../pythonic.ts';
+import { parseEnvelopedPythonicCalls } from '../pythonic.ts';
 import { repairArguments } from '../repair-arguments.ts';
 import type { RepairKind, Span } from '../types.ts';
 import type { ArgumentGrammar, XmlParameters } from './call-format.ts';
@@ -40,7 +40,7 @@ export function readKeyValue(text: string, span: Span): ArgsReading {
   const inner = text.slice(span.start, span.end).trim();
   if (inner === '') return { ok: true, args: {}, repairs: [] };
   const call = inner.startsWith('(') ? `f${inner}` : `f(${inner})`;
-  const parsed = parsePythonicCalls(call);
+  const parsed = parseEnvelopedPythonicCalls(call, 0, call.length);
   const offset = span.start + (text.slice(span.start, span.end).length - text.slice(span.start, span.end).trimStart().length) - (inner.startsWith('(') ? 1 : 2);
   if (!parsed.ok) return { ok: false, message: parsed.message, position: Math.max(span.start, offset + parsed.position), cut: false };
   const [only] = parsed.calls;

@@ -1,7 +1,7 @@
 import type { Payload } from '../envelopes/envelope.ts';
 import { charge, excerpt } from '../extract-context.ts';
 import type { Scope } from '../extract-context.ts';
-import { parsePythonicCalls } from '../pythonic.ts';
+import { parseEnvelopedPythonicCalls } from '../pythonic.ts';
 import { resolveIntent } from '../resolve-intent.ts';
 import type { RepairKind, Span } from '../types.ts';
 import type { CallFormat } from './call-format.ts';
@@ -51,6 +51,7 @@ function describeBody(format: CallFormat): string {
   const args = describeGrammar(format.arguments);
   if (slot.slot === 'field') return `${format.list === true ? 'a list of objects' : 'an object'} {"${slot.nameKey}": "<tool>", "${slot.argumentsKey}": {…}} with the arguments ${args}`;
   if (slot.slot === 'key') return `${format.list === true ? 'a list of objects' : 'an object'} {"<tool>": {…}} with the arguments ${args}`;
+  if (slot.slot === 'marker') return `${slot.before ?? ''}<tool>${slot.after ?? ''} then the arguments ${args}`;
   return `${format.list === true ? 'a list of calls' : 'a call'} <tool>(…) with the arguments ${args}`;
 }
 
@@ -59,8 +60,10 @@ function bodyCalls(scope: Scope, payload: FormatPayload): SniffedCall[] {
   const { ctx } = scope;
   const { format, args } = payload;
   const delimiters = format.arguments.grammar === 'object_literal' ? format.arguments.stringDelimiters : undefined;
+  // A marker format's call whose body skipped the name markers: only a whole call to a declared tool is taken.
+  if (format.name.slot === 'marker') return sniffCall(ctx.text, args, { tools: ctx.tools, grammar: format.arguments });
   if (format.name.slot === 'call') {
-    const parsed = parsePythonicCalls(ctx.text, args.start, args.end);
+    const parsed = parseEnvelopedPythonicCalls(ctx.text, args.start, args.end);
     if (parsed.ok) return parsed.calls.map((call) => ({ name: call.name, args: call.arguments, repairs: [] }));
   } else {
     const read = readBodyValue(ctx.text, args, delimiters);

@@ -78,7 +78,38 @@ class GuardedInterpreter extends Interpreter {
 
   override evaluate(node: AstNode, env: Environment): RuntimeValue {
     this.tick(1);
-    return this.checked(this.listMethod(node, env) ?? super.evaluate(node, env));
+    if (node?.type === COMPUTED) return (node as unknown as { value: RuntimeValue }).value;
+    if (node?.type === 'TupleLiteral') return asList(super.evaluate(node, env));
+    return this.checked(this.listMethod(node, env) ?? this.pythonOperator(node, env) ?? super.evaluate(node, env));
+  }
+
+  /**
+   * Python operators the interpreter lacks and templates use: `' ' * 4`
+   * (string repetition, for indentation) and `none in [...]` (a missing
+   * `schema.get("format")` tested against a list). Other operations go to
+   * the interpreter with their operands already evaluated (each once).
+   */
+  private pythonOperator(node: AstNode, env: Environment): RuntimeValue | undefined {
+    if (node?.type !== 'BinaryExpression') return undefined;
+    const binary = node as unknown as { operator: { value: string }; left: AstNode; right: AstNode };
+    const operator = binary.operator.value;
+    if (operator !== '*' && operator !== 'in' && operator !== 'not in') return undefined;
+    const left = this.evaluate(binary.left, env);
+    const right = this.evaluate(binary.right, env);
+    if (operator !== '*') {
+      if (left.type !== 'NullValue' || !Array.isArray(right.value)) return super.evaluate({ ...binary, left: computed(left), right: computed(right) } as unknown as AstNode, env);
+      const found = (right.value as RuntimeValue[]).some((item) => item.type === 'NullValue');
+      const BooleanValue = env.lookupVariable('true').constructor as new (value: boolean) => RuntimeValue;
+      return new BooleanValue(operator === 'in' ? found : !found);
+    }
+    const [text, count] = left.type === 'StringValue' ? [left, right] : [right, left];
+    if (text.type === 'StringValue' && count.type === 'IntegerValue' && typeof text.value === 'string' && typeof count.value === 'number') {
+      const times = Math.max(0, count.value);
+      if (text.value.length * times > this.maxLength) throw new RenderLimitExceeded(`the template produced a string longer than ${this.maxLength} characters`);
+      const StringValue = text.constructor as new (value: string) => RuntimeValue;
+      return new StringValue(text.value.repeat(times));
+    }
+    return super.evaluate({ ...binary, left: computed(left), right: computed(right) } as unknown as AstNode, env);
   }
 
   /**
@@ -116,6 +147,22 @@ interface MemberNode {
 }
 
 const LIST_METHODS = new Set(['append', 'extend', 'pop']);
+
+/** A node standing for a value already evaluated. */
+const COMPUTED = 'ComputedValue';
+function computed(value: RuntimeValue): AstNode {
+  return { type: COMPUTED, value } as unknown as AstNode;
+}
+
+/**
+ * A tuple `(k, v)` as a list: the interpreter unpacks only lists in
+ * `for k, v in pairs`, where Python unpacks tuples too.
+ */
+function asList(value: RuntimeValue): RuntimeValue {
+  if (value.type !== 'TupleValue') return value;
+  const ListValue = Object.getPrototypeOf(value.constructor) as new (items: unknown) => RuntimeValue;
+  return new ListValue(value.value);
+}
 
 function cappedRange(start: number, stop?: number, step = 1): number[] {
   const [from, to] = stop === undefined ? [0, start] : [start, stop];

@@ -88,11 +88,18 @@ export function createTurnRenderer(template: Template, options: TurnOptions, con
   const endToken = markerPiecesFirst(endOfTurn);
   const userOnly = render(template, [user], false, options, context);
   const generation = userOnly.ok ? prompt.text.slice(snapBack(prompt.text, commonPrefix(prompt.text, userOnly.text))) : '';
-  const isolate = (full: string): string => {
+  // `keep`: the call names, which the cut at the end token must not drop
+  // (GigaChat ends the empty answer with `<|message_sep|>` and writes the
+  // call as the next role's message).
+  const isolate = (full: string, keep: readonly string[] = []): string => {
     let start = full.startsWith(prompt.text) ? prompt.text.length : snapBack(full, commonPrefix(prompt.text, full));
     start += promptTailAt(generation, full.slice(start));
     let end = full.length - snapForward(full, full.length - commonSuffix(full, endOfTurn, Math.min(endOfTurn.length, full.length - start)));
-    const cut = endToken === '' ? -1 : full.indexOf(endToken, start);
+    const kept = keep.reduce((at, name) => {
+      const found = full.indexOf(name, start);
+      return found < 0 ? at : Math.max(at, found + name.length);
+    }, start);
+    const cut = endToken === '' ? -1 : full.indexOf(endToken, kept);
     if (cut >= 0 && cut < full.length - end) end = full.length - cut;
     return full.slice(start, Math.max(start, full.length - end));
   };
@@ -100,7 +107,7 @@ export function createTurnRenderer(template: Template, options: TurnOptions, con
     generationPrompt: generation,
     withCalls(calls, extra = {}) {
       const full = render(template, [user, assistantWithCalls(calls, options.argumentsAs, extra)], false, options, context);
-      return full.ok ? { ok: true, text: isolate(full.text) } : full;
+      return full.ok ? { ok: true, text: isolate(full.text, calls.map((c) => c.name)) } : full;
     },
     withContent(content, extra = {}) {
       const full = render(template, [user, { role: 'assistant', content, ...extra }], false, options, context);

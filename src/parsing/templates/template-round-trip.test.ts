@@ -39,24 +39,29 @@ const call = fc.oneof(
 const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
 
 /**
- * Templates whose derived format is right (see derive-format.test.ts) but
- * whose rendered calls the generic reader does not read yet: reported as
- * todo, so the gap stays visible and the test turns green once it is closed.
+ * Templates that write string values raw inside '…' (LFM2) make some values
+ * ambiguous: `city='a', days='b'` reads as one value or two. The reader takes
+ * a quote as the end only before what can follow a value; values holding such
+ * a quote are left out of the property (the reader's own tests cover it).
  */
-const READER_GAPS: Record<string, string> = {
-  'upstage-Solar-Open-100B.jinja': 'a call id sits between call.begin and name.before (`<|tool_call:begin|>ID<|tool_call:name|>`); the reader expects the name marker right after the opener',
-  'LFM2.5-8B-A1B.jinja': "the template writes string values raw inside '…' (a newline stays a newline); the key_value reader stops at a raw newline in a string",
-};
+const RAW_QUOTED: Record<string, RegExp> = { 'LFM2.5-8B-A1B.jinja': /'\s*[,)\]}:]/ };
+
+function strings(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (value !== null && typeof value === 'object') return Object.values(value).flatMap(strings);
+  return [];
+}
 
 describe('template round trip: render → derived format → parse', () => {
   for (const { file, source } of loadTemplates()) {
     const derived = deriveFormat(source, { id: file });
     if (!derived.ok) continue;
     const format = derived.format;
-    const gap = READER_GAPS[file];
-    it(file, gap === undefined ? {} : { todo: gap }, () => {
+    it(file, () => {
       fc.assert(
         fc.property(fc.array(call, { minLength: 1, maxLength: 3 }), (calls) => {
+          const ambiguous = RAW_QUOTED[file];
+          if (ambiguous !== undefined && strings(calls.map((c) => c.arguments)).some((v) => ambiguous.test(v))) return;
           const rendered = renderAssistantCalls(source, calls);
           // Templates that render one call per turn (Llama 3.x) raise on more.
           if (!rendered.ok && calls.length > 1 && /single tool-call|renders only 1 of/i.test(rendered.reason)) return;
