@@ -44,3 +44,10 @@ export { openSqliteRunStore } from './store/sqlite/open-sqlite-run-store.ts';
 export { SqliteRunStore } from './store/sqlite/sqlite-run-store.ts';
 export type { RunHooks, HookToolCall, BeforeToolCallVerdict, ToolMode } from './orchestrator/run-options.ts';
 export type { Policy, ToolRule, TenantRule } from './gate/index.ts';
+// Tool-call formats as data, and formats derived from a model's chat template (docs/parsing.md).
+export { BUILTIN_FORMATS, checkCallFormat, renderCall } from './parsing/index.ts';
+export type { ArgumentGrammar, CallFormat, CallFormatCheck, NameSlot, XmlParameters } from './parsing/index.ts';
+export { deriveFormat, type DeriveOptions, type DeriveResult } from './parsing/templates/derive-format.ts';
+export { renderAssistantCalls, type RenderCallsResult } from './parsing/templates/render-assistant-calls.ts';
+export { explainFormat } from './parsing/templates/explain-format.ts';
+export { loadChatTemplate, type LoadChatTemplateOptions, type LoadedChatTemplate } from './app/chat-template-source.ts';

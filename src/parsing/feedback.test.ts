@@ -53,4 +53,14 @@ describe('closestTool', () => {
     assert.equal(closestTool('websearch', ['search_web', 'web_search']), 'web_search');
     assert.equal(closestTool('send_email', TOOLS), undefined);
   });
+
+  it('tells the model where a call broke in its argument markup and what was expected there', () => {
+    const text = '<tool_call>\n<function=search_web>\n<parameter=query>\nparis\n</parameter>\nsee above\n</function>\n</tool_call>';
+    const message = feedbackFor(text);
+    const at = text.indexOf('see above');
+    assert.ok(message.includes(`at position ${at} expected <parameter=NAME>value</parameter> for each argument`), message);
+    assert.match(message, /Near: «[^»]*see above[^»]*»/);
+    const orphan = '<parameter name="query">paris</parameter>\n</invoke>';
+    assert.match(feedbackFor(orphan), /at position 0 expected <invoke name="TOOL"> before the first parameter/);
+  });
 });

@@ -41,6 +41,10 @@ function describe(diagnostic: ParseDiagnostic, input: ParseFeedbackInput): strin
     }
     case 'missing_arguments':
       return `The call to "${name ?? '?'}" has no "arguments" object. Put the arguments in "arguments": {…} (use {} if there are none).`;
+    case 'malformed_call':
+      // Where the call broke and what was expected are in the message; the text there shows the model its slip.
+      if (diagnostic.position === undefined || diagnostic.message.includes('Near:')) return diagnostic.message;
+      return `${diagnostic.message.replace(/\.$/, '')}. Near: «${excerpt(input.text, diagnostic.position)}».`;
     default:
       return diagnostic.message;
   }

@@ -4,6 +4,7 @@ import type { Envelope, Payload } from './envelope.ts';
 import { DEFAULT_MAX_ENVELOPES, DEFAULT_MAX_TAG_HEAD, makeFinder, skipSpace, trimSpan } from './envelope.ts';
 import { brokenCloserEnd, foreignTokens, scanTokens, TOKEN_FAMILIES } from './token-families.ts';
 import type { FamilyToken } from './token-families.ts';
+import { unreadText } from './unread-text.ts';
 
 /**
  * DeepSeek's special tokens (fullwidth bars, U+2581 as space):
@@ -101,6 +102,13 @@ function readCall(text: string, call: OpenCall, range: { finders: Finders; conte
     if (text.startsWith(FENCE_CLOSE, fence)) callEnd = fence + FENCE_CLOSE.length;
   }
   if (range.end === undefined && fenceEnd >= 0) callEnd = fenceEnd + FENCE_CLOSE.length;
+  if (range.end !== undefined && (region.closed || fenceEnd >= 0)) {
+    // `{…}{…}`, or words after the JSON or its fence, before the closer: never a call with the rest dropped.
+    let after = skipSpace(text, region.end, contentEnd);
+    if (text.startsWith(FENCE_CLOSE, after)) after += FENCE_CLOSE.length;
+    const unread = unreadText(text, after, contentEnd);
+    if (unread >= 0) return { payload: { kind: 'malformed', span: { start: unread, end }, message: `The arguments of the DeepSeek tool call "${name}" are followed by more text: at position ${unread} expected ${D.callEnd} after the JSON object` }, end, closed: true };
+  }
   const args = { kind: 'json' as const, span: { start: region.start, end: region.end }, closed: region.closed };
   const reachesEnd = !region.closed && fenceEnd < 0 && reachesEndOfText;
   return { payload: { kind: 'named', name, args, span: { start, end: callEnd }, reachesEnd }, end: callEnd, closed: region.closed || fenceEnd >= 0 };

@@ -4,6 +4,7 @@ import type { Envelope, Payload } from './envelope.ts';
 import { DEFAULT_MAX_ENVELOPES, DEFAULT_MAX_TAG_HEAD, skipSpace, trimSpan } from './envelope.ts';
 import { alternation, brokenCloserEnd, scanTokens, TOKEN_FAMILIES } from './token-families.ts';
 import type { FamilyToken } from './token-families.ts';
+import { unreadText } from './unread-text.ts';
 
 /**
  * GPT-OSS Harmony messages: `<|start|>assistant<|channel|>commentary
@@ -95,7 +96,11 @@ function callEnvelope(text: string, body: Body, closing: { bodyEnd: number; term
     const region = scanRegion(text, content.start, bodyEnd);
     closed = region.closed;
     if (terminator === undefined) end = region.closed ? region.end : content.end;
-    payload = { kind: 'named', name, args: { kind: 'json', span: { start: region.start, end: region.end }, closed: region.closed }, span: { start: header.start, end }, reachesEnd: atTextEnd && !region.closed };
+    const unread = terminator !== undefined && region.closed ? unreadText(text, region.end, bodyEnd) : -1;
+    payload =
+      unread >= 0
+        ? { kind: 'malformed', span: { start: unread, end }, message: `The arguments of the Harmony call to "${name}" are followed by more text: at position ${unread} expected ${H.call} right after the JSON object` }
+        : { kind: 'named', name, args: { kind: 'json', span: { start: region.start, end: region.end }, closed: region.closed }, span: { start: header.start, end }, reachesEnd: atTextEnd && !region.closed };
   } else {
     payload = { kind: 'malformed', span: { start: header.start, end }, message: `The arguments of the Harmony call to "${name}" are not a JSON object.` };
   }

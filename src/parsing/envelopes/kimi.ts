@@ -3,6 +3,7 @@ import type { RepairKind } from '../types.ts';
 import type { Envelope, Payload } from './envelope.ts';
 import { DEFAULT_MAX_ENVELOPES, skipSpace, trimSpan } from './envelope.ts';
 import { alternation, brokenCloserEnd, scanTokens, TOKEN_FAMILIES } from './token-families.ts';
+import { unreadText } from './unread-text.ts';
 import type { FamilyToken } from './token-families.ts';
 
 /**
@@ -103,6 +104,9 @@ function readCall(text: string, call: OpenCall, bounds: { contentEnd: number; cl
   }
   const region = scanRegion(text, argsStart, contentEnd);
   const end = closer?.end ?? region.end;
+  // `{…}{…}` or `{…} words` before the closer: never a call with the rest dropped.
+  const unread = closer !== undefined && region.closed ? unreadText(text, region.end, contentEnd) : -1;
+  if (unread >= 0) return finish({ kind: 'malformed', span: { start: unread, end }, message: `The arguments of the Kimi tool call "${name}" are followed by more text: at position ${unread} expected ${K.callEnd} right after the JSON object` }, end, undefined);
   const payload: Payload = {
     kind: 'named',
     name,

@@ -69,7 +69,9 @@ function jsonAwareBoundary(text: string, tags: readonly Tag[], body: { jsonStart
   return boundary;
 }
 
-function readArgs(text: string, tags: readonly Tag[], body: { from: number; start: number; end: number; call: CallRead }): { args: NamedArgs; reachesEnd: boolean } | undefined {
+type ArgsOutcome = { args: NamedArgs; reachesEnd: boolean } | { unread: { position: number; expected: string } } | undefined;
+
+function readArgs(text: string, tags: readonly Tag[], body: { from: number; start: number; end: number; call: CallRead }): ArgsOutcome {
   const { start, end, call } = body;
   if (start >= end) return { args: { kind: 'none' }, reachesEnd: false };
   if (text.charAt(start) === '{') {
@@ -80,14 +82,18 @@ function readArgs(text: string, tags: readonly Tag[], body: { from: number; star
   }
   const first = tags[body.from];
   if (first !== undefined && first.start < end && tags.slice(body.from, body.from + 64).some((t) => t.local === PARAMETER && !t.closing && t.start < end)) {
-    const read = readParameterTags(text, tags, { from: body.from, end });
+    const read = readParameterTags(text, tags, { from: body.from, end, gapsFrom: start });
     for (const kind of read.repairs) call.repairs.add(kind);
     call.tags.push(...read.tags);
     call.args = 'parameters';
+    // Markup or text the parameters did not read: the call fails rather than lose an argument.
+    if (read.unpaired !== undefined && !read.reachesEnd) return { unread: read.unpaired };
     return { args: { kind: 'object', value: read.args }, reachesEnd: read.reachesEnd };
   }
   if (text.charAt(start) === '<') {
     const read = readChildTags(text, { start, end });
+    // `<parameter>v</parameter>` is a parameter element that lost its name, not an argument called "parameter".
+    if (read.count > 0 && Object.hasOwn(read.args, PARAMETER)) return { unread: { position: start, expected: 'a parameter name: <parameter=NAME> or <parameter name="NAME">' } };
     if (read.count > 0) {
       for (const kind of read.repairs) call.repairs.add(kind);
       call.args = 'children';
@@ -129,6 +135,11 @@ export function readCall(text: string, tags: readonly Tag[], at: { i: number; en
   const read = readArgs(text, tags, { from: at.i + 1, start: jsonStart, end: trimmedEnd, call });
   if (read === undefined) {
     call.payload = { kind: 'malformed', span, message: `The body of ${tagText} is neither JSON nor parameter tags` };
+    return call;
+  }
+  if ('unread' in read) {
+    const { position, expected } = read.unread;
+    call.payload = { kind: 'malformed', span: { start: position, end: call.end }, message: `The arguments of the call to "${name}" cannot be read: at position ${position} expected ${expected}` };
     return call;
   }
   if (read.args.kind === 'none') call.args = 'none';

@@ -3,10 +3,10 @@ import { DEFAULT_MAX_ENVELOPES } from './envelope.ts';
 import { readBlock } from './xml-block.ts';
 import { isCallOpener } from './xml-calls.ts';
 import type { Read, Scope } from './xml-envelope.ts';
-import { GLM_KEY, XML_BLOCK_NAMES } from './xml-families.ts';
+import { GLM_KEY, PARAMETER, XML_BLOCK_NAMES } from './xml-families.ts';
 import { lexTags } from './xml-grammar.ts';
 import type { Tag } from './xml-grammar.ts';
-import { readOrphanCalls, readOrphanGlm } from './xml-orphans.ts';
+import { readOrphanCalls, readOrphanGlm, readOrphanParameters } from './xml-orphans.ts';
 
 /**
  * The XML-like families (Hermes/Qwen, Granite, Qwen3-Coder, Llama function
@@ -28,6 +28,7 @@ export function findXmlCalls(text: string): Envelope[] {
     if (!tag.closing && !tag.sentinel && XML_BLOCK_NAMES.has(tag.local)) read = readBlock(scope, i, false);
     else if (isCallOpener(tag)) read = readOrphanCalls(scope, i);
     else if (tag.local === GLM_KEY && !tag.closing) read = readOrphanGlm(scope, i);
+    else if (tag.local === PARAMETER && !tag.closing) read = readOrphanParameters(scope, i);
     if (read.envelope !== undefined) envelopes.push(read.envelope);
     i = Math.max(read.next, i + 1);
   }

@@ -1,7 +1,7 @@
 import type { RepairKind } from '../types.ts';
 import type { Payload } from './envelope.ts';
 import type { CallRead } from './xml-calls.ts';
-import { XML_BLOCK_NAMES } from './xml-families.ts';
+import { PARAMETER, XML_BLOCK_NAMES } from './xml-families.ts';
 import type { Tag } from './xml-grammar.ts';
 import { readGlmPairs } from './xml-params.ts';
 import { bodyKind, chooseFamily, envelope, GLM_NAME_RE, mergeCalls, readCalls } from './xml-envelope.ts';
@@ -68,3 +68,25 @@ export function readOrphanGlm(scope: Scope, i: number): Read {
   return envelope(scope, { family: chooseFamily(closer, undefined, 'glm'), span: payload.span, payloads: [payload], unclosed: false, repairs, tags: [closer, ...read.tags], next: j + 1 });
 }
 
+
+/**
+ * `<parameter …>` elements outside any call, closed by a call's closer
+ * (`</invoke>`, `</function>`): the call's opener was lost (a client
+ * rendered it as text). Which tool is not certain, so it is no call; the
+ * model is told the opener is missing rather than nothing being said.
+ */
+export function readOrphanParameters(scope: Scope, i: number): Read {
+  const { tags } = scope;
+  let j = i;
+  while (j < tags.length && (tags[j]?.sentinel === true || tags[j]?.local === PARAMETER)) j += 1;
+  const closer = tags[j];
+  if (closer === undefined || !closer.closing || (closer.local !== 'invoke' && closer.local !== 'function')) return { next: i + 1 };
+  const first = tags[i] as Tag;
+  const block = tags[j + 1];
+  const blockCloser = block !== undefined && block.closing && XML_BLOCK_NAMES.has(block.local) && scope.text.slice(closer.end, block.start).trim() === '' ? block : undefined;
+  const end = blockCloser?.end ?? closer.end;
+  const opener = closer.local === 'invoke' ? `<${closer.ns}invoke name="TOOL">` : '<function=TOOL>';
+  const payload: Payload = { kind: 'malformed', span: { start: first.start, end }, message: `Parameters with no call around them: at position ${first.start} expected ${opener} before the first parameter (the call's opener is missing)` };
+  const family = chooseFamily(blockCloser, closer, 'parameters');
+  return envelope(scope, { family, span: { start: first.start, end }, payloads: [payload], unclosed: false, repairs: new Set(), tags: tags.slice(i, j + (blockCloser === undefined ? 1 : 2)), next: j + (blockCloser === undefined ? 1 : 2) });
+}

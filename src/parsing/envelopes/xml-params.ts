@@ -4,6 +4,7 @@ import type { RepairKind } from '../types.ts';
 import { skipSpace } from './envelope.ts';
 import type { Finders } from './envelope.ts';
 import { GLM_KEY, GLM_VALUE, LEAKED_SENTINELS, PARAMETER, TYPING_ATTRIBUTES } from './xml-families.ts';
+import { unreadText } from './unread-text.ts';
 import { attributeValue, equalsName, lexTags } from './xml-grammar.ts';
 import type { Tag } from './xml-grammar.ts';
 
@@ -115,27 +116,66 @@ function emptyRead(): ArgsRead {
   return { args: {}, reachesEnd: false, repairs: new Set(), tags: [], count: 0 };
 }
 
-/** `<parameter=k>` / `<parameter name="k">` tags from tag `from` up to offset `end`. */
-export function readParameterTags(text: string, tags: readonly Tag[], range: { from: number; end: number }): ArgsRead {
+const PARAMETER_EXPECTED = '<parameter=NAME>value</parameter> for each argument';
+/** A value whose closer was missing but which ends in a closer-like tag: the closer was misspelled (`</paramter>`). */
+const MISSPELLED_CLOSER_RE = /<\/[A-Za-z_][\w:-]{0,40}>?\s*$/;
+
+/**
+ * `<parameter=k>` / `<parameter name="k">` tags from tag `from` up to offset
+ * `end`. A `</parameter>` doubled right after a closer is a slip
+ * (`repaired_argument_markup`); any other stray closer, a parameter without
+ * a name, a value ending in a misspelled closer and, from `gapsFrom` on,
+ * text between the parameters are `unpaired`: never dropped.
+ */
+export function readParameterTags(text: string, tags: readonly Tag[], range: { from: number; end: number; gapsFrom?: number }): ArgsRead {
   const read = emptyRead();
+  const fail = (position: number, expected: string): void => {
+    read.unpaired ??= { position, expected };
+  };
+  let gap = range.gapsFrom;
+  const checkGap = (to: number): void => {
+    if (gap === undefined) return;
+    const at = unreadText(text, gap, to);
+    if (at >= 0) fail(at, `${PARAMETER_EXPECTED}, not text between them`);
+  };
+  let lastCloserEnd = -1;
   let i = range.from;
   while (i < tags.length) {
     const tag = tags[i];
     if (tag === undefined || tag.start >= range.end) break;
-    if (tag.local !== PARAMETER || tag.closing) {
+    if (tag.local !== PARAMETER) {
       i += 1;
       continue;
     }
+    if (tag.closing) {
+      checkGap(tag.start);
+      // `…</parameter></parameter>`: the doubled closer, with nothing between, is a slip.
+      if (lastCloserEnd >= 0 && text.slice(lastCloserEnd, tag.start).trim() === '') {
+        read.tags.push(tag);
+        read.repairs.add('repaired_argument_markup');
+        lastCloserEnd = tag.end;
+        if (gap !== undefined) gap = tag.end;
+      } else fail(tag.start, `<parameter=NAME> before the value that </parameter> closes`);
+      i += 1;
+      continue;
+    }
+    checkGap(tag.start);
     read.tags.push(tag);
     const key = tag.head.startsWith('=') ? equalsName(tag.head) : attributeValue(tag.head, 'name');
     const value = valueEnd(text, tags, { i, end: range.end, local: PARAMETER, read });
     if (value.reachesEnd) read.reachesEnd = true;
-    if (key !== undefined && key !== '') {
-      setJsonKey(read.args, key, typedValue(text.slice(tag.end, value.textEnd), tag.head));
+    const raw = text.slice(tag.end, value.textEnd);
+    if (key === undefined || key === '') fail(tag.start, 'a parameter name: <parameter=NAME> or <parameter name="NAME">');
+    else {
+      if (!value.closed && !value.reachesEnd && MISSPELLED_CLOSER_RE.test(raw)) fail(tag.end + raw.search(MISSPELLED_CLOSER_RE), `</parameter> to close "${key}" (its closer is misspelled)`);
+      setJsonKey(read.args, key, typedValue(raw, tag.head));
       read.count += 1;
     }
+    lastCloserEnd = value.closed ? (tags[value.next - 1]?.end ?? value.textEnd) : -1;
+    if (gap !== undefined) gap = value.closed ? lastCloserEnd : value.textEnd;
     i = value.next;
   }
+  if (!read.reachesEnd) checkGap(range.end);
   return read;
 }
 
