@@ -199,7 +199,7 @@ export function resolvePayload(scope: Scope, payload: Payload, strong: boolean):
     case 'named':
       break;
   }
-  if (payload.reachesEnd && ctx.truncated) {
+  if (payload.reachesEnd && (ctx.truncated || payload.cutValue === true)) {
     truncatedDiagnostic(scope, payload.span, payload.name || undefined);
     return;
   }

@@ -135,3 +135,29 @@ describe('parameters whose call opener was lost', () => {
     assert.deepEqual([r.calls, r.diagnostics], [[], []]);
   });
 });
+
+describe('a value cut at the end of the text is truncated, never a call (its own closer never came)', () => {
+  for (const text of [
+    '<tool_call><function=get_weather><parameter=city>Par',
+    '<function_calls><invoke name="get_weather"><parameter name="city">Par',
+    '<tool_call>get_weather<arg_key>city</arg_key><arg_value>Par',
+  ]) {
+    it(text, () => {
+      const r = run(text);
+      assert.deepEqual(r.calls, []);
+      assert.deepEqual(r.diagnostics.map((d) => d.code), ['truncated']);
+    });
+  }
+
+  for (const text of [
+    '<tool_call><function=get_weather><parameter=city>Paris</parameter>',
+    '<function_calls><invoke name="get_weather"><parameter name="city">Paris</parameter>',
+    '<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value>',
+  ]) {
+    it(`only the envelope's closers missing is a repair: ${text}`, () => {
+      const r = run(text);
+      assert.deepEqual(r.calls.map((c) => [c.name, c.arguments]), [['get_weather', { city: 'Paris' }]]);
+      assert.ok(r.diagnostics.some((d) => d.repairs?.includes('missing_closer')));
+    });
+  }
+});

@@ -42,7 +42,13 @@ export type Payload =
   /** Pythonic calls: `[f(a=1), g(b="x")]` or `f(a=1)`. */
   | { kind: 'pythonic'; span: Span }
   /** A call whose name is known; `reachesEnd` when it was still open at the end of the text. */
-  | { kind: 'named'; name: string; args: NamedArgs; span: Span; reachesEnd: boolean }
+  /**
+   * `cutValue`: an argument's value ran to the end of the text without its own
+   * closer (`<parameter=city>Par`): the value may be cut, so the call is
+   * `truncated`, never run, even when the reply was not stopped by its length
+   * limit. Only the envelope's own closers missing is a `missing_closer` repair.
+   */
+  | { kind: 'named'; name: string; args: NamedArgs; span: Span; reachesEnd: boolean; cutValue?: boolean }
   /** An envelope whose content reads as nothing. */
   | { kind: 'malformed'; span: Span; message: string }
   /**

@@ -154,7 +154,7 @@ function readGlmBlock(scope: Scope, block: Block, body: Span): Read | undefined 
   const problem = reachesEnd ? undefined : unreadGlmMarkup(scope, read, { from: keyIndex + strays, end: block.content.end });
   const payload: Payload =
     problem === undefined
-      ? { kind: 'named', name, args, span: { start: block.open.start, end: blockEnd }, reachesEnd }
+      ? { kind: 'named', name, args, span: { start: block.open.start, end: blockEnd }, reachesEnd, ...(reachesEnd && read.reachesEnd ? { cutValue: true } : {}) }
       : { kind: 'malformed', span: { start: problem.position, end: blockEnd }, message: `The arguments of the call to "${name}" cannot be read: at position ${problem.position} expected ${problem.expected}` };
   return finish(scope, block, { family, payloads: [payload] });
 }

@@ -146,6 +146,6 @@ export function readCall(text: string, tags: readonly Tag[], at: { i: number; en
   const cut = !call.closed && bodyEnd === text.length && !endsWithSentinel(text, bodyEnd);
   if (!call.closed) call.repairs.add('missing_closer');
   if (endsWithSentinel(text, trimmedEnd) && call.args !== 'json') call.repairs.add('leaked_sentinel');
-  call.payload = { kind: 'named', name, args: read.args, span, reachesEnd: read.reachesEnd || cut };
+  call.payload = { kind: 'named', name, args: read.args, span, reachesEnd: read.reachesEnd || cut, ...(read.reachesEnd && cut ? { cutValue: true } : {}) };
   return call;
 }

@@ -46,8 +46,12 @@ export type NameSlot =
   /**
    * Between markers: `before` NAME `after` (`<function=` NAME `>`, NAME `[ARGS]`).
    * Without `after` the name ends where a tool name cannot go on (a space, `<`, `{`, `(`).
+   * `tagEnd`: the name is an attribute of a tag that may hold more attributes
+   * after it (`<|open|>call tool="` NAME `"` ` index="1"` `<|sep|>`): past
+   * `after`, attributes (`key="value"`, whose values vary between calls) are
+   * skipped up to `tagEnd`.
    */
-  | { slot: 'marker'; before?: string; after?: string }
+  | { slot: 'marker'; before?: string; after?: string; tagEnd?: string }
   /** A call expression: `get_weather(city="Paris")`. */
   | { slot: 'call' };
 
@@ -70,10 +74,30 @@ export type ArgumentGrammar =
  * - `equals`:    `<parameter=city>Paris</parameter>` (tag `parameter`)
  * - `child`:     `<arg_key>city</arg_key><arg_value>Paris</arg_value>` (keyTag, valueTag)
  * - `tag`:       `<city>Paris</city>` (the tag is the argument's name)
- * A value is text, or JSON when it reads as a JSON value the schema wants.
+ * A value is text, or JSON when it reads as a JSON value the schema wants;
+ * a typing attribute on the element (`string="true"`, `type="number"`) says which.
+ * `syntax` gives the tag delimiters when they are not `<`, `>`, `</`, `>`.
  */
-export type XmlParameters =
+export type XmlParameters = (
   | { form: 'attribute'; tag: string; attribute: string }
   | { form: 'equals'; tag: string }
   | { form: 'child'; keyTag: string; valueTag: string }
-  | { form: 'tag' };
+  | { form: 'tag' }
+) & { syntax?: TagSyntax };
+
+/**
+ * The delimiters of XML-like markup whose tags are written with other tokens:
+ * `<|open|>argument key="city"<|sep|>Paris<|close|>argument<|sep|>` is
+ * `{ open: '<|open|>', end: '<|sep|>', close: '<|close|>' }`. Omitted: `<`, `>`, `</`.
+ */
+export interface TagSyntax {
+  /** Starts an opening tag (`<`). */
+  open: string;
+  /** Ends an opening tag (`>`), and a closing tag unless `closeEnd` says otherwise. */
+  end: string;
+  /** Starts a closing tag (`</`). */
+  close: string;
+  /** Ends a closing tag, when it differs from `end`. */
+  closeEnd?: string;
+}
+

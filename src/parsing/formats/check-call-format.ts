@@ -1,4 +1,4 @@
-import type { ArgumentGrammar, CallFormat, NameSlot, XmlParameters } from './call-format.ts';
+import type { ArgumentGrammar, CallFormat, NameSlot, TagSyntax, XmlParameters } from './call-format.ts';
 
 /**
  * Checks a format a user wrote in `toolgate.yaml` (`parsing.formats:`): every
@@ -66,10 +66,12 @@ class Checker {
         this.unknownKeys(slot, path, ['slot']);
         return { slot: slot['slot'] };
       case 'marker': {
-        this.unknownKeys(slot, path, ['slot', 'before', 'after']);
+        this.unknownKeys(slot, path, ['slot', 'before', 'after', 'tagEnd']);
         const before = this.marker(slot['before'], `${path}.before`, { required: false });
         const after = this.marker(slot['after'], `${path}.after`, { required: false });
-        return { slot: 'marker', ...(before === undefined ? {} : { before }), ...(after === undefined ? {} : { after }) };
+        const tagEnd = this.marker(slot['tagEnd'], `${path}.tagEnd`, { required: false });
+        if (tagEnd !== undefined && after === undefined) this.problems.push(`${path}.tagEnd: needs name.after, the text that ends the name (the attribute's closing quote) before the other attributes.`);
+        return { slot: 'marker', ...(before === undefined ? {} : { before }), ...(after === undefined ? {} : { after }), ...(tagEnd === undefined ? {} : { tagEnd }) };
       }
       default:
         this.problems.push(`${path}.slot: must be one of ${SLOTS.join(', ')} (field: {"name": …, "arguments": …}; key: {"<tool>": {…}}; marker: between markers; call: <tool>(…)).`);
@@ -77,28 +79,48 @@ class Checker {
     }
   }
 
+  /** Tag delimiters other than `<`, `>`, `</`: all of open, end and close, or none. */
+  syntax(value: unknown, path: string): { ok: boolean; syntax?: TagSyntax } {
+    if (value === undefined) return { ok: true };
+    const raw = this.object(value, path, 'the tag delimiters: {open, end, close, closeEnd?}, like {open: "<|open|>", end: "<|sep|>", close: "<|close|>"}');
+    if (raw === undefined) return { ok: false };
+    this.unknownKeys(raw, path, ['open', 'end', 'close', 'closeEnd']);
+    const [open, end, close] = [this.marker(raw['open'], `${path}.open`, { required: true }), this.marker(raw['end'], `${path}.end`, { required: true }), this.marker(raw['close'], `${path}.close`, { required: true })];
+    const closeEnd = this.marker(raw['closeEnd'], `${path}.closeEnd`, { required: false });
+    if (open === undefined || end === undefined || close === undefined) return { ok: false };
+    if (open === close) this.problems.push(`${path}.close: must differ from ${path}.open, or an opening tag cannot be told from a closing one.`);
+    return { ok: open !== close, syntax: { open, end, close, ...(closeEnd === undefined ? {} : { closeEnd }) } };
+  }
+
   xml(value: unknown, path: string): XmlParameters | undefined {
     const params = this.object(value, path, `how each argument is written: {form: ${FORMS.join(' | ')}, …}`);
     if (params === undefined) return undefined;
+    const syntax = this.syntax(params['syntax'], `${path}.syntax`);
+    if (!syntax.ok) return undefined;
+    const form = this.xmlForm(params, path);
+    return form === undefined || syntax.syntax === undefined ? form : { ...form, syntax: syntax.syntax };
+  }
+
+  private xmlForm(params: Obj, path: string): XmlParameters | undefined {
     const tag = (key: string): string | undefined => this.marker(params[key], `${path}.${key}`, { required: true });
     switch (params['form']) {
       case 'attribute': {
-        this.unknownKeys(params, path, ['form', 'tag', 'attribute']);
+        this.unknownKeys(params, path, ['form', 'tag', 'attribute', 'syntax']);
         const [t, a] = [tag('tag'), tag('attribute')];
         return t === undefined || a === undefined ? undefined : { form: 'attribute', tag: t, attribute: a };
       }
       case 'equals': {
-        this.unknownKeys(params, path, ['form', 'tag']);
+        this.unknownKeys(params, path, ['form', 'tag', 'syntax']);
         const t = tag('tag');
         return t === undefined ? undefined : { form: 'equals', tag: t };
       }
       case 'child': {
-        this.unknownKeys(params, path, ['form', 'keyTag', 'valueTag']);
+        this.unknownKeys(params, path, ['form', 'keyTag', 'valueTag', 'syntax']);
         const [k, v] = [tag('keyTag'), tag('valueTag')];
         return k === undefined || v === undefined ? undefined : { form: 'child', keyTag: k, valueTag: v };
       }
       case 'tag':
-        this.unknownKeys(params, path, ['form']);
+        this.unknownKeys(params, path, ['form', 'syntax']);
         return { form: 'tag' };
       default:
         this.problems.push(`${path}.form: must be one of ${FORMS.join(', ')}.`);

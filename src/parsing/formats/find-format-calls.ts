@@ -2,7 +2,7 @@ import { DEFAULT_MAX_ENVELOPES, indexInTagHead, skipSpace } from '../envelopes/e
 import type { Envelope, Payload } from '../envelopes/envelope.ts';
 import type { RepairKind } from '../types.ts';
 import type { CallFormat } from './call-format.ts';
-import { isDistinctive, makeHitFinder, nameEnd, nameStart, scanBalanced } from './scan.ts';
+import { isDistinctive, makeHitFinder, nameEnd, nameStart, scanBalanced, skipAttributes } from './scan.ts';
 
 /**
  * The generic reader of a format given as data: finds its envelopes
@@ -46,9 +46,12 @@ class FormatScanner {
   private readonly callEnd: string | undefined;
   private readonly before: string | undefined;
   private readonly after: string | undefined;
+  private readonly tagEnd: string | undefined;
   private readonly argsEnd: string | undefined;
   private readonly separator: string | undefined;
   private readonly hits = new Map<string, (from: number) => number>();
+  /** Calls left to read in the whole text: a flood of openers costs a bounded number of calls, not one per opener. */
+  private callsLeft = DEFAULT_MAX_ENVELOPES;
 
   constructor(text: string, format: CallFormat) {
     this.text = text;
@@ -59,6 +62,7 @@ class FormatScanner {
     this.callEnd = nonEmpty(format.call.end);
     this.before = format.name.slot === 'marker' ? nonEmpty(format.name.before) : undefined;
     this.after = format.name.slot === 'marker' ? nonEmpty(format.name.after) : undefined;
+    this.tagEnd = format.name.slot === 'marker' ? nonEmpty(format.name.tagEnd) : undefined;
     this.argsEnd = nonEmpty(format.argumentsEnd);
     this.separator = nonEmpty(format.separator);
   }
@@ -95,7 +99,7 @@ class FormatScanner {
     const markers = this.anchorMarkers();
     const out: Envelope[] = [];
     let cursor = 0;
-    while (out.length < DEFAULT_MAX_ENVELOPES) {
+    while (out.length < DEFAULT_MAX_ENVELOPES && this.callsLeft > 0) {
       const anchor = this.nextAnchor(cursor, markers);
       if (anchor === undefined) break;
       const env = this.readEnvelope(anchor);
@@ -135,7 +139,7 @@ class FormatScanner {
     let pos = inSection ? anchor.end : anchor.pos;
     let first = !inSection;
     let unclosed = false;
-    while (payloads.length < DEFAULT_MAX_ENVELOPES) {
+    while (this.callsLeft > 0) {
       let call: CallRead;
       if (first) {
         first = false;
@@ -149,6 +153,7 @@ class FormatScanner {
       }
       const progressed = call.end > pos;
       payloads.push(call.payload);
+      this.callsLeft -= 1;
       pos = Math.max(pos, call.end);
       if (!call.ok || !progressed || pos >= text.length) break;
       const j = skipSpace(text, pos);
@@ -211,13 +216,19 @@ class FormatScanner {
       name = text.slice(p, q).trim();
       p = q + this.after.length;
       after = this.after;
+      if (this.tagEnd !== undefined) {
+        const r = skipAttributes(text, p, this.tagEnd);
+        if (r < 0) return this.malformed(start, p, `attributes and then ${quoted(this.tagEnd)} after the tool name`, inSection);
+        p = r;
+        after = this.tagEnd;
+      }
     } else {
       const q = nameEnd(text, p);
       name = text.slice(p, q);
       p = q;
     }
     if (name === '') return this.malformed(start, p, `expected the tool name after ${quoted(after)}`, inSection);
-    const said = this.after === undefined ? `${after}${name}` : this.before !== undefined ? `${this.before}${name}${this.after}` : this.after;
+    const said = this.after === undefined ? `${after}${name}` : this.before !== undefined ? `${this.before}${name}${after}` : after;
     return this.readArguments({ start, argsFrom: p, name, after: said, inSection }, repairs);
   }
 

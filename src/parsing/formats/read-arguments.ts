@@ -4,7 +4,7 @@ import { repairArguments } from '../repair-arguments.ts';
 import type { RepairKind, Span } from '../types.ts';
 import type { ArgumentGrammar, XmlParameters } from './call-format.ts';
 import { readObjectLiteral } from './object-literal.ts';
-import { readXmlArguments } from './xml-arguments.ts';
+import { readXmlArguments, tagSyntax } from './xml-arguments.ts';
 
 /**
  * The argument grammars, few and shared: JSON, JSON-like object literals,
@@ -85,10 +85,13 @@ export function describeGrammar(grammar: ArgumentGrammar): string {
       return 'as key=value pairs';
     case 'xml': {
       const p = grammar.parameters;
-      if (p.form === 'attribute') return `as <${p.tag} ${p.attribute}="…">value</${p.tag}> elements`;
-      if (p.form === 'equals') return `as <${p.tag}=…>value</${p.tag}> elements`;
-      if (p.form === 'child') return `as <${p.keyTag}>…</${p.keyTag}><${p.valueTag}>value</${p.valueTag}> pairs`;
-      return 'as <name>value</name> elements';
+      const s = tagSyntax(p.syntax);
+      const open = (tag: string, rest = ''): string => `${s.open}${tag}${rest}${s.end}`;
+      const close = (tag: string): string => `${s.close}${tag}${s.closeEnd}`;
+      if (p.form === 'attribute') return `as ${open(p.tag, ` ${p.attribute}="…"`)}value${close(p.tag)} elements`;
+      if (p.form === 'equals') return `as ${open(p.tag, '=…')}value${close(p.tag)} elements`;
+      if (p.form === 'child') return `as ${open(p.keyTag)}…${close(p.keyTag)}${open(p.valueTag)}value${close(p.valueTag)} pairs`;
+      return `as ${open('name')}value${close('name')} elements`;
     }
   }
 }

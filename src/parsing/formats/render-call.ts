@@ -1,5 +1,6 @@
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import type { ArgumentGrammar, CallFormat, XmlParameters } from './call-format.ts';
+import { tagSyntax } from './xml-arguments.ts';
 
 /**
  * Writes calls the way a format says they are written: the inverse of the
@@ -37,15 +38,18 @@ function python(value: JsonValue): string {
 
 function xmlElement(key: string, value: JsonValue, params: XmlParameters): string {
   const text = `\n${typeof value === 'string' ? value : JSON.stringify(value)}\n`;
+  const s = tagSyntax(params.syntax);
+  const open = (tag: string, rest = ''): string => `${s.open}${tag}${rest}${s.end}`;
+  const close = (tag: string): string => `${s.close}${tag}${s.closeEnd}`;
   switch (params.form) {
     case 'attribute':
-      return `<${params.tag} ${params.attribute}="${key}">${text}</${params.tag}>`;
+      return `${open(params.tag, ` ${params.attribute}="${key}"`)}${text}${close(params.tag)}`;
     case 'equals':
-      return `<${params.tag}=${key}>${text}</${params.tag}>`;
+      return `${open(params.tag, `=${key}`)}${text}${close(params.tag)}`;
     case 'child':
-      return `<${params.keyTag}>${key}</${params.keyTag}><${params.valueTag}>${text}</${params.valueTag}>`;
+      return `${open(params.keyTag)}${key}${close(params.keyTag)}${open(params.valueTag)}${text}${close(params.valueTag)}`;
     case 'tag':
-      return `<${key}>${text}</${key}>`;
+      return `${open(key)}${text}${close(key)}`;
   }
 }
 
@@ -88,7 +92,7 @@ function renderBody(format: CallFormat, calls: readonly CallToRender[]): string 
     }
     case 'marker': {
       const slot = format.name;
-      return calls.map((call) => `${slot.before ?? ''}${call.name}${slot.after ?? '\n'}${renderArguments(call.arguments, g)}${format.argumentsEnd ?? ''}`).join('\n');
+      return calls.map((call) => `${slot.before ?? ''}${call.name}${slot.after ?? '\n'}${slot.tagEnd ?? ''}${renderArguments(call.arguments, g)}${format.argumentsEnd ?? ''}`).join('\n');
     }
   }
 }

@@ -51,7 +51,7 @@ function describeBody(format: CallFormat): string {
   const args = describeGrammar(format.arguments);
   if (slot.slot === 'field') return `${format.list === true ? 'a list of objects' : 'an object'} {"${slot.nameKey}": "<tool>", "${slot.argumentsKey}": {…}} with the arguments ${args}`;
   if (slot.slot === 'key') return `${format.list === true ? 'a list of objects' : 'an object'} {"<tool>": {…}} with the arguments ${args}`;
-  if (slot.slot === 'marker') return `${slot.before ?? ''}<tool>${slot.after ?? ''} then the arguments ${args}`;
+  if (slot.slot === 'marker') return `${slot.before ?? ''}<tool>${slot.after ?? ''}${slot.tagEnd === undefined ? '' : `…${slot.tagEnd}`} then the arguments ${args}`;
   return `${format.list === true ? 'a list of calls' : 'a call'} <tool>(…) with the arguments ${args}`;
 }
 

@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_TAG_HEAD, skipSpace } from '../envelopes/envelope.ts';
 import { isQuotedToken } from '../envelopes/token-families.ts';
 
 /**
@@ -90,4 +91,25 @@ export function makeHitFinder(text: string, marker: string): (from: number) => n
 /** A marker distinctive enough to find a call whose opener was eaten: special-token punctuation, not a word. */
 export function isDistinctive(marker: string | undefined): marker is string {
   return marker !== undefined && marker.length >= 4 && /[<[|｜]/.test(marker);
+}
+
+const ATTRIBUTE_RE = /[A-Za-z_][\w:.-]{0,63}\s*=\s*(?:"[^"<>\n]{0,256}"|'[^'<>\n]{0,256}'|[^\s"'<>]{1,256})/y;
+
+/**
+ * Past the attributes at `from` (`index="1" id='c0'`) and the `tagEnd` that
+ * ends their tag; -1 when anything else comes first. Bounded by the longest
+ * tag head, so a flood of attributes costs no more than one.
+ */
+export function skipAttributes(text: string, from: number, tagEnd: string): number {
+  const stop = Math.min(text.length, from + DEFAULT_MAX_TAG_HEAD);
+  let i = skipSpace(text, from, stop);
+  while (i < stop) {
+    if (text.startsWith(tagEnd, i)) return i + tagEnd.length;
+    if (i > from && !/\s/.test(text.charAt(i - 1))) return -1;
+    ATTRIBUTE_RE.lastIndex = i;
+    const match = ATTRIBUTE_RE.exec(text);
+    if (match === null) return -1;
+    i = skipSpace(text, i + match[0].length, stop);
+  }
+  return -1;
 }

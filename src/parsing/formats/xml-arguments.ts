@@ -4,7 +4,7 @@ import type { Finders } from '../envelopes/envelope.ts';
 import { attributeValue, typedValue, xmlValue } from '../envelopes/xml-params.ts';
 import { setJsonKey } from '../lenient-json.ts';
 import type { RepairKind, Span } from '../types.ts';
-import type { XmlParameters } from './call-format.ts';
+import type { TagSyntax, XmlParameters } from './call-format.ts';
 import type { ArgsReading } from './read-arguments.ts';
 
 /**
@@ -16,6 +16,9 @@ import type { ArgsReading } from './read-arguments.ts';
  */
 
 const TAG_NAME_RE = /[A-Za-z_][\w.-]{0,63}/y;
+
+/** Values of a `type` attribute that say how a value is written (`type="number"`). */
+const JSON_TYPES = new Set(['number', 'integer', 'boolean', 'null', 'object', 'array']);
 
 /** Drops the one layout line break on each side that templates put around a value. */
 function unlayout(raw: string): string {
@@ -37,6 +40,9 @@ function wantsText(schema: JsonSchema | undefined, key: string): boolean | undef
 /** A value under the schema: text where it wants text, JSON where it wants more and the text reads as JSON. */
 export function schemaValue(raw: string, key: string, schema: JsonSchema | undefined, head = ''): JsonValue {
   if (head !== '' && attributeValue(head, 'string') !== undefined) return typedValue(raw, head);
+  const type = head === '' ? undefined : attributeValue(head, 'type');
+  if (type === 'string') return unlayout(raw);
+  if (type !== undefined && JSON_TYPES.has(type)) return wantsText(schema, key) === true ? unlayout(raw) : xmlValue(raw);
   const text = wantsText(schema, key);
   if (text === true) return unlayout(raw);
   return xmlValue(raw);
@@ -62,9 +68,19 @@ function valueTo(find: Finders, where: { from: number; limit: number; closer: st
   return { valueEnd: where.limit, end: where.limit, repairs: ['missing_closer'] };
 }
 
+/** `syntax` with every delimiter filled in (ordinary XML when it is not given). */
+export function tagSyntax(syntax: TagSyntax | undefined): Required<TagSyntax> {
+  if (syntax === undefined) return DEFAULT_TAG_SYNTAX;
+  return { open: syntax.open, end: syntax.end, close: syntax.close, closeEnd: syntax.closeEnd ?? syntax.end };
+}
+
+/** The delimiters of ordinary XML. */
+export const DEFAULT_TAG_SYNTAX: Readonly<Required<TagSyntax>> = { open: '<', end: '>', close: '</', closeEnd: '>' };
+
 /** One element at `pos` of `text` (the span's own text: no search runs past it). */
 function element(text: string, pos: number, find: Finders, params: XmlParameters, atTextEnd: boolean): Step {
   const limit = text.length;
+  const s = tagSyntax(params.syntax);
   const fail = (message: string): Step => ({ ok: false, message, position: pos, cut: false });
   let key: string;
   let head = '';
@@ -74,43 +90,43 @@ function element(text: string, pos: number, find: Finders, params: XmlParameters
   switch (params.form) {
     case 'attribute':
     case 'equals': {
-      const open = `<${params.tag}`;
-      if (!text.startsWith(open, pos)) return fail(`expected ${open}…>`);
-      const gt = indexInTagHead(text, '>', pos + open.length);
-      if (gt < 0 || gt >= limit) return { ok: false, message: `the ${open} tag is never closed by >`, position: pos, cut: atTextEnd };
+      const open = `${s.open}${params.tag}`;
+      if (!text.startsWith(open, pos)) return fail(`expected ${open}…${s.end}`);
+      const gt = indexInTagHead(text, s.end, pos + open.length);
+      if (gt < 0 || gt >= limit) return { ok: false, message: `the ${open} tag is never closed by ${s.end}`, position: pos, cut: atTextEnd };
       head = text.slice(pos + open.length, gt);
       if (params.form === 'equals') {
-        if (!head.startsWith('=')) return fail(`expected ${open}=NAME>`);
+        if (!head.startsWith('=')) return fail(`expected ${open}=NAME${s.end}`);
         key = head.slice(1).trim().replace(/^["']|["']$/g, '');
-      } else key = attributeValue(head, params.attribute) ?? '';
+      } else key = /^\s/.test(head) ? (attributeValue(head, params.attribute) ?? '') : '';
       if (key === '') return fail(`the ${open} tag names no argument`);
-      bodyStart = gt + 1;
-      closer = `</${params.tag}>`;
+      bodyStart = gt + s.end.length;
+      closer = `${s.close}${params.tag}${s.closeEnd}`;
       nextOpen = open;
       break;
     }
     case 'child': {
-      const keyOpen = `<${params.keyTag}>`;
-      const keyClose = `</${params.keyTag}>`;
+      const keyOpen = `${s.open}${params.keyTag}${s.end}`;
+      const keyClose = `${s.close}${params.keyTag}${s.closeEnd}`;
       if (!text.startsWith(keyOpen, pos)) return fail(`expected ${keyOpen}`);
       const kc = find(keyClose)(pos + keyOpen.length);
       if (kc < 0) return { ok: false, message: `${keyOpen} is never closed`, position: pos, cut: atTextEnd };
       key = text.slice(pos + keyOpen.length, kc).trim();
       const vo = skipSpace(text, kc + keyClose.length, limit);
-      const valueOpen = `<${params.valueTag}>`;
+      const valueOpen = `${s.open}${params.valueTag}${s.end}`;
       if (!text.startsWith(valueOpen, vo)) return { ok: false, message: `expected ${valueOpen} after the key "${key}"`, position: vo, cut: vo >= limit && atTextEnd };
       bodyStart = vo + valueOpen.length;
-      closer = `</${params.valueTag}>`;
+      closer = `${s.close}${params.valueTag}${s.closeEnd}`;
       nextOpen = keyOpen;
       break;
     }
     case 'tag': {
-      TAG_NAME_RE.lastIndex = pos + 1;
-      const name = text.charAt(pos) === '<' ? TAG_NAME_RE.exec(text) : null;
-      if (name === null || text.charAt(pos + 1 + name[0].length) !== '>') return fail('expected <NAME>value</NAME>');
+      TAG_NAME_RE.lastIndex = pos + s.open.length;
+      const name = text.startsWith(s.open, pos) ? TAG_NAME_RE.exec(text) : null;
+      if (name === null || !text.startsWith(s.end, pos + s.open.length + name[0].length)) return fail(`expected ${s.open}NAME${s.end}value${s.close}NAME${s.closeEnd}`);
       key = name[0];
-      bodyStart = pos + name[0].length + 2;
-      closer = `</${key}>`;
+      bodyStart = pos + s.open.length + name[0].length + s.end.length;
+      closer = `${s.close}${key}${s.closeEnd}`;
       // A tag-named value has no "next element" marker of its own: its closer is required.
       nextOpen = `\u0000`;
       break;
