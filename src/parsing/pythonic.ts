@@ -6,7 +6,8 @@ import type { Span } from './types.ts';
 /**
  * Pythonic tool calls, as Llama 3.2/4 and Gemma write them:
  * `[get_weather(city="Paris"), get_time(tz='UTC')]`, with Python literals as
- * values (numbers, '…'/"…" strings, True/False/None, lists, tuples, dicts).
+ * values (numbers, '…'/"…" strings, True/False/None, lists, tuples, dicts,
+ * sets as lists).
  * Keyword arguments only: positional ones cannot be mapped to names.
  */
 
@@ -37,6 +38,19 @@ const WORDS = new Map<string, JsonValue>([
   ['false', false],
   ['null', null],
 ]);
+
+const BACKSLASH = 0x5c;
+const NEWLINE = 0x0a;
+const SPACE_RE = /\s/;
+
+function isSpace(code: number): boolean {
+  return code === 0x20 || (code >= 0x09 && code <= 0x0d) || (code > 0x7f && SPACE_RE.test(String.fromCharCode(code)));
+}
+
+/** `[A-Za-z_]` (first) or `\w`, as IDENT_RE reads a name. */
+function isWordCode(code: number, first: boolean): boolean {
+  return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || code === 0x5f || (!first && code >= 0x30 && code <= 0x39);
+}
 
 class Failure {
   readonly message: string;
@@ -220,13 +234,17 @@ class PythonicParser {
     return items;
   }
 
-  private parseDict(): JsonObject {
+  /** A dict, or a set (`{'a', 'b'}`: an item then `,` or `}`, not `:`), read as a list. */
+  private parseDict(): JsonObject | JsonValue[] {
     this.nest();
     const dict: JsonObject = {};
-    while (true) {
+    for (let first = true; ; first = false) {
       this.skip();
       if (this.peek() === '}') break;
+      const keyAt = this.pos;
       const key = this.parseValue();
+      this.skip();
+      if (first && (this.peek() === ',' || this.peek() === '}')) return this.parseSetItems(key, keyAt);
       if (typeof key !== 'string' && typeof key !== 'number') this.fail('Dict keys must be strings');
       this.expect(':');
       setJsonKey(dict, String(key), this.parseValue());
@@ -239,36 +257,76 @@ class PythonicParser {
     return dict;
   }
 
+  /**
+   * The rest of a set after its first item, as a list in the written order
+   * (a set has none; this one keeps the model's). A repeated item is one item,
+   * as in Python; a list or dict item is an error, as in Python (unhashable).
+   */
+  private parseSetItems(first: JsonValue, firstAt: number): JsonValue[] {
+    const items: JsonValue[] = [];
+    const seen = new Set<string>();
+    const add = (item: JsonValue, at: number): void => {
+      const opener = this.text.charAt(at);
+      if (opener === '[' || opener === '{') {
+        this.pos = at;
+        this.fail('A set cannot hold a list or a dict (unhashable)');
+      }
+      const key = JSON.stringify(item);
+      if (seen.has(key)) return;
+      seen.add(key);
+      items.push(item);
+    };
+    add(first, firstAt);
+    while (this.peek() === ',') {
+      this.pos += 1;
+      this.skip();
+      if (this.peek() === '}') break;
+      const at = this.pos;
+      const item = this.parseValue();
+      this.skip();
+      if (this.peek() === ':') this.fail("Expected ',' or '}': a set and a dict are mixed");
+      add(item, at);
+    }
+    if (this.peek() !== '}') this.fail("Expected ',' or '}'");
+    this.pos += 1;
+    this.depth -= 1;
+    return items;
+  }
+
   private parseString(quote: string, raw: boolean): string {
     const triple = this.text.startsWith(quote.repeat(3), this.pos);
     const closer = triple ? quote.repeat(3) : quote;
     this.pos += closer.length;
+    // Text is copied from the input a segment at a time (only escapes cut it): a long value stays linear and cheap.
     let out = '';
+    let segment = this.pos;
+    const quoteCode = quote.charCodeAt(0);
     while (true) {
+      let at = this.pos;
+      for (let code = this.text.charCodeAt(at); at < this.end && code !== quoteCode && code !== BACKSLASH && code !== NEWLINE; code = this.text.charCodeAt(at)) at += 1;
+      this.pos = at;
       if (this.pos >= this.end) this.fail('Unexpected end inside a string');
       const c = this.text.charAt(this.pos);
       if (this.text.startsWith(closer, this.pos) && (triple || !this.enveloped || this.endsValue(this.pos + 1))) {
+        out += this.text.slice(segment, this.pos);
         this.pos += closer.length;
         return out;
       }
-      if (c === '\\' && this.enveloped && quote === "'" && !triple) {
-        // Such templates write '…' around the value as it is: a backslash is itself.
-        out += c;
-        this.pos += 1;
-        continue;
-      }
-      if (c === '\\') {
+      // In an envelope, templates write '…' around the value as it is: there a backslash is itself.
+      if (c === '\\' && !(this.enveloped && quote === "'" && !triple)) {
         // A raw string keeps its backslashes, yet `\'` still does not end it (Python's rule).
         if (this.pos + 1 >= this.end) {
           this.pos = this.end;
           this.fail('Unexpected end inside a string');
         }
-        out += raw ? this.text.slice(this.pos, this.pos + 2) : this.escape();
         if (raw) this.pos += 2;
+        else {
+          out += this.text.slice(segment, this.pos) + this.escape();
+          segment = this.pos;
+        }
         continue;
       }
       if (c === '\n' && !triple && !this.enveloped) this.fail('Line break inside a string');
-      out += c;
       this.pos += 1;
     }
   }
@@ -278,20 +336,23 @@ class PythonicParser {
    * the end, or a `,` and what starts the next item (`key=`, `name(`, a value).
    */
   private endsValue(at: number): boolean {
-    const skip = (from: number): number => {
-      let i = from;
-      while (i < this.end && /\s/.test(this.text.charAt(i))) i += 1;
-      return i;
-    };
-    const i = skip(at);
+    const i = this.skipFrom(at);
     if (i >= this.end || ')]}:'.includes(this.text.charAt(i))) return true;
     if (this.text.charAt(i) !== ',') return false;
-    const j = skip(i + 1);
+    const j = this.skipFrom(i + 1);
     if (j >= this.end || /['"[{(0-9.+-]/.test(this.text.charAt(j))) return true;
-    IDENT_RE.lastIndex = j;
-    const word = IDENT_RE.exec(this.text);
-    if (word === null) return false;
-    return WORDS.has(word[0]) || /[=(]/.test(this.text.charAt(skip(j + word[0].length)));
+    // Checked without a match object: this runs at every quote inside a raw value.
+    let k = j;
+    while (k < this.end && isWordCode(this.text.charCodeAt(k), k === j)) k += 1;
+    if (k === j) return false;
+    const next = this.text.charAt(this.skipFrom(k));
+    return next === '=' || next === '(' || (k - j <= 5 && WORDS.has(this.text.slice(j, k)));
+  }
+
+  private skipFrom(from: number): number {
+    let i = from;
+    while (i < this.end && isSpace(this.text.charCodeAt(i))) i += 1;
+    return i;
   }
 
   /** The escape sequence at `pos` (a backslash), decoded as Python does; unknown ones stay as written. */
@@ -352,6 +413,20 @@ export function parseEnvelopedPythonicCalls(text: string, start: number, end: nu
     const message = error instanceof Failure ? error.message : 'Unreadable call';
     return { ok: false, message, position, atEnd: position >= end };
   }
+}
+
+/**
+ * Pythonic calls filling a body an envelope bounds, in a format not known:
+ * read as Python first (escapes decoded: `'Martha\'s'`), and only text that
+ * is not valid Python is read raw (parseEnvelopedPythonicCalls: inner quotes
+ * that cannot end the value, line breaks). Of two failures, the one that read
+ * further is returned. Never throws.
+ */
+export function parseBoundedPythonicCalls(text: string, start: number, end: number): PythonicResult {
+  const python = parsePythonicCalls(text, start, end);
+  if (python.ok) return python;
+  const raw = parseEnvelopedPythonicCalls(text, start, end);
+  return raw.ok || raw.position > python.position ? raw : python;
 }
 
 /**

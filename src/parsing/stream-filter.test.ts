@@ -138,7 +138,11 @@ describe('createStreamFilter: linear in the length of the reply', () => {
   const UNITS = ['```\n```\n', 'a {b} [c] d ', 'ok\n', '  \t  word\n', 'Action: x\n', 'assistant to be\n', '```a``` ', 'a < b ', '<b>x</b> ', 'x {"a": 1} '];
   const KB = 1024;
 
-  /** Median time of streaming `size` characters of `unit` in 1 KB deltas. */
+  /**
+   * Least time of streaming `size` characters of `unit` in 1 KB deltas: on a
+   * shared machine other work only ever adds time, so the least of a few
+   * rounds is the closest to the filter's own cost.
+   */
   function timeOf(unit: string, size: number): number {
     const text = unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
     const times: number[] = [];
@@ -149,16 +153,22 @@ describe('createStreamFilter: linear in the length of the reply', () => {
       filter.end();
       times.push(performance.now() - start);
     }
-    return times.sort((a, b) => a - b)[1] ?? 0;
+    return Math.min(...times);
   }
 
   for (const unit of UNITS) {
     it(`${JSON.stringify(unit)}: eight times the text costs about eight times the time, not sixty-four`, () => {
       timeOf(unit, 32 * KB);
       // Linear: 8; quadratic (the text so far read again on every delta): 64. The bound sits
-      // between them, wide enough for a loaded machine, and compares runs, not a clock.
-      const ratio = timeOf(unit, 256 * KB) / Math.max(timeOf(unit, 32 * KB), 0.5);
-      assert.ok(ratio < 24, `ratio ${ratio.toFixed(1)}`);
+      // between them, wide enough for a loaded machine, and compares runs, not a clock. A
+      // burst of other work on the machine can still land in one measurement: the ratio is
+      // measured again (at most three times) before it counts; a quadratic filter stays above
+      // the bound every time.
+      const ratios: number[] = [];
+      for (let attempt = 0; attempt < 3 && !ratios.some((r) => r < 24); attempt += 1) {
+        ratios.push(timeOf(unit, 256 * KB) / Math.max(timeOf(unit, 32 * KB), 0.5));
+      }
+      assert.ok(ratios.some((r) => r < 24), `ratios ${ratios.map((r) => r.toFixed(1)).join(', ')}`);
     });
   }
 

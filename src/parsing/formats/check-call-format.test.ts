@@ -49,6 +49,30 @@ describe('checkCallFormat', () => {
     });
   });
 
+  it('accepts XML parameters in another tag syntax and a name followed by attributes, and the format reads calls', () => {
+    const syntax = { open: '<|open|>', end: '<|sep|>', close: '<|close|>' };
+    const checked = checkCallFormat(
+      { id: 'k3', call: { begin: '<|open|>call tool="', end: '<|close|>call<|sep|>' }, name: { slot: 'marker', after: '"', tagEnd: ' <|sep|>' }, arguments: { grammar: 'xml', parameters: { form: 'attribute', tag: 'argument', attribute: 'key', syntax } } },
+      W,
+    );
+    assert.ok(checked.ok, checked.ok ? '' : checked.problems.join('\n'));
+    assert.deepEqual(checked.format.name, { slot: 'marker', after: '"', tagEnd: '<|sep|>' });
+    assert.deepEqual(checked.format.arguments, { grammar: 'xml', parameters: { form: 'attribute', tag: 'argument', attribute: 'key', syntax } });
+    const r = extractToolCalls('<|open|>call tool="get_weather" index="4"<|sep|><|open|>argument key="city"<|sep|>Paris<|close|>argument<|sep|><|close|>call<|sep|>', { tools: ['get_weather'], formats: [checked.format] });
+    assert.deepEqual(r.calls.map((c) => [c.name, c.arguments]), [['get_weather', { city: 'Paris' }]]);
+  });
+
+  it('refuses an incomplete tag syntax, an opener equal to the closer, and tagEnd without after', () => {
+    const bad = (syntax: unknown, name: unknown = { slot: 'marker', before: '<f=', after: '>' }): unknown => checkCallFormat({ id: 'x', call: { begin: '<c>' }, name, arguments: { grammar: 'xml', parameters: { form: 'tag', syntax } } }, W);
+    assert.deepEqual(bad({ open: '[[', end: ']]' }), { ok: false, problems: [`${W}.arguments.parameters.syntax.close: missing; write the literal text of the marker.`] });
+    assert.deepEqual(bad({ open: '[[', end: ']]', close: '[[', sep: '|' }), {
+      ok: false,
+      problems: [`${W}.arguments.parameters.syntax.sep: unknown key; allowed keys are open, end, close, closeEnd.`, `${W}.arguments.parameters.syntax.close: must differ from ${W}.arguments.parameters.syntax.open, or an opening tag cannot be told from a closing one.`],
+    });
+    assert.deepEqual(bad('<>'), { ok: false, problems: [`${W}.arguments.parameters.syntax: must be an object (the tag delimiters: {open, end, close, closeEnd?}, like {open: "<|open|>", end: "<|sep|>", close: "<|close|>"}).`] });
+    assert.deepEqual(bad(undefined, { slot: 'marker', tagEnd: '>' }), { ok: false, problems: [`${W}.name.tagEnd: needs name.after, the text that ends the name (the attribute's closing quote) before the other attributes.`] });
+  });
+
   it('refuses what is not an object', () => {
     assert.deepEqual(checkCallFormat('hermes', W), { ok: false, problems: [`${W}: must be an object describing a call format (id, call, name, arguments…).`] });
   });

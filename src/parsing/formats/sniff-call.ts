@@ -2,7 +2,7 @@ import { isJsonObject } from '../../core/json.ts';
 import type { JsonSchema, JsonValue } from '../../core/json.ts';
 import { readCallShapes } from '../call-shapes.ts';
 import { skipSpace, trimSpan } from '../envelopes/envelope.ts';
-import { parsePythonicCalls } from '../pythonic.ts';
+import { parseBoundedPythonicCalls } from '../pythonic.ts';
 import { readJson } from '../repair-json.ts';
 import { cleanToolName } from '../tool-names.ts';
 import type { RepairKind, Span, ToolRef } from '../types.ts';
@@ -82,7 +82,7 @@ export function sniffCall(text: string, span: Span, options: { tools: ReadonlyMa
       if (calls.length > 0) return calls.map((call) => ({ ...call, repairs: read.repairs }));
     }
   }
-  const pythonic = parsePythonicCalls(text, body.start, body.end);
+  const pythonic = parseBoundedPythonicCalls(text, body.start, body.end);
   if (pythonic.ok) return allDeclared(pythonic.calls.map((call) => ({ name: call.name, args: call.arguments, repairs: [] })));
   // A name, then its arguments in any grammar: `get_weather {"city": …}`, `get_weather<parameter=city>…`.
   const end = nameEnd(text, body.start, body.end);

@@ -135,6 +135,8 @@ describe('shapes: properties', () => {
     const text = 'get_weather {'.repeat(80_000);
     const started = performance.now();
     run(text);
-    assert.ok(performance.now() - started < 2000);
+    // Linear is well under a second even on a loaded machine; 80,000 names read against each other would be
+    // billions of steps. The bound only catches that (absolute speed is the benchmark's job).
+    assert.ok(performance.now() - started < 10_000);
   });
 });

@@ -1,4 +1,5 @@
 import type { ArgumentGrammar, XmlParameters } from '../formats/call-format.ts';
+import { findTagSyntax } from './tag-syntax.ts';
 
 /** Where the arguments sit in a call's text, and how they are written. */
 export interface ArgumentsFound {
@@ -121,5 +122,11 @@ export function findArguments(tail: string, probe: { key: string; value: string 
     const found = objectArguments(tail, probe.key, probe.value, expected);
     if (found !== undefined) return found;
   }
-  return xmlArguments(tail, probe.key, probe.value) ?? objectArguments(tail, probe.key, probe.value, expected);
+  return xmlArguments(tail, probe.key, probe.value) ?? otherTags(tail, probe.key, probe.value) ?? objectArguments(tail, probe.key, probe.value, expected);
+}
+
+/** XML parameters written with other tag delimiters (`<|open|>argument key="…"<|sep|>`). */
+function otherTags(tail: string, key: string, value: string): ArgumentsFound | undefined {
+  const found = findTagSyntax(tail, key, value);
+  return found === undefined ? undefined : { grammar: { grammar: 'xml', parameters: found.parameters }, start: found.start, end: found.end };
 }

@@ -1,4 +1,5 @@
-import type { CallFormat, NameSlot } from '../formats/call-format.ts';
+import type { ArgumentGrammar, CallFormat, NameSlot, TagSyntax } from '../formats/call-format.ts';
+import { dropEmptyTags, syntaxPieces } from './tag-syntax.ts';
 import { balancedEnd, findArguments } from './argument-grammar.ts';
 import { commonPrefix, commonSuffix, isClosedToken, markerPieces, snapBack, snapForward } from './text-diff.ts';
 
@@ -77,8 +78,20 @@ function sharedStart(first: string, second: string | undefined): string {
 /** `functions.get_weather`: the reader strips such namespaces from names itself. */
 const NAMESPACE = /[A-Za-z_]+\.$/;
 
-function endPieces(rest: string): { argumentsEnd?: string; end?: string } {
-  const pieces = markerPieces(rest);
+/** The tags in the arguments' own syntax, when it is not plain XML: whole tags are markers. */
+function syntaxOf(grammar: ArgumentGrammar): TagSyntax | undefined {
+  return grammar.grammar === 'xml' ? grammar.parameters.syntax : undefined;
+}
+
+function piecesOf(text: string, syntax: TagSyntax | undefined): string[] {
+  return syntax === undefined ? markerPieces(text) : syntaxPieces(text, syntax);
+}
+
+/** `" index="1"<|sep|>`: the name is an attribute, and more attributes follow it before the tag ends. */
+const MORE_ATTRIBUTES = /^(["'])((?:\s+[A-Za-z_][\w:.-]*\s*=\s*(?:"[^"]*"|'[^']*'))+)\s*(\S+)$/;
+
+function endPieces(rest: string, syntax?: TagSyntax): { argumentsEnd?: string; end?: string } {
+  const pieces = piecesOf(rest, syntax);
   const last = pieces.at(-1);
   if (last === undefined) return {};
   const before = rest.slice(0, rest.lastIndexOf(last)).trim();
@@ -117,12 +130,14 @@ export function readCallLayout(renders: CallRenders): LayoutResult {
     separator = '';
   }
   if (sectionBegin === '' && sectionEnd !== '') notes.push(`the calls are followed by ${JSON.stringify(sectionEnd)}, which opens nothing; it is not part of the format`);
-  const section = sectionBegin === '' ? undefined : sectionEnd === '' ? { begin: sectionBegin } : { begin: sectionBegin, end: sectionEnd };
+  const section: CallFormat['section'] = sectionBegin === '' ? undefined : sectionEnd === '' ? { begin: sectionBegin } : { begin: sectionBegin, end: sectionEnd };
 
   const found = findArguments(tail.replace('\u0000', ''), renders.probe);
   if (found === undefined) return { ok: false, reason: `the arguments ${JSON.stringify({ [renders.probe.key]: renders.probe.value })} are not written in a grammar toolgate reads (after the name: ${JSON.stringify(tail.slice(0, 200))})` };
   const cleanTail = tail.replace('\u0000', '');
   const argsText = { before: cleanTail.slice(0, found.start), after: cleanTail.slice(found.end) };
+  const syntax = syntaxOf(found.grammar);
+  if (syntax !== undefined && section !== undefined) section.begin = dropEmptyTags(section.begin, syntax);
 
   const base = { ...(section === undefined ? {} : { section }), ...(separator === '' ? {} : { separator }), ...(list ? { list } : {}), arguments: found.grammar };
   // Name inside a JSON object: `{"name": "X", "arguments": {…}}` or `{"X": {…}}`.
@@ -139,12 +154,12 @@ export function readCallLayout(renders: CallRenders): LayoutResult {
       if (argumentsKey === undefined || fieldKey[1] === undefined) return { ok: false, reason: `the call's JSON object has no key for its arguments next to the name (${JSON.stringify(unit.slice(objStart, objEnd))})` };
       name = { slot: 'field', nameKey: fieldKey[1], argumentsKey };
     }
-    const ends = endPieces(unit.slice(objEnd));
+    const ends = endPieces(unit.slice(objEnd), syntax);
     const begin = head.slice(0, objStart).trim();
     return { ok: true, notes, format: { ...base, call: { begin, ...(ends.end === undefined ? {} : { end: ends.end }) }, name, ...(ends.argumentsEnd === undefined ? {} : { argumentsEnd: ends.argumentsEnd }) } };
   }
   if (found.grammar.grammar === 'key_value' && argsText.before.trim() === '') {
-    const ends = endPieces(argsText.after);
+    const ends = endPieces(argsText.after, syntax);
     const begin = head.trim();
     return { ok: true, notes, format: { ...base, call: { begin, ...(ends.end === undefined ? {} : { end: ends.end }) }, name: { slot: 'call' }, ...(ends.argumentsEnd === undefined ? {} : { argumentsEnd: ends.argumentsEnd }) } };
   }
@@ -164,7 +179,7 @@ export function readCallLayout(renders: CallRenders): LayoutResult {
       notes.push(`the name's prefix ${JSON.stringify(namespace[0])} is left to name cleaning`);
       beforeName = beforeName.slice(0, namespace.index);
     }
-    const pieces = markerPieces(beforeName);
+    const pieces = piecesOf(beforeName, syntax);
     const last = pieces.at(-1);
     if (last !== undefined && !isClosedToken(last) && pieces.length > 1) {
       callBegin = beforeName.slice(0, beforeName.lastIndexOf(last)).trim();
@@ -177,14 +192,20 @@ export function readCallLayout(renders: CallRenders): LayoutResult {
   const afterRaw = argsText.before;
   const tailId = tail.indexOf('\u0000');
   let afterName = tailId >= 0 && tailId <= found.start ? cleanTail.slice(tailId, found.start) : afterRaw;
-  if (secondTail !== undefined) {
+  const attributes = /=["']$/.test(head) ? MORE_ATTRIBUTES.exec(afterRaw.trim()) : null;
+  let tagEnd: string | undefined;
+  if (attributes?.[1] !== undefined && attributes[3] !== undefined) {
+    afterName = attributes[1];
+    tagEnd = attributes[3];
+    notes.push(`the attributes after the name (${JSON.stringify((attributes[2] ?? '').trim())}) are skipped up to ${JSON.stringify(tagEnd)}`);
+  } else if (secondTail !== undefined) {
     const secondArgs = findArguments(secondTail.replace('\u0000', ''), renders.probe);
     if (secondArgs !== undefined) afterName = sharedEnd(afterName, secondTail.replace('\u0000', '').slice(0, secondArgs.start));
   }
   afterName = afterName.replace(/^:\d+/, '').trim();
-  if (afterName !== afterRaw.trim()) notes.push('an index or id between the name and the arguments is not part of the format');
+  if (afterName !== afterRaw.trim() && tagEnd === undefined) notes.push('an index or id between the name and the arguments is not part of the format');
   if (callBegin === '' && section === undefined) return { ok: false, reason: `nothing marks where a call starts (the name follows ${JSON.stringify(head)})` };
-  const ends = endPieces(argsText.after);
-  const name: NameSlot = { slot: 'marker', ...(beforeName.trim() === '' ? {} : { before: beforeName.trim() }), ...(afterName === '' ? {} : { after: afterName }) };
+  const ends = endPieces(argsText.after, syntax);
+  const name: NameSlot = { slot: 'marker', ...(beforeName.trim() === '' ? {} : { before: beforeName.trim() }), ...(afterName === '' ? {} : { after: afterName }), ...(tagEnd === undefined ? {} : { tagEnd }) };
   return { ok: true, notes, format: { ...base, call: { begin: callBegin, ...(ends.end === undefined ? {} : { end: ends.end }) }, name, ...(ends.argumentsEnd === undefined ? {} : { argumentsEnd: ends.argumentsEnd }) } };
 }

@@ -26,7 +26,15 @@ describe('explainFormat', () => {
     assert.match(text, /Reasoning sits between "<think>" and "<\/think>"/);
   });
 
-  for (const file of ['Qwen-Qwen3-0.6B.jinja', 'moonshotai-Kimi-K2.jinja', 'GLM-4.6.jinja', 'MiniMax-M2.jinja', 'google-gemma-4-31B-it.jinja']) {
+  it("writes tags in the format's own syntax, and the attributes after the name", () => {
+    const derived = deriveFormat(loadTemplate('Kimi-K3.jinja'));
+    assert.ok(derived.ok);
+    const text = explainFormat(derived.format);
+    assert.match(text, /then any other attributes up to "<\|sep\|>"/);
+    assert.match(text, /one <\|open\|>argument key="KEY"<\|sep\|>VALUE<\|close\|>argument<\|sep\|> element per argument/);
+  });
+
+  for (const file of ['Qwen-Qwen3-0.6B.jinja', 'moonshotai-Kimi-K2.jinja', 'GLM-4.6.jinja', 'MiniMax-M2.jinja', 'google-gemma-4-31B-it.jinja', 'Kimi-K3.jinja']) {
     it(`its example for ${file} reads back with the format`, () => {
       const derived = deriveFormat(loadTemplate(file));
       assert.ok(derived.ok);

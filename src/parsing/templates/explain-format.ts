@@ -1,4 +1,5 @@
-import type { ArgumentGrammar, CallFormat, NameSlot } from '../formats/call-format.ts';
+import type { ArgumentGrammar, CallFormat, NameSlot, XmlParameters } from '../formats/call-format.ts';
+import { tagSyntax } from '../formats/xml-arguments.ts';
 
 const q = (text: string): string => JSON.stringify(text);
 
@@ -11,7 +12,7 @@ function nameInWords(name: NameSlot): string {
     case 'call':
       return 'as a call expression: NAME(key=value, …)';
     case 'marker':
-      return `between ${name.before === undefined ? 'the call opener' : q(name.before)} and ${name.after === undefined ? 'the first character a tool name cannot hold' : q(name.after)}`;
+      return `between ${name.before === undefined ? 'the call opener' : q(name.before)} and ${name.after === undefined ? 'the first character a tool name cannot hold' : q(name.after)}${name.tagEnd === undefined ? '' : `, then any other attributes up to ${q(name.tagEnd)}`}`;
   }
 }
 
@@ -25,12 +26,21 @@ function argumentsInWords(grammar: ArgumentGrammar): string {
       return `a JSON-like object${grammar.unquotedKeys ? ' with unquoted keys' : ''}, strings between ${grammar.stringDelimiters.map(([open, close]) => `${q(open)} and ${q(close)}`).join(' or ')}`;
     case 'xml': {
       const p = grammar.parameters;
-      if (p.form === 'attribute') return `one <${p.tag} ${p.attribute}="KEY">VALUE</${p.tag}> element per argument`;
-      if (p.form === 'equals') return `one <${p.tag}=KEY>VALUE</${p.tag}> element per argument`;
-      if (p.form === 'child') return `per argument <${p.keyTag}>KEY</${p.keyTag}><${p.valueTag}>VALUE</${p.valueTag}>`;
-      return 'one <KEY>VALUE</KEY> element per argument';
+      const what = xmlElement(p, 'KEY', 'VALUE');
+      return p.form === 'child' ? `per argument ${what}` : `one ${what} element per argument`;
     }
   }
+}
+
+/** One XML parameter element, in the parameters' own tag syntax. */
+function xmlElement(p: XmlParameters, key: string, value: string): string {
+  const s = tagSyntax(p.syntax);
+  const open = (tag: string, rest = ''): string => `${s.open}${tag}${rest}${s.end}`;
+  const close = (tag: string): string => `${s.close}${tag}${s.closeEnd}`;
+  if (p.form === 'attribute') return `${open(p.tag, ` ${p.attribute}="${key}"`)}${value}${close(p.tag)}`;
+  if (p.form === 'equals') return `${open(p.tag, `=${key}`)}${value}${close(p.tag)}`;
+  if (p.form === 'child') return `${open(p.keyTag)}${key}${close(p.keyTag)}${open(p.valueTag)}${value}${close(p.valueTag)}`;
+  return `${open(key)}${value}${close(key)}`;
 }
 
 function exampleArguments(grammar: ArgumentGrammar): string {
@@ -43,13 +53,8 @@ function exampleArguments(grammar: ArgumentGrammar): string {
       const [open, close] = grammar.stringDelimiters[0] ?? ['"', '"'];
       return `{${grammar.unquotedKeys ? 'city' : '"city"'}:${open}Paris${close}}`;
     }
-    case 'xml': {
-      const p = grammar.parameters;
-      if (p.form === 'attribute') return `<${p.tag} ${p.attribute}="city">Paris</${p.tag}>`;
-      if (p.form === 'equals') return `<${p.tag}=city>Paris</${p.tag}>`;
-      if (p.form === 'child') return `<${p.keyTag}>city</${p.keyTag}><${p.valueTag}>Paris</${p.valueTag}>`;
-      return '<city>Paris</city>';
-    }
+    case 'xml':
+      return xmlElement(grammar.parameters, 'city', 'Paris');
   }
 }
 
@@ -61,7 +66,7 @@ export function exampleCall(format: CallFormat): string {
   if (name.slot === 'field') body = `{"${name.nameKey}": "get_weather", "${name.argumentsKey}": ${args}}`;
   else if (name.slot === 'key') body = `{"get_weather": ${args}}`;
   else if (name.slot === 'call') body = `get_weather(${args})`;
-  else body = `${name.before ?? ''}get_weather${name.after ?? ' '}${args}`;
+  else body = `${name.before ?? ''}get_weather${name.after ?? ' '}${name.tagEnd ?? ''}${args}`;
   const call = [format.call.begin, body, format.argumentsEnd ?? '', format.call.end ?? ''].join('');
   const listed = format.list === true ? `[${call}]` : call;
   return format.section === undefined ? listed : `${format.section.begin}${listed}${format.section.end ?? ''}`;

@@ -1,5 +1,5 @@
 import type { TurnRenderer } from './render-turn.ts';
-import { isClosedToken, markerPieces } from './text-diff.ts';
+import { isClosedToken, markerPieces, tokenTagAtEnd } from './text-diff.ts';
 
 const PROBE_REASONING = 'Probe reasoning of the assistant R';
 const PROBE_ANSWER = 'Probe final answer of the assistant A';
@@ -12,12 +12,24 @@ export interface ReasoningFound {
 }
 
 /**
+ * The text between reasoning and answer, cut after the tag that closes the
+ * reasoning's own tag (`<|close|>think<|sep|>` of `<|open|>think<|sep|>`),
+ * when the answer has an opener of its own after it.
+ */
+function closingOnly(end: string, begin: string | undefined): string {
+  const tag = begin === undefined ? undefined : /^(<[^<>\s]+>)([A-Za-z_][\w.-]*)(<[^<>\s]+>)$/.exec(begin);
+  if (tag?.[2] === undefined || tag[3] === undefined) return end;
+  const at = end.indexOf(`${tag[2]}${tag[3]}`);
+  return at <= 0 ? end : end.slice(0, at + tag[2].length + tag[3].length);
+}
+
+/**
  * The reasoning markers: render an answer with reasoning and read the text
  * around it. When the generation prompt opens the reasoning (`<think>` at its
  * end), the model only writes the closer; the opener is still the marker.
  */
 export function findReasoning(renderer: TurnRenderer, source: string): ReasoningFound {
-  const lastPromptPiece = markerPieces(renderer.generationPrompt).at(-1);
+  const lastPromptPiece = tokenTagAtEnd(renderer.generationPrompt.trimEnd()) ?? markerPieces(renderer.generationPrompt).at(-1);
   for (const field of REASONING_FIELDS) {
     const turn = renderer.withContent(PROBE_ANSWER, { [field]: PROBE_REASONING });
     if (!turn.ok) continue;
@@ -25,7 +37,7 @@ export function findReasoning(renderer: TurnRenderer, source: string): Reasoning
     const answerAt = turn.text.indexOf(PROBE_ANSWER);
     if (at < 0 || answerAt < at) continue;
     let begin = turn.text.slice(0, at).trim();
-    const end = turn.text.slice(at + PROBE_REASONING.length, answerAt).trim();
+    const end = closingOnly(turn.text.slice(at + PROBE_REASONING.length, answerAt).trim(), begin === '' ? lastPromptPiece : begin);
     if (end === '') continue;
     if (begin === '' && lastPromptPiece !== undefined && isClosedToken(lastPromptPiece)) begin = lastPromptPiece;
     const closer = /^<\/([^<>\s]+)>$/.exec(end);

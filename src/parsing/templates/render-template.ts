@@ -190,14 +190,23 @@ function fixedStrftime(format: string): string {
   return format.replace(/%([a-zA-Z%])/g, (all, code: string) => codes[code] ?? all);
 }
 
+/**
+ * A parsed template, opaque: the interpreter's own types stay out of the
+ * package's declarations (its .d.ts files do not compile under
+ * `moduleResolution: nodenext`, which users' strict projects use).
+ */
+export interface ParsedTemplate {
+  readonly parsedTemplate: true;
+}
+
 /** A parsed template, or why it could not be parsed. */
-export type CompiledTemplate = { ok: true; template: Template } | { ok: false; reason: string };
+export type CompiledTemplate = { ok: true; template: ParsedTemplate } | { ok: false; reason: string };
 
 export function compileTemplate(source: string): CompiledTemplate {
   if (source.length > DEFAULT_MAX_TEMPLATE_LENGTH) return { ok: false, reason: `the template is ${source.length} characters long; at most ${DEFAULT_MAX_TEMPLATE_LENGTH} are read` };
   if (source.trim() === '') return { ok: false, reason: 'the template is empty' };
   try {
-    return { ok: true, template: new Template(source) };
+    return { ok: true, template: new Template(source) as unknown as ParsedTemplate };
   } catch (error) {
     return { ok: false, reason: `the template does not parse as Jinja: ${errorText(error)}` };
   }
@@ -209,7 +218,8 @@ function errorText(error: unknown): string {
 }
 
 /** Renders with the variables a chat template expects; never throws. */
-export function renderTemplate(template: Template, variables: Record<string, unknown>, limits: RenderLimits = {}): RenderResult {
+export function renderTemplate(parsed: ParsedTemplate, variables: Record<string, unknown>, limits: RenderLimits = {}): RenderResult {
+  const template = parsed as unknown as Template;
   const env = new Environment();
   const globals: Record<string, unknown> = {
     false: false, true: true, none: null, False: false, True: true, None: null,

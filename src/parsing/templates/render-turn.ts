@@ -1,6 +1,6 @@
-import type { Template } from '@huggingface/jinja';
 import { renderTemplate } from './render-template.ts';
-import { commonPrefix, commonSuffix, isClosedToken, markerPieces, snapBack, snapForward } from './text-diff.ts';
+import type { ParsedTemplate } from './render-template.ts';
+import { commonPrefix, commonSuffix, isClosedToken, markerPieces, snapBack, snapForward, snapPastTokenTag } from './text-diff.ts';
 
 /** A call as the analysis writes it into a conversation. */
 export interface ProbeCall {
@@ -51,7 +51,7 @@ function assistantWithCalls(calls: readonly ProbeCall[], argumentsAs: 'object' |
   };
 }
 
-function render(template: Template, messages: unknown[], generation: boolean, options: TurnOptions, extra: Record<string, unknown> = {}): TurnResult {
+function render(template: ParsedTemplate, messages: unknown[], generation: boolean, options: TurnOptions, extra: Record<string, unknown> = {}): TurnResult {
   return renderTemplate(template, {
     messages,
     tools: toolList(options.tools),
@@ -74,7 +74,7 @@ export interface TurnRenderer {
   withContent(content: string, extra?: Record<string, unknown>): TurnResult;
 }
 
-export function createTurnRenderer(template: Template, options: TurnOptions, context: Record<string, unknown> = {}): { ok: true; renderer: TurnRenderer } | { ok: false; reason: string } {
+export function createTurnRenderer(template: ParsedTemplate, options: TurnOptions, context: Record<string, unknown> = {}): { ok: true; renderer: TurnRenderer } | { ok: false; reason: string } {
   const user = { role: 'user', content: PROBE_USER };
   const prompt = render(template, [user], true, options, context);
   if (!prompt.ok) return prompt;
@@ -94,7 +94,7 @@ export function createTurnRenderer(template: Template, options: TurnOptions, con
   const isolate = (full: string, keep: readonly string[] = []): string => {
     let start = full.startsWith(prompt.text) ? prompt.text.length : snapBack(full, commonPrefix(prompt.text, full));
     start += promptTailAt(generation, full.slice(start));
-    let end = full.length - snapForward(full, full.length - commonSuffix(full, endOfTurn, Math.min(endOfTurn.length, full.length - start)));
+    let end = full.length - snapPastTokenTag(full, snapForward(full, full.length - commonSuffix(full, endOfTurn, Math.min(endOfTurn.length, full.length - start))));
     const kept = keep.reduce((at, name) => {
       const found = full.indexOf(name, start);
       return found < 0 ? at : Math.max(at, found + name.length);
@@ -118,8 +118,14 @@ export function createTurnRenderer(template: Template, options: TurnOptions, con
 }
 
 function markerPiecesFirst(text: string): string {
-  const first = markerPieces(text)[0] ?? '';
-  return isClosedToken(first) ? first : '';
+  const pieces = markerPieces(text);
+  const first = pieces[0] ?? '';
+  if (!isClosedToken(first)) return '';
+  // A delimiter of the template's own tag syntax (`<|close|>response<|sep|>`) is no end token by itself: the whole tag is.
+  const rest = text.slice(text.indexOf(first) + first.length);
+  const [, word, end] = pieces;
+  if (word !== undefined && end !== undefined && /^[A-Za-z_]/.test(word) && isClosedToken(end) && rest.startsWith(`${word}${end}`)) return `${first}${word}${end}`;
+  return first;
 }
 
 /**

@@ -115,3 +115,24 @@ export function markerPieces(text: string): string[] {
 export function isClosedToken(piece: string): boolean {
   return (piece.startsWith('<') && piece.endsWith('>')) || (piece.startsWith('[') && piece.endsWith(']'));
 }
+
+const TOKEN_TAG_RE = /(<[^<>\s]+>)([A-Za-z_][\w.-]*)(<[^<>\s]+>)$/;
+
+/**
+ * A tag written in a template's own syntax at the end of `text`: a token, a
+ * word, a token, with nothing between (`<|open|>think<|sep|>`). Such a tag is
+ * one marker, where markerPieces sees three pieces.
+ */
+export function tokenTagAtEnd(text: string): string | undefined {
+  return TOKEN_TAG_RE.exec(text)?.[0];
+}
+
+/**
+ * A cut at `at` that falls between the word and the closing token of such a
+ * tag (`<|close|>tools` | `<|sep|>`): moved past the token.
+ */
+export function snapPastTokenTag(text: string, at: number): number {
+  const token = /^<[^<>\s]+>/.exec(text.slice(at, at + 64))?.[0];
+  if (token === undefined || !/<[^<>\s]+>[A-Za-z_][\w.-]*$/.test(text.slice(Math.max(0, at - 128), at))) return at;
+  return at + token.length;
+}
