@@ -9,7 +9,16 @@ import type { Span } from './types.ts';
  */
 export function buildContent(text: string, removed: readonly Span[]): string {
   if (removed.length === 0) return text.trim();
-  const sorted = removed.map((span) => widenOverMarkers(text, span)).sort((a, b) => a.start - b.start);
+  const ordered = [...removed].sort((a, b) => a.start - b.start);
+  // Each span widens only up to its neighbours: a flood of markers between many
+  // removed spans is walked once, not once per span.
+  const sorted: Span[] = [];
+  let floor = 0;
+  ordered.forEach((span, i) => {
+    const ceiling = Math.max(ordered[i + 1]?.start ?? text.length, span.end);
+    sorted.push(widenOverMarkers(text, span, { min: Math.min(floor, span.start), max: ceiling }));
+    floor = Math.max(floor, span.end);
+  });
   const pieces: string[] = [];
   let pos = 0;
   for (const span of sorted) {
@@ -106,24 +115,24 @@ function opensNext(text: string, markerEnd: number): boolean {
  * marker, a role run between two markers goes too. Prose stops it, and so
  * does, after the span, a marker that opens the next message.
  */
-export function widenOverMarkers(text: string, span: Span): Span {
+export function widenOverMarkers(text: string, span: Span, bounds: { min: number; max: number } = { min: 0, max: text.length }): Span {
   let { start, end } = span;
   let markerAtStart = markerStartingAt(text, start) > start;
-  while (start > 0) {
+  while (start > bounds.min) {
     const before = spaceBefore(text, start);
     const marker = markerEndingAt(text, before);
-    if (marker >= 0) {
+    if (marker >= bounds.min) {
       start = marker;
       markerAtStart = true;
       continue;
     }
     const role = markerAtStart ? roleRunBefore(text, before) : -1;
-    if (role < 0) break;
+    if (role < bounds.min) break;
     start = role;
   }
-  while (end < text.length) {
+  while (end < bounds.max) {
     const marker = markerStartingAt(text, spaceAfter(text, end));
-    if (marker < 0 || opensNext(text, marker)) break;
+    if (marker < 0 || marker > bounds.max || opensNext(text, marker)) break;
     end = marker;
   }
   return { start, end };

@@ -171,16 +171,22 @@ function finish(ctx: ExtractContext, acc: Accumulator, limits: ParseDiagnostic[]
  */
 export function extractDetailed(text: string, options: ExtractOptions): DetailedExtraction {
   const withFormats = extractOnce(text, options);
-  if (options.formats === undefined || options.formats.length === 0) return withFormats;
+  // No envelope of the formats was read: both readings are the same one.
+  if (options.formats === undefined || options.formats.length === 0 || !withFormats.usedFormats) return detailed(withFormats);
   const { formats: _unused, ...lexiconOnly } = options;
   const lexicon = extractOnce(text, lexiconOnly);
   const failures = (e: DetailedExtraction): number => e.result.diagnostics.filter((d) => CALL_FAILURE_CODES.includes(d.code)).length;
   const [a, b] = [failures(withFormats), failures(lexicon)];
-  if (b < a || (b === a && lexicon.result.calls.length > withFormats.result.calls.length)) return lexicon;
-  return withFormats;
+  if (b < a || (b === a && lexicon.result.calls.length > withFormats.result.calls.length)) return detailed(lexicon);
+  return detailed(withFormats);
 }
 
-function extractOnce(text: string, options: ExtractOptions): DetailedExtraction {
+function detailed(extraction: DetailedExtraction): DetailedExtraction {
+  return { result: extraction.result, removed: extraction.removed };
+}
+
+/** `usedFormats`: an envelope of the formats in the options was read (not only the lexicon's). */
+function extractOnce(text: string, options: ExtractOptions): DetailedExtraction & { usedFormats: boolean } {
   const ctx = createContext(text, options);
   const acc = createAccumulator();
   const limits: ParseDiagnostic[] = [];
@@ -235,7 +241,7 @@ function extractOnce(text: string, options: ExtractOptions): DetailedExtraction 
     budgetLeft = readShapes(ctx, acc, { names: opaque, shapes: opaque.filter((span) => !fenceSpans.has(span)) });
   }
   if (!budgetLeft || ctx.budget <= 0) limits.push({ code: 'limit_reached', message: 'Stopped looking for calls: the text is too large or too irregular to scan completely.' });
-  return { result: finish(ctx, acc, limits), removed: acc.removed };
+  return { result: finish(ctx, acc, limits), removed: acc.removed, usedFormats: strong.some((env) => env.family === 'format') };
 }
 
 /**
