@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { LINEAR_BOUND } from '../../test/support/stream-filter-timing.ts';
 import { createStreamFilter } from './stream-filter.ts';
 import type { StreamFilterOptions } from './stream-filter.ts';
 
@@ -138,37 +141,26 @@ describe('createStreamFilter: linear in the length of the reply', () => {
   const UNITS = ['```\n```\n', 'a {b} [c] d ', 'ok\n', '  \t  word\n', 'Action: x\n', 'assistant to be\n', '```a``` ', 'a < b ', '<b>x</b> ', 'x {"a": 1} '];
   const KB = 1024;
 
-  /**
-   * Least time of streaming `size` characters of `unit` in 1 KB deltas: on a
-   * shared machine other work only ever adds time, so the least of a few
-   * rounds is the closest to the filter's own cost.
-   */
-  function timeOf(unit: string, size: number): number {
-    const text = unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
-    const times: number[] = [];
-    for (let round = 0; round < 3; round += 1) {
-      const start = performance.now();
-      const filter = createStreamFilter(TOOLS);
-      for (let i = 0; i < text.length; i += KB) filter.push(text.slice(i, i + KB));
-      filter.end();
-      times.push(performance.now() - start);
+  // Measured in a process of its own (test/support/stream-filter-timing.ts): the garbage of the
+  // other tests sharing this process would land in the longer runs. Linear: 8; quadratic (the
+  // text so far read again on every delta): 64. The bound sits between them, wide enough for a
+  // loaded machine, and compares runs, not a clock; a ratio above it is measured again (at
+  // most three times) before it counts — a quadratic filter stays above it every time.
+  let measured: Record<string, number[]> | undefined;
+  function ratiosOf(unit: string): number[] {
+    if (measured === undefined) {
+      const script = fileURLToPath(new URL('../../test/support/stream-filter-timing.ts', import.meta.url));
+      const child = spawnSync(process.execPath, [script, JSON.stringify(UNITS)], { encoding: 'utf8' });
+      assert.equal(child.status, 0, child.stderr);
+      measured = JSON.parse(child.stdout) as Record<string, number[]>;
     }
-    return Math.min(...times);
+    return measured[unit] ?? [];
   }
 
   for (const unit of UNITS) {
     it(`${JSON.stringify(unit)}: eight times the text costs about eight times the time, not sixty-four`, () => {
-      timeOf(unit, 32 * KB);
-      // Linear: 8; quadratic (the text so far read again on every delta): 64. The bound sits
-      // between them, wide enough for a loaded machine, and compares runs, not a clock. A
-      // burst of other work on the machine can still land in one measurement: the ratio is
-      // measured again (at most three times) before it counts; a quadratic filter stays above
-      // the bound every time.
-      const ratios: number[] = [];
-      for (let attempt = 0; attempt < 3 && !ratios.some((r) => r < 24); attempt += 1) {
-        ratios.push(timeOf(unit, 256 * KB) / Math.max(timeOf(unit, 32 * KB), 0.5));
-      }
-      assert.ok(ratios.some((r) => r < 24), `ratios ${ratios.map((r) => r.toFixed(1)).join(', ')}`);
+      const ratios = ratiosOf(unit);
+      assert.ok(ratios.length > 0 && ratios.some((r) => r < LINEAR_BOUND), `ratios ${ratios.map((r) => r.toFixed(1)).join(', ')}`);
     });
   }
 
