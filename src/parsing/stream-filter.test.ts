@@ -120,6 +120,15 @@ describe('createStreamFilter: calls whose opener was lost', () => {
     }
   });
 
+  it('a call whose special tokens were replaced by look-alikes is held whatever the split (detokenized skeleton)', () => {
+    const text = 'function<|tool sep|>get_weather\n```json\n{"city":"Paris"}\n```';
+    for (let cut = 0; cut <= text.length; cut += 1) {
+      const filter = createStreamFilter(TOOLS);
+      const shown = filter.push(text.slice(0, cut)) + filter.push(text.slice(cut)) + filter.end();
+      assert.equal(shown, '', `cut at ${cut}`);
+    }
+  });
+
   it('a recipient line to a tool not on offer is shown up to its recipient', () => {
     const text = 'assistant to=browser.search: {"q": "Paris"}';
     for (const size of [1, 3, text.length]) {

@@ -41,8 +41,8 @@ export function shapeLineHold(text: string, lineStart: number, names: ReadonlySe
     if (prefixStart(text, lineStart, at) !== undefined) return 'full';
   }
   if (newline >= 0 || end - lineStart >= MAX_UNDECIDED) return 'none';
-  // Only words, a label's `:`/`=` and stripped tokens' bars can still lead to a name.
-  if (!/^[\w .:=<|｜[\]\t-]*$/.test(line)) return 'none';
+  // Only words, a label's `:`/`=` and stripped or replaced tokens (`tool_sep`, `<|tool sep|>`) can still lead to a name.
+  if (!/^[\w .:=<>|｜[\]\t-]*$/.test(line)) return 'none';
   const words = line.trim().split(/\s+/);
   if (words.length > MAX_LABEL_WORDS) return 'none';
   // Waiting is worth it only for a label or tokens so far, a call verb, or a declared name still being written.
