@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { loadChatTemplate } from './chat-template-source.ts';
+import { DEFAULT_MAX_TEMPLATE_FILE_BYTES, loadChatTemplate } from './chat-template-source.ts';
 
 const TEMPLATE = '{% for m in messages %}<|{{ m.role }}|>{{ m.content }}{% endfor %}';
 
@@ -140,5 +140,10 @@ describe('loadChatTemplate', () => {
     answers.set('/props', { status: 200, body: '{}', delayMs: 2000 });
     assert.deepEqual(await loadChatTemplate('server', { cwd: dir, baseUrl, timeoutMs: 100 }), { ok: false, reason: `GET ${baseUrl}/props timed out after 100 ms` });
     assert.deepEqual(await loadChatTemplate('server', { cwd: dir }), { ok: false, reason: 'the chat template source "server" needs the model\'s base URL' });
+  });
+
+  it('stops reading an answer larger than any /props answer', async () => {
+    answers.set('/props', { status: 200, body: `{"chat_template": "${'x'.repeat(DEFAULT_MAX_TEMPLATE_FILE_BYTES + 1)}"}` });
+    assert.deepEqual(await loadChatTemplate('server', { cwd: dir, baseUrl }), { ok: false, reason: `GET ${baseUrl}/props answered more than ${DEFAULT_MAX_TEMPLATE_FILE_BYTES} bytes (a /props answer with a chat template is far smaller)` });
   });
 });

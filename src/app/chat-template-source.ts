@@ -98,9 +98,11 @@ async function fromServer(options: LoadChatTemplateOptions): Promise<LoadedChatT
     return fail(timedOut ? `GET ${url} timed out after ${options.timeoutMs ?? DEFAULT_PROPS_TIMEOUT_MS} ms` : `GET ${url} failed: ${error instanceof Error ? error.message : String(error)}`);
   }
   if (!response.ok) return fail(`GET ${url} answered ${response.status}${response.status === 404 ? ' (the server does not publish its chat template; llama.cpp\'s server does)' : ''}`);
+  const text = await readCapped(response, DEFAULT_MAX_TEMPLATE_FILE_BYTES);
+  if (text === undefined) return fail(`GET ${url} answered more than ${DEFAULT_MAX_TEMPLATE_FILE_BYTES} bytes (a /props answer with a chat template is far smaller)`);
   let body: unknown;
   try {
-    body = await response.json();
+    body = JSON.parse(text);
   } catch {
     return fail(`GET ${url} did not answer JSON`);
   }
@@ -108,6 +110,25 @@ async function fromServer(options: LoadChatTemplateOptions): Promise<LoadedChatT
   const template = options.templateName === undefined ? (record.chat_template_tool_use ?? record.chat_template) : record[`chat_template_${options.templateName}`];
   if (typeof template !== 'string' || template.trim() === '') return fail(`GET ${url} answered without a chat_template`);
   return withTokens({ template, origin: url }, record.bos_token, record.eos_token);
+}
+
+/** The body as text, or undefined once it grows past `max` bytes (a server is untrusted input). */
+async function readCapped(response: Response, max: number): Promise<string | undefined> {
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**
