@@ -24,6 +24,9 @@ const TESTS: Record<string, string> = {
   // Leaves a timer running: the run still ends.
   'leaves-timer.test.ts': `import { it } from 'node:test';\nit('leaves a timer', () => { setInterval(() => {}, 60_000); });\n`,
   // Ends the process it runs in, halfway.
+  // Starts a process that a top-level after() hook stops only after other cleanup (as a file closing its
+  // clients first does): the shared lane ends without waiting for that hook.
+  'leaves-child.test.ts': `import { after, it } from 'node:test';\nimport { spawn } from 'node:child_process';\nimport { writeFileSync } from 'node:fs';\nconst child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 60_000)'], { stdio: 'ignore' });\nafter(async () => {\n  await new Promise((resolve) => setTimeout(resolve, 2000));\n  child.kill();\n});\nit('leaves a child', () => writeFileSync(process.env.MARKER + '-child', String(child.pid)));\n`,
   'exits.test.ts': `import { it } from 'node:test';\nit('exits', () => { process.exit(3); });\n`,
   // Which process each ran in: two unit files and an end-to-end one.
   'pid-a.test.ts': `import { it } from 'node:test';\nimport { writeFileSync } from 'node:fs';\nit('pid a', () => writeFileSync(process.env.MARKER + '-pid-a', String(process.pid)));\n`,
@@ -48,6 +51,15 @@ describe('scripts/run-tests.ts', { skip: hasGit ? false : 'git is not installed'
     return runProcess({ args: [join(dir, 'scripts', 'run-tests.ts'), ...args], cwd: dir, env: { ...outer, MARKER: join(markers, 'second-time'), ...env }, timeoutMs: 60_000 });
   };
   const lastLine = (text: string): string => text.trim().split('\n').at(-1) ?? '';
+  /** Whether a process is still running (Linux: a killed child whose parent is gone may stay a zombie until reaped). */
+  const running = (pid: number): boolean => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return stat.charAt(stat.lastIndexOf(')') + 2) !== 'Z';
+    } catch {
+      return false;
+    }
+  };
 
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'toolgate-run-tests-'));
@@ -144,6 +156,12 @@ describe('scripts/run-tests.ts', { skip: hasGit ? false : 'git is not installed'
     const timer = await runTests(['leaves-timer', 'clean']);
     assert.equal(timer.code, 0, timer.stdout + timer.stderr);
     assert.equal(lastLine(timer.stdout), '2 passed, 0 failed');
+
+    // A process a unit test started and had not stopped yet goes with the lane, not on running after it.
+    const child = await runTests(['leaves-child'], { MARKER: join(markers, 'leaves') });
+    assert.equal(child.code, 0, child.stdout + child.stderr);
+    const childPid = Number(readFileSync(join(markers, 'leaves-child'), 'utf8'));
+    assert.equal(running(childPid), false, `process ${childPid} outlived the run`);
 
     const exits = await runTests(['exits']);
     assert.equal(exits.code, 1, exits.stdout + exits.stderr);
