@@ -9,8 +9,6 @@ import {
   type CallToolRequest,
   type JsonObject,
   type ModelAdapter,
-  type ModelRequest,
-  type ModelResponse,
   type RawToolCall,
   type RunEvent,
   type ToolResult,
@@ -23,20 +21,7 @@ import { createValidator, type Validator } from '../validation/index.ts';
 import { runAgent } from './run-agent.ts';
 import type { RunAgentOptions } from './run-options.ts';
 import { submitInput } from './submit-input.ts';
-
-function fakeModel(turns: Partial<ModelResponse>[]): ModelAdapter & { requests: ModelRequest[] } {
-  const requests: ModelRequest[] = [];
-  return {
-    id: 'fake:model',
-    requests,
-    async generate(request) {
-      requests.push(structuredClone(request) as ModelRequest);
-      const turn = turns[requests.length - 1];
-      if (turn === undefined) throw new Error('no more turns');
-      return { text: turn.text ?? '', toolCalls: turn.toolCalls ?? [], finishReason: turn.finishReason ?? ((turn.toolCalls ?? []).length > 0 ? 'tool_calls' : 'stop') };
-    },
-  };
-}
+import { scriptedModel as fakeModel } from '../../test/support/scripted-model.ts';
 
 const ORDER = { type: 'object', properties: { qty: { type: 'number' }, note: {} }, additionalProperties: true };
 

@@ -3,26 +3,13 @@
 // the run's own turns do: a plan written as calls in such a format is a plan.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ModelAdapter, ModelRequest, ModelResponse, RunEvent, ToolSource, ToolSpec } from '../core/index.ts';
+import type { RunEvent, ToolSource, ToolSpec } from '../core/index.ts';
 import type { Policy } from '../gate/index.ts';
 import type { CallFormat } from '../parsing/formats/call-format.ts';
 import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
 import { runAgent } from './run-agent.ts';
 import type { RunAgentOptions } from './run-options.ts';
-
-function scriptedModel(turns: Partial<ModelResponse>[]): ModelAdapter & { requests: ModelRequest[] } {
-  const requests: ModelRequest[] = [];
-  return {
-    id: 'fake:model',
-    requests,
-    async generate(request) {
-      requests.push(structuredClone(request) as ModelRequest);
-      const turn = turns[requests.length - 1];
-      if (turn === undefined) throw new Error('no more turns');
-      return { text: turn.text ?? '', toolCalls: turn.toolCalls ?? [], finishReason: turn.finishReason ?? 'stop' };
-    },
-  };
-}
+import { scriptedModel } from '../../test/support/scripted-model.ts';
 
 const SCHEMA = { type: 'object', properties: { qty: { type: 'number' } } };
 const SPECS: ToolSpec[] = [{ name: 'quote', description: 'a price', inputSchema: SCHEMA, annotations: { readOnlyHint: true }, origin: { kind: 'mcp', server: 'venue', tool: 'quote' } }];

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import type { CallToolRequest, ModelAdapter, ModelRequest, ModelResponse, RunEvent, RunStore, ToolSource, ToolSpec } from '../core/index.ts';
+import type { CallToolRequest, ModelRequest, RunEvent, RunStore, ToolSource, ToolSpec } from '../core/index.ts';
 import type { Policy } from '../gate/index.ts';
 import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
 import { openSqliteRunStore } from '../store/sqlite/open-sqlite-run-store.ts';
@@ -16,20 +16,7 @@ import { runAgent } from './run-agent.ts';
 import type { RunAgentOptions } from './run-options.ts';
 import { submitInput } from './submit-input.ts';
 import { CALL_WRITTEN_AS_TEXT, DEFAULT_TEXT_CALLS_BEFORE_PROMPTED, textCallFeedback } from './text-call-retry.ts';
-
-function scriptedModel(turns: Partial<ModelResponse>[]): ModelAdapter & { requests: ModelRequest[] } {
-  const requests: ModelRequest[] = [];
-  return {
-    id: 'fake:model',
-    requests,
-    async generate(request) {
-      requests.push(structuredClone(request) as ModelRequest);
-      const turn = turns[requests.length - 1];
-      if (turn === undefined) throw new Error('no more turns');
-      return { text: turn.text ?? '', toolCalls: turn.toolCalls ?? [], finishReason: turn.finishReason ?? ((turn.toolCalls ?? []).length > 0 ? 'tool_calls' : 'stop') };
-    },
-  };
-}
+import { scriptedModel } from '../../test/support/scripted-model.ts';
 
 const SCHEMA = { type: 'object', properties: { qty: { type: 'number' } } };
 const SPECS: ToolSpec[] = [

@@ -385,7 +385,11 @@ class PythonicParser {
 
 /** Reads pythonic calls filling `text[start, end)` entirely. Never throws. */
 export function parsePythonicCalls(text: string, start: number = 0, end: number = text.length): PythonicResult {
-  const parser = new PythonicParser(text, start, end);
+  return runParser(new PythonicParser(text, start, end), { start, end });
+}
+
+function runParser(parser: PythonicParser, bounds: { start: number; end: number }): PythonicResult {
+  const { start, end } = bounds;
   try {
     return { ok: true, calls: parser.parseAll() };
   } catch (error) {
@@ -406,13 +410,7 @@ export function parsePythonicCalls(text: string, start: number = 0, end: number 
 export function parseEnvelopedPythonicCalls(text: string, start: number, end: number): PythonicResult {
   const parser = new PythonicParser(text, start, end);
   parser.enveloped = true;
-  try {
-    return { ok: true, calls: parser.parseAll() };
-  } catch (error) {
-    const position = error instanceof Failure ? error.position : start;
-    const message = error instanceof Failure ? error.message : 'Unreadable call';
-    return { ok: false, message, position, atEnd: position >= end };
-  }
+  return runParser(parser, { start, end });
 }
 
 /**

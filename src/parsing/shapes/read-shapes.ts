@@ -34,7 +34,9 @@ const MAX_NAME_HITS = 512;
 /** A label ending in `:` or `=` (`Action:`, `Tool:`, `Function call:`, `assistant to=`). */
 const LABEL_RE = /^[A-Za-z][\w-]*(?:[ \t]+[\w-]+){0,3}[ \t]*[:=]$/;
 /** A verb that says the line is the call (`Calling get_weather with {…}`). */
-const VERB_RE = /^(?:calling|call|invoking|invoke|using|use|running|run|executing|execute)(?:[ \t]+(?:the|a))?(?:[ \t]+(?:tool|function))?[ \t]*:?$/i;
+/** Verbs that may introduce a call on its line (`Calling get_weather with {…}`); the stream filter waits on them too. */
+export const CALL_VERBS = ['calling', 'call', 'invoking', 'invoke', 'using', 'use', 'running', 'run', 'executing', 'execute'] as const;
+const VERB_RE = new RegExp(`^(?:${CALL_VERBS.join('|')})(?:[ \\t]+(?:the|a))?(?:[ \\t]+(?:tool|function))?[ \\t]*:?$`, 'i');
 /** What a detokenised family leaves before the name besides its tokens (DeepSeek's `function<｜tool▁sep｜>`). */
 const SKELETON_WORD_RE = /^(?:functions?|tool)$/;
 /** Words between the name and its arguments: `with`, `using`, Harmony's constraint `json`. */

@@ -1,5 +1,5 @@
 import { cleanToolName } from '../tool-names.ts';
-import { NAME_RUN_RE, prefixStart } from './read-shapes.ts';
+import { CALL_VERBS, NAME_RUN_RE, prefixStart } from './read-shapes.ts';
 
 /**
  * For the stream filter: whether the line starting at `lineStart` is (or may
@@ -14,7 +14,7 @@ const MAX_UNDECIDED = 96;
 const MAX_LABEL_WORDS = 5;
 /** The words of a label before its `:` or `=` (read-shapes.ts: at most four). */
 const LABEL_SO_FAR_RE = /^[ \t]*[A-Za-z][\w-]*(?:[ \t]+[\w-]+){0,3}$/;
-const CALL_VERB_RE = /^(?:calling|call|invoking|invoke|using|use|running|run|executing|execute)$/i;
+const CALL_VERB_RE = new RegExp(`^(?:${CALL_VERBS.join('|')})$`, 'i');
 
 function namesIn(line: string, names: ReadonlySet<string>): boolean {
   for (const name of names) if (line.includes(name)) return true;
