@@ -19,3 +19,5 @@ export * from './sse-parser.ts';
 export * from './run-filter.ts';
 export { parseJson } from './parse-json.ts';
 export { copyAsJson } from './copy-as-json.ts';
+export { describeError } from './describe-error.ts';
+export { canonicalJson } from './canonical-json.ts';

@@ -3,8 +3,9 @@
  * zod and hands over these plain objects; everything here is evaluated purely.
  */
 
-/** Whether a tool only reads, or changes state somewhere. */
-export type ToolEffect = 'read' | 'write';
+import type { ToolEffect } from '../core/events.ts';
+
+export type { ToolEffect };
 
 /**
  * - `required`: every call waits for a human approval.

@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from '../core/index.ts';
-import { stableStringify } from '../validation/index.ts';
+import { canonicalJson } from '../core/index.ts';
 
 /** Strings and JSON values in a change line are cut to about this many characters. */
 export const DEFAULT_CHANGE_TEXT_LENGTH = 200;
@@ -34,7 +34,7 @@ export function describeToolChange(pinned: JsonObject, current: JsonObject): str
     else if (key === 'annotations' && isObjectOrAbsent(before) && isObjectOrAbsent(after)) lines.push(...annotationLines(before ?? {}, after ?? {}));
     else lines.push(...leafLines(key, before, after));
   }
-  if (lines.length === 0 && stableStringify(pinned) !== stableStringify(current)) lines.push('definition changed');
+  if (lines.length === 0 && canonicalJson(pinned) !== canonicalJson(current)) lines.push('definition changed');
   if (lines.length <= DEFAULT_MAX_CHANGE_LINES) return lines;
   const more = lines.length - (DEFAULT_MAX_CHANGE_LINES - 1);
   return [...lines.slice(0, DEFAULT_MAX_CHANGE_LINES - 1), `… and ${more} more changes`];
@@ -147,7 +147,7 @@ function orderedKeys(a: JsonObject, b: JsonObject, first: readonly string[]): st
 
 function same(a: Value, b: Value): boolean {
   if (a === undefined || b === undefined) return a === b;
-  return stableStringify(a) === stableStringify(b);
+  return canonicalJson(a) === canonicalJson(b);
 }
 
 function isObject(value: Value): value is JsonObject {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { parseJson, type JsonObject, type RunStore, type ToolPin, type ToolSpec } from '../core/index.ts';
-import { stableStringify } from '../validation/index.ts';
+import { canonicalJson } from '../core/index.ts';
 import { describeToolChange } from './describe-tool-change.ts';
 
 export { describeToolChange };
@@ -28,7 +28,7 @@ export function toolDefinition(spec: ToolSpec): JsonObject {
 
 /** sha256 (hex) of the definition's canonical JSON: key order does not matter, array order does. */
 export function fingerprintDefinition(definition: JsonObject): string {
-  return createHash('sha256').update(stableStringify(definition), 'utf8').digest('hex');
+  return createHash('sha256').update(canonicalJson(definition), 'utf8').digest('hex');
 }
 
 export interface PinCheck {

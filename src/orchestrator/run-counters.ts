@@ -1,5 +1,5 @@
 import type { RawToolCall } from '../core/index.ts';
-import { stableStringify } from '../validation/index.ts';
+import { canonicalJson } from '../core/index.ts';
 import type { ConversationState } from './conversation-state.ts';
 
 /** Active time of the run so far, in ms (time waiting for a person excluded). */
@@ -14,7 +14,7 @@ export function activeTime(state: ConversationState, now = Date.now()): number {
  */
 export function callKey(call: Pick<RawToolCall, 'name' | 'arguments'>): string | undefined {
   try {
-    return `${call.name}\u0000${stableStringify(JSON.parse(call.arguments))}`;
+    return `${call.name}\u0000${canonicalJson(JSON.parse(call.arguments))}`;
   } catch {
     return undefined;
   }

@@ -4,6 +4,7 @@ import { ToolgateError } from '../core/errors.ts';
 import type { RunInput } from '../core/events.ts';
 import type { JsonObject, JsonValue } from '../core/json.ts';
 import type { StartRunRequest } from '../core/ports/run-service.ts';
+import { canonicalJson } from '../core/canonical-json.ts';
 
 /** Request bodies of the runs API. Unknown fields are refused: a typo must not be ignored silently. */
 const jsonObject = z.record(z.string(), z.json());
@@ -118,20 +119,6 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
     value = (value as Record<PropertyKey, unknown>)[key];
   }
   return value;
-}
-
-/** JSON with object keys sorted at every depth: equal values give equal text. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item)).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    const members = Object.keys(record)
-      .filter((key) => record[key] !== undefined)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`);
-    return `{${members.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 /** The Idempotency-Key request hash: sha256 (hex) of the validated body's canonical JSON. */

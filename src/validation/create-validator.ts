@@ -5,7 +5,7 @@ import type { JsonSchema, JsonValue } from '../core/json.ts';
 import { checkJsonShape } from '../core/json-shape.ts';
 import type { ValidationIssue, ValidationResult } from './issues.ts';
 import { mapAjvErrors } from './map-ajv-errors.ts';
-import { stableStringify } from './stable-stringify.ts';
+import { canonicalJson } from '../core/canonical-json.ts';
 
 /** Compiled validators kept (least recently used are dropped first). */
 export const DEFAULT_VALIDATOR_CACHE_SIZE = 256;
@@ -127,7 +127,7 @@ export function createValidator(options: ValidatorOptions = {}): Validator {
     if (known !== undefined) return known;
     let key: string;
     try {
-      key = stableStringify(schema);
+      key = canonicalJson(schema);
     } catch (error) {
       return invalid(error instanceof Error ? error.message : String(error));
     }

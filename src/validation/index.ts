@@ -7,4 +7,3 @@ export { appendPointer, fieldName, pointerSegments } from './json-pointer.ts';
 export { cloneJson, jsonEqual, setOwn } from './json-utils.ts';
 export { normalizeArguments, type Normalisation, type NormalisationRule, type NormalizeResult } from './normalize-arguments.ts';
 export { parseLooseInteger, parseLooseNumber } from './parse-loose-number.ts';
-export { stableStringify } from './stable-stringify.ts';
