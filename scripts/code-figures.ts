@@ -17,6 +17,8 @@ export interface CodeFigures {
   readonly longLines: readonly string[];
   readonly orchestratorFiles: number;
   readonly orchestratorFloors: readonly string[];
+  /** Each source file's relative imports, resolved to paths (type-only and dynamic imports included). */
+  readonly imports: ReadonlyMap<string, readonly string[]>;
 }
 
 const isSource = (f: string): boolean => !f.endsWith('.test.ts') && !f.endsWith('.d.ts');
@@ -33,8 +35,19 @@ function isConstAssertion(node: ts.AsExpression | ts.TypeAssertion): boolean {
   return ts.isTypeReferenceNode(node.type) && node.type.typeName.getText() === 'const';
 }
 
+/** Positional parameters, `this` not counted; a rest tuple (`...[a, b]: [A, B]`) counts its elements. */
 function positional(params: ts.NodeArray<ts.ParameterDeclaration>): number {
-  return params.filter((p) => !(ts.isIdentifier(p.name) && p.name.text === 'this')).length;
+  let count = 0;
+  for (const p of params) {
+    if (ts.isIdentifier(p.name) && p.name.text === 'this') continue;
+    if (p.dotDotDotToken !== undefined && ts.isArrayBindingPattern(p.name)) count += p.name.elements.length;
+    else count += 1;
+  }
+  return count;
+}
+
+function functionName(node: ts.SignatureDeclaration): string {
+  return node.name !== undefined && (ts.isIdentifier(node.name) || ts.isPrivateIdentifier(node.name)) ? node.name.text : '(anonymous)';
 }
 
 function relativeImports(source: ts.SourceFile): string[] {
@@ -104,7 +117,7 @@ export function measure(root = '.'): CodeFigures {
       if ((ts.isAsExpression(node) || ts.isTypeAssertionExpression(node)) && !isConstAssertion(node)) asCasts += 1;
       if (ts.isFunctionLike(node) && 'body' in node && positional(node.parameters) > 3) {
         const { line } = source.getLineAndCharacterOfPosition(node.getStart());
-        manyParams.push(`${file}:${line + 1}`);
+        manyParams.push(`${file}:${line + 1} ${functionName(node)}`);
       }
       ts.forEachChild(node, visit);
     };
@@ -114,8 +127,8 @@ export function measure(root = '.'): CodeFigures {
       relativeImports(source).map((spec) => normalize(join(dirname(file), spec))),
     );
   }
-  const widthFiles = globSync('{src,test,web,scripts,bench}/**/*.{ts,js}', { cwd: root }).filter(
-    (f) => !f.includes('node_modules') && !f.startsWith(join('bench', 'results')) && !f.includes(`${sep}anchors${sep}`) && !f.includes(`${sep}.build${sep}`),
+  const widthFiles = globSync('{src,test,web,scripts,bench,examples,bin}/**/*.{ts,js,mjs}', { cwd: root }).filter(
+    (f) => !f.includes('node_modules') && !f.startsWith(join('test', 'fixtures')) && !f.startsWith(join('bench', 'results')) && !f.includes(`${sep}anchors${sep}`) && !f.includes(`${sep}.build${sep}`),
   );
   const longLines: string[] = [];
   for (const file of widthFiles.sort()) {
@@ -127,13 +140,13 @@ export function measure(root = '.'): CodeFigures {
   }
   const orchestrator = files.filter((f) => f.startsWith(join('src', 'orchestrator') + sep));
   const floors = [...new Set(orchestrator.map((f) => relative(join('src', 'orchestrator'), dirname(f)) || '.'))].sort();
-  return { asCasts, manyParams, circles: importCircles(graph), longLines, orchestratorFiles: orchestrator.length, orchestratorFloors: floors };
+  return { asCasts, manyParams, circles: importCircles(graph), longLines, orchestratorFiles: orchestrator.length, orchestratorFloors: floors, imports: graph };
 }
 
 if (import.meta.main) {
   const figures = measure();
   if (process.argv.includes('--json')) {
-    console.log(JSON.stringify(figures, null, 2));
+    console.log(JSON.stringify({ ...figures, imports: undefined }, null, 2));
   } else {
     console.log(`as casts (src, not as const): ${figures.asCasts}`);
     console.log(`functions with more than 3 positional parameters (src): ${figures.manyParams.length}`);

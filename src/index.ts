@@ -1,5 +1,36 @@
-// toolgate as a library. Everything exported here is public API.
-export * from './core/index.ts';
+// toolgate as a library. Everything exported here is public API, named one by one so that
+// nothing becomes public by accident: test/architecture/public-names.test.ts pins the list of
+// this entry and of the subpath entries in src/entries/ (toolgate/server, toolgate/store/…).
+// The domain: types, ports, error codes, events (src/core/).
+export {
+  ACTIVE_RUN_STATUSES, DEFAULT_HISTORY_MAX_TOKENS, DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_JSON_NODES, DEFAULT_MAX_REPEATS, DEFAULT_MAX_REPLANS,
+  DEFAULT_MAX_RESULT_BYTES, DEFAULT_PARSE_RETRIES, DEFAULT_SSE_MAX_EVENT_BYTES, DEFAULT_STRATEGY, DEFAULT_TODO_REMIND_AFTER,
+  DEFAULT_TOOL_TIMEOUT_MS, ERROR_CODES, MAX_RUNS_EXAMINED, MAX_RUN_SEARCH_LENGTH, RUN_EVENT_TYPES, RUN_STATUSES,
+  RUN_STRATEGY_LABELS, STRATEGY_NAMES, SseParser, TERMINAL_EVENT_TYPES, TERMINAL_RUN_STATUSES, TOOL_NAME_PATTERN,
+  TRUNCATED_META_KEY, ToolgateError, WAITING_RUN_STATUSES, ZERO_USAGE, addUsage, checkJsonShape,
+  closestName, copyAsJson, costOf, didYouMean, draft, editDistance,
+  escapeRegExp, estimatedTokens, findJsonSyntaxError, isErrorCode, isJsonObject, isTerminalEvent,
+  listRunsFiltered, newId, parseJson, renderToolResult, runMatches, runStrategy,
+  toErrorInfo, toolError,
+} from './core/index.ts';
+export type {
+  AppendOptions, ApprovalReason, AssistantMessage, CallToolRequest, Caller, ClaimOptions,
+  ErrorCode, ErrorInfo, EventDraft, EventListener, FinishReason, GateDecisionKind,
+  GatewaySessionSettings, GenerateOptions, GuardCode, GuardLimits, IdempotencyOptions, IdempotencyRequest,
+  JsonObject, JsonPrimitive, JsonSchema, JsonShapeLimits, JsonShapeProblem, JsonSyntaxError,
+  JsonValue, LimitStore, ListRunsQuery, Message, ModelAdapter, ModelChoices,
+  ModelPrice, ModelRequest, ModelResponse, ModelToolDefinition, NewRun, PassthroughSource,
+  PendingApproval, PlanEventData, PlanSettings, PlanStep, Provenance, RawToolCall,
+  ReadEventsOptions, Readiness, RouterEvidence, Run, RunEvent, RunEventDataMap,
+  RunEventType, RunFilter, RunInput, RunLease, RunListQuery, RunPage,
+  RunPatch, RunService, RunSettings, RunStatus, RunStore, RunStrategyLabel,
+  SlotLimit, SlotOutcome, SseEmit, SseEvent, SseParserOptions, StartRunRequest,
+  StrategyName, StrikeCount, SystemMessage, TakeSlotRequest, TenantTool, Thread,
+  TodoItem, TodoSettings, ToolAnnotations, ToolCall, ToolContent, ToolEffect,
+  ToolErrorCode, ToolInvocation, ToolListing, ToolMessage, ToolOrigin, ToolPin,
+  ToolResult, ToolSource, ToolSourceHealth, ToolSourceState, ToolSpec, ToolgateErrorOptions,
+  ToolsView, UnavailableToolSource, Usage, UserMessage,
+} from './core/index.ts';
 export { Toolgate, type ToolgateOptions, type RunRequest, type ClassifiedTool } from './app/toolgate.ts';
 export { createToolgate, toolgateFrom } from './app/create-toolgate.ts';
 export {
@@ -42,7 +73,7 @@ export { startHttpServer, createHttpHandler } from './app/lazy-http-server.ts';
 export type { ApiKeyEntry, HttpServerOptions } from './server/index.ts';
 export { openSqliteRunStore } from './store/sqlite/open-sqlite-run-store.ts';
 export { SqliteRunStore } from './store/sqlite/sqlite-run-store.ts';
-export type { RunHooks, HookToolCall, BeforeToolCallVerdict, ToolMode } from './orchestrator/run-options.ts';
+export type { RunHooks, HookToolCall, BeforeToolCallVerdict, ToolMode } from './orchestrator/state/run-options.ts';
 export type { Policy, ToolRule, TenantRule } from './gate/index.ts';
 // Tool-call formats as data, and formats derived from a model's chat template (docs/parsing.md).
 export { BUILTIN_FORMATS, checkCallFormat, renderCall } from './parsing/index.ts';

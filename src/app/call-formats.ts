@@ -1,5 +1,5 @@
 import { basename, resolve } from 'node:path';
-import { ToolgateError } from '../core/index.ts';
+import { ToolgateError, describeError } from '../core/index.ts';
 import type { ParsingSettings } from '../config/resolve-settings.ts';
 import { matchModelPattern } from '../gate/index.ts';
 import { checkCallFormat } from '../parsing/index.ts';
@@ -66,7 +66,7 @@ export async function formatFromTemplate(
   try {
     analysis = await (options.analysis ?? loadTemplateAnalysis)();
   } catch (error) {
-    return { ok: false, reason: `the chat template reader could not be loaded: ${error instanceof Error ? error.message : String(error)}` };
+    return { ok: false, reason: `the chat template reader could not be loaded: ${describeError(error)}` };
   }
   const loaded = await analysis.load(source, { cwd: options.cwd, ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }) });
   if (!loaded.ok) return { ok: false, reason: `the chat template could not be read from ${source}: ${loaded.reason}` };
@@ -166,7 +166,7 @@ export class CallFormats {
       }
       return derived.format;
     } catch (error) {
-      this.#options.warn(`the chat template of ${model} from ${where} could not be used: ${error instanceof Error ? error.message : String(error)}; ${fallback}`);
+      this.#options.warn(`the chat template of ${model} from ${where} could not be used: ${describeError(error)}; ${fallback}`);
       return undefined;
     }
   }

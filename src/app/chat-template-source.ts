@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { gguf } from '@huggingface/gguf';
+import { describeError, isJsonObject } from '../core/index.ts';
 
 /** How long `server` waits for `GET /props`. */
 export const DEFAULT_PROPS_TIMEOUT_MS = 5_000;
@@ -26,8 +27,8 @@ const fail = (reason: string): Failure => ({ ok: false, reason });
 /** A special token in tokenizer_config.json: a string, or `{content: "…"}`. */
 function tokenText(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
-  if (typeof value === 'object' && value !== null && typeof (value as { content?: unknown }).content === 'string') return (value as { content: string }).content;
-  return undefined;
+  const content = isJsonObject(value) ? value['content'] : undefined;
+  return typeof content === 'string' ? content : undefined;
 }
 
 function withTokens(base: { template: string; origin: string }, bos: unknown, eos: unknown): LoadedChatTemplate {
@@ -40,7 +41,11 @@ function withTokens(base: { template: string; origin: string }, bos: unknown, eo
 function pickTemplate(value: unknown, where: string, templateName: string | undefined): { ok: true; template: string; name?: string } | Failure {
   if (typeof value === 'string') return value.trim() === '' ? fail(`${where}: chat_template is empty`) : { ok: true, template: value };
   if (!Array.isArray(value)) return fail(`${where} has no chat_template (a string or a list of {name, template})`);
-  const named = value.filter((v): v is { name: string; template: string } => typeof v === 'object' && v !== null && typeof (v as { name?: unknown }).name === 'string' && typeof (v as { template?: unknown }).template === 'string');
+  const named = value.flatMap((v: unknown) => {
+    if (!isJsonObject(v)) return [];
+    const { name, template } = v;
+    return typeof name === 'string' && typeof template === 'string' ? [{ name, template }] : [];
+  });
   const names = named.map((n) => n.name);
   const wanted = templateName === undefined ? ['tool_use', 'default'] : [templateName];
   for (const name of wanted) {
@@ -55,31 +60,30 @@ function fromTokenizerConfig(text: string, where: string, templateName: string |
   try {
     config = JSON.parse(text);
   } catch (error) {
-    return fail(`${where} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+    return fail(`${where} is not valid JSON: ${describeError(error)}`);
   }
-  if (typeof config !== 'object' || config === null || Array.isArray(config)) return fail(`${where} is not a JSON object`);
-  const record = config as Record<string, unknown>;
-  if (!('chat_template' in record)) return fail(`${where} has no chat_template key (a Hugging Face tokenizer_config.json has one; give a .jinja file instead)`);
-  const picked = pickTemplate(record.chat_template, where, templateName);
+  if (!isJsonObject(config)) return fail(`${where} is not a JSON object`);
+  if (!('chat_template' in config)) return fail(`${where} has no chat_template key (a Hugging Face tokenizer_config.json has one; give a .jinja file instead)`);
+  const picked = pickTemplate(config.chat_template, where, templateName);
   if (!picked.ok) return picked;
-  return withTokens({ template: picked.template, origin: picked.name === undefined ? where : `${where} (${picked.name})` }, record.bos_token, record.eos_token);
+  return withTokens({ template: picked.template, origin: picked.name === undefined ? where : `${where} (${picked.name})` }, config.bos_token, config.eos_token);
 }
 
 async function fromGguf(path: string, source: string, templateName: string | undefined): Promise<LoadedChatTemplate> {
-  let metadata: Record<string, unknown>;
+  let metadata: ReadonlyMap<string, unknown>;
   try {
     // Reads the header in 2 MB slices: the tensors of a multi-GB file are never loaded.
-    metadata = (await gguf(path, { allowLocalFile: true })).metadata as unknown as Record<string, unknown>;
+    metadata = new Map(Object.entries((await gguf(path, { allowLocalFile: true })).metadata));
   } catch (error) {
-    return fail(`${source} could not be read as GGUF: ${error instanceof Error ? error.message : String(error)}`);
+    return fail(`${source} could not be read as GGUF: ${describeError(error)}`);
   }
-  const key = templateName === undefined ? (typeof metadata['tokenizer.chat_template.tool_use'] === 'string' ? 'tokenizer.chat_template.tool_use' : 'tokenizer.chat_template') : `tokenizer.chat_template.${templateName}`;
-  const template = metadata[key];
+  const key = templateName === undefined ? (typeof metadata.get('tokenizer.chat_template.tool_use') === 'string' ? 'tokenizer.chat_template.tool_use' : 'tokenizer.chat_template') : `tokenizer.chat_template.${templateName}`;
+  const template = metadata.get(key);
   if (typeof template !== 'string' || template.trim() === '') return fail(`${source} has no ${key} metadata (the GGUF file carries no chat template; give a .jinja file or the model's tokenizer_config.json)`);
-  const tokens = metadata['tokenizer.ggml.tokens'];
+  const tokens = metadata.get('tokenizer.ggml.tokens');
   const tokenAt = (idKey: string): string | undefined => {
-    const id = metadata[idKey];
-    const value = Array.isArray(tokens) && (typeof id === 'number' || typeof id === 'bigint') ? (tokens[Number(id)] as unknown) : undefined;
+    const id = metadata.get(idKey);
+    const value: unknown = Array.isArray(tokens) && (typeof id === 'number' || typeof id === 'bigint') ? tokens[Number(id)] : undefined;
     return typeof value === 'string' ? value : undefined;
   };
   return withTokens({ template, origin: `${source} (${key})` }, tokenAt('tokenizer.ggml.bos_token_id'), tokenAt('tokenizer.ggml.eos_token_id'));
@@ -95,7 +99,7 @@ async function fromServer(options: LoadChatTemplateOptions): Promise<LoadedChatT
     response = await doFetch(url, { signal: AbortSignal.timeout(options.timeoutMs ?? DEFAULT_PROPS_TIMEOUT_MS) });
   } catch (error) {
     const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
-    return fail(timedOut ? `GET ${url} timed out after ${options.timeoutMs ?? DEFAULT_PROPS_TIMEOUT_MS} ms` : `GET ${url} failed: ${error instanceof Error ? error.message : String(error)}`);
+    return fail(timedOut ? `GET ${url} timed out after ${options.timeoutMs ?? DEFAULT_PROPS_TIMEOUT_MS} ms` : `GET ${url} failed: ${describeError(error)}`);
   }
   if (!response.ok) return fail(`GET ${url} answered ${response.status}${response.status === 404 ? ' (the server does not publish its chat template; llama.cpp\'s server does)' : ''}`);
   const text = await readCapped(response, DEFAULT_MAX_TEMPLATE_FILE_BYTES);
@@ -106,7 +110,7 @@ async function fromServer(options: LoadChatTemplateOptions): Promise<LoadedChatT
   } catch {
     return fail(`GET ${url} did not answer JSON`);
   }
-  const record = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  const record = isJsonObject(body) ? body : {};
   const template = options.templateName === undefined ? (record.chat_template_tool_use ?? record.chat_template) : record[`chat_template_${options.templateName}`];
   if (typeof template !== 'string' || template.trim() === '') return fail(`GET ${url} answered without a chat_template`);
   return withTokens({ template, origin: url }, record.bos_token, record.eos_token);
@@ -153,7 +157,7 @@ export async function loadChatTemplate(source: string, options: LoadChatTemplate
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    return fail(`${source} could not be read: ${error instanceof Error ? error.message : String(error)}`);
+    return fail(`${source} could not be read: ${describeError(error)}`);
   }
   if (path.toLowerCase().endsWith('.json')) return fromTokenizerConfig(text, basename(source), options.templateName);
   if (text.trim() === '') return fail(`${source} is empty`);

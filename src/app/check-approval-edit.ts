@@ -1,18 +1,18 @@
 import { ToolgateError } from '../core/errors.ts';
 import type { RunInput } from '../core/events.ts';
-import type { JsonValue } from '../core/json.ts';
 import type { Run } from '../core/runs.ts';
-import { injectedSchemaView, resolveToolPolicy, type Policy } from '../gate/index.ts';
+import { approvalView, resolveToolPolicy, type Policy } from '../gate/index.ts';
 import type { ToolSpec } from '../core/tools.ts';
-import { normalizeArguments, type Validator } from '../validation/index.ts';
+import type { Validator } from '../validation/index.ts';
 
 /** At most this many issues are listed in the refusal. */
 const MAX_LISTED_ISSUES = 8;
 
 /**
  * A person's edit to a call waiting for approval is checked when it is sent,
- * the way the gate will check it when the call runs (normalised, then against
- * the schema without the injected arguments, which the server fills in): an
+ * the way the gate will check it when the call runs (the gate's approvalView:
+ * normalised, then against the schema without the injected arguments, which
+ * the server fills in): an
  * edit that cannot run is refused as a 400 and the call keeps waiting, rather
  * than being recorded and then failing as `invalid_arguments`.
  */
@@ -24,17 +24,14 @@ export function checkApprovalEdit(options: { run: Run; input: RunInput; tools: r
   if (pending === undefined || pending.kind === 'plan' || pending.toolCallId !== input.toolCallId) return;
   const spec = options.tools.find((tool) => tool.name === pending.name);
   if (spec === undefined) return;
-  const injected = Object.keys(resolveToolPolicy(options.policy, spec, spec.name).inject);
-  const schema = injectedSchemaView(spec.inputSchema, injected);
-  const edited = Object.fromEntries(Object.entries(input.arguments).filter(([key]) => !injected.includes(key)));
-  const normalised = normalizeArguments(spec.inputSchema, edited);
-  const verdict = options.validator.validate(schema, normalised.arguments as JsonValue);
-  if (verdict.ok) return;
-  const listed = verdict.issues.slice(0, MAX_LISTED_ISSUES).map((issue) => `${issue.path === '' ? '(arguments)' : issue.path.slice(1).replace(/\//g, '.')}: ${issue.message}`);
-  const more = verdict.issues.length > MAX_LISTED_ISSUES ? `; and ${verdict.issues.length - MAX_LISTED_ISSUES} more` : '';
+  const view = approvalView({ tool: spec, inject: resolveToolPolicy(options.policy, spec, spec.name).inject });
+  const issues = view.checkEdit(input.arguments, options.validator);
+  if (issues.length === 0) return;
+  const listed = issues.slice(0, MAX_LISTED_ISSUES).map((issue) => `${issue.path === '' ? '(arguments)' : issue.path.slice(1).replace(/\//g, '.')}: ${issue.message}`);
+  const more = issues.length > MAX_LISTED_ISSUES ? `; and ${issues.length - MAX_LISTED_ISSUES} more` : '';
   throw new ToolgateError(
     'usage',
     `the edited arguments for ${pending.name} do not match its input schema — ${listed.join('; ')}${more}. Nothing was recorded: ${pending.toolCallId} still waits; send a corrected edit, approve it as proposed, or reject it`,
-    { details: { issues: verdict.issues } },
+    { details: { issues } },
   );
 }

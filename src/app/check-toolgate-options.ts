@@ -44,16 +44,20 @@ const OPTION_KEYS: readonly (keyof CreateToolgateOptions)[] = [
  * JavaScript callers get these for every mistake TypeScript would have caught.
  */
 export async function checkToolgateOptions(options: CreateToolgateOptions): Promise<void> {
+  // As typed; the checks below are for what JavaScript callers really pass.
+  const typed: CreateToolgateOptions = options;
   if (!isJsonObject(options)) throw new ToolgateError('usage', 'createToolgate takes one options object, e.g. createToolgate({ model: "openai:gpt-4o-mini", tools: [myTool] })');
   const problems: string[] = [];
+  const known = new Set<string>(OPTION_KEYS);
   for (const key of Object.keys(options)) {
-    if (!(OPTION_KEYS as readonly string[]).includes(key)) problems.push(`${key}: ${unknownKeyMessage(key, OPTION_KEYS)}`);
+    if (!known.has(key)) problems.push(`${key}: ${unknownKeyMessage(key, OPTION_KEYS)}`);
   }
   if (options.tools !== undefined && !Array.isArray(options.tools)) problems.push('tools: must be a list of MCP servers, defineTool() results or ToolSources');
   if (options.store !== undefined && typeof options.store !== 'string' && !isStore(options.store)) problems.push('store: must be "memory:", "sqlite:<file>" or a RunStore');
-  const { servers } = sortToolEntries(Array.isArray(options.tools) ? options.tools : []);
+  const entries = Array.isArray(typed.tools) ? typed.tools : [];
+  const { servers } = sortToolEntries(entries);
   const serverIndex = new Map<string, number>();
-  (Array.isArray(options.tools) ? (options.tools as unknown[]) : []).forEach((entry, index) => {
+  entries.forEach((entry, index) => {
     if (isJsonObject(entry) && typeof entry['name'] === 'string') serverIndex.set(entry['name'], index);
   });
   const policy = isJsonObject(options.policy) ? options.policy : {};
@@ -117,7 +121,7 @@ function optionPath(path: readonly PropertyKey[], serverIndex: ReadonlyMap<strin
 }
 
 function isStore(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && typeof (value as { append?: unknown }).append === 'function' && typeof (value as { readEvents?: unknown }).readEvents === 'function';
+  return typeof value === 'object' && value !== null && 'append' in value && typeof value.append === 'function' && 'readEvents' in value && typeof value.readEvents === 'function';
 }
 
 function defined(value: Record<string, unknown>): Record<string, unknown> {

@@ -1,4 +1,4 @@
-import { ToolgateError, TERMINAL_RUN_STATUSES, type RunEvent, type RunStore } from '../core/index.ts';
+import { ToolgateError, TERMINAL_RUN_STATUSES, type RunEvent, type RunStore, describeError } from '../core/index.ts';
 
 const PAGE = 200;
 
@@ -35,7 +35,7 @@ export async function copyRuns(options: { source: RunStore; target: RunStore; on
         const result = await importRun(run, events);
         outcome = result === 'exists' ? { kind: 'skipped', runId: run.id } : { kind: 'copied', runId: run.id, events: events.length };
       } catch (error) {
-        outcome = { kind: 'failed', runId: run.id, message: error instanceof Error ? error.message : String(error) };
+        outcome = { kind: 'failed', runId: run.id, message: describeError(error) };
       }
       if (outcome.kind === 'copied') {
         report.copied += 1;

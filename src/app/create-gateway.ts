@@ -11,11 +11,11 @@ import {
   defaultMaxSessionsPerTenant,
   limitedTools,
   serveGatewayStdio,
+  sweepLostGatewaySessions,
   type GatewayIdentity,
   type RateLimits,
 } from '../gateway/index.ts';
 import type { RunEvent } from '../core/index.ts';
-import { sweepLostGatewaySessions } from '../orchestrator/gateway-recovery.ts';
 import type { Settings } from '../config/resolve-settings.ts';
 import type { Toolgate } from './toolgate.ts';
 

@@ -7,6 +7,7 @@ import type { OllamaAdapterOptions } from '../providers/ollama/ollama-adapter.ts
 import type { OpenAIAdapterOptions } from '../providers/openai/openai-adapter.ts';
 import { withEstimatedUsage } from '../providers/shared/estimate-usage.ts';
 import { endpointProblem, resolveProviders } from '../config/resolve-settings.ts';
+import { withoutUndefined } from '../core/without-undefined.ts';
 
 export interface CreateModelOptions {
   /** "provider:model". */
@@ -28,12 +29,6 @@ const FITS: [
   KeysFit<OllamaProviderEntry, OllamaAdapterOptions>,
 ] = [true, true, true];
 void FITS;
-
-/** The entry without `type` and without undefined values (adapter options are exact). */
-function settingsOf(entry: ProviderConfig): Record<string, unknown> {
-  const { type: _type, ...rest } = entry;
-  return Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
-}
 
 /**
  * Picks the adapter for a "provider:model" id: a built-in provider, a named
@@ -72,19 +67,22 @@ async function createProviderModel(options: CreateModelOptions): Promise<ModelAd
   }
   const problem = endpointProblem(provider, entry);
   if (problem !== undefined) throw new ToolgateError('usage', problem);
-  const common = { ...settingsOf(entry), model: name, provider };
+  // Adapter options are exact: the entry goes without `type` and without keys set to undefined.
   switch (entry.type) {
     case 'openai': {
+      const { type: _type, ...settings } = entry;
       const { createOpenAIAdapter } = await import('../providers/openai/openai-adapter.ts');
-      return createOpenAIAdapter(common as unknown as OpenAIAdapterOptions);
+      return createOpenAIAdapter({ ...withoutUndefined(settings), model: name, provider });
     }
     case 'anthropic': {
+      const { type: _type, ...settings } = entry;
       const { createAnthropicAdapter } = await import('../providers/anthropic/anthropic-adapter.ts');
-      return createAnthropicAdapter(common as unknown as AnthropicAdapterOptions);
+      return createAnthropicAdapter({ ...withoutUndefined(settings), model: name, provider });
     }
     case 'ollama': {
+      const { type: _type, ...settings } = entry;
       const { createOllamaAdapter } = await import('../providers/ollama/ollama-adapter.ts');
-      return createOllamaAdapter(common as unknown as OllamaAdapterOptions);
+      return createOllamaAdapter({ ...withoutUndefined(settings), model: name, provider });
     }
   }
 }

@@ -5,6 +5,7 @@ import { openStore } from './open-store.ts';
 import { sortToolEntries } from './sort-tool-entries.ts';
 import { Toolgate } from './toolgate.ts';
 import { settingsFromOptions, type CreateToolgateOptions } from './toolgate-options.ts';
+import { withoutUndefined } from '../core/without-undefined.ts';
 
 /**
  * toolgate from one plain options object: the model, providers, tools (MCP
@@ -46,12 +47,14 @@ export function toolgateFrom(options: CreateToolgateOptions, store?: RunStore): 
     tools: sources,
     ...(store === undefined ? {} : { store }),
     ...(typeof options.model === 'object' ? { model: options.model } : {}),
-    ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
-    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-    ...(options.owner === undefined ? {} : { owner: options.owner }),
-    ...(options.toolRetry === undefined ? {} : { toolRetry: options.toolRetry }),
-    ...(options.onToolHealth === undefined ? {} : { onToolHealth: options.onToolHealth }),
-    ...(options.onServerStderr === undefined ? {} : { onServerStderr: options.onServerStderr }),
-    ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
+    ...withoutUndefined({
+      hooks: options.hooks,
+      cwd: options.cwd,
+      owner: options.owner,
+      toolRetry: options.toolRetry,
+      onToolHealth: options.onToolHealth,
+      onServerStderr: options.onServerStderr,
+      onWarning: options.onWarning,
+    }),
   });
 }

@@ -43,7 +43,7 @@ export function preparePrivateDbFile(path: string): void {
     closeSync(openSync(path, 'wx', 0o600));
   } catch (error) {
     // Another process created it first: theirs is as good.
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    if (!(error instanceof Error && 'code' in error && error.code === 'EEXIST')) throw error;
   }
 }
 

@@ -10,8 +10,10 @@ const SERVER = import.meta.url.endsWith('.ts') ? '../server/index.ts' : '../serv
 let server: typeof Server | undefined;
 
 function loadServer(): typeof Server {
-  server ??= createRequire(import.meta.url)(SERVER) as typeof Server;
-  return server;
+  // require() is typed any: the module's own types come from the `import type` above.
+  const loaded: typeof Server = server ?? createRequire(import.meta.url)(SERVER);
+  server = loaded;
+  return loaded;
 }
 
 /** The API as a request handler, for a server of the caller's own (see server/http-server.ts). */

@@ -2,15 +2,13 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { costOf, estimatedTokens, runStrategy, type Run, type RunEvent, type RunStore } from '../core/index.ts';
 import { envelopeFamily } from '../parsing/index.ts';
 import type { AuthThrottleEvent, SseStats } from '../server/index.ts';
+import { timeAppends } from './timed-store.ts';
+import { registerWaitingGauges } from './waiting-gauges.ts';
 
 /** Label values per label beyond this are counted as `other`: a model inventing tool names cannot grow the metrics without bound. */
 export const MAX_LABEL_VALUES = 200;
 /** Runs whose per-run state (labels, calls seen) is kept at once; the oldest is dropped beyond. */
 const MAX_TRACKED_RUNS = 10_000;
-/** Pages of waiting runs read per scrape (200 each). */
-const MAX_WAITING_PAGES = 25;
-/** A scrape's gauges share one read of the waiting runs. */
-const WAITING_READ_REUSE_MS = 500;
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
@@ -23,9 +21,6 @@ interface RunLabels {
   price?: { inputPerMTok: number; outputPerMTok: number } | undefined;
 }
 
-/** The runs waiting for a person, as one scrape read them. */
-type WaitingRuns = Record<'approval' | 'escalated', { count: number; oldestSeconds: number }>;
-
 interface TrackedRun {
   labels: Promise<RunLabels>;
   /** Each call's tool and effect, from its gate_decision. */
@@ -34,7 +29,6 @@ interface TrackedRun {
   /** Events are applied in order, after the labels are known. */
   chain: Promise<void>;
 }
-
 
 /**
  * toolgate's Prometheus metrics, all named `toolgate_*`, fed by the events
@@ -49,7 +43,6 @@ export class ToolgateMetrics {
   readonly #runs = new Map<string, TrackedRun>();
   readonly #seen = new Map<string, Set<string>>();
   #sse: () => SseStats = () => ({ subscribers: 0, overflows: 0 });
-  #waitingRead: { at: number; read: Promise<WaitingRuns | undefined> } | undefined;
 
   readonly #runsStarted: Counter<'strategy' | 'tenant'>;
   readonly #runsEnded: Counter<'status' | 'strategy' | 'tenant'>;
@@ -70,73 +63,30 @@ export class ToolgateMetrics {
     this.#store = options.store;
     const registers = [this.registry];
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'toolgate_' });
-    this.#runsStarted = new Counter({ name: 'toolgate_runs_started_total', help: 'Runs started, by strategy and tenant', labelNames: ['strategy', 'tenant'], registers });
-    this.#runsEnded = new Counter({ name: 'toolgate_runs_total', help: 'Runs ended, by status (completed, failed, cancelled), strategy and tenant', labelNames: ['status', 'strategy', 'tenant'], registers });
-    this.#toolCalls = new Counter({
-      name: 'toolgate_tool_calls_total',
-      help: 'Tool calls by tool, effect (read, write) and outcome (ok, error, denied, invalid, approval, dry_run)',
-      labelNames: ['tool', 'effect', 'outcome'],
-      registers,
-    });
+    const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> => new Counter({ name, help, labelNames, registers });
+    this.#runsStarted = counter('toolgate_runs_started_total', 'Runs started, by strategy and tenant', ['strategy', 'tenant']);
+    this.#runsEnded = counter('toolgate_runs_total', 'Runs ended, by status (completed, failed, cancelled), strategy and tenant', ['status', 'strategy', 'tenant']);
+    this.#toolCalls = counter('toolgate_tool_calls_total', 'Tool calls by tool, effect (read, write) and outcome (ok, error, denied, invalid, approval, dry_run)', ['tool', 'effect', 'outcome']);
     this.#modelLatency = new Histogram({ name: 'toolgate_model_call_duration_seconds', help: 'Model calls, by model', labelNames: ['model'], buckets: LATENCY_BUCKETS, registers });
     this.#toolLatency = new Histogram({ name: 'toolgate_tool_call_duration_seconds', help: 'Tool calls that ran, by tool', labelNames: ['tool'], buckets: LATENCY_BUCKETS, registers });
-    this.#tokens = new Counter({ name: 'toolgate_tokens_total', help: 'Model tokens, by model and direction (input, output; cache_read and cache_write are parts of input)', labelNames: ['model', 'direction'], registers });
-    this.#tokensEstimated = new Counter({
-      name: 'toolgate_tokens_estimated_total',
-      help: 'Of toolgate_tokens_total, the tokens toolgate estimated with its tokenizer because the model API did not report them, by model and direction (input, output)',
-      labelNames: ['model', 'direction'],
-      registers,
-    });
-    this.#cost = new Counter({ name: 'toolgate_cost_usd_total', help: 'Model cost in US dollars at the configured prices, by model', labelNames: ['model'], registers });
-    this.#guardTrips = new Counter({ name: 'toolgate_guard_trips_total', help: 'Runtime guard trips, by code and action', labelNames: ['code', 'action'], registers });
-    this.#parseRepairs = new Counter({
-      name: 'toolgate_parse_repairs_total',
-      help: 'What the parser repaired or rejected in model turns, by family (native calls, or the text format: hermes, mistral, deepseek, …) and diagnostic code',
-      labelNames: ['family', 'code'],
-      registers,
-    });
-    this.#parseRetries = new Counter({ name: 'toolgate_parse_retries_total', help: 'Model turns sent back with feedback, by the first diagnostic code', labelNames: ['code'], registers });
+    this.#tokens = counter('toolgate_tokens_total', 'Model tokens, by model and direction (input, output; cache_read and cache_write are parts of input)', ['model', 'direction']);
+    this.#tokensEstimated = counter(
+      'toolgate_tokens_estimated_total',
+      'Of toolgate_tokens_total, the tokens toolgate estimated with its tokenizer because the model API did not report them, by model and direction (input, output)',
+      ['model', 'direction'],
+    );
+    this.#cost = counter('toolgate_cost_usd_total', 'Model cost in US dollars at the configured prices, by model', ['model']);
+    this.#guardTrips = counter('toolgate_guard_trips_total', 'Runtime guard trips, by code and action', ['code', 'action']);
+    this.#parseRepairs = counter(
+      'toolgate_parse_repairs_total',
+      'What the parser repaired or rejected in model turns, by family (native calls, or the text format: hermes, mistral, deepseek, …) and diagnostic code',
+      ['family', 'code'],
+    );
+    this.#parseRetries = counter('toolgate_parse_retries_total', 'Model turns sent back with feedback, by the first diagnostic code', ['code']);
     this.#storeAppend = new Histogram({ name: 'toolgate_store_append_duration_seconds', help: 'Appends to the run store', buckets: STORE_BUCKETS, registers });
-    this.#authFailures = new Counter({ name: 'toolgate_auth_failures_total', help: 'Wrong API keys presented, by where (bearer: an Authorization header; sign_in: POST /v1/session)', labelNames: ['via'], registers });
-    this.#authThrottled = new Counter({
-      name: 'toolgate_auth_throttled_total',
-      help: 'Requests answered 429 because of failed authentications, by the count that refused them (address, key_prefix)',
-      labelNames: ['limit'],
-      registers,
-    });
-    const waiting: Gauge<'reason'> = new Gauge({
-      name: 'toolgate_runs_waiting',
-      help: 'Runs waiting for a person, by why (approval, escalated)',
-      labelNames: ['reason'],
-      registers,
-      collect: async () => {
-        const now = await this.#waitingNow();
-        // The store cannot be read: no value rather than a stale one (toolgate_store_up says why).
-        if (now === undefined) return waiting.reset();
-        waiting.set({ reason: 'approval' }, now.approval.count);
-        waiting.set({ reason: 'escalated' }, now.escalated.count);
-      },
-    });
-    const oldest: Gauge<'reason'> = new Gauge({
-      name: 'toolgate_runs_waiting_oldest_seconds',
-      help: 'How long the oldest waiting run has waited, by why',
-      labelNames: ['reason'],
-      registers,
-      collect: async () => {
-        const now = await this.#waitingNow();
-        if (now === undefined) return oldest.reset();
-        oldest.set({ reason: 'approval' }, now.approval.oldestSeconds);
-        oldest.set({ reason: 'escalated' }, now.escalated.oldestSeconds);
-      },
-    });
-    const storeUp: Gauge = new Gauge({
-      name: 'toolgate_store_up',
-      help: 'Whether this scrape could read the run store (1) or not (0: the database is unreachable or refuses reads; runs wait for it)',
-      registers,
-      collect: async () => {
-        storeUp.set((await this.#waitingNow()) === undefined ? 0 : 1);
-      },
-    });
+    this.#authFailures = counter('toolgate_auth_failures_total', 'Wrong API keys presented, by where (bearer: an Authorization header; sign_in: POST /v1/session)', ['via']);
+    this.#authThrottled = counter('toolgate_auth_throttled_total', 'Requests answered 429 because of failed authentications, by the count that refused them (address, key_prefix)', ['limit']);
+    registerWaitingGauges({ store: this.#store, registers });
     const subscribers: Gauge = new Gauge({
       name: 'toolgate_sse_subscribers',
       help: 'Open SSE event streams',
@@ -173,32 +123,7 @@ export class ToolgateMetrics {
 
   /** A store whose appends are timed; everything else is the store itself. */
   timeAppends<S extends RunStore>(store: S): S {
-    const histogram = this.#storeAppend;
-    // Bound once per method, not on every call: the store is on every run's path.
-    const bound = new Map<PropertyKey, unknown>();
-    return new Proxy(store, {
-      get(target, prop, receiver) {
-        const value: unknown = Reflect.get(target, prop, receiver);
-        if (typeof value !== 'function') return value;
-        let fn = bound.get(prop);
-        if (fn === undefined) {
-          const method = value as (...args: unknown[]) => unknown;
-          fn =
-            prop === 'append'
-              ? async (...args: unknown[]) => {
-                  const stop = histogram.startTimer();
-                  try {
-                    return await method.apply(target, args);
-                  } finally {
-                    stop();
-                  }
-                }
-              : method.bind(target);
-          bound.set(prop, fn);
-        }
-        return fn;
-      },
-    });
+    return timeAppends(store, this.#storeAppend);
   }
 
   /** Feeds events (of one or several runs, each run's in order). */
@@ -306,40 +231,6 @@ export class ToolgateMetrics {
     if (seen.size >= MAX_LABEL_VALUES) return 'other';
     seen.add(value);
     return value;
-  }
-
-  /**
-   * One read of the waiting runs per scrape: the gauges collect at once and share it.
-   * Undefined when the store cannot be read, so that /metrics still answers while the
-   * database is gone — that is when it is looked at.
-   */
-  #waitingNow(): Promise<WaitingRuns | undefined> {
-    const now = Date.now();
-    if (this.#waitingRead === undefined || now - this.#waitingRead.at > WAITING_READ_REUSE_MS) {
-      const read = Promise.all([this.#waiting('waiting_approval'), this.#waiting('escalated')]).then(
-        ([approval, escalated]) => ({ approval, escalated }),
-        () => undefined,
-      );
-      this.#waitingRead = { at: now, read };
-    }
-    return this.#waitingRead.read;
-  }
-
-  async #waiting(status: 'waiting_approval' | 'escalated'): Promise<{ count: number; oldestSeconds: number }> {
-    let count = 0;
-    let oldest: number | undefined;
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_WAITING_PAGES; page++) {
-      const result = await this.#store.listRuns({ status, limit: 200, ...(cursor === undefined ? {} : { cursor }) });
-      count += result.runs.length;
-      for (const run of result.runs) {
-        const since = Date.parse(run.updatedAt);
-        if (Number.isFinite(since)) oldest = oldest === undefined ? since : Math.min(oldest, since);
-      }
-      cursor = result.nextCursor;
-      if (cursor === undefined) break;
-    }
-    return { count, oldestSeconds: oldest === undefined ? 0 : Math.max(0, (Date.now() - oldest) / 1000) };
   }
 }
 

@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonSchema } from '../core/index.ts';
+import { isJsonObject } from '../core/index.ts';
 import { extractFromMessage, type AssistantMessageInput, type ExtractionResult, type NativeToolCall, type ToolRef } from '../parsing/index.ts';
 import type { CallFormat } from '../parsing/formats/call-format.ts';
 
@@ -20,7 +20,7 @@ export function toolRefsFrom(value: unknown): ToolRef[] | undefined {
       const ref: ToolRef = { name: item['name'] };
       if (typeof item['hasRequiredArgs'] === 'boolean') ref.hasRequiredArgs = item['hasRequiredArgs'];
       if (typeof item['description'] === 'string') ref.description = item['description'];
-      if (schema !== undefined) ref.inputSchema = schema as JsonSchema;
+      if (schema !== undefined) ref.inputSchema = schema;
       refs.push(ref);
     } else return undefined;
   }

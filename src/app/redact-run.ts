@@ -1,4 +1,4 @@
-import type { JsonObject, Run } from '../core/index.ts';
+import { isJsonObject, type JsonValue, type Run } from '../core/index.ts';
 import { createRedactor } from '../gate/index.ts';
 
 /**
@@ -6,7 +6,9 @@ import { createRedactor } from '../gate/index.ts';
  * made of (user tokens, account ids), so keys that look secret are redacted,
  * as the runs API does; the stored run keeps the real values.
  */
-export function redactRunContext(run: Run, patterns?: readonly string[]): Run {
+export function redactRunContext(run: Run, redact: (value: JsonValue) => JsonValue = createRedactor()): Run {
   if (run.context === undefined) return run;
-  return { ...run, context: createRedactor(patterns)(run.context) as JsonObject };
+  const context = redact(run.context);
+  // An object redacts to an object; anything else is shown as nothing rather than unredacted.
+  return { ...run, context: isJsonObject(context) ? context : {} };
 }

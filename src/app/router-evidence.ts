@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
-import { STRATEGY_NAMES, isJsonObject, type RouterEvidence, type StrategyName } from '../core/index.ts';
+import { STRATEGY_NAMES, describeError, isJsonObject, type RouterEvidence } from '../core/index.ts';
+import { isOneOf } from '../core/is-one-of.ts';
 
 /** An eval report is a summary; a bigger file is not one. */
 const MAX_RESULTS_BYTES = 32 * 1024 * 1024;
@@ -41,9 +42,9 @@ export class RouterEvidenceFile {
     }
     let report: unknown;
     try {
-      report = JSON.parse(readFileSync(this.#path, 'utf8')) as unknown;
+      report = JSON.parse(readFileSync(this.#path, 'utf8'));
     } catch (error) {
-      this.#warn(`router.evalResults: ${this.#path} is not JSON (${error instanceof Error ? error.message : String(error)}); routing without eval results`);
+      this.#warn(`router.evalResults: ${this.#path} is not JSON (${describeError(error)}); routing without eval results`);
       return undefined;
     }
     const rows = isJsonObject(report) && Array.isArray(report['byIntent']) ? report['byIntent'] : undefined;
@@ -55,10 +56,9 @@ export class RouterEvidenceFile {
     for (const row of rows) {
       if (!isJsonObject(row)) continue;
       const { intent, strategy, passRate, avgCostUsd, runs } = row;
-      if (typeof intent !== 'string' || !(INTENTS as readonly string[]).includes(intent)) continue;
-      if (typeof strategy !== 'string' || !(STRATEGY_NAMES as readonly string[]).includes(strategy)) continue;
+      if (!isOneOf(INTENTS, intent) || !isOneOf(STRATEGY_NAMES, strategy)) continue;
       if (typeof passRate !== 'number' || !(passRate >= 0 && passRate <= 1) || typeof runs !== 'number' || !(runs >= 0)) continue;
-      byIntent.push({ intent: intent as (typeof INTENTS)[number], strategy: strategy as StrategyName, passRate, avgCostUsd: typeof avgCostUsd === 'number' && avgCostUsd >= 0 ? avgCostUsd : 0, runs });
+      byIntent.push({ intent, strategy, passRate, avgCostUsd: typeof avgCostUsd === 'number' && avgCostUsd >= 0 ? avgCostUsd : 0, runs });
     }
     this.#warned = undefined;
     return { source: this.#path, byIntent };

@@ -2,7 +2,7 @@ import { ToolgateError, isJsonObject, type ToolSource } from '../core/index.ts';
 import type { ServerConfig } from '../config/config-schema.ts';
 import { isLocalTool, type LocalTool } from '../tools/local/define-tool.ts';
 import { LocalToolSource } from '../tools/local/local-tool-source.ts';
-import type { McpServerEntry } from './toolgate-options.ts';
+import type { ToolEntry } from './toolgate-options.ts';
 
 /** The source name of tools defined in code (`local/<tool>` in policy patterns). */
 export const LOCAL_TOOLS_SOURCE = 'local';
@@ -13,7 +13,7 @@ export const LOCAL_TOOLS_SOURCE = 'local';
  * must be unique: they are what policy patterns (`server/tool`) and tool
  * origins refer to.
  */
-export function sortToolEntries(entries: readonly unknown[]): { servers: Record<string, ServerConfig>; sources: ToolSource[] } {
+export function sortToolEntries(entries: readonly ToolEntry[]): { servers: Record<string, ServerConfig>; sources: ToolSource[] } {
   const servers: Record<string, ServerConfig> = {};
   const sources: ToolSource[] = [];
   const local: LocalTool[] = [];
@@ -23,17 +23,18 @@ export function sortToolEntries(entries: readonly unknown[]): { servers: Record<
     if (before !== undefined) throw new ToolgateError('usage', `${where}: the name "${name}" is already used by ${before}; give each tool server a name of its own`);
     taken.set(name, where);
   };
-  entries.forEach((entry, index) => {
+  // Typed for TypeScript callers; every branch still checks, for JavaScript ones.
+  entries.forEach((entry: ToolEntry, index) => {
     const where = `tools[${index}]`;
     if (isLocalTool(entry)) local.push(entry);
     else if (isToolSource(entry)) {
       claim(entry.name, where);
       sources.push(entry);
     } else if (isJsonObject(entry) && ('command' in entry || 'url' in entry)) {
-      const { name, ...server } = entry as McpServerEntry;
+      const { name, ...server } = entry;
       if (typeof name !== 'string' || name === '') throw new ToolgateError('usage', `${where}: an MCP server needs a name, e.g. { name: 'crm', command: 'node', args: ['crm-server.js'] }`);
       claim(name, where);
-      servers[name] = server as ServerConfig;
+      servers[name] = server;
     } else {
       throw new ToolgateError(
         'usage',
@@ -50,8 +51,16 @@ export function sortToolEntries(entries: readonly unknown[]): { servers: Record<
 
 function isToolSource(value: unknown): value is ToolSource {
   if (typeof value !== 'object' || value === null) return false;
-  const v = value as Partial<Record<keyof ToolSource, unknown>>;
-  return typeof v.name === 'string' && typeof v.listTools === 'function' && typeof v.callTool === 'function' && typeof v.close === 'function';
+  return (
+    'name' in value &&
+    typeof value.name === 'string' &&
+    'listTools' in value &&
+    typeof value.listTools === 'function' &&
+    'callTool' in value &&
+    typeof value.callTool === 'function' &&
+    'close' in value &&
+    typeof value.close === 'function'
+  );
 }
 
 function describe(value: unknown): string {

@@ -1,6 +1,6 @@
 import { checkToolPatterns, toolRefOf, type PatternFinding, type PatternUse } from '../gate/index.ts';
 import type { Settings } from '../config/resolve-settings.ts';
-import { TODO_TOOLS } from '../orchestrator/todo-tools.ts';
+import { TODO_TOOLS } from '../orchestrator/step/todo-tools.ts';
 import type { Toolgate } from './toolgate.ts';
 
 export type { PatternFinding } from '../gate/index.ts';

@@ -3,9 +3,10 @@ import type { ServerConfig } from '../config/config-schema.ts';
 import type { ProvidersConfig } from '../config/providers-schema.ts';
 import { resolveProviders, type ParsingSettings, type Settings } from '../config/resolve-settings.ts';
 import type { ToolRule } from '../gate/index.ts';
-import type { RunHooks, ToolMode } from '../orchestrator/run-options.ts';
+import type { RunHooks, ToolMode } from '../orchestrator/state/run-options.ts';
 import type { LocalTool } from '../tools/local/define-tool.ts';
 import type { RetryOptions } from '../tools/tool-registry.ts';
+import { withoutUndefined } from '../core/without-undefined.ts';
 
 /** An MCP server in `tools`: spawned over stdio (`command`) or reached over Streamable HTTP (`url`), under a name policies use. */
 export type McpServerEntry = { name: string } & ServerConfig;
@@ -108,7 +109,7 @@ export function toolgateOptionsFromSettings(settings: Settings): CreateToolgateO
   const options: CreateToolgateOptions = {
     providers: settings.providers,
     tools: Object.entries(settings.servers).map(([name, server]): McpServerEntry => ({ name, ...server })),
-    policy: { tools: settings.tools as Record<string, ToolRule>, tenants: settings.tenants, ...(settings.redact === undefined ? {} : { redact: settings.redact }) },
+    policy: { tools: Object.fromEntries(Object.entries(settings.tools).map(([pattern, rule]) => [pattern, withoutUndefined(rule)])), tenants: settings.tenants, ...(settings.redact === undefined ? {} : { redact: settings.redact }) },
     maxSteps: settings.maxSteps,
     toolMode: settings.toolMode,
     constrain: settings.constrain,

@@ -1,12 +1,9 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import {
-  DEFAULT_MAX_RESULT_BYTES,
   DEFAULT_STRATEGY,
-  ToolgateError,
   newId,
   type IdempotencyRequest,
-  type JsonObject,
   type ModelAdapter,
   type NewRun,
   type Run,
@@ -21,23 +18,24 @@ import {
 } from '../core/index.ts';
 import { endpointOf, resolveSettings, type Settings } from '../config/resolve-settings.ts';
 import { providerOf } from '../config/providers.ts';
-import { isModelAllowed, isToolAllowed, resolveToolPolicy, tenantRuleFor, type ModelDecision, type Policy } from '../gate/index.ts';
+import { isModelAllowed, tenantRuleFor, type ModelDecision, type Policy } from '../gate/index.ts';
 import { settingsFrom } from '../orchestrator/run-agent.ts';
 import { RunEngine } from '../orchestrator/run-engine.ts';
-import type { RunEnvironment, RunHooks, ToolMode } from '../orchestrator/run-options.ts';
-import { strategyFor } from '../orchestrator/strategies/index.ts';
-import { activeTraceparent, checkTraceparent } from '../orchestrator/tracing.ts';
+import type { RunEnvironment, RunHooks } from '../orchestrator/state/run-options.ts';
 import { sharedValidator, type Validator } from '../validation/index.ts';
 import { policyFromSettings } from './policy-from-settings.ts';
 import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
-import { McpToolSource } from '../tools/mcp/mcp-tool-source.ts';
-import { limitedTools } from '../gateway/limited-tools.ts';
-import { ToolRegistry, type RetryOptions } from '../tools/tool-registry.ts';
-import { createModel } from './create-model.ts';
-import { withEstimatedUsage } from '../providers/shared/estimate-usage.ts';
-import { priceFor } from './model-price.ts';
+import { gatewaySessionRuns } from '../gateway/gateway-recovery.ts';
+import type { RetryOptions, ToolRegistry } from '../tools/tool-registry.ts';
 import { RouterEvidenceFile } from './router-evidence.ts';
 import { CallFormats } from './call-formats.ts';
+import { classifyTools, type ClassifiedTool } from './classified-tools.ts';
+import { ModelCache } from './model-cache.ts';
+import { newRunFrom, type RunRequest } from './new-run.ts';
+import { runTools } from './run-tools.ts';
+
+export type { ClassifiedTool } from './classified-tools.ts';
+export type { RunRequest } from './new-run.ts';
 
 export interface ToolgateOptions {
   /** Resolved configuration (config file, environment, flags). Default: no tool servers, no model, the defaults. */
@@ -64,50 +62,12 @@ export interface ToolgateOptions {
   onWarning?: (message: string) => void;
 }
 
-export interface RunRequest {
-  input: string;
-  /** "provider:model"; defaults to the configured model. */
-  model?: string;
-  maxSteps?: number;
-  /** A strategy name (react, plan, reflect, auto); unknown names are refused with the known ones. Default: the configured one. */
-  strategy?: string;
-  toolMode?: ToolMode;
-  /** Offer the built-in todo tools (default: config `todo.enabled`). */
-  todo?: boolean;
-  /** A W3C traceparent the run's spans continue (default: the span active when the run is created, if any). */
-  traceparent?: string;
-  threadId?: string;
-  tenantId?: string;
-  userId?: string;
-  /** Writes are validated and shown, not executed. */
-  dryRun?: boolean;
-  /** Values for injected arguments (`{{context.*}}`). */
-  context?: JsonObject;
-  metadata?: JsonObject;
-  signal?: AbortSignal;
-  /** Called with every event of the run, in order, from the first one. */
-  onEvent?: (event: RunEvent) => void;
-}
-
 export interface DriveOptions {
   signal?: AbortSignal;
   /** Stop at the next safe point without ending the run (shutdown). */
   stopSignal?: AbortSignal;
   onEvent?: (event: RunEvent) => void;
 }
-
-/** A tool as a tenant sees it, with its classification. */
-export type ClassifiedTool = ToolSpec & {
-  effect: 'read' | 'write';
-  effectSource: 'config' | 'annotation' | 'default';
-  approval: 'required' | 'auto' | 'never';
-  /** Argument names the gate fills in (the resolved rule's `inject` keys); the model never sees them. */
-  injected: string[];
-  /** Its output is treated as untrusted (config `untrusted`, or an explicit openWorldHint). */
-  untrusted: boolean;
-  /** false: its server is down (the last known listing); runs do not get it until the server is back. */
-  available: boolean;
-};
 
 /**
  * toolgate assembled: MCP servers from the settings behind one registry, a
@@ -121,9 +81,7 @@ export class Toolgate {
   /** The tools as runs get them: every result cut to `maxResultBytes`. */
   readonly #runTools: ToolSource;
   readonly #options: ToolgateOptions;
-  readonly #models = new Map<string, Promise<ModelAdapter>>();
-  /** The caller's own model (ToolgateOptions.model), its missing usage estimated. */
-  readonly #ownModel: ModelAdapter | undefined;
+  readonly #models: ModelCache;
   readonly #evidence: RouterEvidenceFile | undefined;
   /** The call formats each model's runs read besides the built-in lexicon (config and chat templates). */
   readonly formats: CallFormats;
@@ -134,27 +92,18 @@ export class Toolgate {
 
   constructor(options: ToolgateOptions = {}) {
     this.#options = options;
-    this.#ownModel = options.model === undefined ? undefined : withEstimatedUsage(options.model);
     this.settings = options.settings ?? defaultSettings();
+    this.#models = new ModelCache({ own: options.model, settings: this.settings, cwd: options.cwd });
     this.store = options.store ?? new MemoryRunStore();
-    const runLimit = this.settings.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
-    // One connection to a server serves runs and gateway sessions: it reads as much as the larger limit keeps.
-    const readLimit = Math.max(runLimit, this.settings.gatewayConfig.maxResultBytes ?? runLimit);
-    const servers = Object.entries(this.settings.servers).map(
-      ([name, server]) =>
-        new McpToolSource({
-          name,
-          server,
-          maxResultBytes: readLimit,
-          ...(server.timeoutMs === undefined ? {} : { defaultTimeoutMs: server.timeoutMs }),
-          ...(options.onServerStderr === undefined ? {} : { onStderr: (line: string) => options.onServerStderr?.(name, line) }),
-        }),
-    );
-    this.tools = new ToolRegistry([...servers, ...(options.tools ?? [])], {
-      ...(options.toolRetry === undefined ? {} : { retry: options.toolRetry }),
-      ...(options.onToolHealth === undefined ? {} : { onHealthChange: options.onToolHealth }),
+    const tools = runTools({
+      settings: this.settings,
+      sources: options.tools,
+      onServerStderr: options.onServerStderr,
+      toolRetry: options.toolRetry,
+      onToolHealth: options.onToolHealth,
     });
-    this.#runTools = limitedTools(this.tools, runLimit, 'the limit (maxResultBytes)');
+    this.tools = tools.registry;
+    this.#runTools = tools.forRuns;
     this.policy = policyFromSettings(this.settings);
     this.formats = new CallFormats({
       parsing: this.settings.parsing,
@@ -172,6 +121,7 @@ export class Toolgate {
       ...(this.settings.server.leaseMs === undefined ? {} : { leaseMs: this.settings.server.leaseMs }),
       environment: (run) => this.environment(run),
       fallbackSettings: settingsFrom({ ...this.settings, strategy: DEFAULT_STRATEGY }),
+      ownedElsewhere: gatewaySessionRuns,
     });
   }
 
@@ -209,22 +159,9 @@ export class Toolgate {
    * classification; tools of a server that is down are kept, `available: false`.
    */
   async listClassifiedTools(tenantId?: string): Promise<ClassifiedTool[]> {
-    const known = await this.tools.knownTools();
-    return known
-      .filter(({ spec }) => isToolAllowed(this.policy, tenantId, spec).allowed)
-      .map(({ spec, available }) => {
-        const resolved = resolveToolPolicy(this.policy, spec, spec.name);
-        return {
-          ...spec,
-          effect: resolved.effect,
-          effectSource: resolved.effectSource,
-          approval: resolved.approval,
-          injected: Object.keys(resolved.inject),
-          untrusted: resolved.untrusted,
-          available,
-        };
-      });
+    return classifyTools({ known: await this.tools.knownTools(), policy: this.policy, tenantId });
   }
+
 
   /**
    * Starts every tool source not started yet, in parallel, waiting at most
@@ -259,21 +196,9 @@ export class Toolgate {
 
   /** The adapter for a model id (cached per id). */
   model(id?: string): Promise<ModelAdapter> {
-    if (this.#ownModel !== undefined && (id === undefined || id === this.#ownModel.id)) return Promise.resolve(this.#ownModel);
-    const modelId = id ?? this.settings.model;
-    if (modelId === undefined) {
-      return Promise.reject(
-        new ToolgateError('usage', 'no model given: pass --model provider:model (e.g. openai:gpt-4o-mini) or set `model:` in toolgate.yaml'),
-      );
-    }
-    let adapter = this.#models.get(modelId);
-    if (adapter === undefined) {
-      adapter = createModel({ model: modelId, providers: this.settings.providers, ...(this.#options.cwd === undefined ? {} : { cwd: this.#options.cwd }) });
-      adapter.catch(() => this.#models.delete(modelId));
-      this.#models.set(modelId, adapter);
-    }
-    return adapter;
+    return this.#models.get(id);
   }
+
 
   /** Creates a run and drives it to its end. Resolves with the final run; model and tool failures end the run, they do not reject. */
   async run(request: RunRequest): Promise<Run> {
@@ -299,39 +224,8 @@ export class Toolgate {
    * included (request values over the configuration). Resolving the model and
    * the strategy here makes a bad one the caller's error, found before any run exists.
    */
-  async newRun(request: Omit<RunRequest, 'signal' | 'onEvent'>): Promise<NewRun & { settings: RunSettings }> {
-    // JavaScript callers: a bare string, or no input, would otherwise start a run with nothing to answer.
-    if (typeof request !== 'object' || request === null || typeof (request as { input?: unknown }).input !== 'string') {
-      throw new ToolgateError('usage', `a run takes an object with a string input, e.g. toolgate.run({ input: "What is the price for DE-LU?" }); got ${describeRequest(request)}`);
-    }
-    const strategy = strategyFor(request.strategy ?? this.settings.strategy).name;
-    const model = await this.model(request.model);
-    const { rule } = tenantRuleFor(this.settings.tenants, request.tenantId);
-    const guard = { ...this.settings.guard, ...rule?.guard };
-    const price = priceFor({ prices: this.settings.prices, model: model.id, cwd: this.#options.cwd ?? process.cwd() });
-    const traceparent = checkTraceparent(request.traceparent) ?? activeTraceparent();
-    const settings: RunSettings = settingsFrom({
-      ...this.settings,
-      ...(traceparent === undefined ? {} : { traceparent }),
-      strategy,
-      guard,
-      plan: this.settings.plan,
-      todo: { ...this.settings.todo, ...(request.todo === undefined ? {} : { enabled: request.todo }) },
-      ...(price === undefined ? {} : { price }),
-      ...(request.maxSteps === undefined ? {} : { maxSteps: request.maxSteps }),
-      ...(request.toolMode === undefined ? {} : { toolMode: request.toolMode }),
-    });
-    return {
-      input: request.input,
-      model: model.id,
-      settings,
-      ...(request.threadId === undefined ? {} : { threadId: request.threadId }),
-      ...(request.tenantId === undefined ? {} : { tenantId: request.tenantId }),
-      ...(request.userId === undefined ? {} : { userId: request.userId }),
-      ...(request.dryRun === true ? { dryRun: true } : {}),
-      ...(request.context === undefined ? {} : { context: request.context }),
-      ...(request.metadata === undefined ? {} : { metadata: request.metadata }),
-    };
+  newRun(request: Omit<RunRequest, 'signal' | 'onEvent'>): Promise<NewRun & { settings: RunSettings }> {
+    return newRunFrom({ request, settings: this.settings, cwd: this.#options.cwd ?? process.cwd(), model: (id) => this.model(id) });
   }
 
   /**
@@ -345,8 +239,7 @@ export class Toolgate {
 
   /** drive, with the lease and the run when the caller just created and claimed it. */
   async #drive(runId: string, options: DriveOptions, claimed: { lease: RunLease; run: Run } | undefined): Promise<Run> {
-    const onEvent = options.onEvent;
-    const unsubscribe = onEvent === undefined ? undefined : this.store.subscribe(runId, (events) => events.forEach((e) => onEvent(e)));
+    const unsubscribe = this.#listen(runId, options.onEvent);
     try {
       return await this.engine.drive(runId, { signal: options.signal, stopSignal: options.stopSignal, ...claimed });
     } finally {
@@ -356,9 +249,8 @@ export class Toolgate {
 
   /** Records an approval decision or a message for a run (see submitInput), then drives it on. */
   async submitInput(runId: string, input: RunInput, options: DriveOptions = {}): Promise<Run> {
-    const onEvent = options.onEvent;
     // Subscribe first, so the input_received event reaches the listener too.
-    const unsubscribe = onEvent === undefined ? undefined : this.store.subscribe(runId, (events) => events.forEach((e) => onEvent(e)));
+    const unsubscribe = this.#listen(runId, options.onEvent);
     try {
       await this.engine.input(runId, input);
       const { onEvent: _ignored, ...rest } = options;
@@ -366,6 +258,11 @@ export class Toolgate {
     } finally {
       unsubscribe?.();
     }
+  }
+
+  /** Hands every event appended to the run to `onEvent`, until the returned function is called. */
+  #listen(runId: string, onEvent: ((event: RunEvent) => void) | undefined): (() => void) | undefined {
+    return onEvent === undefined ? undefined : this.store.subscribe(runId, (events) => events.forEach((e) => onEvent(e)));
   }
 
   /** Cancels a run wherever it is driven (see RunEngine.cancel). */
@@ -382,11 +279,4 @@ export class Toolgate {
 /** Settings with nothing configured: the defaults, no tool servers, no model. */
 function defaultSettings(): Settings {
   return resolveSettings({}, {}, {});
-}
-
-function describeRequest(request: unknown): string {
-  if (typeof request === 'string') return 'a string (pass it as { input: … })';
-  if (typeof request !== 'object' || request === null) return String(request);
-  const input = (request as { input?: unknown }).input;
-  return input === undefined ? 'an object without input' : `input of type ${Array.isArray(input) ? 'array' : typeof input}`;
 }

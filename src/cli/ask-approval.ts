@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import { isJsonObject, type JsonObject, type PendingApproval } from '../core/index.ts';
+import { isJsonObject, type JsonObject, type PendingApproval, describeError } from '../core/index.ts';
 import type { CliIO } from './cli-io.ts';
 
 export type ApprovalAnswer =
@@ -50,7 +50,7 @@ export async function askApproval(io: CliIO, pending: PendingApproval): Promise<
           if (isJsonObject(value)) return { decision: 'edit', arguments: value };
           io.stderr.write('  that is not a JSON object\n');
         } catch (error) {
-          io.stderr.write(`  not valid JSON: ${error instanceof Error ? error.message : String(error)}\n`);
+          io.stderr.write(`  not valid JSON: ${describeError(error)}\n`);
         }
       }
     }

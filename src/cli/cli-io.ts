@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ToolgateError, didYouMean } from '../core/index.ts';
+import { ToolgateError, didYouMean, describeError } from '../core/index.ts';
 import { flagNames, type CommandSpec } from './command-spec.ts';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, waiting: 3 } as const;
@@ -35,9 +35,9 @@ export function parseFlags(args: readonly string[], spec: CommandSpec): { values
   }
   try {
     const parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
-    return { values: parsed.values as Record<string, unknown>, positionals: parsed.positionals };
+    return { values: parsed.values, positionals: parsed.positionals };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = describeError(error);
     throw usageError(`${message.replace(/\. To specify a positional argument.*$/s, '')} (see "toolgate ${spec.name} --help")`);
   }
 }
@@ -77,6 +77,12 @@ function checkFlagNames(args: readonly string[], spec: CommandSpec): void {
 export function optionalString(values: Record<string, unknown>, key: string): string | undefined {
   const v = values[key];
   return typeof v === 'string' ? v : undefined;
+}
+
+/** A flag given several times (`multiple: true`): its values, in order; none when it is absent. */
+export function stringList(values: Record<string, unknown>, key: string): string[] {
+  const v = values[key];
+  return Array.isArray(v) ? v.filter((item) => typeof item === 'string') : [];
 }
 
 export function positiveInt(value: string | undefined, flag: string): number | undefined {

@@ -1,10 +1,14 @@
 import { isJsonObject, type JsonValue, type Run, type RunEvent, type RunEventDataMap } from '../core/index.ts';
 import type { CliIO } from './cli-io.ts';
 import { formatTokens } from './format-usage.ts';
+import { gateDecisionLines } from './gate-decision-lines.ts';
+import { truncate } from './truncate.ts';
+import { approvalWhy } from './approval-why.ts';
+
+export { gateDecisionLines } from './gate-decision-lines.ts';
 
 const MAX_ARGS_CHARS = 160;
 const MAX_RESULT_CHARS = 200;
-const MAX_VALUE_CHARS = 40;
 
 export interface EventPrinter {
   print(event: RunEvent): void;
@@ -209,56 +213,11 @@ export function createEventPrinter(options: { io: CliIO; json: boolean }): Event
   };
 }
 
-/**
- * `  normalised qty "7,000" → 7000, side "buy" → "BUY"` and
- * `  injected: userId (server-side, …)`. Injected arguments are named, never
- * shown: their values are often credentials or account ids.
- */
-export function gateDecisionLines(data: RunEventDataMap['gate_decision']): string[] {
-  const lines: string[] = [];
-  if (data.normalisations.length > 0) {
-    const changes = data.normalisations.map((n) =>
-      n.to === undefined ? `dropped ${displayPath(n.path)} (${shortValue(n.from)})` : `${displayPath(n.path)} ${shortValue(n.from)} → ${shortValue(n.to)}`,
-    );
-    lines.push(`  normalised ${changes.join(', ')}`);
-  }
-  if (data.injected.length > 0) {
-    const keys = data.injected.map((i) => (i.overridden ? `${i.key} (replacing the model's value)` : i.key));
-    lines.push(`  injected server-side: ${keys.join(', ')}`);
-  }
-  return lines;
-}
-
-function approvalWhy(data: RunEventDataMap['approval_required']): string {
-  switch (data.reason) {
-    case 'policy':
-      return 'the policy asks a person';
-    case 'untrusted_output':
-      return `it follows untrusted output (${[...new Set((data.provenance ?? []).map((p) => p.name))].join(', ')})`;
-    case 'outcome_unknown':
-      return `it was sent and its outcome is unknown${data.detail === undefined ? '' : ` (${data.detail})`}`;
-  }
-}
-
 /** The arguments a dry run validated, as the result records them (already redacted). */
 function dryRunArguments(data: RunEventDataMap['tool_result']): string {
   const structured = data.structuredContent;
   if (isJsonObject(structured) && structured['arguments'] !== undefined) return JSON.stringify(structured['arguments']);
   return resultText(data.content, undefined);
-}
-
-/** A JSON Pointer as people read it: `/legs/0/qty` → `legs.0.qty`. */
-function displayPath(pointer: string): string {
-  if (pointer === '') return '(arguments)';
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .join('.');
-}
-
-function shortValue(value: JsonValue): string {
-  return truncate(JSON.stringify(value), MAX_VALUE_CHARS);
 }
 
 function resultText(content: readonly { type: string; text?: string }[], structured: JsonValue | undefined): string {
@@ -268,8 +227,4 @@ function resultText(content: readonly { type: string; text?: string }[], structu
     .replace(/\s+/g, ' ')
     .trim();
   return text !== '' ? text : structured === undefined ? '' : JSON.stringify(structured);
-}
-
-function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

@@ -40,7 +40,7 @@ export async function gatewayCommand(args: readonly string[], io: CliIO): Promis
     });
     let listening: Listening | undefined;
     if (!stdio || optionalString(values, 'port') !== undefined) {
-      listening = await listenHttp(serving, { mcp: (req, res, caller) => app.http.handle(req, res, caller, app.dryRunFor(caller.tenantId)) });
+      listening = await listenHttp(serving, { mcp: (req, res, caller) => app.http.handle(req, res, { ...caller, dryRun: app.dryRunFor(caller.tenantId) }) });
     }
     // Sessions of a gateway that stopped without ending them are ended here (their clients are gone).
     await manager.recover();

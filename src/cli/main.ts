@@ -1,4 +1,4 @@
-import { ToolgateError, didYouMean } from '../core/index.ts';
+import { ToolgateError, didYouMean, describeError } from '../core/index.ts';
 import { renderCommandHelp, renderOverview, type CommandSpec } from './command-spec.ts';
 import { COMMANDS, type Command } from './commands.ts';
 import { EXIT, type CliIO, usageError } from './cli-io.ts';
@@ -101,6 +101,6 @@ function reportError(error: unknown, io: CliIO): number {
     if (error.code === 'usage' && !error.message.includes('--help')) io.stderr.write(`Run "toolgate help" for usage.\n`);
     return isUsage ? EXIT.usage : EXIT.failed;
   }
-  io.stderr.write(`toolgate: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  io.stderr.write(`toolgate: unexpected error: ${describeError(error, { stack: true })}\n`);
   return EXIT.failed;
 }

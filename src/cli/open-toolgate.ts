@@ -7,7 +7,7 @@ import type { RunStore } from '../core/index.ts';
 import type { LoadedConfig } from '../config/load-config.ts';
 import { findConfigFile } from '../config/find-config-file.ts';
 import { endpointOf, flagProvider, resolveSettings, type Settings, type SettingsFlags } from '../config/resolve-settings.ts';
-import type { CliIO } from './cli-io.ts';
+import { stringList, type CliIO } from './cli-io.ts';
 import type { CliOrigin } from './runs-origin.ts';
 
 export interface OpenToolgateOptions {
@@ -46,7 +46,7 @@ export async function prepareToolgate(options: OpenToolgateOptions): Promise<Pre
   const file = options.noConfig === true ? undefined : findConfigFile({ cwd, file: configFile });
   // The schema and the YAML parser load only when there is a file to read (start-up time).
   const loaded: LoadedConfig = file === undefined ? { config: {} } : (await import('../config/load-config.ts')).loadConfig({ cwd, env: io.env, file });
-  const mcp = Array.isArray(values['mcp']) ? (values['mcp'] as string[]) : [];
+  const mcp = stringList(values, 'mcp');
   const settings = resolveSettings(loaded.config, { ...options.flags, mcp }, io.env);
   // Said now, naming the file, before anything is opened.
   checkConfiguredFormats(settings.parsing?.formats ?? [], loaded.file ?? 'the config');

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { isJsonObject } from '../core/index.ts';
+import { isJsonObject, describeError } from '../core/index.ts';
 import { formatFromTemplate, type CallFormat } from '../app/call-formats.ts';
 import { nativeCallsFrom, parseModelMessage, parseModelText, toolRefsFrom, type AssistantMessageInput, type ToolRef } from '../app/parse-text.ts';
 import { EXIT, optionalString, parseFlags, usageError, type CliIO } from './cli-io.ts';
@@ -54,7 +54,7 @@ function messageFromLine(line: string, lineNo: number, defaultTools: ToolRef[]):
   try {
     item = JSON.parse(line);
   } catch (error) {
-    return fail(`not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+    return fail(`not valid JSON (${describeError(error)})`);
   }
   if (!isJsonObject(item)) return fail('not a JSON object');
   for (const key of ['text', 'reasoning', 'id', 'finishReason'] as const) {
@@ -111,7 +111,7 @@ function loadTools(values: Record<string, unknown>, io: CliIO): ToolRef[] {
   try {
     value = JSON.parse(readText(path));
   } catch (error) {
-    throw usageError(`--tools-file ${file}: not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+    throw usageError(`--tools-file ${file}: not valid JSON (${describeError(error)})`);
   }
   const refs = toolRefsFrom(value);
   if (refs === undefined) throw usageError(`--tools-file ${file}: expected a JSON array of tool names or tool specs (e.g. the output of toolgate tools --json)`);
@@ -122,7 +122,7 @@ function readText(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    throw usageError(`cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`);
+    throw usageError(`cannot read ${path}: ${describeError(error)}`);
   }
 }
 
@@ -130,6 +130,6 @@ async function readStdin(io: CliIO): Promise<string> {
   const stdin = io.stdin;
   if (stdin === undefined || stdin.isTTY === true) throw usageError('toolgate parse reads FILE, or standard input when it is piped: echo "<tool_call>…" | toolgate parse --tools a,b');
   const chunks: Buffer[] = [];
-  for await (const chunk of stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  for await (const chunk of stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   return Buffer.concat(chunks).toString('utf8');
 }

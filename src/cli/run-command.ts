@@ -1,10 +1,10 @@
-import { STRATEGY_NAMES, type JsonObject, type Run, type StrategyName } from '../core/index.ts';
+import { STRATEGY_NAMES, type JsonObject, type Run } from '../core/index.ts';
 import { resolve } from 'node:path';
 import { TEMPLATE_FROM_SERVER } from '../app/call-formats.ts';
 import { preparePrivateDbFile } from '../app/data-dir.ts';
 import { openStore } from '../app/open-store.ts';
 import type { Toolgate } from '../app/toolgate.ts';
-import { optionalString, parseFlags, positiveInt, usageError, type CliIO } from './cli-io.ts';
+import { optionalString, parseFlags, positiveInt, stringList, usageError, type CliIO } from './cli-io.ts';
 import { prepareToolgate } from './open-toolgate.ts';
 import { RUN_SPEC } from './specs/run-spec.ts';
 import { createEventPrinter } from './event-printer.ts';
@@ -12,6 +12,7 @@ import { originMetadata } from './runs-origin.ts';
 import { CLI_USER, settleRun } from './runs-settle.ts';
 import { localStoreFor, resumeFlags } from './runs-where.ts';
 import { reportToolPatterns } from './tool-pattern-report.ts';
+import { isOneOf } from '../core/is-one-of.ts';
 
 const TOOL_MODES = ['native', 'prompted', 'auto'] as const;
 
@@ -24,14 +25,14 @@ export async function runCommand(args: readonly string[], io: CliIO): Promise<nu
   const apiKey = optionalString(values, 'api-key');
   const maxSteps = positiveInt(optionalString(values, 'max-steps'), '--max-steps');
   const toolMode = optionalString(values, 'tool-mode');
-  if (toolMode !== undefined && !(TOOL_MODES as readonly string[]).includes(toolMode)) {
+  if (toolMode !== undefined && !isOneOf(TOOL_MODES, toolMode)) {
     throw usageError(`--tool-mode must be one of ${TOOL_MODES.join(', ')}, got "${toolMode}"`);
   }
   const strategy = optionalString(values, 'strategy');
-  if (strategy !== undefined && !(STRATEGY_NAMES as readonly string[]).includes(strategy)) {
+  if (strategy !== undefined && !isOneOf(STRATEGY_NAMES, strategy)) {
     throw usageError(`--strategy must be one of ${STRATEGY_NAMES.join(', ')}, got "${strategy.slice(0, 40)}"`);
   }
-  const context = parseContext(values['context']);
+  const context = parseContext(stringList(values, 'context'));
   const template = optionalString(values, 'chat-template');
   // A file is named from the working directory, as every flag's path is; `server` asks the model's server.
   const chatTemplate = template === undefined || template === TEMPLATE_FROM_SERVER ? template : resolve(io.cwd, template);
@@ -43,9 +44,9 @@ export async function runCommand(args: readonly string[], io: CliIO): Promise<nu
       ...(baseUrl === undefined ? {} : { baseUrl }),
       ...(apiKey === undefined ? {} : { apiKey }),
       ...(maxSteps === undefined ? {} : { maxSteps }),
-      ...(toolMode === undefined ? {} : { toolMode: toolMode as (typeof TOOL_MODES)[number] }),
+      ...(toolMode === undefined ? {} : { toolMode }),
       ...(values['constrain'] === true ? { constrain: true } : {}),
-      ...(strategy === undefined ? {} : { strategy: strategy as StrategyName }),
+      ...(strategy === undefined ? {} : { strategy }),
       ...(values['todo'] === true ? { todo: true } : {}),
       ...(chatTemplate === undefined ? {} : { chatTemplate }),
     },
@@ -124,9 +125,9 @@ export async function runAndPrint(toolgate: Toolgate, request: RunAndPrintReques
   });
 }
 
-function parseContext(raw: unknown): JsonObject {
+function parseContext(items: readonly string[]): JsonObject {
   const out: JsonObject = {};
-  for (const item of Array.isArray(raw) ? (raw as string[]) : []) {
+  for (const item of items) {
     const eq = item.indexOf('=');
     if (eq <= 0) throw usageError(`--context takes key=value, got "${item}"`);
     out[item.slice(0, eq)] = item.slice(eq + 1);

@@ -4,6 +4,7 @@ import { createEventPrinter } from './event-printer.ts';
 import type { RunsBackend } from './runs-backend.ts';
 import { formatRun, formatRunList } from './runs-format.ts';
 import { decideCommands } from './runs-hints.ts';
+import { isOneOf } from '../core/is-one-of.ts';
 
 export const DEFAULT_LIST_LIMIT = 20;
 /** The runs API's largest page (GET /v1/runs?limit=). */
@@ -70,11 +71,11 @@ export async function cancelRun(ctx: RunsContext): Promise<number> {
 }
 
 export function parseStatuses(raw: unknown): RunStatus[] {
-  const values = Array.isArray(raw) ? (raw as string[]) : [];
-  for (const value of values) {
-    if (!(RUN_STATUSES as readonly string[]).includes(value)) throw usageError(`--status ${value}: use one of ${RUN_STATUSES.join(', ')}`);
-  }
-  return values as RunStatus[];
+  const values: unknown[] = Array.isArray(raw) ? raw : [];
+  return values.map((value) => {
+    if (!isOneOf(RUN_STATUSES, value)) throw usageError(`--status ${String(value)}: use one of ${RUN_STATUSES.join(', ')}`);
+    return value;
+  });
 }
 
 export function parseLimit(raw: string | undefined): number {

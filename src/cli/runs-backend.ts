@@ -1,4 +1,7 @@
-import { TERMINAL_RUN_STATUSES, WAITING_RUN_STATUSES, type JsonObject, type Run, type RunEvent, type RunInput, type RunStatus } from '../core/index.ts';
+import { TERMINAL_RUN_STATUSES, WAITING_RUN_STATUSES, type Run, type RunEvent, type RunInput, type RunStatus } from '../core/index.ts';
+
+/** A run summary as GET /v1/runs answers with it (a local store's runs are summarised the same way). */
+export type RunRow = Readonly<Record<string, unknown>>;
 
 export interface ListQuery {
   /** Any of these statuses; empty: every run. */
@@ -20,7 +23,7 @@ export interface RunsBackend {
   /** For messages: `the store sqlite:/…` or `the server at http://…`. */
   readonly label: string;
   /** Run summaries (the shape GET /v1/runs answers with), newest first. */
-  list(query: ListQuery): Promise<JsonObject[]>;
+  list(query: ListQuery): Promise<RunRow[]>;
   /** The whole run; `not_found` when there is none. */
   get(runId: string): Promise<Run>;
   /** Its stored events after sequence number `after`, in order. */
@@ -50,8 +53,8 @@ export function isSettled(run: Run, lastSeen: number): boolean {
  * One list from several pages (one per status, each newest first): the
  * newest `limit` of them all. Stores and the API filter by one status at a time.
  */
-export function newestFirst(pages: readonly (readonly JsonObject[])[], limit: number): JsonObject[] {
-  const key = (run: JsonObject): string => `${String(run['createdAt'] ?? '')}\u0000${String(run['id'] ?? '')}`;
+export function newestFirst(pages: readonly (readonly RunRow[])[], limit: number): RunRow[] {
+  const key = (run: RunRow): string => `${String(run['createdAt'] ?? '')}\u0000${String(run['id'] ?? '')}`;
   return pages
     .flat()
     .sort((a, b) => (key(a) < key(b) ? 1 : key(a) > key(b) ? -1 : 0))
@@ -59,7 +62,7 @@ export function newestFirst(pages: readonly (readonly JsonObject[])[], limit: nu
 }
 
 /** Runs `page` once per status (once in all without a filter) and merges the answers. */
-export async function listByStatus(query: ListQuery, page: (status: RunStatus | undefined) => Promise<JsonObject[]>): Promise<JsonObject[]> {
+export async function listByStatus(query: ListQuery, page: (status: RunStatus | undefined) => Promise<RunRow[]>): Promise<RunRow[]> {
   if (query.statuses.length === 0) return page(undefined);
   const statuses = [...new Set(query.statuses)];
   return newestFirst(await Promise.all(statuses.map((s) => page(s))), query.limit);

@@ -1,4 +1,5 @@
-import { ToolgateError, isErrorCode, isJsonObject, type JsonObject, type Run, type RunEvent, type RunInput, type RunStatus } from '../core/index.ts';
+import { ToolgateError, isErrorCode, isJsonObject, type JsonObject, type Run, type RunEvent, type RunInput, type RunStatus, describeError } from '../core/index.ts';
+import { isRunAnswer, isRunEventAnswer } from './api-answers.ts';
 import { readSse, type SseMessage } from './runs-sse.ts';
 
 export interface RunsClientOptions {
@@ -27,25 +28,25 @@ export class RunsClient {
   }
 
   async getRun(runId: string): Promise<Run> {
-    return (await this.#json(runPath(runId), {}, runId)) as Run;
+    return this.#run(runPath(runId), {}, runId);
   }
 
   async readEvents(runId: string, after: number): Promise<RunEvent[]> {
     const body = await this.#json(`${runPath(runId)}/events?format=json&after=${after}`, {}, runId);
-    const events = isJsonObject(body) ? body['events'] : undefined;
-    if (!Array.isArray(events)) throw this.#unexpected('GET /v1/runs/{id}/events');
-    return events as unknown as RunEvent[];
+    const events: unknown[] | undefined = isJsonObject(body) && Array.isArray(body['events']) ? body['events'] : undefined;
+    if (events === undefined || !events.every(isRunEventAnswer)) throw this.#unexpected('GET /v1/runs/{id}/events');
+    return events;
   }
 
   async submitInput(runId: string, input: RunInput): Promise<Run> {
     // Who decided is the caller the key belongs to: the API takes no user from the body.
     const { userId: _userId, ...body } = input;
-    return (await this.#json(`${runPath(runId)}/input`, { method: 'POST', body: JSON.stringify(body) }, runId)) as Run;
+    return this.#run(`${runPath(runId)}/input`, { method: 'POST', body: JSON.stringify(body) }, runId);
   }
 
   async cancel(runId: string, reason?: string): Promise<Run> {
     const body = reason === undefined ? {} : { body: JSON.stringify({ reason: reason.slice(0, 500) }) };
-    return (await this.#json(`${runPath(runId)}/cancel`, { method: 'POST', ...body }, runId)) as Run;
+    return this.#run(`${runPath(runId)}/cancel`, { method: 'POST', ...body }, runId);
   }
 
   /** The run's SSE stream from after event `after` (sent as Last-Event-ID), until the server ends it. */
@@ -55,10 +56,17 @@ export class RunsClient {
     yield* readSse(response.body);
   }
 
+  async #run(path: string, init: RequestInit, runId: string): Promise<Run> {
+    const body = await this.#json(path, init, runId);
+    if (!isRunAnswer(body)) throw this.#unexpected(`${init.method ?? 'GET'} ${path}`);
+    return body;
+  }
+
   async #json(path: string, init: RequestInit = {}, runId?: string): Promise<unknown> {
     const response = await this.#fetch(path, init, runId);
     try {
-      return (await response.json()) as unknown;
+      const body: unknown = await response.json();
+      return body;
     } catch {
       throw this.#unexpected(`${init.method ?? 'GET'} ${path}`);
     }
@@ -73,7 +81,7 @@ export class RunsClient {
       response = await fetch(`${this.url}${path}`, { ...init, headers });
     } catch (error) {
       if (init.signal?.aborted === true) throw error;
-      const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : error instanceof Error ? error.message : String(error);
+      const cause = describeError(error instanceof Error && error.cause instanceof Error ? error.cause : error);
       throw new ToolgateError('internal', `cannot reach the toolgate server at ${this.url} (${cause}); is it running, and is --url (or TOOLGATE_URL) right?`, { cause: error });
     }
     if (response.ok) return response;
@@ -85,7 +93,7 @@ export class RunsClient {
     let code: unknown;
     let message = text.slice(0, 300);
     try {
-      const body = JSON.parse(text) as unknown;
+      const body: unknown = JSON.parse(text);
       const error = isJsonObject(body) ? body['error'] : undefined;
       if (isJsonObject(error)) {
         code = error['code'];

@@ -21,7 +21,7 @@ export async function decideRun(ctx: RunsContext, verb: DecisionVerb): Promise<n
   }
   const input = decisionFor({ verb, pending, values: ctx.values });
   const printer = createEventPrinter({ io, json: ctx.json });
-  if (isGatewaySession(run)) return decideGatewayCall(ctx, run, input, printer);
+  if (isGatewaySession(run)) return decideGatewayCall(ctx, { run, input, printer });
   await backend.prepareDecision(run, input);
   // The call being decided, as `toolgate run` showed it: what the gate did to it and why it waits.
   if (!ctx.json) for (const event of decisionContext(await backend.events(run.id, 0), pending)) printer.print(event);
@@ -65,7 +65,7 @@ const GATEWAY_POLL_MS = 200;
 
 /** A gateway session's run (its summary over HTTP says `strategy: gateway`). */
 function isGatewaySession(run: Run): boolean {
-  return run.settings?.gateway !== undefined || (run as Run & { strategy?: unknown }).strategy === 'gateway';
+  return run.settings?.gateway !== undefined || ('strategy' in run && run.strategy === 'gateway');
 }
 
 /**
@@ -73,8 +73,9 @@ function isGatewaySession(run: Run): boolean {
  * here: the decision is recorded, then the call's result is awaited in the
  * log and printed (exit 0 when it ran, 1 when it failed or was refused).
  */
-async function decideGatewayCall(ctx: RunsContext, run: Run, input: ApprovalInput, printer: ReturnType<typeof createEventPrinter>): Promise<number> {
+async function decideGatewayCall(ctx: RunsContext, call: { run: Run; input: ApprovalInput; printer: ReturnType<typeof createEventPrinter> }): Promise<number> {
   const { backend, io } = ctx;
+  const { run, input, printer } = call;
   let after = (await backend.record(run.id, input)).lastEventId - 2;
   const deadline = Date.now() + GATEWAY_RESULT_WAIT_MS;
   while (Date.now() < deadline && io.signal?.aborted !== true) {

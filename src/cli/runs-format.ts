@@ -1,15 +1,17 @@
-import type { JsonObject, JsonValue, PendingApproval, Run } from '../core/index.ts';
+import { isJsonObject, type PendingApproval, type Run } from '../core/index.ts';
+import { approvalWhy } from './approval-why.ts';
 import { formatTokens } from './format-usage.ts';
+import type { RunRow } from './runs-backend.ts';
 import { decideCommands } from './runs-hints.ts';
 
 const MAX_INPUT_CHARS = 60;
 const MAX_ARGUMENTS_CHARS = 2000;
 
 /** `toolgate runs list`: one line per run (summaries as GET /v1/runs gives them), newest first. */
-export function formatRunList(runs: readonly JsonObject[]): string {
+export function formatRunList(runs: readonly RunRow[]): string {
   const rows = runs.map((run) => {
     const pending = run['pendingApproval'];
-    const waitsOn = isObject(pending) && typeof pending['name'] === 'string' ? ` (${pending['name']})` : '';
+    const waitsOn = isJsonObject(pending) && typeof pending['name'] === 'string' ? ` (${pending['name']})` : '';
     return [
       text(run['id']),
       `${text(run['status'])}${waitsOn}`,
@@ -63,7 +65,7 @@ function pendingLines(runId: string, pending: PendingApproval, resume: string): 
   return [
     '',
     pending.kind === 'plan' ? 'waits for approval: a whole plan (one decision for all its steps)' : `waits for approval: ${pending.name} (${pending.effect})`,
-    `  why      ${approvalReason(pending)}`,
+    `  why      ${approvalWhy(pending)}${pending.reason === 'outcome_unknown' ? ': it may have happened' : ''}`,
     `  call     ${pending.toolCallId}`,
     `  args     ${oneLine(JSON.stringify(pending.arguments), MAX_ARGUMENTS_CHARS)}`,
     '  decide',
@@ -71,25 +73,9 @@ function pendingLines(runId: string, pending: PendingApproval, resume: string): 
   ];
 }
 
-/** Why a person is asked, in words. */
-export function approvalReason(pending: Pick<PendingApproval, 'reason' | 'detail' | 'provenance'>): string {
-  switch (pending.reason) {
-    case 'policy':
-      return 'the policy asks a person';
-    case 'untrusted_output':
-      return `it follows untrusted output (${[...new Set((pending.provenance ?? []).map((p) => p.name))].join(', ')})`;
-    case 'outcome_unknown':
-      return `it was sent and its outcome is unknown${pending.detail === undefined ? '' : ` (${pending.detail})`}: it may have happened`;
-  }
-}
-
-function text(value: JsonValue | undefined): string {
+function text(value: unknown): string {
   if (value === undefined || value === null) return '';
   return typeof value === 'string' ? value : JSON.stringify(value);
-}
-
-function isObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** `2026-05-01T10:00:00.123Z` → `2026-05-01 10:00:00`. */

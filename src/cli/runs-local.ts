@@ -4,10 +4,10 @@ import { openStore } from '../app/open-store.ts';
 import { redactRunContext } from '../app/redact-run.ts';
 import { Toolgate } from '../app/toolgate.ts';
 import { resolveSettings } from '../config/resolve-settings.ts';
-import { ToolgateError, type JsonObject, type Run, type RunEvent, type RunInput, type RunStore } from '../core/index.ts';
+import { ToolgateError, type Run, type RunEvent, type RunInput, type RunStore } from '../core/index.ts';
 import { DEFAULT_SUMMARY_FIELDS, summarizeRun } from '../server/run-summary.ts';
 import { usageError, type CliIO } from './cli-io.ts';
-import { isSettled, listByStatus, type DriveHooks, type ListQuery, type RunsBackend } from './runs-backend.ts';
+import { isSettled, listByStatus, type DriveHooks, type ListQuery, type RunRow, type RunsBackend } from './runs-backend.ts';
 import { reopenToolgate } from './runs-reopen.ts';
 import { CLI_USER } from './runs-settle.ts';
 import type { LocalWhere } from './runs-where.ts';
@@ -48,10 +48,10 @@ export class LocalRuns implements RunsBackend {
     return new LocalRuns(await openStore(where.spec), options);
   }
 
-  async list(query: ListQuery): Promise<JsonObject[]> {
+  async list(query: ListQuery): Promise<RunRow[]> {
     return listByStatus(query, async (status) => {
       const page = await this.#store.listRuns({ limit: query.limit, ...(status === undefined ? {} : { status }) });
-      return page.runs.map((run) => summarizeRun(run, DEFAULT_SUMMARY_FIELDS) as JsonObject);
+      return page.runs.map((run) => summarizeRun(run, DEFAULT_SUMMARY_FIELDS));
     });
   }
 

@@ -37,13 +37,15 @@ export function readOrigin(metadata: JsonObject | undefined): CliOrigin | undefi
   if (!isJsonObject(record)) return undefined;
   const { cwd, config, mcp, baseUrl, modelApiKey } = record;
   if (typeof cwd !== 'string' || !isAbsolute(cwd)) return undefined;
-  if (!Array.isArray(mcp) || !mcp.every((m) => typeof m === 'string')) return undefined;
+  if (!Array.isArray(mcp)) return undefined;
+  const servers = mcp.filter((m) => typeof m === 'string');
+  if (servers.length !== mcp.length) return undefined;
   if (config !== undefined && (typeof config !== 'string' || !isAbsolute(config))) return undefined;
   if (baseUrl !== undefined && typeof baseUrl !== 'string') return undefined;
   if (typeof modelApiKey !== 'boolean') return undefined;
   return {
     cwd,
-    mcp: mcp as string[],
+    mcp: servers,
     modelApiKey,
     ...(config === undefined ? {} : { config }),
     ...(baseUrl === undefined ? {} : { baseUrl }),

@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ToolgateError, isTerminalEvent, type JsonObject, type Run, type RunEvent, type RunInput } from '../core/index.ts';
-import { isSettled, listByStatus, type DriveHooks, type ListQuery, type RunsBackend } from './runs-backend.ts';
+import { ToolgateError, isTerminalEvent, type Run, type RunEvent, type RunInput } from '../core/index.ts';
+import { isSettled, listByStatus, type DriveHooks, type ListQuery, type RunRow, type RunsBackend } from './runs-backend.ts';
 import { RunsClient } from './runs-client.ts';
 import type { RemoteWhere } from './runs-where.ts';
+import { isRunEventAnswer } from './api-answers.ts';
 
 /** Pause before reconnecting to a stream that ended early; it grows with each try that brings nothing. */
 export const RECONNECT_DELAY_MS = 500;
@@ -19,7 +20,7 @@ export class RemoteRuns implements RunsBackend {
     this.label = `the server at ${where.url}`;
   }
 
-  list(query: ListQuery): Promise<JsonObject[]> {
+  list(query: ListQuery): Promise<RunRow[]> {
     return listByStatus(query, (status) => this.#client.listRuns({ limit: query.limit, ...(status === undefined ? {} : { status }) }));
   }
 
@@ -50,7 +51,8 @@ export class RemoteRuns implements RunsBackend {
       try {
         for await (const message of this.#client.streamEvents(runId, last, controller.signal)) {
           if (message.event === 'overflow' || message.id === undefined) continue;
-          const event = JSON.parse(message.data) as RunEvent;
+          const event: unknown = JSON.parse(message.data);
+          if (!isRunEventAnswer(event)) throw new ToolgateError('internal', `${this.label} sent something that is not a run event on the stream of run ${runId}; is --url right?`);
           if (event.id <= last) continue;
           last = event.id;
           options.onEvent(event);

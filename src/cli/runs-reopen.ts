@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Toolgate } from '../app/toolgate.ts';
 import { apiKeyVariable, providerOf } from '../config/providers.ts';
-import { ToolgateError, isJsonObject, type Run, type RunInput, type RunStore } from '../core/index.ts';
+import { ToolgateError, isJsonObject, type Run, type RunInput, type RunStore, describeError } from '../core/index.ts';
 import type { CliIO } from './cli-io.ts';
 import { prepareToolgate } from './open-toolgate.ts';
 import { describeOrigin, readOrigin, type CliOrigin } from './runs-origin.ts';
@@ -94,7 +94,7 @@ async function checkModel(toolgate: Toolgate, run: Run, origin: CliOrigin | unde
   try {
     await toolgate.model(run.model);
   } catch (error) {
-    throw reopenError(`cannot open the model of run ${run.id} (${run.model}) again: ${messageOf(error)}`);
+    throw reopenError(`cannot open the model of run ${run.id} (${run.model}) again: ${describeError(error)}`);
   }
   const name = providerOf(run.model);
   const provider = toolgate.settings.providers[name];
@@ -117,7 +117,7 @@ async function checkTools(toolgate: Toolgate, run: Run, input: RunInput): Promis
   try {
     for (const name of new Set(names)) if ((await toolgate.tools.getTool(name)) === undefined) missing.push(name);
   } catch (error) {
-    throw reopenError(`cannot start the tool servers of run ${run.id} again: ${messageOf(error)}`);
+    throw reopenError(`cannot start the tool servers of run ${run.id} again: ${describeError(error)}`);
   }
   // Only a call that is executed needs its tool; after any decision (or a message) the model may still call the others.
   if (missing.length > 0 && input.type === 'approval' && (input.decision === 'approve' || input.decision === 'edit')) {
@@ -127,8 +127,4 @@ async function checkTools(toolgate: Toolgate, run: Run, input: RunInput): Promis
 
 function reopenError(message: string): ToolgateError {
   return new ToolgateError('config_invalid', `${message}. Nothing was recorded.`);
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,3 +1,4 @@
+import { isJsonObject } from '../core/index.ts';
 /**
  * Readable log lines for a terminal, from the JSON entries pino writes:
  *
@@ -45,7 +46,7 @@ export function prettyDestination(options: FormatOptions & { write: (text: strin
         options.write(line);
         return;
       }
-      options.write(typeof entry === 'object' && entry !== null ? formatLogLine(entry as Record<string, unknown>, options) : line);
+      options.write(isJsonObject(entry) ? formatLogLine(entry, options) : line);
     },
   };
 }

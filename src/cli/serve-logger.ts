@@ -1,6 +1,7 @@
 import { pino, type Logger } from 'pino';
 import { usageError, type CliIO } from './cli-io.ts';
 import { prettyDestination } from './serve-log-format.ts';
+import { isOneOf } from '../core/is-one-of.ts';
 
 /** pino's levels, most severe first. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
@@ -18,7 +19,7 @@ export function resolveLogLevel(options: { flag: string | undefined; env: Readon
 }
 
 function isLogLevel(value: string): value is LogLevel {
-  return (LOG_LEVELS as readonly string[]).includes(value);
+  return isOneOf(LOG_LEVELS, value);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Run, RunEvent, RunStore } from '../core/index.ts';
+import { describeError, type Run, type RunEvent, type RunStore } from '../core/index.ts';
 
 /** What the curl lines print instead of a key: the shell fills it in, the log never holds one. */
 export const API_KEY_PLACEHOLDER = '$TOOLGATE_API_KEY';
@@ -42,7 +42,7 @@ export function createRunLog(options: RunLogOptions): (events: readonly RunEvent
       (run) => {
         if (run !== undefined) write(run);
       },
-      (error: unknown) => logger.warn({ runId, error: error instanceof Error ? error.message : String(error) }, 'run could not be read for the log'),
+      (error: unknown) => logger.warn({ runId, error: describeError(error) }, 'run could not be read for the log'),
     );
   };
   return (events) => {

@@ -11,7 +11,7 @@ import { resolveSettings, type Settings } from '../config/resolve-settings.ts';
 import type { RunEvent, RunStore, ToolSourceHealth } from '../core/index.ts';
 import { startHttpServer, startMetricsServer, type ApiKeyEntry, type AuthBackoffSettings, type McpCaller, type RunningHttpServer } from '../server/index.ts';
 import { consoleDir } from './console-dir.ts';
-import { optionalString, usageError, type CliIO } from './cli-io.ts';
+import { optionalString, stringList, usageError, type CliIO } from './cli-io.ts';
 import { DEMO_SCRIPT, DEMO_SERVER_ARGS } from './demo-command.ts';
 import type { Logger } from 'pino';
 import { createRunLog } from './serve-run-log.ts';
@@ -53,7 +53,7 @@ export async function openServing(values: Record<string, unknown>, io: CliIO, lo
   let settings = resolveSettings(
     config,
     {
-      mcp: Array.isArray(values['mcp']) ? (values['mcp'] as string[]) : [],
+      mcp: stringList(values, 'mcp'),
       ...(model === undefined ? {} : { model }),
       ...(baseUrl === undefined ? {} : { baseUrl }),
       ...(apiKey === undefined ? {} : { apiKey }),
@@ -129,7 +129,7 @@ export async function listenHttp(serving: Serving, extra: { mcp?: (req: Incoming
   if (metricsPort !== undefined) {
     metricsServer = await startMetricsServer({ metrics: () => metrics.render(), host: settings.server.metricsHost ?? '127.0.0.1', port: metricsPort, log: ({ level, msg, ...fields }) => logger[level](fields, msg) }).catch(
       (error: unknown) => {
-        const code = (error as { code?: unknown }).code;
+        const code = error instanceof Error && 'code' in error ? error.code : undefined;
         if (code === 'EADDRINUSE') throw usageError(`server.metricsPort ${metricsPort} is already in use; choose another port (0 picks a free one)`);
         throw error;
       },
@@ -161,7 +161,7 @@ export async function listenHttp(serving: Serving, extra: { mcp?: (req: Incoming
     consoleDir: consoleDir(),
   }).catch(async (error: unknown) => {
     await metricsServer?.close();
-    const code = (error as { code?: unknown }).code;
+    const code = error instanceof Error && 'code' in error ? error.code : undefined;
     if (code === 'EADDRINUSE') throw usageError(`port ${port} on ${host} is already in use; pass --port N (0 picks a free one) or stop the other process`);
     if (code === 'EACCES') throw usageError(`not allowed to listen on ${host}:${port}; use a port above 1023`);
     throw error;

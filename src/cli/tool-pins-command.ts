@@ -6,7 +6,7 @@ import { acceptTools, toolPinReport, type ToolPinStatus } from '../app/tool-pin-
 import { ToolgateError } from '../core/index.ts';
 import { findConfigFile } from '../config/find-config-file.ts';
 import { loadConfig } from '../config/load-config.ts';
-import { EXIT, optionalString, usageError, type CliIO } from './cli-io.ts';
+import { EXIT, optionalString, stringList, usageError, type CliIO } from './cli-io.ts';
 import { prepareToolgate } from './open-toolgate.ts';
 import { pinStoreFor } from './pin-store.ts';
 
@@ -19,7 +19,7 @@ export const DEFAULT_ACCEPTED_BY = 'operator';
  * changed (or a server could not be checked), so CI can gate on it.
  */
 export async function toolPinsCommand(values: Record<string, unknown>, io: CliIO): Promise<number> {
-  const accept = Array.isArray(values['accept']) ? (values['accept'] as string[]) : [];
+  const accept = stringList(values, 'accept');
   const diff = values['diff'] === true;
   if (diff && accept.length > 0) throw usageError('--diff shows, --accept pins: give one of them (accept, then run --diff again)');
   if (values['tenant'] !== undefined) throw usageError('--tenant does not go with --diff or --accept: tools are pinned per server, for every tenant');

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../core/index.ts';
+import { isJsonObject, type JsonSchema } from '../core/index.ts';
 import type { ClassifiedTool } from '../app/toolgate.ts';
 import { EXIT, parseFlags, usageError, type CliIO } from './cli-io.ts';
 import { prepareToolgate } from './open-toolgate.ts';
@@ -69,16 +69,17 @@ function hints(t: ClassifiedTool): string {
 
 /** `name: type, other?: type` from an object schema. */
 export function signature(schema: JsonSchema): string {
-  const props = (schema['properties'] ?? {}) as Record<string, JsonSchema>;
-  const required = new Set(Array.isArray(schema['required']) ? (schema['required'] as string[]) : []);
+  const props = isJsonObject(schema['properties']) ? schema['properties'] : {};
+  const required = new Set(Array.isArray(schema['required']) ? schema['required'].filter((name) => typeof name === 'string') : []);
   const parts = Object.entries(props).map(([name, s]) => `${name}${required.has(name) ? '' : '?'}: ${typeName(s)}`);
   return parts.length === 0 ? '(none)' : parts.join(', ');
 }
 
-function typeName(s: JsonSchema): string {
-  if (Array.isArray(s['enum'])) return (s['enum'] as unknown[]).map((v) => JSON.stringify(v)).join('|');
+function typeName(s: unknown): string {
+  if (!isJsonObject(s)) return 'any';
+  if (Array.isArray(s['enum'])) return s['enum'].map((v) => JSON.stringify(v)).join('|');
   const t = s['type'];
   if (Array.isArray(t)) return t.join('|');
-  if (t === 'array') return `${typeName((s['items'] ?? {}) as JsonSchema)}[]`;
+  if (t === 'array') return `${typeName(s['items'] ?? {})}[]`;
   return typeof t === 'string' ? t : 'any';
 }

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isJsonObject } from '../core/index.ts';
 
 /**
  * This package's version, read from its package.json: two folders up from
@@ -7,8 +8,8 @@ import { readFileSync } from 'node:fs';
 export function packageVersion(): string {
   for (const relative of ['../../package.json', '../../../package.json']) {
     try {
-      const pkg = JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as { name?: unknown; version?: unknown };
-      if (pkg.name === 'toolgate' && typeof pkg.version === 'string') return pkg.version;
+      const pkg: unknown = JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8'));
+      if (isJsonObject(pkg) && pkg['name'] === 'toolgate' && typeof pkg['version'] === 'string') return pkg['version'];
     } catch {
       // not this folder
     }

@@ -44,24 +44,25 @@ function formatPath(path: readonly PropertyKey[]): string {
 }
 
 /** The keys of the object schema at `path` (record keys and array indexes step into their values). */
-export function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] | undefined {
-  let node: z.ZodType | undefined = schema;
+export function knownKeysAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): string[] | undefined {
+  let node: z.core.$ZodType | undefined = schema;
   for (const key of path) node = node === undefined ? undefined : childOf(node, key);
   const object = node === undefined ? undefined : objectIn(node);
   return object === undefined ? undefined : Object.keys(object.shape);
 }
 
-function unwrap(schema: z.ZodType): z.ZodType {
+// Nodes are walked as zod's core type: what its wrappers hand back (unwrap, options, shape) is typed that way.
+function unwrap(schema: z.core.$ZodType): z.core.$ZodType {
   let node = schema;
-  while (node instanceof z.ZodOptional || node instanceof z.ZodNullable || node instanceof z.ZodDefault) node = node.unwrap() as z.ZodType;
+  while (node instanceof z.ZodOptional || node instanceof z.ZodNullable || node instanceof z.ZodDefault) node = node.unwrap();
   return node;
 }
 
-function objectIn(schema: z.ZodType): z.ZodObject | undefined {
+function objectIn(schema: z.core.$ZodType): z.ZodObject | undefined {
   const node = unwrap(schema);
   if (node instanceof z.ZodObject) return node;
   if (node instanceof z.ZodUnion) {
-    for (const option of node.options as readonly z.ZodType[]) {
+    for (const option of node.options) {
       const found = objectIn(option);
       if (found !== undefined) return found;
     }
@@ -69,13 +70,13 @@ function objectIn(schema: z.ZodType): z.ZodObject | undefined {
   return undefined;
 }
 
-function childOf(schema: z.ZodType, key: PropertyKey): z.ZodType | undefined {
+function childOf(schema: z.core.$ZodType, key: PropertyKey): z.core.$ZodType | undefined {
   const node = unwrap(schema);
-  if (node instanceof z.ZodObject) return typeof key === 'string' ? (node.shape[key] as z.ZodType | undefined) : undefined;
-  if (node instanceof z.ZodRecord) return node.valueType as z.ZodType;
-  if (node instanceof z.ZodArray) return node.element as z.ZodType;
+  if (node instanceof z.ZodObject) return typeof key === 'string' ? node.shape[key] : undefined;
+  if (node instanceof z.ZodRecord) return node.valueType;
+  if (node instanceof z.ZodArray) return node.element;
   if (node instanceof z.ZodUnion) {
-    for (const option of node.options as readonly z.ZodType[]) {
+    for (const option of node.options) {
       const found = childOf(option, key);
       if (found !== undefined) return found;
     }

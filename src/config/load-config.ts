@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
 import { dirname, resolve } from 'node:path';
-import { ToolgateError, isJsonObject } from '../core/index.ts';
+import { ToolgateError, describeError, isJsonObject } from '../core/index.ts';
 import type * as ConfigSchema from './config-schema.ts';
 import type { ToolgateConfig } from './config-schema.ts';
 import type * as FormatConfigIssues from './format-config-issues.ts';
@@ -48,7 +48,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
 export function parseConfig(raw: unknown, options: { source?: string; env?: Readonly<Record<string, string | undefined>> } = {}): ToolgateConfig {
   const source = options.source ?? 'config';
   if (raw === null || raw === undefined) return {};
-  const resolved = resolveEnvRefs(raw, options.env ?? process.env, source, []);
+  const resolved = resolveEnvRefs(raw, [], { env: options.env ?? process.env, source });
   const { configSchema, formatConfigIssues } = configChecks();
   const result = configSchema.safeParse(resolved);
   if (!result.success) throw new ToolgateError('config_invalid', formatConfigIssues({ source, issues: result.error.issues, schema: configSchema }), { details: { issues: result.error.issues } });
@@ -60,19 +60,21 @@ export function readConfigFile(file: string): unknown {
   const text = readFileSync(file, 'utf8');
   if (file.endsWith('.json')) {
     try {
-      return JSON.parse(text) as unknown;
+      return JSON.parse(text);
     } catch (error) {
-      throw new ToolgateError('config_invalid', `${file}: not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+      throw new ToolgateError('config_invalid', `${file}: not valid JSON: ${describeError(error)}`);
     }
   }
   // yaml is required here, not imported: a library user who never reads a YAML file does not load it.
-  const { parseDocument } = createRequire(import.meta.url)('yaml') as typeof Yaml;
+  // require() is untyped: the module is given the type of its own declarations.
+  const yaml: typeof Yaml = createRequire(import.meta.url)('yaml');
+  const { parseDocument } = yaml;
   const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
     const first = doc.errors[0];
     throw new ToolgateError('config_invalid', `${file}: not valid YAML: ${first?.message ?? 'unknown error'}`);
   }
-  return doc.toJS() as unknown;
+  return doc.toJS();
 }
 
 // The schema and its error formatter (zod with them, about 10 MB) are required on
@@ -84,8 +86,11 @@ let checks: { configSchema: typeof ConfigSchema.configSchema; formatConfigIssues
 function configChecks(): NonNullable<typeof checks> {
   if (checks !== undefined) return checks;
   const require = createRequire(import.meta.url);
-  const { configSchema } = require(`./config-schema${EXT}`) as typeof ConfigSchema;
-  const { formatConfigIssues } = require(`./format-config-issues${EXT}`) as typeof FormatConfigIssues;
+  // require() is untyped: each module is given the type of its own declarations.
+  const schemaModule: typeof ConfigSchema = require(`./config-schema${EXT}`);
+  const formatModule: typeof FormatConfigIssues = require(`./format-config-issues${EXT}`);
+  const { configSchema } = schemaModule;
+  const { formatConfigIssues } = formatModule;
   checks = { configSchema, formatConfigIssues };
   return checks;
 }
@@ -93,7 +98,8 @@ function configChecks(): NonNullable<typeof checks> {
 const ENV_REF = /^env:([A-Za-z_][A-Za-z0-9_]*)$/;
 
 /** Replaces every string "env:NAME" with the variable's value; a missing variable is an error naming the key. */
-function resolveEnvRefs(value: unknown, env: Readonly<Record<string, string | undefined>>, source: string, path: string[]): unknown {
+function resolveEnvRefs(value: unknown, path: string[], where: { env: Readonly<Record<string, string | undefined>>; source: string }): unknown {
+  const { env, source } = where;
   if (typeof value === 'string') {
     const m = ENV_REF.exec(value);
     if (m === null) return value;
@@ -104,9 +110,9 @@ function resolveEnvRefs(value: unknown, env: Readonly<Record<string, string | un
     }
     return found;
   }
-  if (Array.isArray(value)) return value.map((v, i) => resolveEnvRefs(v, env, source, [...path, String(i)]));
+  if (Array.isArray(value)) return value.map((v: unknown, i) => resolveEnvRefs(v, [...path, String(i)], where));
   if (isJsonObject(value)) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveEnvRefs(v, env, source, [...path, k])]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveEnvRefs(v, [...path, k], where)]));
   }
   return value;
 }

@@ -109,7 +109,7 @@ export const providersSchema = z
         ctx.addIssue({ code: 'custom', path: [name], message: `must be a map of settings, e.g. ${name}: {type: openai, baseUrl: http://localhost:8000/v1}` });
         continue;
       }
-      const declared = (entry as Record<string, unknown>)['type'];
+      const declared = 'type' in entry ? entry.type : undefined;
       if (isProviderType(name) && declared !== undefined && declared !== name) {
         ctx.addIssue({ code: 'custom', path: [name, 'type'], message: `providers.${name} is always type ${name}; give a ${String(declared)} endpoint a name of its own, e.g. my-${String(declared)}: {type: ${String(declared)}, …}` });
         continue;
@@ -138,6 +138,16 @@ export const providersSchema = z
       }
     }
   })
-  // Checked above entry by entry; the type names what was checked.
-  .transform((providers) => providers as ProvidersConfig);
+  // Checked above entry by entry: each entry is typed by the same check.
+  .transform((providers) => {
+    const out: ProvidersConfig = {};
+    for (const [name, entry] of Object.entries(providers)) if (isValidEntry(name, entry)) out[name] = entry;
+    return out;
+  });
+
+/** Whether `entry` passes its type's schema: what the refinement above checked, so that the entry is typed. */
+function isValidEntry(name: string, entry: unknown): entry is ProviderEntry {
+  const type = providerTypeOf(name, entry);
+  return type !== undefined && ENTRY_SCHEMAS[type].safeParse(entry).success;
+}
 

@@ -4,7 +4,7 @@
  * and the checks that run when a model is made.
  */
 import { didYouMean } from '../core/index.ts';
-import type { ProviderConfig, ProviderEntry } from './providers-schema.ts';
+import { isOneOf } from '../core/is-one-of.ts';
 
 export const PROVIDER_TYPES = ['openai', 'anthropic', 'ollama'] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
@@ -14,7 +14,7 @@ export const SCRIPTED_PROVIDER = 'scripted';
 export const PROVIDER_NAME = /^[a-z][a-z0-9-]{0,31}$/;
 
 export function isProviderType(name: string): name is ProviderType {
-  return (PROVIDER_TYPES as readonly string[]).includes(name);
+  return isOneOf(PROVIDER_TYPES, name);
 }
 
 /** Why an Ollama host cannot be used, or undefined. Accepts what OLLAMA_HOST accepts: a bare host, host:port, or a URL. */
@@ -35,14 +35,8 @@ export function ollamaHostProblem(value: string): string | undefined {
 /** The type a provider name has: its own for a built-in name, else the entry's `type`. */
 export function providerTypeOf(name: string, entry: unknown): ProviderType | undefined {
   if (isProviderType(name)) return name;
-  const type = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>)['type'] : undefined;
+  const type = typeof entry === 'object' && entry !== null && 'type' in entry ? entry.type : undefined;
   return typeof type === 'string' && isProviderType(type) ? type : undefined;
-}
-
-/** An entry with its type resolved (by its name for a built-in). Undefined for a name that has none. */
-export function typedProvider(name: string, entry: ProviderEntry | undefined): ProviderConfig | undefined {
-  const type = providerTypeOf(name, entry ?? {});
-  return type === undefined ? undefined : ({ ...entry, type } as ProviderConfig);
 }
 
 /** Every provider a model id may name: the built-ins, scripted, and the configured endpoints. */

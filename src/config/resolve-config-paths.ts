@@ -61,11 +61,11 @@ export function resolveConfigPaths(options: ResolveConfigPathsOptions): Toolgate
   // A template is a file next to the config (or `server`); a `scripted:` key, as for prices, names a file to compare with.
   const templates = config.parsing?.chatTemplates;
   if (templates !== undefined) {
-    const entries = Object.entries(templates).map(([pattern, source]) => [
+    const entries = Object.entries(templates).map(([pattern, source]): [string, string] => [
       pattern.startsWith(SCRIPTED) ? SCRIPTED + resolveFile(pattern.slice(SCRIPTED.length), dir) : pattern,
       source === TEMPLATE_FROM_SERVER ? source : resolveFile(source, dir),
     ]);
-    resolved.parsing = { ...config.parsing, chatTemplates: Object.fromEntries(entries) as Record<string, string> };
+    resolved.parsing = { ...config.parsing, chatTemplates: Object.fromEntries(entries) };
   }
   const evalResults = config.router?.evalResults;
   if (evalResults !== undefined) resolved.router = { ...config.router, evalResults: resolveFile(evalResults, dir) };

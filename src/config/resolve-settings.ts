@@ -13,7 +13,8 @@ import {
   type TodoSettings,
 } from '../core/index.ts';
 import { baseUrlProblem } from './base-url-problem.ts';
-import { ollamaHostProblem, PROVIDER_ENV, providerOf, typedProvider } from './providers.ts';
+import { isProviderType, ollamaHostProblem, PROVIDER_ENV, providerOf } from './providers.ts';
+import { typedProvider } from './typed-provider.ts';
 import type { ProviderConfig, ProvidersConfig } from './providers-schema.ts';
 import type { ServerConfig, ToolgateConfig } from './config-schema.ts';
 import { MODEL_PATTERN } from './model-pattern.ts';
@@ -267,7 +268,7 @@ export function endpointProblem(name: string, entry: ProviderConfig): string | u
   const problem = problemOf(entry, value);
   if (problem === undefined) return undefined;
   const key = entry.type === 'ollama' ? 'host' : 'baseUrl';
-  const variable = name in PROVIDER_ENV ? `, or ${PROVIDER_ENV[name as keyof typeof PROVIDER_ENV].endpoint}` : '';
+  const variable = isProviderType(name) ? `, or ${PROVIDER_ENV[name].endpoint}` : '';
   return `the ${name} endpoint "${value}" ${problem} (it comes from providers.${name}.${key}, --base-url${variable})`;
 }
 

@@ -1,3 +1,5 @@
+import { isOneOf } from './is-one-of.ts';
+
 /**
  * The closed set of error codes toolgate reports. Every error a user can see —
  * in a run_failed event, a tool result, an HTTP body or a CLI message — carries
@@ -29,6 +31,8 @@ export const ERROR_CODES = [
   'model_unavailable',
   'model_timeout',
   'model_error',
+  // the model or its server refuses tool definitions (native tool calls): toolMode auto falls back to prompted
+  'tools_unsupported',
   // run loop
   'max_steps',
   'cancelled',
@@ -91,7 +95,7 @@ export class ToolgateError extends Error {
 }
 
 export function isErrorCode(value: unknown): value is ErrorCode {
-  return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
+  return isOneOf(ERROR_CODES, value);
 }
 
 /** Converts anything thrown into an ErrorInfo, keeping a ToolgateError's code. */

@@ -1,6 +1,6 @@
 import type { ErrorInfo } from './errors.ts';
 import type { JsonObject, JsonValue } from './json.ts';
-import type { RunStatus } from './runs.ts';
+import type { RunStatus } from './run-status.ts';
 import type { RawToolCall, ToolContent, ToolErrorCode, ToolOrigin } from './tools.ts';
 import type { Usage } from './usage.ts';
 
@@ -339,9 +339,13 @@ export type EventDraft<T extends RunEventType = RunEventType> = {
 }[T];
 
 export function draft<K extends RunEventType>(type: K, data: RunEventDataMap[K]): EventDraft<K> {
+  // TypeScript cannot see that `{type, data}` for one K is that K's member of the union (microsoft/TypeScript#30581).
   return { type, data } as EventDraft<K>;
 }
 
+/** Any type name may be asked about: a set of the terminal ones answers for every string. */
+const TERMINAL_TYPE_NAMES: ReadonlySet<string> = TERMINAL_EVENT_TYPES;
+
 export function isTerminalEvent(event: { type: string }): boolean {
-  return TERMINAL_EVENT_TYPES.has(event.type as RunEventType);
+  return TERMINAL_TYPE_NAMES.has(event.type);
 }

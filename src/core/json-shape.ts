@@ -1,3 +1,5 @@
+import { isRecord } from './json.ts';
+
 /**
  * Shape limits for JSON that comes from outside (a model's arguments, a
  * request body, a tool's output). Every layer that walks JSON recursively —
@@ -36,8 +38,7 @@ export function checkJsonShape(value: unknown, limits: JsonShapeLimits = {}): Js
   // Paths are built only for the value at fault: each item links to its parent.
   const stack: Item[] = [{ value, depth: 0, key: '', parent: undefined }];
   let nodes = 0;
-  while (stack.length > 0) {
-    const item = stack.pop() as Item;
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     nodes += 1;
     if (nodes > maxNodes) return { code: 'too_large', path: pathOf(item), message: `the value has more than ${maxNodes} elements` };
     const v = item.value;
@@ -52,11 +53,11 @@ export function checkJsonShape(value: unknown, limits: JsonShapeLimits = {}): Js
     if (depth > maxDepth) return { code: 'too_deep', path: pathOf(item), message: `the value nests deeper than ${maxDepth} levels` };
     if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], depth, key: String(i), parent: item });
-    } else {
+    } else if (isRecord(v)) {
       const keys = Object.keys(v);
       for (let i = keys.length - 1; i >= 0; i--) {
-        const key = keys[i] as string;
-        stack.push({ value: (v as Record<string, unknown>)[key], depth, key, parent: item });
+        const key = keys[i];
+        if (key !== undefined) stack.push({ value: v[key], depth, key, parent: item });
       }
     }
   }

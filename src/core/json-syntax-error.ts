@@ -41,6 +41,12 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
     if (i >= text.length) return expect === 'end' ? undefined : errorAt(text, i, 'unexpected end of input');
     const c = text.charCodeAt(i);
     let end: number | JsonSyntaxError;
+    // An empty object or array closes right after it opened.
+    if ((expect === 'firstKey' && c === CLOSE_CURLY) || (expect === 'firstValue' && c === CLOSE_SQUARE)) {
+      i += 1;
+      expect = closeContainer(closers);
+      continue;
+    }
     switch (expect) {
       case 'end':
         return errorAt(text, i, 'unexpected character after the JSON value');
@@ -55,9 +61,8 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
           i += 1;
           expect = closer === CLOSE_CURLY ? 'key' : 'value';
         } else if (c === closer) {
-          closers.pop();
           i += 1;
-          expect = closers.length === 0 ? 'end' : 'next';
+          expect = closeContainer(closers);
         } else {
           return errorAt(text, i, closer === CLOSE_CURLY ? "expected ',' or '}'" : "expected ',' or ']'");
         }
@@ -65,12 +70,6 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
       }
       case 'firstKey':
       case 'key':
-        if (expect === 'firstKey' && c === CLOSE_CURLY) {
-          closers.pop();
-          i += 1;
-          expect = closers.length === 0 ? 'end' : 'next';
-          continue;
-        }
         if (c !== QUOTE) return errorAt(text, i, 'expected a double-quoted property name');
         end = scanString(text, i);
         if (typeof end !== 'number') return end;
@@ -79,12 +78,6 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
         continue;
       case 'firstValue':
       case 'value':
-        if (expect === 'firstValue' && c === CLOSE_SQUARE) {
-          closers.pop();
-          i += 1;
-          expect = closers.length === 0 ? 'end' : 'next';
-          continue;
-        }
         if (c === OPEN_CURLY || c === OPEN_SQUARE) {
           closers.push(c === OPEN_CURLY ? CLOSE_CURLY : CLOSE_SQUARE);
           i += 1;
@@ -100,6 +93,12 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
         continue;
     }
   }
+}
+
+/** Closes the innermost container: what may come next is its parent's next member, or nothing. */
+function closeContainer(closers: number[]): Expect {
+  closers.pop();
+  return closers.length === 0 ? 'end' : 'next';
 }
 
 function isWhitespace(c: number): boolean {

@@ -12,3 +12,12 @@ export type JsonSchema = { [key: string]: unknown };
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * A plain object (not null, not an array) whose members are not known to be
+ * JSON: a JavaScript value on its way to JSON, a parsed document not yet
+ * checked. Its members read as `unknown`.
+ */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

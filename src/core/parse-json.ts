@@ -91,15 +91,19 @@ class StrictReader {
     return Number(number[0]);
   }
 
+  /** Steps past an opening bracket; true when `closer` follows at once (an empty container, read whole). */
+  #opensEmpty(closer: string): boolean {
+    this.#pos += 1;
+    this.#space();
+    if (this.#text.charAt(this.#pos) !== closer) return false;
+    this.#pos += 1;
+    return true;
+  }
+
   #object(depth: number): Record<string, unknown> {
     // Built key by key: no shape is shared with JSON.parse's objects, and "__proto__" is an own key as in JSON.parse.
     const out: Record<string, unknown> = {};
-    this.#pos += 1;
-    this.#space();
-    if (this.#text.charAt(this.#pos) === '}') {
-      this.#pos += 1;
-      return out;
-    }
+    if (this.#opensEmpty('}')) return out;
     for (;;) {
       this.#space();
       if (this.#text.charAt(this.#pos) !== '"') this.#fail('Expected a double-quoted property name');
@@ -118,12 +122,7 @@ class StrictReader {
 
   #array(depth: number): unknown[] {
     const out: unknown[] = [];
-    this.#pos += 1;
-    this.#space();
-    if (this.#text.charAt(this.#pos) === ']') {
-      this.#pos += 1;
-      return out;
-    }
+    if (this.#opensEmpty(']')) return out;
     for (;;) {
       out.push(this.#value(depth + 1));
       this.#space();

@@ -34,7 +34,7 @@ describe('listRunsFiltered', () => {
     const store = await storeWith(700, (i) => i === 5);
     const calls: ListRunsQuery[] = [];
     const list = (q: ListRunsQuery) => (calls.push(q), store.listRuns(q));
-    const first = await listRunsFiltered(list, { limit: 10 }, { q: 'hit' }, { maxExamined: 300 });
+    const first = await listRunsFiltered(list, { limit: 10 }, { q: 'hit', maxExamined: 300 });
     assert.deepEqual(first.runs, []);
     assert.ok(first.nextCursor !== undefined);
     assert.ok(calls.length <= 2, `read ${calls.length} pages`);

@@ -36,6 +36,12 @@ export function runMatches(run: Run, filter: RunFilter): boolean {
   return true;
 }
 
+/** A filtered listing: the filter, and how many runs it may read before it answers. */
+export interface FilteredListing extends RunFilter {
+  /** Runs examined at most (default MAX_RUNS_EXAMINED). */
+  maxExamined?: number | undefined;
+}
+
 /**
  * One page of runs matching `filter`, read from `list` (a RunStore's
  * listRuns, scoped by the caller) page by page until `limit` runs matched or
@@ -43,15 +49,10 @@ export function runMatches(run: Run, filter: RunFilter): boolean {
  * examined: when that run sits inside a store page, the store is asked once
  * more for the cursor after it (store cursors are opaque).
  */
-export async function listRunsFiltered(
-  list: (query: ListRunsQuery) => Promise<RunPage>,
-  query: ListRunsQuery,
-  filter: RunFilter,
-  options: { maxExamined?: number } = {},
-): Promise<RunPage> {
+export async function listRunsFiltered(list: (query: ListRunsQuery) => Promise<RunPage>, query: ListRunsQuery, filter: FilteredListing): Promise<RunPage> {
   if (filter.strategy === undefined && (filter.q === undefined || filter.q === '')) return list(query);
   const limit = Math.max(1, Math.floor(query.limit ?? DEFAULT_LIMIT));
-  const maxExamined = options.maxExamined ?? MAX_RUNS_EXAMINED;
+  const maxExamined = filter.maxExamined ?? MAX_RUNS_EXAMINED;
   const runs: Run[] = [];
   let cursor = query.cursor;
   let examined = 0;

@@ -1,37 +1,13 @@
 import type { ErrorInfo } from './errors.ts';
-import type { ApprovalReason, Provenance } from './events.ts';
+import type { RunEventDataMap } from './events.ts';
 import type { JsonObject } from './json.ts';
 import type { Message } from './messages.ts';
+import type { RunStatus } from './run-status.ts';
 import type { Usage } from './usage.ts';
 
-/**
- * Run lifecycle: queued → an active status → (a waiting status ⇄ an active
- * status) → completed | failed | cancelled. `running` is the ReAct loop's one
- * active status; the plan and reflect strategies move through `planning`,
- * `executing`, `monitoring` and `reflecting` (docs/strategies.md). A run
- * waits for a person in `waiting_approval` (a call or a plan to decide) or
- * `escalated` (its strategy asked for help: a message resumes it).
- */
-export const RUN_STATUSES = [
-  'queued',
-  'running',
-  'waiting_approval',
-  'completed',
-  'failed',
-  'cancelled',
-  'planning',
-  'executing',
-  'monitoring',
-  'reflecting',
-  'escalated',
-] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
-
-export const TERMINAL_RUN_STATUSES: ReadonlySet<RunStatus> = new Set<RunStatus>(['completed', 'failed', 'cancelled']);
-/** Statuses of a run that is being driven (or must be, after a restart): an owner may claim it. */
-export const ACTIVE_RUN_STATUSES: ReadonlySet<RunStatus> = new Set<RunStatus>(['queued', 'running', 'planning', 'executing', 'monitoring', 'reflecting']);
-/** Statuses of a run that waits for a person. */
-export const WAITING_RUN_STATUSES: ReadonlySet<RunStatus> = new Set<RunStatus>(['waiting_approval', 'escalated']);
+// The statuses live apart so that the event vocabulary can name them without importing runs.
+export { ACTIVE_RUN_STATUSES, RUN_STATUSES, TERMINAL_RUN_STATUSES, WAITING_RUN_STATUSES } from './run-status.ts';
+export type { RunStatus } from './run-status.ts';
 
 /** A run's current state: a projection of its event log, kept by the store. */
 export interface Run {
@@ -166,19 +142,14 @@ export interface TodoSettings {
   remindAfter: number;
 }
 
-export interface PendingApproval {
-  toolCallId: string;
-  name: string;
-  arguments: JsonObject;
-  effect: 'read' | 'write';
-  reason: ApprovalReason;
-  detail?: string;
-  provenance?: Provenance[];
-  /** `plan`: a whole plan waits (toolCallId is its planId); it is approved or rejected, not edited. */
-  kind?: 'plan';
+/**
+ * The call (or, `kind: 'plan'`, the whole plan) waiting for a decision: what
+ * its approval_required event said, but the step, and that event's id.
+ */
+export type PendingApproval = Omit<RunEventDataMap['approval_required'], 'step'> & {
   /** Id of the approval_required event. */
   eventId: number;
-}
+};
 
 /** What a caller supplies to create a run; the store fills in the rest. */
 export interface NewRun {

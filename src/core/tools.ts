@@ -57,6 +57,22 @@ export interface ToolCall {
   arguments: JsonObject;
 }
 
+/** Why a call's arguments could not be read, as the parser says it: the message and the character it failed at. */
+export interface ArgumentsError {
+  message: string;
+  position: number;
+}
+
+/**
+ * A tool call as it is handed on from where the model's turn is parsed (or
+ * where a call comes in already parsed, as a gateway client's): its arguments
+ * read once into `input`, or — when they cannot be read — the raw string and
+ * why. Nothing downstream parses or serialises arguments again.
+ */
+export type ParsedToolCall =
+  | { id: string; name: string; input: JsonObject; providerId?: string }
+  | { id: string; name: string; raw: string; error: ArgumentsError; providerId?: string };
+
 /** Content returned by a tool, in MCP's block shapes (text first-class, others kept as-is). */
 export type ToolContent =
   | { type: 'text'; text: string }

@@ -1,6 +1,7 @@
 import type { JsonObject, JsonValue } from '../core/json.ts';
 import { checkJsonShape } from '../core/json-shape.ts';
-import { cloneJson, setOwn } from '../validation/index.ts';
+import { setJsonKey } from '../core/set-json-key.ts';
+import { cloneJson } from '../validation/index.ts';
 
 /**
  * Values templates can read. `{{user.id}}` reads `user.id`, `{{tenant.id}}`
@@ -35,7 +36,6 @@ export interface InjectionResult {
 }
 
 const TEMPLATE = /\{\{\s*([^{}\s]+)\s*\}\}/g;
-const ROOTS: ReadonlySet<string> = new Set(['user', 'tenant', 'context']);
 
 /**
  * Fills server-side arguments the model never sees. A template that is the
@@ -60,7 +60,7 @@ export function applyInjection(input: InjectionInput): InjectionResult {
       delete args[key];
       continue;
     }
-    setOwn(args, key, rendered.value);
+    setJsonKey(args, key, rendered.value);
     const entry: InjectedArgument = { key, value: rendered.value, overridden: hadValue };
     if (modelValue !== undefined) entry.modelValue = modelValue;
     injected.push(entry);
@@ -90,12 +90,16 @@ function render(template: string, context: InjectionContext): { value: JsonValue
 /** A present, non-empty value within the shape limits at a dotted path, or undefined. */
 function lookup(context: InjectionContext, path: string): JsonValue | undefined {
   const [root, ...rest] = path.split('.');
-  if (root === undefined || !ROOTS.has(root)) return undefined;
-  let node: JsonValue | undefined = context[root as keyof InjectionContext];
+  if (root === undefined || !isRoot(root)) return undefined;
+  let node: JsonValue | undefined = context[root];
   for (const segment of rest) {
     if (node === null || typeof node !== 'object' || Array.isArray(node) || !Object.hasOwn(node, segment)) return undefined;
     node = node[segment];
   }
   if (node === undefined || node === null || node === '') return undefined;
   return checkJsonShape(node) === undefined ? node : undefined;
+}
+
+function isRoot(name: string): name is keyof InjectionContext {
+  return name === 'user' || name === 'tenant' || name === 'context';
 }

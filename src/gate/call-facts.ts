@@ -11,13 +11,12 @@ import type { InjectedArgument } from './apply-injection.ts';
 import type { AllowDecision } from './is-tool-allowed.ts';
 import type { ResolvedToolPolicy } from './policy.ts';
 
-/** A call's arguments after parse → normalise → inject → validate, ready to run. */
+/** A call's arguments after normalise → inject → validate (parsed once, where the call came in), ready to run. */
 export interface PreparedCall {
   ok: true;
   arguments: JsonObject;
   normalisations: Normalisation[];
   injected: InjectedArgument[];
-  repairs: string[];
 }
 
 /** A call whose arguments cannot be used, with the reason the model is told. */

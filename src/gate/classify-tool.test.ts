@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { classifyTool } from './classify-tool.ts';
-import { ECHO, GET_ORDER_BOOK, PLACE_ORDER, WRITE_FILE, mcpTool } from './test-tools.ts';
+import { ECHO, GET_ORDER_BOOK, PLACE_ORDER, WRITE_FILE, mcpTool } from '../../test/support/test-tools.ts';
 
 describe('classifyTool', () => {
   it('reads readOnlyHint from the MCP annotations', () => {

@@ -1,6 +1,6 @@
-import type { JsonObject, JsonValue } from '../core/json.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
 import { DEFAULT_MAX_JSON_DEPTH } from '../core/json-shape.ts';
-import { setOwn } from '../validation/index.ts';
+import { setJsonKey } from '../core/set-json-key.ts';
 
 /**
  * Keys whose values never reach logs or events. `token` also hides counters
@@ -45,7 +45,7 @@ export function createRedactor(patterns: readonly string[] = DEFAULT_REDACT_PATT
     const headerName = typeof name === 'string' && HEADER_NAME.test(name) ? name : undefined;
     const hideValue = headerName !== undefined && Object.hasOwn(value, 'value') && sensitive(headerName);
     for (const [key, item] of Object.entries(value)) {
-      setOwn(out, key, sensitive(key) || (hideValue && key === 'value') ? REDACTED : redact(item, depth + 1));
+      setJsonKey(out, key, sensitive(key) || (hideValue && key === 'value') ? REDACTED : redact(item, depth + 1));
     }
     return out;
   };
@@ -60,4 +60,10 @@ function toMatcher(pattern: string): (key: string) => boolean {
   if (!pattern.includes('*')) return (key) => key.includes(pattern);
   const regex = new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
   return (key) => regex.test(key);
+}
+
+/** Arguments redacted: a redactor keeps an object an object (anything else would be a bug, recorded as nothing rather than leaked). */
+export function redactArguments(args: JsonObject, redact: (value: JsonValue) => JsonValue): JsonObject {
+  const out = redact(args);
+  return isJsonObject(out) ? out : {};
 }

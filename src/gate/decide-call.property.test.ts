@@ -8,7 +8,7 @@ import type { ValidationIssue } from '../validation/index.ts';
 import type { ApprovalInput, CallFacts, HookVerdict, PrepareResult, ToolLookup } from './call-facts.ts';
 import { decideCall } from './decide-call.ts';
 import type { ResolvedToolPolicy } from './policy.ts';
-import { ECHO, GET_ORDER_BOOK, PLACE_ORDER, WRITE_FILE } from './test-tools.ts';
+import { ECHO, GET_ORDER_BOOK, PLACE_ORDER, WRITE_FILE } from '../../test/support/test-tools.ts';
 
 const json = fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.parse(JSON.stringify(v)) as unknown);
 const args = fc.dictionary(fc.string({ maxLength: 6 }), json, { maxKeys: 4 }) as fc.Arbitrary<JsonObject>;
@@ -43,7 +43,6 @@ const prepared: fc.Arbitrary<PrepareResult> = fc.oneof(
     arguments: args,
     normalisations: fc.array(normalisation, { maxLength: 2 }),
     injected: fc.array(fc.record({ key: fc.string(), value: json, overridden: fc.boolean() }), { maxLength: 2 }),
-    repairs: fc.array(fc.string(), { maxLength: 2 }),
   }) as fc.Arbitrary<PrepareResult>,
   fc.record(
     {

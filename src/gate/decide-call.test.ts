@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { CallFacts, PreparedCall, RejectedCall } from './call-facts.ts';
 import { decideCall, type Decision } from './decide-call.ts';
 import type { ResolvedToolPolicy } from './policy.ts';
-import { GET_ORDER_BOOK, PLACE_ORDER } from './test-tools.ts';
+import { GET_ORDER_BOOK, PLACE_ORDER } from '../../test/support/test-tools.ts';
 
 const BASE = { inject: {}, returnDirect: false, untrusted: false, untrustedSource: 'default', unknownOutcome: 'ask' } as const;
 const WRITE: ResolvedToolPolicy = { ...BASE, effect: 'write', effectSource: 'annotation', approval: 'never', policyRule: 'power-exchange/*' };
@@ -16,7 +16,6 @@ const PREPARED: PreparedCall = {
   arguments: ARGS,
   normalisations: [{ path: '/side', from: 'buy', to: 'BUY', rule: 'enum_case' }],
   injected: [{ key: 'userId', value: 'u1', overridden: false }],
-  repairs: [],
 };
 
 /** A write to placeOrder that would run: visible, prepared, allowed, no person, no hook. */

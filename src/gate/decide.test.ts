@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decide, type DecideInput } from './decide.ts';
 import type { ResolvedToolPolicy } from './policy.ts';
-import { GET_ORDER_BOOK, PLACE_ORDER } from './test-tools.ts';
+import { GET_ORDER_BOOK, PLACE_ORDER } from '../../test/support/test-tools.ts';
 
 const BASE = { inject: {}, returnDirect: false, untrusted: false, untrustedSource: 'default', unknownOutcome: 'ask' } as const;
 const WRITE: ResolvedToolPolicy = { ...BASE, effect: 'write', effectSource: 'annotation', approval: 'required' };

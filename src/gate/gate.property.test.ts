@@ -9,7 +9,7 @@ import { decide } from './decide.ts';
 import { isToolAllowed } from './is-tool-allowed.ts';
 import { matchToolPattern, type ToolRef } from './match-tool-pattern.ts';
 import type { Policy, ResolvedToolPolicy } from './policy.ts';
-import { ECHO, GET_ORDER_BOOK, PLACE_ORDER, WRITE_FILE } from './test-tools.ts';
+import { ECHO, GET_ORDER_BOOK, PLACE_ORDER, WRITE_FILE } from '../../test/support/test-tools.ts';
 
 const SERVERS = ['power-exchange', 'filesystem', 'everything'];
 const TOOLS = ['placeOrder', 'getOrderBook', 'write_file', 'read_file', 'echo'];

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PLACE_ORDER_SCHEMA } from '../validation/test-schemas.ts';
+import { PLACE_ORDER_SCHEMA } from '../../test/support/test-schemas.ts';
 import { injectedSchemaView } from './injected-schema-view.ts';
 
 describe('injectedSchemaView', () => {

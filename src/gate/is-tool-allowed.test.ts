@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isToolAllowed } from './is-tool-allowed.ts';
 import type { Policy } from './policy.ts';
-import { GET_ORDER_BOOK, PLACE_ORDER, WRITE_FILE } from './test-tools.ts';
+import { GET_ORDER_BOOK, PLACE_ORDER, WRITE_FILE } from '../../test/support/test-tools.ts';
 
 const policy: Policy = {
   tools: {},

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { compareSpecificity, matchToolPattern, toolRefOf, type ToolRef } from './match-tool-pattern.ts';
-import { WRITE_FILE } from './test-tools.ts';
+import { WRITE_FILE } from '../../test/support/test-tools.ts';
 
 const placeOrder: ToolRef = { server: 'power-exchange', tool: 'placeOrder', exposedName: 'power-exchange_placeOrder' };
 

@@ -69,7 +69,7 @@ export interface Policy {
 }
 
 /** A policy that changes nothing: annotations decide, every tenant may call everything. */
-export const EMPTY_POLICY: Policy = Object.freeze({ tools: {}, tenants: {} }) as Policy;
+export const EMPTY_POLICY: Policy = Object.freeze<Policy>({ tools: {}, tenants: {} });
 
 /** The tenants entry used for tenants without one of their own. */
 export const DEFAULT_TENANT_KEY = '*';

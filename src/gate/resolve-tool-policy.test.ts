@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { Policy } from './policy.ts';
 import { EMPTY_POLICY } from './policy.ts';
 import { resolveToolPolicy } from './resolve-tool-policy.ts';
-import { ECHO, GET_ORDER_BOOK, PLACE_ORDER, WRITE_FILE } from './test-tools.ts';
+import { ECHO, GET_ORDER_BOOK, PLACE_ORDER, WRITE_FILE } from '../../test/support/test-tools.ts';
 
 describe('resolveToolPolicy', () => {
   it('defaults: writes need approval, reads never ask', () => {

@@ -1,19 +1,17 @@
-import { isJsonObject, parseJson, type JsonObject, type RunInput } from '../core/index.ts';
+import type { ElicitRequestFormParams } from '@modelcontextprotocol/server';
+import { describeError, isJsonObject, parseJson, type RunInput } from '../core/index.ts';
+import type { GatewayHeld } from './gateway-call.ts';
 
 /** The key of the approval question among an input_required result's requests. */
 export const APPROVAL_INPUT_KEY = 'toolgate_approval';
 
-export interface HeldCall {
-  toolCallId: string;
-  name: string;
-  arguments: JsonObject;
-  effect: 'read' | 'write';
-  reason: string;
+/** A held call of a session's run, as its person is asked about it. */
+export interface HeldCall extends GatewayHeld {
   runId: string;
 }
 
 /** The elicitation form a client shows its user for a held call: decide, optionally edit, optionally say why. */
-export function approvalForm(held: HeldCall, problem?: string): { message: string; requestedSchema: JsonObject } {
+export function approvalForm(held: HeldCall, problem?: string): Pick<ElicitRequestFormParams, 'message' | 'requestedSchema'> {
   const args = JSON.stringify(held.arguments, null, 2);
   const why = held.reason === 'untrusted_output' ? 'it follows untrusted tool output' : 'the policy asks a person for this tool';
   const message = [
@@ -65,7 +63,7 @@ export function readApprovalAnswer(
   try {
     parsed = parseJson(raw);
   } catch (error) {
-    return { kind: 'invalid', problem: `The edited arguments are not valid JSON (${error instanceof Error ? error.message : String(error)}): fix them, or approve or reject.` };
+    return { kind: 'invalid', problem: `The edited arguments are not valid JSON (${describeError(error)}): fix them, or approve or reject.` };
   }
   if (!isJsonObject(parsed)) return { kind: 'invalid', problem: 'The edited arguments must be a JSON object ({"name": value, …}): fix them, or approve or reject.' };
   return { kind: 'decision', input: { ...withReason, decision: 'edit', arguments: parsed } };

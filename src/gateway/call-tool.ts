@@ -1,8 +1,9 @@
 import { CLIENT_CAPABILITIES_META_KEY, inputRequired, inputResponse, type CallToolResult, type InputRequiredResult, type Server, type ServerContext } from '@modelcontextprotocol/server';
-import { isJsonObject, type JsonObject, type ToolResult } from '../core/index.ts';
-import type { GatewayCallResult, GatewayDone } from '../orchestrator/gateway-run.ts';
+import { isJsonObject, isRecord, type JsonObject, type ToolResult } from '../core/index.ts';
+import type { GatewayCallResult, GatewayDone } from './gateway-call.ts';
 import { APPROVAL_INPUT_KEY, approvalForm, readApprovalAnswer, type HeldCall } from './approval-form.ts';
-import type { Gateway, GatewaySession } from './gateway.ts';
+import type { Gateway } from './gateway.ts';
+import type { GatewaySession } from './gateway-session.ts';
 import { RequestStateCodec } from './request-state.ts';
 
 /** How often a client waiting on a held call (no elicitation) is sent progress, so its request does not time out. */
@@ -34,7 +35,8 @@ export async function callTool(input: CallToolInput): Promise<CallToolResult | I
   const { catalog, run } = await gateway.catalog(session);
   const limiter = gateway.options.rateLimiter;
   // W3C trace context in `_meta` (MCP's tracing convention); a 2026-07-28 request may carry it in its envelope.
-  const traceparent = ctx.mcpReq._meta?.['traceparent'] ?? (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.['traceparent'];
+  const envelope = ctx.mcpReq.envelope;
+  const traceparent = ctx.mcpReq._meta?.['traceparent'] ?? (isRecord(envelope) ? envelope['traceparent'] : undefined);
   const outcome: GatewayCallResult = await run.call({
     catalog,
     name: input.name,
@@ -65,7 +67,7 @@ function askApproval(input: CallToolInput, held: HeldCall, problem?: string): In
   const form = approvalForm(held, problem);
   const request = RequestStateCodec.requestHash(input.name, input.arguments);
   return inputRequired({
-    inputRequests: { [APPROVAL_INPUT_KEY]: inputRequired.elicit({ mode: 'form', message: form.message, requestedSchema: form.requestedSchema as never }) },
+    inputRequests: { [APPROVAL_INPUT_KEY]: inputRequired.elicit({ mode: 'form', message: form.message, requestedSchema: form.requestedSchema }) },
     requestState: input.gateway.codec.encode({ runId: held.runId, toolCallId: held.toolCallId, request }),
   });
 }
@@ -120,8 +122,8 @@ async function waitWithProgress(ctx: ServerContext, held: HeldCall, outcome: Pro
 
 /** Whether the client can answer an elicitation (form mode): per request on 2026-07-28, from `initialize` before. */
 function canElicit(server: Server, ctx: ServerContext): boolean {
-  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  const declared = envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities();
+  const envelope = ctx.mcpReq.envelope;
+  const declared = (isRecord(envelope) ? envelope[CLIENT_CAPABILITIES_META_KEY] : undefined) ?? server.getClientCapabilities();
   if (!isJsonObject(declared)) return false;
   const elicitation = declared['elicitation'];
   if (!isJsonObject(elicitation)) return false;
@@ -137,6 +139,7 @@ function refusal(message: string): CallToolResult {
 function toMcp(runId: string, done: { toolCallId: string; result: ToolResult }): CallToolResult {
   const result = done.result;
   const out: CallToolResult = {
+    // The blocks as recorded (MCP's shapes; toolgate's type leaves a resource link's name optional): sent on unchanged.
     content: result.content as CallToolResult['content'],
     ...(result.ok ? {} : { isError: true }),
     _meta: { [RUN_ID_META_KEY]: runId, [TOOL_CALL_ID_META_KEY]: done.toolCallId },

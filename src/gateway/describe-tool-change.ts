@@ -32,7 +32,7 @@ export function describeToolChange(pinned: JsonObject, current: JsonObject): str
     else if (SCHEMA_FIELDS.has(key) && isObject(before) && isObject(after)) lines.push(...schemaLines(key, before, after));
     else if (SCHEMA_FIELDS.has(key) && (before === undefined || after === undefined)) lines.push(`${key} ${after === undefined ? 'removed' : `added: ${json(after)}`}`);
     else if (key === 'annotations' && isObjectOrAbsent(before) && isObjectOrAbsent(after)) lines.push(...annotationLines(before ?? {}, after ?? {}));
-    else lines.push(...leafLines(key, before, after));
+    else lines.push(...leafLines(key, { before, after }));
   }
   if (lines.length === 0 && canonicalJson(pinned) !== canonicalJson(current)) lines.push('definition changed');
   if (lines.length <= DEFAULT_MAX_CHANGE_LINES) return lines;
@@ -56,7 +56,7 @@ function schemaLines(label: string, before: JsonObject, after: JsonObject): stri
     if (same(a, b)) continue;
     if (key === 'properties' && isObjectOrAbsent(a) && isObjectOrAbsent(b)) lines.push(...propertyLines(label, a ?? {}, b ?? {}));
     else if (key === 'required' && isListOrAbsent(a) && isListOrAbsent(b)) lines.push(`${label}: "required" changed: ${list(a)} → ${list(b)}`);
-    else lines.push(...leafLines(`${label}.${key}`, a, b));
+    else lines.push(...leafLines(`${label}.${key}`, { before: a, after: b }));
   }
   return lines;
 }
@@ -72,20 +72,20 @@ function propertyLines(label: string, before: JsonObject, after: JsonObject): st
     const property = `${label}: property ${JSON.stringify(name)}`;
     if (a === undefined) lines.push(`${property} added: ${json(b)}`);
     else if (b === undefined) lines.push(`${property} removed`);
-    else lines.push(...leafLines(property, a, b, 'changed'));
+    else lines.push(...leafLines(property, { before: a, after: b, style: 'changed' }));
   }
   return lines;
 }
 
 function annotationLines(before: JsonObject, after: JsonObject): string[] {
-  return orderedKeys(before, after, []).flatMap((key) => leafLines(`annotations.${key}`, before[key], after[key]));
+  return orderedKeys(before, after, []).flatMap((key) => leafLines(`annotations.${key}`, { before: before[key], after: after[key] }));
 }
 
 /**
  * One line per differing leaf: `label.path: before → after`, or with
  * `changed`: `label changed: path before → after`.
  */
-function leafLines(label: string, before: Value, after: Value, style: 'dotted' | 'changed' = 'dotted'): string[] {
+function leafLines(label: string, { before, after, style = 'dotted' }: { before: Value; after: Value; style?: 'dotted' | 'changed' }): string[] {
   return leafDiffs(before, after, []).map(({ path, a, b }) => {
     const where = path.join('.');
     let values = `${json(a)} → ${json(b)}`;

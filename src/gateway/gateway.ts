@@ -1,19 +1,13 @@
-import {
-  ToolgateError,
-  draft,
-  newId,
-  type GatewaySessionSettings,
-  type LimitStore,
-  type RunEvent,
-  type RunStore,
-  type ToolSpec,
-} from '../core/index.ts';
-import { buildToolCatalog, type CatalogEntry, type ToolCatalog } from '../orchestrator/tool-catalog.ts';
-import { GatewayRun, type GatewayEnvironment } from '../orchestrator/gateway-run.ts';
+import { ToolgateError, type GatewaySessionSettings, type LimitStore, type RunEvent, type RunStore } from '../core/index.ts';
+import { buildToolCatalog, type ToolCatalog } from '../orchestrator/call/tool-catalog.ts';
+import { refuseChangedTools } from './changed-tools.ts';
+import { GatewayRun } from './gateway-run.ts';
+import { GatewaySession, type GatewayIdentity } from './gateway-session.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { RequestStateCodec } from './request-state.ts';
 import { SessionShares } from './session-shares.ts';
-import type { PinCheck } from './tool-pins.ts';
+import type { GatewayEnvironment } from './session-run.ts';
+import { UpstreamTools, type UpstreamToolsOptions } from './upstream-tools.ts';
 
 /** Default `gateway.approvalTimeoutMs`: a held call with no decision after this long is refused. */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 5 * 60_000;
@@ -21,35 +15,14 @@ export const DEFAULT_APPROVAL_TIMEOUT_MS = 5 * 60_000;
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
 /** Default `gateway.maxSessions`: open sessions per gateway process (each tenant's and key's share: session-shares.ts). */
 export const DEFAULT_MAX_SESSIONS = 1000;
-/** How long one listing of the upstream tools (and its pin check) is reused. */
-const CATALOG_TTL_MS = 1000;
-/** How often the upstream tools are listed again while sessions are open, so a change is noticed without a client's tools/list. */
-export const DEFAULT_RELIST_MS = 60_000;
 
-/** Who a session acts for: resolved from its API key (HTTP) or from config (stdio). */
-export interface GatewayIdentity {
-  tenantId?: string | undefined;
-  userId?: string | undefined;
-  /** The API key's fingerprint (HTTP): a key's sessions count against its share. */
-  keyId?: string | undefined;
-  /** Writes are validated and recorded, not executed. */
-  dryRun: boolean;
-}
-
-export interface GatewayOptions {
+/** With the upstream tools (listTools, refreshTools, relistMs, checkPins: see UpstreamToolsOptions). */
+export interface GatewayOptions extends UpstreamToolsOptions {
   store: RunStore;
   /** Lease owner id of this process. */
   owner: string;
   leaseMs: number;
   environment: GatewayEnvironment;
-  /** The upstream tools of the servers that are up (names as runs see them). */
-  listTools: () => Promise<ToolSpec[]>;
-  /** Asks the upstream servers to list their tools again (a client's tools/list; a periodic check): how a changed tool is noticed. */
-  refreshTools?: (() => void) | undefined;
-  /** How often upstream tools are listed again without a client asking (default DEFAULT_RELIST_MS). */
-  relistMs?: number | undefined;
-  /** Tool pinning; absent: off. */
-  checkPins?: ((tools: readonly ToolSpec[]) => Promise<PinCheck>) | undefined;
   approvalTimeoutMs?: number | undefined;
   sessionIdleMs?: number | undefined;
   maxSessions?: number | undefined;
@@ -69,29 +42,6 @@ export interface GatewayOptions {
   onError?: ((message: string) => void) | undefined;
 }
 
-/** One client session: its identity, its run (opened at its first request) and what it was told about changed tools. */
-export class GatewaySession {
-  readonly key: string;
-  readonly identity: GatewayIdentity;
-  /** Completed by the first request that knows the client (a 2025-era session is admitted at initialize, before it does). */
-  settings: GatewaySessionSettings;
-  /** Its place in the tenant's and key's shares (SessionShares). */
-  readonly slotId = newId('slot');
-  run: GatewayRun | undefined;
-  opening: Promise<GatewayRun> | undefined;
-  /** Fingerprints of changed tools already recorded in this session's run. */
-  readonly toldChanged = new Set<string>();
-  idleTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Requests being served: a session is never idle while one is (a call may wait long for a person). */
-  busy = 0;
-
-  constructor(key: string, identity: GatewayIdentity, settings: GatewaySessionSettings) {
-    this.key = key;
-    this.identity = identity;
-    this.settings = settings;
-  }
-}
-
 /**
  * Gateway mode: upstream MCP tools offered to any MCP client through the same
  * gate runs use. One client session is one run; its calls are recorded as the
@@ -107,13 +57,13 @@ export class Gateway {
   readonly #admitting = new Map<string, Promise<GatewaySession>>();
   readonly #shares: SessionShares;
   readonly #endListeners = new Set<(key: string) => void>();
-  #listing: { at: number; value: Promise<{ tools: ToolSpec[]; pins: PinCheck | undefined }> } | undefined;
-  #listedAt = Date.now();
+  readonly #upstream: UpstreamTools;
   #closed = false;
 
   constructor(options: GatewayOptions) {
     this.options = options;
     this.codec = new RequestStateCodec(options.stateSecret);
+    this.#upstream = new UpstreamTools(options);
     const perTenant = options.maxSessionsPerTenant ?? this.maxSessions;
     this.#shares = new SessionShares({
       limits: options.limits ?? options.store.limits,
@@ -147,13 +97,13 @@ export class Gateway {
    * beyond gateway.maxSessions in this process, or beyond the tenant's or the
    * key's share across the store — and its idle clock restarts.
    */
-  async session(key: string, identity: GatewayIdentity, settings: Omit<GatewaySessionSettings, 'dryRun'>, idle = true): Promise<GatewaySession> {
+  async session(key: string, identity: GatewayIdentity, settings: Omit<GatewaySessionSettings, 'dryRun'>): Promise<GatewaySession> {
     const session = this.#sessions.get(key) ?? (await this.#admit(key, identity, settings));
     // Admitted before the client said who it is (a 2025-era initialize): the first request that knows completes it, before the run opens.
     if (session.run === undefined && session.opening === undefined && settings.client !== undefined && session.settings.client === undefined) {
       session.settings = { ...settings, dryRun: identity.dryRun };
     }
-    if (idle) this.#touch(session);
+    this.#touch(session);
     return session;
   }
 
@@ -233,37 +183,15 @@ export class Gateway {
    * their reason, and a change is recorded in the session's run once.
    */
   async catalog(session: GatewaySession, options: { relist?: boolean } = {}): Promise<{ catalog: ToolCatalog; run: GatewayRun }> {
-    if (options.relist === true || Date.now() - this.#listedAt > (this.options.relistMs ?? DEFAULT_RELIST_MS)) this.#relist();
-    const { tools, pins } = await this.#upstream();
-    const visibleTools = pins === undefined ? tools : pins.visible;
-    const built = buildToolCatalog(visibleTools, { policy: this.options.environment.policy, tenantId: session.identity.tenantId });
+    const { tools, pins } = await this.#upstream.list(options);
+    const { policy } = this.options.environment;
+    const tenantId = session.identity.tenantId;
+    const built = buildToolCatalog(pins === undefined ? tools : pins.visible, { policy, tenantId });
     const run = await this.runOf(session, built.definitions.map((d) => d.name));
     if (pins === undefined || pins.changed.length === 0) return { catalog: built, run };
-    const denied = new Map(built.denied);
-    const full = buildToolCatalog(pins.changed.map((c) => c.tool), { policy: this.options.environment.policy, tenantId: session.identity.tenantId });
-    const news = [];
-    for (const change of pins.changed) {
-      const entry: CatalogEntry | undefined = full.visible.get(change.tool.name) ?? full.denied.get(change.tool.name)?.entry;
-      if (entry === undefined) continue;
-      const reason = `its definition changed on server "${change.tool.origin.server}" since it was pinned (${change.changes.slice(0, 3).join('; ')}); an operator must accept the change first (toolgate tools --diff, then toolgate tools --accept ${change.tool.name})`;
-      denied.set(change.tool.name, { entry, reason });
-      if (!session.toldChanged.has(change.fingerprint)) {
-        session.toldChanged.add(change.fingerprint);
-        news.push(
-          draft('tool_changed', {
-            name: change.tool.name,
-            server: change.tool.origin.server,
-            tool: change.tool.origin.tool,
-            fingerprint: change.fingerprint,
-            pinnedFingerprint: change.pin.fingerprint,
-            pinnedAt: change.pin.pinnedAt,
-            changes: change.changes,
-          }),
-        );
-      }
-    }
+    const { catalog, news } = refuseChangedTools({ catalog: built, changed: pins.changed, policy, tenantId, told: session.toldChanged });
     if (news.length > 0) await run.record(news);
-    return { catalog: { ...built, denied }, run };
+    return { catalog, run };
   }
 
   /** Told the key of every session that ends (a transport holding one lets it go). */
@@ -302,29 +230,5 @@ export class Gateway {
       void this.endSession(session.key, `no request for ${Math.round(idleMs / 1000)} s`).catch((error: unknown) => this.options.onError?.(`gateway session ${session.key} did not end cleanly: ${String(error)}`));
     }, idleMs);
     session.idleTimer.unref();
-  }
-
-  /** The upstream servers list again (at most once per CATALOG_TTL_MS). */
-  #relist(): void {
-    const now = Date.now();
-    if (now - this.#listedAt < CATALOG_TTL_MS) return;
-    this.#listedAt = now;
-    this.options.refreshTools?.();
-    this.#listing = undefined;
-  }
-
-  #upstream(): Promise<{ tools: ToolSpec[]; pins: PinCheck | undefined }> {
-    const now = Date.now();
-    if (this.#listing !== undefined && now - this.#listing.at < CATALOG_TTL_MS) return this.#listing.value;
-    const value = (async () => {
-      const tools = await this.options.listTools();
-      const pins = this.options.checkPins === undefined ? undefined : await this.options.checkPins(tools);
-      return { tools, pins };
-    })();
-    this.#listing = { at: now, value };
-    value.catch(() => {
-      if (this.#listing?.value === value) this.#listing = undefined;
-    });
-    return value;
   }
 }

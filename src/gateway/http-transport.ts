@@ -10,7 +10,8 @@ import {
 import { ToolgateError, type PassthroughSource } from '../core/index.ts';
 import { readLimited } from '../core/read-limited.ts';
 import { decodeUtf8 } from '../core/utf8.ts';
-import type { Gateway, GatewayIdentity } from './gateway.ts';
+import type { Gateway } from './gateway.ts';
+import { isGatewayIdentity, type GatewayIdentity } from './gateway-session.ts';
 import { createGatewayServer } from './mcp-server.ts';
 
 /** Largest MCP request body read (the SDK's own default). */
@@ -56,9 +57,11 @@ export class GatewayHttp {
     });
     this.#modern = createMcpHandler(
       (ctx) => {
-        const extra = ctx.authInfo?.extra as { identity: GatewayIdentity; hint: string | undefined } | undefined;
-        const identity = extra?.identity ?? { dryRun: false };
-        const hint = extra?.hint;
+        // What handle() put in authInfo for this request.
+        const extra = ctx.authInfo?.extra;
+        const given = extra?.['identity'];
+        const identity: GatewayIdentity = isGatewayIdentity(given) ? given : { dryRun: false };
+        const hint = typeof extra?.['hint'] === 'string' ? extra['hint'] : undefined;
         return createGatewayServer(
           gateway,
           { transport: 'http', identity, sessionKey: (client) => `http:${identity.tenantId ?? ''}:${identity.userId ?? ''}:${identity.dryRun ? 'dry' : 'live'}:${hint ?? client?.name ?? ''}` },
@@ -69,9 +72,9 @@ export class GatewayHttp {
     );
   }
 
-  /** Serves one request to /mcp for an authenticated caller (`keyId`: the fingerprint of its API key). */
-  async handle(req: IncomingMessage, res: ServerResponse, caller: { tenantId?: string | undefined; userId?: string | undefined; keyId?: string | undefined }, dryRun: boolean): Promise<void> {
-    const identity: GatewayIdentity = { tenantId: caller.tenantId, userId: caller.userId, keyId: caller.keyId, dryRun: dryRun || headerOn(req.headers[DRY_RUN_HEADER]) };
+  /** Serves one request to /mcp for an authenticated caller (`keyId`: the fingerprint of its API key; `dryRun`: its tenant's sessions are dry runs). */
+  async handle(req: IncomingMessage, res: ServerResponse, caller: GatewayIdentity): Promise<void> {
+    const identity: GatewayIdentity = { tenantId: caller.tenantId, userId: caller.userId, keyId: caller.keyId, dryRun: caller.dryRun || headerOn(req.headers[DRY_RUN_HEADER]) };
     const body = req.method === 'POST' ? await readBody(req) : undefined;
     if (body instanceof Response) return send(res, body);
     const request = toWebRequest(req, res, body?.text);

@@ -1,8 +1,9 @@
 import { ProtocolError, ProtocolErrorCode, Server, type ServerContext, type Tool } from '@modelcontextprotocol/server';
-import { ToolgateError, isJsonObject, type JsonObject, type PassthroughSource } from '../core/index.ts';
-import type { CatalogEntry, ToolCatalog } from '../orchestrator/tool-catalog.ts';
+import { ToolgateError, isJsonObject, type JsonObject, type JsonSchema, type PassthroughSource } from '../core/index.ts';
+import type { CatalogEntry, ToolCatalog } from '../orchestrator/call/tool-catalog.ts';
 import { callTool } from './call-tool.ts';
-import type { Gateway, GatewayIdentity, GatewaySession } from './gateway.ts';
+import type { Gateway } from './gateway.ts';
+import type { GatewayIdentity, GatewaySession } from './gateway-session.ts';
 import { limitResourceContents } from './limit-result.ts';
 
 export const GATEWAY_SERVER_INFO = { name: 'toolgate-gateway', version: '0.1.0' };
@@ -48,7 +49,7 @@ export function createGatewayServer(gateway: Gateway, unit: ServingUnit, passthr
     const args = request.params.arguments ?? {};
     if (!isJsonObject(args)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'tools/call arguments must be a JSON object');
     const session = await sessionFor();
-    return gateway.serve(session, () => callTool({ gateway, server, session, name: request.params.name, arguments: args as JsonObject, ctx }));
+    return gateway.serve(session, () => callTool({ gateway, server, session, name: request.params.name, arguments: args, ctx }));
   });
   if (passthrough === undefined) return server;
 
@@ -57,6 +58,9 @@ export function createGatewayServer(gateway: Gateway, unit: ServingUnit, passthr
     return serverAccess(catalog);
   };
   const visibleServers = async (): Promise<(item: JsonObject) => boolean> => (await access()).item;
+  // Resources and prompts go to the client as the upstream server sent them (PassthroughSource: plain JSON); the SDK types
+  // these results but does not check them, so the `as never` below hand the same JSON on rather than re-validating it here.
+
   server.setRequestHandler('resources/list', async () => {
     const shown = await visibleServers();
     return { resources: (await passthrough.listResources()).filter(shown) as never };
@@ -98,11 +102,28 @@ function listed(entry: CatalogEntry, dryRun: boolean): Tool {
     name: definition.name,
     ...(tool.title === undefined ? {} : { title: tool.title }),
     description: definition.description,
-    inputSchema: definition.parameters as Tool['inputSchema'],
+    inputSchema: inputSchemaOf(definition.parameters),
     // A dry-run session's writes answer with toolgate's own summary, which no tool's output schema describes.
-    ...(tool.outputSchema === undefined || dryRun ? {} : { outputSchema: tool.outputSchema as Tool['outputSchema'] }),
+    ...(tool.outputSchema === undefined || dryRun ? {} : { outputSchema: outputSchemaOf(tool.outputSchema) }),
     annotations: { ...tool.annotations, readOnlyHint: policy.effect === 'read' },
   };
+}
+
+/** A tool's parameters as MCP types them: an object schema (what MCP tools have), its properties an object, `required` names. */
+function inputSchemaOf(parameters: JsonSchema): Tool['inputSchema'] {
+  const { type: _type, properties, required, ...rest } = parameters;
+  return {
+    type: 'object',
+    ...(isJsonObject(properties) ? { properties } : {}),
+    ...(Array.isArray(required) && required.every((name) => typeof name === 'string') ? { required } : {}),
+    ...rest,
+  };
+}
+
+/** An output schema as MCP types it: `$schema`, when there, a string. */
+function outputSchemaOf(schema: JsonSchema): Tool['outputSchema'] {
+  const { $schema, ...rest } = schema;
+  return typeof $schema === 'string' ? { $schema, ...rest } : rest;
 }
 
 /**

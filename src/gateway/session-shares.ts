@@ -1,5 +1,5 @@
-import { ToolgateError, type LimitStore } from '../core/index.ts';
-import type { GatewayIdentity } from './gateway.ts';
+import { ToolgateError, describeError, type LimitStore } from '../core/index.ts';
+import type { GatewayIdentity } from './gateway-session.ts';
 
 /** A tenant may hold at least this fraction of gateway.maxSessions by default (1/4), however many tenants there are. */
 const MIN_SHARE_DIVISOR = 4;
@@ -91,7 +91,7 @@ export class SessionShares {
   #startRenewing(): ReturnType<typeof setInterval> {
     const { limits, holder, ttlMs, onError } = this.#options;
     const timer = setInterval(() => {
-      void limits.renewSlots({ holder, ttlMs }).catch((error: unknown) => onError?.(`gateway session shares could not be renewed in the store: ${error instanceof Error ? error.message : String(error)}`));
+      void limits.renewSlots({ holder, ttlMs }).catch((error: unknown) => onError?.(`gateway session shares could not be renewed in the store: ${describeError(error)}`));
     }, Math.max(50, Math.floor(ttlMs / 3)));
     timer.unref();
     return timer;

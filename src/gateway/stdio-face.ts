@@ -1,6 +1,7 @@
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { PassthroughSource } from '../core/index.ts';
-import type { Gateway, GatewayIdentity } from './gateway.ts';
+import type { Gateway } from './gateway.ts';
+import type { GatewayIdentity } from './gateway-session.ts';
 import { createGatewayServer } from './mcp-server.ts';
 
 const STDIO_SESSION = 'stdio';

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { parseJson, type JsonObject, type RunStore, type ToolPin, type ToolSpec } from '../core/index.ts';
-import { canonicalJson } from '../core/index.ts';
+import { canonicalJson, isJsonObject, parseJson, type JsonObject, type RunStore, type ToolPin, type ToolSpec } from '../core/index.ts';
 import { describeToolChange } from './describe-tool-change.ts';
 
 export { describeToolChange };
@@ -23,7 +22,9 @@ export function toolDefinition(spec: ToolSpec): JsonObject {
     ...(spec.outputSchema === undefined ? {} : { outputSchema: spec.outputSchema }),
     ...(spec.annotations === undefined ? {} : { annotations: spec.annotations }),
   };
-  return parseJson(JSON.stringify(definition)) as JsonObject;
+  const copy = parseJson(JSON.stringify(definition));
+  // Always an object: it is one written out and read back.
+  return isJsonObject(copy) ? copy : {};
 }
 
 /** sha256 (hex) of the definition's canonical JSON: key order does not matter, array order does. */

@@ -19,7 +19,7 @@ import type { Policy } from '../gate/index.ts';
 import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
 import { createValidator, type Validator } from '../validation/index.ts';
 import { runAgent } from './run-agent.ts';
-import type { RunAgentOptions } from './run-options.ts';
+import type { RunAgentOptions } from './state/run-options.ts';
 import { submitInput } from './submit-input.ts';
 import { scriptedModel as fakeModel } from '../../test/support/scripted-model.ts';
 

@@ -6,7 +6,7 @@ import type { CallToolRequest, JsonObject, ModelAdapter, ModelResponse, RawToolC
 import type { Policy } from '../gate/index.ts';
 import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
 import { runAgent } from './run-agent.ts';
-import type { BeforeToolCallVerdict, HookToolCall, RunHooks } from './run-options.ts';
+import type { BeforeToolCallVerdict, HookToolCall, RunHooks } from './state/run-options.ts';
 import { submitInput } from './submit-input.ts';
 
 const PLACE: ToolSpec = {

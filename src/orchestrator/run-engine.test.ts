@@ -26,7 +26,7 @@ import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
 import { openSqliteRunStore } from '../store/sqlite/open-sqlite-run-store.ts';
 import { settingsFrom } from './run-agent.ts';
 import { RunEngine } from './run-engine.ts';
-import type { RunEnvironment } from './run-options.ts';
+import type { RunEnvironment } from './state/run-options.ts';
 
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));

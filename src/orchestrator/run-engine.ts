@@ -6,63 +6,38 @@ import {
   type IdempotencyRequest,
   type NewRun,
   type Run,
-  type RunEvent,
   type RunInput,
   type RunLease,
   type RunSettings,
   type RunStore,
 } from '../core/index.ts';
-import { commitThroughOutage } from './commit-through-outage.ts';
-import { emptyConversation } from './conversation-state.ts';
-import { endLostGatewaySession } from './gateway-recovery.ts';
-import { drivePass, finalRun, type PassEnd } from './drive-pass.ts';
-import { LeaseKeeper } from './lease-keeper.ts';
-import { LogFollower } from './log-follower.ts';
-import type { RunEnvironment } from './run-options.ts';
+import { drivePass, finalRun, type PassEnd } from './step/drive-pass.ts';
+import { RunWriter } from './log/run-writer.ts';
+import type { DriveOptions, OwnedElsewhere, RunEngineOptions } from './run-engine-options.ts';
 import { submitInput } from './submit-input.ts';
-import { PassAppender } from './pass-appender.ts';
-import type { AppendFn } from './transition.ts';
 
 /** How long a lease lasts unless renewed (renewed every third of it while a run is driven). */
 export const DEFAULT_LEASE_MS = 15_000;
 /** How often a client waits for another process to act on its cancel request, at most, in leases. */
 const CANCEL_WAIT_LEASES = 2;
 const CANCEL_POLL_MS = 50;
-/** Passes in a row that may hold a model answer back after one found the log changed (see PassAppender). */
+/** Passes in a row that may hold a model answer back after one found the log changed (see RunWriter). */
 const MAX_STALE_PASSES = 1;
-
-export interface RunEngineOptions {
-  store: RunStore;
-  /** This engine's owner id: unique across the processes that share the store. */
-  owner: string;
-  leaseMs?: number;
-  /** The adapters and process configuration a run is driven with (its model is chosen by `run.model`). */
-  environment: (run: Run) => Promise<RunEnvironment>;
-  /** Settings for runs stored before runs kept their own. */
-  fallbackSettings: RunSettings;
-}
-
-export interface DriveOptions {
-  /** Aborting it cancels the run (as a cancel request would). */
-  signal?: AbortSignal | undefined;
-  /** Shutdown: stop at the next safe point without ending the run; its log says where it is. */
-  stopSignal?: AbortSignal | undefined;
-  /** A lease already claimed for this run (claimNext, startClaimed). */
-  lease?: RunLease | undefined;
-  /**
-   * With `lease`: the run as startClaimed returned it. The first pass starts
-   * from it instead of reading the run again, and, when its log was empty,
-   * without reading the log: whatever another writer appended since is found
-   * by the pass's first commit, which expects the log as it was (the pass is
-   * then driven again from the log).
-   */
-  run?: Run | undefined;
-}
 
 interface Driving {
   done: Promise<Run>;
-  /** Input arrived while driving: look again when this pass ends. */
-  again: boolean;
+  /** `again`: input arrived while driving: look again when this pass ends. */
+  input: { again: boolean };
+}
+
+interface PassOptions {
+  run: Run;
+  lease: RunLease;
+  options: DriveOptions;
+  /** The pass may hold appends back (see RunWriter). */
+  defer: boolean;
+  /** The run was created and claimed with an empty log just now: its log is not read first (see DriveOptions.run). */
+  fresh: boolean;
 }
 
 /**
@@ -79,6 +54,7 @@ export class RunEngine {
   readonly #environment: RunEngineOptions['environment'];
   readonly #fallback: RunSettings;
   readonly #driving = new Map<string, Driving>();
+  readonly #ownedElsewhere: OwnedElsewhere | undefined;
 
   constructor(options: RunEngineOptions) {
     this.#store = options.store;
@@ -86,6 +62,7 @@ export class RunEngine {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.#environment = options.environment;
     this.#fallback = options.fallbackSettings;
+    this.#ownedElsewhere = options.ownedElsewhere;
   }
 
   /** Creates a run (queued) with its settings; `idempotency` makes a retried request return the first run. */
@@ -117,13 +94,13 @@ export class RunEngine {
   drive(runId: string, options: DriveOptions = {}): Promise<Run> {
     const current = this.#driving.get(runId);
     if (current !== undefined) {
-      current.again = true;
+      current.input.again = true;
       return current.done;
     }
-    const entry: Driving = { again: false, done: Promise.resolve(undefined as unknown as Run) };
-    entry.done = this.#driveLoop(runId, entry, options).finally(() => this.#driving.delete(runId));
-    this.#driving.set(runId, entry);
-    return entry.done;
+    const input = { again: false };
+    const done = this.#driveLoop({ runId, input, options }).finally(() => this.#driving.delete(runId));
+    this.#driving.set(runId, { done, input });
+    return done;
   }
 
   /** Records input (see submitInput). The caller drives the run on. */
@@ -148,17 +125,7 @@ export class RunEngine {
     if (lease !== undefined) {
       try {
         const now = await finalRun(this.#store, runId);
-        if (!TERMINAL_RUN_STATUSES.has(now.status)) {
-          await this.#store.append(
-            runId,
-            [
-              draft('run_status', { from: now.status, to: 'cancelled', reason: request.reason }),
-              draft('run_cancelled', { reason: request.reason, usage: now.usage, steps: now.steps }),
-            ],
-            { status: 'cancelled', pendingApproval: null },
-            { lease },
-          );
-        }
+        if (!TERMINAL_RUN_STATUSES.has(now.status)) await this.#endCancelled(now, { lease, reason: request.reason });
       } finally {
         await this.#store.releaseRun(lease);
       }
@@ -167,12 +134,23 @@ export class RunEngine {
     return this.#waitForEnd(runId, CANCEL_WAIT_LEASES * this.leaseMs);
   }
 
+  /** Ends a run nobody drives, whose lease this engine took for it: run_cancelled. */
+  async #endCancelled(run: Run, { lease, reason }: { lease: RunLease; reason: string }): Promise<void> {
+    const writer = new RunWriter({ store: this.#store, lease, leaseMs: this.leaseMs, lastEventId: run.lastEventId });
+    try {
+      const drafts = [draft('run_status', { from: run.status, to: 'cancelled', reason }), draft('run_cancelled', { reason, usage: run.usage, steps: run.steps })];
+      await writer.append(drafts, { status: 'cancelled', pendingApproval: null });
+    } finally {
+      writer.close();
+    }
+  }
+
   /** Claims up to `limit` runs whose owner is gone (or that nobody picked up), for recovery. */
   claimNext(limit: number): Promise<RunLease[]> {
     return limit <= 0 ? Promise.resolve([]) : this.#store.claimNext({ owner: this.owner, ttlMs: this.leaseMs, limit });
   }
 
-  async #driveLoop(runId: string, entry: Driving, options: DriveOptions): Promise<Run> {
+  async #driveLoop({ runId, input, options }: { runId: string; input: Driving['input']; options: DriveOptions }): Promise<Run> {
     let lease = options.lease;
     // The run as just created and claimed: the first pass need not read it again.
     let claimed = lease !== undefined && options.run?.id === runId ? options.run : undefined;
@@ -181,18 +159,18 @@ export class RunEngine {
       lease ??= await this.#store.claimRun(runId, { owner: this.owner, ttlMs: this.leaseMs });
       // Another process drives it (or it has ended): leave it to its owner.
       if (lease === undefined) return finalRun(this.#store, runId);
-      entry.again = false;
+      input.again = false;
       const before = claimed ?? (await finalRun(this.#store, runId));
       const fresh = claimed !== undefined && claimed.lastEventId === 0;
       claimed = undefined;
-      if (before.settings?.gateway !== undefined) {
-        // A gateway session's run is written by its gateway, which holds its lease: holding it here means that gateway is gone.
-        await endLostGatewaySession(this.#store, before, lease);
+      if (this.#ownedElsewhere?.matches(before) === true) {
+        // Its writer holds its lease while it lives: holding it here means that writer is gone.
+        await this.#ownedElsewhere.recover({ store: this.#store, run: before, lease, leaseMs: this.leaseMs });
         return (await this.#store.releaseRun(lease)) ?? finalRun(this.#store, runId);
       }
       // A pass whose held-back model answer met a changed log is driven again, with the lease it holds;
       // that next pass holds nothing back, so it cannot go stale in turn.
-      const end = await this.#pass(before, lease, options, stalePasses < MAX_STALE_PASSES, fresh);
+      const end = await this.#pass({ run: before, lease, options, defer: stalePasses < MAX_STALE_PASSES, fresh });
       if (end === 'again') {
         stalePasses += 1;
         continue;
@@ -206,99 +184,57 @@ export class RunEngine {
       if (options.stopSignal?.aborted === true || options.signal?.aborted === true || TERMINAL_RUN_STATUSES.has(after.status)) return after;
       // Input arrived while the pass ended (a decision moves the run back to running): another pass, unless nothing moved.
       const runnable = ACTIVE_RUN_STATUSES.has(after.status);
-      if (!(runnable || entry.again) || after.lastEventId === before.lastEventId) return after;
+      if (!(runnable || input.again) || after.lastEventId === before.lastEventId) return after;
     }
   }
 
-  /** `fresh`: the run was created and claimed with an empty log just now: its log is not read first (see DriveOptions.run). */
-  async #pass(run: Run, lease: RunLease, options: DriveOptions, defer: boolean, fresh: boolean): Promise<PassEnd | 'again'> {
+  /** One pass over the run, writing through a RunWriter of its own under `lease`. */
+  async #pass(pass: PassOptions): Promise<PassEnd | 'again'> {
+    const { run, options, defer } = pass;
     const store = this.#store;
-    const state = emptyConversation();
     const abort = new AbortController();
     const onExternalAbort = (): void => abort.abort();
     options.signal?.addEventListener('abort', onExternalAbort, { once: true });
     if (options.signal?.aborted === true) abort.abort();
-    const follower = new LogFollower({
+    const writer = new RunWriter({
       store,
-      runId: run.id,
-      state,
+      lease: pass.lease,
+      leaseMs: this.leaseMs,
+      lastEventId: run.lastEventId,
+      holdBack: defer,
       onApplied: (events) => {
         if (events.some((e) => e.type === 'cancel_requested')) abort.abort();
       },
-    });
-    const keeper = new LeaseKeeper({ store, lease, ttlMs: this.leaseMs, onLost: () => abort.abort(), onBeat: () => follower.catchUp() });
-    const unsubscribe = store.subscribe(run.id, (events) => follower.offer(events));
-    // Input posted to another process (a cancel, a message) is appended there: a store that says
-    // so (PostgreSQL) has it read at once; otherwise the lease heartbeat's catch-up finds it.
-    let unwatch: (() => void) | undefined;
-    if (store.watch !== undefined) {
-      unwatch = await store
-        .watch(run.id, (lastEventId) => {
-          if (!follower.has(lastEventId)) void follower.catchUp().catch(() => undefined);
-        })
-        .catch(() => undefined);
-    }
-    // Where this pass's commits are known to stand in the log: a commit that met an unavailable store is looked for after it.
-    let committedUpTo = run.lastEventId;
-    const appender = new PassAppender({
-      runId: run.id,
-      commit: async (drafts, patch, expectLastEventId) => {
-        let events: RunEvent[];
-        try {
-          events = await commitThroughOutage({
-            store,
-            runId: run.id,
-            drafts,
-            commit: () => store.append(run.id, drafts, patch, { lease: keeper.lease, ...(expectLastEventId === undefined ? {} : { expectLastEventId }) }),
-            committedUpTo: () => committedUpTo,
-            giveUpAfterMs: this.leaseMs,
-            stopped: () => keeper.lost || abort.signal.aborted,
-          });
-        } catch (error) {
-          if (error instanceof ToolgateError && error.code === 'lease_lost') keeper.markLost();
-          throw error;
-        }
-        committedUpTo = Math.max(committedUpTo, events.at(-1)?.id ?? 0);
-        const settling = follower.settle(events);
-        if (settling !== undefined) await settling;
-        return events;
-      },
-      lastEventId: () => state.lastEventId,
-      apply: (events) => follower.offer(events),
-      allowDeferral: defer,
+      onLost: () => abort.abort(),
       // A held-back commit met a changed log (a cancel or input from elsewhere): stop the calls in flight;
       // the run is driven again from the log, which has what this pass did not see.
       onStale: () => abort.abort(),
+      stopped: () => abort.signal.aborted,
     });
-    const append: AppendFn = appender.append;
     try {
       // A fresh run's log is read only if a held-back commit finds it changed (the first pass holds back).
-      if (!(fresh && defer)) await follower.catchUp();
-      keeper.start();
+      await writer.start({ catchUp: !(pass.fresh && defer) });
       const end = await drivePass({
         store,
         run,
         settings: run.settings ?? this.#fallback,
         environment: () => this.#environment(run),
-        state,
-        append,
+        state: writer.state,
+        append: writer.append,
         signal: abort.signal,
         stopSignal: options.stopSignal,
         // A stale pass stops like one that lost its lease: it writes nothing more.
-        lost: () => keeper.lost || appender.stale,
+        lost: () => writer.lost || writer.stale,
         commitAlongside: this.#commitAlongside,
       });
-      if (end !== 'lost') await appender.flush();
-      return end === 'lost' && appender.stale && !keeper.lost ? 'again' : end;
+      if (end !== 'lost') await writer.flush();
+      return end === 'lost' && writer.stale && !writer.lost ? 'again' : end;
     } catch (error) {
-      if (keeper.lost || (error instanceof ToolgateError && error.code === 'lease_lost')) return 'lost';
-      if (appender.stale) return 'again';
+      if (writer.lost || (error instanceof ToolgateError && error.code === 'lease_lost')) return 'lost';
+      if (writer.stale) return 'again';
       throw error;
     } finally {
-      appender.dispose();
-      keeper.stop();
-      unsubscribe();
-      unwatch?.();
+      writer.close();
       options.signal?.removeEventListener('abort', onExternalAbort);
     }
   }

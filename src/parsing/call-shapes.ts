@@ -1,3 +1,4 @@
+import { isOneOf } from '../core/is-one-of.ts';
 import { isJsonObject } from '../core/json.ts';
 import type { JsonObject, JsonValue } from '../core/json.ts';
 
@@ -140,7 +141,7 @@ function readList(items: readonly JsonValue[], explicit: boolean): CallIntent[] 
 function readWrappedEcho(obj: JsonObject): CallIntent[] {
   const keys = Object.keys(obj);
   const only = keys.length === 1 ? keys[0] : undefined;
-  if (only === undefined || !(ECHO_KEYS as readonly string[]).includes(only)) return [];
+  if (!isOneOf(ECHO_KEYS, only)) return [];
   const inner = obj[only];
   const intent = isJsonObject(inner) ? readSingle(inner, false) : undefined;
   return intent === undefined ? [] : [{ ...intent, echo: true }];

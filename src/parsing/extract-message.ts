@@ -1,3 +1,4 @@
+import { describeError } from '../core/describe-error.ts';
 import { excerpt, toolMap } from './extract-context.ts';
 import { extractDetailed } from './extract-tool-calls.ts';
 import { harmonyContent } from './envelopes/harmony.ts';
@@ -7,6 +8,7 @@ import type { ArgumentsFailureReason } from './repair-arguments.ts';
 import { cleanToolName, unknownToolDiagnostic } from './tool-names.ts';
 import { typeBySchema } from './type-by-schema.ts';
 import { CALL_FAILURE_CODES } from './types.ts';
+import type { ArgumentsError } from '../core/tools.ts';
 import type { AssistantMessageInput, ExtractedCall, ExtractionResult, NativeToolCall, ParseDiagnostic, RepairKind, Span, ToolRef } from './types.ts';
 
 /**
@@ -25,6 +27,12 @@ export interface MessageExtraction {
    * not be used (its diagnostics say why).
    */
   native: (ExtractedCall[] | undefined)[];
+  /**
+   * One entry per native call, in order: why its arguments could not be read
+   * (as repairArguments says it), or undefined when they were read or were not
+   * looked at (a tool that is not on offer).
+   */
+  nativeErrors: (ArgumentsError | undefined)[];
   /** Spans of the text that left the content (the stream filter needs them). */
   removed: Span[];
 }
@@ -64,7 +72,13 @@ function nativeFailure(call: NativeToolCall, name: string, failure: { message: s
   return { code: 'invalid_json', message: `The arguments of the call to "${name}" cannot be used: ${failure.message}${near}`, span, name, position: failure.position };
 }
 
-function readNativeCall(call: NativeToolCall, tools: Tools, scope: { truncated: boolean; diagnostics: ParseDiagnostic[] }): ExtractedCall[] | undefined {
+/** A native call read: its calls, or why its arguments could not be read; neither for a tool not on offer. */
+interface NativeRead {
+  calls?: ExtractedCall[];
+  error?: ArgumentsError;
+}
+
+function readNativeCall(call: NativeToolCall, tools: Tools, scope: { truncated: boolean; diagnostics: ParseDiagnostic[] }): NativeRead {
   const { diagnostics } = scope;
   const cleaned = cleanToolName(call.name, tools.has);
   const name = cleaned.name;
@@ -72,21 +86,22 @@ function readNativeCall(call: NativeToolCall, tools: Tools, scope: { truncated: 
   const span = { start: 0, end: call.arguments.length };
   if (tool === undefined) {
     diagnostics.push(unknownToolDiagnostic(name, tools.names, span));
-    return undefined;
+    return {};
   }
   // Several objects in a row (a server that concatenated parallel calls) are one call each.
   const read = readArgumentObjects(call.arguments, scope.truncated ? { truncated: true } : {});
   if (!read.ok) {
     diagnostics.push(nativeFailure(call, name, read));
-    return undefined;
+    return { error: { message: read.message, position: read.position } };
   }
-  return read.objects.map((args) => {
+  const calls = read.objects.map((args) => {
     const extracted: ExtractedCall = { name, arguments: args, raw: call.arguments, span, origin: 'native', ...(call.id === undefined ? {} : { id: call.id }) };
     const repairs: RepairKind[] = [...cleaned.repairs, ...read.repairs];
     typed(extracted, tool, repairs);
     pushRepaired(diagnostics, extracted, repairs);
     return extracted;
   });
+  return { calls };
 }
 
 const CLOSE_THINK = '</think>';
@@ -203,7 +218,8 @@ export function extractMessageDetailed(input: AssistantMessageInput): MessageExt
   const options = { tools: input.tools, truncated, ...(input.formats === undefined ? {} : { formats: input.formats }) };
   const native = input.toolCalls ?? [];
   const diagnostics: ParseDiagnostic[] = [];
-  const nativeCalls = native.map((call) => readNativeCall(call, tools, { truncated, diagnostics }));
+  const reads = native.map((call) => readNativeCall(call, tools, { truncated, diagnostics }));
+  const nativeCalls = reads.map((read) => read.calls);
   const fromText = text.trim() === '' ? undefined : extractDetailed(text, options);
   let calls: ExtractedCall[] = [];
   let content = text.trim();
@@ -229,7 +245,7 @@ export function extractMessageDetailed(input: AssistantMessageInput): MessageExt
   const harmony = harmonyContent(content);
   if (harmony !== undefined) content = harmony.content;
   if (native.length === 0) typeTextCalls(calls, tools, diagnostics);
-  return { result: { calls, content, diagnostics }, native: nativeCalls, removed };
+  return { result: { calls, content, diagnostics }, native: nativeCalls, nativeErrors: reads.map((read) => read.error), removed };
 }
 
 /**
@@ -242,7 +258,7 @@ export function extractFromMessage(input: AssistantMessageInput): ExtractionResu
   try {
     return extractMessageDetailed(input).result;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = describeError(error);
     return { calls: [], content: (input.text ?? '').trim(), diagnostics: [{ code: 'limit_reached', message: `Could not read the message for calls: ${message}` }] };
   }
 }

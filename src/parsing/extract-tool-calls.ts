@@ -1,3 +1,4 @@
+import { describeError } from '../core/describe-error.ts';
 import { commitOutcome, createAccumulator } from './accumulator.ts';
 import type { Accumulator } from './accumulator.ts';
 import { buildContent } from './content.ts';
@@ -253,7 +254,7 @@ export function extractToolCalls(text: string, options: ExtractOptions): Extract
   try {
     return extractDetailed(text, options).result;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = describeError(error);
     return { calls: [], content: text.trim(), diagnostics: [{ code: 'limit_reached', message: `Could not scan the text for calls: ${message}` }] };
   }
 }

@@ -26,6 +26,7 @@
 export { extractToolCalls } from './extract-tool-calls.ts';
 export { extractFromMessage, extractMessageDetailed } from './extract-message.ts';
 export type { MessageExtraction } from './extract-message.ts';
+export { parseToolCall, turnCalls, type TurnCall } from './parse-tool-call.ts';
 export { cleanToolName, closestTool } from './tool-names.ts';
 export { repairJson } from './repair-json.ts';
 export type { RepairJsonResult } from './repair-json.ts';

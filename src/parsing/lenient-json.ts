@@ -1,6 +1,7 @@
 import { isJsonObject } from '../core/json.ts';
 import type { JsonObject, JsonValue } from '../core/json.ts';
 import type { JsonShapeProblem } from '../core/json-shape.ts';
+import { setJsonKey } from '../core/set-json-key.ts';
 import { JSON_LITERALS, KEY_RE, LITERAL_LAYOUT, MAX_EXTRA_BRACES, OTHER_CLOSER, PYTHON_LITERALS, WORD_RE, closesString } from './lenient-lookahead.ts';
 import type { Place } from './lenient-lookahead.ts';
 import type { RepairKind } from './types.ts';
@@ -80,12 +81,6 @@ export function outOfRangeMessage(literal?: string): string {
 
 export function tooDeepMessage(maxDepth: number): string {
   return `JSON nested deeper than ${maxDepth} levels`;
-}
-
-/** Sets a key without letting "__proto__" reach the prototype. */
-export function setJsonKey(target: JsonObject, key: string, value: JsonValue): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
 }
 
 class LenientParser {
@@ -233,6 +228,20 @@ class LenientParser {
     }
   }
 
+  /**
+   * Where a member or item may start: whether the container ends here, by
+   * its own `closer` (stepped past) or an enclosing one. The end of the text
+   * fails with `missing`.
+   */
+  private closesHere(closer: string, missing: string): boolean {
+    if (this.atEnd()) this.fail(missing);
+    if (this.text.charAt(this.pos) === closer) {
+      this.pos += 1;
+      return true;
+    }
+    return this.closesEnclosing(closer);
+  }
+
   private parseObject(): JsonObject {
     this.enter('{');
     const result: JsonObject = {};
@@ -240,12 +249,7 @@ class LenientParser {
     const extra = this.doubledBraces();
     while (true) {
       // Right after `{` or `,`: a member was still to come (closing here would invent an empty object or drop it).
-      if (this.atEnd()) this.fail("Unexpected end of text: a member or '}' is missing");
-      if (this.text.charAt(this.pos) === '}') {
-        this.pos += 1;
-        break;
-      }
-      if (this.closesEnclosing('}')) break;
+      if (this.closesHere('}', "Unexpected end of text: a member or '}' is missing")) break;
       const key = this.parseKey();
       this.skipSpace();
       if (this.text.charAt(this.pos) !== ':') this.fail(`Expected ':' after the key "${key}"`);
@@ -263,12 +267,7 @@ class LenientParser {
     const result: JsonValue[] = [];
     this.skipSpace();
     while (true) {
-      if (this.atEnd()) this.fail("Unexpected end of text: an item or ']' is missing");
-      if (this.text.charAt(this.pos) === ']') {
-        this.pos += 1;
-        break;
-      }
-      if (this.closesEnclosing(']')) break;
+      if (this.closesHere(']', "Unexpected end of text: an item or ']' is missing")) break;
       result.push(this.parseValue('array'));
       if (!this.afterMember(']', `item ${result.length}`)) break;
     }
@@ -330,7 +329,7 @@ class LenientParser {
       }
       const c = text.charAt(this.pos);
       if (c === quote) {
-        if (!this.extended || closesString(text, this.pos, place, inner >= 0)) {
+        if (!this.extended || closesString(text, this.pos, { place, keptQuote: inner >= 0 })) {
           out += text.slice(segment, this.pos);
           this.pos += 1;
           if (inner >= 0) this.repairs.add('unescaped_inner_quotes');

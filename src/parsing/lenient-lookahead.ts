@@ -85,9 +85,10 @@ function valueFollows(text: string, from: number): boolean {
  * containers, the end of the text closes only a string that kept no quote:
  * past one, nothing says where the string ends.
  */
-export function closesString(text: string, at: number, place: Place, keptQuote: boolean): boolean {
+export function closesString(text: string, at: number, string: { place: Place; keptQuote: boolean }): boolean {
+  const { place } = string;
   const next = spaceEnd(text, at + 1);
-  if (next >= text.length) return place === 'top' || !keptQuote;
+  if (next >= text.length) return place === 'top' || !string.keptQuote;
   // A string that is the whole document (double-encoded arguments) ends only at the end.
   if (place === 'top') return false;
   const c = text.charAt(next);

@@ -1,6 +1,7 @@
 import type { JsonObject, JsonValue } from '../core/json.ts';
 import { DEFAULT_MAX_JSON_DEPTH } from '../core/json-shape.ts';
-import { outOfRangeMessage, setJsonKey } from './lenient-json.ts';
+import { setJsonKey } from '../core/set-json-key.ts';
+import { outOfRangeMessage } from './lenient-json.ts';
 import type { Span } from './types.ts';
 
 /**

@@ -1,5 +1,6 @@
 import { isJsonObject } from '../core/json.ts';
 import type { JsonObject, JsonValue } from '../core/json.ts';
+import { jsonEqual } from '../core/json-equal.ts';
 import { checkJsonShape, DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_JSON_NODES } from '../core/json-shape.ts';
 import { readJsonObjects } from './repair-json.ts';
 import type { ReadJsonObjectsResult } from './repair-json.ts';
@@ -59,8 +60,9 @@ function describe(value: JsonValue): string {
  * A failure of a read, `offset` placing its position in the raw string: a
  * limit is said as such, a cut as a cut, anything else is invalid JSON.
  */
-function readFailure(failure: Extract<ReadJsonObjectsResult, { ok: false }>, where: string, offset: number, truncated: boolean): Failure {
-  const position = offset + failure.position;
+function readFailure(failure: Extract<ReadJsonObjectsResult, { ok: false }>, at: { where: string; offset: number; truncated: boolean }): Failure {
+  const { where, truncated } = at;
+  const position = at.offset + failure.position;
   if (failure.limit !== undefined) return { ok: false, message: `Tool arguments refused${where}: ${failure.message} (at character ${position}).`, position, reason: 'refused' };
   if (failure.atEnd && truncated) {
     return { ok: false, message: `Tool arguments were cut off at character ${position}${where}: the reply hit its length limit before the JSON was complete (${failure.message}).`, position, reason: 'cut' };
@@ -82,14 +84,15 @@ function unwrap(raw: string, repairs: Set<RepairKind>): { text: string; offset: 
 }
 
 /** Decodes JSON strings holding JSON (double encoding), up to MAX_DECODE_LAYERS. */
-function decodeLayers(values: JsonValue[], repairs: Set<RepairKind>, maxDepth: number, offset: number): JsonValue[] | Failure {
+function decodeLayers(values: JsonValue[], repairs: Set<RepairKind>, limits: { maxDepth: number; offset: number }): JsonValue[] | Failure {
+  const { maxDepth, offset } = limits;
   let current = values;
   for (let layer = 0; layer < MAX_DECODE_LAYERS && current.length === 1 && typeof current[0] === 'string'; layer += 1) {
     const inner = readJsonObjects(current[0], { allowCloseAtEnd: false, maxDepth });
     // A string that is not JSON stays a string (and is refused below); one past a limit is refused as such.
     if (!inner.ok) {
       // Positions inside a decoded string do not map to the raw text: the string's start stands for them.
-      if (inner.limit !== undefined) return readFailure({ ...inner, position: 0 }, ' (in the JSON string they hold)', offset, false);
+      if (inner.limit !== undefined) return readFailure({ ...inner, position: 0 }, { where: ' (in the JSON string they hold)', offset, truncated: false });
       break;
     }
     repairs.add('decoded_double_encoding');
@@ -111,10 +114,10 @@ function readObjects(raw: string, options: RepairArgumentsOptions): ObjectsRead 
   if (text === '') return { ok: true, objects: [{}], starts: [offset], repairs: [...repairs] };
   const truncated = options.truncated === true;
   const read = readJsonObjects(text, { allowCloseAtEnd: !truncated, maxDepth });
-  if (!read.ok) return readFailure(read, '', offset, truncated);
+  if (!read.ok) return readFailure(read, { where: '', offset, truncated });
   for (const kind of read.repairs) repairs.add(kind);
   if (read.values.length > 1) repairs.add('split_concatenated_objects');
-  const values = decodeLayers(read.values, repairs, maxDepth, offset);
+  const values = decodeLayers(read.values, repairs, { maxDepth, offset });
   if (!Array.isArray(values)) return values;
   const objects: JsonObject[] = [];
   const starts: number[] = [];
@@ -151,16 +154,6 @@ export function readArgumentObjects(raw: string, options: RepairArgumentsOptions
   return read.ok ? { ok: true, objects: read.objects, repairs: read.repairs } : read;
 }
 
-/** Deep equality of two JSON values read from text (depth already bounded by the shape check). */
-function sameJson(a: JsonValue, b: JsonValue): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => sameJson(item, b[i] as JsonValue));
-  const keys = Object.keys(a);
-  const other = b as JsonObject;
-  return keys.length === Object.keys(other).length && keys.every((key) => Object.hasOwn(other, key) && sameJson((a as JsonObject)[key] as JsonValue, other[key] as JsonValue));
-}
-
 /**
  * Reads a native tool call's `arguments` string into one object (see
  * readArgumentObjects). Several objects in a row are one object when they are
@@ -171,7 +164,7 @@ export function repairArguments(raw: string, options: RepairArgumentsOptions = {
   const read = readObjects(raw, options);
   if (!read.ok) return read;
   const first = read.objects[0] ?? {};
-  const other = read.objects.findIndex((object) => !sameJson(first, object));
+  const other = read.objects.findIndex((object) => !jsonEqual(first, object));
   if (other < 0) return { ok: true, arguments: first, repairs: read.repairs };
   return {
     ok: false,

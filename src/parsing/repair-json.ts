@@ -85,6 +85,7 @@ function jsonrepairStage(text: string): JsonValue | undefined {
   const start = indexOfOpener(text, 0);
   if (start >= 0 && !scanRegion(text, start).closed) return undefined;
   try {
+    // parseJson reads JSON text: a JSON value, typed unknown as JSON.parse's result is.
     const value = parseJson(jsonrepair(text)) as JsonValue;
     const written = text.match(NULLISH_WORD_RE)?.length ?? 0;
     return countNulls(value) > written ? undefined : value;
@@ -114,9 +115,8 @@ function brokenLimit(value: JsonValue, maxDepth: number): ReadLimit | undefined 
   // Only containers go on the stack: pushing every scalar makes a wide array many times slower.
   const containers: JsonValue[] = [value];
   const depths: number[] = [0];
-  while (containers.length > 0) {
-    const item = containers.pop() as JsonValue;
-    const depth = depths.pop() as number;
+  for (let item = containers.pop(); item !== undefined; item = containers.pop()) {
+    const depth = depths.pop() ?? 0;
     if (item === null || typeof item !== 'object') continue;
     if (depth >= maxDepth) return 'too_deep';
     const children = Array.isArray(item) ? item : Object.values(item);
@@ -200,6 +200,7 @@ function readStages(text: string, options: ReadJsonOptions, several: boolean): R
   if (text.length > STRICT_FIRST_LENGTH && mayBeStrict(text) && shallowEnough(text, maxDepth)) {
     let value: JsonValue | undefined;
     try {
+      // parseJson reads JSON text: a JSON value, typed unknown as JSON.parse's result is.
       value = parseJson(text) as JsonValue;
     } catch {
       // Not strict JSON: fall through to the repair stages.

@@ -207,7 +207,8 @@ export function resolvePayload(scope: Scope, payload: Payload, strong: boolean):
     outcome.diagnostics.push({ code: 'malformed_call', message: 'The call has no tool name.', span: payload.span });
     return;
   }
-  const source = { strong: true, span: payload.span, repairs: [] as RepairKind[] };
+  const noRepairs: RepairKind[] = [];
+  const source = { strong: true, span: payload.span, repairs: noRepairs };
   if (payload.args.kind === 'none') {
     resolveIntent(scope, { name: payload.name, args: undefined, explicit: true, echo: false }, source);
     return;
@@ -225,7 +226,7 @@ export function resolvePayload(scope: Scope, payload: Payload, strong: boolean):
   }
   // Not JSON: the arguments may be written in another grammar (`[ARGS]city="Paris"`, `<parameter=…>`).
   if (!payload.args.closed && argsSpan.end === ctx.text.length) return;
-  const sniffed = sniffArguments(ctx.text, argsSpan, { grammar: 'json' }, schemaOf(ctx.tools, payload.name));
+  const sniffed = sniffArguments(ctx.text, argsSpan, { grammar: { grammar: 'json' }, schema: schemaOf(ctx.tools, payload.name) });
   if (!sniffed.ok) return;
   outcome.diagnostics = outcome.diagnostics.filter((d) => d.span === undefined || d.span.end <= argsSpan.start || d.span.start >= argsSpan.end);
   resolveIntent(scope, { name: payload.name, args: sniffed.args, explicit: true, echo: false }, { ...source, repairs: sniffed.repairs });

@@ -209,6 +209,14 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
     return text;
   };
 
+  /** From `at` on, `text` is held: until more comes ('partial'), or for the rest of the turn ('full'). What precedes it is shown. */
+  const holdFrom = (text: string, at: number, hold: 'full' | 'partial'): TextStep => {
+    window = hold === 'partial' ? text.slice(at) : '';
+    const out = show(text.slice(0, at));
+    if (hold === 'full') mode = { kind: 'held' };
+    return { out, rest: '' };
+  };
+
   /** A held block closed: show it unless it is a call, then carry on with `rest`. */
   const settle = (block: string, rest: string, bracketed = false): TextStep => {
     if (isCall(block, bracketed)) {
@@ -238,45 +246,21 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
       if (nameStart && !afterTag && !shapeAsked && declaredNames.size > 0) {
         shapeAsked = true;
         const shape = shapeLineHold(text, i, declaredNames);
-        if (shape !== 'none') {
-          window = shape === 'partial' ? text.slice(i) : '';
-          const out = show(text.slice(0, i));
-          if (shape === 'full') mode = { kind: 'held' };
-          return { out, rest: '' };
-        }
+        if (shape !== 'none') return holdFrom(text, i, shape);
       }
       if (nameStart && NAME_RE.test(c)) {
         const held = nameAtLineStart(text, i, !shownText && text.slice(0, i).trim() === '');
-        if (held !== 'none') {
-          window = held === 'partial' ? text.slice(i) : '';
-          const out = show(text.slice(0, i));
-          if (held === 'full') mode = { kind: 'held' };
-          return { out, rest: '' };
-        }
+        if (held !== 'none') return holdFrom(text, i, held);
       }
       const prev = i === 0 ? previous : text.charAt(i - 1);
       const recipient = c === 't' && (prev === ' ' || prev === '\t' || prev === '>');
       if (c === '<' || c === '[' || recipient || (lineStart && (c === 't' || c === ' '))) {
         const found = orElse(matchMarker(text, i, lineStart ? LINE_MARKERS : recipient ? RECIPIENT_MARKERS : MARKERS), () => specialMarkerHold(text, i, declaredNames.size));
-        if (found === 'partial') {
-          window = text.slice(i);
-          return { out: show(text.slice(0, i)), rest: '' };
-        }
-        if (found === 'full') {
-          window = '';
-          const out = show(text.slice(0, i));
-          mode = { kind: 'held' };
-          return { out, rest: '' };
-        }
+        if (found !== 'none') return holdFrom(text, i, found);
       }
       if (formatFirstChars.has(c)) {
         const found = matchMarker(text, i, formatMarkers);
-        if (found !== 'none') {
-          window = found === 'partial' ? text.slice(i) : '';
-          const out = show(text.slice(0, i));
-          if (found === 'full') mode = { kind: 'held' };
-          return { out, rest: '' };
-        }
+        if (found !== 'none') return holdFrom(text, i, found);
       }
       if (c === '{' || c === '[') {
         window = '';

@@ -1,8 +1,8 @@
-import { isJsonObject } from '../core/json.ts';
+import { isJsonObject, isRecord } from '../core/json.ts';
 import type { JsonObject, JsonSchema, JsonValue } from '../core/json.ts';
 import { checkJsonShape, DEFAULT_MAX_JSON_DEPTH } from '../core/json-shape.ts';
 import { PerSchema } from '../core/per-schema.ts';
-import { setJsonKey } from './lenient-json.ts';
+import { setJsonKey } from '../core/set-json-key.ts';
 import { readJson } from './repair-json.ts';
 
 /**
@@ -43,7 +43,7 @@ interface Walk {
 }
 
 function own(node: unknown, key: string): unknown {
-  return isJsonObject(node) && Object.hasOwn(node, key) ? (node as Record<string, unknown>)[key] : undefined;
+  return isRecord(node) && Object.hasOwn(node, key) ? node[key] : undefined;
 }
 
 function pointerSegment(segment: string): string {
@@ -175,8 +175,16 @@ function readContainer(text: string, containers: readonly Container[], depth: nu
   return checkJsonShape(read.value, { maxDepth }) === undefined ? read.value : undefined;
 }
 
-/** `value` typed by `node`: the same value when nothing changed, else a new one. `depth` is the value's nesting level. */
-function visit(value: JsonValue, node: unknown, path: string, depth: number, walk: Walk): JsonValue {
+/** Where a value stands: its JSON Pointer, its nesting level, and the walk it is part of. */
+interface At {
+  path: string;
+  depth: number;
+  walk: Walk;
+}
+
+/** `value` typed by `node`: the same value when nothing changed, else a new one. */
+function visit(value: JsonValue, node: unknown, at: At): JsonValue {
+  const { path, depth, walk } = at;
   if (depth > DEFAULT_MAX_JSON_DEPTH) return value;
   const schema = resolve(node, walk.root);
   if (schema === undefined || typeof schema === 'boolean') return value;
@@ -185,7 +193,7 @@ function visit(value: JsonValue, node: unknown, path: string, depth: number, wal
     if (containers.length === 0) return value;
     const read = readContainer(value, containers, depth);
     if (read === undefined) return value;
-    const typed = visit(read, schema, path, depth, walk);
+    const typed = visit(read, schema, at);
     walk.changes.push({ path, from: value, to: typed });
     return typed;
   }
@@ -195,20 +203,20 @@ function visit(value: JsonValue, node: unknown, path: string, depth: number, wal
   if (Array.isArray(value)) {
     let copy: JsonValue[] | undefined;
     for (let i = 0; i < value.length; i += 1) {
-      const item = value[i] as JsonValue;
-      const typed = visit(item, childSchema(container, i), `${path}/${i}`, depth + 1, walk);
+      const item = value[i];
+      if (item === undefined) continue;
+      const typed = visit(item, childSchema(container, i), { path: `${path}/${i}`, depth: depth + 1, walk });
       if (typed !== item) (copy ??= value.slice())[i] = typed;
     }
     return copy ?? value;
   }
   let copy: JsonObject | undefined;
-  for (const key of Object.keys(value)) {
-    const member = value[key] as JsonValue;
-    const typed = visit(member, childSchema(container, key), `${path}/${escapePointer(key)}`, depth + 1, walk);
+  for (const [key, member] of Object.entries(value)) {
+    const typed = visit(member, childSchema(container, key), { path: `${path}/${escapePointer(key)}`, depth: depth + 1, walk });
     if (typed === member) continue;
     if (copy === undefined) {
       copy = {};
-      for (const k of Object.keys(value)) setJsonKey(copy, k, value[k] as JsonValue);
+      for (const [k, v] of Object.entries(value)) setJsonKey(copy, k, v);
     }
     setJsonKey(copy, key, typed);
   }
@@ -224,14 +232,14 @@ function visit(value: JsonValue, node: unknown, path: string, depth: number, wal
 export function typeBySchema(args: JsonObject, schema: JsonSchema): SchemaTypingResult {
   const walk: Walk = { root: schema, changes: [] };
   try {
-    const typed = visit(args, schema, '', 1, walk);
+    const typed = visit(args, schema, { path: '', depth: 1, walk });
     const result: JsonObject = {};
-    if (isJsonObject(typed)) for (const key of Object.keys(typed)) setJsonKey(result, key, typed[key] as JsonValue);
+    if (isJsonObject(typed)) for (const [key, member] of Object.entries(typed)) setJsonKey(result, key, member);
     return { arguments: result, changes: walk.changes };
   } catch {
     // A schema built to trip the walk (getters, proxies): the arguments as they came.
     const result: JsonObject = {};
-    for (const key of Object.keys(args)) setJsonKey(result, key, args[key] as JsonValue);
+    for (const [key, member] of Object.entries(args)) setJsonKey(result, key, member);
     return { arguments: result, changes: [] };
   }
 }

@@ -74,6 +74,9 @@ export interface ExtractedCall {
   id?: string;
 }
 
+/** The codes of failed call attempts, in PARSE_DIAGNOSTIC_CODES (CALL_FAILURE_CODES). */
+const CALL_FAILURES = ['unknown_tool', 'truncated', 'invalid_json', 'invalid_arguments', 'missing_arguments', 'malformed_call'] as const;
+
 /**
  * The closed set of diagnostic codes. A public contract like the error codes:
  * add codes, never rename them.
@@ -96,12 +99,7 @@ export interface ExtractedCall {
 export const PARSE_DIAGNOSTIC_CODES = [
   'repaired',
   'decoded_string_arguments',
-  'unknown_tool',
-  'truncated',
-  'invalid_json',
-  'invalid_arguments',
-  'missing_arguments',
-  'malformed_call',
+  ...CALL_FAILURES,
   'ignored_example',
   'limit_reached',
   'call_in_reasoning',
@@ -111,14 +109,7 @@ export const PARSE_DIAGNOSTIC_CODES = [
 export type ParseDiagnosticCode = (typeof PARSE_DIAGNOSTIC_CODES)[number];
 
 /** Diagnostics that mean the model tried to call a tool and failed: worth telling it. */
-export const CALL_FAILURE_CODES: readonly ParseDiagnosticCode[] = [
-  'unknown_tool',
-  'truncated',
-  'invalid_json',
-  'invalid_arguments',
-  'missing_arguments',
-  'malformed_call',
-];
+export const CALL_FAILURE_CODES: readonly ParseDiagnosticCode[] = CALL_FAILURES;
 
 /**
  * The closed set of repairs, as reported in `repairs` lists. Each one changes

@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { BlockList } from 'node:net';
 import { ToolgateError } from '../core/errors.ts';
 import type { LimitStore, StrikeCount } from '../core/ports/limit-store.ts';
+import { describeError } from '../core/describe-error.ts';
 import { clientAddress } from './client-address.ts';
 
 /** Failed authentications an address (or a key prefix) may make before it must wait. */
@@ -180,7 +181,7 @@ export class AuthThrottle {
     const now = this.#now();
     if (now - this.#storeErrorAt < STORE_ERROR_EVERY_MS) return;
     this.#storeErrorAt = now;
-    this.#options.onError?.(`failed authentications cannot be counted (keys are compared without backoff meanwhile): ${error instanceof Error ? error.message : String(error)}`);
+    this.#options.onError?.(`failed authentications cannot be counted (keys are compared without backoff meanwhile): ${describeError(error)}`);
   }
 }
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
 import { createAuthenticator } from './auth.ts';
-import { startTestServer, type TestServer } from './test-server.ts';
+import { startTestServer, type TestServer } from '../../test/support/test-server.ts';
 
 const KEYS = [
   { key: 'key-acme', tenantId: 'acme' },

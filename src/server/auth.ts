@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ToolgateError } from '../core/errors.ts';
 import type { Caller } from '../core/ports/run-service.ts';
+import { checkedHeader } from './checked-header.ts';
 
 /** One API key and the tenant (and optionally the user) it acts for. */
 export interface ApiKeyEntry {
@@ -104,13 +105,7 @@ export function bearerToken(header: string | undefined): string | undefined {
 }
 
 function readUserId(headers: IncomingHttpHeaders): string | undefined {
-  const raw = headers['x-user-id'];
-  if (raw === undefined) return undefined;
-  const value = Array.isArray(raw) ? raw.join(',') : raw;
-  if (!USER_ID_PATTERN.test(value)) {
-    throw new ToolgateError('usage', 'X-User-Id must be 1 to 255 printable ASCII characters');
-  }
-  return value;
+  return checkedHeader(headers, { name: 'x-user-id', pattern: USER_ID_PATTERN, problem: 'X-User-Id must be 1 to 255 printable ASCII characters' });
 }
 
 function sha256(text: string): Buffer {

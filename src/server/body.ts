@@ -5,6 +5,7 @@ import { checkJsonShape } from '../core/json-shape.ts';
 import { findJsonSyntaxError } from '../core/json-syntax-error.ts';
 import { readLimited } from '../core/read-limited.ts';
 import { decodeUtf8 } from '../core/utf8.ts';
+import { describeError } from '../core/describe-error.ts';
 import { HttpError } from './respond.ts';
 
 /** Default `server.maxBodyBytes`. */
@@ -104,7 +105,7 @@ function tooLarge(maxBytes: number, drained: boolean): HttpError {
 
 /** "request body is not valid JSON at line 2, column 5 (position 9): Unexpected token …" */
 function describeJsonError(text: string, error: unknown): string {
-  const raw = error instanceof Error ? error.message : String(error);
+  const raw = describeError(error);
   // V8 sometimes reports a position and sometimes only quotes the input back: find it ourselves.
   const reported = /at position (\d+)/.exec(raw)?.[1];
   const position = reported === undefined ? (findJsonSyntaxError(text)?.position ?? text.length) : Number(reported);

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
 import { corsOriginSet, CORS_ALLOW_HEADERS } from './cors.ts';
 import { isSameOrigin } from './origin-guard.ts';
-import { startTestServer, type TestServer } from './test-server.ts';
+import { startTestServer, type TestServer } from '../../test/support/test-server.ts';
 
 const APP = 'https://app.example.com';
 const KEY = 'key-acme-0123456789';

@@ -5,8 +5,8 @@ import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
 import { isLoopbackHost, startHttpServer } from './http-server.ts';
 import { httpStatusFor } from './http-status.ts';
 import { ROUTES } from './route-table.ts';
-import { TestRunService } from './test-run-service.ts';
-import { startTestServer, type TestServer } from './test-server.ts';
+import { TestRunService } from '../../test/support/test-run-service.ts';
+import { startTestServer, type TestServer } from '../../test/support/test-server.ts';
 
 type ErrorBody = { error: { code: string; message: string } };
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { ToolgateError } from '../core/errors.ts';
 import { newId } from '../core/runs.ts';
 import { applyCors, corsOriginSet } from './cors.ts';
@@ -16,6 +16,9 @@ import { matchRoute } from './router.ts';
 import type { HttpServerOptions, LogEntry, ServerState, SseStats } from './server-context.ts';
 import { DEFAULT_SSE_HISTORY_TIMEOUT_MS, DEFAULT_SSE_POLL_MS } from './run-event-stream.ts';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_SSE_BUFFER_LIMIT, DEFAULT_SSE_IDLE_TIMEOUT_MS } from './sse-writer.ts';
+import { describeError } from '../core/describe-error.ts';
+import { listen } from './listen.ts';
+import { watchCreatedRun } from './watch-created-run.ts';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8787;
@@ -64,22 +67,14 @@ export async function startHttpServer(options: StartHttpServerOptions): Promise<
   const { createServer } = await import('node:http');
   const server = createServer(handle);
   const idle = trackIdleSockets(server, state);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? DEFAULT_PORT, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = await listen(server, { host, port: options.port ?? DEFAULT_PORT });
 
   let closing: Promise<void> | undefined;
   const close = async (closeOptions: { graceMs?: number } = {}): Promise<void> => {
     closing ??= shutdown({ server, state, idle, graceMs: closeOptions.graceMs ?? DEFAULT_CLOSE_GRACE_MS });
     return closing;
   };
-  return { url: `http://${hostPart}:${address.port}`, server, close, sseStats: () => ({ subscribers: state.streams.size, overflows: state.sseOverflows }) };
+  return { url, server, close, sseStats: () => ({ subscribers: state.streams.size, overflows: state.sseOverflows }) };
 }
 
 function createServerHandler(options: HttpServerOptions): { handle: HttpHandler; state: ServerState } {
@@ -114,12 +109,12 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
     // The client gets it too: a 500 says only `internal`, and this id finds the log line that says more.
     res.setHeader('X-Request-Id', requestId);
     let runId: string | undefined;
-    const location = watchLocation(res);
+    const createdRun = watchCreatedRun(res);
     // 'close' rather than 'finish': an SSE stream the client walked away from is logged too.
     res.once('close', () => {
       const latencyMs = Math.round(performance.now() - started);
       // A created run is named by its Location; the query string and headers are never logged (they may carry secrets).
-      runId ??= runIdFrom(location());
+      runId ??= createdRun();
       const ended = res.writableFinished ? {} : { aborted: true };
       log({ level: 'info', msg: 'request', requestId, ...(runId === undefined ? {} : { runId }), method, path, status: res.statusCode, latencyMs, ...ended });
     });
@@ -166,7 +161,7 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
       }
       const response = sendError(res, error);
       if (response.status >= 500) {
-        log({ level: 'error', msg: 'request failed', requestId, method, path, status: response.status, error: describe(error) });
+        log({ level: 'error', msg: 'request failed', requestId, method, path, status: response.status, error: describeError(error, { stack: true }) });
       }
     }
   };
@@ -235,36 +230,4 @@ async function shutdown(options: { server: Server; state: ServerState; idle: { e
   } finally {
     clearTimeout(timer);
   }
-}
-
-/**
- * The Location a handler answers with. Handlers pass their headers to
- * writeHead, and Node does not let getHeader read those back, so writeHead is
- * watched (for the log only; what is sent is unchanged).
- */
-function watchLocation(res: ServerResponse): () => string | undefined {
-  let location: string | undefined;
-  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
-  const watched = (...args: unknown[]): ServerResponse => {
-    for (const arg of args.slice(1)) {
-      if (typeof arg !== 'object' || arg === null || Array.isArray(arg)) continue;
-      const value = (arg as Record<string, unknown>)['Location'] ?? (arg as Record<string, unknown>)['location'];
-      if (typeof value === 'string') location = value;
-    }
-    return writeHead(...args);
-  };
-  Object.assign(res, { writeHead: watched });
-  return () => {
-    const set = res.getHeader('location');
-    return location ?? (typeof set === 'string' ? set : undefined);
-  };
-}
-
-/** `/v1/runs/<id>` → `<id>`. */
-function runIdFrom(location: string | undefined): string | undefined {
-  return location === undefined ? undefined : /^\/v1\/runs\/([^/?#]+)$/.exec(location)?.[1];
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }

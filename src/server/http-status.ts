@@ -30,6 +30,8 @@ export const HTTP_STATUS_BY_CODE = {
   model_unavailable: 502,
   model_error: 502,
   model_timeout: 504,
+  // The model API refused tool definitions: an upstream's answer, like model_bad_request.
+  tools_unsupported: 502,
   max_steps: 500,
   cancelled: 500,
   unparseable_tool_call: 500,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
 import { startHttpServer } from './http-server.ts';
-import { TestRunService } from './test-run-service.ts';
+import { TestRunService } from '../../test/support/test-run-service.ts';
 
 const metrics = () => Promise.resolve({ contentType: 'text/plain; version=0.0.4; charset=utf-8', body: 'toolgate_up 1\n' });
 

@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import { listen } from './listen.ts';
 import type { LogEntry, MetricsSource } from './server-context.ts';
 
 const DEFAULT_METRICS_HOST = '127.0.0.1';
@@ -23,17 +23,9 @@ export async function startMetricsServer(options: { metrics: MetricsSource; host
       },
     );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host ?? DEFAULT_METRICS_HOST, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = await listen(server, { host: options.host ?? DEFAULT_METRICS_HOST, port: options.port });
   return {
-    url: `http://${hostPart}:${address.port}`,
+    url,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

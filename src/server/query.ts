@@ -1,4 +1,5 @@
 import { ToolgateError } from '../core/errors.ts';
+import { isOneOf } from '../core/is-one-of.ts';
 
 /**
  * The query string as a plain record. Unknown and repeated parameters are
@@ -7,12 +8,12 @@ import { ToolgateError } from '../core/errors.ts';
 export function readQuery<K extends string>(url: URL, allowed: readonly K[]): Partial<Record<K, string>> {
   const out: Partial<Record<K, string>> = {};
   for (const [name, value] of url.searchParams) {
-    if (!(allowed as readonly string[]).includes(name)) {
+    if (!isOneOf(allowed, name)) {
       const hint = allowed.length === 0 ? 'this endpoint takes none' : `allowed: ${allowed.join(', ')}`;
       throw new ToolgateError('usage', `unknown query parameter "${name}" (${hint})`);
     }
-    if (out[name as K] !== undefined) throw new ToolgateError('usage', `query parameter "${name}" is given more than once`);
-    out[name as K] = value;
+    if (out[name] !== undefined) throw new ToolgateError('usage', `query parameter "${name}" is given more than once`);
+    out[name] = value;
   }
   return out;
 }

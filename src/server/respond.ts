@@ -39,7 +39,13 @@ export function toErrorResponse(error: unknown): ErrorResponse {
   return { status: 500, body: { error: { code: 'internal', message: 'internal server error (see the server log)' } }, headers: {} };
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  sendJsonResponse(res, { status, body, headers: {} });
+}
+
+/** A JSON answer with headers of its own (Location, Retry-After…). */
+export function sendJsonResponse(res: ServerResponse, response: { status: number; body: unknown; headers: Readonly<Record<string, string>> }): void {
+  const { status, body, headers } = response;
   const text = JSON.stringify(body);
   res.writeHead(status, {
     ...headers,
@@ -52,6 +58,6 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 
 export function sendError(res: ServerResponse, error: unknown): ErrorResponse {
   const response = toErrorResponse(error);
-  sendJson(res, response.status, response.body, response.headers);
+  sendJsonResponse(res, response);
   return response;
 }

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import type { RunStore } from '../core/index.ts';
 import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
 import { startHttpServer } from './http-server.ts';
-import { TestRunService } from './test-run-service.ts';
+import { TestRunService } from '../../test/support/test-run-service.ts';
 
 describe('RunEventStream', () => {
   it('answers 500 internal (with X-Request-Id) when the first page of history cannot be read', async () => {

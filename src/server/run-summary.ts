@@ -1,4 +1,5 @@
 import { ToolgateError } from '../core/errors.ts';
+import { isOneOf } from '../core/is-one-of.ts';
 import { runStrategy } from '../core/run-filter.ts';
 import type { Run } from '../core/runs.ts';
 
@@ -40,11 +41,11 @@ export type RunSummary = { [K in SummaryField]?: unknown } & { truncated?: strin
 export function parseFields(value: string | undefined): readonly SummaryField[] {
   if (value === undefined) return DEFAULT_SUMMARY_FIELDS;
   const names = value.split(',').map((f) => f.trim()).filter((f) => f !== '');
-  const unknown = names.filter((f) => !(SUMMARY_FIELDS as readonly string[]).includes(f));
+  const unknown = names.filter((f) => !isOneOf(SUMMARY_FIELDS, f));
   if (names.length === 0 || unknown.length > 0) {
     throw new ToolgateError('usage', `fields must be a comma-separated list of ${SUMMARY_FIELDS.join(', ')}${unknown.length > 0 ? `; unknown: ${unknown.slice(0, 5).join(', ')}` : ''}`);
   }
-  return ['id', ...names.filter((f) => f !== 'id')] as SummaryField[];
+  return ['id', ...names.filter((f) => isOneOf(SUMMARY_FIELDS, f) && f !== 'id')];
 }
 
 /**
@@ -63,7 +64,7 @@ export function summarizeRun(run: Run, fields: readonly SummaryField[]): RunSumm
   for (const field of fields) {
     const value = field === 'strategy' ? runStrategy(run) : run[field];
     if (value === undefined) continue;
-    if (field === 'input' || field === 'output') out[field] = cut(field, value as string);
+    if ((field === 'input' || field === 'output') && typeof value === 'string') out[field] = cut(field, value);
     else if (field === 'error' && run.error !== undefined) out.error = { code: run.error.code, message: cut('error', run.error.message) };
     else if (field === 'pendingApproval' && run.pendingApproval !== undefined) {
       const { arguments: _args, ...rest } = run.pendingApproval;

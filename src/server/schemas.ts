@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ToolgateError } from '../core/errors.ts';
 import type { RunInput } from '../core/events.ts';
-import type { JsonObject, JsonValue } from '../core/json.ts';
 import type { StartRunRequest } from '../core/ports/run-service.ts';
 import { canonicalJson } from '../core/canonical-json.ts';
+import { withoutUndefined } from '../core/without-undefined.ts';
 
 /** Request bodies of the runs API. Unknown fields are refused: a typo must not be ignored silently. */
 const jsonObject = z.record(z.string(), z.json());
@@ -52,17 +52,8 @@ export const runInputBodySchema = z.discriminatedUnion('type', [approvalInputSch
 
 /** Validates a POST /v1/runs body into the service's request (absent fields stay absent). */
 export function parseStartRunBody(body: unknown): StartRunRequest {
-  const data = parseBody(startRunBodySchema, body, '{"input": "…"}');
-  const request: StartRunRequest = { input: data.input };
-  if (data.threadId !== undefined) request.threadId = data.threadId;
-  if (data.model !== undefined) request.model = data.model;
-  if (data.strategy !== undefined) request.strategy = data.strategy;
-  if (data.dryRun !== undefined) request.dryRun = data.dryRun;
-  if (data.context !== undefined) request.context = data.context as JsonObject;
-  if (data.metadata !== undefined) request.metadata = data.metadata as JsonObject;
-  if (data.maxSteps !== undefined) request.maxSteps = data.maxSteps;
-  if (data.todo !== undefined) request.todo = data.todo;
-  return request;
+  const { input, ...optional } = parseBody(startRunBodySchema, body, '{"input": "…"}');
+  return { input, ...withoutUndefined(optional) };
 }
 
 /** A cancel's optional body: `{reason}`, recorded with the cancellation. */
@@ -78,9 +69,9 @@ export function parseRunInputBody(body: unknown): RunInput {
   const data = parseBody(runInputBodySchema, body, '{"type": "message", "text": "…"}');
   if (data.type === 'message') return { type: 'message', text: data.text };
   const input: RunInput = { type: 'approval', toolCallId: data.toolCallId, decision: data.decision };
-  if (data.arguments !== undefined) input.arguments = data.arguments as JsonObject;
+  if (data.arguments !== undefined) input.arguments = data.arguments;
   if (data.reason !== undefined) input.reason = data.reason;
-  if (data.result !== undefined) input.result = data.result as JsonValue;
+  if (data.result !== undefined) input.result = data.result;
   return input;
 }
 
@@ -116,7 +107,7 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   let value = root;
   for (const key of path) {
     if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<PropertyKey, unknown>)[key];
+    value = Reflect.get(value, key);
   }
   return value;
 }

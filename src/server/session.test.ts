@@ -5,7 +5,7 @@ import type { Run } from '../core/runs.ts';
 import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
 import { keyFingerprint } from './auth.ts';
 import { readSessionCookie, SessionSigner } from './session.ts';
-import { startTestServer, type TestServer } from './test-server.ts';
+import { startTestServer, type TestServer } from '../../test/support/test-server.ts';
 
 const SECRET = 'a-session-secret-of-at-least-32-characters';
 const KEYS = [

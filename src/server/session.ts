@@ -1,6 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { TLSSocket } from 'node:tls';
 import { ToolgateError } from '../core/errors.ts';
 
 /** The cookie a browser signs in with (POST /v1/session). */
@@ -120,7 +119,7 @@ export function readSessionCookie(header: string | undefined): string | undefine
 
 /** Came over TLS, here or (by `X-Forwarded-Proto: https`) at a proxy in front. */
 export function isSecureRequest(req: IncomingMessage): boolean {
-  if ((req.socket as Partial<TLSSocket>).encrypted === true) return true;
+  if ('encrypted' in req.socket && req.socket.encrypted === true) return true;
   const forwarded = req.headers['x-forwarded-proto'];
   const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim().toLowerCase();
   return first === 'https';

@@ -10,7 +10,7 @@ import { draft } from '../core/index.ts';
 import { openSqliteRunStore } from '../store/sqlite/open-sqlite-run-store.ts';
 import { collectSse } from '../../test/support/sse-client.ts';
 import { startHttpServer } from './http-server.ts';
-import { TestRunService } from './test-run-service.ts';
+import { TestRunService } from '../../test/support/test-run-service.ts';
 
 describe('SSE over a store shared by several processes', () => {
   it('streams events appended through another connection, in order, and ends on the terminal event', async () => {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
 import { CONSOLE_CSP } from './static-console.ts';
-import { startTestServer, type TestServer } from './test-server.ts';
+import { startTestServer, type TestServer } from '../../test/support/test-server.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'toolgate-console-'));
 const dir = join(root, 'console');

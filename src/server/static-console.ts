@@ -80,7 +80,7 @@ async function insideFile(dir: string, name: string): Promise<string | undefined
     if (!real.startsWith(root + sep)) return undefined;
     return (await stat(real)).isFile() ? real : undefined;
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
+    const code = error instanceof Error && 'code' in error ? error.code : undefined;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     throw error;
   }

@@ -1,6 +1,7 @@
 import { ToolgateError, type ErrorInfo } from '../core/errors.ts';
 import type { RunEvent } from '../core/events.ts';
 import type { RunStore } from '../core/ports/run-store.ts';
+import { describeError } from '../core/describe-error.ts';
 
 export type FirstTurn = { ok: true } | { ok: false; error: ErrorInfo };
 
@@ -30,7 +31,7 @@ export function waitForFirstTurn(store: Pick<RunStore, 'readEvents' | 'subscribe
     const onAbort = (): void => finish(new ToolgateError('cancelled', 'the client closed the request'));
     const unsubscribe = store.subscribe(runId, inspect);
     signal.addEventListener('abort', onAbort, { once: true });
-    store.readEvents(runId).then(inspect, (error: unknown) => finish(error instanceof Error ? error : new Error(String(error))));
+    store.readEvents(runId).then(inspect, (error: unknown) => finish(error instanceof Error ? error : new Error(describeError(error))));
   });
 }
 

@@ -40,7 +40,8 @@ export function isHeldBy(state: LeaseState, lease: RunLease): boolean {
  * atomic step as the write: the lease must be the run's current one (owner and
  * epoch) and unexpired. Otherwise the writer lost the run and must stop.
  */
-export function checkLease(runId: string, state: LeaseState, lease: RunLease, now: number): void {
+export function checkLease(state: LeaseState, append: { runId: string; lease: RunLease; now: number }): void {
+  const { runId, lease, now } = append;
   if (lease.runId !== runId) {
     throw new ToolgateError('usage', `the lease of run ${lease.runId} was passed to an append to run ${runId}`);
   }

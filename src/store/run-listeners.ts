@@ -1,3 +1,4 @@
+import { describeError } from '../core/index.ts';
 import type { EventListener, RunEvent } from '../core/index.ts';
 
 /** Live subscribers per run, for this process only (a store shared by several processes is not seen). Shared by the stores. */
@@ -31,7 +32,7 @@ export class RunListeners {
       try {
         listener(events);
       } catch (error) {
-        process.emitWarning(`a run event listener threw: ${error instanceof Error ? error.message : String(error)}`, 'ToolgateWarning');
+        process.emitWarning(`a run event listener threw: ${describeError(error)}`, 'ToolgateWarning');
       }
     }
   }

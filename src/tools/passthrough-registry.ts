@@ -1,4 +1,4 @@
-import { ToolgateError, isJsonObject, type JsonObject, type PassthroughSource, type ToolSource } from '../core/index.ts';
+import { ToolgateError, describeError, isJsonObject, type JsonObject, type PassthroughSource, type ToolSource } from '../core/index.ts';
 import { uniqueNames } from './registry-names.ts';
 
 /** The `_meta` key that tells which configured server an item comes from. */
@@ -91,7 +91,7 @@ export class PassthroughRegistry implements PassthroughSource {
       } catch (error) {
         if (options.signal?.aborted === true) throw error;
         tried.push(source.name);
-        failures.push(error instanceof Error ? error.message : String(error));
+        failures.push(describeError(error));
       }
     }
     const why = tried.length === 0 ? ': no server that is up (and open to you) offers resources' : ` (tried ${tried.join(', ')}): ${failures.join('; ')}`;

@@ -1,14 +1,14 @@
-import type { ToolSource, ToolSourceHealth, ToolSourceState, ToolSpec } from '../core/index.ts';
+import { describeError, type ToolSource, type ToolSourceHealth, type ToolSourceState, type ToolSpec } from '../core/index.ts';
+
+export interface RetryOptions {
+  /** Wait before the first retry (default DEFAULT_RETRY_INITIAL_DELAY_MS); doubled after each failure. */
+  initialDelayMs?: number;
+  /** Longest wait between two retries (default DEFAULT_RETRY_MAX_DELAY_MS). */
+  maxDelayMs?: number;
+}
 
 export const DEFAULT_RETRY_INITIAL_DELAY_MS = 1_000;
 export const DEFAULT_RETRY_MAX_DELAY_MS = 60_000;
-
-export interface RetryOptions {
-  /** Wait before the first retry; doubled after each failure. */
-  initialDelayMs?: number;
-  /** Longest wait between two retries. */
-  maxDelayMs?: number;
-}
 
 export interface SourceSlotOptions {
   /** false: a source that failed stays down until it is asked again (refresh). */
@@ -115,7 +115,7 @@ export class SourceSlot {
       if (this.#closed) return;
       this.stale = false;
       this.failures += 1;
-      this.error = error instanceof Error ? error.message : String(error);
+      this.error = describeError(error);
       this.#scheduleRetry();
       this.#set('down', true);
     }

@@ -7,7 +7,7 @@ import type { JsonSchema, JsonValue } from '../core/json.ts';
 import { checkJsonShape } from '../core/json-shape.ts';
 import { createValidator } from './create-validator.ts';
 import { ISSUE_CODES } from './issues.ts';
-import { DEFINITIONS_SCHEMA, DISCRIMINATED_SCHEMA, EDIT_FILE_SCHEMA, PLACE_ORDER_SCHEMA, PYDANTIC_SCHEMA } from './test-schemas.ts';
+import { DEFINITIONS_SCHEMA, DISCRIMINATED_SCHEMA, EDIT_FILE_SCHEMA, PLACE_ORDER_SCHEMA, PYDANTIC_SCHEMA } from '../../test/support/test-schemas.ts';
 
 // A small size limit keeps each run fast; the default is exercised in create-validator.test.ts.
 const LIMITS = { maxNodes: 2_000 };

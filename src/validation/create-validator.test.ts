@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { JsonSchema, JsonValue } from '../core/json.ts';
 import { createValidator } from './create-validator.ts';
 import type { ValidationIssue } from './issues.ts';
-import { DEFINITIONS_SCHEMA, EDIT_FILE_SCHEMA, PLACE_ORDER_SCHEMA, PYDANTIC_SCHEMA, WRITE_FILE_SCHEMA } from './test-schemas.ts';
+import { DEFINITIONS_SCHEMA, EDIT_FILE_SCHEMA, PLACE_ORDER_SCHEMA, PYDANTIC_SCHEMA, WRITE_FILE_SCHEMA } from '../../test/support/test-schemas.ts';
 
 function issuesOf(result: ReturnType<ReturnType<typeof createValidator>['validate']>): ValidationIssue[] {
   assert.equal(result.ok, false, 'expected the value to be invalid');

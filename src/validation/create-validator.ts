@@ -6,6 +6,7 @@ import { checkJsonShape } from '../core/json-shape.ts';
 import type { ValidationIssue, ValidationResult } from './issues.ts';
 import { mapAjvErrors } from './map-ajv-errors.ts';
 import { canonicalJson } from '../core/canonical-json.ts';
+import { describeError } from '../core/describe-error.ts';
 
 /** Compiled validators kept (least recently used are dropped first). */
 export const DEFAULT_VALIDATOR_CACHE_SIZE = 256;
@@ -53,11 +54,12 @@ let ajvModules: AjvModules | undefined;
 function loadAjv(): AjvModules {
   if (ajvModules === undefined) {
     const require = createRequire(import.meta.url);
-    const core = require('ajv') as { Ajv: typeof Ajv };
-    const draft2020 = require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 };
+    // require() is untyped: each module is given the type its own declarations (imported as types above) say.
+    const core: { Ajv: typeof Ajv } = require('ajv');
+    const draft2020: { Ajv2020: typeof Ajv2020 } = require('ajv/dist/2020.js');
     // ajv-formats is CommonJS; its plugin is the module itself (or its default export).
-    const formats = require('ajv-formats') as { default?: unknown };
-    ajvModules = { Ajv: core.Ajv, Ajv2020: draft2020.Ajv2020, addFormats: (formats.default ?? formats) as AjvModules['addFormats'] };
+    const formats: AjvModules['addFormats'] & { default?: AjvModules['addFormats'] } = require('ajv-formats');
+    ajvModules = { Ajv: core.Ajv, Ajv2020: draft2020.Ajv2020, addFormats: formats.default ?? formats };
   }
   return ajvModules;
 }
@@ -101,7 +103,7 @@ export function createValidator(options: ValidatorOptions = {}): Validator {
       } catch (error) {
         // ajv registers a schema before compiling it; a failed compile must not leave it behind.
         forget(ajv, schema);
-        const message = error instanceof Error ? error.message : String(error);
+        const message = describeError(error);
         // Patterns written for non-unicode regexes (`\-` outside a class) are common.
         if (unicode && /regular expression/i.test(message)) unicode = false;
         // Two tools whose schemas share an `$id` must not collide in one ajv instance.
@@ -129,7 +131,7 @@ export function createValidator(options: ValidatorOptions = {}): Validator {
     try {
       key = canonicalJson(schema);
     } catch (error) {
-      return invalid(error instanceof Error ? error.message : String(error));
+      return invalid(describeError(error));
     }
     let compiled = byKey.get(key);
     if (compiled === undefined) {
@@ -155,7 +157,7 @@ export function createValidator(options: ValidatorOptions = {}): Validator {
         if (compiled.validate(value)) return { ok: true };
         return { ok: false, issues: mapAjvErrors(compiled.validate.errors ?? [], compiled.schema) };
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
+        const message = describeError(error);
         return { ok: false, issues: [{ code: 'other', path: '', message: `the value could not be checked: ${message}` }] };
       }
     },

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { describeSchema } from './describe-schema.ts';
-import { DEFINITIONS_SCHEMA, PLACE_ORDER_SCHEMA, PYDANTIC_SCHEMA } from './test-schemas.ts';
+import { DEFINITIONS_SCHEMA, PLACE_ORDER_SCHEMA, PYDANTIC_SCHEMA } from '../../test/support/test-schemas.ts';
 
 const props = (schema: Record<string, unknown>) => schema['properties'] as Record<string, unknown>;
 

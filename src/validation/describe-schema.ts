@@ -26,7 +26,7 @@ function describe(node: unknown, root: JsonSchema, depth: number): string {
   const types = (Array.isArray(type) ? type : typeof type === 'string' ? [type] : []).filter((t): t is string => typeof t === 'string');
   if (ownValue(schema, 'nullable') === true && types.length > 0 && !types.includes('null')) types.push('null');
   if (types.length > 0) {
-    const parts = types.map((t) => describeType(t, schema, root, depth));
+    const parts = types.map((t) => describeType(t, schema, { root, depth }));
     return parts.join(' or ');
   }
   for (const keyword of ['anyOf', 'oneOf'] as const) {
@@ -43,7 +43,8 @@ function describe(node: unknown, root: JsonSchema, depth: number): string {
   return 'any value';
 }
 
-function describeType(type: string, schema: JsonSchema, root: JsonSchema, depth: number): string {
+function describeType(type: string, schema: JsonSchema, at: { root: JsonSchema; depth: number }): string {
+  const { root, depth } = at;
   switch (type) {
     case 'number':
     case 'integer':

@@ -4,7 +4,7 @@ import type { JsonObject, JsonSchema, JsonValue } from '../core/json.ts';
 import { createValidator } from './create-validator.ts';
 import { formatIssuesForModel } from './format-issues-for-model.ts';
 import type { ValidationIssue } from './issues.ts';
-import { PLACE_ORDER_SCHEMA, PYDANTIC_SCHEMA, WRITE_FILE_SCHEMA } from './test-schemas.ts';
+import { PLACE_ORDER_SCHEMA, PYDANTIC_SCHEMA, WRITE_FILE_SCHEMA } from '../../test/support/test-schemas.ts';
 
 const validator = createValidator();
 

@@ -1,3 +1,4 @@
+import { isOneOf } from '../core/is-one-of.ts';
 import type { JsonValue } from '../core/json.ts';
 
 /**
@@ -50,5 +51,5 @@ export interface ValidationIssue {
 export type ValidationResult = { ok: true } | { ok: false; issues: ValidationIssue[] };
 
 export function isIssueCode(value: unknown): value is IssueCode {
-  return typeof value === 'string' && (ISSUE_CODES as readonly string[]).includes(value);
+  return isOneOf(ISSUE_CODES, value);
 }

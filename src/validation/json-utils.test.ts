@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { JsonValue } from '../core/json.ts';
-import { cloneJson, jsonEqual, setOwn } from './json-utils.ts';
+import { jsonEqual } from '../core/json-equal.ts';
+import { setJsonKey } from '../core/set-json-key.ts';
+import { cloneJson } from './json-utils.ts';
 
 describe('json-utils', () => {
   it('clones deeply', () => {
@@ -33,7 +35,7 @@ describe('json-utils', () => {
 
   it('keeps "__proto__" as an own key', () => {
     const target = {};
-    setOwn(target, '__proto__', { polluted: true });
+    setJsonKey(target, '__proto__', { polluted: true });
     assert.ok(Object.hasOwn(target, '__proto__'));
     assert.equal(Object.getPrototypeOf(target), Object.prototype);
     assert.equal(({} as Record<string, unknown>)['polluted'], undefined);

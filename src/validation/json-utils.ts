@@ -1,59 +1,45 @@
 import type { JsonObject, JsonValue } from '../core/json.ts';
+import { setJsonKey } from '../core/set-json-key.ts';
 
-/**
- * Sets an own property even for the key "__proto__", which a model can send
- * and which plain assignment would turn into a prototype change.
- */
-export function setOwn(target: JsonObject, key: string, value: JsonValue): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
+/** A container still to fill: its source and its fresh copy, of the same kind. */
+type Pending = { from: JsonObject; to: JsonObject } | { from: JsonValue[]; to: JsonValue[] };
+
+/** A fresh, empty container of `value`'s kind (queued to be filled), or the scalar itself. */
+function shell(value: JsonValue, pending: Pending[]): JsonValue {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    const to = new Array<JsonValue>(value.length);
+    pending.push({ from: value, to });
+    return to;
+  }
+  const to: JsonObject = {};
+  pending.push({ from: value, to });
+  return to;
+}
+
+/** Fills every queued container, queueing the containers found inside. */
+function fill(pending: Pending[]): void {
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (Array.isArray(next.from) && Array.isArray(next.to)) {
+      for (let i = 0; i < next.from.length; i += 1) {
+        const item = next.from[i];
+        if (item !== undefined) next.to[i] = shell(item, pending);
+      }
+    } else if (!Array.isArray(next.from) && !Array.isArray(next.to)) {
+      for (const [key, item] of Object.entries(next.from)) setJsonKey(next.to, key, shell(item, pending));
+    }
+  }
 }
 
 /**
  * A deep copy of a JSON value (objects and arrays are fresh; no shared
  * structure). Iterative: a value nested deeper than the stack is copied too.
  */
-export function cloneJson<T extends JsonValue>(value: T): T {
-  if (value === null || typeof value !== 'object') return value;
-  const root = emptyLike(value);
-  const stack: { from: JsonObject | JsonValue[]; to: JsonObject | JsonValue[] }[] = [{ from: value, to: root }];
-  while (stack.length > 0) {
-    const { from, to } = stack.pop() as { from: JsonObject | JsonValue[]; to: JsonObject | JsonValue[] };
-    const entries: [string | number, JsonValue][] = Array.isArray(from) ? from.map((item, i) => [i, item]) : Object.entries(from);
-    for (const [key, item] of entries) {
-      const copy = item === null || typeof item !== 'object' ? item : emptyLike(item);
-      if (Array.isArray(to)) to[key as number] = copy;
-      else setOwn(to, key as string, copy);
-      if (copy !== item) stack.push({ from: item as JsonObject | JsonValue[], to: copy as JsonObject | JsonValue[] });
-    }
-  }
-  return root as T;
-}
-
-function emptyLike(value: JsonObject | JsonValue[]): JsonObject | JsonValue[] {
-  return Array.isArray(value) ? new Array<JsonValue>(value.length) : {};
-}
-
-/** Structural equality of JSON values (key order ignored). Iterative, like cloneJson. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  const stack: [unknown, unknown][] = [[a, b]];
-  while (stack.length > 0) {
-    const [x, y] = stack.pop() as [unknown, unknown];
-    if (x === y) continue;
-    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
-    if (Array.isArray(x) !== Array.isArray(y)) return false;
-    if (Array.isArray(x) && Array.isArray(y)) {
-      if (x.length !== y.length) return false;
-      for (let i = 0; i < x.length; i += 1) stack.push([x[i], y[i]]);
-      continue;
-    }
-    const kx = Object.keys(x);
-    const ky = Object.keys(y);
-    if (kx.length !== ky.length) return false;
-    for (const k of kx) {
-      if (!Object.hasOwn(y, k)) return false;
-      stack.push([(x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k]]);
-    }
-  }
-  return true;
+export function cloneJson(value: JsonObject): JsonObject;
+export function cloneJson(value: JsonValue): JsonValue;
+export function cloneJson(value: JsonValue): JsonValue {
+  const pending: Pending[] = [];
+  const root = shell(value, pending);
+  fill(pending);
+  return root;
 }

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import type { JsonSchema } from '../core/json.ts';
 import { createValidator } from './create-validator.ts';
 import type { ValidationIssue } from './issues.ts';
-import { DEFINITIONS_SCHEMA, DISCRIMINATED_SCHEMA, PYDANTIC_SCHEMA } from './test-schemas.ts';
+import { DEFINITIONS_SCHEMA, DISCRIMINATED_SCHEMA, PYDANTIC_SCHEMA } from '../../test/support/test-schemas.ts';
 
 const validator = createValidator();
 

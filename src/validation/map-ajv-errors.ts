@@ -1,9 +1,9 @@
 import type { ErrorObject } from 'ajv';
-import type { JsonSchema, JsonValue } from '../core/json.ts';
+import { isJsonObject, type JsonSchema, type JsonValue } from '../core/json.ts';
 import { describeSchema } from './describe-schema.ts';
 import type { IssueCode, ValidationIssue } from './issues.ts';
 import { appendPointer } from './json-pointer.ts';
-import { isSchemaObject, jsonTypeOf, lookupPointer, objectView } from './schema-view.ts';
+import { jsonTypeOf, lookupPointer, objectView } from './schema-view.ts';
 
 /**
  * Turns ajv's errors (compiled with `allErrors` and `verbose`) into clean issues.
@@ -49,12 +49,11 @@ function itemOf(error: ErrorObject, root: JsonSchema): Item {
 
 function collapseCombinator(items: Item[], error: ErrorObject, root: JsonSchema): void {
   const path = error.instancePath;
-  const branches: unknown[] = Array.isArray(error.schema) ? (error.schema as unknown[]) : [];
+  const branches: unknown[] = Array.isArray(error.schema) ? error.schema : [];
   const reach = branches.map((branch) => reachableSchemas(branch, root));
   const members: Item[][] = branches.map(() => []);
   // ajv emits a combinator's branch errors right before the combinator error.
-  while (items.length > 0) {
-    const last = items[items.length - 1] as Item;
+  for (let last = items.at(-1); last !== undefined; last = items.at(-1)) {
     if (!isUnder(last.instancePath, path)) break;
     const branch = branchOf(last, error.schemaPath, reach);
     if (branch === -1) break;
@@ -62,9 +61,10 @@ function collapseCombinator(items: Item[], error: ErrorObject, root: JsonSchema)
     items.pop();
   }
   const code: IssueCode = error.keyword === 'oneOf' ? 'one_of' : 'any_of';
-  const received = error.data as JsonValue | undefined;
+  const received = receivedOf(error);
   const alternatives = [...new Set(branches.map((b) => describeSchema(b, root)))].join(' or ');
-  const passing = (error.params as { passingSchemas?: unknown }).passingSchemas;
+  const params: Record<string, unknown> = error.params;
+  const passing = params['passingSchemas'];
   if (Array.isArray(passing)) {
     const message = `matches more than one of the alternatives (${passing.join(' and ')}) but must match exactly one`;
     items.push(synthetic(error, false, issue({ code, path, message, expected: alternatives, received })));
@@ -119,9 +119,8 @@ function branchOf(item: Item, combinatorPath: string, reach: Set<object>[]): num
     if (Number.isInteger(index) && index < reach.length) return index;
   }
   // Errors inside a `$ref` carry the target's schema path, so fall back to identity.
-  if (typeof item.parentSchema === 'object' && item.parentSchema !== null) {
-    return reach.findIndex((set) => set.has(item.parentSchema as object));
-  }
+  const parent = item.parentSchema;
+  if (typeof parent === 'object' && parent !== null) return reach.findIndex((set) => set.has(parent));
   return -1;
 }
 
@@ -134,7 +133,7 @@ function reachableSchemas(node: unknown, root: JsonSchema): Set<object> {
     if (typeof current !== 'object' || current === null || seen.has(current)) continue;
     seen.add(current);
     if (Array.isArray(current)) {
-      stack.push(...(current as unknown[]));
+      for (const item of current) stack.push(item);
       continue;
     }
     for (const [key, value] of Object.entries(current)) {
@@ -156,8 +155,8 @@ function parentPointer(path: string): string {
 
 function issueOf(error: ErrorObject, root: JsonSchema): ValidationIssue {
   const path = error.instancePath;
-  const params = error.params as Record<string, unknown>;
-  const received = error.data as JsonValue | undefined;
+  const params: Record<string, unknown> = error.params;
+  const received = receivedOf(error);
   const at = (code: IssueCode, message: string, expected?: string): ValidationIssue => issue({ code, path, message, expected, received });
   switch (error.keyword) {
     case 'required':
@@ -210,7 +209,7 @@ function issueOf(error: ErrorObject, root: JsonSchema): ValidationIssue {
     case 'additionalProperties':
     case 'unevaluatedProperties': {
       const name = String(params['additionalProperty'] ?? params['unevaluatedProperty'] ?? '');
-      const value = isSchemaObject(received) && Object.hasOwn(received, name) ? (received as Record<string, JsonValue>)[name] : undefined;
+      const value = isJsonObject(received) && Object.hasOwn(received, name) ? received[name] : undefined;
       return issue({ code: 'additional_property', path: appendPointer(path, name), message: `is not an allowed property: the schema has no "${name}"`, expected: undefined, received: value });
     }
     case 'minItems':
@@ -228,6 +227,17 @@ function issueOf(error: ErrorObject, root: JsonSchema): ValidationIssue {
     default:
       return at('other', error.message ?? `fails the "${error.keyword}" rule`);
   }
+}
+
+/**
+ * The value ajv checked (`verbose`): a part of the arguments, so JSON, though
+ * ajv types it unknown. Anything else is not said.
+ */
+function receivedOf(error: ErrorObject): JsonValue | undefined {
+  const data: unknown = error.data;
+  if (data === null || typeof data === 'string' || typeof data === 'number' || typeof data === 'boolean') return data;
+  if (Array.isArray(data) || isJsonObject(data)) return data;
+  return undefined;
 }
 
 /** Builds an issue with a stable key order and without undefined fields. */

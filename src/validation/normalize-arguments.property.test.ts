@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import type { JsonObject, JsonSchema, JsonValue } from '../core/json.ts';
 import { createValidator } from './create-validator.ts';
 import { normalizeArguments } from './normalize-arguments.ts';
-import { DEFINITIONS_SCHEMA, DISCRIMINATED_SCHEMA, EDIT_FILE_SCHEMA, PLACE_ORDER_SCHEMA, PYDANTIC_SCHEMA, WRITE_FILE_SCHEMA } from './test-schemas.ts';
+import { DEFINITIONS_SCHEMA, DISCRIMINATED_SCHEMA, EDIT_FILE_SCHEMA, PLACE_ORDER_SCHEMA, PYDANTIC_SCHEMA, WRITE_FILE_SCHEMA } from '../../test/support/test-schemas.ts';
 import { parseJson } from '../core/parse-json.ts';
 
 const validator = createValidator();

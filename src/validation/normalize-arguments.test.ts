@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { JsonValue } from '../core/json.ts';
 import { createValidator } from './create-validator.ts';
 import { normalizeArguments } from './normalize-arguments.ts';
-import { DEFINITIONS_SCHEMA, DISCRIMINATED_SCHEMA, EDIT_FILE_SCHEMA, PLACE_ORDER_SCHEMA, PYDANTIC_SCHEMA, WRITE_FILE_SCHEMA } from './test-schemas.ts';
+import { DEFINITIONS_SCHEMA, DISCRIMINATED_SCHEMA, EDIT_FILE_SCHEMA, PLACE_ORDER_SCHEMA, PYDANTIC_SCHEMA, WRITE_FILE_SCHEMA } from '../../test/support/test-schemas.ts';
 
 const validator = createValidator();
 

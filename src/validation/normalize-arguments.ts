@@ -2,7 +2,9 @@ import { isJsonObject, type JsonObject, type JsonSchema, type JsonValue } from '
 import { checkJsonShape } from '../core/json-shape.ts';
 import { parseJson } from '../core/parse-json.ts';
 import { appendPointer } from './json-pointer.ts';
-import { cloneJson, jsonEqual, setOwn } from './json-utils.ts';
+import { jsonEqual } from '../core/json-equal.ts';
+import { setJsonKey } from '../core/set-json-key.ts';
+import { cloneJson } from './json-utils.ts';
 import { parseLooseInteger, parseLooseNumber } from './parse-loose-number.ts';
 import {
   allowedTypes,
@@ -48,6 +50,18 @@ interface Context {
 }
 
 /**
+ * Where a value stands: its path and depth, and the `required` names of
+ * enclosing schemas that apply to this same value (a union branch does not
+ * repeat its parent's `required`).
+ */
+interface At {
+  context: Context;
+  path: string;
+  depth: number;
+  inherited: ReadonlySet<string>;
+}
+
+/**
  * Repairs the small, unambiguous mistakes models make in tool arguments, guided
  * by the tool's schema only: "7,000" where a number is wanted, 42 where a string
  * is wanted, "buy" for the enum value "BUY", `null` for an optional property,
@@ -63,15 +77,12 @@ interface Context {
 export function normalizeArguments(schema: JsonSchema, args: JsonObject): NormalizeResult {
   if (checkJsonShape(args) !== undefined) return { arguments: cloneJson(args), changes: [] };
   const context: Context = { root: schema, changes: [] };
-  const result = normalizeNode(args, schema, context, '', 0);
+  const result = normalizeNode(args, schema, { context, path: '', depth: 0, inherited: NONE });
   return { arguments: isJsonObject(result) ? result : cloneJson(args), changes: context.changes };
 }
 
-/**
- * `inherited` carries the `required` names of enclosing schemas that apply to
- * this same value (a union branch does not repeat its parent's `required`).
- */
-function normalizeNode(value: JsonValue, node: unknown, context: Context, path: string, depth: number, inherited: ReadonlySet<string> = NONE): JsonValue {
+function normalizeNode(value: JsonValue, node: unknown, at: At): JsonValue {
+  const { context, path, depth } = at;
   const schema = resolveSchema(node, context.root);
   if (typeof schema !== 'object' || depth > DEFAULT_MAX_NORMALIZE_DEPTH) return cloneJson(value);
   const types = allowedTypes(schema, context.root);
@@ -79,7 +90,7 @@ function normalizeNode(value: JsonValue, node: unknown, context: Context, path: 
     const coerced = coerce(value, types);
     if (coerced === undefined) return cloneJson(value);
     context.changes.push({ path, from: value, to: coerced.value, rule: coerced.rule });
-    return normalizeNode(coerced.value, schema, context, path, depth + 1);
+    return normalizeNode(coerced.value, schema, { context, path, depth: depth + 1, inherited: NONE });
   }
   let current: JsonValue = value;
   if (typeof current === 'string') {
@@ -89,26 +100,27 @@ function normalizeNode(value: JsonValue, node: unknown, context: Context, path: 
       current = canonical;
     }
   } else if (Array.isArray(current)) {
-    current = current.map((item, i) => normalizeNode(item, itemSchema(schema, context.root, i), context, appendPointer(path, i), depth + 1));
+    current = current.map((item, i) => normalizeNode(item, itemSchema(schema, context.root, i), { context, path: appendPointer(path, i), depth: depth + 1, inherited: NONE }));
   } else if (isJsonObject(current)) {
-    current = normalizeObject(current, schema, context, path, depth, inherited);
+    current = normalizeObject(current, schema, at);
   }
-  const required = isJsonObject(current) ? new Set([...inherited, ...objectView(schema, context.root).required]) : NONE;
+  const required = isJsonObject(current) ? new Set([...at.inherited, ...objectView(schema, context.root).required]) : NONE;
   for (const keyword of ['anyOf', 'oneOf'] as const) {
     const branch = singleBranch(current, ownValue(schema, keyword), context.root);
-    if (branch !== undefined) current = normalizeNode(current, branch, context, path, depth + 1, required);
+    if (branch !== undefined) current = normalizeNode(current, branch, { context, path, depth: depth + 1, inherited: required });
   }
   return current;
 }
 
-function normalizeObject(value: JsonObject, schema: JsonSchema, context: Context, path: string, depth: number, inherited: ReadonlySet<string>): JsonObject {
+function normalizeObject(value: JsonObject, schema: JsonSchema, at: At): JsonObject {
+  const { context, path, depth, inherited } = at;
   const view = objectView(schema, context.root);
   const out: JsonObject = {};
   for (const [key, item] of Object.entries(value)) {
     const sub = propertySchema(view, key);
     const itemPath = appendPointer(path, key);
     if (sub === undefined) {
-      setOwn(out, key, cloneJson(item));
+      setJsonKey(out, key, cloneJson(item));
       continue;
     }
     // Models send `null` for "not given"; for an optional property that rejects null, leaving it out says the same.
@@ -116,7 +128,7 @@ function normalizeObject(value: JsonObject, schema: JsonSchema, context: Context
       context.changes.push({ path: itemPath, from: null, to: undefined, rule: 'drop_null_optional' });
       continue;
     }
-    setOwn(out, key, normalizeNode(item, sub, context, itemPath, depth + 1));
+    setJsonKey(out, key, normalizeNode(item, sub, { context, path: itemPath, depth: depth + 1, inherited: NONE }));
   }
   return out;
 }
@@ -142,7 +154,7 @@ function coerce(value: JsonValue, types: ReadonlySet<JsonType> | undefined): Coe
     }
     if ((types.has('object') && text.startsWith('{')) || (types.has('array') && text.startsWith('['))) {
       const parsed = readJsonText(text);
-      if (parsed !== undefined && ((types.has('object') && isJsonObject(parsed)) || (types.has('array') && Array.isArray(parsed)))) {
+      if ((types.has('object') && isJsonObject(parsed)) || (types.has('array') && Array.isArray(parsed))) {
         options.push({ value: parsed, rule: 'json_from_string' });
       }
     }
@@ -153,10 +165,10 @@ function coerce(value: JsonValue, types: ReadonlySet<JsonType> | undefined): Coe
 }
 
 /** Stringified JSON within the shape limits, or undefined: 1e400 must not become Infinity. */
-function readJsonText(text: string): JsonValue | undefined {
-  let value: JsonValue;
+function readJsonText(text: string): unknown {
+  let value: unknown;
   try {
-    value = parseJson(text) as JsonValue;
+    value = parseJson(text);
   } catch {
     return undefined;
   }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { allowedTypes, itemSchema, objectView, propertySchema, resolveSchema, typeAccepts } from './schema-view.ts';
-import { DEFINITIONS_SCHEMA, PYDANTIC_SCHEMA } from './test-schemas.ts';
+import { DEFINITIONS_SCHEMA, PYDANTIC_SCHEMA } from '../../test/support/test-schemas.ts';
 
 describe('schema-view', () => {
   it('resolves local refs, keeping sibling keywords', () => {

@@ -64,7 +64,7 @@ function withoutAnnotations(schema: JsonSchema): JsonSchema {
   return rest;
 }
 
-export function jsonTypeOf(value: JsonValue): Exclude<JsonType, 'integer'> {
+export function jsonTypeOf(value: unknown): Exclude<JsonType, 'integer'> {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   switch (typeof value) {
@@ -126,8 +126,8 @@ function ownTypes(schema: JsonSchema): Set<JsonType> | undefined {
     return set;
   }
   const enumValues = ownValue(schema, 'enum');
-  if (Array.isArray(enumValues)) return new Set(enumValues.map((v) => jsonTypeOf(v as JsonValue)));
-  if (Object.hasOwn(schema, 'const')) return new Set([jsonTypeOf(schema['const'] as JsonValue)]);
+  if (Array.isArray(enumValues)) return new Set(enumValues.map((v: unknown) => jsonTypeOf(v)));
+  if (Object.hasOwn(schema, 'const')) return new Set([jsonTypeOf(schema['const'])]);
   return undefined;
 }
 
@@ -169,7 +169,12 @@ export function objectView(node: unknown, root: JsonSchema, depth = 0): ObjectVi
 }
 
 function makeObjectView(node: unknown, root: JsonSchema, depth: number): ObjectView {
-  const view = { properties: new Map<string, unknown>(), required: new Set<string>(), patternProperties: [] as [RegExp, unknown][], additionalProperties: undefined as unknown };
+  const view: { properties: Map<string, unknown>; required: Set<string>; patternProperties: [RegExp, unknown][]; additionalProperties: unknown } = {
+    properties: new Map(),
+    required: new Set(),
+    patternProperties: [],
+    additionalProperties: undefined,
+  };
   const schema = resolveSchema(node, root);
   if (!isSchemaObject(schema) || depth > DEFAULT_MAX_SCHEMA_DEPTH) return view;
   const properties = ownValue(schema, 'properties');

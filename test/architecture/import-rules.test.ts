@@ -19,6 +19,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   gateway: ['core', 'orchestrator', 'gate', 'validation'],
   app: ['core', 'parsing', 'validation', 'gate', 'providers', 'tools', 'store', 'orchestrator', 'config', 'server', 'gateway'],
   cli: ['app', 'server', 'config', 'core'],
+  // The package's subpath entries (toolgate/server, toolgate/store/…): named re-exports only.
+  entries: ['core', 'parsing', 'validation', 'gate', 'providers', 'tools', 'store', 'orchestrator', 'config', 'server', 'gateway', 'app'],
 };
 
 const IMPORT_RE = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g;

@@ -10,17 +10,17 @@ import { fileURLToPath } from 'node:url';
 const STRATEGIES = fileURLToPath(new URL('../../src/orchestrator/strategies/', import.meta.url));
 const IMPORT_RE = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
-/** What a strategy file may import: the contract types, the conversation state, and its siblings. */
+/**
+ * What a strategy file may import: its siblings (the contract, strategy.ts, among
+ * them), core, and the run's state. Never a file of the pass (step/): the types a
+ * strategy sees of it are declared in the contract.
+ */
 const ALLOWED = [
   /^\.\/[a-z-]+\.ts$/,
   /^\.\.\/\.\.\/core\/index\.ts$/,
-  /^\.\.\/conversation-state\.ts$/,
-  // Types only (checked below): what a gate call and a turn return.
-  /^\.\.\/execute-tool-call\.ts$/,
-  /^\.\.\/finish-turn\.ts$/,
-  /^\.\.\/model-turn\.ts$/,
-  /^\.\.\/run-guard\.ts$/,
-  /^\.\.\/side-call\.ts$/,
+  /^\.\.\/state\/run-state\.ts$/,
+  // Types only (checked below): what a gate call returns.
+  /^\.\.\/(call\/)?execute-tool-call\.ts$/,
 ];
 
 const files = globSync('**/*.ts', { cwd: STRATEGIES })

@@ -28,7 +28,7 @@ describe('gateway tracing (in-memory exporter)', () => {
     trace.setGlobalTracerProvider(provider);
     toolgate = new Toolgate({ settings: resolveSettings({ servers: { echo: { command: process.execPath, args: [META_ECHO] } } }, {}, {}) });
     app = createGateway({ toolgate });
-    http = createServer((req, res) => void app.http.handle(req, res, { tenantId: 'acme', userId: 'alice' }, false));
+    http = createServer((req, res) => void app.http.handle(req, res, { tenantId: 'acme', userId: 'alice', dryRun: false }));
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
     const address = http.address();
     url = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}/mcp`;

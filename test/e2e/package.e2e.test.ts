@@ -194,6 +194,44 @@ console.log(JSON.stringify({ calls: parsed.calls.map((c) => ({ name: c.name, arg
     });
   });
 
+  test('the subpath entries load from the installed package: a store, the server, parsing, MCP sources', async () => {
+    const script = join(project, 'subpaths.mjs');
+    writeFileSync(
+      script,
+      `import { openSqliteRunStore } from 'toolgate/store/sqlite';
+import { MemoryRunStore } from 'toolgate/store/memory';
+import { PostgresRunStore, openPostgresRunStore } from 'toolgate/store/postgres';
+import { createHttpHandler, startHttpServer } from 'toolgate/server';
+import { parseModelText, deriveFormat } from 'toolgate/parsing';
+import { ToolRegistry, defineTool } from 'toolgate/mcp';
+import { MemoryRunStore as FromMain } from 'toolgate';
+const store = await openSqliteRunStore({ path: ${JSON.stringify(join(project, 'subpaths.db'))} });
+const run = await store.createRun({ input: 'hi', model: 'openai:m' });
+await store.close();
+const parsed = parseModelText('<tool_call>{"name":"ping","arguments":{}}</tool_call>', { tools: [{ name: 'ping', inputSchema: { type: 'object' } }] });
+const tool = defineTool({ name: 'ping', description: 'ping', effect: 'read', inputSchema: { type: 'object', properties: {} }, execute: async () => 'pong' });
+console.log(JSON.stringify({
+  run: typeof run.id,
+  sameClass: MemoryRunStore === FromMain,
+  functions: [openPostgresRunStore, createHttpHandler, startHttpServer, deriveFormat].map((f) => typeof f),
+  classes: [PostgresRunStore, ToolRegistry].map((c) => typeof c),
+  calls: parsed.calls.map((c) => c.name),
+  tool: tool.name,
+}));
+`,
+    );
+    const result = await sh(process.execPath, [script], { cwd: project });
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(JSON.parse(result.stdout), {
+      run: 'string',
+      sameClass: true,
+      functions: ['function', 'function', 'function', 'function'],
+      classes: ['function', 'function'],
+      calls: ['ping'],
+      tool: 'ping',
+    });
+  });
+
   test('the README library example runs as written (tools in code, an approval, the model behind OPENAI_BASE_URL)', async () => {
     const mock = await startMockOpenAI({
       responses: [
@@ -237,8 +275,8 @@ console.log(JSON.stringify({ calls: parsed.calls.map((c) => ({ name: c.name, arg
       types: ['node'],
     };
     // One compilation for the right uses and the wrong one (a tsc run checks all of @types/node, and that is most of its time):
-    // good.ts and the README example must have no error, bad.ts exactly the ones expected.
-    writeFileSync(join(ts, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['good.ts', 'readme.ts', 'bad.ts'] }));
+    // good.ts, subpaths.ts and the README example must have no error, bad.ts exactly the ones expected.
+    writeFileSync(join(ts, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['good.ts', 'subpaths.ts', 'readme.ts', 'bad.ts'] }));
     writeFileSync(join(ts, 'readme.ts'), `${readmeExample()}\nexport {};\n`);
     writeFileSync(
       join(ts, 'good.ts'),
@@ -253,6 +291,21 @@ const options: CreateToolgateOptions = {
   providers: { anthropic: { maxTokens: 2048, thinking: { budgetTokens: 1024 } }, ollama: { host: 'gpu-box', think: 'low' }, vllm: { type: 'openai', baseUrl: 'http://vllm:8000/v1' } },
 };
 export const used: [Toolgate, typeof onEvent, number, CreateToolgateOptions] = [toolgate, onEvent, parsed.calls.length, options];
+`,
+    );
+    writeFileSync(
+      join(ts, 'subpaths.ts'),
+      `import { openSqliteRunStore, type OpenSqliteRunStoreOptions } from 'toolgate/store/sqlite';
+import { openPostgresRunStore, type OpenPostgresRunStoreOptions } from 'toolgate/store/postgres';
+import { MemoryRunStore } from 'toolgate/store/memory';
+import { createHttpHandler, type HttpServerOptions } from 'toolgate/server';
+import { parseModelMessage, type CallFormat } from 'toolgate/parsing';
+import { ToolRegistry, defineTool, type ToolDefinition } from 'toolgate/mcp';
+import type { RunStore } from 'toolgate';
+const sqlite: OpenSqliteRunStoreOptions = { path: 'x.db' };
+export const stores: [Promise<RunStore>, RunStore, typeof openPostgresRunStore] = [openSqliteRunStore(sqlite), new MemoryRunStore(), openPostgresRunStore];
+export const rest: [typeof createHttpHandler, HttpServerOptions | undefined, number, CallFormat | undefined, typeof ToolRegistry, typeof defineTool, ToolDefinition | undefined, OpenPostgresRunStoreOptions | undefined] =
+  [createHttpHandler, undefined, parseModelMessage({ text: '' }).calls.length, undefined, ToolRegistry, defineTool, undefined, undefined];
 `,
     );
     // The declarations are real types, not `any`: a wrong use is an error.

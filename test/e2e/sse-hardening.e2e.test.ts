@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { draft, type RunEvent } from '../../src/core/events.ts';
 import type { Run } from '../../src/core/runs.ts';
 import { ZERO_USAGE } from '../../src/core/usage.ts';
-import { startTestServer, type TestServer, type TestServerOptions } from '../../src/server/test-server.ts';
+import { startTestServer, type TestServer, type TestServerOptions } from '../support/test-server.ts';
 import { MemoryRunStore } from '../../src/store/memory/memory-run-store.ts';
 import { parseSse, readSse, type SseMessage } from '../support/sse-client.ts';
 

@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { ToolgateError } from '../../core/index.ts';
+import { STRATEGY_NAMES, ToolgateError, describeError } from '../../core/index.ts';
+import { isOneOf } from '../../core/is-one-of.ts';
 import { formatConfigIssues } from '../../config/format-config-issues.ts';
 import { readConfigFile } from '../../config/load-config.ts';
 import { suiteSchema, type EvalSuite } from './suite-schema.ts';
@@ -34,7 +35,10 @@ export function loadSuite(file: string): EvalSuite & { file: string } {
     cases: suite.cases.map((c) => {
       const named = c.model;
       if (named === undefined) return c;
-      return { ...c, model: typeof named === 'string' ? model(named) : (Object.fromEntries(Object.entries(named).map(([s, m]) => [s, model(m ?? '')])) as typeof named) };
+      if (typeof named === 'string') return { ...c, model: model(named) };
+      const resolved: typeof named = {};
+      for (const [strategy, id] of Object.entries(named)) if (isOneOf(STRATEGY_NAMES, strategy) && id !== undefined) resolved[strategy] = model(id);
+      return { ...c, model: resolved };
     }),
   };
 }
@@ -47,7 +51,7 @@ function checkPatterns(suite: EvalSuite, file: string): void {
       try {
         new RegExp(source);
       } catch (error) {
-        problems.push(`cases[${i}] (${c.name}).${where}: not a regular expression: ${error instanceof Error ? error.message : String(error)}`);
+        problems.push(`cases[${i}] (${c.name}).${where}: not a regular expression: ${describeError(error)}`);
       }
     };
     if (c.expect.output?.matches !== undefined) check(c.expect.output.matches, 'expect.output.matches');

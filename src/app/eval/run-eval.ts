@@ -1,4 +1,4 @@
-import { ToolgateError, type Run } from '../../core/index.ts';
+import { ToolgateError, type Run, describeError } from '../../core/index.ts';
 import type { Toolgate } from '../toolgate.ts';
 import { checkRun, runCost } from './check-run.ts';
 import type { EvalCase, EvalSuite } from './suite-schema.ts';
@@ -64,10 +64,10 @@ export async function runEval(options: RunEvalOptions): Promise<CaseResult[]> {
   return results;
 }
 
-function caseModel(evalCase: EvalCase, strategy: string): string | undefined {
+function caseModel(evalCase: EvalCase, strategy: EvalSuite['matrix']['strategies'][number]): string | undefined {
   const model = evalCase.model;
   if (model === undefined || typeof model === 'string') return model;
-  return (model as Record<string, string | undefined>)[strategy];
+  return model[strategy];
 }
 
 async function runCase(options: {
@@ -109,7 +109,7 @@ async function runCase(options: {
       run = await toolgate.submitInput(run.id, { type: 'approval', toolCallId: pending.toolCallId, decision, userId: 'eval', ...(decision === 'reject' ? { reason: 'rejected by the eval suite' } : {}) });
     }
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = describeError(error);
     return { ...base, passed: false, failures: [`the run could not be made: ${message}`], runId: '', status: 'error', costUsd: 0, latencyMs: Math.round(performance.now() - started), steps: 0 };
   }
   const latencyMs = Math.round(performance.now() - started);

@@ -1,4 +1,4 @@
-import type { RunInput } from '../events.ts';
+import type { RunInput, ToolEffect } from '../events.ts';
 import type { JsonObject } from '../json.ts';
 import type { Run, RunStrategyLabel } from '../runs.ts';
 import type { ToolSpec } from '../tools.ts';
@@ -42,7 +42,7 @@ export interface IdempotencyOptions {
  * as untrusted.
  */
 export type TenantTool = ToolSpec & {
-  effect: 'read' | 'write';
+  effect: ToolEffect;
   available: boolean;
   approval: 'required' | 'auto' | 'never';
   injected: string[];

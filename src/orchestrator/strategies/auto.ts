@@ -3,6 +3,7 @@ import { planLoop } from './plan.ts';
 import { reactLoop } from './react.ts';
 import { safePoint } from './reflection.ts';
 import { routeBySignals, routeSignals, type Route } from './route-signals.ts';
+import { toolLine } from './tool-line.ts';
 import type { Strategy, StrategyContext, StrategyOutcome } from './strategy.ts';
 
 const ROUTES: readonly Route[] = ['answer', 'react', 'plan'];
@@ -69,11 +70,12 @@ async function route(ctx: StrategyContext): Promise<void> {
       {
         role: 'system',
         content: [
-          'You route requests for an assistant with tools. Reply with only a JSON object: {"route": "answer" | "react" | "plan", "reason": "<a few words>"}.',
+          'You route requests for an assistant with tools. ' +
+            'Reply with only a JSON object: {"route": "answer" | "react" | "plan", "reason": "<a few words>"}.',
           '- answer: no tool is needed (general knowledge, small talk, a question about the conversation).',
           '- react: one or two lookups with the tools.',
           '- plan: several steps, or anything that changes state (orders, writes, deletions).',
-          `Tools: ${ctx.toolDefinitions.map((t) => `${t.name}${ctx.writeTools.has(t.name) ? ' (changes state)' : ''}: ${t.description ?? ''}`).join('; ')}`,
+          `Tools: ${ctx.toolDefinitions.map((t) => toolLine(t, ctx.writeTools)).join('; ')}`,
         ].join('\n'),
       },
       { role: 'user', content: ctx.input },
@@ -112,7 +114,8 @@ function withEvidence(ctx: StrategyContext, chosen: Chosen): Routed {
   const best = [...candidates].sort((a, b) => b.passRate - a.passRate || a.avgCostUsd - b.avgCostUsd)[0];
   const route = best === undefined ? undefined : ROUTE_OF[best.strategy];
   if (best === undefined || route === undefined) return routed;
-  const results = `for ${intent} requests the eval results favour ${best.strategy} (${Math.round(best.passRate * 100)}% of ${best.runs} runs passed)`;
+  const passed = `${Math.round(best.passRate * 100)}% of ${best.runs} runs passed`;
+  const results = `for ${intent} requests the eval results favour ${best.strategy} (${passed})`;
   return {
     ...routed,
     route,

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { JsonObject } from '../../core/index.ts';
-import { readJsonReply } from '../side-call.ts';
+import type { JsonObject, ParsedToolCall } from '../../core/index.ts';
+import { readJsonReply } from '../step/side-call.ts';
 import { MAX_PLAN_STEPS, readPlan } from './plan-shape.ts';
 
-const reply = (text: string, calls: { name: string; arguments: string }[] = []) => ({ json: readJsonReply(text), answer: text.trim(), calls });
+const reply = (text: string, calls: ParsedToolCall[] = []) => ({ json: readJsonReply(text), answer: text.trim(), calls });
 
 describe('readPlan', () => {
   it('reads steps: tool calls (tool/action/name; arguments as an object or a JSON string) and reasoning steps', () => {
@@ -24,9 +24,9 @@ describe('readPlan', () => {
     assert.deepEqual(read, {
       ok: true,
       steps: [
-        { kind: 'tool', name: 'a', arguments: '{"x":1}', text: 'first' },
-        { kind: 'tool', name: 'b', arguments: '{"y": 2}' },
-        { kind: 'tool', name: 'c', arguments: '{}' },
+        { kind: 'tool', name: 'a', input: { x: 1 }, text: 'first' },
+        { kind: 'tool', name: 'b', raw: '{"y": 2}' },
+        { kind: 'tool', name: 'c', input: {} },
         { kind: 'reasoning', text: 'think' },
         { kind: 'reasoning', text: 'plain words are a reasoning step' },
       ],
@@ -36,24 +36,24 @@ describe('readPlan', () => {
   it("reads seed 000's {actions, final_answer} and a final_answer action", () => {
     assert.deepEqual(readPlan(reply('{"actions":[{"action":"getOrderBook","arguments":{}}],"final_answer":"x"}')), {
       ok: true,
-      steps: [{ kind: 'tool', name: 'getOrderBook', arguments: '{}' }],
+      steps: [{ kind: 'tool', name: 'getOrderBook', input: {} }],
       finalAnswer: 'x',
     });
     assert.deepEqual(readPlan(reply('{"actions":[{"action":"final_answer","arguments":{"answer":"done"}}]}')), { ok: true, steps: [], finalAnswer: 'done' });
   });
 
   it('finds the plan inside a code fence, prose or after a think block, and repairs sloppy JSON', () => {
-    const text = "<think>let me plan</think>Here is my plan:\n```json\n{'steps': [{'tool': 'a', 'arguments': {'q': 'x',},},],}\n```";
+    const text = '<think>let me plan</think>Here is my plan:\n' + "```json\n{'steps': [{'tool': 'a', 'arguments': {'q': 'x',},},],}\n```";
     const read = readPlan(reply(text));
     assert.equal(read.ok, true);
-    assert.deepEqual(read.ok ? read.steps : [], [{ kind: 'tool', name: 'a', arguments: '{"q":"x"}' }]);
+    assert.deepEqual(read.ok ? read.steps : [], [{ kind: 'tool', name: 'a', input: { q: 'x' } }]);
   });
 
   it('a bare array is the list of steps', () => {
     assert.deepEqual(readPlan(reply('Steps:\n[{"tool": "a", "arguments": {}}, {"thought": "then answer"}]')), {
       ok: true,
       steps: [
-        { kind: 'tool', name: 'a', arguments: '{}' },
+        { kind: 'tool', name: 'a', input: {} },
         { kind: 'reasoning', text: 'then answer' },
       ],
     });
@@ -65,10 +65,10 @@ describe('readPlan', () => {
 
   it('tool calls in the reply are the steps when there is no plan object; plain text is the final answer', () => {
     const calls = [
-      { name: 'a', arguments: '{}' },
-      { name: 'b', arguments: '{"k":1}' },
+      { id: 'plan_1_1', name: 'a', input: {} },
+      { id: 'plan_1_2', name: 'b', input: { k: 1 } },
     ];
-    assert.deepEqual(readPlan(reply('', calls)), { ok: true, steps: calls.map((c) => ({ kind: 'tool', ...c })) });
+    assert.deepEqual(readPlan(reply('', calls)), { ok: true, steps: calls.map((c) => ({ kind: 'tool', name: c.name, input: c.input })) });
     assert.deepEqual(readPlan(reply('Paris.')), { ok: true, steps: [], finalAnswer: 'Paris.', prose: true });
   });
 

@@ -1,17 +1,27 @@
-import { isJsonObject, type JsonObject, type JsonValue } from '../../core/index.ts';
+import { isJsonObject, type ArgumentsError, type JsonObject, type JsonValue, type ParsedToolCall } from '../../core/index.ts';
 
 /** At most this many steps in one plan. */
 export const MAX_PLAN_STEPS = 25;
 
-/** A step as the model wrote it, before the gate has seen it. */
-export type DraftStep = { kind: 'tool'; name: string; arguments: string; text?: string } | { kind: 'reasoning'; text: string };
+/**
+ * A step as the model wrote it, before the gate has seen it. A tool step's
+ * arguments: `input` when read already (an object in the plan, a call the side
+ * call read); else `raw`, the text the model wrote — a string in the plan, read
+ * once when the step is checked, or a call's text that could not be read, with
+ * `error` saying why, for the gate to answer.
+ */
+export type DraftStep =
+  | { kind: 'tool'; name: string; input: JsonObject; text?: string }
+  | { kind: 'tool'; name: string; raw: string; error?: ArgumentsError; text?: string }
+  | { kind: 'reasoning'; text: string };
 
 /** `prose`: the reply was plain text, taken as the final answer (no plan object, no call). */
 export type ReadPlan = { ok: true; steps: DraftStep[]; finalAnswer?: string; prose?: true } | { ok: false; error: string };
 
 /** The plan format the model is asked for (the seed format with `actions` is read too). */
 export const PLAN_FORMAT =
-  '{"steps": [{"tool": "<tool name>", "arguments": {…}, "why": "<optional>"}, {"thought": "<a reasoning step>"}], "final_answer": "<only when no tool is needed>"}';
+  '{"steps": [{"tool": "<tool name>", "arguments": {…}, "why": "<optional>"}, {"thought": "<a reasoning step>"}], ' +
+  '"final_answer": "<only when no tool is needed>"}';
 
 const FINAL_ACTIONS = new Set(['final_answer', 'finish', 'answer', 'respond']);
 
@@ -22,7 +32,7 @@ const FINAL_ACTIONS = new Set(['final_answer', 'finish', 'answer', 'respond']);
  * reply with neither is the final answer itself. Anything else is an error
  * that says what to fix.
  */
-export function readPlan(reply: { json: JsonObject | JsonValue[] | undefined; answer: string; calls: readonly { name: string; arguments: string }[] }): ReadPlan {
+export function readPlan(reply: { json: JsonObject | JsonValue[] | undefined; answer: string; calls: readonly ParsedToolCall[] }): ReadPlan {
   // A bare array is the list of steps.
   const json: JsonObject | undefined = Array.isArray(reply.json) ? { steps: reply.json } : reply.json;
   const list = json === undefined ? undefined : (json['steps'] ?? json['actions'] ?? json['plan']);
@@ -43,7 +53,7 @@ export function readPlan(reply: { json: JsonObject | JsonValue[] | undefined; an
   }
   if (reply.calls.length > 0) {
     if (reply.calls.length > MAX_PLAN_STEPS) return { ok: false, error: `the plan has ${reply.calls.length} steps; at most ${MAX_PLAN_STEPS} are allowed` };
-    return { ok: true, steps: reply.calls.map((c) => ({ kind: 'tool', name: c.name, arguments: c.arguments })) };
+    return { ok: true, steps: reply.calls.map((c): DraftStep => ('input' in c ? { kind: 'tool', name: c.name, input: c.input } : { kind: 'tool', name: c.name, raw: c.raw, error: c.error })) };
   }
   if (json === undefined && reply.answer !== '') return { ok: true, steps: [], finalAnswer: reply.answer, prose: true };
   return { ok: false, error: `the reply is not a plan. Reply with only a JSON object: ${PLAN_FORMAT}` };
@@ -60,11 +70,10 @@ function readStep(raw: JsonValue | undefined, i: number): DraftStep | { final: s
       const text = isJsonObject(args) ? textOf(args['answer'] ?? args['text'] ?? args['content'] ?? args['final_answer']) : textOf(args);
       return text === undefined ? `steps[${i}] is a final answer without text` : { final: text };
     }
-    let argText: string;
-    if (typeof args === 'string') argText = args;
-    else if (isJsonObject(args)) argText = JSON.stringify(args);
-    else return `steps[${i}].arguments must be an object`;
-    return { kind: 'tool', name: name.trim(), arguments: argText, ...(why === undefined ? {} : { text: why }) };
+    const step = { kind: 'tool' as const, name: name.trim(), ...(why === undefined ? {} : { text: why }) };
+    if (isJsonObject(args)) return { ...step, input: args };
+    if (typeof args === 'string') return { ...step, raw: args };
+    return `steps[${i}].arguments must be an object`;
   }
   const thought = textOf(raw['thought'] ?? raw['reasoning'] ?? raw['think'] ?? raw['note'] ?? raw['step']);
   if (thought !== undefined) return { kind: 'reasoning', text: thought };

@@ -1,4 +1,6 @@
-import { makePlan, runPlanSteps } from './plan.ts';
+import { finishCalls } from './finish-calls.ts';
+import { makePlan } from './make-plan.ts';
+import { runPlanSteps } from './plan-steps.ts';
 import { reflect, safePoint } from './reflection.ts';
 import type { Strategy, StrategyContext, StrategyOutcome } from './strategy.ts';
 
@@ -28,9 +30,8 @@ export async function reactLoop(ctx: StrategyContext, options: { reflect: boolea
         if (stop !== undefined) return stop;
         continue;
       }
-      const outcome = await ctx.finishTurn();
-      if (outcome.kind === 'waiting') return { kind: 'waiting' };
-      if (outcome.kind === 'direct') return { kind: 'completed', output: outcome.output };
+      const stop = await finishCalls(ctx);
+      if (stop !== undefined) return stop;
     }
     const point = await safePoint(ctx);
     if (point === 'reflected') continue;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readJsonReply } from '../side-call.ts';
+import { readJsonReply } from '../step/side-call.ts';
 import { readVerdict, reflectionPrompt } from './reflection.ts';
 
 const read = (text: string) => readVerdict(readJsonReply(text), text);

@@ -47,7 +47,7 @@ export function readVerdict(reply: JsonValue | undefined, text: string): { verdi
 function normalise(word: string): Verdict | undefined {
   const w = word.toLowerCase().replace(/[\s-]+/g, '_');
   const mapped = w === 're_plan' ? 'replan' : w === 'giveup' ? 'give_up' : w;
-  return (VERDICTS as readonly string[]).includes(mapped) ? (mapped as Verdict) : undefined;
+  return VERDICTS.find((verdict) => verdict === mapped);
 }
 
 /**

@@ -12,10 +12,12 @@ const CHANGE_VERBS = [
 ];
 // The base form only: requests ask in the imperative ("buy", "please cancel", "I want to send");
 // "cancelled orders", "transfers" and "shipping" describe things. After a determiner it is a noun ("the order book").
-const CHANGE_RE = new RegExp(`(?<!\\b(?:a|an|the|my|your|his|her|its|our|their|this|that|these|those|each|every|any|no|last|next|open)\\s+)\\b(${CHANGE_VERBS.join('|')})\\b`, 'gi');
+const DETERMINERS = 'a|an|the|my|your|his|her|its|our|their|this|that|these|those|each|every|any|no|last|next|open';
+const CHANGE_RE = new RegExp(`(?<!\\b(?:${DETERMINERS})\\s+)\\b(${CHANGE_VERBS.join('|')})\\b`, 'gi');
 /** Words that put steps in order: "then", "after that", a numbered list. */
 const SEQUENCE_RE = /\b(?:then|afterwards|after that|next|finally|and also)\b|^\s*(?:\d+[.)]|[-*•])\s+/gim;
-const SMALL_TALK_RE = /^\s*(?:hi|hello|hey|thanks|thank you|good (?:morning|evening|afternoon)|who are you|what can you do)\b[\s\S]{0,40}$/i;
+const GREETINGS = 'hi|hello|hey|thanks|thank you|good (?:morning|evening|afternoon)|who are you|what can you do';
+const SMALL_TALK_RE = new RegExp(String.raw`^\s*(?:${GREETINGS})\b[\s\S]{0,40}$`, 'i');
 /** Long requests usually hold several tasks. */
 const LONG_CHARS = 600;
 
@@ -50,7 +52,10 @@ export function routeBySignals(signals: RouteSignals, options: { tools: number; 
   return undefined;
 }
 
-/** A tool is mentioned by its name, or by its name's words in order ("get_spot_price" → "get spot price", "spot price"). */
+/**
+ * A tool is mentioned by its name, or by its name's words in order
+ * ("get_spot_price" → "get spot price", "spot price").
+ */
 function mentions(lower: string, name: string): boolean {
   if (lower.includes(name.toLowerCase())) return true;
   const words = nameWords(name);

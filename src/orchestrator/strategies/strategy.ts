@@ -1,24 +1,38 @@
-import type { EventDraft, JsonObject, Message, ModelToolDefinition, RawToolCall, RouterEvidence, RunPatch, RunSettings, RunStatus, StrategyName } from '../../core/index.ts';
-import type { ApprovalDecision, ConversationState } from '../conversation-state.ts';
-import type { CallOutcome, CallPreview } from '../execute-tool-call.ts';
-import type { TurnOutcome } from '../finish-turn.ts';
-import type { ModelTurnResult } from '../model-turn.ts';
-import type { GuardTrip } from '../run-guard.ts';
-import type { SideCallRequest, SideCallResult } from '../side-call.ts';
+import type {
+  EventDraft,
+  GuardCode,
+  JsonObject,
+  JsonValue,
+  Message,
+  ModelToolDefinition,
+  ParsedToolCall,
+  RawToolCall,
+  RouterEvidence,
+  RunPatch,
+  RunSettings,
+  RunStatus,
+  StrategyName,
+} from '../../core/index.ts';
+import type { ApprovalDecision, ConversationState } from '../state/run-state.ts';
+import type { CallOutcome, CallPreview } from '../call/execute-tool-call.ts';
+
+// The contract between the engine's pass (step/) and the strategies: every type a
+// strategy sees is declared here or comes from the floors below (call, log, state),
+// so a strategy needs nothing of the pass but this file.
+
+export type { PlanState } from '../state/run-state.ts';
 
 /**
  * The one way from a strategy to a tool: a closure the engine builds around
- * executeToolCall (parse → validate → gate → execute → record). A strategy
- * never holds a tool source, so no strategy can skip the gate — an
+ * executeToolCall (validate → gate → execute → record, on a call parsed once).
+ * A strategy never holds a tool source, so no strategy can skip the gate — an
  * architecture test keeps it so.
  */
-export type GateFn = (call: RawToolCall, options: GateCallOptions) => Promise<CallOutcome>;
+export type GateFn = (call: ParsedToolCall, options: GateCallOptions) => Promise<CallOutcome>;
 
 export interface GateCallOptions {
   step: number;
   approval?: ApprovalDecision | undefined;
-  /** The model hit its token limit in the call's turn. */
-  truncated?: boolean;
 }
 
 export interface TurnOptions {
@@ -33,6 +47,49 @@ export interface FinishOptions {
   only?: readonly string[];
   /** A decision that covers these calls (a whole plan was approved or rejected). */
   approval?: { decision: ApprovalDecision; calls: ReadonlySet<string> };
+}
+
+/** What one model step gave (see StrategyContext.modelTurn). */
+export interface ModelTurnResult {
+  /** Calls to execute (native or found in the text), parsed; empty = final answer. */
+  calls: ParsedToolCall[];
+  /** The answer text shown to the user. */
+  content: string;
+  truncated: boolean;
+}
+
+/** What a strategy asks of the model beside the conversation: a plan, a critique, a route. */
+export interface SideCallRequest {
+  purpose: 'plan' | 'reflect' | 'route';
+  /** The messages to send. */
+  messages: readonly Message[];
+  /** Offer the run's tools as native definitions (a plan may come as native calls). */
+  offerTools?: boolean;
+}
+
+export interface SideCallResult {
+  /** The step the call was recorded as. */
+  step: number;
+  text: string;
+  /** The text without reasoning (think blocks), trimmed. */
+  answer: string;
+  /** The reply's JSON object or array (fences, prose and think blocks around it ignored; repaired leniently). */
+  json: JsonObject | JsonValue[] | undefined;
+  /** Tool calls the reply made (native, or written as text in a known format), parsed once, with the ids its assistant_message records. */
+  calls: ParsedToolCall[];
+}
+
+/** How running the open turn's calls ended: go on, wait for a person, or a return-direct tool's answer. */
+export type TurnOutcome = { kind: 'continue' } | { kind: 'waiting' } | { kind: 'direct'; output: string };
+
+/** A limit the guard saw reached, and what the run does about it. */
+export interface GuardTrip {
+  code: GuardCode;
+  action: 'fail' | 'degrade' | 'warn' | 'reflect';
+  limit: number;
+  value: number;
+  message: string;
+  tool?: string;
 }
 
 /** What the engine says at a safe point between steps. */
@@ -72,8 +129,11 @@ export interface StrategyContext {
   finishTurn(options?: FinishOptions): Promise<TurnOutcome>;
   /** The gate, for strategies that call tools themselves. */
   readonly gate: GateFn;
-  /** The gate's verdict on a call without running it (a plan is checked as a whole with this). */
-  preview(call: RawToolCall, step: number): CallPreview;
+  /**
+   * The gate's verdict on a call without running it (a plan is checked as a whole with this).
+   * A call with its arguments as text (a string the model wrote in its plan) is read here, once.
+   */
+  preview(call: ParsedToolCall | RawToolCall, step: number): CallPreview;
   /** Records a result for calls of the open turn that will not be sent (a skipped or rejected plan step). */
   skip(callIds: readonly string[], code: 'skipped' | 'rejected', message: string): Promise<void>;
   /** Appends the strategy's own events, with a status change when `to` differs from the run's status. */

@@ -1,9 +1,8 @@
 import { scanRegion } from '../scanner.ts';
-import type { RepairKind } from '../types.ts';
 import type { Envelope, Payload } from './envelope.ts';
 import { DEFAULT_MAX_ENVELOPES, DEFAULT_MAX_TAG_HEAD, makeFinder, skipSpace, trimSpan } from './envelope.ts';
-import { brokenCloserEnd, foreignTokens, scanTokens, TOKEN_FAMILIES } from './token-families.ts';
-import type { FamilyToken } from './token-families.ts';
+import { brokenCloserEnd, foreignTokens, newTokenBlock, scanTokens, TOKEN_FAMILIES } from './token-families.ts';
+import type { FamilyToken, TokenBlock, TokenScan } from './token-families.ts';
 import { unreadText } from './unread-text.ts';
 
 /**
@@ -37,21 +36,19 @@ interface OpenCall {
   sep?: Token;
 }
 
-interface Block {
-  start: number;
-  end: number;
-  opened: boolean;
-  payloads: Payload[];
-  repairs: Set<RepairKind>;
-  lastOpen: boolean;
+/** `calls`/`call` and `begin`/`end` as the token spells them (the regex takes no other words). */
+function kindOf(m: RegExpExecArray): TokenKind | undefined {
+  if (FOREIGN.has(m[0])) return undefined;
+  if (m[1] === undefined) return 'sep';
+  const begin = m[2] === 'begin';
+  if (m[1] === 'calls') return begin ? 'calls_begin' : 'calls_end';
+  return begin ? 'call_begin' : 'call_end';
 }
 
+const TOKENS: TokenScan<TokenKind> = { re: TOKEN_RE, kindOf, max: 8 * DEFAULT_MAX_ENVELOPES };
+
 function tokens(text: string): Token[] {
-  const kindOf = (m: RegExpExecArray): TokenKind | undefined => {
-    if (FOREIGN.has(m[0])) return undefined;
-    return m[1] === undefined ? 'sep' : (`${m[1]}_${m[2] ?? ''}` as TokenKind);
-  };
-  return scanTokens(text, TOKEN_RE, kindOf, 8 * DEFAULT_MAX_ENVELOPES);
+  return scanTokens(text, TOKENS);
 }
 
 interface Finders {
@@ -118,7 +115,7 @@ export function findDeepSeekCalls(text: string): Envelope[] {
   const envelopes: Envelope[] = [];
   if (!text.includes('<｜tool') && !text.includes('<|tool')) return envelopes;
   const finders: Finders = { newline: makeFinder(text, '\n'), brace: makeFinder(text, '{'), fenceLine: makeFinder(text, `\n${FENCE_CLOSE}`) };
-  let block: Block | undefined;
+  let block: TokenBlock | undefined;
   let call: OpenCall | undefined;
   /** Ends the block at `end` (its last call's end when undefined); `closed` when its block closer came. */
   const flush = (end: number | undefined, closed: boolean): void => {
@@ -155,7 +152,7 @@ export function findDeepSeekCalls(text: string): Envelope[] {
   const finish = (contentEnd: number, closer: Token | undefined): void => {
     if (call === undefined) return;
     const read = readCall(text, call, { finders, contentEnd, end: closer?.end });
-    block ??= { start: call.begin.start, end: read.end, opened: false, payloads: [], repairs: new Set(), lastOpen: false };
+    block ??= newTokenBlock(call.begin.start, read.end, false);
     let end = read.end;
     block.lastOpen = false;
     if (closer === undefined) {
@@ -178,10 +175,10 @@ export function findDeepSeekCalls(text: string): Envelope[] {
     if (token.kind === 'calls_begin') {
       finish(token.start, undefined);
       flush(undefined, block?.opened !== true);
-      block = { start: token.start, end: token.end, opened: true, payloads: [], repairs: new Set(), lastOpen: false };
+      block = newTokenBlock(token.start, token.end, true);
     } else if (token.kind === 'call_begin') {
       finish(token.start, undefined);
-      block ??= { start: token.start, end: token.end, opened: false, payloads: [], repairs: new Set(), lastOpen: false };
+      block ??= newTokenBlock(token.start, token.end, false);
       call = { begin: token };
     } else if (token.kind === 'sep') {
       if (call !== undefined && call.sep === undefined) call.sep = token;

@@ -2,7 +2,7 @@ import { scanRegion } from '../scanner.ts';
 import type { RepairKind, Span } from '../types.ts';
 import type { Envelope, Payload } from './envelope.ts';
 import { DEFAULT_MAX_ENVELOPES, DEFAULT_MAX_TAG_HEAD, skipSpace, trimSpan } from './envelope.ts';
-import { alternation, brokenCloserEnd, scanTokens, TOKEN_FAMILIES } from './token-families.ts';
+import { brokenCloserEnd, TOKEN_FAMILIES, tokenScanner } from './token-families.ts';
 import type { FamilyToken } from './token-families.ts';
 import { unreadText } from './unread-text.ts';
 
@@ -32,7 +32,7 @@ const KINDS = new Map<string, TokenKind>([
   [H.return, 'terminator'],
 ]);
 
-const TOKEN_RE = new RegExp(alternation([...KINDS.keys()]), 'g');
+const tokens = tokenScanner(KINDS, 16 * DEFAULT_MAX_ENVELOPES);
 const RECIPIENT_RE = /(?:^|[\s>])to=([^\s<]+)/;
 const WORD_RE = /^\s*([^\s<]+)/;
 /** `to=functions.x` written before `<|channel|>` with no `<|start|>`: where the header begins. */
@@ -53,10 +53,6 @@ interface Header {
 interface Body {
   header: Header;
   start: number;
-}
-
-function tokens(text: string): Token[] {
-  return scanTokens(text, TOKEN_RE, (m) => KINDS.get(m[0]), 16 * DEFAULT_MAX_ENVELOPES);
 }
 
 /** The header before a `<|message|>` at `messageAt`, or undefined when nothing there reads as one. */

@@ -2,9 +2,9 @@ import { scanRegion } from '../scanner.ts';
 import type { RepairKind } from '../types.ts';
 import type { Envelope, Payload } from './envelope.ts';
 import { DEFAULT_MAX_ENVELOPES, skipSpace, trimSpan } from './envelope.ts';
-import { alternation, brokenCloserEnd, scanTokens, TOKEN_FAMILIES } from './token-families.ts';
+import { brokenCloserEnd, newTokenBlock, TOKEN_FAMILIES, tokenScanner } from './token-families.ts';
 import { unreadText } from './unread-text.ts';
-import type { FamilyToken } from './token-families.ts';
+import type { FamilyToken, TokenBlock } from './token-families.ts';
 
 /**
  * Kimi K2's special tokens:
@@ -28,27 +28,13 @@ const KINDS = new Map<string, TokenKind>([
   [K.callEnd, 'call_end'],
 ]);
 
-const TOKEN_RE = new RegExp(alternation([...KINDS.keys()]), 'g');
+const tokens = tokenScanner(KINDS, 8 * DEFAULT_MAX_ENVELOPES);
 
 type Token = FamilyToken<TokenKind>;
-
-interface Block {
-  start: number;
-  end: number;
-  opened: boolean;
-  payloads: Payload[];
-  repairs: Set<RepairKind>;
-  /** The last call had no closer. */
-  lastOpen: boolean;
-}
 
 interface OpenCall {
   begin: Token;
   argument?: Token;
-}
-
-function tokens(text: string): Token[] {
-  return scanTokens(text, TOKEN_RE, (m) => KINDS.get(m[0]), 8 * DEFAULT_MAX_ENVELOPES);
 }
 
 /** The end of the JSON string opening at `start` (just past its closing quote), or -1 when it does not close before `limit`. */
@@ -120,7 +106,7 @@ function readCall(text: string, call: OpenCall, bounds: { contentEnd: number; cl
 export function findKimiCalls(text: string): Envelope[] {
   const envelopes: Envelope[] = [];
   if (!text.includes('<|tool_call')) return envelopes;
-  let block: Block | undefined;
+  let block: TokenBlock | undefined;
   let call: OpenCall | undefined;
   /** Ends the block at `end` (its last call's end when undefined); `closed` when its section end came (or was never due). */
   const flush = (end: number | undefined, closed: boolean): void => {
@@ -157,7 +143,7 @@ export function findKimiCalls(text: string): Envelope[] {
     const begin = call.begin;
     call = undefined;
     if (read === undefined) return;
-    block ??= { start: begin.start, end: read.end, opened: false, payloads: [], repairs: new Set(), lastOpen: false };
+    block ??= newTokenBlock(begin.start, read.end, false);
     block.payloads.push(read.payload);
     block.end = read.end;
     block.lastOpen = read.repair === 'missing_closer';
@@ -169,7 +155,7 @@ export function findKimiCalls(text: string): Envelope[] {
       case 'section_begin':
         finish(token.start, undefined);
         flush(undefined, block?.opened !== true);
-        block = { start: token.start, end: token.end, opened: true, payloads: [], repairs: new Set(), lastOpen: false };
+        block = newTokenBlock(token.start, token.end, true);
         break;
       case 'call_begin':
         finish(token.start, undefined);

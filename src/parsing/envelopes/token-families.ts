@@ -1,3 +1,6 @@
+import type { RepairKind } from '../types.ts';
+import type { Payload } from './envelope.ts';
+
 /**
  * The exact special tokens of each token family, in one table, so that a
  * finder matches its own family's tokens and never another's: Kimi's
@@ -88,12 +91,20 @@ export interface FamilyToken<K extends string> {
   end: number;
 }
 
+/** How a family's tokens are found: `re` (global) matches them, `kindOf` names each match, at most `max` are read. */
+export interface TokenScan<K extends string> {
+  re: RegExp;
+  kindOf: (match: RegExpExecArray) => K | undefined;
+  max: number;
+}
+
 /**
- * A family's tokens in text order: the matches of `re` (global) that
- * `kindOf` names, except those written as inline code. Bounded by `max`: a
- * flood of tokens is cut where the envelope cap would cut it anyway.
+ * A family's tokens in text order: the matches that `kindOf` names, except
+ * those written as inline code. Bounded by `max`: a flood of tokens is cut
+ * where the envelope cap would cut it anyway.
  */
-export function scanTokens<K extends string>(text: string, re: RegExp, kindOf: (match: RegExpExecArray) => K | undefined, max: number): FamilyToken<K>[] {
+export function scanTokens<K extends string>(text: string, scan: TokenScan<K>): FamilyToken<K>[] {
+  const { re, kindOf, max } = scan;
   const out: FamilyToken<K>[] = [];
   for (const m of text.matchAll(re)) {
     if (out.length >= max) break;
@@ -102,6 +113,32 @@ export function scanTokens<K extends string>(text: string, re: RegExp, kindOf: (
     if (kind !== undefined && !isQuotedToken(text, m.index, end)) out.push({ kind, start: m.index, end });
   }
   return out;
+}
+
+/** The scanner of a family whose tokens are exact spellings, each of one kind (`kinds`: spelling → kind). */
+export function tokenScanner<K extends string>(kinds: ReadonlyMap<string, K>, max: number): (text: string) => FamilyToken<K>[] {
+  const scan: TokenScan<K> = { re: new RegExp(alternation([...kinds.keys()]), 'g'), kindOf: (m) => kinds.get(m[0]), max };
+  return (text) => scanTokens(text, scan);
+}
+
+/**
+ * The calls of one block of a token family (DeepSeek's calls block, Kimi's
+ * section) as they are read, token by token.
+ */
+export interface TokenBlock {
+  start: number;
+  end: number;
+  /** The block's own opener came (not only a call's). */
+  opened: boolean;
+  payloads: Payload[];
+  repairs: Set<RepairKind>;
+  /** The last call had no closer. */
+  lastOpen: boolean;
+}
+
+/** A block from `start` to `end` with nothing read in it yet. */
+export function newTokenBlock(start: number, end: number, opened: boolean): TokenBlock {
+  return { start, end, opened, payloads: [], repairs: new Set(), lastOpen: false };
 }
 
 /** A regular expression source matching any of `tokens` literally. */

@@ -37,8 +37,7 @@ function isCloser(open: Tag, tag: Tag): boolean {
 }
 
 function boundaryFrom(scope: Scope, open: Tag, from: number): number {
-  for (let j = from; j < scope.tags.length; j += 1) {
-    const tag = scope.tags[j] as Tag;
+  for (let j = from, tag = scope.tags[j]; tag !== undefined; j += 1, tag = scope.tags[j]) {
     if (isCloser(open, tag) || (!tag.closing && !tag.sentinel && tag.local === open.local && tag.ns === open.ns)) return j;
   }
   return -1;
@@ -101,7 +100,7 @@ function readCallsBlock(scope: Scope, block: Block, first: number): Read {
   const payloads = mergeCalls(calls, block.repairs, block.tags);
   const head = calls[0];
   const last = calls.at(-1);
-  const family = chooseFamily(block.open, head?.tags[0], head === undefined ? 'parameters' : bodyKind(head));
+  const family = chooseFamily(block.open, head?.open, head === undefined ? 'parameters' : bodyKind(head));
   if (block.closed || last === undefined) return finish(scope, block, { family, payloads });
   if (family.openEnded !== true) block.repairs.add('missing_closer');
   return finish(scope, block, { family, payloads, end: last.end });
@@ -194,7 +193,8 @@ function allowedBodies(open: Tag): Set<XmlFamily['body']> {
 /** A block opened by tags[i]; `tentative` when only asking whether it holds anything. */
 export function readBlock(scope: Scope, i: number, tentative: boolean): Read {
   const { text, tags } = scope;
-  const open = tags[i] as Tag;
+  const open = tags[i];
+  if (open === undefined) return { next: i + 1 };
   let boundary = boundaryFrom(scope, open, i + 1);
   if (boundary >= 0) boundary = jsonAware(scope, open, boundary);
   const end = tags[boundary];
@@ -215,8 +215,8 @@ export function readBlock(scope: Scope, i: number, tentative: boolean): Read {
   const bodies = allowedBodies(open);
   const first = text.charAt(body.start);
   if (bodies.has('json') && (first === '{' || first === '[' || text.startsWith('```', body.start))) return readJsonBlock(scope, block, body);
-  for (let k = i + 1; k < tags.length && (tags[k]?.start ?? Infinity) < block.content.end; k += 1) {
-    if (isCallOpener(tags[k] as Tag)) return readCallsBlock(scope, block, k);
+  for (let k = i + 1, tag = tags[k]; tag !== undefined && tag.start < block.content.end; k += 1, tag = tags[k]) {
+    if (isCallOpener(tag)) return readCallsBlock(scope, block, k);
   }
   const glm = bodies.has('glm') ? readGlmBlock(scope, block, body) : undefined;
   if (glm !== undefined) return glm;

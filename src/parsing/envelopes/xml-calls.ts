@@ -21,6 +21,8 @@ export interface CallRead {
   next: number;
   closed: boolean;
   repairs: Set<RepairKind>;
+  /** The call's opening tag (also the first of `tags`). */
+  open: Tag;
   /** The tags of the call (the family's namespaces are checked on them). */
   tags: Tag[];
   args: 'parameters' | 'json' | 'children' | 'none' | 'malformed';
@@ -103,11 +105,12 @@ function readArgs(text: string, tags: readonly Tag[], body: { from: number; star
   return undefined;
 }
 
-/** Reads the call opened by tags[i]; it cannot run past offset `end`. */
-export function readCall(text: string, tags: readonly Tag[], at: { i: number; end: number }): CallRead {
-  const open = tags[at.i] as Tag;
+/** Reads the call opened by tags[i]; it cannot run past offset `end`. Undefined when there is no tags[i]. */
+export function readCall(text: string, tags: readonly Tag[], at: { i: number; end: number }): CallRead | undefined {
+  const open = tags[at.i];
+  if (open === undefined) return undefined;
   const name = (open.local === 'function' ? equalsName(open.head) : attributeValue(open.head, 'name')) ?? '';
-  const call: CallRead = { payload: { kind: 'malformed', span: { start: open.start, end: open.end }, message: '' }, end: open.end, next: at.i + 1, closed: false, repairs: new Set(), tags: [open], args: 'malformed' };
+  const call: CallRead = { payload: { kind: 'malformed', span: { start: open.start, end: open.end }, message: '' }, end: open.end, next: at.i + 1, closed: false, repairs: new Set(), open, tags: [open], args: 'malformed' };
   let boundary = boundaryFrom(tags, at.i + 1, { local: open.local, end: at.end });
   const jsonStart = skipSpace(text, open.end, boundary < 0 ? at.end : (tags[boundary]?.start ?? at.end));
   if (text.charAt(jsonStart) === '{' && boundary >= 0) boundary = jsonAwareBoundary(text, tags, { jsonStart, first: boundary, local: open.local, end: at.end });

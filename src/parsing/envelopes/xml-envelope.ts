@@ -1,5 +1,5 @@
 import type { RepairKind, Span } from '../types.ts';
-import type { Envelope, EnvelopeFamily, Payload } from './envelope.ts';
+import type { Envelope, Payload } from './envelope.ts';
 import { DEFAULT_MAX_ENVELOPES } from './envelope.ts';
 import { isCallOpener, readCall } from './xml-calls.ts';
 import type { CallRead } from './xml-calls.ts';
@@ -36,7 +36,7 @@ export function chooseFamily(block: Tag | undefined, call: Tag | undefined, kind
     if (f.call?.local !== call?.local) return false;
     return call?.local !== 'function' || f.args === (kind === 'function_json' ? 'json' : 'parameters');
   });
-  let best = fits[0] ?? (XML_FAMILIES[0] as XmlFamily);
+  let best = fits[0] ?? XML_FAMILIES[0];
   let bestScore = -1;
   for (const f of fits) {
     const blockFits = block !== undefined && f.blocks.some((b) => b.open === spelled(block) || b.close.includes(spelled(block)));
@@ -75,7 +75,7 @@ export function envelope(scope: Scope, parts: { family: XmlFamily; span: Span; p
   if (namespaced(family, parts.tags)) repairs.add('namespaced_tags');
   const at = { end: span.end, next: parts.next, repairs };
   absorbSentinels(scope, family, at);
-  const env: Envelope = { family: family.family as EnvelopeFamily, span: { start: span.start, end: at.end }, strong: true, payloads: parts.payloads, unclosed: parts.unclosed };
+  const env: Envelope = { family: family.family, span: { start: span.start, end: at.end }, strong: true, payloads: parts.payloads, unclosed: parts.unclosed };
   if (repairs.size > 0) env.repairs = [...repairs];
   return { envelope: env, next: at.next };
 }
@@ -87,9 +87,10 @@ export function readCalls(scope: Scope, from: number, limit: { end: number; inBl
   let k = from;
   while (k < tags.length && calls.length < DEFAULT_MAX_ENVELOPES) {
     const call = readCall(text, tags, { i: k, end: limit.end });
+    if (call === undefined) break;
     calls.push(call);
     k = call.next;
-    while (limit.inBlock && k < tags.length && (tags[k]?.start ?? Infinity) < limit.end && !isCallOpener(tags[k] as Tag)) k += 1;
+    if (limit.inBlock) k = nextCallOpener(tags, k, limit.end);
     const tag = tags[k];
     if (tag === undefined || tag.start >= limit.end || !isCallOpener(tag)) break;
     if (!limit.inBlock && text.slice(call.end, tag.start).trim() !== '') break;
@@ -97,8 +98,15 @@ export function readCalls(scope: Scope, from: number, limit: { end: number; inBl
   return calls;
 }
 
+/** The first call opener from tags[k] on before offset `end`, or the first tag at or past `end` (or the end of the tags). */
+function nextCallOpener(tags: readonly Tag[], from: number, end: number): number {
+  let k = from;
+  for (let tag = tags[k]; tag !== undefined && tag.start < end && !isCallOpener(tag); tag = tags[k]) k += 1;
+  return k;
+}
+
 export function bodyKind(call: CallRead): BodyKind {
-  return call.args === 'json' && call.tags[0]?.local === 'function' ? 'function_json' : 'parameters';
+  return call.args === 'json' && call.open.local === 'function' ? 'function_json' : 'parameters';
 }
 
 export function mergeCalls(calls: readonly CallRead[], repairs: Set<RepairKind>, tags: Tag[]): Payload[] {

@@ -30,7 +30,8 @@ export interface XmlFamily {
 /** The DeepSeek V3.2 namespace (fullwidth bars) and the ASCII look-alike detokenisers produce. */
 export const DSML_NAMESPACES: readonly string[] = ['｜DSML｜', '|DSML|', '｜DSML|', '|DSML｜'];
 
-export const XML_FAMILIES: readonly XmlFamily[] = [
+/** Never empty: the first family is the fallback when no other fits. */
+export const XML_FAMILIES: readonly [XmlFamily, ...XmlFamily[]] = [
   // Hermes, Qwen2.5, Qwen3: <tool_call>{"name": …, "arguments": {…}}</tool_call>
   { family: 'tool_call_tag', namespaces: [''], blocks: [{ open: 'tool_call', close: ['tool_call'] }, { open: 'tool_calls', close: ['tool_calls'] }], body: 'json' },
   // Granite leaves <|tool_call|>[…] open; Phi-4-mini closes it with <|/tool_call|>.

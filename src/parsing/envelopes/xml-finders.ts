@@ -5,7 +5,6 @@ import { isCallOpener } from './xml-calls.ts';
 import type { Read, Scope } from './xml-envelope.ts';
 import { GLM_KEY, PARAMETER, XML_BLOCK_NAMES } from './xml-families.ts';
 import { lexTags } from './xml-grammar.ts';
-import type { Tag } from './xml-grammar.ts';
 import { readOrphanCalls, readOrphanGlm, readOrphanParameters } from './xml-orphans.ts';
 
 /**
@@ -22,8 +21,7 @@ export function findXmlCalls(text: string): Envelope[] {
   const scope: Scope = { text, tags: lexTags(text) };
   const { tags } = scope;
   let i = 0;
-  while (i < tags.length && envelopes.length < DEFAULT_MAX_ENVELOPES) {
-    const tag = tags[i] as Tag;
+  for (let tag = tags[i]; tag !== undefined && envelopes.length < DEFAULT_MAX_ENVELOPES; tag = tags[i]) {
     let read: Read = { next: i + 1 };
     if (!tag.closing && !tag.sentinel && XML_BLOCK_NAMES.has(tag.local)) read = readBlock(scope, i, false);
     else if (isCallOpener(tag)) read = readOrphanCalls(scope, i);

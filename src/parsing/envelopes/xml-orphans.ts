@@ -1,8 +1,6 @@
 import type { RepairKind } from '../types.ts';
 import type { Payload } from './envelope.ts';
-import type { CallRead } from './xml-calls.ts';
 import { PARAMETER, XML_BLOCK_NAMES } from './xml-families.ts';
-import type { Tag } from './xml-grammar.ts';
 import { readGlmPairs } from './xml-params.ts';
 import { bodyKind, chooseFamily, envelope, GLM_NAME_RE, mergeCalls, readCalls } from './xml-envelope.ts';
 import type { Read, Scope } from './xml-envelope.ts';
@@ -19,8 +17,9 @@ export function readOrphanCalls(scope: Scope, i: number): Read {
   const cached = scope.run?.from === i ? scope.run.calls : undefined;
   const calls = cached ?? readCalls(scope, i, { end: text.length, inBlock: false });
   delete scope.run;
-  const last = calls.at(-1) as CallRead;
-  const first = calls[0] as CallRead;
+  const last = calls.at(-1);
+  const first = calls[0];
+  if (first === undefined || last === undefined) return { next: i + 1 };
   const closer = tags[last.next];
   const start = tags[i]?.start ?? 0;
   if (closer !== undefined && closer.closing && XML_BLOCK_NAMES.has(closer.local) && text.slice(last.end, closer.start).trim() === '') {
@@ -28,14 +27,14 @@ export function readOrphanCalls(scope: Scope, i: number): Read {
     if (closer.broken) repairs.add('broken_closer');
     const tagsSeen = [closer];
     const payloads = mergeCalls(calls, repairs, tagsSeen);
-    const family = chooseFamily(closer, first.tags[0], bodyKind(first));
+    const family = chooseFamily(closer, first.open, bodyKind(first));
     return envelope(scope, { family, span: { start, end: closer.end }, payloads, unclosed: false, repairs, tags: tagsSeen, next: last.next + 1 });
   }
   // Alone: one envelope per call. An unclosed tag around unreadable text is prose.
   const call = first;
   const second = calls[1];
   if (second !== undefined) scope.run = { from: call.next, calls: calls.slice(1) };
-  const opener = call.tags[0] as Tag;
+  const opener = call.open;
   if (call.payload.kind === 'malformed' && (!call.closed || opener.local === 'invoke')) return { next: i + 1 };
   const repairs = new Set<RepairKind>(call.repairs);
   const family = chooseFamily(undefined, opener, bodyKind(call));
@@ -48,7 +47,8 @@ export function readOrphanCalls(scope: Scope, i: number): Read {
 /** GLM's `NAME` + `<arg_key>` pairs + `</tool_call>` with the opener lost: the name must start its line. */
 export function readOrphanGlm(scope: Scope, i: number): Read {
   const { text, tags } = scope;
-  const key = tags[i] as Tag;
+  const key = tags[i];
+  if (key === undefined) return { next: i + 1 };
   let nameEnd = key.start;
   while (nameEnd > 0 && nameEnd > key.start - 4 && /[ \t\r\n]/.test(text.charAt(nameEnd - 1))) nameEnd -= 1;
   let nameStart = nameEnd;
@@ -81,7 +81,8 @@ export function readOrphanParameters(scope: Scope, i: number): Read {
   while (j < tags.length && (tags[j]?.sentinel === true || tags[j]?.local === PARAMETER)) j += 1;
   const closer = tags[j];
   if (closer === undefined || !closer.closing || (closer.local !== 'invoke' && closer.local !== 'function')) return { next: i + 1 };
-  const first = tags[i] as Tag;
+  const first = tags[i];
+  if (first === undefined) return { next: i + 1 };
   const block = tags[j + 1];
   const blockCloser = block !== undefined && block.closing && XML_BLOCK_NAMES.has(block.local) && scope.text.slice(closer.end, block.start).trim() === '' ? block : undefined;
   const end = blockCloser?.end ?? closer.end;

@@ -1,5 +1,6 @@
 import type { JsonObject, JsonValue } from '../../core/json.ts';
-import { parseLenient, setJsonKey } from '../lenient-json.ts';
+import { setJsonKey } from '../../core/set-json-key.ts';
+import { parseLenient } from '../lenient-json.ts';
 import type { RepairKind } from '../types.ts';
 import { skipSpace } from './envelope.ts';
 import type { Finders } from './envelope.ts';

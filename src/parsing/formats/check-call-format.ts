@@ -1,3 +1,4 @@
+import { isRecord } from '../../core/json.ts';
 import type { ArgumentGrammar, CallFormat, NameSlot, TagSyntax, XmlParameters } from './call-format.ts';
 
 /**
@@ -14,10 +15,6 @@ const GRAMMARS = ['json', 'object_literal', 'xml', 'key_value'] as const;
 const SLOTS = ['field', 'key', 'marker', 'call'] as const;
 const FORMS = ['attribute', 'equals', 'child', 'tag'] as const;
 
-function isObject(value: unknown): value is Obj {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 class Checker {
   readonly problems: string[] = [];
 
@@ -28,7 +25,7 @@ class Checker {
   }
 
   object(value: unknown, path: string, what: string): Obj | undefined {
-    if (isObject(value)) return value;
+    if (isRecord(value)) return value;
     this.problems.push(`${path}: must be an object (${what}).`);
     return undefined;
   }
@@ -49,6 +46,16 @@ class Checker {
       return undefined;
     }
     return trimmed;
+  }
+
+  /** `{begin, end}` markers (a section, the reasoning): `begin` is required, `end` when `shape.endRequired`. */
+  markerPair(value: unknown, path: string, shape: { what: string; endRequired: boolean }): { begin: string | undefined; end: string | undefined } | undefined {
+    const raw = this.object(value, path, shape.what);
+    if (raw === undefined) return undefined;
+    this.unknownKeys(raw, path, ['begin', 'end']);
+    const begin = this.marker(raw['begin'], `${path}.begin`, { required: true });
+    const end = this.marker(raw['end'], `${path}.end`, { required: shape.endRequired });
+    return { begin, end };
   }
 
   name(value: unknown, path: string): NameSlot | undefined {
@@ -178,7 +185,7 @@ const TOP_KEYS = ['id', 'description', 'section', 'call', 'separator', 'name', '
 
 export function checkCallFormat(value: unknown, where: string): CallFormatCheck {
   const c = new Checker();
-  if (!isObject(value)) return { ok: false, problems: [`${where}: must be an object describing a call format (id, call, name, arguments…).`] };
+  if (!isRecord(value)) return { ok: false, problems: [`${where}: must be an object describing a call format (id, call, name, arguments…).`] };
   c.unknownKeys(value, where, TOP_KEYS);
   const id = value['id'];
   if (typeof id !== 'string' || id.trim() === '') c.problems.push(`${where}.id: missing; give the format a short name (shown in diagnostics).`);
@@ -186,13 +193,9 @@ export function checkCallFormat(value: unknown, where: string): CallFormatCheck 
   if (description !== undefined && typeof description !== 'string') c.problems.push(`${where}.description: must be a string.`);
   let section: CallFormat['section'];
   if (value['section'] !== undefined) {
-    const raw = c.object(value['section'], `${where}.section`, 'the markers around all the calls: {begin, end?}');
-    if (raw !== undefined) {
-      c.unknownKeys(raw, `${where}.section`, ['begin', 'end']);
-      const begin = c.marker(raw['begin'], `${where}.section.begin`, { required: true });
-      const end = c.marker(raw['end'], `${where}.section.end`, { required: false });
-      if (begin !== undefined) section = { begin, ...(end === undefined ? {} : { end }) };
-    }
+    const pair = c.markerPair(value['section'], `${where}.section`, { what: 'the markers around all the calls: {begin, end?}', endRequired: false });
+    const begin = pair?.begin;
+    if (begin !== undefined) section = { begin, ...(pair?.end === undefined ? {} : { end: pair.end }) };
   }
   let call: CallFormat['call'] | undefined;
   const rawCall = c.object(value['call'] ?? {}, `${where}.call`, 'the markers around each call: {begin, end?}');
@@ -216,13 +219,8 @@ export function checkCallFormat(value: unknown, where: string): CallFormatCheck 
   if (list !== undefined && typeof list !== 'boolean') c.problems.push(`${where}.list: must be true or false.`);
   let reasoning: CallFormat['reasoning'];
   if (value['reasoning'] !== undefined) {
-    const raw = c.object(value['reasoning'], `${where}.reasoning`, 'the markers around the reasoning: {begin, end}');
-    if (raw !== undefined) {
-      c.unknownKeys(raw, `${where}.reasoning`, ['begin', 'end']);
-      const begin = c.marker(raw['begin'], `${where}.reasoning.begin`, { required: true });
-      const end = c.marker(raw['end'], `${where}.reasoning.end`, { required: true });
-      if (begin !== undefined && end !== undefined) reasoning = { begin, end };
-    }
+    const pair = c.markerPair(value['reasoning'], `${where}.reasoning`, { what: 'the markers around the reasoning: {begin, end}', endRequired: true });
+    if (pair?.begin !== undefined && pair.end !== undefined) reasoning = { begin: pair.begin, end: pair.end };
   }
   if (c.problems.length > 0 || call === undefined || name === undefined || args === undefined || typeof id !== 'string') return { ok: false, problems: c.problems };
   const format: CallFormat = {

@@ -21,6 +21,12 @@ interface Anchor {
   end: number;
 }
 
+/** The envelope being read: whether it is a section (not a lone call), and the repairs made to it. */
+interface EnvelopeScope {
+  inSection: boolean;
+  repairs: Set<RepairKind>;
+}
+
 interface CallRead {
   payload: Payload;
   end: number;
@@ -139,16 +145,17 @@ class FormatScanner {
     let pos = inSection ? anchor.end : anchor.pos;
     let first = !inSection;
     let unclosed = false;
+    const scope: EnvelopeScope = { inSection, repairs };
     while (this.callsLeft > 0) {
       let call: CallRead;
       if (first) {
         first = false;
-        call = anchor.kind === 'call' ? this.readCall(anchor.pos, anchor.end, inSection, repairs) : this.readOrphan(anchor, start, repairs);
+        call = anchor.kind === 'call' ? this.readCall(anchor.pos, anchor.end, scope) : this.readOrphan(anchor, start, repairs);
       } else {
         const i = skipSpace(text, pos);
         const orphan = inSection ? this.orphanAt(i) : undefined;
         if (orphan !== undefined) call = this.readOrphan(orphan, orphan.kind === 'after' ? i : orphan.pos, repairs.add('missing_opener'));
-        else if (this.callStartsAt(i, inSection)) call = this.readCall(i, i + (this.callBegin?.length ?? 0), inSection, repairs);
+        else if (this.callStartsAt(i, inSection)) call = this.readCall(i, i + (this.callBegin?.length ?? 0), scope);
         else break;
       }
       const progressed = call.end > pos;
@@ -186,13 +193,14 @@ class FormatScanner {
 
   /** A call whose opener was eaten: found from its inner marker (`<function=`, or `[ARGS]` after its name). */
   private readOrphan(anchor: Anchor, start: number, repairs: Set<RepairKind>): CallRead {
-    if (anchor.kind === 'before') return this.readCall(anchor.pos, anchor.pos, false, repairs);
+    if (anchor.kind === 'before') return this.readCall(anchor.pos, anchor.pos, { inSection: false, repairs });
     const name = this.text.slice(start, anchor.pos);
     return this.readArguments({ start, argsFrom: anchor.end, name, after: anchor.kind === 'after' ? (this.after ?? '') : '', inSection: false }, repairs);
   }
 
   /** One call from its opener at `start` (its body from `from`). */
-  private readCall(start: number, from: number, inSection: boolean, repairs: Set<RepairKind>): CallRead {
+  private readCall(start: number, from: number, scope: EnvelopeScope): CallRead {
+    const { inSection, repairs } = scope;
     const text = this.text;
     let p = skipSpace(text, from);
     const opener = this.callBegin ?? this.sectionBegin ?? '';
@@ -202,7 +210,7 @@ class FormatScanner {
       if (!this.at(this.before, p)) {
         // Prose inside the call's envelope (`<tool_call>Let me check.<function=f>`): the name marker further on, still inside it.
         const q = this.hit(this.before, p);
-        if (q < 0 || q >= this.stopAt(p, inSection) || this.callBegin === undefined) return this.readBody(start, p, opener, { inSection, repairs });
+        if (q < 0 || q >= this.stopAt(p, inSection) || this.callBegin === undefined) return this.readBody(start, p, scope);
         p = q;
       }
       p = skipSpace(text, p + this.before.length);
@@ -211,14 +219,14 @@ class FormatScanner {
     let name: string;
     if (this.after !== undefined) {
       const q = indexInTagHead(text, this.after, p);
-      if (q < 0) return this.before === undefined ? this.readBody(start, p, opener, { inSection, repairs }) : this.malformed(start, p, `expected the tool name and then ${quoted(this.after)} after ${quoted(after)}`, inSection);
+      if (q < 0) return this.before === undefined ? this.readBody(start, p, scope) : this.malformed(start, p, { expected: `expected the tool name and then ${quoted(this.after)} after ${quoted(after)}`, inSection });
       // Anything odd in the name (`functions.x:0`, a leaked token) is cleaned, and recorded, with the name.
       name = text.slice(p, q).trim();
       p = q + this.after.length;
       after = this.after;
       if (this.tagEnd !== undefined) {
         const r = skipAttributes(text, p, this.tagEnd);
-        if (r < 0) return this.malformed(start, p, `attributes and then ${quoted(this.tagEnd)} after the tool name`, inSection);
+        if (r < 0) return this.malformed(start, p, { expected: `attributes and then ${quoted(this.tagEnd)} after the tool name`, inSection });
         p = r;
         after = this.tagEnd;
       }
@@ -227,7 +235,7 @@ class FormatScanner {
       name = text.slice(p, q);
       p = q;
     }
-    if (name === '') return this.malformed(start, p, `expected the tool name after ${quoted(after)}`, inSection);
+    if (name === '') return this.malformed(start, p, { expected: `expected the tool name after ${quoted(after)}`, inSection });
     const said = this.after === undefined ? `${after}${name}` : this.before !== undefined ? `${this.before}${name}${after}` : after;
     return this.readArguments({ start, argsFrom: p, name, after: said, inSection }, repairs);
   }
@@ -236,11 +244,13 @@ class FormatScanner {
    * A call whose body does not follow the format's name markers: the body up
    * to the call's closer is read in any call shape (a JSON call object, a
    * Python call, a name then arguments), as the built-in envelopes read
-   * theirs, and only for declared tools (resolve-format-call.ts).
+   * theirs, and only for declared tools (resolve-format-call.ts). What it
+   * follows is the call's opener.
    */
-  private readBody(start: number, from: number, after: string, where: { inSection: boolean; repairs: Set<RepairKind> }): CallRead {
-    const stop = this.stopAt(from, where.inSection, false);
-    const end = this.closeWith(this.callEnd, stop, where.repairs);
+  private readBody(start: number, from: number, scope: EnvelopeScope): CallRead {
+    const after = this.callBegin ?? this.sectionBegin ?? '';
+    const stop = this.stopAt(from, scope.inSection, false);
+    const end = this.closeWith(this.callEnd, stop, scope.repairs);
     const payload: Payload = { kind: 'format', format: this.f, span: { start, end }, args: { start: from, end: stop }, after, cut: false };
     return { payload, end, ok: true };
   }
@@ -276,7 +286,7 @@ class FormatScanner {
       const limit = stop < text.length && (closer !== undefined || (inSection && this.sectionEnd !== undefined)) ? stop : text.length;
       // A list is the whole section: its closer, not a bracket count thrown off by a raw quote, ends it.
       const whole = stop < text.length && (closer !== undefined || (this.f.list === true && inSection && this.sectionEnd !== undefined));
-      const scanned = open < 0 || open >= limit ? { end: limit, closed: false } : scanBalanced(text, open, limit, delimiters);
+      const scanned = open < 0 || open >= limit ? { end: limit, closed: false } : scanBalanced(text, { start: open, end: limit }, delimiters);
       if (scanned.closed) argsEnd = whole ? stop : scanned.end;
       else if (limit === text.length) cut = true;
     }
@@ -300,7 +310,8 @@ class FormatScanner {
     return pos;
   }
 
-  private malformed(start: number, pos: number, expected: string, inSection: boolean): CallRead {
+  private malformed(start: number, pos: number, problem: { expected: string; inSection: boolean }): CallRead {
+    const { expected, inSection } = problem;
     const stop = this.stopAt(pos, inSection);
     const end = this.callEnd !== undefined && this.at(this.callEnd, stop) ? stop + this.callEnd.length : stop;
     const bounded = end === this.text.length && this.callEnd === undefined ? pos : end;

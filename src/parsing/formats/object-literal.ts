@@ -2,7 +2,7 @@ import { isJsonObject } from '../../core/json.ts';
 import { parseLenient } from '../lenient-json.ts';
 import type { JsonValue } from '../../core/json.ts';
 import type { RepairKind, Span } from '../types.ts';
-import type { ArgsReading } from './read-arguments.ts';
+import type { ArgsReading } from './args-reading.ts';
 
 /**
  * JSON-like object literals: `{city:<escape>Paris<escape>, days:3}`

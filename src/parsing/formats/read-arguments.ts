@@ -1,10 +1,11 @@
-import type { JsonObject, JsonSchema } from '../../core/json.ts';
+import type { JsonSchema } from '../../core/json.ts';
 import { parseEnvelopedPythonicCalls } from '../pythonic.ts';
 import { repairArguments } from '../repair-arguments.ts';
-import type { RepairKind, Span } from '../types.ts';
+import type { Span } from '../types.ts';
+import type { ArgsReading } from './args-reading.ts';
 import type { ArgumentGrammar, XmlParameters } from './call-format.ts';
 import { readObjectLiteral } from './object-literal.ts';
-import { readXmlArguments, tagSyntax } from './xml-arguments.ts';
+import { readXmlArguments, xmlElement } from './xml-arguments.ts';
 
 /**
  * The argument grammars, few and shared: JSON, JSON-like object literals,
@@ -12,11 +13,6 @@ import { readXmlArguments, tagSyntax } from './xml-arguments.ts';
  * markup a grammar does not read is never dropped. `sniffArguments` tries
  * the format's own grammar first, then every other one.
  */
-
-export type ArgsReading =
-  | { ok: true; args: JsonObject; repairs: RepairKind[] }
-  /** `cut`: the span ends inside the arguments at the end of the text. */
-  | { ok: false; message: string; position: number; cut: boolean };
 
 /** The XML forms tried when sniffing, in the spellings models use. */
 export const XML_FORMS: readonly XmlParameters[] = [
@@ -48,15 +44,22 @@ export function readKeyValue(text: string, span: Span): ArgsReading {
   return { ok: true, args: only.arguments, repairs: [] };
 }
 
+/** How arguments are read: the grammar (for sniffing: the one tried first) and the tool's schema, when it has one. */
+export interface ArgsGrammar {
+  grammar: ArgumentGrammar;
+  schema?: JsonSchema | undefined;
+}
+
 /** Reads `span` in one grammar. */
-export function readArguments(text: string, span: Span, grammar: ArgumentGrammar, schema?: JsonSchema): ArgsReading {
+export function readArguments(text: string, span: Span, how: ArgsGrammar): ArgsReading {
+  const { grammar, schema } = how;
   switch (grammar.grammar) {
     case 'json':
       return readJsonArguments(text, span);
     case 'object_literal':
       return readObjectLiteral(text, span, grammar.stringDelimiters);
     case 'xml':
-      return readXmlArguments(text, span, grammar.parameters, schema);
+      return readXmlArguments(text, span, { parameters: grammar.parameters, schema });
     case 'key_value':
       return readKeyValue(text, span);
   }
@@ -85,13 +88,7 @@ export function describeGrammar(grammar: ArgumentGrammar): string {
       return 'as key=value pairs';
     case 'xml': {
       const p = grammar.parameters;
-      const s = tagSyntax(p.syntax);
-      const open = (tag: string, rest = ''): string => `${s.open}${tag}${rest}${s.end}`;
-      const close = (tag: string): string => `${s.close}${tag}${s.closeEnd}`;
-      if (p.form === 'attribute') return `as ${open(p.tag, ` ${p.attribute}="…"`)}value${close(p.tag)} elements`;
-      if (p.form === 'equals') return `as ${open(p.tag, '=…')}value${close(p.tag)} elements`;
-      if (p.form === 'child') return `as ${open(p.keyTag)}…${close(p.keyTag)}${open(p.valueTag)}value${close(p.valueTag)} pairs`;
-      return `as ${open('name')}value${close('name')} elements`;
+      return `as ${xmlElement(p, p.form === 'tag' ? 'name' : '…', 'value')} ${p.form === 'child' ? 'pairs' : 'elements'}`;
     }
   }
 }
@@ -103,11 +100,11 @@ export type SniffResult = (ArgsReading & { ok: true; grammar: ArgumentGrammar })
  * all of it. A failure is the own grammar's (its message and position), or
  * `cut` when any grammar found the text cut at its end.
  */
-export function sniffArguments(text: string, span: Span, own: ArgumentGrammar, schema?: JsonSchema): SniffResult {
+export function sniffArguments(text: string, span: Span, how: ArgsGrammar): SniffResult {
   let first: ArgsReading | undefined;
   let cut = false;
-  for (const grammar of grammarsToTry(own)) {
-    const read = readArguments(text, span, grammar, schema);
+  for (const grammar of grammarsToTry(how.grammar)) {
+    const read = readArguments(text, span, { grammar, schema: how.schema });
     if (read.ok) return { ...read, grammar };
     first ??= read;
     // A cut counts only from a grammar that read some of it as its own (an unclosed string of JSON, a value left open).

@@ -1,6 +1,6 @@
 import type { JsonObject, JsonValue } from '../../core/json.ts';
-import type { ArgumentGrammar, CallFormat, XmlParameters } from './call-format.ts';
-import { tagSyntax } from './xml-arguments.ts';
+import type { ArgumentGrammar, CallFormat } from './call-format.ts';
+import { xmlElement } from './xml-arguments.ts';
 
 /**
  * Writes calls the way a format says they are written: the inverse of the
@@ -36,21 +36,9 @@ function python(value: JsonValue): string {
   return JSON.stringify(value);
 }
 
-function xmlElement(key: string, value: JsonValue, params: XmlParameters): string {
-  const text = `\n${typeof value === 'string' ? value : JSON.stringify(value)}\n`;
-  const s = tagSyntax(params.syntax);
-  const open = (tag: string, rest = ''): string => `${s.open}${tag}${rest}${s.end}`;
-  const close = (tag: string): string => `${s.close}${tag}${s.closeEnd}`;
-  switch (params.form) {
-    case 'attribute':
-      return `${open(params.tag, ` ${params.attribute}="${key}"`)}${text}${close(params.tag)}`;
-    case 'equals':
-      return `${open(params.tag, `=${key}`)}${text}${close(params.tag)}`;
-    case 'child':
-      return `${open(params.keyTag)}${key}${close(params.keyTag)}${open(params.valueTag)}${text}${close(params.valueTag)}`;
-    case 'tag':
-      return `${open(key)}${text}${close(key)}`;
-  }
+/** A value as an XML element holds it: text as it is, anything else as JSON, with a layout line break on each side. */
+function elementText(value: JsonValue): string {
+  return `\n${typeof value === 'string' ? value : JSON.stringify(value)}\n`;
 }
 
 /** The arguments alone, in `grammar`. */
@@ -62,7 +50,7 @@ export function renderArguments(args: JsonObject, grammar: ArgumentGrammar): str
       return literal(args, grammar.stringDelimiters[0], grammar.unquotedKeys);
     case 'xml':
       return Object.entries(args)
-        .map(([key, value]) => xmlElement(key, value, grammar.parameters))
+        .map(([key, value]) => xmlElement(grammar.parameters, key, elementText(value)))
         .join('\n');
     case 'key_value':
       return Object.entries(args)
@@ -97,13 +85,18 @@ function renderBody(format: CallFormat, calls: readonly CallToRender[]): string 
   }
 }
 
+/** Array.isArray, told that a readonly list is what it finds (its own typing knows only mutable arrays). */
+function isCallList(call: CallToRender | readonly CallToRender[]): call is readonly CallToRender[] {
+  return Array.isArray(call);
+}
+
 /**
  * One or more calls as `format` writes them: in one call envelope when the
  * format writes a list, else one envelope per call, joined by the separator,
  * inside the section when there is one.
  */
 export function renderCall(format: CallFormat, call: CallToRender | readonly CallToRender[]): string {
-  const calls: readonly CallToRender[] = Array.isArray(call) ? call : [call as CallToRender];
+  const calls: readonly CallToRender[] = isCallList(call) ? call : [call];
   const groups = format.list === true ? [calls] : calls.map((c) => [c]);
   const envelopes = groups.map((group) => `${format.call.begin}${renderBody(format, group)}${format.call.end ?? ''}`);
   const body = envelopes.join(format.separator === undefined ? '\n' : `${format.separator}\n`);

@@ -3,7 +3,7 @@ import { charge, excerpt } from '../extract-context.ts';
 import type { Scope } from '../extract-context.ts';
 import { parseEnvelopedPythonicCalls } from '../pythonic.ts';
 import { resolveIntent } from '../resolve-intent.ts';
-import type { RepairKind, Span } from '../types.ts';
+import type { Span } from '../types.ts';
 import type { CallFormat } from './call-format.ts';
 import { quoted } from './find-format-calls.ts';
 import { describeGrammar, sniffArguments } from './read-arguments.ts';
@@ -107,9 +107,9 @@ export function resolveFormatCall(scope: Scope, payload: FormatPayload): void {
     else malformed(scope, payload, { expected: `${describeBody(format)} after ${quoted(payload.after)}`, position: args.start, why: 'no call reads there' });
     return;
   }
-  const read = sniffArguments(ctx.text, args, format.arguments, schemaOf(ctx.tools, name));
+  const read = sniffArguments(ctx.text, args, { grammar: format.arguments, schema: schemaOf(ctx.tools, name) });
   if (read.ok) {
-    emit(scope, payload.span, [{ name, args: read.args, repairs: read.repairs as RepairKind[] }]);
+    emit(scope, payload.span, [{ name, args: read.args, repairs: read.repairs }]);
     return;
   }
   if (read.cut && args.end === ctx.text.length) {

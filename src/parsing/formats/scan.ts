@@ -1,5 +1,6 @@
 import { DEFAULT_MAX_TAG_HEAD, skipSpace } from '../envelopes/envelope.ts';
 import { isQuotedToken } from '../envelopes/token-families.ts';
+import type { Span } from '../types.ts';
 
 /**
  * Small linear scans shared by the format reader: balanced brackets with
@@ -17,13 +18,14 @@ const OPEN: Record<string, string> = { '{': '}', '[': ']', '(': ')' };
 const CLOSERS = new Set(['}', ']', ')']);
 
 /**
- * From the bracket at `start`, where it closes: brackets inside strings
+ * From the bracket at `range.start`, where it closes: brackets inside strings
  * (`"…"` and `'…'` with backslash escapes, and `delimiters` pairs read raw)
- * do not count. One pass, never past `limit`.
+ * do not count. One pass, never past `range.end`.
  */
-export function scanBalanced(text: string, start: number, limit: number, delimiters: readonly (readonly [string, string])[] = []): Balanced {
+export function scanBalanced(text: string, range: Span, delimiters: readonly (readonly [string, string])[] = []): Balanced {
+  const limit = range.end;
   let depth = 0;
-  let i = start;
+  let i = range.start;
   while (i < limit) {
     const c = text.charAt(i);
     const pair = delimiters.find(([open]) => open !== '' && text.startsWith(open, i));

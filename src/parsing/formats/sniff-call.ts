@@ -90,6 +90,6 @@ export function sniffCall(text: string, span: Span, options: { tools: ReadonlyMa
   if (name === '' || !declared(tools, name)) return [];
   let argsStart = skipSpace(text, end, body.end);
   if (text.charAt(argsStart) === ':') argsStart = skipSpace(text, argsStart + 1, body.end);
-  const args = sniffArguments(text, { start: argsStart, end: body.end }, options.grammar ?? { grammar: 'json' }, schemaOf(tools, name));
+  const args = sniffArguments(text, { start: argsStart, end: body.end }, { grammar: options.grammar ?? { grammar: 'json' }, schema: schemaOf(tools, name) });
   return args.ok ? [{ name, args: args.args, repairs: args.repairs }] : [];
 }

@@ -11,7 +11,7 @@ const SYNTAX = { open: '<|open|>', end: '<|sep|>', close: '<|close|>' };
 const ATTRIBUTE: XmlParameters = { form: 'attribute', tag: 'argument', attribute: 'key', syntax: SYNTAX };
 
 function readAll(text: string, params: XmlParameters, schema?: Record<string, unknown>): ReturnType<typeof readXmlArguments> {
-  return readXmlArguments(text, { start: 0, end: text.length }, params, schema);
+  return readXmlArguments(text, { start: 0, end: text.length }, { parameters: params, schema });
 }
 
 describe('XML parameters in another tag syntax', () => {

@@ -1,11 +1,11 @@
-import type { JsonObject, JsonSchema, JsonValue } from '../../core/json.ts';
+import { isRecord, type JsonObject, type JsonSchema, type JsonValue } from '../../core/json.ts';
 import { createFinders, indexInTagHead, skipSpace } from '../envelopes/envelope.ts';
 import type { Finders } from '../envelopes/envelope.ts';
 import { attributeValue, typedValue, xmlValue } from '../envelopes/xml-params.ts';
-import { setJsonKey } from '../lenient-json.ts';
+import { setJsonKey } from '../../core/set-json-key.ts';
 import type { RepairKind, Span } from '../types.ts';
 import type { TagSyntax, XmlParameters } from './call-format.ts';
-import type { ArgsReading } from './read-arguments.ts';
+import type { ArgsReading } from './args-reading.ts';
 
 /**
  * XML parameter forms, read so that every element is consumed: text between
@@ -27,10 +27,10 @@ function unlayout(raw: string): string {
 
 function wantsText(schema: JsonSchema | undefined, key: string): boolean | undefined {
   const properties = schema?.['properties'];
-  if (typeof properties !== 'object' || properties === null) return undefined;
-  const property = (properties as Record<string, unknown>)[key];
-  if (typeof property !== 'object' || property === null) return undefined;
-  const type = (property as Record<string, unknown>)['type'];
+  if (!isRecord(properties)) return undefined;
+  const property = properties[key];
+  if (!isRecord(property)) return undefined;
+  const type = property['type'];
   if (type === 'string') return true;
   if (typeof type === 'string') return false;
   if (Array.isArray(type)) return type.includes('string') && type.length === 1;
@@ -38,7 +38,8 @@ function wantsText(schema: JsonSchema | undefined, key: string): boolean | undef
 }
 
 /** A value under the schema: text where it wants text, JSON where it wants more and the text reads as JSON. */
-export function schemaValue(raw: string, key: string, schema: JsonSchema | undefined, head = ''): JsonValue {
+export function schemaValue(raw: string, element: { key: string; head?: string }, schema: JsonSchema | undefined): JsonValue {
+  const { key, head = '' } = element;
   if (head !== '' && attributeValue(head, 'string') !== undefined) return typedValue(raw, head);
   const type = head === '' ? undefined : attributeValue(head, 'type');
   if (type === 'string') return unlayout(raw);
@@ -77,8 +78,29 @@ export function tagSyntax(syntax: TagSyntax | undefined): Required<TagSyntax> {
 /** The delimiters of ordinary XML. */
 export const DEFAULT_TAG_SYNTAX: Readonly<Required<TagSyntax>> = { open: '<', end: '>', close: '</', closeEnd: '>' };
 
-/** One element at `pos` of `text` (the span's own text: no search runs past it). */
-function element(text: string, pos: number, find: Finders, params: XmlParameters, atTextEnd: boolean): Step {
+/** One parameter element of the `p` form, in its tag syntax: `key` named as the form names it, `value` written as given. */
+export function xmlElement(p: XmlParameters, key: string, value: string): string {
+  const s = tagSyntax(p.syntax);
+  const open = (tag: string, rest = ''): string => `${s.open}${tag}${rest}${s.end}`;
+  const close = (tag: string): string => `${s.close}${tag}${s.closeEnd}`;
+  switch (p.form) {
+    case 'attribute':
+      return `${open(p.tag, ` ${p.attribute}="${key}"`)}${value}${close(p.tag)}`;
+    case 'equals':
+      return `${open(p.tag, `=${key}`)}${value}${close(p.tag)}`;
+    case 'child':
+      return `${open(p.keyTag)}${key}${close(p.keyTag)}${open(p.valueTag)}${value}${close(p.valueTag)}`;
+    case 'tag':
+      return `${open(key)}${value}${close(key)}`;
+  }
+}
+
+/**
+ * One element at `pos` of `text` (the span's own text: no search runs past it),
+ * read with the span's finders, in the `params` form; `atTextEnd` when the span ends the text.
+ */
+function element(text: string, pos: number, reader: { find: Finders; params: XmlParameters; atTextEnd: boolean }): Step {
+  const { find, params, atTextEnd } = reader;
   const limit = text.length;
   const s = tagSyntax(params.syntax);
   const fail = (message: string): Step => ({ ok: false, message, position: pos, cut: false });
@@ -138,19 +160,19 @@ function element(text: string, pos: number, find: Finders, params: XmlParameters
   return { ok: true, element: { key, head, valueStart: bodyStart, valueEnd: value.valueEnd, end: value.end }, repairs: value.repairs };
 }
 
-/** Reads `span` as elements of `params`' form, all of it. */
-export function readXmlArguments(text: string, span: Span, params: XmlParameters, schema: JsonSchema | undefined): ArgsReading {
+/** Reads `span` as elements of the `parameters` form, all of it; values are typed by the tool's `schema`. */
+export function readXmlArguments(text: string, span: Span, how: { parameters: XmlParameters; schema: JsonSchema | undefined }): ArgsReading {
+  const { schema } = how;
   const args: JsonObject = {};
   const repairs = new Set<RepairKind>();
   const local = text.slice(span.start, span.end);
-  const find = createFinders(local);
-  const atTextEnd = span.end === text.length;
+  const reader = { find: createFinders(local), params: how.parameters, atTextEnd: span.end === text.length };
   let pos = skipSpace(local, 0);
   while (pos < local.length) {
-    const step = element(local, pos, find, params, atTextEnd);
+    const step = element(local, pos, reader);
     if (!step.ok) return { ...step, position: span.start + step.position };
-    const { key, head, valueStart, valueEnd, end } = step.element;
-    setJsonKey(args, key, schemaValue(local.slice(valueStart, valueEnd), key, schema, head));
+    const { key, valueStart, valueEnd, end } = step.element;
+    setJsonKey(args, key, schemaValue(local.slice(valueStart, valueEnd), step.element, schema));
     for (const kind of step.repairs) repairs.add(kind);
     if (end <= pos) return { ok: false, message: 'an element could not be read', position: span.start + pos, cut: false };
     pos = skipSpace(local, end);

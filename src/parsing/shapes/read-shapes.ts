@@ -10,7 +10,7 @@ import { overlapsAny } from '../spans.ts';
 import { cleanToolName } from '../tool-names.ts';
 import type { RepairKind, Span } from '../types.ts';
 import { readStructure } from './shape-arguments.ts';
-import type { StructureReading } from './shape-arguments.ts';
+import type { Shape } from './shape-arguments.ts';
 import { skeletonTokenEnd } from './skeleton-tokens.ts';
 import { readToolTag } from './tool-tag.ts';
 
@@ -43,17 +43,6 @@ const SKELETON_WORD_RE = /^(?:functions?|tool)$/;
 const CONNECTOR_RE = /(?:with|using|json)(?=[ \t\n{(<])/y;
 /** A label line before the arguments (`Action Input:`, `Arguments:`, `Args:`). */
 const ARGS_LABEL_RE = /[A-Za-z][\w-]*(?:[ \t]+[\w-]+){0,2}[ \t]*:[ \t]*/y;
-
-interface Shape {
-  kind: RepairKind;
-  span: Span;
-  name: string;
-  reading: StructureReading;
-  /** How the name was cleaned (`functions.get_weather:0`). */
-  nameRepairs: RepairKind[];
-  /** In call position: a failure is a failed call; otherwise the shape is a mention. */
-  callPosition: boolean;
-}
 
 /** Longest text before a name on its line that can still be a label: longer is a sentence. */
 const MAX_PREFIX = 80;
@@ -273,4 +262,3 @@ export function readShapes(ctx: ExtractContext, acc: Accumulator, blocked: { nam
   return true;
 }
 
-export type { Shape };

@@ -5,12 +5,12 @@ import { GLM_KEY, PARAMETER } from '../envelopes/xml-families.ts';
 import { lexTags } from '../envelopes/xml-grammar.ts';
 import { readGlmPairs, readParameterTags, xmlValue } from '../envelopes/xml-params.ts';
 import type { ArgsRead } from '../envelopes/xml-params.ts';
-import { setJsonKey } from '../lenient-json.ts';
+import { setJsonKey } from '../../core/set-json-key.ts';
 import { parsePythonicCalls, pythonicCallsEnd } from '../pythonic.ts';
 import { readJson } from '../repair-json.ts';
 import { placeholderAt } from '../resolve-payload.ts';
 import { scanRegion } from '../scanner.ts';
-import type { RepairKind } from '../types.ts';
+import type { RepairKind, Span } from '../types.ts';
 
 /**
  * The argument structure written right after a tool's name, in any of the
@@ -25,6 +25,18 @@ export type StructureReading =
   | { status: 'read'; args: JsonObject; repairs: RepairKind[]; end: number }
   /** `cut`: the text ended inside it. `expected` says what a call there needs. */
   | { status: 'failed'; message: string; position: number; cut: boolean; end: number; expected: string };
+
+/** A tool name with an argument structure after it (or a tag named after the tool), as read-shapes.ts finds it. */
+export interface Shape {
+  kind: RepairKind;
+  span: Span;
+  name: string;
+  reading: StructureReading;
+  /** How the name was cleaned (`functions.get_weather:0`). */
+  nameRepairs: RepairKind[];
+  /** In call position: a failure is a failed call; otherwise the shape is a mention. */
+  callPosition: boolean;
+}
 
 export interface StructureOptions {
   /** The reply hit its length limit: nothing left open at the end is closed. */

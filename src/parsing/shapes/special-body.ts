@@ -52,7 +52,8 @@ export function findDelimiterTokens(text: string, span: Span): [string, string][
 }
 
 /** `name(key: "v", other: 1)`: keyword arguments written with colons, read as an object literal. */
-function colonArguments(text: string, span: Span, delimiters: readonly (readonly [string, string])[], declared: (name: string) => boolean): SniffedCall | undefined {
+function colonArguments(text: string, span: Span, sniff: { delimiters: readonly (readonly [string, string])[]; declared: (name: string) => boolean }): SniffedCall | undefined {
+  const { delimiters, declared } = sniff;
   const body = trimSpan(text, span);
   const end = nameEnd(text, body.start, body.end);
   const name = text.slice(body.start, end);
@@ -78,7 +79,7 @@ function failureOf(scope: Scope, span: Span, grammar: ArgumentGrammar): { positi
   const name = text.slice(body.start, end);
   let argsStart = skipSpace(text, end, body.end);
   if (text.charAt(argsStart) === ':') argsStart = skipSpace(text, argsStart + 1, body.end);
-  const args = sniffArguments(text, { start: argsStart, end: body.end }, grammar, schemaOf(ctx.tools, name));
+  const args = sniffArguments(text, { start: argsStart, end: body.end }, { grammar, schema: schemaOf(ctx.tools, name) });
   if (args.ok) return { position: body.end, message: 'text follows the arguments', cut: false, name };
   return { position: args.position, message: args.message, cut: args.cut && body.end === text.length, name };
 }
@@ -93,7 +94,7 @@ export function resolveSniffed(scope: Scope, payload: { span: Span; opener: stri
   const grammar: ArgumentGrammar = delimiters.length > 0 ? { grammar: 'object_literal', stringDelimiters: delimiters, unquotedKeys: true } : { grammar: 'json' };
   let calls = sniffCall(ctx.text, payload.span, { tools: ctx.tools, grammar });
   if (calls.length === 0) {
-    const colon = colonArguments(ctx.text, payload.span, delimiters, declaredIn(ctx.tools));
+    const colon = colonArguments(ctx.text, payload.span, { delimiters, declared: declaredIn(ctx.tools) });
     if (colon !== undefined) calls = [colon];
   }
   if (calls.length > 0) {

@@ -4,7 +4,7 @@ import { TOKEN_FAMILIES } from '../envelopes/token-families.ts';
 import { XML_FAMILIES } from '../envelopes/xml-families.ts';
 import { scanBalanced } from '../formats/scan.ts';
 import { cleanToolName } from '../tool-names.ts';
-import type { ToolRef } from '../types.ts';
+import type { Span, ToolRef } from '../types.ts';
 
 /**
  * Calls between special-token-like markers that no family lists
@@ -38,7 +38,7 @@ const NAME_WINDOW = 400;
  */
 const LISTED: ReadonlySet<string> = new Set(
   [
-    ...Object.values(TOKEN_FAMILIES).flatMap((family) => Object.values(family) as string[]),
+    ...Object.values(TOKEN_FAMILIES).flatMap((family): string[] => Object.values(family)),
     ...XML_FAMILIES.flatMap((family) => family.blocks.flatMap((block) => [`<${block.open}>`, ...block.close.map((close) => `</${close}>`)])),
   ],
 );
@@ -87,9 +87,10 @@ export function declaredIn(tools: ReadonlyMap<string, ToolRef>): Declared {
   return (name) => tools.has(name) || tools.has(cleanToolName(name, (n) => tools.has(n)).name);
 }
 
-/** Where the call structure starts inside a marker's body (past `call:`), or -1 when no declared tool's call starts there. */
-export function callStart(text: string, from: number, end: number, declared: Declared): number {
-  let pos = skipSpace(text, from, end);
+/** Where the call structure starts inside a marker's `body` (past `call:`), or -1 when no declared tool's call starts there. */
+export function callStart(text: string, body: Span, declared: Declared): number {
+  const { end } = body;
+  let pos = skipSpace(text, body.start, end);
   PREFIX_RE.lastIndex = pos;
   const prefix = PREFIX_RE.exec(text);
   if (prefix !== null && declared(nameAt(text, pos + prefix[0].length, end))) pos += prefix[0].length;
@@ -117,7 +118,7 @@ function structureEnd(text: string, start: number, limit: number): number {
     if (text.charAt(open) === ':') open = skipSpace(text, open + 1, limit);
   }
   if (!'[{('.includes(text.charAt(open)) || open >= limit) return limit;
-  const balanced = scanBalanced(text, open, limit);
+  const balanced = scanBalanced(text, { start: open, end: limit });
   return balanced.closed ? balanced.end : limit;
 }
 
@@ -144,7 +145,7 @@ export function findSpecialEnvelopes(text: string, tools: ReadonlyMap<string, To
     const bodyEnd = next?.start ?? text.length;
     // A closer (`</…>`, `…_end|>`, `…suffix|>`) ends a call; it never opens one.
     if (CLOSER_WORD_RE.test(opener.text) || opener.text.startsWith('</') || LISTED.has(opener.text)) continue;
-    const start = callStart(text, opener.end, bodyEnd, declared);
+    const start = callStart(text, { start: opener.end, end: bodyEnd }, declared);
     if (start < 0) continue;
     const closer = next !== undefined && pairs(opener.text, next.text) ? next : undefined;
     if (closer !== undefined) i += 1;

@@ -3,11 +3,10 @@ import type { JsonObject } from '../../core/json.ts';
 import { indexInTagHead, skipSpace } from '../envelopes/envelope.ts';
 import { readChildTags, xmlValue } from '../envelopes/xml-params.ts';
 import type { ExtractContext } from '../extract-context.ts';
-import { setJsonKey } from '../lenient-json.ts';
+import { setJsonKey } from '../../core/set-json-key.ts';
 import type { RepairKind, Span } from '../types.ts';
-import type { Shape } from './read-shapes.ts';
 import { DEFAULT_MAX_SHAPE_CHARS, readStructure } from './shape-arguments.ts';
-import type { StructureReading } from './shape-arguments.ts';
+import type { Shape, StructureReading } from './shape-arguments.ts';
 
 /**
  * A tag named after a declared tool: `<get_weather><city>Paris</city></get_weather>`,
@@ -44,8 +43,9 @@ function parameterNames(ctx: ExtractContext, name: string): ReadonlySet<string> 
   return new Set(Object.keys(properties));
 }
 
-function fail(message: string, position: number, end: number, cut = false): StructureReading {
-  return { status: 'failed', message, position, cut, end, expected: EXPECTED };
+/** A failed reading at `position`; the tag runs to `end`; `cut` when the text ended inside it. */
+function fail(message: string, at: { position: number; end: number; cut?: boolean }): StructureReading {
+  return { status: 'failed', message, position: at.position, cut: at.cut ?? false, end: at.end, expected: EXPECTED };
 }
 
 /** The inside of the tag: child tags, or any argument structure (JSON, XML parameters). */
@@ -55,14 +55,14 @@ function readInside(ctx: ExtractContext, inside: Span, closed: boolean): Structu
   if (start >= inside.end) return { status: 'read', args: {}, repairs: [], end: inside.end };
   if (text.startsWith('<parameter', start) || text.startsWith('<arg_key', start) || text.charAt(start) !== '<') {
     const reading = readStructure(text, start, { truncated: ctx.truncated });
-    if (reading === undefined) return fail('the tag holds text, not arguments', start, inside.end);
-    if (reading.status === 'read' && skipSpace(text, reading.end, inside.end) < inside.end) return fail('text after the arguments is not part of them', reading.end, inside.end);
+    if (reading === undefined) return fail('the tag holds text, not arguments', { position: start, end: inside.end });
+    if (reading.status === 'read' && skipSpace(text, reading.end, inside.end) < inside.end) return fail('text after the arguments is not part of them', { position: reading.end, end: inside.end });
     return reading;
   }
   const children = readChildTags(text, { start, end: inside.end });
   if (children.consumed < inside.end) {
     const cut = !closed && inside.end === text.length;
-    return fail('a child tag does not close, or text stands between the child tags', children.consumed, inside.end, cut && ctx.truncated);
+    return fail('a child tag does not close, or text stands between the child tags', { position: children.consumed, end: inside.end, cut: cut && ctx.truncated });
   }
   return { status: 'read', args: children.args, repairs: [...children.repairs], end: inside.end };
 }
@@ -99,8 +99,8 @@ export function readToolTag(ctx: ExtractContext, run: { start: number; end: numb
   const allowed = parameterNames(ctx, run.name);
   const stranger = allowed === undefined ? undefined : Object.keys(args).find((key) => !allowed.has(key));
   if (stranger !== undefined) {
-    return shape(fail(`"${stranger}" is not a parameter of "${run.name}" (its parameters: ${[...(allowed ?? [])].join(', ')})`, run.start, end), end);
+    return shape(fail(`"${stranger}" is not a parameter of "${run.name}" (its parameters: ${[...(allowed ?? [])].join(', ')})`, { position: run.start, end }), end);
   }
-  if (closeAt < 0 && ctx.truncated) return shape(fail('the text ends inside the tag', text.length, end, true), end);
+  if (closeAt < 0 && ctx.truncated) return shape(fail('the text ends inside the tag', { position: text.length, end, cut: true }), end);
   return shape({ ...reading, args }, end, closeAt < 0 ? ['missing_closer'] : []);
 }

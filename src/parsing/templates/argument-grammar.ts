@@ -9,7 +9,8 @@ export interface ArgumentsFound {
 }
 
 /** End of the balanced `open`…`close` group starting at `start` (strings in `"`/`'` skipped), or -1. */
-export function balancedEnd(text: string, start: number, open: string, close: string): number {
+export function balancedEnd(text: string, start: number, brackets: readonly [open: string, close: string]): number {
+  const [open, close] = brackets;
   let depth = 0;
   let quote = '';
   for (let i = start; i < text.length; i += 1) {
@@ -41,15 +42,16 @@ function jsonEquals(text: string, expected: Record<string, unknown>): boolean {
  * A `{…}` object holding the probe's one argument: JSON, or a JSON-like
  * literal whose string delimiters are read off the text around the value.
  */
-function objectArguments(text: string, key: string, value: string, expected: Record<string, unknown>): ArgumentsFound | undefined {
+function objectArguments(text: string, probe: { key: string; value: string }): ArgumentsFound | undefined {
+  const { key, value } = probe;
   const keyAt = text.indexOf(key);
   if (keyAt < 0) return undefined;
   const start = text.lastIndexOf('{', keyAt);
   if (start < 0) return undefined;
-  const end = balancedEnd(text, start, '{', '}');
+  const end = balancedEnd(text, start, ['{', '}']);
   if (end < 0) return undefined;
   const body = text.slice(start, end);
-  if (jsonEquals(body, expected)) return { grammar: { grammar: 'json' }, start, end };
+  if (jsonEquals(body, { [key]: value })) return { grammar: { grammar: 'json' }, start, end };
   const valueAt = body.indexOf(value);
   const colon = body.indexOf(':', body.indexOf(key) + key.length);
   if (valueAt < 0 || colon < 0 || colon > valueAt) return undefined;
@@ -107,11 +109,10 @@ function xmlArguments(text: string, key: string, value: string): ArgumentsFound 
  * (`tail`), given the probe's single argument `{key: value}`.
  */
 export function findArguments(tail: string, probe: { key: string; value: string }): ArgumentsFound | undefined {
-  const expected = { [probe.key]: probe.value };
   const trimmed = tail.trimStart();
   if (trimmed.startsWith('(')) {
     const start = tail.indexOf('(');
-    const end = balancedEnd(tail, start, '(', ')');
+    const end = balancedEnd(tail, start, ['(', ')']);
     const body = end > 0 ? tail.slice(start + 1, end - 1) : '';
     if (end > 0 && new RegExp(`^\\s*${probe.key}\\s*=`).test(body)) return { grammar: { grammar: 'key_value' }, start, end };
   }
@@ -119,10 +120,10 @@ export function findArguments(tail: string, probe: { key: string; value: string 
   const braceAt = tail.lastIndexOf('{', keyAt);
   const tagAt = tail.lastIndexOf('<', keyAt);
   if (braceAt >= 0 && braceAt >= tagAt) {
-    const found = objectArguments(tail, probe.key, probe.value, expected);
+    const found = objectArguments(tail, probe);
     if (found !== undefined) return found;
   }
-  return xmlArguments(tail, probe.key, probe.value) ?? otherTags(tail, probe.key, probe.value) ?? objectArguments(tail, probe.key, probe.value, expected);
+  return xmlArguments(tail, probe.key, probe.value) ?? otherTags(tail, probe.key, probe.value) ?? objectArguments(tail, probe);
 }
 
 /** XML parameters written with other tag delimiters (`<|open|>argument key="…"<|sep|>`). */

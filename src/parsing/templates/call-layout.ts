@@ -146,7 +146,7 @@ export function readCallLayout(renders: CallRenders): LayoutResult {
   if (fieldKey !== null || (keyOpen !== null && /^"\s*:/.test(tail))) {
     const objStart = fieldKey !== null ? head.lastIndexOf('{', fieldKey.index) : (keyOpen?.index ?? -1);
     const unit = head + a + cleanTail;
-    const objEnd = balancedEnd(unit, objStart, '{', '}');
+    const objEnd = balancedEnd(unit, objStart, ['{', '}']);
     if (objStart < 0 || objEnd < 0) return { ok: false, reason: 'the call looks like a JSON object but its braces do not balance' };
     let name: NameSlot = { slot: 'key' };
     if (fieldKey !== null) {

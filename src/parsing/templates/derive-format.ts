@@ -1,3 +1,4 @@
+import { describeError } from '../../core/describe-error.ts';
 import type { CallFormat } from '../formats/call-format.ts';
 import { readCallLayout } from './call-layout.ts';
 import { compileTemplate } from './render-template.ts';
@@ -84,6 +85,6 @@ export function deriveFormat(template: string, options: DeriveOptions = {}): Der
     return { ok: true, format, notes: [...notes, ...layout.notes] };
   } catch (error) {
     // The analysis itself is written not to throw; this keeps a run alive if it ever does.
-    return { ok: false, reason: `the template could not be analysed: ${error instanceof Error ? error.message : String(error)}` };
+    return { ok: false, reason: `the template could not be analysed: ${describeError(error)}` };
   }
 }

@@ -1,5 +1,5 @@
-import type { ArgumentGrammar, CallFormat, NameSlot, XmlParameters } from '../formats/call-format.ts';
-import { tagSyntax } from '../formats/xml-arguments.ts';
+import type { ArgumentGrammar, CallFormat, NameSlot } from '../formats/call-format.ts';
+import { xmlElement } from '../formats/xml-arguments.ts';
 
 const q = (text: string): string => JSON.stringify(text);
 
@@ -30,17 +30,6 @@ function argumentsInWords(grammar: ArgumentGrammar): string {
       return p.form === 'child' ? `per argument ${what}` : `one ${what} element per argument`;
     }
   }
-}
-
-/** One XML parameter element, in the parameters' own tag syntax. */
-function xmlElement(p: XmlParameters, key: string, value: string): string {
-  const s = tagSyntax(p.syntax);
-  const open = (tag: string, rest = ''): string => `${s.open}${tag}${rest}${s.end}`;
-  const close = (tag: string): string => `${s.close}${tag}${s.closeEnd}`;
-  if (p.form === 'attribute') return `${open(p.tag, ` ${p.attribute}="${key}"`)}${value}${close(p.tag)}`;
-  if (p.form === 'equals') return `${open(p.tag, `=${key}`)}${value}${close(p.tag)}`;
-  if (p.form === 'child') return `${open(p.keyTag)}${key}${close(p.keyTag)}${open(p.valueTag)}${value}${close(p.valueTag)}`;
-  return `${open(key)}${value}${close(key)}`;
 }
 
 function exampleArguments(grammar: ArgumentGrammar): string {

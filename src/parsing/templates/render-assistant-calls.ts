@@ -1,3 +1,4 @@
+import { describeError } from '../../core/describe-error.ts';
 import { pickRenderer } from './derive-format.ts';
 import type { DeriveOptions } from './derive-format.ts';
 import { findReasoning, stripLeadingReasoning } from './find-reasoning.ts';
@@ -24,7 +25,7 @@ export function renderAssistantCalls(template: string, calls: readonly ProbeCall
     const reasoning = findReasoning(picked.renderer, template);
     return { ok: true, text: stripLeadingReasoning(turn.text, reasoning.markers) };
   } catch (error) {
-    return { ok: false, reason: `the template could not be rendered: ${error instanceof Error ? error.message : String(error)}` };
+    return { ok: false, reason: `the template could not be rendered: ${describeError(error)}` };
   }
 }
 

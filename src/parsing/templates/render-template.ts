@@ -1,23 +1,7 @@
-import { Environment as JinjaEnvironment, Interpreter as JinjaInterpreter, Template } from '@huggingface/jinja';
-
-// The package's .d.ts re-exports its runtime through an extensionless path
-// that nodenext resolution does not follow, so the runtime classes arrive
-// untyped: the little used here is typed by hand.
-interface RuntimeValue {
-  type: string;
-  value: unknown;
-}
-type AstNode = { type: string } | undefined;
-interface Environment {
-  set(name: string, value: unknown): unknown;
-  lookupVariable(name: string): RuntimeValue;
-}
-interface InterpreterShape {
-  run(program: unknown): RuntimeValue;
-  evaluate(node: AstNode, env: Environment): RuntimeValue;
-}
-const Environment = JinjaEnvironment as unknown as new () => Environment;
-const Interpreter = JinjaInterpreter as unknown as new (env: Environment) => InterpreterShape;
+import { Template } from '@huggingface/jinja';
+import { describeError } from '../../core/describe-error.ts';
+import { Environment, Interpreter } from './jinja-runtime.ts';
+import type { AstNode, RuntimeValue, RuntimeValueClass } from './jinja-runtime.ts';
 
 /** Largest template accepted (published ones are under 50 kB). */
 export const DEFAULT_MAX_TEMPLATE_LENGTH = 512 * 1024;
@@ -57,9 +41,8 @@ class GuardedInterpreter extends Interpreter {
     this.maxLength = limits.maxLength;
     // Loops and `if`s render their bodies through renderBlock, which writes
     // text and nested blocks without going through evaluate: count there too.
-    const self = this as unknown as { renderBlock: (statements: unknown[], env: Environment) => string };
-    const renderBlock = self.renderBlock.bind(this);
-    self.renderBlock = (statements, env) => {
+    const renderBlock = this.renderBlock.bind(this);
+    this.renderBlock = (statements, env) => {
       this.tick(statements.length);
       return this.checked(renderBlock(statements, env));
     };
@@ -70,15 +53,15 @@ class GuardedInterpreter extends Interpreter {
     if (this.steps > this.maxSteps) throw new RenderLimitExceeded(`the template took more than ${this.maxSteps} steps to render`);
   }
 
-  private checked<T>(value: T): T {
-    const text = typeof value === 'string' ? value : (value as { value?: unknown }).value;
+  private checked<T extends string | RuntimeValue>(value: T): T {
+    const text = typeof value === 'string' ? value : value.value;
     if (typeof text === 'string' && text.length > this.maxLength) throw new RenderLimitExceeded(`the template produced a string longer than ${this.maxLength} characters`);
     return value;
   }
 
   override evaluate(node: AstNode, env: Environment): RuntimeValue {
     this.tick(1);
-    if (node?.type === COMPUTED) return (node as unknown as { value: RuntimeValue }).value;
+    if (node?.computedValue !== undefined) return node.computedValue;
     if (node?.type === 'TupleLiteral') return asList(super.evaluate(node, env));
     return this.checked(this.listMethod(node, env) ?? this.pythonOperator(node, env) ?? super.evaluate(node, env));
   }
@@ -91,25 +74,25 @@ class GuardedInterpreter extends Interpreter {
    */
   private pythonOperator(node: AstNode, env: Environment): RuntimeValue | undefined {
     if (node?.type !== 'BinaryExpression') return undefined;
-    const binary = node as unknown as { operator: { value: string }; left: AstNode; right: AstNode };
-    const operator = binary.operator.value;
+    const operator = node.operator?.value;
     if (operator !== '*' && operator !== 'in' && operator !== 'not in') return undefined;
-    const left = this.evaluate(binary.left, env);
-    const right = this.evaluate(binary.right, env);
+    const left = this.evaluate(node.left, env);
+    const right = this.evaluate(node.right, env);
     if (operator !== '*') {
-      if (left.type !== 'NullValue' || !Array.isArray(right.value)) return super.evaluate({ ...binary, left: computed(left), right: computed(right) } as unknown as AstNode, env);
-      const found = (right.value as RuntimeValue[]).some((item) => item.type === 'NullValue');
-      const BooleanValue = env.lookupVariable('true').constructor as new (value: boolean) => RuntimeValue;
+      if (left.type !== 'NullValue' || !Array.isArray(right.value)) return super.evaluate({ ...node, left: computed(left), right: computed(right) }, env);
+      const items: RuntimeValue[] = right.value;
+      const found = items.some((item) => item.type === 'NullValue');
+      const BooleanValue = env.lookupVariable('true').constructor;
       return new BooleanValue(operator === 'in' ? found : !found);
     }
     const [text, count] = left.type === 'StringValue' ? [left, right] : [right, left];
     if (text.type === 'StringValue' && count.type === 'IntegerValue' && typeof text.value === 'string' && typeof count.value === 'number') {
       const times = Math.max(0, count.value);
       if (text.value.length * times > this.maxLength) throw new RenderLimitExceeded(`the template produced a string longer than ${this.maxLength} characters`);
-      const StringValue = text.constructor as new (value: string) => RuntimeValue;
+      const StringValue = text.constructor;
       return new StringValue(text.value.repeat(times));
     }
-    return super.evaluate({ ...binary, left: computed(left), right: computed(right) } as unknown as AstNode, env);
+    return super.evaluate({ ...node, left: computed(left), right: computed(right) }, env);
   }
 
   /**
@@ -118,32 +101,25 @@ class GuardedInterpreter extends Interpreter {
    */
   private listMethod(node: AstNode, env: Environment): RuntimeValue | undefined {
     if (node?.type !== 'CallExpression') return undefined;
-    const call = node as unknown as { callee: MemberNode; args: AstNode[] };
-    const callee = call.callee;
-    if (callee.type !== 'MemberExpression' || callee.computed || callee.property.type !== 'Identifier') return undefined;
+    const callee = node.callee;
+    if (callee?.type !== 'MemberExpression' || callee.computed === true || callee.property?.type !== 'Identifier') return undefined;
     const method = callee.property.value;
-    if (!LIST_METHODS.has(method)) return undefined;
+    if (typeof method !== 'string' || !LIST_METHODS.has(method)) return undefined;
     const target = super.evaluate(callee.object, env);
     if (target.type !== 'ArrayValue' || !Array.isArray(target.value)) return undefined;
-    const items = target.value as unknown[];
-    const values = call.args.map((a) => super.evaluate(a, env));
+    const items: RuntimeValue[] = target.value;
+    const values = (node.args ?? []).map((a) => super.evaluate(a, env));
     const none = env.lookupVariable('none');
-    if (method === 'append' && values[0] !== undefined) items.push(values[0]);
-    else if (method === 'extend' && values[0] !== undefined && Array.isArray(values[0].value)) items.push(...(values[0].value as unknown[]));
+    const [first] = values;
+    if (method === 'append' && first !== undefined) items.push(first);
+    else if (method === 'extend' && first !== undefined && Array.isArray(first.value)) items.push(...first.value);
     else if (method === 'pop') {
-      const at = typeof values[0]?.value === 'number' ? values[0].value : items.length - 1;
+      const at = typeof first?.value === 'number' ? first.value : items.length - 1;
       const [removed] = items.splice(at < 0 ? items.length + at : at, 1);
-      return (removed as RuntimeValue | undefined) ?? none;
+      return removed ?? none;
     }
     return none;
   }
-}
-
-interface MemberNode {
-  type: string;
-  computed: boolean;
-  object: AstNode;
-  property: { type: string; value: string };
 }
 
 const LIST_METHODS = new Set(['append', 'extend', 'pop']);
@@ -151,7 +127,7 @@ const LIST_METHODS = new Set(['append', 'extend', 'pop']);
 /** A node standing for a value already evaluated. */
 const COMPUTED = 'ComputedValue';
 function computed(value: RuntimeValue): AstNode {
-  return { type: COMPUTED, value } as unknown as AstNode;
+  return { type: COMPUTED, computedValue: value };
 }
 
 /**
@@ -160,7 +136,8 @@ function computed(value: RuntimeValue): AstNode {
  */
 function asList(value: RuntimeValue): RuntimeValue {
   if (value.type !== 'TupleValue') return value;
-  const ListValue = Object.getPrototypeOf(value.constructor) as new (items: unknown) => RuntimeValue;
+  // A tuple's class extends the list class.
+  const ListValue: RuntimeValueClass = Object.getPrototypeOf(value.constructor);
   return new ListValue(value.value);
 }
 
@@ -199,6 +176,16 @@ export interface ParsedTemplate {
   readonly parsedTemplate: true;
 }
 
+/** What compileTemplate hands out: the parsed program, behind the opaque ParsedTemplate. */
+class CompiledProgram implements ParsedTemplate {
+  readonly parsedTemplate = true;
+  readonly program: unknown;
+
+  constructor(program: unknown) {
+    this.program = program;
+  }
+}
+
 /** A parsed template, or why it could not be parsed. */
 export type CompiledTemplate = { ok: true; template: ParsedTemplate } | { ok: false; reason: string };
 
@@ -206,20 +193,20 @@ export function compileTemplate(source: string): CompiledTemplate {
   if (source.length > DEFAULT_MAX_TEMPLATE_LENGTH) return { ok: false, reason: `the template is ${source.length} characters long; at most ${DEFAULT_MAX_TEMPLATE_LENGTH} are read` };
   if (source.trim() === '') return { ok: false, reason: 'the template is empty' };
   try {
-    return { ok: true, template: new Template(source) as unknown as ParsedTemplate };
+    const parsed: unknown = new Template(source).parsed;
+    return { ok: true, template: new CompiledProgram(parsed) };
   } catch (error) {
     return { ok: false, reason: `the template does not parse as Jinja: ${errorText(error)}` };
   }
 }
 
 function errorText(error: unknown): string {
-  if (error instanceof RangeError) return 'it recursed too deeply';
-  return error instanceof Error ? error.message : String(error);
+  return error instanceof RangeError ? 'it recursed too deeply' : describeError(error);
 }
 
 /** Renders with the variables a chat template expects; never throws. */
 export function renderTemplate(parsed: ParsedTemplate, variables: Record<string, unknown>, limits: RenderLimits = {}): RenderResult {
-  const template = parsed as unknown as Template;
+  if (!(parsed instanceof CompiledProgram)) return { ok: false, reason: 'the template was not compiled by compileTemplate' };
   const env = new Environment();
   const globals: Record<string, unknown> = {
     false: false, true: true, none: null, False: false, True: true, None: null,
@@ -232,7 +219,7 @@ export function renderTemplate(parsed: ParsedTemplate, variables: Record<string,
   try {
     for (const [key, value] of Object.entries({ ...globals, ...variables })) env.set(key, value);
     const interpreter = new GuardedInterpreter(env, { maxSteps: limits.maxSteps ?? DEFAULT_MAX_RENDER_STEPS, maxLength: limits.maxRenderLength ?? DEFAULT_MAX_RENDER_LENGTH });
-    const result = interpreter.run(template.parsed);
+    const result = interpreter.run(parsed.program);
     const text = typeof result.value === 'string' ? result.value : '';
     return { ok: true, text };
   } catch (error) {

@@ -51,17 +51,6 @@ function assistantWithCalls(calls: readonly ProbeCall[], argumentsAs: 'object' |
   };
 }
 
-function render(template: ParsedTemplate, messages: unknown[], generation: boolean, options: TurnOptions, extra: Record<string, unknown> = {}): TurnResult {
-  return renderTemplate(template, {
-    messages,
-    tools: toolList(options.tools),
-    add_generation_prompt: generation,
-    bos_token: options.bosToken ?? '',
-    eos_token: options.eosToken ?? '',
-    ...extra,
-  });
-}
-
 /**
  * Text the model writes for one assistant turn: the turn rendered after the
  * user message, minus the generation prompt (the prompt already holds it)
@@ -75,10 +64,20 @@ export interface TurnRenderer {
 }
 
 export function createTurnRenderer(template: ParsedTemplate, options: TurnOptions, context: Record<string, unknown> = {}): { ok: true; renderer: TurnRenderer } | { ok: false; reason: string } {
+  /** The conversation `messages` rendered with the probe's tools and `context`; `generation`: with the generation prompt. */
+  const render = (messages: unknown[], generation: boolean): TurnResult =>
+    renderTemplate(template, {
+      messages,
+      tools: toolList(options.tools),
+      add_generation_prompt: generation,
+      bos_token: options.bosToken ?? '',
+      eos_token: options.eosToken ?? '',
+      ...context,
+    });
   const user = { role: 'user', content: PROBE_USER };
-  const prompt = render(template, [user], true, options, context);
+  const prompt = render([user], true);
   if (!prompt.ok) return prompt;
-  const plain = render(template, [user, { role: 'assistant', content: PROBE_CONTENT }], false, options, context);
+  const plain = render([user, { role: 'assistant', content: PROBE_CONTENT }], false);
   if (!plain.ok) return plain;
   const contentAt = plain.text.lastIndexOf(PROBE_CONTENT);
   if (contentAt < 0) return { ok: false, reason: 'the template does not render the content of an assistant message' };
@@ -86,7 +85,7 @@ export function createTurnRenderer(template: ParsedTemplate, options: TurnOption
   // The end-of-turn's first token (`<|im_end|>`, `</s>`): some templates write
   // it, or more after it, where a plain answer ends differently.
   const endToken = markerPiecesFirst(endOfTurn);
-  const userOnly = render(template, [user], false, options, context);
+  const userOnly = render([user], false);
   const generation = userOnly.ok ? prompt.text.slice(snapBack(prompt.text, commonPrefix(prompt.text, userOnly.text))) : '';
   // `keep`: the call names, which the cut at the end token must not drop
   // (GigaChat ends the empty answer with `<|message_sep|>` and writes the
@@ -106,11 +105,11 @@ export function createTurnRenderer(template: ParsedTemplate, options: TurnOption
   const renderer: TurnRenderer = {
     generationPrompt: generation,
     withCalls(calls, extra = {}) {
-      const full = render(template, [user, assistantWithCalls(calls, options.argumentsAs, extra)], false, options, context);
+      const full = render([user, assistantWithCalls(calls, options.argumentsAs, extra)], false);
       return full.ok ? { ok: true, text: isolate(full.text, calls.map((c) => c.name)) } : full;
     },
     withContent(content, extra = {}) {
-      const full = render(template, [user, { role: 'assistant', content, ...extra }], false, options, context);
+      const full = render([user, { role: 'assistant', content, ...extra }], false);
       return full.ok ? { ok: true, text: isolate(full.text) } : full;
     },
   };

@@ -4,8 +4,8 @@ import type { FinishReason, ModelResponse } from '../../core/ports/model-adapter
 import { newId } from '../../core/runs.ts';
 import type { RawToolCall } from '../../core/tools.ts';
 import type { Usage } from '../../core/usage.ts';
-import { DEFAULT_MAX_TOOL_CALLS, limitExceeded } from '../shared/limits.ts';
-import { argumentsText, asObject, previewJson } from '../shared/wire.ts';
+import { DEFAULT_MAX_TOOL_CALLS, tooManyToolCalls } from '../shared/limits.ts';
+import { argumentsText, asObject, modelResponse, previewJson, type WireReadOptions } from '../shared/wire.ts';
 import type { ThinkingBlock } from './to-wire.ts';
 
 /** The wire's token counts, as far as they were reported. */
@@ -76,25 +76,18 @@ export function thinkingProviderData(blocks: readonly ThinkingBlock[]): JsonObje
 
 /** The parts of a response every path builds the same way (a whole message, or a finished stream). */
 export function buildResponse(input: { text: string; reasoning: string; toolCalls: RawToolCall[]; stopReason: unknown; usage: WireUsage; thinking: readonly ThinkingBlock[] }): ModelResponse {
-  const response: ModelResponse = { text: input.text, toolCalls: input.toolCalls, finishReason: finishReasonOf(input.stopReason, input.toolCalls.length) };
-  const usage = toUsage(input.usage);
-  if (usage !== undefined) response.usage = usage;
-  if (input.reasoning !== '') response.reasoning = input.reasoning;
-  const providerData = thinkingProviderData(input.thinking);
-  if (providerData !== undefined) response.providerData = providerData;
-  return response;
-}
-
-export interface ParseMessageOptions {
-  /** Named in errors. */
-  url: string;
-  maxToolCalls?: number;
-  /** The config key named in limit messages. */
-  provider?: string;
+  return modelResponse({
+    text: input.text,
+    toolCalls: input.toolCalls,
+    finishReason: finishReasonOf(input.stopReason, input.toolCalls.length),
+    usage: toUsage(input.usage),
+    reasoning: input.reasoning,
+    providerData: thinkingProviderData(input.thinking),
+  });
 }
 
 /** A complete non-streamed Messages API `message` body → ModelResponse. */
-export function parseMessage(body: unknown, options: ParseMessageOptions): ModelResponse {
+export function parseMessage(body: unknown, options: WireReadOptions): ModelResponse {
   const maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
   const root = asObject(body);
   const content = root?.['content'];
@@ -111,9 +104,7 @@ export function parseMessage(body: unknown, options: ParseMessageOptions): Model
     if (block['type'] === 'text' && typeof block['text'] === 'string') {
       text += block['text'];
     } else if (block['type'] === 'tool_use') {
-      if (toolCalls.length >= maxToolCalls) {
-        throw limitExceeded({ option: 'maxToolCalls', limit: maxToolCalls, what: 'the number of tool calls in the answer', ...(options.provider === undefined ? {} : { provider: options.provider }) });
-      }
+      if (toolCalls.length >= maxToolCalls) throw tooManyToolCalls({ limit: maxToolCalls, provider: options.provider });
       const id = block['id'];
       toolCalls.push({
         id: typeof id === 'string' && id !== '' ? id : newId('toolu'),

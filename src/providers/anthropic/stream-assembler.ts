@@ -3,8 +3,9 @@ import type { ModelResponse } from '../../core/ports/model-adapter.ts';
 import { newId } from '../../core/runs.ts';
 import type { RawToolCall } from '../../core/tools.ts';
 import { providerMessageOf } from '../shared/http-errors.ts';
-import { DEFAULT_MAX_TOOL_CALLS, limitExceeded, type AssemblerOptions } from '../shared/limits.ts';
+import type { AssemblerOptions } from '../shared/limits.ts';
 import { RetryableFailure } from '../shared/request-loop.ts';
+import { StreamAssembly } from '../shared/stream-assembly.ts';
 import { argumentsText, asObject, previewJson } from '../shared/wire.ts';
 import { buildResponse, readUsage, thinkingBlockOf, type WireUsage } from './from-wire.ts';
 import type { ThinkingBlock } from './to-wire.ts';
@@ -35,33 +36,16 @@ export type StreamAssemblerOptions = AssemblerOptions;
  * parsing and repair belong to src/parsing/. Unknown event types are ignored,
  * as the API documents that new ones may appear.
  */
-export class StreamAssembler {
-  readonly #onTextDelta: ((text: string) => void) | undefined;
-  readonly #maxToolCalls: number;
-  readonly #provider: string | undefined;
+export class StreamAssembler extends StreamAssembly {
   readonly #slots = new Map<number, Slot>();
   readonly #calls: PendingCall[] = [];
   readonly #thinking: ThinkingBlock[] = [];
   readonly #usage: WireUsage = {};
-  #text = '';
-  #reasoning = '';
   #stopReason: unknown;
-  #delivered = false;
   #finished = false;
 
-  constructor(options: StreamAssemblerOptions = {}) {
-    this.#onTextDelta = options.onTextDelta;
-    this.#maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
-    this.#provider = options.provider;
-  }
-
-  /** True once a text delta reached the caller: from then on a retry would duplicate output. */
-  get delivered(): boolean {
-    return this.#delivered;
-  }
-
   /** True once message_stop arrived: the answer is complete. */
-  get finished(): boolean {
+  override get finished(): boolean {
     return this.#finished;
   }
 
@@ -96,25 +80,24 @@ export class StreamAssembler {
     }
   }
 
-  finish(): ModelResponse {
+  override finish(): ModelResponse {
     const toolCalls: RawToolCall[] = this.#calls.map((c) => ({
       id: c.id === '' ? newId('toolu') : c.id,
       name: c.name,
       // No fragments (or only empty ones): the start block's input, normally {}.
       arguments: c.partial !== '' ? c.partial : argumentsText(c.input),
     }));
-    return buildResponse({ text: this.#text, reasoning: this.#reasoning, toolCalls, stopReason: this.#stopReason, usage: this.#usage, thinking: this.#thinking });
+    const { text, reasoning } = this;
+    return buildResponse({ text, reasoning, toolCalls, stopReason: this.#stopReason, usage: this.#usage, thinking: this.#thinking });
   }
 
   #startBlock(index: unknown, block: Record<string, unknown> | undefined): void {
     if (typeof index !== 'number' || block === undefined) return;
     if (block['type'] === 'text') {
       this.#slots.set(index, { type: 'text' });
-      if (typeof block['text'] === 'string') this.#pushText(block['text']);
+      if (typeof block['text'] === 'string') this.pushText(block['text']);
     } else if (block['type'] === 'tool_use') {
-      if (this.#calls.length >= this.#maxToolCalls) {
-        throw limitExceeded({ option: 'maxToolCalls', limit: this.#maxToolCalls, what: 'the number of tool calls in the answer', ...(this.#provider === undefined ? {} : { provider: this.#provider }) });
-      }
+      this.roomForCall(this.#calls.length);
       const call: PendingCall = {
         id: typeof block['id'] === 'string' ? block['id'] : '',
         name: typeof block['name'] === 'string' ? block['name'] : '',
@@ -128,7 +111,7 @@ export class StreamAssembler {
       if (thinking === undefined) return;
       this.#thinking.push(thinking);
       if (thinking.type === 'thinking') {
-        this.#reasoning += thinking.thinking;
+        this.reasoning += thinking.thinking;
         this.#slots.set(index, { type: 'thinking', block: thinking });
       }
     }
@@ -139,14 +122,14 @@ export class StreamAssembler {
     const slot = typeof index === 'number' ? this.#slots.get(index) : undefined;
     switch (delta['type']) {
       case 'text_delta':
-        if (typeof delta['text'] === 'string') this.#pushText(delta['text']);
+        if (typeof delta['text'] === 'string') this.pushText(delta['text']);
         break;
       case 'input_json_delta':
         if (slot?.type === 'tool_use' && typeof delta['partial_json'] === 'string') slot.call.partial += delta['partial_json'];
         break;
       case 'thinking_delta':
         if (typeof delta['thinking'] !== 'string') break;
-        this.#reasoning += delta['thinking'];
+        this.reasoning += delta['thinking'];
         if (slot?.type === 'thinking' && slot.block.type === 'thinking') slot.block.thinking += delta['thinking'];
         break;
       case 'signature_delta':
@@ -155,15 +138,6 @@ export class StreamAssembler {
         break;
       default:
       // citations_delta and delta types added later.
-    }
-  }
-
-  #pushText(text: string): void {
-    if (text === '') return;
-    this.#text += text;
-    if (this.#onTextDelta !== undefined) {
-      this.#delivered = true;
-      this.#onTextDelta(text);
     }
   }
 
@@ -177,11 +151,11 @@ export class StreamAssembler {
     const kind = typeof errorType === 'string' ? errorType : 'error';
     const message = providerMessageOf(root);
     const status = RETRYABLE_STREAM_ERRORS[kind];
-    if (status !== undefined && !this.#delivered) {
+    if (status !== undefined && !this.delivered) {
       const bodyText = JSON.stringify({ type: 'error', error: { type: kind, message } });
       return new RetryableFailure({ status, bodyText, cause: new Error(`${kind} mid-stream: ${message}`) });
     }
-    const after = this.#delivered ? ' after text was delivered, so it was not retried' : '';
+    const after = this.delivered ? ' after text was delivered, so it was not retried' : '';
     return new ToolgateError(STREAM_ERROR_CODES[kind] ?? 'model_error', `the model failed mid-stream${after} (${kind}): ${message}`, {
       details: { providerMessage: message, errorType: kind },
     });

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Message } from '../../core/messages.ts';
 import type { ModelRequest } from '../../core/ports/model-adapter.ts';
-import { DEFAULT_ANTHROPIC_MAX_TOKENS, inputOf, thinkingBlocksOf, toWireBody, toWireBodyText, toWireMessages } from './to-wire.ts';
+import { argumentsObject as inputOf } from '../shared/wire.ts';
+import { DEFAULT_ANTHROPIC_MAX_TOKENS, thinkingBlocksOf, toWireBody, toWireBodyText, toWireMessages } from './to-wire.ts';
 
 const ask = (over: Partial<ModelRequest> = {}): ModelRequest => ({ messages: [{ role: 'user', content: 'Price?' }], tools: [], stream: false, ...over });
 

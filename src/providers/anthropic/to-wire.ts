@@ -1,9 +1,8 @@
 import type { JsonObject } from '../../core/json.ts';
 import type { AssistantMessage, Message } from '../../core/messages.ts';
-import { parseJson } from '../../core/parse-json.ts';
 import type { ModelRequest, ModelToolDefinition } from '../../core/ports/model-adapter.ts';
 import { bodyText, ToolsJson } from '../shared/tools-json.ts';
-import { asObject } from '../shared/wire.ts';
+import { argumentsObject, asObject } from '../shared/wire.ts';
 
 /** Anthropic requires max_tokens on every request: used when neither the request nor the config sets one. */
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
@@ -43,20 +42,6 @@ export function thinkingBlocksOf(providerData: JsonObject | undefined): Thinking
 }
 
 /**
- * A tool call's arguments text as the `input` object the API wants. Text that
- * is not a JSON object is a model's broken call that toolgate already answered
- * with an error result: `{}` keeps the history sendable, and the tool_result
- * next to it says what went wrong.
- */
-export function inputOf(argumentsText: string): Record<string, unknown> {
-  try {
-    return asObject(parseJson(argumentsText)) ?? {};
-  } catch {
-    return {};
-  }
-}
-
-/**
  * A call id as the API accepts it (`^[a-zA-Z0-9_-]+$`). Ids of its own pass
  * unchanged; one from another provider's turn earlier in a thread (a proxy's
  * `call.1`, say) is mapped the same way in its tool_use and its tool_result.
@@ -71,7 +56,7 @@ function assistantBlocks(message: AssistantMessage): WireBlock[] {
   const blocks: WireBlock[] = [...thinkingBlocksOf(message.providerData)];
   // An empty text block is rejected by the API.
   if (message.content !== '') blocks.push({ type: 'text', text: message.content });
-  for (const call of message.toolCalls ?? []) blocks.push({ type: 'tool_use', id: wireId(call.id), name: call.name, input: inputOf(call.arguments) });
+  for (const call of message.toolCalls ?? []) blocks.push({ type: 'tool_use', id: wireId(call.id), name: call.name, input: argumentsObject(call.arguments) });
   return blocks;
 }
 

@@ -34,9 +34,9 @@ describe('ollama httpError', () => {
     assert.match(error.message, /check providers\.gpu-box\.apiKey \(Ollama itself needs no key; a proxy in front of it does\)/);
   });
 
-  it('a model without tool support keeps details.toolsUnsupported, so auto mode falls back to prompting', () => {
+  it('a model without tool support is tools_unsupported (details.toolsUnsupported kept), so auto mode falls back to prompting', () => {
     const error = httpError({ ...base, status: 400, bodyText: '{"error":"registry.ollama.ai/library/gemma2:2b does not support tools"}' });
-    assert.equal(error.code, 'model_bad_request');
+    assert.equal(error.code, 'tools_unsupported');
     assert.equal(error.details?.['toolsUnsupported'], true);
     const other = httpError({ ...base, status: 400, bodyText: '{"error":"invalid think value: \\"max\\""}' });
     assert.equal(other.details?.['toolsUnsupported'], false);

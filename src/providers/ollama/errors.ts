@@ -1,4 +1,5 @@
 import { ToolgateError } from '../../core/errors.ts';
+import { errorCode } from '../shared/connection-failure.ts';
 import { httpError as sharedHttpError, type HttpErrorInput } from '../shared/http-errors.ts';
 
 /**
@@ -44,8 +45,8 @@ const NOT_LISTENING_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTF
 
 function networkCode(error: unknown): string | undefined {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth += 1) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
+    const code = errorCode(e);
+    if (code !== undefined) return code;
   }
   return undefined;
 }

@@ -3,8 +3,8 @@ import type { FinishReason, ModelResponse } from '../../core/ports/model-adapter
 import { newId } from '../../core/runs.ts';
 import type { RawToolCall } from '../../core/tools.ts';
 import type { Usage } from '../../core/usage.ts';
-import { DEFAULT_MAX_TOOL_CALLS, limitExceeded } from '../shared/limits.ts';
-import { argumentsText, asObject, previewJson } from '../shared/wire.ts';
+import { DEFAULT_MAX_TOOL_CALLS, tooManyToolCalls } from '../shared/limits.ts';
+import { argumentsText, asObject, modelResponse, previewJson, type WireReadOptions } from '../shared/wire.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -55,16 +55,8 @@ export function textOf(value: unknown): string {
   return typeof value === 'string' ? value : '';
 }
 
-export interface ParseChatResponseOptions {
-  /** Named in errors. */
-  url: string;
-  maxToolCalls?: number;
-  /** The config key named in limit messages. */
-  provider?: string;
-}
-
 /** A complete non-streamed `/api/chat` body → ModelResponse. */
-export function parseChatResponse(body: unknown, options: ParseChatResponseOptions): ModelResponse {
+export function parseChatResponse(body: unknown, options: WireReadOptions): ModelResponse {
   const maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
   const root = asObject(body);
   const message = asObject(root?.['message']);
@@ -74,27 +66,17 @@ export function parseChatResponse(body: unknown, options: ParseChatResponseOptio
   const wireCalls = message['tool_calls'];
   const toolCalls: RawToolCall[] = [];
   if (Array.isArray(wireCalls)) {
-    if (wireCalls.length > maxToolCalls) {
-      throw limitExceeded({
-        option: 'maxToolCalls',
-        limit: maxToolCalls,
-        what: `the number of tool calls in the answer (${wireCalls.length})`,
-        ...(options.provider === undefined ? {} : { provider: options.provider }),
-      });
-    }
+    if (wireCalls.length > maxToolCalls) throw tooManyToolCalls({ limit: maxToolCalls, provider: options.provider, count: wireCalls.length });
     for (const item of wireCalls) {
       const call = toolCallOf(item);
       if (call !== undefined) toolCalls.push(call);
     }
   }
-  const response: ModelResponse = {
+  return modelResponse({
     text: textOf(message['content']),
     toolCalls,
     finishReason: finishReasonOf(root['done_reason'], toolCalls.length),
-  };
-  const usage = parseUsage(root);
-  if (usage !== undefined) response.usage = usage;
-  const thinking = textOf(message['thinking']);
-  if (thinking !== '') response.reasoning = thinking;
-  return response;
+    usage: parseUsage(root),
+    reasoning: textOf(message['thinking']),
+  });
 }

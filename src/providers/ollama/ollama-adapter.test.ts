@@ -240,9 +240,9 @@ describe('ollama adapter: HTTP errors and retries', () => {
     assert.equal(sent.length, 1);
   });
 
-  it('400 "does not support tools": model_bad_request with details.toolsUnsupported', async () => {
+  it('400 "does not support tools": tools_unsupported with details.toolsUnsupported', async () => {
     const { fetch, sent } = script(() => json({ error: 'registry.ollama.ai/library/gemma2:2b does not support tools' }, 400));
-    const error = await rejectsWith(adapter(fetch, { model: 'gemma2:2b' }).generate(ask()), 'model_bad_request');
+    const error = await rejectsWith(adapter(fetch, { model: 'gemma2:2b' }).generate(ask()), 'tools_unsupported');
     assert.equal(error.details?.['toolsUnsupported'], true);
     assert.equal(sent.length, 1);
   });

@@ -1,11 +1,9 @@
 import { ToolgateError } from '../../core/errors.ts';
-import type { GenerateOptions, ModelAdapter, ModelRequest, ModelResponse } from '../../core/ports/model-adapter.ts';
+import type { ModelAdapter } from '../../core/ports/model-adapter.ts';
+import { withoutUndefined } from '../../core/without-undefined.ts';
 import { parseJson } from '../../core/parse-json.ts';
-import { readLimits, type ReadLimitOptions } from '../shared/limits.ts';
-import { readLines } from '../shared/ndjson-reader.ts';
-import { readStreamedAnswer, readWholeAnswer, refuseErrorBody } from '../shared/read-answer.ts';
-import { httpPostFor, type HttpAnswer } from '../shared/http-post.ts';
-import { callWithRetries, requestHeaders, type RetryPolicy } from '../shared/request-loop.ts';
+import { defineHttpAdapter, type HttpProviderOptions } from '../shared/define-http-adapter.ts';
+import { NDJSON_FRAMING, parseStreamData } from '../shared/event-framing.ts';
 import { httpError, RETRYABLE_STATUSES, withConnectionHint } from './errors.ts';
 import { parseChatResponse } from './from-wire.ts';
 import { StreamAssembler } from './stream-assembler.ts';
@@ -15,23 +13,19 @@ export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
 /** The port Ollama listens on when OLLAMA_HOST names none (and no scheme). */
 export const DEFAULT_OLLAMA_PORT = '11434';
 
-export interface OllamaAdapterOptions extends RetryPolicy, ReadLimitOptions {
-  /** As Ollama names it, tag included (qwen2.5:7b). */
-  model: string;
-  /** The config key this endpoint is named by (default ollama): the adapter's id is `<provider>:<model>`. */
-  provider?: string;
+/**
+ * `model` as Ollama names it, tag included (qwen2.5:7b); `apiKey` is sent as a
+ * Bearer token, for a proxy in front of Ollama or a hosted one.
+ */
+export interface OllamaAdapterOptions extends HttpProviderOptions {
   /** The server root, in OLLAMA_HOST's forms (see normalizeOllamaHost); default http://127.0.0.1:11434. */
   host?: string;
-  /** Sent as a Bearer token: for a proxy in front of Ollama, or a hosted one. */
-  apiKey?: string;
-  headers?: Record<string, string>;
   /** Thinking on/off, or a level, for thinking models; unset leaves the model's default. */
   think?: OllamaThink;
   /** How long the model stays loaded after the call: a duration ("10m") or seconds; negative keeps it loaded. */
   keepAlive?: string | number;
   /** Ollama model options (num_ctx, top_k, seed…), sent under `options`. */
   options?: Record<string, unknown>;
-  fetch?: typeof fetch;
   /** Body fields merged last, shallowly (an `options` here replaces the whole object). */
   extraBody?: Record<string, unknown>;
 }
@@ -98,96 +92,32 @@ function withDefaultPort(hostport: string): string {
   return `${hostport}:${DEFAULT_OLLAMA_PORT}`;
 }
 
-/** A ModelAdapter for Ollama's native `POST {host}/api/chat`, over node:http (or a given fetch). */
+/** A ModelAdapter for Ollama's native `POST {host}/api/chat`, over undici (or a given fetch). */
 export function createOllamaAdapter(options: OllamaAdapterOptions): ModelAdapter {
   const provider = options.provider ?? 'ollama';
+  const { model, apiKey } = options;
   const host = normalizeOllamaHost(options.host ?? DEFAULT_OLLAMA_HOST);
   const url = `${host}/api/chat`;
-  const post = httpPostFor(options.fetch);
-  const { maxResponseBytes, maxStreamBytes, maxEventBytes, maxToolCalls } = readLimits(options);
-
-  const readAnswer = async (input: { response: HttpAnswer; request: ModelRequest; generate: GenerateOptions; signal: AbortSignal }): Promise<ModelResponse> => {
-    const { response, request, generate, signal } = input;
-    const contentType = (response.headers.get('content-type') ?? '').toLowerCase();
-    // Ollama streams as application/x-ndjson and answers `stream: false` (or an error) as application/json;
-    // without either word the request decides. Only a streaming request shows deltas.
-    const lines = contentType.includes('ndjson') || (request.stream && !contentType.includes('json'));
-    if (lines) return readStream(response, request.stream ? generate : {}, signal);
-    return readWholeAnswer({ response, signal, url, provider, maxBytes: maxResponseBytes, request, generate, parse: (text) => parseWholeBody(text, contentType) });
-  };
-
-  const parseWholeBody = (text: string, contentType: string): ModelResponse => {
-    let json: unknown;
-    try {
+  const wireOptions = withoutUndefined({ think: options.think, keepAlive: options.keepAlive, options: options.options, extraBody: options.extraBody });
+  return defineHttpAdapter({
+    provider,
+    url,
+    options,
+    headers: apiKey === undefined || apiKey === '' ? {} : { authorization: `Bearer ${apiKey}` },
+    body: (request) => toWireBodyText({ model, request, ...wireOptions }),
+    whole: {
+      expected: 'a JSON chat response',
+      hint: 'check that the host is an Ollama server root',
       // parseJson, not JSON.parse: tool arguments arrive as objects, where V8's escaped-key bug would rename keys.
-      json = parseJson(text);
-    } catch {
-      throw new ToolgateError(
-        'model_error',
-        `expected a JSON chat response from ${url} but got ${contentType || 'no content type'}: ${JSON.stringify(text.slice(0, 200))}; check that the host is an Ollama server root`,
-      );
-    }
-    refuseErrorBody(json, text, url);
-    return parseChatResponse(json, { url, maxToolCalls, provider });
-  };
-
-  const readStream = async (response: HttpAnswer, generate: GenerateOptions, signal: AbortSignal): Promise<ModelResponse> => {
-    const body = response.body;
-    if (body === null) throw new ToolgateError('model_error', `${url} sent a stream with no body`);
-    const assembler = new StreamAssembler({ maxToolCalls, provider, ...(generate.onTextDelta === undefined ? {} : { onTextDelta: generate.onTextDelta }) });
-    return readStreamedAnswer<string>({
-      // After the line with "done": true the reader drains the body's end, so the connection is reused.
-      read: (each) => readLines(body, { maxLineBytes: maxEventBytes, maxBytes: maxStreamBytes, signal, provider, finished: () => assembler.finished }, each),
-      each: (line) => {
-        let chunk: unknown;
-        try {
-          chunk = parseJson(line);
-        } catch {
-          throw new ToolgateError('model_error', `malformed stream from ${url}: a line is not JSON: ${JSON.stringify(line.slice(0, 200))}`);
-        }
-        assembler.push(chunk);
-      },
-      assembler,
-      signal,
-      unfinished: 'no line with "done": true',
-    });
-  };
-
-  const wireOptions = {
-    ...(options.think === undefined ? {} : { think: options.think }),
-    ...(options.keepAlive === undefined ? {} : { keepAlive: options.keepAlive }),
-    ...(options.options === undefined ? {} : { options: options.options }),
-    ...(options.extraBody === undefined ? {} : { extraBody: options.extraBody }),
-  };
-
-  return {
-    id: `${provider}:${options.model}`,
-    async generate(request: ModelRequest, generate: GenerateOptions = {}): Promise<ModelResponse> {
-      try {
-        return await callWithRetries({
-          url,
-          provider,
-          post,
-          policy: options,
-          signal: generate.signal,
-          request: () => {
-            const headers = requestHeaders(
-              {
-                'content-type': 'application/json',
-                accept: request.stream ? 'application/x-ndjson' : 'application/json',
-                ...(options.apiKey === undefined || options.apiKey === '' ? {} : { authorization: `Bearer ${options.apiKey}` }),
-              },
-              options.headers,
-            );
-            return { headers, body: toWireBodyText({ model: options.model, request, ...wireOptions }) };
-          },
-          retryable: (status) => RETRYABLE_STATUSES.has(status),
-          httpError: ({ status, bodyText, attempts }) => httpError({ status, bodyText, url, baseUrl: host, model: options.model, attempts, provider }),
-          read: (response, signal) => readAnswer({ response, request, generate, signal }),
-        });
-      } catch (error) {
-        throw withConnectionHint(error, { host, provider });
-      }
+      parse: parseJson,
     },
-  };
+    readWhole: parseChatResponse,
+    framing: NDJSON_FRAMING,
+    assembler: (assembly) => new StreamAssembler(assembly),
+    readEvent: (line, assembler) => assembler.push(parseStreamData(line, { url, what: 'a line', parse: parseJson })),
+    unfinished: 'no line with "done": true',
+    retryable: ({ status }) => RETRYABLE_STATUSES.has(status),
+    httpError: ({ status, bodyText, attempts }) => httpError({ status, bodyText, url, baseUrl: host, model, attempts, provider }),
+    finalError: (error) => withConnectionHint(error, { host, provider }),
+  });
 }

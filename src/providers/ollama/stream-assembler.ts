@@ -2,9 +2,10 @@ import { ToolgateError } from '../../core/errors.ts';
 import type { ModelResponse } from '../../core/ports/model-adapter.ts';
 import type { RawToolCall } from '../../core/tools.ts';
 import type { Usage } from '../../core/usage.ts';
-import { providerMessageOf } from '../shared/http-errors.ts';
-import { DEFAULT_MAX_TOOL_CALLS, limitExceeded, type AssemblerOptions } from '../shared/limits.ts';
-import { asObject, previewJson } from '../shared/wire.ts';
+import { failedMidStream } from '../shared/http-errors.ts';
+import type { AssemblerOptions } from '../shared/limits.ts';
+import { StreamAssembly } from '../shared/stream-assembly.ts';
+import { asObject, modelResponse, previewJson } from '../shared/wire.ts';
 import { finishReasonOf, parseUsage, textOf, toolCallOf } from './from-wire.ts';
 
 export type StreamAssemblerOptions = AssemblerOptions;
@@ -16,48 +17,28 @@ export type StreamAssemblerOptions = AssemblerOptions;
  * some), and the line with `done: true` ends the answer with `done_reason`
  * and the token counts.
  */
-export class StreamAssembler {
-  readonly #onTextDelta: ((text: string) => void) | undefined;
-  readonly #maxToolCalls: number;
-  readonly #provider: string | undefined;
-  #text = '';
-  #reasoning = '';
+export class StreamAssembler extends StreamAssembly {
   readonly #calls: RawToolCall[] = [];
   #done = false;
   #doneReason: unknown;
   #usage: Usage | undefined;
-  #delivered = false;
-
-  constructor(options: StreamAssemblerOptions = {}) {
-    this.#onTextDelta = options.onTextDelta;
-    this.#maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
-    this.#provider = options.provider;
-  }
-
-  /** True once a text piece reached the caller: from then on a retry would duplicate output. */
-  get delivered(): boolean {
-    return this.#delivered;
-  }
 
   /** True once the `done: true` line arrived. */
-  get finished(): boolean {
+  override get finished(): boolean {
     return this.#done;
   }
 
   push(chunk: unknown): void {
     const root = asObject(chunk);
     if (root === undefined) throw new ToolgateError('model_error', `malformed stream: a line is not a JSON object: ${previewJson(chunk, 200)}`);
-    if (root['error'] !== undefined && root['error'] !== null) {
-      // After the 200 Ollama can only report a failure as a `{"error": …}` line: almost
-      // always the model runner failing (out of memory, a crash). Not retried: a runner
-      // that failed once mostly fails the same way again, and text may already be shown.
-      const message = providerMessageOf(root);
-      throw new ToolgateError('model_error', `the model failed mid-stream: ${message}`, { details: { providerMessage: message } });
-    }
+    // After the 200 Ollama can only report a failure as a `{"error": …}` line: almost
+    // always the model runner failing (out of memory, a crash).
+    const failure = failedMidStream(root);
+    if (failure !== undefined) throw failure;
     const message = asObject(root['message']);
     if (message !== undefined) {
-      this.#reasoning += textOf(message['thinking']);
-      this.#pushText(textOf(message['content']));
+      this.reasoning += textOf(message['thinking']);
+      this.pushText(textOf(message['content']));
       const calls = message['tool_calls'];
       if (Array.isArray(calls)) for (const call of calls) this.#pushToolCall(call);
     }
@@ -68,37 +49,15 @@ export class StreamAssembler {
     }
   }
 
-  finish(): ModelResponse {
-    const response: ModelResponse = {
-      text: this.#text,
-      toolCalls: [...this.#calls],
-      finishReason: finishReasonOf(this.#doneReason, this.#calls.length),
-    };
-    if (this.#usage !== undefined) response.usage = this.#usage;
-    if (this.#reasoning !== '') response.reasoning = this.#reasoning;
-    return response;
-  }
-
-  #pushText(text: string): void {
-    if (text === '') return;
-    this.#text += text;
-    if (this.#onTextDelta !== undefined) {
-      this.#delivered = true;
-      this.#onTextDelta(text);
-    }
+  override finish(): ModelResponse {
+    const { text, reasoning } = this;
+    return modelResponse({ text, toolCalls: [...this.#calls], finishReason: finishReasonOf(this.#doneReason, this.#calls.length), usage: this.#usage, reasoning });
   }
 
   #pushToolCall(value: unknown): void {
     const call = toolCallOf(value);
     if (call === undefined) return;
-    if (this.#calls.length >= this.#maxToolCalls) {
-      throw limitExceeded({
-        option: 'maxToolCalls',
-        limit: this.#maxToolCalls,
-        what: 'the number of tool calls in the answer',
-        ...(this.#provider === undefined ? {} : { provider: this.#provider }),
-      });
-    }
+    this.roomForCall(this.#calls.length);
     this.#calls.push(call);
   }
 }

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ModelRequest } from '../../core/ports/model-adapter.ts';
-import { toolArguments, toWireBody, toWireBodyText } from './to-wire.ts';
+import { argumentsObject as toolArguments } from '../shared/wire.ts';
+import { toWireBody, toWireBodyText } from './to-wire.ts';
 
 const TOOL = { name: 'get_spot_price', description: 'Day-ahead price', parameters: { type: 'object', properties: { area: { type: 'string' } } } };
 const ask = (over: Partial<ModelRequest> = {}): ModelRequest => ({ messages: [{ role: 'user', content: 'hi' }], tools: [], stream: false, ...over });

@@ -1,8 +1,8 @@
-import { isJsonObject } from '../../core/json.ts';
 import type { Message } from '../../core/messages.ts';
 import type { ModelRequest, ModelToolDefinition } from '../../core/ports/model-adapter.ts';
+import { chatWireMessage } from '../shared/chat-message.ts';
 import { bodyText, ToolsJson } from '../shared/tools-json.ts';
-import { parseJson } from '../../core/parse-json.ts';
+import { argumentsObject } from '../shared/wire.ts';
 
 /** One message as Ollama's `/api/chat` expects it (api.Message in ollama/api/types.go). */
 export type WireMessage =
@@ -18,40 +18,16 @@ export interface WireToolCall {
 /** Ollama's `think`: on/off, or a level for models that have levels. */
 export type OllamaThink = boolean | 'low' | 'medium' | 'high';
 
-/**
- * A call's arguments as the object Ollama demands: its server decodes
- * `arguments` into a map and rejects the whole request when it is a string.
- * A history call whose text is not a JSON object (a model's broken call that
- * toolgate already answered with an error) goes back as `{}`: the tool result
- * that follows it says what was wrong, and the conversation stays sendable.
- */
-export function toolArguments(text: string): Record<string, unknown> {
-  try {
-    const value = parseJson(text);
-    return isJsonObject(value) ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
-
 export function toWireMessage(message: Message): WireMessage {
-  switch (message.role) {
-    case 'system':
-    case 'user':
-      return { role: message.role, content: message.content };
-    case 'assistant': {
-      const calls = message.toolCalls ?? [];
-      if (calls.length === 0) return { role: 'assistant', content: message.content };
-      return {
-        role: 'assistant',
-        content: message.content,
-        tool_calls: calls.map((c) => ({ id: c.id, function: { name: c.name, arguments: toolArguments(c.arguments) } })),
-      };
-    }
-    case 'tool':
-      // tool_name is what Ollama's chat templates read; tool_call_id pairs the result on servers that know it (older ones ignore it).
-      return { role: 'tool', content: message.content, tool_name: message.name, tool_call_id: message.toolCallId };
-  }
+  return chatWireMessage<WireMessage, WireMessage>(message, {
+    withCalls: (turn, calls) => ({
+      role: 'assistant',
+      content: turn.content,
+      tool_calls: calls.map((c) => ({ id: c.id, function: { name: c.name, arguments: argumentsObject(c.arguments) } })),
+    }),
+    // tool_name is what Ollama's chat templates read; tool_call_id pairs the result on servers that know it (older ones ignore it).
+    result: (result) => ({ role: 'tool', content: result.content, tool_name: result.name, tool_call_id: result.toolCallId }),
+  });
 }
 
 export interface ToWireBodyInput {

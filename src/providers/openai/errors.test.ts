@@ -68,7 +68,7 @@ describe('httpError', () => {
     assert.match(missing.message, /--base-url ends at the API root, e\.g\. http:\/\/localhost:11434\/v1/);
 
     const bad = httpError({ ...base, status: 400, bodyText: fixture('llamacpp-400-tools-jinja.json') });
-    assert.equal(bad.code, 'model_bad_request');
+    assert.equal(bad.code, 'tools_unsupported');
     assert.equal(bad.details?.['toolsUnsupported'], true);
     assert.match(bad.message, /tools param requires --jinja flag/);
 

@@ -3,8 +3,8 @@ import type { FinishReason, ModelResponse } from '../../core/ports/model-adapter
 import { newId } from '../../core/runs.ts';
 import type { RawToolCall } from '../../core/tools.ts';
 import type { Usage } from '../../core/usage.ts';
-import { DEFAULT_MAX_TOOL_CALLS, limitExceeded } from '../shared/limits.ts';
-import { argumentsText, asObject, previewJson } from '../shared/wire.ts';
+import { DEFAULT_MAX_TOOL_CALLS, tooManyToolCalls } from '../shared/limits.ts';
+import { argumentsText, asObject, modelResponse, previewJson, type WireReadOptions } from '../shared/wire.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -29,19 +29,16 @@ export function parseUsage(value: unknown): Usage | undefined {
 export function contentText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (!Array.isArray(value)) return '';
-  return value.map((part) => (typeof asObject(part)?.['text'] === 'string' ? (asObject(part)?.['text'] as string) : '')).join('');
-}
-
-export interface ParseCompletionOptions {
-  /** Named in errors. */
-  url: string;
-  maxToolCalls?: number;
-  /** The config key named in limit messages. */
-  provider?: string;
+  return value
+    .map((part) => {
+      const text = asObject(part)?.['text'];
+      return typeof text === 'string' ? text : '';
+    })
+    .join('');
 }
 
 /** A complete non-streaming `chat.completion` body → ModelResponse. */
-export function parseCompletion(body: unknown, options: ParseCompletionOptions): ModelResponse {
+export function parseCompletion(body: unknown, options: WireReadOptions): ModelResponse {
   const { url } = options;
   const maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
   const root = asObject(body);
@@ -54,9 +51,7 @@ export function parseCompletion(body: unknown, options: ParseCompletionOptions):
   const toolCalls: RawToolCall[] = [];
   const wireCalls = message['tool_calls'];
   if (Array.isArray(wireCalls)) {
-    if (wireCalls.length > maxToolCalls) {
-      throw limitExceeded({ option: 'maxToolCalls', limit: maxToolCalls, what: `the number of tool calls in the answer (${wireCalls.length})`, ...(options.provider === undefined ? {} : { provider: options.provider }) });
-    }
+    if (wireCalls.length > maxToolCalls) throw tooManyToolCalls({ limit: maxToolCalls, provider: options.provider, count: wireCalls.length });
     for (const item of wireCalls) {
       const call = asObject(item);
       const fn = asObject(call?.['function']);
@@ -69,17 +64,13 @@ export function parseCompletion(body: unknown, options: ParseCompletionOptions):
       });
     }
   }
-  const finish = choice?.['finish_reason'];
-  const usage = parseUsage(root?.['usage']);
-  const response: ModelResponse = {
+  return modelResponse({
     text: contentText(message['content']),
     toolCalls,
-    finishReason: defaultFinishReason(finish, toolCalls.length),
-  };
-  if (usage !== undefined) response.usage = usage;
-  const reasoning = reasoningText(message);
-  if (reasoning !== '') response.reasoning = reasoning;
-  return response;
+    finishReason: defaultFinishReason(choice?.['finish_reason'], toolCalls.length),
+    usage: parseUsage(root?.['usage']),
+    reasoning: reasoningText(message),
+  });
 }
 
 /** Reasoning sent apart from the answer: `reasoning_content` (DeepSeek, vLLM, SGLang) or `reasoning` (Ollama, OpenRouter). */

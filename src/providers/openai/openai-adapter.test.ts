@@ -303,9 +303,9 @@ describe('openai adapter: errors', () => {
     ['vllm-400-auto-tool-choice.json', true],
     ['openai-400-bad-request.json', false],
   ] as const) {
-    it(`400 ${name}: details.toolsUnsupported = ${unsupported}`, async () => {
+    it(`400 ${name}: details.toolsUnsupported = ${unsupported}, code ${unsupported ? 'tools_unsupported' : 'model_bad_request'}`, async () => {
       mock.enqueue(errorFixture(name, 400));
-      const error = await rejectsWith(adapter().generate(ask()), 'model_bad_request');
+      const error = await rejectsWith(adapter().generate(ask()), unsupported ? 'tools_unsupported' : 'model_bad_request');
       assert.equal(error.details?.['toolsUnsupported'], unsupported);
       assert.equal(error.details?.['status'], 400);
     });

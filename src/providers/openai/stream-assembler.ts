@@ -3,10 +3,11 @@ import type { ModelResponse } from '../../core/ports/model-adapter.ts';
 import { newId } from '../../core/runs.ts';
 import type { RawToolCall } from '../../core/tools.ts';
 import type { Usage } from '../../core/usage.ts';
-import { argumentsText, asObject, previewJson } from '../shared/wire.ts';
+import { failedMidStream } from '../shared/http-errors.ts';
+import type { AssemblerOptions } from '../shared/limits.ts';
+import { StreamAssembly } from '../shared/stream-assembly.ts';
+import { argumentsText, asObject, modelResponse, previewJson } from '../shared/wire.ts';
 import { contentText, defaultFinishReason, parseUsage, reasoningText } from './from-wire.ts';
-import { providerMessageOf } from '../shared/http-errors.ts';
-import { DEFAULT_MAX_TOOL_CALLS, limitExceeded, type AssemblerOptions } from '../shared/limits.ts';
 
 interface PendingCall {
   id: string;
@@ -23,43 +24,35 @@ export type StreamAssemblerOptions = AssemblerOptions;
  * are concatenated exactly as received. An `index` is only a map key, so a
  * server sending `index: 1e9` sizes nothing; the number of calls is bounded.
  */
-export class StreamAssembler {
-  readonly #onTextDelta: ((text: string) => void) | undefined;
-  readonly #maxToolCalls: number;
-  readonly #provider: string | undefined;
-  #text = '';
-  #reasoning = '';
+export class StreamAssembler extends StreamAssembly {
   readonly #calls: PendingCall[] = [];
   /** Wire `index` → position in #calls. */
   readonly #slots = new Map<number, number>();
   #finishReason: string | undefined;
   #usage: Usage | undefined;
-  #delivered = false;
-
-  constructor(options: StreamAssemblerOptions = {}) {
-    this.#onTextDelta = options.onTextDelta;
-    this.#maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
-    this.#provider = options.provider;
-  }
-
-  /** True once a text delta reached the caller: from then on a retry would duplicate output. */
-  get delivered(): boolean {
-    return this.#delivered;
-  }
+  #ended = false;
 
   /** True once the provider said why it stopped. */
-  get finished(): boolean {
+  override get finished(): boolean {
     return this.#finishReason !== undefined;
+  }
+
+  /** True once `[DONE]` came: the usage chunk, if any, came before it. */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** The stream's `[DONE]`: nothing follows it. */
+  end(): void {
+    this.#ended = true;
   }
 
   push(chunk: unknown): void {
     const root = asObject(chunk);
     if (root === undefined) throw new ToolgateError('model_error', `malformed stream: chunk is not an object: ${previewJson(chunk, 200)}`);
-    if (root['error'] !== undefined && root['error'] !== null) {
-      // OpenRouter and vLLM report failures that happen after the 200 as an in-stream error object.
-      const message = providerMessageOf(root);
-      throw new ToolgateError('model_error', `the model failed mid-stream: ${message}`, { details: { providerMessage: message } });
-    }
+    // OpenRouter and vLLM report failures that happen after the 200 as an in-stream error object.
+    const failure = failedMidStream(root);
+    if (failure !== undefined) throw failure;
     const usage = parseUsage(root['usage']);
     if (usage !== undefined) this.#usage = usage;
     const choices = root['choices'];
@@ -68,8 +61,8 @@ export class StreamAssembler {
     if (choice === undefined) return;
     const delta = asObject(choice['delta']);
     if (delta !== undefined) {
-      this.#pushText(contentText(delta['content']));
-      this.#reasoning += reasoningText(delta);
+      this.pushText(contentText(delta['content']));
+      this.reasoning += reasoningText(delta);
       const toolCalls = delta['tool_calls'];
       if (Array.isArray(toolCalls)) for (const call of toolCalls) this.#pushToolCall(asObject(call));
     }
@@ -77,27 +70,12 @@ export class StreamAssembler {
     if (typeof finish === 'string' && finish !== '') this.#finishReason = finish;
   }
 
-  finish(): ModelResponse {
+  override finish(): ModelResponse {
     const toolCalls: RawToolCall[] = this.#calls
       .filter((c) => c.name !== '' || c.arguments !== '')
       .map((c) => ({ id: c.id === '' ? newId('call') : c.id, name: c.name, arguments: c.arguments }));
-    const response: ModelResponse = {
-      text: this.#text,
-      toolCalls,
-      finishReason: defaultFinishReason(this.#finishReason, toolCalls.length),
-    };
-    if (this.#usage !== undefined) response.usage = this.#usage;
-    if (this.#reasoning !== '') response.reasoning = this.#reasoning;
-    return response;
-  }
-
-  #pushText(text: string): void {
-    if (text === '') return;
-    this.#text += text;
-    if (this.#onTextDelta !== undefined) {
-      this.#delivered = true;
-      this.#onTextDelta(text);
-    }
+    const { text, reasoning } = this;
+    return modelResponse({ text, toolCalls, finishReason: defaultFinishReason(this.#finishReason, toolCalls.length), usage: this.#usage, reasoning });
   }
 
   #pushToolCall(call: Record<string, unknown> | undefined): void {
@@ -134,14 +112,7 @@ export class StreamAssembler {
   }
 
   #newSlot(): number {
-    if (this.#calls.length >= this.#maxToolCalls) {
-      throw limitExceeded({
-        option: 'maxToolCalls',
-        limit: this.#maxToolCalls,
-        what: 'the number of tool calls in the answer',
-        ...(this.#provider === undefined ? {} : { provider: this.#provider }),
-      });
-    }
+    this.roomForCall(this.#calls.length);
     this.#calls.push({ id: '', name: '', arguments: '' });
     return this.#calls.length - 1;
   }

@@ -1,5 +1,6 @@
 import type { Message } from '../../core/messages.ts';
 import type { ModelRequest, ModelToolDefinition } from '../../core/ports/model-adapter.ts';
+import { chatWireMessage } from '../shared/chat-message.ts';
 import { bodyText, ToolsJson } from '../shared/tools-json.ts';
 
 /** One message as `/chat/completions` expects it. */
@@ -15,23 +16,15 @@ export interface WireToolCall {
 }
 
 export function toWireMessage(message: Message): WireMessage {
-  switch (message.role) {
-    case 'system':
-    case 'user':
-      return { role: message.role, content: message.content };
-    case 'assistant': {
-      const calls = message.toolCalls ?? [];
-      if (calls.length === 0) return { role: 'assistant', content: message.content };
-      return {
-        role: 'assistant',
-        // OpenAI's own shape for a tool-only turn; some servers reject "" next to tool_calls.
-        content: message.content === '' ? null : message.content,
-        tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
-      };
-    }
-    case 'tool':
-      return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
-  }
+  return chatWireMessage<WireMessage, WireMessage>(message, {
+    withCalls: (turn, calls) => ({
+      role: 'assistant',
+      // OpenAI's own shape for a tool-only turn; some servers reject "" next to tool_calls.
+      content: turn.content === '' ? null : turn.content,
+      tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+    }),
+    result: (result) => ({ role: 'tool', tool_call_id: result.toolCallId, content: result.content }),
+  });
 }
 
 export interface WireBodyInput {

@@ -1,5 +1,6 @@
 import { constants, type Stats } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
+import { describeError } from '../../core/describe-error.ts';
 import { ToolgateError } from '../../core/errors.ts';
 import { findJsonSyntaxError } from '../../core/json-syntax-error.ts';
 import { parseScript, type ScriptedScript } from './script-schema.ts';
@@ -99,6 +100,6 @@ function tooLarge(file: string, maxBytes: number): ToolgateError {
 
 /** The system's reason names the path and the failure (ENOENT, EACCES…), never content. */
 function cannotRead(file: string, error: unknown): ToolgateError {
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason = describeError(error);
   return new ToolgateError('usage', `cannot read scripted model script ${file}: ${reason}`, { cause: error, details: { source: file } });
 }

@@ -19,22 +19,24 @@ import { ToolgateError } from '../../core/errors.ts';
  * `arguments` is the raw string the model "emitted" — it may be malformed on
  * purpose, to exercise repair and validation downstream.
  */
+// `| undefined` on the optional members: the schema's parsed value, which
+// zod types that way, is a script without a cast.
 export interface ScriptedScript {
-  description?: string;
+  description?: string | undefined;
   turns: ScriptedTurn[];
 }
 
 export interface ScriptedTurn {
-  text?: string;
+  text?: string | undefined;
   /** Reasoning returned apart from the answer (as reasoning_content or thinking blocks are). */
-  reasoning?: string;
+  reasoning?: string | undefined;
   /** Fail this call as a provider would: the error code and message toolgate reports (e.g. model_rate_limited). */
-  error?: { code: ScriptedErrorCode; message: string };
-  toolCalls?: ScriptedToolCall[];
-  finishReason?: string;
-  usage?: { promptTokens: number; completionTokens: number };
+  error?: { code: ScriptedErrorCode; message: string } | undefined;
+  toolCalls?: ScriptedToolCall[] | undefined;
+  finishReason?: string | undefined;
+  usage?: { promptTokens: number; completionTokens: number } | undefined;
   /** Wait this long before answering (to exercise timeouts, cancellation, live streaming). */
-  delayMs?: number;
+  delayMs?: number | undefined;
 }
 
 /** The model failures a provider adapter reports. */
@@ -46,11 +48,12 @@ export const SCRIPTED_ERROR_CODES = [
   'model_timeout',
   'model_bad_request',
   'model_error',
+  'tools_unsupported',
 ] as const;
 export type ScriptedErrorCode = (typeof SCRIPTED_ERROR_CODES)[number];
 
 export interface ScriptedToolCall {
-  id?: string;
+  id?: string | undefined;
   name: string;
   arguments: string;
 }
@@ -101,7 +104,7 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   let value = root;
   for (const key of path) {
     if (typeof value !== 'object' || value === null) return undefined;
-    value = (value as Record<PropertyKey, unknown>)[key];
+    value = Reflect.get(value, key);
   }
   return value;
 }
@@ -170,7 +173,7 @@ function editDistance(a: string, b: string): number {
 /** Validates a parsed script; errors name the source and every bad path. */
 export function parseScript(value: unknown, source: string): ScriptedScript {
   const result = scriptedScriptSchema.safeParse(value);
-  if (result.success) return result.data as ScriptedScript;
+  if (result.success) return result.data;
   const issues = result.error.issues;
   const problems = issues.slice(0, MAX_REPORTED_PROBLEMS).map((issue) => describeIssue(issue, value));
   const more = issues.length - problems.length;

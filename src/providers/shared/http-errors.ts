@@ -4,7 +4,7 @@
  * statuses to error codes with the provider's hints.
  */
 import { ToolgateError, type ErrorCode } from '../../core/errors.ts';
-import { ConnectionFailure } from './http-post.ts';
+import { ConnectionFailure, errorCode } from './connection-failure.ts';
 import { asObject, previewJson } from './wire.ts';
 
 /** Provider messages are quoted in ours; a whole HTML error page is not useful. */
@@ -14,8 +14,8 @@ export const DEFAULT_MAX_PROVIDER_MESSAGE_CHARS = 500;
  * Servers that cannot do native tool calls say so in a 400, each in its own
  * words (Ollama: "… does not support tools"; llama.cpp without --jinja: "tools
  * param requires --jinja flag"; vLLM: "auto" tool choice requires
- * --enable-auto-tool-choice …). A caller in "auto" tool mode falls back to
- * prompting when it sees details.toolsUnsupported.
+ * --enable-auto-tool-choice …). Such a refusal is the error code
+ * `tools_unsupported`: a caller in "auto" tool mode falls back to prompting.
  */
 const TOOLS_UNSUPPORTED_PATTERNS: readonly RegExp[] = [
   /does(?: not|n't) support (?:native )?(?:tools|tool use|tool calling|tool calls|function calling|functions)/i,
@@ -120,9 +120,11 @@ export function httpError(input: HttpErrorInput & { hints: HttpErrorHints }): To
   }
   if (status >= 400) {
     const toolsUnsupported = isToolsUnsupportedMessage(message);
+    // Kept for readers of the details; the code is what callers branch on.
     details['toolsUnsupported'] = toolsUnsupported;
-    const hint = toolsUnsupported ? '; this model or server does not support native tool calls' : '';
-    return make('model_bad_request', `${url} rejected the request (HTTP ${status}: ${message})${hint}`);
+    const rejected = `${url} rejected the request (HTTP ${status}: ${message})`;
+    if (toolsUnsupported) return make('tools_unsupported', `${rejected}; this model or server does not support native tool calls`);
+    return make('model_bad_request', rejected);
   }
   return make('model_error', `unexpected HTTP ${status} from ${url}: ${message}`);
 }
@@ -139,8 +141,8 @@ export function isConnectionError(error: unknown): boolean {
 }
 
 function hasNetworkCode(error: Error): boolean {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && /^(?:ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|UND_ERR_\w+)$/.test(code);
+  const code = errorCode(error);
+  return code !== undefined && /^(?:ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|UND_ERR_\w+)$/.test(code);
 }
 
 /** "connection failed: connect ECONNREFUSED 127.0.0.1:1", and not fetch's bare "fetch failed". */
@@ -148,8 +150,8 @@ export function describeConnectionError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = error.cause;
   if (cause instanceof Error) {
-    const code = (cause as { code?: unknown }).code;
-    return `${error.message}: ${typeof code === 'string' && !cause.message.includes(code) ? `${code} ` : ''}${cause.message}`;
+    const code = errorCode(cause);
+    return `${error.message}: ${code !== undefined && !cause.message.includes(code) ? `${code} ` : ''}${cause.message}`;
   }
   return error.message;
 }
@@ -162,4 +164,15 @@ export function connectionError(input: { error: unknown; url: string; attempts: 
     `connection to ${input.url} failed: gave up after ${tries}, last error: ${reason}; check that the server is running and the base URL is right`,
     { cause: input.error, details: { url: input.url, attempts: input.attempts } },
   );
+}
+
+/**
+ * An `{"error": …}` chunk after the 200: how OpenRouter, vLLM and Ollama
+ * report a failure once the stream has begun. Not retried: text may already
+ * be shown, and a runner that failed once mostly fails the same way again.
+ */
+export function failedMidStream(root: Record<string, unknown>): ToolgateError | undefined {
+  if (root['error'] === undefined || root['error'] === null) return undefined;
+  const message = providerMessageOf(root);
+  return new ToolgateError('model_error', `the model failed mid-stream: ${message}`, { details: { providerMessage: message } });
 }

@@ -30,7 +30,7 @@ export const DEFAULT_LIMIT_PROVIDER = 'openai';
  * The error for an exceeded bound. It is never retried: the same request would
  * get the same answer. It names the option, so the fix is in the message.
  */
-export function limitExceeded(input: { option: LimitOption; limit: number; what: string; provider?: string }): ToolgateError {
+export function limitExceeded(input: { option: LimitOption; limit: number; what: string; provider?: string | undefined }): ToolgateError {
   const { option, limit, what } = input;
   const provider = input.provider ?? DEFAULT_LIMIT_PROVIDER;
   const unit = option === 'maxToolCalls' ? '' : ' bytes';
@@ -39,6 +39,12 @@ export function limitExceeded(input: { option: LimitOption; limit: number; what:
     `${what} exceeds ${option} (${limit}${unit}); the endpoint sent more than a model answer should hold — if it is genuine, raise ${option} (providers.${provider}.${option})`,
     { details: { limit: option, [option]: limit } },
   );
+}
+
+/** More tool calls in one answer than maxToolCalls; `count`, when known, is how many it held. */
+export function tooManyToolCalls(input: { limit: number; provider?: string | undefined; count?: number }): ToolgateError {
+  const count = input.count === undefined ? '' : ` (${input.count})`;
+  return limitExceeded({ option: 'maxToolCalls', limit: input.limit, what: `the number of tool calls in the answer${count}`, provider: input.provider });
 }
 
 /** The read limits every HTTP adapter takes (`providers.<name>.max*`). */

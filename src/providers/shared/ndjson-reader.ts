@@ -4,7 +4,7 @@
  * so every limit is counted in bytes as received.
  */
 import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_STREAM_BYTES, limitExceeded } from './limits.ts';
-import type { AnswerBody } from './http-post.ts';
+import type { AnswerBody } from './http-answer.ts';
 import { readBodyItems, type ItemEmit } from './read-body.ts';
 
 export interface ReadLinesOptions {
@@ -64,8 +64,6 @@ export async function readLines(body: AnswerBody, options: ReadLinesOptions, eac
   await readBodyItems(
     body,
     { signal: options.signal, maxBytes, finished: options.finished, tooLarge: () => limitExceeded({ option: 'maxStreamBytes', limit: maxBytes, what: 'the streamed answer', ...provider }) },
-    linesOf,
-    last,
-    each,
+    { parse: linesOf, end: last, each },
   );
 }

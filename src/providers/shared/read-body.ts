@@ -1,4 +1,4 @@
-import type { AnswerBody, ChunkReader, HttpAnswer } from './http-post.ts';
+import type { AnswerBody, ChunkReader, HttpAnswer } from './http-answer.ts';
 
 /** After a stream's last event, how long and how much of the body's remainder is read before it is given up. */
 const DRAIN_GRACE_MS = 250;
@@ -78,6 +78,15 @@ export interface BodyItemsOptions {
 /** Receives each item; returning false stops the reading of items (the parser reads no further). */
 export type ItemEmit<T> = (item: T) => boolean | void;
 
+/** How a body's items are found, and who takes them. */
+export interface BodyItemsReader<T> {
+  /** Finds the items in a chunk as it arrives, passing each to `emit` before reading on. */
+  parse: (chunk: Uint8Array, emit: ItemEmit<T>) => void;
+  /** Finds the items in what is left once the body has ended. */
+  end: (emit: ItemEmit<T>) => void;
+  each: (item: T) => void;
+}
+
 /**
  * Reads the items (events, lines) of a streamed body, handing each to `each`
  * as soon as it is found: `parse` finds them in each chunk as it arrives (and
@@ -88,13 +97,8 @@ export type ItemEmit<T> = (item: T) => boolean | void;
  * the socket is not left open. Once `finished` says the last item came, the
  * rest of the body is drained (see BodyReader.drain) and nothing more is read.
  */
-export async function readBodyItems<T>(
-  body: AnswerBody,
-  options: BodyItemsOptions,
-  parse: (chunk: Uint8Array, emit: ItemEmit<T>) => void,
-  end: (emit: ItemEmit<T>) => void,
-  each: (item: T) => void,
-): Promise<void> {
+export async function readBodyItems<T>(body: AnswerBody, options: BodyItemsOptions, items: BodyItemsReader<T>): Promise<void> {
+  const { parse, end, each } = items;
   const reader = new BodyReader(body, options.signal);
   const finished = options.finished ?? (() => false);
   let done = false;
@@ -162,30 +166,4 @@ export async function readText(response: HttpAnswer, options: ReadTextOptions): 
     offset += part.byteLength;
   }
   return new TextDecoder('utf-8').decode(bytes);
-}
-
-/**
- * `fetch`'s answer, or the signal's reason once it aborts — so timeoutMs holds
- * even under an injected fetch that ignores its signal. A response that still
- * arrives afterwards gets its body cancelled.
- */
-export function untilAborted(pending: Promise<HttpAnswer>, signal: AbortSignal): Promise<HttpAnswer> {
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => {
-      reject(signal.reason as Error);
-      pending.then((late) => late.body?.cancel(), () => undefined).catch(() => undefined);
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    pending.then(
-      (response) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(response);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error as Error);
-      },
-    );
-  });
 }

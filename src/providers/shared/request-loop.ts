@@ -7,7 +7,7 @@
  */
 import { ToolgateError } from '../../core/errors.ts';
 import { connectionError, isConnectionError } from './http-errors.ts';
-import type { AnswerHeaders, HttpAnswer, HttpPost } from './http-post.ts';
+import type { AnswerHeaders, HttpAnswer, HttpPost } from './http-answer.ts';
 import { DEFAULT_MAX_ERROR_BODY_BYTES, limitExceeded } from './limits.ts';
 import { readText } from './read-body.ts';
 import { DEFAULT_MAX_RETRY_DELAY_MS, parseRetryAfter, retryDelay, sleep } from './retry.ts';
@@ -87,7 +87,7 @@ export interface HttpModelCall<T> {
   /** Headers and body of one attempt (built again for each, so nothing is shared between attempts). */
   request: () => { headers: Record<string, string>; body: string };
   /** Whether an error status (with its body, already read, and headers) deserves another attempt. */
-  retryable: (status: number, bodyText: string, headers: AnswerHeaders) => boolean;
+  retryable: (answer: { status: number; bodyText: string; headers: AnswerHeaders }) => boolean;
   /** The final error for an HTTP status that is not retried or whose retries ran out. */
   httpError: (input: { status: number; bodyText: string; attempts: number }) => ToolgateError;
   /** Reads a 2xx answer. May throw RetryableFailure (see readFailure). */
@@ -214,7 +214,7 @@ async function attemptOnce<T>(call: HttpModelCall<T>, signal: AbortSignal, attem
   if (!response.ok) {
     // Only quoted, truncated; a body that never ends must not hold the attempt.
     const bodyText = await readText(response, { maxBytes: DEFAULT_MAX_ERROR_BODY_BYTES, signal }).catch(() => '');
-    if (call.retryable(response.status, bodyText, response.headers)) {
+    if (call.retryable({ status: response.status, bodyText, headers: response.headers })) {
       throw new RetryableFailure({ status: response.status, bodyText, retryAfterMs: parseRetryAfter(response.headers) });
     }
     throw call.httpError({ status: response.status, bodyText, attempts: attempt });

@@ -1,4 +1,4 @@
-import type { AnswerHeaders } from './http-post.ts';
+import type { AnswerHeaders } from './http-answer.ts';
 
 /** Longest wait between attempts, whatever Retry-After asks for. */
 export const DEFAULT_MAX_RETRY_DELAY_MS = 60_000;
@@ -33,12 +33,12 @@ export function retryDelay(input: { retry: number; baseMs: number; maxMs: number
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted === true) {
-      reject(signal.reason as Error);
+      reject(signal.reason);
       return;
     }
     const onAbort = (): void => {
       clearTimeout(timer);
-      reject(signal?.reason as Error);
+      reject(signal?.reason);
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);

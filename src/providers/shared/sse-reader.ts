@@ -4,7 +4,7 @@
  */
 import { SseParser as CoreSseParser, type SseEvent, type SseParserOptions as CoreOptions } from '../../core/index.ts';
 import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_STREAM_BYTES, limitExceeded } from './limits.ts';
-import type { AnswerBody } from './http-post.ts';
+import type { AnswerBody } from './http-answer.ts';
 import { readBodyItems } from './read-body.ts';
 
 export type { SseEvent };
@@ -58,11 +58,13 @@ export async function readSseEvents(body: AnswerBody, options: ReadSseOptions, e
   await readBodyItems<SseEvent>(
     body,
     { signal: options.signal, maxBytes, finished: options.finished, tooLarge: () => limitExceeded({ option: 'maxStreamBytes', limit: maxBytes, what: 'the streamed answer', ...provider }) },
-    (chunk, emit) => parser.feed(decoder.decode(chunk, { stream: true }), emit),
-    (emit) => {
-      parser.feed(decoder.decode(), emit);
-      parser.finish(emit);
+    {
+      parse: (chunk, emit) => parser.feed(decoder.decode(chunk, { stream: true }), emit),
+      end: (emit) => {
+        parser.feed(decoder.decode(), emit);
+        parser.finish(emit);
+      },
+      each,
     },
-    each,
   );
 }

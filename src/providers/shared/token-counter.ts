@@ -1,3 +1,4 @@
+import { describeError } from '../../core/describe-error.ts';
 import { ToolgateError } from '../../core/errors.ts';
 
 /** How many tokens a text is, by a BPE tokenizer. */
@@ -28,7 +29,7 @@ export function loadTokenCounter(): Promise<CountTokens> {
       loading = undefined;
       throw new ToolgateError(
         'internal',
-        `the tokenizer that estimates token usage (gpt-tokenizer) could not be loaded: ${error instanceof Error ? error.message : String(error)}. Reinstall toolgate's dependencies (npm install)`,
+        `the tokenizer that estimates token usage (gpt-tokenizer) could not be loaded: ${describeError(error)}. Reinstall toolgate's dependencies (npm install)`,
         { cause: error },
       );
     },

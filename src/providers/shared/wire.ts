@@ -1,11 +1,23 @@
 /** Reading untrusted JSON from a model endpoint: every field is checked before use. */
 import { ToolgateError } from '../../core/errors.ts';
-import { isJsonObject } from '../../core/json.ts';
+import { isRecord, type JsonObject } from '../../core/json.ts';
+import { parseJson } from '../../core/parse-json.ts';
+import type { FinishReason, ModelResponse } from '../../core/ports/model-adapter.ts';
+import type { RawToolCall } from '../../core/tools.ts';
+import type { Usage } from '../../core/usage.ts';
 
-type Obj = Record<string, unknown>;
+/** A plain object from the wire, its members still unchecked; undefined for anything else. */
+export function asObject(value: unknown): Record<string, unknown> | undefined {
+  return isRecord(value) ? value : undefined;
+}
 
-export function asObject(value: unknown): Obj | undefined {
-  return isJsonObject(value) ? (value as Obj) : undefined;
+/** What reading a whole answer needs besides its body. */
+export interface WireReadOptions {
+  /** Named in errors. */
+  url: string;
+  maxToolCalls?: number;
+  /** The config key named in limit messages. */
+  provider?: string;
 }
 
 /**
@@ -41,3 +53,33 @@ export function argumentsText(value: unknown): string {
   }
 }
 
+/**
+ * A call's arguments text as the object Ollama's and Anthropic's APIs demand
+ * (a string is refused). Text that is not a JSON object is a model's broken
+ * call that toolgate already answered with an error result: `{}` keeps the
+ * history sendable, and the tool result next to it says what went wrong.
+ * parseJson, not JSON.parse: escaped keys must stay as they were written.
+ */
+export function argumentsObject(text: string): Record<string, unknown> {
+  try {
+    return asObject(parseJson(text)) ?? {};
+  } catch {
+    return {};
+  }
+}
+
+/** A ModelResponse without its empty parts: no usage, reasoning or providerData that was not given. */
+export function modelResponse(input: {
+  text: string;
+  toolCalls: RawToolCall[];
+  finishReason: FinishReason;
+  usage?: Usage | undefined;
+  reasoning?: string;
+  providerData?: JsonObject | undefined;
+}): ModelResponse {
+  const response: ModelResponse = { text: input.text, toolCalls: input.toolCalls, finishReason: input.finishReason };
+  if (input.usage !== undefined) response.usage = input.usage;
+  if (input.reasoning !== undefined && input.reasoning !== '') response.reasoning = input.reasoning;
+  if (input.providerData !== undefined) response.providerData = input.providerData;
+  return response;
+}

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { RunEvent } from '../../core/events.ts';
 import type { Run } from '../../core/runs.ts';
 import { MemoryRunStore } from '../../store/memory/memory-run-store.ts';
-import { startTestServer, type TestServer } from '../test-server.ts';
+import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
 const ACME = 'key-acme-0123456789';
 const GLOBEX = 'key-globex-0123456789';

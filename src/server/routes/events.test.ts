@@ -7,8 +7,8 @@ import { draft, type RunEvent } from '../../core/events.ts';
 import type { RunStore } from '../../core/ports/run-store.ts';
 import type { Run } from '../../core/runs.ts';
 import { MemoryRunStore } from '../../store/memory/memory-run-store.ts';
-import { TestRunService } from '../test-run-service.ts';
-import { startTestServer, type TestServer } from '../test-server.ts';
+import { TestRunService } from '../../../test/support/test-run-service.ts';
+import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
 /** What a stored log must look like on the wire: id, event name, the whole event as data. */
 function asWire(events: readonly RunEvent[]): unknown[] {

@@ -1,4 +1,4 @@
-import { ToolgateError, type Readiness } from '../../core/index.ts';
+import { ToolgateError, type Readiness, describeError } from '../../core/index.ts';
 import { readQuery } from '../query.ts';
 import { sendJson } from '../respond.ts';
 import type { RequestContext } from '../server-context.ts';
@@ -57,7 +57,7 @@ export async function readyz(ctx: RequestContext): Promise<void> {
   try {
     result = await ctx.state.service.ready();
   } catch (error) {
-    result = { ready: false, reason: error instanceof Error ? error.message : String(error) };
+    result = { ready: false, reason: describeError(error) };
   }
   const servers = result.servers === undefined ? {} : { servers: result.servers };
   if (result.ready) sendJson(ctx.res, 200, { status: 'ready', ...servers });

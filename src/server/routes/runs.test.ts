@@ -4,7 +4,7 @@ import { draft } from '../../core/events.ts';
 import type { Run } from '../../core/runs.ts';
 import { MemoryRunStore } from '../../store/memory/memory-run-store.ts';
 import { requestHash } from '../schemas.ts';
-import { startTestServer, type TestServer } from '../test-server.ts';
+import { startTestServer, type TestServer } from '../../../test/support/test-server.ts';
 
 type ErrorBody = { error: { code: string; message: string } };
 

@@ -1,13 +1,15 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ToolgateError } from '../../core/errors.ts';
+import { isOneOf } from '../../core/is-one-of.ts';
 import type { IdempotencyOptions, RunListQuery } from '../../core/ports/run-service.ts';
 import { MAX_RUN_SEARCH_LENGTH } from '../../core/run-filter.ts';
 import { RUN_STATUSES, RUN_STRATEGY_LABELS, type RunStatus, type RunStrategyLabel } from '../../core/runs.ts';
-import { checkTraceparent } from '../../orchestrator/tracing.ts';
+import { checkTraceparent } from '../../orchestrator/call/tracing.ts';
 import { readJsonBody } from '../body.ts';
+import { checkedHeader } from '../checked-header.ts';
 import { httpStatusFor } from '../http-status.ts';
 import { parseBooleanParam, readQuery } from '../query.ts';
-import { HttpError, sendJson } from '../respond.ts';
+import { HttpError, sendJson, sendJsonResponse } from '../respond.ts';
 import { parseFields, summarizeRun } from '../run-summary.ts';
 import { waitForFirstTurn, type FirstTurn } from '../wait-first-turn.ts';
 import { parseCancelBody, parseRunInputBody, parseStartRunBody, requestHash } from '../schemas.ts';
@@ -67,7 +69,7 @@ export async function createRun(ctx: RequestContext): Promise<void> {
     await streamRunEvents(ctx, { runId: run.id, after: 0, headers });
     return;
   }
-  sendJson(ctx.res, created ? 201 : 200, run, headers);
+  sendJsonResponse(ctx.res, { status: created ? 201 : 200, body: run, headers });
 }
 
 /**
@@ -129,27 +131,25 @@ function traceparentHeader(headers: IncomingHttpHeaders): string | undefined {
 }
 
 function idempotencyKey(headers: IncomingHttpHeaders): string | undefined {
-  const raw = headers['idempotency-key'];
-  if (raw === undefined) return undefined;
-  const value = Array.isArray(raw) ? raw.join(',') : raw;
-  if (!IDEMPOTENCY_KEY_PATTERN.test(value)) {
-    throw new ToolgateError('usage', 'Idempotency-Key must be 1 to 255 printable ASCII characters (a UUID is a good choice)');
+  return checkedHeader(headers, {
+    name: 'idempotency-key',
+    pattern: IDEMPOTENCY_KEY_PATTERN,
+    problem: 'Idempotency-Key must be 1 to 255 printable ASCII characters (a UUID is a good choice)',
+  });
+}
+
+function parseStatus(value: string): RunStatus {
+  if (!isOneOf(RUN_STATUSES, value)) {
+    throw new ToolgateError('usage', `status must be one of ${RUN_STATUSES.join(', ')}; got "${value}"`);
   }
   return value;
 }
 
-function parseStatus(value: string): RunStatus {
-  if (!(RUN_STATUSES as readonly string[]).includes(value)) {
-    throw new ToolgateError('usage', `status must be one of ${RUN_STATUSES.join(', ')}; got "${value}"`);
-  }
-  return value as RunStatus;
-}
-
 function parseStrategy(value: string): RunStrategyLabel {
-  if (!(RUN_STRATEGY_LABELS as readonly string[]).includes(value)) {
+  if (!isOneOf(RUN_STRATEGY_LABELS, value)) {
     throw new ToolgateError('usage', `strategy must be one of ${RUN_STRATEGY_LABELS.join(', ')}; got "${value.slice(0, 40)}"`);
   }
-  return value as RunStrategyLabel;
+  return value;
 }
 
 function parseSearch(value: string): string {

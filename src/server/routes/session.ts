@@ -3,7 +3,7 @@ import { ToolgateError } from '../../core/errors.ts';
 import { keyFingerprint } from '../auth.ts';
 import { readJsonBody } from '../body.ts';
 import { readQuery } from '../query.ts';
-import { sendJson } from '../respond.ts';
+import { sendJson, sendJsonResponse } from '../respond.ts';
 import { formatIssues } from '../schemas.ts';
 import type { RequestContext } from '../server-context.ts';
 import { clearedSessionCookie, isSecureRequest, sessionCookie } from '../session.ts';
@@ -33,17 +33,16 @@ export async function signIn(ctx: RequestContext): Promise<void> {
   const entry = await auth.signInEntry(ctx.req, apiKey);
   const session = auth.sessions.issue(keyFingerprint(entry.key));
   const cookie = sessionCookie(session.token, { maxAgeSeconds: session.maxAgeSeconds, secure: isSecureRequest(ctx.req) });
-  sendJson(
-    ctx.res,
-    200,
-    {
+  sendJsonResponse(ctx.res, {
+    status: 200,
+    body: {
       tenantId: entry.tenantId,
       ...(entry.userId === undefined ? {} : { userId: entry.userId }),
       csrfToken: session.csrfToken,
       expiresAt: new Date(session.expiresAt).toISOString(),
     },
-    { 'Set-Cookie': cookie },
-  );
+    headers: { 'Set-Cookie': cookie },
+  });
 }
 
 /** GET /v1/session: whether the request is signed in (cookie or bearer key), and as whom. Never 401; 429 when its address must wait after failed keys. */

@@ -27,25 +27,27 @@ export function claimOldest(entries: Iterable<LeasedRun>, options: ClaimOptions 
   for (const entry of entries) {
     if (!(leases.length < limit)) break;
     if (!CLAIMABLE.has(entry.run.status) || hasEnded(entry) || isLive(entry.lease, now)) continue;
-    const lease = claimLease(entry.run.id, entry.lease, options, now);
+    const lease = claimLease(entry.lease, { ...options, runId: entry.run.id, now });
     if (lease !== undefined) leases.push(lease);
   }
   return leases;
 }
 
 /** Claims for `options.owner` when the lease is free, expired or already theirs; the epoch grows by one. */
-export function claimLease(runId: string, state: LeaseState, options: ClaimOptions, now: number): RunLease | undefined {
-  if (isLive(state, now) && state.owner !== options.owner) return undefined;
-  state.owner = options.owner;
+export function claimLease(state: LeaseState, claim: ClaimOptions & { runId: string; now: number }): RunLease | undefined {
+  const { owner, now } = claim;
+  if (isLive(state, now) && state.owner !== owner) return undefined;
+  state.owner = owner;
   state.epoch += 1;
-  state.expiresAt = now + options.ttlMs;
-  return { runId, owner: options.owner, epoch: state.epoch, expiresAt: state.expiresAt };
+  state.expiresAt = now + claim.ttlMs;
+  return { runId: claim.runId, owner, epoch: state.epoch, expiresAt: state.expiresAt };
 }
 
 /** Extends the lease if `lease` still holds it (owner and epoch), even just after expiry. */
-export function renewLease(state: LeaseState, lease: RunLease, ttlMs: number, now: number): RunLease | undefined {
+export function renewLease(state: LeaseState, renewal: { lease: RunLease; ttlMs: number; now: number }): RunLease | undefined {
+  const { lease } = renewal;
   if (!isHeldBy(state, lease)) return undefined;
-  state.expiresAt = now + ttlMs;
+  state.expiresAt = renewal.now + renewal.ttlMs;
   return { ...lease, expiresAt: state.expiresAt };
 }
 

@@ -1,5 +1,5 @@
 import type { LimitStore, SlotOutcome, StrikeCount, TakeSlotRequest } from '../../core/index.ts';
-import { checkLimitTtl, checkSlotRequest, distinctLimits, LIMITS_SWEEP_EVERY_MS, MAX_STRIKE_KEYS } from '../limit-guard.ts';
+import { checkLimitTtl, checkSlotRequest, LIMITS_SWEEP_EVERY_MS, MAX_STRIKE_KEYS } from '../limit-guard.ts';
 import { storeNow } from '../store-clock.ts';
 
 interface Slot {
@@ -32,9 +32,8 @@ export class MemoryLimits implements LimitStore {
   }
 
   async takeSlot(request: TakeSlotRequest): Promise<SlotOutcome> {
-    checkSlotRequest(request);
+    const limits = checkSlotRequest(request);
     const now = this.#clock();
-    const limits = distinctLimits(request);
     for (const limit of limits) {
       const slots = this.#live(limit.key, now);
       let live = 0;

@@ -1,44 +1,38 @@
-import {
-  ToolgateError,
-  copyAsJson,
-  parseJson,
-  ZERO_USAGE,
-  newId,
-  type AppendOptions,
-  type ClaimOptions,
-  type EventDraft,
-  type EventListener,
-  type IdempotencyRequest,
-  type Message,
-  type Thread,
-  type ListRunsQuery,
-  type NewRun,
-  type ReadEventsOptions,
-  type Run,
-  type RunEvent,
-  type RunPage,
-  type RunLease,
-  type RunPatch,
-  type RunStore,
-  type ToolPin,
+import { ToolgateError, copyAsJson, parseJson, newId } from '../../core/index.ts';
+import type {
+  AppendOptions,
+  ClaimOptions,
+  EventDraft,
+  EventListener,
+  IdempotencyRequest,
+  ListRunsQuery,
+  Message,
+  NewRun,
+  ReadEventsOptions,
+  Run,
+  RunEvent,
+  RunLease,
+  RunPage,
+  RunPatch,
+  RunStore,
+  Thread,
+  ToolPin,
 } from '../../core/index.ts';
 import { checkAppend } from '../append-guard.ts';
+import { applyRunPatch } from './apply-run-patch.ts';
+import { createdRun } from '../created-run.ts';
 import { checkClaimOptions, checkLastEventId, checkLease, checkTtl } from '../lease-guard.ts';
 import { storeNow, isoNow } from '../store-clock.ts';
+import { readBackEvent, stampEvents } from '../stored-event.ts';
 import { claimLease, claimOldest, hasEnded, releaseLease, renewLease, type LeasedRun } from './memory-leases.ts';
+import { MemoryIdempotencyKeys } from './memory-idempotency-keys.ts';
 import { MemoryThreads } from './memory-threads.ts';
 import { MemoryLimits } from './memory-limits.ts';
 import { MemoryToolPins } from './memory-tool-pins.ts';
 import { RunListeners } from '../run-listeners.ts';
-import { DEFAULT_IDEMPOTENCY_TTL_MS, DEFAULT_PAGE_SIZE, idempotencyMismatch } from '../store-defaults.ts';
+import { DEFAULT_PAGE_SIZE } from '../store-defaults.ts';
 
 export { DEFAULT_IDEMPOTENCY_TTL_MS, DEFAULT_PAGE_SIZE } from '../store-defaults.ts';
-
-interface IdempotencyEntry {
-  runId: string;
-  requestHash: string;
-  expiresAt: number;
-}
 
 /** An event as the log keeps it: its data as JSON text, so no caller can reach into it. */
 interface StoredEvent {
@@ -57,7 +51,7 @@ interface Entry extends LeasedRun {
 /** RunStore in process memory: for tests, the CLI's one-shot runs and `--store memory:`. */
 export class MemoryRunStore implements RunStore {
   readonly #runs = new Map<string, Entry>();
-  readonly #keys = new Map<string, IdempotencyEntry>();
+  readonly #keys = new MemoryIdempotencyKeys();
   readonly #threads = new MemoryThreads();
   readonly #pins = new MemoryToolPins();
   readonly limits = new MemoryLimits();
@@ -76,31 +70,19 @@ export class MemoryRunStore implements RunStore {
     // No await between the insert and the claim: nobody claims in between.
     const run = this.#insertRun(init);
     const entry = this.#entry(run.id);
-    const lease = hasEnded(entry) ? undefined : claimLease(run.id, entry.lease, claim, storeNow());
+    const lease = hasEnded(entry) ? undefined : claimLease(entry.lease, { ...claim, runId: run.id, now: storeNow() });
     return { run: copyAsJson(run), lease };
   }
 
   async createRunIdempotent(init: NewRun, idempotency: IdempotencyRequest): Promise<{ run: Run; created: boolean }> {
     this.#assertOpen();
     // No await between the key lookup and the insert: concurrent calls with one key must create one run.
-    const scoped = `${init.tenantId ?? ''}\u0000${idempotency.key}`;
     const now = Date.now();
-    const existing = this.#keys.get(scoped);
-    if (existing !== undefined && existing.expiresAt > now) {
-      if (existing.requestHash !== idempotency.requestHash) {
-        throw idempotencyMismatch(idempotency.key);
-      }
-      const entry = this.#runs.get(existing.runId);
-      if (entry !== undefined) return { run: copyAsJson(entry.run), created: false };
-    }
+    const existing = this.#keys.runOf(init.tenantId, idempotency, now);
+    const entry = existing === undefined ? undefined : this.#runs.get(existing);
+    if (entry !== undefined) return { run: copyAsJson(entry.run), created: false };
     const run = this.#insertRun(init);
-    this.#pruneExpiredKeys(now);
-    this.#keys.delete(scoped);
-    this.#keys.set(scoped, {
-      runId: run.id,
-      requestHash: idempotency.requestHash,
-      expiresAt: now + (idempotency.ttlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS),
-    });
+    this.#keys.remember(init.tenantId, idempotency, { runId: run.id, now });
     return { run: copyAsJson(run), created: true };
   }
 
@@ -138,13 +120,15 @@ export class MemoryRunStore implements RunStore {
     return matching.length > limit && last !== undefined ? { runs, nextCursor: String(last.seq) } : { runs };
   }
 
+  // RunStore.append's four parameters are the public port's (src/core/ports/run-store.ts).
+  // eslint-disable-next-line @typescript-eslint/max-params
   async append(runId: string, drafts: readonly EventDraft[], patch?: RunPatch, options: AppendOptions = {}): Promise<RunEvent[]> {
     this.#assertOpen();
     const entry = this.#entry(runId);
     // No await from here to the write: two racing appends cannot both pass the checks.
     // Order: not_found, ended (conflict), lease (lease_lost), expectLastEventId (conflict).
     const endedBy = checkAppend(runId, { status: entry.run.status, endedBy: entry.endedBy }, drafts);
-    if (options.lease !== undefined) checkLease(runId, entry.lease, options.lease, storeNow());
+    if (options.lease !== undefined) checkLease(entry.lease, { runId, lease: options.lease, now: storeNow() });
     checkLastEventId(runId, entry.run.lastEventId, options.expectLastEventId);
     const time = isoNow();
     // The log keeps JSON text and everyone is handed a copy as it reads back, as the
@@ -152,27 +136,13 @@ export class MemoryRunStore implements RunStore {
     // what a later read returns. (copyAsJson: the JSON round trip without the parse.)
     // Everything that may throw (a value JSON cannot hold) before anything is written.
     const first = entry.run.lastEventId + 1;
-    const stored: StoredEvent[] = new Array<StoredEvent>(drafts.length);
-    const events: RunEvent[] = new Array<RunEvent>(drafts.length);
-    for (let i = 0; i < drafts.length; i += 1) {
-      const d = drafts[i] as EventDraft;
-      stored[i] = { id: first + i, type: d.type, time, data: JSON.stringify(d.data) };
-      events[i] = { id: first + i, runId, type: d.type, time, data: copyAsJson(d.data) } as RunEvent;
-    }
+    const stored = drafts.map((d, i): StoredEvent => ({ id: first + i, type: d.type, time, data: JSON.stringify(d.data) }));
+    const events = stampEvents(drafts, { runId, first, time });
     const changes = patch === undefined ? undefined : copyAsJson(patch);
     for (const event of stored) entry.events.push(event);
     // The run's row is the store's own (everyone is handed a copy): updated in place.
     const run = entry.run;
-    if (changes !== undefined) {
-      const row = run as unknown as Record<string, unknown>;
-      for (const [key, value] of Object.entries(changes)) {
-        // No RunPatch field is called that; as an own key it must not reach the row's prototype.
-        if (key === '__proto__') continue;
-        // null takes the approval away; the other fields are set as given.
-        if (key === 'pendingApproval' && value === null) delete row[key];
-        else row[key] = value;
-      }
-    }
+    if (changes !== undefined) applyRunPatch(run, changes);
     run.lastEventId = first + drafts.length - 1;
     run.updatedAt = time;
     if (endedBy !== undefined) {
@@ -204,7 +174,7 @@ export class MemoryRunStore implements RunStore {
     this.#assertOpen();
     checkClaimOptions(options);
     const entry = this.#entry(runId);
-    return hasEnded(entry) ? undefined : claimLease(runId, entry.lease, options, storeNow());
+    return hasEnded(entry) ? undefined : claimLease(entry.lease, { ...options, runId, now: storeNow() });
   }
 
   async claimNext(options: ClaimOptions & { limit: number }): Promise<RunLease[]> {
@@ -218,7 +188,7 @@ export class MemoryRunStore implements RunStore {
     this.#assertOpen();
     checkTtl(ttlMs);
     const entry = this.#runs.get(lease.runId);
-    return entry === undefined ? undefined : renewLease(entry.lease, lease, ttlMs, storeNow());
+    return entry === undefined ? undefined : renewLease(entry.lease, { lease, ttlMs, now: storeNow() });
   }
 
   async releaseRun(lease: RunLease): Promise<Run | undefined> {
@@ -252,25 +222,8 @@ export class MemoryRunStore implements RunStore {
   #insertRun(init: NewRun): Run {
     const id = init.id ?? newId('run');
     if (this.#runs.has(id)) throw new ToolgateError('conflict', `run ${id} already exists`);
-    const now = isoNow();
-    const run: Run = {
-      id,
-      status: init.status ?? 'queued',
-      input: init.input,
-      model: init.model,
-      createdAt: now,
-      updatedAt: now,
-      usage: { ...ZERO_USAGE },
-      steps: 0,
-      lastEventId: 0,
-      ...(init.tenantId === undefined ? {} : { tenantId: init.tenantId }),
-      ...(init.userId === undefined ? {} : { userId: init.userId }),
-      ...(init.threadId === undefined ? {} : { threadId: init.threadId }),
-      ...(init.metadata === undefined ? {} : { metadata: copyAsJson(init.metadata) }),
-      ...(init.context === undefined ? {} : { context: copyAsJson(init.context) }),
-      ...(init.dryRun === undefined ? {} : { dryRun: init.dryRun }),
-      ...(init.settings === undefined ? {} : { settings: copyAsJson(init.settings) }),
-    };
+    // A copy, as the SQL stores keep what they were given: the caller's objects stay the caller's.
+    const run = copyAsJson(createdRun(init, { id, now: isoNow() }));
     this.#seq += 1;
     this.#runs.set(id, { run, events: [], seq: this.#seq, lease: { owner: undefined, epoch: 0, expiresAt: undefined } });
     return run;
@@ -280,14 +233,6 @@ export class MemoryRunStore implements RunStore {
     const entry = this.#runs.get(runId);
     if (entry === undefined) throw new ToolgateError('not_found', `run ${runId} does not exist`);
     return entry;
-  }
-
-  /** Keys sit in insertion order, so expired ones cluster at the front (for a common ttl). */
-  #pruneExpiredKeys(now: number): void {
-    for (const [scoped, entry] of this.#keys) {
-      if (entry.expiresAt > now) return;
-      this.#keys.delete(scoped);
-    }
   }
 
   #assertOpen(): void {
@@ -303,5 +248,5 @@ function parseCursor(cursor: string): number {
 }
 
 function eventOf(runId: string, stored: StoredEvent): RunEvent {
-  return { id: stored.id, runId, type: stored.type, time: stored.time, data: parseJson(stored.data) } as RunEvent;
+  return readBackEvent({ id: stored.id, runId, type: stored.type, time: stored.time, data: parseJson(stored.data) });
 }

@@ -1,31 +1,30 @@
-import { parseJson, type ToolPin } from '../../core/index.ts';
+import { copyAsJson, type ToolPin } from '../../core/index.ts';
 
 /**
- * MemoryRunStore's tool pins, kept as JSON text: every read is a fresh copy,
- * exactly what was written, as the SQL stores give.
+ * MemoryRunStore's tool pins, kept as copies: every read is a fresh copy,
+ * exactly what was written after a JSON round trip, as the SQL stores give.
  */
 export class MemoryToolPins {
   /** Keyed by pinKey. */
-  readonly #pins = new Map<string, string>();
+  readonly #pins = new Map<string, ToolPin>();
 
   list(): ToolPin[] {
-    return [...this.#pins.entries()]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([, text]) => parseJson(text) as ToolPin);
+    return [...this.#pins.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, pin]) => copyAsJson(pin));
   }
 
   /** No await inside: of two calls for one key, the first one's pin is kept. */
   pinIfNew(pin: ToolPin): ToolPin {
     const key = pinKey(pin);
-    const existing = this.#pins.get(key);
-    if (existing !== undefined) return parseJson(existing) as ToolPin;
-    const text = pinText(pin);
-    this.#pins.set(key, text);
-    return parseJson(text) as ToolPin;
+    let kept = this.#pins.get(key);
+    if (kept === undefined) {
+      kept = storedPin(pin);
+      this.#pins.set(key, kept);
+    }
+    return copyAsJson(kept);
   }
 
   replace(pin: ToolPin): void {
-    this.#pins.set(pinKey(pin), pinText(pin));
+    this.#pins.set(pinKey(pin), storedPin(pin));
   }
 }
 
@@ -34,8 +33,8 @@ function pinKey(pin: ToolPin): string {
   return `${pin.server}\u0000${pin.tool}`;
 }
 
-/** Only the fields of a pin: a caller's extra properties are not kept. */
-function pinText(pin: ToolPin): string {
+/** Only the fields of a pin (a caller's extra properties are not kept), copied as JSON would. */
+function storedPin(pin: ToolPin): ToolPin {
   const { server, tool, fingerprint, definition, pinnedAt, acceptedBy } = pin;
-  return JSON.stringify({ server, tool, fingerprint, definition, pinnedAt, acceptedBy });
+  return copyAsJson({ server, tool, fingerprint, definition, pinnedAt, acceptedBy });
 }

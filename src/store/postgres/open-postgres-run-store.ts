@@ -37,8 +37,8 @@ const JSONB_OID = 3802;
 
 /** json and jsonb columns read with parseJson: JSON.parse may rename escaped keys (see core/parse-json.ts). */
 const JSON_TYPES: CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    (oid === JSON_OID || oid === JSONB_OID) && format !== 'binary' ? (text: string) => parseJson(text) : types.getTypeParser(oid, format)) as CustomTypesConfig['getTypeParser'],
+  getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+    (oid === JSON_OID || oid === JSONB_OID) && format !== 'binary' ? (text: string) => parseJson(text) : types.getTypeParser(oid, format),
 };
 
 export async function openPostgresRunStore(options: OpenPostgresRunStoreOptions): Promise<PostgresRunStore> {

@@ -1,4 +1,4 @@
-import { ToolgateError } from '../../core/index.ts';
+import { ToolgateError, describeError } from '../../core/index.ts';
 import { STORE_RETRY_AFTER_SECONDS } from '../store-defaults.ts';
 
 export interface PostgresFailureOptions {
@@ -65,10 +65,9 @@ function isTransient(code: string | undefined, detail: string): boolean {
 
 function errorParts(error: unknown): { code: string | undefined; detail: string } {
   if (!(error instanceof Error)) return { code: undefined, detail: String(error) };
-  const { code } = error as { code?: unknown };
-  const codeText = typeof code === 'string' ? code : undefined;
+  const codeText = 'code' in error && typeof error.code === 'string' ? error.code : undefined;
   // A host name with several addresses fails as an AggregateError whose own message is empty.
-  const inner = error instanceof AggregateError ? error.errors.map((e: unknown) => (e instanceof Error ? e.message : String(e))).join('; ') : '';
+  const inner = error instanceof AggregateError ? error.errors.map((e: unknown) => describeError(e)).join('; ') : '';
   const detail = error.message !== '' ? error.message : inner !== '' ? inner : (codeText ?? error.name);
   return { code: codeText, detail };
 }

@@ -1,5 +1,5 @@
 import type { LimitStore, SlotOutcome, StrikeCount, TakeSlotRequest } from '../../core/index.ts';
-import { checkLimitTtl, checkSlotRequest, distinctLimits, LIMITS_SWEEP_EVERY_MS, MAX_STRIKE_KEYS } from '../limit-guard.ts';
+import { checkLimitTtl, checkSlotRequest, LIMITS_SWEEP_EVERY_MS, MAX_STRIKE_KEYS } from '../limit-guard.ts';
 import type { PostgresConnection } from './postgres-connection.ts';
 
 /** Now by the database clock, in milliseconds since the epoch: every instance judges expiry alike. */
@@ -40,9 +40,8 @@ export class PostgresLimits implements LimitStore {
   }
 
   async takeSlot(request: TakeSlotRequest): Promise<SlotOutcome> {
-    checkSlotRequest(request);
+    const limits = checkSlotRequest(request);
     this.#sweepWhenDue();
-    const limits = distinctLimits(request);
     const keys = limits.map((l) => l.key);
     return this.#db.transaction(`take a slot under ${keys.join(', ')}`, async (query) => {
       for (const key of [...keys].sort()) await query(LOCK_KEY, [key]);

@@ -1,5 +1,5 @@
 import { Client, type ClientConfig, type Notification } from 'pg';
-import { ToolgateError } from '../../core/index.ts';
+import { ToolgateError, describeError } from '../../core/index.ts';
 import { postgresFailure, type PostgresFailureOptions } from './postgres-failure.ts';
 import { EVENTS_CHANNEL } from './run-statements.ts';
 
@@ -189,7 +189,7 @@ export class PostgresListener {
       try {
         watcher(lastEventId);
       } catch (error) {
-        process.emitWarning(`a run watcher threw: ${error instanceof Error ? error.message : String(error)}`, 'ToolgateWarning');
+        process.emitWarning(`a run watcher threw: ${describeError(error)}`, 'ToolgateWarning');
       }
     }
   }

@@ -1,6 +1,5 @@
 import {
   ToolgateError,
-  ZERO_USAGE,
   newId,
   type AppendOptions,
   type ClaimOptions,
@@ -13,30 +12,31 @@ import {
   type ReadEventsOptions,
   type Run,
   type RunEvent,
-  type RunEventType,
   type RunLease,
   type RunPage,
   type RunPatch,
-  type RunStatus,
   type RunStore,
   type Thread,
-  type ToolPin,
 } from '../../core/index.ts';
-import { copyAsJson } from '../../core/copy-as-json.ts';
-import { checkAppend } from '../append-guard.ts';
-import { checkClaimOptions, checkLastEventId, checkLease } from '../lease-guard.ts';
+import { createdRun } from '../created-run.ts';
+import { checkClaimOptions } from '../lease-guard.ts';
 import { RunListeners } from '../run-listeners.ts';
-import { DEFAULT_IDEMPOTENCY_TTL_MS, DEFAULT_PAGE_SIZE, idempotencyMismatch } from '../store-defaults.ts';
+import { checkAppendRow, runUpdateSql, type AppendRequest } from '../sql/append-sql.ts';
+import { eventFromRow } from '../sql/event-row.ts';
+import { LeaseAndPinMethods } from '../sql/lease-and-pin-methods.ts';
+import { leaseFromRow, rowValues, runFromRow, runRow } from '../sql/run-row.ts';
+import { listRunsSql, runPage } from '../sql/run-sql.ts';
+import { threadFromRow } from '../sql/thread-row.ts';
+import { isoNow } from '../store-clock.ts';
+import { DEFAULT_IDEMPOTENCY_TTL_MS, idempotencyMismatch } from '../store-defaults.ts';
+import { stampEvents } from '../stored-event.ts';
 import { importRunLocked } from './import-run.ts';
 import { KeyedQueue } from './keyed-queue.ts';
-import { listRunsSql } from './list-runs-sql.ts';
 import type { PostgresConnection, Query } from './postgres-connection.ts';
-import { leaseFromRow, PostgresLeases } from './postgres-leases.ts';
+import { PostgresLeases } from './postgres-leases.ts';
 import { PostgresLimits } from './postgres-limits.ts';
-import { PostgresToolPins } from './postgres-tool-pins.ts';
 import type { AppendedCallback, PostgresListener } from './postgres-listener.ts';
-import { decodeRunCursor, encodeRunCursor } from '../run-cursor.ts';
-import { eventFromRow, leaseStateFromRow, newRunParams, runFromRow, threadFromRow } from './run-row.ts';
+import { PostgresToolPins } from './postgres-tool-pins.ts';
 import {
   CLAIM_KEY,
   CLAIM_RUN,
@@ -44,13 +44,13 @@ import {
   INSERT_RUN,
   INSERT_THREAD_MESSAGES,
   LOCK_RUN_FOR_APPEND,
+  NEW_RUN_COLUMNS,
   NOTIFY_APPENDED,
   PRUNE_KEYS,
   SELECT_KEY_RUN,
   SELECT_RUN,
   SELECT_THREAD,
   UPSERT_THREAD,
-  updateRunSql,
 } from './run-statements.ts';
 
 export { DEFAULT_IDEMPOTENCY_TTL_MS, DEFAULT_PAGE_SIZE } from '../store-defaults.ts';
@@ -66,11 +66,9 @@ export interface PostgresRunStoreInit {
  * the appends made through this instance; `watch` hears every process's.
  * Open it with openPostgresRunStore.
  */
-export class PostgresRunStore implements RunStore {
+export class PostgresRunStore extends LeaseAndPinMethods implements RunStore {
   readonly #db: PostgresConnection;
   readonly #listener: PostgresListener;
-  readonly #leases: PostgresLeases;
-  readonly #pins: PostgresToolPins;
   readonly limits: PostgresLimits;
   readonly #listeners = new RunListeners();
   // Appends to one run wait for each other on its row lock anyway; queued here
@@ -80,10 +78,9 @@ export class PostgresRunStore implements RunStore {
   readonly #appends = new KeyedQueue();
 
   constructor(init: PostgresRunStoreInit) {
+    super({ leases: new PostgresLeases(init.connection), pins: new PostgresToolPins(init.connection) });
     this.#db = init.connection;
     this.#listener = init.listener;
-    this.#leases = new PostgresLeases(init.connection);
-    this.#pins = new PostgresToolPins(init.connection);
     this.limits = new PostgresLimits(init.connection);
   }
 
@@ -98,7 +95,7 @@ export class PostgresRunStore implements RunStore {
     return this.#db.transaction('create and claim a run', async (query) => {
       const run = await insertRun(query, init);
       const [row] = await query(CLAIM_RUN, [run.id, claim.owner, claim.ttlMs]);
-      return { run, lease: row === undefined ? undefined : leaseFromRow(row) };
+      return { run, lease: row === undefined ? undefined : leaseFromRow(row, 'postgres') };
     });
   }
 
@@ -116,7 +113,7 @@ export class PostgresRunStore implements RunStore {
           throw new ToolgateError('internal', `Idempotency-Key "${idempotency.key}" is held but its run cannot be read; retry the request`);
         }
         if (row['request_hash'] !== idempotency.requestHash) throw idempotencyMismatch(idempotency.key);
-        return { run: runFromRow(row), created: false };
+        return { run: runFromRow(row, 'postgres'), created: false };
       }
       const run = await insertRun(query, { ...init, id });
       await query(PRUNE_KEYS);
@@ -126,25 +123,22 @@ export class PostgresRunStore implements RunStore {
 
   async getRun(runId: string): Promise<Run | undefined> {
     const [row] = await this.#db.read(`read run ${runId}`, SELECT_RUN, [runId]);
-    return row === undefined ? undefined : runFromRow(row);
+    return row === undefined ? undefined : runFromRow(row, 'postgres');
   }
 
   async listRuns(query: ListRunsQuery = {}): Promise<RunPage> {
     this.#db.assertOpen();
-    const limit = Math.max(1, Math.floor(query.limit ?? DEFAULT_PAGE_SIZE));
-    const after = query.cursor === undefined ? undefined : decodeRunCursor(query.cursor);
-    // One row more than asked tells whether another page exists.
-    const { sql, params } = listRunsSql(query, after, limit + 1);
-    const rows = await this.#db.read('list runs', sql, params);
-    const runs = rows.slice(0, limit).map(runFromRow);
-    const last = runs.at(-1);
-    return rows.length > limit && last !== undefined ? { runs, nextCursor: encodeRunCursor(last) } : { runs };
+    const listing = listRunsSql('postgres', query);
+    return runPage(await this.#db.read('list runs', listing.sql, listing.values), { limit: listing.limit, dialect: 'postgres' });
   }
 
+  // RunStore.append's four parameters are the public port's (src/core/ports/run-store.ts).
+  // eslint-disable-next-line @typescript-eslint/max-params
   async append(runId: string, drafts: readonly EventDraft[], patch: RunPatch = {}, options: AppendOptions = {}): Promise<RunEvent[]> {
     this.#db.assertOpen();
+    const request = { runId, drafts, patch, options };
     return this.#appends.run(runId, async () => {
-      const events = await this.#db.transaction(`append events to run ${runId}`, (query) => appendLocked(query, runId, drafts, patch, options));
+      const events = await this.#db.transaction(`append events to run ${runId}`, (query) => appendLocked(query, request));
       // After COMMIT: a subscriber that reads the run sees the state these events produced.
       this.#listeners.notify(runId, events);
       return events;
@@ -161,7 +155,7 @@ export class PostgresRunStore implements RunStore {
     if (rows.length === 0 && (await this.#db.read(action, 'SELECT 1 FROM runs WHERE id = $1', [runId])).length === 0) {
       throw new ToolgateError('not_found', `run ${runId} does not exist`);
     }
-    return rows.map((row) => eventFromRow(runId, row));
+    return rows.map((row) => eventFromRow(runId, row, 'postgres'));
   }
 
   /**
@@ -182,7 +176,7 @@ export class PostgresRunStore implements RunStore {
 
   async getThread(threadId: string, tenantId?: string): Promise<Thread | undefined> {
     const [row] = await this.#db.read(`read thread ${threadId}`, SELECT_THREAD, [tenantId ?? '', threadId]);
-    return row === undefined ? undefined : threadFromRow(row);
+    return row === undefined ? undefined : threadFromRow(row, 'postgres');
   }
 
   async appendThreadMessages(threadId: string, messages: readonly Message[], tenantId?: string): Promise<void> {
@@ -191,34 +185,6 @@ export class PostgresRunStore implements RunStore {
       await query(UPSERT_THREAD, [tenant, threadId]);
       if (messages.length > 0) await query(INSERT_THREAD_MESSAGES, [tenant, threadId, messages.map((m) => JSON.stringify(m))]);
     });
-  }
-
-  async claimRun(runId: string, options: ClaimOptions): Promise<RunLease | undefined> {
-    return this.#leases.claimRun(runId, options);
-  }
-
-  async claimNext(options: ClaimOptions & { limit: number }): Promise<RunLease[]> {
-    return this.#leases.claimNext(options);
-  }
-
-  async renewLease(lease: RunLease, ttlMs: number): Promise<RunLease | undefined> {
-    return this.#leases.renewLease(lease, ttlMs);
-  }
-
-  async releaseRun(lease: RunLease): Promise<Run | undefined> {
-    return this.#leases.releaseRun(lease);
-  }
-
-  async listToolPins(): Promise<ToolPin[]> {
-    return this.#pins.list();
-  }
-
-  async pinToolIfNew(pin: ToolPin): Promise<ToolPin> {
-    return this.#pins.pinIfNew(pin);
-  }
-
-  async replaceToolPin(pin: ToolPin): Promise<void> {
-    return this.#pins.replace(pin);
   }
 
   async importRun(run: Run, events: readonly RunEvent[]): Promise<'imported' | 'exists'> {
@@ -234,29 +200,24 @@ export class PostgresRunStore implements RunStore {
 
 async function insertRun(query: Query, init: NewRun): Promise<Run> {
   const id = init.id ?? newId('run');
-  const [row] = await query(INSERT_RUN, newRunParams({ ...init, id }, ZERO_USAGE));
+  // The stamps are the database clock's (INSERT_RUN): the row's own now is not bound.
+  const [row] = await query(INSERT_RUN, rowValues(runRow(createdRun(init, { id, now: isoNow() })), NEW_RUN_COLUMNS));
   if (row === undefined) throw new ToolgateError('conflict', `run ${id} already exists`);
-  return runFromRow(row);
+  return runFromRow(row, 'postgres');
 }
 
-/** The body of append's transaction. Order of checks: not_found, ended (conflict), lease (lease_lost), expectLastEventId (conflict). */
-async function appendLocked(query: Query, runId: string, drafts: readonly EventDraft[], patch: RunPatch, options: AppendOptions): Promise<RunEvent[]> {
+/** The body of append's transaction: the checks under the run's row lock, then the events, the run's row and the notification. */
+async function appendLocked(query: Query, request: AppendRequest): Promise<RunEvent[]> {
+  const { runId, drafts } = request;
   const [row] = await query(LOCK_RUN_FOR_APPEND, [runId]);
-  if (row === undefined) throw new ToolgateError('not_found', `run ${runId} does not exist`);
-  const end = { status: row['status'] as RunStatus, endedBy: (row['ended_by'] ?? undefined) as RunEventType | undefined };
-  const endedBy = checkAppend(runId, end, drafts);
-  const now = Number(row['now_ms']);
   // The fencing check, under the row lock every claim needs too: nobody takes the run over until this commits.
-  if (options.lease !== undefined) checkLease(runId, leaseStateFromRow(row), options.lease, now);
-  const last = Number(row['last_event_id']);
-  checkLastEventId(runId, last, options.expectLastEventId);
+  const { endedBy, last, now } = checkAppendRow(row, { request, dialect: 'postgres' });
   const time = new Date(now).toISOString();
   const data = drafts.map((draft) => JSON.stringify(draft.data));
   if (drafts.length > 0) await query(INSERT_EVENTS, [runId, last, time, drafts.map((d) => d.type), data]);
-  const update = updateRunSql(runId, patch, { endedBy, lastEventId: last + drafts.length, time });
-  await query(update.sql, update.params);
+  const update = runUpdateSql('postgres', { runId, patch: request.patch, endedBy, lastEventId: last + drafts.length, time });
+  await query(update.sql, update.values);
   // Delivered to listeners at COMMIT, never for a rolled-back append.
   if (drafts.length > 0) await query(NOTIFY_APPENDED, [`${runId}:${last + drafts.length}`]);
-  // A copy as the stored text reads back (copyAsJson: the JSON round trip without the parse).
-  return drafts.map((draft, i) => ({ id: last + i + 1, runId, type: draft.type, time, data: copyAsJson(draft.data) as unknown }) as RunEvent);
+  return stampEvents(drafts, { runId, first: last + 1, time });
 }

@@ -1,5 +1,7 @@
-import { ACTIVE_RUN_STATUSES, TERMINAL_RUN_STATUSES, type RunEventType, type RunPatch } from '../../core/index.ts';
-import { RUN_FIELDS, json } from './run-row.ts';
+import { ACTIVE_RUN_STATUSES, TERMINAL_RUN_STATUSES } from '../../core/index.ts';
+import { RUN_COLUMNS, RUN_FIELDS } from '../sql/run-row.ts';
+import { IMPORT_COLUMNS, insertRunSql } from '../sql/run-sql.ts';
+import { columnList, placeholders } from '../sql/sql-dialect.ts';
 
 /**
  * The channel appends NOTIFY on, with the payload `<runId>:<lastEventId>`.
@@ -23,10 +25,16 @@ function sqlList(values: Iterable<string>): string {
 // statement, which makes a new run's createdAt equal its updatedAt.
 const STAMP = "date_trunc('milliseconds', statement_timestamp())";
 
-export const INSERT_RUN = `INSERT INTO runs (id, tenant_id, user_id, thread_id, status, input, model, usage, metadata, context, dry_run, settings, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10::jsonb, $11, $12::jsonb, ${STAMP}, ${STAMP})
+/** A new run's columns but its stamps, bound in this order (see newRunValues). */
+export const NEW_RUN_COLUMNS = RUN_COLUMNS.filter((column) => column.kind !== 'time');
+
+export const INSERT_RUN = `INSERT INTO runs (${columnList(NEW_RUN_COLUMNS)}, created_at, updated_at)
+VALUES (${placeholders('postgres', NEW_RUN_COLUMNS)}, ${STAMP}, ${STAMP})
 ON CONFLICT (id) DO NOTHING
 RETURNING ${RUN_FIELDS}`;
+
+export const INSERT_IMPORTED_RUN = `${insertRunSql('postgres', IMPORT_COLUMNS)}
+RETURNING id`;
 
 export const SELECT_RUN = `SELECT ${RUN_FIELDS} FROM runs WHERE id = $1`;
 
@@ -49,31 +57,6 @@ SELECT $1, $2::integer + e.ord::integer, e.type, $3::timestamptz, e.data::json
 FROM unnest($4::text[], $5::text[]) WITH ORDINALITY AS e(type, data, ord)`;
 
 export const NOTIFY_APPENDED = `SELECT pg_notify('${EVENTS_CHANNEL}', $1)`;
-
-/** The UPDATE that goes with an append: the patch's fields only, plus the run's end, last event and time. */
-export function updateRunSql(runId: string, patch: RunPatch, after: { endedBy: RunEventType | undefined; lastEventId: number; time: string }): { sql: string; params: unknown[] } {
-  const params: unknown[] = [runId];
-  const sets: string[] = [];
-  const set = (column: string, value: unknown, cast = ''): void => {
-    params.push(value);
-    sets.push(`${column} = $${params.length}${cast}`);
-  };
-  if (patch.status !== undefined) set('status', patch.status);
-  if (patch.output !== undefined) set('output', patch.output);
-  if (patch.error !== undefined) set('error', json(patch.error), '::jsonb');
-  if (patch.usage !== undefined) set('usage', json(patch.usage), '::jsonb');
-  if (patch.steps !== undefined) set('steps', patch.steps);
-  // null clears it.
-  if (patch.pendingApproval !== undefined) set('pending_approval', json(patch.pendingApproval), '::jsonb');
-  if (after.endedBy !== undefined) {
-    set('ended_by', after.endedBy);
-    // An ended run needs no owner: its lease goes with the append that ended it (the epoch stays).
-    sets.push('lease_owner = NULL', 'lease_expires_at = NULL');
-  }
-  set('last_event_id', after.lastEventId);
-  set('updated_at', after.time, '::timestamptz');
-  return { sql: `UPDATE runs SET ${sets.join(', ')} WHERE id = $1`, params };
-}
 
 // Leases. Expiry is judged by the database clock (clock_timestamp(), read when
 // the statement runs, after any wait for a row lock), so owners on machines
@@ -138,9 +121,7 @@ ON CONFLICT (tenant_id, key) DO UPDATE
 RETURNING run_id`;
 
 /** The live key's request hash and its run. */
-export const SELECT_KEY_RUN = `SELECT k.request_hash, ${RUN_FIELDS.split(', ')
-  .map((c) => `r.${c}`)
-  .join(', ')}
+export const SELECT_KEY_RUN = `SELECT k.request_hash, ${RUN_COLUMNS.map((column) => `r.${column.name}`).join(', ')}
 FROM idempotency_keys k JOIN runs r ON r.id = k.run_id WHERE k.tenant_id = $1 AND k.key = $2`;
 
 /** Removes a bounded batch of expired keys, skipping rows others hold, so concurrent prunes never wait on each other. */

@@ -56,8 +56,7 @@ export class GroupCommit<T> {
       for (const item of pending) item.reject(error);
       return;
     }
-    for (let i = 0; i < pending.length; i++) {
-      const item = pending[i] as Pending<T>;
+    for (const [i, item] of pending.entries()) {
       const outcome = outcomes[i];
       if (outcome === undefined) item.reject(new Error('the group commit returned no outcome for an append'));
       else if (outcome.ok) {

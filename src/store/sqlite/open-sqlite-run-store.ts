@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { ToolgateError } from '../../core/index.ts';
+import { ToolgateError, describeError } from '../../core/index.ts';
 import { applyMigrations } from './apply-migrations.ts';
 import { SqliteConnection } from './sqlite-connection.ts';
 import { sqliteFailure } from './sqlite-failure.ts';
@@ -85,8 +85,7 @@ function backgroundCheckpoints(db: DatabaseSync, label: string, synchronous: str
 
 /** SQLITE_BUSY and its extended codes (BUSY_RECOVERY, BUSY_SNAPSHOT, BUSY_TIMEOUT). */
 function isBusy(error: unknown): boolean {
-  const { errcode } = (error ?? {}) as { errcode?: unknown };
-  return typeof errcode === 'number' && (errcode & 0xff) === 5;
+  return typeof error === 'object' && error !== null && 'errcode' in error && typeof error.errcode === 'number' && (error.errcode & 0xff) === 5;
 }
 
 /**
@@ -129,7 +128,7 @@ function createParentDirectory(file: string): void {
   try {
     mkdirSync(dirname(file), { recursive: true });
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = describeError(error);
     throw new ToolgateError(
       'internal',
       `SQLite store ${file}: could not create the directory ${dirname(file)}: ${reason}; check that this process may write there`,

@@ -1,42 +1,11 @@
-import type { SQLInputValue } from 'node:sqlite';
-import type { RunPatch } from '../../core/index.ts';
-import { RUN_COLUMNS, json } from './run-row.ts';
+import { RUN_COLUMNS, RUN_FIELDS } from '../sql/run-row.ts';
+import { IMPORT_COLUMNS, insertRunSql } from '../sql/run-sql.ts';
 
-export const INSERT_RUN = `INSERT INTO runs (${RUN_COLUMNS.join(', ')}) VALUES (${RUN_COLUMNS.map(() => '?').join(', ')})
-  ON CONFLICT (id) DO NOTHING`;
+export const INSERT_RUN = insertRunSql('sqlite', RUN_COLUMNS);
 
-/**
- * The UPDATE of an append: only the columns the patch sets, with positional
- * parameters. Setting a column, even to its own value, rewrites the index
- * entries that cover it (status is indexed), and most appends change nothing but
- * last_event_id: a statement per patch shape (at most 2^7, each prepared once)
- * keeps those commits to the pages that really change.
- */
-export function runUpdate(patch: RunPatch, endedBy: string | undefined, lastEventId: number, updatedAt: string, runId: string): { sql: string; params: SQLInputValue[] } {
-  const sets: string[] = [];
-  const params: SQLInputValue[] = [];
-  const set = (column: string, value: SQLInputValue): void => {
-    sets.push(`${column} = ?`);
-    params.push(value);
-  };
-  if (patch.status !== undefined) set('status', patch.status);
-  if (patch.output !== undefined) set('output', patch.output);
-  if (patch.error !== undefined) set('error', json(patch.error));
-  if (patch.usage !== undefined) set('usage', json(patch.usage));
-  if (patch.steps !== undefined) set('steps', patch.steps);
-  // null clears a pending approval.
-  if (patch.pendingApproval !== undefined) set('pending_approval', json(patch.pendingApproval));
-  if (endedBy !== undefined) {
-    sets.push('ended_by = COALESCE(ended_by, ?)');
-    params.push(endedBy);
-    // An ended run needs no owner: its lease goes with the append that ended it (the epoch stays).
-    sets.push('lease_owner = NULL', 'lease_expires_at = NULL');
-  }
-  set('last_event_id', lastEventId);
-  set('updated_at', updatedAt);
-  params.push(runId);
-  return { sql: `UPDATE runs SET ${sets.join(', ')} WHERE id = ?`, params };
-}
+export const INSERT_IMPORTED_RUN = insertRunSql('sqlite', IMPORT_COLUMNS);
+
+export const SELECT_RUN = `SELECT ${RUN_FIELDS} FROM runs WHERE id = ?`;
 
 export const SELECT_APPEND_STATE = 'SELECT last_event_id, status, ended_by, lease_owner, lease_epoch, lease_expires_at FROM runs WHERE id = ?';
 

@@ -10,16 +10,7 @@ export interface SqliteFailureOptions {
 }
 
 // Primary result codes (https://www.sqlite.org/rescode.html); extended codes keep them in the low byte.
-const SQLITE_PERM = 3;
-const SQLITE_BUSY = 5;
-const SQLITE_LOCKED = 6;
-const SQLITE_NOMEM = 7;
-const SQLITE_READONLY = 8;
-const SQLITE_IOERR = 10;
-const SQLITE_CORRUPT = 11;
-const SQLITE_FULL = 13;
-const SQLITE_CANTOPEN = 14;
-const SQLITE_NOTADB = 26;
+const SQLITE = { PERM: 3, BUSY: 5, LOCKED: 6, NOMEM: 7, READONLY: 8, IOERR: 10, CORRUPT: 11, FULL: 13, CANTOPEN: 14, NOTADB: 26 } as const;
 
 /**
  * Failures that say "not now": another connection holds the lock, the disk is
@@ -27,7 +18,7 @@ const SQLITE_NOTADB = 26;
  * same write succeeds once an operator (or the other process) fixes it, so
  * runs wait for it instead of failing.
  */
-const TRANSIENT: ReadonlySet<number> = new Set([SQLITE_BUSY, SQLITE_LOCKED, SQLITE_FULL, SQLITE_READONLY, SQLITE_PERM, SQLITE_CANTOPEN, SQLITE_IOERR]);
+const TRANSIENT: ReadonlySet<number> = new Set([SQLITE.BUSY, SQLITE.LOCKED, SQLITE.FULL, SQLITE.READONLY, SQLITE.PERM, SQLITE.CANTOPEN, SQLITE.IOERR]);
 
 /**
  * Turns whatever node:sqlite threw into a ToolgateError that names the file
@@ -49,31 +40,30 @@ export function sqliteFailure(error: unknown, options: SqliteFailureOptions): To
 
 function errorParts(error: unknown): { errcode: number | undefined; detail: string } {
   if (!(error instanceof Error)) return { errcode: undefined, detail: String(error) };
-  const { errcode } = error as { errcode?: unknown };
-  return { errcode: typeof errcode === 'number' ? errcode : undefined, detail: error.message };
+  return { errcode: 'errcode' in error && typeof error.errcode === 'number' ? error.errcode : undefined, detail: error.message };
 }
 
 function hintFor(errcode: number | undefined, options: SqliteFailureOptions): string {
   const { busyTimeoutMs, label } = options;
   switch (errcode === undefined ? undefined : errcode & 0xff) {
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
+    case SQLITE.BUSY:
+    case SQLITE.LOCKED:
       return (
         `another connection held the database lock for longer than the busy timeout (${busyTimeoutMs} ms); ` +
         'check for other processes using the file, or raise busyTimeoutMs (server.sqliteBusyTimeoutMs in toolgate.yaml)'
       );
-    case SQLITE_FULL:
+    case SQLITE.FULL:
       return `the disk is full; free space on the volume that holds ${label}`;
-    case SQLITE_CORRUPT:
-    case SQLITE_NOTADB:
+    case SQLITE.CORRUPT:
+    case SQLITE.NOTADB:
       return 'the file is damaged or is not a toolgate SQLite database; restore it from a backup or point the store at another path';
-    case SQLITE_READONLY:
-    case SQLITE_PERM:
-    case SQLITE_CANTOPEN:
+    case SQLITE.READONLY:
+    case SQLITE.PERM:
+    case SQLITE.CANTOPEN:
       return 'check that the file and its directory exist and that this process may read and write them';
-    case SQLITE_IOERR:
+    case SQLITE.IOERR:
       return 'the disk reported an I/O error (a failing disk, a full quota or a file size limit); check the disk, the file system and ulimit -f';
-    case SQLITE_NOMEM:
+    case SQLITE.NOMEM:
       return 'SQLite ran out of memory';
     default:
       return '';

@@ -1,8 +1,8 @@
 import { ToolgateError, type ClaimOptions, type Run, type RunLease } from '../../core/index.ts';
-import { checkClaimOptions, checkTtl, type LeaseState } from '../lease-guard.ts';
+import { checkClaimOptions, checkTtl } from '../lease-guard.ts';
+import { leaseFromRow, runFromRow } from '../sql/run-row.ts';
 import { storeNow } from '../store-clock.ts';
-import { CLAIM_NEXT, CLAIM_RUN, RELEASE_LEASE, RENEW_LEASE } from './run-statements.ts';
-import { runFromRow, type SqliteRow } from './run-row.ts';
+import { CLAIM_NEXT, CLAIM_RUN, RELEASE_LEASE, RENEW_LEASE, SELECT_RUN } from './run-statements.ts';
 import type { SqliteConnection } from './sqlite-connection.ts';
 
 /**
@@ -26,7 +26,7 @@ export class SqliteLeases {
   claimLocked(runId: string, options: ClaimOptions): RunLease | undefined {
     const now = storeNow();
     const row = this.#sql.statement(CLAIM_RUN).get({ id: runId, owner: options.owner, now, expires_at: now + options.ttlMs });
-    if (row !== undefined) return leaseFromRow(row);
+    if (row !== undefined) return leaseFromRow(row, 'sqlite');
     if (this.#sql.statement('SELECT 1 FROM runs WHERE id = ?').get(runId) === undefined) {
       throw new ToolgateError('not_found', `run ${runId} does not exist`);
     }
@@ -42,7 +42,7 @@ export class SqliteLeases {
       const rows = this.#sql.statement(CLAIM_NEXT).all({ owner: options.owner, now, expires_at: now + options.ttlMs, limit });
       // RETURNING has no order of its own: oldest first, as they were picked.
       rows.sort((a, b) => compareText(a['created_at'], b['created_at']) || compareText(a['id'], b['id']));
-      return rows.map(leaseFromRow);
+      return rows.map((row) => leaseFromRow(row, 'sqlite'));
     });
   }
 
@@ -51,32 +51,17 @@ export class SqliteLeases {
     return this.#sql.transaction(`renew the lease of run ${lease.runId}`, () => {
       const params = { id: lease.runId, owner: lease.owner, epoch: lease.epoch, expires_at: storeNow() + ttlMs };
       const row = this.#sql.statement(RENEW_LEASE).get(params);
-      return row === undefined ? undefined : leaseFromRow(row);
+      return row === undefined ? undefined : leaseFromRow(row, 'sqlite');
     });
   }
 
   releaseRun(lease: RunLease): Run | undefined {
     return this.#sql.transaction(`release run ${lease.runId}`, () => {
       this.#sql.statement(RELEASE_LEASE).run({ id: lease.runId, owner: lease.owner, epoch: lease.epoch });
-      const row = this.#sql.statement('SELECT * FROM runs WHERE id = ?').get(lease.runId);
-      return row === undefined ? undefined : runFromRow(row);
+      const row = this.#sql.statement(SELECT_RUN).get(lease.runId);
+      return row === undefined ? undefined : runFromRow(row, 'sqlite');
     });
   }
-}
-
-/** The lease columns of a runs row, as the append check reads them. */
-export function leaseStateFromRow(row: SqliteRow): LeaseState {
-  const owner = row['lease_owner'];
-  const expiresAt = row['lease_expires_at'];
-  return {
-    owner: owner === null || owner === undefined ? undefined : String(owner),
-    epoch: Number(row['lease_epoch'] ?? 0),
-    expiresAt: expiresAt === null || expiresAt === undefined ? undefined : Number(expiresAt),
-  };
-}
-
-function leaseFromRow(row: SqliteRow): RunLease {
-  return { runId: String(row['id']), owner: String(row['lease_owner']), epoch: Number(row['lease_epoch']), expiresAt: Number(row['lease_expires_at']) };
 }
 
 function compareText(a: unknown, b: unknown): number {

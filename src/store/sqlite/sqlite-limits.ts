@@ -1,5 +1,5 @@
 import type { LimitStore, SlotOutcome, StrikeCount, TakeSlotRequest } from '../../core/index.ts';
-import { checkLimitTtl, checkSlotRequest, distinctLimits, LIMITS_SWEEP_EVERY_MS, MAX_STRIKE_KEYS } from '../limit-guard.ts';
+import { checkLimitTtl, checkSlotRequest, LIMITS_SWEEP_EVERY_MS, MAX_STRIKE_KEYS } from '../limit-guard.ts';
 import { storeNow } from '../store-clock.ts';
 import type { SqliteConnection } from './sqlite-connection.ts';
 
@@ -34,9 +34,8 @@ export class SqliteLimits implements LimitStore {
   }
 
   async takeSlot(request: TakeSlotRequest): Promise<SlotOutcome> {
-    checkSlotRequest(request);
+    const limits = checkSlotRequest(request);
     this.#sweepWhenDue();
-    const limits = distinctLimits(request);
     return this.#sql.transaction(`take a slot under ${limits.map((l) => l.key).join(', ')}`, () => {
       const now = storeNow();
       for (const limit of limits) {

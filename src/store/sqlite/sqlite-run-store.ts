@@ -1,7 +1,5 @@
 import {
-  copyAsJson,
   ToolgateError,
-  ZERO_USAGE,
   newId,
   type AppendOptions,
   type ClaimOptions,
@@ -14,28 +12,26 @@ import {
   type ReadEventsOptions,
   type Run,
   type RunEvent,
-  type RunEventType,
   type RunLease,
   type RunPage,
   type RunPatch,
-  type RunStatus,
   type RunStore,
   type Thread,
-  type ToolPin,
 } from '../../core/index.ts';
-import { checkAppend } from '../append-guard.ts';
+import { createdRun } from '../created-run.ts';
+import { checkClaimOptions } from '../lease-guard.ts';
+import { RunListeners } from '../run-listeners.ts';
+import { checkAppendRow, runUpdateSql, type AppendRequest } from '../sql/append-sql.ts';
+import { eventFromRow } from '../sql/event-row.ts';
+import { LeaseAndPinMethods } from '../sql/lease-and-pin-methods.ts';
+import { RUN_COLUMNS, rowValues, runFromRow, runRow } from '../sql/run-row.ts';
+import { listRunsSql, runPage } from '../sql/run-sql.ts';
+import { threadFromRow } from '../sql/thread-row.ts';
+import { isoNow } from '../store-clock.ts';
+import { DEFAULT_IDEMPOTENCY_TTL_MS, idempotencyMismatch } from '../store-defaults.ts';
+import { stampEvents } from '../stored-event.ts';
 import { GroupCommit } from './group-commit.ts';
 import { importRunInto } from './import-run.ts';
-import { checkClaimOptions, checkLastEventId, checkLease } from '../lease-guard.ts';
-import { storeNow, isoNow } from '../store-clock.ts';
-import { SqliteLeases, leaseStateFromRow } from './sqlite-leases.ts';
-import { SqliteLimits } from './sqlite-limits.ts';
-import { SqliteToolPins } from './sqlite-tool-pins.ts';
-import { listRunsSql } from './list-runs-sql.ts';
-import { decodeRunCursor, encodeRunCursor } from '../run-cursor.ts';
-import { RunListeners } from '../run-listeners.ts';
-import { DEFAULT_IDEMPOTENCY_TTL_MS, DEFAULT_PAGE_SIZE, idempotencyMismatch } from '../store-defaults.ts';
-import { RUN_COLUMNS, eventFromRow, newRunValues, runFromRow, threadFromRows, type SqliteRow } from './run-row.ts';
 import {
   INSERT_EVENT,
   INSERT_RUN,
@@ -43,27 +39,22 @@ import {
   LAST_THREAD_SEQ,
   SELECT_APPEND_STATE,
   SELECT_KEY,
+  SELECT_RUN,
   SELECT_THREAD,
   SELECT_THREAD_MESSAGES,
   UPSERT_KEY,
   UPSERT_THREAD,
-  runUpdate,
 } from './run-statements.ts';
 import type { SqliteConnection } from './sqlite-connection.ts';
+import { SqliteLeases } from './sqlite-leases.ts';
+import { SqliteLimits } from './sqlite-limits.ts';
+import { SqliteToolPins } from './sqlite-tool-pins.ts';
+import { readStoreInfo, type SqliteStoreInfo } from './sqlite-store-info.ts';
+import { sqliteValues } from './sqlite-values.ts';
 
 export { DEFAULT_IDEMPOTENCY_TTL_MS, DEFAULT_PAGE_SIZE } from '../store-defaults.ts';
 
-/** The connection's settings as SQLite reports them. */
-export interface SqliteStoreInfo {
-  path: string;
-  schemaVersion: number;
-  journalMode: string;
-  synchronous: string;
-  foreignKeys: boolean;
-  busyTimeoutMs: number;
-}
-
-const SYNCHRONOUS_NAMES: readonly string[] = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
+export type { SqliteStoreInfo } from './sqlite-store-info.ts';
 
 /** How many run ids the store remembers as existing before it starts over (see #known). */
 const KNOWN_RUNS_LIMIT = 10_000;
@@ -74,11 +65,10 @@ const KNOWN_RUNS_LIMIT = 10_000;
  * turn of the event loop share one (GroupCommit). Live subscribers
  * only hear appends made through this instance. Open it with openSqliteRunStore.
  */
-export class SqliteRunStore implements RunStore {
+export class SqliteRunStore extends LeaseAndPinMethods implements RunStore {
   readonly #sql: SqliteConnection;
   readonly #listeners = new RunListeners();
   readonly #leases: SqliteLeases;
-  readonly #pins: SqliteToolPins;
   readonly limits: SqliteLimits;
   // After COMMIT: a subscriber that reads the run sees the state these events produced.
   readonly #appends = new GroupCommit<{ runId: string; events: RunEvent[] }>(
@@ -94,9 +84,10 @@ export class SqliteRunStore implements RunStore {
   readonly #known = new Set<string>();
 
   constructor(connection: SqliteConnection) {
+    const leases = new SqliteLeases(connection);
+    super({ leases, pins: new SqliteToolPins(connection) });
     this.#sql = connection;
-    this.#leases = new SqliteLeases(connection);
-    this.#pins = new SqliteToolPins(connection);
+    this.#leases = leases;
     this.limits = new SqliteLimits(connection);
   }
 
@@ -127,8 +118,8 @@ export class SqliteRunStore implements RunStore {
         if (key['request_hash'] !== idempotency.requestHash) {
           throw idempotencyMismatch(idempotency.key);
         }
-        const row = this.#sql.statement('SELECT * FROM runs WHERE id = ?').get(String(key['run_id']));
-        if (row !== undefined) return { run: runFromRow(row), created: false };
+        const row = this.#sql.statement(SELECT_RUN).get(String(key['run_id']));
+        if (row !== undefined) return { run: runFromRow(row, 'sqlite'), created: false };
       }
       const run = this.#insertRun(init);
       this.#sql.statement('DELETE FROM idempotency_keys WHERE expires_at <= ?').run(now);
@@ -140,61 +131,45 @@ export class SqliteRunStore implements RunStore {
 
   async getRun(runId: string): Promise<Run | undefined> {
     return this.#sql.run(`read run ${runId}`, () => {
-      const row = this.#sql.statement('SELECT * FROM runs WHERE id = ?').get(runId);
-      return row === undefined ? undefined : runFromRow(row);
+      const row = this.#sql.statement(SELECT_RUN).get(runId);
+      return row === undefined ? undefined : runFromRow(row, 'sqlite');
     });
   }
 
   async listRuns(query: ListRunsQuery = {}): Promise<RunPage> {
     this.#sql.assertOpen();
-    const limit = Math.max(1, Math.floor(query.limit ?? DEFAULT_PAGE_SIZE));
-    const after = query.cursor === undefined ? undefined : decodeRunCursor(query.cursor);
-    return this.#sql.run('list runs', () => {
-      // One row more than asked tells whether another page exists.
-      const { sql, params } = listRunsSql(query, after, limit + 1);
-      const rows = this.#sql.statement(sql).all(...params);
-      const runs = rows.slice(0, limit).map(runFromRow);
-      const last = runs.at(-1);
-      return rows.length > limit && last !== undefined ? { runs, nextCursor: encodeRunCursor(last) } : { runs };
-    });
+    const listing = listRunsSql('sqlite', query);
+    return this.#sql.run('list runs', () => runPage(this.#sql.statement(listing.sql).all(...sqliteValues(listing.values)), { limit: listing.limit, dialect: 'sqlite' }));
   }
 
   /**
    * Queued, and committed with the other appends of this turn of the event
    * loop in one transaction (see GroupCommit); resolves once committed.
    */
+  // RunStore.append's four parameters are the public port's (src/core/ports/run-store.ts).
+  // eslint-disable-next-line @typescript-eslint/max-params
   async append(runId: string, drafts: readonly EventDraft[], patch: RunPatch = {}, options: AppendOptions = {}): Promise<RunEvent[]> {
     this.#sql.assertOpen();
+    const request = { runId, drafts, patch, options };
     const committed = await this.#appends.add({
       action: () => `append events to run ${runId}`,
-      work: () => ({ runId, events: this.#appendLocked(runId, drafts, patch, options) }),
+      work: () => ({ runId, events: this.#appendLocked(request) }),
     });
     return committed.events;
   }
 
   /** One append, inside the group's transaction. */
-  #appendLocked(runId: string, drafts: readonly EventDraft[], patch: RunPatch, options: AppendOptions): RunEvent[] {
+  #appendLocked(request: AppendRequest): RunEvent[] {
+    const { runId, drafts } = request;
     // Read inside the write transaction: an append racing the one that ends the run,
     // or a claim taking the run over, from this or another process, is seen.
-    // Order: not_found, ended (conflict), lease (lease_lost), expectLastEventId (conflict).
-    const row = this.#sql.statement(SELECT_APPEND_STATE).get(runId);
-    if (row === undefined) throw new ToolgateError('not_found', `run ${runId} does not exist`);
-    const end = { status: row['status'] as RunStatus, endedBy: (row['ended_by'] ?? undefined) as RunEventType | undefined };
-    const endedBy = checkAppend(runId, end, drafts);
-    if (options.lease !== undefined) checkLease(runId, leaseStateFromRow(row), options.lease, storeNow());
-    const last = Number(row['last_event_id']);
-    checkLastEventId(runId, last, options.expectLastEventId);
+    const { endedBy, last } = checkAppendRow(this.#sql.statement(SELECT_APPEND_STATE).get(runId), { request, dialect: 'sqlite' });
     const time = isoNow();
     const insert = this.#sql.statement(INSERT_EVENT);
-    const appended = drafts.map((draft, i) => {
-      const data = JSON.stringify(draft.data);
-      insert.run(runId, last + i + 1, draft.type, time, data);
-      // A copy as the stored text reads back (copyAsJson: the JSON round trip without the parse).
-      return { id: last + i + 1, runId, type: draft.type, time, data: copyAsJson(draft.data) } as RunEvent;
-    });
-    const update = runUpdate(patch, endedBy, last + appended.length, time, runId);
-    this.#sql.statement(update.sql).run(...update.params);
-    return appended;
+    drafts.forEach((draft, i) => insert.run(runId, last + i + 1, draft.type, time, JSON.stringify(draft.data)));
+    const update = runUpdateSql('sqlite', { runId, patch: request.patch, endedBy, lastEventId: last + drafts.length, time });
+    this.#sql.statement(update.sql).run(...sqliteValues(update.values));
+    return stampEvents(drafts, { runId, first: last + 1, time });
   }
 
   async readEvents(runId: string, options: ReadEventsOptions = {}): Promise<RunEvent[]> {
@@ -203,7 +178,7 @@ export class SqliteRunStore implements RunStore {
         .statement('SELECT seq, type, time, data FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?')
         .all(runId, options.after ?? 0, options.limit ?? -1);
       if (rows.length === 0 && !this.#runExists(runId)) throw new ToolgateError('not_found', `run ${runId} does not exist`);
-      return rows.map((row) => eventFromRow(runId, row));
+      return rows.map((row) => eventFromRow(runId, row, 'sqlite'));
     });
   }
 
@@ -221,7 +196,7 @@ export class SqliteRunStore implements RunStore {
       () => {
         const row = this.#sql.statement(SELECT_THREAD).get(tenant, threadId);
         if (row === undefined) return undefined;
-        return threadFromRows(row, this.#sql.statement(SELECT_THREAD_MESSAGES).all(tenant, threadId));
+        return threadFromRow(row, 'sqlite', this.#sql.statement(SELECT_THREAD_MESSAGES).all(tenant, threadId));
       },
       'DEFERRED',
     );
@@ -238,47 +213,9 @@ export class SqliteRunStore implements RunStore {
     });
   }
 
-  async claimRun(runId: string, options: ClaimOptions): Promise<RunLease | undefined> {
-    return this.#leases.claimRun(runId, options);
-  }
-
-  async claimNext(options: ClaimOptions & { limit: number }): Promise<RunLease[]> {
-    return this.#leases.claimNext(options);
-  }
-
-  async renewLease(lease: RunLease, ttlMs: number): Promise<RunLease | undefined> {
-    return this.#leases.renewLease(lease, ttlMs);
-  }
-
-  async releaseRun(lease: RunLease): Promise<Run | undefined> {
-    return this.#leases.releaseRun(lease);
-  }
-
-  async listToolPins(): Promise<ToolPin[]> {
-    return this.#pins.list();
-  }
-
-  async pinToolIfNew(pin: ToolPin): Promise<ToolPin> {
-    return this.#pins.pinIfNew(pin);
-  }
-
-  async replaceToolPin(pin: ToolPin): Promise<void> {
-    this.#pins.replace(pin);
-  }
-
   /** The connection's settings as SQLite reports them: for health checks and tests. */
   async info(): Promise<SqliteStoreInfo> {
-    return this.#sql.run('read the database settings', () => {
-      const synchronous = Number(this.#sql.pragma('synchronous'));
-      return {
-        path: this.#sql.label,
-        schemaVersion: Number(this.#sql.pragma('user_version')),
-        journalMode: String(this.#sql.pragma('journal_mode')),
-        synchronous: SYNCHRONOUS_NAMES[synchronous] ?? String(synchronous),
-        foreignKeys: Number(this.#sql.pragma('foreign_keys')) === 1,
-        busyTimeoutMs: Number(this.#sql.pragma('busy_timeout')),
-      };
-    });
+    return this.#sql.run('read the database settings', () => readStoreInfo(this.#sql));
   }
 
   async importRun(run: Run, events: readonly RunEvent[]): Promise<'imported' | 'exists'> {
@@ -294,11 +231,11 @@ export class SqliteRunStore implements RunStore {
 
   #insertRun(init: NewRun): Run {
     const id = init.id ?? newId('run');
-    const values = newRunValues({ ...init, id }, isoNow(), ZERO_USAGE);
-    const result = this.#sql.statement(INSERT_RUN).run(...values);
+    const row = runRow(createdRun(init, { id, now: isoNow() }));
+    const result = this.#sql.statement(INSERT_RUN).run(...sqliteValues(rowValues(row, RUN_COLUMNS)));
     if (Number(result.changes) === 0) throw new ToolgateError('conflict', `run ${id} already exists`);
     // Built through the same mapping as a read, so the result equals a later getRun.
-    return runFromRow(Object.fromEntries(RUN_COLUMNS.map((column, i) => [column, values[i] ?? null])) as SqliteRow);
+    return runFromRow(row, 'sqlite');
   }
 
   #runExists(runId: string): boolean {

@@ -23,6 +23,7 @@
  * pays for it, and does not keep the process alive. If it cannot start or
  * fails, the connection goes back to SQLite's automatic checkpoints.
  */
+import { describeError } from '../../core/index.ts';
 import type { Worker } from 'node:worker_threads';
 
 /** Commits between two nudges: about SQLite's own 1,000-page threshold at a few pages per commit. */
@@ -98,7 +99,7 @@ export class WalCheckpointer {
   #stopped = false;
   #closing: Promise<void> | undefined;
   /** Checkpoints the worker finished, catch-ups done by the store's connection, and why the thread stopped (for tests). */
-  readonly stats = { workerCheckpoints: 0, catchUps: 0, failure: undefined as string | undefined };
+  readonly stats: { workerCheckpoints: number; catchUps: number; failure: string | undefined } = { workerCheckpoints: 0, catchUps: 0, failure: undefined };
 
   constructor(options: WalCheckpointerOptions) {
     this.#options = options;
@@ -165,7 +166,7 @@ export class WalCheckpointer {
       this.#worker = worker;
       return worker;
     } catch (error) {
-      this.#fail(error instanceof Error ? error.message : String(error));
+      this.#fail(describeError(error));
       return undefined;
     }
   }

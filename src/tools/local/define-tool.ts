@@ -1,4 +1,4 @@
-import { TOOL_NAME_PATTERN, ToolgateError, isJsonObject, type JsonObject, type JsonSchema, type ToolAnnotations } from '../../core/index.ts';
+import { TOOL_NAME_PATTERN, ToolgateError, isJsonObject, type JsonObject, type JsonSchema, type ToolAnnotations, type ToolEffect } from '../../core/index.ts';
 import { isStandardSchema, standardToJsonSchema, type StandardSchemaV1 } from './standard-schema.ts';
 
 /** What a tool defined in code receives besides its arguments. */
@@ -26,7 +26,7 @@ export interface ToolDefinition<S extends StandardSchemaV1 | JsonSchema> {
   inputSchema: S;
   outputSchema?: StandardSchemaV1 | JsonSchema;
   /** `read`: changes nothing (runs without approval by default); `write`: changes state (waits for approval by default). */
-  effect: 'read' | 'write';
+  effect: ToolEffect;
   /** MCP-style hints beside the effect (destructiveHint, idempotentHint, openWorldHint, title). */
   annotations?: Omit<ToolAnnotations, 'readOnlyHint'>;
   /** Timeout of a call when no policy rule sets one. */
@@ -49,7 +49,7 @@ export interface LocalTool<S extends StandardSchemaV1 | JsonSchema = StandardSch
   readonly inputSchema: JsonSchema;
   readonly outputSchema?: JsonSchema;
   readonly annotations: ToolAnnotations;
-  readonly effect: 'read' | 'write';
+  readonly effect: ToolEffect;
   readonly timeoutMs?: number;
   /** The Standard Schema, when one was given: it parses the arguments `execute` receives. */
   readonly standard?: StandardSchemaV1;
@@ -63,7 +63,8 @@ export interface LocalTool<S extends StandardSchemaV1 | JsonSchema = StandardSch
  * Mistakes in the definition throw here, naming the tool.
  */
 export function defineTool<S extends StandardSchemaV1 | JsonSchema>(definition: ToolDefinition<S>): LocalTool<S> {
-  const d = definition as Partial<ToolDefinition<S>> | undefined;
+  // Checked field by field: JavaScript callers, and TypeScript ones past a cast, can pass anything.
+  const d = definition;
   if (typeof d !== 'object' || d === null) throw new ToolgateError('usage', 'defineTool takes one object: { name, description, inputSchema, effect, execute }');
   const name = d.name;
   if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
@@ -99,11 +100,11 @@ export function defineTool<S extends StandardSchemaV1 | JsonSchema>(definition: 
 
 /** Whether a value is a defineTool() result. */
 export function isLocalTool(value: unknown): value is LocalTool {
-  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'local-tool' && typeof (value as { execute?: unknown }).execute === 'function';
+  return typeof value === 'object' && value !== null && 'kind' in value && value.kind === 'local-tool' && 'execute' in value && typeof value.execute === 'function';
 }
 
 function toJsonSchema(schema: unknown, what: string): JsonSchema {
   if (isStandardSchema(schema)) return standardToJsonSchema(schema, what);
-  if (isJsonObject(schema)) return schema as JsonSchema;
+  if (isJsonObject(schema)) return schema;
   throw new ToolgateError('usage', `${what} must be a JSON Schema object or a Standard Schema (zod 4, valibot, arktype), got ${schema === null ? 'null' : typeof schema}`);
 }

@@ -1,6 +1,7 @@
 import {
   DEFAULT_TOOL_TIMEOUT_MS,
   ToolgateError,
+  describeError,
   toolError,
   type CallToolRequest,
   type JsonObject,
@@ -9,6 +10,7 @@ import {
   type ToolSource,
   type ToolSpec,
 } from '../../core/index.ts';
+import { parseJson } from '../../core/parse-json.ts';
 import { fromMcpResult } from '../mcp/mcp-result.ts';
 import type { LocalTool, ToolExecutionContext } from './define-tool.ts';
 import type { StandardSchemaV1 } from './standard-schema.ts';
@@ -21,7 +23,7 @@ export interface LocalToolSourceOptions {
   tools: readonly LocalTool[];
 }
 
-const EMPTY_CONTEXT: JsonObject = Object.freeze({}) as JsonObject;
+const EMPTY_CONTEXT: JsonObject = Object.freeze<JsonObject>({});
 
 /**
  * Tools defined in code as a ToolSource. A call runs `execute` in this
@@ -70,7 +72,7 @@ export class LocalToolSource implements ToolSource {
       args = parsed.value;
     }
     const timeoutMs = request.timeoutMs ?? tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-    return execute(tool, args, request, timeoutMs);
+    return execute({ tool, args, request, timeoutMs });
   }
 
   close(): Promise<void> {
@@ -101,10 +103,18 @@ function verdictOf(result: StandardSchemaV1.Result<unknown>): Parsed {
 }
 
 function schemaFailed(error: unknown): Parsed {
-  return { ok: false, message: `the schema could not check them (${error instanceof Error ? error.message : String(error)})` };
+  return { ok: false, message: `the schema could not check them (${describeError(error)})` };
 }
 
-function execute(tool: LocalTool, args: unknown, request: CallToolRequest, timeoutMs: number): Promise<ToolResult> {
+interface Execution {
+  tool: LocalTool;
+  /** The arguments as `execute` receives them (parsed by the tool's Standard Schema, if it has one). */
+  args: unknown;
+  request: CallToolRequest;
+  timeoutMs: number;
+}
+
+function execute({ tool, args, request, timeoutMs }: Execution): Promise<ToolResult> {
   // Made when the tool first reads its signal, or when it must be aborted: most tools never look.
   let controller: AbortController | undefined;
   let abortedWith: { reason: unknown } | undefined;
@@ -144,7 +154,8 @@ function execute(tool: LocalTool, args: unknown, request: CallToolRequest, timeo
       settle(toolError('cancelled', `call to "${tool.name}" was cancelled`));
     };
     request.signal?.addEventListener('abort', onAbort, { once: true });
-    const failed = (error: unknown): void => settle(toolError('tool_error', error instanceof Error ? error.message || error.name : String(error)));
+    // An Error without a message still says what it is by its name.
+    const failed = (error: unknown): void => settle(toolError('tool_error', error instanceof Error && error.message === '' ? error.name : describeError(error)));
     const answered = (value: unknown): void => {
       let result: ToolResult;
       try {
@@ -157,7 +168,7 @@ function execute(tool: LocalTool, args: unknown, request: CallToolRequest, timeo
     };
     let value: unknown;
     try {
-      value = (tool.execute as (a: unknown, c: ToolExecutionContext) => unknown)(args, ctx);
+      value = tool.execute(args, ctx);
     } catch (error) {
       failed(error);
       return;
@@ -169,7 +180,7 @@ function execute(tool: LocalTool, args: unknown, request: CallToolRequest, timeo
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && 'then' in value && typeof value.then === 'function';
 }
 
 /** A return value as a tool result, the way an MCP server's reply maps. */
@@ -181,14 +192,15 @@ export function toToolResult(value: unknown): ToolResult {
   try {
     text = JSON.stringify(value);
   } catch (error) {
-    return toolError('tool_error', `the tool returned a value that is not JSON (${error instanceof Error ? error.message : String(error)})`);
+    return toolError('tool_error', `the tool returned a value that is not JSON (${describeError(error)})`);
   }
   if (text === undefined) return toolError('tool_error', `the tool returned a value that is not JSON (${typeof value})`);
   const result: ToolResult = { ok: true, content: [{ type: 'text', text }] };
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) result.structuredContent = JSON.parse(text) as JsonValue;
+  // JSON text read back is JSON; parseJson, as a key like "\n" in a tool's output would meet V8's JSON.parse bug.
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) result.structuredContent = parseJson(text) as JsonValue;
   return result;
 }
 
 function isCallToolResult(value: unknown): value is { content: unknown[]; structuredContent?: unknown; isError?: unknown } {
-  return typeof value === 'object' && value !== null && Array.isArray((value as { content?: unknown }).content);
+  return typeof value === 'object' && value !== null && 'content' in value && Array.isArray(value.content);
 }

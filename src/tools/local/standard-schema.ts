@@ -1,7 +1,8 @@
 // The Standard Schema and Standard JSON Schema interfaces (standardschema.dev),
 // copied as their specification asks, so no runtime dependency is needed:
 // zod 4, valibot and arktype schemas all carry a `~standard` property.
-import { ToolgateError, type JsonSchema } from '../../core/index.ts';
+import { ToolgateError, describeError, isJsonObject, type JsonSchema } from '../../core/index.ts';
+import { parseJson } from '../../core/parse-json.ts';
 
 export interface StandardSchemaV1<Input = unknown, Output = Input> {
   readonly '~standard': StandardSchemaV1.Props<Input, Output>;
@@ -46,8 +47,8 @@ export declare namespace StandardSchemaV1 {
 
 export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
   if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
-  const props = (value as { '~standard'?: unknown })['~standard'];
-  return typeof props === 'object' && props !== null && typeof (props as { validate?: unknown }).validate === 'function';
+  const props: unknown = '~standard' in value ? value['~standard'] : undefined;
+  return typeof props === 'object' && props !== null && 'validate' in props && typeof props.validate === 'function';
 }
 
 /** JSON Schema targets tried in order: toolgate's validator reads both. */
@@ -69,19 +70,19 @@ export function standardToJsonSchema(schema: StandardSchemaV1, what: string): Js
         return plainObject(converter.input({ target }), what);
       } catch (error) {
         if (error instanceof ToolgateError) throw error;
-        failures.push(`${target}: ${error instanceof Error ? error.message : String(error)}`);
+        failures.push(`${target}: ${describeError(error)}`);
       }
     }
   }
   // Libraries that predate Standard JSON Schema but convert themselves: arktype's toJsonSchema, zod 4's toJSONSchema.
   for (const method of ['toJsonSchema', 'toJSONSchema'] as const) {
-    const vendorMethod = (schema as Partial<Record<typeof method, unknown>>)[method];
+    const vendorMethod: unknown = Reflect.get(schema, method);
     if (typeof vendorMethod !== 'function') continue;
     try {
-      return plainObject((vendorMethod as () => unknown).call(schema), what);
+      return plainObject(Reflect.apply(vendorMethod, schema, []), what);
     } catch (error) {
       if (error instanceof ToolgateError) throw error;
-      failures.push(`${method}: ${error instanceof Error ? error.message : String(error)}`);
+      failures.push(`${method}: ${describeError(error)}`);
     }
   }
   const hint =
@@ -94,7 +95,9 @@ export function standardToJsonSchema(schema: StandardSchemaV1, what: string): Js
   throw new ToolgateError('usage', `${what} is ${why}: ${hint}, or pass a JSON Schema object instead`);
 }
 
+/** A plain JSON copy: a converter's result may hold functions, undefined or class instances. */
 function plainObject(value: unknown, what: string): JsonSchema {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ToolgateError('usage', `${what} did not convert to a JSON Schema object`);
-  return JSON.parse(JSON.stringify(value)) as JsonSchema;
+  const copy: unknown = isJsonObject(value) ? parseJson(JSON.stringify(value)) : undefined;
+  if (!isJsonObject(copy)) throw new ToolgateError('usage', `${what} did not convert to a JSON Schema object`);
+  return copy;
 }

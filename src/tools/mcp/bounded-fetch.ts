@@ -1,5 +1,6 @@
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { concatBytes } from '../../core/concat-bytes.ts';
+import { isJsonObject } from '../../core/json.ts';
 import { MessageScanner, type ScanLimits } from './message-scanner.ts';
 import { droppedMessage, substituteFor } from './refused-answer.ts';
 
@@ -39,7 +40,7 @@ function requestId(init: RequestInit | undefined): string | number | undefined {
   if (typeof init?.body !== 'string') return undefined;
   try {
     const message: unknown = JSON.parse(init.body);
-    const id = (message as { id?: unknown } | null)?.id;
+    const id = isJsonObject(message) ? message['id'] : undefined;
     return typeof id === 'string' || typeof id === 'number' ? id : undefined;
   } catch {
     return undefined;

@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/client';
-import { TRUNCATED_META_KEY, ToolgateError, isJsonObject, type ErrorCode, type JsonObject, type PassthroughSource } from '../../core/index.ts';
+import { TRUNCATED_META_KEY, ToolgateError, describeError, isJsonObject, type ErrorCode, type JsonObject, type PassthroughSource } from '../../core/index.ts';
+import { errorField } from './error-fields.ts';
 import type { McpSdk } from './mcp-sdk.ts';
 import { refusedAnswerOf, type RefusedAnswer } from './refused-answer.ts';
 
@@ -89,7 +90,7 @@ export class McpPassthrough<C extends PassthroughConnection> implements Passthro
       conn = await this.#options.connect();
     } catch (error) {
       if (error instanceof ToolgateError) throw error;
-      throw new ToolgateError('tool_unavailable', `could not ${how.what} ${where}: ${describe(error)}`, { cause: error });
+      throw new ToolgateError('tool_unavailable', `could not ${how.what} ${where}: ${describeError(error)}`, { cause: error });
     }
     // Checked here rather than left to the SDK, which answers an empty list with a console message.
     if (conn.client.getServerCapabilities()?.[how.capability] === undefined) {
@@ -110,7 +111,7 @@ export class McpPassthrough<C extends PassthroughConnection> implements Passthro
 /** What went wrong, as one of toolgate's codes, and whether the connection is gone. */
 function classify(error: unknown, sdk: McpSdk, timeoutMs: number): { code: ErrorCode; message: string; lost: boolean } {
   const { SdkError, SdkErrorCode, ProtocolError, ProtocolErrorCode } = sdk.client;
-  const message = describe(error);
+  const message = describeError(error);
   if (error instanceof SdkError) {
     if (error.code === SdkErrorCode.RequestTimeout) return { code: 'tool_timeout', message: `no answer within ${timeoutMs} ms`, lost: false };
     if (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected || error.code === SdkErrorCode.SendFailed) {
@@ -134,7 +135,7 @@ function classify(error: unknown, sdk: McpSdk, timeoutMs: number): { code: Error
 
 function isConnectionError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code ?? (error.cause as { code?: unknown } | undefined)?.code;
+  const code = errorField(error, 'code') ?? errorField(error.cause, 'code');
   return error instanceof TypeError || (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|EPIPE|ENOENT)$/.test(code)) || /fetch failed|socket hang up/i.test(error.message);
 }
 
@@ -147,19 +148,16 @@ function cutResource(refused: RefusedAnswer): JsonObject {
   return { contents: read, _meta: { [TRUNCATED_META_KEY]: { bytes: refused.bytes, limit: refused.limit } } };
 }
 
-// MCP results are JSON as the server sent them; the SDK's types only describe the fields it knows.
+// MCP results are JSON objects as the server sent them (the SDK checked their shape); its types only describe the fields it knows.
 function jsonList(items: readonly object[]): JsonObject[] {
-  return items as JsonObject[];
+  return items.filter(isJsonObject);
 }
 
 function jsonResult(value: object): JsonObject {
-  return value as JsonObject;
+  if (!isJsonObject(value)) throw new ToolgateError('tool_error', 'the server answered with something that is not a JSON object');
+  return value;
 }
 
 function isAborted(signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

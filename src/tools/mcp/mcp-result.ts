@@ -1,11 +1,13 @@
 import type { McpClientModule } from './mcp-sdk.ts';
 import { describeRefusal, type RefusedAnswer } from './refused-answer.ts';
 import { describeStartError } from './start-error.ts';
-import { isJsonObject, toolError, type JsonValue, type ToolContent, type ToolResult } from '../../core/index.ts';
+import { describeError, isJsonObject, toolError, type JsonValue, type ToolContent, type ToolResult } from '../../core/index.ts';
+import { errorField } from './error-fields.ts';
 
 /** Maps an MCP `tools/call` result to toolgate's standard tool result. */
 export function fromMcpResult(result: { content?: unknown; structuredContent?: unknown; isError?: unknown }): ToolResult {
   const content = Array.isArray(result.content) ? result.content.flatMap(toContent) : [];
+  // Parsed from the server's JSON message (the SDK checked it is an object), or a local tool's own CallToolResult, written as JSON when recorded.
   const structured = result.structuredContent as JsonValue | undefined;
   const base: ToolResult = { ok: result.isError !== true, content };
   if (structured !== undefined) base.structuredContent = structured;
@@ -68,6 +70,8 @@ function toContent(block: unknown): ToolContent[] {
   }
 }
 
+const UNKNOWN_TOOL = /\btool \S+ not found\b|\bunknown tool\b/i;
+
 export interface CallFailureContext {
   server: string;
   tool: string;
@@ -96,6 +100,10 @@ export function fromMcpCallError(error: unknown, ctx: CallFailureContext, sdk: M
     }
   }
   if (error instanceof ProtocolError) {
+    // The SDK's McpServer refuses an unknown tool as InvalidParams "Tool <name> not found", not MethodNotFound.
+    if (error.code === ProtocolErrorCode.InvalidParams && UNKNOWN_TOOL.test(error.message)) {
+      return { result: toolError('tool_not_found', `${where} does not exist: ${error.message}`), connectionLost: false };
+    }
     if (error.code === ProtocolErrorCode.InvalidParams) {
       return { result: toolError('invalid_arguments', `${where} rejected the arguments: ${error.message}`), connectionLost: false };
     }
@@ -104,7 +112,7 @@ export function fromMcpCallError(error: unknown, ctx: CallFailureContext, sdk: M
     }
     return { result: toolError('tool_error', `${where} failed: ${error.message}`), connectionLost: false };
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = describeError(error);
   if (isConnectionError(error)) {
     // The network cause (ECONNREFUSED 127.0.0.1:3000), not undici's bare "fetch failed".
     const { cause } = describeStartError({ error, stderr: [], timeoutMs: ctx.timeoutMs });
@@ -115,7 +123,7 @@ export function fromMcpCallError(error: unknown, ctx: CallFailureContext, sdk: M
 
 function isConnectionError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code ?? (error.cause as { code?: unknown } | undefined)?.code;
+  const code = errorField(error, 'code') ?? errorField(error.cause, 'code');
   return (
     error instanceof TypeError ||
     code === 'ECONNREFUSED' ||

@@ -3,45 +3,32 @@ import {
   DEFAULT_MAX_RESULT_BYTES,
   DEFAULT_TOOL_TIMEOUT_MS,
   ToolgateError,
-  isJsonObject,
+  describeError,
   toolError,
   type CallToolRequest,
-  type JsonSchema,
   type PassthroughSource,
-  type ToolAnnotations,
   type ToolResult,
   type ToolSource,
   type ToolSpec,
 } from '../../core/index.ts';
-import { BoundedReadBuffer } from './bounded-read-buffer.ts';
-import { boundedFetch } from './bounded-fetch.ts';
+import { errorCodes } from './error-fields.ts';
 import { fromMcpCallError, fromMcpResult, fromRefusedAnswer } from './mcp-result.ts';
-import { readLimits } from './read-limits.ts';
 import { refusedAnswerOf } from './refused-answer.ts';
 import { meaningfulStderrLine } from './start-error.ts';
-import { shownEndpoint, startFailure } from './start-failure.ts';
+import { startFailure } from './start-failure.ts';
+import { shownEndpoint, type McpServerConfig } from './mcp-server-config.ts';
 import { loadMcpSdk, type McpSdk } from './mcp-sdk.ts';
 import { McpPassthrough } from './mcp-passthrough.ts';
-import { StdioWatch } from './stdio-watch.ts';
-import { serverEnvironment } from './server-environment.ts';
+import { mcpToolSpec } from './mcp-tool-spec.ts';
+import { createMcpTransport } from './mcp-transport.ts';
+import type { StdioWatch } from './stdio-watch.ts';
+
+export type { McpServerConfig } from './mcp-server-config.ts';
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 20_000;
 /** How long a failed start waits for the rest of a dying server's stderr. */
 const STDERR_GRACE_MS = 500;
 const CLIENT_INFO = { name: 'toolgate', version: '0.1.0' };
-
-/** How to reach one MCP server: a command to spawn (stdio) or a Streamable HTTP URL. */
-export type McpServerConfig =
-  | {
-      command: string;
-      args?: string[] | undefined;
-      /** Set for the server, over what it receives anyway (see serverEnvironment). */
-      env?: Record<string, string> | undefined;
-      /** Pass toolgate's whole environment, not only the SDK's defaults and the network variables. */
-      inheritEnv?: boolean | undefined;
-      cwd?: string | undefined;
-    }
-  | { url: string; headers?: Record<string, string> | undefined };
 
 export interface McpToolSourceOptions {
   /** The server's configured name: the `server` part of tool origins and policy patterns. */
@@ -99,7 +86,7 @@ export class McpToolSource implements ToolSource {
   /** Human description of the endpoint, for messages and `toolgate tools`. */
   get endpoint(): string {
     const s = this.#options.server;
-    return 'url' in s ? s.url : [s.command, ...(s.args ?? [])].join(' ');
+    return 'url' in s ? s.url : shownEndpoint(s);
   }
 
   async listTools(options: { signal?: AbortSignal } = {}): Promise<ToolSpec[]> {
@@ -112,9 +99,9 @@ export class McpToolSource implements ToolSource {
         ...(options.signal === undefined ? {} : { signal: options.signal }),
         timeout: this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       });
-      return tools.map((tool) => this.#toSpec(tool));
+      return tools.map((tool) => mcpToolSpec(tool, { server: this.name, timeoutMs: this.#options.defaultTimeoutMs }));
     } catch (error) {
-      throw new ToolgateError('tool_unavailable', `could not list the tools of MCP server "${this.name}" (${shownEndpoint(this.#options.server)}): ${describe(error)}${this.#why()}`, {
+      throw new ToolgateError('tool_unavailable', `could not list the tools of MCP server "${this.name}" (${shownEndpoint(this.#options.server)}): ${describeError(error)}${this.#why()}`, {
         cause: error,
       });
     }
@@ -127,7 +114,7 @@ export class McpToolSource implements ToolSource {
     try {
       conn = await this.#connect();
     } catch (error) {
-      return notSent(toolError('tool_unavailable', error instanceof Error ? error.message : String(error)));
+      return notSent(toolError('tool_unavailable', describeError(error)));
     }
     const timeoutMs = request.timeoutMs ?? this.#options.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     try {
@@ -177,7 +164,11 @@ export class McpToolSource implements ToolSource {
   async #open(): Promise<Connection> {
     this.#exitInfo = undefined;
     const sdk = await loadMcpSdk();
-    const { transport, watch } = this.#createTransport(sdk);
+    const { transport, watch } = createMcpTransport(sdk, {
+      server: this.#options.server,
+      maxResultBytes: this.#options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
+      onStderr: this.#options.onStderr,
+    });
     this.#watch = watch;
     const client = new sdk.client.Client(CLIENT_INFO);
     const conn: Connection = { client, transport, sdk, closed: false };
@@ -204,31 +195,6 @@ export class McpToolSource implements ToolSource {
     return conn;
   }
 
-  #createTransport(sdk: McpSdk): { transport: Transport; watch?: StdioWatch } {
-    const server = this.#options.server;
-    const limits = readLimits(this.#options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES);
-    let transport: Transport | undefined;
-    // What was dropped (a message of the server that answers nothing and is too large) goes where transport errors go.
-    const onError = (error: Error): void => transport?.onerror?.(error);
-    if ('url' in server) {
-      transport = new sdk.client.StreamableHTTPClientTransport(new URL(server.url), {
-        fetch: boundedFetch({ limits, onError }),
-        ...(server.headers === undefined ? {} : { requestInit: { headers: server.headers } }),
-      });
-      return { transport };
-    }
-    const stdio = new sdk.stdio.StdioClientTransport({
-      command: server.command,
-      args: server.args ?? [],
-      env: serverEnvironment({ parent: process.env, sdkDefaults: sdk.stdio.getDefaultEnvironment(), inheritEnv: server.inheritEnv, env: server.env }),
-      stderr: 'pipe',
-      ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
-    });
-    transport = stdio;
-    useReadBuffer(stdio, new BoundedReadBuffer({ limits, deserialize: sdk.client.deserializeMessage, onError }));
-    return { transport: stdio, watch: new StdioWatch(stdio, this.#options.onStderr) };
-  }
-
   #drop(conn: Connection): void {
     if (conn.closed) return;
     conn.closed = true;
@@ -253,42 +219,6 @@ export class McpToolSource implements ToolSource {
     const line = meaningfulStderrLine(this.#watch?.stderr ?? []);
     return line === undefined ? '' : ` (server stderr: ${line})`;
   }
-
-  #toSpec(tool: { name: string; title?: string | undefined; description?: string | undefined; inputSchema: unknown; outputSchema?: unknown; annotations?: unknown }): ToolSpec {
-    const spec: ToolSpec = {
-      name: tool.name,
-      description: tool.description ?? '',
-      inputSchema: (isJsonObject(tool.inputSchema) ? tool.inputSchema : { type: 'object' }) as JsonSchema,
-      origin: { kind: 'mcp', server: this.name, tool: tool.name },
-    };
-    if (tool.title !== undefined) spec.title = tool.title;
-    if (this.#options.defaultTimeoutMs !== undefined) spec.timeoutMs = this.#options.defaultTimeoutMs;
-    if (isJsonObject(tool.outputSchema)) spec.outputSchema = tool.outputSchema as JsonSchema;
-    if (isJsonObject(tool.annotations)) spec.annotations = pickAnnotations(tool.annotations);
-    return spec;
-  }
-}
-
-/**
- * The SDK's stdio transport reads through its private `_readBuffer`
- * (append, readMessage, clear); the bounded one takes its place. Should a
- * later SDK read otherwise, its own buffer stays (whole messages up to 10 MB,
- * then it drops the connection), and the tests of the bounded reads fail.
- */
-function useReadBuffer(transport: object, buffer: BoundedReadBuffer): void {
-  const current: unknown = Reflect.get(transport, '_readBuffer');
-  const fits = typeof current === 'object' && current !== null && ['append', 'readMessage', 'clear'].every((method) => typeof Reflect.get(current, method) === 'function');
-  if (fits) Reflect.set(transport, '_readBuffer', buffer);
-}
-
-function pickAnnotations(raw: Record<string, unknown>): ToolAnnotations {
-  const out: ToolAnnotations = {};
-  if (typeof raw['title'] === 'string') out.title = raw['title'];
-  for (const key of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
-    const value = raw[key];
-    if (typeof value === 'boolean') out[key] = value;
-  }
-  return out;
 }
 
 /** The request certainly did not reach the server: a failed write is then not an unknown outcome. */
@@ -297,10 +227,7 @@ function notSent(result: ToolResult): ToolResult {
 }
 
 function isRefused(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    if ((e as { code?: unknown }).code === 'ECONNREFUSED') return true;
-  }
-  return false;
+  return errorCodes(error, 5).has('ECONNREFUSED');
 }
 
 function isAborted(signal: AbortSignal | undefined): boolean {
@@ -313,8 +240,4 @@ function isDropped(conn: Connection): boolean {
 
 function isClosedError(error: unknown): boolean {
   return error instanceof Error && /closed|not connected/i.test(error.message);
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -7,6 +7,7 @@
  * read (`truncated`), as a result over the size limit is cut anyway.
  */
 import { isJsonObject, type JsonObject } from '../../core/index.ts';
+import { errorField } from './error-fields.ts';
 import type { JsonRpcId, ScanVerdict } from './message-scanner.ts';
 
 /** The `data` key of the error that stands for a refused answer. */
@@ -52,7 +53,7 @@ export function droppedMessage(verdict: Extract<ScanVerdict, { kind: 'refused' }
 
 /** The refusal an error from the MCP client stands for, if it is one. */
 export function refusedAnswerOf(error: unknown): RefusedAnswer | undefined {
-  const data = (error as { data?: unknown } | undefined)?.data;
+  const data = errorField(error, 'data');
   const refused = isJsonObject(data) ? data[REFUSED_ANSWER_KEY] : undefined;
   if (!isJsonObject(refused) || (refused['reason'] !== 'too_large' && refused['reason'] !== 'too_deep')) return undefined;
   if (typeof refused['bytes'] !== 'number' || typeof refused['limit'] !== 'number') return undefined;

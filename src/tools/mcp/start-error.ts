@@ -1,3 +1,6 @@
+import { describeError } from '../../core/index.ts';
+import { errorChain, errorCodes, errorField } from './error-fields.ts';
+
 /** Why an MCP server could not be started or reached. */
 export type StartFailure =
   | 'command_not_found'
@@ -53,7 +56,7 @@ export function describeStartError(input: StartErrorInput): StartError {
 
 function classify(input: StartErrorInput): { reason: StartFailure; cause: string; status?: number } {
   const { error, command } = input;
-  const codes = new Set([...chain(error)].map((e) => (e as { code?: unknown }).code).filter((c) => typeof c === 'string'));
+  const codes = errorCodes(error);
   if (codes.has('ENOENT') && command !== undefined) {
     const where = input.cwd === undefined ? '' : `, or the working directory ${input.cwd} does not exist`;
     return { reason: 'command_not_found', cause: `command not found: ${command} (is it installed and on PATH?)${where}` };
@@ -70,8 +73,8 @@ function classify(input: StartErrorInput): { reason: StartFailure; cause: string
   const network = networkFailure(error);
   if (network !== undefined) return network;
   const message = clean(
-    [...chain(error)]
-      .map((e) => (e instanceof Error ? e.message : String(e)))
+    [...errorChain(error)]
+      .map((e) => describeError(e))
       .filter((m, i, all) => m !== '' && all.indexOf(m) === i)
       .join(': '),
   );
@@ -165,25 +168,19 @@ function clean(text: string, max = MAX_CAUSE_CHARS): string {
   return one.length > max ? `${one.slice(0, max)}…` : one;
 }
 
-function* chain(error: unknown): Generator<unknown> {
-  let e: unknown = error;
-  for (let depth = 0; e !== undefined && e !== null && depth < 6; depth++) {
-    yield e;
-    e = (e as { cause?: unknown }).cause;
-  }
-}
-
 function isUnauthorized(error: unknown): boolean {
-  for (const e of chain(error)) if (e instanceof Error && (e.name === 'UnauthorizedError' || e.constructor.name === 'UnauthorizedError')) return true;
+  for (const e of errorChain(error)) if (e instanceof Error && (e.name === 'UnauthorizedError' || e.constructor.name === 'UnauthorizedError')) return true;
   return false;
 }
 
 function httpFailure(error: unknown): { status: number; statusText: string; body: string | undefined } | undefined {
-  for (const e of chain(error)) {
-    const data = (e as { data?: unknown }).data;
-    if (typeof data === 'object' && data !== null && typeof (data as { status?: unknown }).status === 'number') {
-      const d = data as { status: number; statusText?: unknown; text?: unknown };
-      return { status: d.status, statusText: typeof d.statusText === 'string' ? d.statusText : '', body: typeof d.text === 'string' ? d.text : undefined };
+  for (const e of errorChain(error)) {
+    const data = errorField(e, 'data');
+    const status = errorField(data, 'status');
+    if (typeof status === 'number') {
+      const statusText = errorField(data, 'statusText');
+      const text = errorField(data, 'text');
+      return { status, statusText: typeof statusText === 'string' ? statusText : '', body: typeof text === 'string' ? text : undefined };
     }
     const match = e instanceof Error ? /\(HTTP (\d{3})\): ?(.*)$/s.exec(e.message) : null;
     if (match !== null) return { status: Number(match[1]), statusText: '', body: match[2] };
@@ -205,12 +202,12 @@ const NETWORK_CODES: Record<string, { reason: StartFailure; what: string }> = {
 };
 
 function networkFailure(error: unknown): { reason: StartFailure; cause: string } | undefined {
-  for (const e of chain(error)) {
-    const code = (e as { code?: unknown }).code;
+  for (const e of errorChain(error)) {
+    const code = errorField(e, 'code');
     if (typeof code !== 'string' || !(code in NETWORK_CODES)) continue;
     const known = NETWORK_CODES[code];
     if (known === undefined) continue;
-    const { address, port, hostname } = e as { address?: unknown; port?: unknown; hostname?: unknown };
+    const [address, port, hostname] = [errorField(e, 'address'), errorField(e, 'port'), errorField(e, 'hostname')];
     const where = typeof address === 'string' ? `${address}${typeof port === 'number' ? `:${port}` : ''}` : typeof hostname === 'string' ? hostname : '';
     return { reason: known.reason, cause: `${code}${where === '' ? '' : ` ${where}`} (${known.what})` };
   }

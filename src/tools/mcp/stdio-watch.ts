@@ -1,6 +1,7 @@
 import { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { isJsonObject } from '../../core/json.ts';
 
 const STDERR_TAIL_LINES = 40;
 /** Stdout text without a newline is buffered up to this size, then no longer inspected. */
@@ -51,7 +52,8 @@ export class StdioWatch {
     const start = transport.start.bind(transport);
     transport.start = async () => {
       await start();
-      this.#watch((transport as unknown as { _process?: unknown })._process);
+      // The SDK keeps the child in a private field: read, never relied on (see the class comment).
+      this.#watch(Reflect.get(transport, '_process'));
     };
   }
 
@@ -103,7 +105,7 @@ function isJsonRpc(line: string): boolean {
   try {
     const message: unknown = JSON.parse(line);
     const first: unknown = Array.isArray(message) ? message[0] : message;
-    return typeof first === 'object' && first !== null && (first as { jsonrpc?: unknown }).jsonrpc === '2.0';
+    return isJsonObject(first) && first['jsonrpc'] === '2.0';
   } catch {
     return false;
   }

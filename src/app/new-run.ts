@@ -1,0 +1,87 @@
+import { ToolgateError, type JsonObject, type ModelAdapter, type NewRun, type RunEvent, type RunSettings } from '../core/index.ts';
+import type { Settings } from '../config/resolve-settings.ts';
+import { tenantRuleFor } from '../gate/index.ts';
+import { settingsFrom } from '../orchestrator/run-agent.ts';
+import type { ToolMode } from '../orchestrator/state/run-options.ts';
+import { strategyFor } from '../orchestrator/strategies/index.ts';
+import { activeTraceparent, checkTraceparent } from '../orchestrator/call/tracing.ts';
+import { priceFor } from './model-price.ts';
+
+export interface RunRequest {
+  input: string;
+  /** "provider:model"; defaults to the configured model. */
+  model?: string;
+  maxSteps?: number;
+  /** A strategy name (react, plan, reflect, auto); unknown names are refused with the known ones. Default: the configured one. */
+  strategy?: string;
+  toolMode?: ToolMode;
+  /** Offer the built-in todo tools (default: config `todo.enabled`). */
+  todo?: boolean;
+  /** A W3C traceparent the run's spans continue (default: the span active when the run is created, if any). */
+  traceparent?: string;
+  threadId?: string;
+  tenantId?: string;
+  userId?: string;
+  /** Writes are validated and shown, not executed. */
+  dryRun?: boolean;
+  /** Values for injected arguments (`{{context.*}}`). */
+  context?: JsonObject;
+  metadata?: JsonObject;
+  signal?: AbortSignal;
+  /** Called with every event of the run, in order, from the first one. */
+  onEvent?: (event: RunEvent) => void;
+}
+
+/**
+ * What the store needs to create a run for this request, its settings
+ * included (request values over the configuration). The strategy, then the
+ * model, are resolved here: a bad one is the caller's error, found before any run exists.
+ */
+export async function newRunFrom(options: {
+  request: Omit<RunRequest, 'signal' | 'onEvent'>;
+  settings: Settings;
+  /** Where a relative price file is read from. */
+  cwd: string;
+  model: (id: string | undefined) => Promise<ModelAdapter>;
+}): Promise<NewRun & { settings: RunSettings }> {
+  const { request, settings: configured } = options;
+  // JavaScript callers: a bare string, or no input, would otherwise start a run with nothing to answer.
+  if (typeof request !== 'object' || request === null || typeof request.input !== 'string') {
+    throw new ToolgateError('usage', `a run takes an object with a string input, e.g. toolgate.run({ input: "What is the price for DE-LU?" }); got ${describeRequest(request)}`);
+  }
+  const strategy = strategyFor(request.strategy ?? configured.strategy).name;
+  const model = await options.model(request.model);
+  const { rule } = tenantRuleFor(configured.tenants, request.tenantId);
+  const guard = { ...configured.guard, ...rule?.guard };
+  const price = priceFor({ prices: configured.prices, model: model.id, cwd: options.cwd });
+  const traceparent = checkTraceparent(request.traceparent) ?? activeTraceparent();
+  const settings: RunSettings = settingsFrom({
+    ...configured,
+    ...(traceparent === undefined ? {} : { traceparent }),
+    strategy,
+    guard,
+    plan: configured.plan,
+    todo: { ...configured.todo, ...(request.todo === undefined ? {} : { enabled: request.todo }) },
+    ...(price === undefined ? {} : { price }),
+    ...(request.maxSteps === undefined ? {} : { maxSteps: request.maxSteps }),
+    ...(request.toolMode === undefined ? {} : { toolMode: request.toolMode }),
+  });
+  return {
+    input: request.input,
+    model: model.id,
+    settings,
+    ...(request.threadId === undefined ? {} : { threadId: request.threadId }),
+    ...(request.tenantId === undefined ? {} : { tenantId: request.tenantId }),
+    ...(request.userId === undefined ? {} : { userId: request.userId }),
+    ...(request.dryRun === true ? { dryRun: true } : {}),
+    ...(request.context === undefined ? {} : { context: request.context }),
+    ...(request.metadata === undefined ? {} : { metadata: request.metadata }),
+  };
+}
+
+function describeRequest(request: unknown): string {
+  if (typeof request === 'string') return 'a string (pass it as { input: … })';
+  if (typeof request !== 'object' || request === null) return String(request);
+  const input = 'input' in request ? request.input : undefined;
+  return input === undefined ? 'an object without input' : `input of type ${Array.isArray(input) ? 'array' : typeof input}`;
+}

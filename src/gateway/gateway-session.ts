@@ -1,0 +1,41 @@
+import { isRecord, newId, type GatewaySessionSettings } from '../core/index.ts';
+import type { GatewayRun } from './gateway-run.ts';
+
+/** Who a session acts for: resolved from its API key (HTTP) or from config (stdio). */
+export interface GatewayIdentity {
+  tenantId?: string | undefined;
+  userId?: string | undefined;
+  /** The API key's fingerprint (HTTP): a key's sessions count against its share. */
+  keyId?: string | undefined;
+  /** Writes are validated and recorded, not executed. */
+  dryRun: boolean;
+}
+
+/** Whether `value` is a GatewayIdentity (as handed through the SDK's loosely typed auth info). */
+export function isGatewayIdentity(value: unknown): value is GatewayIdentity {
+  if (!isRecord(value) || typeof value['dryRun'] !== 'boolean') return false;
+  return ['tenantId', 'userId', 'keyId'].every((key) => value[key] === undefined || typeof value[key] === 'string');
+}
+
+/** One client session: its identity, its run (opened at its first request) and what it was told about changed tools. */
+export class GatewaySession {
+  readonly key: string;
+  readonly identity: GatewayIdentity;
+  /** Completed by the first request that knows the client (a 2025-era session is admitted at initialize, before it does). */
+  settings: GatewaySessionSettings;
+  /** Its place in the tenant's and key's shares (SessionShares). */
+  readonly slotId = newId('slot');
+  run: GatewayRun | undefined;
+  opening: Promise<GatewayRun> | undefined;
+  /** Fingerprints of changed tools already recorded in this session's run. */
+  readonly toldChanged = new Set<string>();
+  idleTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Requests being served: a session is never idle while one is (a call may wait long for a person). */
+  busy = 0;
+
+  constructor(key: string, identity: GatewayIdentity, settings: GatewaySessionSettings) {
+    this.key = key;
+    this.identity = identity;
+    this.settings = settings;
+  }
+}

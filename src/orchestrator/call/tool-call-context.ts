@@ -1,0 +1,40 @@
+import type { JsonObject, Provenance, ToolResult, ToolSource } from '../../core/index.ts';
+import type { InjectionContext, Policy } from '../../gate/index.ts';
+import type { Validator } from '../../validation/index.ts';
+import type { RecordContext } from './call-events.ts';
+import type { RunHooks } from '../state/run-options.ts';
+import type { ToolCatalog } from './tool-catalog.ts';
+import type { PassTrace, ToolTrace } from './tracing.ts';
+
+/** Everything one tool call is handled with: the run, its tools and gate configuration, where its events go. */
+export interface ToolCallContext extends RecordContext {
+  runId: string;
+  tools: ToolSource;
+  catalog: ToolCatalog;
+  policy: Policy | undefined;
+  validator: Validator;
+  dryRun: boolean;
+  tenantId?: string | undefined;
+  userId?: string | undefined;
+  context?: JsonObject | undefined;
+  hooks?: RunHooks | undefined;
+  signal?: AbortSignal | undefined;
+  toolTimeoutMs?: number | undefined;
+  /** Untrusted tool outputs that entered the run before this call's turn: writes then need a person. */
+  untrusted?: readonly Provenance[];
+  /** The pass's trace: each call gets an `execute_tool` span under it. */
+  trace?: PassTrace | undefined;
+  /** This call's span (set by executeToolCall). */
+  toolTrace?: ToolTrace | undefined;
+  /** Runs toolgate's own tools (origin `builtin`, e.g. the todo tools) after the gate let them through. */
+  builtin?: ((request: { name: string; arguments: JsonObject; toolCallId: string }) => Promise<ToolResult>) | undefined;
+}
+
+/** The values `{{user.*}}`, `{{tenant.*}}` and `{{context.*}}` templates read. */
+export function injectionContext(ctx: Pick<ToolCallContext, 'userId' | 'tenantId' | 'context'>): InjectionContext {
+  return {
+    ...(ctx.userId === undefined ? {} : { user: { id: ctx.userId } }),
+    ...(ctx.tenantId === undefined ? {} : { tenant: { id: ctx.tenantId } }),
+    ...(ctx.context === undefined ? {} : { context: ctx.context }),
+  };
+}

@@ -1,0 +1,48 @@
+import type { JsonSchema, ModelToolDefinition, ToolSpec } from '../../core/index.ts';
+import { EMPTY_POLICY, injectedSchemaView, isToolAllowed, resolveToolPolicy, type Policy, type ResolvedToolPolicy } from '../../gate/index.ts';
+
+export interface CatalogEntry {
+  /** The tool as its source lists it (full schema). */
+  tool: ToolSpec;
+  policy: ResolvedToolPolicy;
+  /** What the model is shown: the schema without injected properties. */
+  definition: ModelToolDefinition;
+}
+
+/**
+ * The tools of one run, as the gate sees them for the run's tenant: visible
+ * tools (offered to the model) and denied ones (hidden; a call to one is
+ * refused with a clear reason instead of "no such tool").
+ */
+export interface ToolCatalog {
+  visible: ReadonlyMap<string, CatalogEntry>;
+  denied: ReadonlyMap<string, { entry: CatalogEntry; reason: string }>;
+  /** The visible tools as the model is shown them, in listing order (built once per run, not per step). */
+  definitions: readonly ModelToolDefinition[];
+  /** The visible tools as the parser knows them (with the schema the model is shown, to type its values). */
+  refs: readonly { name: string; hasRequiredArgs: boolean; inputSchema: JsonSchema }[];
+}
+
+export function buildToolCatalog(tools: readonly ToolSpec[], options: { policy?: Policy; tenantId?: string | undefined }): ToolCatalog {
+  const policy = options.policy ?? EMPTY_POLICY;
+  const visible = new Map<string, CatalogEntry>();
+  const denied = new Map<string, { entry: CatalogEntry; reason: string }>();
+  for (const tool of tools) {
+    const resolved = resolveToolPolicy(policy, tool, tool.name);
+    const entry: CatalogEntry = {
+      tool,
+      policy: resolved,
+      definition: {
+        name: tool.name,
+        description: tool.description,
+        parameters: injectedSchemaView(tool.inputSchema, Object.keys(resolved.inject)),
+      },
+    };
+    const allowed = isToolAllowed(policy, options.tenantId, tool);
+    if (allowed.allowed) visible.set(tool.name, entry);
+    else denied.set(tool.name, { entry, reason: allowed.reason ?? `tool ${tool.name} is not allowed` });
+  }
+  const definitions = [...visible.values()].map((e) => e.definition);
+  const refs = definitions.map((d) => ({ name: d.name, hasRequiredArgs: Array.isArray(d.parameters['required']) && d.parameters['required'].length > 0, inputSchema: d.parameters }));
+  return { visible, denied, definitions, refs };
+}
