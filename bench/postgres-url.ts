@@ -6,7 +6,8 @@
 // The label is the store's own: one rule for what of a URL may be shown.
 export { postgresLabel } from '../src/store/postgres/postgres-url.ts';
 
-export const POSTGRES_URL = process.env['TOOLGATE_TEST_POSTGRES_URL'] || process.env['DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/test';
+export const POSTGRES_URL =
+  process.env['TOOLGATE_TEST_POSTGRES_URL'] || process.env['DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/test';
 
 /** `text` with the URL's password, if it has one, replaced by `***`. */
 export function withoutSecret(text: string, url: string): string {

@@ -41,7 +41,9 @@ for (const bench of BENCHES) {
     for (const line of report.lines) console.log(`  ${line}`);
   } catch (error) {
     failed++;
-    console.error(`\n== ${bench.id} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    console.error(
+      `\n== ${bench.id} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
   }
 }
 process.exitCode = failed > 0 ? 1 : 0;

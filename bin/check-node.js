@@ -12,8 +12,10 @@ export function nodeVersionProblem(version, execPath) {
   return (
     `toolgate needs Node.js ${MIN_NODE.join('.')} or newer (Node 24 LTS recommended), but this is Node ${version}` +
     `${execPath ? ` (${execPath})` : ''}.\n` +
-    '  Install Node 24: from nodejs.org, or with a version manager (nvm install 24 / fnm install 24 / volta install node@24).\n' +
-    '  In a clone of the toolgate repository, this puts Node 24 first on PATH for your shell (it downloads it once):\n' +
+    ('  Install Node 24: from nodejs.org, or with a version manager ' +
+      '(nvm install 24 / fnm install 24 / volta install node@24).\n') +
+    ('  In a clone of the toolgate repository, this puts Node ' +
+      '24 first on PATH for your shell (it downloads it once):\n') +
     '    export PATH="$(bash scripts/ensure-node.sh):$PATH"\n'
   );
 }

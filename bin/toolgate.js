@@ -23,9 +23,14 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
 // build, whose CLI is bundled into a few chunks (start-up time; see scripts/build.ts).
 const source = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 const useSource = existsSync(source) && !source.split(/[\\/]/).includes('node_modules');
-const entry = useSource ? new URL('../src/cli/main.ts', import.meta.url) : new URL('../dist/bundle/cli/main.js', import.meta.url);
+const entry = useSource
+  ? new URL('../src/cli/main.ts', import.meta.url)
+  : new URL('../dist/bundle/cli/main.js', import.meta.url);
 if (!useSource && !existsSync(fileURLToPath(entry))) {
-  process.stderr.write('toolgate: the build is missing (dist/). In a clone of the repository run "npm run build", or reinstall the package.\n');
+  process.stderr.write(
+    'toolgate: the build is missing (dist/). In a clone of the ' +
+      'repository run "npm run build", or reinstall the package.\n',
+  );
   process.exit(1);
 }
 

@@ -9,7 +9,10 @@ import { build } from 'esbuild';
 const root = fileURLToPath(new URL('..', import.meta.url));
 // `--out <dir>`: build elsewhere (tests serve their own copy while `npm pack` rebuilds dist/).
 const outFlag = process.argv.indexOf('--out');
-const out = outFlag > 0 && process.argv[outFlag + 1] !== undefined ? resolve(process.argv[outFlag + 1] as string) : join(root, 'dist', 'console');
+const out =
+  outFlag > 0 && process.argv[outFlag + 1] !== undefined
+    ? resolve(process.argv[outFlag + 1] as string)
+    : join(root, 'dist', 'console');
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });

@@ -17,7 +17,10 @@ const ASSETS = ['examples/demo/demo-script.json'];
 
 rmSync(dist, { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-const compiled = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
+const compiled = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], {
+  stdio: 'inherit',
+  cwd: root,
+});
 if (compiled.status !== 0) {
   console.error('build: tsc failed (see above)');
   process.exit(compiled.status ?? 1);
@@ -50,7 +53,10 @@ const LAZY_REQUIRED = ['config/config-schema', 'config/format-config-issues'];
 // external. dist/bundle/cli/ is two folders below dist/, as dist/src/cli/ is, so the
 // relative paths to dist/examples/ and to package.json stay the same.
 await build({
-  entryPoints: [{ in: join(dist, 'src', 'cli', 'main.js'), out: 'main' }, ...LAZY_REQUIRED.map((path) => ({ in: join(dist, 'src', `${path}.js`), out: basename(path) }))],
+  entryPoints: [
+    { in: join(dist, 'src', 'cli', 'main.js'), out: 'main' },
+    ...LAZY_REQUIRED.map((path) => ({ in: join(dist, 'src', `${path}.js`), out: basename(path) })),
+  ],
   outdir: join(dist, 'bundle', 'cli'),
   bundle: true,
   splitting: true,
@@ -63,7 +69,10 @@ await build({
 });
 
 // The browser console (web/) → dist/console/, served by `toolgate serve` at /.
-const consoleBuild = spawnSync(process.execPath, [join(root, 'scripts', 'build-console.ts')], { stdio: 'inherit', cwd: root });
+const consoleBuild = spawnSync(process.execPath, [join(root, 'scripts', 'build-console.ts')], {
+  stdio: 'inherit',
+  cwd: root,
+});
 if (consoleBuild.status !== 0) {
   console.error('build: the console build failed (see above)');
   process.exit(consoleBuild.status ?? 1);
@@ -74,7 +83,9 @@ for (const asset of ASSETS) {
   mkdirSync(dirname(target), { recursive: true });
   cpSync(join(root, asset), target);
 }
-console.log(`build: dist/ ready (${declarations} declaration files, the CLI bundled, the console built, ${ASSETS.length} assets)`);
+console.log(
+  `build: dist/ ready (${declarations} declaration files, the CLI bundled, the console built, ${ASSETS.length} assets)`,
+);
 
 function* walk(dir: string): Generator<string> {
   for (const name of readdirSync(dir)) {

@@ -47,15 +47,25 @@ function positional(params: ts.NodeArray<ts.ParameterDeclaration>): number {
 }
 
 function functionName(node: ts.SignatureDeclaration): string {
-  return node.name !== undefined && (ts.isIdentifier(node.name) || ts.isPrivateIdentifier(node.name)) ? node.name.text : '(anonymous)';
+  return node.name !== undefined && (ts.isIdentifier(node.name) || ts.isPrivateIdentifier(node.name))
+    ? node.name.text
+    : '(anonymous)';
 }
 
 function relativeImports(source: ts.SourceFile): string[] {
   const out: string[] = [];
   const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       out.push(node.moduleSpecifier.text);
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+    } else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    ) {
       out.push(node.argument.literal.text);
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       const [arg] = node.arguments;
@@ -128,7 +138,12 @@ export function measure(root = '.'): CodeFigures {
     );
   }
   const widthFiles = globSync('{src,test,web,scripts,bench,examples,bin}/**/*.{ts,js,mjs}', { cwd: root }).filter(
-    (f) => !f.includes('node_modules') && !f.startsWith(join('test', 'fixtures')) && !f.startsWith(join('bench', 'results')) && !f.includes(`${sep}anchors${sep}`) && !f.includes(`${sep}.build${sep}`),
+    (f) =>
+      !f.includes('node_modules') &&
+      !f.startsWith(join('test', 'fixtures')) &&
+      !f.startsWith(join('bench', 'results')) &&
+      !f.includes(`${sep}anchors${sep}`) &&
+      !f.includes(`${sep}.build${sep}`),
   );
   const longLines: string[] = [];
   for (const file of widthFiles.sort()) {
@@ -140,7 +155,15 @@ export function measure(root = '.'): CodeFigures {
   }
   const orchestrator = files.filter((f) => f.startsWith(join('src', 'orchestrator') + sep));
   const floors = [...new Set(orchestrator.map((f) => relative(join('src', 'orchestrator'), dirname(f)) || '.'))].sort();
-  return { asCasts, manyParams, circles: importCircles(graph), longLines, orchestratorFiles: orchestrator.length, orchestratorFloors: floors, imports: graph };
+  return {
+    asCasts,
+    manyParams,
+    circles: importCircles(graph),
+    longLines,
+    orchestratorFiles: orchestrator.length,
+    orchestratorFloors: floors,
+    imports: graph,
+  };
 }
 
 if (import.meta.main) {
@@ -153,6 +176,9 @@ if (import.meta.main) {
     console.log(`import circles (src, type-only imports included): ${figures.circles.length}`);
     for (const c of figures.circles) console.log(`  ${c.join(' ↔ ')}`);
     console.log(`lines over ${PRINT_WIDTH} characters: ${figures.longLines.length}`);
-    console.log(`src/orchestrator: ${figures.orchestratorFiles} files on ${figures.orchestratorFloors.length} floors (${figures.orchestratorFloors.join(', ')})`);
+    console.log(
+      `src/orchestrator: ${figures.orchestratorFiles} files on ` +
+        `${figures.orchestratorFloors.length} floors (${figures.orchestratorFloors.join(', ')})`,
+    );
   }
 }

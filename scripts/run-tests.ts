@@ -23,20 +23,28 @@ const DEFAULT_COMPILE_CACHE = join(ROOT, 'node_modules', '.cache', 'toolgate-tes
 /** How long each file took last time, so the longest start first (see test-order.ts). */
 const DURATIONS_FILE = join(DEFAULT_COMPILE_CACHE, 'durations.json');
 const MAX_REPEAT = 100;
-/** The docs' screenshots, which the console's browser tests write with UPDATE_SCREENSHOTS=1 (a path in the checkout). */
+/**
+ * The docs' screenshots, which the console's browser tests write with UPDATE_SCREENSHOTS=1 (a path in the checkout).
+ */
 const SCREENSHOTS_DIR = 'docs/screenshots/';
 
 let parsed;
 try {
   parsed = parseArgs({ options: { repeat: { type: 'string' } }, allowPositionals: true, strict: true });
 } catch (error) {
-  console.error(`${error instanceof Error ? error.message : String(error)}\nusage: node scripts/run-tests.ts [--repeat N] [path-substring ...]`);
+  console.error(
+    `${error instanceof Error ? error.message : String(error)}\nusage: ` +
+      `node scripts/run-tests.ts [--repeat N] [path-substring ...]`,
+  );
   process.exit(2);
 }
 const repeatText = parsed.values.repeat ?? process.env['TEST_REPEAT'] ?? '1';
 const repeat = Number(repeatText);
 if (!/^\d+$/.test(repeatText) || repeat < 1 || repeat > MAX_REPEAT) {
-  console.error(`${parsed.values.repeat === undefined ? 'TEST_REPEAT' : '--repeat'} ${JSON.stringify(repeatText)}: expected how many times to run the tests, a whole number from 1 to ${MAX_REPEAT}`);
+  console.error(
+    `${parsed.values.repeat === undefined ? 'TEST_REPEAT' : '--repeat'} ${JSON.stringify(repeatText)}: ` +
+      `expected how many times to run the tests, a whole number from 1 to ${MAX_REPEAT}`,
+  );
   process.exit(2);
 }
 
@@ -91,7 +99,8 @@ if (before !== undefined) {
   if (changed.length > 0) {
     tally.failed += 1;
     process.stdout.write(
-      `\n✖ these files of the checkout changed during the run (a test must write to a temporary directory instead; screenshots only with UPDATE_SCREENSHOTS=1):\n${changed.map((p) => `  ${p}\n`).join('')}`,
+      `\n✖ these files of the checkout changed during the run (a test must write to a temporary directory ` +
+        `instead; screenshots only with UPDATE_SCREENSHOTS=1):\n${changed.map((p) => `  ${p}\n`).join('')}`,
     );
   }
 }
@@ -113,7 +122,10 @@ async function runOnce(): Promise<void> {
   const allInProcesses = process.env['TEST_ISOLATION'] === 'process';
   const ownProcess = files.filter((f) => allInProcesses || f.startsWith('test/e2e/'));
   const shared = files.filter((f) => !ownProcess.includes(f));
-  await Promise.all([runLane(ownProcess, { isolation: 'process', concurrency: Math.max(2, availableParallelism()) }, tally), runSharedLane(shared)]);
+  await Promise.all([
+    runLane(ownProcess, { isolation: 'process', concurrency: Math.max(2, availableParallelism()) }, tally),
+    runSharedLane(shared),
+  ]);
 }
 
 /** Runs `laneFiles` in one child process (scripts/in-process-lane.ts) and adds its tally. */
@@ -122,14 +134,19 @@ async function runSharedLane(laneFiles: string[]): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'toolgate-test-lane-'));
   const tallyFile = join(dir, 'tally.json');
   try {
-    const child = spawn(process.execPath, [join(ROOT, 'scripts', 'in-process-lane.ts'), tallyFile, ...laneFiles], { stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn(process.execPath, [join(ROOT, 'scripts', 'in-process-lane.ts'), tallyFile, ...laneFiles], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
     const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
     let lane: LaneTally;
     try {
       lane = JSON.parse(readFileSync(tallyFile, 'utf8')) as LaneTally;
     } catch {
       tally.failed += 1;
-      process.stdout.write(`\n✖ the process running the unit and contract tests ended (${code ?? signal}) before it could count them: see its output above\n`);
+      process.stdout.write(
+        `\n✖ the process running the unit and contract tests ended ` +
+          `(${code ?? signal}) before it could count them: see its output above\n`,
+      );
       return;
     }
     tally.passed += lane.passed;

@@ -41,7 +41,10 @@ export async function runLane(files: readonly string[], options: LaneOptions, ta
     // A todo test may fail: node's own summary counts it as todo, not as a failure.
     if (data.details.type === 'suite' || data.todo !== undefined) return;
     tally.failed += 1;
-    const where = data.file === undefined ? '' : `test at ${relative(process.cwd(), data.file)}:${data.line ?? 0}:${data.column ?? 0}\n`;
+    const where =
+      data.file === undefined
+        ? ''
+        : `test at ${relative(process.cwd(), data.file)}:${data.line ?? 0}:${data.column ?? 0}\n`;
     const error: unknown = data.details.error;
     const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
     failures.push(`${where}✖ ${data.name}\n${inspect(cause, { depth: 4 }).replace(/^/gm, '  ')}\n`);
@@ -73,8 +76,10 @@ export async function runLane(files: readonly string[], options: LaneOptions, ta
     await Promise.race([reported, done.promise]);
     // The report of the last test is a few ticks behind its event.
     await new Promise((resolve) => setTimeout(resolve, 100));
-    // The spec reporter lists failures with their errors only when the whole run ends, which this lane does not wait for.
-    if (failures.length > 0) process.stdout.write(`\n✖ failing tests of the files sharing one process:\n\n${failures.join('\n')}`);
+    // The spec reporter lists failures with their errors only when the whole run ends, which this lane does not wait
+    // for.
+    if (failures.length > 0)
+      process.stdout.write(`\n✖ failing tests of the files sharing one process:\n\n${failures.join('\n')}`);
   }
   // Let the spec reporter's summary reach stdout before the next line.
   await new Promise<void>((resolve) => setImmediate(resolve));

@@ -15,7 +15,10 @@ export type TreeSnapshot = Map<string, string>;
  * test changes again is seen too. Undefined outside a git checkout or without git.
  */
 export function treeSnapshot(root: string): TreeSnapshot | undefined {
-  const status = spawnSync('git', ['status', '--porcelain=v1', '-z', '--untracked-files=all'], { cwd: root, encoding: 'utf8' });
+  const status = spawnSync('git', ['status', '--porcelain=v1', '-z', '--untracked-files=all'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   if (status.error !== undefined || status.status !== 0) return undefined;
   const snapshot: TreeSnapshot = new Map();
   const entries = status.stdout.split('\0');

@@ -57,7 +57,18 @@ export async function runStartupBench(): Promise<{ name: string; lines: string[]
   try {
     const env = { ...process.env, TOOLGATE_HOME: join(work, 'home'), NO_COLOR: '1' };
     const bins = { installed: installedLayout(work), repository: join(ROOT, 'bin', 'toolgate.js') };
-    const runArgs = (bin: string, store: string[]) => [bin, 'run', 'hello', '--model', 'openai:bench', '--base-url', model.url, '--api-key', 'bench-key', ...store];
+    const runArgs = (bin: string, store: string[]) => [
+      bin,
+      'run',
+      'hello',
+      '--model',
+      'openai:bench',
+      '--base-url',
+      model.url,
+      '--api-key',
+      'bench-key',
+      ...store,
+    ];
     const timeToRequest = async (args: string[]): Promise<number> => {
       firstRequestAt = 0;
       const started = performance.now();
@@ -82,8 +93,16 @@ export async function runStartupBench(): Promise<{ name: string; lines: string[]
       const row = (label: string, key: string, target?: number) => {
         const ms = median(samples[`${where} ${key}`] ?? []);
         const over = ms - node;
-        const verdict = target === undefined ? '' : over <= target ? `  ok (target ≤ ${target} ms over node)` : `  OVER target ≤ ${target} ms over node`;
-        lines.push(`${where.padEnd(10)} ${label.padEnd(34)} ${ms.toFixed(1).padStart(7)} ms  = node + ${over.toFixed(1)} ms  (×${(ms / node).toFixed(2)})${verdict}`);
+        const verdict =
+          target === undefined
+            ? ''
+            : over <= target
+              ? `  ok (target ≤ ${target} ms over node)`
+              : `  OVER target ≤ ${target} ms over node`;
+        lines.push(
+          `${where.padEnd(10)} ${label.padEnd(34)} ${ms.toFixed(1).padStart(7)} ms ` +
+            ` = node + ${over.toFixed(1)} ms  (×${(ms / node).toFixed(2)})${verdict}`,
+        );
       };
       row('toolgate --version', 'version', VERSION_TARGET_MS);
       row('toolgate run --help', 'help');

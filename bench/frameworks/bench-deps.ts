@@ -24,7 +24,10 @@ function readLock(path: string): Lockfile | undefined {
 /** Why bench/node_modules must be (re)installed, or undefined when it matches bench/package-lock.json. */
 export function staleReason(): string | undefined {
   const wanted = readLock(join(BENCH_DIR, 'package-lock.json'));
-  if (wanted === undefined) throw new Error('bench/package-lock.json is missing or unreadable: run `npm install --prefix bench` once to create it');
+  if (wanted === undefined)
+    throw new Error(
+      'bench/package-lock.json is missing or unreadable: run `npm install --prefix bench` once to create it',
+    );
   const installed = readLock(join(BENCH_DIR, 'node_modules', '.package-lock.json'));
   if (installed === undefined) return 'bench/node_modules is missing';
   for (const [path, entry] of Object.entries(wanted.packages ?? {})) {
@@ -32,7 +35,11 @@ export function staleReason(): string | undefined {
     const have = installed.packages?.[path]?.version;
     // An optional package npm skipped (another platform's binary) is not missing.
     if (have === undefined && entry.optional === true) continue;
-    if (have !== entry.version) return `${path.replace(/^node_modules\//, '')} is ${have ?? 'not installed'}, the lockfile says ${entry.version ?? '?'}`;
+    if (have !== entry.version)
+      return (
+        `${path.replace(/^node_modules\//, '')} is ` +
+        `${have ?? 'not installed'}, the lockfile says ${entry.version ?? '?'}`
+      );
   }
   return undefined;
 }
@@ -45,14 +52,19 @@ export function ensureBenchDeps(log: (line: string) => void = console.log): void
   log(`${reason}: installing the frameworks comparison's packages (npm ${INSTALL_ARGS.join(' ')})`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const result = spawnSync(npm, INSTALL_ARGS, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
-  if (result.status !== 0) throw new Error(`npm ${INSTALL_ARGS.join(' ')} failed (${result.error?.message ?? `exit code ${String(result.status)}`})`);
+  if (result.status !== 0)
+    throw new Error(
+      `npm ${INSTALL_ARGS.join(' ')} failed (${result.error?.message ?? `exit code ${String(result.status)}`})`,
+    );
   if (!existsSync(join(BENCH_DIR, 'node_modules'))) throw new Error('npm ci ran, yet bench/node_modules is missing');
 }
 
 /** The installed version of a package of the bench package, read from its package.json. */
 export function installedVersion(name: string): string {
   try {
-    return (JSON.parse(readFileSync(join(BENCH_DIR, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+    return (
+      JSON.parse(readFileSync(join(BENCH_DIR, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }
+    ).version;
   } catch {
     return 'not installed';
   }

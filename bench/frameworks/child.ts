@@ -32,7 +32,10 @@ export interface ChildResult {
   /** Model requests made during the measured runs (counted at fetch). */
   steps: number;
   toolCalls: number;
-  /** Sequential streaming workloads: per run, ms from the answer's model request to the first answer text the runner observed. */
+  /**
+   * Sequential streaming workloads: per run, ms from the answer's model request to the first answer text the runner
+   * observed.
+   */
   firstTokenMs?: number[];
   /** Paired measurement: each block's wall time, in the order measured. */
   blockWallMs?: number[];
@@ -49,12 +52,20 @@ export interface ChildFailure {
   error: string;
 }
 
-const { values } = parseArgs({ options: { runner: { type: 'string' }, url: { type: 'string' }, workload: { type: 'string' }, blocks: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    runner: { type: 'string' },
+    url: { type: 'string' },
+    workload: { type: 'string' },
+    blocks: { type: 'string' },
+  },
+});
 const runnerId = values.runner ?? '';
 const url = values.url ?? '';
 const workload = JSON.parse(values.workload ?? '{}') as Workload;
 const blocks = values.blocks === undefined ? undefined : Number(values.blocks);
-if (blocks !== undefined && (!Number.isInteger(blocks) || blocks < 1)) throw new Error(`--blocks must be a positive integer, got "${values.blocks ?? ''}"`);
+if (blocks !== undefined && (!Number.isInteger(blocks) || blocks < 1))
+  throw new Error(`--blocks must be a positive integer, got "${values.blocks ?? ''}"`);
 
 // Model requests are counted where the runners make them: fetch, replaced
 // before any runner module (or the client it creates) is loaded, and node:http
@@ -95,7 +106,10 @@ subscribe('undici:request:create', (message) => {
   lastModelRequestAt = performance.now();
 });
 
-/** undici keeps a request's headers as raw `name: value\r\n` text (or, in some versions, as an array of names and values). */
+/**
+ * undici keeps a request's headers as raw `name: value\r\n` text (or, in some versions, as an array of names and
+ * values).
+ */
 function headerText(headers: unknown): string {
   if (typeof headers === 'string') return headers;
   if (Array.isArray(headers)) {
@@ -109,15 +123,23 @@ function headerText(headers: unknown): string {
 function fail(error: unknown): never {
   // Paths relative to the repository: the message ends up in the saved results.
   const root = repositoryRoot();
-  const message = (error instanceof Error ? (error.stack ?? error.message) : String(error)).replaceAll(`file://${root}`, '').replaceAll(root, '');
-  const failure: ChildFailure = { ok: false, runner: runnerId, workload: workload.id, error: message.split('\n').slice(0, 6).join('\n') };
+  const message = (error instanceof Error ? (error.stack ?? error.message) : String(error))
+    .replaceAll(`file://${root}`, '')
+    .replaceAll(root, '');
+  const failure: ChildFailure = {
+    ok: false,
+    runner: runnerId,
+    workload: workload.id,
+    error: message.split('\n').slice(0, 6).join('\n'),
+  };
   process.stdout.write(`${JSON.stringify(failure)}\n`);
   process.exit(1);
 }
 
 async function main(): Promise<ChildResult> {
   const entry = RUNNERS.find((r) => r.id === runnerId);
-  if (entry === undefined) throw new Error(`unknown runner "${runnerId}"; known: ${RUNNERS.map((r) => r.id).join(', ')}`);
+  if (entry === undefined)
+    throw new Error(`unknown runner "${runnerId}"; known: ${RUNNERS.map((r) => r.id).join(', ')}`);
   // Built (harness-build.ts), the runners sit beside this file as .js, in the same layout.
   const file = import.meta.url.endsWith('.js') ? entry.file.replace(/\.ts$/, '.js') : entry.file;
   const { createRunner } = (await import(file)) as { createRunner: CreateRunner };
@@ -135,7 +157,8 @@ async function main(): Promise<ChildResult> {
       first ??= (at ?? performance.now()) - lastModelRequestAt;
     });
     const took = performance.now() - started;
-    if (output !== ANSWER) throw new Error(`the run answered ${JSON.stringify(output.slice(0, 200))}, expected ${JSON.stringify(ANSWER)}`);
+    if (output !== ANSWER)
+      throw new Error(`the run answered ${JSON.stringify(output.slice(0, 200))}, expected ${JSON.stringify(ANSWER)}`);
     if (!measured) return;
     durationsMs.push(took);
     if (timeFirstToken) {
@@ -178,7 +201,11 @@ async function main(): Promise<ChildResult> {
     process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
     for (let block = 0; block < blocks; block++) {
       const command = await commands.next();
-      if (command.done === true || command.value.trim() !== 'go') throw new Error(`expected "go" for block ${block + 1} of ${blocks}, got ${command.done === true ? 'the end of stdin' : JSON.stringify(command.value)}`);
+      if (command.done === true || command.value.trim() !== 'go')
+        throw new Error(
+          `expected "go" for block ${block + 1} of ${blocks}, got ` +
+            `${command.done === true ? 'the end of stdin' : JSON.stringify(command.value)}`,
+        );
       // The runs split as evenly as they go: the first blocks take one more when they do not divide.
       const runs = Math.floor(workload.runs / blocks) + (block < workload.runs % blocks ? 1 : 0);
       const took = await measure(runs);
@@ -188,8 +215,10 @@ async function main(): Promise<ChildResult> {
   }
   const toolCalls = lookupCount() - lookups0;
   const steps = modelRequests - requests0;
-  if (toolCalls !== workload.runs * TOOL_STEPS) throw new Error(`${toolCalls} tool calls in ${workload.runs} runs, expected ${TOOL_STEPS} per run`);
-  if (steps !== workload.runs * MODEL_STEPS) throw new Error(`${steps} model requests seen in ${workload.runs} runs, expected ${MODEL_STEPS} per run`);
+  if (toolCalls !== workload.runs * TOOL_STEPS)
+    throw new Error(`${toolCalls} tool calls in ${workload.runs} runs, expected ${TOOL_STEPS} per run`);
+  if (steps !== workload.runs * MODEL_STEPS)
+    throw new Error(`${steps} model requests seen in ${workload.runs} runs, expected ${MODEL_STEPS} per run`);
   await runner.close();
   return {
     ok: true,

@@ -17,7 +17,12 @@ import { join, relative } from 'node:path';
 import { POSTGRES_URL } from '../postgres-url.ts';
 import { BENCH_DIR, ensureBenchDeps, installedVersion } from './bench-deps.ts';
 import { buildHarness, harnessFrom } from './harness-build.ts';
-import { checkPostgres, createThrowawayDatabase, DATABASE_URL_ENV, type ThrowawayDatabase } from './postgres-database.ts';
+import {
+  checkPostgres,
+  createThrowawayDatabase,
+  DATABASE_URL_ENV,
+  type ThrowawayDatabase,
+} from './postgres-database.ts';
 import { runChild, runPair, startMockProcess, type ChildOutcome } from './processes.ts';
 import { reportLines, saveReport, type ReportInput, type SkippedRunner } from './report.ts';
 import { BASELINE_ID, RUNNERS, type RunnerEntry } from './runners-list.ts';
@@ -37,9 +42,13 @@ const CHILD_TIMEOUT_MS = { quick: 90_000, full: 240_000 };
 
 function selectRunners(filter: string | undefined): RunnerEntry[] {
   if (filter === undefined || filter.trim() === '') return RUNNERS;
-  const terms = filter.split(',').map((t) => t.trim()).filter((t) => t !== '');
+  const terms = filter
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '');
   for (const term of terms) {
-    if (!RUNNERS.some((r) => r.id.includes(term))) throw new Error(`BENCH_RUNNERS: no runner matches "${term}"; runners: ${RUNNERS.map((r) => r.id).join(', ')}`);
+    if (!RUNNERS.some((r) => r.id.includes(term)))
+      throw new Error(`BENCH_RUNNERS: no runner matches "${term}"; runners: ${RUNNERS.map((r) => r.id).join(', ')}`);
   }
   return RUNNERS.filter((r) => r.id === BASELINE_ID || terms.some((t) => r.id.includes(t)));
 }
@@ -49,7 +58,9 @@ function selectRunners(filter: string | undefined): RunnerEntry[] {
  * of the services found. Asked once, before any child, so that a missing
  * PostgreSQL skips its runner instead of failing it once per workload.
  */
-async function checkServices(runners: RunnerEntry[]): Promise<{ skipped: SkippedRunner[]; versions: [string, string][] }> {
+async function checkServices(
+  runners: RunnerEntry[],
+): Promise<{ skipped: SkippedRunner[]; versions: [string, string][] }> {
   const needing = runners.filter((r) => r.needs === 'postgres');
   if (needing.length === 0) return { skipped: [], versions: [] };
   const check = await checkPostgres(POSTGRES_URL);
@@ -83,25 +94,57 @@ function blocksFor(workload: Workload): number {
  * runner's ratios are taken against. A runner that needs PostgreSQL gets a
  * throwaway database of its own, dropped afterwards.
  */
-async function runOne(runner: RunnerEntry, options: { url: string; workload: Workload; timeoutMs: number; paired: boolean }, notes: string[]): Promise<ChildOutcome> {
+async function runOne(
+  runner: RunnerEntry,
+  options: { url: string; workload: Workload; timeoutMs: number; paired: boolean },
+  notes: string[],
+): Promise<ChildOutcome> {
   const run = async (env: Record<string, string> | undefined): Promise<ChildOutcome> => {
     const member = { runner: runner.id, ...(env === undefined ? {} : { env }) };
     if (!options.paired || runner.id === BASELINE_ID) return runChild({ ...options, ...member });
-    const [base, outcome] = await runPair({ first: { runner: BASELINE_ID }, second: member, url: options.url, workload: options.workload, blocks: blocksFor(options.workload), timeoutMs: options.timeoutMs });
-    if (!outcome.ok || !base.ok) return outcome.ok ? { ok: false, runner: runner.id, workload: options.workload.id, error: `its paired baseline failed: ${base.ok ? '' : base.error}` } : outcome;
-    return { ...outcome, pairedBaseline: { wallMs: base.wallMs, ...(base.firstTokenMs === undefined ? {} : { firstTokenMs: base.firstTokenMs }) } };
+    const [base, outcome] = await runPair({
+      first: { runner: BASELINE_ID },
+      second: member,
+      url: options.url,
+      workload: options.workload,
+      blocks: blocksFor(options.workload),
+      timeoutMs: options.timeoutMs,
+    });
+    if (!outcome.ok || !base.ok)
+      return outcome.ok
+        ? {
+            ok: false,
+            runner: runner.id,
+            workload: options.workload.id,
+            error: `its paired baseline failed: ${base.ok ? '' : base.error}`,
+          }
+        : outcome;
+    return {
+      ...outcome,
+      pairedBaseline: {
+        wallMs: base.wallMs,
+        ...(base.firstTokenMs === undefined ? {} : { firstTokenMs: base.firstTokenMs }),
+      },
+    };
   };
   if (runner.needs !== 'postgres') return run(undefined);
   let database: ThrowawayDatabase;
   try {
     database = await createThrowawayDatabase(POSTGRES_URL);
   } catch (error) {
-    return { ok: false, runner: runner.id, workload: options.workload.id, error: `could not create its database: ${errorText(error)}` };
+    return {
+      ok: false,
+      runner: runner.id,
+      workload: options.workload.id,
+      error: `could not create its database: ${errorText(error)}`,
+    };
   }
   try {
     return await run({ [DATABASE_URL_ENV]: database.url });
   } finally {
-    await database.drop().catch((error: unknown) => notes.push(`could not drop the database ${database.name}: ${errorText(error)}`));
+    await database
+      .drop()
+      .catch((error: unknown) => notes.push(`could not drop the database ${database.name}: ${errorText(error)}`));
   }
 }
 
@@ -111,7 +154,10 @@ function localDate(d: Date): string {
 
 function machine(): string {
   const cores = cpus();
-  return `Node ${process.version}, ${type()} ${arch()}, ${cores.length} cores (${cores[0]?.model.trim() ?? 'unknown CPU'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB memory`;
+  return (
+    `Node ${process.version}, ${type()} ${arch()}, ${cores.length} cores ` +
+    `(${cores[0]?.model.trim() ?? 'unknown CPU'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB memory`
+  );
 }
 
 function versions(runners: RunnerEntry[], services: [string, string][]): [string, string][] {
@@ -121,7 +167,9 @@ function versions(runners: RunnerEntry[], services: [string, string][]): [string
     [`toolgate (${toolgateFrom() === 'src' ? '../src, TypeScript' : '../dist, built'})`, root.version],
     ['the harness', harnessFrom() === 'ts' ? 'TypeScript, types stripped at load' : 'built to JavaScript'],
     ['node', process.version],
-    ...services, ...names.map((n): [string, string] => [n, installedVersion(n)])];
+    ...services,
+    ...names.map((n): [string, string] => [n, installedVersion(n)]),
+  ];
 }
 
 /** Drops the per-run arrays: the .json keeps every child's summary, not every sample. */
@@ -144,7 +192,8 @@ export async function runFrameworksBench(): Promise<{ name: string; lines: strin
   const repetitions = Number(process.env['BENCH_REPS'] ?? (quick ? 1 : DEFAULT_REPETITIONS));
   // BENCH_PAIRED=0: each runner against the baseline of its repetition, measured seconds apart (the old way).
   const paired = process.env['BENCH_PAIRED'] !== '0';
-  if (!Number.isInteger(repetitions) || repetitions < 1) throw new Error(`BENCH_REPS must be a positive integer, got "${process.env['BENCH_REPS'] ?? ''}"`);
+  if (!Number.isInteger(repetitions) || repetitions < 1)
+    throw new Error(`BENCH_REPS must be a positive integer, got "${process.env['BENCH_REPS'] ?? ''}"`);
   const services = await checkServices(runners);
   for (const s of services.skipped) console.log(`frameworks: ${s.runner} skipped: ${s.reason}`);
   const active = runners.filter((r) => !services.skipped.some((s) => s.runner === r.id));
@@ -157,7 +206,10 @@ export async function runFrameworksBench(): Promise<{ name: string; lines: strin
   const outcomes: Map<string, ChildOutcome>[] = [];
   const notes: string[] = [];
   try {
-    console.log(`frameworks: mock model at ${mock.url}; ${active.length} runners × ${workloads.length} workloads × ${repetitions} repetition(s), each in its own process`);
+    console.log(
+      `frameworks: mock model at ${mock.url}; ${active.length} runners × ` +
+        `${workloads.length} workloads × ${repetitions} repetition(s), each in its own process`,
+    );
     let repMs = 0;
     for (let rep = 0; rep < repetitions; rep++) {
       // performance.now() counts from the process's start (its timeOrigin).
@@ -180,7 +232,9 @@ export async function runFrameworksBench(): Promise<{ name: string; lines: strin
           const t = performance.now();
           const outcome = await runOne(runner, { url: mock.url, workload, timeoutMs, paired }, notes);
           byKey.set(`${runner.id} ${workload.id}`, outcome);
-          process.stdout.write(` ${runner.id} ${outcome.ok ? `${((performance.now() - t) / 1000).toFixed(1)}s` : 'FAILED'}`);
+          process.stdout.write(
+            ` ${runner.id} ${outcome.ok ? `${((performance.now() - t) / 1000).toFixed(1)}s` : 'FAILED'}`,
+          );
         }
         process.stdout.write('\n');
       }
@@ -189,7 +243,12 @@ export async function runFrameworksBench(): Promise<{ name: string; lines: strin
   } finally {
     await mock.close();
   }
-  const cells = aggregate({ outcomes, runners: active.map((r) => r.id), workloads: workloads.map((w) => w.id), baseline: BASELINE_ID });
+  const cells = aggregate({
+    outcomes,
+    runners: active.map((r) => r.id),
+    workloads: workloads.map((w) => w.id),
+    baseline: BASELINE_ID,
+  });
   const elapsedS = (performance.now() - started) / 1000;
   const input: ReportInput = {
     date: localDate(new Date()),
@@ -209,7 +268,10 @@ export async function runFrameworksBench(): Promise<{ name: string; lines: strin
   const suffix = `${quick ? '-quick' : ''}${filtered ? '-partial' : ''}`;
   const raw = outcomes.map((byKey) => [...byKey.values()].map(summary));
   const saved = saveReport({ dir: join(BENCH_DIR, 'results'), suffix, input, lines, raw });
-  lines.push(`Saved: ${relative(process.cwd(), saved)} (and .json). Elapsed: ${elapsedS.toFixed(0)} s, the bench package's install included.`);
+  lines.push(
+    `Saved: ${relative(process.cwd(), saved)} (and .json). Elapsed: ` +
+      `${elapsedS.toFixed(0)} s, the bench package's install included.`,
+  );
   return { name: 'Frameworks comparison', lines };
 }
 

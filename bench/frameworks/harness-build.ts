@@ -15,7 +15,10 @@ export function harnessFrom(): 'built' | 'ts' {
   return process.env['BENCH_HARNESS'] === 'ts' ? 'ts' : 'built';
 }
 
-/** A harness file (named as in bench/frameworks/, e.g. ./child.ts) as the processes should start it. Used in the parent, which runs from the sources. */
+/**
+ * A harness file (named as in bench/frameworks/, e.g. ./child.ts) as the processes should start it. Used in the parent,
+ * which runs from the sources.
+ */
 export function harnessFile(relative: string): string {
   if (harnessFrom() === 'ts') return fileURLToPath(new URL(relative, import.meta.url));
   return fileURLToPath(new URL(relative.replace(/\.ts$/, '.js'), pathToFileURL(BUILT_HARNESS_DIR)));
@@ -26,7 +29,9 @@ export async function buildHarness(): Promise<void> {
   if (harnessFrom() === 'ts') return;
   const { build } = await import('esbuild');
   await build({
-    entryPoints: ['./child.ts', './http-client.ts', ...RUNNERS.map((r) => r.file)].map((f) => fileURLToPath(new URL(f, import.meta.url))),
+    entryPoints: ['./child.ts', './http-client.ts', ...RUNNERS.map((r) => r.file)].map((f) =>
+      fileURLToPath(new URL(f, import.meta.url)),
+    ),
     outbase: HERE,
     outdir: BUILT_HARNESS_DIR,
     bundle: true,

@@ -4,7 +4,8 @@
 // Started by the HTTP runners with an IPC channel. For each `run` message it
 // POSTs /v1/runs?stream=true and reads the run's SSE stream in the answer to
 // its end, over node:http: on two cores a client's CPU still takes turns with
-// the server's and the mock's, so it is kept as light as a client can be. It reports the first answer text (with the monotonic clock, which every
+// the server's and the mock's, so it is kept as light as a client can be. It reports the first answer text (with the
+// monotonic clock, which every
 // process on the machine shares) and the end of the run.
 import { Agent, request as httpRequest } from 'node:http';
 import type { ClientReply, ClientRequest } from './http-client-protocol.ts';
@@ -29,7 +30,15 @@ function startAndFollow(url: string, input: string, onText: () => void): Promise
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       `${url}/v1/runs?stream=true`,
-      { method: 'POST', agent, headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'content-length': Buffer.byteLength(body) } },
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+          'content-length': Buffer.byteLength(body),
+        },
+      },
       (res) => {
         res.setEncoding('utf8');
         let buffer = '';
@@ -69,12 +78,15 @@ async function run(request: ClientRequest): Promise<void> {
     first = false;
     reply({ type: 'text', id: request.id, at: process.hrtime.bigint().toString() });
   });
-  if (end?.type !== 'run_completed') throw new Error(`the run ended ${end?.type ?? 'without a terminal event'}: ${JSON.stringify(end?.data.error)}`);
+  if (end?.type !== 'run_completed')
+    throw new Error(`the run ended ${end?.type ?? 'without a terminal event'}: ${JSON.stringify(end?.data.error)}`);
   reply({ type: 'done', id: request.id, output: end.data.output ?? '' });
 }
 
 process.on('message', (message: ClientRequest) => {
-  run(message).catch((error: unknown) => reply({ type: 'failed', id: message.id, error: error instanceof Error ? error.message : String(error) }));
+  run(message).catch((error: unknown) =>
+    reply({ type: 'failed', id: message.id, error: error instanceof Error ? error.message : String(error) }),
+  );
 });
 // The runner ends this process by closing the channel.
 process.on('disconnect', () => process.exit(0));

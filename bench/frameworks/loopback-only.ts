@@ -30,11 +30,16 @@ function hostOf(args: unknown[]): string | undefined {
   return typeof args[1] === 'string' ? args[1] : 'localhost';
 }
 
-(Socket.prototype as unknown as { connect: Connect }).connect = function guardedConnect(this: Socket, ...args: unknown[]): Socket {
+(Socket.prototype as unknown as { connect: Connect }).connect = function guardedConnect(
+  this: Socket,
+  ...args: unknown[]
+): Socket {
   const host = hostOf(args);
   if (host !== undefined && !isLoopbackHost(host)) {
     refusedHosts.add(host);
-    process.nextTick(() => this.destroy(new Error(`the benchmark connects to nothing outside this machine (refused: ${host})`)));
+    process.nextTick(() =>
+      this.destroy(new Error(`the benchmark connects to nothing outside this machine (refused: ${host})`)),
+    );
     return this;
   }
   return connect.apply(this, args);

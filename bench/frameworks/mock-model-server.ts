@@ -28,7 +28,15 @@ interface Turn {
 }
 
 function chunk(id: string, choices: unknown[], extra: Record<string, unknown> = {}): string {
-  return `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: CREATED, model: MODEL, system_fingerprint: 'fp_mock', choices, ...extra })}\n\n`;
+  const body = {
+    id,
+    object: 'chat.completion.chunk',
+    created: CREATED,
+    model: MODEL,
+    system_fingerprint: 'fp_mock',
+    choices,
+  };
+  return `data: ${JSON.stringify({ ...body, ...extra })}\n\n`;
 }
 
 function delta(id: string, d: Record<string, unknown>, finish: string | null = null): string {
@@ -42,7 +50,12 @@ function turn(n: number): Turn {
   const args = `{"key":"k${n}"}`;
   const message = finalTurn
     ? { role: 'assistant', content: ANSWER_PIECES.join(''), refusal: null }
-    : { role: 'assistant', content: null, refusal: null, tool_calls: [{ id: callId, type: 'function', function: { name: LOOKUP.name, arguments: args } }] };
+    : {
+        role: 'assistant',
+        content: null,
+        refusal: null,
+        tool_calls: [{ id: callId, type: 'function', function: { name: LOOKUP.name, arguments: args } }],
+      };
   const finish = finalTurn ? 'stop' : 'tool_calls';
   const json = JSON.stringify({
     id,
@@ -58,8 +71,13 @@ function turn(n: number): Turn {
     body += delta(id, { role: 'assistant', content: '', refusal: null });
     for (const piece of ANSWER_PIECES) body += delta(id, { content: piece });
   } else {
-    body += delta(id, { role: 'assistant', content: null, tool_calls: [{ index: 0, id: callId, type: 'function', function: { name: LOOKUP.name, arguments: '' } }] });
-    for (const fragment of ['{"key"', ':"k', `${n}"}`]) body += delta(id, { tool_calls: [{ index: 0, function: { arguments: fragment } }] });
+    body += delta(id, {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ index: 0, id: callId, type: 'function', function: { name: LOOKUP.name, arguments: '' } }],
+    });
+    for (const fragment of ['{"key"', ':"k', `${n}"}`])
+      body += delta(id, { tool_calls: [{ index: 0, function: { arguments: fragment } }] });
   }
   body += delta(id, {}, finish);
   const done = 'data: [DONE]\n\n';
@@ -100,7 +118,8 @@ function answer(res: ServerResponse, raw: string): void {
   for (const m of messages) if (m.role === 'assistant') n++;
   const current = TURNS[n];
   if (current === undefined) return fail(res, 400, `turn ${n}: the mock model answers after ${TOOL_STEPS} tool steps`);
-  if (n > 0 && !hasLookupResult(messages, n)) return fail(res, 400, `turn ${n}: the last message is not the result of lookup k${n - 1}`);
+  if (n > 0 && !hasLookupResult(messages, n))
+    return fail(res, 400, `turn ${n}: the last message is not the result of lookup k${n - 1}`);
   if (body.stream === true) {
     res.writeHead(200, SSE_HEADERS);
     res.end(body.stream_options?.include_usage === true ? current.sseWithUsage : current.sse);
@@ -112,7 +131,11 @@ function answer(res: ServerResponse, raw: string): void {
 
 function handle(req: IncomingMessage, res: ServerResponse): void {
   if (req.method !== 'POST' || !(req.url ?? '').endsWith('/chat/completions')) {
-    fail(res, 404, `${req.method ?? '?'} ${req.url ?? '?'}: this mock serves only POST /v1/chat/completions (not the Responses API)`);
+    fail(
+      res,
+      404,
+      `${req.method ?? '?'} ${req.url ?? '?'}: this mock serves only POST /v1/chat/completions (not the Responses API)`,
+    );
     req.resume();
     return;
   }
@@ -138,7 +161,9 @@ export async function startMockModelServer(port = 0): Promise<{ url: string; clo
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { port: { type: 'string', default: '0' }, 'exit-on-stdin-end': { type: 'boolean', default: false } } });
+  const { values } = parseArgs({
+    options: { port: { type: 'string', default: '0' }, 'exit-on-stdin-end': { type: 'boolean', default: false } },
+  });
   const mock = await startMockModelServer(Number(values.port));
   console.log(mock.url);
   const stop = (): void => void mock.close().then(() => process.exit(0));

@@ -7,7 +7,10 @@ import type { QueryResultRow } from 'pg';
 import { postgresLabel, withoutSecret } from '../postgres-url.ts';
 import { isLoopbackHost } from './loopback-host.ts';
 
-/** Where compare.ts hands a child its database's URL: the environment, since arguments (and a password in them) show in process lists. */
+/**
+ * Where compare.ts hands a child its database's URL: the environment, since arguments (and a password in them) show in
+ * process lists.
+ */
 export const DATABASE_URL_ENV = 'BENCH_POSTGRES_DATABASE_URL';
 
 const CONNECT_TIMEOUT_MS = 3_000;
@@ -60,19 +63,33 @@ export async function checkPostgres(url: string): Promise<PostgresCheck> {
     return { ok: false, reason: `the PostgreSQL URL is not a valid URL (${label})` };
   }
   // No host: a Unix socket (or pg's default, localhost).
-  if (host !== '' && !isLoopbackHost(host)) return { ok: false, reason: `PostgreSQL at ${label} is not on this machine, and the comparison connects to nothing else` };
+  if (host !== '' && !isLoopbackHost(host))
+    return {
+      ok: false,
+      reason: `PostgreSQL at ${label} is not on this machine, and the comparison connects to nothing else`,
+    };
   let rows: { version: string; can_create: boolean | null }[];
   try {
-    rows = await adminQuery(url, `SELECT current_setting('server_version') AS version, (SELECT rolcreatedb OR rolsuper FROM pg_roles WHERE rolname = current_user) AS can_create`);
+    rows = await adminQuery(
+      url,
+      `SELECT current_setting('server_version') AS version, (SELECT rolcreatedb ` +
+        `OR rolsuper FROM pg_roles WHERE rolname = current_user) AS can_create`,
+    );
   } catch (error) {
     return { ok: false, reason: `no PostgreSQL at ${label} (${messageOf(error)})` };
   }
   const row = rows[0];
-  if (row === undefined || row.can_create !== true) return { ok: false, reason: `the role of ${label} may not create databases (CREATEDB), and each run needs one of its own` };
+  if (row === undefined || row.can_create !== true)
+    return {
+      ok: false,
+      reason: `the role of ${label} may not create databases (CREATEDB), and each run needs one of its own`,
+    };
   return { ok: true, version: row.version };
 }
 
-/** Creates an empty database named toolgate_bench_<random> on the server at `url`; returns its URL and how to drop it. */
+/**
+ * Creates an empty database named toolgate_bench_<random> on the server at `url`; returns its URL and how to drop it.
+ */
 export async function createThrowawayDatabase(url: string): Promise<ThrowawayDatabase> {
   const name = `toolgate_bench_${randomBytes(6).toString('hex')}`;
   await adminQuery(url, `CREATE DATABASE ${name}`);

@@ -16,7 +16,9 @@ export interface MockProcess {
 }
 
 function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
+  return child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
 /** Starts the mock in its own process; it exits when we close it, or when our end of its stdin closes. */
@@ -25,7 +27,9 @@ export async function startMockProcess(): Promise<MockProcess> {
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   const url = await new Promise<string>((resolve, reject) => {
     child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`the mock model server exited (${String(code)}) before printing its URL`)));
+    child.once('exit', (code) =>
+      reject(new Error(`the mock model server exited (${String(code)}) before printing its URL`)),
+    );
     lines.once('line', (line) => resolve(line.trim()));
   });
   child.removeAllListeners('exit');
@@ -41,11 +45,24 @@ export async function startMockProcess(): Promise<MockProcess> {
 
 export type ChildOutcome = ChildResult | ChildFailure;
 
-/** Runs one runner for one workload in a new process (`env` added to ours); a crash, a timeout or unreadable output is a failure, never a throw. */
-export async function runChild(options: { runner: string; url: string; workload: Workload; timeoutMs: number; env?: Record<string, string> }): Promise<ChildOutcome> {
+/**
+ * Runs one runner for one workload in a new process (`env` added to ours); a crash, a timeout or unreadable output is a
+ * failure, never a throw.
+ */
+export async function runChild(options: {
+  runner: string;
+  url: string;
+  workload: Workload;
+  timeoutMs: number;
+  env?: Record<string, string>;
+}): Promise<ChildOutcome> {
   const { runner, workload } = options;
   const env = options.env === undefined ? process.env : { ...process.env, ...options.env };
-  const child = spawn(process.execPath, [CHILD, '--runner', runner, '--url', options.url, '--workload', JSON.stringify(workload)], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  const child = spawn(
+    process.execPath,
+    [CHILD, '--runner', runner, '--url', options.url, '--workload', JSON.stringify(workload)],
+    { stdio: ['ignore', 'pipe', 'pipe'], env },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
@@ -90,7 +107,17 @@ interface Controlled {
 
 function controlled(member: PairMember, options: { url: string; workload: Workload; blocks: number }): Controlled {
   const env = member.env === undefined ? process.env : { ...process.env, ...member.env };
-  const args = [CHILD, '--runner', member.runner, '--url', options.url, '--workload', JSON.stringify(options.workload), '--blocks', String(options.blocks)];
+  const args = [
+    CHILD,
+    '--runner',
+    member.runner,
+    '--url',
+    options.url,
+    '--workload',
+    JSON.stringify(options.workload),
+    '--blocks',
+    String(options.blocks),
+  ];
   const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], env });
   const lines: string[] = [];
   let waiting: ((line: string | undefined) => void) | undefined;
@@ -134,7 +161,9 @@ function controlled(member: PairMember, options: { url: string; workload: Worklo
 }
 
 /** What a line from a paired child says: a step of the protocol, its outcome, or nothing readable. */
-function readLine(line: string | undefined): { ready: true } | { block: number; wallMs: number } | ChildOutcome | undefined {
+function readLine(
+  line: string | undefined,
+): { ready: true } | { block: number; wallMs: number } | ChildOutcome | undefined {
   if (line === undefined) return undefined;
   try {
     const parsed = JSON.parse(line) as unknown;
@@ -151,7 +180,14 @@ function readLine(line: string | undefined): { ready: true } | { block: number; 
  * both, which one run after the other does not give. Each outcome is as
  * runChild's; a failure of either fails both (a ratio needs the pair).
  */
-export async function runPair(options: { first: PairMember; second: PairMember; url: string; workload: Workload; blocks: number; timeoutMs: number }): Promise<[ChildOutcome, ChildOutcome]> {
+export async function runPair(options: {
+  first: PairMember;
+  second: PairMember;
+  url: string;
+  workload: Workload;
+  blocks: number;
+  timeoutMs: number;
+}): Promise<[ChildOutcome, ChildOutcome]> {
   const { workload } = options;
   const members = [options.first, options.second] as const;
   const children: Controlled[] = [];
@@ -160,23 +196,34 @@ export async function runPair(options: { first: PairMember; second: PairMember; 
     timedOut = true;
     for (const c of children) c.kill();
   }, options.timeoutMs);
-  const failure = (index: number, error: string): ChildFailure => ({ ok: false, runner: members[index]?.runner ?? '', workload: workload.id, error });
+  const failure = (index: number, error: string): ChildFailure => ({
+    ok: false,
+    runner: members[index]?.runner ?? '',
+    workload: workload.id,
+    error,
+  });
   /** Both fail: the one that went wrong says why, the other that its pair failed. */
   const bothFail = async (index: number, what: string): Promise<[ChildOutcome, ChildOutcome]> => {
     for (const c of children) c.kill();
     const said = (children[index]?.stderr() ?? '').trim().split('\n').slice(-5).join(' | ');
-    const error = timedOut ? `timed out after ${Math.round(options.timeoutMs / 1000)} s` : `${what}${said === '' ? '' : `: ${said}`}`;
+    const error = timedOut
+      ? `timed out after ${Math.round(options.timeoutMs / 1000)} s`
+      : `${what}${said === '' ? '' : `: ${said}`}`;
     const own = failure(index, error);
     const other = failure(1 - index, `its pair (${members[index]?.runner ?? ''}) failed`);
     return index === 0 ? [own, other] : [other, own];
   };
   try {
-    // One after the other: the second starts and warms up while the first waits, so neither's start-up is charged to the other.
+    // One after the other: the second starts and warms up while the first waits, so neither's start-up is charged to
+    // the other.
     for (const [index, member] of members.entries()) {
       const child = controlled(member, { url: options.url, workload, blocks: options.blocks });
       children.push(child);
       const said = readLine(await child.next());
-      if (said !== undefined && 'ok' in said && !said.ok) return index === 0 ? [said, failure(1, `its pair (${members[0].runner}) failed`)] : [failure(0, `its pair (${members[1].runner}) failed`), said];
+      if (said !== undefined && 'ok' in said && !said.ok)
+        return index === 0
+          ? [said, failure(1, `its pair (${members[0].runner}) failed`)]
+          : [failure(0, `its pair (${members[1].runner}) failed`), said];
       if (said === undefined || !('ready' in said)) return bothFail(index, 'did not say it was ready');
     }
     for (let block = 0; block < options.blocks; block++) {
@@ -187,7 +234,8 @@ export async function runPair(options: { first: PairMember; second: PairMember; 
         child.send('go');
         const said = readLine(await child.next());
         if (said !== undefined && 'ok' in said && !said.ok) return bothFail(index, said.error);
-        if (said === undefined || !('block' in said)) return bothFail(index, `did not finish block ${block + 1} of ${options.blocks}`);
+        if (said === undefined || !('block' in said))
+          return bothFail(index, `did not finish block ${block + 1} of ${options.blocks}`);
       }
     }
     const outcomes: ChildOutcome[] = [];

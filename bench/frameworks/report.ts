@@ -32,7 +32,20 @@ export interface ReportInput {
   paired: boolean;
 }
 
-const HEAD = ['runner', 'runs/s', 'µs/step', '+µs/step vs baseline', '× baseline', 'CPU µs/step', 'p50 ms', 'p99 ms', '1st token +µs', 'RSS ready MB', 'RSS peak MB', 'start-up ms'];
+const HEAD = [
+  'runner',
+  'runs/s',
+  'µs/step',
+  '+µs/step vs baseline',
+  '× baseline',
+  'CPU µs/step',
+  'p50 ms',
+  'p99 ms',
+  '1st token +µs',
+  'RSS ready MB',
+  'RSS peak MB',
+  'start-up ms',
+];
 
 function fixed(v: number | undefined, digits: number): string {
   return v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(digits);
@@ -45,14 +58,22 @@ function signed(v: number | undefined): string {
 /** A markdown table whose columns are padded, so that it also reads well in a terminal. */
 function table(rows: string[][]): string[] {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => [...(r[i] ?? '')].length))) ?? [];
-  const line = (r: string[]) => `| ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
+  const line = (r: string[]) =>
+    `| ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
   const [head, ...body] = rows;
-  return [line(head ?? []), `|${widths.map((w, i) => (i === 0 ? ':' : '-').padEnd(w + 1, '-') + (i === 0 ? '-' : ':')).join('|')}|`, ...body.map(line)];
+  return [
+    line(head ?? []),
+    `|${widths.map((w, i) => (i === 0 ? ':' : '-').padEnd(w + 1, '-') + (i === 0 ? '-' : ':')).join('|')}|`,
+    ...body.map(line),
+  ];
 }
 
 export function describeWorkload(w: Workload): string {
   const how = w.concurrency === 1 ? 'sequential runs' : `runs, ${w.concurrency} at a time`;
-  return `${w.id}: ${w.runs} ${how}, ${w.tools === 1 ? '1 tool' : `${w.tools} tools`}, ${w.stream ? 'streaming' : 'not streaming'}`;
+  return (
+    `${w.id}: ${w.runs} ${how}, ${w.tools === 1 ? '1 tool' : `${w.tools} tools`}, ` +
+    `${w.stream ? 'streaming' : 'not streaming'}`
+  );
 }
 
 function workloadTable(input: ReportInput, w: Workload): string[] {
@@ -72,8 +93,13 @@ function workloadTable(input: ReportInput, w: Workload): string[] {
       continue;
     }
     const partial = f.repetitions < input.repetitions ? ` (${f.repetitions}/${input.repetitions} reps)` : '';
-    if (partial !== '') failures.push(`${runner.id} failed in ${input.repetitions - f.repetitions} repetition(s): ${(cell.errors[0] ?? '').split('\n')[0] ?? ''}`);
-    if (f.refusedHosts !== undefined) failures.push(`${runner.id} tried to connect outside this machine (refused): ${f.refusedHosts.join(', ')}`);
+    if (partial !== '')
+      failures.push(
+        `${runner.id} failed in ${input.repetitions - f.repetitions} ` +
+          `repetition(s): ${(cell.errors[0] ?? '').split('\n')[0] ?? ''}`,
+      );
+    if (f.refusedHosts !== undefined)
+      failures.push(`${runner.id} tried to connect outside this machine (refused): ${f.refusedHosts.join(', ')}`);
     rows.push([
       `${runner.id}${partial}`,
       fixed(f.runsPerSec, 0),
@@ -83,22 +109,34 @@ function workloadTable(input: ReportInput, w: Workload): string[] {
       fixed(f.cpuUsPerStep, 0),
       fixed(f.p50Ms, 2),
       fixed(f.p99Ms, 2),
-      f.firstTokenMs === undefined ? '' : runner.id === 'baseline' ? `(${Math.round(f.firstTokenMs * 1000)} µs)` : signed(f.firstTokenAddedUs),
+      f.firstTokenMs === undefined
+        ? ''
+        : runner.id === 'baseline'
+          ? `(${Math.round(f.firstTokenMs * 1000)} µs)`
+          : signed(f.firstTokenAddedUs),
       fixed(f.rssReadyMb, 0),
       fixed(f.peakRssMb, 0),
       fixed(f.startupMs, 0),
     ]);
   }
-  return [`### ${describeWorkload(w)}`, '', ...table(rows), ...(failures.length > 0 ? ['', ...failures.map((f) => `- ${f}`)] : []), ''];
+  return [
+    `### ${describeWorkload(w)}`,
+    '',
+    ...table(rows),
+    ...(failures.length > 0 ? ['', ...failures.map((f) => `- ${f}`)] : []),
+    '',
+  ];
 }
 
 export function reportLines(input: ReportInput): string[] {
   const runs = input.workloads.map((w) => `${w.id} ${w.runs}`).join(', ');
   return [
-    `# toolgate and the agent frameworks — ${input.date}${input.quick ? ' (quick mode: few runs, one repetition)' : ''}`,
+    `# toolgate and the agent frameworks — ` +
+      `${input.date}${input.quick ? ' (quick mode: few runs, one repetition)' : ''}`,
     '',
     `${input.machine}; ${input.repetitions} repetition(s), medians over them; ${input.elapsedS.toFixed(0)} s in all.`,
-    `Each run: ${TOOL_STEPS} tool steps (one lookup call each) and the answer = ${MODEL_STEPS} model steps, against a mock OpenAI-compatible server in its own process. Runs measured: ${runs} (after warm-up runs).`,
+    `Each run: ${TOOL_STEPS} tool steps (one lookup call each) and the answer = ${MODEL_STEPS} model steps, ` +
+      `against a mock OpenAI-compatible server in its own process. Runs measured: ${runs} (after warm-up runs).`,
     '',
     '## Targets',
     '',
@@ -106,7 +144,18 @@ export function reportLines(input: ReportInput): string[] {
     '',
     '## Figures',
     '',
-    `µs/step: wall time ÷ model steps. +µs/step and × baseline: ${input.paired ? 'against a run of the hand-written loop measured with the runner, both processes alive and their runs measured in alternating blocks (the baseline row is the loop run alone, so the columns need not subtract exactly)' : 'against the hand-written loop of the same repetition'}. CPU: user + system of the runner process (the mock excluded). p50/p99: one run, prompt to answer. 1st token: median time from the answer's model request to the first answer text the runner sees, beyond the baseline's (the baseline row's own in brackets). RSS ready: after imports and setup; peak: the process's high-water mark. Start-up: process start to ready.`,
+    `µs/step: wall time ÷ model steps. +µs/step and × baseline: ` +
+      (`${
+        input.paired
+          ? 'against a run of the hand-written loop measured with the runner, both processes ' +
+            ('alive and their runs measured in alternating blocks (the baseline ' +
+              'row is the loop run alone, so the columns need not subtract exactly)')
+          : 'against ' + 'the hand-written loop of the same repetition'
+      }. ` +
+        (`CPU: user + system of the runner process (the mock excluded). p50/p99: one run, prompt to answer. ` +
+          (`1st token: median time from the answer's model request to the first answer text the runner ` +
+            (`sees, beyond the baseline's (the baseline row's own in brackets). RSS ready: after ` +
+              `imports and setup; peak: the process's high-water mark. Start-up: process start to ready.`)))),
     '',
     ...(input.skipped.length === 0 ? [] : [...input.skipped.map((s) => `Skipped: ${s.runner}, ${s.reason}.`), '']),
     ...input.workloads.flatMap((w) => workloadTable(input, w)),
@@ -116,17 +165,28 @@ export function reportLines(input: ReportInput): string[] {
     '',
     '## Runners',
     '',
-    ...input.runners.map((r) => `- ${r.id}: ${r.label} (${r.file})${input.skipped.some((s) => s.runner === r.id) ? ', skipped' : ''}`),
+    ...input.runners.map(
+      (r) => `- ${r.id}: ${r.label} (${r.file})${input.skipped.some((s) => s.runner === r.id) ? ', skipped' : ''}`,
+    ),
     '',
   ];
 }
 
 /** Writes <dir>/<date>-frameworks<suffix>.md and .json; returns the .md path. */
-export function saveReport(options: { dir: string; suffix: string; input: ReportInput; lines: string[]; raw: unknown }): string {
+export function saveReport(options: {
+  dir: string;
+  suffix: string;
+  input: ReportInput;
+  lines: string[];
+  raw: unknown;
+}): string {
   mkdirSync(options.dir, { recursive: true });
   const base = join(options.dir, `${options.input.date}-frameworks${options.suffix}`);
   writeFileSync(`${base}.md`, `${options.lines.join('\n')}\n`);
   const { runners, ...rest } = options.input;
-  writeFileSync(`${base}.json`, `${JSON.stringify({ ...rest, runners: runners.map((r) => r.id), raw: options.raw }, null, 2)}\n`);
+  writeFileSync(
+    `${base}.json`,
+    `${JSON.stringify({ ...rest, runners: runners.map((r) => r.id), raw: options.raw }, null, 2)}\n`,
+  );
   return `${base}.md`;
 }

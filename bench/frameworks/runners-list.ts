@@ -22,15 +22,37 @@ export const BASELINE_HTTP_ID = 'baseline-node-http';
 
 export const RUNNERS: RunnerEntry[] = [
   { id: BASELINE_ID, label: 'hand-written fetch loop', file: './runners/baseline.ts', packages: [] },
-  // The same loop over node:http, the client toolgate's model calls use: toolgate's own work apart from the difference between the two clients.
+  // The same loop over node:http, the client toolgate's model calls use: toolgate's own work apart from the difference
+  // between the two clients.
   { id: BASELINE_HTTP_ID, label: 'hand-written node:http loop', file: './runners/baseline-node-http.ts', packages: [] },
   { id: 'toolgate-memory', label: 'toolgate, memory store', file: './runners/toolgate-memory.ts', packages: [] },
   { id: 'toolgate-sqlite', label: 'toolgate, SQLite store', file: './runners/toolgate-sqlite.ts', packages: [] },
   { id: 'toolgate-http', label: 'toolgate HTTP server (SQLite)', file: './runners/toolgate-http.ts', packages: [] },
-  { id: 'toolgate-http-pg', label: 'toolgate HTTP server (PostgreSQL)', file: './runners/toolgate-http-pg.ts', packages: [], needs: 'postgres' },
+  {
+    id: 'toolgate-http-pg',
+    label: 'toolgate HTTP server (PostgreSQL)',
+    file: './runners/toolgate-http-pg.ts',
+    packages: [],
+    needs: 'postgres',
+  },
   { id: 'ai-sdk', label: 'Vercel AI SDK', file: './anchors/ai-sdk.ts', packages: ['ai', '@ai-sdk/openai'] },
-  { id: 'openai-agents', label: 'OpenAI Agents SDK', file: './anchors/openai-agents.ts', packages: ['@openai/agents', 'openai'] },
-  { id: 'langgraph', label: 'LangGraph createReactAgent', file: './anchors/langgraph.ts', packages: ['@langchain/langgraph', '@langchain/openai', '@langchain/core'] },
-  { id: 'langchain', label: 'langchain createAgent', file: './anchors/langchain.ts', packages: ['langchain', '@langchain/openai', '@langchain/core'] },
+  {
+    id: 'openai-agents',
+    label: 'OpenAI Agents SDK',
+    file: './anchors/openai-agents.ts',
+    packages: ['@openai/agents', 'openai'],
+  },
+  {
+    id: 'langgraph',
+    label: 'LangGraph createReactAgent',
+    file: './anchors/langgraph.ts',
+    packages: ['@langchain/langgraph', '@langchain/openai', '@langchain/core'],
+  },
+  {
+    id: 'langchain',
+    label: 'langchain createAgent',
+    file: './anchors/langchain.ts',
+    packages: ['langchain', '@langchain/openai', '@langchain/core'],
+  },
   { id: 'mastra', label: 'Mastra Agent', file: './anchors/mastra.ts', packages: ['@mastra/core'] },
 ];

@@ -66,7 +66,10 @@ interface PerRep {
  * The baseline a runner is compared with: the one measured in alternating
  * blocks with it (paired), else the one run alone in the same repetition.
  */
-function referenceOf(result: ChildResult, baseline: ChildResult | undefined): { wallMs: number; firstTokenMs?: number[] } | undefined {
+function referenceOf(
+  result: ChildResult,
+  baseline: ChildResult | undefined,
+): { wallMs: number; firstTokenMs?: number[] } | undefined {
   return result.pairedBaseline ?? baseline;
 }
 
@@ -77,13 +80,16 @@ function perRep(result: ChildResult, baseline: ChildResult | undefined): PerRep 
   return {
     runsPerSec: result.runs / (result.wallMs / 1000),
     usPerStep: (result.wallMs * 1000) / result.steps,
-    overheadUsPerStep: reference === undefined ? Number.NaN : ((result.wallMs - reference.wallMs) * 1000) / result.steps,
+    overheadUsPerStep:
+      reference === undefined ? Number.NaN : ((result.wallMs - reference.wallMs) * 1000) / result.steps,
     xBaseline: reference === undefined ? Number.NaN : result.wallMs / reference.wallMs,
     cpuUsPerStep: (result.cpuMs * 1000) / result.steps,
     p50Ms: percentile(result.durationsMs, 50),
     p99Ms: percentile(result.durationsMs, 99),
     ...(firstToken === undefined ? {} : { firstTokenMs: firstToken }),
-    ...(firstToken === undefined || baseFirst === undefined ? {} : { firstTokenAddedUs: (firstToken - baseFirst) * 1000 }),
+    ...(firstToken === undefined || baseFirst === undefined
+      ? {}
+      : { firstTokenAddedUs: (firstToken - baseFirst) * 1000 }),
     rssReadyMb: result.rssReadyMb,
     peakRssMb: result.peakRssMb,
     startupMs: result.startupMs,
@@ -100,7 +106,12 @@ function optionalMedian(reps: PerRep[], key: 'firstTokenMs' | 'firstTokenAddedUs
  * outcomes by runner and workload; each figure is compared with the baseline
  * of its own repetition (a noisy machine drifts between repetitions).
  */
-export function aggregate(options: { outcomes: Map<string, ChildOutcome>[]; runners: string[]; workloads: string[]; baseline: string }): Cell[] {
+export function aggregate(options: {
+  outcomes: Map<string, ChildOutcome>[];
+  runners: string[];
+  workloads: string[];
+  baseline: string;
+}): Cell[] {
   const key = (runner: string, workload: string) => `${runner} ${workload}`;
   const cells: Cell[] = [];
   for (const workload of options.workloads) {

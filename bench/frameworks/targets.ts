@@ -18,9 +18,18 @@ function finder(cells: Cell[]): (runner: string, workload: string) => Figures | 
   return (runner, workload) => cells.find((c) => c.runner === runner && c.workload === workload)?.figures;
 }
 
-function judge(target: string, values: { label: string; value: number | undefined; ok: (v: number) => boolean; show: (v: number) => string }[], context = ''): Verdict {
-  const known = values.filter((v): v is typeof v & { value: number } => v.value !== undefined && Number.isFinite(v.value));
-  const measured = values.map((v) => `${v.label} ${v.value === undefined || !Number.isFinite(v.value) ? 'not measured' : v.show(v.value)}`).join(', ') + context;
+function judge(
+  target: string,
+  values: { label: string; value: number | undefined; ok: (v: number) => boolean; show: (v: number) => string }[],
+  context = '',
+): Verdict {
+  const known = values.filter(
+    (v): v is typeof v & { value: number } => v.value !== undefined && Number.isFinite(v.value),
+  );
+  const measured =
+    values
+      .map((v) => `${v.label} ${v.value === undefined || !Number.isFinite(v.value) ? 'not measured' : v.show(v.value)}`)
+      .join(', ') + context;
   if (known.length < values.length) return { target, holds: undefined, measured };
   return { target, holds: known.every((v) => v.ok(v.value)), measured };
 }
@@ -37,7 +46,9 @@ function againstNodeHttp(get: ReturnType<typeof finder>, runner: string): string
     const loop = get(BASELINE_HTTP_ID, w)?.xBaseline;
     return mine === undefined || loop === undefined ? undefined : `${w} ${times(mine / loop)}`;
   }).filter((x) => x !== undefined);
-  return parts.length === 0 ? '' : ` (against the same loop over node:http, a lighter client than fetch: ${parts.join(', ')})`;
+  return parts.length === 0
+    ? ''
+    : ` (against the same loop over node:http, a lighter client than fetch: ${parts.join(', ')})`;
 }
 
 function ratioTarget(get: ReturnType<typeof finder>, runner: string, label: string, max: number): Verdict {
@@ -58,18 +69,37 @@ export function judgeTargets(cells: Cell[], baseline: string): Verdict[] {
   verdicts.push(
     judge(
       'toolgate (memory store): first token within 100 µs of the baseline',
-      STREAMING_SEQUENTIAL.map((w) => ({ label: w, value: get('toolgate-memory', w)?.firstTokenAddedUs, ok: (v: number) => v <= 100, show: (v: number) => `${v >= 0 ? '+' : ''}${Math.round(v)} µs` })),
+      STREAMING_SEQUENTIAL.map((w) => ({
+        label: w,
+        value: get('toolgate-memory', w)?.firstTokenAddedUs,
+        ok: (v: number) => v <= 100,
+        show: (v: number) => `${v >= 0 ? '+' : ''}${Math.round(v)} µs`,
+      })),
     ),
   );
-  const rss = cells.filter((c) => c.runner === 'toolgate-memory' && c.figures !== undefined).map((c) => c.figures?.rssReadyMb ?? Number.NaN);
-  const baseRss = cells.filter((c) => c.runner === baseline && c.figures !== undefined).map((c) => c.figures?.rssReadyMb ?? Number.NaN);
-  const medianOf = (xs: number[]) => (xs.length === 0 ? undefined : [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]);
+  const rss = cells
+    .filter((c) => c.runner === 'toolgate-memory' && c.figures !== undefined)
+    .map((c) => c.figures?.rssReadyMb ?? Number.NaN);
+  const baseRss = cells
+    .filter((c) => c.runner === baseline && c.figures !== undefined)
+    .map((c) => c.figures?.rssReadyMb ?? Number.NaN);
+  const medianOf = (xs: number[]) =>
+    xs.length === 0 ? undefined : [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const baseRssMb = medianOf(baseRss);
   verdicts.push(
     judge(
       'toolgate (memory store): RSS at ready ≤ 80 MB',
-      [{ label: 'RSS at ready', value: medianOf(rss), ok: (v: number) => v <= 80, show: (v: number) => `${v.toFixed(0)} MB` }],
-      baseRssMb === undefined ? '' : ` (the baseline process, Node and nothing else loaded: ${baseRssMb.toFixed(0)} MB)`,
+      [
+        {
+          label: 'RSS at ready',
+          value: medianOf(rss),
+          ok: (v: number) => v <= 80,
+          show: (v: number) => `${v.toFixed(0)} MB`,
+        },
+      ],
+      baseRssMb === undefined
+        ? ''
+        : ` (the baseline process, Node and nothing else loaded: ${baseRssMb.toFixed(0)} MB)`,
     ),
   );
   // Each workload's × baseline is against a baseline measured with it, so the ratio of two of them is free of the
@@ -89,8 +119,18 @@ export function judgeTargets(cells: Cell[], baseline: string): Verdict[] {
     judge(
       'toolgate (memory store): 10 tools cost ≤ 1.1× per step what 1 tool costs (each × its paired baseline)',
       [
-        { label: 'not streaming', value: ratio('toolgate-memory', 'xBaseline', 'seq-10tools', 'seq'), ok: (v: number) => v <= 1.1, show: times },
-        { label: 'streaming', value: ratio('toolgate-memory', 'xBaseline', 'seq-10tools-stream', 'seq-stream'), ok: (v: number) => v <= 1.1, show: times },
+        {
+          label: 'not streaming',
+          value: ratio('toolgate-memory', 'xBaseline', 'seq-10tools', 'seq'),
+          ok: (v: number) => v <= 1.1,
+          show: times,
+        },
+        {
+          label: 'streaming',
+          value: ratio('toolgate-memory', 'xBaseline', 'seq-10tools-stream', 'seq-stream'),
+          ok: (v: number) => v <= 1.1,
+          show: times,
+        },
       ],
       shown.length === 0 ? '' : ` (in raw µs per step, measured minutes apart: ${shown.join(', ')})`,
     ),

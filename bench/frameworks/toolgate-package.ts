@@ -17,7 +17,8 @@ import type { Zod } from './zod-shapes.ts';
 export function repositoryRoot(): string {
   for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
     const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'toolgate') return `${dir}/`;
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'toolgate')
+      return `${dir}/`;
     if (dirname(dir) === dir) throw new Error('toolgate-package: no toolgate package.json above the benchmark');
   }
 }
@@ -40,7 +41,10 @@ export function ensureToolgateBuilt(log: (line: string) => void): void {
   const newest = Math.max(...globSync('src/**/*.ts', { cwd: ROOT }).map((f) => statSync(`${ROOT}${f}`).mtimeMs));
   if (builtAt >= newest) return;
   log('building toolgate (dist/) for the toolgate runners…');
-  const result = spawnSync(process.execPath, ['scripts/build.ts'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  const result = spawnSync(process.execPath, ['scripts/build.ts'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   if (result.status !== 0) throw new Error(`the toolgate build failed (exit ${String(result.status)})`);
 }
 
@@ -53,7 +57,8 @@ export function ensureToolgateBuilt(log: (line: string) => void): void {
  */
 export async function loadToolgateZod(): Promise<Zod> {
   const manifest = findPackageJSON('zod', toolgateFrom() === 'src' ? SOURCES : BUILT);
-  if (manifest === undefined) throw new Error('toolgate-package: toolgate resolves no zod (run npm ci at the repository root)');
+  if (manifest === undefined)
+    throw new Error('toolgate-package: toolgate resolves no zod (run npm ci at the repository root)');
   const { exports } = JSON.parse(readFileSync(manifest, 'utf8')) as { exports?: { '.'?: { import?: string } } };
   const entry = exports?.['.']?.import;
   if (entry === undefined) throw new Error(`toolgate-package: ${manifest} names no ESM entry`);

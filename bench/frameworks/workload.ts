@@ -8,7 +8,18 @@ export const TOOL_STEPS = 5;
 export const MODEL_STEPS = TOOL_STEPS + 1;
 export const PROMPT = 'Look up the keys k0 to k4 one after the other, then say what you found.';
 /** The final answer, as the mock streams it: ten pieces. */
-export const ANSWER_PIECES = ['All ', 'five ', 'keys ', 'were ', 'looked ', 'up: ', 'k0 ', 'to ', 'k4 ', 'have values.'] as const;
+export const ANSWER_PIECES = [
+  'All ',
+  'five ',
+  'keys ',
+  'were ',
+  'looked ',
+  'up: ',
+  'k0 ',
+  'to ',
+  'k4 ',
+  'have values.',
+] as const;
 export const ANSWER = ANSWER_PIECES.join('');
 
 /** Field types the tools' small schemas use. */
@@ -22,19 +33,39 @@ export interface ToolShape {
   fields: Record<string, FieldType>;
 }
 
-export const LOOKUP: ToolShape = { name: 'lookup', description: 'Looks a key up and returns its value.', fields: { key: 'string' } };
+export const LOOKUP: ToolShape = {
+  name: 'lookup',
+  description: 'Looks a key up and returns its value.',
+  fields: { key: 'string' },
+};
 
 /** Offered in the 10-tool workloads, never called by the mock model. */
 const OTHER_TOOLS: ToolShape[] = [
   { name: 'getWeather', description: 'Current weather for a city.', fields: { city: 'string' } },
-  { name: 'convertCurrency', description: 'Converts an amount between two currencies.', fields: { amount: 'number', from: 'string', to: 'string' } },
+  {
+    name: 'convertCurrency',
+    description: 'Converts an amount between two currencies.',
+    fields: { amount: 'number', from: 'string', to: 'string' },
+  },
   { name: 'getOrder', description: 'Looks an order up by its number.', fields: { orderId: 'integer' } },
   { name: 'searchDocs', description: 'Searches the documentation.', fields: { query: 'string', limit: 'integer' } },
-  { name: 'sendEmail', description: 'Sends an email to a user.', fields: { to: 'string', subject: 'string', body: 'string' } },
+  {
+    name: 'sendEmail',
+    description: 'Sends an email to a user.',
+    fields: { to: 'string', subject: 'string', body: 'string' },
+  },
   { name: 'createTicket', description: 'Opens a support ticket.', fields: { title: 'string', urgent: 'boolean' } },
   { name: 'getStock', description: 'Units in stock for a product.', fields: { sku: 'string' } },
-  { name: 'scheduleMeeting', description: 'Books a meeting slot.', fields: { day: 'string', hour: 'integer', minutes: 'integer' } },
-  { name: 'translate', description: 'Translates a text into a language.', fields: { text: 'string', language: 'string' } },
+  {
+    name: 'scheduleMeeting',
+    description: 'Books a meeting slot.',
+    fields: { day: 'string', hour: 'integer', minutes: 'integer' },
+  },
+  {
+    name: 'translate',
+    description: 'Translates a text into a language.',
+    fields: { text: 'string', language: 'string' },
+  },
 ];
 
 export function toolShapes(count: number): ToolShape[] {
@@ -64,7 +95,12 @@ export function notCalled(name: string): string {
   throw new Error(`tool ${name} was called; the mock model never asks for it`);
 }
 
-export function jsonSchemaOf(shape: ToolShape): { type: 'object'; properties: Record<string, { type: FieldType }>; required: string[]; additionalProperties: false } {
+export function jsonSchemaOf(shape: ToolShape): {
+  type: 'object';
+  properties: Record<string, { type: FieldType }>;
+  required: string[];
+  additionalProperties: false;
+} {
   const properties: Record<string, { type: FieldType }> = {};
   for (const [field, type] of Object.entries(shape.fields)) properties[field] = { type };
   return { type: 'object', properties, required: Object.keys(shape.fields), additionalProperties: false };
@@ -98,7 +134,8 @@ export function workloads(quick: boolean): Workload[] {
   ];
   const list: Workload[] = [];
   for (const base of bases) {
-    for (const stream of [false, true]) list.push({ ...base, id: stream ? `${base.id}-stream` : base.id, stream, warmup: n.warmup });
+    for (const stream of [false, true])
+      list.push({ ...base, id: stream ? `${base.id}-stream` : base.id, stream, warmup: n.warmup });
   }
   return list;
 }

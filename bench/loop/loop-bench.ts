@@ -34,20 +34,31 @@ const tools: ToolSource = {
 
 function answer(request: RecordedRequest): MockResponse {
   const turn = (request.body.messages as { role: string }[]).filter((m) => m.role === 'assistant').length;
-  return turn < STEPS - 1 ? { toolCalls: [{ id: `c${turn}`, name: 'lookup', arguments: `{"key":"k${turn}"}` }] } : { text: 'done' };
+  return turn < STEPS - 1
+    ? { toolCalls: [{ id: `c${turn}`, name: 'lookup', arguments: `{"key":"k${turn}"}` }] }
+    : { text: 'done' };
 }
 
 /** The baseline: what a team writes by hand — fetch, JSON.parse the arguments, call the tool, loop. */
 async function handWritten(url: string): Promise<void> {
   const messages: unknown[] = [{ role: 'user', content: 'go' }];
-  const toolDefs = [{ type: 'function', function: { name: TOOL.name, description: TOOL.description, parameters: TOOL.inputSchema } }];
+  const toolDefs = [
+    { type: 'function', function: { name: TOOL.name, description: TOOL.description, parameters: TOOL.inputSchema } },
+  ];
   for (;;) {
     const response = await fetch(`${url}/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: 'Bearer k' },
       body: JSON.stringify({ model: 'm', messages, tools: toolDefs }),
     });
-    const body = (await response.json()) as { choices: { message: { content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[] } }[] };
+    const body = (await response.json()) as {
+      choices: {
+        message: {
+          content: string | null;
+          tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+        };
+      }[];
+    };
     const message = body.choices[0]?.message;
     if (message === undefined) throw new Error('no choice');
     messages.push(message);
@@ -55,7 +66,11 @@ async function handWritten(url: string): Promise<void> {
     for (const call of message.tool_calls) {
       const args = JSON.parse(call.function.arguments) as { key: string };
       const result = lookup(args.key);
-      messages.push({ role: 'tool', tool_call_id: call.id, content: result.content.map((c) => (c.type === 'text' ? c.text : '')).join('') });
+      messages.push({
+        role: 'tool',
+        tool_call_id: call.id,
+        content: result.content.map((c) => (c.type === 'text' ? c.text : '')).join(''),
+      });
     }
   }
 }

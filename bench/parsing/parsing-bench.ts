@@ -15,7 +15,12 @@ import type { JsonObject, JsonValue } from '../../src/core/json.ts';
 import { createStreamFilter, extractFromMessage, extractToolCalls } from '../../src/parsing/index.ts';
 import { loadCorpus, runCase, toolName } from '../../test/fixtures/parsing/corpus.ts';
 import type { CorpusCase, ExpectedCall } from '../../test/fixtures/parsing/corpus.ts';
-import { deriveCorpusFormats, templateAccuracyLines, templateAdversarialInputs, templateFailureLines } from './template-accuracy.ts';
+import {
+  deriveCorpusFormats,
+  templateAccuracyLines,
+  templateAdversarialInputs,
+  templateFailureLines,
+} from './template-accuracy.ts';
 
 export interface BenchReport {
   name: string;
@@ -54,7 +59,10 @@ const ADVERSARIAL: [string, string][] = [
   ['names at line starts', fill('get_weather\n')],
   ['code fence lines', fill('```\n')],
   ['plain prose', fill('The quick brown fox jumps over the lazy dog. ')],
-  ['valid calls, back to back', fill('<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>\n')],
+  [
+    'valid calls, back to back',
+    fill('<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>\n'),
+  ],
 ];
 
 /** The naive approach: jsonrepair on the outermost brackets, then the common {name, arguments} shapes. */
@@ -113,7 +121,14 @@ function time(fn: () => void): number {
 
 /** MB/s of `fn` over the corpus, repeated until the measurement is long enough to mean something. */
 function throughput(corpus: readonly CorpusCase[], fn: (c: CorpusCase) => unknown): number {
-  const bytes = corpus.reduce((sum, c) => sum + Buffer.byteLength(c.text ?? '') + Buffer.byteLength(c.reasoning ?? '') + (c.toolCalls ?? []).reduce((n, t) => n + Buffer.byteLength(t.arguments), 0), 0);
+  const bytes = corpus.reduce(
+    (sum, c) =>
+      sum +
+      Buffer.byteLength(c.text ?? '') +
+      Buffer.byteLength(c.reasoning ?? '') +
+      (c.toolCalls ?? []).reduce((n, t) => n + Buffer.byteLength(t.arguments), 0),
+    0,
+  );
   for (const c of corpus) fn(c);
   let rounds = 0;
   const start = performance.now();
@@ -140,7 +155,11 @@ function byFamily(corpus: readonly CorpusCase[], ours: readonly boolean[], base:
   });
   const row = (label: string, indexes: readonly number[]): string => {
     const hit = (flags: readonly boolean[]): number => indexes.filter((i) => flags[i] === true).length;
-    return `  ${label.padEnd(16)} ${String(indexes.length).padStart(4)} cases  toolgate ${((100 * hit(ours)) / indexes.length).toFixed(0).padStart(3)}%  baseline ${((100 * hit(base)) / indexes.length).toFixed(0).padStart(3)}%`;
+    return (
+      `  ${label.padEnd(16)} ${String(indexes.length).padStart(4)} cases  toolgate ` +
+      (`${((100 * hit(ours)) / indexes.length).toFixed(0).padStart(3)}%  ` +
+        `baseline ${((100 * hit(base)) / indexes.length).toFixed(0).padStart(3)}%`)
+    );
   };
   const collected = corpus.flatMap((c, i) => (c.origin === undefined ? [] : [i]));
   return [
@@ -157,9 +176,14 @@ export async function runParsingBench(): Promise<BenchReport> {
   const base = corpus.map((c) => isDeepStrictEqual(baselineCalls(c), c.expect));
   const count = (flags: boolean[]): number => flags.filter(Boolean).length;
   const pct = (n: number): string => `${((100 * n) / corpus.length).toFixed(1)}%`;
-  const leaks = (calls: (c: CorpusCase) => ExpectedCall[]): number => negatives.filter((c) => calls(c).length > 0).length;
+  const leaks = (calls: (c: CorpusCase) => ExpectedCall[]): number =>
+    negatives.filter((c) => calls(c).length > 0).length;
   const jsonrepairUsed = corpus.filter(
-    (c) => c.native !== true && extractToolCalls(c.text ?? '', { tools: c.tools }).diagnostics.some((d) => d.repairs?.includes('jsonrepair') === true),
+    (c) =>
+      c.native !== true &&
+      extractToolCalls(c.text ?? '', { tools: c.tools }).diagnostics.some(
+        (d) => d.repairs?.includes('jsonrepair') === true,
+      ),
   ).length;
   const fresh = loadCorpus({ fresh: true });
   const freshNegatives = fresh.filter((c) => c.expect.length === 0);
@@ -171,15 +195,20 @@ export async function runParsingBench(): Promise<BenchReport> {
   const baseMbps = throughput(corpus, baselineCalls);
   const lines = [
     `corpus: ${corpus.length} cases (${negatives.length} negatives)`,
-    `exact match: toolgate ${count(ours)}/${corpus.length} (${pct(count(ours))}), jsonrepair-only baseline ${count(base)}/${corpus.length} (${pct(count(base))})`,
-    `negatives that yield a call: toolgate ${leaks((c) => runCase(c).calls)}/${negatives.length}, baseline ${leaks(baselineCalls)}/${negatives.length}`,
+    `exact match: toolgate ${count(ours)}/${corpus.length} (${pct(count(ours))}), ` +
+      `jsonrepair-only baseline ${count(base)}/${corpus.length} (${pct(count(base))})`,
+    `negatives that yield a call: toolgate ${leaks((c) => runCase(c).calls)}/${negatives.length}, ` +
+      `baseline ${leaks(baselineCalls)}/${negatives.length}`,
     ...byFamily(corpus, ours, base),
     `jsonrepair stage needed by toolgate in ${jsonrepairUsed} case(s); the rest parse strictly or with its own repairs`,
-    `fresh holdout exact match: toolgate ${count(freshOurs)}/${fresh.length}, jsonrepair-only baseline ${count(freshBase)}/${fresh.length}; negatives that yield a call: toolgate ${freshLeaks}/${freshNegatives.length}`,
+    `fresh holdout exact match: toolgate ${count(freshOurs)}/${fresh.length}, jsonrepair-only baseline ` +
+      (`${count(freshBase)}/${fresh.length}; negatives that yield ` +
+        `a call: toolgate ${freshLeaks}/${freshNegatives.length}`),
     ...templateAccuracyLines('corpus with templates', corpus, formats),
     ...templateAccuracyLines('fresh holdout with templates', fresh, formats),
     ...templateFailureLines(formats),
-    `throughput on the corpus: toolgate ${oursMbps.toFixed(1)} MB/s, baseline ${baseMbps.toFixed(1)} MB/s (ratio ${(oursMbps / baseMbps).toFixed(2)})`,
+    `throughput on the corpus: toolgate ${oursMbps.toFixed(1)} MB/s, baseline ` +
+      `${baseMbps.toFixed(1)} MB/s (ratio ${(oursMbps / baseMbps).toFixed(2)})`,
     `1 MB adversarial inputs, median of ${RUNS} (extract | stream filter in 4 KB deltas | baseline):`,
   ];
   const tools = { tools: ['get_weather', 'a'] };
@@ -188,21 +217,39 @@ export async function runParsingBench(): Promise<BenchReport> {
     for (let warm = 0; warm < 2; warm += 1) extractToolCalls(text, tools);
     const extract = median(Array.from({ length: RUNS }, () => time(() => extractToolCalls(text, tools))));
     const stream = median(Array.from({ length: RUNS }, () => time(() => streamAll(text))));
-    const baseline = median(Array.from({ length: 3 }, () => time(() => baselineCalls({ id: label, family: 'bench', text, tools: tools.tools, expect: [], source: 'bench' }))));
+    const baseline = median(
+      Array.from({ length: 3 }, () =>
+        time(() =>
+          baselineCalls({ id: label, family: 'bench', text, tools: tools.tools, expect: [], source: 'bench' }),
+        ),
+      ),
+    );
     const perMb = (ms: number): string => `${((ms * MB) / text.length).toFixed(1).padStart(7)} ms/MB`;
     lines.push(`  ${label.padEnd(32)} ${perMb(extract)} | ${perMb(stream)} | ${perMb(baseline)}`);
     if ((extract * MB) / text.length > slowest.msPerMb) slowest = { label, msPerMb: (extract * MB) / text.length };
   }
   const templated = templateAdversarialInputs(formats, fill);
-  lines.push(templated.length === 0 ? '  template-derived format markers: n/a (no format derived)' : '  template-derived format markers (extract with that format | without):');
+  lines.push(
+    templated.length === 0
+      ? '  template-derived format markers: n/a (no format derived)'
+      : '  template-derived format markers (extract with that format | without):',
+  );
   for (const { label, text, format } of templated) {
-    const withFormat = median(Array.from({ length: RUNS }, () => time(() => extractFromMessage({ text, tools: tools.tools, formats: [format] }))));
+    const withFormat = median(
+      Array.from({ length: RUNS }, () =>
+        time(() => extractFromMessage({ text, tools: tools.tools, formats: [format] })),
+      ),
+    );
     const without = median(Array.from({ length: RUNS }, () => time(() => extractToolCalls(text, tools))));
     const perMb = (ms: number): string => `${((ms * MB) / text.length).toFixed(1).padStart(7)} ms/MB`;
     lines.push(`  ${label.padEnd(32)} ${perMb(withFormat)} | ${perMb(without)}`);
-    if ((withFormat * MB) / text.length > slowest.msPerMb) slowest = { label, msPerMb: (withFormat * MB) / text.length };
+    if ((withFormat * MB) / text.length > slowest.msPerMb)
+      slowest = { label, msPerMb: (withFormat * MB) / text.length };
   }
-  lines.push(`slowest adversarial extraction: ${slowest.msPerMb.toFixed(1)} ms/MB (${slowest.label}); the target is well under 100 ms/MB`);
+  lines.push(
+    `slowest adversarial extraction: ${slowest.msPerMb.toFixed(1)} ` +
+      `ms/MB (${slowest.label}); the target is well under 100 ms/MB`,
+  );
   return { name: 'Tool-call parsing: accuracy, throughput, adversarial inputs', lines };
 }
 

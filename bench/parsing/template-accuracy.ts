@@ -56,22 +56,31 @@ function outcome(c: CorpusCase, result: ExtractionResult): Outcome {
   const calls = result.calls.map((call) => ({ name: call.name, arguments: call.arguments }));
   const exact = isDeepStrictEqual(calls, c.expect);
   const failed = result.diagnostics.some((d) => CALL_FAILURE_CODES.includes(d.code));
-  return { exact, silent: !exact && !failed, wrong: !exact && calls.length > 0 && c.expect.length > 0, leak: c.expect.length === 0 && calls.length > 0 };
+  return {
+    exact,
+    silent: !exact && !failed,
+    wrong: !exact && calls.length > 0 && c.expect.length > 0,
+    leak: c.expect.length === 0 && calls.length > 0,
+  };
 }
 
 function pct(n: number, of: number): string {
   return of === 0 ? '  n/a' : `${((100 * n) / of).toFixed(0).padStart(4)}%`;
 }
 
-/** Rows for one set of cases: exact match without and with templates, overall and per family, and the failure counts. */
+/**
+ * Rows for one set of cases: exact match without and with templates, overall and per family, and the failure counts.
+ */
 export function templateAccuracyLines(label: string, cases: readonly CorpusCase[], formats: TemplateFormats): string[] {
   const without = cases.map((c) => outcome(c, extractFromMessage(messageOf(c))));
   const withT = cases.map((c) => outcome(c, withTemplate(c, formats)));
   const count = (list: readonly Outcome[], key: keyof Outcome, indexes?: readonly number[]): string => {
-    const picked = indexes === undefined ? list : indexes.map((i) => list[i]).filter((o): o is Outcome => o !== undefined);
+    const picked =
+      indexes === undefined ? list : indexes.map((i) => list[i]).filter((o): o is Outcome => o !== undefined);
     return String(picked.filter((o) => o[key]).length);
   };
-  const exactPct = (list: readonly Outcome[], indexes: readonly number[]): string => pct(indexes.filter((i) => list[i]?.exact === true).length, indexes.length);
+  const exactPct = (list: readonly Outcome[], indexes: readonly number[]): string =>
+    pct(indexes.filter((i) => list[i]?.exact === true).length, indexes.length);
   const templated = cases.filter((c) => c.template !== undefined);
   const derived = templated.filter((c) => c.template !== undefined && formats.formats.has(c.template)).length;
   const families = new Map<string, number[]>();
@@ -82,13 +91,18 @@ export function templateAccuracyLines(label: string, cases: readonly CorpusCase[
   return [
     `${label}: ${cases.length} cases (${negatives} negatives), ${templated.length} with a template, ${derived} derived`,
     `  exact match: without templates ${exactPct(without, all)}, with templates ${exactPct(withT, all)}`,
-    `  misses without a diagnostic: without ${count(without, 'silent', positives)}/${positives.length}, with ${count(withT, 'silent', positives)}`,
+    `  misses without a diagnostic: without ${count(without, 'silent', positives)}/${positives.length}, ` +
+      `with ${count(withT, 'silent', positives)}`,
     `  wrong calls (a call, not the expected one): without ${count(without, 'wrong')}, with ${count(withT, 'wrong')}`,
     `  non-calls turned into calls: without ${count(without, 'leak')}/${negatives}, with ${count(withT, 'leak')}`,
     '  per family (cases, without | with templates):',
     ...[...families.entries()]
       .sort(([a], [b]) => a.localeCompare(b))
-      .map(([family, indexes]) => `    ${family.padEnd(16)} ${String(indexes.length).padStart(4)}  ${exactPct(without, indexes)} | ${exactPct(withT, indexes)}`),
+      .map(
+        ([family, indexes]) =>
+          `    ${family.padEnd(16)} ${String(indexes.length).padStart(4)} ` +
+          ` ${exactPct(without, indexes)} | ${exactPct(withT, indexes)}`,
+      ),
   ];
 }
 
@@ -120,12 +134,19 @@ function argumentOpener(format: CallFormat): string {
 /** One call's head in a format: its opener and name, ready for arguments. */
 function callHead(format: CallFormat, name: string): string {
   const slot = format.name;
-  const named = slot.slot === 'marker' ? `${slot.before ?? ''}${name}${slot.after ?? ''}` : slot.slot === 'call' ? name : '';
+  const named =
+    slot.slot === 'marker' ? `${slot.before ?? ''}${name}${slot.after ?? ''}` : slot.slot === 'call' ? name : '';
   return `${format.call.begin}${named}`;
 }
 
-/** Adversarial 1 MB inputs made of one template-derived format's markers: openers alone, and heads of calls whose arguments never close. */
-export function templateAdversarialInputs(formats: TemplateFormats, fill: (unit: string) => string): { label: string; text: string; format: CallFormat }[] {
+/**
+ * Adversarial 1 MB inputs made of one template-derived format's markers: openers alone, and heads of calls whose
+ * arguments never close.
+ */
+export function templateAdversarialInputs(
+  formats: TemplateFormats,
+  fill: (unit: string) => string,
+): { label: string; text: string; format: CallFormat }[] {
   // The first format whose call has an opener of its own: a megabyte of nothing is no test.
   const [file, format] = [...formats.formats.entries()].find(([, f]) => f.call.begin !== '') ?? [];
   if (file === undefined || format === undefined) return [];

@@ -110,7 +110,8 @@ export async function runSseBench(): Promise<BenchReport> {
       `subscribers connected ${connected}/${SUBSCRIBERS}, deliveries ${httpLatencies.length}/${expected}`,
       `append → SSE client: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms`,
       `append → in-process subscriber (baseline): p50 ${b50.toFixed(3)} ms, p99 ${b99.toFixed(3)} ms`,
-      `the SSE fan-out to ${SUBSCRIBERS} sockets costs ${(p99 - b99).toFixed(2)} ms at p99 over the in-process baseline`,
+      `the SSE fan-out to ${SUBSCRIBERS} sockets costs ` +
+        `${(p99 - b99).toFixed(2)} ms at p99 over the in-process baseline`,
     ],
   };
 }

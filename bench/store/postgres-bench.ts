@@ -29,7 +29,9 @@ const EVENT: EventDraft = draft('tool_result', {
 });
 
 async function appendRate(stores: readonly RunStore[], batch: number): Promise<number> {
-  const runs = await Promise.all(stores.map(async (store) => ({ store, id: (await store.createRun({ input: 'bench', model: 'bench' })).id })));
+  const runs = await Promise.all(
+    stores.map(async (store) => ({ store, id: (await store.createRun({ input: 'bench', model: 'bench' })).id })),
+  );
   const drafts = Array.from({ length: batch }, () => EVENT);
   for (const { store, id } of runs) for (let i = 0; i < 20; i++) await store.append(id, drafts);
   const start = performance.now();
@@ -46,7 +48,9 @@ async function appendRate(stores: readonly RunStore[], batch: number): Promise<n
   return counts.reduce((a, b) => a + b, 0) / ((performance.now() - start) / 1000);
 }
 
-/** Append on `writer`, time until `reader` has the event: by subscribe (same store) or watch + read (another instance). */
+/**
+ * Append on `writer`, time until `reader` has the event: by subscribe (same store) or watch + read (another instance).
+ */
 async function deliveryMs(writer: RunStore, reader: RunStore, how: 'subscribe' | 'watch'): Promise<number[]> {
   const { id } = await writer.createRun({ input: 'bench', model: 'bench' });
   const times: number[] = [];
@@ -79,7 +83,8 @@ async function deliveryMs(writer: RunStore, reader: RunStore, how: 'subscribe' |
   return times.slice(20).sort((a, b) => a - b);
 }
 
-const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? Number.NaN;
+const pct = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? Number.NaN;
 const rate = (n: number): string => `${Math.round(n).toLocaleString('en-US')}/s`.padStart(10);
 const ms = (n: number): string => `${n.toFixed(2)} ms`.padStart(9);
 
@@ -88,7 +93,12 @@ export async function runPostgresBench(): Promise<{ name: string; lines: string[
   try {
     await admin.connect();
   } catch (error) {
-    return { name: 'postgres', lines: [`skipped: no PostgreSQL at the configured URL (${error instanceof Error ? error.message : String(error)})`] };
+    return {
+      name: 'postgres',
+      lines: [
+        `skipped: no PostgreSQL at the configured URL (${error instanceof Error ? error.message : String(error)})`,
+      ],
+    };
   }
   const schema = `bench_${randomBytes(4).toString('hex')}`;
   const dir = mkdtempSync(join(tmpdir(), 'toolgate-bench-'));
@@ -106,17 +116,28 @@ export async function runPostgresBench(): Promise<{ name: string; lines: string[
         const one = await appendRate([a], batch);
         const two = await appendRate([a, b], batch);
         lines.push(
-          `  batch ${String(batch).padStart(2)}: memory ${rate(base)} · sqlite ${rate(lite)} (${(base / lite).toFixed(1)}x) · postgres 1 instance ${rate(one)} (${(base / one).toFixed(1)}x) · 2 instances at once ${rate(two)} (${(base / two).toFixed(1)}x)`,
+          `  batch ${String(batch).padStart(2)}: memory ${rate(base)} · sqlite ${rate(lite)} ` +
+            (`(${(base / lite).toFixed(1)}x) · postgres 1 instance ${rate(one)} ` +
+              `(${(base / one).toFixed(1)}x) · 2 instances at once ${rate(two)} (${(base / two).toFixed(1)}x)`),
         );
       }
-      lines.push(`an event appended on one instance, read by a stream on another (${DELIVERIES} events, one at a time; ratio = this ÷ sqlite in-process)`);
+      lines.push(
+        `an event appended on one instance, read by a stream on another ` +
+          `(${DELIVERIES} events, one at a time; ratio = this ÷ sqlite in-process)`,
+      );
       const local = await deliveryMs(sqlite, sqlite, 'subscribe');
       const pgLocal = await deliveryMs(a, a, 'subscribe');
       const remote = await deliveryMs(a, b, 'watch');
       const base = pct(local, 50);
       lines.push(`  sqlite, same process (subscribe)       p50 ${ms(pct(local, 50))}  p99 ${ms(pct(local, 99))}`);
-      lines.push(`  postgres, same instance (subscribe)    p50 ${ms(pct(pgLocal, 50))}  p99 ${ms(pct(pgLocal, 99))}  (${(pct(pgLocal, 50) / base).toFixed(1)}x)`);
-      lines.push(`  postgres, other instance (NOTIFY+read) p50 ${ms(pct(remote, 50))}  p99 ${ms(pct(remote, 99))}  (${(pct(remote, 50) / base).toFixed(1)}x)`);
+      lines.push(
+        `  postgres, same instance (subscribe)    p50 ${ms(pct(pgLocal, 50))}  ` +
+          `p99 ${ms(pct(pgLocal, 99))}  (${(pct(pgLocal, 50) / base).toFixed(1)}x)`,
+      );
+      lines.push(
+        `  postgres, other instance (NOTIFY+read) p50 ${ms(pct(remote, 50))}  ` +
+          `p99 ${ms(pct(remote, 99))}  (${(pct(remote, 50) / base).toFixed(1)}x)`,
+      );
     } finally {
       await Promise.all([memory.close(), sqlite.close(), a.close(), b.close()]);
     }

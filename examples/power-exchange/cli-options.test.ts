@@ -20,18 +20,39 @@ describe('parseServerArgs', () => {
     assert.ok(result.ok);
     assert.deepEqual(result.options.transport, { kind: 'stdio' });
     assert.equal(result.options.statePath, undefined);
-    assert.equal(result.options.faults.delays.size + result.options.faults.exitOn.size + result.options.faults.failOn.size, 0);
+    assert.equal(
+      result.options.faults.delays.size + result.options.faults.exitOn.size + result.options.faults.failOn.size,
+      0,
+    );
   });
 
   it('reads HTTP, host, state and repeatable fault options', () => {
     const result = parse(
-      '--http', '0', '--host', '0.0.0.0', '--state', 'venue.json',
-      '--delay', 'placeOrder=1500', '--delay', 'getOrderBook=0', '--exit-on', 'placeOrder', '--fail-on', 'getOrderBook',
+      '--http',
+      '0',
+      '--host',
+      '0.0.0.0',
+      '--state',
+      'venue.json',
+      '--delay',
+      'placeOrder=1500',
+      '--delay',
+      'getOrderBook=0',
+      '--exit-on',
+      'placeOrder',
+      '--fail-on',
+      'getOrderBook',
     );
     assert.ok(result.ok);
     assert.deepEqual(result.options.transport, { kind: 'http', port: 0, host: '0.0.0.0' });
     assert.equal(result.options.statePath, 'venue.json');
-    assert.deepEqual([...result.options.faults.delays], [['placeOrder', 1500], ['getOrderBook', 0]]);
+    assert.deepEqual(
+      [...result.options.faults.delays],
+      [
+        ['placeOrder', 1500],
+        ['getOrderBook', 0],
+      ],
+    );
     assert.deepEqual([...result.options.faults.exitOn], ['placeOrder']);
     assert.deepEqual([...result.options.faults.failOn], ['getOrderBook']);
   });

@@ -63,7 +63,8 @@ export function parseServerArgs(args: { argv: readonly string[]; tools: readonly
   let transport: ServerOptions['transport'] = { kind: 'stdio' };
   if (values.http !== undefined) {
     const port = Number(values.http);
-    if (!/^\d+$/.test(values.http) || port > 65_535) return { ok: false, message: `--http ${values.http}: the port must be an integer from 0 to 65535` };
+    if (!/^\d+$/.test(values.http) || port > 65_535)
+      return { ok: false, message: `--http ${values.http}: the port must be an integer from 0 to 65535` };
     transport = { kind: 'http', port, host: values.host ?? DEFAULT_HOST };
   } else if (values.host !== undefined) {
     return { ok: false, message: '--host only applies to HTTP mode; add --http PORT' };
@@ -72,13 +73,17 @@ export function parseServerArgs(args: { argv: readonly string[]; tools: readonly
   if (values.state === '') return { ok: false, message: '--state needs a file path' };
   const cash = values['initial-cash'];
   if (cash !== undefined && !(/^\d+(\.\d{1,2})?$/.test(cash) && Number(cash) <= MAX_INITIAL_CASH_EUR)) {
-    return { ok: false, message: `--initial-cash ${cash}: expected an amount in EUR from 0 to ${MAX_INITIAL_CASH_EUR}, in whole cents` };
+    return {
+      ok: false,
+      message: `--initial-cash ${cash}: expected an amount in EUR from 0 to ${MAX_INITIAL_CASH_EUR}, in whole cents`,
+    };
   }
 
   const delays = new Map<string, number>();
   for (const spec of values.delay ?? []) {
     const match = /^([^=]+)=(\d+)$/.exec(spec);
-    if (match === null) return { ok: false, message: `--delay ${spec}: expected TOOL=MS, e.g. --delay placeOrder=2000` };
+    if (match === null)
+      return { ok: false, message: `--delay ${spec}: expected TOOL=MS, e.g. --delay placeOrder=2000` };
     const [, tool = '', ms = ''] = match;
     const problem = toolName('--delay', tool, tools);
     if (problem !== undefined) return { ok: false, message: problem };
@@ -87,7 +92,10 @@ export function parseServerArgs(args: { argv: readonly string[]; tools: readonly
   }
   const exitOn = values['exit-on'] ?? [];
   const failOn = values['fail-on'] ?? [];
-  for (const [option, list] of [['--exit-on', exitOn], ['--fail-on', failOn]] as const) {
+  for (const [option, list] of [
+    ['--exit-on', exitOn],
+    ['--fail-on', failOn],
+  ] as const) {
     for (const tool of list) {
       const problem = toolName(option, tool, tools);
       if (problem !== undefined) return { ok: false, message: problem };

@@ -25,10 +25,19 @@ describe('toNodeListener', () => {
   it('hands the handler the method, URL, headers and body of the request', async () => {
     let seen: { method: string; url: string; header: string | null; body: string } | undefined;
     const base = await serve(async (request) => {
-      seen = { method: request.method, url: request.url, header: request.headers.get('x-probe'), body: await request.text() };
+      seen = {
+        method: request.method,
+        url: request.url,
+        header: request.headers.get('x-probe'),
+        body: await request.text(),
+      };
       return Response.json({ ok: true }, { status: 201, headers: { 'x-answer': '42' } });
     });
-    const response = await fetch(`${base}/mcp?x=1`, { method: 'POST', headers: { 'x-probe': 'yes' }, body: '{"hello":1}' });
+    const response = await fetch(`${base}/mcp?x=1`, {
+      method: 'POST',
+      headers: { 'x-probe': 'yes' },
+      body: '{"hello":1}',
+    });
     assert.equal(response.status, 201);
     assert.equal(response.headers.get('x-answer'), '42');
     assert.deepEqual(await response.json(), { ok: true });

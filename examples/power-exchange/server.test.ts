@@ -27,7 +27,9 @@ after(async () => {
 async function stdioClient(...args: string[]): Promise<Client> {
   const client = new Client({ name: 'power-exchange-test', version: '1.0.0' });
   clients.push(client);
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [SERVER, ...args], stderr: 'pipe' }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [SERVER, ...args], stderr: 'pipe' }),
+  );
   return client;
 }
 
@@ -57,14 +59,23 @@ async function startHttp(...args: string[]) {
 }
 
 async function httpClient(url: URL, modern = false): Promise<Client> {
-  const client = new Client({ name: 'power-exchange-test', version: '1.0.0' }, modern ? { versionNegotiation: { mode: 'auto' } } : {});
+  const client = new Client(
+    { name: 'power-exchange-test', version: '1.0.0' },
+    modern ? { versionNegotiation: { mode: 'auto' } } : {},
+  );
   clients.push(client);
   await client.connect(new StreamableHTTPClientTransport(url));
   return client;
 }
 
-async function call(client: Client, name: string, args: Record<string, unknown> = {}, key?: string): Promise<CallToolResult> {
-  const params = key === undefined ? { name, arguments: args } : { name, arguments: args, _meta: { [IDEMPOTENCY_META_KEY]: key } };
+async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+  key?: string,
+): Promise<CallToolResult> {
+  const params =
+    key === undefined ? { name, arguments: args } : { name, arguments: args, _meta: { [IDEMPOTENCY_META_KEY]: key } };
   return client.callTool(params);
 }
 
@@ -85,16 +96,45 @@ describe('power-exchange over stdio', () => {
     const client = await stdioClient();
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
-    assert.deepEqual(
-      [...byName.keys()].sort(),
-      ['cancelOrder', 'checkUserExists', 'getMarketMetrics', 'getOrderBook', 'getServerStats', 'getUserOrders', 'getUserWallet', 'placeOrder', 'registerUser'],
-    );
-    for (const name of ['getOrderBook', 'getMarketMetrics', 'getUserWallet', 'getUserOrders', 'checkUserExists', 'getServerStats']) {
+    assert.deepEqual([...byName.keys()].sort(), [
+      'cancelOrder',
+      'checkUserExists',
+      'getMarketMetrics',
+      'getOrderBook',
+      'getServerStats',
+      'getUserOrders',
+      'getUserWallet',
+      'placeOrder',
+      'registerUser',
+    ]);
+    for (const name of [
+      'getOrderBook',
+      'getMarketMetrics',
+      'getUserWallet',
+      'getUserOrders',
+      'checkUserExists',
+      'getServerStats',
+    ]) {
       assert.deepEqual(byName.get(name)?.annotations, { readOnlyHint: true, openWorldHint: false }, name);
     }
-    assert.deepEqual(byName.get('placeOrder')?.annotations, { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false });
-    assert.deepEqual(byName.get('cancelOrder')?.annotations, { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false });
-    assert.deepEqual(byName.get('registerUser')?.annotations, { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    assert.deepEqual(byName.get('placeOrder')?.annotations, {
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: false,
+    });
+    assert.deepEqual(byName.get('cancelOrder')?.annotations, {
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
+    assert.deepEqual(byName.get('registerUser')?.annotations, {
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
     assert.deepEqual(byName.get('placeOrder')?.inputSchema.required, ['userId', 'side', 'price', 'qty', 'symbol']);
   });
 
@@ -102,7 +142,10 @@ describe('power-exchange over stdio', () => {
     const client = await stdioClient();
     const before = data(await call(client, 'getUserWallet', { userId: 'bob' }));
     const placed = data(await call(client, 'placeOrder', buy('bob')));
-    assert.deepEqual((placed['trades'] as { price: number; sellerId: string }[]).map((t) => [t.price, t.sellerId]), [[86.5, 'alice']]);
+    assert.deepEqual(
+      (placed['trades'] as { price: number; sellerId: string }[]).map((t) => [t.price, t.sellerId]),
+      [[86.5, 'alice']],
+    );
     const after = data(await call(client, 'getUserWallet', { userId: 'bob' }));
     assert.equal(after['energyMWh'], (before['energyMWh'] as number) + 3);
     assert.equal(after['cash'], (before['cash'] as number) - 259.5);
@@ -133,14 +176,29 @@ describe('power-exchange over stdio', () => {
     const path = join(dir, 'venue.json');
     const first = await stdioClient('--state', path);
     data(await call(first, 'registerUser', { userId: 'carol', name: 'Carol' }));
-    const placed = data(await call(first, 'placeOrder', { userId: 'carol', side: 'SELL', price: 99, qty: 2, symbol: SYMBOL }, 'run-7:call-1'));
+    const placed = data(
+      await call(
+        first,
+        'placeOrder',
+        { userId: 'carol', side: 'SELL', price: 99, qty: 2, symbol: SYMBOL },
+        'run-7:call-1',
+      ),
+    );
     await first.close();
 
     const second = await stdioClient('--state', path);
-    assert.deepEqual(data(await call(second, 'checkUserExists', { userId: 'carol' })), { userId: 'carol', exists: true });
+    assert.deepEqual(data(await call(second, 'checkUserExists', { userId: 'carol' })), {
+      userId: 'carol',
+      exists: true,
+    });
     const orders = data(await call(second, 'getUserOrders', { userId: 'carol', status: 'open' }));
     assert.deepEqual(orders['orders'], [placed['order']]);
-    await call(second, 'placeOrder', { userId: 'carol', side: 'SELL', price: 99, qty: 2, symbol: SYMBOL }, 'run-7:call-1');
+    await call(
+      second,
+      'placeOrder',
+      { userId: 'carol', side: 'SELL', price: 99, qty: 2, symbol: SYMBOL },
+      'run-7:call-1',
+    );
     const stats = data(await call(second, 'getServerStats'));
     assert.deepEqual(stats['executed'], { checkUserExists: 1, getUserOrders: 1 });
     assert.equal(stats['deduplicated'], 1);
@@ -164,7 +222,10 @@ describe('power-exchange over stdio', () => {
   it('--delay holds the answer back; a retry with the same key gets the first result', async () => {
     const client = await stdioClient('--delay', 'placeOrder=1500');
     await assert.rejects(
-      client.callTool({ name: 'placeOrder', arguments: buy('bob', 1), _meta: { [IDEMPOTENCY_META_KEY]: 'run-9:call-1' } }, { timeout: 100 }),
+      client.callTool(
+        { name: 'placeOrder', arguments: buy('bob', 1), _meta: { [IDEMPOTENCY_META_KEY]: 'run-9:call-1' } },
+        { timeout: 100 },
+      ),
       /timed out/i,
     );
     const retried = await call(client, 'placeOrder', buy('bob', 1), 'run-9:call-1');
@@ -230,7 +291,11 @@ describe('power-exchange over Streamable HTTP', () => {
     const server = await startHttp();
     const response = await fetch(server.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', origin: 'http://attacker.example' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        origin: 'http://attacker.example',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
     });
     assert.equal(response.status, 403);

@@ -47,13 +47,18 @@ function createRuntime(options: ServerOptions): ToolRuntime {
   const state = loaded?.state;
   let exchange: Exchange;
   if (state === undefined) {
-    exchange = new Exchange({ now, ...(options.initialCashEUR === undefined ? {} : { initialCashEUR: options.initialCashEUR }) });
+    exchange = new Exchange({
+      now,
+      ...(options.initialCashEUR === undefined ? {} : { initialCashEUR: options.initialCashEUR }),
+    });
     seedDemo(exchange);
   } else {
     try {
       exchange = Exchange.restore(state.exchange, { now });
     } catch (error) {
-      die(`state file ${options.statePath} is inconsistent: ${(error as Error).message}; fix or delete it to start fresh`);
+      die(
+        `state file ${options.statePath} is inconsistent: ${(error as Error).message}; fix or delete it to start fresh`,
+      );
     }
   }
   const idempotency = new IdempotencyStore({ records: state?.idempotency ?? [] });

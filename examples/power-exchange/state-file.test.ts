@@ -18,7 +18,14 @@ function demoState(): VenueState {
     version: STATE_FILE_VERSION,
     savedAt: new Date().toISOString(),
     exchange: exchange.snapshot(),
-    idempotency: [{ key: 'run-1:call-1', tool: 'registerUser', at: new Date().toISOString(), reply: { content: [{ type: 'text', text: 'ok' }], structuredContent: { a: 1 } } }],
+    idempotency: [
+      {
+        key: 'run-1:call-1',
+        tool: 'registerUser',
+        at: new Date().toISOString(),
+        reply: { content: [{ type: 'text', text: 'ok' }], structuredContent: { a: 1 } },
+      },
+    ],
   };
 }
 
@@ -29,7 +36,10 @@ describe('state file', () => {
     saveStateFile(path, state);
     saveStateFile(path, state);
     assert.deepEqual(loadStateFile(path), { ok: true, state });
-    assert.deepEqual(readdirSync(dir).filter((name) => name.startsWith('round-trip')), ['round-trip.json']);
+    assert.deepEqual(
+      readdirSync(dir).filter((name) => name.startsWith('round-trip')),
+      ['round-trip.json'],
+    );
   });
 
   it('treats a missing file as a fresh start', () => {

@@ -23,7 +23,13 @@ const stateSchema = z.object({
   exchange: z.object({
     users: z.array(z.object({ userId: z.string(), name: z.string(), createdAt: z.string() })),
     wallets: z.array(
-      z.object({ userId: z.string(), cashMilli: z.number().int(), energyLots: z.number().int(), reservedCashMilli: count, reservedEnergyLots: count }),
+      z.object({
+        userId: z.string(),
+        cashMilli: z.number().int(),
+        energyLots: z.number().int(),
+        reservedCashMilli: count,
+        reservedEnergyLots: count,
+      }),
     ),
     orders: z.array(
       z.object({
@@ -84,13 +90,21 @@ export function loadStateFile(path: string): LoadStateResult {
   try {
     data = JSON.parse(text);
   } catch (error) {
-    return { ok: false, message: `state file ${path} is not valid JSON (${(error as Error).message}); fix or delete it to start fresh` };
+    return {
+      ok: false,
+      message: `state file ${path} is not valid JSON (${(error as Error).message}); fix or delete it to start fresh`,
+    };
   }
   const parsed = stateSchema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue === undefined || issue.path.length === 0 ? '' : ` at ${issue.path.join('.')}`;
-    return { ok: false, message: `state file ${path} is not a power-exchange state${where}: ${issue?.message ?? 'invalid'}; fix or delete it to start fresh` };
+    return {
+      ok: false,
+      message:
+        `state file ${path} is not a power-exchange state${where}: ` +
+        `${issue?.message ?? 'invalid'}; fix or delete it to start fresh`,
+    };
   }
   return { ok: true, state: parsed.data as VenueState };
 }

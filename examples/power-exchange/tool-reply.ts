@@ -13,10 +13,16 @@ export interface ToolReply {
 }
 
 export function reply(text: string, structuredContent?: JsonObject): ToolReply {
-  return structuredContent === undefined ? { content: [{ type: 'text', text }] } : { content: [{ type: 'text', text }], structuredContent };
+  return structuredContent === undefined
+    ? { content: [{ type: 'text', text }] }
+    : { content: [{ type: 'text', text }], structuredContent };
 }
 
 /** A business refusal: the model reads `text`, a program reads `structuredContent.error`. */
 export function errorReply(error: { code: string; message: string }): ToolReply {
-  return { content: [{ type: 'text', text: error.message }], structuredContent: { error: { ...error } }, isError: true };
+  return {
+    content: [{ type: 'text', text: error.message }],
+    structuredContent: { error: { ...error } },
+    isError: true,
+  };
 }

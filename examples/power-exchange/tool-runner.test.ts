@@ -53,7 +53,11 @@ describe('runTool', () => {
     assert.equal(second._meta?.[REPLAY_META_KEY], true);
     assert.equal(first._meta, undefined);
     assert.equal(saves(), 1);
-    assert.deepEqual(rt.stats.snapshot(), { received: { placeOrder: 2 }, executed: { placeOrder: 1 }, deduplicated: 1 });
+    assert.deepEqual(rt.stats.snapshot(), {
+      received: { placeOrder: 2 },
+      executed: { placeOrder: 1 },
+      deduplicated: 1,
+    });
   });
 
   it('runs writes without a key, or with different keys, every time', async () => {
@@ -96,7 +100,10 @@ describe('runTool', () => {
   it('throws for --fail-on without executing or remembering the key', async () => {
     const { rt } = runtime({ failOn: new Set(['placeOrder']) });
     const work = counter();
-    await assert.rejects(runTool(rt, { tool: 'placeOrder', write: true, meta: key('k'), execute: work.execute }), /--fail-on placeOrder/);
+    await assert.rejects(
+      runTool(rt, { tool: 'placeOrder', write: true, meta: key('k'), execute: work.execute }),
+      /--fail-on placeOrder/,
+    );
     assert.equal(work.calls(), 0);
     assert.equal(rt.idempotency.find('k'), undefined);
     assert.deepEqual(rt.stats.snapshot().executed, {});
@@ -105,7 +112,10 @@ describe('runTool', () => {
   it('exits with code 1 for --exit-on after counting the call and before running it', async () => {
     const { rt, exits } = runtime({ exitOn: new Set(['cancelOrder']) });
     const work = counter();
-    await assert.rejects(runTool(rt, { tool: 'cancelOrder', write: true, meta: undefined, execute: work.execute }), ExitCalled);
+    await assert.rejects(
+      runTool(rt, { tool: 'cancelOrder', write: true, meta: undefined, execute: work.execute }),
+      ExitCalled,
+    );
     assert.deepEqual(exits, [1]);
     assert.equal(work.calls(), 0);
     assert.deepEqual(rt.stats.snapshot().received, { cancelOrder: 1 });
@@ -119,6 +129,9 @@ describe('IdempotencyStore', () => {
     assert.equal(store.size, 2);
     assert.equal(store.find('a'), undefined);
     const restored = new IdempotencyStore({ records: store.snapshot() });
-    assert.deepEqual(restored.snapshot().map((r) => r.key), ['b', 'c']);
+    assert.deepEqual(
+      restored.snapshot().map((r) => r.key),
+      ['b', 'c'],
+    );
   });
 });

@@ -73,7 +73,8 @@ export async function runTool(runtime: ToolRuntime, call: ToolInvocation): Promi
     const result = call.execute();
     stats.countExecuted(call.tool);
     if (call.write) {
-      if (key !== undefined) idempotency.remember({ key, tool: call.tool, reply: structuredClone(result), at: runtime.now().toISOString() });
+      if (key !== undefined)
+        idempotency.remember({ key, tool: call.tool, reply: structuredClone(result), at: runtime.now().toISOString() });
       runtime.persist();
     }
     return result;

@@ -14,7 +14,13 @@ const side = z.enum(['BUY', 'SELL']);
 
 export const inputSchemas = {
   getOrderBook: z.object({
-    depth: z.number().int().min(1).max(MAX_BOOK_DEPTH).optional().describe(`Price levels per side (default ${DEFAULT_BOOK_DEPTH})`),
+    depth: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_BOOK_DEPTH)
+      .optional()
+      .describe(`Price levels per side (default ${DEFAULT_BOOK_DEPTH})`),
     symbol: symbol.optional(),
   }),
   getMarketMetrics: z.object({ symbol: symbol.optional() }),
@@ -30,7 +36,10 @@ export const inputSchemas = {
     side: side.describe('BUY to buy energy, SELL to sell it'),
     price: z.number().positive().describe('Limit price in EUR/MWh, in whole cents (0.01 tick), at most 4000'),
     qty: z.number().positive().describe('Quantity in MWh, a multiple of 0.1'),
-    symbol: z.string().min(1).describe(`Contract symbol, one of ${DEFAULT_SYMBOLS.join(', ')}`),
+    symbol: z
+      .string()
+      .min(1)
+      .describe(`Contract symbol, one of ${DEFAULT_SYMBOLS.join(', ')}`),
   }),
   cancelOrder: z.object({
     orderId: z.string().min(1).describe('Order id as returned by placeOrder, e.g. "ord-12"'),

@@ -5,7 +5,11 @@ import type { BookLevel, MarketMetrics, OrderBookView, OrderView, WalletView } f
 
 const eur = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 3 });
 const mwh = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
-const price = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 4, useGrouping: false });
+const price = new Intl.NumberFormat('en-US', {
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 4,
+  useGrouping: false,
+});
 
 function orDash(value: number | null, format: Intl.NumberFormat = price): string {
   return value === null ? '-' : format.format(value);
@@ -15,13 +19,17 @@ export function walletText(wallet: WalletView): string {
   return (
     `Wallet of ${wallet.userId}: cash ${eur.format(wallet.cash)} EUR (${eur.format(wallet.availableCash)} available, ` +
     `${eur.format(wallet.reservedCash)} reserved by open BUY orders); energy ${mwh.format(wallet.energyMWh)} MWh ` +
-    `(${mwh.format(wallet.availableEnergyMWh)} available, ${mwh.format(wallet.reservedEnergyMWh)} reserved by open SELL orders).`
+    (`(${mwh.format(wallet.availableEnergyMWh)} available, ` +
+      `${mwh.format(wallet.reservedEnergyMWh)} reserved by open SELL orders).`)
   );
 }
 
 function levelLine(label: string, level: BookLevel): string {
   const orders = level.orders === 1 ? '1 order' : `${level.orders} orders`;
-  return `${label} ${price.format(level.price).padStart(8)} EUR/MWh  ${mwh.format(level.qty).padStart(7)} MWh  (${orders})`;
+  return (
+    `${label} ${price.format(level.price).padStart(8)} EUR/MWh ` +
+    ` ${mwh.format(level.qty).padStart(7)} MWh  (${orders})`
+  );
 }
 
 export function bookText(book: OrderBookView & { depth: number }): string {
@@ -35,14 +43,19 @@ export function bookText(book: OrderBookView & { depth: number }): string {
 export function metricsText(m: MarketMetrics): string {
   return [
     `${m.symbol} market metrics (EUR/MWh):`,
-    `last ${orDash(m.lastPrice)}, best bid ${orDash(m.bestBid)}, best ask ${orDash(m.bestAsk)}, spread ${orDash(m.spread)}, mid ${orDash(m.mid)}`,
-    `since start: ${m.tradeCount} trades, volume ${mwh.format(m.volumeMWh)} MWh, turnover ${eur.format(m.turnoverEUR)} EUR, VWAP ${orDash(m.vwap)}`,
+    `last ${orDash(m.lastPrice)}, best bid ${orDash(m.bestBid)}, best ask ` +
+      `${orDash(m.bestAsk)}, spread ${orDash(m.spread)}, mid ${orDash(m.mid)}`,
+    `since start: ${m.tradeCount} trades, volume ${mwh.format(m.volumeMWh)} ` +
+      `MWh, turnover ${eur.format(m.turnoverEUR)} EUR, VWAP ${orDash(m.vwap)}`,
   ].join('\n');
 }
 
 function orderLine(order: OrderView): string {
   const fill = order.filledQty > 0 && order.status === 'open' ? `, ${mwh.format(order.filledQty)} filled` : '';
-  return `${order.orderId} ${order.side} ${mwh.format(order.qty)} MWh ${order.symbol} @ ${price.format(order.price)} EUR/MWh: ${order.status}${fill}`;
+  return (
+    `${order.orderId} ${order.side} ${mwh.format(order.qty)} MWh ${order.symbol} ` +
+    `@ ${price.format(order.price)} EUR/MWh: ${order.status}${fill}`
+  );
 }
 
 export function ordersText(userId: string, status: string, orders: OrderView[]): string {
@@ -52,13 +65,17 @@ export function ordersText(userId: string, status: string, orders: OrderView[]):
 
 export function placeText(result: PlaceOrderResult): string {
   const { order, trades } = result;
-  const head = `Order ${order.orderId} accepted: ${order.side} ${mwh.format(order.qty)} MWh ${order.symbol} limit ${price.format(order.price)} EUR/MWh.`;
+  const head =
+    `Order ${order.orderId} accepted: ${order.side} ${mwh.format(order.qty)} ` +
+    `MWh ${order.symbol} limit ${price.format(order.price)} EUR/MWh.`;
   let fills = 'No match: the whole order rests in the book.';
   if (trades.length > 0) {
     const qty = trades.reduce((sum, t) => sum + t.qty, 0);
     const value = trades.reduce((sum, t) => sum + t.qty * t.price, 0);
     const rest = order.status === 'filled' ? 'fully filled' : `${mwh.format(order.remainingQty)} MWh rests in the book`;
-    fills = `Filled ${mwh.format(qty)} MWh in ${trades.length} trade(s) at an average ${price.format(Math.round((value / qty) * 100) / 100)} EUR/MWh; ${rest}.`;
+    fills =
+      `Filled ${mwh.format(qty)} MWh in ${trades.length} trade(s) at an average ` +
+      `${price.format(Math.round((value / qty) * 100) / 100)} EUR/MWh; ${rest}.`;
   }
   return `${head}\n${fills}\n${walletText(result.wallet)}`;
 }
@@ -67,7 +84,8 @@ export function cancelText(result: CancelOrderResult): string {
   const { order } = result;
   const head = result.alreadyCancelled
     ? `Order ${order.orderId} was already cancelled; nothing changed.`
-    : `Order ${order.orderId} cancelled: ${mwh.format(order.remainingQty)} MWh unfilled (${mwh.format(order.filledQty)} MWh had traded).`;
+    : `Order ${order.orderId} cancelled: ${mwh.format(order.remainingQty)} ` +
+      `MWh unfilled (${mwh.format(order.filledQty)} MWh had traded).`;
   return `${head}\n${walletText(result.wallet)}`;
 }
 

@@ -23,8 +23,14 @@ export function apiKeysFromSettings(settings: Settings): ApiKeyEntry[] {
   for (const { key, tenantId } of keys) {
     const first = owner.get(key);
     if (first !== undefined) {
-      const where = first === tenantId ? `twice under tenants.${tenantId}.apiKeys` : `under both tenants.${first}.apiKeys and tenants.${tenantId}.apiKeys`;
-      throw new ToolgateError('config_invalid', `an API key (ending in "${key.slice(-4)}") is listed ${where}: each key must be listed once, for one tenant`);
+      const where =
+        first === tenantId
+          ? `twice under tenants.${tenantId}.apiKeys`
+          : `under both tenants.${first}.apiKeys and tenants.${tenantId}.apiKeys`;
+      throw new ToolgateError(
+        'config_invalid',
+        `an API key (ending in "${key.slice(-4)}") is listed ${where}: each key must be listed once, for one tenant`,
+      );
     }
     owner.set(key, tenantId);
   }

@@ -6,7 +6,12 @@ import type { ModelAdapter, ModelRequest, ModelResponse } from '../core/index.ts
 import { defineTool } from '../tools/local/define-tool.ts';
 import { createToolgate } from './create-toolgate.ts';
 
-const MY_FORMAT = { id: 'bracket-calls', call: { begin: '[[call', end: ']]' }, name: { slot: 'field', nameKey: 'tool', argumentsKey: 'args' }, arguments: { grammar: 'json' } };
+const MY_FORMAT = {
+  id: 'bracket-calls',
+  call: { begin: '[[call', end: ']]' },
+  name: { slot: 'field', nameKey: 'tool', argumentsKey: 'args' },
+  arguments: { grammar: 'json' },
+};
 const REPLY = '[[call {"tool": "lookup", "args": {"orderId": 42}} ]]';
 
 function model(turns: Partial<ModelResponse>[]): ModelAdapter & { requests: ModelRequest[] } {
@@ -24,8 +29,18 @@ function model(turns: Partial<ModelResponse>[]): ModelAdapter & { requests: Mode
 
 async function runWith(parsing: { formats?: unknown[] } | undefined): Promise<{ looked: unknown[]; status: string }> {
   const looked: unknown[] = [];
-  const lookup = defineTool({ name: 'lookup', description: 'Finds an order.', inputSchema: { type: 'object', properties: { orderId: { type: 'number' } } }, effect: 'read', execute: (args) => (looked.push(args), 'shipped') });
-  const toolgate = await createToolgate({ model: model([{ text: REPLY }, { text: 'It shipped.' }]), tools: [lookup], ...(parsing === undefined ? {} : { parsing }) });
+  const lookup = defineTool({
+    name: 'lookup',
+    description: 'Finds an order.',
+    inputSchema: { type: 'object', properties: { orderId: { type: 'number' } } },
+    effect: 'read',
+    execute: (args) => (looked.push(args), 'shipped'),
+  });
+  const toolgate = await createToolgate({
+    model: model([{ text: REPLY }, { text: 'It shipped.' }]),
+    tools: [lookup],
+    ...(parsing === undefined ? {} : { parsing }),
+  });
   try {
     const run = await toolgate.run({ input: 'Where is order 42?' });
     return { looked, status: run.status };
@@ -44,6 +59,9 @@ describe('parsing.formats in a run', () => {
   });
 
   it('createToolgate refuses a broken format, naming its key path', async () => {
-    await assert.rejects(createToolgate({ parsing: { formats: [{ ...MY_FORMAT, call: { begin: '' } }] } }), /parsing\.formats\.0\.call/);
+    await assert.rejects(
+      createToolgate({ parsing: { formats: [{ ...MY_FORMAT, call: { begin: '' } }] } }),
+      /parsing\.formats\.0\.call/,
+    );
   });
 });

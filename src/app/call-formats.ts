@@ -12,7 +12,8 @@ export const TEMPLATE_FROM_SERVER = 'server';
 
 const SCRIPTED = 'scripted:';
 
-export type LoadedTemplate = { ok: true; template: string; origin: string; bosToken?: string; eosToken?: string } | { ok: false; reason: string };
+export type LoadedTemplate =
+  { ok: true; template: string; origin: string; bosToken?: string; eosToken?: string } | { ok: false; reason: string };
 export type DerivedFormat = { ok: true; format: CallFormat; notes: string[] } | { ok: false; reason: string };
 
 /** Reading a chat template and deriving its call format (chat-template-source.ts, parsing/templates). */
@@ -49,7 +50,11 @@ export function checkConfiguredFormats(formats: readonly unknown[], source = 'th
     else problems.push(...result.problems);
   });
   if (problems.length > 0) {
-    throw new ToolgateError('config_invalid', `${source} is not a valid toolgate config:\n${problems.map((p) => `  - ${p}`).join('\n')}\nCall formats are described in docs/parsing.md and docs/configuration.md.`);
+    throw new ToolgateError(
+      'config_invalid',
+      `${source} is not a valid toolgate config:\n${problems.map((p) => `  - ${p}`).join('\n')}\nCall ` +
+        `formats are described in docs/parsing.md and docs/configuration.md.`,
+    );
   }
   return checked;
 }
@@ -61,22 +66,34 @@ export function checkConfiguredFormats(formats: readonly unknown[], source = 'th
 export async function formatFromTemplate(
   source: string,
   options: { cwd: string; baseUrl?: string; analysis?: () => Promise<TemplateAnalysis> },
-): Promise<{ ok: true; format: CallFormat; notes: string[]; origin: string; explanation: string } | { ok: false; reason: string }> {
+): Promise<
+  { ok: true; format: CallFormat; notes: string[]; origin: string; explanation: string } | { ok: false; reason: string }
+> {
   let analysis: TemplateAnalysis;
   try {
     analysis = await (options.analysis ?? loadTemplateAnalysis)();
   } catch (error) {
     return { ok: false, reason: `the chat template reader could not be loaded: ${describeError(error)}` };
   }
-  const loaded = await analysis.load(source, { cwd: options.cwd, ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }) });
+  const loaded = await analysis.load(source, {
+    cwd: options.cwd,
+    ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+  });
   if (!loaded.ok) return { ok: false, reason: `the chat template could not be read from ${source}: ${loaded.reason}` };
   const derived = analysis.derive(loaded.template, {
     id: templateId(loaded.origin),
     ...(loaded.bosToken === undefined ? {} : { bosToken: loaded.bosToken }),
     ...(loaded.eosToken === undefined ? {} : { eosToken: loaded.eosToken }),
   });
-  if (!derived.ok) return { ok: false, reason: `the chat template from ${loaded.origin} could not be analysed: ${derived.reason}` };
-  return { ok: true, format: derived.format, notes: derived.notes, origin: loaded.origin, explanation: analysis.explain(derived.format) };
+  if (!derived.ok)
+    return { ok: false, reason: `the chat template from ${loaded.origin} could not be analysed: ${derived.reason}` };
+  return {
+    ok: true,
+    format: derived.format,
+    notes: derived.notes,
+    origin: loaded.origin,
+    explanation: analysis.explain(derived.format),
+  };
 }
 
 /** The derived format's id (it becomes `template:<id>`): the file's name, or the server's URL. */
@@ -118,7 +135,8 @@ export class CallFormats {
 
   /** The template source that applies to a model, if any. */
   templateSourceFor(model: string): string | undefined {
-    const file = (id: string): string => (id.startsWith(SCRIPTED) ? SCRIPTED + resolve(this.#options.cwd, id.slice(SCRIPTED.length)) : id);
+    const file = (id: string): string =>
+      id.startsWith(SCRIPTED) ? SCRIPTED + resolve(this.#options.cwd, id.slice(SCRIPTED.length)) : id;
     const id = file(model);
     return Object.entries(this.#options.parsing?.chatTemplates ?? {})
       .filter(([pattern]) => matchModelPattern(file(pattern), id))
@@ -141,7 +159,8 @@ export class CallFormats {
   }
 
   async #derive(model: string, source: string, baseUrl: string | undefined): Promise<CallFormat | undefined> {
-    const where = source === TEMPLATE_FROM_SERVER ? `the server${baseUrl === undefined ? '' : ` at ${baseUrl}`}` : source;
+    const where =
+      source === TEMPLATE_FROM_SERVER ? `the server${baseUrl === undefined ? '' : ` at ${baseUrl}`}` : source;
     const fallback = 'its tool calls are read with the built-in formats only';
     try {
       this.#analysis ??= (this.#options.analysis ?? loadTemplateAnalysis)();
@@ -152,7 +171,10 @@ export class CallFormats {
         ...(this.#options.fetch === undefined ? {} : { fetch: this.#options.fetch }),
       });
       if (!loaded.ok) {
-        this.#options.warn(`the chat template of ${model} (parsing.chatTemplates) could not be read from ${where}: ${loaded.reason}; ${fallback}`);
+        this.#options.warn(
+          `the chat template of ${model} (parsing.chatTemplates) could ` +
+            `not be read from ${where}: ${loaded.reason}; ${fallback}`,
+        );
         return undefined;
       }
       const derived = analysis.derive(loaded.template, {
@@ -161,12 +183,16 @@ export class CallFormats {
         ...(loaded.eosToken === undefined ? {} : { eosToken: loaded.eosToken }),
       });
       if (!derived.ok) {
-        this.#options.warn(`the chat template of ${model} from ${loaded.origin} could not be analysed: ${derived.reason}; ${fallback}`);
+        this.#options.warn(
+          `the chat template of ${model} from ${loaded.origin} could not be analysed: ${derived.reason}; ${fallback}`,
+        );
         return undefined;
       }
       return derived.format;
     } catch (error) {
-      this.#options.warn(`the chat template of ${model} from ${where} could not be used: ${describeError(error)}; ${fallback}`);
+      this.#options.warn(
+        `the chat template of ${model} from ${where} could not be used: ${describeError(error)}; ${fallback}`,
+      );
       return undefined;
     }
   }

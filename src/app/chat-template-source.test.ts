@@ -64,28 +64,66 @@ describe('loadChatTemplate', () => {
 
   it('reads a .jinja file, relative to cwd', async () => {
     await writeFile(join(dir, 'model.jinja'), TEMPLATE);
-    assert.deepEqual(await loadChatTemplate('model.jinja', { cwd: dir }), { ok: true, template: TEMPLATE, origin: 'model.jinja' });
+    assert.deepEqual(await loadChatTemplate('model.jinja', { cwd: dir }), {
+      ok: true,
+      template: TEMPLATE,
+      origin: 'model.jinja',
+    });
   });
 
   it('says when the file is missing or empty', async () => {
-    assert.deepEqual(await loadChatTemplate('nope.jinja', { cwd: dir }), { ok: false, reason: 'chat template file not found: nope.jinja' });
+    assert.deepEqual(await loadChatTemplate('nope.jinja', { cwd: dir }), {
+      ok: false,
+      reason: 'chat template file not found: nope.jinja',
+    });
     await writeFile(join(dir, 'empty.jinja'), ' \n');
-    assert.deepEqual(await loadChatTemplate('empty.jinja', { cwd: dir }), { ok: false, reason: 'empty.jinja is empty' });
+    assert.deepEqual(await loadChatTemplate('empty.jinja', { cwd: dir }), {
+      ok: false,
+      reason: 'empty.jinja is empty',
+    });
   });
 
   it('reads chat_template and the special tokens (strings or {content}) of a tokenizer_config.json', async () => {
-    await writeFile(join(dir, 'tokenizer_config.json'), JSON.stringify({ chat_template: TEMPLATE, bos_token: '<s>', eos_token: { content: '</s>', lstrip: false } }));
-    assert.deepEqual(await loadChatTemplate('tokenizer_config.json', { cwd: dir }), { ok: true, template: TEMPLATE, origin: 'tokenizer_config.json', bosToken: '<s>', eosToken: '</s>' });
+    await writeFile(
+      join(dir, 'tokenizer_config.json'),
+      JSON.stringify({ chat_template: TEMPLATE, bos_token: '<s>', eos_token: { content: '</s>', lstrip: false } }),
+    );
+    assert.deepEqual(await loadChatTemplate('tokenizer_config.json', { cwd: dir }), {
+      ok: true,
+      template: TEMPLATE,
+      origin: 'tokenizer_config.json',
+      bosToken: '<s>',
+      eosToken: '</s>',
+    });
   });
 
   it('picks tool_use from a named list, else default, or the one asked for', async () => {
-    const list = [{ name: 'default', template: 'D' }, { name: 'tool_use', template: 'T' }, { name: 'rag', template: 'R' }];
+    const list = [
+      { name: 'default', template: 'D' },
+      { name: 'tool_use', template: 'T' },
+      { name: 'rag', template: 'R' },
+    ];
     await writeFile(join(dir, 'named.json'), JSON.stringify({ chat_template: list }));
-    assert.deepEqual(await loadChatTemplate('named.json', { cwd: dir }), { ok: true, template: 'T', origin: 'named.json (tool_use)' });
-    assert.deepEqual(await loadChatTemplate('named.json', { cwd: dir, templateName: 'rag' }), { ok: true, template: 'R', origin: 'named.json (rag)' });
+    assert.deepEqual(await loadChatTemplate('named.json', { cwd: dir }), {
+      ok: true,
+      template: 'T',
+      origin: 'named.json (tool_use)',
+    });
+    assert.deepEqual(await loadChatTemplate('named.json', { cwd: dir, templateName: 'rag' }), {
+      ok: true,
+      template: 'R',
+      origin: 'named.json (rag)',
+    });
     await writeFile(join(dir, 'default-only.json'), JSON.stringify({ chat_template: [list[0]] }));
-    assert.deepEqual(await loadChatTemplate('default-only.json', { cwd: dir }), { ok: true, template: 'D', origin: 'default-only.json (default)' });
-    assert.deepEqual(await loadChatTemplate('named.json', { cwd: dir, templateName: 'chat' }), { ok: false, reason: 'named.json: no chat template named "chat" (it has: default, tool_use, rag)' });
+    assert.deepEqual(await loadChatTemplate('default-only.json', { cwd: dir }), {
+      ok: true,
+      template: 'D',
+      origin: 'default-only.json (default)',
+    });
+    assert.deepEqual(await loadChatTemplate('named.json', { cwd: dir, templateName: 'chat' }), {
+      ok: false,
+      reason: 'named.json: no chat template named "chat" (it has: default, tool_use, rag)',
+    });
   });
 
   it('says when the JSON is broken or has no chat_template', async () => {
@@ -111,7 +149,13 @@ describe('loadChatTemplate', () => {
         ['tokenizer.chat_template.tool_use', `${TEMPLATE}{# tools #}`],
       ]),
     );
-    assert.deepEqual(await loadChatTemplate('model.gguf', { cwd: dir }), { ok: true, template: `${TEMPLATE}{# tools #}`, origin: 'model.gguf (tokenizer.chat_template.tool_use)', bosToken: '<s>', eosToken: '</s>' });
+    assert.deepEqual(await loadChatTemplate('model.gguf', { cwd: dir }), {
+      ok: true,
+      template: `${TEMPLATE}{# tools #}`,
+      origin: 'model.gguf (tokenizer.chat_template.tool_use)',
+      bosToken: '<s>',
+      eosToken: '</s>',
+    });
   });
 
   it('says when a GGUF file has no chat template, or is not GGUF', async () => {
@@ -126,24 +170,58 @@ describe('loadChatTemplate', () => {
   });
 
   it('asks the server: GET {base}/props, with /v1 dropped from the base URL', async () => {
-    answers.set('/props', { status: 200, body: JSON.stringify({ chat_template: TEMPLATE, bos_token: '<s>', eos_token: '</s>', total_slots: 1 }) });
-    assert.deepEqual(await loadChatTemplate('server', { cwd: dir, baseUrl: `${baseUrl}/v1/` }), { ok: true, template: TEMPLATE, origin: `${baseUrl}/props`, bosToken: '<s>', eosToken: '</s>' });
+    answers.set('/props', {
+      status: 200,
+      body: JSON.stringify({ chat_template: TEMPLATE, bos_token: '<s>', eos_token: '</s>', total_slots: 1 }),
+    });
+    assert.deepEqual(await loadChatTemplate('server', { cwd: dir, baseUrl: `${baseUrl}/v1/` }), {
+      ok: true,
+      template: TEMPLATE,
+      origin: `${baseUrl}/props`,
+      bosToken: '<s>',
+      eosToken: '</s>',
+    });
   });
 
   it('says what the server got wrong: 404, not JSON, no chat_template, too slow, no base URL', async () => {
     answers.delete('/props');
-    assert.deepEqual(await loadChatTemplate('server', { cwd: dir, baseUrl }), { ok: false, reason: `GET ${baseUrl}/props answered 404 (the server does not publish its chat template; llama.cpp's server does)` });
+    assert.deepEqual(await loadChatTemplate('server', { cwd: dir, baseUrl }), {
+      ok: false,
+      reason:
+        `GET ${baseUrl}/props answered 404 (the server does ` +
+        `not publish its chat template; llama.cpp's server does)`,
+    });
     answers.set('/props', { status: 200, body: '<html>' });
-    assert.deepEqual(await loadChatTemplate('server', { cwd: dir, baseUrl }), { ok: false, reason: `GET ${baseUrl}/props did not answer JSON` });
+    assert.deepEqual(await loadChatTemplate('server', { cwd: dir, baseUrl }), {
+      ok: false,
+      reason: `GET ${baseUrl}/props did not answer JSON`,
+    });
     answers.set('/props', { status: 200, body: '{"total_slots": 1}' });
-    assert.deepEqual(await loadChatTemplate('server', { cwd: dir, baseUrl }), { ok: false, reason: `GET ${baseUrl}/props answered without a chat_template` });
+    assert.deepEqual(await loadChatTemplate('server', { cwd: dir, baseUrl }), {
+      ok: false,
+      reason: `GET ${baseUrl}/props answered without a chat_template`,
+    });
     answers.set('/props', { status: 200, body: '{}', delayMs: 2000 });
-    assert.deepEqual(await loadChatTemplate('server', { cwd: dir, baseUrl, timeoutMs: 100 }), { ok: false, reason: `GET ${baseUrl}/props timed out after 100 ms` });
-    assert.deepEqual(await loadChatTemplate('server', { cwd: dir }), { ok: false, reason: 'the chat template source "server" needs the model\'s base URL' });
+    assert.deepEqual(await loadChatTemplate('server', { cwd: dir, baseUrl, timeoutMs: 100 }), {
+      ok: false,
+      reason: `GET ${baseUrl}/props timed out after 100 ms`,
+    });
+    assert.deepEqual(await loadChatTemplate('server', { cwd: dir }), {
+      ok: false,
+      reason: 'the chat template source "server" needs the model\'s base URL',
+    });
   });
 
   it('stops reading an answer larger than any /props answer', async () => {
-    answers.set('/props', { status: 200, body: `{"chat_template": "${'x'.repeat(DEFAULT_MAX_TEMPLATE_FILE_BYTES + 1)}"}` });
-    assert.deepEqual(await loadChatTemplate('server', { cwd: dir, baseUrl }), { ok: false, reason: `GET ${baseUrl}/props answered more than ${DEFAULT_MAX_TEMPLATE_FILE_BYTES} bytes (a /props answer with a chat template is far smaller)` });
+    answers.set('/props', {
+      status: 200,
+      body: `{"chat_template": "${'x'.repeat(DEFAULT_MAX_TEMPLATE_FILE_BYTES + 1)}"}`,
+    });
+    assert.deepEqual(await loadChatTemplate('server', { cwd: dir, baseUrl }), {
+      ok: false,
+      reason:
+        `GET ${baseUrl}/props answered more than ${DEFAULT_MAX_TEMPLATE_FILE_BYTES} ` +
+        `bytes (a /props answer with a chat template is far smaller)`,
+    });
   });
 });

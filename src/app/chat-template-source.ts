@@ -19,7 +19,8 @@ export interface LoadChatTemplateOptions {
   timeoutMs?: number;
 }
 
-export type LoadedChatTemplate = { ok: true; template: string; origin: string; bosToken?: string; eosToken?: string } | { ok: false; reason: string };
+export type LoadedChatTemplate =
+  { ok: true; template: string; origin: string; bosToken?: string; eosToken?: string } | { ok: false; reason: string };
 
 type Failure = { ok: false; reason: string };
 const fail = (reason: string): Failure => ({ ok: false, reason });
@@ -34,12 +35,22 @@ function tokenText(value: unknown): string | undefined {
 function withTokens(base: { template: string; origin: string }, bos: unknown, eos: unknown): LoadedChatTemplate {
   const bosToken = tokenText(bos);
   const eosToken = tokenText(eos);
-  return { ok: true, ...base, ...(bosToken === undefined ? {} : { bosToken }), ...(eosToken === undefined ? {} : { eosToken }) };
+  return {
+    ok: true,
+    ...base,
+    ...(bosToken === undefined ? {} : { bosToken }),
+    ...(eosToken === undefined ? {} : { eosToken }),
+  };
 }
 
 /** `chat_template` as a string, or a list of `{name, template}`: `templateName`, else `tool_use`, else `default`. */
-function pickTemplate(value: unknown, where: string, templateName: string | undefined): { ok: true; template: string; name?: string } | Failure {
-  if (typeof value === 'string') return value.trim() === '' ? fail(`${where}: chat_template is empty`) : { ok: true, template: value };
+function pickTemplate(
+  value: unknown,
+  where: string,
+  templateName: string | undefined,
+): { ok: true; template: string; name?: string } | Failure {
+  if (typeof value === 'string')
+    return value.trim() === '' ? fail(`${where}: chat_template is empty`) : { ok: true, template: value };
   if (!Array.isArray(value)) return fail(`${where} has no chat_template (a string or a list of {name, template})`);
   const named = value.flatMap((v: unknown) => {
     if (!isJsonObject(v)) return [];
@@ -52,7 +63,10 @@ function pickTemplate(value: unknown, where: string, templateName: string | unde
     const hit = named.find((n) => n.name === name);
     if (hit !== undefined) return { ok: true, template: hit.template, name };
   }
-  return fail(`${where}: no chat template named ${wanted.map((w) => `"${w}"`).join(' or ')} (it has: ${names.join(', ') || 'none'})`);
+  return fail(
+    `${where}: no chat template named ${wanted.map((w) => `"${w}"`).join(' or ')} ` +
+      `(it has: ${names.join(', ') || 'none'})`,
+  );
 }
 
 function fromTokenizerConfig(text: string, where: string, templateName: string | undefined): LoadedChatTemplate {
@@ -63,10 +77,17 @@ function fromTokenizerConfig(text: string, where: string, templateName: string |
     return fail(`${where} is not valid JSON: ${describeError(error)}`);
   }
   if (!isJsonObject(config)) return fail(`${where} is not a JSON object`);
-  if (!('chat_template' in config)) return fail(`${where} has no chat_template key (a Hugging Face tokenizer_config.json has one; give a .jinja file instead)`);
+  if (!('chat_template' in config))
+    return fail(
+      `${where} has no chat_template key (a Hugging Face tokenizer_config.json has one; give a .jinja file instead)`,
+    );
   const picked = pickTemplate(config.chat_template, where, templateName);
   if (!picked.ok) return picked;
-  return withTokens({ template: picked.template, origin: picked.name === undefined ? where : `${where} (${picked.name})` }, config.bos_token, config.eos_token);
+  return withTokens(
+    { template: picked.template, origin: picked.name === undefined ? where : `${where} (${picked.name})` },
+    config.bos_token,
+    config.eos_token,
+  );
 }
 
 async function fromGguf(path: string, source: string, templateName: string | undefined): Promise<LoadedChatTemplate> {
@@ -77,16 +98,30 @@ async function fromGguf(path: string, source: string, templateName: string | und
   } catch (error) {
     return fail(`${source} could not be read as GGUF: ${describeError(error)}`);
   }
-  const key = templateName === undefined ? (typeof metadata.get('tokenizer.chat_template.tool_use') === 'string' ? 'tokenizer.chat_template.tool_use' : 'tokenizer.chat_template') : `tokenizer.chat_template.${templateName}`;
+  const key =
+    templateName === undefined
+      ? typeof metadata.get('tokenizer.chat_template.tool_use') === 'string'
+        ? 'tokenizer.chat_template.tool_use'
+        : 'tokenizer.chat_template'
+      : `tokenizer.chat_template.${templateName}`;
   const template = metadata.get(key);
-  if (typeof template !== 'string' || template.trim() === '') return fail(`${source} has no ${key} metadata (the GGUF file carries no chat template; give a .jinja file or the model's tokenizer_config.json)`);
+  if (typeof template !== 'string' || template.trim() === '')
+    return fail(
+      `${source} has no ${key} metadata (the GGUF file carries no chat ` +
+        `template; give a .jinja file or the model's tokenizer_config.json)`,
+    );
   const tokens = metadata.get('tokenizer.ggml.tokens');
   const tokenAt = (idKey: string): string | undefined => {
     const id = metadata.get(idKey);
-    const value: unknown = Array.isArray(tokens) && (typeof id === 'number' || typeof id === 'bigint') ? tokens[Number(id)] : undefined;
+    const value: unknown =
+      Array.isArray(tokens) && (typeof id === 'number' || typeof id === 'bigint') ? tokens[Number(id)] : undefined;
     return typeof value === 'string' ? value : undefined;
   };
-  return withTokens({ template, origin: `${source} (${key})` }, tokenAt('tokenizer.ggml.bos_token_id'), tokenAt('tokenizer.ggml.eos_token_id'));
+  return withTokens(
+    { template, origin: `${source} (${key})` },
+    tokenAt('tokenizer.ggml.bos_token_id'),
+    tokenAt('tokenizer.ggml.eos_token_id'),
+  );
 }
 
 async function fromServer(options: LoadChatTemplateOptions): Promise<LoadedChatTemplate> {
@@ -99,11 +134,28 @@ async function fromServer(options: LoadChatTemplateOptions): Promise<LoadedChatT
     response = await doFetch(url, { signal: AbortSignal.timeout(options.timeoutMs ?? DEFAULT_PROPS_TIMEOUT_MS) });
   } catch (error) {
     const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
-    return fail(timedOut ? `GET ${url} timed out after ${options.timeoutMs ?? DEFAULT_PROPS_TIMEOUT_MS} ms` : `GET ${url} failed: ${describeError(error)}`);
+    return fail(
+      timedOut
+        ? `GET ${url} timed out after ${options.timeoutMs ?? DEFAULT_PROPS_TIMEOUT_MS} ms`
+        : `GET ${url} failed: ${describeError(error)}`,
+    );
   }
-  if (!response.ok) return fail(`GET ${url} answered ${response.status}${response.status === 404 ? ' (the server does not publish its chat template; llama.cpp\'s server does)' : ''}`);
+  if (!response.ok)
+    return fail(
+      `GET ${url} answered ` +
+        (`${response.status}` +
+          `${
+            response.status === 404
+              ? ' (the server does not publish its ' + "chat template; llama.cpp's server does)"
+              : ''
+          }`),
+    );
   const text = await readCapped(response, DEFAULT_MAX_TEMPLATE_FILE_BYTES);
-  if (text === undefined) return fail(`GET ${url} answered more than ${DEFAULT_MAX_TEMPLATE_FILE_BYTES} bytes (a /props answer with a chat template is far smaller)`);
+  if (text === undefined)
+    return fail(
+      `GET ${url} answered more than ${DEFAULT_MAX_TEMPLATE_FILE_BYTES} ` +
+        `bytes (a /props answer with a chat template is far smaller)`,
+    );
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -111,8 +163,12 @@ async function fromServer(options: LoadChatTemplateOptions): Promise<LoadedChatT
     return fail(`GET ${url} did not answer JSON`);
   }
   const record = isJsonObject(body) ? body : {};
-  const template = options.templateName === undefined ? (record.chat_template_tool_use ?? record.chat_template) : record[`chat_template_${options.templateName}`];
-  if (typeof template !== 'string' || template.trim() === '') return fail(`GET ${url} answered without a chat_template`);
+  const template =
+    options.templateName === undefined
+      ? (record.chat_template_tool_use ?? record.chat_template)
+      : record[`chat_template_${options.templateName}`];
+  if (typeof template !== 'string' || template.trim() === '')
+    return fail(`GET ${url} answered without a chat_template`);
   return withTokens({ template, origin: url }, record.bos_token, record.eos_token);
 }
 
@@ -152,7 +208,11 @@ export async function loadChatTemplate(source: string, options: LoadChatTemplate
     return fail(`chat template file not found: ${source}`);
   }
   if (path.toLowerCase().endsWith('.gguf')) return fromGguf(path, source, options.templateName);
-  if (size > DEFAULT_MAX_TEMPLATE_FILE_BYTES) return fail(`${source} is ${size} bytes; a chat template or tokenizer_config.json is at most ${DEFAULT_MAX_TEMPLATE_FILE_BYTES}`);
+  if (size > DEFAULT_MAX_TEMPLATE_FILE_BYTES)
+    return fail(
+      `${source} is ${size} bytes; a chat template or ` +
+        `tokenizer_config.json is at most ${DEFAULT_MAX_TEMPLATE_FILE_BYTES}`,
+    );
   let text: string;
   try {
     text = await readFile(path, 'utf8');

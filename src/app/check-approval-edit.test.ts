@@ -13,7 +13,11 @@ const ORDER: ToolSpec = {
   origin: { kind: 'mcp', server: 'power-exchange', tool: 'placeOrder' },
   inputSchema: {
     type: 'object',
-    properties: { userId: { type: 'string' }, side: { type: 'string', enum: ['BUY', 'SELL'] }, qty: { type: 'number', exclusiveMinimum: 0 } },
+    properties: {
+      userId: { type: 'string' },
+      side: { type: 'string', enum: ['BUY', 'SELL'] },
+      qty: { type: 'number', exclusiveMinimum: 0 },
+    },
     required: ['userId', 'side', 'qty'],
     additionalProperties: false,
   },
@@ -22,7 +26,14 @@ const POLICY = { tools: { placeOrder: { inject: { userId: '{{user.id}}' } } }, t
 const RUN = {
   id: 'run_1',
   status: 'waiting_approval',
-  pendingApproval: { toolCallId: 'call_1', name: 'placeOrder', arguments: { userId: 'alice', side: 'BUY', qty: 1 }, effect: 'write', reason: 'policy', eventId: 8 },
+  pendingApproval: {
+    toolCallId: 'call_1',
+    name: 'placeOrder',
+    arguments: { userId: 'alice', side: 'BUY', qty: 1 },
+    effect: 'write',
+    reason: 'policy',
+    eventId: 8,
+  },
 } as unknown as Run;
 
 function check(args: Record<string, unknown>, toolCallId = 'call_1'): void {
@@ -55,6 +66,12 @@ describe('checkApprovalEdit', () => {
 
   it('leaves decisions that do not apply to the engine (another call, not an edit)', () => {
     check({ side: 'HOLD' }, 'call_other');
-    checkApprovalEdit({ run: RUN, input: { type: 'approval', toolCallId: 'call_1', decision: 'approve' }, tools: [ORDER], policy: POLICY, validator: sharedValidator() });
+    checkApprovalEdit({
+      run: RUN,
+      input: { type: 'approval', toolCallId: 'call_1', decision: 'approve' },
+      tools: [ORDER],
+      policy: POLICY,
+      validator: sharedValidator(),
+    });
   });
 });

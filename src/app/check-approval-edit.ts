@@ -16,7 +16,13 @@ const MAX_LISTED_ISSUES = 8;
  * edit that cannot run is refused as a 400 and the call keeps waiting, rather
  * than being recorded and then failing as `invalid_arguments`.
  */
-export function checkApprovalEdit(options: { run: Run; input: RunInput; tools: readonly ToolSpec[]; policy: Policy; validator: Validator }): void {
+export function checkApprovalEdit(options: {
+  run: Run;
+  input: RunInput;
+  tools: readonly ToolSpec[];
+  policy: Policy;
+  validator: Validator;
+}): void {
   const { run, input } = options;
   if (input.type !== 'approval' || input.decision !== 'edit' || input.arguments === undefined) return;
   const pending = run.pendingApproval;
@@ -27,11 +33,15 @@ export function checkApprovalEdit(options: { run: Run; input: RunInput; tools: r
   const view = approvalView({ tool: spec, inject: resolveToolPolicy(options.policy, spec, spec.name).inject });
   const issues = view.checkEdit(input.arguments, options.validator);
   if (issues.length === 0) return;
-  const listed = issues.slice(0, MAX_LISTED_ISSUES).map((issue) => `${issue.path === '' ? '(arguments)' : issue.path.slice(1).replace(/\//g, '.')}: ${issue.message}`);
+  const listed = issues
+    .slice(0, MAX_LISTED_ISSUES)
+    .map((issue) => `${issue.path === '' ? '(arguments)' : issue.path.slice(1).replace(/\//g, '.')}: ${issue.message}`);
   const more = issues.length > MAX_LISTED_ISSUES ? `; and ${issues.length - MAX_LISTED_ISSUES} more` : '';
   throw new ToolgateError(
     'usage',
-    `the edited arguments for ${pending.name} do not match its input schema — ${listed.join('; ')}${more}. Nothing was recorded: ${pending.toolCallId} still waits; send a corrected edit, approve it as proposed, or reject it`,
+    `the edited arguments for ${pending.name} do not match its input schema — ${listed.join('; ')}${more}. ` +
+      (`Nothing was recorded: ${pending.toolCallId} still waits; ` +
+        `send a corrected edit, approve it as proposed, or reject it`),
     { details: { issues } },
   );
 }

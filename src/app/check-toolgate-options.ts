@@ -46,14 +46,20 @@ const OPTION_KEYS: readonly (keyof CreateToolgateOptions)[] = [
 export async function checkToolgateOptions(options: CreateToolgateOptions): Promise<void> {
   // As typed; the checks below are for what JavaScript callers really pass.
   const typed: CreateToolgateOptions = options;
-  if (!isJsonObject(options)) throw new ToolgateError('usage', 'createToolgate takes one options object, e.g. createToolgate({ model: "openai:gpt-4o-mini", tools: [myTool] })');
+  if (!isJsonObject(options))
+    throw new ToolgateError(
+      'usage',
+      'createToolgate takes one options object, e.g. createToolgate({ model: "openai:gpt-4o-mini", tools: [myTool] })',
+    );
   const problems: string[] = [];
   const known = new Set<string>(OPTION_KEYS);
   for (const key of Object.keys(options)) {
     if (!known.has(key)) problems.push(`${key}: ${unknownKeyMessage(key, OPTION_KEYS)}`);
   }
-  if (options.tools !== undefined && !Array.isArray(options.tools)) problems.push('tools: must be a list of MCP servers, defineTool() results or ToolSources');
-  if (options.store !== undefined && typeof options.store !== 'string' && !isStore(options.store)) problems.push('store: must be "memory:", "sqlite:<file>" or a RunStore');
+  if (options.tools !== undefined && !Array.isArray(options.tools))
+    problems.push('tools: must be a list of MCP servers, defineTool() results or ToolSources');
+  if (options.store !== undefined && typeof options.store !== 'string' && !isStore(options.store))
+    problems.push('store: must be "memory:", "sqlite:<file>" or a RunStore');
   const entries = Array.isArray(typed.tools) ? typed.tools : [];
   const { servers } = sortToolEntries(entries);
   const serverIndex = new Map<string, number>();
@@ -61,8 +67,11 @@ export async function checkToolgateOptions(options: CreateToolgateOptions): Prom
     if (isJsonObject(entry) && typeof entry['name'] === 'string') serverIndex.set(entry['name'], index);
   });
   const policy = isJsonObject(options.policy) ? options.policy : {};
-  if (options.policy !== undefined && !isJsonObject(options.policy)) problems.push('policy: must be an object { tools?, tenants?, redact? }');
-  for (const key of Object.keys(policy)) if (!['tools', 'tenants', 'redact'].includes(key)) problems.push(`policy.${key}: ${unknownKeyMessage(key, ['tools', 'tenants', 'redact'])}`);
+  if (options.policy !== undefined && !isJsonObject(options.policy))
+    problems.push('policy: must be an object { tools?, tenants?, redact? }');
+  for (const key of Object.keys(policy))
+    if (!['tools', 'tenants', 'redact'].includes(key))
+      problems.push(`policy.${key}: ${unknownKeyMessage(key, ['tools', 'tenants', 'redact'])}`);
   const config = defined({
     model: typeof options.model === 'string' ? options.model : undefined,
     models: options.models,
@@ -106,7 +115,11 @@ export async function checkToolgateOptions(options: CreateToolgateOptions): Prom
   if (problems.length === 0) return;
   const shown = problems.slice(0, MAX_REPORTED_CONFIG_PROBLEMS).map((line) => `  - ${line}`);
   if (problems.length > shown.length) shown.push(`  … and ${problems.length - shown.length} more`);
-  throw new ToolgateError('config_invalid', `createToolgate: invalid options:\n${shown.join('\n')}\nThe options are described in docs/library.md.`, { details: { problems } });
+  throw new ToolgateError(
+    'config_invalid',
+    `createToolgate: invalid options:\n${shown.join('\n')}\nThe options are described in docs/library.md.`,
+    { details: { problems } },
+  );
 }
 
 /** A config-schema path as the options name it. */
@@ -114,14 +127,22 @@ function optionPath(path: readonly PropertyKey[], serverIndex: ReadonlyMap<strin
   const [head, second, ...rest] = path.map(String);
   let parts: string[];
   if (head === 'servers' && second !== undefined) parts = [`tools[${serverIndex.get(second) ?? '?'}]`, ...rest];
-  else if (head === 'tools' || head === 'tenants' || head === 'redact') parts = ['policy', head, ...(second === undefined ? [] : [second]), ...rest];
+  else if (head === 'tools' || head === 'tenants' || head === 'redact')
+    parts = ['policy', head, ...(second === undefined ? [] : [second]), ...rest];
   else if (head === 'server') parts = [...(second === undefined ? [] : [second]), ...rest];
   else parts = path.map(String);
   return parts.length === 0 ? '(options)' : parts.join('.');
 }
 
 function isStore(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && 'append' in value && typeof value.append === 'function' && 'readEvents' in value && typeof value.readEvents === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'append' in value &&
+    typeof value.append === 'function' &&
+    'readEvents' in value &&
+    typeof value.readEvents === 'function'
+  );
 }
 
 function defined(value: Record<string, unknown>): Record<string, unknown> {

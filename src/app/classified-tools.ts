@@ -15,7 +15,11 @@ export type ClassifiedTool = ToolSpec & {
 };
 
 /** The tools a tenant may use (denied ones left out), each with its read/write classification. */
-export function classifyTools(options: { known: readonly { spec: ToolSpec; available: boolean }[]; policy: Policy; tenantId: string | undefined }): ClassifiedTool[] {
+export function classifyTools(options: {
+  known: readonly { spec: ToolSpec; available: boolean }[];
+  policy: Policy;
+  tenantId: string | undefined;
+}): ClassifiedTool[] {
   const { policy, tenantId } = options;
   return options.known
     .filter(({ spec }) => isToolAllowed(policy, tenantId, spec).allowed)

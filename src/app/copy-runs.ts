@@ -2,7 +2,10 @@ import { ToolgateError, TERMINAL_RUN_STATUSES, type RunEvent, type RunStore, des
 
 const PAGE = 200;
 
-export type CopyOutcome = { kind: 'copied'; runId: string; events: number } | { kind: 'skipped'; runId: string } | { kind: 'failed'; runId: string; message: string };
+export type CopyOutcome =
+  | { kind: 'copied'; runId: string; events: number }
+  | { kind: 'skipped'; runId: string }
+  | { kind: 'failed'; runId: string; message: string };
 
 export interface CopyReport {
   copied: number;
@@ -18,10 +21,15 @@ export interface CopyReport {
  * `target` as it was: ids, numbering, times, settings. A run the target
  * already has is skipped, so a copy that stopped half-way can run again.
  */
-export async function copyRuns(options: { source: RunStore; target: RunStore; onRun?: (outcome: CopyOutcome) => void }): Promise<CopyReport> {
+export async function copyRuns(options: {
+  source: RunStore;
+  target: RunStore;
+  onRun?: (outcome: CopyOutcome) => void;
+}): Promise<CopyReport> {
   const { source, target } = options;
   const importRun = target.importRun?.bind(target);
-  if (importRun === undefined) throw new ToolgateError('usage', 'this store cannot take copied runs: copy into postgres://… or sqlite:<file>');
+  if (importRun === undefined)
+    throw new ToolgateError('usage', 'this store cannot take copied runs: copy into postgres://… or sqlite:<file>');
   const report: CopyReport = { copied: 0, skipped: 0, failed: 0, events: 0, active: 0 };
   let cursor: string | undefined;
   do {
@@ -31,9 +39,16 @@ export async function copyRuns(options: { source: RunStore; target: RunStore; on
       try {
         const events = await readAll(source, run.id);
         const gap = events.findIndex((event, i) => event.id !== i + 1);
-        if (gap >= 0) throw new ToolgateError('conflict', `its log is not numbered 1, 2, 3…: event ${events[gap]?.id ?? '?'} is at position ${gap + 1}`);
+        if (gap >= 0)
+          throw new ToolgateError(
+            'conflict',
+            `its log is not numbered 1, 2, 3…: event ${events[gap]?.id ?? '?'} is at position ${gap + 1}`,
+          );
         const result = await importRun(run, events);
-        outcome = result === 'exists' ? { kind: 'skipped', runId: run.id } : { kind: 'copied', runId: run.id, events: events.length };
+        outcome =
+          result === 'exists'
+            ? { kind: 'skipped', runId: run.id }
+            : { kind: 'copied', runId: run.id, events: events.length };
       } catch (error) {
         outcome = { kind: 'failed', runId: run.id, message: describeError(error) };
       }

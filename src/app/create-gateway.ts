@@ -51,7 +51,9 @@ export function createGateway(options: CreateGatewayOptions): GatewayApp {
   const config = options.config ?? toolgate.settings.gatewayConfig;
   const maxResultBytes = config.maxResultBytes ?? toolgate.settings.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
   const dryRunFor = (tenantId: string | undefined): boolean =>
-    options.dryRun === true || config.dryRun === true || (Array.isArray(config.dryRun) && tenantId !== undefined && config.dryRun.includes(tenantId));
+    options.dryRun === true ||
+    config.dryRun === true ||
+    (Array.isArray(config.dryRun) && tenantId !== undefined && config.dryRun.includes(tenantId));
   const gateway = new Gateway({
     store: toolgate.store,
     owner: `${toolgate.engine.owner}/gateway`,
@@ -66,13 +68,17 @@ export function createGateway(options: CreateGatewayOptions): GatewayApp {
     },
     listTools: async () => (await toolgate.tools.listing()).tools,
     refreshTools: () => toolgate.tools.refresh(),
-    ...(config.pinning === false ? {} : { checkPins: (tools) => checkToolPins(toolgate.store, tools, () => new Date().toISOString()) }),
+    ...(config.pinning === false
+      ? {}
+      : { checkPins: (tools) => checkToolPins(toolgate.store, tools, () => new Date().toISOString()) }),
     approvalTimeoutMs: config.approvalTimeoutMs,
     sessionIdleMs: config.sessionIdleMs,
     maxSessions: config.maxSessions,
     ...sessionShares(config, toolgate.settings.tenants),
     maxResultBytes,
-    ...(config.rateLimits === undefined ? {} : { rateLimiter: new RateLimiter(rateLimitsFrom(config.rateLimits), toolgate.store.limits) }),
+    ...(config.rateLimits === undefined
+      ? {}
+      : { rateLimiter: new RateLimiter(rateLimitsFrom(config.rateLimits), toolgate.store.limits) }),
     elicitation: config.elicitation,
     stateSecret: config.stateSecret,
     onEvents: options.onEvents,
@@ -82,8 +88,16 @@ export function createGateway(options: CreateGatewayOptions): GatewayApp {
   const stdioIdentity = (): GatewayIdentity => {
     const tenantId = options.identity?.tenantId ?? config.identity?.tenant;
     const userId = options.identity?.userId ?? config.identity?.user;
-    if (tenantId !== undefined && toolgate.settings.tenants[tenantId] === undefined && Object.keys(toolgate.settings.tenants).length > 0) {
-      throw new ToolgateError('usage', `gateway.identity names tenant "${tenantId}", which is not in tenants: (known: ${Object.keys(toolgate.settings.tenants).join(', ')})`);
+    if (
+      tenantId !== undefined &&
+      toolgate.settings.tenants[tenantId] === undefined &&
+      Object.keys(toolgate.settings.tenants).length > 0
+    ) {
+      throw new ToolgateError(
+        'usage',
+        `gateway.identity names tenant "${tenantId}", which is not in ` +
+          `tenants: (known: ${Object.keys(toolgate.settings.tenants).join(', ')})`,
+      );
     }
     return { tenantId, userId, dryRun: dryRunFor(tenantId) };
   };
@@ -91,7 +105,8 @@ export function createGateway(options: CreateGatewayOptions): GatewayApp {
     gateway,
     http,
     dryRunFor,
-    sweepLostSessions: () => sweepLostGatewaySessions(toolgate.store, { owner: toolgate.engine.owner, ttlMs: toolgate.engine.leaseMs }),
+    sweepLostSessions: () =>
+      sweepLostGatewaySessions(toolgate.store, { owner: toolgate.engine.owner, ttlMs: toolgate.engine.leaseMs }),
     serveStdio: () => serveGatewayStdio(gateway, stdioIdentity(), toolgate.tools.passthrough),
     close: async (reason) => {
       await gateway.close(reason);
@@ -100,20 +115,35 @@ export function createGateway(options: CreateGatewayOptions): GatewayApp {
   };
 }
 
-/** Each tenant's and key's share of the sessions: configured, or the defaults that depend on how many tenants and keys there are. */
-function sessionShares(config: Settings['gatewayConfig'], tenants: Settings['tenants']): { maxSessionsPerTenant: number; maxSessionsPerKey: (tenantId: string | undefined) => number } {
-  const keysOf = (tenantId: string | undefined): number => (tenantId === undefined ? 0 : (tenants[tenantId]?.apiKeys?.length ?? 0));
+/**
+ * Each tenant's and key's share of the sessions: configured, or the defaults that depend on how many tenants and keys
+ * there are.
+ */
+function sessionShares(
+  config: Settings['gatewayConfig'],
+  tenants: Settings['tenants'],
+): { maxSessionsPerTenant: number; maxSessionsPerKey: (tenantId: string | undefined) => number } {
+  const keysOf = (tenantId: string | undefined): number =>
+    tenantId === undefined ? 0 : (tenants[tenantId]?.apiKeys?.length ?? 0);
   const withKeys = Object.keys(tenants).filter((id) => keysOf(id) > 0).length;
-  const perTenant = config.maxSessionsPerTenant ?? defaultMaxSessionsPerTenant(config.maxSessions ?? DEFAULT_MAX_SESSIONS, withKeys);
+  const perTenant =
+    config.maxSessionsPerTenant ?? defaultMaxSessionsPerTenant(config.maxSessions ?? DEFAULT_MAX_SESSIONS, withKeys);
   const perKey = config.maxSessionsPerKey;
-  return { maxSessionsPerTenant: perTenant, maxSessionsPerKey: (tenantId) => perKey ?? defaultMaxSessionsPerKey(perTenant, keysOf(tenantId)) };
+  return {
+    maxSessionsPerTenant: perTenant,
+    maxSessionsPerKey: (tenantId) => perKey ?? defaultMaxSessionsPerKey(perTenant, keysOf(tenantId)),
+  };
 }
 
 function rateLimitsFrom(config: NonNullable<Settings['gatewayConfig']['rateLimits']>): RateLimits {
   const tools = Object.entries(config.tools ?? {}).map(([pattern, limit]) => ({
     pattern,
     limit,
-    matches: (tool: { name: string; server: string; tool: string }) => matchToolPattern(pattern, { server: tool.server, tool: tool.tool, exposedName: tool.name }),
+    matches: (tool: { name: string; server: string; tool: string }) =>
+      matchToolPattern(pattern, { server: tool.server, tool: tool.tool, exposedName: tool.name }),
   }));
-  return { ...(config.tenant === undefined ? {} : { tenant: config.tenant }), ...(tools.length === 0 ? {} : { tools }) };
+  return {
+    ...(config.tenant === undefined ? {} : { tenant: config.tenant }),
+    ...(tools.length === 0 ? {} : { tools }),
+  };
 }

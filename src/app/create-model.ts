@@ -1,7 +1,12 @@
 import { resolve } from 'node:path';
 import { closestName, ToolgateError, type ModelAdapter } from '../core/index.ts';
 import { knownProviders, SCRIPTED_PROVIDER } from '../config/providers.ts';
-import type { AnthropicProviderEntry, OllamaProviderEntry, OpenAIProviderEntry, ProviderConfig } from '../config/providers-schema.ts';
+import type {
+  AnthropicProviderEntry,
+  OllamaProviderEntry,
+  OpenAIProviderEntry,
+  ProviderConfig,
+} from '../config/providers-schema.ts';
 import type { AnthropicAdapterOptions } from '../providers/anthropic/anthropic-adapter.ts';
 import type { OllamaAdapterOptions } from '../providers/ollama/ollama-adapter.ts';
 import type { OpenAIAdapterOptions } from '../providers/openai/openai-adapter.ts';
@@ -21,7 +26,8 @@ export interface CreateModelOptions {
   cwd?: string;
 }
 
-// Every config key of a provider type must be an option of its adapter: a key added to one and not the other fails to compile.
+// Every config key of a provider type must be an option of its adapter: a key added to one and not the other fails to
+// compile.
 type KeysFit<Entry, Options> = Exclude<keyof Entry, 'type'> extends keyof Options ? true : never;
 const FITS: [
   KeysFit<OpenAIProviderEntry, OpenAIAdapterOptions>,
@@ -45,7 +51,12 @@ async function createProviderModel(options: CreateModelOptions): Promise<ModelAd
   const colon = options.model.indexOf(':');
   const provider = colon < 0 ? options.model : options.model.slice(0, colon);
   const name = colon < 0 ? '' : options.model.slice(colon + 1);
-  if (name === '') throw new ToolgateError('usage', `model "${options.model}" must be "provider:model", e.g. openai:gpt-4o-mini, anthropic:claude-sonnet-4-5 or ollama:qwen2.5:7b`);
+  if (name === '')
+    throw new ToolgateError(
+      'usage',
+      `model "${options.model}" must be "provider:model", e.g. ` +
+        `openai:gpt-4o-mini, anthropic:claude-sonnet-4-5 or ollama:qwen2.5:7b`,
+    );
   if (provider === SCRIPTED_PROVIDER) {
     const file = resolve(options.cwd ?? process.cwd(), name);
     const [{ createScriptedAdapter }, { loadScript }] = await Promise.all([
@@ -61,8 +72,11 @@ async function createProviderModel(options: CreateModelOptions): Promise<ModelAd
     const close = closestName(provider, known);
     throw new ToolgateError(
       'usage',
-      `unknown model provider "${provider}" in "${options.model}"${close === undefined ? '' : ` (did you mean "${close}"?)`}; known providers: ${known.join(', ')}. ` +
-        `Another OpenAI-compatible server (vLLM, llama.cpp, LM Studio, DeepSeek, OpenRouter…) is declared under providers:, e.g. ${provider}: {type: openai, baseUrl: http://localhost:8000/v1}`,
+      `unknown model provider "${provider}" in ` +
+        (`"${options.model}"${close === undefined ? '' : ` (did you mean "${close}"?)`}; ` +
+          `known providers: ${known.join(', ')}. `) +
+        (`Another OpenAI-compatible server (vLLM, llama.cpp, LM Studio, DeepSeek, OpenRouter…) is ` +
+          `declared under providers:, e.g. ${provider}: {type: openai, baseUrl: http://localhost:8000/v1}`),
     );
   }
   const problem = endpointProblem(provider, entry);

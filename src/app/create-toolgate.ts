@@ -22,7 +22,10 @@ export async function createToolgate(options: CreateToolgateOptions = {}): Promi
   await checkToolgateOptions(options);
   // As the providers' own clients do: the environment is the fallback for keys and endpoints.
   const providers = resolveProviders(options.providers, process.env);
-  const store = typeof options.store === 'string' ? await openStore(options.store, options.cwd === undefined ? {} : { cwd: options.cwd }) : options.store;
+  const store =
+    typeof options.store === 'string'
+      ? await openStore(options.store, options.cwd === undefined ? {} : { cwd: options.cwd })
+      : options.store;
   try {
     return toolgateFrom({ ...options, providers }, store);
   } catch (error) {
@@ -39,7 +42,8 @@ export function toolgateFrom(options: CreateToolgateOptions, store?: RunStore): 
   const { servers, sources } = sortToolEntries(options.tools ?? []);
   // A spawned server without a folder of its own starts where relative paths resolve.
   if (options.cwd !== undefined) {
-    for (const [name, server] of Object.entries(servers)) if ('command' in server && server.cwd === undefined) servers[name] = { ...server, cwd: options.cwd };
+    for (const [name, server] of Object.entries(servers))
+      if ('command' in server && server.cwd === undefined) servers[name] = { ...server, cwd: options.cwd };
   }
   const settings = settingsFromOptions(options, servers);
   return new Toolgate({

@@ -11,24 +11,34 @@ describe('the data directory', () => {
     assert.equal(dataDir({ env: { TOOLGATE_HOME: 'rel' }, cwd: '/w' }), join('/w', 'rel'));
     assert.equal(dataDir({ env: { XDG_DATA_HOME: '/x', HOME: '/h' }, cwd: '/w' }), join('/x', 'toolgate'));
     // A relative XDG_DATA_HOME is invalid by the spec and ignored.
-    assert.equal(dataDir({ env: { XDG_DATA_HOME: 'x', HOME: '/h' }, cwd: '/w' }), join('/h', '.local', 'share', 'toolgate'));
-    assert.equal(dataDir({ env: { TOOLGATE_HOME: '', HOME: '/h' }, cwd: '/w' }), join('/h', '.local', 'share', 'toolgate'));
+    assert.equal(
+      dataDir({ env: { XDG_DATA_HOME: 'x', HOME: '/h' }, cwd: '/w' }),
+      join('/h', '.local', 'share', 'toolgate'),
+    );
+    assert.equal(
+      dataDir({ env: { TOOLGATE_HOME: '', HOME: '/h' }, cwd: '/w' }),
+      join('/h', '.local', 'share', 'toolgate'),
+    );
     assert.equal(defaultRunsDb({ env: { TOOLGATE_HOME: '/t' }, cwd: '/w' }), join('/t', 'runs.db'));
   });
 
-  it('a new store file and its new folder are private to the user; an existing file is left alone', { skip: process.platform === 'win32' }, () => {
-    const root = mkdtempSync(join(tmpdir(), 'toolgate-data-dir-'));
-    try {
-      const file = join(root, 'a', 'b', 'runs.db');
-      preparePrivateDbFile(file);
-      assert.equal(statSync(join(root, 'a', 'b')).mode & 0o777, 0o700);
-      assert.equal(statSync(file).mode & 0o777, 0o600);
-      assert.equal(statSync(file).size, 0);
-      writeFileSync(file, 'kept');
-      preparePrivateDbFile(file);
-      assert.equal(readFileSync(file, 'utf8'), 'kept');
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
-  });
+  it(
+    'a new store file and its new folder are private to the user; an existing file is left alone',
+    { skip: process.platform === 'win32' },
+    () => {
+      const root = mkdtempSync(join(tmpdir(), 'toolgate-data-dir-'));
+      try {
+        const file = join(root, 'a', 'b', 'runs.db');
+        preparePrivateDbFile(file);
+        assert.equal(statSync(join(root, 'a', 'b')).mode & 0o777, 0o700);
+        assert.equal(statSync(file).mode & 0o777, 0o600);
+        assert.equal(statSync(file).size, 0);
+        writeFileSync(file, 'kept');
+        preparePrivateDbFile(file);
+        assert.equal(readFileSync(file, 'utf8'), 'kept');
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    },
+  );
 });

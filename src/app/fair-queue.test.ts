@@ -38,27 +38,34 @@ describe('FairQueue', () => {
     assert.deepEqual(drain(queue), ['g1']);
   });
 
-  it('property: every run comes out once; per tenant in order; no tenant waits behind more than one run of each other tenant', () => {
-    fc.assert(
-      fc.property(fc.array(fc.constantFrom('a', 'b', 'c', undefined), { maxLength: 60 }), (tenants) => {
-        const queue = new FairQueue();
-        tenants.forEach((tenant, i) => queue.push(`${tenant ?? '-'}${i}`, tenant));
-        const out = drain(queue);
-        assert.equal(out.length, tenants.length);
-        for (const tenant of ['a', 'b', 'c', '-']) {
-          const mine = out.filter((id) => id.startsWith(tenant));
-          assert.deepEqual(mine, [...mine].sort((x, y) => Number(x.slice(1)) - Number(y.slice(1))));
-        }
-        // Round by round: the k-th run of a tenant comes out before the (k+1)-th run of any tenant.
-        const round = new Map<string, number>();
-        let last = 0;
-        for (const id of out) {
-          const k = (round.get(id[0] ?? '') ?? 0) + 1;
-          round.set(id[0] ?? '', k);
-          assert.ok(k >= last, `${id} is run ${k} of its tenant after a run of round ${last}`);
-          last = k;
-        }
-      }),
-    );
-  });
+  it(
+    'property: every run comes out once; per tenant in order; no ' +
+      'tenant waits behind more than one run of each other tenant',
+    () => {
+      fc.assert(
+        fc.property(fc.array(fc.constantFrom('a', 'b', 'c', undefined), { maxLength: 60 }), (tenants) => {
+          const queue = new FairQueue();
+          tenants.forEach((tenant, i) => queue.push(`${tenant ?? '-'}${i}`, tenant));
+          const out = drain(queue);
+          assert.equal(out.length, tenants.length);
+          for (const tenant of ['a', 'b', 'c', '-']) {
+            const mine = out.filter((id) => id.startsWith(tenant));
+            assert.deepEqual(
+              mine,
+              [...mine].sort((x, y) => Number(x.slice(1)) - Number(y.slice(1))),
+            );
+          }
+          // Round by round: the k-th run of a tenant comes out before the (k+1)-th run of any tenant.
+          const round = new Map<string, number>();
+          let last = 0;
+          for (const id of out) {
+            const k = (round.get(id[0] ?? '') ?? 0) + 1;
+            round.set(id[0] ?? '', k);
+            assert.ok(k >= last, `${id} is run ${k} of its tenant after a run of round ${last}`);
+            last = k;
+          }
+        }),
+      );
+    },
+  );
 });

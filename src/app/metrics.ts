@@ -5,7 +5,10 @@ import type { AuthThrottleEvent, SseStats } from '../server/index.ts';
 import { timeAppends } from './timed-store.ts';
 import { registerWaitingGauges } from './waiting-gauges.ts';
 
-/** Label values per label beyond this are counted as `other`: a model inventing tool names cannot grow the metrics without bound. */
+/**
+ * Label values per label beyond this are counted as `other`: a model inventing tool names cannot grow the metrics
+ * without bound.
+ */
 export const MAX_LABEL_VALUES = 200;
 /** Runs whose per-run state (labels, calls seen) is kept at once; the oldest is dropped beyond. */
 const MAX_TRACKED_RUNS = 10_000;
@@ -63,29 +66,81 @@ export class ToolgateMetrics {
     this.#store = options.store;
     const registers = [this.registry];
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'toolgate_' });
-    const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> => new Counter({ name, help, labelNames, registers });
-    this.#runsStarted = counter('toolgate_runs_started_total', 'Runs started, by strategy and tenant', ['strategy', 'tenant']);
-    this.#runsEnded = counter('toolgate_runs_total', 'Runs ended, by status (completed, failed, cancelled), strategy and tenant', ['status', 'strategy', 'tenant']);
-    this.#toolCalls = counter('toolgate_tool_calls_total', 'Tool calls by tool, effect (read, write) and outcome (ok, error, denied, invalid, approval, dry_run)', ['tool', 'effect', 'outcome']);
-    this.#modelLatency = new Histogram({ name: 'toolgate_model_call_duration_seconds', help: 'Model calls, by model', labelNames: ['model'], buckets: LATENCY_BUCKETS, registers });
-    this.#toolLatency = new Histogram({ name: 'toolgate_tool_call_duration_seconds', help: 'Tool calls that ran, by tool', labelNames: ['tool'], buckets: LATENCY_BUCKETS, registers });
-    this.#tokens = counter('toolgate_tokens_total', 'Model tokens, by model and direction (input, output; cache_read and cache_write are parts of input)', ['model', 'direction']);
-    this.#tokensEstimated = counter(
-      'toolgate_tokens_estimated_total',
-      'Of toolgate_tokens_total, the tokens toolgate estimated with its tokenizer because the model API did not report them, by model and direction (input, output)',
+    const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> =>
+      new Counter({ name, help, labelNames, registers });
+    this.#runsStarted = counter('toolgate_runs_started_total', 'Runs started, by strategy and tenant', [
+      'strategy',
+      'tenant',
+    ]);
+    this.#runsEnded = counter(
+      'toolgate_runs_total',
+      'Runs ended, by status (completed, failed, cancelled), strategy and tenant',
+      ['status', 'strategy', 'tenant'],
+    );
+    this.#toolCalls = counter(
+      'toolgate_tool_calls_total',
+      'Tool calls by tool, effect (read, write) and outcome (ok, error, denied, invalid, approval, dry_run)',
+      ['tool', 'effect', 'outcome'],
+    );
+    this.#modelLatency = new Histogram({
+      name: 'toolgate_model_call_duration_seconds',
+      help: 'Model calls, by model',
+      labelNames: ['model'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.#toolLatency = new Histogram({
+      name: 'toolgate_tool_call_duration_seconds',
+      help: 'Tool calls that ran, by tool',
+      labelNames: ['tool'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.#tokens = counter(
+      'toolgate_tokens_total',
+      'Model tokens, by model and direction (input, output; cache_read and cache_write are parts of input)',
       ['model', 'direction'],
     );
-    this.#cost = counter('toolgate_cost_usd_total', 'Model cost in US dollars at the configured prices, by model', ['model']);
-    this.#guardTrips = counter('toolgate_guard_trips_total', 'Runtime guard trips, by code and action', ['code', 'action']);
+    this.#tokensEstimated = counter(
+      'toolgate_tokens_estimated_total',
+      'Of toolgate_tokens_total, the tokens toolgate estimated with its tokenizer ' +
+        'because the model API did not report them, by model and direction (input, output)',
+      ['model', 'direction'],
+    );
+    this.#cost = counter('toolgate_cost_usd_total', 'Model cost in US dollars at the configured prices, by model', [
+      'model',
+    ]);
+    this.#guardTrips = counter('toolgate_guard_trips_total', 'Runtime guard trips, by code and action', [
+      'code',
+      'action',
+    ]);
     this.#parseRepairs = counter(
       'toolgate_parse_repairs_total',
-      'What the parser repaired or rejected in model turns, by family (native calls, or the text format: hermes, mistral, deepseek, …) and diagnostic code',
+      'What the parser repaired or rejected in model turns, by family (native ' +
+        'calls, or the text format: hermes, mistral, deepseek, …) and diagnostic code',
       ['family', 'code'],
     );
-    this.#parseRetries = counter('toolgate_parse_retries_total', 'Model turns sent back with feedback, by the first diagnostic code', ['code']);
-    this.#storeAppend = new Histogram({ name: 'toolgate_store_append_duration_seconds', help: 'Appends to the run store', buckets: STORE_BUCKETS, registers });
-    this.#authFailures = counter('toolgate_auth_failures_total', 'Wrong API keys presented, by where (bearer: an Authorization header; sign_in: POST /v1/session)', ['via']);
-    this.#authThrottled = counter('toolgate_auth_throttled_total', 'Requests answered 429 because of failed authentications, by the count that refused them (address, key_prefix)', ['limit']);
+    this.#parseRetries = counter(
+      'toolgate_parse_retries_total',
+      'Model turns sent back with feedback, by the first diagnostic code',
+      ['code'],
+    );
+    this.#storeAppend = new Histogram({
+      name: 'toolgate_store_append_duration_seconds',
+      help: 'Appends to the run store',
+      buckets: STORE_BUCKETS,
+      registers,
+    });
+    this.#authFailures = counter(
+      'toolgate_auth_failures_total',
+      'Wrong API keys presented, by where (bearer: an Authorization header; sign_in: POST /v1/session)',
+      ['via'],
+    );
+    this.#authThrottled = counter(
+      'toolgate_auth_throttled_total',
+      'Requests answered 429 because of failed authentications, by the count that refused them (address, key_prefix)',
+      ['limit'],
+    );
     registerWaitingGauges({ store: this.#store, registers });
     const subscribers: Gauge = new Gauge({
       name: 'toolgate_sse_subscribers',
@@ -173,8 +228,10 @@ export class ToolgateMetrics {
           this.#tokens.inc({ model, direction: 'input' }, usage.promptTokens);
           this.#tokens.inc({ model, direction: 'output' }, usage.completionTokens);
           // Parts of the input that the provider's prompt cache served or stored (counted in input too).
-          if (usage.cacheReadTokens !== undefined) this.#tokens.inc({ model, direction: 'cache_read' }, usage.cacheReadTokens);
-          if (usage.cacheWriteTokens !== undefined) this.#tokens.inc({ model, direction: 'cache_write' }, usage.cacheWriteTokens);
+          if (usage.cacheReadTokens !== undefined)
+            this.#tokens.inc({ model, direction: 'cache_read' }, usage.cacheReadTokens);
+          if (usage.cacheWriteTokens !== undefined)
+            this.#tokens.inc({ model, direction: 'cache_write' }, usage.cacheWriteTokens);
           if (usage.estimated === true) {
             const estimated = estimatedTokens(usage);
             this.#tokensEstimated.inc({ model, direction: 'input' }, estimated.promptTokens);
@@ -183,7 +240,8 @@ export class ToolgateMetrics {
           if (labels.price !== undefined) this.#cost.inc({ model }, costOf(usage, labels.price));
         }
         const family = event.data.toolCalls.length > 0 ? 'native' : envelopeFamily(event.data.text);
-        for (const d of event.data.diagnostics ?? []) this.#parseRepairs.inc({ family, code: this.#bounded('code', d.code) });
+        for (const d of event.data.diagnostics ?? [])
+          this.#parseRepairs.inc({ family, code: this.#bounded('code', d.code) });
         break;
       }
       case 'parse_retry':

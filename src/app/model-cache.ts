@@ -11,7 +11,11 @@ export class ModelCache {
   readonly #settings: Pick<Settings, 'model' | 'providers'>;
   readonly #cwd: string | undefined;
 
-  constructor(options: { own: ModelAdapter | undefined; settings: Pick<Settings, 'model' | 'providers'>; cwd: string | undefined }) {
+  constructor(options: {
+    own: ModelAdapter | undefined;
+    settings: Pick<Settings, 'model' | 'providers'>;
+    cwd: string | undefined;
+  }) {
     this.#own = options.own === undefined ? undefined : withEstimatedUsage(options.own);
     this.#settings = options.settings;
     this.#cwd = options.cwd;
@@ -23,12 +27,19 @@ export class ModelCache {
     const modelId = id ?? this.#settings.model;
     if (modelId === undefined) {
       return Promise.reject(
-        new ToolgateError('usage', 'no model given: pass --model provider:model (e.g. openai:gpt-4o-mini) or set `model:` in toolgate.yaml'),
+        new ToolgateError(
+          'usage',
+          'no model given: pass --model provider:model (e.g. openai:gpt-4o-mini) or set `model:` in toolgate.yaml',
+        ),
       );
     }
     let adapter = this.#models.get(modelId);
     if (adapter === undefined) {
-      adapter = createModel({ model: modelId, providers: this.#settings.providers, ...(this.#cwd === undefined ? {} : { cwd: this.#cwd }) });
+      adapter = createModel({
+        model: modelId,
+        providers: this.#settings.providers,
+        ...(this.#cwd === undefined ? {} : { cwd: this.#cwd }),
+      });
       adapter.catch(() => this.#models.delete(modelId));
       this.#models.set(modelId, adapter);
     }

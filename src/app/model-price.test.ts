@@ -16,7 +16,10 @@ describe('priceFor', () => {
   it('a scripted model is priced by the file it names, however either side spells it', () => {
     const prices = { 'scripted:./demo.json': cheap };
     assert.equal(priceFor({ prices, model: 'scripted:/srv/demo.json', cwd: '/srv' }), cheap);
-    assert.equal(priceFor({ prices: { 'scripted:/srv/demo.json': cheap }, model: 'scripted:demo.json', cwd: '/srv' }), cheap);
+    assert.equal(
+      priceFor({ prices: { 'scripted:/srv/demo.json': cheap }, model: 'scripted:demo.json', cwd: '/srv' }),
+      cheap,
+    );
     assert.equal(priceFor({ prices, model: 'scripted:/elsewhere/demo.json', cwd: '/srv' }), undefined);
   });
 });

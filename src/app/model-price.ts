@@ -21,7 +21,8 @@ export interface PriceForOptions {
  * the file they name.
  */
 export function priceFor(options: PriceForOptions): ModelPrice | undefined {
-  const file = (id: string): string => (id.startsWith(SCRIPTED) ? SCRIPTED + resolve(options.cwd, id.slice(SCRIPTED.length)) : id);
+  const file = (id: string): string =>
+    id.startsWith(SCRIPTED) ? SCRIPTED + resolve(options.cwd, id.slice(SCRIPTED.length)) : id;
   const model = file(options.model);
   return Object.entries(options.prices)
     .filter(([pattern]) => matchModelPattern(file(pattern), model))

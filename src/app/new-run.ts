@@ -1,4 +1,11 @@
-import { ToolgateError, type JsonObject, type ModelAdapter, type NewRun, type RunEvent, type RunSettings } from '../core/index.ts';
+import {
+  ToolgateError,
+  type JsonObject,
+  type ModelAdapter,
+  type NewRun,
+  type RunEvent,
+  type RunSettings,
+} from '../core/index.ts';
 import type { Settings } from '../config/resolve-settings.ts';
 import { tenantRuleFor } from '../gate/index.ts';
 import { settingsFrom } from '../orchestrator/run-agent.ts';
@@ -12,7 +19,10 @@ export interface RunRequest {
   /** "provider:model"; defaults to the configured model. */
   model?: string;
   maxSteps?: number;
-  /** A strategy name (react, plan, reflect, auto); unknown names are refused with the known ones. Default: the configured one. */
+  /**
+   * A strategy name (react, plan, reflect, auto); unknown names are refused with the known ones. Default: the
+   * configured one.
+   */
   strategy?: string;
   toolMode?: ToolMode;
   /** Offer the built-in todo tools (default: config `todo.enabled`). */
@@ -47,7 +57,11 @@ export async function newRunFrom(options: {
   const { request, settings: configured } = options;
   // JavaScript callers: a bare string, or no input, would otherwise start a run with nothing to answer.
   if (typeof request !== 'object' || request === null || typeof request.input !== 'string') {
-    throw new ToolgateError('usage', `a run takes an object with a string input, e.g. toolgate.run({ input: "What is the price for DE-LU?" }); got ${describeRequest(request)}`);
+    throw new ToolgateError(
+      'usage',
+      `a run takes an object with a string input, e.g. toolgate.run({ input: ` +
+        `"What is the price for DE-LU?" }); got ${describeRequest(request)}`,
+    );
   }
   const strategy = strategyFor(request.strategy ?? configured.strategy).name;
   const model = await options.model(request.model);
@@ -83,5 +97,7 @@ function describeRequest(request: unknown): string {
   if (typeof request === 'string') return 'a string (pass it as { input: … })';
   if (typeof request !== 'object' || request === null) return String(request);
   const input = 'input' in request ? request.input : undefined;
-  return input === undefined ? 'an object without input' : `input of type ${Array.isArray(input) ? 'array' : typeof input}`;
+  return input === undefined
+    ? 'an object without input'
+    : `input of type ${Array.isArray(input) ? 'array' : typeof input}`;
 }

@@ -11,7 +11,10 @@ describe('store specs', () => {
   });
 
   it('never prints a password', () => {
-    assert.equal(describeStore('postgres://toolgate:s3cret@db:5432/toolgate'), 'postgres://toolgate:***@db:5432/toolgate');
+    assert.equal(
+      describeStore('postgres://toolgate:s3cret@db:5432/toolgate'),
+      'postgres://toolgate:***@db:5432/toolgate',
+    );
     assert.equal(describeStore('postgres://toolgate@db/toolgate'), 'postgres://toolgate@db/toolgate');
     assert.equal(describeStore('sqlite:./data/toolgate.db'), 'sqlite:./data/toolgate.db');
     assert.doesNotMatch(describeStore('postgres://a:b@c d'), /b@/);

@@ -25,16 +25,23 @@ export function describeStore(spec: string): string {
 }
 
 /** `memory:`, `sqlite:<path>` (relative to cwd) or `postgres://…` → a RunStore. */
-export async function openStore(spec: string, options: { cwd?: string; synchronous?: 'FULL' | 'NORMAL'; busyTimeoutMs?: number; poolSize?: number } = {}): Promise<RunStore> {
+export async function openStore(
+  spec: string,
+  options: { cwd?: string; synchronous?: 'FULL' | 'NORMAL'; busyTimeoutMs?: number; poolSize?: number } = {},
+): Promise<RunStore> {
   if (spec === 'memory:' || spec === 'memory') return new MemoryRunStore();
   if (isPostgresSpec(spec)) {
     // Loaded only for PostgreSQL: `pg` stays out of every other start-up.
     const { openPostgresRunStore } = await import('../store/postgres/open-postgres-run-store.ts');
-    return openPostgresRunStore({ url: spec, ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }) });
+    return openPostgresRunStore({
+      url: spec,
+      ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
+    });
   }
   if (spec.startsWith('sqlite:')) {
     const raw = spec.slice('sqlite:'.length);
-    if (raw === '') throw new ToolgateError('usage', 'the sqlite store needs a file: --store sqlite:./data/toolgate.db');
+    if (raw === '')
+      throw new ToolgateError('usage', 'the sqlite store needs a file: --store sqlite:./data/toolgate.db');
     const path = raw === ':memory:' || isAbsolute(raw) ? raw : resolve(options.cwd ?? process.cwd(), raw);
     return openSqliteRunStore({
       path,
@@ -42,5 +49,9 @@ export async function openStore(spec: string, options: { cwd?: string; synchrono
       ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
     });
   }
-  throw new ToolgateError('usage', `unknown store "${describeStore(spec)}": use memory:, sqlite:<file> (e.g. sqlite:./data/toolgate.db) or postgres://user:password@host:5432/database`);
+  throw new ToolgateError(
+    'usage',
+    `unknown store "${describeStore(spec)}": use memory:, sqlite:<file> (e.g. ` +
+      `sqlite:./data/toolgate.db) or postgres://user:password@host:5432/database`,
+  );
 }

@@ -62,7 +62,7 @@ export async function parseReport(options: ParseReportOptions): Promise<ParseRep
     for (const run of page.runs) {
       if (options.model !== undefined && !matchModelPattern(options.model, run.model)) continue;
       report.runs++;
-      for (let after = 0; ; ) {
+      for (let after = 0; ;) {
         const events = await store.readEvents(run.id, { after, limit: eventPage });
         for (const event of events) {
           if (event.type !== 'assistant_message') continue;
@@ -75,7 +75,13 @@ export async function parseReport(options: ParseReportOptions): Promise<ParseRep
             const group = groups.get(groupKey);
             if (group !== undefined) group.replies++;
             else {
-              const example = { runId: run.id, seq: event.id, step: event.data.step, excerpt: excerptOf(replyText(event.data), options.excerptChars ?? DEFAULT_EXCERPT_CHARS), message };
+              const example = {
+                runId: run.id,
+                seq: event.id,
+                step: event.data.step,
+                excerpt: excerptOf(replyText(event.data), options.excerptChars ?? DEFAULT_EXCERPT_CHARS),
+                message,
+              };
               groups.set(groupKey, { model: run.model, type, kind, replies: 1, example });
             }
           }
@@ -86,20 +92,27 @@ export async function parseReport(options: ParseReportOptions): Promise<ParseRep
     }
     cursor = page.nextCursor;
   } while (cursor !== undefined);
-  report.groups = [...groups.values()].sort((a, b) => b.replies - a.replies || a.model.localeCompare(b.model) || a.kind.localeCompare(b.kind));
+  report.groups = [...groups.values()].sort(
+    (a, b) => b.replies - a.replies || a.model.localeCompare(b.model) || a.kind.localeCompare(b.kind),
+  );
   return report;
 }
 
 /** The kinds of one reply, each with the message that showed it first. */
-function kindsOf(diagnostics: readonly Diagnostic[]): Map<string, { type: 'repair' | 'diagnostic'; kind: string; message: string }> {
+function kindsOf(
+  diagnostics: readonly Diagnostic[],
+): Map<string, { type: 'repair' | 'diagnostic'; kind: string; message: string }> {
   const kinds = new Map<string, { type: 'repair' | 'diagnostic'; kind: string; message: string }>();
   for (const d of diagnostics) {
-    const repairs = d.code === 'repaired' ? (d.repairs ?? REPAIRED_MESSAGE.exec(d.message)?.[1]?.split(', ')) : undefined;
+    const repairs =
+      d.code === 'repaired' ? (d.repairs ?? REPAIRED_MESSAGE.exec(d.message)?.[1]?.split(', ')) : undefined;
     if (repairs === undefined || repairs.length === 0) {
-      if (!kinds.has(`diagnostic ${d.code}`)) kinds.set(`diagnostic ${d.code}`, { type: 'diagnostic', kind: d.code, message: d.message });
+      if (!kinds.has(`diagnostic ${d.code}`))
+        kinds.set(`diagnostic ${d.code}`, { type: 'diagnostic', kind: d.code, message: d.message });
       continue;
     }
-    for (const kind of repairs) if (!kinds.has(`repair ${kind}`)) kinds.set(`repair ${kind}`, { type: 'repair', kind, message: d.message });
+    for (const kind of repairs)
+      if (!kinds.has(`repair ${kind}`)) kinds.set(`repair ${kind}`, { type: 'repair', kind, message: d.message });
   }
   return kinds;
 }

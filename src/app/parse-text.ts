@@ -1,5 +1,11 @@
 import { isJsonObject } from '../core/index.ts';
-import { extractFromMessage, type AssistantMessageInput, type ExtractionResult, type NativeToolCall, type ToolRef } from '../parsing/index.ts';
+import {
+  extractFromMessage,
+  type AssistantMessageInput,
+  type ExtractionResult,
+  type NativeToolCall,
+  type ToolRef,
+} from '../parsing/index.ts';
 import type { CallFormat } from '../parsing/formats/call-format.ts';
 
 export type { AssistantMessageInput, ExtractionResult, NativeToolCall, ToolRef };
@@ -32,9 +38,14 @@ export function nativeCallsFrom(value: unknown): NativeToolCall[] | string {
   if (!Array.isArray(value)) return '"toolCalls" must be a list of {"name": "...", "arguments": "..."}';
   const calls: NativeToolCall[] = [];
   for (const [i, item] of value.entries()) {
-    if (!isJsonObject(item) || typeof item['name'] !== 'string') return `toolCalls[${i}] must be an object with a "name" string`;
+    if (!isJsonObject(item) || typeof item['name'] !== 'string')
+      return `toolCalls[${i}] must be an object with a "name" string`;
     const args = item['arguments'] ?? '';
-    if (typeof args !== 'string') return `toolCalls[${i}].arguments must be the raw arguments string (JSON text, as the model API sends it), not ${Array.isArray(args) ? 'an array' : typeof args}`;
+    if (typeof args !== 'string')
+      return (
+        `toolCalls[${i}].arguments must be the raw arguments string (JSON text, as ` +
+        `the model API sends it), not ${Array.isArray(args) ? 'an array' : typeof args}`
+      );
     if (item['id'] !== undefined && typeof item['id'] !== 'string') return `toolCalls[${i}].id must be a string`;
     calls.push({ name: item['name'], arguments: args, ...(typeof item['id'] === 'string' ? { id: item['id'] } : {}) });
   }
@@ -47,7 +58,10 @@ export function parseModelMessage(message: AssistantMessageInput): ExtractionRes
 }
 
 /** The parser on text alone. */
-export function parseModelText(text: string, options: { tools: readonly ToolRef[]; truncated?: boolean; formats?: readonly CallFormat[] }): ExtractionResult {
+export function parseModelText(
+  text: string,
+  options: { tools: readonly ToolRef[]; truncated?: boolean; formats?: readonly CallFormat[] },
+): ExtractionResult {
   return extractFromMessage({
     text,
     tools: options.tools,

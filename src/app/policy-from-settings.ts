@@ -7,6 +7,7 @@ export function policyFromSettings(settings: Settings): Policy {
   const tools: Policy['tools'] = {};
   for (const [pattern, rule] of Object.entries(settings.tools)) tools[pattern] = withoutUndefined(rule);
   const tenants: Policy['tenants'] = {};
-  for (const [id, rule] of Object.entries(settings.tenants)) tenants[id] = withoutUndefined({ allow: rule.allow, deny: rule.deny });
+  for (const [id, rule] of Object.entries(settings.tenants))
+    tenants[id] = withoutUndefined({ allow: rule.allow, deny: rule.deny });
   return { tools, tenants, ...(settings.redact === undefined ? {} : { redact: settings.redact }) };
 }

@@ -29,7 +29,8 @@ export class RouterEvidenceFile {
       this.#warn(`router.evalResults: ${this.#path} does not exist; routing without eval results`);
       return undefined;
     }
-    if (this.#cached !== undefined && this.#cached.mtimeMs === stat.mtimeMs && this.#cached.size === stat.size) return this.#cached.evidence;
+    if (this.#cached !== undefined && this.#cached.mtimeMs === stat.mtimeMs && this.#cached.size === stat.size)
+      return this.#cached.evidence;
     const evidence = this.#load(stat.size);
     this.#cached = { mtimeMs: stat.mtimeMs, size: stat.size, evidence };
     return evidence;
@@ -37,19 +38,26 @@ export class RouterEvidenceFile {
 
   #load(size: number): RouterEvidence | undefined {
     if (size > MAX_RESULTS_BYTES) {
-      this.#warn(`router.evalResults: ${this.#path} is larger than ${MAX_RESULTS_BYTES} bytes; routing without eval results`);
+      this.#warn(
+        `router.evalResults: ${this.#path} is larger than ${MAX_RESULTS_BYTES} bytes; routing without eval results`,
+      );
       return undefined;
     }
     let report: unknown;
     try {
       report = JSON.parse(readFileSync(this.#path, 'utf8'));
     } catch (error) {
-      this.#warn(`router.evalResults: ${this.#path} is not JSON (${describeError(error)}); routing without eval results`);
+      this.#warn(
+        `router.evalResults: ${this.#path} is not JSON (${describeError(error)}); routing without eval results`,
+      );
       return undefined;
     }
     const rows = isJsonObject(report) && Array.isArray(report['byIntent']) ? report['byIntent'] : undefined;
     if (rows === undefined) {
-      this.#warn(`router.evalResults: ${this.#path} has no "byIntent" list: write it with toolgate eval --out; routing without eval results`);
+      this.#warn(
+        `router.evalResults: ${this.#path} has no "byIntent" list: ` +
+          `write it with toolgate eval --out; routing without eval results`,
+      );
       return undefined;
     }
     const byIntent: RouterEvidence['byIntent'] = [];
@@ -57,8 +65,15 @@ export class RouterEvidenceFile {
       if (!isJsonObject(row)) continue;
       const { intent, strategy, passRate, avgCostUsd, runs } = row;
       if (!isOneOf(INTENTS, intent) || !isOneOf(STRATEGY_NAMES, strategy)) continue;
-      if (typeof passRate !== 'number' || !(passRate >= 0 && passRate <= 1) || typeof runs !== 'number' || !(runs >= 0)) continue;
-      byIntent.push({ intent, strategy, passRate, avgCostUsd: typeof avgCostUsd === 'number' && avgCostUsd >= 0 ? avgCostUsd : 0, runs });
+      if (typeof passRate !== 'number' || !(passRate >= 0 && passRate <= 1) || typeof runs !== 'number' || !(runs >= 0))
+        continue;
+      byIntent.push({
+        intent,
+        strategy,
+        passRate,
+        avgCostUsd: typeof avgCostUsd === 'number' && avgCostUsd >= 0 ? avgCostUsd : 0,
+        runs,
+      });
     }
     this.#warned = undefined;
     return { source: this.#path, byIntent };

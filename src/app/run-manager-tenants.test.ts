@@ -5,7 +5,10 @@ import { resolveSettings } from '../config/resolve-settings.ts';
 import { RunManager, defaultQueueLimitPerTenant } from './run-manager.ts';
 import { Toolgate } from './toolgate.ts';
 
-/** A model that answers one call at a time when the test releases it, recording each run's input in the order it was asked. */
+/**
+ * A model that answers one call at a time when the test releases it, recording each run's input in the order it was
+ * asked.
+ */
 function gatedModel(): ModelAdapter & { release: () => void; asked: string[] } {
   const waiting: (() => void)[] = [];
   const model = {
@@ -31,38 +34,62 @@ async function until(what: string, fn: () => boolean): Promise<void> {
 }
 
 describe('RunManager: tenants share the queue', () => {
-  it("a tenant's flood fills only its share of the queue: another tenant's run is still accepted, and runs start tenant by tenant", async () => {
-    const model = gatedModel();
-    const settings = resolveSettings({ tenants: { acme: { apiKeys: ['acme-key-123456'] }, globex: { apiKeys: ['globex-key-123456'] }, '*': { deny: ['x/*'] } } }, {}, {});
-    const toolgate = new Toolgate({ settings, model });
-    // 4 places in all, 2 per tenant by default (two tenants).
-    const manager = new RunManager({ toolgate, concurrency: 1, queueLimit: 4 });
-    const acme = { tenantId: 'acme' };
-    try {
-      await manager.startRun(acme, { input: 'acme 0' });
-      await until('the first run to ask the model', () => model.asked.length === 1);
-      await manager.startRun(acme, { input: 'acme 1' });
-      await manager.startRun(acme, { input: 'acme 2' });
-      await assert.rejects(manager.startRun(acme, { input: 'acme 3' }), (error: unknown) => {
-        assert.ok(error instanceof ToolgateError);
-        assert.equal(error.code, 'overloaded');
-        assert.match(error.message, /^tenant "acme" has 2 runs waiting for a slot, its share of the queue \(server.queueLimitPerTenant 2; other tenants still get in\); retry after \d+ s/);
-        assert.equal(error.details?.['limit'], 'server.queueLimitPerTenant');
-        return true;
-      });
-      await manager.startRun({ tenantId: 'globex' }, { input: 'globex 1' });
-      assert.deepEqual(manager.load, { active: 1, queued: 3 });
-      for (let n = 2; n <= 4; n++) {
+  it(
+    "a tenant's flood fills only its share of the queue: another " +
+      "tenant's run is still accepted, and runs start tenant by tenant",
+    async () => {
+      const model = gatedModel();
+      const settings = resolveSettings(
+        {
+          tenants: {
+            acme: { apiKeys: ['acme-key-123456'] },
+            globex: { apiKeys: ['globex-key-123456'] },
+            '*': { deny: ['x/*'] },
+          },
+        },
+        {},
+        {},
+      );
+      const toolgate = new Toolgate({ settings, model });
+      // 4 places in all, 2 per tenant by default (two tenants).
+      const manager = new RunManager({ toolgate, concurrency: 1, queueLimit: 4 });
+      const acme = { tenantId: 'acme' };
+      try {
+        await manager.startRun(acme, { input: 'acme 0' });
+        await until('the first run to ask the model', () => model.asked.length === 1);
+        await manager.startRun(acme, { input: 'acme 1' });
+        await manager.startRun(acme, { input: 'acme 2' });
+        await assert.rejects(manager.startRun(acme, { input: 'acme 3' }), (error: unknown) => {
+          assert.ok(error instanceof ToolgateError);
+          assert.equal(error.code, 'overloaded');
+          assert.match(
+            error.message,
+            new RegExp(
+              String.raw`^tenant "acme" has 2 runs waiting for a slot, its share of the queue \(ser` +
+                String.raw`ver.queueLimitPerTenant 2; other tenants still get in\); retry after \d+ s`,
+            ),
+          );
+          assert.equal(error.details?.['limit'], 'server.queueLimitPerTenant');
+          return true;
+        });
+        await manager.startRun({ tenantId: 'globex' }, { input: 'globex 1' });
+        assert.deepEqual(manager.load, { active: 1, queued: 3 });
+        for (let n = 2; n <= 4; n++) {
+          model.release();
+          await until(`run ${n} to ask the model`, () => model.asked.length === n);
+        }
+        assert.deepEqual(
+          model.asked,
+          ['acme 0', 'acme 1', 'globex 1', 'acme 2'],
+          "globex's one run did not wait behind all of acme's",
+        );
         model.release();
-        await until(`run ${n} to ask the model`, () => model.asked.length === n);
+      } finally {
+        await manager.shutdown({ graceMs: 100 });
+        await toolgate.close();
       }
-      assert.deepEqual(model.asked, ['acme 0', 'acme 1', 'globex 1', 'acme 2'], "globex's one run did not wait behind all of acme's");
-      model.release();
-    } finally {
-      await manager.shutdown({ graceMs: 100 });
-      await toolgate.close();
-    }
-  });
+    },
+  );
 
   it('the default share divides the queue among the tenants, at least a quarter each', () => {
     assert.equal(defaultQueueLimitPerTenant(256, 0), 256);

@@ -67,7 +67,9 @@ export class RunManager implements RunService {
     queueLimitPerTenant?: number;
     onError?: (message: string) => void;
     onEvents?: (events: readonly RunEvent[]) => void;
-    /** Backoff after `store_unavailable` (defaults: DEFAULT_STORE_RETRY_MS doubling up to DEFAULT_STORE_RETRY_MAX_MS). */
+    /**
+     * Backoff after `store_unavailable` (defaults: DEFAULT_STORE_RETRY_MS doubling up to DEFAULT_STORE_RETRY_MAX_MS).
+     */
     storeRetry?: StoreRetryOptions;
   }) {
     this.#toolgate = options.toolgate;
@@ -75,7 +77,9 @@ export class RunManager implements RunService {
     this.#concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     this.#queueLimit = options.queueLimit ?? DEFAULT_QUEUE_LIMIT;
     // The tenants that can reach the runs API: those with keys.
-    const tenants = Object.values(options.toolgate.settings.tenants).filter((tenant) => (tenant.apiKeys?.length ?? 0) > 0).length;
+    const tenants = Object.values(options.toolgate.settings.tenants).filter(
+      (tenant) => (tenant.apiKeys?.length ?? 0) > 0,
+    ).length;
     this.#queueLimitPerTenant = options.queueLimitPerTenant ?? defaultQueueLimitPerTenant(this.#queueLimit, tenants);
     this.#scheduler = new RunScheduler({
       toolgate: options.toolgate,
@@ -97,16 +101,29 @@ export class RunManager implements RunService {
     const waiting: Run[] = [];
     let cursor: string | undefined;
     do {
-      const page = await this.#toolgate.store.listRuns({ status: 'waiting_approval', limit: 200, ...(cursor === undefined ? {} : { cursor }) });
+      const page = await this.#toolgate.store.listRuns({
+        status: 'waiting_approval',
+        limit: 200,
+        ...(cursor === undefined ? {} : { cursor }),
+      });
       waiting.push(...page.runs.filter((run) => run.settings === undefined));
       cursor = page.nextCursor;
     } while (cursor !== undefined);
-    // Logs written before decisions moved a run back to running: the driver leaves a run that is still waiting untouched.
+    // Logs written before decisions moved a run back to running: the driver leaves a run that is still waiting
+    // untouched.
     return this.#scheduler.recover(waiting.reverse());
   }
 
-  async startRun(caller: Caller, request: StartRunRequest, idempotency?: IdempotencyOptions): Promise<{ run: Run; created: boolean }> {
-    if (this.#scheduler.closing) throw new ToolgateError('shutting_down', 'the server is shutting down and takes no new runs; retry on another instance or after the restart');
+  async startRun(
+    caller: Caller,
+    request: StartRunRequest,
+    idempotency?: IdempotencyOptions,
+  ): Promise<{ run: Run; created: boolean }> {
+    if (this.#scheduler.closing)
+      throw new ToolgateError(
+        'shutting_down',
+        'the server is shutting down and takes no new runs; retry on another instance or after the restart',
+      );
     // Checked before anything reads the model id: a client never learns what lies behind one it may not use.
     if (request.model !== undefined) {
       const access = this.#toolgate.modelAccess(request.model, caller.tenantId);
@@ -114,7 +131,12 @@ export class RunManager implements RunService {
         const named = request.model.length > 80 ? `${request.model.slice(0, 80)}…` : request.model;
         throw new ToolgateError(
           'model_not_allowed',
-          `model ${JSON.stringify(named)} is not allowed here; ${access.choices.length === 0 ? 'no model is configured (the operator sets `model:` and `models:` in toolgate.yaml)' : `allowed: ${access.choices.join(', ')}`}`,
+          `model ${JSON.stringify(named)} is not allowed here; ` +
+            `${
+              access.choices.length === 0
+                ? 'no model is configured (the operator sets ' + '`model:` and `models:` in toolgate.yaml)'
+                : `allowed: ` + `${access.choices.join(', ')}`
+            }`,
         );
       }
     }
@@ -128,7 +150,10 @@ export class RunManager implements RunService {
     this.#mustHaveRoom(caller.tenantId);
     const now = idempotency === undefined ? await this.#scheduler.startNow(init) : undefined;
     if (now !== undefined) return { run: this.#present(now), created: true };
-    const result = await this.#toolgate.start(init, idempotency === undefined ? undefined : { key: idempotency.key, requestHash: idempotency.requestHash });
+    const result = await this.#toolgate.start(
+      init,
+      idempotency === undefined ? undefined : { key: idempotency.key, requestHash: idempotency.requestHash },
+    );
     if (result.created) this.#scheduler.schedule(result.run.id, result.run.tenantId);
     return { run: this.#present(result.run), created: result.created };
   }
@@ -141,7 +166,11 @@ export class RunManager implements RunService {
   async listRuns(caller: Caller, query: RunListQuery): Promise<RunPage> {
     const { strategy, q, ...storeQuery } = query;
     const store = this.#toolgate.store;
-    const page = await listRunsFiltered((page) => store.listRuns(page), { ...storeQuery, ...(caller.tenantId === undefined ? {} : { tenantId: caller.tenantId }) }, { strategy, q });
+    const page = await listRunsFiltered(
+      (page) => store.listRuns(page),
+      { ...storeQuery, ...(caller.tenantId === undefined ? {} : { tenantId: caller.tenantId }) },
+      { strategy, q },
+    );
     return { ...page, runs: page.runs.map((run) => this.#present(run)) };
   }
 
@@ -158,9 +187,16 @@ export class RunManager implements RunService {
     const seen = await this.#mustSee(caller, runId);
     if (input.type === 'approval' && input.decision === 'edit') {
       const tools = (await this.#toolgate.tools.knownTools()).map(({ spec }) => spec);
-      checkApprovalEdit({ run: seen, input, tools, policy: this.#toolgate.policy, validator: this.#toolgate.validator });
+      checkApprovalEdit({
+        run: seen,
+        input,
+        tools,
+        policy: this.#toolgate.policy,
+        validator: this.#toolgate.validator,
+      });
     }
-    const withUser: RunInput = caller.userId === undefined || input.userId !== undefined ? input : { ...input, userId: caller.userId };
+    const withUser: RunInput =
+      caller.userId === undefined || input.userId !== undefined ? input : { ...input, userId: caller.userId };
     const run = await this.#toolgate.engine.input(runId, withUser);
     // A decision, or a message that answered an escalated run, moves it back to running: drive it.
     if (input.type === 'approval' || ACTIVE_RUN_STATUSES.has(run.status)) this.#scheduler.schedule(runId, run.tenantId);
@@ -172,7 +208,10 @@ export class RunManager implements RunService {
     const unobserve = this.#scheduler.observe(runId);
     let run: Run;
     try {
-      run = await this.#toolgate.engine.cancel(runId, { reason: reason ?? 'cancelled by a client', ...(caller.userId === undefined ? {} : { userId: caller.userId }) });
+      run = await this.#toolgate.engine.cancel(runId, {
+        reason: reason ?? 'cancelled by a client',
+        ...(caller.userId === undefined ? {} : { userId: caller.userId }),
+      });
     } finally {
       unobserve();
     }
@@ -203,7 +242,11 @@ export class RunManager implements RunService {
     }
     const down = servers.filter((s) => s.state === 'down');
     if (servers.length > 0 && down.length === servers.length) {
-      return { ready: false, reason: `no tool server is up: ${down.map((s) => `"${s.name}": ${s.error ?? 'down'}`).join('; ')}`, servers };
+      return {
+        ready: false,
+        reason: `no tool server is up: ${down.map((s) => `"${s.name}": ${s.error ?? 'down'}`).join('; ')}`,
+        servers,
+      };
     }
     return { ready: true, servers };
   }
@@ -232,9 +275,16 @@ export class RunManager implements RunService {
     throw new ToolgateError(
       'overloaded',
       waiting >= this.#queueLimit
-        ? `this server has ${waiting} runs waiting for a slot (server.queueLimit ${this.#queueLimit}, ${this.#concurrency} at a time); ${retry}`
-        : `tenant "${tenantId ?? '(anonymous)'}" has ${ofTenant} runs waiting for a slot, its share of the queue (server.queueLimitPerTenant ${this.#queueLimitPerTenant}; other tenants still get in); ${retry}`,
-      { details: { retryAfterSeconds, limit: waiting >= this.#queueLimit ? 'server.queueLimit' : 'server.queueLimitPerTenant' } },
+        ? `this server has ${waiting} runs waiting for a slot (server.queueLimit ` +
+            `${this.#queueLimit}, ${this.#concurrency} at a time); ${retry}`
+        : `tenant "${tenantId ?? '(anonymous)'}" has ${ofTenant} runs waiting for a slot, its share of ` +
+            `the queue (server.queueLimitPerTenant ${this.#queueLimitPerTenant}; other tenants still get in); ${retry}`,
+      {
+        details: {
+          retryAfterSeconds,
+          limit: waiting >= this.#queueLimit ? 'server.queueLimit' : 'server.queueLimitPerTenant',
+        },
+      },
     );
   }
 

@@ -1,4 +1,12 @@
-import { ToolgateError, describeError, type NewRun, type Run, type RunEvent, type RunLease, type RunSettings } from '../core/index.ts';
+import {
+  ToolgateError,
+  describeError,
+  type NewRun,
+  type Run,
+  type RunEvent,
+  type RunLease,
+  type RunSettings,
+} from '../core/index.ts';
 import { FairQueue } from './fair-queue.ts';
 import { RunRetries, StoreBackoff, type StoreRetryOptions } from './store-retry.ts';
 import type { Toolgate } from './toolgate.ts';
@@ -75,7 +83,13 @@ export class RunScheduler {
     this.#storeMayHaveMore = true;
     const taken = await this.#sweep();
     if (this.#sweeper === undefined && !this.#closing) {
-      this.#sweeper = setInterval(() => void this.#sweep().catch((error: unknown) => this.#onError(`sweep for orphaned runs failed: ${describeError(error)}`)), Math.max(50, Math.floor(this.#toolgate.engine.leaseMs / 2)));
+      this.#sweeper = setInterval(
+        () =>
+          void this.#sweep().catch((error: unknown) =>
+            this.#onError(`sweep for orphaned runs failed: ${describeError(error)}`),
+          ),
+        Math.max(50, Math.floor(this.#toolgate.engine.leaseMs / 2)),
+      );
       this.#sweeper.unref();
     }
     return taken;
@@ -172,8 +186,17 @@ export class RunScheduler {
    * store is failing (the backoff after a failed claim). Recovery turns it on.
    */
   #claimFreeSlots(): void {
-    if (this.#sweeper === undefined || this.#closing || !this.#storeMayHaveMore || this.#freeSlots() <= 0 || !this.#claimBackoff.ready()) return;
-    void this.#sweep().catch((error: unknown) => this.#onError(`claiming runs from the store failed: ${describeError(error)}`));
+    if (
+      this.#sweeper === undefined ||
+      this.#closing ||
+      !this.#storeMayHaveMore ||
+      this.#freeSlots() <= 0 ||
+      !this.#claimBackoff.ready()
+    )
+      return;
+    void this.#sweep().catch((error: unknown) =>
+      this.#onError(`claiming runs from the store failed: ${describeError(error)}`),
+    );
   }
 
   /**
@@ -230,7 +253,9 @@ export class RunScheduler {
           // Not a failure of the run: its log stays as it is, and it is driven again from there once the store answers.
           if (this.#closing) return;
           const delayMs = this.#retries.later(runId);
-          this.#onError(`run ${runId} paused, the run store is unavailable: ${describeError(error)}; trying again in ${delayMs} ms`);
+          this.#onError(
+            `run ${runId} paused, the run store is unavailable: ${describeError(error)}; trying again in ${delayMs} ms`,
+          );
         },
       )
       .finally(() => {

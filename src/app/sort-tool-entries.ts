@@ -13,14 +13,21 @@ export const LOCAL_TOOLS_SOURCE = 'local';
  * must be unique: they are what policy patterns (`server/tool`) and tool
  * origins refer to.
  */
-export function sortToolEntries(entries: readonly ToolEntry[]): { servers: Record<string, ServerConfig>; sources: ToolSource[] } {
+export function sortToolEntries(entries: readonly ToolEntry[]): {
+  servers: Record<string, ServerConfig>;
+  sources: ToolSource[];
+} {
   const servers: Record<string, ServerConfig> = {};
   const sources: ToolSource[] = [];
   const local: LocalTool[] = [];
   const taken = new Map<string, string>();
   const claim = (name: string, where: string): void => {
     const before = taken.get(name);
-    if (before !== undefined) throw new ToolgateError('usage', `${where}: the name "${name}" is already used by ${before}; give each tool server a name of its own`);
+    if (before !== undefined)
+      throw new ToolgateError(
+        'usage',
+        `${where}: the name "${name}" is already used by ${before}; give each tool server a name of its own`,
+      );
     taken.set(name, where);
   };
   // Typed for TypeScript callers; every branch still checks, for JavaScript ones.
@@ -32,13 +39,18 @@ export function sortToolEntries(entries: readonly ToolEntry[]): { servers: Recor
       sources.push(entry);
     } else if (isJsonObject(entry) && ('command' in entry || 'url' in entry)) {
       const { name, ...server } = entry;
-      if (typeof name !== 'string' || name === '') throw new ToolgateError('usage', `${where}: an MCP server needs a name, e.g. { name: 'crm', command: 'node', args: ['crm-server.js'] }`);
+      if (typeof name !== 'string' || name === '')
+        throw new ToolgateError(
+          'usage',
+          `${where}: an MCP server needs a name, e.g. { name: 'crm', command: 'node', args: ['crm-server.js'] }`,
+        );
       claim(name, where);
       servers[name] = server;
     } else {
       throw new ToolgateError(
         'usage',
-        `${where}: expected an MCP server ({ name, command, args } or { name, url }), a defineTool() result or a ToolSource (name, listTools, callTool, close); got ${describe(entry)}`,
+        `${where}: expected an MCP server ({ name, command, args } or { name, url }), a defineTool() ` +
+          `result or a ToolSource (name, listTools, callTool, close); got ${describe(entry)}`,
       );
     }
   });

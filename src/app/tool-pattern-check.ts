@@ -9,9 +9,11 @@ export type { PatternFinding } from '../gate/index.ts';
 export function toolPatternUses(settings: Pick<Settings, 'tools' | 'tenants' | 'gatewayConfig'>): PatternUse[] {
   const uses: PatternUse[] = Object.keys(settings.tools).map((pattern) => ({ pattern, where: 'tools' }));
   for (const [tenant, rule] of Object.entries(settings.tenants)) {
-    for (const list of ['allow', 'deny'] as const) for (const pattern of rule[list] ?? []) uses.push({ pattern, where: `tenants.${tenant}.${list}` });
+    for (const list of ['allow', 'deny'] as const)
+      for (const pattern of rule[list] ?? []) uses.push({ pattern, where: `tenants.${tenant}.${list}` });
   }
-  for (const pattern of Object.keys(settings.gatewayConfig.rateLimits?.tools ?? {})) uses.push({ pattern, where: 'gateway.rateLimits.tools' });
+  for (const pattern of Object.keys(settings.gatewayConfig.rateLimits?.tools ?? {}))
+    uses.push({ pattern, where: 'gateway.rateLimits.tools' });
   return uses;
 }
 
@@ -21,7 +23,10 @@ export function toolPatternUses(settings: Pick<Settings, 'tools' | 'tenants' | '
  * on). Waits for the servers as a run would; a server that has never listed
  * makes the patterns that could name its tools unverifiable, not wrong.
  */
-export async function findUnmatchedToolPatterns(toolgate: Toolgate, settings: Pick<Settings, 'tools' | 'tenants' | 'gatewayConfig'> = toolgate.settings): Promise<PatternFinding[]> {
+export async function findUnmatchedToolPatterns(
+  toolgate: Toolgate,
+  settings: Pick<Settings, 'tools' | 'tenants' | 'gatewayConfig'> = toolgate.settings,
+): Promise<PatternFinding[]> {
   const uses = toolPatternUses(settings);
   if (uses.length === 0) return [];
   const known = await toolgate.tools.knownTools();
@@ -35,11 +40,17 @@ export async function findUnmatchedToolPatterns(toolgate: Toolgate, settings: Pi
 
 /** One finding as a sentence: where the pattern is, what is wrong, what was likely meant. */
 export function describePatternFinding(finding: PatternFinding): string {
-  const at = finding.where === 'tools' || finding.where === 'gateway.rateLimits.tools' ? `${finding.where}."${finding.pattern}"` : `"${finding.pattern}" in ${finding.where}`;
+  const at =
+    finding.where === 'tools' || finding.where === 'gateway.rateLimits.tools'
+      ? `${finding.where}."${finding.pattern}"`
+      : `"${finding.pattern}" in ${finding.where}`;
   const meant = finding.closest === undefined ? '' : ` — did you mean "${finding.closest}"?`;
   if (finding.kind === 'unverifiable') {
     const servers = finding.servers.map((s) => `"${s}"`).join(', ');
-    return `${at} matches no tool listed so far${meant === '' ? '.' : meant} It cannot be checked yet: it may name a tool of ${servers}, whose tools are not known (the server is down or still starting)`;
+    return (
+      `${at} matches no tool listed so far${meant === '' ? '.' : meant} It cannot be checked yet: it ` +
+      `may name a tool of ${servers}, whose tools are not known (the server is down or still starting)`
+    );
   }
   return `${at} matches no tool${meant} (the rule applies to nothing)`;
 }

@@ -20,7 +20,11 @@ function source(name: string, tools: () => ToolSpec[]): ToolSource {
 }
 
 async function setUp(): Promise<{ toolgate: Toolgate; tools: ToolSpec[] }> {
-  const tools = [spec('crm', 'list_orders', 'Lists orders'), spec('crm', 'get_order', 'Reads one order'), spec('app', 'lookup', 'Local', 'local')];
+  const tools = [
+    spec('crm', 'list_orders', 'Lists orders'),
+    spec('crm', 'get_order', 'Reads one order'),
+    spec('app', 'lookup', 'Local', 'local'),
+  ];
   const toolgate = new Toolgate({ tools: [source('crm', () => tools)], toolRetry: false });
   return { toolgate, tools };
 }
@@ -60,7 +64,10 @@ describe('toolPinReport and acceptTools', () => {
       const changed = await toolPinReport(toolgate);
       assert.deepEqual(
         changed.map((s) => s.changes),
-        [['description changed: "Lists orders" → "Lists orders, and more"'], ['description changed: "Reads one order" → "Reads one order, and more"']],
+        [
+          ['description changed: "Lists orders" → "Lists orders, and more"'],
+          ['description changed: "Reads one order" → "Reads one order, and more"'],
+        ],
       );
 
       const [first] = await acceptTools(toolgate, ['crm/list_orders'], 'alice');
@@ -96,7 +103,13 @@ describe('toolPinReport and acceptTools', () => {
       await assert.rejects(acceptTools(toolgate, ['crm_list_orders', 'crm_lst_orders'], 'alice'), (error: unknown) => {
         assert.ok(error instanceof ToolgateError);
         assert.equal(error.code, 'usage');
-        assert.match(error.message, /unknown tool "crm_lst_orders" — did you mean "crm_list_orders"\? Known tools: crm_list_orders, crm_get_order/);
+        assert.match(
+          error.message,
+          new RegExp(
+            String.raw`unknown tool "crm_lst_orders" — did you mean "crm_list` +
+              String.raw`_orders"\? Known tools: crm_list_orders, crm_get_order`,
+          ),
+        );
         return true;
       });
       assert.deepEqual(await toolgate.store.listToolPins(), []);

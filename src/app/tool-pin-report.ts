@@ -37,7 +37,11 @@ export async function toolPinReport(toolgate: Toolgate): Promise<ToolPinStatus[]
  * is a usage error listing the known ones, and nothing is accepted then.
  * Resolves with each accepted tool, `changes` saying what the accept took in.
  */
-export async function acceptTools(toolgate: Toolgate, names: readonly string[] | 'all', by: string): Promise<ToolPinStatus[]> {
+export async function acceptTools(
+  toolgate: Toolgate,
+  names: readonly string[] | 'all',
+  by: string,
+): Promise<ToolPinStatus[]> {
   const compared = await compareTools(toolgate);
   const chosen = names === 'all' ? compared.filter((c) => c.status.status !== 'pinned') : pick(compared, names);
   const pinnedAt = new Date().toISOString();
@@ -64,9 +68,19 @@ async function compareTools(toolgate: Toolgate): Promise<Compared[]> {
       const base = { name: spec.name, server, tool };
       if (pin === undefined) return { spec, pin: current, status: { ...base, status: 'new', changes: [] } };
       const when = { pinnedAt: pin.pinnedAt, acceptedBy: pin.acceptedBy };
-      if (pin.fingerprint === fingerprint) return { spec, pin: current, status: { ...base, status: 'pinned', changes: [], ...when } };
+      if (pin.fingerprint === fingerprint)
+        return { spec, pin: current, status: { ...base, status: 'pinned', changes: [], ...when } };
       const changes = describeToolChange(pin.definition, definition);
-      return { spec, pin: current, status: { ...base, status: 'changed', changes: changes.length > 0 ? changes : ['fingerprint changed'], ...when } };
+      return {
+        spec,
+        pin: current,
+        status: {
+          ...base,
+          status: 'changed',
+          changes: changes.length > 0 ? changes : ['fingerprint changed'],
+          ...when,
+        },
+      };
     });
 }
 
@@ -74,7 +88,9 @@ function pick(compared: readonly Compared[], names: readonly string[]): Compared
   const chosen: Compared[] = [];
   const unknown: string[] = [];
   for (const name of names) {
-    const match = compared.find((c) => c.status.name === name) ?? compared.find((c) => `${c.status.server}/${c.status.tool}` === name);
+    const match =
+      compared.find((c) => c.status.name === name) ??
+      compared.find((c) => `${c.status.server}/${c.status.tool}` === name);
     if (match === undefined) unknown.push(name);
     else if (!chosen.includes(match)) chosen.push(match);
   }
@@ -82,8 +98,14 @@ function pick(compared: readonly Compared[], names: readonly string[]): Compared
     const known = compared.map((c) => c.status.name);
     const [first] = unknown;
     const hint = first === undefined || unknown.length > 1 ? '' : didYouMean(first, known);
-    const list = known.length === 0 ? 'No MCP tool is available.' : `Known tools: ${known.join(', ')} (the name as listed, or server/tool; or all).`;
-    throw new ToolgateError('usage', `unknown tool ${unknown.map((n) => `"${n}"`).join(', ')}${hint === '' ? '.' : hint} ${list}`);
+    const list =
+      known.length === 0
+        ? 'No MCP tool is available.'
+        : `Known tools: ${known.join(', ')} (the name as listed, or server/tool; or all).`;
+    throw new ToolgateError(
+      'usage',
+      `unknown tool ${unknown.map((n) => `"${n}"`).join(', ')}${hint === '' ? '.' : hint} ${list}`,
+    );
   }
   return chosen;
 }

@@ -54,20 +54,28 @@ describe('config file and flags → createToolgate options', () => {
     assert.deepEqual(settingsFromOptions(options, servers), settings);
   });
 
-  it('strategy, guard, prices, plan, todo and threads are checked like the config file, with option paths', async () => {
-    await assert.rejects(
-      checkToolgateOptions({ strategy: 'planner' as never, guard: { maxToolCall: 1 } as never, todo: { remindAfter: -1 }, policy: { tenants: { acme: { guard: { onBreach: 'explode' as never } } } } }),
-      (error: Error) => {
-        assert.match(error.message, /strategy: .*"react"\|"plan"\|"reflect"\|"auto"|strategy: Invalid option/);
-        assert.match(error.message, /guard\.maxToolCall: .*did you mean "maxToolCalls"/);
-        assert.match(error.message, /todo\.remindAfter: /);
-        assert.match(error.message, /policy\.tenants\.acme\.guard\.onBreach: /);
-        return true;
-      },
-    );
-  });
+  it(
+    'strategy, guard, prices, plan, todo and threads ' + 'are checked like the config file, with option paths',
+    async () => {
+      await assert.rejects(
+        checkToolgateOptions({
+          strategy: 'planner' as never,
+          guard: { maxToolCall: 1 } as never,
+          todo: { remindAfter: -1 },
+          policy: { tenants: { acme: { guard: { onBreach: 'explode' as never } } } },
+        }),
+        (error: Error) => {
+          assert.match(error.message, /strategy: .*"react"\|"plan"\|"reflect"\|"auto"|strategy: Invalid option/);
+          assert.match(error.message, /guard\.maxToolCall: .*did you mean "maxToolCalls"/);
+          assert.match(error.message, /todo\.remindAfter: /);
+          assert.match(error.message, /policy\.tenants\.acme\.guard\.onBreach: /);
+          return true;
+        },
+      );
+    },
+  );
 
-  it('a run takes the tenant\'s guard over the defaults, and the price of its model', async () => {
+  it("a run takes the tenant's guard over the defaults, and the price of its model", async () => {
     const settings = resolveSettings(CONFIG, {}, {});
     const toolgate = toolgateFrom({ ...toolgateOptionsFromSettings(settings), tools: [] });
     try {
@@ -81,9 +89,17 @@ describe('config file and flags → createToolgate options', () => {
       assert.equal(other.settings.guard?.maxToolCalls, 10);
       assert.equal(other.settings.strategy, 'reflect');
       assert.equal(other.settings.todo?.enabled, false);
-      await assert.rejects(toolgate.newRun({ input: 'x', strategy: 'nope' }), /unknown strategy "nope"; known strategies: react, plan, reflect, auto/);
+      await assert.rejects(
+        toolgate.newRun({ input: 'x', strategy: 'nope' }),
+        /unknown strategy "nope"; known strategies: react, plan, reflect, auto/,
+      );
       // JavaScript callers: a bare string or a missing input is refused before any run exists.
-      await assert.rejects(toolgate.run('Price for DE-LU?' as never), (error: ToolgateError) => error.code === 'usage' && /toolgate\.run\(\{ input: .*a string \(pass it as \{ input: … \}\)/.test(error.message));
+      await assert.rejects(
+        toolgate.run('Price for DE-LU?' as never),
+        (error: ToolgateError) =>
+          error.code === 'usage' &&
+          /toolgate\.run\(\{ input: .*a string \(pass it as \{ input: … \}\)/.test(error.message),
+      );
       await assert.rejects(toolgate.newRun({ prompt: 'x' } as never), /got an object without input/);
       await assert.rejects(toolgate.newRun({ input: ['x'] } as never), /got input of type array/);
       assert.deepEqual((await toolgate.store.listRuns()).runs, []);
@@ -97,9 +113,18 @@ describe('config file and flags → createToolgate options', () => {
     const fromConfig = toolgateFrom(toolgateOptionsFromSettings(settings));
     try {
       assert.deepEqual(fromConfig.settings, settings);
-      assert.deepEqual(fromConfig.policy.tools, { 'crm/delete*': { approval: 'required', inject: { userId: '{{user.id}}' } } });
-      assert.deepEqual(fromConfig.toolHealth().map((h) => h.name), ['crm', 'search']);
-      assert.deepEqual(fromConfig.modelAccess('openai:gpt-4o', 'acme').allowed, false, 'tenant model rules carried over');
+      assert.deepEqual(fromConfig.policy.tools, {
+        'crm/delete*': { approval: 'required', inject: { userId: '{{user.id}}' } },
+      });
+      assert.deepEqual(
+        fromConfig.toolHealth().map((h) => h.name),
+        ['crm', 'search'],
+      );
+      assert.deepEqual(
+        fromConfig.modelAccess('openai:gpt-4o', 'acme').allowed,
+        false,
+        'tenant model rules carried over',
+      );
     } finally {
       await fromConfig.close();
     }

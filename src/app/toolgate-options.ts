@@ -1,4 +1,18 @@
-import { DEFAULT_HISTORY_MAX_TOKENS, DEFAULT_MAX_REPLANS, DEFAULT_MAX_STEPS, DEFAULT_PARSE_RETRIES, DEFAULT_STRATEGY, DEFAULT_TODO_REMIND_AFTER, type GuardLimits, type ModelAdapter, type ModelPrice, type StrategyName, type RunStore, type ToolSource, type ToolSourceHealth } from '../core/index.ts';
+import {
+  DEFAULT_HISTORY_MAX_TOKENS,
+  DEFAULT_MAX_REPLANS,
+  DEFAULT_MAX_STEPS,
+  DEFAULT_PARSE_RETRIES,
+  DEFAULT_STRATEGY,
+  DEFAULT_TODO_REMIND_AFTER,
+  type GuardLimits,
+  type ModelAdapter,
+  type ModelPrice,
+  type StrategyName,
+  type RunStore,
+  type ToolSource,
+  type ToolSourceHealth,
+} from '../core/index.ts';
 import type { ServerConfig } from '../config/config-schema.ts';
 import type { ProvidersConfig } from '../config/providers-schema.ts';
 import { resolveProviders, type ParsingSettings, type Settings } from '../config/resolve-settings.ts';
@@ -8,7 +22,10 @@ import type { LocalTool } from '../tools/local/define-tool.ts';
 import type { RetryOptions } from '../tools/tool-registry.ts';
 import { withoutUndefined } from '../core/without-undefined.ts';
 
-/** An MCP server in `tools`: spawned over stdio (`command`) or reached over Streamable HTTP (`url`), under a name policies use. */
+/**
+ * An MCP server in `tools`: spawned over stdio (`command`) or reached over Streamable HTTP (`url`), under a name
+ * policies use.
+ */
 export type McpServerEntry = { name: string } & ServerConfig;
 
 /** What `tools` takes: MCP servers, tools defined in code, or any ToolSource. */
@@ -37,7 +54,10 @@ export interface TenantPolicy {
  * pass to createToolgate and what a config file and CLI flags resolve into.
  */
 export interface CreateToolgateOptions {
-  /** The default model: `"provider:model"` (openai:gpt-4o-mini, anthropic:claude-sonnet-4-5, ollama:qwen2.5:7b, scripted:./script.json) or an adapter. */
+  /**
+   * The default model: `"provider:model"` (openai:gpt-4o-mini, anthropic:claude-sonnet-4-5, ollama:qwen2.5:7b,
+   * scripted:./script.json) or an adapter.
+   */
   model?: string | ModelAdapter;
   /** Models a run may name besides the default (patterns, e.g. `openai:*`). */
   models?: string[];
@@ -90,17 +110,24 @@ export interface CreateToolgateOptions {
   parsing?: ParsingSettings;
   /** How long a process owns a run it drives before another may take it over (docs/decisions/0005). */
   leaseMs?: number;
-  /** Where relative paths resolve: the SQLite file, scripted models, spawned servers. Default: the working directory. */
+  /**
+   * Where relative paths resolve: the SQLite file, scripted models, spawned servers. Default: the working directory.
+   */
   cwd?: string;
   /** This process's owner id for run leases (default: unique per instance). */
   owner?: string;
-  /** Tool servers that are down are retried in the background (default: from 1 s, doubling, up to 60 s); `false`: never. */
+  /**
+   * Tool servers that are down are retried in the background (default: from 1 s, doubling, up to 60 s); `false`: never.
+   */
   toolRetry?: RetryOptions | false;
   /** Told when a tool server goes down (with the cause) or comes back. */
   onToolHealth?: (health: ToolSourceHealth) => void;
   /** Receives spawned MCP servers' stderr lines. */
   onServerStderr?: (server: string, line: string) => void;
-  /** Told of what does not stop a run but should be fixed (a chat template that cannot be used). Default: process.emitWarning. */
+  /**
+   * Told of what does not stop a run but should be fixed (a chat template that cannot be used). Default:
+   * process.emitWarning.
+   */
   onWarning?: (message: string) => void;
 }
 
@@ -109,7 +136,13 @@ export function toolgateOptionsFromSettings(settings: Settings): CreateToolgateO
   const options: CreateToolgateOptions = {
     providers: settings.providers,
     tools: Object.entries(settings.servers).map(([name, server]): McpServerEntry => ({ name, ...server })),
-    policy: { tools: Object.fromEntries(Object.entries(settings.tools).map(([pattern, rule]) => [pattern, withoutUndefined(rule)])), tenants: settings.tenants, ...(settings.redact === undefined ? {} : { redact: settings.redact }) },
+    policy: {
+      tools: Object.fromEntries(
+        Object.entries(settings.tools).map(([pattern, rule]) => [pattern, withoutUndefined(rule)]),
+      ),
+      tenants: settings.tenants,
+      ...(settings.redact === undefined ? {} : { redact: settings.redact }),
+    },
     maxSteps: settings.maxSteps,
     toolMode: settings.toolMode,
     constrain: settings.constrain,
@@ -155,7 +188,10 @@ export function settingsFromOptions(options: CreateToolgateOptions, servers: Rec
     guard: options.guard ?? {},
     prices: options.prices ?? {},
     plan: { approval: options.plan?.approval ?? 'plan', maxReplans: options.plan?.maxReplans ?? DEFAULT_MAX_REPLANS },
-    todo: { enabled: options.todo?.enabled ?? false, remindAfter: options.todo?.remindAfter ?? DEFAULT_TODO_REMIND_AFTER },
+    todo: {
+      enabled: options.todo?.enabled ?? false,
+      remindAfter: options.todo?.remindAfter ?? DEFAULT_TODO_REMIND_AFTER,
+    },
   };
   settings.historyMaxTokens = options.threads?.maxTokens ?? DEFAULT_HISTORY_MAX_TOKENS;
   if (options.router?.evalResults !== undefined) settings.routerEvalResults = options.router.evalResults;

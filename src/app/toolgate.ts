@@ -40,7 +40,9 @@ export type { RunRequest } from './new-run.ts';
 export interface ToolgateOptions {
   /** Resolved configuration (config file, environment, flags). Default: no tool servers, no model, the defaults. */
   settings?: Settings;
-  /** More tool sources beside the MCP servers of the settings: in-process tools (LocalToolSource), your own ToolSource. */
+  /**
+   * More tool sources beside the MCP servers of the settings: in-process tools (LocalToolSource), your own ToolSource.
+   */
   tools?: readonly ToolSource[];
   /** Defaults to an in-memory store. */
   store?: RunStore;
@@ -48,17 +50,25 @@ export interface ToolgateOptions {
   cwd?: string;
   /** Receives MCP servers' stderr lines. Default: discarded. */
   onServerStderr?: (server: string, line: string) => void;
-  /** Use this model instead of resolving `settings.model` (library users, tests). Usage it leaves out is estimated, as for every model. */
+  /**
+   * Use this model instead of resolving `settings.model` (library users, tests). Usage it leaves out is estimated, as
+   * for every model.
+   */
   model?: ModelAdapter;
   /** Checks a config cannot express (see docs/policy.md). */
   hooks?: RunHooks;
   /** This process's owner id for run leases (default: host/pid/random; unique per Toolgate). */
   owner?: string;
-  /** Tool servers that are down are retried in the background with backoff (default on); `false`: only when asked again. */
+  /**
+   * Tool servers that are down are retried in the background with backoff (default on); `false`: only when asked again.
+   */
   toolRetry?: RetryOptions | false;
   /** Told when a tool server goes down (with the cause) or comes back. */
   onToolHealth?: (health: ToolSourceHealth) => void;
-  /** Told of what does not stop a run but should be fixed (a chat template that cannot be used). Default: process.emitWarning. */
+  /**
+   * Told of what does not stop a run but should be fixed (a chat template that cannot be used). Default:
+   * process.emitWarning.
+   */
   onWarning?: (message: string) => void;
 }
 
@@ -114,7 +124,10 @@ export class Toolgate {
       },
       warn: options.onWarning ?? ((message) => process.emitWarning(message)),
     });
-    this.#evidence = this.settings.routerEvalResults === undefined ? undefined : new RouterEvidenceFile(resolve(options.cwd ?? process.cwd(), this.settings.routerEvalResults));
+    this.#evidence =
+      this.settings.routerEvalResults === undefined
+        ? undefined
+        : new RouterEvidenceFile(resolve(options.cwd ?? process.cwd(), this.settings.routerEvalResults));
     this.engine = new RunEngine({
       store: this.store,
       owner: options.owner ?? `${hostname()}/${process.pid}/${newId('engine')}`,
@@ -162,7 +175,6 @@ export class Toolgate {
     return classifyTools({ known: await this.tools.knownTools(), policy: this.policy, tenantId });
   }
 
-
   /**
    * Starts every tool source not started yet, in parallel, waiting at most
    * `timeoutMs`; returns each one's state. Sources that are down are retried
@@ -184,10 +196,17 @@ export class Toolgate {
    */
   modelAccess(model: string, tenantId?: string): ModelDecision {
     const { rule } = tenantRuleFor(this.settings.tenants, tenantId);
-    return isModelAllowed(model, { defaultModel: this.settings.model, models: this.settings.models, tenantModels: rule?.models });
+    return isModelAllowed(model, {
+      defaultModel: this.settings.model,
+      models: this.settings.models,
+      tenantModels: rule?.models,
+    });
   }
 
-  /** What an API client of this tenant may choose: the default model and the allowed models or patterns (as in modelAccess). */
+  /**
+   * What an API client of this tenant may choose: the default model and the allowed models or patterns (as in
+   * modelAccess).
+   */
   modelChoices(tenantId?: string): { default?: string; models: string[] } {
     const defaultModel = this.settings.model;
     const { choices } = this.modelAccess(defaultModel ?? '', tenantId);
@@ -199,8 +218,10 @@ export class Toolgate {
     return this.#models.get(id);
   }
 
-
-  /** Creates a run and drives it to its end. Resolves with the final run; model and tool failures end the run, they do not reject. */
+  /**
+   * Creates a run and drives it to its end. Resolves with the final run; model and tool failures end the run, they do
+   * not reject.
+   */
   async run(request: RunRequest): Promise<Run> {
     // Created and claimed in one write: this process drives it at once.
     const { run, lease } = await this.engine.startClaimed(await this.newRun(request));
@@ -215,7 +236,10 @@ export class Toolgate {
   }
 
   /** Creates a run (queued) without driving it: the runs API schedules it. */
-  start(init: NewRun & { settings: RunSettings }, idempotency?: IdempotencyRequest): Promise<{ run: Run; created: boolean }> {
+  start(
+    init: NewRun & { settings: RunSettings },
+    idempotency?: IdempotencyRequest,
+  ): Promise<{ run: Run; created: boolean }> {
     return this.engine.start(init, idempotency);
   }
 
@@ -225,7 +249,12 @@ export class Toolgate {
    * the strategy here makes a bad one the caller's error, found before any run exists.
    */
   newRun(request: Omit<RunRequest, 'signal' | 'onEvent'>): Promise<NewRun & { settings: RunSettings }> {
-    return newRunFrom({ request, settings: this.settings, cwd: this.#options.cwd ?? process.cwd(), model: (id) => this.model(id) });
+    return newRunFrom({
+      request,
+      settings: this.settings,
+      cwd: this.#options.cwd ?? process.cwd(),
+      model: (id) => this.model(id),
+    });
   }
 
   /**
@@ -262,7 +291,9 @@ export class Toolgate {
 
   /** Hands every event appended to the run to `onEvent`, until the returned function is called. */
   #listen(runId: string, onEvent: ((event: RunEvent) => void) | undefined): (() => void) | undefined {
-    return onEvent === undefined ? undefined : this.store.subscribe(runId, (events) => events.forEach((e) => onEvent(e)));
+    return onEvent === undefined
+      ? undefined
+      : this.store.subscribe(runId, (events) => events.forEach((e) => onEvent(e)));
   }
 
   /** Cancels a run wherever it is driven (see RunEngine.cancel). */

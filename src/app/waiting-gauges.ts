@@ -21,11 +21,15 @@ type WaitingRuns = Record<'approval' | 'escalated', WaitingCount>;
 export function registerWaitingGauges(options: { store: Pick<RunStore, 'listRuns'>; registers: Registry[] }): void {
   const { registers } = options;
   let last: { at: number; read: Promise<WaitingRuns | undefined> } | undefined;
-  // One read per scrape, undefined when the store cannot be read: /metrics still answers while the database is gone — that is when it is looked at.
+  // One read per scrape, undefined when the store cannot be read: /metrics still answers while the database is gone —
+  // that is when it is looked at.
   const waitingNow = (): Promise<WaitingRuns | undefined> => {
     const now = Date.now();
     if (last === undefined || now - last.at > WAITING_READ_REUSE_MS) {
-      const read = Promise.all([countWaiting(options.store, 'waiting_approval'), countWaiting(options.store, 'escalated')]).then(
+      const read = Promise.all([
+        countWaiting(options.store, 'waiting_approval'),
+        countWaiting(options.store, 'escalated'),
+      ]).then(
         ([approval, escalated]) => ({ approval, escalated }),
         () => undefined,
       );
@@ -48,11 +52,21 @@ export function registerWaitingGauges(options: { store: Pick<RunStore, 'listRuns
       },
     });
   };
-  byReason({ name: 'toolgate_runs_waiting', help: 'Runs waiting for a person, by why (approval, escalated)', value: (waiting) => waiting.count });
-  byReason({ name: 'toolgate_runs_waiting_oldest_seconds', help: 'How long the oldest waiting run has waited, by why', value: (waiting) => waiting.oldestSeconds });
+  byReason({
+    name: 'toolgate_runs_waiting',
+    help: 'Runs waiting for a person, by why (approval, escalated)',
+    value: (waiting) => waiting.count,
+  });
+  byReason({
+    name: 'toolgate_runs_waiting_oldest_seconds',
+    help: 'How long the oldest waiting run has waited, by why',
+    value: (waiting) => waiting.oldestSeconds,
+  });
   const storeUp: Gauge = new Gauge({
     name: 'toolgate_store_up',
-    help: 'Whether this scrape could read the run store (1) or not (0: the database is unreachable or refuses reads; runs wait for it)',
+    help:
+      'Whether this scrape could read the run store (1) or not (0: ' +
+      'the database is unreachable or refuses reads; runs wait for it)',
     registers,
     collect: async () => {
       storeUp.set((await waitingNow()) === undefined ? 0 : 1);
@@ -60,7 +74,10 @@ export function registerWaitingGauges(options: { store: Pick<RunStore, 'listRuns
   });
 }
 
-async function countWaiting(store: Pick<RunStore, 'listRuns'>, status: 'waiting_approval' | 'escalated'): Promise<WaitingCount> {
+async function countWaiting(
+  store: Pick<RunStore, 'listRuns'>,
+  status: 'waiting_approval' | 'escalated',
+): Promise<WaitingCount> {
   let count = 0;
   let oldest: number | undefined;
   let cursor: string | undefined;

@@ -9,10 +9,20 @@ import { isOneOf } from '../core/is-one-of.ts';
 
 /** A run as GET /v1/runs/{id}, POST …/input and …/cancel answer with it. */
 export function isRunAnswer(value: unknown): value is Run {
-  return isJsonObject(value) && typeof value['id'] === 'string' && isOneOf(RUN_STATUSES, value['status']) && typeof value['lastEventId'] === 'number';
+  return (
+    isJsonObject(value) &&
+    typeof value['id'] === 'string' &&
+    isOneOf(RUN_STATUSES, value['status']) &&
+    typeof value['lastEventId'] === 'number'
+  );
 }
 
 /** A stored event, as the events endpoint and its SSE stream send it. */
 export function isRunEventAnswer(value: unknown): value is RunEvent {
-  return isJsonObject(value) && typeof value['id'] === 'number' && isOneOf(RUN_EVENT_TYPES, value['type']) && isJsonObject(value['data']);
+  return (
+    isJsonObject(value) &&
+    typeof value['id'] === 'number' &&
+    isOneOf(RUN_EVENT_TYPES, value['type']) &&
+    isJsonObject(value['data'])
+  );
 }

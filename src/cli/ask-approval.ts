@@ -26,12 +26,17 @@ export async function askApproval(io: CliIO, pending: PendingApproval): Promise<
   try {
     const unknown = pending.reason === 'outcome_unknown';
     const why = unknown
-      ? ` (its outcome is unknown${pending.detail === undefined ? ': it was in flight when toolgate stopped' : `: ${pending.detail}`}; it may already have happened)`
+      ? ` (its outcome is ` +
+        (`unknown` +
+          `${pending.detail === undefined ? ': it was in flight when toolgate stopped' : `: ${pending.detail}`}; `) +
+        `it may already have happened)`
       : pending.reason === 'untrusted_output'
         ? ` (it follows untrusted output of ${[...new Set((pending.provenance ?? []).map((p) => p.name))].join(', ')})`
         : '';
     io.stderr.write(`\n? ${pending.name} [${pending.effect}]${why}\n  ${JSON.stringify(pending.arguments)}\n`);
-    const question = unknown ? '  execute again? [y]es / [n]o / [e]dit / [d]one (it did happen): ' : '  approve? [y]es / [n]o / [e]dit: ';
+    const question = unknown
+      ? '  execute again? [y]es / [n]o / [e]dit / [d]one (it did happen): '
+      : '  approve? [y]es / [n]o / [e]dit: ';
     for (;;) {
       const answer = (await ask(question)).trim().toLowerCase();
       if (answer === 'y' || answer === 'yes') return { decision: 'approve' };

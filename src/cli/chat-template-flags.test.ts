@@ -21,7 +21,13 @@ async function cli(argv: string[], stdin?: string): Promise<{ code: number; stdo
     stderr: { write: (t: string) => (stderr += t) },
     env: { TOOLGATE_HOME: join(dir, 'home') },
     cwd: dir,
-    ...(stdin === undefined ? {} : { stdin: (async function* () { yield Buffer.from(stdin); })() as unknown as NodeJS.ReadStream }),
+    ...(stdin === undefined
+      ? {}
+      : {
+          stdin: (async function* () {
+            yield Buffer.from(stdin);
+          })() as unknown as NodeJS.ReadStream,
+        }),
   };
   const code = await main(argv, io);
   return { code, stdout, stderr };
@@ -43,24 +49,37 @@ describe('toolgate parse --chat-template', () => {
 
   it('parses with the derived format added', async () => {
     const reply = join(dir, 'reply.txt');
-    writeFileSync(reply, 'Checking.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>');
+    writeFileSync(
+      reply,
+      'Checking.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>',
+    );
     const result = await cli(['parse', '--chat-template', QWEN3, '--tools', 'get_weather', reply]);
     assert.equal(result.code, 0, result.stderr);
     const parsed = JSON.parse(result.stdout) as { calls: { name: string; arguments: unknown }[] };
-    assert.deepEqual(parsed.calls.map((c) => [c.name, c.arguments]), [['get_weather', { city: 'Paris' }]]);
+    assert.deepEqual(
+      parsed.calls.map((c) => [c.name, c.arguments]),
+      [['get_weather', { city: 'Paris' }]],
+    );
   });
 
-  it('a template that cannot be analysed: --explain exits 1 with the reason; parsing goes on with the built-in formats', async () => {
-    const plain = join(dir, 'plain.jinja');
-    writeFileSync(plain, '{% for m in messages %}{{ m.content }}{% endfor %}');
-    const explain = await cli(['parse', '--chat-template', plain, '--explain']);
-    assert.equal(explain.code, 1);
-    assert.match(explain.stderr, /^toolgate: the chat template .*could not be/);
-    const parsed = await cli(['parse', '--chat-template', plain, '--tools', 'a'], '<tool_call>{"name": "a", "arguments": {}}</tool_call>');
-    assert.equal(parsed.code, 0, parsed.stderr);
-    assert.match(parsed.stderr, /⚠ .*built-in formats only/);
-    assert.equal((JSON.parse(parsed.stdout) as { calls: unknown[] }).calls.length, 1);
-  });
+  it(
+    'a template that cannot be analysed: --explain exits 1 ' +
+      'with the reason; parsing goes on with the built-in formats',
+    async () => {
+      const plain = join(dir, 'plain.jinja');
+      writeFileSync(plain, '{% for m in messages %}{{ m.content }}{% endfor %}');
+      const explain = await cli(['parse', '--chat-template', plain, '--explain']);
+      assert.equal(explain.code, 1);
+      assert.match(explain.stderr, /^toolgate: the chat template .*could not be/);
+      const parsed = await cli(
+        ['parse', '--chat-template', plain, '--tools', 'a'],
+        '<tool_call>{"name": "a", "arguments": {}}</tool_call>',
+      );
+      assert.equal(parsed.code, 0, parsed.stderr);
+      assert.match(parsed.stderr, /⚠ .*built-in formats only/);
+      assert.equal((JSON.parse(parsed.stdout) as { calls: unknown[] }).calls.length, 1);
+    },
+  );
 
   it('--explain needs --chat-template, and parses nothing', async () => {
     assert.equal((await cli(['parse', '--explain'])).code, 2);
@@ -72,7 +91,16 @@ describe('toolgate run --chat-template', () => {
   it('a template that cannot be used is a warning on stderr, and the run completes', async () => {
     const script = join(dir, 'script.json');
     writeFileSync(script, JSON.stringify({ turns: [{ text: 'Hello.' }] }));
-    const result = await cli(['run', 'hi', '--model', `scripted:${script}`, '--chat-template', './missing.jinja', '--store', 'memory:']);
+    const result = await cli([
+      'run',
+      'hi',
+      '--model',
+      `scripted:${script}`,
+      '--chat-template',
+      './missing.jinja',
+      '--store',
+      'memory:',
+    ]);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /Hello\./);
     assert.match(result.stderr, /⚠ the chat template of scripted:.*missing\.jinja.*built-in formats only/);

@@ -27,24 +27,35 @@ type Options = NonNullable<ParseArgsConfig['options']>;
  * naming the closest known one; parseArgs' own errors become usage errors
  * that name the flag.
  */
-export function parseFlags(args: readonly string[], spec: CommandSpec): { values: Record<string, unknown>; positionals: string[] } {
+export function parseFlags(
+  args: readonly string[],
+  spec: CommandSpec,
+): { values: Record<string, unknown>; positionals: string[] } {
   checkFlagNames(args, spec);
   const options: Options = {};
   for (const [name, flag] of Object.entries(spec.flags)) {
-    options[name] = { type: flag.type, ...(flag.short === undefined ? {} : { short: flag.short }), ...(flag.multiple === true ? { multiple: true } : {}) };
+    options[name] = {
+      type: flag.type,
+      ...(flag.short === undefined ? {} : { short: flag.short }),
+      ...(flag.multiple === true ? { multiple: true } : {}),
+    };
   }
   try {
     const parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
     return { values: parsed.values, positionals: parsed.positionals };
   } catch (error) {
     const message = describeError(error);
-    throw usageError(`${message.replace(/\. To specify a positional argument.*$/s, '')} (see "toolgate ${spec.name} --help")`);
+    throw usageError(
+      `${message.replace(/\. To specify a positional argument.*$/s, '')} (see "toolgate ${spec.name} --help")`,
+    );
   }
 }
 
 /** Refuses a flag the command does not have: `unknown flag --modle for toolgate run — did you mean --model?`. */
 function checkFlagNames(args: readonly string[], spec: CommandSpec): void {
-  const shorts = new Map(Object.entries(spec.flags).flatMap(([name, f]) => (f.short === undefined ? [] : [[f.short, name] as const])));
+  const shorts = new Map(
+    Object.entries(spec.flags).flatMap(([name, f]) => (f.short === undefined ? [] : [[f.short, name] as const])),
+  );
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? '';
     if (arg === '--') return;

@@ -82,5 +82,9 @@ export function renderCommandHelp(spec: CommandSpec): string {
 export function renderOverview(specs: readonly CommandSpec[], header: string): string {
   const width = Math.max(...specs.map((s) => s.name.length));
   const lines = specs.map((s) => `  toolgate ${s.name.padEnd(width)}  ${s.summary}`);
-  return `${header}\n\nCommands:\n${lines.join('\n')}\n  toolgate ${'help'.padEnd(width)}  this text; "toolgate help <command>" explains a command's flags\n  toolgate ${'--version'.padEnd(width)}  print the version\n\nRun "toolgate <command> --help" for every flag of a command, with examples.\n`;
+  return (
+    `${header}\n\nCommands:\n${lines.join('\n')}\n  toolgate ${'help'.padEnd(width)}  this text; ` +
+    (`"toolgate help <command>" explains a command's flags\n  toolgate ${'--version'.padEnd(width)}  ` +
+      `print the version\n\nRun "toolgate <command> --help" for every flag of a command, with examples.\n`)
+  );
 }

@@ -8,9 +8,12 @@ import { DEMO_SPEC } from './specs/demo-spec.ts';
 
 /** Sources run as TypeScript in the repository; the package runs the build (dist/), where examples are JavaScript. */
 const SOURCE_EXTENSION = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-export const DEMO_SERVER = fileURLToPath(new URL(`../../examples/power-exchange/server${SOURCE_EXTENSION}`, import.meta.url));
+export const DEMO_SERVER = fileURLToPath(
+  new URL(`../../examples/power-exchange/server${SOURCE_EXTENSION}`, import.meta.url),
+);
 export const DEMO_SCRIPT = fileURLToPath(new URL('../../examples/demo/demo-script.json', import.meta.url));
-export const DEMO_PROMPT = 'How is the day-ahead power market looking? Then bid for alice: 7,000 MWh of DE-BASE-D+1 at 85 EUR/MWh.';
+export const DEMO_PROMPT =
+  'How is the day-ahead power market looking? Then bid for alice: 7,000 MWh of DE-BASE-D+1 at 85 EUR/MWh.';
 /** The demo's bid reserves 7,000 × 85 EUR: the venue's default wallet (10,000 EUR) could not hold it. */
 export const DEMO_INITIAL_CASH_EUR = 1_000_000;
 /** The example server as the demo starts it. */
@@ -37,7 +40,11 @@ export async function demoCommand(args: readonly string[], io: CliIO): Promise<n
   };
   say(banner(io.cwd));
   const settings = resolveSettings(
-    { model: `scripted:${DEMO_SCRIPT}`, servers: { 'power-exchange': { command: process.execPath, args: [...DEMO_SERVER_ARGS] } }, tools: DEMO_TOOLS },
+    {
+      model: `scripted:${DEMO_SCRIPT}`,
+      servers: { 'power-exchange': { command: process.execPath, args: [...DEMO_SERVER_ARGS] } },
+      tools: DEMO_TOOLS,
+    },
     {},
     {},
   );
@@ -51,17 +58,23 @@ export async function demoCommand(args: readonly string[], io: CliIO): Promise<n
       interactive
         ? 'Answer y to send the bid to the venue, n to reject it (the model is told why), e to edit it.\n'
         : 'There is no terminal to ask on (stdin is not a TTY), so the demo approves the bid for you.\n' +
-            '`toolgate run` would stop here with exit code 3; approve with --yes, run it in a terminal, or preview with --dry-run.\n',
+            ('`toolgate run` would stop here with exit code 3; approve ' +
+              'with --yes, run it in a terminal, or preview with --dry-run.\n'),
     );
     say(`> ${DEMO_PROMPT}\n\n`);
-    return await runAndPrint(toolgate, { input: DEMO_PROMPT, json, userId: DEMO_USER, ...(interactive ? {} : { yes: true }) }, io);
+    return await runAndPrint(
+      toolgate,
+      { input: DEMO_PROMPT, json, userId: DEMO_USER, ...(interactive ? {} : { yes: true }) },
+      io,
+    );
   } finally {
     await toolgate.close();
   }
 }
 
 function banner(cwd: string): string {
-  return `toolgate demo — a SCRIPTED model (no LLM: it replays examples/demo/demo-script.json)
+  return (
+    `toolgate demo — a SCRIPTED model (no LLM: it replays examples/demo/demo-script.json)
 driving the power-exchange example MCP server over stdio. The tool calls below are real.
 
 The model reads the market and alice's wallet, then bids for alice with arguments written
@@ -72,13 +85,18 @@ the way small models write them ("qty": "7,000", "side": "buy"). Watch the gate:
 
 To use a real model instead:
   npx toolgate run "${DEMO_PROMPT}" \\
-    --model openai:gpt-4o-mini --mcp "node ${shellWord(shortestPath(cwd, DEMO_SERVER))} --initial-cash ${DEMO_INITIAL_CASH_EUR}"
+    --model openai:gpt-4o-mini --mcp "node ` +
+    `${shellWord(shortestPath(cwd, DEMO_SERVER))} --initial-cash ${DEMO_INITIAL_CASH_EUR}"
   (Ollama: --model openai:qwen2.5:7b --base-url http://localhost:11434/v1)
 
-`;
+`
+  );
 }
 
-/** The server's path as the user can type it where they are: relative to the working directory, or absolute when that is shorter. */
+/**
+ * The server's path as the user can type it where they are: relative to the working directory, or absolute when that is
+ * shorter.
+ */
 export function shortestPath(cwd: string, file: string): string {
   const near = relative(cwd, file);
   return near === '' || isAbsolute(near) || near.length >= file.length ? file : near;

@@ -13,7 +13,8 @@ import { EVAL_SPEC } from './specs/eval-spec.ts';
 export async function evalCommand(args: readonly string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseFlags(args, EVAL_SPEC);
   const [file, extra] = positionals;
-  if (file === undefined) throw usageError('toolgate eval needs a suite file, e.g. toolgate eval examples/power-exchange/eval/suite.yaml');
+  if (file === undefined)
+    throw usageError('toolgate eval needs a suite file, e.g. toolgate eval examples/power-exchange/eval/suite.yaml');
   if (extra !== undefined) throw usageError(`toolgate eval takes one suite file; got "${file}" and "${extra}"`);
   const repeat = positiveInt(optionalString(values, 'repeat'), '--repeat');
   const minPass = parseRate(optionalString(values, 'min-pass'));
@@ -22,8 +23,15 @@ export async function evalCommand(args: readonly string[], io: CliIO): Promise<n
   const baseUrl = optionalString(values, 'base-url');
   const apiKey = optionalString(values, 'api-key');
   const prepared = await prepareToolgate({
-    values: { ...values, ...(values['config'] === undefined && suite.config !== undefined ? { config: suite.config } : {}) },
-    flags: { ...(model === undefined ? {} : { model }), ...(baseUrl === undefined ? {} : { baseUrl }), ...(apiKey === undefined ? {} : { apiKey }) },
+    values: {
+      ...values,
+      ...(values['config'] === undefined && suite.config !== undefined ? { config: suite.config } : {}),
+    },
+    flags: {
+      ...(model === undefined ? {} : { model }),
+      ...(baseUrl === undefined ? {} : { baseUrl }),
+      ...(apiKey === undefined ? {} : { apiKey }),
+    },
     io,
   });
   const where = localStoreFor({ flag: optionalString(values, 'store'), env: io.env, cwd: io.cwd });
@@ -38,7 +46,11 @@ export async function evalCommand(args: readonly string[], io: CliIO): Promise<n
       defaultModel: toolgate.settings.model,
       ...(io.signal === undefined ? {} : { signal: io.signal }),
       onResult: (r) => {
-        if (!json) io.stderr.write(`${r.passed ? '✓' : '✗'} ${r.case} [${r.strategy} × ${r.modelLabel} #${r.repeat}] ${r.status} ${r.latencyMs} ms${r.runId === '' ? '' : ` ${r.runId}`}\n`);
+        if (!json)
+          io.stderr.write(
+            `${r.passed ? '✓' : '✗'} ${r.case} [${r.strategy} × ${r.modelLabel} #${r.repeat}] ` +
+              `${r.status} ${r.latencyMs} ms${r.runId === '' ? '' : ` ${r.runId}`}\n`,
+          );
       },
     });
     const report = buildReport(suite.description ?? file, results);
@@ -46,7 +58,11 @@ export async function evalCommand(args: readonly string[], io: CliIO): Promise<n
     if (out !== undefined) writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
     io.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
     const below = report.summary.filter((g) => g.passRate < minPass);
-    if (below.length > 0 && !json) io.stderr.write(`toolgate eval: below --min-pass ${minPass}: ${below.map((g) => `${g.strategy} × ${g.model} (${Math.round(g.passRate * 100)}%)`).join(', ')}\n`);
+    if (below.length > 0 && !json)
+      io.stderr.write(
+        `toolgate eval: below --min-pass ${minPass}: ` +
+          `${below.map((g) => `${g.strategy} × ${g.model} (${Math.round(g.passRate * 100)}%)`).join(', ')}\n`,
+      );
     return below.length === 0 ? EXIT.ok : EXIT.failed;
   } finally {
     await toolgate.close();
@@ -59,6 +75,7 @@ function parseRate(raw: string | undefined): number {
   const percent = raw.trim().endsWith('%');
   const n = Number(percent ? raw.trim().slice(0, -1) : raw);
   const rate = percent || n > 1 ? n / 100 : n;
-  if (!Number.isFinite(rate) || rate < 0 || rate > 1) throw usageError(`--min-pass must be a rate between 0 and 1 (or a percentage), got "${raw}"`);
+  if (!Number.isFinite(rate) || rate < 0 || rate > 1)
+    throw usageError(`--min-pass must be a rate between 0 and 1 (or a percentage), got "${raw}"`);
   return rate;
 }

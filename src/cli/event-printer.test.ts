@@ -14,7 +14,12 @@ function capture(): { io: CliIO; err: () => string; out: () => string } {
   let err = '';
   let out = '';
   return {
-    io: { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (err += t) }, env: {}, cwd: '.' },
+    io: {
+      stdout: { write: (t: string) => (out += t) },
+      stderr: { write: (t: string) => (err += t) },
+      env: {},
+      cwd: '.',
+    },
     err: () => err,
     out: () => out,
   };
@@ -36,11 +41,17 @@ const MESSY_GATE: RunEventDataMap['gate_decision'] = {
 
 describe('event printer: what the gate did', () => {
   it('phrases normalisations, dropped values and injected keys, never an injected value', () => {
-    assert.deepEqual(gateDecisionLines(MESSY_GATE), ['  normalised side "buy" → "BUY", qty "7,000" → 7000', "  injected server-side: userId (replacing the model's value)"]);
+    assert.deepEqual(gateDecisionLines(MESSY_GATE), [
+      '  normalised side "buy" → "BUY", qty "7,000" → 7000',
+      "  injected server-side: userId (replacing the model's value)",
+    ]);
     const other = gateDecisionLines({
       ...MESSY_GATE,
       normalisations: [{ path: '/legs/0/a~1b', from: null, rule: 'drop_null_optional' }],
-      injected: [{ key: 'token', overridden: false }, { key: 'account', overridden: false }],
+      injected: [
+        { key: 'token', overridden: false },
+        { key: 'account', overridden: false },
+      ],
     });
     assert.deepEqual(other, ['  normalised dropped legs.0.a/b (null)', '  injected server-side: token, account']);
     assert.deepEqual(gateDecisionLines({ ...MESSY_GATE, normalisations: [], injected: [] }), []);
@@ -51,12 +62,32 @@ describe('event printer: what the gate did', () => {
     const printer = createEventPrinter({ io, json: false });
     printer.print(ev('gate_decision', MESSY_GATE));
     assert.equal(err(), '', 'nothing before the line that introduces the call');
-    printer.print(ev('approval_required', { step: 2, toolCallId: 'c1', name: 'placeOrder', arguments: ORDER, effect: 'write', reason: 'policy' }));
-    printer.print(ev('input_received', { input: { type: 'approval', toolCallId: 'c1', decision: 'approve', userId: 'cli' } }));
+    printer.print(
+      ev('approval_required', {
+        step: 2,
+        toolCallId: 'c1',
+        name: 'placeOrder',
+        arguments: ORDER,
+        effect: 'write',
+        reason: 'policy',
+      }),
+    );
+    printer.print(
+      ev('input_received', { input: { type: 'approval', toolCallId: 'c1', decision: 'approve', userId: 'cli' } }),
+    );
     // After the decision the gate decides again: same normalisations, not repeated.
     printer.print(ev('gate_decision', { ...MESSY_GATE, decision: 'allowed' }));
     printer.print(ev('tool_call', { step: 2, toolCallId: 'c1', name: 'placeOrder', arguments: ORDER }));
-    printer.print(ev('tool_result', { step: 2, toolCallId: 'c1', name: 'placeOrder', ok: true, content: [{ type: 'text', text: 'Order ord-8 accepted' }], latencyMs: 4 }));
+    printer.print(
+      ev('tool_result', {
+        step: 2,
+        toolCallId: 'c1',
+        name: 'placeOrder',
+        ok: true,
+        content: [{ type: 'text', text: 'Order ord-8 accepted' }],
+        latencyMs: 4,
+      }),
+    );
     assert.deepEqual(err().split('\n'), [
       '⏸ placeOrder (write) waits for approval: the policy asks a person',
       '  normalised side "buy" → "BUY", qty "7,000" → 7000',
@@ -95,8 +126,18 @@ describe('event printer: what the gate did', () => {
   it('tool servers that were down when the run started are named with their cause', () => {
     const { io, err } = capture();
     const printer = createEventPrinter({ io, json: false });
-    const reason = 'could not start MCP server "crm" (node crm.js): the server exited before answering: Error: Cannot find module \'/srv/crm.js\'';
-    printer.print(ev('run_started', { input: 'x', model: 'scripted:x', tools: ['quote'], maxSteps: 5, unavailable: [{ server: 'crm', reason, tools: [] }] }));
+    const reason =
+      'could not start MCP server "crm" (node crm.js): the server ' +
+      "exited before answering: Error: Cannot find module '/srv/crm.js'";
+    printer.print(
+      ev('run_started', {
+        input: 'x',
+        model: 'scripted:x',
+        tools: ['quote'],
+        maxSteps: 5,
+        unavailable: [{ server: 'crm', reason, tools: [] }],
+      }),
+    );
     assert.equal(err(), `⚠ tool server "crm" is unavailable, its tools are left out: ${reason}\n`);
   });
 
@@ -104,14 +145,47 @@ describe('event printer: what the gate did', () => {
     const { io, err } = capture();
     const printer = createEventPrinter({ io, json: false });
     printer.print(ev('gate_decision', { ...MESSY_GATE, toolCallId: 'c2', decision: 'denied', injected: [] }));
-    printer.print(ev('tool_result', { step: 2, toolCallId: 'c2', name: 'placeOrder', ok: false, content: [], error: { code: 'rejected', message: 'too big' }, latencyMs: 1 }));
-    printer.print(ev('approval_required', { step: 3, toolCallId: 'c3', name: 'send', arguments: {}, effect: 'write', reason: 'untrusted_output', provenance: [{ toolCallId: 'w', name: 'fetch', step: 1 }] }));
-    printer.print(ev('approval_required', { step: 3, toolCallId: 'c4', name: 'pay', arguments: {}, effect: 'write', reason: 'outcome_unknown', detail: 'no answer within 5000 ms' }));
+    printer.print(
+      ev('tool_result', {
+        step: 2,
+        toolCallId: 'c2',
+        name: 'placeOrder',
+        ok: false,
+        content: [],
+        error: { code: 'rejected', message: 'too big' },
+        latencyMs: 1,
+      }),
+    );
+    printer.print(
+      ev('approval_required', {
+        step: 3,
+        toolCallId: 'c3',
+        name: 'send',
+        arguments: {},
+        effect: 'write',
+        reason: 'untrusted_output',
+        provenance: [{ toolCallId: 'w', name: 'fetch', step: 1 }],
+      }),
+    );
+    printer.print(
+      ev('approval_required', {
+        step: 3,
+        toolCallId: 'c4',
+        name: 'pay',
+        arguments: {},
+        effect: 'write',
+        reason: 'outcome_unknown',
+        detail: 'no answer within 5000 ms',
+      }),
+    );
     const lines = err().split('\n');
     assert.equal(lines[0], '  normalised side "buy" → "BUY", qty "7,000" → 7000');
     assert.equal(lines[1], '← placeOrder rejected: too big');
     assert.equal(lines[2], '⏸ send (write) waits for approval: it follows untrusted output (fetch)');
-    assert.equal(lines[3], '⏸ pay (write) waits for approval: it was sent and its outcome is unknown (no answer within 5000 ms)');
+    assert.equal(
+      lines[3],
+      '⏸ pay (write) waits for approval: it was sent and its outcome is unknown (no answer within 5000 ms)',
+    );
   });
 
   it('JSON mode prints every event as stored, gate decisions included', () => {

@@ -5,6 +5,12 @@ import { gateDecisionLines } from './gate-decision-lines.ts';
 import { truncate } from './truncate.ts';
 import { approvalWhy } from './approval-why.ts';
 
+/** What a plan step's gate decision adds after its effect. */
+const DECISION_NOTES: Readonly<Record<string, string>> = {
+  approval_required: ', needs approval',
+  dry_run: ', dry run',
+};
+
 export { gateDecisionLines } from './gate-decision-lines.ts';
 
 const MAX_ARGS_CHARS = 160;
@@ -40,7 +46,10 @@ export function createEventPrinter(options: { io: CliIO; json: boolean }): Event
   const started = Date.now();
   let streamedStep = 0;
   let lineOpen = false;
-  /** The answer text already on stdout (a final answer that is something else — a tool's return-direct result, a plan's answer — is printed at the end). */
+  /**
+   * The answer text already on stdout (a final answer that is something else — a tool's return-direct result, a plan's
+   * answer — is printed at the end).
+   */
   let shownAnswer: string | undefined;
   const closeLine = () => {
     if (lineOpen) io.stdout.write('\n');
@@ -61,9 +70,17 @@ export function createEventPrinter(options: { io: CliIO; json: boolean }): Event
     print(event) {
       switch (event.type) {
         case 'run_started':
-          if (event.data.dryRun === true) io.stderr.write(`${yellow('⊘ dry run: reads execute; writes are validated and previewed, never executed')}\n`);
+          if (event.data.dryRun === true)
+            io.stderr.write(
+              `${yellow('⊘ dry run: reads execute; writes are validated and previewed, never executed')}\n`,
+            );
           for (const missing of event.data.unavailable ?? []) {
-            io.stderr.write(`${yellow(`⚠ tool server "${missing.server}" is unavailable, its tools are left out: ${truncate(missing.reason, MAX_RESULT_CHARS)}`)}\n`);
+            io.stderr.write(
+              `${yellow(
+                `⚠ tool server "${missing.server}" is unavailable, its tools ` +
+                  `are left out: ${truncate(missing.reason, MAX_RESULT_CHARS)}`,
+              )}\n`,
+            );
           }
           break;
         case 'assistant_delta':
@@ -89,13 +106,22 @@ export function createEventPrinter(options: { io: CliIO; json: boolean }): Event
         case 'plan_revised': {
           closeLine();
           const d = event.data;
-          const writes = d.writes.length === 0 ? 'no writes' : `${d.writes.length} write${d.writes.length === 1 ? '' : 's'}`;
-          const head = event.type === 'plan_revised' ? `▸ new plan (revision ${event.data.revision}: ${truncate(event.data.reason, MAX_RESULT_CHARS)})` : '▸ plan';
-          io.stderr.write(`${head}: ${d.steps.length} step${d.steps.length === 1 ? '' : 's'}, ${writes}${d.approval === 'none' ? '' : `, approval per ${d.approval}`}\n`);
+          const writes =
+            d.writes.length === 0 ? 'no writes' : `${d.writes.length} write${d.writes.length === 1 ? '' : 's'}`;
+          const head =
+            event.type === 'plan_revised'
+              ? `▸ new plan (revision ${event.data.revision}: ${truncate(event.data.reason, MAX_RESULT_CHARS)})`
+              : '▸ plan';
+          io.stderr.write(
+            `${head}: ${d.steps.length} step${d.steps.length === 1 ? '' : 's'}, ` +
+              `${writes}${d.approval === 'none' ? '' : `, approval per ${d.approval}`}\n`,
+          );
           for (const step of d.steps) {
             const line =
               step.kind === 'tool'
-                ? `  ${step.index + 1}. ${step.name ?? ''}(${truncate(JSON.stringify(step.arguments ?? {}), MAX_ARGS_CHARS)}) ${step.effect ?? ''}${step.decision === 'approval_required' ? ', needs approval' : step.decision === 'dry_run' ? ', dry run' : ''}`
+                ? `  ${step.index + 1}. ` +
+                  `${step.name ?? ''}(${truncate(JSON.stringify(step.arguments ?? {}), MAX_ARGS_CHARS)}) ` +
+                  `${step.effect ?? ''}${DECISION_NOTES[step.decision ?? ''] ?? ''}`
                 : `  ${step.index + 1}. ${truncate(step.text ?? '', MAX_RESULT_CHARS)}`;
             io.stderr.write(`${dim(line)}\n`);
           }
@@ -103,7 +129,12 @@ export function createEventPrinter(options: { io: CliIO; json: boolean }): Event
         }
         case 'reflection':
           closeLine();
-          io.stderr.write(`${yellow(`↺ reflection after ${event.data.trigger.replace('_', ' ')}: ${event.data.verdict} — ${truncate(event.data.reason, MAX_RESULT_CHARS)}`)}\n`);
+          io.stderr.write(
+            `${yellow(
+              `↺ reflection after ${event.data.trigger.replace('_', ' ')}: ` +
+                `${event.data.verdict} — ${truncate(event.data.reason, MAX_RESULT_CHARS)}`,
+            )}\n`,
+          );
           break;
         case 'intent_routed':
           // The reason starts with what the router did (auto.ts), then why.
@@ -111,28 +142,57 @@ export function createEventPrinter(options: { io: CliIO; json: boolean }): Event
           break;
         case 'guard_tripped': {
           closeLine();
-          const what = event.data.action === 'warn' ? 'the model was told' : event.data.action === 'reflect' ? 'reflecting first' : event.data.action === 'degrade' ? 'answering from what is known' : 'stopping';
-          io.stderr.write(`${yellow(`⚠ guard ${event.data.code} (${event.data.value} / ${event.data.limit}): ${what}`)}\n`);
+          const what =
+            event.data.action === 'warn'
+              ? 'the model was told'
+              : event.data.action === 'reflect'
+                ? 'reflecting first'
+                : event.data.action === 'degrade'
+                  ? 'answering from what is known'
+                  : 'stopping';
+          io.stderr.write(
+            `${yellow(`⚠ guard ${event.data.code} (${event.data.value} / ${event.data.limit}): ${what}`)}\n`,
+          );
           break;
         }
         case 'todo_updated': {
           const done = event.data.todos.filter((t) => t.status === 'completed').length;
-          io.stderr.write(`${dim(`☑ todos ${done}/${event.data.todos.length} done${event.data.fromThread === true ? ' (from the thread)' : ''}`)}\n`);
+          io.stderr.write(
+            `${dim(
+              `☑ todos ${done}/${event.data.todos.length} ` +
+                `done${event.data.fromThread === true ? ' (from the thread)' : ''}`,
+            )}\n`,
+          );
           break;
         }
         case 'reminder_injected':
           io.stderr.write(`${dim(`  reminded the model: ${event.data.text}`)}\n`);
           break;
         case 'history_trimmed':
-          io.stderr.write(`${dim(`  thread history trimmed to ${event.data.tokensAfter} of ${event.data.tokensBefore} tokens (${event.data.shortened} outputs shortened, ${event.data.dropped} messages dropped)`)}\n`);
+          io.stderr.write(
+            `${dim(
+              `  thread history trimmed to ${event.data.tokensAfter} of ${event.data.tokensBefore} ` +
+                `tokens (${event.data.shortened} outputs shortened, ${event.data.dropped} messages dropped)`,
+            )}\n`,
+          );
           break;
         case 'tool_mode_changed':
           closeLine();
-          io.stderr.write(`${yellow(`⚠ ${event.data.model} switched to ${event.data.to} tool mode for the rest of the run: ${event.data.reason}`)}\n`);
+          io.stderr.write(
+            `${yellow(
+              `⚠ ${event.data.model} switched to ${event.data.to} ` +
+                `tool mode for the rest of the run: ${event.data.reason}`,
+            )}\n`,
+          );
           break;
         case 'tool_changed':
           closeLine();
-          io.stderr.write(`${yellow(`⚠ ${event.data.name} changed on ${event.data.server} since it was pinned: hidden until accepted (toolgate tools --diff)`)}\n`);
+          io.stderr.write(
+            `${yellow(
+              `⚠ ${event.data.name} changed on ${event.data.server} since ` +
+                `it was pinned: hidden until accepted (toolgate tools --diff)`,
+            )}\n`,
+          );
           break;
         case 'run_status':
           if (event.data.to === 'escalated') {
@@ -141,7 +201,8 @@ export function createEventPrinter(options: { io: CliIO; json: boolean }): Event
           }
           break;
         case 'run_completed':
-          // The answer did not come as the model's text (a return-direct tool, a plan's final answer): it is the answer, on stdout.
+          // The answer did not come as the model's text (a return-direct tool, a plan's final answer): it is the
+          // answer, on stdout.
           if (shownAnswer?.trim() !== event.data.output.trim() && event.data.output !== '') {
             closeLine();
             io.stdout.write(event.data.output.endsWith('\n') ? event.data.output : `${event.data.output}\n`);
@@ -157,14 +218,20 @@ export function createEventPrinter(options: { io: CliIO; json: boolean }): Event
         }
         case 'tool_call':
           closeLine();
-          io.stderr.write(`${dim(`→ ${event.data.name}(${truncate(JSON.stringify(event.data.arguments), MAX_ARGS_CHARS)})`)}\n`);
+          io.stderr.write(
+            `${dim(`→ ${event.data.name}(${truncate(JSON.stringify(event.data.arguments), MAX_ARGS_CHARS)})`)}\n`,
+          );
           flush(event.data.toolCallId);
           break;
         case 'approval_required':
           closeLine();
           names.set(event.data.toolCallId, event.data.name);
           io.stderr.write(
-            `${yellow(event.data.kind === 'plan' ? '⏸ the plan waits for approval (one decision for all its steps)' : `⏸ ${event.data.name} (${event.data.effect}) waits for approval: ${approvalWhy(event.data)}`)}\n`,
+            `${yellow(
+              event.data.kind === 'plan'
+                ? '⏸ the plan waits for approval ' + '(one decision for all its steps)'
+                : `⏸ ${event.data.name} ` + `(${event.data.effect}) waits for approval: ${approvalWhy(event.data)}`,
+            )}\n`,
           );
           flush(event.data.toolCallId);
           break;
@@ -173,20 +240,36 @@ export function createEventPrinter(options: { io: CliIO; json: boolean }): Event
           if (input.type !== 'approval') break;
           const name = names.get(input.toolCallId) ?? input.toolCallId;
           const reason = input.reason === undefined ? '' : `: ${input.reason}`;
-          io.stderr.write(`${dim(`  decision on ${name}: ${input.decision}${input.userId === undefined ? '' : ` (by ${input.userId})`}${reason}`)}\n`);
+          io.stderr.write(
+            `${dim(
+              `  decision on ${name}: ` +
+                `${input.decision}${input.userId === undefined ? '' : ` (by ${input.userId})`}${reason}`,
+            )}\n`,
+          );
           break;
         }
         case 'tool_result': {
           closeLine();
           if (event.data.dryRun === true) {
-            io.stderr.write(`${yellow(`⊘ dry run: ${event.data.name} would be called with ${truncate(dryRunArguments(event.data), MAX_ARGS_CHARS)}; nothing executed`)}\n`);
+            io.stderr.write(
+              `${yellow(
+                `⊘ dry run: ${event.data.name} would be called with ` +
+                  `${truncate(dryRunArguments(event.data), MAX_ARGS_CHARS)}; nothing executed`,
+              )}\n`,
+            );
           }
           flush(event.data.toolCallId);
           // A dry run's result text repeats the arguments the ⊘ line just showed.
-          const text = event.data.dryRun === true ? 'DRY RUN — the model is told the call was validated and would have run' : resultText(event.data.content, event.data.structuredContent);
+          const text =
+            event.data.dryRun === true
+              ? 'DRY RUN — the model is told the call was validated and would have run'
+              : resultText(event.data.content, event.data.structuredContent);
           const line = event.data.ok
             ? dim(`← ${event.data.name} ok ${event.data.latencyMs} ms: ${truncate(text, MAX_RESULT_CHARS)}`)
-            : red(`← ${event.data.name} ${event.data.error?.code ?? 'error'}: ${truncate(event.data.error?.message ?? text, MAX_RESULT_CHARS)}`);
+            : red(
+                `← ${event.data.name} ${event.data.error?.code ?? 'error'}: ` +
+                  `${truncate(event.data.error?.message ?? text, MAX_RESULT_CHARS)}`,
+              );
           io.stderr.write(`${line}\n`);
           break;
         }
@@ -207,7 +290,8 @@ export function createEventPrinter(options: { io: CliIO; json: boolean }): Event
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       const mark = run.status === 'completed' ? green('✓') : red('✗');
       io.stderr.write(
-        `${mark} ${run.status} · ${run.steps} step${run.steps === 1 ? '' : 's'} · ${formatTokens(run.usage)} · ${seconds} s · ${run.id}\n`,
+        `${mark} ${run.status} · ${run.steps} step${run.steps === 1 ? '' : 's'} ` +
+          `· ${formatTokens(run.usage)} · ${seconds} s · ${run.id}\n`,
       );
     },
   };

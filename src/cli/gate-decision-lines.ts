@@ -12,7 +12,9 @@ export function gateDecisionLines(data: RunEventDataMap['gate_decision']): strin
   const lines: string[] = [];
   if (data.normalisations.length > 0) {
     const changes = data.normalisations.map((n) =>
-      n.to === undefined ? `dropped ${displayPath(n.path)} (${shortValue(n.from)})` : `${displayPath(n.path)} ${shortValue(n.from)} → ${shortValue(n.to)}`,
+      n.to === undefined
+        ? `dropped ${displayPath(n.path)} (${shortValue(n.from)})`
+        : `${displayPath(n.path)} ${shortValue(n.from)} → ${shortValue(n.to)}`,
     );
     lines.push(`  normalised ${changes.join(', ')}`);
   }

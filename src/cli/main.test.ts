@@ -32,7 +32,11 @@ describe('toolgate help', () => {
         const at = long.stdout.indexOf(`--${name}`);
         assert.ok(at >= 0, `--${name} is not in the help of ${spec.name}`);
         assert.ok(flag.description.length > 10, `--${name} of ${spec.name} has no real description`);
-        if (flag.type === 'string') assert.ok(flag.example !== undefined || spec.examples.some((e) => e.includes(`--${name}`)), `--${name} of ${spec.name} has no example`);
+        if (flag.type === 'string')
+          assert.ok(
+            flag.example !== undefined || spec.examples.some((e) => e.includes(`--${name}`)),
+            `--${name} of ${spec.name} has no example`,
+          );
       }
       assert.ok(spec.examples.length > 0);
       assert.match(long.stdout, /Examples:\n {2}toolgate /);
@@ -46,10 +50,12 @@ describe('toolgate help', () => {
 
   test('the overview lists every provider a model id may name, with the variables each reads', async () => {
     const { stdout } = await cli('--help');
-    for (const provider of [...PROVIDER_TYPES, SCRIPTED_PROVIDER]) assert.match(stdout, new RegExp(`^ {2}${provider}:<`, 'm'), `${provider} is not in the overview`);
+    for (const provider of [...PROVIDER_TYPES, SCRIPTED_PROVIDER])
+      assert.match(stdout, new RegExp(`^ {2}${provider}:<`, 'm'), `${provider} is not in the overview`);
     assert.match(stdout, /^ {2}<name>:<model> +an endpoint declared under providers:/m);
     for (const variables of Object.values(PROVIDER_ENV)) {
-      for (const variable of Object.values(variables)) if (variable !== undefined) assert.match(stdout, new RegExp(`\\b${variable}\\b`));
+      for (const variable of Object.values(variables))
+        if (variable !== undefined) assert.match(stdout, new RegExp(`\\b${variable}\\b`));
     }
   });
 

@@ -81,7 +81,9 @@ function findSubcommand(spec: CommandSpec, sub: string): CommandSpec {
   const found = spec.subcommands?.find((s) => s.name === `${spec.name} ${sub}`);
   if (found !== undefined) return found;
   const names = (spec.subcommands ?? []).map((s) => s.name.slice(spec.name.length + 1));
-  throw usageError(`toolgate ${spec.name} has no command "${sub}"${didYouMean(sub, names)} (commands: ${names.join(', ')})`);
+  throw usageError(
+    `toolgate ${spec.name} has no command "${sub}"${didYouMean(sub, names)} (commands: ${names.join(', ')})`,
+  );
 }
 
 /** The spec whose help `--help` / `-h` asks for (before any `--`), if it does. */
@@ -98,7 +100,8 @@ function reportError(error: unknown, io: CliIO): number {
   if (error instanceof ToolgateError) {
     const isUsage = error.code === 'usage' || error.code === 'config_invalid';
     io.stderr.write(`toolgate: ${error.message}\n`);
-    if (error.code === 'usage' && !error.message.includes('--help')) io.stderr.write(`Run "toolgate help" for usage.\n`);
+    if (error.code === 'usage' && !error.message.includes('--help'))
+      io.stderr.write(`Run "toolgate help" for usage.\n`);
     return isUsage ? EXIT.usage : EXIT.failed;
   }
   io.stderr.write(`toolgate: unexpected error: ${describeError(error, { stack: true })}\n`);

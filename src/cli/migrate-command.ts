@@ -8,7 +8,9 @@ export async function migrateCommand(args: readonly string[], io: CliIO): Promis
   const from = typeof values['from'] === 'string' ? values['from'] : undefined;
   const to = typeof values['to'] === 'string' ? values['to'] : undefined;
   if (positionals.length > 0 || from === undefined || to === undefined) {
-    io.stderr.write(`toolgate migrate: name both stores: --from <store> --to <store>, e.g. ${MIGRATE_SPEC.examples[0]}\n`);
+    io.stderr.write(
+      `toolgate migrate: name both stores: --from <store> --to <store>, e.g. ${MIGRATE_SPEC.examples[0]}\n`,
+    );
     return EXIT.usage;
   }
   if (from === to) {
@@ -27,8 +29,14 @@ export async function migrateCommand(args: readonly string[], io: CliIO): Promis
           if (outcome.kind === 'failed') io.stderr.write(`  ${outcome.runId}: not copied: ${outcome.message}\n`);
         },
       });
-      io.stdout.write(`copied ${report.copied} run(s) with ${report.events} event(s); ${report.skipped} already there; ${report.failed} failed\n`);
-      if (report.active > 0) io.stdout.write(`${report.active} copied run(s) had not ended: the servers on the target take them up (docs/deploy.md)\n`);
+      io.stdout.write(
+        `copied ${report.copied} run(s) with ${report.events} event(s); ` +
+          `${report.skipped} already there; ${report.failed} failed\n`,
+      );
+      if (report.active > 0)
+        io.stdout.write(
+          `${report.active} copied run(s) had not ended: the servers on the target take them up (docs/deploy.md)\n`,
+        );
       return report.failed > 0 ? EXIT.failed : EXIT.ok;
     } finally {
       await target.close();

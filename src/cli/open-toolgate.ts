@@ -6,7 +6,13 @@ import { toolgateOptionsFromSettings, type CreateToolgateOptions } from '../app/
 import type { RunStore } from '../core/index.ts';
 import type { LoadedConfig } from '../config/load-config.ts';
 import { findConfigFile } from '../config/find-config-file.ts';
-import { endpointOf, flagProvider, resolveSettings, type Settings, type SettingsFlags } from '../config/resolve-settings.ts';
+import {
+  endpointOf,
+  flagProvider,
+  resolveSettings,
+  type Settings,
+  type SettingsFlags,
+} from '../config/resolve-settings.ts';
 import { stringList, type CliIO } from './cli-io.ts';
 import type { CliOrigin } from './runs-origin.ts';
 
@@ -31,7 +37,11 @@ export interface PreparedToolgate {
 }
 
 /** Config file + environment + flags → a ready Toolgate. */
-export async function openToolgate(values: Record<string, unknown>, flags: SettingsFlags, io: CliIO): Promise<Toolgate> {
+export async function openToolgate(
+  values: Record<string, unknown>,
+  flags: SettingsFlags,
+  io: CliIO,
+): Promise<Toolgate> {
   return (await prepareToolgate({ values, flags, io })).open();
 }
 
@@ -45,7 +55,10 @@ export async function prepareToolgate(options: OpenToolgateOptions): Promise<Pre
   const configFile = typeof values['config'] === 'string' ? values['config'] : undefined;
   const file = options.noConfig === true ? undefined : findConfigFile({ cwd, file: configFile });
   // The schema and the YAML parser load only when there is a file to read (start-up time).
-  const loaded: LoadedConfig = file === undefined ? { config: {} } : (await import('../config/load-config.ts')).loadConfig({ cwd, env: io.env, file });
+  const loaded: LoadedConfig =
+    file === undefined
+      ? { config: {} }
+      : (await import('../config/load-config.ts')).loadConfig({ cwd, env: io.env, file });
   const mcp = stringList(values, 'mcp');
   const settings = resolveSettings(loaded.config, { ...options.flags, mcp }, io.env);
   // Said now, naming the file, before anything is opened.

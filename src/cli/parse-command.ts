@@ -2,7 +2,14 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isJsonObject, describeError } from '../core/index.ts';
 import { formatFromTemplate, type CallFormat } from '../app/call-formats.ts';
-import { nativeCallsFrom, parseModelMessage, parseModelText, toolRefsFrom, type AssistantMessageInput, type ToolRef } from '../app/parse-text.ts';
+import {
+  nativeCallsFrom,
+  parseModelMessage,
+  parseModelText,
+  toolRefsFrom,
+  type AssistantMessageInput,
+  type ToolRef,
+} from '../app/parse-text.ts';
 import { EXIT, optionalString, parseFlags, usageError, type CliIO } from './cli-io.ts';
 import { PARSE_SPEC } from './specs/parse-spec.ts';
 
@@ -19,8 +26,12 @@ export async function parseCommand(args: readonly string[], io: CliIO): Promise<
   if (positionals.length > 1) throw usageError('toolgate parse takes at most one FILE (or - for standard input)');
   const template = optionalString(values, 'chat-template');
   if (values['explain'] === true) {
-    if (template === undefined) throw usageError('--explain explains the call format of a chat template: toolgate parse --chat-template model.jinja --explain');
-    if (positionals.length > 0 || values['jsonl'] === true) throw usageError('--explain parses nothing: give only --chat-template FILE');
+    if (template === undefined)
+      throw usageError(
+        '--explain explains the call format of a chat template: toolgate parse --chat-template model.jinja --explain',
+      );
+    if (positionals.length > 0 || values['jsonl'] === true)
+      throw usageError('--explain parses nothing: give only --chat-template FILE');
     return explainTemplate(template, io);
   }
   const formats = template === undefined ? [] : await templateFormats(template, io);
@@ -43,10 +54,16 @@ export async function parseCommand(args: readonly string[], io: CliIO): Promise<
   return EXIT.ok;
 }
 
-const LINE_FORMAT = '{"text"?: "...", "reasoning"?: "...", "toolCalls"?: [{"id"?, "name", "arguments": "..."}], "tools": ["name" | {"name", "description"?, "inputSchema"?}], "truncated"?: true}';
+const LINE_FORMAT =
+  '{"text"?: "...", "reasoning"?: "...", "toolCalls"?: [{"id"?, "name", "arguments": ' +
+  '"..."}], "tools": ["name" | {"name", "description"?, "inputSchema"?}], "truncated"?: true}';
 
 /** One corpus line → an assistant message; a usage error naming the line and what is wrong otherwise. */
-function messageFromLine(line: string, lineNo: number, defaultTools: ToolRef[]): { id: string | undefined; message: AssistantMessageInput } {
+function messageFromLine(
+  line: string,
+  lineNo: number,
+  defaultTools: ToolRef[],
+): { id: string | undefined; message: AssistantMessageInput } {
   const fail = (what: string): never => {
     throw usageError(`line ${lineNo}: ${what}; each line must be ${LINE_FORMAT}`);
   };
@@ -60,10 +77,13 @@ function messageFromLine(line: string, lineNo: number, defaultTools: ToolRef[]):
   for (const key of ['text', 'reasoning', 'id', 'finishReason'] as const) {
     if (item[key] !== undefined && typeof item[key] !== 'string') fail(`"${key}" must be a string`);
   }
-  if (item['truncated'] !== undefined && typeof item['truncated'] !== 'boolean') fail('"truncated" must be true or false');
-  if (item['text'] === undefined && item['reasoning'] === undefined && item['toolCalls'] === undefined) fail('it has none of "text", "reasoning" or "toolCalls"');
+  if (item['truncated'] !== undefined && typeof item['truncated'] !== 'boolean')
+    fail('"truncated" must be true or false');
+  if (item['text'] === undefined && item['reasoning'] === undefined && item['toolCalls'] === undefined)
+    fail('it has none of "text", "reasoning" or "toolCalls"');
   const tools = item['tools'] === undefined ? defaultTools : toolRefsFrom(item['tools']);
-  if (tools === undefined) return fail('"tools" must be a list of tool names or {"name", "description"?, "inputSchema"?: {…}} objects');
+  if (tools === undefined)
+    return fail('"tools" must be a list of tool names or {"name", "description"?, "inputSchema"?: {…}} objects');
   const message: AssistantMessageInput = { tools };
   if (typeof item['text'] === 'string') message.text = item['text'];
   if (typeof item['reasoning'] === 'string') message.reasoning = item['reasoning'];
@@ -92,7 +112,10 @@ async function explainTemplate(source: string, io: CliIO): Promise<number> {
   return EXIT.ok;
 }
 
-/** The format of `--chat-template`; one that cannot be analysed is said, and the built-in formats are used (as in a run). */
+/**
+ * The format of `--chat-template`; one that cannot be analysed is said, and the built-in formats are used (as in a
+ * run).
+ */
 async function templateFormats(source: string, io: CliIO): Promise<CallFormat[]> {
   const derived = await formatFromTemplate(source, { cwd: io.cwd });
   if (derived.ok) return [derived.format];
@@ -103,8 +126,14 @@ async function templateFormats(source: string, io: CliIO): Promise<CallFormat[]>
 function loadTools(values: Record<string, unknown>, io: CliIO): ToolRef[] {
   const list = optionalString(values, 'tools');
   const file = optionalString(values, 'tools-file');
-  if (list !== undefined && file !== undefined) throw usageError('give either --tools a,b,c or --tools-file FILE, not both');
-  if (list !== undefined) return list.split(',').map((s) => s.trim()).filter((s) => s !== '').map((name) => ({ name }));
+  if (list !== undefined && file !== undefined)
+    throw usageError('give either --tools a,b,c or --tools-file FILE, not both');
+  if (list !== undefined)
+    return list
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '')
+      .map((name) => ({ name }));
   if (file === undefined) return [];
   const path = resolve(io.cwd, file);
   let value: unknown;
@@ -114,7 +143,11 @@ function loadTools(values: Record<string, unknown>, io: CliIO): ToolRef[] {
     throw usageError(`--tools-file ${file}: not valid JSON (${describeError(error)})`);
   }
   const refs = toolRefsFrom(value);
-  if (refs === undefined) throw usageError(`--tools-file ${file}: expected a JSON array of tool names or tool specs (e.g. the output of toolgate tools --json)`);
+  if (refs === undefined)
+    throw usageError(
+      `--tools-file ${file}: expected a JSON array of tool names ` +
+        `or tool specs (e.g. the output of toolgate tools --json)`,
+    );
   return refs;
 }
 
@@ -128,7 +161,10 @@ function readText(path: string): string {
 
 async function readStdin(io: CliIO): Promise<string> {
   const stdin = io.stdin;
-  if (stdin === undefined || stdin.isTTY === true) throw usageError('toolgate parse reads FILE, or standard input when it is piped: echo "<tool_call>…" | toolgate parse --tools a,b');
+  if (stdin === undefined || stdin.isTTY === true)
+    throw usageError(
+      'toolgate parse reads FILE, or standard input when it is piped: echo "<tool_call>…" | toolgate parse --tools a,b',
+    );
   const chunks: Buffer[] = [];
   for await (const chunk of stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   return Buffer.concat(chunks).toString('utf8');

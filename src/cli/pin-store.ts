@@ -29,7 +29,8 @@ export interface PinStoreOptions {
 export function pinStoreFor(options: PinStoreOptions): PinStore {
   const named = namedStore(options);
   const spec = named ?? DEFAULT_STORE;
-  if (spec === 'memory' || spec === 'memory:' || spec === 'sqlite::memory:') return { spec: 'memory:', isDefault: false };
+  if (spec === 'memory' || spec === 'memory:' || spec === 'sqlite::memory:')
+    return { spec: 'memory:', isDefault: false };
   if (spec.startsWith('sqlite:') && spec.length > 'sqlite:'.length) {
     const path = resolve(options.cwd, spec.slice('sqlite:'.length));
     return { spec: `sqlite:${path}`, path, isDefault: named === undefined };
@@ -37,8 +38,13 @@ export function pinStoreFor(options: PinStoreOptions): PinStore {
   return { spec, isDefault: false };
 }
 
-/** The store a command was told to use: `--store`, else the config's `server.store`, else DATABASE_URL (the usual variable of PostgreSQL hosting). */
+/**
+ * The store a command was told to use: `--store`, else the config's `server.store`, else DATABASE_URL (the usual
+ * variable of PostgreSQL hosting).
+ */
 export function namedStore(options: Pick<PinStoreOptions, 'flag' | 'configured' | 'env'>): string | undefined {
   const databaseUrl = options.env['DATABASE_URL'];
-  return options.flag ?? options.configured ?? (databaseUrl === undefined || databaseUrl === '' ? undefined : databaseUrl);
+  return (
+    options.flag ?? options.configured ?? (databaseUrl === undefined || databaseUrl === '' ? undefined : databaseUrl)
+  );
 }

@@ -12,11 +12,19 @@ import { runAndPrint } from './run-command.ts';
 const SERVER = fileURLToPath(new URL('../../examples/power-exchange/server.ts', import.meta.url));
 const ORDER = '{"userId":"bob","side":"BUY","price":50,"qty":1,"symbol":"DE-BASE-D+1"}';
 
-function toolgateWith(turns: { text?: string; toolCalls?: { id: string; name: string; arguments: string }[] }[], slowOrders = false): Toolgate {
+function toolgateWith(
+  turns: { text?: string; toolCalls?: { id: string; name: string; arguments: string }[] }[],
+  slowOrders = false,
+): Toolgate {
   // slowOrders: the venue takes 1.5 s per order and the client gives up after 300 ms (the order still happens).
   const settings = resolveSettings(
     {
-      servers: { 'power-exchange': { command: process.execPath, args: [SERVER, ...(slowOrders ? ['--delay', 'placeOrder=1500'] : [])] } },
+      servers: {
+        'power-exchange': {
+          command: process.execPath,
+          args: [SERVER, ...(slowOrders ? ['--delay', 'placeOrder=1500'] : [])],
+        },
+      },
       ...(slowOrders ? { tools: { 'power-exchange/placeOrder': { timeoutMs: 300, approval: 'never' as const } } } : {}),
     },
     {},
@@ -30,7 +38,10 @@ describe('toolgate run: interactive approval on a terminal', () => {
   after(() => Promise.all(open.map((t) => t.close())));
 
   it('reject with a reason: the model is told, nothing is executed', async () => {
-    const t = toolgateWith([{ toolCalls: [{ id: 'o1', name: 'placeOrder', arguments: ORDER }] }, { text: 'Understood, no order.' }]);
+    const t = toolgateWith([
+      { toolCalls: [{ id: 'o1', name: 'placeOrder', arguments: ORDER }] },
+      { text: 'Understood, no order.' },
+    ]);
     open.push(t);
     const term = fakeTerminal(['n', 'too expensive']);
     const code = await runAndPrint(t, { input: 'buy', json: false }, term.io);
@@ -41,7 +52,10 @@ describe('toolgate run: interactive approval on a terminal', () => {
   });
 
   it('edit: invalid JSON is asked again, then the edited arguments run', async () => {
-    const t = toolgateWith([{ toolCalls: [{ id: 'o2', name: 'placeOrder', arguments: ORDER }] }, { text: 'Placed the edited order.' }]);
+    const t = toolgateWith([
+      { toolCalls: [{ id: 'o2', name: 'placeOrder', arguments: ORDER }] },
+      { text: 'Placed the edited order.' },
+    ]);
     open.push(t);
     const edited = '{"userId":"bob","side":"BUY","price":40,"qty":2,"symbol":"DE-BASE-D+1"}';
     const term = fakeTerminal(['e', '{not json', 'e', edited]);
@@ -52,21 +66,37 @@ describe('toolgate run: interactive approval on a terminal', () => {
     assert.match(term.stderr(), /← placeOrder ok/);
   });
 
-  it('an order that timed out is never re-executed by --yes: without a terminal it stops with exit 3 and says what to do', async () => {
-    const t = toolgateWith([{ toolCalls: [{ id: 'o3', name: 'placeOrder', arguments: ORDER }] }, { toolCalls: [{ id: 'o4', name: 'placeOrder', arguments: ORDER }] }], true);
-    open.push(t);
-    const term = fakeTerminal([]);
-    const io: CliIO = { ...term.io };
-    delete (io as { stdin?: unknown }).stdin;
-    const code = await runAndPrint(t, { input: 'buy', json: false, yes: true, resume: '' }, io);
-    assert.equal(code, 3, term.stderr());
-    assert.match(term.stderr(), /placeOrder was sent but its outcome is unknown \(.*300 ms.*\); it may have happened/);
-    assert.match(term.stderr(), /toolgate runs mark-done run_\w+ --result "what you saw"/);
-    assert.match(term.stderr(), /toolgate runs approve run_\w+ +# it did not happen: send it again/);
-  });
+  it(
+    'an order that timed out is never re-executed by --yes: ' +
+      'without a terminal it stops with exit 3 and says what to do',
+    async () => {
+      const t = toolgateWith(
+        [
+          { toolCalls: [{ id: 'o3', name: 'placeOrder', arguments: ORDER }] },
+          { toolCalls: [{ id: 'o4', name: 'placeOrder', arguments: ORDER }] },
+        ],
+        true,
+      );
+      open.push(t);
+      const term = fakeTerminal([]);
+      const io: CliIO = { ...term.io };
+      delete (io as { stdin?: unknown }).stdin;
+      const code = await runAndPrint(t, { input: 'buy', json: false, yes: true, resume: '' }, io);
+      assert.equal(code, 3, term.stderr());
+      assert.match(
+        term.stderr(),
+        /placeOrder was sent but its outcome is unknown \(.*300 ms.*\); it may have happened/,
+      );
+      assert.match(term.stderr(), /toolgate runs mark-done run_\w+ --result "what you saw"/);
+      assert.match(term.stderr(), /toolgate runs approve run_\w+ +# it did not happen: send it again/);
+    },
+  );
 
   it('on a terminal, an order whose outcome is unknown can be marked done: recorded, not executed again', async () => {
-    const t = toolgateWith([{ toolCalls: [{ id: 'o5', name: 'placeOrder', arguments: ORDER }] }, { text: 'Noted: the order went through.' }], true);
+    const t = toolgateWith(
+      [{ toolCalls: [{ id: 'o5', name: 'placeOrder', arguments: ORDER }] }, { text: 'Noted: the order went through.' }],
+      true,
+    );
     open.push(t);
     const term = fakeTerminal(['d', 'order is on the book']);
     const code = await runAndPrint(t, { input: 'buy', json: false, yes: true }, term.io);
@@ -76,7 +106,8 @@ describe('toolgate run: interactive approval on a terminal', () => {
     const stats = await t.tools.callTool({ name: 'getServerStats', arguments: {} });
     await new Promise((r) => setTimeout(r, 1500));
     const later = await t.tools.callTool({ name: 'getServerStats', arguments: {} });
-    const executed = (r: typeof later) => (r.structuredContent as { executed?: Record<string, number> } | undefined)?.executed?.['placeOrder'] ?? 0;
+    const executed = (r: typeof later) =>
+      (r.structuredContent as { executed?: Record<string, number> } | undefined)?.executed?.['placeOrder'] ?? 0;
     assert.ok(stats.ok);
     assert.equal(executed(later), 1, 'the venue finished the order once; it was not repeated');
   });

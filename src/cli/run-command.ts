@@ -19,7 +19,11 @@ const TOOL_MODES = ['native', 'prompted', 'auto'] as const;
 export async function runCommand(args: readonly string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseFlags(args, RUN_SPEC);
   const prompt = positionals.join(' ').trim();
-  if (prompt === '') throw usageError('toolgate run needs a prompt, e.g. toolgate run "What is the best ask?" --model openai:gpt-4o-mini --mcp "node server.js"');
+  if (prompt === '')
+    throw usageError(
+      'toolgate run needs a prompt, e.g. toolgate run "What is the ' +
+        'best ask?" --model openai:gpt-4o-mini --mcp "node server.js"',
+    );
   const model = optionalString(values, 'model');
   const baseUrl = optionalString(values, 'base-url');
   const apiKey = optionalString(values, 'api-key');
@@ -35,7 +39,8 @@ export async function runCommand(args: readonly string[], io: CliIO): Promise<nu
   const context = parseContext(stringList(values, 'context'));
   const template = optionalString(values, 'chat-template');
   // A file is named from the working directory, as every flag's path is; `server` asks the model's server.
-  const chatTemplate = template === undefined || template === TEMPLATE_FROM_SERVER ? template : resolve(io.cwd, template);
+  const chatTemplate =
+    template === undefined || template === TEMPLATE_FROM_SERVER ? template : resolve(io.cwd, template);
   const where = localStoreFor({ flag: optionalString(values, 'store'), env: io.env, cwd: io.cwd });
   const prepared = await prepareToolgate({
     values,
@@ -59,7 +64,12 @@ export async function runCommand(args: readonly string[], io: CliIO): Promise<nu
   const resume = resumeFlags(where);
   try {
     // Once its servers have listed: a rule written for a tool that does not exist is said before the run starts.
-    await reportToolPatterns({ toolgate, settings: prepared.settings, strict: values['strict'] === true, warn: (text) => io.stderr.write(`⚠ ${text}\n`) });
+    await reportToolPatterns({
+      toolgate,
+      settings: prepared.settings,
+      strict: values['strict'] === true,
+      warn: (text) => io.stderr.write(`⚠ ${text}\n`),
+    });
     return await runAndPrint(
       toolgate,
       {

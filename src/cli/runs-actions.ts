@@ -29,7 +29,10 @@ export async function listRuns(ctx: RunsContext): Promise<number> {
   const limit = parseLimit(optionalString(ctx.values, 'limit'));
   const runs = await ctx.backend.list({ statuses, limit });
   if (ctx.json) ctx.io.stdout.write(`${JSON.stringify(runs)}\n`);
-  else if (runs.length === 0) ctx.io.stderr.write(`no runs${statuses.length === 0 ? '' : ` with status ${statuses.join(' or ')}`} in ${ctx.backend.label}\n`);
+  else if (runs.length === 0)
+    ctx.io.stderr.write(
+      `no runs${statuses.length === 0 ? '' : ` with status ${statuses.join(' or ')}`} in ${ctx.backend.label}\n`,
+    );
   else ctx.io.stdout.write(formatRunList(runs));
   return EXIT.ok;
 }
@@ -49,12 +52,19 @@ export async function printEvents(ctx: RunsContext): Promise<number> {
     return EXIT.ok;
   }
   const signal = ctx.io.signal;
-  const run = await ctx.backend.follow(ctx.runId, { after, onEvent: printer.print, ...(signal === undefined ? {} : { signal }) });
+  const run = await ctx.backend.follow(ctx.runId, {
+    after,
+    onEvent: printer.print,
+    ...(signal === undefined ? {} : { signal }),
+  });
   printer.end(run);
   if (run.status === 'waiting_approval') {
     if (run.pendingApproval !== undefined) {
       ctx.io.stderr.write(
-        [`run ${run.id} waits for a decision on ${run.pendingApproval.name}:`, ...decideCommands({ runId: run.id, pending: run.pendingApproval, resume: ctx.resume })].join('\n') + '\n',
+        [
+          `run ${run.id} waits for a decision on ${run.pendingApproval.name}:`,
+          ...decideCommands({ runId: run.id, pending: run.pendingApproval, resume: ctx.resume }),
+        ].join('\n') + '\n',
       );
     }
     return EXIT.waiting;
@@ -66,14 +76,18 @@ export async function cancelRun(ctx: RunsContext): Promise<number> {
   const run = await ctx.backend.cancel(ctx.runId, optionalString(ctx.values, 'reason'));
   if (ctx.json) ctx.io.stdout.write(`${JSON.stringify(run)}\n`);
   else if (run.status === 'cancelled') ctx.io.stderr.write(`✗ run ${run.id} cancelled\n`);
-  else ctx.io.stderr.write(`cancel requested; run ${run.id} is still ${run.status} (the process that drives it ends it at its next step)\n`);
+  else
+    ctx.io.stderr.write(
+      `cancel requested; run ${run.id} is still ${run.status} (the process that drives it ends it at its next step)\n`,
+    );
   return run.status === 'cancelled' ? EXIT.ok : EXIT.failed;
 }
 
 export function parseStatuses(raw: unknown): RunStatus[] {
   const values: unknown[] = Array.isArray(raw) ? raw : [];
   return values.map((value) => {
-    if (!isOneOf(RUN_STATUSES, value)) throw usageError(`--status ${String(value)}: use one of ${RUN_STATUSES.join(', ')}`);
+    if (!isOneOf(RUN_STATUSES, value))
+      throw usageError(`--status ${String(value)}: use one of ${RUN_STATUSES.join(', ')}`);
     return value;
   });
 }
@@ -81,7 +95,8 @@ export function parseStatuses(raw: unknown): RunStatus[] {
 export function parseLimit(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_LIST_LIMIT;
   const n = /^\d{1,4}$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!(n >= 1 && n <= MAX_LIST_LIMIT)) throw usageError(`--limit must be an integer from 1 to ${MAX_LIST_LIMIT}, got "${raw}"`);
+  if (!(n >= 1 && n <= MAX_LIST_LIMIT))
+    throw usageError(`--limit must be an integer from 1 to ${MAX_LIST_LIMIT}, got "${raw}"`);
   return n;
 }
 

@@ -36,6 +36,8 @@ describe('runs backends: shared rules', () => {
     });
     assert.deepEqual(asked, ['failed', 'completed']);
     assert.deepEqual(merged, [b, a]);
-    assert.deepEqual(await listByStatus({ statuses: [], limit: 5 }, async (status) => [{ id: String(status) }]), [{ id: 'undefined' }]);
+    assert.deepEqual(await listByStatus({ statuses: [], limit: 5 }, async (status) => [{ id: String(status) }]), [
+      { id: 'undefined' },
+    ]);
   });
 });

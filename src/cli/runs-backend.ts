@@ -1,4 +1,11 @@
-import { TERMINAL_RUN_STATUSES, WAITING_RUN_STATUSES, type Run, type RunEvent, type RunInput, type RunStatus } from '../core/index.ts';
+import {
+  TERMINAL_RUN_STATUSES,
+  WAITING_RUN_STATUSES,
+  type Run,
+  type RunEvent,
+  type RunInput,
+  type RunStatus,
+} from '../core/index.ts';
 
 /** A run summary as GET /v1/runs answers with it (a local store's runs are summarised the same way). */
 export type RunRow = Readonly<Record<string, unknown>>;
@@ -62,7 +69,10 @@ export function newestFirst(pages: readonly (readonly RunRow[])[], limit: number
 }
 
 /** Runs `page` once per status (once in all without a filter) and merges the answers. */
-export async function listByStatus(query: ListQuery, page: (status: RunStatus | undefined) => Promise<RunRow[]>): Promise<RunRow[]> {
+export async function listByStatus(
+  query: ListQuery,
+  page: (status: RunStatus | undefined) => Promise<RunRow[]>,
+): Promise<RunRow[]> {
   if (query.statuses.length === 0) return page(undefined);
   const statuses = [...new Set(query.statuses)];
   return newestFirst(await Promise.all(statuses.map((s) => page(s))), query.limit);

@@ -1,4 +1,14 @@
-import { ToolgateError, isErrorCode, isJsonObject, type JsonObject, type Run, type RunEvent, type RunInput, type RunStatus, describeError } from '../core/index.ts';
+import {
+  ToolgateError,
+  isErrorCode,
+  isJsonObject,
+  type JsonObject,
+  type Run,
+  type RunEvent,
+  type RunInput,
+  type RunStatus,
+  describeError,
+} from '../core/index.ts';
 import { isRunAnswer, isRunEventAnswer } from './api-answers.ts';
 import { readSse, type SseMessage } from './runs-sse.ts';
 
@@ -20,7 +30,10 @@ export class RunsClient {
   }
 
   async listRuns(query: { status?: RunStatus; limit: number }): Promise<JsonObject[]> {
-    const params = new URLSearchParams({ limit: String(query.limit), ...(query.status === undefined ? {} : { status: query.status }) });
+    const params = new URLSearchParams({
+      limit: String(query.limit),
+      ...(query.status === undefined ? {} : { status: query.status }),
+    });
     const body = await this.#json(`/v1/runs?${params.toString()}`);
     const runs = isJsonObject(body) ? body['runs'] : undefined;
     if (!Array.isArray(runs)) throw this.#unexpected('GET /v1/runs');
@@ -33,7 +46,8 @@ export class RunsClient {
 
   async readEvents(runId: string, after: number): Promise<RunEvent[]> {
     const body = await this.#json(`${runPath(runId)}/events?format=json&after=${after}`, {}, runId);
-    const events: unknown[] | undefined = isJsonObject(body) && Array.isArray(body['events']) ? body['events'] : undefined;
+    const events: unknown[] | undefined =
+      isJsonObject(body) && Array.isArray(body['events']) ? body['events'] : undefined;
     if (events === undefined || !events.every(isRunEventAnswer)) throw this.#unexpected('GET /v1/runs/{id}/events');
     return events;
   }
@@ -51,7 +65,11 @@ export class RunsClient {
 
   /** The run's SSE stream from after event `after` (sent as Last-Event-ID), until the server ends it. */
   async *streamEvents(runId: string, after: number, signal: AbortSignal): AsyncGenerator<SseMessage> {
-    const response = await this.#fetch(`${runPath(runId)}/events`, { headers: { accept: 'text/event-stream', ...(after > 0 ? { 'last-event-id': String(after) } : {}) }, signal }, runId);
+    const response = await this.#fetch(
+      `${runPath(runId)}/events`,
+      { headers: { accept: 'text/event-stream', ...(after > 0 ? { 'last-event-id': String(after) } : {}) }, signal },
+      runId,
+    );
     if (response.body === null) throw this.#unexpected('GET /v1/runs/{id}/events');
     yield* readSse(response.body);
   }
@@ -82,7 +100,12 @@ export class RunsClient {
     } catch (error) {
       if (init.signal?.aborted === true) throw error;
       const cause = describeError(error instanceof Error && error.cause instanceof Error ? error.cause : error);
-      throw new ToolgateError('internal', `cannot reach the toolgate server at ${this.url} (${cause}); is it running, and is --url (or TOOLGATE_URL) right?`, { cause: error });
+      throw new ToolgateError(
+        'internal',
+        `cannot reach the toolgate server at ${this.url} (${cause}); ` +
+          `is it running, and is --url (or TOOLGATE_URL) right?`,
+        { cause: error },
+      );
     }
     if (response.ok) return response;
     throw await this.#failure(response, init.method ?? 'GET', runId);
@@ -107,18 +130,30 @@ export class RunsClient {
         'unauthorized',
         this.#apiKey === undefined
           ? `the server at ${this.url} needs an API key: pass --api-key or set TOOLGATE_API_KEY`
-          : `the server at ${this.url} refused the API key (from --api-key or TOOLGATE_API_KEY): it is wrong, or not one of the server's keys`,
+          : `the server at ${this.url} refused the API key (from --api-key or ` +
+              `TOOLGATE_API_KEY): it is wrong, or not one of the server's keys`,
       );
     }
     if (response.status === 404 && code === 'not_found' && runId !== undefined) {
-      return new ToolgateError('not_found', `run ${runId} not found on the server at ${this.url} (toolgate runs list --url ${this.url} shows its runs)`);
+      return new ToolgateError(
+        'not_found',
+        `run ${runId} not found on the server at ${this.url} (toolgate runs list --url ${this.url} shows its runs)`,
+      );
     }
-    if (!isErrorCode(code)) return new ToolgateError('internal', `the server at ${this.url} answered ${method} with HTTP ${response.status}${message === '' ? '' : `: ${message}`}; is it a toolgate server?`);
+    if (!isErrorCode(code))
+      return new ToolgateError(
+        'internal',
+        `the server at ${this.url} answered ${method} with HTTP ` +
+          `${response.status}${message === '' ? '' : `: ${message}`}; is it a toolgate server?`,
+      );
     return new ToolgateError(code, `the server at ${this.url} answered HTTP ${response.status} (${code}): ${message}`);
   }
 
   #unexpected(what: string): ToolgateError {
-    return new ToolgateError('internal', `the server at ${this.url} answered ${what} with something that is not toolgate's runs API; is --url right?`);
+    return new ToolgateError(
+      'internal',
+      `the server at ${this.url} answered ${what} with something that is not toolgate's runs API; is --url right?`,
+    );
   }
 }
 

@@ -39,17 +39,30 @@ export async function runsCommand(args: readonly string[], io: CliIO): Promise<n
   }
   const spec = subcommandSpec(name);
   const action = ACTIONS[name];
-  if (action === undefined) throw new ToolgateError('internal', `toolgate runs ${name} has a spec but no implementation`);
+  if (action === undefined)
+    throw new ToolgateError('internal', `toolgate runs ${name} has a spec but no implementation`);
   const { values, positionals } = parseFlags(rest, spec);
   // `runs message <run-id> <text…>`: the words after the run id are the message.
   const runId = runIdOf(name, name === 'message' ? positionals.slice(0, 1) : positionals);
   const text = name === 'message' ? positionals.slice(1).join(' ') : undefined;
   const where = whereFor({ values, env: io.env, cwd: io.cwd });
   const resume = resumeFlags(where);
-  if (resume === undefined) throw usageError('--store memory: keeps nothing, so there are no runs to look at; use --store sqlite:<file> or the default store');
-  const backend: RunsBackend = where.kind === 'local' ? await LocalRuns.open({ where, io, values }) : new RemoteRuns(where);
+  if (resume === undefined)
+    throw usageError(
+      '--store memory: keeps nothing, so there are no runs to look at; use --store sqlite:<file> or the default store',
+    );
+  const backend: RunsBackend =
+    where.kind === 'local' ? await LocalRuns.open({ where, io, values }) : new RemoteRuns(where);
   try {
-    return await action({ backend, values, runId, io, json: values['json'] === true, resume, ...(text === undefined ? {} : { text }) });
+    return await action({
+      backend,
+      values,
+      runId,
+      io,
+      json: values['json'] === true,
+      resume,
+      ...(text === undefined ? {} : { text }),
+    });
   } catch (error) {
     if (io.signal?.aborted === true) return EXIT_INTERRUPTED;
     if (error instanceof ToolgateError && NOTHING_DONE.has(error.code)) {
@@ -71,11 +84,17 @@ function subcommandSpec(name: string): CommandSpec {
 
 function runIdOf(name: string, positionals: readonly string[]): string {
   if (name === 'list') {
-    if (positionals.length > 0) throw usageError(`toolgate runs list takes no run id (got "${positionals[0] ?? ''}"); toolgate runs show <run-id> shows one run`);
+    if (positionals.length > 0)
+      throw usageError(
+        `toolgate runs list takes no run id (got "${positionals[0] ?? ''}"); toolgate runs show <run-id> shows one run`,
+      );
     return '';
   }
   const [runId, extra] = positionals;
-  if (runId === undefined || runId.trim() === '') throw usageError(`toolgate runs ${name} needs a run id, e.g. toolgate runs ${name} run_01J… (toolgate runs list shows them)`);
+  if (runId === undefined || runId.trim() === '')
+    throw usageError(
+      `toolgate runs ${name} needs a run id, e.g. toolgate runs ${name} run_01J… (toolgate runs list shows them)`,
+    );
   if (extra !== undefined) throw usageError(`toolgate runs ${name} takes one run id; got "${runId}" and "${extra}"`);
   return runId;
 }

@@ -17,7 +17,10 @@ export async function decideRun(ctx: RunsContext, verb: DecisionVerb): Promise<n
   const run = await backend.get(ctx.runId);
   const pending = run.pendingApproval;
   if (run.status !== 'waiting_approval' || pending === undefined) {
-    throw new ToolgateError('conflict', `run ${run.id} is not waiting for an approval (it is ${run.status}); nothing to ${verb}`);
+    throw new ToolgateError(
+      'conflict',
+      `run ${run.id} is not waiting for an approval (it is ${run.status}); nothing to ${verb}`,
+    );
   }
   const input = decisionFor({ verb, pending, values: ctx.values });
   const printer = createEventPrinter({ io, json: ctx.json });
@@ -27,10 +30,21 @@ export async function decideRun(ctx: RunsContext, verb: DecisionVerb): Promise<n
   if (!ctx.json) for (const event of decisionContext(await backend.events(run.id, 0), pending)) printer.print(event);
   const hooks = { onEvent: printer.print, ...(io.signal === undefined ? {} : { signal: io.signal }) };
   const decide = (next: RunInput): Promise<Run> => backend.decide(run.id, next, hooks);
-  return settleRun({ run: await decide(input), decide, cancel: (reason) => backend.cancel(run.id, reason), printer, io, resume: ctx.resume });
+  return settleRun({
+    run: await decide(input),
+    decide,
+    cancel: (reason) => backend.cancel(run.id, reason),
+    printer,
+    io,
+    resume: ctx.resume,
+  });
 }
 
-export function decisionFor(options: { verb: DecisionVerb; pending: PendingApproval; values: Record<string, unknown> }): ApprovalInput {
+export function decisionFor(options: {
+  verb: DecisionVerb;
+  pending: PendingApproval;
+  values: Record<string, unknown>;
+}): ApprovalInput {
   const { verb, pending, values } = options;
   const base = { type: 'approval', toolCallId: pending.toolCallId, userId: CLI_USER } as const;
   const reason = optionalString(values, 'reason');
@@ -43,7 +57,8 @@ export function decisionFor(options: { verb: DecisionVerb; pending: PendingAppro
       if (pending.reason !== 'outcome_unknown') {
         throw new ToolgateError(
           'conflict',
-          `mark-done is for a call whose outcome is unknown; ${pending.name} waits for approval (${pending.reason}): approve or reject it`,
+          `mark-done is for a call whose outcome is unknown; ${pending.name} ` +
+            `waits for approval (${pending.reason}): approve or reject it`,
         );
       }
       const result = optionalString(values, 'result');
@@ -54,7 +69,9 @@ export function decisionFor(options: { verb: DecisionVerb; pending: PendingAppro
 
 /** The pending call's last gate_decision and its approval_required event, in log order. */
 export function decisionContext(events: readonly RunEvent[], pending: PendingApproval): RunEvent[] {
-  const gate = events.findLast((e) => e.type === 'gate_decision' && e.data.toolCallId === pending.toolCallId && e.id < pending.eventId);
+  const gate = events.findLast(
+    (e) => e.type === 'gate_decision' && e.data.toolCallId === pending.toolCallId && e.id < pending.eventId,
+  );
   const ask = events.find((e) => e.id === pending.eventId && e.type === 'approval_required');
   return [...(gate === undefined ? [] : [gate]), ...(ask === undefined ? [] : [ask])];
 }
@@ -73,7 +90,10 @@ function isGatewaySession(run: Run): boolean {
  * here: the decision is recorded, then the call's result is awaited in the
  * log and printed (exit 0 when it ran, 1 when it failed or was refused).
  */
-async function decideGatewayCall(ctx: RunsContext, call: { run: Run; input: ApprovalInput; printer: ReturnType<typeof createEventPrinter> }): Promise<number> {
+async function decideGatewayCall(
+  ctx: RunsContext,
+  call: { run: Run; input: ApprovalInput; printer: ReturnType<typeof createEventPrinter> },
+): Promise<number> {
   const { backend, io } = ctx;
   const { run, input, printer } = call;
   let after = (await backend.record(run.id, input)).lastEventId - 2;
@@ -82,10 +102,14 @@ async function decideGatewayCall(ctx: RunsContext, call: { run: Run; input: Appr
     for (const event of await backend.events(run.id, Math.max(0, after))) {
       after = event.id;
       printer.print(event);
-      if (event.type === 'tool_result' && event.data.toolCallId === input.toolCallId) return event.data.ok ? EXIT.ok : EXIT.failed;
+      if (event.type === 'tool_result' && event.data.toolCallId === input.toolCallId)
+        return event.data.ok ? EXIT.ok : EXIT.failed;
     }
     await new Promise((resolve) => setTimeout(resolve, GATEWAY_POLL_MS));
   }
-  io.stderr.write(`the decision is recorded; the gateway serving run ${run.id} runs the call when it sees it (its result goes to the MCP client and the run's log)\n`);
+  io.stderr.write(
+    `the decision is recorded; the gateway serving run ${run.id} runs the call ` +
+      `when it sees it (its result goes to the MCP client and the run's log)\n`,
+  );
   return EXIT.ok;
 }

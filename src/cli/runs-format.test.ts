@@ -13,19 +13,44 @@ const run: Run = {
   usage: { promptTokens: 1000, completionTokens: 234, totalTokens: 1234 },
   steps: 1,
   lastEventId: 9,
-  pendingApproval: { toolCallId: 'call_1', name: 'placeOrder', arguments: { qty: 1 }, effect: 'write', reason: 'policy', eventId: 9 },
+  pendingApproval: {
+    toolCallId: 'call_1',
+    name: 'placeOrder',
+    arguments: { qty: 1 },
+    effect: 'write',
+    reason: 'policy',
+    eventId: 9,
+  },
 };
 
 describe('runs list and show, for people', () => {
   it('lists one aligned line per run with the call a run waits on', () => {
     const text = formatRunList([
-      { id: 'run_a', status: 'waiting_approval', createdAt: run.createdAt, steps: 1, model: 'openai:m', input: run.input, pendingApproval: { name: 'placeOrder' } },
-      { id: 'run_bb', status: 'completed', createdAt: run.createdAt, steps: 12, model: 'scripted:x.json', input: 'x'.repeat(100) },
+      {
+        id: 'run_a',
+        status: 'waiting_approval',
+        createdAt: run.createdAt,
+        steps: 1,
+        model: 'openai:m',
+        input: run.input,
+        pendingApproval: { name: 'placeOrder' },
+      },
+      {
+        id: 'run_bb',
+        status: 'completed',
+        createdAt: run.createdAt,
+        steps: 12,
+        model: 'scripted:x.json',
+        input: 'x'.repeat(100),
+      },
     ]);
     const lines = text.trimEnd().split('\n');
     assert.equal(lines.length, 3);
     assert.match(lines[0] ?? '', /^ID +STATUS +CREATED \(UTC\) +STEPS +MODEL +INPUT$/);
-    assert.match(lines[1] ?? '', /^run_a +waiting_approval \(placeOrder\) +2026-01-02 03:04:05 +1 +openai:m +Buy 1 MWh for bob$/);
+    assert.match(
+      lines[1] ?? '',
+      /^run_a +waiting_approval \(placeOrder\) +2026-01-02 03:04:05 +1 +openai:m +Buy 1 MWh for bob$/,
+    );
     assert.match(lines[2] ?? '', /x…$/);
     assert.equal(lines[1]?.indexOf('openai:m'), lines[2]?.indexOf('scripted:'));
   });
@@ -41,7 +66,10 @@ describe('runs list and show, for people', () => {
     assert.match(text, /waits for approval: placeOrder \(write\)\n {2}why +the policy asks a person/);
     assert.match(text, /args +\{"qty":1\}/);
     assert.match(text, /toolgate runs approve run_a --url http:\/\/h:1/);
-    const done = formatRun({ run: { ...run, status: 'failed', error: { code: 'max_steps', message: 'too many' }, output: 'partial' }, resume: '' });
+    const done = formatRun({
+      run: { ...run, status: 'failed', error: { code: 'max_steps', message: 'too many' }, output: 'partial' },
+      resume: '',
+    });
     assert.match(done, /answer +partial/);
     assert.match(done, /error +max_steps: too many/);
     assert.doesNotMatch(done, /waits for approval/);

@@ -54,9 +54,16 @@ export function formatRun(options: FormatRunOptions): string {
   if (run.output !== undefined) rows.push(['answer', run.output]);
   if (run.error !== undefined) rows.push(['error', `${run.error.code}: ${run.error.message}`]);
   const out = [`run ${run.id}`, ...rows.map(([k, v]) => `  ${k.padEnd(8)} ${indent(v)}`)];
-  if (run.status === 'waiting_approval' && run.pendingApproval !== undefined) out.push(...pendingLines(run.id, run.pendingApproval, options.resume));
+  if (run.status === 'waiting_approval' && run.pendingApproval !== undefined)
+    out.push(...pendingLines(run.id, run.pendingApproval, options.resume));
   if (run.status === 'escalated') {
-    out.push('', "waits for a person's help (escalated; `toolgate runs events` shows the reflection that asked)", '  answer', `    toolgate runs message ${run.id} "<your answer>"${options.resume}`, `    toolgate runs cancel ${run.id}${options.resume}`);
+    out.push(
+      '',
+      "waits for a person's help (escalated; `toolgate runs events` shows the reflection that asked)",
+      '  answer',
+      `    toolgate runs message ${run.id} "<your answer>"${options.resume}`,
+      `    toolgate runs cancel ${run.id}${options.resume}`,
+    );
   }
   return `${out.join('\n')}\n`;
 }
@@ -64,7 +71,9 @@ export function formatRun(options: FormatRunOptions): string {
 function pendingLines(runId: string, pending: PendingApproval, resume: string): string[] {
   return [
     '',
-    pending.kind === 'plan' ? 'waits for approval: a whole plan (one decision for all its steps)' : `waits for approval: ${pending.name} (${pending.effect})`,
+    pending.kind === 'plan'
+      ? 'waits for approval: a whole plan (one decision for all its steps)'
+      : `waits for approval: ${pending.name} (${pending.effect})`,
     `  why      ${approvalWhy(pending)}${pending.reason === 'outcome_unknown' ? ': it may have happened' : ''}`,
     `  call     ${pending.toolCallId}`,
     `  args     ${oneLine(JSON.stringify(pending.arguments), MAX_ARGUMENTS_CHARS)}`,

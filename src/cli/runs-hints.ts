@@ -22,10 +22,14 @@ export function waitingMessage(options: WaitingMessageOptions): string {
   const lines: string[] = [];
   if (pending.reason === 'outcome_unknown') {
     lines.push(
-      `toolgate: ${pending.name} was sent but its outcome is unknown (${pending.detail ?? 'toolgate stopped while it was in flight'}); it may have happened.`,
+      `toolgate: ${pending.name} was sent but its outcome is unknown ` +
+        `(${pending.detail ?? 'toolgate stopped while it was in flight'}); it may have happened.`,
     );
     if (resume === undefined) {
-      lines.push(`  The run was not recorded (--store memory:), so it cannot be decided later. Check whether ${pending.name} happened before running it again.`);
+      lines.push(
+        `  The run was not recorded (--store memory:), so it cannot be decided ` +
+          `later. Check whether ${pending.name} happened before running it again.`,
+      );
       return `${lines.join('\n')}\n`;
     }
     lines.push('  Check whether it happened, then decide:', ...decideCommands({ runId, pending, resume }));
@@ -43,7 +47,8 @@ export function waitingMessage(options: WaitingMessageOptions): string {
 
 function waitingWhat(pending: PendingApproval): string {
   if (pending.kind === 'plan') return 'the plan needs approval (one decision for all its steps)';
-  if (pending.reason === 'untrusted_output') return `${pending.name} (${pending.effect}) needs approval: it follows untrusted output (${sources(pending)})`;
+  if (pending.reason === 'untrusted_output')
+    return `${pending.name} (${pending.effect}) needs approval: it follows untrusted output (${sources(pending)})`;
   return `${pending.name} (${pending.effect}) needs approval`;
 }
 
@@ -54,19 +59,26 @@ function waitingWhat(pending: PendingApproval): string {
  */
 function nextTime(pending: PendingApproval): string[] {
   if (pending.kind === 'plan') {
-    return ['  Or next time: approve the plan with --yes, run in a terminal to decide it, or preview it with --dry-run.'];
+    return [
+      '  Or next time: approve the plan with --yes, run in a terminal to decide it, or preview it with --dry-run.',
+    ];
   }
-  const head = '  Or next time: approve every call with --yes, run in a terminal to decide each call, preview with --dry-run,';
+  const head =
+    '  Or next time: approve every call with --yes, run in a terminal to decide each call, preview with --dry-run,';
   if (pending.reason === 'untrusted_output') {
     const names = untrustedNames(pending);
     const which = names.length === 1 ? `${names[0]} returns` : 'those tools return';
     return [
       head,
       `  or, if ${which} only content you trust, mark ${names.length === 1 ? 'it' : 'them'} trusted in toolgate.yaml`,
-      `  (tools: {"<server>/${names[0] ?? '<tool>'}": {untrusted: false}}). approval: never does not lift this approval.`,
+      `  (tools: {"<server>/${names[0] ?? '<tool>'}": {untrusted: ` +
+        `false}}). approval: never does not lift this approval.`,
     ];
   }
-  return [head, `  or set approval: never for this tool in toolgate.yaml (tools: {"<server>/${pending.name}": {approval: never}}).`];
+  return [
+    head,
+    `  or set approval: never for this tool in toolgate.yaml (tools: {"<server>/${pending.name}": {approval: never}}).`,
+  ];
 }
 
 /** The tools whose untrusted output preceded the call, each once. */
@@ -81,7 +93,10 @@ function sources(pending: PendingApproval): string {
 
 /** What to do about a run that waits for a person's help (escalated) with no terminal to ask on. */
 export function escalatedMessage(runId: string, resume: string | undefined): string {
-  const lines = ['toolgate: the run asks for a person\'s help (escalated; the reflection above says why) and there is no terminal to ask on.'];
+  const lines = [
+    "toolgate: the run asks for a person's help (escalated; the " +
+      'reflection above says why) and there is no terminal to ask on.',
+  ];
   if (resume === undefined) {
     lines.push('  The run was not recorded (--store memory:), so it cannot be continued later.');
   } else {
@@ -95,7 +110,11 @@ export function escalatedMessage(runId: string, resume: string | undefined): str
 }
 
 /** The commands that decide on a waiting run, one per line, indented for a message. */
-export function decideCommands(options: { runId: string; pending: Pick<PendingApproval, 'reason'>; resume: string }): string[] {
+export function decideCommands(options: {
+  runId: string;
+  pending: Pick<PendingApproval, 'reason'>;
+  resume: string;
+}): string[] {
   const { runId, resume } = options;
   const command = (verb: string, rest = ''): string => `    toolgate runs ${verb} ${runId}${rest}${resume}`;
   if (options.pending.reason === 'outcome_unknown') {

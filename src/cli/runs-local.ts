@@ -7,7 +7,14 @@ import { resolveSettings } from '../config/resolve-settings.ts';
 import { ToolgateError, type Run, type RunEvent, type RunInput, type RunStore } from '../core/index.ts';
 import { DEFAULT_SUMMARY_FIELDS, summarizeRun } from '../server/run-summary.ts';
 import { usageError, type CliIO } from './cli-io.ts';
-import { isSettled, listByStatus, type DriveHooks, type ListQuery, type RunRow, type RunsBackend } from './runs-backend.ts';
+import {
+  isSettled,
+  listByStatus,
+  type DriveHooks,
+  type ListQuery,
+  type RunRow,
+  type RunsBackend,
+} from './runs-backend.ts';
 import { reopenToolgate } from './runs-reopen.ts';
 import { CLI_USER } from './runs-settle.ts';
 import type { LocalWhere } from './runs-where.ts';
@@ -42,7 +49,10 @@ export class LocalRuns implements RunsBackend {
     const { where } = options;
     if (where.path !== undefined && !existsSync(where.path)) {
       // Nothing recorded yet is an empty store, not an error; a store named by hand must exist, or it is a typo.
-      if (!where.isDefault) throw usageError(`there is no store at ${where.path} (check --store; toolgate run --store sqlite:<file> records there)`);
+      if (!where.isDefault)
+        throw usageError(
+          `there is no store at ${where.path} (check --store; toolgate run --store sqlite:<file> records there)`,
+        );
       return new LocalRuns(await openStore('memory:'), options);
     }
     return new LocalRuns(await openStore(where.spec), options);
@@ -57,7 +67,11 @@ export class LocalRuns implements RunsBackend {
 
   async get(runId: string): Promise<Run> {
     const run = await this.#store.getRun(runId);
-    if (run === undefined) throw new ToolgateError('not_found', `run ${runId} not found in ${this.label} (toolgate runs list shows the runs there)`);
+    if (run === undefined)
+      throw new ToolgateError(
+        'not_found',
+        `run ${runId} not found in ${this.label} (toolgate runs list shows the runs there)`,
+      );
     return redactRunContext(run);
   }
 
@@ -68,7 +82,7 @@ export class LocalRuns implements RunsBackend {
 
   async #readEvents(runId: string, after: number): Promise<RunEvent[]> {
     const events: RunEvent[] = [];
-    for (let cursor = after; ; ) {
+    for (let cursor = after; ;) {
       const page = await this.#store.readEvents(runId, { after: cursor, limit: EVENT_PAGE });
       events.push(...page);
       const last = page.at(-1);
@@ -87,17 +101,29 @@ export class LocalRuns implements RunsBackend {
         last = event.id;
       }
       if (isSettled(run, last)) return run;
-      await sleep(this.#options.pollMs ?? DEFAULT_FOLLOW_POLL_MS, undefined, options.signal === undefined ? {} : { signal: options.signal });
+      await sleep(
+        this.#options.pollMs ?? DEFAULT_FOLLOW_POLL_MS,
+        undefined,
+        options.signal === undefined ? {} : { signal: options.signal },
+      );
     }
   }
 
   async prepareDecision(run: Run, input: RunInput): Promise<void> {
     const stored = (await this.#store.getRun(run.id)) ?? run;
-    this.#toolgate = await reopenToolgate({ run: stored, input, store: this.#store, where: this.#options.where, values: this.#options.values, io: this.#options.io });
+    this.#toolgate = await reopenToolgate({
+      run: stored,
+      input,
+      store: this.#store,
+      where: this.#options.where,
+      values: this.#options.values,
+      io: this.#options.io,
+    });
   }
 
   decide(runId: string, input: RunInput, hooks: DriveHooks): Promise<Run> {
-    if (this.#toolgate === undefined) return Promise.reject(new ToolgateError('internal', 'prepareDecision comes before decide'));
+    if (this.#toolgate === undefined)
+      return Promise.reject(new ToolgateError('internal', 'prepareDecision comes before decide'));
     return this.#toolgate.submitInput(runId, input, hooks);
   }
 

@@ -11,16 +11,29 @@ import { CLI_USER, settleRun } from './runs-settle.ts';
  */
 export async function messageRun(ctx: RunsContext, text: string): Promise<number> {
   const { backend, io } = ctx;
-  if (text.trim() === '') throw usageError('toolgate runs message needs the text, e.g. toolgate runs message run_01J… "use bob\'s account"');
+  if (text.trim() === '')
+    throw usageError('toolgate runs message needs the text, e.g. toolgate runs message run_01J… "use bob\'s account"');
   const run = await backend.get(ctx.runId);
-  if (TERMINAL_RUN_STATUSES.has(run.status)) throw new ToolgateError('conflict', `run ${run.id} has ended (${run.status}); it takes no more messages`);
+  if (TERMINAL_RUN_STATUSES.has(run.status))
+    throw new ToolgateError('conflict', `run ${run.id} has ended (${run.status}); it takes no more messages`);
   if (run.status === 'waiting_approval') {
-    throw new ToolgateError('conflict', `run ${run.id} waits for an approval of ${run.pendingApproval?.name ?? 'a call'}: decide it with toolgate runs approve or reject first`);
+    throw new ToolgateError(
+      'conflict',
+      `run ${run.id} waits for an approval of ${run.pendingApproval?.name ?? 'a call'}: ` +
+        `decide it with toolgate runs approve or reject first`,
+    );
   }
   const input: RunInput = { type: 'message', text, userId: CLI_USER };
   await backend.prepareDecision(run, input);
   const printer = createEventPrinter({ io, json: ctx.json });
   const hooks = { onEvent: printer.print, ...(io.signal === undefined ? {} : { signal: io.signal }) };
   const decide = (next: RunInput): Promise<Run> => backend.decide(run.id, next, hooks);
-  return settleRun({ run: await decide(input), decide, cancel: (reason) => backend.cancel(run.id, reason), printer, io, resume: ctx.resume });
+  return settleRun({
+    run: await decide(input),
+    decide,
+    cancel: (reason) => backend.cancel(run.id, reason),
+    printer,
+    io,
+    resume: ctx.resume,
+  });
 }

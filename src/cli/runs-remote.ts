@@ -1,6 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ToolgateError, isTerminalEvent, type Run, type RunEvent, type RunInput } from '../core/index.ts';
-import { isSettled, listByStatus, type DriveHooks, type ListQuery, type RunRow, type RunsBackend } from './runs-backend.ts';
+import {
+  isSettled,
+  listByStatus,
+  type DriveHooks,
+  type ListQuery,
+  type RunRow,
+  type RunsBackend,
+} from './runs-backend.ts';
 import { RunsClient } from './runs-client.ts';
 import type { RemoteWhere } from './runs-where.ts';
 import { isRunEventAnswer } from './api-answers.ts';
@@ -21,7 +28,9 @@ export class RemoteRuns implements RunsBackend {
   }
 
   list(query: ListQuery): Promise<RunRow[]> {
-    return listByStatus(query, (status) => this.#client.listRuns({ limit: query.limit, ...(status === undefined ? {} : { status }) }));
+    return listByStatus(query, (status) =>
+      this.#client.listRuns({ limit: query.limit, ...(status === undefined ? {} : { status }) }),
+    );
   }
 
   get(runId: string): Promise<Run> {
@@ -52,7 +61,11 @@ export class RemoteRuns implements RunsBackend {
         for await (const message of this.#client.streamEvents(runId, last, controller.signal)) {
           if (message.event === 'overflow' || message.id === undefined) continue;
           const event: unknown = JSON.parse(message.data);
-          if (!isRunEventAnswer(event)) throw new ToolgateError('internal', `${this.label} sent something that is not a run event on the stream of run ${runId}; is --url right?`);
+          if (!isRunEventAnswer(event))
+            throw new ToolgateError(
+              'internal',
+              `${this.label} sent something that is not a run event on the stream of run ${runId}; is --url right?`,
+            );
           if (event.id <= last) continue;
           last = event.id;
           options.onEvent(event);
@@ -75,10 +88,18 @@ export class RemoteRuns implements RunsBackend {
       if (settled !== undefined) return settled;
       idle = last > seenBefore ? 0 : idle + 1;
       if (idle > MAX_IDLE_RECONNECTS) {
-        throw new ToolgateError('internal', `the event stream of run ${runId} at ${this.#client.url} keeps ending without new events; try again later`);
+        throw new ToolgateError(
+          'internal',
+          `the event stream of run ${runId} at ${this.#client.url} keeps ending without new events; try again later`,
+        );
       }
       run = await this.#client.getRun(runId);
-      if (idle > 0 && !isSettled(run, last)) await sleep(RECONNECT_DELAY_MS * idle, undefined, options.signal === undefined ? {} : { signal: options.signal });
+      if (idle > 0 && !isSettled(run, last))
+        await sleep(
+          RECONNECT_DELAY_MS * idle,
+          undefined,
+          options.signal === undefined ? {} : { signal: options.signal },
+        );
     }
     return run;
   }

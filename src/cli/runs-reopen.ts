@@ -30,7 +30,12 @@ export async function reopenToolgate(options: ReopenOptions): Promise<Toolgate> 
   const trustProblem = options.where.path === undefined ? undefined : storeTrustProblem({ path: options.where.path });
   const explicit = typeof values['config'] === 'string' || (Array.isArray(values['mcp']) && values['mcp'].length > 0);
   const recorded = explicit ? undefined : recordedOrigin({ run, origin, trustProblem });
-  const baseUrl = modelApiRoot({ run, origin, trustProblem, flag: typeof values['base-url'] === 'string' ? values['base-url'] : undefined });
+  const baseUrl = modelApiRoot({
+    run,
+    origin,
+    trustProblem,
+    flag: typeof values['base-url'] === 'string' ? values['base-url'] : undefined,
+  });
   // The run's model decides which provider --base-url (or the recorded endpoint) speaks for.
   const flags = baseUrl === undefined ? {} : { baseUrl, model: run.model };
   let toolgate: Toolgate;
@@ -40,10 +45,14 @@ export async function reopenToolgate(options: ReopenOptions): Promise<Toolgate> 
     io.stderr.write(`reopening the tools run ${run.id} was started with: ${describeOrigin(recorded)}\n`);
     toolgate = (
       await prepareToolgate({
-        values: { ...(recorded.config === undefined ? {} : { config: recorded.config }), mcp: recorded.mcp, verbose: values['verbose'] === true },
-      flags,
-      io,
-      cwd: recorded.cwd,
+        values: {
+          ...(recorded.config === undefined ? {} : { config: recorded.config }),
+          mcp: recorded.mcp,
+          verbose: values['verbose'] === true,
+        },
+        flags,
+        io,
+        cwd: recorded.cwd,
         noConfig: recorded.config === undefined,
       })
     ).open(options.store);
@@ -64,16 +73,28 @@ export async function reopenToolgate(options: ReopenOptions): Promise<Toolgate> 
  * with. A recorded one is only used from a trusted store: the conversation,
  * and the API key of whoever continues the run, are sent there.
  */
-function modelApiRoot(options: { run: Run; origin: CliOrigin | undefined; trustProblem: string | undefined; flag: string | undefined }): string | undefined {
+function modelApiRoot(options: {
+  run: Run;
+  origin: CliOrigin | undefined;
+  trustProblem: string | undefined;
+  flag: string | undefined;
+}): string | undefined {
   const recorded = options.origin?.baseUrl;
   if (options.flag !== undefined || recorded === undefined) return options.flag;
   if (options.trustProblem !== undefined) {
-    throw reopenError(`run ${options.run.id} was started with the model API at ${recorded}, which this store cannot be trusted to say: ${options.trustProblem}. Pass --base-url to say where the model is`);
+    throw reopenError(
+      `run ${options.run.id} was started with the model API at ${recorded}, which this store ` +
+        `cannot be trusted to say: ${options.trustProblem}. Pass --base-url to say where the model is`,
+    );
   }
   return recorded;
 }
 
-function recordedOrigin(options: { run: Run; origin: CliOrigin | undefined; trustProblem: string | undefined }): CliOrigin {
+function recordedOrigin(options: {
+  run: Run;
+  origin: CliOrigin | undefined;
+  trustProblem: string | undefined;
+}): CliOrigin {
   const { run, origin, trustProblem } = options;
   if (origin === undefined) {
     throw reopenError(
@@ -82,10 +103,16 @@ function recordedOrigin(options: { run: Run; origin: CliOrigin | undefined; trus
     );
   }
   if (trustProblem !== undefined) {
-    throw reopenError(`toolgate does not start the tool servers recorded in this store: ${trustProblem}. Pass --config or --mcp to choose them yourself`);
+    throw reopenError(
+      `toolgate does not start the tool servers recorded in this store: ` +
+        `${trustProblem}. Pass --config or --mcp to choose them yourself`,
+    );
   }
   if (origin.config !== undefined && !existsSync(origin.config)) {
-    throw reopenError(`run ${run.id} was started with the config file ${origin.config}, which no longer exists; pass --config or --mcp to open its tools`);
+    throw reopenError(
+      `run ${run.id} was started with the config file ${origin.config}, ` +
+        `which no longer exists; pass --config or --mcp to open its tools`,
+    );
   }
   return origin;
 }
@@ -102,8 +129,10 @@ async function checkModel(toolgate: Toolgate, run: Run, origin: CliOrigin | unde
   if (origin?.modelApiKey === true && provider !== undefined && (key === undefined || key === '')) {
     const variable = apiKeyVariable(name);
     throw reopenError(
-      `run ${run.id} was started with an API key for its model (${run.model}), and none is set here; keys are never recorded with a run. ` +
-        `Set ${variable === undefined ? '' : `${variable} (or `}providers.${name}.apiKey in the config file${variable === undefined ? '' : ')'} and try again`,
+      `run ${run.id} was started with an API key for its model (${run.model}), ` +
+        `and none is set here; keys are never recorded with a run. ` +
+        (`Set ${variable === undefined ? '' : `${variable} (or `}providers.${name}.apiKey ` +
+          `in the config file${variable === undefined ? '' : ')'} and try again`),
     );
   }
 }
@@ -112,7 +141,10 @@ async function checkTools(toolgate: Toolgate, run: Run, input: RunInput): Promis
   const pending = run.pendingApproval;
   // A whole plan needs the tools of its steps; a call, its own.
   const steps = pending?.kind === 'plan' && Array.isArray(pending.arguments['steps']) ? pending.arguments['steps'] : [];
-  const names = pending?.kind === 'plan' ? steps.flatMap((s) => (isJsonObject(s) && typeof s['tool'] === 'string' ? [s['tool']] : [])) : [pending?.name ?? ''];
+  const names =
+    pending?.kind === 'plan'
+      ? steps.flatMap((s) => (isJsonObject(s) && typeof s['tool'] === 'string' ? [s['tool']] : []))
+      : [pending?.name ?? ''];
   const missing: string[] = [];
   try {
     for (const name of new Set(names)) if ((await toolgate.tools.getTool(name)) === undefined) missing.push(name);
@@ -121,7 +153,10 @@ async function checkTools(toolgate: Toolgate, run: Run, input: RunInput): Promis
   }
   // Only a call that is executed needs its tool; after any decision (or a message) the model may still call the others.
   if (missing.length > 0 && input.type === 'approval' && (input.decision === 'approve' || input.decision === 'edit')) {
-    throw reopenError(`the tool servers opened for run ${run.id} offer no tool named ${missing.join(', ')}; pass --config or --mcp with the server that has it`);
+    throw reopenError(
+      `the tool servers opened for run ${run.id} offer no tool named ` +
+        `${missing.join(', ')}; pass --config or --mcp with the server that has it`,
+    );
   }
 }
 

@@ -12,7 +12,10 @@ export const CLI_USER = 'cli';
 export interface SettleOptions {
   /** The run as it stands: ended, or waiting for a decision. */
   run: Run;
-  /** Records a decision on the pending call (or a message for an escalated run) and carries the run on until it ends or waits again. */
+  /**
+   * Records a decision on the pending call (or a message for an escalated run) and carries the run on until it ends or
+   * waits again.
+   */
   decide: (input: RunInput) => Promise<Run>;
   /** Cancels the run (a person at the terminal declined to help an escalated run). */
   cancel?: (reason: string) => Promise<Run>;
@@ -42,7 +45,10 @@ export async function settleRun(options: SettleOptions): Promise<number> {
         io.stderr.write(escalatedMessage(run.id, options.resume));
         return EXIT.waiting;
       }
-      const text = await askLine(io, '\n? the run asks for your help (see the reflection above). Your message (an empty line cancels the run): ');
+      const text = await askLine(
+        io,
+        '\n? the run asks for your help (see the reflection above). Your message (an empty line cancels the run): ',
+      );
       if (text === '' && options.cancel !== undefined) {
         run = await options.cancel('declined at the terminal');
         continue;
@@ -61,9 +67,17 @@ export async function settleRun(options: SettleOptions): Promise<number> {
     }
     if (io.stdin === undefined || io.stdin.isTTY !== true) {
       // What --yes did comes before the summary, like each decision it makes: here, none.
-      if (options.yes === true) io.stderr.write(`⏸ not approved by --yes: ${pending.name} was sent and may already have happened\n`);
+      if (options.yes === true)
+        io.stderr.write(`⏸ not approved by --yes: ${pending.name} was sent and may already have happened\n`);
       printer.end(run);
-      io.stderr.write(waitingMessage({ pending, runId: run.id, resume: options.resume, ...(options.fromRun === true ? { fromRun: true } : {}) }));
+      io.stderr.write(
+        waitingMessage({
+          pending,
+          runId: run.id,
+          resume: options.resume,
+          ...(options.fromRun === true ? { fromRun: true } : {}),
+        }),
+      );
       return EXIT.waiting;
     }
     run = await options.decide({ ...base, ...(await askApproval(io, pending)) });

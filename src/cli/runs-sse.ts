@@ -3,15 +3,22 @@ import { SseParser, ToolgateError, type SseEvent } from '../core/index.ts';
 /** One server-sent event as the runs API sends it (`event` is "message" when unnamed). */
 export type SseMessage = SseEvent;
 
-/** Largest single event accepted from a server: a run's events are far smaller; a server that sends more is not a toolgate server. */
+/**
+ * Largest single event accepted from a server: a run's events are far smaller; a server that sends more is not a
+ * toolgate server.
+ */
 export const RUNS_SSE_MAX_EVENT_BYTES = 16 * 1024 * 1024;
 
 /** The messages of a response body, until it ends (or the reader stops asking). */
-export async function* readSse(body: ReadableStream<Uint8Array>, maxEventBytes = RUNS_SSE_MAX_EVENT_BYTES): AsyncGenerator<SseMessage> {
+export async function* readSse(
+  body: ReadableStream<Uint8Array>,
+  maxEventBytes = RUNS_SSE_MAX_EVENT_BYTES,
+): AsyncGenerator<SseMessage> {
   const decoder = new TextDecoder('utf-8');
   const parser = new SseParser({
     maxEventBytes,
-    tooLarge: (limit) => new ToolgateError('internal', `the server sent an event larger than ${limit} bytes; is this a toolgate server?`),
+    tooLarge: (limit) =>
+      new ToolgateError('internal', `the server sent an event larger than ${limit} bytes; is this a toolgate server?`),
   });
   const reader = body.getReader();
   try {

@@ -20,7 +20,10 @@ describe('which stores may start the servers they record', { skip: process.getui
 
   it('a store file or folder others can write is not', () => {
     chmodSync(file, 0o666);
-    assert.match(storeTrustProblem({ path: file }) ?? '', /store file .*runs\.db is writable by other users \(mode 666/);
+    assert.match(
+      storeTrustProblem({ path: file }) ?? '',
+      /store file .*runs\.db is writable by other users \(mode 666/,
+    );
     chmodSync(file, 0o600);
     chmodSync(dir, 0o777);
     assert.match(storeTrustProblem({ path: file }) ?? '', /folder .* is writable by other users/);

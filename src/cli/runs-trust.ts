@@ -26,7 +26,10 @@ export function storeTrustProblem(options: StoreTrustOptions): string | undefine
     const stat = statSync(path);
     if (stat.uid !== uid) return `the ${what} ${path} belongs to another user (uid ${stat.uid})`;
     if ((stat.mode & 0o022) !== 0) {
-      return `the ${what} ${path} is writable by other users (mode ${(stat.mode & 0o777).toString(8)}; chmod go-w ${path} if that is not wanted)`;
+      return (
+        `the ${what} ${path} is writable by other users (mode ` +
+        `${(stat.mode & 0o777).toString(8)}; chmod go-w ${path} if that is not wanted)`
+      );
     }
   }
   return undefined;

@@ -32,7 +32,11 @@ export interface WhereOptions {
 }
 
 /** `--store` of `toolgate run` (or of `toolgate runs`), default the SQLite file in the data directory. */
-export function localStoreFor(options: { flag: string | undefined; env: WhereOptions['env']; cwd: string }): LocalWhere {
+export function localStoreFor(options: {
+  flag: string | undefined;
+  env: WhereOptions['env'];
+  cwd: string;
+}): LocalWhere {
   const { flag } = options;
   if (flag === undefined) {
     const path = defaultRunsDb({ env: options.env, cwd: options.cwd });
@@ -90,7 +94,8 @@ function serverUrl(value: string, source: string): string {
   } catch {
     throw usageError(`${source} ${value}: not a URL; give the server's address, e.g. http://127.0.0.1:8787`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError(`${source} ${value}: must be an http:// or https:// address`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw usageError(`${source} ${value}: must be an http:// or https:// address`);
   return url.toString().replace(/\/+$/, '');
 }
 

@@ -8,7 +8,12 @@ import { isJsonObject } from '../core/index.ts';
  */
 
 /** Fields shown under a shorter name. */
-const SHORT_NAMES: Readonly<Record<string, string>> = { runId: 'run', tenantId: 'tenant', requestId: 'req', toolCallId: 'call' };
+const SHORT_NAMES: Readonly<Record<string, string>> = {
+  runId: 'run',
+  tenantId: 'tenant',
+  requestId: 'req',
+  toolCallId: 'call',
+};
 /** Fields printed last, as `1234ms`. */
 const DURATION_FIELDS = ['durationMs', 'latencyMs'];
 /** Fields that are a line of their own, indented, so they can be copied whole (a command to paste, a stack). */
@@ -16,7 +21,14 @@ const OWN_LINE_FIELDS = ['curl', 'error'];
 /** Fields the line already shows in its head, or that a person does not need. */
 const HIDDEN_FIELDS = new Set(['level', 'time', 'msg', 'pid', 'hostname', ...DURATION_FIELDS, ...OWN_LINE_FIELDS]);
 
-const LEVEL_COLOR: Readonly<Record<string, number>> = { fatal: 35, error: 31, warn: 33, info: 32, debug: 36, trace: 90 };
+const LEVEL_COLOR: Readonly<Record<string, number>> = {
+  fatal: 35,
+  error: 31,
+  warn: 33,
+  info: 32,
+  debug: 36,
+  trace: 90,
+};
 
 export interface FormatOptions {
   color: boolean;
@@ -26,17 +38,23 @@ export interface FormatOptions {
 export function formatLogLine(entry: Readonly<Record<string, unknown>>, options: FormatOptions): string {
   const level = typeof entry['level'] === 'string' ? entry['level'] : 'info';
   const label = level.toUpperCase().padEnd(5);
-  const head = `${clock(entry['time'])} ${options.color ? `\u001b[${LEVEL_COLOR[level] ?? 39}m${label}\u001b[39m` : label} ${String(entry['msg'] ?? '')}`;
+  const head =
+    `${clock(entry['time'])} ${options.color ? `\u001b[${LEVEL_COLOR[level] ?? 39}m${label}\u001b[39m` : label} ` +
+    `${String(entry['msg'] ?? '')}`;
   const fields = Object.entries(entry)
     .filter(([key, value]) => !HIDDEN_FIELDS.has(key) && value !== undefined)
     .map(([key, value]) => `${SHORT_NAMES[key] ?? key}=${fieldValue(value)}`);
-  const durations = DURATION_FIELDS.filter((key) => typeof entry[key] === 'number').map((key) => `${String(entry[key])}ms`);
+  const durations = DURATION_FIELDS.filter((key) => typeof entry[key] === 'number').map(
+    (key) => `${String(entry[key])}ms`,
+  );
   const own = OWN_LINE_FIELDS.filter((key) => entry[key] !== undefined).map((key) => indent(String(entry[key])));
   return `${[head, ...fields, ...durations].join(' ')}\n${own.map((line) => `${line}\n`).join('')}`;
 }
 
 /** A pino destination that writes each entry as a readable line. */
-export function prettyDestination(options: FormatOptions & { write: (text: string) => unknown }): { write(line: string): void } {
+export function prettyDestination(options: FormatOptions & { write: (text: string) => unknown }): {
+  write(line: string): void;
+} {
   return {
     write(line) {
       let entry: unknown;
@@ -59,7 +77,7 @@ function clock(time: unknown): string {
 }
 
 function fieldValue(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   return /^[^\s"=]+$/.test(text) ? text : JSON.stringify(text);
 }
 

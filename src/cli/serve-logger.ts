@@ -10,9 +10,17 @@ export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
 export const LOG_LEVEL_ENV = 'TOOLGATE_LOG_LEVEL';
 
 /** `--log-level` over TOOLGATE_LOG_LEVEL over `info`; anything else is a usage error naming the levels. */
-export function resolveLogLevel(options: { flag: string | undefined; env: Readonly<Record<string, string | undefined>> }): LogLevel {
+export function resolveLogLevel(options: {
+  flag: string | undefined;
+  env: Readonly<Record<string, string | undefined>>;
+}): LogLevel {
   const fromEnv = options.env[LOG_LEVEL_ENV];
-  const [value, source] = options.flag !== undefined ? [options.flag, '--log-level'] : fromEnv !== undefined && fromEnv !== '' ? [fromEnv, LOG_LEVEL_ENV] : [DEFAULT_LOG_LEVEL, ''];
+  const [value, source] =
+    options.flag !== undefined
+      ? [options.flag, '--log-level']
+      : fromEnv !== undefined && fromEnv !== ''
+        ? [fromEnv, LOG_LEVEL_ENV]
+        : [DEFAULT_LOG_LEVEL, ''];
   const level = value.trim().toLowerCase();
   if (isLogLevel(level)) return level;
   throw usageError(`${source} must be one of ${LOG_LEVELS.join(', ')}; got "${value}"`);
@@ -30,7 +38,8 @@ function isLogLevel(value: string): value is LogLevel {
 export function createServeLogger(options: { io: CliIO; level: LogLevel }): Logger {
   const { io } = options;
   const write = (text: string) => io.stderr.write(text);
-  const destination = io.stderr.isTTY === true ? prettyDestination({ color: io.env['NO_COLOR'] === undefined, write }) : { write };
+  const destination =
+    io.stderr.isTTY === true ? prettyDestination({ color: io.env['NO_COLOR'] === undefined, write }) : { write };
   return pino(
     {
       level: options.level,

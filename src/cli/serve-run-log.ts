@@ -4,15 +4,25 @@ import { describeError, type Run, type RunEvent, type RunStore } from '../core/i
 /** What the curl lines print instead of a key: the shell fills it in, the log never holds one. */
 export const API_KEY_PLACEHOLDER = '$TOOLGATE_API_KEY';
 
-/** `-H "authorization: Bearer $TOOLGATE_API_KEY"` when the server wants a key (double quotes, so the shell expands it). */
+/**
+ * `-H "authorization: Bearer $TOOLGATE_API_KEY"` when the server wants a key (double quotes, so the shell expands it).
+ */
 export function authHeader(hasApiKeys: boolean): string {
   return hasApiKeys ? ` -H "authorization: Bearer ${API_KEY_PLACEHOLDER}"` : '';
 }
 
 /** The request that approves a waiting call, ready to paste. */
-export function approvalCurl(options: { baseUrl: string; runId: string; toolCallId: string; hasApiKeys: boolean }): string {
+export function approvalCurl(options: {
+  baseUrl: string;
+  runId: string;
+  toolCallId: string;
+  hasApiKeys: boolean;
+}): string {
   const body = JSON.stringify({ type: 'approval', toolCallId: options.toolCallId, decision: 'approve' });
-  return `curl -X POST ${options.baseUrl}/v1/runs/${options.runId}/input -H 'content-type: application/json'${authHeader(options.hasApiKeys)} -d '${body}'`;
+  return (
+    `curl -X POST ${options.baseUrl}/v1/runs/${options.runId}/input -H ` +
+    `'content-type: application/json'${authHeader(options.hasApiKeys)} -d '${body}'`
+  );
 }
 
 export interface RunLogOptions {
@@ -50,11 +60,29 @@ export function createRunLog(options: RunLogOptions): (events: readonly RunEvent
       logger.debug({ runId: event.runId, event: event.type, seq: event.id }, 'run event');
       switch (event.type) {
         case 'run_started':
-          withRun(event.runId, (run) => logger.info({ runId: run.id, tenantId: run.tenantId, model: event.data.model, ...(event.data.dryRun === true ? { dryRun: true } : {}), ...(event.data.unavailable === undefined ? {} : { unavailableServers: event.data.unavailable.map((u) => u.server) }) }, 'run started'));
+          withRun(event.runId, (run) =>
+            logger.info(
+              {
+                runId: run.id,
+                tenantId: run.tenantId,
+                model: event.data.model,
+                ...(event.data.dryRun === true ? { dryRun: true } : {}),
+                ...(event.data.unavailable === undefined
+                  ? {}
+                  : { unavailableServers: event.data.unavailable.map((u) => u.server) }),
+              },
+              'run started',
+            ),
+          );
           break;
         case 'approval_required': {
           const { toolCallId, name, reason } = event.data;
-          const curl = approvalCurl({ baseUrl: options.baseUrl(), runId: event.runId, toolCallId, hasApiKeys: options.hasApiKeys });
+          const curl = approvalCurl({
+            baseUrl: options.baseUrl(),
+            runId: event.runId,
+            toolCallId,
+            hasApiKeys: options.hasApiKeys,
+          });
           logger.info({ runId: event.runId, toolCallId, tool: name, reason, curl }, 'run waits for approval');
           options.echoCurl?.(`approve ${name} (${event.runId}): ${curl}\n`);
           break;
@@ -66,7 +94,14 @@ export function createRunLog(options: RunLogOptions): (events: readonly RunEvent
           const error = event.type === 'run_failed' ? { errorCode: event.data.error.code } : {};
           withRun(event.runId, (run) => {
             const durationMs = Math.max(0, Date.parse(ended) - Date.parse(run.createdAt));
-            const line = { runId: run.id, tenantId: run.tenantId, status: run.status, steps: run.steps, ...error, durationMs };
+            const line = {
+              runId: run.id,
+              tenantId: run.tenantId,
+              status: run.status,
+              steps: run.steps,
+              ...error,
+              durationMs,
+            };
             if (event.type === 'run_failed') logger.warn(line, 'run failed');
             else logger.info(line, event.type === 'run_completed' ? 'run completed' : 'run cancelled');
           });

@@ -14,8 +14,13 @@ export function logToolHealth(logger: Pick<Logger, 'info' | 'warn'>): (health: T
       logger.info(fields, `tool server "${health.name}" is ${back ? 'back' : 'up'} (${countTools(health.tools)})`);
     } else if (health.state === 'down') {
       wasDown.add(health.name);
-      const retry = health.retryAt === undefined ? '' : `; retrying in ${seconds(Date.parse(health.retryAt) - Date.now())}`;
-      logger.warn({ ...fields, error: health.error, ...(health.retryAt === undefined ? {} : { retryAt: health.retryAt }) }, `tool server "${health.name}" is down: ${health.error ?? 'not reachable'}${retry}; runs go on without its tools`);
+      const retry =
+        health.retryAt === undefined ? '' : `; retrying in ${seconds(Date.parse(health.retryAt) - Date.now())}`;
+      logger.warn(
+        { ...fields, error: health.error, ...(health.retryAt === undefined ? {} : { retryAt: health.retryAt }) },
+        `tool server "${health.name}" is down: ` +
+          `${health.error ?? 'not reachable'}${retry}; runs go on without its tools`,
+      );
     }
   };
 }
@@ -26,7 +31,10 @@ export function toolHealthSummary(servers: readonly ToolSourceHealth[]): string 
   const up = servers.filter((s) => s.state === 'up');
   const tools = up.reduce((n, s) => n + s.tools, 0);
   const missing = servers.filter((s) => s.state !== 'up').map((s) => `${s.name} ${s.state}`);
-  return `tools: ${up.length} of ${servers.length} server${servers.length === 1 ? '' : 's'} up, ${countTools(tools)}${missing.length === 0 ? '' : ` (${missing.join(', ')}: see /readyz)`}`;
+  return (
+    `tools: ${up.length} of ${servers.length} server${servers.length === 1 ? '' : 's'} up, ` +
+    `${countTools(tools)}${missing.length === 0 ? '' : ` (${missing.join(', ')}: see /readyz)`}`
+  );
 }
 
 function countTools(n: number): string {

@@ -9,7 +9,14 @@ import type { Toolgate } from '../app/toolgate.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { resolveSettings, type Settings } from '../config/resolve-settings.ts';
 import type { RunEvent, RunStore, ToolSourceHealth } from '../core/index.ts';
-import { startHttpServer, startMetricsServer, type ApiKeyEntry, type AuthBackoffSettings, type McpCaller, type RunningHttpServer } from '../server/index.ts';
+import {
+  startHttpServer,
+  startMetricsServer,
+  type ApiKeyEntry,
+  type AuthBackoffSettings,
+  type McpCaller,
+  type RunningHttpServer,
+} from '../server/index.ts';
 import { consoleDir } from './console-dir.ts';
 import { optionalString, stringList, usageError, type CliIO } from './cli-io.ts';
 import { DEMO_SCRIPT, DEMO_SERVER_ARGS } from './demo-command.ts';
@@ -20,7 +27,10 @@ import { logToolHealth } from './serve-tool-health.ts';
 import { reportToolPatterns } from './tool-pattern-report.ts';
 
 export const DEFAULT_SERVE_PORT = 8787;
-/** How long `serve` waits for its tool servers at start-up before it opens the port anyway (those still starting are reported down and retried). */
+/**
+ * How long `serve` waits for its tool servers at start-up before it opens the port anyway (those still starting are
+ * reported down and retried).
+ */
 export const DEFAULT_TOOL_START_TIMEOUT_MS = 15_000;
 
 /** What `serve` and `gateway` share: settings, the store, a Toolgate, the run manager and metrics. */
@@ -43,10 +53,16 @@ export interface Serving {
   observe: (events: readonly RunEvent[]) => void;
 }
 
-/** Reads config and flags, opens the store, assembles toolgate and starts its tool servers. Close `toolgate` when done. */
+/**
+ * Reads config and flags, opens the store, assembles toolgate and starts its tool servers. Close `toolgate` when done.
+ */
 export async function openServing(values: Record<string, unknown>, io: CliIO, logger: Logger): Promise<Serving> {
   const configFile = optionalString(values, 'config');
-  const { config } = loadConfig({ cwd: io.cwd, env: io.env, ...(configFile === undefined ? {} : { file: configFile }) });
+  const { config } = loadConfig({
+    cwd: io.cwd,
+    env: io.env,
+    ...(configFile === undefined ? {} : { file: configFile }),
+  });
   const model = optionalString(values, 'model');
   const baseUrl = optionalString(values, 'base-url');
   const apiKey = optionalString(values, 'api-key');
@@ -65,14 +81,19 @@ export async function openServing(values: Record<string, unknown>, io: CliIO, lo
   const port = portFrom(optionalString(values, 'port')) ?? settings.server.port ?? DEFAULT_SERVE_PORT;
   const host = optionalString(values, 'host') ?? settings.server.host ?? '127.0.0.1';
   // The same choice as `toolgate tools --diff` makes, so both read one store.
-  const storeSpec = namedStore({ flag: optionalString(values, 'store'), configured: settings.server.store, env: io.env }) ?? DEFAULT_STORE;
+  const storeSpec =
+    namedStore({ flag: optionalString(values, 'store'), configured: settings.server.store, env: io.env }) ??
+    DEFAULT_STORE;
   const concurrencyFlag = optionalString(values, 'concurrency');
-  const concurrency = concurrencyFlag === undefined ? settings.server.concurrency : positive(concurrencyFlag, '--concurrency');
+  const concurrency =
+    concurrencyFlag === undefined ? settings.server.concurrency : positive(concurrencyFlag, '--concurrency');
 
   const opened = await openStore(storeSpec, {
     cwd: io.cwd,
     ...(settings.server.sqliteSynchronous === undefined ? {} : { synchronous: settings.server.sqliteSynchronous }),
-    ...(settings.server.sqliteBusyTimeoutMs === undefined ? {} : { busyTimeoutMs: settings.server.sqliteBusyTimeoutMs }),
+    ...(settings.server.sqliteBusyTimeoutMs === undefined
+      ? {}
+      : { busyTimeoutMs: settings.server.sqliteBusyTimeoutMs }),
     ...(settings.server.poolSize === undefined ? {} : { poolSize: settings.server.poolSize }),
   });
   // Metrics see what this process appends; the store they wrap times every append.
@@ -84,7 +105,9 @@ export async function openServing(values: Record<string, unknown>, io: CliIO, lo
       ...toolgateOptionsFromSettings(settings),
       cwd: io.cwd,
       onToolHealth: logToolHealth(logger),
-      ...(settings.server.toolRetryMaxDelayMs === undefined ? {} : { toolRetry: { maxDelayMs: settings.server.toolRetryMaxDelayMs } }),
+      ...(settings.server.toolRetryMaxDelayMs === undefined
+        ? {}
+        : { toolRetry: { maxDelayMs: settings.server.toolRetryMaxDelayMs } }),
       ...(verbose ? { onServerStderr: (server: string, line: string) => logger.info({ server }, line) } : {}),
     },
     store,
@@ -92,13 +115,19 @@ export async function openServing(values: Record<string, unknown>, io: CliIO, lo
   const url = { value: '' };
   // Where the log is JSON (stderr not a terminal), approvals' curl lines are also printed as they are, on the
   // command's own output, as the `try:` line is; not beside a --stdio gateway, whose stdout carries MCP.
-  const echoCurl = io.stderr.isTTY === true || values['stdio'] === true ? undefined : (line: string) => io.stdout.write(line);
-  const observe = observeBoth(createRunLog({ logger, store, baseUrl: () => url.value, hasApiKeys: apiKeys.length > 0, echoCurl }), (events) => metrics.observe(events));
+  const echoCurl =
+    io.stderr.isTTY === true || values['stdio'] === true ? undefined : (line: string) => io.stdout.write(line);
+  const observe = observeBoth(
+    createRunLog({ logger, store, baseUrl: () => url.value, hasApiKeys: apiKeys.length > 0, echoCurl }),
+    (events) => metrics.observe(events),
+  );
   const manager = new RunManager({
     toolgate,
     ...(concurrency === undefined ? {} : { concurrency }),
     ...(settings.server.queueLimit === undefined ? {} : { queueLimit: settings.server.queueLimit }),
-    ...(settings.server.queueLimitPerTenant === undefined ? {} : { queueLimitPerTenant: settings.server.queueLimitPerTenant }),
+    ...(settings.server.queueLimitPerTenant === undefined
+      ? {}
+      : { queueLimitPerTenant: settings.server.queueLimitPerTenant }),
     onError: (message) => logger.error(message),
     onEvents: observe,
   });
@@ -107,8 +136,15 @@ export async function openServing(values: Record<string, unknown>, io: CliIO, lo
     // provider, an endpoint variable that is not a URL or a missing script fails here, not at the first run.
     if (settings.model !== undefined) await toolgate.model();
     // Tool servers start before the port opens, in parallel: /readyz then tells the truth from the first request.
-    const tools = await toolgate.connectTools({ timeoutMs: settings.server.toolStartTimeoutMs ?? DEFAULT_TOOL_START_TIMEOUT_MS });
-    await reportToolPatterns({ toolgate, settings, strict: values['strict'] === true, warn: (text, finding) => logger.warn({ pattern: finding.pattern, where: finding.where }, text) });
+    const tools = await toolgate.connectTools({
+      timeoutMs: settings.server.toolStartTimeoutMs ?? DEFAULT_TOOL_START_TIMEOUT_MS,
+    });
+    await reportToolPatterns({
+      toolgate,
+      settings,
+      strict: values['strict'] === true,
+      warn: (text, finding) => logger.warn({ pattern: finding.pattern, where: finding.where }, text),
+    });
     return { settings, apiKeys, host, port, storeSpec, store, metrics, toolgate, manager, logger, tools, url, observe };
   } catch (error) {
     await toolgate.close();
@@ -121,19 +157,31 @@ export interface Listening {
   metricsServer: { url: string; close(): Promise<void> } | undefined;
 }
 
-/** Starts the metrics port (if configured) and the HTTP server: the runs API, SSE, the console, and /mcp when `mcp` is given. */
-export async function listenHttp(serving: Serving, extra: { mcp?: (req: IncomingMessage, res: ServerResponse, caller: McpCaller) => Promise<void> } = {}): Promise<Listening> {
+/**
+ * Starts the metrics port (if configured) and the HTTP server: the runs API, SSE, the console, and /mcp when `mcp` is
+ * given.
+ */
+export async function listenHttp(
+  serving: Serving,
+  extra: { mcp?: (req: IncomingMessage, res: ServerResponse, caller: McpCaller) => Promise<void> } = {},
+): Promise<Listening> {
   const { settings, logger, metrics, host, port } = serving;
   const metricsPort = settings.server.metricsPort;
   let metricsServer: { url: string; close(): Promise<void> } | undefined;
   if (metricsPort !== undefined) {
-    metricsServer = await startMetricsServer({ metrics: () => metrics.render(), host: settings.server.metricsHost ?? '127.0.0.1', port: metricsPort, log: ({ level, msg, ...fields }) => logger[level](fields, msg) }).catch(
-      (error: unknown) => {
-        const code = error instanceof Error && 'code' in error ? error.code : undefined;
-        if (code === 'EADDRINUSE') throw usageError(`server.metricsPort ${metricsPort} is already in use; choose another port (0 picks a free one)`);
-        throw error;
-      },
-    );
+    metricsServer = await startMetricsServer({
+      metrics: () => metrics.render(),
+      host: settings.server.metricsHost ?? '127.0.0.1',
+      port: metricsPort,
+      log: ({ level, msg, ...fields }) => logger[level](fields, msg),
+    }).catch((error: unknown) => {
+      const code = error instanceof Error && 'code' in error ? error.code : undefined;
+      if (code === 'EADDRINUSE')
+        throw usageError(
+          `server.metricsPort ${metricsPort} is already in use; choose another port (0 picks a free one)`,
+        );
+      throw error;
+    });
     logger.info({ url: `${metricsServer.url}/metrics` }, 'metrics served on their own port');
   }
   const http = await startHttpServer({
@@ -143,10 +191,14 @@ export async function listenHttp(serving: Serving, extra: { mcp?: (req: Incoming
     host,
     port,
     ...(settings.server.heartbeatMs === undefined ? {} : { heartbeatMs: settings.server.heartbeatMs }),
-    ...(settings.server.sseBufferLimitBytes === undefined ? {} : { sseBufferLimitBytes: settings.server.sseBufferLimitBytes }),
+    ...(settings.server.sseBufferLimitBytes === undefined
+      ? {}
+      : { sseBufferLimitBytes: settings.server.sseBufferLimitBytes }),
     ...(settings.server.maxBodyBytes === undefined ? {} : { maxBodyBytes: settings.server.maxBodyBytes }),
     ...(settings.server.sseIdleTimeoutMs === undefined ? {} : { sseIdleTimeoutMs: settings.server.sseIdleTimeoutMs }),
-    ...(settings.server.sseHistoryTimeoutMs === undefined ? {} : { sseHistoryTimeoutMs: settings.server.sseHistoryTimeoutMs }),
+    ...(settings.server.sseHistoryTimeoutMs === undefined
+      ? {}
+      : { sseHistoryTimeoutMs: settings.server.sseHistoryTimeoutMs }),
     ...(settings.server.ssePollMs === undefined ? {} : { ssePollMs: settings.server.ssePollMs }),
     corsOrigins: settings.server.cors?.origins,
     sessionSecret: settings.server.sessionSecret,
@@ -162,7 +214,10 @@ export async function listenHttp(serving: Serving, extra: { mcp?: (req: Incoming
   }).catch(async (error: unknown) => {
     await metricsServer?.close();
     const code = error instanceof Error && 'code' in error ? error.code : undefined;
-    if (code === 'EADDRINUSE') throw usageError(`port ${port} on ${host} is already in use; pass --port N (0 picks a free one) or stop the other process`);
+    if (code === 'EADDRINUSE')
+      throw usageError(
+        `port ${port} on ${host} is already in use; pass --port N (0 picks a free one) or stop the other process`,
+      );
     if (code === 'EACCES') throw usageError(`not allowed to listen on ${host}:${port}; use a port above 1023`);
     throw error;
   });
@@ -178,7 +233,10 @@ function authBackoffFrom(config: Settings['server']['authBackoff']): { authBacko
   return { authBackoff: enabled === false ? false : settings };
 }
 
-function observeBoth(a: (events: readonly RunEvent[]) => void, b: (events: readonly RunEvent[]) => void): (events: readonly RunEvent[]) => void {
+function observeBoth(
+  a: (events: readonly RunEvent[]) => void,
+  b: (events: readonly RunEvent[]) => void,
+): (events: readonly RunEvent[]) => void {
   return (events) => {
     a(events);
     b(events);
@@ -187,7 +245,10 @@ function observeBoth(a: (events: readonly RunEvent[]) => void, b: (events: reado
 
 /** The demo: the power-exchange example and the scripted demo model, unless configured otherwise. */
 export function withDemoDefaults(settings: Settings): Settings {
-  const servers = Object.keys(settings.servers).length > 0 ? settings.servers : { 'power-exchange': { command: process.execPath, args: [...DEMO_SERVER_ARGS] } };
+  const servers =
+    Object.keys(settings.servers).length > 0
+      ? settings.servers
+      : { 'power-exchange': { command: process.execPath, args: [...DEMO_SERVER_ARGS] } };
   return { ...settings, servers, model: settings.model ?? `scripted:${DEMO_SCRIPT}` };
 }
 

@@ -29,6 +29,8 @@ export async function reportToolPatterns(options: ReportToolPatternsOptions): Pr
   const source = options.strict ? '--strict' : 'policy.strict: true';
   throw new ToolgateError(
     'config_invalid',
-    `${wrong.length === 1 ? 'a tool pattern matches' : `${wrong.length} tool patterns match`} no tool (${source}):\n${wrong.map((f) => `  - ${describePatternFinding(f)}`).join('\n')}\nFix ${wrong.length === 1 ? 'it' : 'them'}, or drop ${source} to only warn.`,
+    `${wrong.length === 1 ? 'a tool pattern matches' : `${wrong.length} tool patterns match`} no tool ` +
+      (`(${source}):\n${wrong.map((f) => `  - ${describePatternFinding(f)}`).join('\n')}\nFix ` +
+        `${wrong.length === 1 ? 'it' : 'them'}, or drop ${source} to only warn.`),
   );
 }

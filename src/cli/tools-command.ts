@@ -9,13 +9,18 @@ export async function toolsCommand(args: readonly string[], io: CliIO): Promise<
   const { values, positionals } = parseFlags(args, TOOLS_SPEC);
   if (positionals.length > 0) io.stderr.write(`toolgate tools: ignoring extra arguments: ${positionals.join(' ')}\n`);
   // Pins live in a store: that code (and the store's) loads only when asked for.
-  if (values['diff'] === true || values['accept'] !== undefined) return (await import('./tool-pins-command.ts')).toolPinsCommand(values, io);
-  for (const flag of ['store', 'by']) if (values[flag] !== undefined) throw usageError(`--${flag} goes with --diff or --accept (tool pins)`);
+  if (values['diff'] === true || values['accept'] !== undefined)
+    return (await import('./tool-pins-command.ts')).toolPinsCommand(values, io);
+  for (const flag of ['store', 'by'])
+    if (values[flag] !== undefined) throw usageError(`--${flag} goes with --diff or --accept (tool pins)`);
   const prepared = await prepareToolgate({ values, flags: {}, io });
   const toolgate = prepared.open();
   try {
     if (Object.keys(toolgate.settings.servers).length === 0) {
-      io.stderr.write('toolgate tools: no MCP servers configured; add --mcp "<command line>" or --mcp <url>, or a servers: section in toolgate.yaml\n');
+      io.stderr.write(
+        'toolgate tools: no MCP servers configured; add --mcp "<command ' +
+          'line>" or --mcp <url>, or a servers: section in toolgate.yaml\n',
+      );
       return EXIT.usage;
     }
     const tenant = typeof values['tenant'] === 'string' ? values['tenant'] : undefined;
@@ -24,11 +29,21 @@ export async function toolsCommand(args: readonly string[], io: CliIO): Promise<
     const failed = toolgate.toolHealth().filter((h) => h.state !== 'up');
     if (values['json'] === true) io.stdout.write(`${JSON.stringify(tools, null, 2)}\n`);
     else io.stdout.write(formatTools(tools));
-    for (const server of failed) io.stderr.write(`toolgate tools: could not reach "${server.name}": ${server.error ?? server.state}\n`);
-    await reportToolPatterns({ toolgate, settings: prepared.settings, strict: values['strict'] === true, warn: (text) => io.stderr.write(`toolgate tools: ${text}\n`) });
+    for (const server of failed)
+      io.stderr.write(`toolgate tools: could not reach "${server.name}": ${server.error ?? server.state}\n`);
+    await reportToolPatterns({
+      toolgate,
+      settings: prepared.settings,
+      strict: values['strict'] === true,
+      warn: (text) => io.stderr.write(`toolgate tools: ${text}\n`),
+    });
     if (failed.length > 0) {
       const reached = toolgate.toolHealth().length - failed.length;
-      io.stderr.write(`toolgate tools: listed ${reached} of ${reached + failed.length} servers; ${failed.length === 1 ? 'the one above failed' : 'the ones above failed'} (run with --verbose to see their stderr)\n`);
+      io.stderr.write(
+        `toolgate tools: listed ${reached} of ${reached + failed.length} servers; ` +
+          (`${failed.length === 1 ? 'the one above failed' : 'the ones above failed'} ` +
+            `(run with --verbose to see their stderr)\n`),
+      );
       return EXIT.failed;
     }
     return EXIT.ok;
@@ -70,7 +85,9 @@ function hints(t: ClassifiedTool): string {
 /** `name: type, other?: type` from an object schema. */
 export function signature(schema: JsonSchema): string {
   const props = isJsonObject(schema['properties']) ? schema['properties'] : {};
-  const required = new Set(Array.isArray(schema['required']) ? schema['required'].filter((name) => typeof name === 'string') : []);
+  const required = new Set(
+    Array.isArray(schema['required']) ? schema['required'].filter((name) => typeof name === 'string') : [],
+  );
   const parts = Object.entries(props).map(([name, s]) => `${name}${required.has(name) ? '' : '?'}: ${typeName(s)}`);
   return parts.length === 0 ? '(none)' : parts.join(', ');
 }

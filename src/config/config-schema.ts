@@ -24,7 +24,9 @@ const toolRule = z.strictObject({
   unknownOutcome: z.enum(['ask', 'tell_model']).optional(),
 });
 
-const toolPattern = z.string().regex(/^[A-Za-z0-9_.*/-]+$/, 'a tool pattern is "server/tool", a bare tool name, or a glob like "power-exchange/*"');
+const toolPattern = z
+  .string()
+  .regex(/^[A-Za-z0-9_.*/-]+$/, 'a tool pattern is "server/tool", a bare tool name, or a glob like "power-exchange/*"');
 
 const apiKeyEntry = z.union([
   z.string().min(8, 'an API key must be at least 8 characters'),
@@ -79,9 +81,15 @@ const gatewaySchema = z.strictObject({
   sessionIdleMs: z.number().int().min(1000).optional(),
   /** Sessions one gateway process keeps open at most; a new one beyond is refused until one ends. */
   maxSessions: z.number().int().min(1).max(1_000_000).optional(),
-  /** Open sessions one tenant may hold, across every instance sharing the store (default: maxSessions divided among the tenants with keys, at least a quarter each). */
+  /**
+   * Open sessions one tenant may hold, across every instance sharing the store (default: maxSessions divided among the
+   * tenants with keys, at least a quarter each).
+   */
   maxSessionsPerTenant: z.number().int().min(1).max(1_000_000).optional(),
-  /** Open sessions one API key may hold (default: half its tenant's share when the tenant has several keys, else all of it). */
+  /**
+   * Open sessions one API key may hold (default: half its tenant's share when the tenant has several keys, else all of
+   * it).
+   */
   maxSessionsPerKey: z.number().int().min(1).max(1_000_000).optional(),
   /** A tool result larger than this (bytes of JSON) is cut before it is recorded and sent. */
   maxResultBytes: z.number().int().min(1024).optional(),
@@ -92,7 +100,10 @@ const gatewaySchema = z.strictObject({
   /** Tool pinning: a changed upstream tool is hidden until accepted (default true). */
   pinning: z.boolean().optional(),
   /** Signs the state of approvals asked through the client; several instances serving one client need the same one. */
-  stateSecret: z.string().min(32, 'the state secret must be at least 32 characters (e.g. `openssl rand -base64 32`, given as env:NAME)').optional(),
+  stateSecret: z
+    .string()
+    .min(32, 'the state secret must be at least 32 characters (e.g. `openssl rand -base64 32`, given as env:NAME)')
+    .optional(),
   /** Who a stdio session acts for (an HTTP session's identity comes from its API key). */
   identity: z.strictObject({ tenant: z.string().min(1).optional(), user: z.string().min(1).optional() }).optional(),
   rateLimits: z
@@ -119,155 +130,216 @@ const priceSchema = z.strictObject({
 const parsingSchema = z.strictObject({
   /** Call formats read besides the built-in lexicon, in the shape of src/parsing/formats/call-format.ts. */
   formats: z
-    .array(z.record(z.string(), z.unknown(), { error: 'a call format is an object: {id, call: {begin, end?}, name: {slot, …}, arguments: {grammar, …}, …}' }), {
-      error: 'must be a list of call formats, e.g. formats: [{id: my-format, call: {begin: "<call>", end: "</call>"}, name: {slot: field, nameKey: name, argumentsKey: arguments}, arguments: {grammar: json}}]',
-    })
+    .array(
+      z.record(z.string(), z.unknown(), {
+        error: 'a call format is an object: {id, call: {begin, end?}, name: {slot, …}, arguments: {grammar, …}, …}',
+      }),
+      {
+        error:
+          'must be a list of call formats, e.g. formats: [{id: my-format, call: {begin: "<call>", end: ' +
+          '"</call>"}, name: {slot: field, nameKey: name, argumentsKey: arguments}, arguments: {grammar: json}}]',
+      },
+    )
     .optional(),
   /** Model pattern → where its chat template is: a .jinja file, a tokenizer_config.json, a .gguf file, or `server`. */
   chatTemplates: z
-    .record(modelPattern, z.string().min(1, 'a chat template source is a file (.jinja, tokenizer_config.json, .gguf) or "server"'), {
-      error: 'must map model patterns to template sources, e.g. chatTemplates: {"vllm:*": ./templates/qwen3.jinja, "llamacpp:*": server}',
-    })
+    .record(
+      modelPattern,
+      z.string().min(1, 'a chat template source is a file (.jinja, tokenizer_config.json, .gguf) or "server"'),
+      {
+        error:
+          'must map model patterns to template sources, e.g. chatTemplates: ' +
+          '{"vllm:*": ./templates/qwen3.jinja, "llamacpp:*": server}',
+      },
+    )
     .optional(),
 });
 
-export const configSchema = z.strictObject({
-  model: z.string().regex(MODEL_PATTERN, 'model must be "provider:model", e.g. openai:gpt-4o-mini or scripted:./demo.json').optional(),
-  models: z.array(modelPattern).optional(),
-  textToolCalls: z.enum(['never', 'auto', 'always']).optional(),
-  providers: providersSchema.optional(),
-  servers: z
-    .record(
-      z.string().regex(/^[a-zA-Z0-9_.-]{1,48}$/, 'server names may use letters, digits, "_", "-" and "." (at most 48)'),
-      serverConfigSchema,
-    )
-    .optional(),
-  maxSteps: z.number().int().min(1).max(1000).optional(),
-  strategy: z.enum(['react', 'plan', 'reflect', 'auto']).optional(),
-  guard: guardSchema.optional(),
-  prices: z.record(modelPattern, priceSchema).optional(),
-  plan: z
-    .strictObject({
-      approval: z.enum(['plan', 'step']).optional(),
-      maxReplans: z.number().int().min(0).max(20).optional(),
-    })
-    .optional(),
-  todo: z
-    .strictObject({
-      enabled: z.boolean().optional(),
-      remindAfter: z.number().int().min(0).max(100).optional(),
-    })
-    .optional(),
-  threads: z
-    .strictObject({
-      maxTokens: z.number().int().min(100).optional(),
-    })
-    .optional(),
-  router: z
-    .strictObject({
-      /** A `toolgate eval --out` report: the auto strategy prefers, per intent, the strategy that passed best. */
-      evalResults: z.string().min(1).optional(),
-    })
-    .optional(),
-  systemPrompt: z.string().optional(),
-  toolTimeoutMs: z.number().int().positive().optional(),
-  /** A tool result in a run larger than this (bytes of JSON) is cut before it is recorded; gateway.maxResultBytes defaults to it. */
-  maxResultBytes: z.number().int().min(1024).max(1024 * 1024 * 1024).optional(),
-  stream: z.boolean().optional(),
-  toolMode: z.enum(['native', 'prompted', 'auto']).optional(),
-  constrain: z.boolean().optional(),
-  parsing: parsingSchema.optional(),
-  parseRetries: z.number().int().min(0).max(10).optional(),
-  tools: z.record(toolPattern, toolRule).optional(),
-  tenants: z.record(z.string().regex(/^[A-Za-z0-9_.*-]{1,64}$/, 'tenant ids may use letters, digits, "_", "-", "."'), tenantRule).optional(),
-  redact: z.array(z.string().min(1)).optional(),
-  policy: z
-    .strictObject({
-      /** A tool pattern (tools, tenants, gateway.rateLimits.tools) that matches no tool is an error at start, not a warning. */
-      strict: z.boolean().optional(),
-    })
-    .optional(),
-  gateway: gatewaySchema.optional(),
-  server: z
-    .strictObject({
-      port: z.number().int().min(0).max(65535).optional(),
-      host: z.string().min(1).optional(),
-      store: z.string().regex(/^(memory:?|sqlite:.+|postgres(ql)?:\/\/.+)$/i, 'store must be memory:, sqlite:<file> or postgres://user:password@host:5432/database').optional(),
-      sqliteSynchronous: z.enum(['FULL', 'NORMAL']).optional(),
-      sqliteBusyTimeoutMs: z.number().int().min(0).max(600_000).optional(),
-      poolSize: z.number().int().min(1).max(1000).optional(),
-      concurrency: z.number().int().min(1).max(1000).optional(),
-      queueLimit: z.number().int().min(0).max(1_000_000).optional(),
-      queueLimitPerTenant: z.number().int().min(0).max(1_000_000).optional(),
-      leaseMs: z.number().int().min(300).max(3_600_000).optional(),
-      heartbeatMs: z.number().int().min(100).optional(),
-      sseBufferLimitBytes: z.number().int().min(1024).optional(),
-      /** A request body larger than this is answered 413. */
-      maxBodyBytes: z.number().int().min(1024).max(1024 * 1024 * 1024).optional(),
-      sseIdleTimeoutMs: z.number().int().min(100).optional(),
-      sseHistoryTimeoutMs: z.number().int().min(100).optional(),
-      ssePollMs: z.number().int().min(0).max(60_000).optional(),
-      shutdownGraceMs: z.number().int().min(0).optional(),
-      toolStartTimeoutMs: z.number().int().min(100).max(600_000).optional(),
-      toolRetryMaxDelayMs: z.number().int().min(100).max(3_600_000).optional(),
-      metricsPort: z.number().int().min(0).max(65535).optional(),
-      metricsHost: z.string().min(1).optional(),
-      cors: z
-        .strictObject({
-          origins: z.array(
+export const configSchema = z
+  .strictObject({
+    model: z
+      .string()
+      .regex(MODEL_PATTERN, 'model must be "provider:model", e.g. openai:gpt-4o-mini or scripted:./demo.json')
+      .optional(),
+    models: z.array(modelPattern).optional(),
+    textToolCalls: z.enum(['never', 'auto', 'always']).optional(),
+    providers: providersSchema.optional(),
+    servers: z
+      .record(
+        z
+          .string()
+          .regex(/^[a-zA-Z0-9_.-]{1,48}$/, 'server names may use letters, digits, "_", "-" and "." (at most 48)'),
+        serverConfigSchema,
+      )
+      .optional(),
+    maxSteps: z.number().int().min(1).max(1000).optional(),
+    strategy: z.enum(['react', 'plan', 'reflect', 'auto']).optional(),
+    guard: guardSchema.optional(),
+    prices: z.record(modelPattern, priceSchema).optional(),
+    plan: z
+      .strictObject({
+        approval: z.enum(['plan', 'step']).optional(),
+        maxReplans: z.number().int().min(0).max(20).optional(),
+      })
+      .optional(),
+    todo: z
+      .strictObject({
+        enabled: z.boolean().optional(),
+        remindAfter: z.number().int().min(0).max(100).optional(),
+      })
+      .optional(),
+    threads: z
+      .strictObject({
+        maxTokens: z.number().int().min(100).optional(),
+      })
+      .optional(),
+    router: z
+      .strictObject({
+        /** A `toolgate eval --out` report: the auto strategy prefers, per intent, the strategy that passed best. */
+        evalResults: z.string().min(1).optional(),
+      })
+      .optional(),
+    systemPrompt: z.string().optional(),
+    toolTimeoutMs: z.number().int().positive().optional(),
+    /**
+     * A tool result in a run larger than this (bytes of JSON) is cut before it is recorded; gateway.maxResultBytes
+     * defaults to it.
+     */
+    maxResultBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(1024 * 1024 * 1024)
+      .optional(),
+    stream: z.boolean().optional(),
+    toolMode: z.enum(['native', 'prompted', 'auto']).optional(),
+    constrain: z.boolean().optional(),
+    parsing: parsingSchema.optional(),
+    parseRetries: z.number().int().min(0).max(10).optional(),
+    tools: z.record(toolPattern, toolRule).optional(),
+    tenants: z
+      .record(
+        z.string().regex(/^[A-Za-z0-9_.*-]{1,64}$/, 'tenant ids may use letters, digits, "_", "-", "."'),
+        tenantRule,
+      )
+      .optional(),
+    redact: z.array(z.string().min(1)).optional(),
+    policy: z
+      .strictObject({
+        /**
+         * A tool pattern (tools, tenants, gateway.rateLimits.tools) that matches no tool is an error at start, not a
+         * warning.
+         */
+        strict: z.boolean().optional(),
+      })
+      .optional(),
+    gateway: gatewaySchema.optional(),
+    server: z
+      .strictObject({
+        port: z.number().int().min(0).max(65535).optional(),
+        host: z.string().min(1).optional(),
+        store: z
+          .string()
+          .regex(
+            /^(memory:?|sqlite:.+|postgres(ql)?:\/\/.+)$/i,
+            'store must be memory:, sqlite:<file> or postgres://user:password@host:5432/database',
+          )
+          .optional(),
+        sqliteSynchronous: z.enum(['FULL', 'NORMAL']).optional(),
+        sqliteBusyTimeoutMs: z.number().int().min(0).max(600_000).optional(),
+        poolSize: z.number().int().min(1).max(1000).optional(),
+        concurrency: z.number().int().min(1).max(1000).optional(),
+        queueLimit: z.number().int().min(0).max(1_000_000).optional(),
+        queueLimitPerTenant: z.number().int().min(0).max(1_000_000).optional(),
+        leaseMs: z.number().int().min(300).max(3_600_000).optional(),
+        heartbeatMs: z.number().int().min(100).optional(),
+        sseBufferLimitBytes: z.number().int().min(1024).optional(),
+        /** A request body larger than this is answered 413. */
+        maxBodyBytes: z
+          .number()
+          .int()
+          .min(1024)
+          .max(1024 * 1024 * 1024)
+          .optional(),
+        sseIdleTimeoutMs: z.number().int().min(100).optional(),
+        sseHistoryTimeoutMs: z.number().int().min(100).optional(),
+        ssePollMs: z.number().int().min(0).max(60_000).optional(),
+        shutdownGraceMs: z.number().int().min(0).optional(),
+        toolStartTimeoutMs: z.number().int().min(100).max(600_000).optional(),
+        toolRetryMaxDelayMs: z.number().int().min(100).max(3_600_000).optional(),
+        metricsPort: z.number().int().min(0).max(65535).optional(),
+        metricsHost: z.string().min(1).optional(),
+        cors: z
+          .strictObject({
+            origins: z.array(
+              z.string().superRefine((value, ctx) => {
+                const problem = corsOriginProblem(value);
+                if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+              }),
+              {
+                error: (issue) =>
+                  `${issue.input === undefined ? 'is required:' : 'must be'} ` +
+                  `a list of origins, e.g. origins: ["https://app.example.com"]`,
+              },
+            ),
+          })
+          .optional(),
+        sessionSecret: z
+          .string()
+          .min(
+            32,
+            'the session secret must be at least 32 characters (e.g. ' +
+              'the output of `openssl rand -base64 32`, given as env:NAME)',
+          )
+          .optional(),
+        sessionTtlSeconds: z
+          .number()
+          .int('must be a whole number of seconds')
+          .min(60, 'must be at least 60 (seconds)')
+          .max(2_592_000, 'must be at most 2592000 (30 days)')
+          .optional(),
+        /**
+         * Proxies in front whose X-Forwarded-For names the client (docs/security.md); absent: the socket's peer is the
+         * client.
+         */
+        trustedProxies: z
+          .array(
             z.string().superRefine((value, ctx) => {
-              const problem = corsOriginProblem(value);
+              const problem = ipRangeProblem(value);
               if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
             }),
-            { error: (issue) => `${issue.input === undefined ? 'is required:' : 'must be'} a list of origins, e.g. origins: ["https://app.example.com"]` },
-          ),
-        })
-        .optional(),
-      sessionSecret: z
-        .string()
-        .min(32, 'the session secret must be at least 32 characters (e.g. the output of `openssl rand -base64 32`, given as env:NAME)')
-        .optional(),
-      sessionTtlSeconds: z
-        .number()
-        .int('must be a whole number of seconds')
-        .min(60, 'must be at least 60 (seconds)')
-        .max(2_592_000, 'must be at most 2592000 (30 days)')
-        .optional(),
-      /** Proxies in front whose X-Forwarded-For names the client (docs/security.md); absent: the socket's peer is the client. */
-      trustedProxies: z
-        .array(
-          z.string().superRefine((value, ctx) => {
-            const problem = ipRangeProblem(value);
-            if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-          }),
-          { error: 'must be a list of addresses or CIDR ranges, e.g. trustedProxies: ["10.0.0.0/8"]' },
-        )
-        .optional(),
-      /** Failed authentications slow the guesser down (docs/security.md). */
-      authBackoff: z
-        .strictObject({
-          enabled: z.boolean().optional(),
-          freeFailures: z.number().int().min(0).max(1000).optional(),
-          baseDelayMs: z.number().int().min(1).max(3_600_000).optional(),
-          maxDelayMs: z.number().int().min(1).max(86_400_000).optional(),
-          forgetAfterMs: z.number().int().min(1).max(604_800_000).optional(),
-        })
-        .optional(),
-    })
-    .optional(),
-}).superRefine((config, ctx) => {
-  // Every model id and pattern must name a provider that exists, so a typo fails at load, not at a tenant's first run.
-  const providers = config.providers;
-  const check = (model: string, path: (string | number)[]): void => {
-    const problem = unknownProviderProblem(model, providers);
-    if (problem !== undefined) ctx.addIssue({ code: 'custom', path, message: problem });
-  };
-  if (config.model !== undefined) check(config.model, ['model']);
-  config.models?.forEach((m, i) => check(m, ['models', i]));
-  for (const [tenant, rule] of Object.entries(config.tenants ?? {})) rule.models?.forEach((m, i) => check(m, ['tenants', tenant, 'models', i]));
-  for (const pattern of Object.keys(config.prices ?? {})) check(pattern, ['prices', pattern]);
-  for (const pattern of Object.keys(config.parsing?.chatTemplates ?? {})) check(pattern, ['parsing', 'chatTemplates', pattern]);
-});
+            { error: 'must be a list of addresses or CIDR ranges, e.g. trustedProxies: ["10.0.0.0/8"]' },
+          )
+          .optional(),
+        /** Failed authentications slow the guesser down (docs/security.md). */
+        authBackoff: z
+          .strictObject({
+            enabled: z.boolean().optional(),
+            freeFailures: z.number().int().min(0).max(1000).optional(),
+            baseDelayMs: z.number().int().min(1).max(3_600_000).optional(),
+            maxDelayMs: z.number().int().min(1).max(86_400_000).optional(),
+            forgetAfterMs: z.number().int().min(1).max(604_800_000).optional(),
+          })
+          .optional(),
+      })
+      .optional(),
+  })
+  .superRefine((config, ctx) => {
+    // Every model id and pattern must name a provider that exists, so a typo fails at load, not at a tenant's first
+    // run.
+    const providers = config.providers;
+    const check = (model: string, path: (string | number)[]): void => {
+      const problem = unknownProviderProblem(model, providers);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', path, message: problem });
+    };
+    if (config.model !== undefined) check(config.model, ['model']);
+    config.models?.forEach((m, i) => check(m, ['models', i]));
+    for (const [tenant, rule] of Object.entries(config.tenants ?? {}))
+      rule.models?.forEach((m, i) => check(m, ['tenants', tenant, 'models', i]));
+    for (const pattern of Object.keys(config.prices ?? {})) check(pattern, ['prices', pattern]);
+    for (const pattern of Object.keys(config.parsing?.chatTemplates ?? {}))
+      check(pattern, ['parsing', 'chatTemplates', pattern]);
+  });
 
 export type ToolgateConfig = z.output<typeof configSchema>;
 /** The config as written, before `providers:` entries get their type resolved. */

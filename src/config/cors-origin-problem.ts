@@ -5,7 +5,10 @@
  */
 export function corsOriginProblem(value: string): string | undefined {
   if (value.trim() === '*') {
-    return '"*" is not allowed: list each origin (e.g. https://app.example.com); a wildcard would let any web site send requests with a key a user gave it';
+    return (
+      '"*" is not allowed: list each origin (e.g. https://app.example.com); a ' +
+      'wildcard would let any web site send requests with a key a user gave it'
+    );
   }
   let url: URL;
   try {
@@ -13,10 +16,14 @@ export function corsOriginProblem(value: string): string | undefined {
   } catch {
     return 'must be an origin such as https://app.example.com (scheme, host and optional port)';
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must start with http:// or https://, e.g. https://app.example.com';
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return 'must start with http:// or https://, e.g. https://app.example.com';
   if (url.username !== '' || url.password !== '') return 'must not hold a user name or password';
   if (url.origin !== value) {
-    return `must be an origin (scheme, host and optional port; no path, query or trailing slash, lower case, no default port): did you mean "${url.origin}"?`;
+    return (
+      `must be an origin (scheme, host and optional port; no path, query or ` +
+      `trailing slash, lower case, no default port): did you mean "${url.origin}"?`
+    );
   }
   return undefined;
 }

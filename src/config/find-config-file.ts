@@ -13,7 +13,8 @@ export const DEFAULT_CONFIG_FILES = ['toolgate.yaml', 'toolgate.yml', 'toolgate.
 export function findConfigFile(options: { file?: string | undefined; cwd: string }): string | undefined {
   if (options.file !== undefined) {
     const file = resolve(options.cwd, options.file);
-    if (!existsSync(file)) throw new ToolgateError('config_invalid', `config file ${options.file} does not exist (resolved to ${file})`);
+    if (!existsSync(file))
+      throw new ToolgateError('config_invalid', `config file ${options.file} does not exist (resolved to ${file})`);
     return file;
   }
   return DEFAULT_CONFIG_FILES.map((f) => resolve(options.cwd, f)).find((f) => existsSync(f));

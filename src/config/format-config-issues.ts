@@ -25,7 +25,10 @@ export function formatConfigIssues(options: FormatConfigIssuesOptions): string {
   });
   const shown = lines.slice(0, MAX_REPORTED_CONFIG_PROBLEMS).map((line) => `  - ${line}`);
   if (lines.length > shown.length) shown.push(`  … and ${lines.length - shown.length} more`);
-  return `${options.source} is not a valid toolgate config:\n${shown.join('\n')}\nEvery key is described in docs/configuration.md.`;
+  return (
+    `${options.source} is not a valid toolgate ` +
+    `config:\n${shown.join('\n')}\nEvery key is described in docs/configuration.md.`
+  );
 }
 
 /**
@@ -54,7 +57,8 @@ export function knownKeysAt(schema: z.core.$ZodType, path: readonly PropertyKey[
 // Nodes are walked as zod's core type: what its wrappers hand back (unwrap, options, shape) is typed that way.
 function unwrap(schema: z.core.$ZodType): z.core.$ZodType {
   let node = schema;
-  while (node instanceof z.ZodOptional || node instanceof z.ZodNullable || node instanceof z.ZodDefault) node = node.unwrap();
+  while (node instanceof z.ZodOptional || node instanceof z.ZodNullable || node instanceof z.ZodDefault)
+    node = node.unwrap();
   return node;
 }
 

@@ -9,6 +9,7 @@ export function ipRangeProblem(value: string): string | undefined {
   if (bits === undefined) return undefined;
   const prefix = Number(bits);
   const max = family === 6 ? 128 : 32;
-  if (bits === '' || !Number.isInteger(prefix) || prefix < 0 || prefix > max) return `"${value}": the range's prefix length must be 0 to ${max}; ${example}`;
+  if (bits === '' || !Number.isInteger(prefix) || prefix < 0 || prefix > max)
+    return `"${value}": the range's prefix length must be 0 to ${max}; ${example}`;
   return undefined;
 }

@@ -51,9 +51,17 @@ maxSteps: 7
     assert.equal(config.model, 'openai:gpt-4o-mini');
     assert.equal(config.providers?.openai?.apiKey, 'sk-123');
     // A stdio server from a file runs in the file's folder.
-    assert.deepEqual(config.servers?.['power-exchange'], { command: 'node', args: ['examples/power-exchange/server.ts'], env: { LOG: 'debug' }, cwd: dir });
+    assert.deepEqual(config.servers?.['power-exchange'], {
+      command: 'node',
+      args: ['examples/power-exchange/server.ts'],
+      env: { LOG: 'debug' },
+      cwd: dir,
+    });
     // Only a whole value "env:NAME" is a reference.
-    assert.deepEqual(config.servers?.['remote'], { url: 'http://127.0.0.1:3000/mcp', headers: { Authorization: 'Bearer env:NOT_A_REF' } });
+    assert.deepEqual(config.servers?.['remote'], {
+      url: 'http://127.0.0.1:3000/mcp',
+      headers: { Authorization: 'Bearer env:NOT_A_REF' },
+    });
     assert.equal(config.maxSteps, 7);
   });
 
@@ -67,10 +75,14 @@ maxSteps: 7
   });
 
   it('names the bad key, the file and what is expected', () => {
-    const unknown = configError(() => loadConfig({ file: write('u.yaml', 'model: openai:x\nmaxStep: 3\n'), cwd: dir, env: {} }));
+    const unknown = configError(() =>
+      loadConfig({ file: write('u.yaml', 'model: openai:x\nmaxStep: 3\n'), cwd: dir, env: {} }),
+    );
     assert.match(unknown.message, /u\.yaml/);
     assert.match(unknown.message, /^ {2}- maxStep: unknown key — did you mean "maxSteps"\?$/m);
-    const nested = configError(() => loadConfig({ file: write('n.yaml', 'servers:\n  s:\n    command: node\n    argz: []\n'), cwd: dir, env: {} }));
+    const nested = configError(() =>
+      loadConfig({ file: write('n.yaml', 'servers:\n  s:\n    command: node\n    argz: []\n'), cwd: dir, env: {} }),
+    );
     assert.match(nested.message, /servers\.s\.argz: unknown key — did you mean "args"\?/);
     const badType = configError(() => parseConfig({ maxSteps: 'ten' }, { source: 'x.yaml' }));
     assert.match(badType.message, /maxSteps: .*number/);
@@ -81,17 +93,27 @@ maxSteps: 7
   });
 
   it('reports a missing environment variable with the key that uses it', () => {
-    const error = configError(() => parseConfig({ providers: { openai: { apiKey: 'env:NOPE_KEY' } } }, { source: 't.yaml', env: {} }));
+    const error = configError(() =>
+      parseConfig({ providers: { openai: { apiKey: 'env:NOPE_KEY' } } }, { source: 't.yaml', env: {} }),
+    );
     assert.match(error.message, /providers\.openai\.apiKey refers to environment variable NOPE_KEY, which is not set/);
   });
 
   it('reports YAML syntax errors and a missing --config file', () => {
-    assert.match(configError(() => loadConfig({ file: write('bad.yaml', 'model: [unclosed\n'), cwd: dir, env: {} })).message, /not valid YAML/);
-    assert.match(configError(() => loadConfig({ file: 'missing.yaml', cwd: dir, env: {} })).message, /missing\.yaml does not exist/);
+    assert.match(
+      configError(() => loadConfig({ file: write('bad.yaml', 'model: [unclosed\n'), cwd: dir, env: {} })).message,
+      /not valid YAML/,
+    );
+    assert.match(
+      configError(() => loadConfig({ file: 'missing.yaml', cwd: dir, env: {} })).message,
+      /missing\.yaml does not exist/,
+    );
   });
 
   it('validates policy rules at load, naming the bad key', () => {
-    const approval = configError(() => parseConfig({ tools: { 'power-exchange/placeOrder': { approval: 'sometimes' } } }, { source: 'p.yaml' }));
+    const approval = configError(() =>
+      parseConfig({ tools: { 'power-exchange/placeOrder': { approval: 'sometimes' } } }, { source: 'p.yaml' }),
+    );
     assert.match(approval.message, /tools\.power-exchange\/placeOrder\.approval: /);
     const unknown = configError(() => parseConfig({ tools: { placeOrder: { aproval: 'never' } } }));
     assert.match(unknown.message, /tools\.placeOrder\.aproval: unknown key — did you mean "approval"\?/);

@@ -36,7 +36,11 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const file = findConfigFile({ file: options.file, cwd });
   if (file === undefined) return { config: {} };
   const raw = readConfigFile(file);
-  const config = resolveConfigPaths({ config: parseConfig(raw, { source: file, env }), dir: dirname(file), cwd: resolve(cwd) });
+  const config = resolveConfigPaths({
+    config: parseConfig(raw, { source: file, env }),
+    dir: dirname(file),
+    cwd: resolve(cwd),
+  });
   return { config, file };
 }
 
@@ -45,13 +49,21 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
  * user). Paths are left as they are: without a file there is no folder to
  * resolve them against.
  */
-export function parseConfig(raw: unknown, options: { source?: string; env?: Readonly<Record<string, string | undefined>> } = {}): ToolgateConfig {
+export function parseConfig(
+  raw: unknown,
+  options: { source?: string; env?: Readonly<Record<string, string | undefined>> } = {},
+): ToolgateConfig {
   const source = options.source ?? 'config';
   if (raw === null || raw === undefined) return {};
   const resolved = resolveEnvRefs(raw, [], { env: options.env ?? process.env, source });
   const { configSchema, formatConfigIssues } = configChecks();
   const result = configSchema.safeParse(resolved);
-  if (!result.success) throw new ToolgateError('config_invalid', formatConfigIssues({ source, issues: result.error.issues, schema: configSchema }), { details: { issues: result.error.issues } });
+  if (!result.success)
+    throw new ToolgateError(
+      'config_invalid',
+      formatConfigIssues({ source, issues: result.error.issues, schema: configSchema }),
+      { details: { issues: result.error.issues } },
+    );
   return result.data;
 }
 
@@ -81,7 +93,9 @@ export function readConfigFile(file: string): unknown {
 // first use, not imported: a library user who never reads a config does not load
 // them. The sources run as .ts (tests), the package as .js.
 const EXT = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-let checks: { configSchema: typeof ConfigSchema.configSchema; formatConfigIssues: typeof FormatConfigIssues.formatConfigIssues } | undefined;
+let checks:
+  | { configSchema: typeof ConfigSchema.configSchema; formatConfigIssues: typeof FormatConfigIssues.formatConfigIssues }
+  | undefined;
 
 function configChecks(): NonNullable<typeof checks> {
   if (checks !== undefined) return checks;
@@ -98,7 +112,11 @@ function configChecks(): NonNullable<typeof checks> {
 const ENV_REF = /^env:([A-Za-z_][A-Za-z0-9_]*)$/;
 
 /** Replaces every string "env:NAME" with the variable's value; a missing variable is an error naming the key. */
-function resolveEnvRefs(value: unknown, path: string[], where: { env: Readonly<Record<string, string | undefined>>; source: string }): unknown {
+function resolveEnvRefs(
+  value: unknown,
+  path: string[],
+  where: { env: Readonly<Record<string, string | undefined>>; source: string },
+): unknown {
   const { env, source } = where;
   if (typeof value === 'string') {
     const m = ENV_REF.exec(value);
@@ -106,7 +124,11 @@ function resolveEnvRefs(value: unknown, path: string[], where: { env: Readonly<R
     const name = m[1] ?? '';
     const found = env[name];
     if (found === undefined || found === '') {
-      throw new ToolgateError('config_invalid', `${source}: ${path.join('.')} refers to environment variable ${name}, which is not set; set it or put the value in the file`);
+      throw new ToolgateError(
+        'config_invalid',
+        `${source}: ${path.join('.')} refers to environment variable ` +
+          `${name}, which is not set; set it or put the value in the file`,
+      );
     }
     return found;
   }

@@ -30,7 +30,7 @@ parsing:
 `;
 
 describe('parsing in the config', () => {
-  it('template files resolve against the config file\'s folder; `server` and absolute paths stay as written', () => {
+  it("template files resolve against the config file's folder; `server` and absolute paths stay as written", () => {
     const file = join(deploy, 'toolgate.yaml');
     writeFileSync(file, YAML);
     const { config } = loadConfig({ file, cwd: elsewhere, env: {} });
@@ -65,9 +65,18 @@ describe('parsing in the config', () => {
     };
     assert.match(problems({ parsing: { formats: 'hermes' } }), /parsing\.formats: must be a list of call formats/);
     assert.match(problems({ parsing: { formats: ['hermes'] } }), /parsing\.formats\.0: a call format is an object/);
-    assert.match(problems({ parsing: { chatTemplates: { 'qwen3': './t.jinja' } } }), /parsing\.chatTemplates\.qwen3: .*provider:model/);
-    assert.match(problems({ parsing: { chatTemplates: { 'nope:*': './t.jinja' } } }), /parsing\.chatTemplates\.nope:\*: /);
-    assert.match(problems({ parsing: { chatTemplates: { 'openai:*': '' } } }), /parsing\.chatTemplates\.openai:\*: a chat template source is a file/);
+    assert.match(
+      problems({ parsing: { chatTemplates: { qwen3: './t.jinja' } } }),
+      /parsing\.chatTemplates\.qwen3: .*provider:model/,
+    );
+    assert.match(
+      problems({ parsing: { chatTemplates: { 'nope:*': './t.jinja' } } }),
+      /parsing\.chatTemplates\.nope:\*: /,
+    );
+    assert.match(
+      problems({ parsing: { chatTemplates: { 'openai:*': '' } } }),
+      /parsing\.chatTemplates\.openai:\*: a chat template source is a file/,
+    );
     assert.match(problems({ parsing: { templates: {} } }), /parsing\.templates: unknown key/);
   });
 });

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { didYouMean } from '../core/index.ts';
-import { isProviderType, ollamaHostProblem, PROVIDER_NAME, PROVIDER_TYPES, providerTypeOf, SCRIPTED_PROVIDER } from './providers.ts';
+import {
+  isProviderType,
+  ollamaHostProblem,
+  PROVIDER_NAME,
+  PROVIDER_TYPES,
+  providerTypeOf,
+  SCRIPTED_PROVIDER,
+} from './providers.ts';
 import { baseUrlProblem } from './base-url-problem.ts';
 import { stringMapSchema } from './server-config-schema.ts';
 import { unknownKeyMessage } from './unknown-key-message.ts';
@@ -46,7 +53,11 @@ const anthropicEntry = z.strictObject({
   version: z.string().min(1).optional(),
   /** Anthropic requires a cap on every answer: used when a request sets none. */
   maxTokens: z.number().int().min(1).max(1_000_000).optional(),
-  thinking: z.strictObject({ budgetTokens: z.number().int().min(1024, 'Anthropic needs a thinking budget of at least 1024 tokens') }).optional(),
+  thinking: z
+    .strictObject({
+      budgetTokens: z.number().int().min(1024, 'Anthropic needs a thinking budget of at least 1024 tokens'),
+    })
+    .optional(),
   ...common,
 });
 
@@ -88,7 +99,6 @@ export type OllamaProviderConfig = OllamaProviderEntry & { type: 'ollama' };
 /** One provider's settings, its type resolved. */
 export type ProviderConfig = OpenAIProviderConfig | AnthropicProviderConfig | OllamaProviderConfig;
 
-
 /**
  * The `providers:` map. Each entry is checked against its type's keys, so
  * `vllm: {type: openai, host: …}` is told that `host` is not an OpenAI key.
@@ -98,20 +108,40 @@ export const providersSchema = z
   .superRefine((providers, ctx) => {
     for (const [name, entry] of Object.entries(providers)) {
       if (!PROVIDER_NAME.test(name)) {
-        ctx.addIssue({ code: 'custom', path: [name], message: 'a provider name is lower-case letters, digits and "-", starting with a letter (at most 32), e.g. vllm: it is the part of a model id before the first colon' });
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message:
+            'a provider name is lower-case letters, digits and "-", starting with a letter ' +
+            '(at most 32), e.g. vllm: it is the part of a model id before the first colon',
+        });
         continue;
       }
       if (name === SCRIPTED_PROVIDER) {
-        ctx.addIssue({ code: 'custom', path: [name], message: 'scripted is built in (scripted:./script.json) and takes no settings; remove this entry' });
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message: 'scripted is built in (scripted:./script.json) and takes no settings; remove this entry',
+        });
         continue;
       }
       if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-        ctx.addIssue({ code: 'custom', path: [name], message: `must be a map of settings, e.g. ${name}: {type: openai, baseUrl: http://localhost:8000/v1}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message: `must be a map of settings, e.g. ${name}: {type: openai, baseUrl: http://localhost:8000/v1}`,
+        });
         continue;
       }
       const declared = 'type' in entry ? entry.type : undefined;
       if (isProviderType(name) && declared !== undefined && declared !== name) {
-        ctx.addIssue({ code: 'custom', path: [name, 'type'], message: `providers.${name} is always type ${name}; give a ${String(declared)} endpoint a name of its own, e.g. my-${String(declared)}: {type: ${String(declared)}, …}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: [name, 'type'],
+          message:
+            `providers.${name} is always type ${name}; give a ${String(declared)} endpoint ` +
+            `a name of its own, e.g. my-${String(declared)}: {type: ${String(declared)}, …}`,
+        });
         continue;
       }
       const type = providerTypeOf(name, entry);
@@ -120,7 +150,10 @@ export const providersSchema = z
         ctx.addIssue({
           code: 'custom',
           path: [name, 'type'],
-          message: `"${name}" is not a built-in provider, so it needs a type: openai, anthropic or ollama (got ${got}${typeof declared === 'string' ? didYouMean(declared, PROVIDER_TYPES) : ''}), e.g. ${name}: {type: openai, baseUrl: http://localhost:8000/v1}`,
+          message:
+            `"${name}" is not a built-in provider, so it needs a type: openai, anthropic or ollama ` +
+            (`(got ${got}${typeof declared === 'string' ? didYouMean(declared, PROVIDER_TYPES) : ''}), ` +
+              `e.g. ${name}: {type: openai, baseUrl: http://localhost:8000/v1}`),
         });
         continue;
       }
@@ -131,7 +164,12 @@ export const providersSchema = z
         if (issue.code === 'unrecognized_keys') {
           const known = Object.keys(schema.shape);
           const which = isProviderType(name) ? '' : ` (for a provider of type ${type})`;
-          for (const key of issue.keys) ctx.addIssue({ code: 'custom', path: [name, ...issue.path, key], message: `${unknownKeyMessage(key, known)}${which}` });
+          for (const key of issue.keys)
+            ctx.addIssue({
+              code: 'custom',
+              path: [name, ...issue.path, key],
+              message: `${unknownKeyMessage(key, known)}${which}`,
+            });
         } else {
           ctx.addIssue({ code: 'custom', path: [name, ...issue.path], message: issue.message });
         }
@@ -150,4 +188,3 @@ function isValidEntry(name: string, entry: unknown): entry is ProviderEntry {
   const type = providerTypeOf(name, entry);
   return type !== undefined && ENTRY_SCHEMAS[type].safeParse(entry).success;
 }
-

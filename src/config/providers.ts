@@ -17,13 +17,16 @@ export function isProviderType(name: string): name is ProviderType {
   return isOneOf(PROVIDER_TYPES, name);
 }
 
-/** Why an Ollama host cannot be used, or undefined. Accepts what OLLAMA_HOST accepts: a bare host, host:port, or a URL. */
+/**
+ * Why an Ollama host cannot be used, or undefined. Accepts what OLLAMA_HOST accepts: a bare host, host:port, or a URL.
+ */
 export function ollamaHostProblem(value: string): string | undefined {
   const text = value.trim();
   const example = 'e.g. http://127.0.0.1:11434 or gpu-box:11434';
   if (text === '' || /\s/.test(text)) return `must be a host or URL without spaces, ${example}`;
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(text)?.[1];
-  if (scheme !== undefined && !/^https?$/i.test(scheme)) return `must use http:// or https:// (got ${scheme}://), ${example}`;
+  if (scheme !== undefined && !/^https?$/i.test(scheme))
+    return `must use http:// or https:// (got ${scheme}://), ${example}`;
   try {
     new URL(scheme === undefined ? `http://${text}` : text);
   } catch {
@@ -63,10 +66,17 @@ export function apiKeyVariable(provider: string): string | undefined {
 }
 
 /** Why a model id or pattern names no known provider, or undefined. */
-export function unknownProviderProblem(model: string, configured: Readonly<Record<string, unknown>> | undefined): string | undefined {
+export function unknownProviderProblem(
+  model: string,
+  configured: Readonly<Record<string, unknown>> | undefined,
+): string | undefined {
   const provider = providerOf(model);
   if (provider === '') return undefined;
   const known = knownProviders(configured);
   if (known.includes(provider)) return undefined;
-  return `unknown provider "${provider}" in "${model}"${didYouMean(provider, known)}; known providers: ${known.join(', ')} (declare another endpoint under providers:, e.g. ${provider}: {type: openai, baseUrl: http://localhost:8000/v1})`;
+  return (
+    `unknown provider "${provider}" in "${model}"${didYouMean(provider, known)}; known providers: ` +
+    (`${known.join(', ')} (declare another endpoint under providers:, ` +
+      `e.g. ${provider}: {type: openai, baseUrl: http://localhost:8000/v1})`)
+  );
 }

@@ -39,7 +39,9 @@ export function resolveConfigPaths(options: ResolveConfigPathsOptions): Toolgate
   const { config, dir } = options;
   const resolved: ToolgateConfig = { ...config };
   if (config.servers !== undefined) {
-    resolved.servers = Object.fromEntries(Object.entries(config.servers).map(([name, server]) => [name, resolveServer(server, dir)]));
+    resolved.servers = Object.fromEntries(
+      Object.entries(config.servers).map(([name, server]) => [name, resolveServer(server, dir)]),
+    );
   }
   const store = config.server?.store;
   if (config.server !== undefined && store?.startsWith(SQLITE) === true) {
@@ -50,15 +52,24 @@ export function resolveConfigPaths(options: ResolveConfigPathsOptions): Toolgate
   if (config.models !== undefined) resolved.models = config.models.map(modelId);
   if (config.tenants !== undefined) {
     resolved.tenants = Object.fromEntries(
-      Object.entries(config.tenants).map(([id, rule]) => [id, rule.models === undefined ? rule : { ...rule, models: rule.models.map(modelId) }]),
+      Object.entries(config.tenants).map(([id, rule]) => [
+        id,
+        rule.models === undefined ? rule : { ...rule, models: rule.models.map(modelId) },
+      ]),
     );
   }
   // A price names a file to compare with, never a name a client sends: always absolute, so it
   // matches the model however the run names that file (see app/model-price.ts).
   if (config.prices !== undefined) {
-    resolved.prices = Object.fromEntries(Object.entries(config.prices).map(([pattern, price]) => [pattern.startsWith(SCRIPTED) ? SCRIPTED + resolveFile(pattern.slice(SCRIPTED.length), dir) : pattern, price]));
+    resolved.prices = Object.fromEntries(
+      Object.entries(config.prices).map(([pattern, price]) => [
+        pattern.startsWith(SCRIPTED) ? SCRIPTED + resolveFile(pattern.slice(SCRIPTED.length), dir) : pattern,
+        price,
+      ]),
+    );
   }
-  // A template is a file next to the config (or `server`); a `scripted:` key, as for prices, names a file to compare with.
+  // A template is a file next to the config (or `server`); a `scripted:` key, as for prices, names a file to compare
+  // with.
   const templates = config.parsing?.chatTemplates;
   if (templates !== undefined) {
     const entries = Object.entries(templates).map(([pattern, source]): [string, string] => [

@@ -20,7 +20,6 @@ import type { ServerConfig, ToolgateConfig } from './config-schema.ts';
 import { MODEL_PATTERN } from './model-pattern.ts';
 import { splitCommandLine } from './split-command-line.ts';
 
-
 /** Command-line values that override the config file. */
 export interface SettingsFlags {
   model?: string;
@@ -35,7 +34,10 @@ export interface SettingsFlags {
   strategy?: StrategyName;
   /** `--todo`: offer the built-in todo tools. */
   todo?: boolean;
-  /** `--chat-template`: the model's chat template (a file, resolved by the caller, or `server`), over `parsing.chatTemplates`. */
+  /**
+   * `--chat-template`: the model's chat template (a file, resolved by the caller, or `server`), over
+   * `parsing.chatTemplates`.
+   */
   chatTemplate?: string;
 }
 
@@ -91,17 +93,24 @@ export interface Settings {
   parsing?: ParsingSettings;
 }
 
-
 /**
  * Precedence: flags > TOOLGATE_* environment > file > defaults. Provider
  * credentials follow the providers' own convention: flags > file > the
  * provider's variables (OPENAI_API_KEY, ANTHROPIC_API_KEY, OLLAMA_HOST…).
  * --base-url and --api-key apply to the provider of the model in use.
  */
-export function resolveSettings(config: ToolgateConfig, flags: SettingsFlags = {}, env: Readonly<Record<string, string | undefined>> = process.env): Settings {
+export function resolveSettings(
+  config: ToolgateConfig,
+  flags: SettingsFlags = {},
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Settings {
   const model = flags.model ?? nonEmpty(env['TOOLGATE_MODEL']) ?? config.model;
   if (model !== undefined && !MODEL_PATTERN.test(model)) {
-    throw new ToolgateError('usage', `model "${model}" must be "provider:model", e.g. openai:gpt-4o-mini, openai:qwen2.5:7b (with --base-url) or scripted:./script.json`);
+    throw new ToolgateError(
+      'usage',
+      `model "${model}" must be "provider:model", e.g. openai:gpt-4o-mini, ` +
+        `openai:qwen2.5:7b (with --base-url) or scripted:./script.json`,
+    );
   }
   const providers = resolveProviders(config.providers, env);
   applyProviderFlags({ providers, model, flags });
@@ -115,7 +124,11 @@ export function resolveSettings(config: ToolgateConfig, flags: SettingsFlags = {
   }
 
   const envSteps = nonEmpty(env['TOOLGATE_MAX_STEPS']);
-  const maxSteps = flags.maxSteps ?? (envSteps === undefined ? undefined : parseSteps(envSteps, 'TOOLGATE_MAX_STEPS')) ?? config.maxSteps ?? DEFAULT_MAX_STEPS;
+  const maxSteps =
+    flags.maxSteps ??
+    (envSteps === undefined ? undefined : parseSteps(envSteps, 'TOOLGATE_MAX_STEPS')) ??
+    config.maxSteps ??
+    DEFAULT_MAX_STEPS;
   const settings: Settings = {
     providers,
     servers,
@@ -132,14 +145,20 @@ export function resolveSettings(config: ToolgateConfig, flags: SettingsFlags = {
     guard: config.guard ?? {},
     prices: config.prices ?? {},
     plan: { approval: config.plan?.approval ?? 'plan', maxReplans: config.plan?.maxReplans ?? DEFAULT_MAX_REPLANS },
-    todo: { enabled: flags.todo ?? config.todo?.enabled ?? false, remindAfter: config.todo?.remindAfter ?? DEFAULT_TODO_REMIND_AFTER },
+    todo: {
+      enabled: flags.todo ?? config.todo?.enabled ?? false,
+      remindAfter: config.todo?.remindAfter ?? DEFAULT_TODO_REMIND_AFTER,
+    },
     gatewayConfig: config.gateway ?? {},
   };
   settings.historyMaxTokens = config.threads?.maxTokens ?? DEFAULT_HISTORY_MAX_TOKENS;
   if (config.router?.evalResults !== undefined) settings.routerEvalResults = config.router.evalResults;
   if (config.redact !== undefined) settings.redact = config.redact;
   if (config.policy?.strict !== undefined) settings.policyStrict = config.policy.strict;
-  const parsing = parsingSettings(config.parsing, flags.chatTemplate === undefined || model === undefined ? undefined : { model, source: flags.chatTemplate });
+  const parsing = parsingSettings(
+    config.parsing,
+    flags.chatTemplate === undefined || model === undefined ? undefined : { model, source: flags.chatTemplate },
+  );
   if (parsing !== undefined) settings.parsing = parsing;
   if (config.models !== undefined) settings.models = config.models;
   if (model !== undefined) settings.model = model;
@@ -153,7 +172,10 @@ export function resolveSettings(config: ToolgateConfig, flags: SettingsFlags = {
  * The `parsing` settings. `--chat-template` is written under the model's own
  * id: the most specific pattern there is, so it wins over the file's patterns.
  */
-function parsingSettings(config: ToolgateConfig['parsing'], flag: { model: string; source: string } | undefined): ParsingSettings | undefined {
+function parsingSettings(
+  config: ToolgateConfig['parsing'],
+  flag: { model: string; source: string } | undefined,
+): ParsingSettings | undefined {
   if (config === undefined && flag === undefined) return undefined;
   const parsing: ParsingSettings = {};
   if (config?.formats !== undefined) parsing.formats = config.formats;
@@ -165,7 +187,8 @@ function parsingSettings(config: ToolgateConfig['parsing'], flag: { model: strin
 /** `--mcp` value → a named server. The name is derived from the command or URL unless given as `name=…`. */
 export function parseMcpFlag(value: string): { name: string; server: ServerConfig } {
   const trimmed = value.trim();
-  if (trimmed === '') throw new ToolgateError('usage', '--mcp needs a command line (e.g. "node server.js") or an http(s) URL');
+  if (trimmed === '')
+    throw new ToolgateError('usage', '--mcp needs a command line (e.g. "node server.js") or an http(s) URL');
   const named = /^([a-zA-Z0-9_.-]{1,48})=(.+)$/s.exec(trimmed);
   const explicitName = named?.[1];
   const rest = named?.[2] ?? trimmed;
@@ -176,30 +199,42 @@ export function parseMcpFlag(value: string): { name: string; server: ServerConfi
     } catch {
       throw new ToolgateError('usage', `--mcp ${rest}: not a valid URL`);
     }
-    return { name: explicitName ?? sanitize(`${url.hostname}-${url.port || (url.protocol === 'https:' ? '443' : '80')}`), server: { url: url.toString() } };
+    return {
+      name: explicitName ?? sanitize(`${url.hostname}-${url.port || (url.protocol === 'https:' ? '443' : '80')}`),
+      server: { url: url.toString() },
+    };
   }
   const words = splitCommandLine(rest);
   const [command, ...args] = words;
-  if (command === undefined) throw new ToolgateError('usage', '--mcp needs a command line (e.g. "node server.js") or an http(s) URL');
+  if (command === undefined)
+    throw new ToolgateError('usage', '--mcp needs a command line (e.g. "node server.js") or an http(s) URL');
   return { name: explicitName ?? deriveName(command, args), server: { command, args } };
 }
 
 function deriveName(command: string, args: string[]): string {
   // The most telling word: a package name or a script path, else the command itself.
-  const candidate = [...args].reverse().find((a) => !a.startsWith('-') && (/[/\\.@]/.test(a) || a.length > 2)) ?? command;
-  const parts = candidate.replace(/\\/g, '/').split('/').filter((p) => p !== '');
+  const candidate =
+    [...args].reverse().find((a) => !a.startsWith('-') && (/[/\\.@]/.test(a) || a.length > 2)) ?? command;
+  const parts = candidate
+    .replace(/\\/g, '/')
+    .split('/')
+    .filter((p) => p !== '');
   let base = (parts.at(-1) ?? candidate).replace(/\.(m?[jt]s|py|cjs)$/, '');
   if (['server', 'index', 'main', 'stdio'].includes(base) && parts.length > 1) base = parts.at(-2) ?? base;
   return sanitize(base) || 'server';
 }
 
 function sanitize(name: string): string {
-  return name.replace(/[^a-zA-Z0-9_.-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48);
+  return name
+    .replace(/[^a-zA-Z0-9_.-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 48);
 }
 
 function parseSteps(value: string, source: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new ToolgateError('usage', `${source} must be a positive integer, got "${value}"`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new ToolgateError('usage', `${source} must be a positive integer, got "${value}"`);
   return n;
 }
 
@@ -212,7 +247,10 @@ function nonEmpty(value: string | undefined): string | undefined {
  * (always present), each built-in completed from its environment variables.
  * Named endpoints read no variables: their values come from the file (`env:NAME`).
  */
-export function resolveProviders(config: ProvidersConfig | undefined, env: Readonly<Record<string, string | undefined>>): Record<string, ProviderConfig> {
+export function resolveProviders(
+  config: ProvidersConfig | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, ProviderConfig> {
   const providers: Record<string, ProviderConfig> = {};
   for (const name of ['openai', 'anthropic', 'ollama', ...Object.keys(config ?? {})]) {
     const typed = typedProvider(name, config?.[name]);
@@ -222,7 +260,8 @@ export function resolveProviders(config: ProvidersConfig | undefined, env: Reado
     const entry = providers[name];
     if (entry === undefined) continue;
     const vars = PROVIDER_ENV[name];
-    // Checked when a model of this provider is created (endpointProblem), so a stale variable of a provider not in use is harmless.
+    // Checked when a model of this provider is created (endpointProblem), so a stale variable of a provider not in use
+    // is harmless.
     if (endpointOf(entry) === undefined) {
       const fromEnv = nonEmpty(env[vars.endpoint]);
       if (fromEnv !== undefined) setEndpoint(entry, fromEnv);
@@ -281,7 +320,11 @@ export function flagProvider(providers: Readonly<Record<string, ProviderConfig>>
   return providers[name] !== undefined ? name : 'openai';
 }
 
-function applyProviderFlags(input: { providers: Record<string, ProviderConfig>; model: string | undefined; flags: SettingsFlags }): void {
+function applyProviderFlags(input: {
+  providers: Record<string, ProviderConfig>;
+  model: string | undefined;
+  flags: SettingsFlags;
+}): void {
   const { providers, flags } = input;
   if (flags.baseUrl === undefined && flags.apiKey === undefined) return;
   const entry = providers[flagProvider(providers, input.model)];

@@ -3,12 +3,18 @@ import { isJsonObject } from '../core/index.ts';
 import { unknownKeyMessage } from './unknown-key-message.ts';
 
 /** `servers.<name>` values and headers: YAML reads `3000` and `true` as numbers and booleans, so say how to quote. */
-export const stringMapSchema = z.record(z.string(), z.string({ error: 'must be a string; quote numbers and true/false, e.g. "3000"' }), {
-  error: 'must be a map of names to strings, e.g. { LOG_LEVEL: debug }',
-});
+export const stringMapSchema = z.record(
+  z.string(),
+  z.string({ error: 'must be a string; quote numbers and true/false, e.g. "3000"' }),
+  {
+    error: 'must be a map of names to strings, e.g. { LOG_LEVEL: debug }',
+  },
+);
 
 const stdioServerSchema = z.strictObject({
-  command: z.string({ error: 'must be the program to run, e.g. command: node' }).min(1, 'must not be empty, e.g. command: node'),
+  command: z
+    .string({ error: 'must be the program to run, e.g. command: node' })
+    .min(1, 'must not be empty, e.g. command: node'),
   args: z
     .array(z.string({ error: 'must be a string; quote numbers, e.g. "3000"' }), {
       error: 'must be a list of strings, e.g. args: ["server.js", "--port", "3000"]',
@@ -16,7 +22,9 @@ const stdioServerSchema = z.strictObject({
     .optional(),
   env: stringMapSchema.optional(),
   /** The server gets toolgate's whole environment (default: a short list, docs/configuration.md). */
-  inheritEnv: z.boolean({ error: 'must be true or false: true passes toolgate\'s whole environment to the server' }).optional(),
+  inheritEnv: z
+    .boolean({ error: "must be true or false: true passes toolgate's whole environment to the server" })
+    .optional(),
   cwd: z.string({ error: 'must be a folder path, e.g. cwd: ./servers' }).optional(),
   timeoutMs: z.number().int().positive().optional(),
 });
@@ -37,7 +45,8 @@ const HTTP_KEYS = Object.keys(httpServerSchema.shape);
 const ALL_KEYS = [...new Set([...STDIO_KEYS, ...HTTP_KEYS])];
 
 const NEEDS_ONE =
-  'a server needs either `command` (and optional args, env, inheritEnv, cwd) to spawn it over stdio, or `url` (and optional headers) for Streamable HTTP';
+  'a server needs either `command` (and optional args, env, inheritEnv, cwd) ' +
+  'to spawn it over stdio, or `url` (and optional headers) for Streamable HTTP';
 
 type Issue = { path: PropertyKey[]; message: string };
 
@@ -55,7 +64,16 @@ export const serverConfigSchema = z.unknown().transform((value, ctx): ServerConf
 
 function checkServer(value: unknown): { server: ServerConfig } | { issues: Issue[] } {
   if (!isJsonObject(value)) {
-    return { issues: [{ path: [], message: `must be a map, e.g. { command: node, args: [server.js] } or { url: http://127.0.0.1:3000/mcp }; ${NEEDS_ONE}` }] };
+    return {
+      issues: [
+        {
+          path: [],
+          message:
+            `must be a map, e.g. { command: node, args: [server.js] ` +
+            `} or { url: http://127.0.0.1:3000/mcp }; ${NEEDS_ONE}`,
+        },
+      ],
+    };
   }
   const hasCommand = 'command' in value;
   const hasUrl = 'url' in value;
@@ -64,7 +82,13 @@ function checkServer(value: unknown): { server: ServerConfig } | { issues: Issue
     const unknown = Object.keys(value)
       .filter((key) => !ALL_KEYS.includes(key))
       .map((key) => ({ path: [key], message: unknownKeyMessage(key, ALL_KEYS) }));
-    if (hasCommand) return { issues: [{ path: [], message: 'has both `command` (a stdio server) and `url` (an HTTP server); keep one of them' }, ...unknown] };
+    if (hasCommand)
+      return {
+        issues: [
+          { path: [], message: 'has both `command` (a stdio server) and `url` (an HTTP server); keep one of them' },
+          ...unknown,
+        ],
+      };
     return { issues: unknown.length > 0 ? unknown : [{ path: [], message: NEEDS_ONE }] };
   }
   const [schema, keys, other, kind, otherKind] = hasCommand
@@ -76,7 +100,9 @@ function checkServer(value: unknown): { server: ServerConfig } | { issues: Issue
     if (issue.code !== 'unrecognized_keys') return [{ path: issue.path, message: issue.message }];
     return issue.keys.map((key) => ({
       path: [...issue.path, key],
-      message: other.includes(key) ? `belongs to ${otherKind}; ${kind} takes ${keys.join(', ')}` : unknownKeyMessage(key, keys),
+      message: other.includes(key)
+        ? `belongs to ${otherKind}; ${kind} takes ${keys.join(', ')}`
+        : unknownKeyMessage(key, keys),
     }));
   });
   return { issues };

@@ -35,7 +35,11 @@ export function splitCommandLine(line: string): string[] {
       inWord = true;
     }
   }
-  if (quote !== undefined) throw new ToolgateError('usage', `unbalanced ${quote === '"' ? 'double' : 'single'} quote in command line: ${line}`);
+  if (quote !== undefined)
+    throw new ToolgateError(
+      'usage',
+      `unbalanced ${quote === '"' ? 'double' : 'single'} quote in command line: ${line}`,
+    );
   if (inWord) words.push(word);
   return words;
 }

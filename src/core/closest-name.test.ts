@@ -49,7 +49,10 @@ describe('closestName', () => {
 describe('didYouMean', () => {
   it('phrases the suggestion, or is empty', () => {
     assert.equal(didYouMean('comand', ['command']), ' — did you mean "command"?');
-    assert.equal(didYouMean('--modle', ['--model'], (s) => s), ' — did you mean --model?');
+    assert.equal(
+      didYouMean('--modle', ['--model'], (s) => s),
+      ' — did you mean --model?',
+    );
     assert.equal(didYouMean('zzzzqq', ['command']), '');
   });
 });

@@ -33,7 +33,8 @@ export function closestName(name: string, candidates: Iterable<string>): string 
   for (const candidate of candidates) {
     const squashed = squash(candidate);
     if (squashed === '' || squashed.length > MAX_COMPARED_LENGTH) continue;
-    const contains = Math.min(wanted.length, squashed.length) >= 3 && (squashed.includes(wanted) || wanted.includes(squashed));
+    const contains =
+      Math.min(wanted.length, squashed.length) >= 3 && (squashed.includes(wanted) || wanted.includes(squashed));
     const distance = squashed === wanted ? 0 : contains ? 1 : editDistance(wanted, squashed);
     if (best === undefined || distance < best.distance) best = { candidate, distance };
   }
@@ -44,7 +45,11 @@ export function closestName(name: string, candidates: Iterable<string>): string 
 }
 
 /** ` — did you mean "x"?` for a message, or '' when nothing is close. */
-export function didYouMean(name: string, candidates: Iterable<string>, quote: (s: string) => string = (s) => `"${s}"`): string {
+export function didYouMean(
+  name: string,
+  candidates: Iterable<string>,
+  quote: (s: string) => string = (s) => `"${s}"`,
+): string {
   const best = closestName(name, candidates);
   return best === undefined ? '' : ` — did you mean ${quote(best)}?`;
 }

@@ -30,15 +30,26 @@ describe('copyAsJson', () => {
     same({ a: 1, b: 'x', c: true, d: null, e: [1, 'two', { three: 3 }], f: { g: { h: [] } } });
     same({ gone: undefined, fn: () => 1, sym: Symbol('s'), kept: 1 });
     same([undefined, () => 1, Symbol('s'), 2]);
-    same({ nan: Number.NaN, inf: Number.POSITIVE_INFINITY, negInf: Number.NEGATIVE_INFINITY, negZero: -0, arr: [-0, Number.NaN] });
+    same({
+      nan: Number.NaN,
+      inf: Number.POSITIVE_INFINITY,
+      negInf: Number.NEGATIVE_INFINITY,
+      negZero: -0,
+      arr: [-0, Number.NaN],
+    });
     same({ date, nested: { dates: [date] } });
     same({ boxed: [new Number(3), new String('s'), new Boolean(false), new Number(Number.NaN)] });
     same({ map: new Map([[1, 2]]), set: new Set([1]), typed: new Uint8Array([1, 2]) });
     // eslint-disable-next-line no-sparse-arrays -- a hole is what is tested
     same({ sparse: [1, , 3] });
     same({ '2': 'b', '1': 'a', z: 1, y: 2 });
-    same(Object.create({ inherited: 1 }, { own: { value: 2, enumerable: true }, hidden: { value: 3, enumerable: false } }));
-    same({ custom: { toJSON: (key: string) => `key was ${key}` }, list: [{ toJSON: (key: string) => `index ${key}` }] });
+    same(
+      Object.create({ inherited: 1 }, { own: { value: 2, enumerable: true }, hidden: { value: 3, enumerable: false } }),
+    );
+    same({
+      custom: { toJSON: (key: string) => `key was ${key}` },
+      list: [{ toJSON: (key: string) => `index ${key}` }],
+    });
     same({ dropped: { toJSON: () => undefined }, inArray: [{ toJSON: () => undefined }] });
     same(JSON.parse('{"__proto__": {"polluted": true}, "x": 1}') as unknown);
     const { rawJSON } = JSON as unknown as { rawJSON: (text: string) => unknown };
@@ -71,7 +82,17 @@ describe('copyAsJson', () => {
   it('property: equals the JSON round trip for any value', () => {
     fc.assert(
       fc.property(
-        fc.anything({ withBoxedValues: true, withMap: true, withSet: true, withDate: true, withTypedArray: true, withSparseArray: true, withNullPrototype: true, withObjectString: true, withBigInt: true }),
+        fc.anything({
+          withBoxedValues: true,
+          withMap: true,
+          withSet: true,
+          withDate: true,
+          withTypedArray: true,
+          withSparseArray: true,
+          withNullPrototype: true,
+          withObjectString: true,
+          withBigInt: true,
+        }),
         (value) => same({ value }),
       ),
       { numRuns: 2000 },

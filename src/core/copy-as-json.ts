@@ -30,7 +30,8 @@ function copy(input: unknown, key: string | number, ancestors: object[]): unknow
     value = value.toJSON(String(key));
   } else if (typeof value === 'bigint') {
     const prototype: object = BigInt.prototype;
-    if ('toJSON' in prototype && typeof prototype.toJSON === 'function') value = prototype.toJSON.call(value, String(key));
+    if ('toJSON' in prototype && typeof prototype.toJSON === 'function')
+      value = prototype.toJSON.call(value, String(key));
   }
   if (value === null) return null;
   switch (typeof value) {
@@ -53,7 +54,11 @@ function copy(input: unknown, key: string | number, ancestors: object[]): unknow
   if (value instanceof Boolean) return value.valueOf();
   if (ancestors.includes(value)) throw new TypeError('Converting circular structure to JSON');
   ancestors.push(value);
-  const out = Array.isArray(value) ? copyArray(value, ancestors) : isRecord(value) ? copyObject(value, ancestors) : undefined;
+  const out = Array.isArray(value)
+    ? copyArray(value, ancestors)
+    : isRecord(value)
+      ? copyObject(value, ancestors)
+      : undefined;
   ancestors.pop();
   return out;
 }

@@ -8,7 +8,10 @@ export const DEFAULT_MAX_STEPS = 20;
 export const DEFAULT_PARSE_RETRIES = 3;
 /** Timeout of a tool call that sets none. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
-/** `maxResultBytes` (and `gateway.maxResultBytes`): a tool result larger than this (bytes of JSON) is cut before it is recorded. */
+/**
+ * `maxResultBytes` (and `gateway.maxResultBytes`): a tool result larger than this (bytes of JSON) is cut before it is
+ * recorded.
+ */
 export const DEFAULT_MAX_RESULT_BYTES = 1024 * 1024;
 /** Re-plans after a failed plan step before the model answers from what it has. */
 export const DEFAULT_MAX_REPLANS = 2;

@@ -34,7 +34,9 @@ export interface RunEventDataMap {
   assistant_message: {
     step: number;
     text: string;
-    /** The reasoning the API returned apart from the text (`reasoning_content`, thinking blocks), when there was some. */
+    /**
+     * The reasoning the API returned apart from the text (`reasoning_content`, thinking blocks), when there was some.
+     */
     reasoning?: string;
     /** Opaque data the model's provider needs back with this turn (ModelResponse.providerData). */
     providerData?: JsonObject;
@@ -67,7 +69,10 @@ export interface RunEventDataMap {
      */
     purpose?: 'plan' | 'reflect' | 'route';
   };
-  /** A tool is about to be called (committed before the call is made, except for a read: with its result, or after 20 ms). */
+  /**
+   * A tool is about to be called (committed before the call is made, except for a read: with its result, or after 20
+   * ms).
+   */
   tool_call: {
     step: number;
     toolCallId: string;
@@ -148,7 +153,10 @@ export interface RunEventDataMap {
     detail?: string;
     /** The untrusted tool outputs that entered the run before this call. */
     provenance?: Provenance[];
-    /** `plan`: the whole plan waits (toolCallId is the planId, arguments hold its steps): approve or reject it as a whole. */
+    /**
+     * `plan`: the whole plan waits (toolCallId is the planId, arguments hold its steps): approve or reject it as a
+     * whole.
+     */
     kind?: 'plan';
   };
   /** Input from a client reached the run: an approval decision or a message. */
@@ -184,7 +192,15 @@ export interface RunEventDataMap {
      * The eval results that chose the strategy (router.evalResults): the
      * request's intent class and the pass rates the choice was made from.
      */
-    evidence?: { source: string; intent: string; strategy: string; passRate: number; avgCostUsd: number; runs: number; compared: { strategy: string; passRate: number; avgCostUsd: number }[] };
+    evidence?: {
+      source: string;
+      intent: string;
+      strategy: string;
+      passRate: number;
+      avgCostUsd: number;
+      runs: number;
+      compared: { strategy: string; passRate: number; avgCostUsd: number }[];
+    };
     /** `signals`: decided from the request alone; `model`: a short model call decided. */
     by: 'signals' | 'model';
     signals: { toolsMentioned: string[]; changeVerbs: string[]; steps: number; chars: number };
@@ -216,18 +232,40 @@ export interface RunEventDataMap {
    * last accepted. The tool is hidden and refused until an operator accepts the
    * change (`toolgate tools --diff`, `toolgate tools --accept <tool>`).
    */
-  tool_changed: { name: string; server: string; tool: string; fingerprint: string; pinnedFingerprint: string; pinnedAt: string; changes: string[] };
+  tool_changed: {
+    name: string;
+    server: string;
+    tool: string;
+    fingerprint: string;
+    pinnedFingerprint: string;
+    pinnedAt: string;
+    changes: string[];
+  };
   /**
    * The run's tool mode changed for the rest of the run: `text_calls`, the
    * model kept writing its calls as text in native mode (textToolCalls: auto);
    * `tools_unsupported`, the endpoint refused tool definitions (toolMode: auto).
    * Recovery reads the mode from here: a resumed run stays in the new mode.
    */
-  tool_mode_changed: { step: number; from: 'native' | 'prompted'; to: 'native' | 'prompted'; cause: 'text_calls' | 'tools_unsupported'; reason: string; model: string };
+  tool_mode_changed: {
+    step: number;
+    from: 'native' | 'prompted';
+    to: 'native' | 'prompted';
+    cause: 'text_calls' | 'tools_unsupported';
+    reason: string;
+    model: string;
+  };
 }
 
 /** Guard codes: also the error codes a run fails with. */
-export type GuardCode = 'max_steps' | 'budget_tool_calls' | 'budget_tokens' | 'budget_time' | 'budget_cost' | 'tool_failures' | 'loop_detected';
+export type GuardCode =
+  | 'max_steps'
+  | 'budget_tool_calls'
+  | 'budget_tokens'
+  | 'budget_time'
+  | 'budget_cost'
+  | 'tool_failures'
+  | 'loop_detected';
 
 export interface TodoItem {
   id: string;
@@ -245,7 +283,10 @@ export interface PlanStep {
   name?: string;
   /** What the call will run with, for people: normalised, injected, redacted. */
   arguments?: JsonObject;
-  /** The arguments as the model wrote them: what the step's call carries through the gate, and what the model sees of its plan. */
+  /**
+   * The arguments as the model wrote them: what the step's call carries through the gate, and what the model sees of
+   * its plan.
+   */
   raw?: string;
   effect?: ToolEffect;
   /** The gate's verdict when the plan was checked. */
@@ -326,7 +367,11 @@ export const RUN_EVENT_TYPES = [
 ] as const satisfies readonly RunEventType[];
 
 /** Event types after which nothing more is appended to a run. */
-export const TERMINAL_EVENT_TYPES: ReadonlySet<RunEventType> = new Set<RunEventType>(['run_completed', 'run_failed', 'run_cancelled']);
+export const TERMINAL_EVENT_TYPES: ReadonlySet<RunEventType> = new Set<RunEventType>([
+  'run_completed',
+  'run_failed',
+  'run_cancelled',
+]);
 
 /** A stored event: `id` is the per-run sequence number (1, 2, 3, …). */
 export type RunEvent<T extends RunEventType = RunEventType> = {

@@ -32,6 +32,12 @@ describe('checkJsonShape', () => {
   });
 
   it('refuses too many values', () => {
-    assert.equal(checkJsonShape(Array.from({ length: 20 }, () => 0), { maxNodes: 10 })?.code, 'too_large');
+    assert.equal(
+      checkJsonShape(
+        Array.from({ length: 20 }, () => 0),
+        { maxNodes: 10 },
+      )?.code,
+      'too_large',
+    );
   });
 });

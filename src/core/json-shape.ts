@@ -40,17 +40,23 @@ export function checkJsonShape(value: unknown, limits: JsonShapeLimits = {}): Js
   let nodes = 0;
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     nodes += 1;
-    if (nodes > maxNodes) return { code: 'too_large', path: pathOf(item), message: `the value has more than ${maxNodes} elements` };
+    if (nodes > maxNodes)
+      return { code: 'too_large', path: pathOf(item), message: `the value has more than ${maxNodes} elements` };
     const v = item.value;
     if (typeof v === 'number') {
       if (!Number.isFinite(v)) {
-        return { code: 'not_finite', path: pathOf(item), message: `${describeNumber(v)} is not a finite number (JSON numbers must fit a 64-bit float)` };
+        return {
+          code: 'not_finite',
+          path: pathOf(item),
+          message: `${describeNumber(v)} is not a finite number (JSON numbers must fit a 64-bit float)`,
+        };
       }
       continue;
     }
     if (v === null || typeof v !== 'object') continue;
     const depth = item.depth + 1;
-    if (depth > maxDepth) return { code: 'too_deep', path: pathOf(item), message: `the value nests deeper than ${maxDepth} levels` };
+    if (depth > maxDepth)
+      return { code: 'too_deep', path: pathOf(item), message: `the value nests deeper than ${maxDepth} levels` };
     if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], depth, key: String(i), parent: item });
     } else if (isRecord(v)) {

@@ -13,18 +13,26 @@ describe('parseJson', () => {
     assert.deepEqual(Object.keys(parseJson('{"x":1,"\\t":2,"\\u00e9\\ud83d\\ude00":3}') as object), ['x', '\t', 'é😀']);
   });
 
-  it('round-trips objects whose keys need escapes, even after JSON.parse was shown the same shape with a "\\\\" key', () => {
-    const key = fc.string({ unit: fc.constantFrom('a', '/', '\\', '\n', '\t', '"', 'é', '\u0001'), maxLength: 3 });
-    fc.assert(
-      fc.property(fc.uniqueArray(key, { minLength: 1, maxLength: 5 }), fc.jsonValue({ maxDepth: 1 }), (keys, value) => {
-        const object = Object.fromEntries(keys.map((k) => [k, value]));
-        // The poison: the same keys but the last one replaced by a lone backslash.
-        JSON.parse(JSON.stringify(Object.fromEntries([...keys.slice(0, -1), '\\'].map((k) => [k, value]))));
-        assert.deepEqual(Object.keys(parseJson(JSON.stringify(object)) as object), Object.keys(object));
-      }),
-      { numRuns: 1000 },
-    );
-  });
+  it(
+    'round-trips objects whose keys need escapes, even after ' +
+      'JSON.parse was shown the same shape with a "\\\\" key',
+    () => {
+      const key = fc.string({ unit: fc.constantFrom('a', '/', '\\', '\n', '\t', '"', 'é', '\u0001'), maxLength: 3 });
+      fc.assert(
+        fc.property(
+          fc.uniqueArray(key, { minLength: 1, maxLength: 5 }),
+          fc.jsonValue({ maxDepth: 1 }),
+          (keys, value) => {
+            const object = Object.fromEntries(keys.map((k) => [k, value]));
+            // The poison: the same keys but the last one replaced by a lone backslash.
+            JSON.parse(JSON.stringify(Object.fromEntries([...keys.slice(0, -1), '\\'].map((k) => [k, value]))));
+            assert.deepEqual(Object.keys(parseJson(JSON.stringify(object)) as object), Object.keys(object));
+          },
+        ),
+        { numRuns: 1000 },
+      );
+    },
+  );
 
   it('equals JSON.parse on any JSON text, escaped keys included', () => {
     fc.assert(
@@ -55,7 +63,17 @@ describe('parseJson', () => {
   });
 
   it('refuses what JSON.parse refuses, with a SyntaxError', () => {
-    for (const bad of ['{"\\n":}', '{"\\n":1,}', '{"\\n" 1}', '{"\\q":1}', '{"\\n":"\u0001"}', '{"\\n":1} x', '{"\\n":01}', '{"\\n":"a', '[1,]']) {
+    for (const bad of [
+      '{"\\n":}',
+      '{"\\n":1,}',
+      '{"\\n" 1}',
+      '{"\\q":1}',
+      '{"\\n":"\u0001"}',
+      '{"\\n":1} x',
+      '{"\\n":01}',
+      '{"\\n":"a',
+      '[1,]',
+    ]) {
       assert.throws(() => JSON.parse(bad), SyntaxError, `JSON.parse accepts ${bad}`);
       assert.throws(() => parseJson(bad), SyntaxError, bad);
     }

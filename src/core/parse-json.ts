@@ -38,7 +38,14 @@ function hasEscapedKey(text: string): boolean {
     if (j >= text.length) return false;
     if (escaped) {
       let k = j + 1;
-      while (k < text.length && (text.charCodeAt(k) === 0x20 || text.charCodeAt(k) === 0x09 || text.charCodeAt(k) === 0x0a || text.charCodeAt(k) === 0x0d)) k += 1;
+      while (
+        k < text.length &&
+        (text.charCodeAt(k) === 0x20 ||
+          text.charCodeAt(k) === 0x09 ||
+          text.charCodeAt(k) === 0x0a ||
+          text.charCodeAt(k) === 0x0d)
+      )
+        k += 1;
       if (text.charCodeAt(k) === 0x3a) return true;
     }
     i = text.indexOf('"', j + 1);
@@ -78,7 +85,11 @@ class StrictReader {
     if (c === '{') return this.#object(depth);
     if (c === '[') return this.#array(depth);
     if (c === '"') return this.#string();
-    for (const [word, value] of [['true', true], ['false', false], ['null', null]] as const) {
+    for (const [word, value] of [
+      ['true', true],
+      ['false', false],
+      ['null', null],
+    ] as const) {
       if (this.#text.startsWith(word, this.#pos)) {
         this.#pos += word.length;
         return value;
@@ -111,7 +122,12 @@ class StrictReader {
       this.#space();
       if (this.#text.charAt(this.#pos) !== ':') this.#fail("Expected ':' after property name");
       this.#pos += 1;
-      Object.defineProperty(out, key, { value: this.#value(depth + 1), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, key, {
+        value: this.#value(depth + 1),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
       this.#space();
       const next = this.#text.charAt(this.#pos);
       this.#pos += 1;

@@ -15,7 +15,11 @@ describe('PerSchema', () => {
     assert.equal(cache.get(schema, rootA, make('a')), 'a');
     assert.equal(cache.get(schema, rootA, make('again')), 'a');
     assert.equal(cache.get(schema, rootB, make('b')), 'b', 'another root: its own value');
-    assert.equal(cache.get({ type: 'object' }, rootA, make('c')), 'c', 'an equal but distinct schema object: its own value');
+    assert.equal(
+      cache.get({ type: 'object' }, rootA, make('c')),
+      'c',
+      'an equal but distinct schema object: its own value',
+    );
     const open = {};
     assert.equal(cache.get(open, rootA, make(undefined)), undefined);
     assert.equal(cache.get(open, rootA, make('not asked')), undefined, 'undefined is remembered too');

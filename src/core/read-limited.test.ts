@@ -15,7 +15,10 @@ describe('readLimited', () => {
   });
 
   it('reads a body over the limit to its end within the discard bound (drained), and stops past it', async () => {
-    assert.deepEqual(await readLimited(body([Buffer.alloc(5), Buffer.alloc(5)]), { maxBytes: 4, discardBytes: 10 }), { kind: 'too_large', drained: true });
+    assert.deepEqual(await readLimited(body([Buffer.alloc(5), Buffer.alloc(5)]), { maxBytes: 4, discardBytes: 10 }), {
+      kind: 'too_large',
+      drained: true,
+    });
     const endless = new Readable({
       read() {
         this.push(Buffer.alloc(1024));
@@ -29,7 +32,10 @@ describe('readLimited', () => {
 
   it('answers a Content-Length beyond the discard bound without reading', async () => {
     const source = body([Buffer.alloc(1)], { 'content-length': '1000' });
-    assert.deepEqual(await readLimited(source, { maxBytes: 4, discardBytes: 10 }), { kind: 'too_large', drained: false });
+    assert.deepEqual(await readLimited(source, { maxBytes: 4, discardBytes: 10 }), {
+      kind: 'too_large',
+      drained: false,
+    });
     assert.equal(source.readableFlowing, false, 'never set flowing');
   });
 });

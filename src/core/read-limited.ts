@@ -57,7 +57,9 @@ export function readLimited(source: ByteSource, options: ReadLimitedOptions): Pr
         settle({ kind: 'too_large', drained: false });
       }
     });
-    source.once('end', () => settle(size > maxBytes ? { kind: 'too_large', drained: true } : { kind: 'ok', bytes: concatBytes(chunks) }));
+    source.once('end', () =>
+      settle(size > maxBytes ? { kind: 'too_large', drained: true } : { kind: 'ok', bytes: concatBytes(chunks) }),
+    );
     source.once('error', (error) => {
       if (settled) return;
       settled = true;

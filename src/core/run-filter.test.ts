@@ -14,13 +14,19 @@ async function storeWith(count: number, match: (i: number) => boolean): Promise<
 describe('listRunsFiltered', () => {
   it('walks every match exactly once, newest first, whatever the page size and the spacing of matches', async () => {
     const store = await storeWith(450, (i) => i % 7 === 0 || (i > 190 && i < 215));
-    const expected = (await store.listRuns({ limit: 1000 })).runs.filter((r) => r.input.startsWith('hit')).map((r) => r.input);
+    const expected = (await store.listRuns({ limit: 1000 })).runs
+      .filter((r) => r.input.startsWith('hit'))
+      .map((r) => r.input);
     for (const limit of [1, 3, 50, 200]) {
       const seen: string[] = [];
       let cursor: string | undefined;
       let pages = 0;
       do {
-        const page = await listRunsFiltered((q) => store.listRuns(q), { limit, ...(cursor === undefined ? {} : { cursor }) }, { q: 'HIT' });
+        const page = await listRunsFiltered(
+          (q) => store.listRuns(q),
+          { limit, ...(cursor === undefined ? {} : { cursor }) },
+          { q: 'HIT' },
+        );
         assert.ok(page.runs.length <= limit);
         seen.push(...page.runs.map((r) => r.input));
         cursor = page.nextCursor;
@@ -39,7 +45,10 @@ describe('listRunsFiltered', () => {
     assert.ok(first.nextCursor !== undefined);
     assert.ok(calls.length <= 2, `read ${calls.length} pages`);
     const rest = await listRunsFiltered(list, { limit: 10, cursor: first.nextCursor }, { q: 'hit' });
-    assert.deepEqual(rest.runs.map((r) => r.input), ['hit 5']);
+    assert.deepEqual(
+      rest.runs.map((r) => r.input),
+      ['hit 5'],
+    );
     assert.equal(rest.nextCursor, undefined);
   });
 
@@ -52,7 +61,11 @@ describe('listRunsFiltered', () => {
 
 describe('runMatches', () => {
   const run = (settings?: Partial<NonNullable<Run['settings']>>): Run =>
-    ({ id: 'run_ABC123', input: 'Buy 5 MW', settings: settings === undefined ? undefined : { strategy: 'react', ...settings } }) as Run;
+    ({
+      id: 'run_ABC123',
+      input: 'Buy 5 MW',
+      settings: settings === undefined ? undefined : { strategy: 'react', ...settings },
+    }) as Run;
 
   it('matches strategy from the settings (none for runs without settings) and q in input or id, ignoring case', () => {
     assert.equal(runStrategy(run()), undefined);

@@ -49,7 +49,11 @@ export interface FilteredListing extends RunFilter {
  * examined: when that run sits inside a store page, the store is asked once
  * more for the cursor after it (store cursors are opaque).
  */
-export async function listRunsFiltered(list: (query: ListRunsQuery) => Promise<RunPage>, query: ListRunsQuery, filter: FilteredListing): Promise<RunPage> {
+export async function listRunsFiltered(
+  list: (query: ListRunsQuery) => Promise<RunPage>,
+  query: ListRunsQuery,
+  filter: FilteredListing,
+): Promise<RunPage> {
   if (filter.strategy === undefined && (filter.q === undefined || filter.q === '')) return list(query);
   const limit = Math.max(1, Math.floor(query.limit ?? DEFAULT_LIMIT));
   const maxExamined = filter.maxExamined ?? MAX_RUNS_EXAMINED;

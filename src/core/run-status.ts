@@ -23,6 +23,13 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 
 export const TERMINAL_RUN_STATUSES: ReadonlySet<RunStatus> = new Set<RunStatus>(['completed', 'failed', 'cancelled']);
 /** Statuses of a run that is being driven (or must be, after a restart): an owner may claim it. */
-export const ACTIVE_RUN_STATUSES: ReadonlySet<RunStatus> = new Set<RunStatus>(['queued', 'running', 'planning', 'executing', 'monitoring', 'reflecting']);
+export const ACTIVE_RUN_STATUSES: ReadonlySet<RunStatus> = new Set<RunStatus>([
+  'queued',
+  'running',
+  'planning',
+  'executing',
+  'monitoring',
+  'reflecting',
+]);
 /** Statuses of a run that waits for a person. */
 export const WAITING_RUN_STATUSES: ReadonlySet<RunStatus> = new Set<RunStatus>(['waiting_approval', 'escalated']);

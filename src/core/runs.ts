@@ -69,7 +69,10 @@ export interface RunSettings {
   constrain: boolean;
   /** Stream model output (assistant_delta events). */
   stream: boolean;
-  /** The runtime guard's limits for this run (config `guard`, then the tenant's). Absent on runs stored before it existed. */
+  /**
+   * The runtime guard's limits for this run (config `guard`, then the tenant's). Absent on runs stored before it
+   * existed.
+   */
   guard?: GuardLimits;
   /** What the run's model costs, for `maxCostUsd` (config `prices`). */
   price?: ModelPrice;
@@ -110,9 +113,15 @@ export interface GuardLimits {
   maxConsecutiveFailures?: number | undefined;
   /** A tool result slower than this is marked `slow` and counts as a failure signal. */
   maxToolLatencyMs?: number | undefined;
-  /** The same tool with the same arguments this many times: the model is told once, then the run stops (`loop_detected`). */
+  /**
+   * The same tool with the same arguments this many times: the model is told once, then the run stops
+   * (`loop_detected`).
+   */
   maxRepeats?: number | undefined;
-  /** What a breach does: `fail` ends the run failed with the code; `degrade` asks the model for an answer from what is known, with no more tools. */
+  /**
+   * What a breach does: `fail` ends the run failed with the code; `degrade` asks the model for an answer from what is
+   * known, with no more tools.
+   */
   onBreach?: 'fail' | 'degrade' | undefined;
 }
 
@@ -126,7 +135,13 @@ export interface ModelPrice {
 export interface RouterEvidence {
   /** Where it was read from. */
   source: string;
-  byIntent: { intent: 'answer' | 'lookup' | 'change'; strategy: StrategyName; passRate: number; avgCostUsd: number; runs: number }[];
+  byIntent: {
+    intent: 'answer' | 'lookup' | 'change';
+    strategy: StrategyName;
+    passRate: number;
+    avgCostUsd: number;
+    runs: number;
+  }[];
 }
 
 export interface PlanSettings {

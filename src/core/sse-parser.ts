@@ -68,10 +68,14 @@ export class SseParser {
 
   constructor(options: SseParserOptions = {}) {
     this.#maxEventBytes = options.maxEventBytes ?? DEFAULT_SSE_MAX_EVENT_BYTES;
-    this.#tooLargeError = options.tooLarge ?? ((limit) => new ToolgateError('internal', `one server-sent event exceeds ${limit} bytes`));
+    this.#tooLargeError =
+      options.tooLarge ?? ((limit) => new ToolgateError('internal', `one server-sent event exceeds ${limit} bytes`));
   }
 
-  /** The events dispatched by `text`. Throws (options.tooLarge) once a line, or the event it belongs to, outgrows maxEventBytes. */
+  /**
+   * The events dispatched by `text`. Throws (options.tooLarge) once a line, or the event it belongs to, outgrows
+   * maxEventBytes.
+   */
   push(text: string): SseEvent[] {
     const out: SseEvent[] = [];
     this.feed(text, (event) => {
@@ -182,7 +186,10 @@ export class SseParser {
     this.#eventBytes = 0;
     this.#event = '';
     if (data.length === 0) return;
-    const event: SseEvent = { event: name === '' ? 'message' : name, data: data.length === 1 ? (data[0] ?? '') : data.join('\n') };
+    const event: SseEvent = {
+      event: name === '' ? 'message' : name,
+      data: data.length === 1 ? (data[0] ?? '') : data.join('\n'),
+    };
     if (this.#id !== undefined) event.id = this.#id;
     if (emit(event) === false) this.#stopped = true;
   }

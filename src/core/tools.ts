@@ -16,7 +16,9 @@ export interface ToolAnnotations {
 /** Where a tool comes from: an MCP server (by its configured name), the application's own code, or toolgate itself. */
 export interface ToolOrigin {
   kind: 'mcp' | 'local' | 'builtin';
-  /** Configured server name (e.g. "power-exchange"); the source's name for in-process tools; "toolgate" for built-ins. */
+  /**
+   * Configured server name (e.g. "power-exchange"); the source's name for in-process tools; "toolgate" for built-ins.
+   */
   server: string;
   /** The tool's own name on that server, before any prefixing. */
   tool: string;
@@ -84,7 +86,17 @@ export type ToolContent =
 /** Error codes a tool result may carry. */
 export type ToolErrorCode = Extract<
   ErrorCode,
-  'tool_error' | 'tool_timeout' | 'tool_unavailable' | 'tool_not_found' | 'invalid_arguments' | 'denied' | 'rejected' | 'cancelled' | 'outcome_unknown' | 'skipped' | 'rate_limited'
+  | 'tool_error'
+  | 'tool_timeout'
+  | 'tool_unavailable'
+  | 'tool_not_found'
+  | 'invalid_arguments'
+  | 'denied'
+  | 'rejected'
+  | 'cancelled'
+  | 'outcome_unknown'
+  | 'skipped'
+  | 'rate_limited'
 >;
 
 /**
@@ -102,7 +114,10 @@ export interface ToolResult {
    * happen. A failed write without this flag may have happened.
    */
   notSent?: boolean;
-  /** The result was larger than a size limit (`maxResultBytes`, `gateway.maxResultBytes`) and was cut; `bytes` is its size before. */
+  /**
+   * The result was larger than a size limit (`maxResultBytes`, `gateway.maxResultBytes`) and was cut; `bytes` is its
+   * size before.
+   */
   truncated?: { bytes: number; limit: number };
 }
 

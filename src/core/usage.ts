@@ -38,8 +38,10 @@ export function addUsage(a: Usage, b: Usage | undefined): Usage {
     totalTokens: a.totalTokens + b.totalTokens,
   };
   // The cache counts appear only once a provider reported one, so usage without them keeps its shape.
-  if (a.cacheReadTokens !== undefined || b.cacheReadTokens !== undefined) sum.cacheReadTokens = (a.cacheReadTokens ?? 0) + (b.cacheReadTokens ?? 0);
-  if (a.cacheWriteTokens !== undefined || b.cacheWriteTokens !== undefined) sum.cacheWriteTokens = (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0);
+  if (a.cacheReadTokens !== undefined || b.cacheReadTokens !== undefined)
+    sum.cacheReadTokens = (a.cacheReadTokens ?? 0) + (b.cacheReadTokens ?? 0);
+  if (a.cacheWriteTokens !== undefined || b.cacheWriteTokens !== undefined)
+    sum.cacheWriteTokens = (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0);
   // A total that holds an estimate is an estimate; which count of which call was is in that call's usage.
   if (a.estimated === true || b.estimated === true) sum.estimated = true;
   return sum;

@@ -23,19 +23,27 @@ describe('decodeUtf8', () => {
     assert.deepEqual(decodeUtf8(new TextEncoder().encode('a\uFFFDb')), { ok: true, text: 'a\uFFFDb' });
   });
 
-  it('names where the first ill-formed sequence starts: everything before it is UTF-8, nothing from it on completes a character', () => {
-    fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 40 }), (bytes) => {
-        const decoded = decodeUtf8(bytes);
-        assert.equal(decoded.ok, decodes(bytes));
-        if (decoded.ok) return;
-        assert.ok(decodes(bytes.subarray(0, decoded.offset)), 'the bytes before the offset are UTF-8');
-        for (let k = 1; k <= 4; k += 1) assert.ok(!decodes(bytes.subarray(0, decoded.offset + k)) || decoded.offset + k > bytes.length, `no character starts at ${decoded.offset} and ends ${k} bytes later`);
-        assert.equal(decoded.byte, bytes[decoded.offset]);
-      }),
-      { numRuns: 2000 },
-    );
-  });
+  it(
+    'names where the first ill-formed sequence starts: everything ' +
+      'before it is UTF-8, nothing from it on completes a character',
+    () => {
+      fc.assert(
+        fc.property(fc.uint8Array({ maxLength: 40 }), (bytes) => {
+          const decoded = decodeUtf8(bytes);
+          assert.equal(decoded.ok, decodes(bytes));
+          if (decoded.ok) return;
+          assert.ok(decodes(bytes.subarray(0, decoded.offset)), 'the bytes before the offset are UTF-8');
+          for (let k = 1; k <= 4; k += 1)
+            assert.ok(
+              !decodes(bytes.subarray(0, decoded.offset + k)) || decoded.offset + k > bytes.length,
+              `no character starts at ${decoded.offset} and ends ${k} bytes later`,
+            );
+          assert.equal(decoded.byte, bytes[decoded.offset]);
+        }),
+        { numRuns: 2000 },
+      );
+    },
+  );
 
   it('reports overlong forms, surrogates, code points past U+10FFFF and cut sequences at their first byte', () => {
     for (const [bytes, offset] of [

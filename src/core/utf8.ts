@@ -8,7 +8,10 @@ export type Utf8Decoded = { ok: true; text: string } | { ok: false; offset: numb
 
 const strict = new TextDecoder('utf-8', { fatal: true });
 
-/** The text of `bytes` (a leading byte-order mark dropped), or the offset and value of the first byte that does not belong. */
+/**
+ * The text of `bytes` (a leading byte-order mark dropped), or the offset and value of the first byte that does not
+ * belong.
+ */
 export function decodeUtf8(bytes: Uint8Array): Utf8Decoded {
   try {
     return { ok: true, text: strict.decode(bytes) };
@@ -32,14 +35,22 @@ function invalidUtf8Offset(bytes: Uint8Array): number {
       i += 1;
       continue;
     }
-    const [length, low, high] = lead >= 0xc2 && lead <= 0xdf ? [2, 0x80, 0xbf]
-      : lead === 0xe0 ? [3, 0xa0, 0xbf]
-      : lead === 0xed ? [3, 0x80, 0x9f]
-      : lead >= 0xe1 && lead <= 0xef ? [3, 0x80, 0xbf]
-      : lead === 0xf0 ? [4, 0x90, 0xbf]
-      : lead === 0xf4 ? [4, 0x80, 0x8f]
-      : lead >= 0xf1 && lead <= 0xf3 ? [4, 0x80, 0xbf]
-      : [0, 0, 0];
+    const [length, low, high] =
+      lead >= 0xc2 && lead <= 0xdf
+        ? [2, 0x80, 0xbf]
+        : lead === 0xe0
+          ? [3, 0xa0, 0xbf]
+          : lead === 0xed
+            ? [3, 0x80, 0x9f]
+            : lead >= 0xe1 && lead <= 0xef
+              ? [3, 0x80, 0xbf]
+              : lead === 0xf0
+                ? [4, 0x90, 0xbf]
+                : lead === 0xf4
+                  ? [4, 0x80, 0x8f]
+                  : lead >= 0xf1 && lead <= 0xf3
+                    ? [4, 0x80, 0xbf]
+                    : [0, 0, 0];
     if (length === 0) return i;
     // The second byte has the narrower range; the ones after it are plain continuation bytes.
     for (let k = 1; k < length; k += 1) {

@@ -6,4 +6,8 @@ export type { ArgumentGrammar, CallFormat, CallFormatCheck, NameSlot, XmlParamet
 export { deriveFormat, type DeriveOptions, type DeriveResult } from '../parsing/templates/derive-format.ts';
 export { renderAssistantCalls, type RenderCallsResult } from '../parsing/templates/render-assistant-calls.ts';
 export { explainFormat } from '../parsing/templates/explain-format.ts';
-export { loadChatTemplate, type LoadChatTemplateOptions, type LoadedChatTemplate } from '../app/chat-template-source.ts';
+export {
+  loadChatTemplate,
+  type LoadChatTemplateOptions,
+  type LoadedChatTemplate,
+} from '../app/chat-template-source.ts';

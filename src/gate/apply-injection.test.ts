@@ -48,7 +48,13 @@ describe('applyInjection', () => {
   it('reports missing values and never injects an empty string', () => {
     const result = applyInjection({
       arguments: { userId: 'mallory', note: 'x' },
-      inject: { userId: '{{user.id}}', region: '{{context.region}}', label: 'for {{context.empty}}', other: '{{context.nothing}}', bad: '{{session.id}}' },
+      inject: {
+        userId: '{{user.id}}',
+        region: '{{context.region}}',
+        label: 'for {{context.empty}}',
+        other: '{{context.nothing}}',
+        bad: '{{session.id}}',
+      },
       context: { ...context, user: {} },
     });
     assert.deepEqual(result.arguments, { note: 'x' }, 'the model value for a missing injected key is removed too');
@@ -64,7 +70,11 @@ describe('applyInjection', () => {
   });
 
   it('does not read through prototypes', () => {
-    const result = applyInjection({ arguments: {}, inject: { x: '{{user.constructor}}', y: '{{context.toString}}' }, context });
+    const result = applyInjection({
+      arguments: {},
+      inject: { x: '{{user.constructor}}', y: '{{context.toString}}' },
+      context,
+    });
     assert.deepEqual(result.missing, ['user.constructor', 'context.toString']);
   });
 
@@ -81,13 +91,26 @@ describe('applyInjection', () => {
       assert.equal(result.arguments['userId'], 'alice');
       assert.notEqual(result.arguments['deep'], args.deep);
       let node = result.arguments['deep'] as JsonValue;
-      for (let i = 0; i < 30_000; i += 1) node = Array.isArray(node) ? (node[0] as JsonValue) : ((node as JsonObject)['a'] as JsonValue);
+      for (let i = 0; i < 30_000; i += 1)
+        node = Array.isArray(node) ? (node[0] as JsonValue) : ((node as JsonObject)['a'] as JsonValue);
       assert.equal(node, 'leaf');
     });
 
     it('treats a context value past the shape limits as missing, so the call is denied', () => {
-      const hostile: InjectionContext = { context: { deep: nest(100_000), huge: Number.POSITIVE_INFINITY, fine: nest(10) } };
-      const result = applyInjection({ arguments: {}, inject: { a: '{{context.deep}}', b: 'x-{{context.deep}}', c: '{{context.huge}}', d: 'n={{context.huge}}', e: '{{context.fine}}' }, context: hostile });
+      const hostile: InjectionContext = {
+        context: { deep: nest(100_000), huge: Number.POSITIVE_INFINITY, fine: nest(10) },
+      };
+      const result = applyInjection({
+        arguments: {},
+        inject: {
+          a: '{{context.deep}}',
+          b: 'x-{{context.deep}}',
+          c: '{{context.huge}}',
+          d: 'n={{context.huge}}',
+          e: '{{context.fine}}',
+        },
+        context: hostile,
+      });
       assert.deepEqual(result.missing, ['context.deep', 'context.huge']);
       assert.deepEqual(Object.keys(result.arguments), ['e']);
     });

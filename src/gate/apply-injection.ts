@@ -93,7 +93,8 @@ function lookup(context: InjectionContext, path: string): JsonValue | undefined 
   if (root === undefined || !isRoot(root)) return undefined;
   let node: JsonValue | undefined = context[root];
   for (const segment of rest) {
-    if (node === null || typeof node !== 'object' || Array.isArray(node) || !Object.hasOwn(node, segment)) return undefined;
+    if (node === null || typeof node !== 'object' || Array.isArray(node) || !Object.hasOwn(node, segment))
+      return undefined;
     node = node[segment];
   }
   if (node === undefined || node === null || node === '') return undefined;

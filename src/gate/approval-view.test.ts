@@ -24,7 +24,10 @@ describe('approvalView', () => {
   });
 
   it('shows nothing rather than a redactor that does not keep an object an object', () => {
-    assert.deepEqual(view.shown({ side: 'BUY' }, () => 'oops'), {});
+    assert.deepEqual(
+      view.shown({ side: 'BUY' }, () => 'oops'),
+      {},
+    );
   });
 
   it('holds an edit to the schema without the injected arguments', () => {
@@ -32,24 +35,35 @@ describe('approvalView', () => {
     assert.deepEqual(view.editSchema['required'], ['side', 'price', 'qty']);
   });
 
-  it('accepts an edit the gate would run: without the injected key, with values it normalises, or with the key (the server replaces it)', () => {
-    const validator = sharedValidator();
-    assert.deepEqual(view.checkEdit({ side: 'SELL', price: 5, qty: 2 }, validator), []);
-    assert.deepEqual(view.checkEdit({ side: 'buy', price: '5', qty: '2' }, validator), []);
-    assert.deepEqual(view.checkEdit({ side: 'SELL', price: 5, qty: 2, userId: 7 }, validator), []);
-  });
+  it(
+    'accepts an edit the gate would run: without the injected key, ' +
+      'with values it normalises, or with the key (the server replaces it)',
+    () => {
+      const validator = sharedValidator();
+      assert.deepEqual(view.checkEdit({ side: 'SELL', price: 5, qty: 2 }, validator), []);
+      assert.deepEqual(view.checkEdit({ side: 'buy', price: '5', qty: '2' }, validator), []);
+      assert.deepEqual(view.checkEdit({ side: 'SELL', price: 5, qty: 2, userId: 7 }, validator), []);
+    },
+  );
 
   it('names what keeps an edit from running', () => {
     const issues = view.checkEdit({ side: 'HOLD', price: 5, qty: -1, extra: 1 }, sharedValidator());
     const paths = issues.map((i) => i.path);
     assert.ok(paths.includes('/side'), JSON.stringify(issues));
     assert.ok(paths.includes('/qty'), JSON.stringify(issues));
-    assert.ok(issues.some((i) => i.message.includes('extra') || i.path === '/extra'), JSON.stringify(issues));
+    assert.ok(
+      issues.some((i) => i.message.includes('extra') || i.path === '/extra'),
+      JSON.stringify(issues),
+    );
   });
 
   it('a tool without injected arguments: the edit is held to its whole schema', () => {
     const plain = approvalView({ tool: PLACE_ORDER, inject: {} });
     assert.deepEqual(plain.editSchema, PLACE_ORDER_SCHEMA);
-    assert.ok(plain.checkEdit({ side: 'SELL', price: 5, qty: 2 }, sharedValidator()).some((i) => i.message.includes('userId') || i.path === '/userId'));
+    assert.ok(
+      plain
+        .checkEdit({ side: 'SELL', price: 5, qty: 2 }, sharedValidator())
+        .some((i) => i.message.includes('userId') || i.path === '/userId'),
+    );
   });
 });

@@ -13,7 +13,9 @@ export interface PatternUse {
  * name was listed, `unverifiable` when a server it could name is down and its
  * tools are not known. `closest`: the known name likeliest meant (a typo).
  */
-export type PatternFinding = PatternUse & { closest?: string } & ({ kind: 'matches_nothing' } | { kind: 'unverifiable'; servers: string[] });
+export type PatternFinding = PatternUse & { closest?: string } & (
+    { kind: 'matches_nothing' } | { kind: 'unverifiable'; servers: string[] }
+  );
 
 export interface CheckToolPatternsOptions {
   uses: readonly PatternUse[];
@@ -37,12 +39,18 @@ export function checkToolPatterns(options: CheckToolPatternsOptions): PatternFin
     const closest = closestTo(use.pattern, options.tools);
     const near = closest === undefined ? {} : { closest };
     const couldBe = options.unknownServers.filter((server) => couldName(use.pattern, server));
-    findings.push(couldBe.length > 0 ? { ...use, ...near, kind: 'unverifiable', servers: couldBe } : { ...use, ...near, kind: 'matches_nothing' });
+    findings.push(
+      couldBe.length > 0
+        ? { ...use, ...near, kind: 'unverifiable', servers: couldBe }
+        : { ...use, ...near, kind: 'matches_nothing' },
+    );
   }
   return findings;
 }
 
-/** Whether a pattern could name a tool of this server: a bare name could be any server's; `server/…` only that server's. */
+/**
+ * Whether a pattern could name a tool of this server: a bare name could be any server's; `server/…` only that server's.
+ */
 function couldName(pattern: string, server: string): boolean {
   const slash = pattern.indexOf('/');
   if (slash < 0) return true;

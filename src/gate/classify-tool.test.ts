@@ -12,7 +12,10 @@ describe('classifyTool', () => {
 
   it('treats an unannotated tool as a write, as the MCP spec says', () => {
     assert.deepEqual(classifyTool(ECHO), { effect: 'write', source: 'default' });
-    assert.deepEqual(classifyTool(mcpTool('s', 't', { annotations: { title: 'T', destructiveHint: false } })), { effect: 'write', source: 'default' });
+    assert.deepEqual(classifyTool(mcpTool('s', 't', { annotations: { title: 'T', destructiveHint: false } })), {
+      effect: 'write',
+      source: 'default',
+    });
   });
 
   it('lets configuration override the annotations both ways', () => {

@@ -67,7 +67,8 @@ describe('createRedactor', () => {
     const out = redact(deep) as JsonObject;
     assert.equal(out['password'], REDACTED);
     let node = out['data'] as JsonValue;
-    for (let depth = 2; depth <= 64; depth += 1) node = Array.isArray(node) ? (node[0] as JsonValue) : ((node as JsonObject)['a'] as JsonValue);
+    for (let depth = 2; depth <= 64; depth += 1)
+      node = Array.isArray(node) ? (node[0] as JsonValue) : ((node as JsonObject)['a'] as JsonValue);
     assert.equal(node, TOO_DEEP);
     const atLimit = { data: nest(62, { token: 't', keep: 1 }) };
     assert.equal(JSON.stringify(redact(atLimit)), JSON.stringify({ data: nest(62, { token: REDACTED, keep: 1 }) }));

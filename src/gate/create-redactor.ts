@@ -6,7 +6,17 @@ import { setJsonKey } from '../core/set-json-key.ts';
  * Keys whose values never reach logs or events. `token` also hides counters
  * such as `max_tokens`: over-hiding a number is cheaper than leaking a credential.
  */
-export const DEFAULT_REDACT_PATTERNS: readonly string[] = ['password', 'passwd', 'token', 'secret', 'apiKey', 'authorization', 'cookie', 'privateKey', 'credential'];
+export const DEFAULT_REDACT_PATTERNS: readonly string[] = [
+  'password',
+  'passwd',
+  'token',
+  'secret',
+  'apiKey',
+  'authorization',
+  'cookie',
+  'privateKey',
+  'credential',
+];
 
 export const REDACTED = '[redacted]';
 /** What stands for a container nested past DEFAULT_MAX_REDACT_DEPTH. */
@@ -30,7 +40,10 @@ const HEADER_NAME = /^[A-Za-z0-9_.-]+$/;
  * A container nested deeper than DEFAULT_MAX_REDACT_DEPTH becomes "[too deep]".
  */
 export function createRedactor(patterns: readonly string[] = DEFAULT_REDACT_PATTERNS): (value: JsonValue) => JsonValue {
-  const matchers = patterns.map(fold).filter((p) => p !== '').map(toMatcher);
+  const matchers = patterns
+    .map(fold)
+    .filter((p) => p !== '')
+    .map(toMatcher);
   const sensitive = (key: string): boolean => {
     const folded = fold(key);
     return matchers.some((match) => match(folded));
@@ -58,11 +71,19 @@ function fold(text: string): string {
 
 function toMatcher(pattern: string): (key: string) => boolean {
   if (!pattern.includes('*')) return (key) => key.includes(pattern);
-  const regex = new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  const regex = new RegExp(
+    `^${pattern
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
   return (key) => regex.test(key);
 }
 
-/** Arguments redacted: a redactor keeps an object an object (anything else would be a bug, recorded as nothing rather than leaked). */
+/**
+ * Arguments redacted: a redactor keeps an object an object (anything else would be a bug, recorded as nothing rather
+ * than leaked).
+ */
 export function redactArguments(args: JsonObject, redact: (value: JsonValue) => JsonValue): JsonObject {
   const out = redact(args);
   return isJsonObject(out) ? out : {};

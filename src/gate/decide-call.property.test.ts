@@ -27,7 +27,18 @@ const policy: fc.Arbitrary<ResolvedToolPolicy> = fc.record(
     unknownOutcome: fc.constantFrom('ask', 'tell_model'),
     policyRule: fc.string(),
   },
-  { requiredKeys: ['effect', 'effectSource', 'approval', 'inject', 'returnDirect', 'untrusted', 'untrustedSource', 'unknownOutcome'] },
+  {
+    requiredKeys: [
+      'effect',
+      'effectSource',
+      'approval',
+      'inject',
+      'returnDirect',
+      'untrusted',
+      'untrustedSource',
+      'unknownOutcome',
+    ],
+  },
 );
 const tool = fc.constantFrom(PLACE_ORDER, GET_ORDER_BOOK, WRITE_FILE, ECHO);
 const lookup: fc.Arbitrary<ToolLookup> = fc.oneof(
@@ -35,8 +46,17 @@ const lookup: fc.Arbitrary<ToolLookup> = fc.oneof(
   fc.record({ kind: fc.constant('denied' as const), tool, policy, reason: fc.string() }),
   fc.record({ kind: fc.constant('unknown' as const), known: fc.array(fc.string(), { maxLength: 4 }) }),
 );
-const issue: fc.Arbitrary<ValidationIssue> = fc.record({ code: fc.constantFrom('type', 'required', 'enum'), path: fc.string(), message: fc.string() });
-const normalisation = fc.record({ path: fc.string(), from: json, to: json, rule: fc.constantFrom('enum_case', 'number_from_string') }) as fc.Arbitrary<PrepareResult['normalisations'][number]>;
+const issue: fc.Arbitrary<ValidationIssue> = fc.record({
+  code: fc.constantFrom('type', 'required', 'enum'),
+  path: fc.string(),
+  message: fc.string(),
+});
+const normalisation = fc.record({
+  path: fc.string(),
+  from: json,
+  to: json,
+  rule: fc.constantFrom('enum_case', 'number_from_string'),
+}) as fc.Arbitrary<PrepareResult['normalisations'][number]>;
 const prepared: fc.Arbitrary<PrepareResult> = fc.oneof(
   fc.record({
     ok: fc.constant(true as const),
@@ -57,13 +77,23 @@ const prepared: fc.Arbitrary<PrepareResult> = fc.oneof(
   ) as fc.Arbitrary<PrepareResult>,
 );
 const approval: fc.Arbitrary<ApprovalInput> = fc.record(
-  { decision: fc.constantFrom('approve', 'reject', 'edit', 'mark_done'), reason: fc.string(), result: json, userId: fc.string() },
+  {
+    decision: fc.constantFrom('approve', 'reject', 'edit', 'mark_done'),
+    reason: fc.string(),
+    result: json,
+    userId: fc.string(),
+  },
   { requiredKeys: ['decision'] },
 ) as fc.Arbitrary<ApprovalInput>;
 const hook: fc.Arbitrary<HookVerdict> = fc.oneof(
   fc.constant({ action: 'allow' as const }),
   fc.record({ action: fc.constant('deny' as const), reason: fc.string() }),
-  fc.record({ action: fc.constant('rewrite' as const), arguments: args, reason: maybe(fc.string()), issues: fc.array(issue, { maxLength: 2 }) }),
+  fc.record({
+    action: fc.constant('rewrite' as const),
+    arguments: args,
+    reason: maybe(fc.string()),
+    issues: fc.array(issue, { maxLength: 2 }),
+  }),
 );
 const facts: fc.Arbitrary<CallFacts> = fc.record({
   name: fc.string({ maxLength: 12 }),
@@ -85,7 +115,11 @@ describe('decideCall properties', () => {
         const first = decideCall(input);
         assert.deepEqual(structuredClone(input), before, 'the facts are not mutated');
         assert.deepEqual(structuredClone(decideCall(before)), structuredClone(first), 'same facts, same decision');
-        assert.ok(['allowed', 'dry_run', 'approval_required', 'denied', 'invalid', 'not_found', 'marked_done'].includes(first.kind));
+        assert.ok(
+          ['allowed', 'dry_run', 'approval_required', 'denied', 'invalid', 'not_found', 'marked_done'].includes(
+            first.kind,
+          ),
+        );
       }),
       { numRuns: 2000 },
     );
@@ -103,16 +137,25 @@ describe('decideCall properties', () => {
         assert.ok(input.hook?.action !== 'deny' && !(input.hook?.action === 'rewrite' && input.hook.issues.length > 0));
         if (d.kind === 'allowed' && d.policy.effect === 'write') {
           assert.equal(input.dryRun, false, 'no write runs in a dry run');
-          if (input.approval === undefined) assert.ok(d.policy.approval !== 'required' && input.untrusted.length === 0, 'no write skips the person it needs');
+          if (input.approval === undefined)
+            assert.ok(
+              d.policy.approval !== 'required' && input.untrusted.length === 0,
+              'no write skips the person it needs',
+            );
         }
-        const expected = input.hook?.action === 'rewrite' ? input.hook.arguments : input.prepared?.ok === true ? input.prepared.arguments : undefined;
-        assert.deepEqual(d.arguments, expected, 'the arguments are the prepared ones, or the hook\'s valid rewrite');
+        const expected =
+          input.hook?.action === 'rewrite'
+            ? input.hook.arguments
+            : input.prepared?.ok === true
+              ? input.prepared.arguments
+              : undefined;
+        assert.deepEqual(d.arguments, expected, "the arguments are the prepared ones, or the hook's valid rewrite");
       }),
       { numRuns: 2000 },
     );
   });
 
-  it('a person\'s decision is final: never asked again, and a rejection is never overturned', () => {
+  it("a person's decision is final: never asked again, and a rejection is never overturned", () => {
     fc.assert(
       fc.property(facts, approval, (input, given) => {
         const d = decideCall({ ...input, approval: given });

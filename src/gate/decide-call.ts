@@ -63,22 +63,53 @@ export function decideCall(facts: CallFacts): Decision {
   if (approval?.decision === 'mark_done') return { kind: 'marked_done', result: markedDone(name, approval) };
   if (lookup.kind === 'unknown') {
     const known = lookup.known.join(', ');
-    return { kind: 'not_found', error: { code: 'tool_not_found', message: `there is no tool named "${name}"; available tools: ${known === '' ? '(none)' : known}` } };
+    return {
+      kind: 'not_found',
+      error: {
+        code: 'tool_not_found',
+        message: `there is no tool named "${name}"; available tools: ${known === '' ? '(none)' : known}`,
+      },
+    };
   }
   const { tool, policy } = lookup;
   if (lookup.kind === 'denied') {
     const message = `${name} is not available to you: ${lookup.reason}. Do not call it again.`;
-    return { kind: 'denied', tool, policy, normalisations: [], injected: [], reason: lookup.reason, error: { code: 'denied', message } };
+    return {
+      kind: 'denied',
+      tool,
+      policy,
+      normalisations: [],
+      injected: [],
+      reason: lookup.reason,
+      error: { code: 'denied', message },
+    };
   }
   const prepared = facts.prepared;
   if (prepared === undefined) {
     // Fail closed: arguments nobody checked never run.
     const message = `the arguments for ${name} were not checked; it was not called`;
-    return { kind: 'invalid', tool, policy, normalisations: [], injected: [], reason: message, error: { code: 'invalid_arguments', message } };
+    return {
+      kind: 'invalid',
+      tool,
+      policy,
+      normalisations: [],
+      injected: [],
+      reason: message,
+      error: { code: 'invalid_arguments', message },
+    };
   }
   if (!prepared.ok) {
     const { decision: kind, code, message, normalisations, issues } = prepared;
-    return { kind, tool, policy, normalisations, injected: [], reason: message, ...(issues === undefined ? {} : { issues }), error: { code, message } };
+    return {
+      kind,
+      tool,
+      policy,
+      normalisations,
+      injected: [],
+      reason: message,
+      ...(issues === undefined ? {} : { issues }),
+      error: { code, message },
+    };
   }
   const audited: Audited = { tool, policy, normalisations: prepared.normalisations, injected: prepared.injected };
 
@@ -98,46 +129,93 @@ export function decideCall(facts: CallFacts): Decision {
     tainted: facts.untrusted.length > 0,
   });
   if (verdict.kind === 'deny') {
-    return { kind: 'denied', ...audited, reason: verdict.reason, error: { code: 'denied', message: `${name} is not available to you: ${verdict.reason}` } };
+    return {
+      kind: 'denied',
+      ...audited,
+      reason: verdict.reason,
+      error: { code: 'denied', message: `${name} is not available to you: ${verdict.reason}` },
+    };
   }
   if (verdict.kind === 'approval_required') {
-    const why = verdict.reason === 'untrusted_output' ? `a write after untrusted output (${describeProvenance(facts.untrusted)}) needs a person` : undefined;
-    return { kind: 'approval_required', ...audited, arguments: prepared.arguments, approvalReason: verdict.reason, ...(why === undefined ? {} : { reason: why }) };
+    const why =
+      verdict.reason === 'untrusted_output'
+        ? `a write after untrusted output (${describeProvenance(facts.untrusted)}) needs a person`
+        : undefined;
+    return {
+      kind: 'approval_required',
+      ...audited,
+      arguments: prepared.arguments,
+      approvalReason: verdict.reason,
+      ...(why === undefined ? {} : { reason: why }),
+    };
   }
 
   const hooked = applyHook(facts.hook, prepared);
   if (hooked.kind === 'refused') {
-    return { kind: 'denied', ...audited, hook: hooked.hook, reason: hooked.reason, error: { code: 'denied', message: `${name} was refused: ${hooked.reason}` } };
+    return {
+      kind: 'denied',
+      ...audited,
+      hook: hooked.hook,
+      reason: hooked.reason,
+      error: { code: 'denied', message: `${name} was refused: ${hooked.reason}` },
+    };
   }
-  const withHook = { ...audited, ...(hooked.hook === undefined ? {} : { hook: hooked.hook }), arguments: hooked.arguments };
+  const withHook = {
+    ...audited,
+    ...(hooked.hook === undefined ? {} : { hook: hooked.hook }),
+    arguments: hooked.arguments,
+  };
   if (verdict.kind === 'dry_run') return { kind: 'dry_run', ...withHook };
   return { kind: 'allowed', ...withHook, ...(approval === undefined ? {} : { reason: approvedBy(approval) }) };
 }
 
-type Hooked = { kind: 'refused'; reason: string; hook: HookRecord } | { kind: 'run'; arguments: JsonObject; hook?: HookRecord };
+type Hooked =
+  { kind: 'refused'; reason: string; hook: HookRecord } | { kind: 'run'; arguments: JsonObject; hook?: HookRecord };
 
 function applyHook(hook: HookVerdict | undefined, prepared: PreparedCall): Hooked {
-  if (hook?.action === 'deny') return { kind: 'refused', reason: hook.reason, hook: { name: 'beforeToolCall', action: 'deny', reason: hook.reason } };
+  if (hook?.action === 'deny')
+    return {
+      kind: 'refused',
+      reason: hook.reason,
+      hook: { name: 'beforeToolCall', action: 'deny', reason: hook.reason },
+    };
   // Anything but deny or rewrite lets the call run as it is (a hook written in plain JavaScript may return anything).
   if (hook?.action !== 'rewrite') return { kind: 'run', arguments: prepared.arguments };
   if (hook.issues.length > 0) {
     // A hook's rewrite is held to the same schema as the model's arguments.
-    const reason = `beforeToolCall rewrote the arguments into invalid ones: ${hook.issues.map((i) => `${i.path || '/'} ${i.message}`).join('; ')}`;
+    const reason =
+      `beforeToolCall rewrote the arguments into invalid ones: ` +
+      `${hook.issues.map((i) => `${i.path || '/'} ${i.message}`).join('; ')}`;
     return { kind: 'refused', reason, hook: { name: 'beforeToolCall', action: 'rewrite', reason } };
   }
-  return { kind: 'run', arguments: hook.arguments, hook: { name: 'beforeToolCall', action: 'rewrite', ...(hook.reason === undefined ? {} : { reason: hook.reason }) } };
+  return {
+    kind: 'run',
+    arguments: hook.arguments,
+    hook: { name: 'beforeToolCall', action: 'rewrite', ...(hook.reason === undefined ? {} : { reason: hook.reason }) },
+  };
 }
 
 function approvedBy(approval: ApprovalInput): string {
   return `approved by ${approval.userId ?? 'a person'}${approval.decision === 'edit' ? ' with edited arguments' : ''}`;
 }
 
-/** A person saw that a call whose outcome was unknown did happen: that is its result, and it is never executed again. */
+/**
+ * A person saw that a call whose outcome was unknown did happen: that is its result, and it is never executed again.
+ */
 function markedDone(name: string, approval: ApprovalInput): ToolResult {
   const observed = approval.result;
-  const seen = observed === undefined ? '' : ` What they observed: ${typeof observed === 'string' ? observed : JSON.stringify(observed)}`;
-  const text = `${approval.userId ?? 'A person'} confirmed that this call to ${name} did happen; it was not executed again.${seen}`;
-  return { ok: true, content: [{ type: 'text', text }], ...(observed === undefined ? {} : { structuredContent: observed }) };
+  const seen =
+    observed === undefined
+      ? ''
+      : ` What they observed: ${typeof observed === 'string' ? observed : JSON.stringify(observed)}`;
+  const text =
+    `${approval.userId ?? 'A person'} confirmed that this call ` +
+    `to ${name} did happen; it was not executed again.${seen}`;
+  return {
+    ok: true,
+    content: [{ type: 'text', text }],
+    ...(observed === undefined ? {} : { structuredContent: observed }),
+  };
 }
 
 function describeProvenance(list: readonly Provenance[]): string {

@@ -37,6 +37,7 @@ export function decide(input: DecideInput): PolicyVerdict {
   if (input.dryRun && input.policy.effect === 'write') return { kind: 'dry_run' };
   if (input.approvalGranted === true) return { kind: 'allow' };
   if (input.policy.approval === 'required') return { kind: 'approval_required', reason: 'policy' };
-  if (input.tainted === true && input.policy.effect === 'write') return { kind: 'approval_required', reason: 'untrusted_output' };
+  if (input.tainted === true && input.policy.effect === 'write')
+    return { kind: 'approval_required', reason: 'untrusted_output' };
   return { kind: 'allow' };
 }

@@ -20,11 +20,14 @@ const toolRef: fc.Arbitrary<ToolRef> = fc
 
 const pattern: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom('*', '**', ...TOOLS, ...SERVERS.map((s) => `${s}/*`), 'get*', '*File', 'power-exchange/place*'),
-  fc.record({ server: fc.constantFrom(...SERVERS), tool: fc.constantFrom(...TOOLS) }).map(({ server, tool }) => `${server}/${tool}`),
+  fc
+    .record({ server: fc.constantFrom(...SERVERS), tool: fc.constantFrom(...TOOLS) })
+    .map(({ server, tool }) => `${server}/${tool}`),
 );
 
 const patterns = fc.array(pattern, { maxLength: 5 });
-const plain = (arb: fc.Arbitrary<unknown>): fc.Arbitrary<JsonObject> => arb.map((v) => JSON.parse(JSON.stringify(v)) as JsonObject);
+const plain = (arb: fc.Arbitrary<unknown>): fc.Arbitrary<JsonObject> =>
+  arb.map((v) => JSON.parse(JSON.stringify(v)) as JsonObject);
 
 describe('gate properties', () => {
   it('deny always wins over allow', () => {
@@ -109,8 +112,25 @@ describe('gate properties', () => {
         fc.constantFrom('config' as const, 'annotation' as const, 'default' as const),
         fc.boolean(),
         (approval, effectSource, allowed) => {
-          const policy: ResolvedToolPolicy = { effect: 'write', effectSource, approval, inject: {}, returnDirect: false, untrusted: false, untrustedSource: 'default', unknownOutcome: 'ask' };
-          const decision = decide({ tool: PLACE_ORDER, exposedName: 'placeOrder', arguments: {}, policy, allowed: { allowed }, dryRun: false, tainted: true });
+          const policy: ResolvedToolPolicy = {
+            effect: 'write',
+            effectSource,
+            approval,
+            inject: {},
+            returnDirect: false,
+            untrusted: false,
+            untrustedSource: 'default',
+            unknownOutcome: 'ask',
+          };
+          const decision = decide({
+            tool: PLACE_ORDER,
+            exposedName: 'placeOrder',
+            arguments: {},
+            policy,
+            allowed: { allowed },
+            dryRun: false,
+            tainted: true,
+          });
           assert.notEqual(decision.kind, 'allow');
         },
       ),
@@ -119,7 +139,15 @@ describe('gate properties', () => {
   });
 
   it('redaction removes every matching key at any depth', () => {
-    const sensitive = fc.constantFrom('password', 'api_key', 'Authorization', 'accessToken', 'client-secret', 'X-Api-Key', 'dbPassword');
+    const sensitive = fc.constantFrom(
+      'password',
+      'api_key',
+      'Authorization',
+      'accessToken',
+      'client-secret',
+      'X-Api-Key',
+      'dbPassword',
+    );
     const harmless = fc.constantFrom('user', 'symbol', 'qty', 'path', 'items', 'name');
     const tree: fc.Arbitrary<JsonValue> = fc.letrec<{ node: JsonValue }>((tie) => ({
       node: fc.oneof(
@@ -130,7 +158,8 @@ describe('gate properties', () => {
       ),
     })).node;
     const redact = createRedactor();
-    const matches = (key: string) => DEFAULT_REDACT_PATTERNS.some((p) => key.toLowerCase().replace(/[-_]/g, '').includes(p.toLowerCase()));
+    const matches = (key: string) =>
+      DEFAULT_REDACT_PATTERNS.some((p) => key.toLowerCase().replace(/[-_]/g, '').includes(p.toLowerCase()));
     const check = (value: JsonValue): void => {
       if (Array.isArray(value)) value.forEach(check);
       else if (value !== null && typeof value === 'object') {

@@ -1,11 +1,44 @@
-export type { ApprovalInput, CallFacts, HookVerdict, PreparedCall, PrepareResult, RejectedCall, ToolLookup } from './call-facts.ts';
+export type {
+  ApprovalInput,
+  CallFacts,
+  HookVerdict,
+  PreparedCall,
+  PrepareResult,
+  RejectedCall,
+  ToolLookup,
+} from './call-facts.ts';
 export { approvalView, type ApprovalView, type ApprovalViewInput } from './approval-view.ts';
-export { applyInjection, type InjectedArgument, type InjectionContext, type InjectionInput, type InjectionResult } from './apply-injection.ts';
-export { checkToolPatterns, type CheckToolPatternsOptions, type PatternFinding, type PatternUse } from './check-tool-patterns.ts';
+export {
+  applyInjection,
+  type InjectedArgument,
+  type InjectionContext,
+  type InjectionInput,
+  type InjectionResult,
+} from './apply-injection.ts';
+export {
+  checkToolPatterns,
+  type CheckToolPatternsOptions,
+  type PatternFinding,
+  type PatternUse,
+} from './check-tool-patterns.ts';
 export { classifyTool, type ToolClassification } from './classify-tool.ts';
-export { createRedactor, redactArguments, DEFAULT_MAX_REDACT_DEPTH, DEFAULT_REDACT_PATTERNS, REDACTED, TOO_DEEP } from './create-redactor.ts';
+export {
+  createRedactor,
+  redactArguments,
+  DEFAULT_MAX_REDACT_DEPTH,
+  DEFAULT_REDACT_PATTERNS,
+  REDACTED,
+  TOO_DEEP,
+} from './create-redactor.ts';
 export { decide, type DecideInput, type PolicyVerdict } from './decide.ts';
-export { decideCall, type ApprovalNeed, type Audited, type CallError, type Decision, type HookRecord } from './decide-call.ts';
+export {
+  decideCall,
+  type ApprovalNeed,
+  type Audited,
+  type CallError,
+  type Decision,
+  type HookRecord,
+} from './decide-call.ts';
 export { injectedSchemaView } from './injected-schema-view.ts';
 export { isToolAllowed, tenantRuleFor, type AllowDecision } from './is-tool-allowed.ts';
 export { isModelAllowed, matchModelPattern, type ModelAccess, type ModelDecision } from './is-model-allowed.ts';

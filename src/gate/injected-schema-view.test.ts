@@ -21,7 +21,11 @@ describe('injectedSchemaView', () => {
   it('also cleans top-level allOf/anyOf members', () => {
     const schema = {
       allOf: [
-        { type: 'object', properties: { tenantId: { type: 'string' }, a: { type: 'number' } }, required: ['tenantId', 'a'] },
+        {
+          type: 'object',
+          properties: { tenantId: { type: 'string' }, a: { type: 'number' } },
+          required: ['tenantId', 'a'],
+        },
         { type: 'object', properties: { b: { type: 'string' } } },
       ],
     };

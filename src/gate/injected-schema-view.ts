@@ -13,7 +13,8 @@ export function injectedSchemaView(schema: JsonSchema, injectKeys: string[]): Js
   const out = withoutKeys(schema, keys);
   for (const keyword of ['allOf', 'anyOf', 'oneOf']) {
     const members = out[keyword];
-    if (Array.isArray(members)) out[keyword] = members.map((member: unknown) => (isObject(member) ? withoutKeys(member, keys) : member));
+    if (Array.isArray(members))
+      out[keyword] = members.map((member: unknown) => (isObject(member) ? withoutKeys(member, keys) : member));
   }
   return out;
 }
@@ -25,7 +26,8 @@ function withoutKeys(schema: JsonSchema, keys: ReadonlySet<string>): JsonSchema 
     out['properties'] = Object.fromEntries(Object.entries(properties).filter(([key]) => !keys.has(key)));
   }
   const required = schema['required'];
-  if (Array.isArray(required)) out['required'] = required.filter((key: unknown) => typeof key !== 'string' || !keys.has(key));
+  if (Array.isArray(required))
+    out['required'] = required.filter((key: unknown) => typeof key !== 'string' || !keys.has(key));
   return out;
 }
 

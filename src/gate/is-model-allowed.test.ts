@@ -21,15 +21,29 @@ describe('isModelAllowed', () => {
     assert.equal(isModelAllowed('openai:gpt-4.1-mini', narrowed).allowed, true);
     assert.equal(isModelAllowed('openai:o3', narrowed).allowed, false);
     assert.equal(isModelAllowed('openai:gpt-4o-mini', narrowed).allowed, true, 'the default model stays allowed');
-    assert.equal(isModelAllowed('anthropic:claude', { ...access, tenantModels: ['anthropic:*'] }).allowed, false, 'a tenant list cannot widen the server list');
+    assert.equal(
+      isModelAllowed('anthropic:claude', { ...access, tenantModels: ['anthropic:*'] }).allowed,
+      false,
+      'a tenant list cannot widen the server list',
+    );
   });
 
   it('names in its choices what the caller can use, whichever list is the narrower', () => {
-    const wide = isModelAllowed('openai:o3', { defaultModel: 'openai:mock', models: ['openai:gpt-4o*'], tenantModels: ['openai:*'] });
+    const wide = isModelAllowed('openai:o3', {
+      defaultModel: 'openai:mock',
+      models: ['openai:gpt-4o*'],
+      tenantModels: ['openai:*'],
+    });
     assert.deepEqual(wide.choices, ['openai:mock', 'openai:gpt-4o*']);
-    const exact = isModelAllowed('openai:o3', { defaultModel: 'openai:mock', models: ['openai:gpt-4o-mini', 'openai:gpt-4o', 'ollama:x'], tenantModels: ['openai:gpt-4o*'] });
+    const exact = isModelAllowed('openai:o3', {
+      defaultModel: 'openai:mock',
+      models: ['openai:gpt-4o-mini', 'openai:gpt-4o', 'ollama:x'],
+      tenantModels: ['openai:gpt-4o*'],
+    });
     assert.deepEqual(exact.choices, ['openai:mock', 'openai:gpt-4o-mini', 'openai:gpt-4o']);
-    assert.deepEqual(isModelAllowed('x:y', { models: ['openai:*'], tenantModels: ['openai:gpt-4o*'] }).choices, ['openai:gpt-4o*']);
+    assert.deepEqual(isModelAllowed('x:y', { models: ['openai:*'], tenantModels: ['openai:gpt-4o*'] }).choices, [
+      'openai:gpt-4o*',
+    ]);
   });
 
   it('never lets a pattern reach a scripted file: only an exact entry does', () => {
@@ -53,7 +67,13 @@ describe('matchModelPattern', () => {
   it('agrees with a regular-expression reading of the pattern', () => {
     fc.assert(
       fc.property(fc.stringMatching(/^[a-c*:]{0,8}$/), fc.stringMatching(/^[a-c:]{0,10}$/), (pattern, model) => {
-        const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's');
+        const re = new RegExp(
+          `^${pattern
+            .split('*')
+            .map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+            .join('.*')}$`,
+          's',
+        );
         assert.equal(matchModelPattern(pattern, model), re.test(model));
       }),
       { numRuns: 500 },

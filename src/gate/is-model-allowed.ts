@@ -8,7 +8,9 @@ export interface ModelAccess {
   defaultModel?: string | undefined;
   /** Server-wide patterns (`models:`); absent: only the default model. */
   models?: readonly string[] | undefined;
-  /** The caller's tenant patterns (`tenants.<id>.models`, else `tenants."*".models`); they narrow the server-wide list. */
+  /**
+   * The caller's tenant patterns (`tenants.<id>.models`, else `tenants."*".models`); they narrow the server-wide list.
+   */
   tenantModels?: readonly string[] | undefined;
 }
 
@@ -21,7 +23,9 @@ export interface ModelDecision {
 export function isModelAllowed(model: string, access: ModelAccess): ModelDecision {
   const server = access.models;
   const tenant = access.tenantModels;
-  const choices = [...new Set([...(access.defaultModel === undefined ? [] : [access.defaultModel]), ...listed(server, tenant)])];
+  const choices = [
+    ...new Set([...(access.defaultModel === undefined ? [] : [access.defaultModel]), ...listed(server, tenant)]),
+  ];
   if (model === access.defaultModel) return { allowed: true, choices };
   const inServer = server !== undefined && server.some((p) => matchModelPattern(p, model));
   const inTenant = tenant === undefined || tenant.some((p) => matchModelPattern(p, model));
@@ -36,7 +40,10 @@ export function isModelAllowed(model: string, access: ModelAccess): ModelDecisio
 function listed(server: readonly string[] | undefined, tenant: readonly string[] | undefined): readonly string[] {
   if (server === undefined) return [];
   if (tenant === undefined) return server;
-  return [...tenant.filter((t) => server.some((s) => matchModelPattern(s, t))), ...server.filter((s) => tenant.some((t) => matchModelPattern(t, s)))];
+  return [
+    ...tenant.filter((t) => server.some((s) => matchModelPattern(s, t))),
+    ...server.filter((s) => tenant.some((t) => matchModelPattern(t, s))),
+  ];
 }
 
 /**

@@ -23,16 +23,26 @@ describe('isToolAllowed', () => {
     const star: Policy = { tools: {}, tenants: { '*': { deny: ['placeOrder'] }, acme: {} } };
     const anonymous = isToolAllowed(star, undefined, PLACE_ORDER);
     assert.equal(anonymous.allowed, false);
-    assert.match(anonymous.reason ?? '', /denied for callers without their own tenant rule \("\*"\) by the pattern "placeOrder"/);
+    assert.match(
+      anonymous.reason ?? '',
+      /denied for callers without their own tenant rule \("\*"\) by the pattern "placeOrder"/,
+    );
     assert.equal(isToolAllowed(star, undefined, GET_ORDER_BOOK).allowed, true);
-    assert.equal(isToolAllowed(star, 'acme', PLACE_ORDER).allowed, true, 'a tenant with its own rule is not governed by "*"');
+    assert.equal(
+      isToolAllowed(star, 'acme', PLACE_ORDER).allowed,
+      true,
+      'a tenant with its own rule is not governed by "*"',
+    );
   });
 
   it('lets deny beat allow, and names the rule', () => {
     const result = isToolAllowed(policy, 'acme', PLACE_ORDER);
     assert.equal(result.allowed, false);
     assert.equal(result.rule, 'placeOrder');
-    assert.match(result.reason ?? '', /power-exchange\/placeOrder is denied for tenant "acme" by the pattern "placeOrder"/);
+    assert.match(
+      result.reason ?? '',
+      /power-exchange\/placeOrder is denied for tenant "acme" by the pattern "placeOrder"/,
+    );
     assert.deepEqual(isToolAllowed(policy, 'acme', GET_ORDER_BOOK), { allowed: true, rule: 'power-exchange/*' });
   });
 
@@ -41,7 +51,10 @@ describe('isToolAllowed', () => {
     const denied = isToolAllowed(policy, 'readers', WRITE_FILE);
     assert.equal(denied.allowed, false);
     assert.match(denied.reason ?? '', /not in the allow list of tenant "readers"/);
-    assert.equal(isToolAllowed(policy, 'readers', { server: 'filesystem', tool: 'read_text_file', exposedName: 'x' }).allowed, true);
+    assert.equal(
+      isToolAllowed(policy, 'readers', { server: 'filesystem', tool: 'read_text_file', exposedName: 'x' }).allowed,
+      true,
+    );
     assert.equal(isToolAllowed(policy, 'locked', GET_ORDER_BOOK).allowed, false, 'an empty allow list allows nothing');
   });
 
@@ -57,6 +70,10 @@ describe('isToolAllowed', () => {
     assert.equal(stranger.allowed, false);
     assert.match(stranger.reason ?? '', /callers without their own tenant rule/);
     assert.equal(isToolAllowed(strict, 'admin', WRITE_FILE).allowed, true);
-    assert.equal(isToolAllowed(strict, undefined, WRITE_FILE).allowed, false, 'a caller without a tenant is governed by "*" too');
+    assert.equal(
+      isToolAllowed(strict, undefined, WRITE_FILE).allowed,
+      false,
+      'a caller without a tenant is governed by "*" too',
+    );
   });
 });

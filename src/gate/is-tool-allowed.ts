@@ -22,10 +22,15 @@ export function isToolAllowed(policy: Policy, tenantId: string | undefined, tool
   if (rule === undefined) return { allowed: true };
   const target = 'origin' in tool ? toolRefOf(tool) : tool;
   const label = `${target.server}/${target.tool}`;
-  const scope = own === undefined ? `callers without their own tenant rule ("${DEFAULT_TENANT_KEY}")` : `tenant "${tenantId}"`;
+  const scope =
+    own === undefined ? `callers without their own tenant rule ("${DEFAULT_TENANT_KEY}")` : `tenant "${tenantId}"`;
   const denied = mostSpecific((rule.deny ?? []).filter((pattern) => matchToolPattern(pattern, target)));
   if (denied !== undefined) {
-    return { allowed: false, reason: `the tool ${label} is denied for ${scope} by the pattern "${denied}"`, rule: denied };
+    return {
+      allowed: false,
+      reason: `the tool ${label} is denied for ${scope} by the pattern "${denied}"`,
+      rule: denied,
+    };
   }
   if (rule.allow === undefined) return { allowed: true };
   const allowed = mostSpecific(rule.allow.filter((pattern) => matchToolPattern(pattern, target)));
@@ -40,7 +45,10 @@ export function isToolAllowed(policy: Policy, tenantId: string | undefined, tool
  * tenant included). `own` says which. Own-property lookups only: a tenant id
  * such as "constructor" must not reach the prototype.
  */
-export function tenantRuleFor<T>(tenants: Readonly<Record<string, T>>, tenantId: string | undefined): { rule: T | undefined; own: T | undefined } {
+export function tenantRuleFor<T>(
+  tenants: Readonly<Record<string, T>>,
+  tenantId: string | undefined,
+): { rule: T | undefined; own: T | undefined } {
   const own = tenantId !== undefined && Object.hasOwn(tenants, tenantId) ? tenants[tenantId] : undefined;
   return { own, rule: own ?? (Object.hasOwn(tenants, DEFAULT_TENANT_KEY) ? tenants[DEFAULT_TENANT_KEY] : undefined) };
 }

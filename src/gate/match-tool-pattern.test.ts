@@ -47,14 +47,20 @@ describe('matchToolPattern', () => {
   });
 
   it('builds the reference from a ToolSpec', () => {
-    assert.deepEqual(toolRefOf(WRITE_FILE), { server: 'filesystem', tool: 'write_file', exposedName: 'filesystem_write_file' });
+    assert.deepEqual(toolRefOf(WRITE_FILE), {
+      server: 'filesystem',
+      tool: 'write_file',
+      exposedName: 'filesystem_write_file',
+    });
     assert.ok(matchToolPattern('write_file', toolRefOf(WRITE_FILE)));
   });
 });
 
 describe('compareSpecificity', () => {
   it('orders the catch-all first, then globs by wildcard count, then bare exact names, then exact server/tool', () => {
-    const sorted = ['power-exchange/placeOrder', '**', 'placeOrder', 'power-exchange/*', '*', 'power-*/*'].sort(compareSpecificity);
+    const sorted = ['power-exchange/placeOrder', '**', 'placeOrder', 'power-exchange/*', '*', 'power-*/*'].sort(
+      compareSpecificity,
+    );
     assert.deepEqual(sorted, ['**', '*', 'power-*/*', 'power-exchange/*', 'placeOrder', 'power-exchange/placeOrder']);
   });
 

@@ -34,7 +34,9 @@ function globToRegExp(pattern: string): RegExp {
   else {
     const body = pattern
       .split(/(\*\*|\*)/)
-      .map((part) => (part === '**' ? '[\\s\\S]*' : part === '*' ? '[^/]*' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
+      .map((part) =>
+        part === '**' ? '[\\s\\S]*' : part === '*' ? '[^/]*' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'),
+      )
       .join('');
     regex = new RegExp(`^${body}$`);
   }

@@ -62,7 +62,9 @@ export interface TenantRule {
  */
 export interface Policy {
   tools: Record<string, ToolRule>;
-  /** By tenant id; the key `*` applies to every caller without an entry of its own, callers without a tenant included. */
+  /**
+   * By tenant id; the key `*` applies to every caller without an entry of its own, callers without a tenant included.
+   */
   tenants: Record<string, TenantRule>;
   /** Key patterns whose values are hidden in logs and events (see createRedactor). */
   redact?: string[];

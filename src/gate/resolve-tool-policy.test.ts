@@ -60,7 +60,10 @@ describe('resolveToolPolicy', () => {
   });
 
   it('lets a config effect override the annotation and changes the default approval with it', () => {
-    const policy: Policy = { tools: { echo: { effect: 'read' }, 'power-exchange/getOrderBook': { effect: 'write', returnDirect: true } }, tenants: {} };
+    const policy: Policy = {
+      tools: { echo: { effect: 'read' }, 'power-exchange/getOrderBook': { effect: 'write', returnDirect: true } },
+      tenants: {},
+    };
     const echo = resolveToolPolicy(policy, ECHO, 'echo');
     assert.equal(echo.effect, 'read');
     assert.equal(echo.effectSource, 'config');
@@ -72,11 +75,23 @@ describe('resolveToolPolicy', () => {
   });
 
   it('treats tools as untrusted by an explicit openWorldHint or by config, config winning', () => {
-    const fetcher = { ...ECHO, name: 'fetch', annotations: { readOnlyHint: true, openWorldHint: true }, origin: { kind: 'mcp' as const, server: 'web', tool: 'fetch' } };
+    const fetcher = {
+      ...ECHO,
+      name: 'fetch',
+      annotations: { readOnlyHint: true, openWorldHint: true },
+      origin: { kind: 'mcp' as const, server: 'web', tool: 'fetch' },
+    };
     assert.equal(resolveToolPolicy(EMPTY_POLICY, fetcher, 'fetch').untrusted, true);
     assert.equal(resolveToolPolicy(EMPTY_POLICY, fetcher, 'fetch').untrustedSource, 'annotation');
-    assert.equal(resolveToolPolicy(EMPTY_POLICY, ECHO, 'echo').untrusted, false, 'no annotation: trusted (the MCP default of true would taint everything)');
-    const policy: Policy = { tools: { 'web/*': { untrusted: false }, echo: { untrusted: true, unknownOutcome: 'tell_model' } }, tenants: {} };
+    assert.equal(
+      resolveToolPolicy(EMPTY_POLICY, ECHO, 'echo').untrusted,
+      false,
+      'no annotation: trusted (the MCP default of true would taint everything)',
+    );
+    const policy: Policy = {
+      tools: { 'web/*': { untrusted: false }, echo: { untrusted: true, unknownOutcome: 'tell_model' } },
+      tenants: {},
+    };
     assert.equal(resolveToolPolicy(policy, fetcher, 'fetch').untrusted, false);
     assert.equal(resolveToolPolicy(policy, fetcher, 'fetch').untrustedSource, 'config');
     assert.equal(resolveToolPolicy(policy, ECHO, 'echo').untrusted, true);
@@ -90,8 +105,14 @@ describe('resolveToolPolicy', () => {
   });
 
   it('does not depend on the order of the policy file', () => {
-    const a: Policy = { tools: { 'power-exchange/*': { approval: 'auto' }, 'power-exchange/placeOrder': { approval: 'never' } }, tenants: {} };
-    const b: Policy = { tools: { 'power-exchange/placeOrder': { approval: 'never' }, 'power-exchange/*': { approval: 'auto' } }, tenants: {} };
+    const a: Policy = {
+      tools: { 'power-exchange/*': { approval: 'auto' }, 'power-exchange/placeOrder': { approval: 'never' } },
+      tenants: {},
+    };
+    const b: Policy = {
+      tools: { 'power-exchange/placeOrder': { approval: 'never' }, 'power-exchange/*': { approval: 'auto' } },
+      tenants: {},
+    };
     assert.deepEqual(resolveToolPolicy(a, PLACE_ORDER, 'placeOrder'), resolveToolPolicy(b, PLACE_ORDER, 'placeOrder'));
     assert.equal(resolveToolPolicy(a, PLACE_ORDER, 'placeOrder').approval, 'never');
   });

@@ -43,7 +43,8 @@ export function resolveToolPolicy(policy: Policy, tool: ToolSpec, exposedName: s
     returnDirect: returnDirect ?? false,
     // Only an explicit openWorldHint counts: the MCP default (true when absent) would taint every tool.
     untrusted: untrusted ?? tool.annotations?.openWorldHint === true,
-    untrustedSource: untrusted !== undefined ? 'config' : tool.annotations?.openWorldHint === true ? 'annotation' : 'default',
+    untrustedSource:
+      untrusted !== undefined ? 'config' : tool.annotations?.openWorldHint === true ? 'annotation' : 'default',
     unknownOutcome: unknownOutcome ?? 'ask',
   };
   if (timeoutMs !== undefined) resolved.timeoutMs = timeoutMs;

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { APPROVAL_INPUT_KEY, approvalForm, readApprovalAnswer, type FormAnswer, type HeldCall } from './approval-form.ts';
+import {
+  APPROVAL_INPUT_KEY,
+  approvalForm,
+  readApprovalAnswer,
+  type FormAnswer,
+  type HeldCall,
+} from './approval-form.ts';
 
 const HELD: HeldCall = {
   toolCallId: 'call_abc',
@@ -34,7 +40,13 @@ function problemOf(answer: FormAnswer): string {
 describe('approvalForm', () => {
   it('names the tool, its effect, the arguments and the run and call ids', () => {
     const { message } = approvalForm(HELD);
-    assert.match(message, /toolgate holds a call to placeOrder \(changes state\) for your approval: the policy asks a person for this tool\./);
+    assert.match(
+      message,
+      new RegExp(
+        String.raw`toolgate holds a call to placeOrder \(changes state\) fo` +
+          String.raw`r your approval: the policy asks a person for this tool\.`,
+      ),
+    );
     assert.ok(message.includes(JSON.stringify(HELD.arguments, null, 2)), 'the arguments, pretty-printed');
     assert.ok(message.endsWith('(run run_xyz, call call_abc)'));
     assert.equal(APPROVAL_INPUT_KEY, 'toolgate_approval');
@@ -67,8 +79,14 @@ describe('approvalForm', () => {
 
 describe('readApprovalAnswer', () => {
   it('accept + approve or reject: that decision, for the call, by the user', () => {
-    assert.deepEqual(accept({ decision: 'approve' }), { kind: 'decision', input: { type: 'approval', toolCallId: 'call_abc', userId: 'u-1', decision: 'approve' } });
-    assert.deepEqual(accept({ decision: 'reject' }), { kind: 'decision', input: { type: 'approval', toolCallId: 'call_abc', userId: 'u-1', decision: 'reject' } });
+    assert.deepEqual(accept({ decision: 'approve' }), {
+      kind: 'decision',
+      input: { type: 'approval', toolCallId: 'call_abc', userId: 'u-1', decision: 'approve' },
+    });
+    assert.deepEqual(accept({ decision: 'reject' }), {
+      kind: 'decision',
+      input: { type: 'approval', toolCallId: 'call_abc', userId: 'u-1', decision: 'reject' },
+    });
   });
 
   it('records the reason trimmed; a blank reason is no reason', () => {
@@ -79,20 +97,37 @@ describe('readApprovalAnswer', () => {
     const blank = accept({ decision: 'approve', reason: '   ' });
     assert.equal(blank.kind === 'decision' && 'reason' in blank.input, false);
     const long = accept({ decision: 'approve', reason: 'r'.repeat(5_000) });
-    assert.equal(long.kind === 'decision' ? long.input.reason?.length : 0, 2_000, 'a reason is kept to 2000 characters');
+    assert.equal(
+      long.kind === 'decision' ? long.input.reason?.length : 0,
+      2_000,
+      'a reason is kept to 2000 characters',
+    );
     const notText = accept({ decision: 'approve', reason: 42 });
     assert.equal(notText.kind === 'decision' && 'reason' in notText.input, false);
   });
 
   it('leaves userId out when the session has none', () => {
-    const answer = readApprovalAnswer({ action: 'accept', content: { decision: 'approve' } }, { toolCallId: 'call_abc' });
-    assert.deepEqual(answer, { kind: 'decision', input: { type: 'approval', toolCallId: 'call_abc', decision: 'approve' } });
+    const answer = readApprovalAnswer(
+      { action: 'accept', content: { decision: 'approve' } },
+      { toolCallId: 'call_abc' },
+    );
+    assert.deepEqual(answer, {
+      kind: 'decision',
+      input: { type: 'approval', toolCallId: 'call_abc', decision: 'approve' },
+    });
   });
 
   it('accept + edit with a JSON object: an edit with those arguments (and the reason)', () => {
     assert.deepEqual(accept({ decision: 'edit', arguments: '{"side":"SELL","qty":1}', reason: 'half' }), {
       kind: 'decision',
-      input: { type: 'approval', toolCallId: 'call_abc', userId: 'u-1', decision: 'edit', reason: 'half', arguments: { side: 'SELL', qty: 1 } },
+      input: {
+        type: 'approval',
+        toolCallId: 'call_abc',
+        userId: 'u-1',
+        decision: 'edit',
+        reason: 'half',
+        arguments: { side: 'SELL', qty: 1 },
+      },
     });
     const spaced = accept({ decision: 'edit', arguments: ' \n{ "a": [1, {"b": null}] }\n' });
     assert.deepEqual(spaced.kind === 'decision' ? spaced.input.arguments : undefined, { a: [1, { b: null }] });
@@ -105,19 +140,34 @@ describe('readApprovalAnswer', () => {
 
   it('an edit that is JSON but not an object asks again', () => {
     for (const raw of ['[1,2]', '"SELL"', '42', 'null', 'true']) {
-      assert.equal(problemOf(accept({ decision: 'edit', arguments: raw })), 'The edited arguments must be a JSON object ({"name": value, …}): fix them, or approve or reject.', raw);
+      assert.equal(
+        problemOf(accept({ decision: 'edit', arguments: raw })),
+        'The edited arguments must be a JSON object ({"name": value, …}): fix them, or approve or reject.',
+        raw,
+      );
     }
   });
 
   it('an edit without arguments as text asks for them', () => {
-    for (const content of [{ decision: 'edit' }, { decision: 'edit', arguments: { side: 'SELL' } }, { decision: 'edit', arguments: null }]) {
+    for (const content of [
+      { decision: 'edit' },
+      { decision: 'edit', arguments: { side: 'SELL' } },
+      { decision: 'edit', arguments: null },
+    ]) {
       assert.equal(problemOf(accept(content)), 'With "edit", give the new arguments as a JSON object.');
     }
   });
 
   it('an unknown or missing decision asks again, quoting it', () => {
-    assert.equal(problemOf(accept({ decision: 'maybe' })), 'The decision must be approve, reject or edit (got "maybe").');
-    assert.equal(problemOf(accept({ decision: 'mark_done' })), 'The decision must be approve, reject or edit (got "mark_done").', 'mark_done is not for held calls');
+    assert.equal(
+      problemOf(accept({ decision: 'maybe' })),
+      'The decision must be approve, reject or edit (got "maybe").',
+    );
+    assert.equal(
+      problemOf(accept({ decision: 'mark_done' })),
+      'The decision must be approve, reject or edit (got "mark_done").',
+      'mark_done is not for held calls',
+    );
     assert.match(problemOf(accept({})), /\(got undefined\)/);
     assert.match(problemOf(readApprovalAnswer({ action: 'accept' }, CTX)), /\(got undefined\)/, 'no content at all');
   });
@@ -125,14 +175,26 @@ describe('readApprovalAnswer', () => {
   it('decline rejects the call, saying it was declined in the client', () => {
     assert.deepEqual(readApprovalAnswer({ action: 'decline' }, CTX), {
       kind: 'decision',
-      input: { type: 'approval', toolCallId: 'call_abc', userId: 'u-1', decision: 'reject', reason: 'declined in the MCP client' },
+      input: {
+        type: 'approval',
+        toolCallId: 'call_abc',
+        userId: 'u-1',
+        decision: 'reject',
+        reason: 'declined in the MCP client',
+      },
     });
   });
 
   it('cancel rejects the call too, whatever the content says', () => {
     assert.deepEqual(readApprovalAnswer({ action: 'cancel', content: { decision: 'approve' } }, CTX), {
       kind: 'decision',
-      input: { type: 'approval', toolCallId: 'call_abc', userId: 'u-1', decision: 'reject', reason: 'the MCP client cancelled the approval' },
+      input: {
+        type: 'approval',
+        toolCallId: 'call_abc',
+        userId: 'u-1',
+        decision: 'reject',
+        reason: 'the MCP client cancelled the approval',
+      },
     });
     const declined = readApprovalAnswer({ action: 'decline', content: { decision: 'approve' } }, CTX);
     assert.equal(declined.kind === 'decision' ? declined.input.decision : undefined, 'reject');

@@ -1,4 +1,12 @@
-import { CLIENT_CAPABILITIES_META_KEY, inputRequired, inputResponse, type CallToolResult, type InputRequiredResult, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  inputRequired,
+  inputResponse,
+  type CallToolResult,
+  type InputRequiredResult,
+  type Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { isJsonObject, isRecord, type JsonObject, type ToolResult } from '../core/index.ts';
 import type { GatewayCallResult, GatewayDone } from './gateway-call.ts';
 import { APPROVAL_INPUT_KEY, approvalForm, readApprovalAnswer, type HeldCall } from './approval-form.ts';
@@ -45,16 +53,31 @@ export async function callTool(input: CallToolInput): Promise<CallToolResult | I
     ...(typeof traceparent === 'string' ? { traceparent } : {}),
     ...(limiter === undefined
       ? {}
-      : { refuse: async (entry) => {
-          const message = await limiter.take(session.identity, { name: entry.tool.name, server: entry.tool.origin.server, tool: entry.tool.origin.tool });
-          return message === undefined ? undefined : { code: 'rate_limited' as const, message };
-        } }),
+      : {
+          refuse: async (entry) => {
+            const message = await limiter.take(session.identity, {
+              name: entry.tool.name,
+              server: entry.tool.origin.server,
+              tool: entry.tool.origin.tool,
+            });
+            return message === undefined ? undefined : { code: 'rate_limited' as const, message };
+          },
+        }),
   });
   if (outcome.kind === 'done') return toMcp(run.runId, outcome);
-  const held: HeldCall = { toolCallId: outcome.toolCallId, name: outcome.name, arguments: outcome.arguments, effect: outcome.effect, reason: outcome.reason, runId: run.runId };
+  const held: HeldCall = {
+    toolCallId: outcome.toolCallId,
+    name: outcome.name,
+    arguments: outcome.arguments,
+    effect: outcome.effect,
+    reason: outcome.reason,
+    runId: run.runId,
+  };
   if (gateway.elicitation && canElicit(input.server, ctx)) return askApproval(input, held);
-  // The client gave up on this request (cancelled it, or went away): nobody would get the result, so the call is not run.
-  const onAbort = (): void => run.cancelHeld(held.toolCallId, 'the client cancelled the request while the call waited for approval');
+  // The client gave up on this request (cancelled it, or went away): nobody would get the result, so the call is not
+  // run.
+  const onAbort = (): void =>
+    run.cancelHeld(held.toolCallId, 'the client cancelled the request while the call waited for approval');
   ctx.mcpReq.signal.addEventListener('abort', onAbort, { once: true });
   try {
     return toMcp(run.runId, await waitWithProgress(ctx, held, outcome.outcome));
@@ -67,7 +90,13 @@ function askApproval(input: CallToolInput, held: HeldCall, problem?: string): In
   const form = approvalForm(held, problem);
   const request = RequestStateCodec.requestHash(input.name, input.arguments);
   return inputRequired({
-    inputRequests: { [APPROVAL_INPUT_KEY]: inputRequired.elicit({ mode: 'form', message: form.message, requestedSchema: form.requestedSchema }) },
+    inputRequests: {
+      [APPROVAL_INPUT_KEY]: inputRequired.elicit({
+        mode: 'form',
+        message: form.message,
+        requestedSchema: form.requestedSchema,
+      }),
+    },
     requestState: input.gateway.codec.encode({ runId: held.runId, toolCallId: held.toolCallId, request }),
   });
 }
@@ -76,24 +105,55 @@ function askApproval(input: CallToolInput, held: HeldCall, problem?: string): In
 async function answerApproval(input: CallToolInput, state: string): Promise<CallToolResult | InputRequiredResult> {
   const { gateway, session, ctx } = input;
   const ref = gateway.codec.decode(state);
-  if (ref === undefined) return refusal('the approval state sent back is not one this gateway issued (it is signed); call the tool again');
+  if (ref === undefined)
+    return refusal('the approval state sent back is not one this gateway issued (it is signed); call the tool again');
   const run = session.run;
-  if (run === undefined || run.runId !== ref.runId || ref.request !== RequestStateCodec.requestHash(input.name, input.arguments)) {
+  if (
+    run === undefined ||
+    run.runId !== ref.runId ||
+    ref.request !== RequestStateCodec.requestHash(input.name, input.arguments)
+  ) {
     return refusal('this approval belongs to another session or another call; call the tool again');
   }
   const outcome = run.heldOutcome(ref.toolCallId);
-  if (outcome === undefined) return refusal(`the approval of ${input.name} (${ref.toolCallId}) is no longer pending; call the tool again`);
+  if (outcome === undefined)
+    return refusal(`the approval of ${input.name} (${ref.toolCallId}) is no longer pending; call the tool again`);
   const answer = inputResponse(ctx.mcpReq.inputResponses, APPROVAL_INPUT_KEY);
   if (answer.kind !== 'elicit') {
     // No answer (e.g. the client dropped it): the call stays held for the runs API until its timeout.
-    return toMcp(run.runId, await waitWithProgress(ctx, { toolCallId: ref.toolCallId, name: input.name, arguments: {}, effect: 'write', reason: 'policy', runId: run.runId }, outcome));
+    return toMcp(
+      run.runId,
+      await waitWithProgress(
+        ctx,
+        {
+          toolCallId: ref.toolCallId,
+          name: input.name,
+          arguments: {},
+          effect: 'write',
+          reason: 'policy',
+          runId: run.runId,
+        },
+        outcome,
+      ),
+    );
   }
   const read = readApprovalAnswer(answer, { toolCallId: ref.toolCallId, userId: session.identity.userId });
   if (read.kind === 'invalid') {
     const pending = await gateway.options.store.getRun(run.runId);
     const shown = pending?.pendingApproval?.toolCallId === ref.toolCallId ? pending.pendingApproval : undefined;
     if (shown !== undefined) {
-      return askApproval(input, { toolCallId: ref.toolCallId, name: shown.name, arguments: shown.arguments, effect: shown.effect, reason: shown.reason, runId: run.runId }, read.problem);
+      return askApproval(
+        input,
+        {
+          toolCallId: ref.toolCallId,
+          name: shown.name,
+          arguments: shown.arguments,
+          effect: shown.effect,
+          reason: shown.reason,
+          runId: run.runId,
+        },
+        read.problem,
+      );
     }
   } else {
     await run.decide(read.input);
@@ -102,14 +162,22 @@ async function answerApproval(input: CallToolInput, state: string): Promise<Call
 }
 
 /** Waits for the held call's outcome, telling a client that asked for progress that it still waits. */
-async function waitWithProgress(ctx: ServerContext, held: HeldCall, outcome: Promise<GatewayDone>): Promise<GatewayDone> {
+async function waitWithProgress(
+  ctx: ServerContext,
+  held: HeldCall,
+  outcome: Promise<GatewayDone>,
+): Promise<GatewayDone> {
   const token = ctx.mcpReq._meta?.progressToken;
   if (token === undefined) return outcome;
   let beats = 0;
   const send = (): void => {
     beats += 1;
-    const message = `${held.name} waits for approval (run ${held.runId}, call ${held.toolCallId}): decide over the runs API or the console`;
-    void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: beats, message } }).catch(() => undefined);
+    const message =
+      `${held.name} waits for approval (run ${held.runId}, call ` +
+      `${held.toolCallId}): decide over the runs API or the console`;
+    void ctx.mcpReq
+      .notify({ method: 'notifications/progress', params: { progressToken: token, progress: beats, message } })
+      .catch(() => undefined);
   };
   send();
   const timer = setInterval(send, PROGRESS_EVERY_MS);
@@ -123,7 +191,8 @@ async function waitWithProgress(ctx: ServerContext, held: HeldCall, outcome: Pro
 /** Whether the client can answer an elicitation (form mode): per request on 2026-07-28, from `initialize` before. */
 function canElicit(server: Server, ctx: ServerContext): boolean {
   const envelope = ctx.mcpReq.envelope;
-  const declared = (isRecord(envelope) ? envelope[CLIENT_CAPABILITIES_META_KEY] : undefined) ?? server.getClientCapabilities();
+  const declared =
+    (isRecord(envelope) ? envelope[CLIENT_CAPABILITIES_META_KEY] : undefined) ?? server.getClientCapabilities();
   if (!isJsonObject(declared)) return false;
   const elicitation = declared['elicitation'];
   if (!isJsonObject(elicitation)) return false;
@@ -144,7 +213,7 @@ function toMcp(runId: string, done: { toolCallId: string; result: ToolResult }):
     ...(result.ok ? {} : { isError: true }),
     _meta: { [RUN_ID_META_KEY]: runId, [TOOL_CALL_ID_META_KEY]: done.toolCallId },
   };
-  if (result.structuredContent !== undefined && isJsonObject(result.structuredContent)) out.structuredContent = result.structuredContent;
+  if (result.structuredContent !== undefined && isJsonObject(result.structuredContent))
+    out.structuredContent = result.structuredContent;
   return out;
 }
-

@@ -28,10 +28,14 @@ export function describeToolChange(pinned: JsonObject, current: JsonObject): str
     const before = pinned[key];
     const after = current[key];
     if (same(before, after)) continue;
-    if (TEXT_FIELDS.has(key) && isTextOrAbsent(before) && isTextOrAbsent(after)) lines.push(textLine(key, before, after));
-    else if (SCHEMA_FIELDS.has(key) && isObject(before) && isObject(after)) lines.push(...schemaLines(key, before, after));
-    else if (SCHEMA_FIELDS.has(key) && (before === undefined || after === undefined)) lines.push(`${key} ${after === undefined ? 'removed' : `added: ${json(after)}`}`);
-    else if (key === 'annotations' && isObjectOrAbsent(before) && isObjectOrAbsent(after)) lines.push(...annotationLines(before ?? {}, after ?? {}));
+    if (TEXT_FIELDS.has(key) && isTextOrAbsent(before) && isTextOrAbsent(after))
+      lines.push(textLine(key, before, after));
+    else if (SCHEMA_FIELDS.has(key) && isObject(before) && isObject(after))
+      lines.push(...schemaLines(key, before, after));
+    else if (SCHEMA_FIELDS.has(key) && (before === undefined || after === undefined))
+      lines.push(`${key} ${after === undefined ? 'removed' : `added: ${json(after)}`}`);
+    else if (key === 'annotations' && isObjectOrAbsent(before) && isObjectOrAbsent(after))
+      lines.push(...annotationLines(before ?? {}, after ?? {}));
     else lines.push(...leafLines(key, { before, after }));
   }
   if (lines.length === 0 && canonicalJson(pinned) !== canonicalJson(current)) lines.push('definition changed');
@@ -54,8 +58,10 @@ function schemaLines(label: string, before: JsonObject, after: JsonObject): stri
     const a = before[key];
     const b = after[key];
     if (same(a, b)) continue;
-    if (key === 'properties' && isObjectOrAbsent(a) && isObjectOrAbsent(b)) lines.push(...propertyLines(label, a ?? {}, b ?? {}));
-    else if (key === 'required' && isListOrAbsent(a) && isListOrAbsent(b)) lines.push(`${label}: "required" changed: ${list(a)} → ${list(b)}`);
+    if (key === 'properties' && isObjectOrAbsent(a) && isObjectOrAbsent(b))
+      lines.push(...propertyLines(label, a ?? {}, b ?? {}));
+    else if (key === 'required' && isListOrAbsent(a) && isListOrAbsent(b))
+      lines.push(`${label}: "required" changed: ${list(a)} → ${list(b)}`);
     else lines.push(...leafLines(`${label}.${key}`, { before: a, after: b }));
   }
   return lines;
@@ -78,14 +84,19 @@ function propertyLines(label: string, before: JsonObject, after: JsonObject): st
 }
 
 function annotationLines(before: JsonObject, after: JsonObject): string[] {
-  return orderedKeys(before, after, []).flatMap((key) => leafLines(`annotations.${key}`, { before: before[key], after: after[key] }));
+  return orderedKeys(before, after, []).flatMap((key) =>
+    leafLines(`annotations.${key}`, { before: before[key], after: after[key] }),
+  );
 }
 
 /**
  * One line per differing leaf: `label.path: before → after`, or with
  * `changed`: `label changed: path before → after`.
  */
-function leafLines(label: string, { before, after, style = 'dotted' }: { before: Value; after: Value; style?: 'dotted' | 'changed' }): string[] {
+function leafLines(
+  label: string,
+  { before, after, style = 'dotted' }: { before: Value; after: Value; style?: 'dotted' | 'changed' },
+): string[] {
   return leafDiffs(before, after, []).map(({ path, a, b }) => {
     const where = path.join('.');
     let values = `${json(a)} → ${json(b)}`;
@@ -101,8 +112,10 @@ function leafLines(label: string, { before, after, style = 'dotted' }: { before:
 /** Where two JSON values differ: objects by key, arrays of one length by index, anything else whole. */
 function leafDiffs(a: Value, b: Value, path: string[]): { path: string[]; a: Value; b: Value }[] {
   if (same(a, b)) return [];
-  if (isObject(a) && isObject(b)) return orderedKeys(a, b, []).flatMap((key) => leafDiffs(a[key], b[key], [...path, key]));
-  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) return a.flatMap((item, i) => leafDiffs(item, b[i], [...path, String(i)]));
+  if (isObject(a) && isObject(b))
+    return orderedKeys(a, b, []).flatMap((key) => leafDiffs(a[key], b[key], [...path, key]));
+  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length)
+    return a.flatMap((item, i) => leafDiffs(item, b[i], [...path, String(i)]));
   return [{ path, a, b }];
 }
 

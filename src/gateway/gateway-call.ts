@@ -9,7 +9,10 @@ export interface GatewayCallRequest {
   signal?: AbortSignal | undefined;
   /** The client's W3C traceparent (`_meta.traceparent`): the call's spans continue its trace. */
   traceparent?: string | undefined;
-  /** Refuses the call before the gate (a rate limit, counted in the store): recorded as the gate's denial with this code and message. */
+  /**
+   * Refuses the call before the gate (a rate limit, counted in the store): recorded as the gate's denial with this code
+   * and message.
+   */
   refuse?: ((entry: CatalogEntry) => GatewayRefusal | undefined | Promise<GatewayRefusal | undefined>) | undefined;
 }
 

@@ -1,4 +1,12 @@
-import { TERMINAL_RUN_STATUSES, ZERO_USAGE, draft, type ClaimOptions, type EventDraft, type RunEvent, type RunStore } from '../core/index.ts';
+import {
+  TERMINAL_RUN_STATUSES,
+  ZERO_USAGE,
+  draft,
+  type ClaimOptions,
+  type EventDraft,
+  type RunEvent,
+  type RunStore,
+} from '../core/index.ts';
 import { RunWriter } from '../orchestrator/log/run-writer.ts';
 import type { OwnedElsewhere, RecoverOptions } from '../orchestrator/run-engine-options.ts';
 
@@ -16,11 +24,19 @@ export async function endLostGatewaySession({ store, run, lease, leaseMs }: Reco
   const drafts: EventDraft[] = [...unansweredCalls(await store.readEvents(run.id))];
   drafts.push(
     draft('run_status', { from: run.status, to: 'failed', reason: LOST_MESSAGE }),
-    draft('run_failed', { error: { code: 'session_lost', message: LOST_MESSAGE }, usage: ZERO_USAGE, steps: run.steps }),
+    draft('run_failed', {
+      error: { code: 'session_lost', message: LOST_MESSAGE },
+      usage: ZERO_USAGE,
+      steps: run.steps,
+    }),
   );
   const writer = new RunWriter({ store, lease, leaseMs, lastEventId: run.lastEventId });
   try {
-    await writer.append(drafts, { status: 'failed', pendingApproval: null, error: { code: 'session_lost', message: LOST_MESSAGE } });
+    await writer.append(drafts, {
+      status: 'failed',
+      pendingApproval: null,
+      error: { code: 'session_lost', message: LOST_MESSAGE },
+    });
   } finally {
     writer.close();
   }
@@ -30,8 +46,10 @@ export async function endLostGatewaySession({ store, run, lease, leaseMs }: Reco
 function* unansweredCalls(events: readonly RunEvent[]): Generator<EventDraft> {
   const open = new Map<string, { name: string; step: number; sent: boolean }>();
   for (const event of events) {
-    if (event.type === 'gate_decision' && event.data.decision === 'approval_required') open.set(event.data.toolCallId, { name: event.data.name, step: event.data.step, sent: false });
-    else if (event.type === 'tool_call') open.set(event.data.toolCallId, { name: event.data.name, step: event.data.step, sent: true });
+    if (event.type === 'gate_decision' && event.data.decision === 'approval_required')
+      open.set(event.data.toolCallId, { name: event.data.name, step: event.data.step, sent: false });
+    else if (event.type === 'tool_call')
+      open.set(event.data.toolCallId, { name: event.data.name, step: event.data.step, sent: true });
     else if (event.type === 'tool_result') open.delete(event.data.toolCallId);
   }
   for (const [toolCallId, call] of open) {
@@ -39,7 +57,15 @@ function* unansweredCalls(events: readonly RunEvent[]): Generator<EventDraft> {
       ? `${call.name} was sent and no answer was recorded before the gateway went away: it MAY HAVE EXECUTED`
       : `${call.name} was waiting for approval when the gateway went away; it was not run`;
     const error = { code: call.sent ? ('outcome_unknown' as const) : ('cancelled' as const), message: text };
-    yield draft('tool_result', { step: call.step, toolCallId, name: call.name, ok: false, content: [{ type: 'text', text }], error, latencyMs: 0 });
+    yield draft('tool_result', {
+      step: call.step,
+      toolCallId,
+      name: call.name,
+      ok: false,
+      content: [{ type: 'text', text }],
+      error,
+      latencyMs: 0,
+    });
   }
 }
 
@@ -57,7 +83,11 @@ export async function sweepLostGatewaySessions(store: RunStore, claim: ClaimOpti
   let cursor: string | undefined;
   let examined = 0;
   do {
-    const page = await store.listRuns({ status: 'waiting_approval', limit: 100, ...(cursor === undefined ? {} : { cursor }) });
+    const page = await store.listRuns({
+      status: 'waiting_approval',
+      limit: 100,
+      ...(cursor === undefined ? {} : { cursor }),
+    });
     for (const run of page.runs) {
       if (run.settings?.gateway === undefined) continue;
       const lease = await store.claimRun(run.id, claim);

@@ -9,7 +9,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it, type TestContext } from 'node:test';
-import { ToolgateError, draft, type JsonObject, type Run, type RunEvent, type RunLease, type RunStore, type ToolResult } from '../core/index.ts';
+import {
+  ToolgateError,
+  draft,
+  type JsonObject,
+  type Run,
+  type RunEvent,
+  type RunLease,
+  type RunStore,
+  type ToolResult,
+} from '../core/index.ts';
 import type { Policy } from '../gate/index.ts';
 import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
 import { openSqliteRunStore } from '../store/sqlite/open-sqlite-run-store.ts';
@@ -29,7 +38,10 @@ const TENANT = 'acme';
 const USER = 'u-1';
 const SESSION = { transport: 'stdio' as const, client: { name: 'test-client', version: '1.0' }, dryRun: false };
 
-/** placeOrder waits for a person and gets the user id injected; deleteAll is denied to the tenant; notify is a write that needs nobody. */
+/**
+ * placeOrder waits for a person and gets the user id injected; deleteAll is denied to the tenant; notify is a write
+ * that needs nobody.
+ */
 const POLICY: Policy = {
   tools: { placeOrder: { approval: 'required', inject: { userId: '{{user.id}}' } }, notify: { approval: 'never' } },
   tenants: { [TENANT]: { deny: ['deleteAll'] } },
@@ -125,7 +137,12 @@ function shopTools(calls: Calls, options: { notifyHangs?: boolean }): LocalToolS
       defineTool({
         name: 'lookup',
         description: 'Looks an order up.',
-        inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'], additionalProperties: false },
+        inputSchema: {
+          type: 'object',
+          properties: { id: { type: 'string' } },
+          required: ['id'],
+          additionalProperties: false,
+        },
         effect: 'read',
         execute: (args) => (record('lookup')(args), { id: args['id'] ?? null, status: 'open' }),
       }),
@@ -134,14 +151,27 @@ function shopTools(calls: Calls, options: { notifyHangs?: boolean }): LocalToolS
         description: 'Places an order.',
         inputSchema: {
           type: 'object',
-          properties: { side: { type: 'string', enum: ['BUY', 'SELL'] }, qty: { type: 'integer', minimum: 1 }, userId: { type: 'string' } },
+          properties: {
+            side: { type: 'string', enum: ['BUY', 'SELL'] },
+            qty: { type: 'integer', minimum: 1 },
+            userId: { type: 'string' },
+          },
           required: ['side', 'qty', 'userId'],
           additionalProperties: false,
         },
         effect: 'write',
-        execute: (args) => (record('placeOrder')(args), `placed ${String(args['qty'])} ${String(args['side'])} for ${String(args['userId'])}`),
+        execute: (args) => (
+          record('placeOrder')(args),
+          `placed ${String(args['qty'])} ${String(args['side'])} for ${String(args['userId'])}`
+        ),
       }),
-      defineTool({ name: 'deleteAll', description: 'Deletes every order.', inputSchema: { type: 'object' }, effect: 'write', execute: (args) => (record('deleteAll')(args), 'deleted') }),
+      defineTool({
+        name: 'deleteAll',
+        description: 'Deletes every order.',
+        inputSchema: { type: 'object' },
+        effect: 'write',
+        execute: (args) => (record('deleteAll')(args), 'deleted'),
+      }),
       defineTool({
         name: 'notify',
         description: 'Sends a notice.',
@@ -151,7 +181,9 @@ function shopTools(calls: Calls, options: { notifyHangs?: boolean }): LocalToolS
           record('notify')(args);
           if (options.notifyHangs !== true) return 'sent';
           // Never answers; gives up only when aborted.
-          return new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
+          return new Promise((_, reject) =>
+            ctx.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
+          );
         },
       }),
       defineTool({
@@ -236,7 +268,11 @@ function textOf(result: ToolResult): string {
 
 /** The events of one call, in order. */
 function eventsOf(events: readonly RunEvent[], toolCallId: string): RunEvent[] {
-  return events.filter((e) => (e.type === 'input_received' ? e.data.input.type === 'approval' && e.data.input.toolCallId === toolCallId : 'toolCallId' in e.data && e.data.toolCallId === toolCallId));
+  return events.filter((e) =>
+    e.type === 'input_received'
+      ? e.data.input.type === 'approval' && e.data.input.toolCallId === toolCallId
+      : 'toolCallId' in e.data && e.data.toolCallId === toolCallId,
+  );
 }
 
 function typesOf(events: readonly RunEvent[]): string[] {
@@ -275,7 +311,9 @@ function assertWellFormed(events: readonly RunEvent[]): void {
   }
   for (const id of seen) assert.ok(results.has(id), `call ${id} has a tool_result`);
   for (const [id, at] of sent) assert.ok((results.get(id) ?? 0) > at, `the tool_result of ${id} follows its tool_call`);
-  const terminal = events.findIndex((e) => e.type === 'run_completed' || e.type === 'run_failed' || e.type === 'run_cancelled');
+  const terminal = events.findIndex(
+    (e) => e.type === 'run_completed' || e.type === 'run_failed' || e.type === 'run_cancelled',
+  );
   if (terminal !== -1) assert.equal(terminal, events.length - 1, 'nothing follows the terminal event');
 }
 
@@ -333,10 +371,18 @@ for (const kind of KINDS) {
       assert.ok(started?.type === 'run_started');
       assert.equal(started.data.strategy, 'gateway');
       assert.equal(started.data.dryRun, false);
-      assert.deepEqual(started.data.tools, ['lookup', 'placeOrder', 'notify', 'flaky'], 'the tools the tenant is offered; deleteAll is denied to it');
+      assert.deepEqual(
+        started.data.tools,
+        ['lookup', 'placeOrder', 'notify', 'flaky'],
+        'the tools the tenant is offered; deleteAll is denied to it',
+      );
       assert.ok(status?.type === 'run_status');
       assert.deepEqual({ from: status.data.from, to: status.data.to }, { from: 'queued', to: 'running' });
-      assert.equal(await f.store.claimRun(f.run.runId, { owner: 'someone-else', ttlMs: 1_000 }), undefined, 'the gateway holds the lease');
+      assert.equal(
+        await f.store.claimRun(f.run.runId, { owner: 'someone-else', ttlMs: 1_000 }),
+        undefined,
+        'the gateway holds the lease',
+      );
       assert.equal(await f.peer.claimRun(f.run.runId, { owner: 'another-process', ttlMs: 1_000 }), undefined);
       assert.equal(f.run.ended, false);
     });
@@ -368,7 +414,8 @@ for (const kind of KINDS) {
       assert.deepEqual(f.calls.lookup, []);
       assert.deepEqual(f.calls.placeOrder, []);
       const events = await f.events();
-      for (const id of [missing.toolCallId, badEnum.toolCallId]) assert.deepEqual(typesOf(eventsOf(events, id)), ['gate_decision:invalid', 'tool_result']);
+      for (const id of [missing.toolCallId, badEnum.toolCallId])
+        assert.deepEqual(typesOf(eventsOf(events, id)), ['gate_decision:invalid', 'tool_result']);
       assert.equal((await f.current()).status, 'running');
       assertWellFormed(events);
     });
@@ -405,7 +452,12 @@ for (const kind of KINDS) {
         eventId: approvalEvent?.id ?? -1,
       });
       assert.deepEqual(f.calls.placeOrder, [], 'nothing runs before the decision');
-      await submitInput(f.peer, f.run.runId, { type: 'approval', toolCallId: hold.toolCallId, decision: 'approve', userId: 'approver' });
+      await submitInput(f.peer, f.run.runId, {
+        type: 'approval',
+        toolCallId: hold.toolCallId,
+        decision: 'approve',
+        userId: 'approver',
+      });
       const outcome = await hold.outcome;
       assert.equal(outcome.toolCallId, hold.toolCallId);
       assert.equal(outcome.result.ok, true);
@@ -415,8 +467,17 @@ for (const kind of KINDS) {
       assert.equal(after.status, 'running');
       assert.equal(after.pendingApproval, undefined);
       const events = await f.events();
-      assert.deepEqual(typesOf(eventsOf(events, hold.toolCallId)), ['gate_decision:approval_required', 'approval_required', 'input_received', 'gate_decision:allowed', 'tool_call', 'tool_result']);
-      const allowed = eventsOf(events, hold.toolCallId).find((e) => e.type === 'gate_decision' && e.data.decision === 'allowed');
+      assert.deepEqual(typesOf(eventsOf(events, hold.toolCallId)), [
+        'gate_decision:approval_required',
+        'approval_required',
+        'input_received',
+        'gate_decision:allowed',
+        'tool_call',
+        'tool_result',
+      ]);
+      const allowed = eventsOf(events, hold.toolCallId).find(
+        (e) => e.type === 'gate_decision' && e.data.decision === 'allowed',
+      );
       assert.ok(allowed?.type === 'gate_decision');
       assert.equal(allowed.data.reason, 'approved by approver');
       assert.deepEqual(allowed.data.injected, [{ key: 'userId', overridden: false }]);
@@ -427,7 +488,12 @@ for (const kind of KINDS) {
       const f = await setUp(t, kind.open);
       const hold = held(await f.call('placeOrder', ORDER));
       // The approver cannot set the injected key either.
-      await submitInput(f.peer, f.run.runId, { type: 'approval', toolCallId: hold.toolCallId, decision: 'edit', arguments: { side: 'sell', qty: 1, userId: 'mallory' } });
+      await submitInput(f.peer, f.run.runId, {
+        type: 'approval',
+        toolCallId: hold.toolCallId,
+        decision: 'edit',
+        arguments: { side: 'sell', qty: 1, userId: 'mallory' },
+      });
       const outcome = await hold.outcome;
       assert.equal(outcome.result.ok, true);
       assert.deepEqual(f.calls.placeOrder, [{ side: 'SELL', qty: 1, userId: USER }]);
@@ -441,7 +507,12 @@ for (const kind of KINDS) {
     it('an invalid edit is refused and not run', async (t) => {
       const f = await setUp(t, kind.open);
       const hold = held(await f.call('placeOrder', ORDER));
-      await submitInput(f.peer, f.run.runId, { type: 'approval', toolCallId: hold.toolCallId, decision: 'edit', arguments: { side: 'SELL', qty: 0 } });
+      await submitInput(f.peer, f.run.runId, {
+        type: 'approval',
+        toolCallId: hold.toolCallId,
+        decision: 'edit',
+        arguments: { side: 'SELL', qty: 0 },
+      });
       const outcome = await hold.outcome;
       assert.equal(outcome.result.ok, false);
       assert.equal(outcome.result.error?.code, 'invalid_arguments');
@@ -453,7 +524,12 @@ for (const kind of KINDS) {
     it('a rejection is not run and tells the client why', async (t) => {
       const f = await setUp(t, kind.open);
       const hold = held(await f.call('placeOrder', ORDER));
-      await submitInput(f.peer, f.run.runId, { type: 'approval', toolCallId: hold.toolCallId, decision: 'reject', reason: 'too large' });
+      await submitInput(f.peer, f.run.runId, {
+        type: 'approval',
+        toolCallId: hold.toolCallId,
+        decision: 'reject',
+        reason: 'too large',
+      });
       const outcome = await hold.outcome;
       assert.equal(outcome.result.ok, false);
       assert.equal(outcome.result.error?.code, 'rejected');
@@ -462,7 +538,13 @@ for (const kind of KINDS) {
       const run = await f.current();
       assert.equal(run.status, 'running');
       assert.equal(run.pendingApproval, undefined);
-      assert.deepEqual(typesOf(eventsOf(await f.events(), hold.toolCallId)), ['gate_decision:approval_required', 'approval_required', 'input_received', 'gate_decision:denied', 'tool_result']);
+      assert.deepEqual(typesOf(eventsOf(await f.events(), hold.toolCallId)), [
+        'gate_decision:approval_required',
+        'approval_required',
+        'input_received',
+        'gate_decision:denied',
+        'tool_result',
+      ]);
       assertWellFormed(await f.events());
     });
 
@@ -470,21 +552,33 @@ for (const kind of KINDS) {
       const f = await setUp(t, kind.open);
       const hold = held(await f.call('placeOrder', ORDER));
       await f.run.decide({ type: 'approval', toolCallId: hold.toolCallId, decision: 'approve', userId: USER });
-      await f.run.decide({ type: 'approval', toolCallId: hold.toolCallId, decision: 'reject', reason: 'changed my mind' });
+      await f.run.decide({
+        type: 'approval',
+        toolCallId: hold.toolCallId,
+        decision: 'reject',
+        reason: 'changed my mind',
+      });
       const outcome = await hold.outcome;
       assert.equal(outcome.result.ok, true, 'the first decision stands');
       assert.deepEqual(f.calls.placeOrder, [PREPARED_ORDER]);
       await f.run.decide({ type: 'approval', toolCallId: hold.toolCallId, decision: 'approve' });
       assert.equal(f.calls.placeOrder.length, 1, 'run once');
       const events = await f.events();
-      assert.equal(events.filter((e) => e.type === 'input_received').length, 1, 'the ignored decisions were not recorded');
+      assert.equal(
+        events.filter((e) => e.type === 'input_received').length,
+        1,
+        'the ignored decisions were not recorded',
+      );
       assertWellFormed(events);
     });
 
     it('decide passes on usage errors (an edit without arguments)', async (t) => {
       const f = await setUp(t, kind.open);
       const hold = held(await f.call('placeOrder', ORDER));
-      await assert.rejects(f.run.decide({ type: 'approval', toolCallId: hold.toolCallId, decision: 'edit' }), (error: unknown) => error instanceof ToolgateError && error.code === 'usage');
+      await assert.rejects(
+        f.run.decide({ type: 'approval', toolCallId: hold.toolCallId, decision: 'edit' }),
+        (error: unknown) => error instanceof ToolgateError && error.code === 'usage',
+      );
       await f.run.decide({ type: 'approval', toolCallId: hold.toolCallId, decision: 'reject' });
       assert.equal((await hold.outcome).result.error?.code, 'rejected');
     });
@@ -520,12 +614,18 @@ for (const kind of KINDS) {
       const outcome = await hold.outcome;
       assert.ok(Date.now() - started >= 150, 'it waited for the timeout');
       assert.equal(outcome.result.error?.code, 'rejected');
-      assert.match(textOf(outcome.result), /placeOrder was not run: no decision came within \d+ m?s; the call was refused$/);
+      assert.match(
+        textOf(outcome.result),
+        /placeOrder was not run: no decision came within \d+ m?s; the call was refused$/,
+      );
       assert.deepEqual(f.calls.placeOrder, []);
       const run = await f.current();
       assert.equal(run.status, 'running');
       assert.equal(run.pendingApproval, undefined);
-      await assert.rejects(submitInput(f.peer, f.run.runId, { type: 'approval', toolCallId: hold.toolCallId, decision: 'approve' }), (e: unknown) => e instanceof ToolgateError && e.code === 'conflict');
+      await assert.rejects(
+        submitInput(f.peer, f.run.runId, { type: 'approval', toolCallId: hold.toolCallId, decision: 'approve' }),
+        (e: unknown) => e instanceof ToolgateError && e.code === 'conflict',
+      );
       await f.run.decide({ type: 'approval', toolCallId: hold.toolCallId, decision: 'approve' });
       assert.deepEqual(f.calls.placeOrder, [], 'a late decision through the client is dropped');
       assertWellFormed(await f.events());
@@ -569,28 +669,44 @@ for (const kind of KINDS) {
       assertWellFormed(await f.events());
     });
 
-    it('refuse (a rate limit) is recorded as the gate denying the call, with code rate_limited; the tool is not called', async (t) => {
-      const f = await setUp(t, kind.open);
-      const asked: string[] = [];
-      const refuse = (entry: { tool: { name: string } }) => {
-        asked.push(entry.tool.name);
-        return entry.tool.name === 'lookup' ? { code: 'rate_limited' as const, message: 'rate limit: tenant "acme" may make 1 call per 60 s; retry in 60 s' } : undefined;
-      };
-      const limited = done(await f.call('lookup', { id: '1' }, { refuse }));
-      assert.equal(limited.result.ok, false);
-      assert.deepEqual(limited.result.error, { code: 'rate_limited', message: 'rate limit: tenant "acme" may make 1 call per 60 s; retry in 60 s' });
-      assert.deepEqual(f.calls.lookup, []);
-      const events = eventsOf(await f.events(), limited.toolCallId);
-      assert.deepEqual(typesOf(events), ['gate_decision:denied', 'tool_result']);
-      const gate = events[0];
-      assert.ok(gate?.type === 'gate_decision');
-      assert.equal(gate.data.reason, 'rate limit: tenant "acme" may make 1 call per 60 s; retry in 60 s');
-      assert.equal(gate.data.effect, 'read');
-      assert.equal(done(await f.call('notify', { text: 'x' }, { refuse })).result.ok, true, 'not refused: the call goes on through the gate');
-      done(await f.call('nope', {}, { refuse }));
-      assert.deepEqual(asked, ['lookup', 'notify'], 'asked with the catalog entry of a known tool only');
-      assertWellFormed(await f.events());
-    });
+    it(
+      'refuse (a rate limit) is recorded as the gate denying ' +
+        'the call, with code rate_limited; the tool is not called',
+      async (t) => {
+        const f = await setUp(t, kind.open);
+        const asked: string[] = [];
+        const refuse = (entry: { tool: { name: string } }) => {
+          asked.push(entry.tool.name);
+          return entry.tool.name === 'lookup'
+            ? {
+                code: 'rate_limited' as const,
+                message: 'rate limit: tenant "acme" may make 1 call per 60 s; retry in 60 s',
+              }
+            : undefined;
+        };
+        const limited = done(await f.call('lookup', { id: '1' }, { refuse }));
+        assert.equal(limited.result.ok, false);
+        assert.deepEqual(limited.result.error, {
+          code: 'rate_limited',
+          message: 'rate limit: tenant "acme" may make 1 call per 60 s; retry in 60 s',
+        });
+        assert.deepEqual(f.calls.lookup, []);
+        const events = eventsOf(await f.events(), limited.toolCallId);
+        assert.deepEqual(typesOf(events), ['gate_decision:denied', 'tool_result']);
+        const gate = events[0];
+        assert.ok(gate?.type === 'gate_decision');
+        assert.equal(gate.data.reason, 'rate limit: tenant "acme" may make 1 call per 60 s; retry in 60 s');
+        assert.equal(gate.data.effect, 'read');
+        assert.equal(
+          done(await f.call('notify', { text: 'x' }, { refuse })).result.ok,
+          true,
+          'not refused: the call goes on through the gate',
+        );
+        done(await f.call('nope', {}, { refuse }));
+        assert.deepEqual(asked, ['lookup', 'notify'], 'asked with the catalog entry of a known tool only');
+        assertWellFormed(await f.events());
+      },
+    );
 
     it('end: completed with a summary of the calls, the lease released, no more calls', async (t) => {
       const f = await setUp(t, kind.open);
@@ -608,7 +724,10 @@ for (const kind of KINDS) {
       const events = await f.events();
       const [status, completed] = events.slice(-2);
       assert.ok(status?.type === 'run_status');
-      assert.deepEqual({ from: status.data.from, to: status.data.to, reason: status.data.reason }, { from: 'running', to: 'completed', reason: 'the client closed the session' });
+      assert.deepEqual(
+        { from: status.data.from, to: status.data.to, reason: status.data.reason },
+        { from: 'running', to: 'completed', reason: 'the client closed the session' },
+      );
       assert.ok(completed?.type === 'run_completed');
       assert.equal(completed.data.output, summary);
       assert.equal(completed.data.steps, 4);
@@ -616,7 +735,10 @@ for (const kind of KINDS) {
       assert.equal(f.spy.released[0]?.owner, 'gateway-1');
       await f.run.end({ status: 'completed', reason: 'again' });
       assert.equal((await f.events()).length, events.length, 'a second end writes nothing');
-      await assert.rejects(f.call('lookup', { id: '2' }), (e: unknown) => e instanceof ToolgateError && e.code === 'conflict');
+      await assert.rejects(
+        f.call('lookup', { id: '2' }),
+        (e: unknown) => e instanceof ToolgateError && e.code === 'conflict',
+      );
       await f.run.record([draft('user_message', { text: 'after the end' })]);
       assert.equal((await f.events()).length, events.length, 'record after the end writes nothing');
       assertWellFormed(events);
@@ -643,7 +765,15 @@ for (const kind of KINDS) {
 
     it('record appends session events that are not calls', async (t) => {
       const f = await setUp(t, kind.open);
-      const changed = draft('tool_changed', { name: 'lookup', server: 'shop', tool: 'lookup', fingerprint: 'new', pinnedFingerprint: 'old', pinnedAt: '2026-01-01T00:00:00.000Z', changes: ['description'] });
+      const changed = draft('tool_changed', {
+        name: 'lookup',
+        server: 'shop',
+        tool: 'lookup',
+        fingerprint: 'new',
+        pinnedFingerprint: 'old',
+        pinnedAt: '2026-01-01T00:00:00.000Z',
+        changes: ['description'],
+      });
       await f.run.record([changed]);
       const last = (await f.events()).at(-1);
       assert.ok(last?.type === 'tool_changed');
@@ -667,69 +797,92 @@ for (const kind of KINDS) {
       assert.ok(last?.type === 'run_cancelled');
       assert.equal(last.data.reason, 'operator stop');
       assert.equal((await f.current()).pendingApproval, undefined);
-      await assert.rejects(f.call('lookup', { id: '2' }), (e: unknown) => e instanceof ToolgateError && e.code === 'conflict');
+      await assert.rejects(
+        f.call('lookup', { id: '2' }),
+        (e: unknown) => e instanceof ToolgateError && e.code === 'conflict',
+      );
       assertWellFormed(events);
+    });
+
+    it('a cancel requested from another process ends the session', {}, async (t) => {
+      // Processes sharing a store share the lease length: the gateway reads the log every third of it, a cancel waits
+      // two.
+      const f = await setUp(t, kind.open, { leaseMs: 900 });
+      done(await f.call('lookup', { id: '1' }));
+      const cancelled = await engineOn(f.peer, 'api-2', 900).cancel(f.run.runId, { reason: 'operator stop' });
+      await until('the session ends', () => f.run.ended, 2_000);
+      assert.equal(cancelled.status, 'cancelled');
+      assert.equal((await f.current()).status, 'cancelled');
     });
 
     it(
-      'a cancel requested from another process ends the session',
-      {},
+      'a lost session is ended by a RunEngine: session_lost, the ' +
+        'unanswered write outcome_unknown, the held call cancelled',
       async (t) => {
-        // Processes sharing a store share the lease length: the gateway reads the log every third of it, a cancel waits two.
-        const f = await setUp(t, kind.open, { leaseMs: 900 });
-        done(await f.call('lookup', { id: '1' }));
-        const cancelled = await engineOn(f.peer, 'api-2', 900).cancel(f.run.runId, { reason: 'operator stop' });
-        await until('the session ends', () => f.run.ended, 2_000);
-        assert.equal(cancelled.status, 'cancelled');
-        assert.equal((await f.current()).status, 'cancelled');
+        const f = await setUp(t, kind.open, { leaseMs: 300, notifyHangs: true });
+        const inFlight = f.call('notify', { text: 'hello' });
+        inFlight.catch(() => undefined);
+        await until('notify was sent', () => f.calls.notify.length === 1);
+        const hold = held(await f.call('placeOrder', ORDER));
+        assert.equal((await f.current()).status, 'waiting_approval');
+        // The gateway stalls: its lease runs out.
+        f.spy.freezeRenewals();
+        const engine = engineOn(f.peer, 'recovery');
+        // Until the lease runs out, drive leaves the run to the gateway.
+        let recovered = await engine.drive(f.run.runId);
+        assert.equal(recovered.status, 'waiting_approval', 'the gateway still holds the session');
+        await until(
+          'the lease ran out and the engine ended the session',
+          async () => (recovered = await engine.drive(f.run.runId)).status === 'failed',
+        );
+        assert.equal(recovered.error?.code, 'session_lost');
+        assert.equal(recovered.pendingApproval, undefined);
+        const events = await f.peer.readEvents(f.run.runId);
+        const resultOf = (id: string) =>
+          events.find((e): e is RunEvent<'tool_result'> => e.type === 'tool_result' && e.data.toolCallId === id);
+        const sent = events.find((e) => e.type === 'tool_call' && e.data.name === 'notify');
+        assert.ok(sent?.type === 'tool_call');
+        const unknown = resultOf(sent.data.toolCallId);
+        assert.equal(unknown?.data.error?.code, 'outcome_unknown');
+        assert.match(unknown?.data.error?.message ?? '', /notify was sent .* MAY HAVE EXECUTED/);
+        const refused = resultOf(hold.toolCallId);
+        assert.equal(refused?.data.error?.code, 'cancelled');
+        assert.match(
+          refused?.data.error?.message ?? '',
+          /placeOrder was waiting for approval when the gateway went away; it was not run/,
+        );
+        const [status, failed] = events.slice(-2);
+        assert.ok(status?.type === 'run_status');
+        assert.deepEqual({ from: status.data.from, to: status.data.to }, { from: 'waiting_approval', to: 'failed' });
+        assert.ok(failed?.type === 'run_failed');
+        assert.equal(failed.data.error.code, 'session_lost');
+        assertWellFormed(events);
+        // The stalled gateway, waking, writes nothing more: its held call and its call in flight end without touching
+        // the
+        // log.
+        assert.equal((await hold.outcome).result.error?.code, 'cancelled');
+        f.spy.thaw();
+        await until('the gateway noticed it lost the session', () => f.run.ended);
+        await assert.rejects(
+          inFlight,
+          (e: unknown) => e instanceof ToolgateError && (e.code === 'lease_lost' || e.code === 'conflict'),
+        );
+        assert.equal((await f.peer.readEvents(f.run.runId)).length, events.length);
+        await assert.rejects(
+          f.call('lookup', { id: '1' }),
+          (e: unknown) => e instanceof ToolgateError && e.code === 'conflict',
+        );
       },
     );
-
-    it('a lost session is ended by a RunEngine: session_lost, the unanswered write outcome_unknown, the held call cancelled', async (t) => {
-      const f = await setUp(t, kind.open, { leaseMs: 300, notifyHangs: true });
-      const inFlight = f.call('notify', { text: 'hello' });
-      inFlight.catch(() => undefined);
-      await until('notify was sent', () => f.calls.notify.length === 1);
-      const hold = held(await f.call('placeOrder', ORDER));
-      assert.equal((await f.current()).status, 'waiting_approval');
-      // The gateway stalls: its lease runs out.
-      f.spy.freezeRenewals();
-      const engine = engineOn(f.peer, 'recovery');
-      // Until the lease runs out, drive leaves the run to the gateway.
-      let recovered = await engine.drive(f.run.runId);
-      assert.equal(recovered.status, 'waiting_approval', 'the gateway still holds the session');
-      await until('the lease ran out and the engine ended the session', async () => (recovered = await engine.drive(f.run.runId)).status === 'failed');
-      assert.equal(recovered.error?.code, 'session_lost');
-      assert.equal(recovered.pendingApproval, undefined);
-      const events = await f.peer.readEvents(f.run.runId);
-      const resultOf = (id: string) => events.find((e): e is RunEvent<'tool_result'> => e.type === 'tool_result' && e.data.toolCallId === id);
-      const sent = events.find((e) => e.type === 'tool_call' && e.data.name === 'notify');
-      assert.ok(sent?.type === 'tool_call');
-      const unknown = resultOf(sent.data.toolCallId);
-      assert.equal(unknown?.data.error?.code, 'outcome_unknown');
-      assert.match(unknown?.data.error?.message ?? '', /notify was sent .* MAY HAVE EXECUTED/);
-      const refused = resultOf(hold.toolCallId);
-      assert.equal(refused?.data.error?.code, 'cancelled');
-      assert.match(refused?.data.error?.message ?? '', /placeOrder was waiting for approval when the gateway went away; it was not run/);
-      const [status, failed] = events.slice(-2);
-      assert.ok(status?.type === 'run_status');
-      assert.deepEqual({ from: status.data.from, to: status.data.to }, { from: 'waiting_approval', to: 'failed' });
-      assert.ok(failed?.type === 'run_failed');
-      assert.equal(failed.data.error.code, 'session_lost');
-      assertWellFormed(events);
-      // The stalled gateway, waking, writes nothing more: its held call and its call in flight end without touching the log.
-      assert.equal((await hold.outcome).result.error?.code, 'cancelled');
-      f.spy.thaw();
-      await until('the gateway noticed it lost the session', () => f.run.ended);
-      await assert.rejects(inFlight, (e: unknown) => e instanceof ToolgateError && (e.code === 'lease_lost' || e.code === 'conflict'));
-      assert.equal((await f.peer.readEvents(f.run.runId)).length, events.length);
-      await assert.rejects(f.call('lookup', { id: '1' }), (e: unknown) => e instanceof ToolgateError && e.code === 'conflict');
-    });
 
     it('a lost session waiting on approval is ended by the gateway sweep, once its lease has expired', async (t) => {
       const f = await setUp(t, kind.open, { leaseMs: 300 });
       const hold = held(await f.call('placeOrder', ORDER));
-      assert.deepEqual(await sweepLostGatewaySessions(f.peer, { owner: 'sweeper', ttlMs: 300 }), [], 'not while the gateway holds the lease');
+      assert.deepEqual(
+        await sweepLostGatewaySessions(f.peer, { owner: 'sweeper', ttlMs: 300 }),
+        [],
+        'not while the gateway holds the lease',
+      );
       f.spy.freezeRenewals();
       await sleep(450);
       assert.deepEqual(await sweepLostGatewaySessions(f.peer, { owner: 'sweeper', ttlMs: 300 }), [f.run.runId]);
@@ -750,7 +903,10 @@ for (const kind of KINDS) {
       assert.deepEqual(await engine.claimNext(10), [], 'not while the gateway holds the lease');
       let leases: RunLease[] = [];
       await until('the sweep claims the session', async () => (leases = await engine.claimNext(10)).length > 0);
-      assert.deepEqual(leases.map((l) => l.runId), [f.run.runId]);
+      assert.deepEqual(
+        leases.map((l) => l.runId),
+        [f.run.runId],
+      );
       const run = await engine.drive(f.run.runId, { lease: leases[0] });
       assert.equal(run.status, 'failed');
       assert.equal(run.error?.code, 'session_lost');

@@ -1,4 +1,18 @@
-import { TERMINAL_RUN_STATUSES, ToolgateError, ZERO_USAGE, draft, newId, toolError, type EventDraft, type JsonValue, type ParsedToolCall, type Run, type RunInput, type RunLease, type ToolResult } from '../core/index.ts';
+import {
+  TERMINAL_RUN_STATUSES,
+  ToolgateError,
+  ZERO_USAGE,
+  draft,
+  newId,
+  toolError,
+  type EventDraft,
+  type JsonValue,
+  type ParsedToolCall,
+  type Run,
+  type RunInput,
+  type RunLease,
+  type ToolResult,
+} from '../core/index.ts';
 import { createRedactor } from '../gate/index.ts';
 import { recordResult } from '../orchestrator/call/call-events.ts';
 import { executeToolCall, type ToolCallContext } from '../orchestrator/call/execute-tool-call.ts';
@@ -41,10 +55,13 @@ export class GatewayRun {
       lease,
       leaseMs: options.leaseMs,
       lastEventId: run.lastEventId,
-      // The client waits on its call: a store that cannot record it is said at once (the call may then not run, or may have run).
+      // The client waits on its call: a store that cannot record it is said at once (the call may then not run, or may
+      // have run).
       waitForStore: false,
       onApplied: (events) => {
-        for (const event of events) if (event.type === 'cancel_requested') void this.end({ status: 'cancelled', reason: event.data.reason }).catch(() => undefined);
+        for (const event of events)
+          if (event.type === 'cancel_requested')
+            void this.end({ status: 'cancelled', reason: event.data.reason }).catch(() => undefined);
       },
       onCommitted: options.onEvents,
       onLost: () => this.#lost(),
@@ -75,20 +92,36 @@ export class GatewayRun {
     return this.#ended;
   }
 
-  /** One tools/call of the client, through the gate. Never throws for the call's own trouble: the client gets the reason. */
+  /**
+   * One tools/call of the client, through the gate. Never throws for the call's own trouble: the client gets the
+   * reason.
+   */
   async call(request: GatewayCallRequest): Promise<GatewayCallResult> {
     if (this.#ended) throw new ToolgateError('conflict', `gateway session ${this.runId} has ended`);
     const step = ++this.#steps;
     // The client's arguments arrive parsed (JSON-RPC): they go to the gate as they are.
     const call: ParsedToolCall = { id: newId('call'), name: request.name, input: request.arguments };
-    const signal = request.signal === undefined ? this.#abort.signal : AbortSignal.any([this.#abort.signal, request.signal]);
+    const signal =
+      request.signal === undefined ? this.#abort.signal : AbortSignal.any([this.#abort.signal, request.signal]);
     let sent = false;
     const ctx = this.#context({ request, step, signal, onSent: () => (sent = true) });
     const entry = request.catalog.visible.get(request.name);
     const refused = entry === undefined ? undefined : await request.refuse?.(entry);
     if (entry !== undefined && refused !== undefined) {
-      const gate = draft('gate_decision', { step, toolCallId: call.id, name: call.name, effect: entry.policy.effect, decision: 'denied', normalisations: [], injected: [], reason: refused.message });
-      return this.#done(call, await recordResult(ctx, call, { result: toolError(refused.code, refused.message), before: [gate] }));
+      const gate = draft('gate_decision', {
+        step,
+        toolCallId: call.id,
+        name: call.name,
+        effect: entry.policy.effect,
+        decision: 'denied',
+        normalisations: [],
+        injected: [],
+        reason: refused.message,
+      });
+      return this.#done(
+        call,
+        await recordResult(ctx, call, { result: toolError(refused.code, refused.message), before: [gate] }),
+      );
     }
     const pass = startPassSpan(this.#traced(request.traceparent));
     let outcome: Awaited<ReturnType<typeof executeToolCall>>;
@@ -96,9 +129,17 @@ export class GatewayRun {
       outcome = await executeToolCall({ ...ctx, trace: pass }, call);
     } catch (error) {
       pass.end({ status: 'failed' });
-      // The call went out, and then its result could not be recorded: the client must not take the error for "not done".
+      // The call went out, and then its result could not be recorded: the client must not take the error for "not
+      // done".
       if (sent && error instanceof ToolgateError && error.code === 'store_unavailable') {
-        return this.#done(call, toolError('outcome_unknown', `${call.name} was sent, but its result could not be recorded (${error.message}). It MAY HAVE EXECUTED: check before calling it again.`));
+        return this.#done(
+          call,
+          toolError(
+            'outcome_unknown',
+            `${call.name} was sent, but its result could not be recorded ` +
+              `(${error.message}). It MAY HAVE EXECUTED: check before calling it again.`,
+          ),
+        );
       }
       throw error;
     }
@@ -106,7 +147,9 @@ export class GatewayRun {
     if (outcome.kind === 'done') return this.#done(call, outcome.result);
     if (outcome.kind === 'unknown') {
       // The client is still waiting on this request: it gets the doubt at once, and the log records it.
-      const message = `${call.name} was sent but no answer came (${outcome.detail}). It MAY HAVE EXECUTED: check before calling it again.`;
+      const message =
+        `${call.name} was sent but no answer came (${outcome.detail}). ` +
+        `It MAY HAVE EXECUTED: check before calling it again.`;
       return this.#done(call, await recordResult(ctx, call, { result: toolError('outcome_unknown', message) }));
     }
     return this.#held.hold(ctx, call, { arguments: outcome.arguments, effect: outcome.effect, reason: outcome.reason });
@@ -149,7 +192,17 @@ export class GatewayRun {
   }
 
   /** `onSent`: the call's tool_call is recorded, so the call is about to go (or went) upstream. */
-  #context({ request, step, signal, onSent }: { request: GatewayCallRequest; step: number; signal: AbortSignal; onSent: () => void }): ToolCallContext {
+  #context({
+    request,
+    step,
+    signal,
+    onSent,
+  }: {
+    request: GatewayCallRequest;
+    step: number;
+    signal: AbortSignal;
+    onSent: () => void;
+  }): ToolCallContext {
     const env = this.#options.environment;
     return {
       runId: this.runId,
@@ -189,21 +242,27 @@ export class GatewayRun {
   }
 
   #tally(outcome: ToolResult | 'refused'): void {
-    if (outcome === 'refused' || (!outcome.ok && REFUSED_CODES.has(outcome.error?.code ?? ''))) this.#counts.refused += 1;
+    if (outcome === 'refused' || (!outcome.ok && REFUSED_CODES.has(outcome.error?.code ?? '')))
+      this.#counts.refused += 1;
     else if (outcome.ok) this.#counts.ok += 1;
     else this.#counts.failed += 1;
   }
 
   async #finish({ status, reason }: { status: 'completed' | 'cancelled'; reason: string }): Promise<void> {
     this.#ended = true;
-    this.#held.cancelAll(status === 'cancelled' ? `the session was cancelled (${reason})` : `the session ended (${reason}) before a decision came`);
+    this.#held.cancelAll(
+      status === 'cancelled'
+        ? `the session was cancelled (${reason})`
+        : `the session ended (${reason}) before a decision came`,
+    );
     // Calls still in flight are aborted on a cancel; on a normal end they finish first.
     if (status === 'cancelled') this.#abort.abort(new Error(reason));
     await this.#held.settled();
     await this.#writer.settled();
     try {
       const run = await this.#options.store.getRun(this.runId);
-      if (run !== undefined && !TERMINAL_RUN_STATUSES.has(run.status)) await this.#appendEnd({ from: run.status, status, reason });
+      if (run !== undefined && !TERMINAL_RUN_STATUSES.has(run.status))
+        await this.#appendEnd({ from: run.status, status, reason });
     } catch (error) {
       if (!(error instanceof ToolgateError && (error.code === 'lease_lost' || error.code === 'conflict'))) throw error;
     } finally {
@@ -212,12 +271,30 @@ export class GatewayRun {
   }
 
   /** The session's last events: its status change and run_completed (with a summary of its calls) or run_cancelled. */
-  async #appendEnd({ from, status, reason }: { from: Run['status']; status: 'completed' | 'cancelled'; reason: string }): Promise<void> {
+  async #appendEnd({
+    from,
+    status,
+    reason,
+  }: {
+    from: Run['status'];
+    status: 'completed' | 'cancelled';
+    reason: string;
+  }): Promise<void> {
     const { ok, failed, refused } = this.#counts;
     const steps = this.#steps;
-    const output = `gateway session ended (${reason}); ${steps} tool call${steps === 1 ? '' : 's'}: ${ok} ok, ${failed} failed, ${refused} refused`;
-    const last = status === 'completed' ? draft('run_completed', { output, usage: ZERO_USAGE, steps }) : draft('run_cancelled', { reason, usage: ZERO_USAGE, steps });
-    await this.#writer.append([draft('run_status', { from, to: status, reason }), last], { status, steps, pendingApproval: null, ...(status === 'completed' ? { output } : {}) });
+    const output =
+      `gateway session ended (${reason}); ${steps} tool ` +
+      `call${steps === 1 ? '' : 's'}: ${ok} ok, ${failed} failed, ${refused} refused`;
+    const last =
+      status === 'completed'
+        ? draft('run_completed', { output, usage: ZERO_USAGE, steps })
+        : draft('run_cancelled', { reason, usage: ZERO_USAGE, steps });
+    await this.#writer.append([draft('run_status', { from, to: status, reason }), last], {
+      status,
+      steps,
+      pendingApproval: null,
+      ...(status === 'completed' ? { output } : {}),
+    });
   }
 
   #lost(): void {
@@ -227,4 +304,3 @@ export class GatewayRun {
     this.#held.cancelAll('the gateway lost the session run');
   }
 }
-

@@ -21,7 +21,10 @@ export function isGatewayIdentity(value: unknown): value is GatewayIdentity {
 export class GatewaySession {
   readonly key: string;
   readonly identity: GatewayIdentity;
-  /** Completed by the first request that knows the client (a 2025-era session is admitted at initialize, before it does). */
+  /**
+   * Completed by the first request that knows the client (a 2025-era session is admitted at initialize, before it
+   * does).
+   */
   settings: GatewaySessionSettings;
   /** Its place in the tenant's and key's shares (SessionShares). */
   readonly slotId = newId('slot');

@@ -13,7 +13,11 @@ function gateway(maxSessions: number, options: Partial<GatewayOptions> & { store
     store: new MemoryRunStore(),
     owner: 'test',
     leaseMs: 5000,
-    environment: { tools: new LocalToolSource({ name: 'none', tools: [] }), policy: EMPTY_POLICY, validator: sharedValidator() },
+    environment: {
+      tools: new LocalToolSource({ name: 'none', tools: [] }),
+      policy: EMPTY_POLICY,
+      validator: sharedValidator(),
+    },
     listTools: () => Promise.resolve([]),
     maxResultBytes: 4096,
     maxSessions,
@@ -38,7 +42,10 @@ describe('Gateway sessions', () => {
     const g = gateway(2);
     const a = await g.session('a', identity, settings);
     await g.session('b', identity, settings);
-    await assert.rejects(g.session('c', identity, settings), refused(/2 open sessions, its limit \(gateway.maxSessions\)/));
+    await assert.rejects(
+      g.session('c', identity, settings),
+      refused(/2 open sessions, its limit \(gateway.maxSessions\)/),
+    );
     assert.equal(await g.session('a', identity, settings), a, 'an open session is found again, not counted twice');
     await g.endSession('a', 'test');
     assert.equal(g.sessionCount, 1);
@@ -52,7 +59,12 @@ describe('Gateway sessions', () => {
     const acme = { tenantId: 'acme', dryRun: false };
     await g.session('a1', acme, settings);
     await g.session('a2', acme, settings);
-    await assert.rejects(g.session('a3', acme, settings), refused(/^tenant "acme" has 2 open gateway sessions, its share \(gateway.maxSessionsPerTenant 2\): end unused sessions/));
+    await assert.rejects(
+      g.session('a3', acme, settings),
+      refused(
+        /^tenant "acme" has 2 open gateway sessions, its share \(gateway.maxSessionsPerTenant 2\): end unused sessions/,
+      ),
+    );
     await g.session('g1', { tenantId: 'globex', dryRun: false }, settings);
     await g.endSession('a1', 'test');
     await g.session('a3', acme, settings);
@@ -64,7 +76,12 @@ describe('Gateway sessions', () => {
     await g.session('k1-a', { tenantId: 'acme', keyId: 'k1', dryRun: false }, settings);
     await assert.rejects(
       g.session('k1-b', { tenantId: 'acme', keyId: 'k1', dryRun: false }, settings),
-      refused(/^this API key has 1 open gateway session, its share \(gateway.maxSessionsPerKey 1; other keys of tenant "acme" may still open sessions\)/),
+      refused(
+        new RegExp(
+          String.raw`^this API key has 1 open gateway session, its share \(gateway.maxSes` +
+            String.raw`sionsPerKey 1; other keys of tenant "acme" may still open sessions\)`,
+        ),
+      ),
     );
     await g.session('k2-a', { tenantId: 'acme', keyId: 'k2', dryRun: false }, settings);
     await g.close('test');
@@ -72,7 +89,10 @@ describe('Gateway sessions', () => {
 
   it('counts the shares in the store: two gateways on one store share them', async () => {
     const store = new MemoryRunStore();
-    const [one, two] = [gateway(10, { store, owner: 'one', maxSessionsPerTenant: 2 }), gateway(10, { store, owner: 'two', maxSessionsPerTenant: 2 })];
+    const [one, two] = [
+      gateway(10, { store, owner: 'one', maxSessionsPerTenant: 2 }),
+      gateway(10, { store, owner: 'two', maxSessionsPerTenant: 2 }),
+    ];
     const acme = { tenantId: 'acme', dryRun: false };
     await one.session('x', acme, settings);
     await two.session('y', acme, settings);
@@ -92,15 +112,19 @@ describe('Gateway sessions', () => {
     await g.close('test');
   });
 
-  it('default shares: the sessions divided among the tenants, at least a quarter each; half a tenant’s share per key when it has several', () => {
-    assert.equal(defaultMaxSessionsPerTenant(1000, 0), 1000);
-    assert.equal(defaultMaxSessionsPerTenant(1000, 1), 1000);
-    assert.equal(defaultMaxSessionsPerTenant(1000, 2), 500);
-    assert.equal(defaultMaxSessionsPerTenant(1000, 3), 334);
-    assert.equal(defaultMaxSessionsPerTenant(1000, 50), 250);
-    assert.equal(defaultMaxSessionsPerTenant(2, 50), 1);
-    assert.equal(defaultMaxSessionsPerKey(250, 1), 250);
-    assert.equal(defaultMaxSessionsPerKey(250, 3), 125);
-    assert.equal(defaultMaxSessionsPerKey(1, 3), 1);
-  });
+  it(
+    'default shares: the sessions divided among the tenants, at least ' +
+      'a quarter each; half a tenant’s share per key when it has several',
+    () => {
+      assert.equal(defaultMaxSessionsPerTenant(1000, 0), 1000);
+      assert.equal(defaultMaxSessionsPerTenant(1000, 1), 1000);
+      assert.equal(defaultMaxSessionsPerTenant(1000, 2), 500);
+      assert.equal(defaultMaxSessionsPerTenant(1000, 3), 334);
+      assert.equal(defaultMaxSessionsPerTenant(1000, 50), 250);
+      assert.equal(defaultMaxSessionsPerTenant(2, 50), 1);
+      assert.equal(defaultMaxSessionsPerKey(250, 1), 250);
+      assert.equal(defaultMaxSessionsPerKey(250, 3), 125);
+      assert.equal(defaultMaxSessionsPerKey(1, 3), 1);
+    },
+  );
 });

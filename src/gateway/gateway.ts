@@ -1,4 +1,10 @@
-import { ToolgateError, type GatewaySessionSettings, type LimitStore, type RunEvent, type RunStore } from '../core/index.ts';
+import {
+  ToolgateError,
+  type GatewaySessionSettings,
+  type LimitStore,
+  type RunEvent,
+  type RunStore,
+} from '../core/index.ts';
 import { buildToolCatalog, type ToolCatalog } from '../orchestrator/call/tool-catalog.ts';
 import { refuseChangedTools } from './changed-tools.ts';
 import { GatewayRun } from './gateway-run.ts';
@@ -13,7 +19,9 @@ import { UpstreamTools, type UpstreamToolsOptions } from './upstream-tools.ts';
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 5 * 60_000;
 /** Default `gateway.sessionIdleMs`: an HTTP session with no request for this long ends (its run completes). */
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
-/** Default `gateway.maxSessions`: open sessions per gateway process (each tenant's and key's share: session-shares.ts). */
+/**
+ * Default `gateway.maxSessions`: open sessions per gateway process (each tenant's and key's share: session-shares.ts).
+ */
 export const DEFAULT_MAX_SESSIONS = 1000;
 
 /** With the upstream tools (listTools, refreshTools, relistMs, checkPins: see UpstreamToolsOptions). */
@@ -97,23 +105,40 @@ export class Gateway {
    * beyond gateway.maxSessions in this process, or beyond the tenant's or the
    * key's share across the store — and its idle clock restarts.
    */
-  async session(key: string, identity: GatewayIdentity, settings: Omit<GatewaySessionSettings, 'dryRun'>): Promise<GatewaySession> {
+  async session(
+    key: string,
+    identity: GatewayIdentity,
+    settings: Omit<GatewaySessionSettings, 'dryRun'>,
+  ): Promise<GatewaySession> {
     const session = this.#sessions.get(key) ?? (await this.#admit(key, identity, settings));
-    // Admitted before the client said who it is (a 2025-era initialize): the first request that knows completes it, before the run opens.
-    if (session.run === undefined && session.opening === undefined && settings.client !== undefined && session.settings.client === undefined) {
+    // Admitted before the client said who it is (a 2025-era initialize): the first request that knows completes it,
+    // before the run opens.
+    if (
+      session.run === undefined &&
+      session.opening === undefined &&
+      settings.client !== undefined &&
+      session.settings.client === undefined
+    ) {
       session.settings = { ...settings, dryRun: identity.dryRun };
     }
     this.#touch(session);
     return session;
   }
 
-  #admit(key: string, identity: GatewayIdentity, settings: Omit<GatewaySessionSettings, 'dryRun'>): Promise<GatewaySession> {
+  #admit(
+    key: string,
+    identity: GatewayIdentity,
+    settings: Omit<GatewaySessionSettings, 'dryRun'>,
+  ): Promise<GatewaySession> {
     const pending = this.#admitting.get(key);
     if (pending !== undefined) return pending;
     if (this.#closed) throw new ToolgateError('shutting_down', 'the gateway is shutting down; reconnect in a moment');
     const open = this.#sessions.size + this.#admitting.size;
     if (open >= this.maxSessions) {
-      throw new ToolgateError('overloaded', `the gateway has ${open} open sessions, its limit (gateway.maxSessions); retry when one has ended`);
+      throw new ToolgateError(
+        'overloaded',
+        `the gateway has ${open} open sessions, its limit (gateway.maxSessions); retry when one has ended`,
+      );
     }
     const admitting = (async () => {
       const session = new GatewaySession(key, identity, { ...settings, dryRun: identity.dryRun });
@@ -130,7 +155,9 @@ export class Gateway {
     return admitting;
   }
 
-  /** Any request of the session's client (a 2025-era session's SSE stream, a notification): its idle clock starts again. */
+  /**
+   * Any request of the session's client (a 2025-era session's SSE stream, a notification): its idle clock starts again.
+   */
   keepAlive(key: string): void {
     const session = this.#sessions.get(key);
     if (session !== undefined) this.#touch(session);
@@ -182,14 +209,26 @@ export class Gateway {
    * and tools whose definition changed since they were pinned are refused with
    * their reason, and a change is recorded in the session's run once.
    */
-  async catalog(session: GatewaySession, options: { relist?: boolean } = {}): Promise<{ catalog: ToolCatalog; run: GatewayRun }> {
+  async catalog(
+    session: GatewaySession,
+    options: { relist?: boolean } = {},
+  ): Promise<{ catalog: ToolCatalog; run: GatewayRun }> {
     const { tools, pins } = await this.#upstream.list(options);
     const { policy } = this.options.environment;
     const tenantId = session.identity.tenantId;
     const built = buildToolCatalog(pins === undefined ? tools : pins.visible, { policy, tenantId });
-    const run = await this.runOf(session, built.definitions.map((d) => d.name));
+    const run = await this.runOf(
+      session,
+      built.definitions.map((d) => d.name),
+    );
     if (pins === undefined || pins.changed.length === 0) return { catalog: built, run };
-    const { catalog, news } = refuseChangedTools({ catalog: built, changed: pins.changed, policy, tenantId, told: session.toldChanged });
+    const { catalog, news } = refuseChangedTools({
+      catalog: built,
+      changed: pins.changed,
+      policy,
+      tenantId,
+      told: session.toldChanged,
+    });
     if (news.length > 0) await run.record(news);
     return { catalog, run };
   }
@@ -206,7 +245,14 @@ export class Gateway {
     this.#sessions.delete(key);
     clearTimeout(session.idleTimer);
     for (const listener of this.#endListeners) listener(key);
-    await this.#shares.release(session.slotId).catch((error: unknown) => this.options.onError?.(`gateway session ${key}: its place could not be freed in the store (it frees itself after ${this.options.leaseMs} ms): ${String(error)}`));
+    await this.#shares
+      .release(session.slotId)
+      .catch((error: unknown) =>
+        this.options.onError?.(
+          `gateway session ${key}: its place could not be freed in the store ` +
+            `(it frees itself after ${this.options.leaseMs} ms): ${String(error)}`,
+        ),
+      );
     const run = session.run ?? (await session.opening?.catch(() => undefined));
     if (run !== undefined && !run.ended) await run.end({ status: 'completed', reason });
   }
@@ -227,7 +273,9 @@ export class Gateway {
         this.#touch(session);
         return;
       }
-      void this.endSession(session.key, `no request for ${Math.round(idleMs / 1000)} s`).catch((error: unknown) => this.options.onError?.(`gateway session ${session.key} did not end cleanly: ${String(error)}`));
+      void this.endSession(session.key, `no request for ${Math.round(idleMs / 1000)} s`).catch((error: unknown) =>
+        this.options.onError?.(`gateway session ${session.key} did not end cleanly: ${String(error)}`),
+      );
     }, idleMs);
     session.idleTimer.unref();
   }

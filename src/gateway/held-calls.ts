@@ -75,7 +75,9 @@ export class HeldCalls {
     await previous;
     if (this.#options.ended()) {
       slot.resolve();
-      const result = await recordResult(ctx, call, { result: toolError('cancelled', `${call.name} was not run: the session ended before it could be decided`) });
+      const result = await recordResult(ctx, call, {
+        result: toolError('cancelled', `${call.name} was not run: the session ended before it could be decided`),
+      });
       this.#options.tally(result);
       return { kind: 'done', toolCallId: call.id, result };
     }
@@ -88,7 +90,8 @@ export class HeldCalls {
       throw error;
     }
     this.#held.set(call.id, held);
-    // The call outlives the request that made it (an elicitation round, a client that gave up waiting): only the session ends it.
+    // The call outlives the request that made it (an elicitation round, a client that gave up waiting): only the
+    // session ends it.
     const outcome = this.#settle({ ...ctx, signal: this.#options.session }, held, eventId).finally(() => {
       this.#held.delete(call.id);
       slot.resolve();
@@ -119,9 +122,19 @@ export class HeldCalls {
     return this.#slot;
   }
 
-  /** approval_required and the move to waiting_approval, in one append; the approval_required event's id, as the append returned it. */
+  /**
+   * approval_required and the move to waiting_approval, in one append; the approval_required event's id, as the append
+   * returned it.
+   */
   async #recordHold(step: number, shown: GatewayHeld): Promise<number> {
-    const ask = draft('approval_required', { step, toolCallId: shown.toolCallId, name: shown.name, arguments: shown.arguments, effect: shown.effect, reason: shown.reason });
+    const ask = draft('approval_required', {
+      step,
+      toolCallId: shown.toolCallId,
+      name: shown.name,
+      arguments: shown.arguments,
+      effect: shown.effect,
+      reason: shown.reason,
+    });
     const events = await this.#transition({
       to: 'waiting_approval',
       events: [ask],
@@ -142,8 +155,13 @@ export class HeldCalls {
     } catch {
       watched = held.abort.signal.aborted || session.aborted ? 'stopped' : 'timeout';
     }
-    if (watched !== 'timeout' && watched !== 'stopped' && watched.kind === 'decided') return this.#resume(ctx, call, watched.decision);
-    const why = watched === 'timeout' ? `no decision came within ${timeoutMs >= 10_000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`}; the call was refused` : whyStopped(watched, held);
+    if (watched !== 'timeout' && watched !== 'stopped' && watched.kind === 'decided')
+      return this.#resume(ctx, call, watched.decision);
+    const why =
+      watched === 'timeout'
+        ? `no decision came within ` +
+          `${timeoutMs >= 10_000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`}; the call was refused`
+        : whyStopped(watched, held);
     return this.#refuse(ctx, call, { code: watched === 'timeout' ? 'rejected' : 'cancelled', why });
   }
 
@@ -154,16 +172,39 @@ export class HeldCalls {
       return { toolCallId: call.id, result: outcome.result };
     }
     const detail = outcome.kind === 'unknown' ? outcome.detail : 'it needed approval again';
-    const message = `${call.name} was approved and sent, but no answer came (${detail}). It MAY HAVE EXECUTED: check before calling it again.`;
-    return { toolCallId: call.id, result: await recordResult(ctx, call, { result: toolError('outcome_unknown', message) }) };
+    const message =
+      `${call.name} was approved and sent, but no answer came ` +
+      `(${detail}). It MAY HAVE EXECUTED: check before calling it again.`;
+    return {
+      toolCallId: call.id,
+      result: await recordResult(ctx, call, { result: toolError('outcome_unknown', message) }),
+    };
   }
 
   /** A held call ends without running: its tool_result, and the run back to running (unless it has ended). */
-  async #refuse(ctx: ToolCallContext, call: ParsedToolCall, { code, why }: { code: 'rejected' | 'cancelled'; why: string }): Promise<GatewayDone> {
+  async #refuse(
+    ctx: ToolCallContext,
+    call: ParsedToolCall,
+    { code, why }: { code: 'rejected' | 'cancelled'; why: string },
+  ): Promise<GatewayDone> {
     const result = toolError(code, `${call.name} was not run: ${why}`);
-    const data = { step: ctx.step, toolCallId: call.id, name: call.name, ok: false, content: result.content, error: result.error ?? { code, message: why }, latencyMs: 0 };
+    const data = {
+      step: ctx.step,
+      toolCallId: call.id,
+      name: call.name,
+      ok: false,
+      content: result.content,
+      error: result.error ?? { code, message: why },
+      latencyMs: 0,
+    };
     const patch = (): AppendPatch => ({ steps: this.#options.steps(), pendingApproval: null });
-    await this.#transition({ to: 'running', events: [draft('tool_result', data)], reason: why, patch, onlyIfPending: call.id }).catch((error: unknown) => {
+    await this.#transition({
+      to: 'running',
+      events: [draft('tool_result', data)],
+      reason: why,
+      patch,
+      onlyIfPending: call.id,
+    }).catch((error: unknown) => {
       if (!(error instanceof ToolgateError && (error.code === 'conflict' || error.code === 'lease_lost'))) throw error;
     });
     this.#options.tally('refused');
@@ -176,17 +217,33 @@ export class HeldCalls {
    * `onlyIfPending`, the status is left alone once that call is no longer
    * pending (decided or cleared elsewhere): only the events are appended.
    */
-  async #transition(change: { to: RunStatus; events: EventDraft[]; reason: string; patch: () => AppendPatch; onlyIfPending?: string }): Promise<RunEvent[]> {
+  async #transition(change: {
+    to: RunStatus;
+    events: EventDraft[];
+    reason: string;
+    patch: () => AppendPatch;
+    onlyIfPending?: string;
+  }): Promise<RunEvent[]> {
     const { store, runId, writer } = this.#options;
     for (let attempt = 1; ; attempt++) {
       const run = await store.getRun(runId);
-      if (run === undefined || TERMINAL_RUN_STATUSES.has(run.status)) throw new ToolgateError('conflict', `gateway session ${runId} has ended`);
-      if (change.onlyIfPending !== undefined && run.pendingApproval?.toolCallId !== change.onlyIfPending) return writer.append(change.events);
-      const status = run.status === change.to ? [] : [draft('run_status', { from: run.status, to: change.to, reason: change.reason })];
+      if (run === undefined || TERMINAL_RUN_STATUSES.has(run.status))
+        throw new ToolgateError('conflict', `gateway session ${runId} has ended`);
+      if (change.onlyIfPending !== undefined && run.pendingApproval?.toolCallId !== change.onlyIfPending)
+        return writer.append(change.events);
+      const status =
+        run.status === change.to
+          ? []
+          : [draft('run_status', { from: run.status, to: change.to, reason: change.reason })];
       try {
-        return await writer.append([...status, ...change.events], { status: change.to, ...change.patch() }, { expectLastEventId: run.lastEventId });
+        return await writer.append(
+          [...status, ...change.events],
+          { status: change.to, ...change.patch() },
+          { expectLastEventId: run.lastEventId },
+        );
       } catch (error) {
-        if (!(error instanceof ToolgateError && error.code === 'conflict') || attempt >= TRANSITION_ATTEMPTS) throw error;
+        if (!(error instanceof ToolgateError && error.code === 'conflict') || attempt >= TRANSITION_ATTEMPTS)
+          throw error;
       }
     }
   }
@@ -198,5 +255,7 @@ function whyStopped(watched: Exclude<WatchedDecision, { kind: 'decided' }> | 'st
     const reason: unknown = held.abort.signal.reason;
     return typeof reason === 'string' ? reason : 'the session ended before a decision came';
   }
-  return watched.kind === 'cancel_requested' ? `the session was cancelled (${watched.reason})` : 'the session ended before a decision came';
+  return watched.kind === 'cancel_requested'
+    ? `the session was cancelled (${watched.reason})`
+    : 'the session ended before a decision came';
 }

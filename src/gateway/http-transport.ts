@@ -16,9 +16,15 @@ import { createGatewayServer } from './mcp-server.ts';
 
 /** Largest MCP request body read (the SDK's own default). */
 export const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024;
-/** Past the limit, this much more is read and dropped before the 413 (as the runs API does), so that the client reads it rather than a reset. */
+/**
+ * Past the limit, this much more is read and dropped before the 413 (as the runs API does), so that the client reads it
+ * rather than a reset.
+ */
 const MAX_MCP_DISCARD_BYTES = 16 * 1024 * 1024;
-/** A client may ask for a session of its own with this header; otherwise one caller's requests from one client form one session. */
+/**
+ * A client may ask for a session of its own with this header; otherwise one caller's requests from one client form one
+ * session.
+ */
 export const SESSION_HEADER = 'toolgate-session';
 /** `toolgate-dry-run: true` makes the session's writes dry runs (a header can only turn dry run on). */
 export const DRY_RUN_HEADER = 'toolgate-dry-run';
@@ -47,7 +53,8 @@ export class GatewayHttp {
     this.#gateway = gateway;
     this.#passthrough = passthrough;
     this.#onError = (error) => gateway.options.onError?.(`gateway (MCP over HTTP): ${error.message}`);
-    // A 2025-era session the gateway ended (idle, stopped) lets its transport go; the client's next request gets 404 and starts again.
+    // A 2025-era session the gateway ended (idle, stopped) lets its transport go; the client's next request gets 404
+    // and starts again.
     gateway.onSessionEnd((key) => {
       if (!key.startsWith(LEGACY_PREFIX)) return;
       const id = key.slice(LEGACY_PREFIX.length);
@@ -64,7 +71,13 @@ export class GatewayHttp {
         const hint = typeof extra?.['hint'] === 'string' ? extra['hint'] : undefined;
         return createGatewayServer(
           gateway,
-          { transport: 'http', identity, sessionKey: (client) => `http:${identity.tenantId ?? ''}:${identity.userId ?? ''}:${identity.dryRun ? 'dry' : 'live'}:${hint ?? client?.name ?? ''}` },
+          {
+            transport: 'http',
+            identity,
+            sessionKey: (client) =>
+              `http:${identity.tenantId ?? ''}:${identity.userId ?? ''}:` +
+              `${identity.dryRun ? 'dry' : 'live'}:${hint ?? client?.name ?? ''}`,
+          },
           passthrough,
         );
       },
@@ -72,9 +85,17 @@ export class GatewayHttp {
     );
   }
 
-  /** Serves one request to /mcp for an authenticated caller (`keyId`: the fingerprint of its API key; `dryRun`: its tenant's sessions are dry runs). */
+  /**
+   * Serves one request to /mcp for an authenticated caller (`keyId`: the fingerprint of its API key; `dryRun`: its
+   * tenant's sessions are dry runs).
+   */
   async handle(req: IncomingMessage, res: ServerResponse, caller: GatewayIdentity): Promise<void> {
-    const identity: GatewayIdentity = { tenantId: caller.tenantId, userId: caller.userId, keyId: caller.keyId, dryRun: caller.dryRun || headerOn(req.headers[DRY_RUN_HEADER]) };
+    const identity: GatewayIdentity = {
+      tenantId: caller.tenantId,
+      userId: caller.userId,
+      keyId: caller.keyId,
+      dryRun: caller.dryRun || headerOn(req.headers[DRY_RUN_HEADER]),
+    };
     const body = req.method === 'POST' ? await readBody(req) : undefined;
     if (body instanceof Response) return send(res, body);
     const request = toWebRequest(req, res, body?.text);
@@ -83,24 +104,44 @@ export class GatewayHttp {
     let response: Response;
     if (typeof sessionId === 'string') {
       const legacy = this.#legacy.get(sessionId);
-      if (legacy === undefined) response = jsonRpcError(404, -32001, 'Session not found: it ended or never existed; initialize a new one');
-      else if (legacy.identity.tenantId !== identity.tenantId || legacy.identity.userId !== identity.userId) response = jsonRpcError(403, -32600, 'this session belongs to another caller');
+      if (legacy === undefined)
+        response = jsonRpcError(404, -32001, 'Session not found: it ended or never existed; initialize a new one');
+      else if (legacy.identity.tenantId !== identity.tenantId || legacy.identity.userId !== identity.userId)
+        response = jsonRpcError(403, -32600, 'this session belongs to another caller');
       else {
         this.#gateway.keepAlive(`${LEGACY_PREFIX}${sessionId}`);
         response = await legacy.transport.handleRequest(request, { parsedBody });
       }
-    } else if (req.method === 'POST' && isInitializeRequest(parsedBody) && (await isLegacyRequest(request, parsedBody))) {
+    } else if (
+      req.method === 'POST' &&
+      isInitializeRequest(parsedBody) &&
+      (await isLegacyRequest(request, parsedBody))
+    ) {
       response =
         this.#legacy.size >= this.#gateway.maxSessions
-          ? jsonRpcError(503, -32000, `the gateway has ${this.#legacy.size} open sessions, its limit (gateway.maxSessions): end unused ones (DELETE /mcp) or retry later`)
+          ? jsonRpcError(
+              503,
+              -32000,
+              `the gateway has ${this.#legacy.size} open sessions, its limit ` +
+                `(gateway.maxSessions): end unused ones (DELETE /mcp) or retry later`,
+            )
           : await this.#openLegacy(request, parsedBody, identity);
     } else if (req.method === 'POST' && (await isLegacyRequest(request, parsedBody))) {
-      response = jsonRpcError(400, -32600, 'no session: a 2025-era client must send initialize first, then send its Mcp-Session-Id header');
+      response = jsonRpcError(
+        400,
+        -32600,
+        'no session: a 2025-era client must send initialize first, then send its Mcp-Session-Id header',
+      );
     } else {
       const hint = req.headers[SESSION_HEADER];
       response = await this.#modern.fetch(request, {
         parsedBody,
-        authInfo: { token: 'toolgate', clientId: identity.userId ?? 'anonymous', scopes: [], extra: { identity, hint: typeof hint === 'string' ? hint.slice(0, 200) : undefined } },
+        authInfo: {
+          token: 'toolgate',
+          clientId: identity.userId ?? 'anonymous',
+          scopes: [],
+          extra: { identity, hint: typeof hint === 'string' ? hint.slice(0, 200) : undefined },
+        },
       });
     }
     await send(res, response);
@@ -113,7 +154,8 @@ export class GatewayHttp {
   }
 
   async #openLegacy(request: Request, parsedBody: unknown, identity: GatewayIdentity): Promise<Response> {
-    // The id is chosen here so the session is admitted (its tenant's and key's shares) before the SDK answers initialize.
+    // The id is chosen here so the session is admitted (its tenant's and key's shares) before the SDK answers
+    // initialize.
     const sessionId = randomUUID();
     const key = `${LEGACY_PREFIX}${sessionId}`;
     try {
@@ -130,18 +172,28 @@ export class GatewayHttp {
       },
       onsessionclosed: (id) => {
         this.#legacy.delete(id);
-        // The store may be unavailable just then: the failure is reported, never left unhandled (that would end the process).
-        void this.#gateway.endSession(`${LEGACY_PREFIX}${id}`, 'the client closed the session').catch((error: unknown) => this.#gateway.options.onError?.(`gateway session ${id} did not end cleanly: ${String(error)}`));
+        // The store may be unavailable just then: the failure is reported, never left unhandled (that would end the
+        // process).
+        void this.#gateway
+          .endSession(`${LEGACY_PREFIX}${id}`, 'the client closed the session')
+          .catch((error: unknown) =>
+            this.#gateway.options.onError?.(`gateway session ${id} did not end cleanly: ${String(error)}`),
+          );
       },
     });
     transport.onerror = this.#onError;
-    const server = createGatewayServer(this.#gateway, { transport: 'http', identity, sessionKey: () => key }, this.#passthrough);
+    const server = createGatewayServer(
+      this.#gateway,
+      { transport: 'http', identity, sessionKey: () => key },
+      this.#passthrough,
+    );
     try {
       await server.connect(transport);
       return await transport.handleRequest(request, { parsedBody });
     } finally {
       // An initialize the SDK refused opened nothing: its place is given back.
-      if (!this.#legacy.has(sessionId)) void this.#gateway.endSession(key, 'the client did not complete initialize').catch(() => undefined);
+      if (!this.#legacy.has(sessionId))
+        void this.#gateway.endSession(key, 'the client did not complete initialize').catch(() => undefined);
     }
   }
 }
@@ -150,11 +202,18 @@ function headerOn(value: string | string[] | undefined): boolean {
   return typeof value === 'string' && /^(1|true|yes|on)$/i.test(value.trim());
 }
 
-/** The body as text and JSON, or the answer that refuses it: over the size limit (413), not UTF-8 (400, never decoded to U+FFFD). */
+/**
+ * The body as text and JSON, or the answer that refuses it: over the size limit (413), not UTF-8 (400, never decoded to
+ * U+FFFD).
+ */
 async function readBody(req: IncomingMessage): Promise<{ text: string; json: unknown } | Response> {
   const read = await readLimited(req, { maxBytes: MAX_MCP_BODY_BYTES, discardBytes: MAX_MCP_DISCARD_BYTES });
   if (read.kind === 'too_large') {
-    const response = jsonRpcError(413, -32600, `the request body is larger than ${MAX_MCP_BODY_BYTES} bytes, the gateway's limit for one MCP message`);
+    const response = jsonRpcError(
+      413,
+      -32600,
+      `the request body is larger than ${MAX_MCP_BODY_BYTES} bytes, the gateway's limit for one MCP message`,
+    );
     // Cut off before its end: the rest of the body would be read as the next request.
     if (!read.drained) response.headers.set('connection', 'close');
     return response;
@@ -162,7 +221,12 @@ async function readBody(req: IncomingMessage): Promise<{ text: string; json: unk
   const decoded = decodeUtf8(read.bytes);
   if (!decoded.ok) {
     const byte = decoded.byte.toString(16).padStart(2, '0');
-    return jsonRpcError(400, -32700, `the request body is not valid UTF-8 at byte offset ${decoded.offset} (0x${byte}): send the JSON encoded as UTF-8`);
+    return jsonRpcError(
+      400,
+      -32700,
+      `the request body is not valid UTF-8 at byte offset ` +
+        `${decoded.offset} (0x${byte}): send the JSON encoded as UTF-8`,
+    );
   }
   let json: unknown;
   try {
@@ -173,7 +237,10 @@ async function readBody(req: IncomingMessage): Promise<{ text: string; json: unk
   return { text: decoded.text, json };
 }
 
-/** The request as the SDK takes it; its signal aborts when the response closes (the client went away, or it was answered). */
+/**
+ * The request as the SDK takes it; its signal aborts when the response closes (the client went away, or it was
+ * answered).
+ */
 function toWebRequest(req: IncomingMessage, res: ServerResponse, body: string | undefined): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
@@ -184,11 +251,19 @@ function toWebRequest(req: IncomingMessage, res: ServerResponse, body: string | 
   const host = typeof req.headers.host === 'string' ? req.headers.host : 'localhost';
   const controller = new AbortController();
   res.once('close', () => controller.abort());
-  return new Request(`http://${host}${req.url ?? '/mcp'}`, { method: req.method ?? 'GET', headers, signal: controller.signal, ...(body === undefined ? {} : { body }) });
+  return new Request(`http://${host}${req.url ?? '/mcp'}`, {
+    method: req.method ?? 'GET',
+    headers,
+    signal: controller.signal,
+    ...(body === undefined ? {} : { body }),
+  });
 }
 
 function jsonRpcError(status: number, code: number, message: string): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), { status, headers: { 'content-type': 'application/json' } });
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
+    status,
+    headers: { 'content-type': 'application/json' },
+  });
 }
 
 /** Streams a web Response to the client (SSE responses as they come); stops reading when the client goes away. */

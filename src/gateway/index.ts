@@ -1,4 +1,10 @@
-export { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, Gateway, type GatewayOptions } from './gateway.ts';
+export {
+  DEFAULT_APPROVAL_TIMEOUT_MS,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_IDLE_MS,
+  Gateway,
+  type GatewayOptions,
+} from './gateway.ts';
 export type { GatewayIdentity } from './gateway-session.ts';
 export { defaultMaxSessionsPerKey, defaultMaxSessionsPerTenant } from './session-shares.ts';
 export { DRY_RUN_HEADER, GatewayHttp, SESSION_HEADER } from './http-transport.ts';

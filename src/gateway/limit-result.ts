@@ -1,4 +1,11 @@
-import { TRUNCATED_META_KEY, isJsonObject, type JsonObject, type JsonValue, type ToolContent, type ToolResult } from '../core/index.ts';
+import {
+  TRUNCATED_META_KEY,
+  isJsonObject,
+  type JsonObject,
+  type JsonValue,
+  type ToolContent,
+  type ToolResult,
+} from '../core/index.ts';
 
 export { DEFAULT_MAX_RESULT_BYTES, TRUNCATED_META_KEY } from '../core/index.ts';
 
@@ -34,14 +41,18 @@ export function limitResult(result: ToolResult, limit: number, label = GATEWAY_L
   });
   const content = fitted.kept;
   const limited: ToolResult = { ...result, content, truncated: { bytes: original, limit } };
-  const keepStructured = result.structuredContent !== undefined && sizeOf(result.structuredContent) + 24 <= fitted.budget;
+  const keepStructured =
+    result.structuredContent !== undefined && sizeOf(result.structuredContent) + 24 <= fitted.budget;
   if (!keepStructured) delete limited.structuredContent;
   const what = [
     ...(readPart ? ['only its first part was read'] : []),
     ...fitted.said,
     ...(result.structuredContent !== undefined && !keepStructured ? ['the structured content left out'] : []),
   ];
-  content.push({ type: 'text', text: `[toolgate: ${what.join(', ')}; the result was ${original} bytes, over ${label} of ${limit}]` });
+  content.push({
+    type: 'text',
+    text: `[toolgate: ${what.join(', ')}; the result was ${original} bytes, over ${label} of ${limit}]`,
+  });
   return limited;
 }
 
@@ -51,7 +62,11 @@ export function limitResult(result: ToolResult, limit: number, label = GATEWAY_L
  * item is no text); the others that do not fit are left out and counted by
  * `kind`. `said`: what was done, for the note; `budget`: the room left.
  */
-function fitInOrder<T>(items: readonly T[], budget: number, how: { cut: (item: T, room: number) => T | undefined; kind: (item: T) => string }): { kept: T[]; said: string[]; budget: number } {
+function fitInOrder<T>(
+  items: readonly T[],
+  budget: number,
+  how: { cut: (item: T, room: number) => T | undefined; kind: (item: T) => string },
+): { kept: T[]; said: string[]; budget: number } {
   const kept: T[] = [];
   const dropped = new Map<string, number>();
   let textCut = false;
@@ -73,7 +88,10 @@ function fitInOrder<T>(items: readonly T[], budget: number, how: { cut: (item: T
       dropped.set(kind, (dropped.get(kind) ?? 0) + 1);
     }
   }
-  const said = [...(textCut ? ['the text was cut'] : []), ...[...dropped].map(([kind, n]) => `${n} ${kind}${n === 1 ? '' : 's'} left out`)];
+  const said = [
+    ...(textCut ? ['the text was cut'] : []),
+    ...[...dropped].map(([kind, n]) => `${n} ${kind}${n === 1 ? '' : 's'} left out`),
+  ];
   return { kept, said, budget: room };
 }
 
@@ -121,6 +139,10 @@ export function limitResourceContents(result: JsonObject, limit: number, uri: st
     kind: (item) => (isJsonObject(item) && typeof item['blob'] === 'string' ? 'blob' : 'other content'),
   });
   const what = [...(readPart === undefined ? [] : ['only its first part was read']), ...said];
-  kept.push({ uri, mimeType: 'text/plain', text: `[toolgate: ${what.join(', ')}; the resource was ${original} bytes, over the gateway's limit of ${limit}]` });
+  kept.push({
+    uri,
+    mimeType: 'text/plain',
+    text: `[toolgate: ${what.join(', ')}; the resource was ${original} bytes, over the gateway's limit of ${limit}]`,
+  });
   return { ...result, contents: kept, _meta: { ...meta, [TRUNCATED_META_KEY]: { bytes: original, limit } } };
 }

@@ -11,9 +11,12 @@ export function limitedTools(source: ToolSource, maxResultBytes: number, label =
   return {
     name: source.name,
     listTools: (options?: { signal?: AbortSignal }): Promise<ToolSpec[]> => source.listTools(options),
-    callTool: async (request: CallToolRequest): Promise<ToolResult> => limitResult(await source.callTool(request), maxResultBytes, label),
+    callTool: async (request: CallToolRequest): Promise<ToolResult> =>
+      limitResult(await source.callTool(request), maxResultBytes, label),
     close: () => source.close(),
-    ...(listing === undefined ? {} : { listing: (options?: { signal?: AbortSignal }): Promise<ToolListing> => listing.call(source, options) }),
+    ...(listing === undefined
+      ? {}
+      : { listing: (options?: { signal?: AbortSignal }): Promise<ToolListing> => listing.call(source, options) }),
     ...(passthrough === undefined ? {} : { passthrough }),
   };
 }

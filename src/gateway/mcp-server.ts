@@ -1,5 +1,11 @@
 import { ProtocolError, ProtocolErrorCode, Server, type ServerContext, type Tool } from '@modelcontextprotocol/server';
-import { ToolgateError, isJsonObject, type JsonObject, type JsonSchema, type PassthroughSource } from '../core/index.ts';
+import {
+  ToolgateError,
+  isJsonObject,
+  type JsonObject,
+  type JsonSchema,
+  type PassthroughSource,
+} from '../core/index.ts';
 import type { CatalogEntry, ToolCatalog } from '../orchestrator/call/tool-catalog.ts';
 import { callTool } from './call-tool.ts';
 import type { Gateway } from './gateway.ts';
@@ -23,14 +29,29 @@ export interface ServingUnit {
  * gate; resources and prompts of the servers the tenant may use are passed
  * through unchanged.
  */
-export function createGatewayServer(gateway: Gateway, unit: ServingUnit, passthrough: PassthroughSource | undefined): Server {
+export function createGatewayServer(
+  gateway: Gateway,
+  unit: ServingUnit,
+  passthrough: PassthroughSource | undefined,
+): Server {
   const server = new Server(GATEWAY_SERVER_INFO, {
-    capabilities: { tools: { listChanged: false }, ...(passthrough === undefined ? {} : { resources: {}, prompts: {} }) },
-    instructions: 'Tools offered through toolgate: every call is validated, checked against policy and recorded; some need a person to approve them.',
+    capabilities: {
+      tools: { listChanged: false },
+      ...(passthrough === undefined ? {} : { resources: {}, prompts: {} }),
+    },
+    instructions:
+      'Tools offered through toolgate: every call is validated, checked ' +
+      'against policy and recorded; some need a person to approve them.',
   });
   const sessionFor = (): Promise<GatewaySession> => {
     const info = server.getClientVersion();
-    const client = info === undefined ? undefined : { name: String(info.name).slice(0, 100), ...(info.version === undefined ? {} : { version: String(info.version).slice(0, 50) }) };
+    const client =
+      info === undefined
+        ? undefined
+        : {
+            name: String(info.name).slice(0, 100),
+            ...(info.version === undefined ? {} : { version: String(info.version).slice(0, 50) }),
+          };
     const protocolVersion = server.getNegotiatedProtocolVersion();
     return gateway.session(unit.sessionKey(client), unit.identity, {
       transport: unit.transport,
@@ -47,9 +68,12 @@ export function createGatewayServer(gateway: Gateway, unit: ServingUnit, passthr
   });
   server.setRequestHandler('tools/call', async (request, ctx: ServerContext) => {
     const args = request.params.arguments ?? {};
-    if (!isJsonObject(args)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'tools/call arguments must be a JSON object');
+    if (!isJsonObject(args))
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'tools/call arguments must be a JSON object');
     const session = await sessionFor();
-    return gateway.serve(session, () => callTool({ gateway, server, session, name: request.params.name, arguments: args, ctx }));
+    return gateway.serve(session, () =>
+      callTool({ gateway, server, session, name: request.params.name, arguments: args, ctx }),
+    );
   });
   if (passthrough === undefined) return server;
 
@@ -58,8 +82,10 @@ export function createGatewayServer(gateway: Gateway, unit: ServingUnit, passthr
     return serverAccess(catalog);
   };
   const visibleServers = async (): Promise<(item: JsonObject) => boolean> => (await access()).item;
-  // Resources and prompts go to the client as the upstream server sent them (PassthroughSource: plain JSON); the SDK types
-  // these results but does not check them, so the `as never` below hand the same JSON on rather than re-validating it here.
+  // Resources and prompts go to the client as the upstream server sent them (PassthroughSource: plain JSON); the SDK
+  // types
+  // these results but does not check them, so the `as never` below hand the same JSON on rather than re-validating it
+  // here.
 
   server.setRequestHandler('resources/list', async () => {
     const shown = await visibleServers();
@@ -76,7 +102,11 @@ export function createGatewayServer(gateway: Gateway, unit: ServingUnit, passthr
     const open = await access();
     const listed = await passthrough.listResources();
     const known = listed.find((r) => r['uri'] === request.params.uri);
-    if (known !== undefined && !open.item(known)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `resource ${request.params.uri} is not available to you`);
+    if (known !== undefined && !open.item(known))
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `resource ${request.params.uri} is not available to you`,
+      );
     // A URI nobody listed (made from a template) is asked only of the servers open to the tenant.
     const read = await mcpCall(() => passthrough.readResource(request.params.uri, { servers: open.server }));
     // An upstream server is not trusted to keep its resources small: cut like a tool result.
@@ -89,7 +119,8 @@ export function createGatewayServer(gateway: Gateway, unit: ServingUnit, passthr
   server.setRequestHandler('prompts/get', async (request) => {
     const shown = await visibleServers();
     const prompt = (await passthrough.listPrompts()).find((p) => p['name'] === request.params.name);
-    if (prompt === undefined || !shown(prompt)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `there is no prompt named "${request.params.name}"`);
+    if (prompt === undefined || !shown(prompt))
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `there is no prompt named "${request.params.name}"`);
     return mcpCall(() => passthrough.getPrompt(request.params.name, request.params.arguments)) as never;
   });
   return server;
@@ -109,7 +140,10 @@ function listed(entry: CatalogEntry, dryRun: boolean): Tool {
   };
 }
 
-/** A tool's parameters as MCP types them: an object schema (what MCP tools have), its properties an object, `required` names. */
+/**
+ * A tool's parameters as MCP types them: an object schema (what MCP tools have), its properties an object, `required`
+ * names.
+ */
 function inputSchemaOf(parameters: JsonSchema): Tool['inputSchema'] {
   const { type: _type, properties, required, ...rest } = parameters;
   return {
@@ -130,7 +164,10 @@ function outputSchemaOf(schema: JsonSchema): Tool['outputSchema'] {
  * Resources and prompts follow their server: shown when the tenant may use at
  * least one of its tools (or the server offers no tools at all).
  */
-function serverAccess(catalog: ToolCatalog): { server: (name: string) => boolean; item: (item: JsonObject) => boolean } {
+function serverAccess(catalog: ToolCatalog): {
+  server: (name: string) => boolean;
+  item: (item: JsonObject) => boolean;
+} {
   const usable = new Set<string>();
   const withTools = new Set<string>();
   for (const entry of catalog.visible.values()) {
@@ -154,7 +191,10 @@ async function mcpCall<T>(fn: () => Promise<T>): Promise<T> {
     return await fn();
   } catch (error) {
     if (error instanceof ToolgateError) {
-      throw new ProtocolError(error.code === 'not_found' ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError, error.message);
+      throw new ProtocolError(
+        error.code === 'not_found' ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError,
+        error.message,
+      );
     }
     throw error;
   }

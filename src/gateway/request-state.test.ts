@@ -5,7 +5,11 @@ import fc from 'fast-check';
 import { RequestStateCodec, type HeldCallRef } from './request-state.ts';
 
 const SECRET = 'a-state-secret-of-at-least-32-characters';
-const REF: HeldCallRef = { runId: 'run_0123456789abcdef01234567', toolCallId: 'call_0123456789abcdef01234567', request: RequestStateCodec.requestHash('placeOrder', { qty: 1 }) };
+const REF: HeldCallRef = {
+  runId: 'run_0123456789abcdef01234567',
+  toolCallId: 'call_0123456789abcdef01234567',
+  request: RequestStateCodec.requestHash('placeOrder', { qty: 1 }),
+};
 
 /** Replaces the character at `index` by another one of the base64url alphabet that changes its high bits. */
 function flipAt(text: string, index: number): string {
@@ -30,13 +34,20 @@ describe('RequestStateCodec', () => {
   it('round-trips any ids, unicode included', () => {
     const codec = new RequestStateCodec(SECRET);
     fc.assert(
-      fc.property(fc.record({ runId: fc.string({ unit: 'binary' }), toolCallId: fc.string({ unit: 'binary' }), request: fc.string() }), (ref) => {
-        const state = codec.encode(ref);
-        if (state.length > 4096) return;
-        const decoded = codec.decode(state);
-        // A lone surrogate cannot survive UTF-8; every well-formed string does.
-        if (ref.runId.isWellFormed() && ref.toolCallId.isWellFormed()) assert.deepEqual(decoded, { ...ref });
-      }),
+      fc.property(
+        fc.record({
+          runId: fc.string({ unit: 'binary' }),
+          toolCallId: fc.string({ unit: 'binary' }),
+          request: fc.string(),
+        }),
+        (ref) => {
+          const state = codec.encode(ref);
+          if (state.length > 4096) return;
+          const decoded = codec.decode(state);
+          // A lone surrogate cannot survive UTF-8; every well-formed string does.
+          if (ref.runId.isWellFormed() && ref.toolCallId.isWellFormed()) assert.deepEqual(decoded, { ...ref });
+        },
+      ),
     );
   });
 
@@ -59,10 +70,15 @@ describe('RequestStateCodec', () => {
   it('a tampered body or mac names nothing', () => {
     const codec = new RequestStateCodec(SECRET);
     const [body, mac] = split(codec.encode(REF));
-    const otherRun = Buffer.from(JSON.stringify({ r: 'run_other', c: REF.toolCallId, q: REF.request }), 'utf8').toString('base64url');
+    const otherRun = Buffer.from(
+      JSON.stringify({ r: 'run_other', c: REF.toolCallId, q: REF.request }),
+      'utf8',
+    ).toString('base64url');
     assert.equal(codec.decode(`${otherRun}.${mac}`), undefined, 'another run under the old mac');
-    for (let i = 0; i < body.length; i += 5) assert.equal(codec.decode(`${flipAt(body, i)}.${mac}`), undefined, `body changed at ${i}`);
-    for (let i = 0; i < mac.length - 1; i += 3) assert.equal(codec.decode(`${body}.${flipAt(mac, i)}`), undefined, `mac changed at ${i}`);
+    for (let i = 0; i < body.length; i += 5)
+      assert.equal(codec.decode(`${flipAt(body, i)}.${mac}`), undefined, `body changed at ${i}`);
+    for (let i = 0; i < mac.length - 1; i += 3)
+      assert.equal(codec.decode(`${body}.${flipAt(mac, i)}`), undefined, `mac changed at ${i}`);
     assert.equal(codec.decode(`${body}.${mac.slice(0, -2)}`), undefined, 'a short mac');
     assert.equal(codec.decode(`${body}.`), undefined, 'no mac');
     assert.equal(codec.decode(`${body}.${mac}.${mac}`), undefined, 'a second dot');
@@ -79,7 +95,18 @@ describe('RequestStateCodec', () => {
     const codec = new RequestStateCodec(SECRET);
     const state = codec.encode(REF);
     const [body, mac] = split(state);
-    for (const garbage of ['', '.', 'x', 'no-dot-at-all', state.replace('.', ''), `.${mac}`, `${body}${mac}`, '%%%.%%%', '\u0000.\u0000', '😀.😀']) {
+    for (const garbage of [
+      '',
+      '.',
+      'x',
+      'no-dot-at-all',
+      state.replace('.', ''),
+      `.${mac}`,
+      `${body}${mac}`,
+      '%%%.%%%',
+      '\u0000.\u0000',
+      '😀.😀',
+    ]) {
       assert.equal(codec.decode(garbage), undefined, JSON.stringify(garbage));
     }
     const long = new RequestStateCodec(SECRET).encode({ ...REF, toolCallId: 'c'.repeat(4_000) });
@@ -95,10 +122,22 @@ describe('RequestStateCodec', () => {
       return `${body}.${createHmac('sha256', Buffer.from(SECRET, 'utf8')).update(body).digest('base64url')}`;
     };
     const codec = new RequestStateCodec(SECRET);
-    for (const json of ['[1,2]', '"text"', 'null', '{"r":"run","c":"call"}', '{"r":1,"c":"call","q":"h"}', 'not json', '{"r":"run","c":"call","q":null}']) {
+    for (const json of [
+      '[1,2]',
+      '"text"',
+      'null',
+      '{"r":"run","c":"call"}',
+      '{"r":1,"c":"call","q":"h"}',
+      'not json',
+      '{"r":"run","c":"call","q":null}',
+    ]) {
       assert.equal(codec.decode(sign(json)), undefined, json);
     }
-    assert.deepEqual(codec.decode(sign('{"r":"run","c":"call","q":"h"}')), { runId: 'run', toolCallId: 'call', request: 'h' }, 'the signing above is the codec’s own');
+    assert.deepEqual(
+      codec.decode(sign('{"r":"run","c":"call","q":"h"}')),
+      { runId: 'run', toolCallId: 'call', request: 'h' },
+      'the signing above is the codec’s own',
+    );
   });
 
   it('requestHash: stable for the same call, different for another name or other arguments', () => {
@@ -108,7 +147,15 @@ describe('RequestStateCodec', () => {
     assert.notEqual(RequestStateCodec.requestHash('cancelOrder', { qty: 1, side: 'BUY' }), hash);
     assert.notEqual(RequestStateCodec.requestHash('placeOrder', { qty: 2, side: 'BUY' }), hash);
     assert.notEqual(RequestStateCodec.requestHash('placeOrder', { qty: 1 }), hash);
-    assert.notEqual(RequestStateCodec.requestHash('placeOrder', { qty: '1', side: 'BUY' }), hash, 'a string is not a number');
-    assert.notEqual(RequestStateCodec.requestHash('a', { bc: 1 }), RequestStateCodec.requestHash('ab', { c: 1 }), 'name and arguments do not run together');
+    assert.notEqual(
+      RequestStateCodec.requestHash('placeOrder', { qty: '1', side: 'BUY' }),
+      hash,
+      'a string is not a number',
+    );
+    assert.notEqual(
+      RequestStateCodec.requestHash('a', { bc: 1 }),
+      RequestStateCodec.requestHash('ab', { c: 1 }),
+      'name and arguments do not run together',
+    );
   });
 });

@@ -24,11 +24,15 @@ export class RequestStateCodec {
   }
 
   static requestHash(name: string, args: JsonObject): string {
-    return createHash('sha256').update(JSON.stringify([name, args])).digest('base64url');
+    return createHash('sha256')
+      .update(JSON.stringify([name, args]))
+      .digest('base64url');
   }
 
   encode(ref: HeldCallRef): string {
-    const body = Buffer.from(JSON.stringify({ r: ref.runId, c: ref.toolCallId, q: ref.request }), 'utf8').toString('base64url');
+    const body = Buffer.from(JSON.stringify({ r: ref.runId, c: ref.toolCallId, q: ref.request }), 'utf8').toString(
+      'base64url',
+    );
     return `${body}.${this.#mac(body)}`;
   }
 

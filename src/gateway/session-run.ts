@@ -51,11 +51,25 @@ export interface GatewayRunOptions {
  * store can (a queued run with no lease is what another process's recovery
  * claims); `start`: the events that record its start.
  */
-export async function openSessionRun(options: GatewayRunOptions): Promise<{ run: Run; lease: RunLease; start: EventDraft[] }> {
+export async function openSessionRun(
+  options: GatewayRunOptions,
+): Promise<{ run: Run; lease: RunLease; start: EventDraft[] }> {
   const { store, session } = options;
-  const client = session.client === undefined ? 'an MCP client' : `${session.client.name}${session.client.version === undefined ? '' : ` ${session.client.version}`}`;
+  const client =
+    session.client === undefined
+      ? 'an MCP client'
+      : `${session.client.name}${session.client.version === undefined ? '' : ` ${session.client.version}`}`;
   const input = `MCP gateway session: ${client} over ${session.transport}`;
-  const settings: RunSettings = { maxSteps: 0, strategy: 'react', toolMode: 'native', parseRetries: 0, textToolCalls: 'never', constrain: false, stream: false, gateway: session };
+  const settings: RunSettings = {
+    maxSteps: 0,
+    strategy: 'react',
+    toolMode: 'native',
+    parseRetries: 0,
+    textToolCalls: 'never',
+    constrain: false,
+    stream: false,
+    gateway: session,
+  };
   const init: NewRun = {
     input,
     model: SESSION_MODEL,
@@ -66,16 +80,31 @@ export async function openSessionRun(options: GatewayRunOptions): Promise<{ run:
     ...(options.userId === undefined ? {} : { userId: options.userId }),
   };
   const claim = { owner: options.owner, ttlMs: options.leaseMs };
-  const { run, lease } = store.createAndClaimRun === undefined ? await createThenClaim(store, init, claim) : await store.createAndClaimRun(init, claim);
-  if (lease === undefined) throw new ToolgateError('internal', `could not take the lease of the new gateway session run ${run.id}`);
+  const { run, lease } =
+    store.createAndClaimRun === undefined
+      ? await createThenClaim(store, init, claim)
+      : await store.createAndClaimRun(init, claim);
+  if (lease === undefined)
+    throw new ToolgateError('internal', `could not take the lease of the new gateway session run ${run.id}`);
   const start = [
-    draft('run_started', { input, model: SESSION_MODEL, tools: [...options.toolNames], maxSteps: 0, strategy: 'gateway', dryRun: session.dryRun }),
+    draft('run_started', {
+      input,
+      model: SESSION_MODEL,
+      tools: [...options.toolNames],
+      maxSteps: 0,
+      strategy: 'gateway',
+      dryRun: session.dryRun,
+    }),
     draft('run_status', { from: 'queued', to: 'running', reason: 'an MCP client connected' }),
   ];
   return { run, lease, start };
 }
 
-async function createThenClaim(store: RunStore, init: NewRun, claim: ClaimOptions): Promise<{ run: Run; lease: RunLease | undefined }> {
+async function createThenClaim(
+  store: RunStore,
+  init: NewRun,
+  claim: ClaimOptions,
+): Promise<{ run: Run; lease: RunLease | undefined }> {
   const run = await store.createRun(init);
   return { run, lease: await store.claimRun(run.id, claim) };
 }

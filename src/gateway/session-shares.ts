@@ -13,7 +13,10 @@ export function defaultMaxSessionsPerTenant(maxSessions: number, tenants: number
   return Math.max(1, Math.ceil(maxSessions / Math.min(MIN_SHARE_DIVISOR, Math.max(1, tenants))));
 }
 
-/** Default `gateway.maxSessionsPerKey`: half the tenant's share when the tenant has several keys, all of it when it has one. */
+/**
+ * Default `gateway.maxSessionsPerKey`: half the tenant's share when the tenant has several keys, all of it when it has
+ * one.
+ */
 export function defaultMaxSessionsPerKey(perTenant: number, keysOfTenant: number): number {
   return keysOfTenant > 1 ? Math.max(1, Math.ceil(perTenant / 2)) : perTenant;
 }
@@ -26,7 +29,9 @@ export interface SessionSharesOptions {
   ttlMs: number;
   /** Open sessions one tenant may hold across every instance on the store (`gateway.maxSessionsPerTenant`). */
   perTenant: number;
-  /** Open sessions one API key may hold (`gateway.maxSessionsPerKey`); by tenant, since the default depends on its keys. */
+  /**
+   * Open sessions one API key may hold (`gateway.maxSessionsPerKey`); by tenant, since the default depends on its keys.
+   */
   perKey: (tenantId: string | undefined) => number;
   onError?: ((message: string) => void) | undefined;
 }
@@ -46,7 +51,9 @@ export class SessionShares {
     this.#options = options;
   }
 
-  /** Takes a place for session slot `id`, or throws `overloaded` naming the share that is full and how to get a place. */
+  /**
+   * Takes a place for session slot `id`, or throws `overloaded` naming the share that is full and how to get a place.
+   */
   async admit(id: string, identity: GatewayIdentity): Promise<void> {
     const { limits, holder, ttlMs, perTenant } = this.#options;
     const tenant = identity.tenantId ?? '';
@@ -61,15 +68,24 @@ export class SessionShares {
       ],
     });
     if (!outcome.taken) {
-      const howToFree = 'end unused sessions (DELETE /mcp, or close the client) or retry when idle ones have ended (gateway.sessionIdleMs)';
+      const howToFree =
+        'end unused sessions (DELETE /mcp, or close the client) ' +
+        'or retry when idle ones have ended (gateway.sessionIdleMs)';
       const who = `tenant "${identity.tenantId ?? '(anonymous)'}"`;
       const sessions = `${outcome.live} open gateway session${outcome.live === 1 ? '' : 's'}`;
       throw new ToolgateError(
         'overloaded',
         outcome.key === tenantKey
-          ? `${who} has ${sessions}, its share (gateway.maxSessionsPerTenant ${perTenant}): ${howToFree}; an operator may raise gateway.maxSessionsPerTenant`
-          : `this API key has ${sessions}, its share (gateway.maxSessionsPerKey ${perKey}; other keys of ${who} may still open sessions): ${howToFree}; an operator may raise gateway.maxSessionsPerKey`,
-        { details: { limit: outcome.key === tenantKey ? 'gateway.maxSessionsPerTenant' : 'gateway.maxSessionsPerKey', max: outcome.key === tenantKey ? perTenant : perKey } },
+          ? `${who} has ${sessions}, its share (gateway.maxSessionsPerTenant ` +
+              `${perTenant}): ${howToFree}; an operator may raise gateway.maxSessionsPerTenant`
+          : `this API key has ${sessions}, its share (gateway.maxSessionsPerKey ${perKey}; other keys of ` +
+              `${who} may still open sessions): ${howToFree}; an operator may raise gateway.maxSessionsPerKey`,
+        {
+          details: {
+            limit: outcome.key === tenantKey ? 'gateway.maxSessionsPerTenant' : 'gateway.maxSessionsPerKey',
+            max: outcome.key === tenantKey ? perTenant : perKey,
+          },
+        },
       );
     }
     this.#held += 1;
@@ -90,9 +106,16 @@ export class SessionShares {
 
   #startRenewing(): ReturnType<typeof setInterval> {
     const { limits, holder, ttlMs, onError } = this.#options;
-    const timer = setInterval(() => {
-      void limits.renewSlots({ holder, ttlMs }).catch((error: unknown) => onError?.(`gateway session shares could not be renewed in the store: ${describeError(error)}`));
-    }, Math.max(50, Math.floor(ttlMs / 3)));
+    const timer = setInterval(
+      () => {
+        void limits
+          .renewSlots({ holder, ttlMs })
+          .catch((error: unknown) =>
+            onError?.(`gateway session shares could not be renewed in the store: ${describeError(error)}`),
+          );
+      },
+      Math.max(50, Math.floor(ttlMs / 3)),
+    );
     timer.unref();
     return timer;
   }

@@ -12,10 +12,17 @@ const STDIO_SESSION = 'stdio';
  * run, acting for the configured identity. The session's run completes when
  * the client closes stdin. Nothing but MCP messages may go to stdout.
  */
-export function serveGatewayStdio(gateway: Gateway, identity: GatewayIdentity, passthrough: PassthroughSource | undefined): { close(reason: string): Promise<void>; closed: Promise<string> } {
-  const handle = serveStdio(() => createGatewayServer(gateway, { transport: 'stdio', identity, sessionKey: () => STDIO_SESSION }, passthrough), {
-    onerror: (error) => gateway.options.onError?.(`gateway (MCP over stdio): ${error.message}`),
-  });
+export function serveGatewayStdio(
+  gateway: Gateway,
+  identity: GatewayIdentity,
+  passthrough: PassthroughSource | undefined,
+): { close(reason: string): Promise<void>; closed: Promise<string> } {
+  const handle = serveStdio(
+    () => createGatewayServer(gateway, { transport: 'stdio', identity, sessionKey: () => STDIO_SESSION }, passthrough),
+    {
+      onerror: (error) => gateway.options.onError?.(`gateway (MCP over stdio): ${error.message}`),
+    },
+  );
   const closed = new Promise<string>((resolve) => {
     process.stdin.once('end', () => resolve('the client closed stdin'));
     process.stdin.once('close', () => resolve('the client closed stdin'));
@@ -24,7 +31,11 @@ export function serveGatewayStdio(gateway: Gateway, identity: GatewayIdentity, p
     closed,
     close: async (reason) => {
       // A store that is unavailable at this moment must not keep the stop from closing the connection.
-      await gateway.endSession(STDIO_SESSION, reason).catch((error: unknown) => gateway.options.onError?.(`gateway session ${STDIO_SESSION} did not end cleanly: ${String(error)}`));
+      await gateway
+        .endSession(STDIO_SESSION, reason)
+        .catch((error: unknown) =>
+          gateway.options.onError?.(`gateway session ${STDIO_SESSION} did not end cleanly: ${String(error)}`),
+        );
       await handle.close();
     },
   };

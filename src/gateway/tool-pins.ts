@@ -1,5 +1,13 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson, isJsonObject, parseJson, type JsonObject, type RunStore, type ToolPin, type ToolSpec } from '../core/index.ts';
+import {
+  canonicalJson,
+  isJsonObject,
+  parseJson,
+  type JsonObject,
+  type RunStore,
+  type ToolPin,
+  type ToolSpec,
+} from '../core/index.ts';
 import { describeToolChange } from './describe-tool-change.ts';
 
 export { describeToolChange };
@@ -33,7 +41,10 @@ export function fingerprintDefinition(definition: JsonObject): string {
 }
 
 export interface PinCheck {
-  /** Tools that may be offered: pinned and unchanged, just pinned on first sight, or not from an MCP server (origin.kind !== 'mcp' is never pinned). */
+  /**
+   * Tools that may be offered: pinned and unchanged, just pinned on first sight, or not from an MCP server (origin.kind
+   * !== 'mcp' is never pinned).
+   */
   visible: ToolSpec[];
   /** MCP tools whose definition differs from their pin: hidden until accepted. */
   changed: { tool: ToolSpec; pin: ToolPin; fingerprint: string; changes: string[] }[];
@@ -41,7 +52,10 @@ export interface PinCheck {
   pinned: ToolPin[];
 }
 
-type Verdict = { kind: 'visible' } | { kind: 'pinned'; pin: ToolPin } | { kind: 'changed'; pin: ToolPin; fingerprint: string; changes: string[] };
+type Verdict =
+  | { kind: 'visible' }
+  | { kind: 'pinned'; pin: ToolPin }
+  | { kind: 'changed'; pin: ToolPin; fingerprint: string; changes: string[] };
 
 /**
  * Sorts a tool listing by its pins: unchanged and never-seen tools stay
@@ -51,7 +65,11 @@ type Verdict = { kind: 'visible' } | { kind: 'pinned'; pin: ToolPin } | { kind: 
  * input order. A tool another process pinned first, with another definition,
  * counts as changed: every process hides what the first pin does not match.
  */
-export async function checkToolPins(store: Pick<RunStore, 'listToolPins' | 'pinToolIfNew'>, tools: readonly ToolSpec[], now: () => string): Promise<PinCheck> {
+export async function checkToolPins(
+  store: Pick<RunStore, 'listToolPins' | 'pinToolIfNew'>,
+  tools: readonly ToolSpec[],
+  now: () => string,
+): Promise<PinCheck> {
   const pins = new Map((await store.listToolPins()).map((pin) => [pinKey(pin.server, pin.tool), pin]));
   const pinnedAt = now();
   const verdicts = await Promise.all(
@@ -61,10 +79,19 @@ export async function checkToolPins(store: Pick<RunStore, 'listToolPins' | 'pinT
       const fingerprint = fingerprintDefinition(definition);
       const known = pins.get(pinKey(tool.origin.server, tool.origin.tool));
       if (known !== undefined) return compare(known, definition, fingerprint);
-      const mine: ToolPin = { server: tool.origin.server, tool: tool.origin.tool, fingerprint, definition, pinnedAt, acceptedBy: FIRST_SEEN };
+      const mine: ToolPin = {
+        server: tool.origin.server,
+        tool: tool.origin.tool,
+        fingerprint,
+        definition,
+        pinnedAt,
+        acceptedBy: FIRST_SEEN,
+      };
       const stored = await store.pinToolIfNew(mine);
       if (stored.fingerprint !== fingerprint) return compare(stored, definition, fingerprint);
-      return stored.pinnedAt === pinnedAt && stored.acceptedBy === FIRST_SEEN ? { kind: 'pinned', pin: stored } : { kind: 'visible' };
+      return stored.pinnedAt === pinnedAt && stored.acceptedBy === FIRST_SEEN
+        ? { kind: 'pinned', pin: stored }
+        : { kind: 'visible' };
     }),
   );
   const check: PinCheck = { visible: [], changed: [], pinned: [] };
@@ -77,7 +104,11 @@ export async function checkToolPins(store: Pick<RunStore, 'listToolPins' | 'pinT
     }
     check.visible.push(tool);
     // One tool listed twice (two exposed names) is pinned once.
-    if (verdict.kind === 'pinned' && !check.pinned.some((p) => p.server === verdict.pin.server && p.tool === verdict.pin.tool)) check.pinned.push(verdict.pin);
+    if (
+      verdict.kind === 'pinned' &&
+      !check.pinned.some((p) => p.server === verdict.pin.server && p.tool === verdict.pin.tool)
+    )
+      check.pinned.push(verdict.pin);
   });
   return check;
 }
@@ -86,7 +117,8 @@ function compare(pin: ToolPin, definition: JsonObject, fingerprint: string): Ver
   if (pin.fingerprint === fingerprint) return { kind: 'visible' };
   const changes = describeToolChange(pin.definition, definition);
   // Same definition, other hash: a pin written by a toolgate that fingerprinted differently.
-  if (changes.length === 0) changes.push(`fingerprint changed: ${pin.fingerprint.slice(0, 12)}… → ${fingerprint.slice(0, 12)}…`);
+  if (changes.length === 0)
+    changes.push(`fingerprint changed: ${pin.fingerprint.slice(0, 12)}… → ${fingerprint.slice(0, 12)}…`);
   return { kind: 'changed', pin, fingerprint, changes };
 }
 

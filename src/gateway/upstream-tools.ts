@@ -3,7 +3,10 @@ import type { PinCheck } from './tool-pins.ts';
 
 /** How long one listing of the upstream tools (and its pin check) is reused. */
 const CATALOG_TTL_MS = 1000;
-/** How often the upstream tools are listed again while sessions are open, so a change is noticed without a client's tools/list. */
+/**
+ * How often the upstream tools are listed again while sessions are open, so a change is noticed without a client's
+ * tools/list.
+ */
 export const DEFAULT_RELIST_MS = 60_000;
 
 export interface UpstreamToolsOptions {
@@ -37,7 +40,8 @@ export class UpstreamTools {
   }
 
   list(options: { relist?: boolean } = {}): Promise<UpstreamListing> {
-    if (options.relist === true || Date.now() - this.#listedAt > (this.#options.relistMs ?? DEFAULT_RELIST_MS)) this.#relist();
+    if (options.relist === true || Date.now() - this.#listedAt > (this.#options.relistMs ?? DEFAULT_RELIST_MS))
+      this.#relist();
     return this.#upstream();
   }
 

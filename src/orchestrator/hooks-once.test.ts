@@ -2,7 +2,16 @@
 // for a call that needs a person, after their decision — never while it waits.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { CallToolRequest, JsonObject, ModelAdapter, ModelResponse, RawToolCall, RunEvent, ToolSource, ToolSpec } from '../core/index.ts';
+import type {
+  CallToolRequest,
+  JsonObject,
+  ModelAdapter,
+  ModelResponse,
+  RawToolCall,
+  RunEvent,
+  ToolSource,
+  ToolSpec,
+} from '../core/index.ts';
 import type { Policy } from '../gate/index.ts';
 import { MemoryRunStore } from '../store/memory/memory-run-store.ts';
 import { runAgent } from './run-agent.ts';
@@ -12,7 +21,12 @@ import { submitInput } from './submit-input.ts';
 const PLACE: ToolSpec = {
   name: 'place',
   description: 'Places an order.',
-  inputSchema: { type: 'object', properties: { qty: { type: 'number' } }, required: ['qty'], additionalProperties: false },
+  inputSchema: {
+    type: 'object',
+    properties: { qty: { type: 'number' } },
+    required: ['qty'],
+    additionalProperties: false,
+  },
   annotations: { readOnlyHint: false },
   origin: { kind: 'mcp', server: 'venue', tool: 'place' },
 };
@@ -25,7 +39,11 @@ function fakeModel(turns: Partial<ModelResponse>[]): ModelAdapter {
     async generate() {
       const turn = turns[n++];
       if (turn === undefined) throw new Error('no more turns');
-      return { text: turn.text ?? '', toolCalls: turn.toolCalls ?? [], finishReason: (turn.toolCalls ?? []).length > 0 ? 'tool_calls' : 'stop' };
+      return {
+        text: turn.text ?? '',
+        toolCalls: turn.toolCalls ?? [],
+        finishReason: (turn.toolCalls ?? []).length > 0 ? 'tool_calls' : 'stop',
+      };
     },
   };
 }
@@ -50,7 +68,10 @@ function countingHook(verdict?: BeforeToolCallVerdict): RunHooks & { seen: HookT
 const call = (args: JsonObject): RawToolCall => ({ id: 'p', name: 'place', arguments: JSON.stringify(args) });
 
 /** Drives a run to the approval, lets `decide` answer it, and drives it on to its end. */
-async function approveThrough(hooks: RunHooks & { seen: HookToolCall[] }, decide: (toolCallId: string) => Parameters<typeof submitInput>[2]) {
+async function approveThrough(
+  hooks: RunHooks & { seen: HookToolCall[] },
+  decide: (toolCallId: string) => Parameters<typeof submitInput>[2],
+) {
   const store = new MemoryRunStore();
   const tools = venue();
   const model = fakeModel([{ toolCalls: [call({ qty: 1 })] }, { text: 'done' }]);
@@ -70,27 +91,57 @@ function gateDecisions(events: readonly RunEvent[]) {
 }
 
 describe('beforeToolCall runs once per call', () => {
-  it('a call that needs approval: not while it waits; once after the approval, with the approved arguments', async () => {
-    const hooks = countingHook();
-    const { final, tools, toolCallId, beforeDecision } = await approveThrough(hooks, (id) => ({ type: 'approval', toolCallId: id, decision: 'approve' }));
-    assert.equal(final.status, 'completed');
-    assert.equal(hooks.seen.length, 1, 'the hook ran exactly once');
-    assert.equal(beforeDecision, 0, 'the hook does not run while the call waits for a person');
-    assert.deepEqual(hooks.seen.map((c) => [c.toolCallId, c.arguments]), [[toolCallId, { qty: 1 }]]);
-    assert.deepEqual(tools.calls.map((c) => c.arguments), [{ qty: 1 }]);
-  });
+  it(
+    'a call that needs approval: not while it waits; ' + 'once after the approval, with the approved arguments',
+    async () => {
+      const hooks = countingHook();
+      const { final, tools, toolCallId, beforeDecision } = await approveThrough(hooks, (id) => ({
+        type: 'approval',
+        toolCallId: id,
+        decision: 'approve',
+      }));
+      assert.equal(final.status, 'completed');
+      assert.equal(hooks.seen.length, 1, 'the hook ran exactly once');
+      assert.equal(beforeDecision, 0, 'the hook does not run while the call waits for a person');
+      assert.deepEqual(
+        hooks.seen.map((c) => [c.toolCallId, c.arguments]),
+        [[toolCallId, { qty: 1 }]],
+      );
+      assert.deepEqual(
+        tools.calls.map((c) => c.arguments),
+        [{ qty: 1 }],
+      );
+    },
+  );
 
   it('an edited call: once, with the edited arguments as they will run (normalised)', async () => {
     const hooks = countingHook();
-    const { final, tools } = await approveThrough(hooks, (id) => ({ type: 'approval', toolCallId: id, decision: 'edit', arguments: { qty: '5' } }));
+    const { final, tools } = await approveThrough(hooks, (id) => ({
+      type: 'approval',
+      toolCallId: id,
+      decision: 'edit',
+      arguments: { qty: '5' },
+    }));
     assert.equal(final.status, 'completed');
-    assert.deepEqual(hooks.seen.map((c) => c.arguments), [{ qty: 5 }], 'once, with the edit');
-    assert.deepEqual(tools.calls.map((c) => c.arguments), [{ qty: 5 }]);
+    assert.deepEqual(
+      hooks.seen.map((c) => c.arguments),
+      [{ qty: 5 }],
+      'once, with the edit',
+    );
+    assert.deepEqual(
+      tools.calls.map((c) => c.arguments),
+      [{ qty: 5 }],
+    );
   });
 
   it('a rejected call never reaches the hook', async () => {
     const hooks = countingHook();
-    const { final, tools } = await approveThrough(hooks, (id) => ({ type: 'approval', toolCallId: id, decision: 'reject', reason: 'no' }));
+    const { final, tools } = await approveThrough(hooks, (id) => ({
+      type: 'approval',
+      toolCallId: id,
+      decision: 'reject',
+      reason: 'no',
+    }));
     assert.equal(final.status, 'completed');
     assert.equal(hooks.seen.length, 0);
     assert.equal(tools.calls.length, 0);
@@ -98,7 +149,12 @@ describe('beforeToolCall runs once per call', () => {
 
   it('a hook that denies an approved call refuses it: audited once, the tool is not reached', async () => {
     const hooks = countingHook({ action: 'deny', reason: 'market closed' });
-    const { final, tools, events } = await approveThrough(hooks, (id) => ({ type: 'approval', toolCallId: id, decision: 'approve', userId: 'alice' }));
+    const { final, tools, events } = await approveThrough(hooks, (id) => ({
+      type: 'approval',
+      toolCallId: id,
+      decision: 'approve',
+      userId: 'alice',
+    }));
     assert.equal(final.status, 'completed');
     assert.equal(hooks.seen.length, 1);
     assert.equal(tools.calls.length, 0);
@@ -117,9 +173,19 @@ describe('beforeToolCall runs once per call', () => {
     const tools = venue();
     const { id } = await store.createRun({ input: 'buy', model: 'fake:model' });
     const policy: Policy = { tools: { place: { approval: 'never' } }, tenants: {} };
-    const final = await runAgent({ runId: id, store, model: fakeModel([{ toolCalls: [call({ qty: 2 })] }, { text: 'done' }]), tools, policy, hooks });
+    const final = await runAgent({
+      runId: id,
+      store,
+      model: fakeModel([{ toolCalls: [call({ qty: 2 })] }, { text: 'done' }]),
+      tools,
+      policy,
+      hooks,
+    });
     assert.equal(final.status, 'completed');
-    assert.deepEqual(hooks.seen.map((c) => c.arguments), [{ qty: 2 }]);
+    assert.deepEqual(
+      hooks.seen.map((c) => c.arguments),
+      [{ qty: 2 }],
+    );
     assert.equal(tools.calls.length, 1);
   });
 });

@@ -1,6 +1,11 @@
 import { DEFAULT_STRATEGY, newId, type Run, type RunSettings } from '../core/index.ts';
 import { RunEngine } from './run-engine.ts';
-import { DEFAULT_MAX_STEPS, DEFAULT_PARSE_RETRIES, DEFAULT_TEXT_TOOL_CALLS, type RunAgentOptions } from './state/run-options.ts';
+import {
+  DEFAULT_MAX_STEPS,
+  DEFAULT_PARSE_RETRIES,
+  DEFAULT_TEXT_TOOL_CALLS,
+  type RunAgentOptions,
+} from './state/run-options.ts';
 
 export { DEFAULT_MAX_STEPS, type RunAgentOptions } from './state/run-options.ts';
 

@@ -10,7 +10,10 @@ export interface RunEngineOptions {
   environment: (run: Run) => Promise<RunEnvironment>;
   /** Settings for runs stored before runs kept their own. */
   fallbackSettings: RunSettings;
-  /** Runs another component writes (the app wires in gateway sessions): this engine never drives them, only ends them once their writer is gone. */
+  /**
+   * Runs another component writes (the app wires in gateway sessions): this engine never drives them, only ends them
+   * once their writer is gone.
+   */
   ownedElsewhere?: OwnedElsewhere | undefined;
 }
 

@@ -39,7 +39,9 @@ async function twoStores(): Promise<[RunStore, RunStore]> {
   return [await openSqliteRunStore({ path }), await openSqliteRunStore({ path })];
 }
 
-type Reply = Partial<ModelResponse> | ((request: ModelRequest, signal: AbortSignal | undefined) => Promise<Partial<ModelResponse>>);
+type Reply =
+  | Partial<ModelResponse>
+  | ((request: ModelRequest, signal: AbortSignal | undefined) => Promise<Partial<ModelResponse>>);
 
 /** A model that answers turn n with replies[n] (the last one repeats), counting requests. */
 function model(replies: Reply[]): ModelAdapter & { requests: number } {
@@ -50,19 +52,26 @@ function model(replies: Reply[]): ModelAdapter & { requests: number } {
       const reply = replies[Math.min(m.requests, replies.length - 1)] as Reply;
       m.requests++;
       const r = typeof reply === 'function' ? await reply(request, options?.signal) : reply;
-      return { text: r.text ?? '', toolCalls: r.toolCalls ?? [], finishReason: (r.toolCalls ?? []).length > 0 ? 'tool_calls' : 'stop' };
+      return {
+        text: r.text ?? '',
+        toolCalls: r.toolCalls ?? [],
+        finishReason: (r.toolCalls ?? []).length > 0 ? 'tool_calls' : 'stop',
+      };
     },
   };
   return m;
 }
 
-function tools(behaviour: Record<string, { write?: boolean; run: (req: CallToolRequest) => Promise<ToolResult> | ToolResult }>): ToolSource & { calls: string[] } {
+function tools(
+  behaviour: Record<string, { write?: boolean; run: (req: CallToolRequest) => Promise<ToolResult> | ToolResult }>,
+): ToolSource & { calls: string[] } {
   const calls: string[] = [];
   const spec = (name: string): ToolSpec => ({
     name,
     description: name,
     inputSchema: { type: 'object' },
-    annotations: behaviour[name]?.write === true ? { readOnlyHint: false, destructiveHint: true } : { readOnlyHint: true },
+    annotations:
+      behaviour[name]?.write === true ? { readOnlyHint: false, destructiveHint: true } : { readOnlyHint: true },
     origin: { kind: 'mcp', server: 'fake', tool: name },
   });
   return {
@@ -81,7 +90,11 @@ const ok = (text: string): ToolResult => ({ ok: true, content: [{ type: 'text', 
 const call = (id: string, name: string, args = '{}'): RawToolCall => ({ id, name, arguments: args });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function engine(store: RunStore, env: Omit<RunEnvironment, 'validator'>, options: { owner: string; leaseMs?: number; fallback?: Partial<RunSettings> }): RunEngine {
+function engine(
+  store: RunStore,
+  env: Omit<RunEnvironment, 'validator'>,
+  options: { owner: string; leaseMs?: number; fallback?: Partial<RunSettings> },
+): RunEngine {
   return new RunEngine({
     store,
     owner: options.owner,
@@ -113,7 +126,11 @@ describe('RunEngine', () => {
     const { run } = await eng.start({ input: 'go', model: 'fake:model', settings: settingsFrom({ maxSteps: 3 }) });
     const waiting = await eng.drive(run.id);
     assert.equal(waiting.status, 'waiting_approval');
-    const decided = await eng.input(run.id, { type: 'approval', toolCallId: waiting.pendingApproval?.toolCallId ?? '', decision: 'approve' });
+    const decided = await eng.input(run.id, {
+      type: 'approval',
+      toolCallId: waiting.pendingApproval?.toolCallId ?? '',
+      decision: 'approve',
+    });
     assert.equal(decided.status, 'running', 'the decision moves the run back to running, in the same write');
     assert.equal(decided.pendingApproval, undefined);
     const final = await eng.drive(run.id);
@@ -151,69 +168,84 @@ describe('RunEngine', () => {
     await two.close();
   });
 
-  it('a stale owner (paused past its lease) writes nothing more; the next owner finishes under the crash rules', async () => {
-    const store = new MemoryRunStore();
-    // The write blocks this process for longer than the lease: no renewal can run, as in a paused process.
-    const busy = (ms: number) => {
-      const end = Date.now() + ms;
-      while (Date.now() < end) {
-        /* blocked */
-      }
-    };
-    const env = {
-      model: model([{ toolCalls: [call('w', 'order')] }, { text: 'done' }]),
-      tools: tools({ order: { write: true, run: () => (busy(400), ok('placed')) } }),
-      policy: { tools: { order: { approval: 'never' as const } }, tenants: {} },
-    };
-    const a = engine(store, env, { owner: 'a', leaseMs: 150 });
-    const b = engine(store, env, { owner: 'b', leaseMs: 150 });
-    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
-    const stale = await a.drive(run.id);
-    assert.equal(stale.status, 'running', 'a stopped without ending the run');
-    let events = await store.readEvents(run.id);
-    assert.equal(ofType(events, 'tool_call').length, 1);
-    assert.equal(ofType(events, 'tool_result').length, 0, "a's result was refused: its lease had expired");
-    const leases = await b.claimNext(10);
-    assert.deepEqual(leases.map((l) => l.runId), [run.id]);
-    assert.ok((leases[0]?.epoch ?? 0) >= 2, 'the takeover raised the epoch');
-    const taken = await b.drive(run.id, { lease: leases[0] });
-    assert.equal(taken.status, 'waiting_approval');
-    assert.equal(taken.pendingApproval?.reason, 'outcome_unknown', 'the write in flight is not repeated silently');
-    events = await store.readEvents(run.id);
-    assert.equal(env.tools.calls.length, 1, 'the write ran once');
-    assert.equal(ofType(events, 'run_started').length, 1);
-  });
+  it(
+    'a stale owner (paused past its lease) writes nothing ' + 'more; the next owner finishes under the crash rules',
+    async () => {
+      const store = new MemoryRunStore();
+      // The write blocks this process for longer than the lease: no renewal can run, as in a paused process.
+      const busy = (ms: number) => {
+        const end = Date.now() + ms;
+        while (Date.now() < end) {
+          /* blocked */
+        }
+      };
+      const env = {
+        model: model([{ toolCalls: [call('w', 'order')] }, { text: 'done' }]),
+        tools: tools({ order: { write: true, run: () => (busy(400), ok('placed')) } }),
+        policy: { tools: { order: { approval: 'never' as const } }, tenants: {} },
+      };
+      const a = engine(store, env, { owner: 'a', leaseMs: 150 });
+      const b = engine(store, env, { owner: 'b', leaseMs: 150 });
+      const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+      const stale = await a.drive(run.id);
+      assert.equal(stale.status, 'running', 'a stopped without ending the run');
+      let events = await store.readEvents(run.id);
+      assert.equal(ofType(events, 'tool_call').length, 1);
+      assert.equal(ofType(events, 'tool_result').length, 0, "a's result was refused: its lease had expired");
+      const leases = await b.claimNext(10);
+      assert.deepEqual(
+        leases.map((l) => l.runId),
+        [run.id],
+      );
+      assert.ok((leases[0]?.epoch ?? 0) >= 2, 'the takeover raised the epoch');
+      const taken = await b.drive(run.id, { lease: leases[0] });
+      assert.equal(taken.status, 'waiting_approval');
+      assert.equal(taken.pendingApproval?.reason, 'outcome_unknown', 'the write in flight is not repeated silently');
+      events = await store.readEvents(run.id);
+      assert.equal(env.tools.calls.length, 1, 'the write ran once');
+      assert.equal(ofType(events, 'run_started').length, 1);
+    },
+  );
 
-  it('cancel written by another process reaches the owner, which aborts the call in flight and ends the run', async () => {
-    const [one, two] = await twoStores();
-    const m = model([
-      async (_request, signal) =>
-        new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true })),
-    ]);
-    const env = { model: m, tools: tools({ read: { run: () => ok('x') } }) };
-    const a = engine(one, env, { owner: 'a', leaseMs: 300 });
-    const b = engine(two, env, { owner: 'b', leaseMs: 300 });
-    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
-    const driving = a.drive(run.id);
-    await until(async () => m.requests === 1);
-    const started = Date.now();
-    const cancelled = await b.cancel(run.id, { reason: 'stop it', userId: 'u1' });
-    assert.equal(cancelled.status, 'cancelled');
-    assert.ok(Date.now() - started < 2000, 'seen at the owner’s next beat');
-    const final = await driving;
-    assert.equal(final.status, 'cancelled');
-    const events = await one.readEvents(run.id);
-    assert.equal(ofType(events, 'cancel_requested').length, 1);
-    const end = ofType(events, 'run_cancelled');
-    assert.equal(end.length, 1);
-    assert.equal(end[0]?.type === 'run_cancelled' ? end[0].data.reason : '', 'stop it');
-    await one.close();
-    await two.close();
-  });
+  it(
+    'cancel written by another process reaches the owner, ' + 'which aborts the call in flight and ends the run',
+    async () => {
+      const [one, two] = await twoStores();
+      const m = model([
+        async (_request, signal) =>
+          new Promise((_resolve, reject) =>
+            signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
+          ),
+      ]);
+      const env = { model: m, tools: tools({ read: { run: () => ok('x') } }) };
+      const a = engine(one, env, { owner: 'a', leaseMs: 300 });
+      const b = engine(two, env, { owner: 'b', leaseMs: 300 });
+      const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+      const driving = a.drive(run.id);
+      await until(async () => m.requests === 1);
+      const started = Date.now();
+      const cancelled = await b.cancel(run.id, { reason: 'stop it', userId: 'u1' });
+      assert.equal(cancelled.status, 'cancelled');
+      assert.ok(Date.now() - started < 2000, 'seen at the owner’s next beat');
+      const final = await driving;
+      assert.equal(final.status, 'cancelled');
+      const events = await one.readEvents(run.id);
+      assert.equal(ofType(events, 'cancel_requested').length, 1);
+      const end = ofType(events, 'run_cancelled');
+      assert.equal(end.length, 1);
+      assert.equal(end[0]?.type === 'run_cancelled' ? end[0].data.reason : '', 'stop it');
+      await one.close();
+      await two.close();
+    },
+  );
 
   it('cancel of a run nobody drives (waiting for a person) ends it at once', async () => {
     const store = new MemoryRunStore();
-    const env = { model: model([{ toolCalls: [call('w', 'write')] }]), tools: tools({ write: { write: true, run: () => ok('x') } }), policy: { tools: { write: { approval: 'required' as const } }, tenants: {} } };
+    const env = {
+      model: model([{ toolCalls: [call('w', 'write')] }]),
+      tools: tools({ write: { write: true, run: () => ok('x') } }),
+      policy: { tools: { write: { approval: 'required' as const } }, tenants: {} },
+    };
     const a = engine(store, env, { owner: 'a' });
     const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
     assert.equal((await a.drive(run.id)).status, 'waiting_approval');
@@ -229,7 +261,11 @@ describe('RunEngine', () => {
     const gate = new Promise<void>((r) => (release = r));
     const seen: string[][] = [];
     const m = model([
-      async (request) => (seen.push(request.messages.map((x) => x.content ?? '')), await gate, { toolCalls: [call('r', 'read')] }),
+      async (request) => (
+        seen.push(request.messages.map((x) => x.content ?? '')),
+        await gate,
+        { toolCalls: [call('r', 'read')] }
+      ),
       async (request) => (seen.push(request.messages.map((x) => x.content ?? '')), { text: 'ok' }),
     ]);
     const env = { model: m, tools: tools({ read: { run: () => ok('the price') } }) };
@@ -246,10 +282,17 @@ describe('RunEngine', () => {
     // The first turn's step, held back, met the changed log: it is dropped and the run driven again from the log.
     // The model is asked again while that step is committed (decision 0019), so one request went out before the
     // commit found the log changed; its answer is dropped too, and the model is asked once more.
-    assert.ok(seen.at(-1)?.includes('also this'), 'the turn that was recorded saw the message written by the other connection');
+    assert.ok(
+      seen.at(-1)?.includes('also this'),
+      'the turn that was recorded saw the message written by the other connection',
+    );
     const events = await one.readEvents(run.id);
     const ids = events.map((e) => e.id);
-    assert.deepEqual(ids, ids.map((_, i) => i + 1), 'one numbering, no gap, nothing twice');
+    assert.deepEqual(
+      ids,
+      ids.map((_, i) => i + 1),
+      'one numbering, no gap, nothing twice',
+    );
     const message = events.find((e) => e.type === 'user_message' && e.data.text === 'also this');
     const answers = ofType(events, 'assistant_message');
     assert.equal(answers.length, 1, 'only the answer given after the message is recorded');
@@ -262,28 +305,39 @@ describe('RunEngine', () => {
     const store = new MemoryRunStore();
     const env = { model: model([{ text: 'x' }]), tools: tools({}) };
     const a = engine(store, env, { owner: 'a' });
-    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: { ...settingsFrom({}), strategy: 'nope' as 'react' } });
+    const { run } = await a.start({
+      input: 'go',
+      model: 'fake:model',
+      settings: { ...settingsFrom({}), strategy: 'nope' as 'react' },
+    });
     const final = await a.drive(run.id);
     assert.equal(final.status, 'failed');
     assert.match(final.error?.message ?? '', /unknown strategy "nope"; known strategies: react/);
   });
 
-  it('native tool calls whose arguments stay unreadable end the run after parseRetries rounds, like text calls', async () => {
-    const store = new MemoryRunStore();
-    const m = model([{ toolCalls: [call('b', 'read', '{{{{ not json')] }]);
-    const env = { model: m, tools: tools({ read: { run: () => ok('x') } }) };
-    const a = engine(store, env, { owner: 'a' });
-    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({ parseRetries: 2, maxSteps: 20 }) });
-    const final = await a.drive(run.id);
-    assert.equal(final.status, 'failed');
-    assert.equal(final.error?.code, 'unparseable_tool_call');
-    assert.equal(m.requests, 3, 'the first turn and 2 feedback rounds, not 20 turns');
-    const events = await store.readEvents(run.id);
-    const results = ofType(events, 'tool_result');
-    assert.equal(results.length, 3, 'every call still has its result, with the feedback the model got');
-    assert.ok(results.every((e) => e.type === 'tool_result' && e.data.error?.code === 'invalid_arguments'));
-    assert.equal(env.tools.calls.length, 0, 'nothing unreadable reached a tool');
-  });
+  it(
+    'native tool calls whose arguments stay unreadable ' + 'end the run after parseRetries rounds, like text calls',
+    async () => {
+      const store = new MemoryRunStore();
+      const m = model([{ toolCalls: [call('b', 'read', '{{{{ not json')] }]);
+      const env = { model: m, tools: tools({ read: { run: () => ok('x') } }) };
+      const a = engine(store, env, { owner: 'a' });
+      const { run } = await a.start({
+        input: 'go',
+        model: 'fake:model',
+        settings: settingsFrom({ parseRetries: 2, maxSteps: 20 }),
+      });
+      const final = await a.drive(run.id);
+      assert.equal(final.status, 'failed');
+      assert.equal(final.error?.code, 'unparseable_tool_call');
+      assert.equal(m.requests, 3, 'the first turn and 2 feedback rounds, not 20 turns');
+      const events = await store.readEvents(run.id);
+      const results = ofType(events, 'tool_result');
+      assert.equal(results.length, 3, 'every call still has its result, with the feedback the model got');
+      assert.ok(results.every((e) => e.type === 'tool_result' && e.data.error?.code === 'invalid_arguments'));
+      assert.equal(env.tools.calls.length, 0, 'nothing unreadable reached a tool');
+    },
+  );
 
   it('a readable turn in between starts the count again', async () => {
     const store = new MemoryRunStore();
@@ -334,187 +388,241 @@ function countingStore(store: RunStore): CountedStore {
 }
 
 describe('RunEngine: leases given up', () => {
-  it('a pass that ends the run does not call releaseRun (its last append released the lease); one that waits for a person does', async () => {
-    const [sqlite] = await twoStores();
-    const released: string[] = [];
-    const store = new Proxy(sqlite, {
-      get(target, key, receiver) {
-        const value = Reflect.get(target, key, receiver) as unknown;
-        if (typeof value !== 'function') return value;
-        const bound = (value as (...a: unknown[]) => unknown).bind(target);
-        if (key !== 'releaseRun') return bound;
-        return (...args: unknown[]) => {
-          released.push((args[0] as { runId: string }).runId);
-          return bound(...args);
-        };
-      },
-    });
-    const env = {
-      model: model([{ toolCalls: [call('w', 'write')] }, { text: 'done' }]),
-      tools: tools({ write: { write: true, run: () => ok('written') } }),
-      policy: { tools: { write: { approval: 'required' as const } }, tenants: {} },
-    };
-    const a = engine(store, env, { owner: 'a' });
-    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
-    const waiting = await a.drive(run.id);
-    assert.equal(waiting.status, 'waiting_approval');
-    assert.deepEqual(released, [run.id], 'a run waiting for a person is let go, so any process can take it up');
-    await a.input(run.id, { type: 'approval', toolCallId: waiting.pendingApproval?.toolCallId ?? '', decision: 'approve' });
-    const final = await a.drive(run.id);
-    assert.equal(final.status, 'completed');
-    assert.deepEqual(released, [run.id], 'the pass that ended the run released nothing more (the contract tests show the ending append clears the lease)');
-  });
+  it(
+    'a pass that ends the run does not call releaseRun (its last ' +
+      'append released the lease); one that waits for a person does',
+    async () => {
+      const [sqlite] = await twoStores();
+      const released: string[] = [];
+      const store = new Proxy(sqlite, {
+        get(target, key, receiver) {
+          const value = Reflect.get(target, key, receiver) as unknown;
+          if (typeof value !== 'function') return value;
+          const bound = (value as (...a: unknown[]) => unknown).bind(target);
+          if (key !== 'releaseRun') return bound;
+          return (...args: unknown[]) => {
+            released.push((args[0] as { runId: string }).runId);
+            return bound(...args);
+          };
+        },
+      });
+      const env = {
+        model: model([{ toolCalls: [call('w', 'write')] }, { text: 'done' }]),
+        tools: tools({ write: { write: true, run: () => ok('written') } }),
+        policy: { tools: { write: { approval: 'required' as const } }, tenants: {} },
+      };
+      const a = engine(store, env, { owner: 'a' });
+      const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+      const waiting = await a.drive(run.id);
+      assert.equal(waiting.status, 'waiting_approval');
+      assert.deepEqual(released, [run.id], 'a run waiting for a person is let go, so any process can take it up');
+      await a.input(run.id, {
+        type: 'approval',
+        toolCallId: waiting.pendingApproval?.toolCallId ?? '',
+        decision: 'approve',
+      });
+      const final = await a.drive(run.id);
+      assert.equal(final.status, 'completed');
+      assert.deepEqual(
+        released,
+        [run.id],
+        'the pass that ended the run released nothing more (the ' +
+          'contract tests show the ending append clears the lease)',
+      );
+    },
+  );
 });
 
 describe('RunEngine: a model answer is committed with what follows it', () => {
-  it('a write step is two transactions: the answer with the decision and the call, before the tool runs; then the result', async () => {
-    const counted = countingStore(new MemoryRunStore());
-    let committedBeforeTool: string[] = [];
-    const env = {
-      model: model([{ toolCalls: [call('w1', 'write')] }, { text: 'done' }]),
-      tools: tools({
-        write: {
-          write: true,
-          run: async () => {
-            committedBeforeTool = (await counted.store.readEvents(runId)).map((e) => e.type);
-            return ok('x');
+  it(
+    'a write step is two transactions: the answer with the ' +
+      'decision and the call, before the tool runs; then the result',
+    async () => {
+      const counted = countingStore(new MemoryRunStore());
+      let committedBeforeTool: string[] = [];
+      const env = {
+        model: model([{ toolCalls: [call('w1', 'write')] }, { text: 'done' }]),
+        tools: tools({
+          write: {
+            write: true,
+            run: async () => {
+              committedBeforeTool = (await counted.store.readEvents(runId)).map((e) => e.type);
+              return ok('x');
+            },
           },
-        },
-      }),
-      policy: { tools: { write: { approval: 'never' as const } }, tenants: {} },
-    };
-    const a = engine(counted.store, env, { owner: 'a' });
-    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
-    const runId = run.id;
-    const final = await a.drive(run.id);
-    assert.equal(final.status, 'completed');
-    assert.deepEqual(counted.appends, [
-      ['run_status', 'run_started', 'user_message'],
-      ['assistant_message', 'gate_decision', 'tool_call'],
-      ['tool_result'],
-      // The last answer's text (shown at once when not streamed) goes with it, and with the run's end.
-      ['assistant_delta', 'assistant_message', 'run_status', 'run_completed'],
-    ]);
-    assert.deepEqual(committedBeforeTool.slice(-3), ['assistant_message', 'gate_decision', 'tool_call'], 'a write\'s call is durable before the tool is reached');
-    const events = await counted.store.readEvents(run.id);
-    assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1));
-    assert.equal(final.steps, 2);
-  });
+        }),
+        policy: { tools: { write: { approval: 'never' as const } }, tenants: {} },
+      };
+      const a = engine(counted.store, env, { owner: 'a' });
+      const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+      const runId = run.id;
+      const final = await a.drive(run.id);
+      assert.equal(final.status, 'completed');
+      assert.deepEqual(counted.appends, [
+        ['run_status', 'run_started', 'user_message'],
+        ['assistant_message', 'gate_decision', 'tool_call'],
+        ['tool_result'],
+        // The last answer's text (shown at once when not streamed) goes with it, and with the run's end.
+        ['assistant_delta', 'assistant_message', 'run_status', 'run_completed'],
+      ]);
+      assert.deepEqual(
+        committedBeforeTool.slice(-3),
+        ['assistant_message', 'gate_decision', 'tool_call'],
+        "a write's call is durable before the tool is reached",
+      );
+      const events = await counted.store.readEvents(run.id);
+      assert.deepEqual(
+        events.map((e) => e.id),
+        events.map((_, i) => i + 1),
+      );
+      assert.equal(final.steps, 2);
+    },
+  );
 
-  it('a quick read step is one transaction; a read still running after a moment has its call committed while it runs', async () => {
-    const counted = countingStore(new MemoryRunStore());
-    let seenWhileSlow: string[] = [];
-    const env = {
-      model: model([{ toolCalls: [call('r1', 'read')] }, { toolCalls: [call('r2', 'slow')] }, { text: 'done' }]),
-      tools: tools({
-        read: { run: () => ok('x') },
-        slow: {
-          run: async () => {
-            await sleep(150);
-            seenWhileSlow = (await counted.store.readEvents(runId)).map((e) => e.type);
-            return ok('y');
+  it(
+    'a quick read step is one transaction; a read still ' +
+      'running after a moment has its call committed while it runs',
+    async () => {
+      const counted = countingStore(new MemoryRunStore());
+      let seenWhileSlow: string[] = [];
+      const env = {
+        model: model([{ toolCalls: [call('r1', 'read')] }, { toolCalls: [call('r2', 'slow')] }, { text: 'done' }]),
+        tools: tools({
+          read: { run: () => ok('x') },
+          slow: {
+            run: async () => {
+              await sleep(150);
+              seenWhileSlow = (await counted.store.readEvents(runId)).map((e) => e.type);
+              return ok('y');
+            },
           },
-        },
-      }),
-    };
-    const a = engine(counted.store, env, { owner: 'a' });
-    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
-    const runId = run.id;
-    const final = await a.drive(run.id);
-    assert.equal(final.status, 'completed');
-    assert.deepEqual(counted.appends.slice(1, 4), [
-      ['assistant_message', 'gate_decision', 'tool_call', 'tool_result'],
-      ['assistant_message', 'gate_decision', 'tool_call'],
-      ['tool_result'],
-    ]);
-    assert.deepEqual(seenWhileSlow.slice(-2), ['gate_decision', 'tool_call'], 'the slow read shows as running');
-    const events = await counted.store.readEvents(run.id);
-    assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1));
-  });
+        }),
+      };
+      const a = engine(counted.store, env, { owner: 'a' });
+      const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+      const runId = run.id;
+      const final = await a.drive(run.id);
+      assert.equal(final.status, 'completed');
+      assert.deepEqual(counted.appends.slice(1, 4), [
+        ['assistant_message', 'gate_decision', 'tool_call', 'tool_result'],
+        ['assistant_message', 'gate_decision', 'tool_call'],
+        ['tool_result'],
+      ]);
+      assert.deepEqual(seenWhileSlow.slice(-2), ['gate_decision', 'tool_call'], 'the slow read shows as running');
+      const events = await counted.store.readEvents(run.id);
+      assert.deepEqual(
+        events.map((e) => e.id),
+        events.map((_, i) => i + 1),
+      );
+    },
+  );
 
-  it('a write that needs approval has its answer committed with the gate\'s decision, before anyone is asked', async () => {
-    const counted = countingStore(new MemoryRunStore());
-    const env = {
-      model: model([{ toolCalls: [call('w', 'write')] }]),
-      tools: tools({ write: { write: true, run: () => ok('written') } }),
-      policy: { tools: { write: { approval: 'required' as const } }, tenants: {} },
-    };
-    const a = engine(counted.store, env, { owner: 'a' });
-    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
-    const waiting = await a.drive(run.id);
-    assert.equal(waiting.status, 'waiting_approval');
-    assert.deepEqual(counted.appends.slice(1), [['assistant_message', 'gate_decision'], ['run_status', 'approval_required']]);
-    assert.equal((await counted.store.readEvents(run.id)).filter((e) => e.type === 'assistant_message').length, 1);
-  });
+  it(
+    'a write that needs approval has its answer committed ' + "with the gate's decision, before anyone is asked",
+    async () => {
+      const counted = countingStore(new MemoryRunStore());
+      const env = {
+        model: model([{ toolCalls: [call('w', 'write')] }]),
+        tools: tools({ write: { write: true, run: () => ok('written') } }),
+        policy: { tools: { write: { approval: 'required' as const } }, tenants: {} },
+      };
+      const a = engine(counted.store, env, { owner: 'a' });
+      const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+      const waiting = await a.drive(run.id);
+      assert.equal(waiting.status, 'waiting_approval');
+      assert.deepEqual(counted.appends.slice(1), [
+        ['assistant_message', 'gate_decision'],
+        ['run_status', 'approval_required'],
+      ]);
+      assert.equal((await counted.store.readEvents(run.id)).filter((e) => e.type === 'assistant_message').length, 1);
+    },
+  );
 
-  it('a cancel written while an answer is held back: the pass is dropped, the run is driven again from the log and ends cancelled; nothing runs', async () => {
-    const counted = countingStore(new MemoryRunStore());
-    const m = model([{ toolCalls: [call('w', 'write')] }, { text: 'done' }]);
-    const env = { model: m, tools: tools({ write: { write: true, run: () => ok('written') } }) };
-    const a = engine(counted.store, env, { owner: 'a' });
-    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
-    let raced = false;
-    // Another writer (a cancel posted to another process) appends between the answer and its commit.
-    counted.beforeAppend = async (types) => {
-      if (raced || !types.includes('assistant_message')) return;
-      raced = true;
-      await counted.store.append(run.id, [{ type: 'cancel_requested', data: { reason: 'stop it' } }]);
-    };
-    const final = await a.drive(run.id);
-    assert.equal(final.status, 'cancelled');
-    assert.deepEqual(env.tools.calls, [], 'the call held back with the answer never ran');
-    const events = await counted.store.readEvents(run.id);
-    assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1), 'ids follow each other: nothing was written by the dropped pass');
-    assert.equal(events.filter((e) => e.type === 'tool_call').length, 0);
-    assert.equal(events.filter((e) => e.type === 'cancel_requested').length, 1);
-    assert.equal(events.at(-1)?.type, 'run_cancelled');
-  });
+  it(
+    'a cancel written while an answer is held back: the pass is dropped, ' +
+      'the run is driven again from the log and ends cancelled; nothing runs',
+    async () => {
+      const counted = countingStore(new MemoryRunStore());
+      const m = model([{ toolCalls: [call('w', 'write')] }, { text: 'done' }]);
+      const env = { model: m, tools: tools({ write: { write: true, run: () => ok('written') } }) };
+      const a = engine(counted.store, env, { owner: 'a' });
+      const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+      let raced = false;
+      // Another writer (a cancel posted to another process) appends between the answer and its commit.
+      counted.beforeAppend = async (types) => {
+        if (raced || !types.includes('assistant_message')) return;
+        raced = true;
+        await counted.store.append(run.id, [{ type: 'cancel_requested', data: { reason: 'stop it' } }]);
+      };
+      const final = await a.drive(run.id);
+      assert.equal(final.status, 'cancelled');
+      assert.deepEqual(env.tools.calls, [], 'the call held back with the answer never ran');
+      const events = await counted.store.readEvents(run.id);
+      assert.deepEqual(
+        events.map((e) => e.id),
+        events.map((_, i) => i + 1),
+        'ids follow each other: nothing was written by the dropped pass',
+      );
+      assert.equal(events.filter((e) => e.type === 'tool_call').length, 0);
+      assert.equal(events.filter((e) => e.type === 'cancel_requested').length, 1);
+      assert.equal(events.at(-1)?.type, 'run_cancelled');
+    },
+  );
 
-  it('a cancel written while a slow read\'s call is held back: the timer\'s commit finds the log changed, the read is aborted at once, and the run ends cancelled', async () => {
-    const counted = countingStore(new MemoryRunStore());
-    let aborted = false;
-    let finishedLate = false;
-    const env = {
-      model: model([{ toolCalls: [call('r', 'slow')] }, { text: 'done' }]),
-      tools: tools({
-        slow: {
-          // Would answer after a second; answers at once when its call is aborted.
-          run: (req) =>
-            new Promise<ToolResult>((resolve) => {
-              const timer = setTimeout(() => {
-                finishedLate = true;
-                resolve(ok('late'));
-              }, 1000);
-              req.signal?.addEventListener('abort', () => {
-                aborted = true;
-                clearTimeout(timer);
-                resolve({ ok: false, content: [], error: { code: 'cancelled', message: 'aborted' } });
-              });
-            }),
-        },
-      }),
-    };
-    const a = engine(counted.store, env, { owner: 'a' });
-    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
-    let raced = false;
-    // Another writer (a cancel posted to another process) appends just before the read's held-back call is committed by its timer.
-    counted.beforeAppend = async (types) => {
-      if (raced || !types.includes('tool_call') || types.includes('tool_result')) return;
-      raced = true;
-      await counted.store.append(run.id, [{ type: 'cancel_requested', data: { reason: 'stop it' } }]);
-    };
-    const final = await a.drive(run.id);
-    assert.equal(raced, true, 'the read outlived its commit delay');
-    assert.equal(final.status, 'cancelled');
-    assert.equal(aborted, true, 'the read in flight was aborted when the pass went stale, not waited for');
-    assert.equal(finishedLate, false);
-    const events = await counted.store.readEvents(run.id);
-    assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1), 'ids follow each other: nothing was written by the dropped pass');
-    assert.equal(events.filter((e) => e.type === 'tool_result').length, 0);
-    assert.equal(events.at(-1)?.type, 'run_cancelled');
-  });
+  it(
+    "a cancel written while a slow read's call is held back: the timer's commit " +
+      'finds the log changed, the read is aborted at once, and the run ends cancelled',
+    async () => {
+      const counted = countingStore(new MemoryRunStore());
+      let aborted = false;
+      let finishedLate = false;
+      const env = {
+        model: model([{ toolCalls: [call('r', 'slow')] }, { text: 'done' }]),
+        tools: tools({
+          slow: {
+            // Would answer after a second; answers at once when its call is aborted.
+            run: (req) =>
+              new Promise<ToolResult>((resolve) => {
+                const timer = setTimeout(() => {
+                  finishedLate = true;
+                  resolve(ok('late'));
+                }, 1000);
+                req.signal?.addEventListener('abort', () => {
+                  aborted = true;
+                  clearTimeout(timer);
+                  resolve({ ok: false, content: [], error: { code: 'cancelled', message: 'aborted' } });
+                });
+              }),
+          },
+        }),
+      };
+      const a = engine(counted.store, env, { owner: 'a' });
+      const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+      let raced = false;
+      // Another writer (a cancel posted to another process) appends just before the read's held-back call is committed
+      // by
+      // its timer.
+      counted.beforeAppend = async (types) => {
+        if (raced || !types.includes('tool_call') || types.includes('tool_result')) return;
+        raced = true;
+        await counted.store.append(run.id, [{ type: 'cancel_requested', data: { reason: 'stop it' } }]);
+      };
+      const final = await a.drive(run.id);
+      assert.equal(raced, true, 'the read outlived its commit delay');
+      assert.equal(final.status, 'cancelled');
+      assert.equal(aborted, true, 'the read in flight was aborted when the pass went stale, not waited for');
+      assert.equal(finishedLate, false);
+      const events = await counted.store.readEvents(run.id);
+      assert.deepEqual(
+        events.map((e) => e.id),
+        events.map((_, i) => i + 1),
+        'ids follow each other: nothing was written by the dropped pass',
+      );
+      assert.equal(events.filter((e) => e.type === 'tool_result').length, 0);
+      assert.equal(events.at(-1)?.type, 'run_cancelled');
+    },
+  );
 });
-
 
 describe('RunEngine: the model is asked while the step before is committed (decision 0019)', () => {
   /**
@@ -522,7 +630,11 @@ describe('RunEngine: the model is asked while the step before is committed (deci
    * most `ms`: a store whose commits take long. A pass that waited for its commits before asking the model
    * would ask only once the time is up.
    */
-  function holdCommits(counted: ReturnType<typeof countingStore>, types: string[], ms = 300): { release: (type: string) => void } {
+  function holdCommits(
+    counted: ReturnType<typeof countingStore>,
+    types: string[],
+    ms = 300,
+  ): { release: (type: string) => void } {
     const releases = new Map<string, () => void>();
     const pending = new Set(types);
     counted.beforeAppend = async (appended) => {
@@ -540,112 +652,150 @@ describe('RunEngine: the model is asked while the step before is committed (deci
     return { release: (type) => releases.get(type)?.() };
   }
 
-  it('the run\'s start and a read step are committed while the model is asked: the request does not wait for the commit, the answer does', async () => {
-    const counted = countingStore(new MemoryRunStore());
-    const hold = holdCommits(counted, ['run_started', 'tool_result']);
-    const asked: { started: boolean; stepCommitted: boolean }[] = [];
-    let runId = '';
-    const observe = async (): Promise<void> => {
-      const types = (await counted.store.readEvents(runId)).map((e) => e.type);
-      asked.push({ started: types.includes('run_started'), stepCommitted: types.includes('tool_result') });
-    };
-    const m = model([
-      async () => (await observe(), hold.release('run_started'), { toolCalls: [call('r1', 'read')] }),
-      async () => (await observe(), hold.release('tool_result'), { text: 'done' }),
-    ]);
-    const env = { model: m, tools: tools({ read: { run: () => ok('x') } }) };
-    const a = engine(counted.store, env, { owner: 'a' });
-    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
-    runId = run.id;
-    const final = await a.drive(run.id);
-    assert.equal(final.status, 'completed');
-    assert.deepEqual(
-      asked,
-      [
-        { started: false, stepCommitted: false },
-        { started: true, stepCommitted: false },
-      ],
-      'each request went out while the commit before it was still on its way',
-    );
-    assert.deepEqual(counted.appends, [
-      ['run_status', 'run_started', 'user_message'],
-      ['assistant_message', 'gate_decision', 'tool_call', 'tool_result'],
-      ['assistant_delta', 'assistant_message', 'run_status', 'run_completed'],
-    ]);
-    const events = await counted.store.readEvents(run.id);
-    assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1), 'each answer follows the commit it was asked alongside');
-    assert.deepEqual(events.map((e) => e.type).slice(0, 3), ['run_status', 'run_started', 'user_message']);
-  });
+  it(
+    "the run's start and a read step are committed while the model is " +
+      'asked: the request does not wait for the commit, the answer does',
+    async () => {
+      const counted = countingStore(new MemoryRunStore());
+      const hold = holdCommits(counted, ['run_started', 'tool_result']);
+      const asked: { started: boolean; stepCommitted: boolean }[] = [];
+      let runId = '';
+      const observe = async (): Promise<void> => {
+        const types = (await counted.store.readEvents(runId)).map((e) => e.type);
+        asked.push({ started: types.includes('run_started'), stepCommitted: types.includes('tool_result') });
+      };
+      const m = model([
+        async () => (await observe(), hold.release('run_started'), { toolCalls: [call('r1', 'read')] }),
+        async () => (await observe(), hold.release('tool_result'), { text: 'done' }),
+      ]);
+      const env = { model: m, tools: tools({ read: { run: () => ok('x') } }) };
+      const a = engine(counted.store, env, { owner: 'a' });
+      const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+      runId = run.id;
+      const final = await a.drive(run.id);
+      assert.equal(final.status, 'completed');
+      assert.deepEqual(
+        asked,
+        [
+          { started: false, stepCommitted: false },
+          { started: true, stepCommitted: false },
+        ],
+        'each request went out while the commit before it was still on its way',
+      );
+      assert.deepEqual(counted.appends, [
+        ['run_status', 'run_started', 'user_message'],
+        ['assistant_message', 'gate_decision', 'tool_call', 'tool_result'],
+        ['assistant_delta', 'assistant_message', 'run_status', 'run_completed'],
+      ]);
+      const events = await counted.store.readEvents(run.id);
+      assert.deepEqual(
+        events.map((e) => e.id),
+        events.map((_, i) => i + 1),
+        'each answer follows the commit it was asked alongside',
+      );
+      assert.deepEqual(events.map((e) => e.type).slice(0, 3), ['run_status', 'run_started', 'user_message']);
+    },
+  );
 
-  it('with several runs in flight, each run\'s held-back step is committed before its model is asked again', async () => {
-    const counted = countingStore(new MemoryRunStore());
-    counted.beforeAppend = async (types) => {
-      // Slow commits: a request that did not wait for its run's commit would find the step missing.
-      if (types.includes('tool_result')) await sleep(30);
-    };
-    const runIds = new Map<string, string>();
-    const committedWhenAsked: boolean[] = [];
-    const m = model([
-      async (request) => {
-        const input = request.messages.find((x) => x.role === 'user')?.content ?? '';
-        if (!request.messages.some((x) => x.role === 'tool')) return { toolCalls: [call(`r-${input}`, 'read')] };
-        const events = await counted.store.readEvents(runIds.get(input) ?? '');
-        committedWhenAsked.push(events.some((e) => e.type === 'tool_result'));
-        return { text: 'done' };
-      },
-    ]);
-    const a = engine(counted.store, { model: m, tools: tools({ read: { run: () => ok('x') } }) }, { owner: 'a' });
-    const runs = await Promise.all(['one', 'two'].map((input) => a.start({ input, model: 'fake:model', settings: settingsFrom({}) })));
-    for (const { run } of runs) runIds.set(run.input, run.id);
-    const finals = await Promise.all(runs.map(({ run }) => a.drive(run.id)));
-    assert.deepEqual(finals.map((r) => r.status), ['completed', 'completed']);
-    assert.deepEqual(committedWhenAsked, [true, true]);
-  });
+  it(
+    "with several runs in flight, each run's held-back " + 'step is committed before its model is asked again',
+    async () => {
+      const counted = countingStore(new MemoryRunStore());
+      counted.beforeAppend = async (types) => {
+        // Slow commits: a request that did not wait for its run's commit would find the step missing.
+        if (types.includes('tool_result')) await sleep(30);
+      };
+      const runIds = new Map<string, string>();
+      const committedWhenAsked: boolean[] = [];
+      const m = model([
+        async (request) => {
+          const input = request.messages.find((x) => x.role === 'user')?.content ?? '';
+          if (!request.messages.some((x) => x.role === 'tool')) return { toolCalls: [call(`r-${input}`, 'read')] };
+          const events = await counted.store.readEvents(runIds.get(input) ?? '');
+          committedWhenAsked.push(events.some((e) => e.type === 'tool_result'));
+          return { text: 'done' };
+        },
+      ]);
+      const a = engine(counted.store, { model: m, tools: tools({ read: { run: () => ok('x') } }) }, { owner: 'a' });
+      const runs = await Promise.all(
+        ['one', 'two'].map((input) => a.start({ input, model: 'fake:model', settings: settingsFrom({}) })),
+      );
+      for (const { run } of runs) runIds.set(run.input, run.id);
+      const finals = await Promise.all(runs.map(({ run }) => a.drive(run.id)));
+      assert.deepEqual(
+        finals.map((r) => r.status),
+        ['completed', 'completed'],
+      );
+      assert.deepEqual(committedWhenAsked, [true, true]);
+    },
+  );
 
-  it('a write\'s call is still committed before the tool runs, and its result before the model is asked again', async () => {
-    const counted = countingStore(new MemoryRunStore());
-    const hold = holdCommits(counted, ['tool_call', 'tool_result'], 100);
-    let runId = '';
-    let inStoreAtTool: string[] = [];
-    let inStoreWhenAsked: string[] = [];
-    const m = model([
-      { toolCalls: [call('w1', 'write')] },
-      async () => ((inStoreWhenAsked = (await counted.store.readEvents(runId)).map((e) => e.type)), { text: 'done' }),
-    ]);
-    const env = {
-      model: m,
-      tools: tools({ write: { write: true, run: async () => ((inStoreAtTool = (await counted.store.readEvents(runId)).map((e) => e.type)), ok('x')) } }),
-      policy: { tools: { write: { approval: 'never' as const } }, tenants: {} },
-    };
-    const a = engine(counted.store, env, { owner: 'a' });
-    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
-    runId = run.id;
-    hold.release('none');
-    assert.equal((await a.drive(run.id)).status, 'completed');
-    assert.equal(inStoreAtTool.at(-1), 'tool_call', 'the write ran only once its call was in the store');
-    assert.equal(inStoreWhenAsked.at(-1), 'tool_result', 'the model was asked again only once the write\'s result was in the store');
-  });
+  it(
+    "a write's call is still committed before the tool " + 'runs, and its result before the model is asked again',
+    async () => {
+      const counted = countingStore(new MemoryRunStore());
+      const hold = holdCommits(counted, ['tool_call', 'tool_result'], 100);
+      let runId = '';
+      let inStoreAtTool: string[] = [];
+      let inStoreWhenAsked: string[] = [];
+      const m = model([
+        { toolCalls: [call('w1', 'write')] },
+        async () => ((inStoreWhenAsked = (await counted.store.readEvents(runId)).map((e) => e.type)), { text: 'done' }),
+      ]);
+      const env = {
+        model: m,
+        tools: tools({
+          write: {
+            write: true,
+            run: async () => ((inStoreAtTool = (await counted.store.readEvents(runId)).map((e) => e.type)), ok('x')),
+          },
+        }),
+        policy: { tools: { write: { approval: 'never' as const } }, tenants: {} },
+      };
+      const a = engine(counted.store, env, { owner: 'a' });
+      const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+      runId = run.id;
+      hold.release('none');
+      assert.equal((await a.drive(run.id)).status, 'completed');
+      assert.equal(inStoreAtTool.at(-1), 'tool_call', 'the write ran only once its call was in the store');
+      assert.equal(
+        inStoreWhenAsked.at(-1),
+        'tool_result',
+        "the model was asked again only once the write's result was in the store",
+      );
+    },
+  );
 
-  it('a commit that fails while the model is asked: the answer is not recorded, and the run fails with the store\'s error', async () => {
-    const counted = countingStore(new MemoryRunStore());
-    let failed = false;
-    counted.beforeAppend = (types) => {
-      if (!types.includes('tool_result') || failed) return Promise.resolve();
-      failed = true;
-      return Promise.reject(new Error('disk I/O error'));
-    };
-    const m = model([{ toolCalls: [call('r1', 'read')] }, { text: 'an answer asked alongside the failed commit' }]);
-    const env = { model: m, tools: tools({ read: { run: () => ok('x') } }) };
-    const a = engine(counted.store, env, { owner: 'a' });
-    const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
-    const final = await a.drive(run.id);
-    assert.equal(m.requests, 2, 'the model was asked while the step was committed');
-    assert.equal(final.status, 'failed');
-    assert.match(final.error?.message ?? '', /disk I\/O error/);
-    const events = await counted.store.readEvents(run.id);
-    assert.ok(!events.some((e) => e.type === 'assistant_message' && e.data.text.startsWith('an answer')), 'the answer is not recorded without the step before it');
-    assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1));
-  });
+  it(
+    'a commit that fails while the model is asked: the answer ' +
+      "is not recorded, and the run fails with the store's error",
+    async () => {
+      const counted = countingStore(new MemoryRunStore());
+      let failed = false;
+      counted.beforeAppend = (types) => {
+        if (!types.includes('tool_result') || failed) return Promise.resolve();
+        failed = true;
+        return Promise.reject(new Error('disk I/O error'));
+      };
+      const m = model([{ toolCalls: [call('r1', 'read')] }, { text: 'an answer asked alongside the failed commit' }]);
+      const env = { model: m, tools: tools({ read: { run: () => ok('x') } }) };
+      const a = engine(counted.store, env, { owner: 'a' });
+      const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+      const final = await a.drive(run.id);
+      assert.equal(m.requests, 2, 'the model was asked while the step was committed');
+      assert.equal(final.status, 'failed');
+      assert.match(final.error?.message ?? '', /disk I\/O error/);
+      const events = await counted.store.readEvents(run.id);
+      assert.ok(
+        !events.some((e) => e.type === 'assistant_message' && e.data.text.startsWith('an answer')),
+        'the answer is not recorded without the step before it',
+      );
+      assert.deepEqual(
+        events.map((e) => e.id),
+        events.map((_, i) => i + 1),
+      );
+    },
+  );
 
   it('a lease lost while the model is asked aborts the request, and the pass writes nothing more', async () => {
     const counted = countingStore(new MemoryRunStore());
@@ -662,7 +812,9 @@ describe('RunEngine: the model is asked while the step before is committed (deci
     const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
     // The store refuses the step's commit as it does for an owner whose lease another has taken over.
     counted.beforeAppend = (types) =>
-      types.includes('tool_result') ? Promise.reject(new ToolgateError('lease_lost', `run ${run.id}: the lease is held by another owner`)) : Promise.resolve();
+      types.includes('tool_result')
+        ? Promise.reject(new ToolgateError('lease_lost', `run ${run.id}: the lease is held by another owner`))
+        : Promise.resolve();
     const final = await a.drive(run.id);
     assert.equal(aborted, true, 'the request in flight was aborted');
     assert.notEqual(final.status, 'completed');
@@ -676,7 +828,9 @@ describe('RunEngine: the model is asked while the step before is committed (deci
     const env = {
       model: model([{ text: 'done' }]),
       tools: tools({}),
-      hooks: { onRunStart: async (r: Run) => void (inStore = (await counted.store.readEvents(r.id)).map((e) => e.type)) },
+      hooks: {
+        onRunStart: async (r: Run) => void (inStore = (await counted.store.readEvents(r.id)).map((e) => e.type)),
+      },
     };
     const a = engine(counted.store, env, { owner: 'a' });
     const { run } = await a.start({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
@@ -686,37 +840,59 @@ describe('RunEngine: the model is asked while the step before is committed (deci
 });
 
 describe('RunEngine: a run driven as it was created and claimed', () => {
-  it('is not read again before the model is first asked: the run startClaimed returned is used, and its empty log is not read', async () => {
-    const [sqlite] = await twoStores();
-    const { store, calls } = countingStore(sqlite);
-    let readsWhenAsked: { getRun: number; readEvents: number } | undefined;
-    const m = model([async () => ((readsWhenAsked = { getRun: calls['getRun'] ?? 0, readEvents: calls['readEvents'] ?? 0 }), { text: 'done' })]);
-    const a = engine(store, { model: m, tools: tools({}) }, { owner: 'a' });
-    const { run, lease } = await a.startClaimed({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
-    assert.ok(lease !== undefined);
-    const final = await a.drive(run.id, { lease, run });
-    assert.equal(final.status, 'completed');
-    assert.deepEqual(readsWhenAsked, { getRun: 0, readEvents: 0 });
-    const events = await sqlite.readEvents(run.id);
-    assert.deepEqual(events.map((e) => e.type).slice(0, 3), ['run_status', 'run_started', 'user_message']);
-    assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1));
-  });
+  it(
+    'is not read again before the model is first asked: the run ' +
+      'startClaimed returned is used, and its empty log is not read',
+    async () => {
+      const [sqlite] = await twoStores();
+      const { store, calls } = countingStore(sqlite);
+      let readsWhenAsked: { getRun: number; readEvents: number } | undefined;
+      const m = model([
+        async () => (
+          (readsWhenAsked = { getRun: calls['getRun'] ?? 0, readEvents: calls['readEvents'] ?? 0 }),
+          { text: 'done' }
+        ),
+      ]);
+      const a = engine(store, { model: m, tools: tools({}) }, { owner: 'a' });
+      const { run, lease } = await a.startClaimed({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+      assert.ok(lease !== undefined);
+      const final = await a.drive(run.id, { lease, run });
+      assert.equal(final.status, 'completed');
+      assert.deepEqual(readsWhenAsked, { getRun: 0, readEvents: 0 });
+      const events = await sqlite.readEvents(run.id);
+      assert.deepEqual(events.map((e) => e.type).slice(0, 3), ['run_status', 'run_started', 'user_message']);
+      assert.deepEqual(
+        events.map((e) => e.id),
+        events.map((_, i) => i + 1),
+      );
+    },
+  );
 
-  it('a cancel another process appends before the first pass is still heard: the run ends cancelled and nothing runs', async () => {
-    const [one, two] = await twoStores();
-    const env = { model: model([{ toolCalls: [call('w', 'write')] }, { text: 'done' }]), tools: tools({ write: { write: true, run: () => ok('x') } }) };
-    const a = engine(one, env, { owner: 'a' });
-    const { run, lease } = await a.startClaimed({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
-    assert.ok(lease !== undefined);
-    // What a cancel posted to another process writes while this one holds the lease.
-    await two.append(run.id, [{ type: 'cancel_requested', data: { reason: 'stop it' } }]);
-    const final = await a.drive(run.id, { lease, run });
-    assert.equal(final.status, 'cancelled');
-    assert.deepEqual(env.tools.calls, []);
-    const events = await one.readEvents(run.id);
-    assert.equal(events[0]?.type, 'cancel_requested');
-    assert.equal(events.at(-1)?.type, 'run_cancelled');
-    assert.ok(!events.some((e) => e.type === 'assistant_message'), 'no answer is recorded');
-    assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1));
-  });
+  it(
+    'a cancel another process appends before the first pass ' +
+      'is still heard: the run ends cancelled and nothing runs',
+    async () => {
+      const [one, two] = await twoStores();
+      const env = {
+        model: model([{ toolCalls: [call('w', 'write')] }, { text: 'done' }]),
+        tools: tools({ write: { write: true, run: () => ok('x') } }),
+      };
+      const a = engine(one, env, { owner: 'a' });
+      const { run, lease } = await a.startClaimed({ input: 'go', model: 'fake:model', settings: settingsFrom({}) });
+      assert.ok(lease !== undefined);
+      // What a cancel posted to another process writes while this one holds the lease.
+      await two.append(run.id, [{ type: 'cancel_requested', data: { reason: 'stop it' } }]);
+      const final = await a.drive(run.id, { lease, run });
+      assert.equal(final.status, 'cancelled');
+      assert.deepEqual(env.tools.calls, []);
+      const events = await one.readEvents(run.id);
+      assert.equal(events[0]?.type, 'cancel_requested');
+      assert.equal(events.at(-1)?.type, 'run_cancelled');
+      assert.ok(!events.some((e) => e.type === 'assistant_message'), 'no answer is recorded');
+      assert.deepEqual(
+        events.map((e) => e.id),
+        events.map((_, i) => i + 1),
+      );
+    },
+  );
 });

@@ -66,7 +66,10 @@ export class RunEngine {
   }
 
   /** Creates a run (queued) with its settings; `idempotency` makes a retried request return the first run. */
-  async start(init: NewRun & { settings: RunSettings }, idempotency?: IdempotencyRequest): Promise<{ run: Run; created: boolean }> {
+  async start(
+    init: NewRun & { settings: RunSettings },
+    idempotency?: IdempotencyRequest,
+  ): Promise<{ run: Run; created: boolean }> {
     if (idempotency === undefined) return { run: await this.#store.createRun(init), created: true };
     return this.#store.createRunIdempotent(init, idempotency);
   }
@@ -77,7 +80,8 @@ export class RunEngine {
    * lease to drive). Without that store method, the run is created and drive claims it.
    */
   async startClaimed(init: NewRun & { settings: RunSettings }): Promise<{ run: Run; lease: RunLease | undefined }> {
-    if (this.#store.createAndClaimRun === undefined) return { run: await this.#store.createRun(init), lease: undefined };
+    if (this.#store.createAndClaimRun === undefined)
+      return { run: await this.#store.createRun(init), lease: undefined };
     return this.#store.createAndClaimRun(init, { owner: this.owner, ttlMs: this.leaseMs });
   }
 
@@ -117,8 +121,14 @@ export class RunEngine {
    */
   async cancel(runId: string, request: { reason: string; userId?: string | undefined }): Promise<Run> {
     const run = await finalRun(this.#store, runId);
-    if (TERMINAL_RUN_STATUSES.has(run.status)) throw new ToolgateError('conflict', `run ${runId} has already ended (${run.status})`);
-    await this.#store.append(runId, [draft('cancel_requested', { reason: request.reason, ...(request.userId === undefined ? {} : { userId: request.userId }) })]);
+    if (TERMINAL_RUN_STATUSES.has(run.status))
+      throw new ToolgateError('conflict', `run ${runId} has already ended (${run.status})`);
+    await this.#store.append(runId, [
+      draft('cancel_requested', {
+        reason: request.reason,
+        ...(request.userId === undefined ? {} : { userId: request.userId }),
+      }),
+    ]);
     const local = this.#driving.get(runId);
     if (local !== undefined) return local.done;
     const lease = await this.#store.claimRun(runId, { owner: this.owner, ttlMs: this.leaseMs });
@@ -138,7 +148,10 @@ export class RunEngine {
   async #endCancelled(run: Run, { lease, reason }: { lease: RunLease; reason: string }): Promise<void> {
     const writer = new RunWriter({ store: this.#store, lease, leaseMs: this.leaseMs, lastEventId: run.lastEventId });
     try {
-      const drafts = [draft('run_status', { from: run.status, to: 'cancelled', reason }), draft('run_cancelled', { reason, usage: run.usage, steps: run.steps })];
+      const drafts = [
+        draft('run_status', { from: run.status, to: 'cancelled', reason }),
+        draft('run_cancelled', { reason, usage: run.usage, steps: run.steps }),
+      ];
       await writer.append(drafts, { status: 'cancelled', pendingApproval: null });
     } finally {
       writer.close();
@@ -150,7 +163,15 @@ export class RunEngine {
     return limit <= 0 ? Promise.resolve([]) : this.#store.claimNext({ owner: this.owner, ttlMs: this.leaseMs, limit });
   }
 
-  async #driveLoop({ runId, input, options }: { runId: string; input: Driving['input']; options: DriveOptions }): Promise<Run> {
+  async #driveLoop({
+    runId,
+    input,
+    options,
+  }: {
+    runId: string;
+    input: Driving['input'];
+    options: DriveOptions;
+  }): Promise<Run> {
     let lease = options.lease;
     // The run as just created and claimed: the first pass need not read it again.
     let claimed = lease !== undefined && options.run?.id === runId ? options.run : undefined;
@@ -179,10 +200,19 @@ export class RunEngine {
       if (end === 'lost') return finalRun(this.#store, runId);
       // A pass that ended the run gives nothing up: the append of its terminal event released the lease (RunStore
       // contract), so releaseRun would only change nothing, and on SQLite still cost a transaction.
-      const after = end === 'ended' ? await finalRun(this.#store, runId) : ((await this.#store.releaseRun(lease)) ?? (await finalRun(this.#store, runId)));
+      const after =
+        end === 'ended'
+          ? await finalRun(this.#store, runId)
+          : ((await this.#store.releaseRun(lease)) ?? (await finalRun(this.#store, runId)));
       lease = undefined;
-      if (options.stopSignal?.aborted === true || options.signal?.aborted === true || TERMINAL_RUN_STATUSES.has(after.status)) return after;
-      // Input arrived while the pass ended (a decision moves the run back to running): another pass, unless nothing moved.
+      if (
+        options.stopSignal?.aborted === true ||
+        options.signal?.aborted === true ||
+        TERMINAL_RUN_STATUSES.has(after.status)
+      )
+        return after;
+      // Input arrived while the pass ended (a decision moves the run back to running): another pass, unless nothing
+      // moved.
       const runnable = ACTIVE_RUN_STATUSES.has(after.status);
       if (!(runnable || input.again) || after.lastEventId === before.lastEventId) return after;
     }

@@ -1,4 +1,14 @@
-import { ToolgateError, TERMINAL_RUN_STATUSES, draft, type EventDraft, type PendingApproval, type Run, type RunInput, type RunPatch, type RunStore } from '../core/index.ts';
+import {
+  ToolgateError,
+  TERMINAL_RUN_STATUSES,
+  draft,
+  type EventDraft,
+  type PendingApproval,
+  type Run,
+  type RunInput,
+  type RunPatch,
+  type RunStore,
+} from '../core/index.ts';
 
 /** Decisions re-checked against a run that changed meanwhile (another process answered first). */
 const MAX_ATTEMPTS = 3;
@@ -18,7 +28,8 @@ export async function submitInput(store: RunStore, runId: string, input: RunInpu
       return await submitOnce(store, runId, input);
     } catch (error) {
       // The run changed between the check and the write: check again against what it is now.
-      if (!(error instanceof StaleRun) || attempt >= MAX_ATTEMPTS) throw error instanceof StaleRun ? error.cause : error;
+      if (!(error instanceof StaleRun) || attempt >= MAX_ATTEMPTS)
+        throw error instanceof StaleRun ? error.cause : error;
     }
   }
 }
@@ -28,17 +39,29 @@ class StaleRun extends Error {}
 async function submitOnce(store: RunStore, runId: string, input: RunInput): Promise<Run> {
   const run = await store.getRun(runId);
   if (run === undefined) throw new ToolgateError('not_found', `run ${runId} does not exist`);
-  if (TERMINAL_RUN_STATUSES.has(run.status)) throw new ToolgateError('conflict', `run ${runId} has ended (${run.status}); it takes no more input`);
+  if (TERMINAL_RUN_STATUSES.has(run.status))
+    throw new ToolgateError('conflict', `run ${runId} has ended (${run.status}); it takes no more input`);
   const received = draft('input_received', { input });
   if (input.type === 'approval') {
     const pending = pendingFor(run, input);
-    const status = draft('run_status', { from: run.status, to: 'running', reason: `${input.decision} for ${pending.name} (${pending.toolCallId})` });
-    await appendUnchanged(store, run, { drafts: [received, status], patch: { status: 'running', pendingApproval: null } });
+    const status = draft('run_status', {
+      from: run.status,
+      to: 'running',
+      reason: `${input.decision} for ${pending.name} (${pending.toolCallId})`,
+    });
+    await appendUnchanged(store, run, {
+      drafts: [received, status],
+      patch: { status: 'running', pendingApproval: null },
+    });
   } else if (input.text.trim() === '') {
     throw new ToolgateError('usage', 'a message needs non-empty "text"');
   } else if (run.status === 'escalated') {
     // A person's message answers the escalation: the run goes on with it.
-    const drafts = [received, draft('user_message', { text: input.text }), draft('run_status', { from: run.status, to: 'running', reason: 'a person answered the escalation' })];
+    const drafts = [
+      received,
+      draft('user_message', { text: input.text }),
+      draft('run_status', { from: run.status, to: 'running', reason: 'a person answered the escalation' }),
+    ];
     await appendUnchanged(store, run, { drafts, patch: { status: 'running' } });
   } else {
     await store.append(runId, [received, draft('user_message', { text: input.text })]);
@@ -48,19 +71,27 @@ async function submitOnce(store: RunStore, runId: string, input: RunInput): Prom
   return after;
 }
 
-/** The call a decision is for, checked against what the run waits on (`conflict` or `usage` when the decision does not apply). */
+/**
+ * The call a decision is for, checked against what the run waits on (`conflict` or `usage` when the decision does not
+ * apply).
+ */
 function pendingFor(run: Run, input: Extract<RunInput, { type: 'approval' }>): PendingApproval {
   const pending = run.pendingApproval;
   if (run.status !== 'waiting_approval' || pending === undefined) {
     throw new ToolgateError('conflict', `run ${run.id} is not waiting for an approval (status ${run.status})`);
   }
   if (pending.toolCallId !== input.toolCallId) {
-    throw new ToolgateError('conflict', `tool call ${input.toolCallId} is not pending; run ${run.id} is waiting on ${pending.toolCallId} (${pending.name})`);
+    throw new ToolgateError(
+      'conflict',
+      `tool call ${input.toolCallId} is not pending; run ${run.id} ` +
+        `is waiting on ${pending.toolCallId} (${pending.name})`,
+    );
   }
   if (pending.kind === 'plan' && (input.decision === 'edit' || input.decision === 'mark_done')) {
     throw new ToolgateError(
       'usage',
-      `${pending.toolCallId} is a whole plan: approve or reject it. To change it, reject it with a "reason" saying what to change; the model then plans again`,
+      `${pending.toolCallId} is a whole plan: approve or reject it. To change it, ` +
+        `reject it with a "reason" saying what to change; the model then plans again`,
     );
   }
   if (input.decision === 'edit' && input.arguments === undefined) {
@@ -69,21 +100,30 @@ function pendingFor(run: Run, input: Extract<RunInput, { type: 'approval' }>): P
   if (input.decision === 'mark_done' && pending.reason !== 'outcome_unknown') {
     throw new ToolgateError(
       'conflict',
-      `"mark_done" is only for a call whose outcome is unknown; ${pending.toolCallId} (${pending.name}) waits for approval (${pending.reason}): approve, reject or edit it`,
+      `"mark_done" is only for a call whose outcome is unknown; ${pending.toolCallId} ` +
+        `(${pending.name}) waits for approval (${pending.reason}): approve, reject or edit it`,
     );
   }
   if (input.decision !== 'mark_done' && input.result !== undefined) {
-    throw new ToolgateError('usage', '"result" goes with the "mark_done" decision only (what a person saw of a call that did happen)');
+    throw new ToolgateError(
+      'usage',
+      '"result" goes with the "mark_done" decision only (what a person saw of a call that did happen)',
+    );
   }
   return pending;
 }
 
 /** Appends only if the run did not change since it was checked; StaleRun if it did. */
-async function appendUnchanged(store: RunStore, run: Run, write: { drafts: EventDraft[]; patch: RunPatch }): Promise<void> {
+async function appendUnchanged(
+  store: RunStore,
+  run: Run,
+  write: { drafts: EventDraft[]; patch: RunPatch },
+): Promise<void> {
   try {
     await store.append(run.id, write.drafts, write.patch, { expectLastEventId: run.lastEventId });
   } catch (error) {
-    if (error instanceof ToolgateError && error.code === 'conflict') throw new StaleRun('the run changed', { cause: error });
+    if (error instanceof ToolgateError && error.code === 'conflict')
+      throw new StaleRun('the run changed', { cause: error });
     throw error;
   }
 }

@@ -30,7 +30,11 @@ function namesOf(outcome: Outcome): string[] {
  * content; an example (per `exampleReason`) stays in the content and becomes
  * a single ignored_example diagnostic; data (echoes) only adds its diagnostics.
  */
-export function commitOutcome(acc: Accumulator, outcome: Outcome, where: { span: Span; exampleReason: string | undefined }): CommitResult {
+export function commitOutcome(
+  acc: Accumulator,
+  outcome: Outcome,
+  where: { span: Span; exampleReason: string | undefined },
+): CommitResult {
   const { span, exampleReason } = where;
   const attempted = outcome.calls.length > 0 || outcome.diagnostics.some((d) => CALL_FAILURE_CODES.includes(d.code));
   if (!attempted) {

@@ -4,7 +4,8 @@ import type { JsonValue } from '../core/json.ts';
 import { readCallShapes } from './call-shapes.ts';
 import { extractToolCalls } from './index.ts';
 
-const names = (value: JsonValue): [string, JsonValue | undefined, boolean][] => readCallShapes(value).intents.map((i) => [i.name, i.args, i.explicit]);
+const names = (value: JsonValue): [string, JsonValue | undefined, boolean][] =>
+  readCallShapes(value).intents.map((i) => [i.name, i.args, i.explicit]);
 
 describe('readCallShapes', () => {
   it('reads {name, arguments|parameters|args|input}', () => {
@@ -25,8 +26,14 @@ describe('readCallShapes', () => {
 
   it("reads seed 001's call_tool and seed 000's action plan with its answer", () => {
     assert.deepEqual(names({ action: 'call_tool', tool_name: 'get_time' }), [['get_time', undefined, true]]);
-    const plan = readCallShapes({ actions: [{ action: 'getOrderBook', arguments: { depth: 20 } }], final_answer: 'ok' });
-    assert.deepEqual(plan, { intents: [{ name: 'getOrderBook', args: { depth: 20 }, explicit: true, echo: false }], answer: 'ok' });
+    const plan = readCallShapes({
+      actions: [{ action: 'getOrderBook', arguments: { depth: 20 } }],
+      final_answer: 'ok',
+    });
+    assert.deepEqual(plan, {
+      intents: [{ name: 'getOrderBook', args: { depth: 20 }, explicit: true, echo: false }],
+      answer: 'ok',
+    });
   });
 
   it('reads LangChain {action, action_input} and arrays of calls', () => {
@@ -51,14 +58,23 @@ describe('readCallShapes', () => {
   });
 
   it('reads MCP tools/call requests as explicit calls', () => {
-    const request = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_weather', arguments: { city: 'Paris' } } };
+    const request = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'get_weather', arguments: { city: 'Paris' } },
+    };
     assert.deepEqual(names(request), [['get_weather', { city: 'Paris' }, true]]);
     assert.deepEqual(readCallShapes({ method: 'tools/call', params: { arguments: {} } }), { intents: [] });
   });
 
   it('reads {method: <tool>, params: {…}} as a plain (not explicit) call', () => {
-    assert.deepEqual(names({ method: 'get_weather', params: { city: 'Paris' } }), [['get_weather', { city: 'Paris' }, false]]);
-    assert.deepEqual(names({ jsonrpc: '2.0', id: 3, method: 'search', params: { q: 'x' } }), [['search', { q: 'x' }, false]]);
+    assert.deepEqual(names({ method: 'get_weather', params: { city: 'Paris' } }), [
+      ['get_weather', { city: 'Paris' }, false],
+    ]);
+    assert.deepEqual(names({ jsonrpc: '2.0', id: 3, method: 'search', params: { q: 'x' } }), [
+      ['search', { q: 'x' }, false],
+    ]);
   });
 
   it('finds no call in HTTP data, protocol methods or params that are not an object', () => {
@@ -80,14 +96,25 @@ describe('extractToolCalls with JSON-RPC shapes', () => {
   const tools = ['get_weather'];
 
   it('calls a declared tool named by an MCP request or a method', () => {
-    const mcp = extractToolCalls('{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get_weather", "arguments": {"city": "Paris"}}}', { tools });
-    assert.deepEqual(mcp.calls.map((c) => [c.name, c.arguments]), [['get_weather', { city: 'Paris' }]]);
+    const mcp = extractToolCalls(
+      '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": ' +
+        '{"name": "get_weather", "arguments": {"city": "Paris"}}}',
+      { tools },
+    );
+    assert.deepEqual(
+      mcp.calls.map((c) => [c.name, c.arguments]),
+      [['get_weather', { city: 'Paris' }]],
+    );
     const method = extractToolCalls('{"method": "get_weather", "params": {"city": "Paris"}}', { tools });
-    assert.deepEqual(method.calls.map((c) => [c.name, c.arguments]), [['get_weather', { city: 'Paris' }]]);
+    assert.deepEqual(
+      method.calls.map((c) => [c.name, c.arguments]),
+      [['get_weather', { city: 'Paris' }]],
+    );
   });
 
   it('never calls anything for HTTP data', () => {
-    const text = 'The request was {"method": "GET", "url": "https://api.example.com/weather", "params": {"city": "Paris"}}.';
+    const text =
+      'The request was {"method": "GET", "url": "https://api.example.com/weather", "params": {"city": "Paris"}}.';
     const result = extractToolCalls(text, { tools: ['get_weather', 'GET'] });
     assert.deepEqual(result.calls, []);
     assert.equal(result.content, text);

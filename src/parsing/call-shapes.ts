@@ -26,7 +26,10 @@ export interface CallIntent {
   explicit: boolean;
   /** Only a name and something that looks like a tool result: an echo, not a call. */
   echo: boolean;
-  /** A name that is not a declared tool is no attempt at a call (a JSON-RPC `method` is usually a protocol's): no diagnostic. */
+  /**
+   * A name that is not a declared tool is no attempt at a call (a JSON-RPC `method` is usually a protocol's): no
+   * diagnostic.
+   */
   quiet?: boolean;
 }
 
@@ -37,9 +40,28 @@ export interface ShapeReading {
 }
 
 const NAME_KEYS = ['name', 'tool_name', 'tool', 'function', 'function_name'] as const;
-const ARG_KEYS = ['arguments', 'parameters', 'args', 'input', 'params', 'tool_input', 'action_input', 'kwargs'] as const;
+const ARG_KEYS = [
+  'arguments',
+  'parameters',
+  'args',
+  'input',
+  'params',
+  'tool_input',
+  'action_input',
+  'kwargs',
+] as const;
 /** Keys of a tool result or message the model repeats back. */
-const ECHO_KEYS = ['result', 'results', 'output', 'observation', 'response', 'content', 'data', 'error', 'return_value'] as const;
+const ECHO_KEYS = [
+  'result',
+  'results',
+  'output',
+  'observation',
+  'response',
+  'content',
+  'data',
+  'error',
+  'return_value',
+] as const;
 const ANSWER_KEYS = ['answer', 'final_answer', 'finalAnswer'] as const;
 /** An assistant message written as JSON carries its text in `content`. */
 const MESSAGE_ANSWER_KEYS = [...ANSWER_KEYS, 'content'] as const;
@@ -80,7 +102,13 @@ function readJsonRpc(obj: JsonObject): CallIntent | undefined {
     return name === undefined ? undefined : { name, args: firstArgs(params), explicit: true, echo: false };
   }
   // Protocol methods (`notifications/initialized`, `$/cancel`, `rpc.discover`) and HTTP data are not tool calls.
-  if (!METHOD_NAME_RE.test(method) || method.startsWith('rpc.') || HTTP_METHODS.has(method.toLowerCase()) || hasAny(obj, HTTP_KEYS)) return undefined;
+  if (
+    !METHOD_NAME_RE.test(method) ||
+    method.startsWith('rpc.') ||
+    HTTP_METHODS.has(method.toLowerCase()) ||
+    hasAny(obj, HTTP_KEYS)
+  )
+    return undefined;
   return { name: method, args: params, explicit: false, echo: hasAny(obj, ['result', 'error']), quiet: true };
 }
 
@@ -121,7 +149,12 @@ function readSingle(obj: JsonObject, explicit: boolean): CallIntent | undefined 
   if (name === undefined && typeof obj['action'] === 'string' && args !== undefined) name = obj['action'].trim();
   if (name === undefined) return undefined;
   const echo = args === undefined && hasAny(obj, ECHO_KEYS);
-  return { name, args, explicit: explicit || typed, echo: echo || (args !== undefined && hasAny(obj, ['result', 'output', 'observation'])) };
+  return {
+    name,
+    args,
+    explicit: explicit || typed,
+    echo: echo || (args !== undefined && hasAny(obj, ['result', 'output', 'observation'])),
+  };
 }
 
 function readList(items: readonly JsonValue[], explicit: boolean): CallIntent[] {
@@ -151,10 +184,15 @@ export function readCallShapes(value: JsonValue): ShapeReading {
   if (Array.isArray(value)) return { intents: readList(value, false) };
   if (!isJsonObject(value)) return { intents: [] };
   const answer = firstString(value, ANSWER_KEYS);
-  const withAnswer = (intents: CallIntent[], text = answer): ShapeReading => (text === undefined ? { intents } : { intents, answer: text });
-  if (Array.isArray(value['tool_calls'])) return withAnswer(readList(value['tool_calls'], true), firstString(value, MESSAGE_ANSWER_KEYS));
+  const withAnswer = (intents: CallIntent[], text = answer): ShapeReading =>
+    text === undefined ? { intents } : { intents, answer: text };
+  if (Array.isArray(value['tool_calls']))
+    return withAnswer(readList(value['tool_calls'], true), firstString(value, MESSAGE_ANSWER_KEYS));
   const actions = value['actions'];
-  if (Array.isArray(actions) && (actions.length === 0 || actions.some((a) => isJsonObject(a) && typeof a['action'] === 'string'))) {
+  if (
+    Array.isArray(actions) &&
+    (actions.length === 0 || actions.some((a) => isJsonObject(a) && typeof a['action'] === 'string'))
+  ) {
     const intents: CallIntent[] = [];
     for (const item of actions) {
       if (!isJsonObject(item)) continue;

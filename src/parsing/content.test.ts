@@ -42,7 +42,10 @@ describe('buildContent', () => {
   });
 
   it('keeps a marker that opens the next message, and markers not next to a call', () => {
-    assert.equal(without(`${CALL}<|next|>assistant<|ch|>final<|body|>Done.`, CALL), '<|next|>assistant<|ch|>final<|body|>Done.');
+    assert.equal(
+      without(`${CALL}<|next|>assistant<|ch|>final<|body|>Done.`, CALL),
+      '<|next|>assistant<|ch|>final<|body|>Done.',
+    );
     assert.equal(without(`${CALL}</s>\n<|next|>user\nHi`, CALL), '<|next|>user\nHi');
     assert.equal(without(`Note <|x|> here. ${CALL}`, CALL), 'Note <|x|> here.');
   });
@@ -84,14 +87,20 @@ describe('content of a whole reply', () => {
   it('leaves the role header and end token of a call out of the content', () => {
     const text = 'Sure, one moment.<|turn_sep|>\nfunction call<|act|>{"name": "lookup", "arguments": {"q": "x"}}</s>';
     const result = extractToolCalls(text, { tools: TOOLS });
-    assert.deepEqual(result.calls.map((call) => call.name), ['lookup']);
+    assert.deepEqual(
+      result.calls.map((call) => call.name),
+      ['lookup'],
+    );
     assert.equal(result.content, 'Sure, one moment.');
   });
 
   it('keeps prose written between markers', () => {
     const text = '<|turn_sep|>I am checking the records now.<|act|>{"name": "lookup", "arguments": {"q": "x"}}';
     const result = extractToolCalls(text, { tools: TOOLS });
-    assert.deepEqual(result.calls.map((call) => call.name), ['lookup']);
+    assert.deepEqual(
+      result.calls.map((call) => call.name),
+      ['lookup'],
+    );
     assert.equal(result.content, '<|turn_sep|>I am checking the records now.');
   });
 });

@@ -115,7 +115,11 @@ function opensNext(text: string, markerEnd: number): boolean {
  * marker, a role run between two markers goes too. Prose stops it, and so
  * does, after the span, a marker that opens the next message.
  */
-export function widenOverMarkers(text: string, span: Span, bounds: { min: number; max: number } = { min: 0, max: text.length }): Span {
+export function widenOverMarkers(
+  text: string,
+  span: Span,
+  bounds: { min: number; max: number } = { min: 0, max: text.length },
+): Span {
   let { start, end } = span;
   let markerAtStart = markerStartingAt(text, start) > start;
   while (start > bounds.min) {

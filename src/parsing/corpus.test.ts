@@ -29,7 +29,27 @@ describe('parsing corpus', () => {
     assert.ok(negatives.length >= 30, `only ${negatives.length} negatives`);
     assert.equal(new Set(corpus.map((c) => c.id)).size, corpus.length, 'duplicate case id');
     const families = new Set(corpus.map((c) => c.family));
-    for (const family of ['hermes', 'qwen3-coder', 'glm', 'mistral', 'llama', 'function-tag', 'pythonic', 'deepseek', 'minimax', 'fence', 'prose', 'seed-000', 'seed-001', 'seed-003', 'openai', 'structured', 'repair', 'native', 'negative']) {
+    for (const family of [
+      'hermes',
+      'qwen3-coder',
+      'glm',
+      'mistral',
+      'llama',
+      'function-tag',
+      'pythonic',
+      'deepseek',
+      'minimax',
+      'fence',
+      'prose',
+      'seed-000',
+      'seed-001',
+      'seed-003',
+      'openai',
+      'structured',
+      'repair',
+      'native',
+      'negative',
+    ]) {
       assert.ok(families.has(family), `no case for family ${family}`);
     }
   });
@@ -38,7 +58,11 @@ describe('parsing corpus', () => {
     it(`${c.id} (${c.source})`, () => {
       const run = runCase(c);
       assert.deepEqual(run.calls, c.expect);
-      for (const code of c.diagnostics ?? []) assert.ok(run.diagnostics.includes(code), `expected diagnostic ${code}, got ${run.diagnostics.join(', ') || 'none'}`);
+      for (const code of c.diagnostics ?? [])
+        assert.ok(
+          run.diagnostics.includes(code),
+          `expected diagnostic ${code}, got ${run.diagnostics.join(', ') || 'none'}`,
+        );
       if (c.content !== undefined) assert.equal(run.content, c.content);
     });
   }
@@ -59,12 +83,17 @@ describe('parsing corpus', () => {
  * KNOWN_SILENT_MISSES. Fix one, then drop it from here (the test says so).
  */
 const KNOWN_FRESH_MISSES: ReadonlyMap<string, string> = new Map([
-  ['fresh-roo-minimax-invoke-opener-lost', 'MiniMax <parameter> elements after a "[Tool Use: name]" line, the <invoke> opener lost: a malformed_call says the opener is missing, no call'],
+  [
+    'fresh-roo-minimax-invoke-opener-lost',
+    'MiniMax <parameter> elements after a "[Tool Use: name]" line, the ' +
+      '<invoke> opener lost: a malformed_call says the opener is missing, no call',
+  ],
 ]);
 /** Known misses that still yield no call-failure diagnostic (never silent does not hold for them yet). */
 const KNOWN_SILENT_MISSES: ReadonlySet<string> = new Set<string>();
 
-const failed = (c: CorpusCase): boolean => runCase(c).diagnostics.some((code) => (CALL_FAILURE_CODES as readonly string[]).includes(code));
+const failed = (c: CorpusCase): boolean =>
+  runCase(c).diagnostics.some((code) => (CALL_FAILURE_CODES as readonly string[]).includes(code));
 
 describe('parsing corpus: fresh holdout', () => {
   const fresh = loadCorpus({ fresh: true });
@@ -74,26 +103,49 @@ describe('parsing corpus: fresh holdout', () => {
     assert.ok(fresh.length >= 60, `only ${fresh.length} fresh cases`);
     assert.ok(freshNegatives.length >= 8, `only ${freshNegatives.length} fresh negatives`);
     assert.ok(fresh.every((c) => c.source.startsWith('fresh-')));
-    assert.ok(corpus.every((c) => !c.source.startsWith('fresh-')), 'a fresh case leaked into the 100% corpus');
+    assert.ok(
+      corpus.every((c) => !c.source.startsWith('fresh-')),
+      'a fresh case leaked into the 100% corpus',
+    );
     const ids = [...corpus, ...fresh].map((c) => c.id);
     assert.equal(new Set(ids).size, ids.length, 'duplicate case id');
     for (const c of fresh) {
       assert.ok(c.origin !== undefined && c.origin.length > 0, `${c.id} has no origin`);
-      if (c.template !== undefined) assert.match(c.template, /^[\w.-]+\.jinja$/, `${c.id}: template is a file name under test/fixtures/templates/`);
+      if (c.template !== undefined)
+        assert.match(c.template, /^[\w.-]+\.jinja$/, `${c.id}: template is a file name under test/fixtures/templates/`);
     }
-    for (const id of KNOWN_FRESH_MISSES.keys()) assert.ok(fresh.some((c) => c.id === id), `known miss ${id} is not a fresh case`);
+    for (const id of KNOWN_FRESH_MISSES.keys())
+      assert.ok(
+        fresh.some((c) => c.id === id),
+        `known miss ${id} is not a fresh case`,
+      );
   });
 
   it('matches every fresh case but the known misses, and every miss tells the model', () => {
     const misses = fresh.filter((c) => !matches(c)).map((c) => c.id);
     console.log(`fresh holdout: ${fresh.length - misses.length}/${fresh.length} exact`);
-    assert.deepEqual(misses.filter((id) => !KNOWN_FRESH_MISSES.has(id)), [], 'fresh cases that no longer match');
-    assert.deepEqual([...KNOWN_FRESH_MISSES.keys()].filter((id) => !misses.includes(id)), [], 'fixed: drop these from KNOWN_FRESH_MISSES');
+    assert.deepEqual(
+      misses.filter((id) => !KNOWN_FRESH_MISSES.has(id)),
+      [],
+      'fresh cases that no longer match',
+    );
+    assert.deepEqual(
+      [...KNOWN_FRESH_MISSES.keys()].filter((id) => !misses.includes(id)),
+      [],
+      'fixed: drop these from KNOWN_FRESH_MISSES',
+    );
     const silent = fresh.filter((c) => !matches(c) && !failed(c)).map((c) => c.id);
-    assert.deepEqual(silent.filter((id) => !KNOWN_SILENT_MISSES.has(id)), [], 'misses without a call-failure diagnostic');
+    assert.deepEqual(
+      silent.filter((id) => !KNOWN_SILENT_MISSES.has(id)),
+      [],
+      'misses without a call-failure diagnostic',
+    );
   });
 
   it('never turns a fresh negative into a call', () => {
-    assert.deepEqual(freshNegatives.filter((c) => runCase(c).calls.length > 0).map((c) => c.id), []);
+    assert.deepEqual(
+      freshNegatives.filter((c) => runCase(c).calls.length > 0).map((c) => c.id),
+      [],
+    );
   });
 });

@@ -17,7 +17,7 @@ describe('exampleReason', () => {
   it('ignores cues earlier in the paragraph and across a blank line', () => {
     assert.equal(at('Temperatures vary, e.g. by season. Checking now:\n{"name": "a"}'), undefined);
     assert.equal(at('For example:\n\n{"name": "a"}'), undefined);
-    assert.equal(at("I'll call the tool like this:\n{\"name\": \"a\"}"), undefined);
+    assert.equal(at('I\'ll call the tool like this:\n{"name": "a"}'), undefined);
   });
 
   it('sees blockquotes and inline code', () => {
@@ -34,15 +34,22 @@ describe('exampleReason', () => {
 });
 
 describe('fenced examples after a blank line, and lead-ins about what a model writes', () => {
-  const fenced = (lead: string) => `${lead}\n\n\`\`\`\n<tool_call>{"name": "get_weather", "arguments": {"city": "Tokyo"}}</tool_call>\n\`\`\``;
+  const fenced = (lead: string) =>
+    `${lead}\n\n\`\`\`\n<tool_call>{"name": "get_weather", "arguments": {"city": "Tokyo"}}</tool_call>\n\`\`\``;
   it('a fence after "e.g.:" and a blank line, or after a sentence about what the model emits, is an example', () => {
-    for (const lead of ['The template asks for a specific syntax, e.g.:', 'In practice the model sometimes emits an older format instead:']) {
+    for (const lead of [
+      'The template asks for a specific syntax, e.g.:',
+      'In practice the model sometimes emits an older format instead:',
+    ]) {
       const r = extractToolCalls(fenced(lead), { tools: ['get_weather'] });
       assert.deepEqual(r.calls, [], lead);
     }
   });
-  it('a fence after the writer\'s own lead-in is still a call', () => {
+  it("a fence after the writer's own lead-in is still a call", () => {
     const r = extractToolCalls(fenced('Let me check the weather:'), { tools: ['get_weather'] });
-    assert.deepEqual(r.calls.map((c) => c.name), ['get_weather']);
+    assert.deepEqual(
+      r.calls.map((c) => c.name),
+      ['get_weather'],
+    );
   });
 });

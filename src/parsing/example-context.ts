@@ -15,7 +15,11 @@ const CUE_RES: readonly RegExp[] = [
   /(?:for example|for instance|e\.g\.?|such as|an example|example|examples|sample|samples)$/i,
   /(?:would|might|could|will|should|may) look (?:something )?like(?: this)?$/i,
   /looks? like this$/i,
-  /(?:you|one|they|the model) (?:would|could|can|might|should|may) (?:write|send|call it|output|reply with|respond with)(?: something like)?$/i,
+  new RegExp(
+    String.raw`(?:you|one|they|the model) (?:would|could|can|might|should|may) (?:wr` +
+      String.raw`ite|send|call it|output|reply with|respond with)(?: something like)?$`,
+    'i',
+  ),
   /(?:the )?(?:format|syntax|schema) (?:is|looks like|would be)$/i,
   /(?:tool|function|it|this|call|API) (?:returned|returns|gave back)$/i,
   /(?:result|results|output|response) (?:is|was|were)$/i,
@@ -67,7 +71,11 @@ function leadIn(text: string, anchor: number, fenced: boolean): string {
 }
 
 /** A lead-in about what a model (not the writer) writes: "the model sometimes emits…", "earlier Qwen models use…". */
-const THIRD_PERSON_RE = /\b(?:the|this|that|a|an|some|older|earlier|other|such)\s+(?:[\w.-]+\s+){0,2}models?\b[^.!?]*\b(?:emits?|outputs?|writes?|uses?|generates?|produces?|returns?|formats?|ignores?)\b/i;
+const THIRD_PERSON_RE = new RegExp(
+  String.raw`\b(?:the|this|that|a|an|some|older|earlier|other|such)\s+(?:[\w.-]+\s+){0,2}models?\b[^.!?` +
+    String.raw`]*\b(?:emits?|outputs?|writes?|uses?|generates?|produces?|returns?|formats?|ignores?)\b`,
+  'i',
+);
 
 /** Why the text at `start` is an example, or undefined when it is not. */
 export function exampleReason(text: string, start: number, fence?: Fence): string | undefined {
@@ -75,12 +83,14 @@ export function exampleReason(text: string, start: number, fence?: Fence): strin
   const anchor = fence?.span.start ?? start;
   const lineStart = lineStartOf(text, anchor);
   if (/^[ \t]*>/.test(text.slice(lineStart, anchor))) return 'it is quoted (blockquote)';
-  if (fence === undefined && text.charAt(start - 1) === '`' && text.charAt(start - 2) !== '`') return 'it is inline code';
+  if (fence === undefined && text.charAt(start - 1) === '`' && text.charAt(start - 2) !== '`')
+    return 'it is inline code';
   // A call glued to the word before it (`Result[TOOL_CALLS]…`) is not introduced by that word.
   if (fence === undefined && /[\p{L}\p{N}]/u.test(text.charAt(anchor - 1))) return undefined;
   const lead = leadIn(text, anchor, fence !== undefined).trim();
   if (lead === '') return undefined;
-  if (fence !== undefined && THIRD_PERSON_RE.test(lead.slice(-LOOK_BACK))) return 'its lead-in describes what a model writes';
+  if (fence !== undefined && THIRD_PERSON_RE.test(lead.slice(-LOOK_BACK)))
+    return 'its lead-in describes what a model writes';
   const tail = lead.slice(-80);
   if (CUE_RES.some((re) => re.test(tail))) return `it follows "${tail.slice(-40).trim()}"`;
   // "The XML tool call format:" introduces a format; "in the right format:" introduces the call itself.

@@ -4,8 +4,18 @@ import { extractFromMessage, extractMessageDetailed } from './extract-message.ts
 import type { AssistantMessageInput, ToolRef } from './types.ts';
 
 const TOOLS: ToolRef[] = [
-  { name: 'get_weather', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
-  { name: 'tag_items', inputSchema: { type: 'object', properties: { tags: { type: 'array', items: { type: 'string' } }, filter: { type: 'object' } }, required: ['tags'] } },
+  {
+    name: 'get_weather',
+    inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+  {
+    name: 'tag_items',
+    inputSchema: {
+      type: 'object',
+      properties: { tags: { type: 'array', items: { type: 'string' } }, filter: { type: 'object' } },
+      required: ['tags'],
+    },
+  },
   { name: 'list_files' },
 ];
 
@@ -30,11 +40,17 @@ describe('extractFromMessage: native calls', () => {
   it('cleans native names: functions. prefix and :N index', () => {
     const { calls, result } = read({ toolCalls: [{ name: 'functions.get_weather:0', arguments: '{"city": "Oslo"}' }] });
     assert.deepEqual(calls, [['get_weather', { city: 'Oslo' }, 'native']]);
-    assert.deepEqual(result.diagnostics.find((d) => d.code === 'repaired')?.repairs, ['stripped_name_index', 'stripped_name_prefix']);
+    assert.deepEqual(result.diagnostics.find((d) => d.code === 'repaired')?.repairs, [
+      'stripped_name_index',
+      'stripped_name_prefix',
+    ]);
   });
 
   it('an unknown native name is not a call and gets "did you mean"', () => {
-    const detailed = extractMessageDetailed({ tools: TOOLS, toolCalls: [{ name: 'get_wether', arguments: '{"city": "Oslo"}' }] });
+    const detailed = extractMessageDetailed({
+      tools: TOOLS,
+      toolCalls: [{ name: 'get_wether', arguments: '{"city": "Oslo"}' }],
+    });
     assert.deepEqual(detailed.result.calls, []);
     assert.deepEqual(detailed.native, [undefined]);
     const unknown = detailed.result.diagnostics[0];
@@ -44,7 +60,10 @@ describe('extractFromMessage: native calls', () => {
   });
 
   it('unreadable native arguments give invalid_json with a position, and no call', () => {
-    const detailed = extractMessageDetailed({ tools: TOOLS, toolCalls: [{ name: 'get_weather', arguments: '{"city": }' }] });
+    const detailed = extractMessageDetailed({
+      tools: TOOLS,
+      toolCalls: [{ name: 'get_weather', arguments: '{"city": }' }],
+    });
     assert.deepEqual(detailed.native, [undefined]);
     const failure = detailed.result.diagnostics[0];
     assert.equal(failure?.code, 'invalid_json');
@@ -52,25 +71,40 @@ describe('extractFromMessage: native calls', () => {
   });
 
   it('arguments cut at the token limit are truncated, not repaired', () => {
-    const { calls, codes } = read({ finishReason: 'length', toolCalls: [{ name: 'get_weather', arguments: '{"city": "Par' }] });
+    const { calls, codes } = read({
+      finishReason: 'length',
+      toolCalls: [{ name: 'get_weather', arguments: '{"city": "Par' }],
+    });
     assert.deepEqual(calls, []);
     assert.deepEqual(codes, ['truncated']);
   });
 
   it('types values by the schema: a string holding a list where an array is wanted', () => {
-    const { calls, result } = read({ toolCalls: [{ name: 'tag_items', arguments: JSON.stringify({ tags: "['a', 'b']", filter: '{"x": 1}' }) }] });
+    const { calls, result } = read({
+      toolCalls: [{ name: 'tag_items', arguments: JSON.stringify({ tags: "['a', 'b']", filter: '{"x": 1}' }) }],
+    });
     assert.deepEqual(calls, [['tag_items', { tags: ['a', 'b'], filter: { x: 1 } }, 'native']]);
     assert.ok(result.diagnostics.find((d) => d.code === 'repaired')?.repairs?.includes('typed_by_schema'));
   });
 
   it('an arguments string holding several objects in a row is one call per object', () => {
-    const detailed = extractMessageDetailed({ tools: TOOLS, toolCalls: [{ id: 'p', name: 'get_weather', arguments: '{"city": "Paris"}{"city": "Rome"}' }] });
-    assert.deepEqual(detailed.result.calls.map((c) => [c.name, c.arguments, c.id]), [
-      ['get_weather', { city: 'Paris' }, 'p'],
-      ['get_weather', { city: 'Rome' }, 'p'],
-    ]);
+    const detailed = extractMessageDetailed({
+      tools: TOOLS,
+      toolCalls: [{ id: 'p', name: 'get_weather', arguments: '{"city": "Paris"}{"city": "Rome"}' }],
+    });
+    assert.deepEqual(
+      detailed.result.calls.map((c) => [c.name, c.arguments, c.id]),
+      [
+        ['get_weather', { city: 'Paris' }, 'p'],
+        ['get_weather', { city: 'Rome' }, 'p'],
+      ],
+    );
     assert.equal(detailed.native[0]?.length, 2);
-    assert.ok(detailed.result.diagnostics.every((d) => d.code === 'repaired' && d.repairs?.includes('split_concatenated_objects')));
+    assert.ok(
+      detailed.result.diagnostics.every(
+        (d) => d.code === 'repaired' && d.repairs?.includes('split_concatenated_objects'),
+      ),
+    );
   });
 
   it('a text copy of the native calls leaves the content; the calls are not doubled', () => {
@@ -119,7 +153,10 @@ describe('extractFromMessage: reasoning', () => {
   });
 
   it('a broken call at the end of the reasoning is reported so the model can be told', () => {
-    const { calls, codes } = read({ reasoning: 'Calling it.\n<tool_call>{"name": "nope_tool", "arguments": {}}</tool_call>', text: '' });
+    const { calls, codes } = read({
+      reasoning: 'Calling it.\n<tool_call>{"name": "nope_tool", "arguments": {}}</tool_call>',
+      text: '',
+    });
     assert.deepEqual(calls, []);
     assert.ok(codes.includes('unknown_tool'), codes.join(','));
   });
@@ -136,7 +173,11 @@ describe('extractFromMessage: text', () => {
   });
 
   it('never throws, whatever the input', () => {
-    const hostile = { text: '<tool_call>'.repeat(1000), reasoning: '{'.repeat(5000), toolCalls: [{ name: '', arguments: '"'.repeat(1000) }] };
+    const hostile = {
+      text: '<tool_call>'.repeat(1000),
+      reasoning: '{'.repeat(5000),
+      toolCalls: [{ name: '', arguments: '"'.repeat(1000) }],
+    };
     assert.doesNotThrow(() => extractFromMessage({ tools: TOOLS, ...hostile }));
   });
 });

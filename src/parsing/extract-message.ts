@@ -9,7 +9,16 @@ import { cleanToolName, unknownToolDiagnostic } from './tool-names.ts';
 import { typeBySchema } from './type-by-schema.ts';
 import { CALL_FAILURE_CODES } from './types.ts';
 import type { ArgumentsError } from '../core/tools.ts';
-import type { AssistantMessageInput, ExtractedCall, ExtractionResult, NativeToolCall, ParseDiagnostic, RepairKind, Span, ToolRef } from './types.ts';
+import type {
+  AssistantMessageInput,
+  ExtractedCall,
+  ExtractionResult,
+  NativeToolCall,
+  ParseDiagnostic,
+  RepairKind,
+  Span,
+  ToolRef,
+} from './types.ts';
 
 /**
  * Reads a whole assistant message: native tool calls (their arguments strings
@@ -51,7 +60,13 @@ function toolsOf(input: AssistantMessageInput): Tools {
 function pushRepaired(diagnostics: ParseDiagnostic[], call: ExtractedCall, repairs: readonly RepairKind[]): void {
   if (repairs.length === 0) return;
   const list = [...new Set(repairs)];
-  diagnostics.push({ code: 'repaired', message: `Repaired the call to "${call.name}": ${list.join(', ')}.`, span: call.span, name: call.name, repairs: list });
+  diagnostics.push({
+    code: 'repaired',
+    message: `Repaired the call to "${call.name}": ${list.join(', ')}.`,
+    span: call.span,
+    name: call.name,
+    repairs: list,
+  });
 }
 
 /** Arguments typed by the tool's schema; the repairs list gains typed_by_schema when a value changed. */
@@ -64,12 +79,34 @@ function typed(call: ExtractedCall, tool: ToolRef | undefined, repairs: RepairKi
 }
 
 /** A failure of a native arguments string, as the diagnostic a model can act on. */
-function nativeFailure(call: NativeToolCall, name: string, failure: { message: string; position: number; reason: ArgumentsFailureReason }): ParseDiagnostic {
+function nativeFailure(
+  call: NativeToolCall,
+  name: string,
+  failure: { message: string; position: number; reason: ArgumentsFailureReason },
+): ParseDiagnostic {
   const span = { start: 0, end: call.arguments.length };
-  if (failure.reason === 'cut') return { code: 'truncated', message: `The call to "${name}" was cut off before its arguments were complete (the reply hit its length limit).`, span, name };
-  if (failure.reason !== 'invalid_json') return { code: 'invalid_arguments', message: `The arguments of the call to "${name}" cannot be used: ${failure.message}`, span, name };
+  if (failure.reason === 'cut')
+    return {
+      code: 'truncated',
+      message: `The call to "${name}" was cut off before its arguments were complete (the reply hit its length limit).`,
+      span,
+      name,
+    };
+  if (failure.reason !== 'invalid_json')
+    return {
+      code: 'invalid_arguments',
+      message: `The arguments of the call to "${name}" cannot be used: ${failure.message}`,
+      span,
+      name,
+    };
   const near = call.arguments === '' ? '' : ` Near: ${excerpt(call.arguments, failure.position)}`;
-  return { code: 'invalid_json', message: `The arguments of the call to "${name}" cannot be used: ${failure.message}${near}`, span, name, position: failure.position };
+  return {
+    code: 'invalid_json',
+    message: `The arguments of the call to "${name}" cannot be used: ${failure.message}${near}`,
+    span,
+    name,
+    position: failure.position,
+  };
 }
 
 /** A native call read: its calls, or why its arguments could not be read; neither for a tool not on offer. */
@@ -78,7 +115,11 @@ interface NativeRead {
   error?: ArgumentsError;
 }
 
-function readNativeCall(call: NativeToolCall, tools: Tools, scope: { truncated: boolean; diagnostics: ParseDiagnostic[] }): NativeRead {
+function readNativeCall(
+  call: NativeToolCall,
+  tools: Tools,
+  scope: { truncated: boolean; diagnostics: ParseDiagnostic[] },
+): NativeRead {
   const { diagnostics } = scope;
   const cleaned = cleanToolName(call.name, tools.has);
   const name = cleaned.name;
@@ -95,7 +136,14 @@ function readNativeCall(call: NativeToolCall, tools: Tools, scope: { truncated: 
     return { error: { message: read.message, position: read.position } };
   }
   const calls = read.objects.map((args) => {
-    const extracted: ExtractedCall = { name, arguments: args, raw: call.arguments, span, origin: 'native', ...(call.id === undefined ? {} : { id: call.id }) };
+    const extracted: ExtractedCall = {
+      name,
+      arguments: args,
+      raw: call.arguments,
+      span,
+      origin: 'native',
+      ...(call.id === undefined ? {} : { id: call.id }),
+    };
     const repairs: RepairKind[] = [...cleaned.repairs, ...read.repairs];
     typed(extracted, tool, repairs);
     pushRepaired(diagnostics, extracted, repairs);
@@ -115,7 +163,8 @@ interface ReasoningSource {
 
 function reasoningSources(input: AssistantMessageInput, text: string): ReasoningSource[] {
   const sources: ReasoningSource[] = [];
-  if (input.reasoning !== undefined && input.reasoning.trim() !== '') sources.push({ text: input.reasoning, offset: 0 });
+  if (input.reasoning !== undefined && input.reasoning.trim() !== '')
+    sources.push({ text: input.reasoning, offset: 0 });
   for (const block of findThinkBlocks(text)) {
     const open = text.startsWith('<think>', block.start) ? block.start + '<think>'.length : block.start;
     const close = text.slice(block.start, block.end).endsWith(CLOSE_THINK) ? block.end - CLOSE_THINK.length : block.end;
@@ -130,7 +179,10 @@ function reasoningSources(input: AssistantMessageInput, text: string): Reasoning
  * nothing but whitespace follows. A failed attempt there counts the same way
  * (its diagnostics are kept, so the model can be told).
  */
-function trailingCalls(source: ReasoningSource, extraction: { result: ExtractionResult; removed: Span[] }): { calls: ExtractedCall[]; failures: ParseDiagnostic[] } | undefined {
+function trailingCalls(
+  source: ReasoningSource,
+  extraction: { result: ExtractionResult; removed: Span[] },
+): { calls: ExtractedCall[]; failures: ParseDiagnostic[] } | undefined {
   const spans = [...extraction.removed].sort((a, b) => a.start - b.start);
   const last = spans.at(-1);
   if (last === undefined || source.text.slice(last.end).trim() !== '') return undefined;
@@ -152,28 +204,47 @@ function trailingCalls(source: ReasoningSource, extraction: { result: Extraction
  * reasoning, a complete call at the end of the (last) reasoning is the call.
  * Calls elsewhere in the reasoning are plans, recorded and never run.
  */
-function readReasoning(input: AssistantMessageInput, scope: { text: string; replyIsOnlyReasoning: boolean; truncated: boolean; diagnostics: ParseDiagnostic[] }): ExtractedCall[] {
+function readReasoning(
+  input: AssistantMessageInput,
+  scope: { text: string; replyIsOnlyReasoning: boolean; truncated: boolean; diagnostics: ParseDiagnostic[] },
+): ExtractedCall[] {
   const sources = reasoningSources(input, scope.text);
   let taken: ExtractedCall[] = [];
   let ignored = 0;
   for (let i = sources.length - 1; i >= 0; i -= 1) {
     const source = sources[i];
     if (source === undefined) continue;
-    const extraction = extractDetailed(source.text, { tools: input.tools, truncated: scope.truncated && i === sources.length - 1, ...(input.formats === undefined ? {} : { formats: input.formats }) });
+    const extraction = extractDetailed(source.text, {
+      tools: input.tools,
+      truncated: scope.truncated && i === sources.length - 1,
+      ...(input.formats === undefined ? {} : { formats: input.formats }),
+    });
     const result = extraction.result;
     const failureCount = result.diagnostics.filter((d) => CALL_FAILURE_CODES.includes(d.code)).length;
-    const trailing = scope.replyIsOnlyReasoning && taken.length === 0 && i === sources.length - 1 ? trailingCalls(source, extraction) : undefined;
+    const trailing =
+      scope.replyIsOnlyReasoning && taken.length === 0 && i === sources.length - 1
+        ? trailingCalls(source, extraction)
+        : undefined;
     if (trailing !== undefined) {
       for (const call of trailing.calls) {
         call.origin = 'reasoning';
         call.span = { start: call.span.start + source.offset, end: call.span.end + source.offset };
-        scope.diagnostics.push({ code: 'call_in_reasoning', message: `Took the call to "${call.name}" from the end of the reasoning: the reply has no call outside it.`, span: call.span, name: call.name });
+        scope.diagnostics.push({
+          code: 'call_in_reasoning',
+          message: `Took the call to "${call.name}" from the end of the reasoning: the reply has no call outside it.`,
+          span: call.span,
+          name: call.name,
+        });
       }
       for (const d of result.diagnostics) {
         const isTakenFailure = trailing.failures.includes(d);
         const belongsToTaken = d.code === 'repaired' || d.code === 'decoded_string_arguments';
         if (isTakenFailure || (belongsToTaken && trailing.calls.some((c) => d.name === c.name))) {
-          scope.diagnostics.push(d.span === undefined ? d : { ...d, span: { start: d.span.start + source.offset, end: d.span.end + source.offset } });
+          scope.diagnostics.push(
+            d.span === undefined
+              ? d
+              : { ...d, span: { start: d.span.start + source.offset, end: d.span.end + source.offset } },
+          );
         }
       }
       taken = trailing.calls;
@@ -185,7 +256,9 @@ function readReasoning(input: AssistantMessageInput, scope: { text: string; repl
   if (ignored > 0) {
     scope.diagnostics.push({
       code: 'ignored_reasoning_call',
-      message: `Ignored ${ignored === 1 ? 'a call' : `${ignored} calls`} written in the reasoning: only a complete call at the very end of the reasoning of a reply that holds nothing else is taken.`,
+      message:
+        `Ignored ${ignored === 1 ? 'a call' : `${ignored} calls`} written in the reasoning: only ` +
+        `a complete call at the very end of the reasoning of a reply that holds nothing else is taken.`,
     });
   }
   return taken;
@@ -202,7 +275,9 @@ function typeTextCalls(calls: ExtractedCall[], tools: Tools, diagnostics: ParseD
     const repairs: RepairKind[] = [];
     typed(call, tools.refs.get(call.name), repairs);
     if (repairs.length === 0) continue;
-    const existing = diagnostics.find((d) => d.code === 'repaired' && d.name === call.name && d.span?.start === call.span.start);
+    const existing = diagnostics.find(
+      (d) => d.code === 'repaired' && d.name === call.name && d.span?.start === call.span.start,
+    );
     if (existing === undefined) pushRepaired(diagnostics, call, repairs);
     else {
       existing.repairs = [...new Set([...(existing.repairs ?? []), ...repairs])];
@@ -227,7 +302,11 @@ export function extractMessageDetailed(input: AssistantMessageInput): MessageExt
   if (native.length > 0) {
     calls = nativeCalls.flatMap((list) => list ?? []);
     // A serving stack that parsed the calls sometimes leaves their text in the content too: drop those copies.
-    if (fromText !== undefined && fromText.result.calls.length > 0 && fromText.result.calls.every((t) => calls.some((n) => sameCall(n, t)))) {
+    if (
+      fromText !== undefined &&
+      fromText.result.calls.length > 0 &&
+      fromText.result.calls.every((t) => calls.some((n) => sameCall(n, t)))
+    ) {
       content = fromText.result.content;
       removed = fromText.removed;
     }
@@ -239,13 +318,23 @@ export function extractMessageDetailed(input: AssistantMessageInput): MessageExt
   }
   const outside = calls.length > 0 || diagnostics.some((d) => CALL_FAILURE_CODES.includes(d.code));
   const nothingButReasoning = withoutReasoning(text).trim() === '';
-  const reasoningCalls = readReasoning(input, { text, replyIsOnlyReasoning: !outside && nothingButReasoning, truncated: truncated && nothingButReasoning, diagnostics });
+  const reasoningCalls = readReasoning(input, {
+    text,
+    replyIsOnlyReasoning: !outside && nothingButReasoning,
+    truncated: truncated && nothingButReasoning,
+    diagnostics,
+  });
   if (calls.length === 0) calls = reasoningCalls;
   // A Harmony reply (GPT-OSS): the answer is its final channel; the analysis channel is reasoning.
   const harmony = harmonyContent(content);
   if (harmony !== undefined) content = harmony.content;
   if (native.length === 0) typeTextCalls(calls, tools, diagnostics);
-  return { result: { calls, content, diagnostics }, native: nativeCalls, nativeErrors: reads.map((read) => read.error), removed };
+  return {
+    result: { calls, content, diagnostics },
+    native: nativeCalls,
+    nativeErrors: reads.map((read) => read.error),
+    removed,
+  };
 }
 
 /**
@@ -259,6 +348,10 @@ export function extractFromMessage(input: AssistantMessageInput): ExtractionResu
     return extractMessageDetailed(input).result;
   } catch (error) {
     const message = describeError(error);
-    return { calls: [], content: (input.text ?? '').trim(), diagnostics: [{ code: 'limit_reached', message: `Could not read the message for calls: ${message}` }] };
+    return {
+      calls: [],
+      content: (input.text ?? '').trim(),
+      diagnostics: [{ code: 'limit_reached', message: `Could not read the message for calls: ${message}` }],
+    };
   }
 }

@@ -5,12 +5,15 @@ import { extractToolCalls } from './extract-tool-calls.ts';
 import type { ExtractOptions } from './types.ts';
 
 const TOOLS = ['get_weather', 'search_web', { name: 'list_devices', hasRequiredArgs: false }];
-const run = (text: string, options: Partial<ExtractOptions> = {}) => extractToolCalls(text, { tools: TOOLS, ...options });
-const codes = (text: string, options: Partial<ExtractOptions> = {}): string[] => run(text, options).diagnostics.map((d) => d.code);
+const run = (text: string, options: Partial<ExtractOptions> = {}) =>
+  extractToolCalls(text, { tools: TOOLS, ...options });
+const codes = (text: string, options: Partial<ExtractOptions> = {}): string[] =>
+  run(text, options).diagnostics.map((d) => d.code);
 
 describe('extractToolCalls', () => {
   it('returns each call with its raw text and span', () => {
-    const text = 'Checking.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\nOne moment.';
+    const text =
+      'Checking.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\nOne moment.';
     const result = run(text);
     assert.equal(result.calls.length, 1);
     const [call] = result.calls;
@@ -22,26 +25,44 @@ describe('extractToolCalls', () => {
   });
 
   it('keeps calls in text order across envelope families', () => {
-    const text = '[TOOL_CALLS]search_web[ARGS]{"query": "a"}\n<tool_call>{"name": "get_weather", "arguments": {"city": "b"}}</tool_call>';
-    assert.deepEqual(run(text).calls.map((c) => c.name), ['search_web', 'get_weather']);
+    const text =
+      '[TOOL_CALLS]search_web[ARGS]{"query": "a"}\n<tool_call>{"name": ' +
+      '"get_weather", "arguments": {"city": "b"}}</tool_call>';
+    assert.deepEqual(
+      run(text).calls.map((c) => c.name),
+      ['search_web', 'get_weather'],
+    );
   });
 
   describe('precision', () => {
     it('never returns a call to an undeclared tool, and names it in the diagnostic', () => {
       const result = run('<tool_call>{"name": "rm_rf", "arguments": {}}</tool_call>');
       assert.deepEqual(result.calls, []);
-      assert.deepEqual(result.diagnostics.map((d) => [d.code, d.name]), [['unknown_tool', 'rm_rf']]);
+      assert.deepEqual(
+        result.diagnostics.map((d) => [d.code, d.name]),
+        [['unknown_tool', 'rm_rf']],
+      );
     });
 
     it('needs an arguments object for bare JSON, unless the tool takes none', () => {
       assert.deepEqual(run('{"name": "get_weather"}').calls, []);
       assert.deepEqual(codes('{"name": "get_weather"}'), ['missing_arguments']);
-      assert.deepEqual(run('{"name": "list_devices"}').calls.map((c) => c.arguments), [{}]);
-      assert.deepEqual(run('<tool_call>{"name": "get_weather"}</tool_call>').calls.map((c) => c.arguments), [{}]);
+      assert.deepEqual(
+        run('{"name": "list_devices"}').calls.map((c) => c.arguments),
+        [{}],
+      );
+      assert.deepEqual(
+        run('<tool_call>{"name": "get_weather"}</tool_call>').calls.map((c) => c.arguments),
+        [{}],
+      );
     });
 
     it('does not report JSON data whose name is not a tool name', () => {
-      assert.deepEqual(run('{"name": "Alice Martin", "age": 34}'), { calls: [], content: '{"name": "Alice Martin", "age": 34}', diagnostics: [] });
+      assert.deepEqual(run('{"name": "Alice Martin", "age": 34}'), {
+        calls: [],
+        content: '{"name": "Alice Martin", "age": 34}',
+        diagnostics: [],
+      });
     });
 
     it('ignores examples and keeps them in the content', () => {
@@ -49,7 +70,10 @@ describe('extractToolCalls', () => {
       const result = run(text);
       assert.deepEqual(result.calls, []);
       assert.equal(result.content, text);
-      assert.deepEqual(result.diagnostics.map((d) => d.code), ['ignored_example']);
+      assert.deepEqual(
+        result.diagnostics.map((d) => d.code),
+        ['ignored_example'],
+      );
     });
 
     it('ignores anything inside reasoning blocks', () => {
@@ -67,18 +91,32 @@ describe('extractToolCalls', () => {
     it('drops a call cut by the token limit and says so', () => {
       const result = run(cut, { truncated: true });
       assert.deepEqual(result.calls, []);
-      assert.deepEqual(result.diagnostics.map((d) => [d.code, d.name]), [['truncated', 'search_web']]);
+      assert.deepEqual(
+        result.diagnostics.map((d) => [d.code, d.name]),
+        [['truncated', 'search_web']],
+      );
       assert.equal(result.content, '');
     });
 
     it('never closes a cut value into a call, even when the reply was not truncated', () => {
       const result = run(cut);
       assert.deepEqual(result.calls, []);
-      assert.deepEqual(result.diagnostics.map((d) => [d.code, d.name]), [['truncated', 'search_web']]);
+      assert.deepEqual(
+        result.diagnostics.map((d) => [d.code, d.name]),
+        [['truncated', 'search_web']],
+      );
       const calls = (text: string) => run(text).calls.map((c) => [c.name, c.arguments]);
       // Only brackets after a complete value close: nothing is invented.
-      assert.deepEqual(calls('<tool_call>{"name": "search_web", "arguments": {"query": "long queue"'), [['search_web', { query: 'long queue' }]]);
-      for (const tail of ['{"query": "x", "limit": 12', '{"query": "x", "limit":', '{"query": "x",', '{"query": "x", "lim', '{']) {
+      assert.deepEqual(calls('<tool_call>{"name": "search_web", "arguments": {"query": "long queue"'), [
+        ['search_web', { query: 'long queue' }],
+      ]);
+      for (const tail of [
+        '{"query": "x", "limit": 12',
+        '{"query": "x", "limit":',
+        '{"query": "x",',
+        '{"query": "x", "lim',
+        '{',
+      ]) {
         assert.deepEqual(calls(`<tool_call>{"name": "search_web", "arguments": ${tail}`), [], tail);
       }
     });
@@ -86,7 +124,10 @@ describe('extractToolCalls', () => {
     it('keeps complete calls before the cut one', () => {
       const text = `<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>\n${cut}`;
       const result = run(text, { truncated: true });
-      assert.deepEqual(result.calls.map((c) => c.name), ['get_weather']);
+      assert.deepEqual(
+        result.calls.map((c) => c.name),
+        ['get_weather'],
+      );
       assert.deepEqual(codes(text, { truncated: true }), ['truncated']);
     });
   });
@@ -101,7 +142,9 @@ describe('extractToolCalls', () => {
 
   it('reports repairs and decoded string arguments', () => {
     assert.deepEqual(codes("{'name': 'get_weather', 'arguments': {'city': 'Paris',}}"), ['repaired']);
-    assert.deepEqual(codes('{"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\"}"}'), ['decoded_string_arguments']);
+    assert.deepEqual(codes('{"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\"}"}'), [
+      'decoded_string_arguments',
+    ]);
   });
 
   it('uses the answer of a structured reply as its content', () => {
@@ -154,19 +197,38 @@ describe('extractToolCalls', () => {
       ]) {
         const result = run(text);
         assert.deepEqual(result.calls, [], text);
-        assert.ok(result.diagnostics.some((d) => /out of range/.test(d.message)), `${text}: ${JSON.stringify(result.diagnostics)}`);
+        assert.ok(
+          result.diagnostics.some((d) => /out of range/.test(d.message)),
+          `${text}: ${JSON.stringify(result.diagnostics)}`,
+        );
       }
     });
 
     it('keeps a value out of range in an XML parameter as text (validation then refuses it)', () => {
       const result = run('<function=get_weather><parameter=days>1e400</parameter></function>');
-      assert.deepEqual(result.calls.map((c) => c.arguments), [{ days: '1e400' }]);
+      assert.deepEqual(
+        result.calls.map((c) => c.arguments),
+        [{ days: '1e400' }],
+      );
     });
   });
 
   it('never throws on pathological input', () => {
-    const deepCall = (open: string, close: string): string => `{"name": "get_weather", "arguments": {"a": ${open.repeat(50_000)}${close.repeat(50_000)}}}`;
-    for (const text of [deepCall('[', ']'), deepCall('{"a":', '}'), `<tool_call>${deepCall("{'a':", '}')}</tool_call>`, `[get_weather(a=${'['.repeat(100_000)})]`, '{'.repeat(200_000), '"'.repeat(200_000), '[TOOL_CALLS]'.repeat(20_000), '<tool_call>{'.repeat(20_000), '`'.repeat(100_000), '<｜tool▁call▁begin｜>'.repeat(10_000), '\u0000\uffff\ud800']) {
+    const deepCall = (open: string, close: string): string =>
+      `{"name": "get_weather", "arguments": {"a": ${open.repeat(50_000)}${close.repeat(50_000)}}}`;
+    for (const text of [
+      deepCall('[', ']'),
+      deepCall('{"a":', '}'),
+      `<tool_call>${deepCall("{'a':", '}')}</tool_call>`,
+      `[get_weather(a=${'['.repeat(100_000)})]`,
+      '{'.repeat(200_000),
+      '"'.repeat(200_000),
+      '[TOOL_CALLS]'.repeat(20_000),
+      '<tool_call>{'.repeat(20_000),
+      '`'.repeat(100_000),
+      '<｜tool▁call▁begin｜>'.repeat(10_000),
+      '\u0000\uffff\ud800',
+    ]) {
       const result = run(text);
       assert.ok(Array.isArray(result.calls));
       for (const call of result.calls) assert.equal(checkJsonShape(call.arguments), undefined);
@@ -179,24 +241,36 @@ describe('extractToolCalls: bare calls and precision rules', () => {
 
   it('a bare name(key=value) is a call only when it is the whole reply and names a declared tool', () => {
     assert.deepEqual(calls("get_weather(city='Paris')"), [['get_weather', { city: 'Paris' }]]);
-    assert.deepEqual(calls("  get_weather(city='Paris')\nsearch_web(query=\"x\")\n"), [['get_weather', { city: 'Paris' }], ['search_web', { query: 'x' }]]);
+    assert.deepEqual(calls('  get_weather(city=\'Paris\')\nsearch_web(query="x")\n'), [
+      ['get_weather', { city: 'Paris' }],
+      ['search_web', { query: 'x' }],
+    ]);
     assert.deepEqual(calls("Sure: get_weather(city='Paris')"), []);
     assert.deepEqual(calls("get_weather(city='Paris')\nDone."), []);
     assert.deepEqual(calls('send_email(to="a@b.c")'), []);
-    assert.deepEqual(calls("get_weather(city='Paris')\nsend_email(to=\"a\")"), []);
+    assert.deepEqual(calls('get_weather(city=\'Paris\')\nsend_email(to="a")'), []);
     assert.deepEqual(run('send_email(to="a@b.c")').diagnostics, []);
   });
 
   it('a tool definition is not a call', () => {
-    const definition = '{"type": "function", "function": {"name": "get_weather", "description": "Weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}';
+    const definition =
+      '{"type": "function", "function": {"name": "get_weather", "description": "Weather", ' +
+      '"parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}';
     assert.deepEqual(calls(definition), []);
-    assert.deepEqual(calls('{"name": "get_weather", "description": "Weather", "input_schema": {"type": "object"}}'), []);
+    assert.deepEqual(
+      calls('{"name": "get_weather", "description": "Weather", "input_schema": {"type": "object"}}'),
+      [],
+    );
     // A call whose arguments happen to hold a "description" stays a call.
-    assert.deepEqual(calls('{"name": "search_web", "arguments": {"query": "x", "description": "y"}}'), [['search_web', { query: 'x', description: 'y' }]]);
+    assert.deepEqual(calls('{"name": "search_web", "arguments": {"query": "x", "description": "y"}}'), [
+      ['search_web', { query: 'x', description: 'y' }],
+    ]);
   });
 
   it('Gemini functionCall objects are calls', () => {
-    assert.deepEqual(calls('{"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}}'), [['get_weather', { city: 'Oslo' }]]);
+    assert.deepEqual(calls('{"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}}'), [
+      ['get_weather', { city: 'Oslo' }],
+    ]);
   });
 
   it('a template with ... placeholders is not a call, and a strong envelope holding one says so', () => {
@@ -204,14 +278,18 @@ describe('extractToolCalls: bare calls and precision rules', () => {
     const tagged = run('<tool_call>{"name": "get_weather", "arguments": {"city": …}}</tool_call>');
     assert.deepEqual(tagged.calls, []);
     assert.match(tagged.diagnostics[0]?.message ?? '', /placeholder/);
-    assert.deepEqual(calls('{"name": "search_web", "arguments": {"query": "wait..."}}'), [['search_web', { query: 'wait...' }]]);
+    assert.deepEqual(calls('{"name": "search_web", "arguments": {"query": "wait..."}}'), [
+      ['search_web', { query: 'wait...' }],
+    ]);
   });
 
   it('bare JSON the reply ends inside after prose is cut, not repaired into a call', () => {
     assert.deepEqual(calls('The log said: {"name": "get_weather", "arguments": {"city": "Paris"}'), []);
     assert.deepEqual(codes('The log said: {"name": "get_weather", "arguments": {"city": "Paris"}'), ['truncated']);
     // A reply that is only the JSON keeps the repair.
-    assert.deepEqual(calls('{"name": "get_weather", "arguments": {"city": "Paris"}'), [['get_weather', { city: 'Paris' }]]);
+    assert.deepEqual(calls('{"name": "get_weather", "arguments": {"city": "Paris"}'), [
+      ['get_weather', { city: 'Paris' }],
+    ]);
   });
 
   it('tool: lines inside a code block are data', () => {
@@ -229,13 +307,23 @@ describe('extractToolCalls: bare calls and precision rules', () => {
 
   it('"Final Answer" with text is an answer; with arguments it is a call to an undeclared tool', () => {
     assert.equal(run('{"action": "Final Answer", "action_input": "It is sunny."}').content, 'It is sunny.');
-    assert.deepEqual(codes('<tool_call>{"name": "final_answer", "arguments": {"done": true}}</tool_call>'), ['unknown_tool']);
+    assert.deepEqual(codes('<tool_call>{"name": "final_answer", "arguments": {"done": true}}</tool_call>'), [
+      'unknown_tool',
+    ]);
   });
 
   it('a JSON-RPC method that is no tool is silent; tools/call and a declared method are calls', () => {
     assert.deepEqual(run('{"jsonrpc": "2.0", "method": "initialize", "params": {"capabilities": {}}}').diagnostics, []);
-    assert.deepEqual(calls('{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get_weather", "arguments": {"city": "Bonn"}}}'), [['get_weather', { city: 'Bonn' }]]);
-    assert.deepEqual(calls('{"method": "get_weather", "params": {"city": "Bonn"}}'), [['get_weather', { city: 'Bonn' }]]);
+    assert.deepEqual(
+      calls(
+        '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": ' +
+          '{"name": "get_weather", "arguments": {"city": "Bonn"}}}',
+      ),
+      [['get_weather', { city: 'Bonn' }]],
+    );
+    assert.deepEqual(calls('{"method": "get_weather", "params": {"city": "Bonn"}}'), [
+      ['get_weather', { city: 'Bonn' }],
+    ]);
     assert.deepEqual(calls('{"method": "GET", "url": "https://x", "params": {"city": "Bonn"}}'), []);
   });
 });

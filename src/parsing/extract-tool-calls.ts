@@ -39,7 +39,11 @@ const STRONG_FINDERS: readonly ((text: string) => Envelope[])[] = [...XML_FINDER
  * The formats given in the options are read first: a built-in envelope that
  * overlaps one of theirs is dropped.
  */
-function strongEnvelopes(text: string, think: readonly Span[], options: { formats: readonly CallFormat[] | undefined; tools: ExtractContext['tools'] }): { envelopes: Envelope[]; capped: boolean } {
+function strongEnvelopes(
+  text: string,
+  think: readonly Span[],
+  options: { formats: readonly CallFormat[] | undefined; tools: ExtractContext['tools'] },
+): { envelopes: Envelope[]; capped: boolean } {
   const formats = options.formats ?? [];
   let capped = false;
   const all: Envelope[] = [];
@@ -62,7 +66,8 @@ function strongEnvelopes(text: string, think: readonly Span[], options: { format
   }
   // Markers no family lists come last: whatever a known envelope reads is never read again as unknown.
   const known = all.map((env) => env.span).sort((a, b) => a.start - b.start);
-  for (const env of findSpecialEnvelopes(text, options.tools)) if (!overlapsAny(think, env.span) && !overlapsAny(known, env.span)) all.push(env);
+  for (const env of findSpecialEnvelopes(text, options.tools))
+    if (!overlapsAny(think, env.span) && !overlapsAny(known, env.span)) all.push(env);
   all.sort((a, b) => a.span.start - b.span.start || b.span.end - a.span.end);
   const kept: Envelope[] = [];
   let end = -1;
@@ -84,19 +89,35 @@ function fenceAround(fences: readonly Fence[], span: Span): Fence | undefined {
 /** The envelope's own repairs (a missing opener, a broken closer…) go on every call it yielded. */
 function recordEnvelopeRepairs(outcome: Outcome, repairs: readonly RepairKind[]): void {
   for (const call of outcome.calls) {
-    const existing = outcome.diagnostics.find((d) => d.code === 'repaired' && d.name === call.name && d.span?.start === call.span.start && d.span.end === call.span.end);
+    const existing = outcome.diagnostics.find(
+      (d) =>
+        d.code === 'repaired' &&
+        d.name === call.name &&
+        d.span?.start === call.span.start &&
+        d.span.end === call.span.end,
+    );
     if (existing !== undefined) {
       const merged = [...new Set([...repairs, ...(existing.repairs ?? [])])];
       existing.repairs = merged;
       existing.message = `Repaired the call to "${call.name}": ${merged.join(', ')}.`;
     } else {
       const list = [...repairs];
-      outcome.diagnostics.push({ code: 'repaired', message: `Repaired the call to "${call.name}": ${list.join(', ')}.`, span: call.span, name: call.name, repairs: list });
+      outcome.diagnostics.push({
+        code: 'repaired',
+        message: `Repaired the call to "${call.name}": ${list.join(', ')}.`,
+        span: call.span,
+        name: call.name,
+        repairs: list,
+      });
     }
   }
 }
 
-function processEnvelope(ctx: ExtractContext, acc: Accumulator, where: { env: Envelope; fence: Fence | undefined }): void {
+function processEnvelope(
+  ctx: ExtractContext,
+  acc: Accumulator,
+  where: { env: Envelope; fence: Fence | undefined },
+): void {
   const { env, fence } = where;
   const outcome = emptyOutcome();
   for (const payload of env.payloads) resolvePayload({ ctx, outcome }, payload, env.strong);
@@ -106,23 +127,40 @@ function processEnvelope(ctx: ExtractContext, acc: Accumulator, where: { env: En
   const [only] = outcome.calls;
   if (only !== undefined && outcome.calls.length === 1) {
     // One call: its raw text is the whole envelope (tags, fence and all); its repairs point there too.
-    for (const d of outcome.diagnostics) if (d.code === 'repaired' && d.span?.start === only.span.start && d.span.end === only.span.end) d.span = env.span;
+    for (const d of outcome.diagnostics)
+      if (d.code === 'repaired' && d.span?.start === only.span.start && d.span.end === only.span.end) d.span = env.span;
     only.span = env.span;
     only.raw = ctx.text.slice(env.span.start, env.span.end);
   }
-  const committed = commitOutcome(acc, outcome, { span: env.span, exampleReason: exampleReason(ctx.text, env.span.start, fence) });
+  const committed = commitOutcome(acc, outcome, {
+    span: env.span,
+    exampleReason: exampleReason(ctx.text, env.span.start, fence),
+  });
   // A reply that is only a fenced answer object (`{"action": "Final Answer", …}`): its answer is the content.
-  if (outcome.answer !== undefined && committed !== 'example' && ctx.text.slice(0, env.span.start).trim() === '' && ctx.text.slice(env.span.end).trim() === '') {
+  if (
+    outcome.answer !== undefined &&
+    committed !== 'example' &&
+    ctx.text.slice(0, env.span.start).trim() === '' &&
+    ctx.text.slice(env.span.end).trim() === ''
+  ) {
     acc.answer = outcome.answer;
     acc.removed.push(env.span);
   }
 }
 
 /** A fence around tag calls (```xml <tool_call>…```) leaves the content with them. */
-function removeWrapperFence(acc: Accumulator, text: string, wrapper: { fence: Fence; inner: readonly Envelope[]; removed: ReadonlySet<number> }): void {
+function removeWrapperFence(
+  acc: Accumulator,
+  text: string,
+  wrapper: { fence: Fence; inner: readonly Envelope[]; removed: ReadonlySet<number> },
+): void {
   const { fence, inner, removed } = wrapper;
   if (!inner.every((env) => removed.has(env.span.start))) return;
-  const rest = gaps(fence.content.end, inner.map((env) => env.span), fence.content.start);
+  const rest = gaps(
+    fence.content.end,
+    inner.map((env) => env.span),
+    fence.content.start,
+  );
   if (rest.every((gap) => text.slice(gap.start, gap.end).trim() === '')) acc.removed.push(fence.span);
 }
 
@@ -133,7 +171,8 @@ function removeWrapperFence(acc: Accumulator, text: string, wrapper: { fence: Fe
  */
 function readBareCalls(ctx: ExtractContext, acc: Accumulator): void {
   const body = trimSpan(ctx.text, { start: 0, end: ctx.text.length });
-  if (body.start >= body.end || !looksPythonic(ctx.text, body.start, body.end) || !charge(ctx, body.end - body.start)) return;
+  if (body.start >= body.end || !looksPythonic(ctx.text, body.start, body.end) || !charge(ctx, body.end - body.start))
+    return;
   const parsed = parsePythonicCalls(ctx.text, body.start, body.end);
   if (!parsed.ok || parsed.calls.length === 0 || !parsed.calls.every((call) => ctx.tools.has(call.name))) return;
   const outcome = emptyOutcome();
@@ -151,12 +190,18 @@ function finish(ctx: ExtractContext, acc: Accumulator, limits: ParseDiagnostic[]
   const calls = acc.calls.sort((a, b) => a.span.start - b.span.start);
   const diagnostics = acc.diagnostics.sort((a, b) => (a.span?.start ?? 0) - (b.span?.start ?? 0));
   if (calls.length > DEFAULT_MAX_CALLS) {
-    limits.push({ code: 'limit_reached', message: `Found more than ${DEFAULT_MAX_CALLS} calls; kept the first ${DEFAULT_MAX_CALLS}.` });
+    limits.push({
+      code: 'limit_reached',
+      message: `Found more than ${DEFAULT_MAX_CALLS} calls; kept the first ${DEFAULT_MAX_CALLS}.`,
+    });
     calls.length = DEFAULT_MAX_CALLS;
   }
   if (diagnostics.length + limits.length > DEFAULT_MAX_DIAGNOSTICS) {
     diagnostics.length = Math.max(0, DEFAULT_MAX_DIAGNOSTICS - limits.length - 1);
-    limits.push({ code: 'limit_reached', message: `More than ${DEFAULT_MAX_DIAGNOSTICS} diagnostics; kept the first ones.` });
+    limits.push({
+      code: 'limit_reached',
+      message: `More than ${DEFAULT_MAX_DIAGNOSTICS} diagnostics; kept the first ones.`,
+    });
   }
   const content = acc.answer ?? buildContent(ctx.text, acc.removed);
   return { calls, content, diagnostics: [...diagnostics, ...limits] };
@@ -173,10 +218,12 @@ function finish(ctx: ExtractContext, acc: Accumulator, limits: ParseDiagnostic[]
 export function extractDetailed(text: string, options: ExtractOptions): DetailedExtraction {
   const withFormats = extractOnce(text, options);
   // No envelope of the formats was read: both readings are the same one.
-  if (options.formats === undefined || options.formats.length === 0 || !withFormats.usedFormats) return detailed(withFormats);
+  if (options.formats === undefined || options.formats.length === 0 || !withFormats.usedFormats)
+    return detailed(withFormats);
   const { formats: _unused, ...lexiconOnly } = options;
   const lexicon = extractOnce(text, lexiconOnly);
-  const failures = (e: DetailedExtraction): number => e.result.diagnostics.filter((d) => CALL_FAILURE_CODES.includes(d.code)).length;
+  const failures = (e: DetailedExtraction): number =>
+    e.result.diagnostics.filter((d) => CALL_FAILURE_CODES.includes(d.code)).length;
   const [a, b] = [failures(withFormats), failures(lexicon)];
   if (b < a || (b === a && lexicon.result.calls.length > withFormats.result.calls.length)) return detailed(lexicon);
   return detailed(withFormats);
@@ -202,7 +249,10 @@ function extractOnce(text: string, options: ExtractOptions): DetailedExtraction 
   if (allFences.length >= DEFAULT_MAX_FENCES) stops.push(allFences.at(-1)?.span.end ?? 0);
   if (stops.length > 0) {
     opaque.push({ start: Math.min(...stops), end: text.length });
-    limits.push({ code: 'limit_reached', message: 'The text holds more call blocks or code fences than any reply should; read only the first ones.' });
+    limits.push({
+      code: 'limit_reached',
+      message: 'The text holds more call blocks or code fences than any reply should; read only the first ones.',
+    });
   }
   const work: { start: number; run: () => void }[] = [];
   const wrappers: { fence: Fence; inner: Envelope[] }[] = [];
@@ -219,7 +269,8 @@ function extractOnce(text: string, options: ExtractOptions): DetailedExtraction 
     if (inner.length > 0) wrappers.push({ fence, inner });
     else {
       const env = fenceEnvelope(text, fence);
-      if (env !== undefined) work.push({ start: fence.span.start, run: () => processEnvelope(ctx, acc, { env, fence }) });
+      if (env !== undefined)
+        work.push({ start: fence.span.start, run: () => processEnvelope(ctx, acc, { env, fence }) });
     }
   }
   work.sort((a, b) => a.start - b.start);
@@ -241,8 +292,16 @@ function extractOnce(text: string, options: ExtractOptions): DetailedExtraction 
     const fenceSpans = new Set(fences.map((fence) => fence.span));
     budgetLeft = readShapes(ctx, acc, { names: opaque, shapes: opaque.filter((span) => !fenceSpans.has(span)) });
   }
-  if (!budgetLeft || ctx.budget <= 0) limits.push({ code: 'limit_reached', message: 'Stopped looking for calls: the text is too large or too irregular to scan completely.' });
-  return { result: finish(ctx, acc, limits), removed: acc.removed, usedFormats: strong.some((env) => env.family === 'format') };
+  if (!budgetLeft || ctx.budget <= 0)
+    limits.push({
+      code: 'limit_reached',
+      message: 'Stopped looking for calls: the text is too large or too irregular to scan completely.',
+    });
+  return {
+    result: finish(ctx, acc, limits),
+    removed: acc.removed,
+    usedFormats: strong.some((env) => env.family === 'format'),
+  };
 }
 
 /**
@@ -255,6 +314,10 @@ export function extractToolCalls(text: string, options: ExtractOptions): Extract
     return extractDetailed(text, options).result;
   } catch (error) {
     const message = describeError(error);
-    return { calls: [], content: text.trim(), diagnostics: [{ code: 'limit_reached', message: `Could not scan the text for calls: ${message}` }] };
+    return {
+      calls: [],
+      content: text.trim(),
+      diagnostics: [{ code: 'limit_reached', message: `Could not scan the text for calls: ${message}` }],
+    };
   }
 }

@@ -22,13 +22,21 @@ describe('formatParseFeedback', () => {
   it('quotes the position and the text around invalid JSON', () => {
     const text = '<tool_call>{"name": "search_web", "arguments": {"query": "x", "n": }}</tool_call>';
     const message = feedbackFor(text);
-    assert.ok(message.includes(`Invalid JSON in the call to "search_web" at position ${text.indexOf('"n": ') + 5}: Unexpected character '}'`), message);
+    assert.ok(
+      message.includes(
+        `Invalid JSON in the call to "search_web" at position ${text.indexOf('"n": ') + 5}: Unexpected character '}'`,
+      ),
+      message,
+    );
     assert.match(message, /Near: «.*"query": "x", "n": }}.*»/);
   });
 
   it('tells a cut-off reply to send less', () => {
     const message = feedbackFor('<tool_call>{"name": "search_web", "arguments": {"query": "very long', true);
-    assert.match(message, /cut off before the call to "search_web" was complete\. Send shorter arguments, or one call at a time\./);
+    assert.match(
+      message,
+      /cut off before the call to "search_web" was complete\. Send shorter arguments, or one call at a time\./,
+    );
   });
 
   it('always restates the expected format, counts attempts and flags the last one', () => {
@@ -40,7 +48,13 @@ describe('formatParseFeedback', () => {
   });
 
   it('ignores informational diagnostics', () => {
-    const message = formatParseFeedback({ diagnostics: [{ code: 'repaired', message: 'Repaired it.' }], text: '', tools: TOOLS, attempt: 1, maxAttempts: 3 });
+    const message = formatParseFeedback({
+      diagnostics: [{ code: 'repaired', message: 'Repaired it.' }],
+      text: '',
+      tools: TOOLS,
+      attempt: 1,
+      maxAttempts: 3,
+    });
     assert.doesNotMatch(message, /Repaired it/);
     assert.match(message, /could not be read as a tool call/);
   });
@@ -55,10 +69,15 @@ describe('closestTool', () => {
   });
 
   it('tells the model where a call broke in its argument markup and what was expected there', () => {
-    const text = '<tool_call>\n<function=search_web>\n<parameter=query>\nparis\n</parameter>\nsee above\n</function>\n</tool_call>';
+    const text =
+      '<tool_call>\n<function=search_web>\n<parameter=query>\nparis\n</parameter>\nsee ' +
+      'above\n</function>\n</tool_call>';
     const message = feedbackFor(text);
     const at = text.indexOf('see above');
-    assert.ok(message.includes(`at position ${at} expected <parameter=NAME>value</parameter> for each argument`), message);
+    assert.ok(
+      message.includes(`at position ${at} expected <parameter=NAME>value</parameter> for each argument`),
+      message,
+    );
     assert.match(message, /Near: «[^»]*see above[^»]*»/);
     const orphan = '<parameter name="query">paris</parameter>\n</invoke>';
     assert.match(feedbackFor(orphan), /at position 0 expected <invoke name="TOOL"> before the first parameter/);

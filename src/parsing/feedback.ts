@@ -20,7 +20,9 @@ export interface ParseFeedbackInput {
   maxAttempts: number;
 }
 
-const JSON_RULES = 'strict JSON: double-quoted keys and strings, no comments, no trailing commas, line breaks inside strings escaped as \\n';
+const JSON_RULES =
+  'strict JSON: double-quoted keys and strings, no comments, ' +
+  'no trailing commas, line breaks inside strings escaped as \\n';
 
 function describe(diagnostic: ParseDiagnostic, input: ParseFeedbackInput): string {
   const name = diagnostic.name;
@@ -32,15 +34,24 @@ function describe(diagnostic: ParseDiagnostic, input: ParseFeedbackInput): strin
       return `There is no tool named "${name ?? '?'}".${hint} Available tools: ${toolList}.`;
     }
     case 'truncated':
-      return `Your reply was cut off before the call${name === undefined ? '' : ` to "${name}"`} was complete. Send shorter arguments, or one call at a time.`;
+      return (
+        `Your reply was cut off before the call${name === undefined ? '' : ` to "${name}"`} ` +
+        `was complete. Send shorter arguments, or one call at a time.`
+      );
     case 'invalid_json': {
       if (diagnostic.position === undefined) return diagnostic.message;
       const reason = diagnostic.message.replace(/^Invalid JSON[^:]*: /, '').replace(/\. Near: [\s\S]*$/, '');
       const where = name === undefined ? '' : ` in the call to "${name}"`;
-      return `Invalid JSON${where} at position ${diagnostic.position}: ${reason}. Near: «${excerpt(input.text, diagnostic.position)}». Use ${JSON_RULES}.`;
+      return (
+        `Invalid JSON${where} at position ${diagnostic.position}: ${reason}. ` +
+        `Near: «${excerpt(input.text, diagnostic.position)}». Use ${JSON_RULES}.`
+      );
     }
     case 'missing_arguments':
-      return `The call to "${name ?? '?'}" has no "arguments" object. Put the arguments in "arguments": {…} (use {} if there are none).`;
+      return (
+        `The call to "${name ?? '?'}" has no "arguments" object. Put ` +
+        `the arguments in "arguments": {…} (use {} if there are none).`
+      );
     case 'malformed_call':
       // Where the call broke and what was expected are in the message; the text there shows the model its slip.
       if (diagnostic.position === undefined || diagnostic.message.includes('Near:')) return diagnostic.message;
@@ -51,8 +62,13 @@ function describe(diagnostic: ParseDiagnostic, input: ParseFeedbackInput): strin
 }
 
 export function formatParseFeedback(input: ParseFeedbackInput): string {
-  const problems = [...new Set(input.diagnostics.filter((d) => CALL_FAILURE_CODES.includes(d.code)).map((d) => describe(d, input)))];
-  const lines: string[] = [`Your last reply tried to call a tool, but the call could not be used (attempt ${input.attempt} of ${input.maxAttempts}).`];
+  const problems = [
+    ...new Set(input.diagnostics.filter((d) => CALL_FAILURE_CODES.includes(d.code)).map((d) => describe(d, input))),
+  ];
+  const lines: string[] = [
+    `Your last reply tried to call a tool, but the call could not ` +
+      `be used (attempt ${input.attempt} of ${input.maxAttempts}).`,
+  ];
   if (problems.length === 0) lines.push('It could not be read as a tool call.');
   else lines.push('', 'Problems:', ...problems.map((problem, i) => `${i + 1}. ${problem}`));
   lines.push(
@@ -66,4 +82,3 @@ export function formatParseFeedback(input: ParseFeedbackInput): string {
   if (input.attempt + 1 >= input.maxAttempts) lines.push('This is your last attempt.');
   return lines.join('\n');
 }
-

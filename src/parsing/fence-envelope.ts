@@ -11,8 +11,27 @@ import { looksPythonic } from './pythonic.ts';
  */
 
 const JSON_INFOS = new Set(['', 'json', 'jsonc', 'json5', 'jsonl']);
-const CALL_INFOS = new Set(['tool_call', 'tool_calls', 'tool_code', 'tool-call', 'function_call', 'functions', 'tool', 'tools']);
-const SAMPLE_INFOS = new Set(['example', 'examples', 'sample', 'output', 'result', 'response', 'console', 'log', 'text-output']);
+const CALL_INFOS = new Set([
+  'tool_call',
+  'tool_calls',
+  'tool_code',
+  'tool-call',
+  'function_call',
+  'functions',
+  'tool',
+  'tools',
+]);
+const SAMPLE_INFOS = new Set([
+  'example',
+  'examples',
+  'sample',
+  'output',
+  'result',
+  'response',
+  'console',
+  'log',
+  'text-output',
+]);
 
 export function fenceEnvelope(text: string, fence: Fence): Envelope | undefined {
   const explicit = CALL_INFOS.has(fence.info);

@@ -31,7 +31,12 @@ export { cleanToolName, closestTool } from './tool-names.ts';
 export { repairJson } from './repair-json.ts';
 export type { RepairJsonResult } from './repair-json.ts';
 export { DEFAULT_MAX_ARGUMENTS_CHARS, readArgumentObjects, repairArguments } from './repair-arguments.ts';
-export type { ArgumentObjectsResult, ArgumentsFailureReason, RepairArgumentsOptions, RepairArgumentsResult } from './repair-arguments.ts';
+export type {
+  ArgumentObjectsResult,
+  ArgumentsFailureReason,
+  RepairArgumentsOptions,
+  RepairArgumentsResult,
+} from './repair-arguments.ts';
 export { typeBySchema } from './type-by-schema.ts';
 export type { SchemaTypingChange, SchemaTypingResult } from './type-by-schema.ts';
 export { createStreamFilter } from './stream-filter.ts';

@@ -12,8 +12,18 @@ describe('parseLenient extended reads', () => {
   });
 
   it('read valid JSON exactly as JSON.parse does, with no repairs', () => {
-    for (const text of ['{"a": "x", "b": ["", "y", {"c": ""}], "d": "\\"q\\""}', '["a", "b"]', '"top"', '{"k\\"ey": "v", "e": {}}']) {
-      assert.deepEqual(parseLenient(text, { allowCloseAtEnd: false, extended: true }), { ok: true, value: parseJson(text), repairs: [], closedAtEnd: false });
+    for (const text of [
+      '{"a": "x", "b": ["", "y", {"c": ""}], "d": "\\"q\\""}',
+      '["a", "b"]',
+      '"top"',
+      '{"k\\"ey": "v", "e": {}}',
+    ]) {
+      assert.deepEqual(parseLenient(text, { allowCloseAtEnd: false, extended: true }), {
+        ok: true,
+        value: parseJson(text),
+        repairs: [],
+        closedAtEnd: false,
+      });
     }
   });
 
@@ -40,7 +50,13 @@ describe('parseLenientObjects', () => {
   });
 
   it('reads a single value as a row of one, and nothing but objects after an object', () => {
-    assert.deepEqual(parseLenientObjects('[1]', { allowCloseAtEnd: false }), { ok: true, values: [[1]], starts: [0], repairs: [], closedAtEnd: false });
+    assert.deepEqual(parseLenientObjects('[1]', { allowCloseAtEnd: false }), {
+      ok: true,
+      values: [[1]],
+      starts: [0],
+      repairs: [],
+      closedAtEnd: false,
+    });
     assert.equal(parseLenientObjects('[1] {"a": 1}', { allowCloseAtEnd: false }).ok, false);
     assert.equal(parseLenientObjects('{"a": 1} 2', { allowCloseAtEnd: false }).ok, false);
   });

@@ -2,7 +2,16 @@ import { isJsonObject } from '../core/json.ts';
 import type { JsonObject, JsonValue } from '../core/json.ts';
 import type { JsonShapeProblem } from '../core/json-shape.ts';
 import { setJsonKey } from '../core/set-json-key.ts';
-import { JSON_LITERALS, KEY_RE, LITERAL_LAYOUT, MAX_EXTRA_BRACES, OTHER_CLOSER, PYTHON_LITERALS, WORD_RE, closesString } from './lenient-lookahead.ts';
+import {
+  JSON_LITERALS,
+  KEY_RE,
+  LITERAL_LAYOUT,
+  MAX_EXTRA_BRACES,
+  OTHER_CLOSER,
+  PYTHON_LITERALS,
+  WORD_RE,
+  closesString,
+} from './lenient-lookahead.ts';
 import type { Place } from './lenient-lookahead.ts';
 import type { RepairKind } from './types.ts';
 
@@ -42,10 +51,12 @@ export type ReadLimit = Exclude<JsonShapeProblem['code'], 'too_large'>;
 
 export type LenientFailure = { ok: false; message: string; position: number; atEnd: boolean; limit?: ReadLimit };
 
-export type LenientResult = { ok: true; value: JsonValue; repairs: RepairKind[]; closedAtEnd: boolean } | LenientFailure;
+export type LenientResult =
+  { ok: true; value: JsonValue; repairs: RepairKind[]; closedAtEnd: boolean } | LenientFailure;
 
 /** Several top-level values in a row; `starts` are their offsets in the text. */
-export type LenientObjectsResult = { ok: true; values: JsonValue[]; starts: number[]; repairs: RepairKind[]; closedAtEnd: boolean } | LenientFailure;
+export type LenientObjectsResult =
+  { ok: true; values: JsonValue[]; starts: number[]; repairs: RepairKind[]; closedAtEnd: boolean } | LenientFailure;
 
 /**
  * How deep any JSON read from model text may nest: the arguments' own limit
@@ -60,7 +71,16 @@ const MAX_QUOTED_NUMBER = 24;
 
 const NUMBER_RE = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const HEX4_RE = /^[0-9a-fA-F]{4}$/;
-const SIMPLE_ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+const SIMPLE_ESCAPES: Record<string, string> = {
+  '"': '"',
+  '\\': '\\',
+  '/': '/',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+};
 
 class ParseFailure {
   readonly message: string;
@@ -75,7 +95,10 @@ class ParseFailure {
 
 /** The message for a number literal that does not fit a 64-bit float. */
 export function outOfRangeMessage(literal?: string): string {
-  const quoted = literal === undefined ? 'A number' : `The number ${literal.length > MAX_QUOTED_NUMBER ? `${literal.slice(0, MAX_QUOTED_NUMBER)}…` : literal}`;
+  const quoted =
+    literal === undefined
+      ? 'A number'
+      : `The number ${literal.length > MAX_QUOTED_NUMBER ? `${literal.slice(0, MAX_QUOTED_NUMBER)}…` : literal}`;
   return `${quoted} is out of range (JSON numbers must fit a 64-bit float)`;
 }
 
@@ -176,7 +199,8 @@ class LenientParser {
     const c = this.text.charAt(this.pos);
     if (c === '{') return this.parseObject();
     if (c === '[') return this.parseArray();
-    if ((c === '"' || c === "'") && this.extended && this.text.startsWith(c.repeat(3), this.pos)) return this.parseTripleQuoted(c);
+    if ((c === '"' || c === "'") && this.extended && this.text.startsWith(c.repeat(3), this.pos))
+      return this.parseTripleQuoted(c);
     if (c === '"') return this.parseString('"', place);
     if (c === "'") {
       this.repairs.add('single_quoted_strings');
@@ -358,7 +382,8 @@ class LenientParser {
     let segment = this.pos;
     this.repairs.add('triple_quoted_strings');
     while (true) {
-      if (this.pos >= text.length) this.fail('Unexpected end of text inside a triple-quoted string: the text was cut off');
+      if (this.pos >= text.length)
+        this.fail('Unexpected end of text inside a triple-quoted string: the text was cut off');
       const c = text.charAt(this.pos);
       if (c === '\\') {
         out += text.slice(segment, this.pos) + this.readEscape(quote);
@@ -427,13 +452,21 @@ class LenientParser {
     }
     // A word cut by the end of the text (`tr`) is truncation, not a bad word.
     const end = this.pos + word.length;
-    return this.fail(`Unexpected word "${word.slice(0, 40)}": string values need quotes`, end >= this.text.length ? end : this.pos);
+    return this.fail(
+      `Unexpected word "${word.slice(0, 40)}": string values need quotes`,
+      end >= this.text.length ? end : this.pos,
+    );
   }
 }
 
 function failureOf(error: unknown, text: string): LenientFailure {
   if (error instanceof ParseFailure) {
-    const failure = { ok: false as const, message: error.message, position: error.position, atEnd: error.position >= text.length };
+    const failure = {
+      ok: false as const,
+      message: error.message,
+      position: error.position,
+      atEnd: error.position >= text.length,
+    };
     return error.limit === undefined ? failure : { ...failure, limit: error.limit };
   }
   // The depth bound keeps recursion shallow; should a small stack still run out, it is a failure, not a throw.

@@ -8,8 +8,16 @@ import type { JsonValue } from '../core/json.ts';
 
 export const WORD_RE = /[A-Za-z_$][\w$-]*/y;
 export const KEY_RE = /[\w$-]+/y;
-export const JSON_LITERALS = new Map<string, JsonValue>([['true', true], ['false', false], ['null', null]]);
-export const PYTHON_LITERALS = new Map<string, JsonValue>([['True', true], ['False', false], ['None', null]]);
+export const JSON_LITERALS = new Map<string, JsonValue>([
+  ['true', true],
+  ['false', false],
+  ['null', null],
+]);
+export const PYTHON_LITERALS = new Map<string, JsonValue>([
+  ['True', true],
+  ['False', false],
+  ['None', null],
+]);
 
 /** Where a string stands: it decides what may follow its closing quote (extended reads). */
 export type Place = 'key' | 'object' | 'array' | 'top';
@@ -22,7 +30,16 @@ export const OTHER_CLOSER: Record<string, string> = { '}': ']', ']': '}' };
 export const MAX_EXTRA_BRACES = 2;
 
 function isSpace(c: string): boolean {
-  return c === ' ' || c === '\n' || c === '\r' || c === '\t' || c === '\u00a0' || c === '\ufeff' || c === '\u2028' || c === '\u2029';
+  return (
+    c === ' ' ||
+    c === '\n' ||
+    c === '\r' ||
+    c === '\t' ||
+    c === '\u00a0' ||
+    c === '\ufeff' ||
+    c === '\u2028' ||
+    c === '\u2029'
+  );
 }
 
 function isCommentAt(text: string, at: number): boolean {

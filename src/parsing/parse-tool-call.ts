@@ -12,8 +12,14 @@ import { repairArguments } from './repair-arguments.ts';
  */
 export function parseToolCall(call: RawToolCall, options: { truncated?: boolean } = {}): ParsedToolCall {
   const read = repairArguments(call.arguments, options.truncated === true ? { truncated: true } : {});
-  const base = { id: call.id, name: call.name, ...(call.providerId === undefined ? {} : { providerId: call.providerId }) };
-  return read.ok ? { ...base, input: read.arguments } : { ...base, raw: call.arguments, error: { message: read.message, position: read.position } };
+  const base = {
+    id: call.id,
+    name: call.name,
+    ...(call.providerId === undefined ? {} : { providerId: call.providerId }),
+  };
+  return read.ok
+    ? { ...base, input: read.arguments }
+    : { ...base, raw: call.arguments, error: { message: read.message, position: read.position } };
 }
 
 /** A call of a model's turn: as it is handed on (parsed) and as the log and the model API carry it. */
@@ -31,17 +37,35 @@ export interface TurnCall {
  * `providerId`, and goes on with its raw string and why when unreadable: the
  * gate answers it.
  */
-export function turnCalls(extraction: MessageExtraction, native: { calls: readonly RawToolCall[]; truncated: boolean }): TurnCall[] {
+export function turnCalls(
+  extraction: MessageExtraction,
+  native: { calls: readonly RawToolCall[]; truncated: boolean },
+): TurnCall[] {
   const read = (call: { id: string; name: string; input: JsonObject; providerId?: string }): TurnCall => ({
     parsed: call,
-    recorded: { id: call.id, name: call.name, arguments: JSON.stringify(call.input), ...(call.providerId === undefined ? {} : { providerId: call.providerId }) },
+    recorded: {
+      id: call.id,
+      name: call.name,
+      arguments: JSON.stringify(call.input),
+      ...(call.providerId === undefined ? {} : { providerId: call.providerId }),
+    },
   });
-  if (native.calls.length === 0) return extraction.result.calls.map((c) => read({ id: newId('call'), name: c.name, input: c.arguments }));
+  if (native.calls.length === 0)
+    return extraction.result.calls.map((c) => read({ id: newId('call'), name: c.name, input: c.arguments }));
   return native.calls.flatMap((c, i): TurnCall[] => {
     const calls = extraction.native[i];
-    if (calls !== undefined) return calls.map((r) => read({ id: newId('call'), name: r.name, input: r.arguments, providerId: c.id }));
+    if (calls !== undefined)
+      return calls.map((r) => read({ id: newId('call'), name: r.name, input: r.arguments, providerId: c.id }));
     const recorded = { id: newId('call'), name: c.name, arguments: c.arguments, providerId: c.id };
     const error = extraction.nativeErrors[i];
-    return [{ parsed: error === undefined ? parseToolCall(recorded, { truncated: native.truncated }) : { id: recorded.id, name: c.name, raw: c.arguments, error, providerId: c.id }, recorded }];
+    return [
+      {
+        parsed:
+          error === undefined
+            ? parseToolCall(recorded, { truncated: native.truncated })
+            : { id: recorded.id, name: c.name, raw: c.arguments, error, providerId: c.id },
+        recorded,
+      },
+    ];
   });
 }

@@ -28,38 +28,130 @@ const corpusTexts = loadCorpus()
 
 /** Pieces of every envelope family, to build inputs that reach deep into the parsers. */
 const TOKENS = [
-  '<tool_call>', '</tool_call>', '<|tool_call|>', '<function=get_weather>', '</function>', '<parameter=city>', '</parameter>',
-  '<arg_key>', '</arg_key>', '<arg_value>', '</arg_value>', '[TOOL_CALLS]', '[ARGS]', '<|python_tag|>', '<|eom_id|>',
-  '<｜tool▁calls▁begin｜>', '<｜tool▁call▁begin｜>', '<｜tool▁sep｜>', '<｜tool▁call▁end｜>', '<minimax:tool_call>', '<invoke name="x">',
-  '<think>', '</think>', '```', '```json\n', '~~~', '\n', ' ', 'tool:', 'get_weather', 'x', '(', ')', '=', '{', '}', '[', ']', '"', "'",
-  ':', ',', '\\', '//', '/*', '*/', '"name"', '"arguments"', '"get_weather"', 'True', 'None', 'e.g.', 'For example:', '> ', '`',
-  '<|tool_calls_section_begin|>', '<|tool_call_begin|>', 'functions.get_weather:0', '<|tool_call_argument_begin|>', '<|tool_call_end|>',
-  '<|tool_calls_section_end|>', '<|start|>assistant', '<|channel|>commentary', ' to=functions.get_weather', '<|constrain|>json',
-  '<|message|>', '<|call|>', '<|end|>', '<｜DSML｜function_calls>', '<｜DSML｜invoke name="get_weather">',
-  '<｜DSML｜parameter name="city" string="true">', '</｜DSML｜parameter>', '</｜DSML｜invoke>', '[TOOL_CALL]', '{tool => "get_weather", args => {',
-  '--city "x"', '[/TOOL_CALL]', '```tool_code\n', 'get_weather[ARGS]', '<|im_end|>', '</s>', '{"method": "get_weather", "params": ',
+  '<tool_call>',
+  '</tool_call>',
+  '<|tool_call|>',
+  '<function=get_weather>',
+  '</function>',
+  '<parameter=city>',
+  '</parameter>',
+  '<arg_key>',
+  '</arg_key>',
+  '<arg_value>',
+  '</arg_value>',
+  '[TOOL_CALLS]',
+  '[ARGS]',
+  '<|python_tag|>',
+  '<|eom_id|>',
+  '<｜tool▁calls▁begin｜>',
+  '<｜tool▁call▁begin｜>',
+  '<｜tool▁sep｜>',
+  '<｜tool▁call▁end｜>',
+  '<minimax:tool_call>',
+  '<invoke name="x">',
+  '<think>',
+  '</think>',
+  '```',
+  '```json\n',
+  '~~~',
+  '\n',
+  ' ',
+  'tool:',
+  'get_weather',
+  'x',
+  '(',
+  ')',
+  '=',
+  '{',
+  '}',
+  '[',
+  ']',
+  '"',
+  "'",
+  ':',
+  ',',
+  '\\',
+  '//',
+  '/*',
+  '*/',
+  '"name"',
+  '"arguments"',
+  '"get_weather"',
+  'True',
+  'None',
+  'e.g.',
+  'For example:',
+  '> ',
+  '`',
+  '<|tool_calls_section_begin|>',
+  '<|tool_call_begin|>',
+  'functions.get_weather:0',
+  '<|tool_call_argument_begin|>',
+  '<|tool_call_end|>',
+  '<|tool_calls_section_end|>',
+  '<|start|>assistant',
+  '<|channel|>commentary',
+  ' to=functions.get_weather',
+  '<|constrain|>json',
+  '<|message|>',
+  '<|call|>',
+  '<|end|>',
+  '<｜DSML｜function_calls>',
+  '<｜DSML｜invoke name="get_weather">',
+  '<｜DSML｜parameter name="city" string="true">',
+  '</｜DSML｜parameter>',
+  '</｜DSML｜invoke>',
+  '[TOOL_CALL]',
+  '{tool => "get_weather", args => {',
+  '--city "x"',
+  '[/TOOL_CALL]',
+  '```tool_code\n',
+  'get_weather[ARGS]',
+  '<|im_end|>',
+  '</s>',
+  '{"method": "get_weather", "params": ',
 ];
 const tokenSoup = fc.array(fc.constantFrom(...TOKENS), { maxLength: 40 }).map((parts) => parts.join(''));
 const anyText = fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), fc.string({ maxLength: 200 }), tokenSoup);
 
-const edit = fc.record({ kind: fc.constantFrom('delete', 'insert', 'duplicate', 'cut'), at: fc.nat(), length: fc.nat(20), token: fc.constantFrom(...TOKENS) });
-const mutated = fc.tuple(fc.constantFrom(...corpusTexts), fc.array(edit, { minLength: 1, maxLength: 4 })).map(([text, edits]) =>
-  edits.reduce((s, e) => {
-    const at = s.length === 0 ? 0 : e.at % (s.length + 1);
-    if (e.kind === 'delete') return s.slice(0, at) + s.slice(at + e.length);
-    if (e.kind === 'insert') return s.slice(0, at) + e.token + s.slice(at);
-    if (e.kind === 'duplicate') return s.slice(0, at + e.length) + s.slice(at);
-    return s.slice(0, at);
-  }, text),
-);
+const edit = fc.record({
+  kind: fc.constantFrom('delete', 'insert', 'duplicate', 'cut'),
+  at: fc.nat(),
+  length: fc.nat(20),
+  token: fc.constantFrom(...TOKENS),
+});
+const mutated = fc
+  .tuple(fc.constantFrom(...corpusTexts), fc.array(edit, { minLength: 1, maxLength: 4 }))
+  .map(([text, edits]) =>
+    edits.reduce((s, e) => {
+      const at = s.length === 0 ? 0 : e.at % (s.length + 1);
+      if (e.kind === 'delete') return s.slice(0, at) + s.slice(at + e.length);
+      if (e.kind === 'insert') return s.slice(0, at) + e.token + s.slice(at);
+      if (e.kind === 'duplicate') return s.slice(0, at + e.length) + s.slice(at);
+      return s.slice(0, at);
+    }, text),
+  );
 
 /** Runs of openers, closers and out-of-range numbers in JSON, JSON5-ish and pythonic syntax, behind an envelope. */
 const NEST_UNITS = ['[', ']', '{"a":', "{'a':", '{a:', '}', '(', ')', 'f(', '[f(a=', '"', "'", '1e400', ', ', '"x" + '];
-const ENVELOPE_HEADS = ['', 'Here: ', '<tool_call>', '{"name": "get_weather", "arguments": ', '[TOOL_CALLS]get_weather[ARGS]', '[get_weather(a=', '<|python_tag|>', '```json\n', '<function=get_weather><parameter=a>'];
+const ENVELOPE_HEADS = [
+  '',
+  'Here: ',
+  '<tool_call>',
+  '{"name": "get_weather", "arguments": ',
+  '[TOOL_CALLS]get_weather[ARGS]',
+  '[get_weather(a=',
+  '<|python_tag|>',
+  '```json\n',
+  '<function=get_weather><parameter=a>',
+];
 const deepText = fc
   .tuple(
     fc.constantFrom(...ENVELOPE_HEADS),
-    fc.array(fc.tuple(fc.constantFrom(...NEST_UNITS), fc.integer({ min: 1, max: 4_000 })), { minLength: 1, maxLength: 4 }),
+    fc.array(fc.tuple(fc.constantFrom(...NEST_UNITS), fc.integer({ min: 1, max: 4_000 })), {
+      minLength: 1,
+      maxLength: 4,
+    }),
     fc.constantFrom('', '}', ']}', ')]', '</tool_call>', '\n```'),
   )
   .map(([head, runs, tail]) => head + runs.map(([unit, times]) => unit.repeat(times)).join('') + tail);
@@ -100,19 +192,31 @@ function stream(text: string, cuts: readonly number[], tools = TOOLS): { pushed:
   return { pushed, rest: filter.end() };
 }
 
-const nativeCall = fc.record({ name: fc.constantFrom(...TOOLS, 'functions.get_weather:0', 'nope', ''), arguments: fc.oneof(anyText, fc.jsonValue().map((v) => JSON.stringify(v))) });
+const nativeCall = fc.record({
+  name: fc.constantFrom(...TOOLS, 'functions.get_weather:0', 'nope', ''),
+  arguments: fc.oneof(
+    anyText,
+    fc.jsonValue().map((v) => JSON.stringify(v)),
+  ),
+});
 
 describe('parsing properties', () => {
   it('extractFromMessage never throws and only returns declared tools with object arguments', () => {
     fc.assert(
-      fc.property(anyText, anyText, fc.array(nativeCall, { maxLength: 3 }), fc.boolean(), (text, reasoning, toolCalls, truncated) => {
-        const result = extractFromMessage({ text, reasoning, toolCalls, truncated, tools: TOOLS });
-        for (const call of result.calls) {
-          assert.ok(TOOLS.includes(call.name), `call to undeclared ${call.name}`);
-          assert.ok(isJsonObject(call.arguments));
-        }
-        for (const d of result.diagnostics) assert.ok((PARSE_DIAGNOSTIC_CODES as readonly string[]).includes(d.code));
-      }),
+      fc.property(
+        anyText,
+        anyText,
+        fc.array(nativeCall, { maxLength: 3 }),
+        fc.boolean(),
+        (text, reasoning, toolCalls, truncated) => {
+          const result = extractFromMessage({ text, reasoning, toolCalls, truncated, tools: TOOLS });
+          for (const call of result.calls) {
+            assert.ok(TOOLS.includes(call.name), `call to undeclared ${call.name}`);
+            assert.ok(isJsonObject(call.arguments));
+          }
+          for (const d of result.diagnostics) assert.ok((PARSE_DIAGNOSTIC_CODES as readonly string[]).includes(d.code));
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -121,7 +225,10 @@ describe('parsing properties', () => {
     fc.assert(
       fc.property(fc.oneof(fc.constantFrom(...corpusTexts), tokenSoup, mutated), fc.boolean(), (text, truncated) => {
         const { result, removed } = extractDetailed(text, { tools: TOOLS, truncated });
-        const accounted = [...result.calls.map((c) => c.span), ...result.diagnostics.flatMap((d) => (d.span === undefined ? [] : [d.span]))];
+        const accounted = [
+          ...result.calls.map((c) => c.span),
+          ...result.diagnostics.flatMap((d) => (d.span === undefined ? [] : [d.span])),
+        ];
         // A reply that is only a structured answer object (`{"action": "Final Answer", …}`) leaves as its answer.
         const answered = result.content !== withoutSpans(text, 0, removed).trim();
         // Overlapping spans (a fence around a tag call) leave together: they are one removal.
@@ -133,7 +240,9 @@ describe('parsing properties', () => {
         }
         for (const span of merged) {
           assert.ok(
-            answered || accounted.some((a) => a.start < span.end && a.end > span.start) || text.slice(span.start, span.end).trim() === '',
+            answered ||
+              accounted.some((a) => a.start < span.end && a.end > span.start) ||
+              text.slice(span.start, span.end).trim() === '',
             `removed ${JSON.stringify(text.slice(span.start, span.end).slice(0, 80))} with no call or diagnostic`,
           );
         }
@@ -146,8 +255,14 @@ describe('parsing properties', () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (args) => {
         const json = JSON.stringify(args);
-        const result = extractFromMessage({ toolCalls: [{ id: 'c', name: 'get_weather', arguments: json }], tools: TOOLS });
-        assert.deepEqual(result.calls.map((c) => [c.name, c.arguments]), [['get_weather', parseJson(json) as JsonObject]]);
+        const result = extractFromMessage({
+          toolCalls: [{ id: 'c', name: 'get_weather', arguments: json }],
+          tools: TOOLS,
+        });
+        assert.deepEqual(
+          result.calls.map((c) => [c.name, c.arguments]),
+          [['get_weather', parseJson(json) as JsonObject]],
+        );
         assert.deepEqual(result.diagnostics, []);
       }),
       { numRuns: 300 },
@@ -155,18 +270,25 @@ describe('parsing properties', () => {
   });
 
   it('extractToolCalls never throws and keeps its invariants on arbitrary text', () => {
-    fc.assert(fc.property(anyText, fc.boolean(), (text, truncated) => assertInvariants(text, truncated)), { numRuns: 400 });
+    fc.assert(
+      fc.property(anyText, fc.boolean(), (text, truncated) => assertInvariants(text, truncated)),
+      { numRuns: 400 },
+    );
   });
 
   it('extractToolCalls never throws on mutated corpus cases', () => {
-    fc.assert(fc.property(mutated, fc.boolean(), (text, truncated) => assertInvariants(text, truncated)), { numRuns: 400 });
+    fc.assert(
+      fc.property(mutated, fc.boolean(), (text, truncated) => assertInvariants(text, truncated)),
+      { numRuns: 400 },
+    );
   });
 
   it('no parser throws on deep, huge or unterminated nesting, and no value past the limits gets through', () => {
     fc.assert(
       fc.property(deepText, fc.boolean(), (text, truncated) => {
         assertInvariants(text, truncated);
-        for (const call of extractToolCalls(text, { tools: TOOLS, truncated }).calls) assert.equal(checkJsonShape(call.arguments), undefined);
+        for (const call of extractToolCalls(text, { tools: TOOLS, truncated }).calls)
+          assert.equal(checkJsonShape(call.arguments), undefined);
         const args = repairArguments(text);
         if (args.ok) assert.equal(checkJsonShape(args.arguments), undefined);
         const json = repairJson(text);
@@ -182,12 +304,20 @@ describe('parsing properties', () => {
   it('repairArguments refuses any arguments holding a number out of range, wherever it is', () => {
     const placeholder = '"\\u0000out-of-range\\u0000"';
     fc.assert(
-      fc.property(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 })), fc.integer({ min: 309, max: 100_000 }), fc.boolean(), (data, exponent, negative) => {
-        const text = JSON.stringify({ data, n: [parseJson(placeholder) as string] }).replace(placeholder, `${negative ? '-' : ''}1e${exponent}`);
-        const result = repairArguments(text);
-        assert.equal(result.ok, false);
-        if (!result.ok) assert.match(result.message, /out of range/);
-      }),
+      fc.property(
+        fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 })),
+        fc.integer({ min: 309, max: 100_000 }),
+        fc.boolean(),
+        (data, exponent, negative) => {
+          const text = JSON.stringify({ data, n: [parseJson(placeholder) as string] }).replace(
+            placeholder,
+            `${negative ? '-' : ''}1e${exponent}`,
+          );
+          const result = repairArguments(text);
+          assert.equal(result.ok, false);
+          if (!result.ok) assert.match(result.message, /out of range/);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -235,15 +365,20 @@ describe('parsing properties', () => {
 
   it('the stream filter never shows a call early and shows the rest, whatever the split', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.constantFrom(...corpusTexts), tokenSoup, mutated), fc.array(fc.nat(), { maxLength: 8 }), (text, cuts) => {
-        const { removed } = extractDetailed(text, { tools: TOOLS });
-        const whole = stream(text, []);
-        const split = stream(text, cuts);
-        assert.equal(split.pushed + split.rest, whole.pushed + whole.rest, 'output depends on the split');
-        assert.ok(text.startsWith(split.pushed), 'pushes show a prefix of the text');
-        for (const span of removed) assert.ok(split.pushed.length <= span.start, `showed part of a call at ${span.start}`);
-        assert.equal(split.pushed + split.rest, withoutSpans(text, 0, removed));
-      }),
+      fc.property(
+        fc.oneof(fc.constantFrom(...corpusTexts), tokenSoup, mutated),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        (text, cuts) => {
+          const { removed } = extractDetailed(text, { tools: TOOLS });
+          const whole = stream(text, []);
+          const split = stream(text, cuts);
+          assert.equal(split.pushed + split.rest, whole.pushed + whole.rest, 'output depends on the split');
+          assert.ok(text.startsWith(split.pushed), 'pushes show a prefix of the text');
+          for (const span of removed)
+            assert.ok(split.pushed.length <= span.start, `showed part of a call at ${span.start}`);
+          assert.equal(split.pushed + split.rest, withoutSpans(text, 0, removed));
+        },
+      ),
       { numRuns: 400 },
     );
   });

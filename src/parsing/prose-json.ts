@@ -58,7 +58,12 @@ export function scanProse(ctx: ExtractContext, acc: Accumulator, gap: Span): boo
   while (pos < gap.end && acc.calls.length <= DEFAULT_MAX_CALLS && acc.diagnostics.length <= DEFAULT_MAX_DIAGNOSTICS) {
     let region = findNextRegion(text, pos, gap.end);
     if (region === undefined) break;
-    if (!region.closed && text.charAt(region.start) === '[' && atLineStart(text, region.start) && looksPythonic(text, region.start, region.end)) {
+    if (
+      !region.closed &&
+      text.charAt(region.start) === '[' &&
+      atLineStart(text, region.start) &&
+      looksPythonic(text, region.start, region.end)
+    ) {
       // The bracket scanner does not know Python's quoting (`'it\'s'`): the calls end where the pythonic reader says.
       const end = pythonicCallsEnd(text, region.start, gap.end);
       if (end > region.start) region = { ...region, end, closed: true };
@@ -76,7 +81,11 @@ export function scanProse(ctx: ExtractContext, acc: Accumulator, gap: Span): boo
     }
     const outcome = emptyOutcome();
     // Llama 3.2 and Gemma answer with a bare pythonic list: `[get_weather(city="Paris")]`.
-    const pythonic = region.closed && text.charAt(span.start) === '[' && atLineStart(text, span.start) && looksPythonic(text, span.start, span.end);
+    const pythonic =
+      region.closed &&
+      text.charAt(span.start) === '[' &&
+      atLineStart(text, span.start) &&
+      looksPythonic(text, span.start, span.end);
     const scope = { ctx, outcome };
     if (!pythonic || !resolvePythonic(scope, span, false)) {
       const reading = readRegion(scope, region, false);
@@ -92,7 +101,8 @@ export function scanProse(ctx: ExtractContext, acc: Accumulator, gap: Span): boo
         pos = span.start + 1;
         continue;
       }
-      if (reading.status === 'read') resolveValue(scope, reading.value, { strong: false, span, repairs: reading.repairs });
+      if (reading.status === 'read')
+        resolveValue(scope, reading.value, { strong: false, span, repairs: reading.repairs });
     }
     const committed = commitOutcome(acc, outcome, { span, exampleReason: exampleReason(text, span.start) });
     if (committed !== 'nothing' && pending !== undefined && span.start < pending.span.end) pending = undefined;

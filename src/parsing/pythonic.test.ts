@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { extractToolCalls } from './extract-tool-calls.ts';
-import { looksPythonic, parseBoundedPythonicCalls, parseEnvelopedPythonicCalls, parsePythonicCalls, pythonicCallsEnd } from './pythonic.ts';
+import {
+  looksPythonic,
+  parseBoundedPythonicCalls,
+  parseEnvelopedPythonicCalls,
+  parsePythonicCalls,
+  pythonicCallsEnd,
+} from './pythonic.ts';
 
 const calls = (text: string): unknown => {
   const result = parsePythonicCalls(text);
@@ -36,7 +42,8 @@ describe('parsePythonicCalls', () => {
   });
 
   it('refuses positional arguments and bare words', () => {
-    for (const text of ['f("Paris")', 'f(city=Paris)', '[f(a=1) g(b=2)]']) assert.equal(parsePythonicCalls(text).ok, false, text);
+    for (const text of ['f("Paris")', 'f(city=Paris)', '[f(a=1) g(b=2)]'])
+      assert.equal(parsePythonicCalls(text).ok, false, text);
   });
 
   it('flags a call cut at the end of the text', () => {
@@ -68,12 +75,19 @@ describe('parsePythonicCalls', () => {
   });
 
   it('decodes Python string escapes', () => {
-    assert.deepEqual(calls(String.raw`[f(a='Martha\'s Vineyard', b='\"cool units\"', c='x\\y\nz\tw', d='caf\u00e9 \U0001F600 \x41\101', e="it\'s")]`), [
-      ['f', { a: "Martha's Vineyard", b: '"cool units"', c: 'x\\y\nz\tw', d: 'café 😀 AA', e: "it's" }],
-    ]);
+    assert.deepEqual(
+      calls(
+        String.raw`[f(a='Martha\'s Vineyard', b='\"cool units\"', c='x\\y\nz\tw', ` +
+          String.raw`d='caf\u00e9 \U0001F600 \x41\101', e="it\'s")]`,
+      ),
+      [['f', { a: "Martha's Vineyard", b: '"cool units"', c: 'x\\y\nz\tw', d: 'café 😀 AA', e: "it's" }]],
+    );
     // Unknown or incomplete escapes stay as written, as in Python.
-    assert.deepEqual(calls(String.raw`f(a='\d+', b='\u12', c='line\
-joined')`), [['f', { a: '\\d+', b: '\\u12', c: 'linejoined' }]]);
+    assert.deepEqual(
+      calls(String.raw`f(a='\d+', b='\u12', c='line\
+joined')`),
+      [['f', { a: '\\d+', b: '\\u12', c: 'linejoined' }]],
+    );
   });
 
   it('reads raw, bytes and unicode string prefixes, but not f-strings', () => {
@@ -94,19 +108,39 @@ joined')`), [['f', { a: '\\d+', b: '\\u12', c: 'linejoined' }]]);
     const text = '[f(a=1), g()]';
     const result = parsePythonicCalls(text);
     assert.ok(result.ok);
-    if (result.ok) assert.deepEqual(result.calls.map((c) => text.slice(c.span.start, c.span.end)), ['f(a=1)', 'g()']);
+    if (result.ok)
+      assert.deepEqual(
+        result.calls.map((c) => text.slice(c.span.start, c.span.end)),
+        ['f(a=1)', 'g()'],
+      );
   });
 });
 
 describe('Python sets', () => {
   it('reads a set as a list in the written order, a repeated item once', () => {
-    assert.deepEqual(calls(`tag(labels={'zeta', 'alpha', 'zeta'}, ids={3, 1, 2,}, one={None}, pairs={(1, 'a'), (2, 'b')})`), [
-      ['tag', { labels: ['zeta', 'alpha'], ids: [3, 1, 2], one: [null], pairs: [[1, 'a'], [2, 'b']] }],
-    ]);
+    assert.deepEqual(
+      calls(`tag(labels={'zeta', 'alpha', 'zeta'}, ids={3, 1, 2,}, one={None}, pairs={(1, 'a'), (2, 'b')})`),
+      [
+        [
+          'tag',
+          {
+            labels: ['zeta', 'alpha'],
+            ids: [3, 1, 2],
+            one: [null],
+            pairs: [
+              [1, 'a'],
+              [2, 'b'],
+            ],
+          },
+        ],
+      ],
+    );
   });
 
   it('keeps {} a dict and dicts dicts, nested sets included', () => {
-    assert.deepEqual(calls(`f(a={}, b={'k': {'x', 'y'}}, c=[{1}, {2: 3}])`), [['f', { a: {}, b: { k: ['x', 'y'] }, c: [[1], { '2': 3 }] }]]);
+    assert.deepEqual(calls(`f(a={}, b={'k': {'x', 'y'}}, c=[{1}, {2: 3}])`), [
+      ['f', { a: {}, b: { k: ['x', 'y'] }, c: [[1], { '2': 3 }] }],
+    ]);
   });
 
   it('refuses a set mixed with a dict and a set of lists or dicts, at the item', () => {
@@ -114,7 +148,11 @@ describe('Python sets', () => {
     const after = `f(a={'y': 1, 'x'})`;
     const unhashable = `f(a={'x', ['y']})`;
     const nested = `f(a={{'k': 1}, 2})`;
-    for (const [text, at] of [[mixed, mixed.indexOf(':')], [unhashable, unhashable.indexOf('[')], [nested, nested.indexOf("{'k'")]] as const) {
+    for (const [text, at] of [
+      [mixed, mixed.indexOf(':')],
+      [unhashable, unhashable.indexOf('[')],
+      [nested, nested.indexOf("{'k'")],
+    ] as const) {
       const result = parsePythonicCalls(text);
       assert.ok(!result.ok, text);
       assert.equal(result.position, at, text);
@@ -198,10 +236,13 @@ describe('pythonicCallsEnd', () => {
 
 describe('pythonic calls in envelopes (end to end)', () => {
   const TOOLS = ['note', 'tag'];
-  const read = (text: string): unknown => extractToolCalls(text, { tools: TOOLS }).calls.map((call) => [call.name, call.arguments]);
+  const read = (text: string): unknown =>
+    extractToolCalls(text, { tools: TOOLS }).calls.map((call) => [call.name, call.arguments]);
 
   it('reads raw quotes, raw line breaks and sets between markers no family lists', () => {
-    assert.deepEqual(read(`<|act_open|>[note(text='say 'hi' twice\nthen stop')]<|act_close|>`), [['note', { text: "say 'hi' twice\nthen stop" }]]);
+    assert.deepEqual(read(`<|act_open|>[note(text='say 'hi' twice\nthen stop')]<|act_close|>`), [
+      ['note', { text: "say 'hi' twice\nthen stop" }],
+    ]);
     assert.deepEqual(read(`<|act_open|>[tag(labels={'b', 'a'})]<|act_close|>`), [['tag', { labels: ['b', 'a'] }]]);
     assert.deepEqual(read(String.raw`<|act_open|>[note(text='it\'s')]<|act_close|>`), [['note', { text: "it's" }]]);
   });

@@ -19,15 +19,26 @@ export interface PythonicCall {
 }
 
 export type PythonicResult =
-  | { ok: true; calls: PythonicCall[] }
-  | { ok: false; message: string; position: number; atEnd: boolean };
+  { ok: true; calls: PythonicCall[] } | { ok: false; message: string; position: number; atEnd: boolean };
 
 const NAME_RE = /[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*/y;
 const IDENT_RE = /[A-Za-z_]\w*/y;
 const NUMBER_RE = /[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?/y;
 /** `r''`, `b''`, `u''`, `rb''`…: read as strings (f-strings interpolate, so they are not literals). */
 const STRING_PREFIX_RE = /(?:[rR][bB]?|[bB][rR]?|[uU])(?=['"])/y;
-const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', a: '\x07', b: '\b', f: '\f', v: '\v', '\n': '' };
+const ESCAPES: Record<string, string> = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  a: '\x07',
+  b: '\b',
+  f: '\f',
+  v: '\v',
+  '\n': '',
+};
 /** `\\x41`, `\\u00e9`, `\\U0001F600`: how many hex digits follow each letter. */
 const HEX_ESCAPES: Record<string, number> = { x: 2, u: 4, U: 8 };
 const OCTAL_RE = /[0-7]{1,3}/y;
@@ -50,7 +61,12 @@ function isSpace(code: number): boolean {
 
 /** `[A-Za-z_]` (first) or `\w`, as IDENT_RE reads a name. */
 function isWordCode(code: number, first: boolean): boolean {
-  return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || code === 0x5f || (!first && code >= 0x30 && code <= 0x39);
+  return (
+    (code >= 0x61 && code <= 0x7a) ||
+    (code >= 0x41 && code <= 0x5a) ||
+    code === 0x5f ||
+    (!first && code >= 0x30 && code <= 0x39)
+  );
 }
 
 class Failure {
@@ -115,7 +131,10 @@ class PythonicParser {
     return m[0];
   }
 
-  /** With `prefix`, the calls may be followed by other text: reading stops after the list's `]` or the last call that reads. */
+  /**
+   * With `prefix`, the calls may be followed by other text: reading stops after the list's `]` or the last call that
+   * reads.
+   */
   parseAll(prefix = false): PythonicCall[] {
     this.skip();
     const bracketed = this.peek() === '[';
@@ -210,7 +229,9 @@ class PythonicParser {
     }
     const word = this.match(IDENT_RE);
     if (word !== undefined && WORDS.has(word)) return WORDS.get(word) ?? null;
-    return this.fail(word === undefined ? `Unexpected character '${c}'` : `Unexpected name '${word}': string values need quotes`);
+    return this.fail(
+      word === undefined ? `Unexpected character '${c}'` : `Unexpected name '${word}': string values need quotes`,
+    );
   }
 
   private nest(): void {
@@ -304,7 +325,12 @@ class PythonicParser {
     const quoteCode = quote.charCodeAt(0);
     while (true) {
       let at = this.pos;
-      for (let code = this.text.charCodeAt(at); at < this.end && code !== quoteCode && code !== BACKSLASH && code !== NEWLINE; code = this.text.charCodeAt(at)) at += 1;
+      for (
+        let code = this.text.charCodeAt(at);
+        at < this.end && code !== quoteCode && code !== BACKSLASH && code !== NEWLINE;
+        code = this.text.charCodeAt(at)
+      )
+        at += 1;
       this.pos = at;
       if (this.pos >= this.end) this.fail('Unexpected end inside a string');
       const c = this.text.charAt(this.pos);

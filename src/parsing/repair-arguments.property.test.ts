@@ -12,7 +12,34 @@ import { readArgumentObjects, repairArguments } from './repair-arguments.ts';
 import type { RepairKind } from './types.ts';
 import { parseJson } from '../core/parse-json.ts';
 
-const PIECES = ['{', '}', '[', ']', '"', "'", '"""', ':', ',', ' ', '\n', '\\n', '\\', '{{', '}}', 'True', 'None', '1', '-', 'a', '"k": ', '"v"', '```json\n', '```', '/*', '//'];
+const PIECES = [
+  '{',
+  '}',
+  '[',
+  ']',
+  '"',
+  "'",
+  '"""',
+  ':',
+  ',',
+  ' ',
+  '\n',
+  '\\n',
+  '\\',
+  '{{',
+  '}}',
+  'True',
+  'None',
+  '1',
+  '-',
+  'a',
+  '"k": ',
+  '"v"',
+  '```json\n',
+  '```',
+  '/*',
+  '//',
+];
 const jsonish = fc.array(fc.constantFrom(...PIECES), { maxLength: 60 }).map((parts) => parts.join(''));
 const anyText = fc.oneof(fc.string({ maxLength: 200 }), fc.string({ unit: 'binary', maxLength: 200 }), jsonish);
 
@@ -91,7 +118,7 @@ describe('repairArguments properties', () => {
     );
   });
 
-  it('reads an object broken by one of the repairs\' inverses back to the same object, and records the repair', () => {
+  it("reads an object broken by one of the repairs' inverses back to the same object, and records the repair", () => {
     fc.assert(
       fc.property(plainObject, fc.constantFrom(...BREAKS), (value, broken) => {
         const expected = parseJson(JSON.stringify(value)) as JsonObject;
@@ -99,7 +126,8 @@ describe('repairArguments properties', () => {
         const result = repairArguments(raw);
         assert.ok(result.ok, `${raw}: ${result.ok ? '' : result.message}`);
         assert.deepEqual(result.arguments, expected, raw);
-        if (raw !== JSON.stringify(value) && raw !== JSON.stringify(value, null, 2)) assert.ok(result.repairs.includes(broken.kind), `${raw}: ${result.repairs.join(',')}`);
+        if (raw !== JSON.stringify(value) && raw !== JSON.stringify(value, null, 2))
+          assert.ok(result.repairs.includes(broken.kind), `${raw}: ${result.repairs.join(',')}`);
       }),
       { numRuns: 600 },
     );
@@ -107,10 +135,14 @@ describe('repairArguments properties', () => {
 
   it('keeps quotes a model left unescaped inside prose values', () => {
     const word = fc.string({ unit: fc.constantFrom(...'abcdefxyz'), minLength: 1, maxLength: 6 });
-    const prose = fc.array(fc.tuple(word, fc.boolean()), { minLength: 1, maxLength: 6 }).map((words) => words.map(([w, quoted]) => (quoted ? `"${w}"` : w)).join(' '));
+    const prose = fc
+      .array(fc.tuple(word, fc.boolean()), { minLength: 1, maxLength: 6 })
+      .map((words) => words.map(([w, quoted]) => (quoted ? `"${w}"` : w)).join(' '));
     fc.assert(
       fc.property(fc.dictionary(word, prose, { minKeys: 1, maxKeys: 4 }), (value) => {
-        const raw = `{${Object.entries(value).map(([k, v]) => `"${k}": "${v}"`).join(', ')}}`;
+        const raw = `{${Object.entries(value)
+          .map(([k, v]) => `"${k}": "${v}"`)
+          .join(', ')}}`;
         const result = repairArguments(raw);
         assert.ok(result.ok, raw);
         assert.deepEqual(result.arguments, { ...value }, raw);
@@ -126,7 +158,10 @@ describe('repairArguments properties', () => {
           const text = new CountingText(make(n));
           parseLenient(text as unknown as string, { allowCloseAtEnd, extended: true });
           // A quadratic reader would read each character thousands of times here.
-          assert.ok(text.reads <= 10 * text.length + 10, `${name} (${n}): ${text.reads} reads for ${text.length} characters`);
+          assert.ok(
+            text.reads <= 10 * text.length + 10,
+            `${name} (${n}): ${text.reads} reads for ${text.length} characters`,
+          );
         }
       }
     }

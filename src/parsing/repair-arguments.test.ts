@@ -8,7 +8,10 @@ function repaired(raw: string, args: Record<string, unknown>, repairs: RepairKin
   assert.deepEqual(repairArguments(raw), { ok: true, arguments: args, repairs }, raw);
 }
 
-function failure(raw: string, options: Parameters<typeof repairArguments>[1] = {}): { message: string; position: number } {
+function failure(
+  raw: string,
+  options: Parameters<typeof repairArguments>[1] = {},
+): { message: string; position: number } {
   const result = repairArguments(raw, options);
   assert.equal(result.ok, false, raw);
   return result.ok ? { message: '', position: -1 } : { message: result.message, position: result.position };
@@ -25,11 +28,19 @@ describe('repairArguments', () => {
   });
 
   it('decodes double-encoded arguments', () => {
-    assert.deepEqual(repairArguments('"{\\"city\\": \\"Paris\\"}"'), { ok: true, arguments: { city: 'Paris' }, repairs: ['decoded_double_encoding'] });
+    assert.deepEqual(repairArguments('"{\\"city\\": \\"Paris\\"}"'), {
+      ok: true,
+      arguments: { city: 'Paris' },
+      repairs: ['decoded_double_encoding'],
+    });
   });
 
   it('unwraps a code fence and repairs the JSON inside', () => {
-    assert.deepEqual(repairArguments('```json\n{"city": "Paris",}\n```'), { ok: true, arguments: { city: 'Paris' }, repairs: ['unwrapped_fence', 'removed_trailing_commas'] });
+    assert.deepEqual(repairArguments('```json\n{"city": "Paris",}\n```'), {
+      ok: true,
+      arguments: { city: 'Paris' },
+      repairs: ['unwrapped_fence', 'removed_trailing_commas'],
+    });
   });
 
   it('accepts null as no arguments, and says so', () => {
@@ -56,14 +67,22 @@ describe('repairArguments', () => {
   it('does not close arguments cut by the token limit', () => {
     assert.equal(repairArguments('{"city": "Par', { truncated: true }).ok, false);
     assert.equal(repairArguments('{"city": "Par').ok, false);
-    assert.deepEqual(repairArguments('{"city": "Paris"'), { ok: true, arguments: { city: 'Paris' }, repairs: ['closed_brackets_at_end'] });
+    assert.deepEqual(repairArguments('{"city": "Paris"'), {
+      ok: true,
+      arguments: { city: 'Paris' },
+      repairs: ['closed_brackets_at_end'],
+    });
   });
 });
 
 describe('repairArguments: what broken serving stacks and small models send', () => {
   it('reads single-quoted (Python-style) dicts and lists, with True/False/None', () => {
     repaired("{'city': 'Brest'}", { city: 'Brest' }, ['single_quoted_strings']);
-    repaired("{'tags': ['a', 'b'], 'on': True, 'off': False, 'note': None}", { tags: ['a', 'b'], on: true, off: false, note: null }, ['single_quoted_strings', 'python_literals']);
+    repaired(
+      "{'tags': ['a', 'b'], 'on': True, 'off': False, 'note': None}",
+      { tags: ['a', 'b'], on: true, off: false, note: null },
+      ['single_quoted_strings', 'python_literals'],
+    );
   });
 
   it('decodes double-encoded arguments, escaped or not', () => {
@@ -71,36 +90,61 @@ describe('repairArguments: what broken serving stacks and small models send', ()
     repaired('"{"city": "Nantes"}"', { city: 'Nantes' }, ['unescaped_inner_quotes', 'decoded_double_encoding']);
   });
 
-  it('keeps quotes left unescaped inside a string: a quote ends a string only where a closer, a comma and the next key, or the end follows', () => {
-    repaired('{"text": "He said "hi" to me", "n": 1}', { text: 'He said "hi" to me', n: 1 }, ['unescaped_inner_quotes']);
-    repaired('{"path": "a.py", "content": "env.get("KEY", "default")"}', { path: 'a.py', content: 'env.get("KEY", "default")' }, ['unescaped_inner_quotes']);
-    repaired('{"a": "x", "b": "He said "stop", then left"}', { a: 'x', b: 'He said "stop", then left' }, ['unescaped_inner_quotes']);
-    repaired('{"items": ["a "b" c", "d"]}', { items: ['a "b" c', 'd'] }, ['unescaped_inner_quotes']);
-    repaired("{'text': 'it's fine', 'n': 1}", { text: "it's fine", n: 1 }, ['single_quoted_strings', 'unescaped_inner_quotes']);
-  });
+  it(
+    'keeps quotes left unescaped inside a string: a quote ends a string ' +
+      'only where a closer, a comma and the next key, or the end follows',
+    () => {
+      repaired('{"text": "He said "hi" to me", "n": 1}', { text: 'He said "hi" to me', n: 1 }, [
+        'unescaped_inner_quotes',
+      ]);
+      repaired(
+        '{"path": "a.py", "content": "env.get("KEY", "default")"}',
+        { path: 'a.py', content: 'env.get("KEY", "default")' },
+        ['unescaped_inner_quotes'],
+      );
+      repaired('{"a": "x", "b": "He said "stop", then left"}', { a: 'x', b: 'He said "stop", then left' }, [
+        'unescaped_inner_quotes',
+      ]);
+      repaired('{"items": ["a "b" c", "d"]}', { items: ['a "b" c', 'd'] }, ['unescaped_inner_quotes']);
+      repaired("{'text': 'it's fine', 'n': 1}", { text: "it's fine", n: 1 }, [
+        'single_quoted_strings',
+        'unescaped_inner_quotes',
+      ]);
+    },
+  );
 
   it('does not take a missing comma for an inner quote (jsonrepair, the last stage, adds the comma)', () => {
     repaired('{"a": "x" "b": "y"}', { a: 'x', b: 'y' }, ['jsonrepair']);
   });
 
   it('reads Python triple-quoted strings, raw line breaks and quotes inside', () => {
-    repaired('{"code": """def f():\n    return "x"\n"""}', { code: 'def f():\n    return "x"\n' }, ['triple_quoted_strings']);
-    repaired("{'code': '''x = 'a'\nprint(x)'''}", { code: "x = 'a'\nprint(x)" }, ['single_quoted_strings', 'triple_quoted_strings']);
+    repaired('{"code": """def f():\n    return "x"\n"""}', { code: 'def f():\n    return "x"\n' }, [
+      'triple_quoted_strings',
+    ]);
+    repaired("{'code': '''x = 'a'\nprint(x)'''}", { code: "x = 'a'\nprint(x)" }, [
+      'single_quoted_strings',
+      'triple_quoted_strings',
+    ]);
     repaired('{"code": """say "hi""""}', { code: 'say "hi"' }, ['triple_quoted_strings']);
   });
 
   it('inserts the closer missing right before the enclosing container closes', () => {
     repaired('{"items": [{"a": 1}, {"b": 2]}', { items: [{ a: 1 }, { b: 2 }] }, ['inserted_missing_closer']);
-    repaired('{"todos": [{"id": "1", "status": "pending"]}', { todos: [{ id: '1', status: 'pending' }] }, ['inserted_missing_closer']);
+    repaired('{"todos": [{"id": "1", "status": "pending"]}', { todos: [{ id: '1', status: 'pending' }] }, [
+      'inserted_missing_closer',
+    ]);
     repaired('{"a": [1, 2}', { a: [1, 2] }, ['inserted_missing_closer']);
   });
 
-  it('reads literal \\n, \\t and \\r\\n written between tokens as layout, and keeps them as escapes inside strings', () => {
-    repaired('{\\n  "city": "Paris"\\n}', { city: 'Paris' }, ['literal_escape_sequences']);
-    repaired('{\\r\\n\\t"a": [1,\\n 2]\\r\\n}', { a: [1, 2] }, ['literal_escape_sequences']);
-    repaired('{\\n  "text": "one\\ntwo"\\n}', { text: 'one\ntwo' }, ['literal_escape_sequences']);
-    repaired('{"text": "one\\ntwo"}', { text: 'one\ntwo' }, []);
-  });
+  it(
+    'reads literal \\n, \\t and \\r\\n written between tokens ' + 'as layout, and keeps them as escapes inside strings',
+    () => {
+      repaired('{\\n  "city": "Paris"\\n}', { city: 'Paris' }, ['literal_escape_sequences']);
+      repaired('{\\r\\n\\t"a": [1,\\n 2]\\r\\n}', { a: [1, 2] }, ['literal_escape_sequences']);
+      repaired('{\\n  "text": "one\\ntwo"\\n}', { text: 'one\ntwo' }, ['literal_escape_sequences']);
+      repaired('{"text": "one\\ntwo"}', { text: 'one\ntwo' }, []);
+    },
+  );
 
   it('collapses doubled and tripled (template-escaped) braces, and leaves real nesting alone', () => {
     repaired('{{"city": "Paris"}}', { city: 'Paris' }, ['collapsed_doubled_braces']);
@@ -112,7 +156,12 @@ describe('repairArguments: what broken serving stacks and small models send', ()
   });
 
   it('reads the same object sent twice in a row as one', () => {
-    for (const raw of ['{"city": "Paris"}{"city": "Paris"}', '{"city": "Paris"}\n{"city": "Paris"}', '{"city": "Paris"}, {"city": "Paris"}', '{"a": {"x": 1, "y": 2}} {"a": {"y": 2, "x": 1}}']) {
+    for (const raw of [
+      '{"city": "Paris"}{"city": "Paris"}',
+      '{"city": "Paris"}\n{"city": "Paris"}',
+      '{"city": "Paris"}, {"city": "Paris"}',
+      '{"a": {"x": 1, "y": 2}} {"a": {"y": 2, "x": 1}}',
+    ]) {
       const result = repairArguments(raw);
       assert.ok(result.ok, raw);
       assert.deepEqual(result.repairs, ['split_concatenated_objects'], raw);
@@ -143,27 +192,47 @@ describe('repairArguments: what broken serving stacks and small models send', ()
   });
 
   it('says what is wrong and where, counted in the string as sent', () => {
-    assert.deepEqual(failure('  {"city": }'), { message: "Invalid JSON in tool arguments at character 11: Unexpected character '}'.", position: 11 });
+    assert.deepEqual(failure('  {"city": }'), {
+      message: "Invalid JSON in tool arguments at character 11: Unexpected character '}'.",
+      position: 11,
+    });
     assert.equal(failure('```json\n{"city": }\n```').position, 17);
     assert.equal(failure('{"a": "x" y}').position, 10);
   });
 
   it('never invents a value', () => {
-    for (const raw of ['{"a": }', '{"a": 1, "b"}', '{"a": "He said "hi" "b": }', '{{"a": }}']) assert.equal(repairArguments(raw).ok, false, raw);
+    for (const raw of ['{"a": }', '{"a": 1, "b"}', '{"a": "He said "hi" "b": }', '{{"a": }}'])
+      assert.equal(repairArguments(raw).ok, false, raw);
   });
 });
 
 describe('readArgumentObjects', () => {
   it('returns every object in a row, separated by nothing, whitespace, commas or line breaks', () => {
-    assert.deepEqual(readArgumentObjects('{"city": "Paris"}{"city": "London"}'), { ok: true, objects: [{ city: 'Paris' }, { city: 'London' }], repairs: ['split_concatenated_objects'] });
-    assert.deepEqual(readArgumentObjects('{"a": 1},\n{"a": 2}\n {"a": 3}'), { ok: true, objects: [{ a: 1 }, { a: 2 }, { a: 3 }], repairs: ['split_concatenated_objects'] });
-    assert.deepEqual(readArgumentObjects("{'a': 1}\\n{'a': 2}"), { ok: true, objects: [{ a: 1 }, { a: 2 }], repairs: ['single_quoted_strings', 'literal_escape_sequences', 'split_concatenated_objects'] });
+    assert.deepEqual(readArgumentObjects('{"city": "Paris"}{"city": "London"}'), {
+      ok: true,
+      objects: [{ city: 'Paris' }, { city: 'London' }],
+      repairs: ['split_concatenated_objects'],
+    });
+    assert.deepEqual(readArgumentObjects('{"a": 1},\n{"a": 2}\n {"a": 3}'), {
+      ok: true,
+      objects: [{ a: 1 }, { a: 2 }, { a: 3 }],
+      repairs: ['split_concatenated_objects'],
+    });
+    assert.deepEqual(readArgumentObjects("{'a': 1}\\n{'a': 2}"), {
+      ok: true,
+      objects: [{ a: 1 }, { a: 2 }],
+      repairs: ['single_quoted_strings', 'literal_escape_sequences', 'split_concatenated_objects'],
+    });
   });
 
   it('returns one object, with its repairs, when there is one', () => {
     assert.deepEqual(readArgumentObjects('{"city": "Paris"}'), { ok: true, objects: [{ city: 'Paris' }], repairs: [] });
     assert.deepEqual(readArgumentObjects(''), { ok: true, objects: [{}], repairs: [] });
-    assert.deepEqual(readArgumentObjects('{{"a": 1}}'), { ok: true, objects: [{ a: 1 }], repairs: ['collapsed_doubled_braces'] });
+    assert.deepEqual(readArgumentObjects('{{"a": 1}}'), {
+      ok: true,
+      objects: [{ a: 1 }],
+      repairs: ['collapsed_doubled_braces'],
+    });
   });
 
   it('refuses anything but objects in the row, and a row past the limits', () => {
@@ -253,7 +322,14 @@ describe('repairArguments limits', () => {
   });
 
   it('never throws on huge unterminated input', () => {
-    for (const raw of ['{'.repeat(900_000), '['.repeat(900_000), `{"a": "${'x'.repeat(900_000)}`, '"'.repeat(900_000), "{'a':".repeat(150_000), 'f('.repeat(400_000)]) {
+    for (const raw of [
+      '{'.repeat(900_000),
+      '['.repeat(900_000),
+      `{"a": "${'x'.repeat(900_000)}`,
+      '"'.repeat(900_000),
+      "{'a':".repeat(150_000),
+      'f('.repeat(400_000),
+    ]) {
       const result = repairArguments(raw);
       assert.equal(typeof result.ok, 'boolean');
     }

@@ -60,15 +60,36 @@ function describe(value: JsonValue): string {
  * A failure of a read, `offset` placing its position in the raw string: a
  * limit is said as such, a cut as a cut, anything else is invalid JSON.
  */
-function readFailure(failure: Extract<ReadJsonObjectsResult, { ok: false }>, at: { where: string; offset: number; truncated: boolean }): Failure {
+function readFailure(
+  failure: Extract<ReadJsonObjectsResult, { ok: false }>,
+  at: { where: string; offset: number; truncated: boolean },
+): Failure {
   const { where, truncated } = at;
   const position = at.offset + failure.position;
-  if (failure.limit !== undefined) return { ok: false, message: `Tool arguments refused${where}: ${failure.message} (at character ${position}).`, position, reason: 'refused' };
+  if (failure.limit !== undefined)
+    return {
+      ok: false,
+      message: `Tool arguments refused${where}: ${failure.message} (at character ${position}).`,
+      position,
+      reason: 'refused',
+    };
   if (failure.atEnd && truncated) {
-    return { ok: false, message: `Tool arguments were cut off at character ${position}${where}: the reply hit its length limit before the JSON was complete (${failure.message}).`, position, reason: 'cut' };
+    return {
+      ok: false,
+      message:
+        `Tool arguments were cut off at character ${position}${where}: the reply ` +
+        `hit its length limit before the JSON was complete (${failure.message}).`,
+      position,
+      reason: 'cut',
+    };
   }
   const cut = failure.atEnd ? ' The arguments end before the JSON is complete (the reply was cut off).' : '';
-  return { ok: false, message: `Invalid JSON in tool arguments${where} at character ${position}: ${failure.message}.${cut}`, position, reason: 'invalid_json' };
+  return {
+    ok: false,
+    message: `Invalid JSON in tool arguments${where} at character ${position}: ${failure.message}.${cut}`,
+    position,
+    reason: 'invalid_json',
+  };
 }
 
 /** The text to read and where it starts in `raw`: trimmed, out of a code fence. */
@@ -84,7 +105,11 @@ function unwrap(raw: string, repairs: Set<RepairKind>): { text: string; offset: 
 }
 
 /** Decodes JSON strings holding JSON (double encoding), up to MAX_DECODE_LAYERS. */
-function decodeLayers(values: JsonValue[], repairs: Set<RepairKind>, limits: { maxDepth: number; offset: number }): JsonValue[] | Failure {
+function decodeLayers(
+  values: JsonValue[],
+  repairs: Set<RepairKind>,
+  limits: { maxDepth: number; offset: number },
+): JsonValue[] | Failure {
   const { maxDepth, offset } = limits;
   let current = values;
   for (let layer = 0; layer < MAX_DECODE_LAYERS && current.length === 1 && typeof current[0] === 'string'; layer += 1) {
@@ -92,7 +117,11 @@ function decodeLayers(values: JsonValue[], repairs: Set<RepairKind>, limits: { m
     // A string that is not JSON stays a string (and is refused below); one past a limit is refused as such.
     if (!inner.ok) {
       // Positions inside a decoded string do not map to the raw text: the string's start stands for them.
-      if (inner.limit !== undefined) return readFailure({ ...inner, position: 0 }, { where: ' (in the JSON string they hold)', offset, truncated: false });
+      if (inner.limit !== undefined)
+        return readFailure(
+          { ...inner, position: 0 },
+          { where: ' (in the JSON string they hold)', offset, truncated: false },
+        );
       break;
     }
     repairs.add('decoded_double_encoding');
@@ -107,7 +136,12 @@ function readObjects(raw: string, options: RepairArgumentsOptions): ObjectsRead 
   const maxChars = options.maxChars ?? DEFAULT_MAX_ARGUMENTS_CHARS;
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_JSON_DEPTH;
   if (raw.length > maxChars) {
-    return { ok: false, message: `Tool arguments refused: they are longer than ${maxChars} characters.`, position: maxChars, reason: 'refused' };
+    return {
+      ok: false,
+      message: `Tool arguments refused: they are longer than ${maxChars} characters.`,
+      position: maxChars,
+      reason: 'refused',
+    };
   }
   const repairs = new Set<RepairKind>();
   const { text, offset } = unwrap(raw, repairs);
@@ -128,11 +162,21 @@ function readObjects(raw: string, options: RepairArgumentsOptions): ObjectsRead 
       return { ok: true, objects: [{}], starts: [position], repairs: [...repairs] };
     }
     if (!isJsonObject(value)) {
-      return { ok: false, message: `Tool arguments must be a JSON object like {"key": "value"}, got ${describe(value)}.`, position, reason: 'not_object' };
+      return {
+        ok: false,
+        message: `Tool arguments must be a JSON object like {"key": "value"}, got ${describe(value)}.`,
+        position,
+        reason: 'not_object',
+      };
     }
     const problem = checkJsonShape(value, { maxDepth, maxNodes: options.maxNodes ?? DEFAULT_MAX_JSON_NODES });
     if (problem !== undefined) {
-      return { ok: false, message: `Tool arguments refused: ${problem.message}${problem.path === '' ? '' : ` (at ${problem.path})`}.`, position, reason: 'refused' };
+      return {
+        ok: false,
+        message: `Tool arguments refused: ${problem.message}${problem.path === '' ? '' : ` (at ${problem.path})`}.`,
+        position,
+        reason: 'refused',
+      };
     }
     objects.push(value);
     starts.push(position);

@@ -11,7 +11,11 @@ function repaired(text: string): { value: unknown; repairs: string[] } {
 
 describe('repairJson', () => {
   it('returns valid JSON unchanged, with no repairs', () => {
-    assert.deepEqual(repairJson('{"a": [1, "x", null, true]}'), { ok: true, value: { a: [1, 'x', null, true] }, repairs: [] });
+    assert.deepEqual(repairJson('{"a": [1, "x", null, true]}'), {
+      ok: true,
+      value: { a: [1, 'x', null, true] },
+      repairs: [],
+    });
   });
 
   it('removes // and /* */ comments but never inside strings', () => {
@@ -33,11 +37,17 @@ describe('repairJson', () => {
   });
 
   it('quotes bare keys', () => {
-    assert.deepEqual(repaired('{city: "Paris", max_results: 3}'), { value: { city: 'Paris', max_results: 3 }, repairs: ['quoted_keys'] });
+    assert.deepEqual(repaired('{city: "Paris", max_results: 3}'), {
+      value: { city: 'Paris', max_results: 3 },
+      repairs: ['quoted_keys'],
+    });
   });
 
   it('maps True/False/None', () => {
-    assert.deepEqual(repaired('{"a": True, "b": False, "c": None}'), { value: { a: true, b: false, c: null }, repairs: ['python_literals'] });
+    assert.deepEqual(repaired('{"a": True, "b": False, "c": None}'), {
+      value: { a: true, b: false, c: null },
+      repairs: ['python_literals'],
+    });
   });
 
   it('closes brackets left open at the very end after a complete value, never a cut value', () => {
@@ -120,7 +130,14 @@ describe('repairJson limits', () => {
   });
 
   it('refuses numbers that do not fit a 64-bit float, at their position', () => {
-    for (const text of ['[1e400]', '{"a": [-1e400]}', '{a: 1E+309}', `[${'1'.repeat(400)}]`, '["x" "y", 1e400]', JSON.stringify({ pad: 'x'.repeat(20_000) }).replace('}', ', "n": 1e400}')]) {
+    for (const text of [
+      '[1e400]',
+      '{"a": [-1e400]}',
+      '{a: 1E+309}',
+      `[${'1'.repeat(400)}]`,
+      '["x" "y", 1e400]',
+      JSON.stringify({ pad: 'x'.repeat(20_000) }).replace('}', ', "n": 1e400}'),
+    ]) {
       const result = repairJson(text);
       assert.equal(result.ok, false, text.slice(0, 30));
       if (!result.ok) {
@@ -135,7 +152,11 @@ describe('repairJson limits', () => {
   });
 
   it('does not hand jsonrepair more nesting than it can recurse through', () => {
-    for (const text of ['{"a": ' + 'f('.repeat(10_000), '{"a": ' + Array(10_000).fill('"x"').join(' + '), "{'a': " + "['x' ".repeat(10_000)]) {
+    for (const text of [
+      '{"a": ' + 'f('.repeat(10_000),
+      '{"a": ' + Array(10_000).fill('"x"').join(' + '),
+      "{'a': " + "['x' ".repeat(10_000),
+    ]) {
       const result = repairJson(text);
       assert.equal(result.ok, false);
     }
@@ -165,16 +186,25 @@ describe('repairJson: the argument repairs serve JSON found in text too', () => 
   });
 
   it('reads triple-quoted strings', () => {
-    assert.deepEqual(repaired('{"code": """if x:\n    print("y")\n"""}'), { value: { code: 'if x:\n    print("y")\n' }, repairs: ['triple_quoted_strings'] });
+    assert.deepEqual(repaired('{"code": """if x:\n    print("y")\n"""}'), {
+      value: { code: 'if x:\n    print("y")\n' },
+      repairs: ['triple_quoted_strings'],
+    });
   });
 
   it('inserts a closer missing before the enclosing one', () => {
-    assert.deepEqual(repaired('[{"a": 1}, {"b": 2]'), { value: [{ a: 1 }, { b: 2 }], repairs: ['inserted_missing_closer'] });
+    assert.deepEqual(repaired('[{"a": 1}, {"b": 2]'), {
+      value: [{ a: 1 }, { b: 2 }],
+      repairs: ['inserted_missing_closer'],
+    });
     assert.deepEqual(repaired('{"a": [1, 2}'), { value: { a: [1, 2] }, repairs: ['inserted_missing_closer'] });
   });
 
   it('reads literal \\n between tokens as layout', () => {
-    assert.deepEqual(repaired('{\\n  "a": "x\\ny"\\n}'), { value: { a: 'x\ny' }, repairs: ['literal_escape_sequences'] });
+    assert.deepEqual(repaired('{\\n  "a": "x\\ny"\\n}'), {
+      value: { a: 'x\ny' },
+      repairs: ['literal_escape_sequences'],
+    });
   });
 
   it('collapses doubled braces', () => {
@@ -191,10 +221,11 @@ describe('repairJson: the argument repairs serve JSON found in text too', () => 
     if (!result.ok) assert.equal(result.position, 16);
   });
 
-  it('reports the plain read\'s failure when no repair reads the text', () => {
+  it("reports the plain read's failure when no repair reads the text", () => {
     const result = repairJson('{"a": "x" y z}');
     assert.equal(result.ok, false);
-    if (!result.ok) assert.deepEqual(result.error, { message: `Expected ',' or '}' after the value of "a"`, position: 10 });
+    if (!result.ok)
+      assert.deepEqual(result.error, { message: `Expected ',' or '}' after the value of "a"`, position: 10 });
   });
 
   it('reports a cut in an extended read as a cut', () => {

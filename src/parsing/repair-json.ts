@@ -1,15 +1,20 @@
 import { jsonrepair } from 'jsonrepair';
 import type { JsonValue } from '../core/json.ts';
 import { parseJson } from '../core/parse-json.ts';
-import { DEFAULT_MAX_READ_DEPTH, outOfRangeMessage, parseLenient, parseLenientObjects, tooDeepMessage } from './lenient-json.ts';
+import {
+  DEFAULT_MAX_READ_DEPTH,
+  outOfRangeMessage,
+  parseLenient,
+  parseLenientObjects,
+  tooDeepMessage,
+} from './lenient-json.ts';
 import type { ReadLimit } from './lenient-json.ts';
 import { normalizeTypographicQuotes } from './typographic-quotes.ts';
 import { indexOfOpener, scanRegion } from './scanner.ts';
 import type { RepairKind } from './types.ts';
 
 export type RepairJsonResult =
-  | { ok: true; value: JsonValue; repairs: RepairKind[] }
-  | { ok: false; error: { message: string; position: number } };
+  { ok: true; value: JsonValue; repairs: RepairKind[] } | { ok: false; error: { message: string; position: number } };
 
 export interface ReadJsonOptions {
   /** Close a string and brackets left open at the very end (false when the text was cut by a token limit). */
@@ -30,7 +35,26 @@ const NULLISH_WORD_RE = /\b(?:null|None|NULL|undefined|nil)\b/g;
 const QUOTE_RE = /["']/;
 const NUMBER_LITERAL_RE = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const SPACE_RE = /\s/;
-const ARRAY_ITEM_STARTS = new Set(['"', '{', '[', ']', '-', 't', 'f', 'n', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+const ARRAY_ITEM_STARTS = new Set([
+  '"',
+  '{',
+  '[',
+  ']',
+  '-',
+  't',
+  'f',
+  'n',
+  '0',
+  '1',
+  '2',
+  '3',
+  '4',
+  '5',
+  '6',
+  '7',
+  '8',
+  '9',
+]);
 /**
  * jsonrepair recurses once per `{`, `[`, `(` (a wrapping function call) and
  * `+` (string concatenation) it reads, and overflows the stack past about
@@ -68,7 +92,8 @@ function countNulls(value: JsonValue): number {
     const item = stack.pop();
     if (item === null) count += 1;
     // A loop, not push(...items): spreading a huge array overflows the call stack.
-    else if (typeof item === 'object' && item !== undefined) for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push(child);
+    else if (typeof item === 'object' && item !== undefined)
+      for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push(child);
   }
   return count;
 }
@@ -180,8 +205,7 @@ type ReadFailure = Extract<ReadJsonResult, { ok: false }>;
 
 /** Several objects in a row (`readJsonObjects`); `starts` are their offsets in the text. */
 export type ReadJsonObjectsResult =
-  | { ok: true; values: JsonValue[]; starts: number[]; repairs: RepairKind[]; closedAtEnd: boolean }
-  | ReadFailure;
+  { ok: true; values: JsonValue[]; starts: number[]; repairs: RepairKind[]; closedAtEnd: boolean } | ReadFailure;
 
 /**
  * The stages shared by readJson and readJsonObjects: strict JSON, the plain
@@ -191,7 +215,13 @@ export type ReadJsonObjectsResult =
  */
 function readStages(text: string, options: ReadJsonOptions, several: boolean): ReadJsonObjectsResult {
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_READ_DEPTH;
-  const single = (value: JsonValue, repairs: RepairKind[], closedAtEnd: boolean): ReadJsonObjectsResult => ({ ok: true, values: [value], starts: [0], repairs, closedAtEnd });
+  const single = (value: JsonValue, repairs: RepairKind[], closedAtEnd: boolean): ReadJsonObjectsResult => ({
+    ok: true,
+    values: [value],
+    starts: [0],
+    repairs,
+    closedAtEnd,
+  });
   // Large texts: JSON.parse first, it is native and fast. Small ones (every
   // real tool call): the lenient reader first — on valid JSON it returns
   // exactly JSON.parse's value with no repairs, and a thrown SyntaxError per
@@ -215,12 +245,14 @@ function readStages(text: string, options: ReadJsonOptions, several: boolean): R
   // look-ahead reads some broken texts differently: it comes second.
   const lenientOptions = { allowCloseAtEnd: options.allowCloseAtEnd, maxDepth, extended: true };
   const extended = several ? parseLenientObjects(text, lenientOptions) : parseLenient(text, lenientOptions);
-  if (extended.ok) return 'values' in extended ? extended : single(extended.value, extended.repairs, extended.closedAtEnd);
+  if (extended.ok)
+    return 'values' in extended ? extended : single(extended.value, extended.repairs, extended.closedAtEnd);
   if (extended.atEnd || extended.limit !== undefined) return extended;
   const curly = normalizeTypographicQuotes(text);
   if (curly !== undefined) {
     const read = parseLenient(curly, lenientOptions);
-    if (read.ok) return single(read.value, [...new Set([...read.repairs, 'typographic_quotes' as const])], read.closedAtEnd);
+    if (read.ok)
+      return single(read.value, [...new Set([...read.repairs, 'typographic_quotes' as const])], read.closedAtEnd);
   }
   if (options.lastResort === false || !QUOTE_RE.test(text)) return plain;
   const repaired = jsonrepairStage(text);

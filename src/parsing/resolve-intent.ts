@@ -34,17 +34,30 @@ export function resolveIntent(scope: Scope, intent: CallIntent, source: IntentSo
   const { ctx, outcome } = scope;
   const repairs = new Set<RepairKind>(source.repairs);
   // "Final Answer" is checked before names are cleaned (cleaning would cut it at the space).
-  const name = FINAL_ANSWER_RE.test(intent.name.trim()) && !ctx.tools.has(intent.name) ? intent.name.trim() : resolveName(ctx, intent.name, repairs);
+  const name =
+    FINAL_ANSWER_RE.test(intent.name.trim()) && !ctx.tools.has(intent.name)
+      ? intent.name.trim()
+      : resolveName(ctx, intent.name, repairs);
   const tool = ctx.tools.get(name);
   const span = source.span;
-  // `{"name": "Final Answer", "arguments": "…"}` is an answer; with anything but text it is a call to an undeclared tool.
-  if (FINAL_ANSWER_RE.test(name) && tool === undefined && (typeof intent.args === 'string' || intent.args === undefined)) {
+  // `{"name": "Final Answer", "arguments": "…"}` is an answer; with anything but text it is a call to an undeclared
+  // tool.
+  if (
+    FINAL_ANSWER_RE.test(name) &&
+    tool === undefined &&
+    (typeof intent.args === 'string' || intent.args === undefined)
+  ) {
     if (typeof intent.args === 'string') outcome.answer = intent.args;
     return;
   }
   if (intent.echo) {
     if (tool !== undefined) {
-      outcome.diagnostics.push({ code: 'ignored_example', message: `Ignored a "${name}" object that looks like an echoed tool result, not a call.`, span, name });
+      outcome.diagnostics.push({
+        code: 'ignored_example',
+        message: `Ignored a "${name}" object that looks like an echoed tool result, not a call.`,
+        span,
+        name,
+      });
     }
     return;
   }
@@ -58,7 +71,12 @@ export function resolveIntent(scope: Scope, intent: CallIntent, source: IntentSo
   let args = intent.args;
   if (args === undefined || args === null) {
     if (!source.strong && !intent.explicit && tool.hasRequiredArgs !== false) {
-      outcome.diagnostics.push({ code: 'missing_arguments', message: `The call to "${name}" has no "arguments" object.`, span, name });
+      outcome.diagnostics.push({
+        code: 'missing_arguments',
+        message: `The call to "${name}" has no "arguments" object.`,
+        span,
+        name,
+      });
       return;
     }
     if (args === null) repairs.add('null_arguments_as_empty');
@@ -67,28 +85,57 @@ export function resolveIntent(scope: Scope, intent: CallIntent, source: IntentSo
   if (typeof args === 'string') {
     const decoded = repairArguments(args);
     if (!decoded.ok) {
-      outcome.diagnostics.push({ code: 'invalid_arguments', message: `The arguments of "${name}" are a string that cannot be used: ${decoded.message}`, span, name });
+      outcome.diagnostics.push({
+        code: 'invalid_arguments',
+        message: `The arguments of "${name}" are a string that cannot be used: ${decoded.message}`,
+        span,
+        name,
+      });
       return;
     }
-    outcome.diagnostics.push({ code: 'decoded_string_arguments', message: `The arguments of "${name}" were a JSON string; decoded them.`, span, name });
+    outcome.diagnostics.push({
+      code: 'decoded_string_arguments',
+      message: `The arguments of "${name}" were a JSON string; decoded them.`,
+      span,
+      name,
+    });
     for (const kind of decoded.repairs) repairs.add(kind);
     args = decoded.arguments;
   }
   if (!isJsonObject(args)) {
     const got = Array.isArray(args) ? 'an array' : `a ${typeof args}`;
-    outcome.diagnostics.push({ code: 'invalid_arguments', message: `The arguments of "${name}" must be a JSON object, got ${got}.`, span, name });
+    outcome.diagnostics.push({
+      code: 'invalid_arguments',
+      message: `The arguments of "${name}" must be a JSON object, got ${got}.`,
+      span,
+      name,
+    });
     return;
   }
   // The limits native arguments get in repairArguments, so that no envelope is a way around them.
-  const refusal = span.end - span.start > DEFAULT_MAX_ARGUMENTS_CHARS ? `the call is longer than ${DEFAULT_MAX_ARGUMENTS_CHARS} characters` : shapeRefusal(args);
+  const refusal =
+    span.end - span.start > DEFAULT_MAX_ARGUMENTS_CHARS
+      ? `the call is longer than ${DEFAULT_MAX_ARGUMENTS_CHARS} characters`
+      : shapeRefusal(args);
   if (refusal !== undefined) {
-    outcome.diagnostics.push({ code: 'invalid_arguments', message: `The arguments of "${name}" are refused: ${refusal}.`, span, name });
+    outcome.diagnostics.push({
+      code: 'invalid_arguments',
+      message: `The arguments of "${name}" are refused: ${refusal}.`,
+      span,
+      name,
+    });
     return;
   }
   outcome.calls.push({ name, arguments: args, raw: ctx.text.slice(span.start, span.end), span });
   if (repairs.size > 0) {
     const list = [...repairs];
-    outcome.diagnostics.push({ code: 'repaired', message: `Repaired the call to "${name}": ${list.join(', ')}.`, span, name, repairs: list });
+    outcome.diagnostics.push({
+      code: 'repaired',
+      message: `Repaired the call to "${name}": ${list.join(', ')}.`,
+      span,
+      name,
+      repairs: list,
+    });
   }
 }
 

@@ -37,12 +37,18 @@ function truncatedDiagnostic({ ctx, outcome }: Scope, span: Span, name: string |
   });
 }
 
-function invalidJsonDiagnostic({ ctx, outcome }: Scope, span: Span, failure: { message: string; position: number }): void {
+function invalidJsonDiagnostic(
+  { ctx, outcome }: Scope,
+  span: Span,
+  failure: { message: string; position: number },
+): void {
   const position = span.start + failure.position;
   const name = guessName(ctx.text, span);
   outcome.diagnostics.push({
     code: 'invalid_json',
-    message: `Invalid JSON${name === undefined ? '' : ` in the call to "${name}"`} at position ${position}: ${failure.message}. Near: ${excerpt(ctx.text, position)}`,
+    message:
+      `Invalid JSON${name === undefined ? '' : ` in the call to "${name}"`} at ` +
+      `position ${position}: ${failure.message}. Near: ${excerpt(ctx.text, position)}`,
     span,
     position,
     ...(name === undefined ? {} : { name }),
@@ -57,7 +63,11 @@ export type JsonReading =
   | { status: 'reported' };
 
 /** Reports a region that could not be read: cut at the end of the text, or invalid JSON. */
-export function reportUnreadable(scope: Scope, span: Span, failure: { message: string; position: number; cut: boolean }): void {
+export function reportUnreadable(
+  scope: Scope,
+  span: Span,
+  failure: { message: string; position: number; cut: boolean },
+): void {
   if (failure.cut) truncatedDiagnostic(scope, span, guessName(scope.ctx.text, span));
   else invalidJsonDiagnostic(scope, span, failure);
 }
@@ -93,14 +103,23 @@ export function readRegion(scope: Scope, region: Region, strong: boolean): JsonR
   // inside a closed envelope or a finished reply, a missing `}` is a slip, not a cut.
   const allowCloseAtEnd = !region.closed && !(reachesEnd && ctx.truncated);
   if (region.maxDepth > DEFAULT_MAX_READ_DEPTH) {
-    if (strong) invalidJsonDiagnostic(scope, span, { message: `nested deeper than ${DEFAULT_MAX_READ_DEPTH} levels`, position: 0 });
+    if (strong)
+      invalidJsonDiagnostic(scope, span, {
+        message: `nested deeper than ${DEFAULT_MAX_READ_DEPTH} levels`,
+        position: 0,
+      });
     return { status: 'reported' };
   }
   // Bare JSON after prose that the reply ends inside is cut, not a call to repair: a
   // quoted log line or an unfinished thought. A reply that is nothing but the JSON keeps the repair.
   const cutAfterProse = reachesEnd && !strong && ctx.text.slice(0, region.start).trim() !== '';
   if (reachesEnd && ctx.truncated) {
-    const failure = { status: 'failed' as const, message: 'the text ends inside it', position: region.end - region.start, cut: true };
+    const failure = {
+      status: 'failed' as const,
+      message: 'the text ends inside it',
+      position: region.end - region.start,
+      cut: true,
+    };
     if (!strong) return failure;
     reportUnreadable(scope, span, failure);
     return { status: 'reported' };
@@ -108,7 +127,12 @@ export function readRegion(scope: Scope, region: Region, strong: boolean): JsonR
   charge(ctx, 3 * (region.end - region.start));
   const placeholder = placeholderAt(ctx.text, span);
   if (placeholder >= 0) {
-    const failure = { status: 'failed' as const, message: 'it holds a placeholder ("..." where a value belongs): it is a template, not a call', position: placeholder - region.start, cut: false };
+    const failure = {
+      status: 'failed' as const,
+      message: 'it holds a placeholder ("..." where a value belongs): it is a template, not a call',
+      position: placeholder - region.start,
+      cut: false,
+    };
     if (!strong) return failure;
     reportUnreadable(scope, span, failure);
     return { status: 'reported' };
@@ -116,22 +140,36 @@ export function readRegion(scope: Scope, region: Region, strong: boolean): JsonR
   // jsonrepair (slow, and it throws) only for text that names a tool: prose braces never need it.
   const lastResort = strong || guessName(ctx.text, span) !== undefined;
   const result = readJson(ctx.text.slice(region.start, region.end), { allowCloseAtEnd, lastResort });
-  if (result.ok && cutAfterProse) return { status: 'failed', message: 'the text ends inside it', position: region.end - region.start, cut: true };
+  if (result.ok && cutAfterProse)
+    return { status: 'failed', message: 'the text ends inside it', position: region.end - region.start, cut: true };
   if (result.ok) return { status: 'read', value: result.value, repairs: result.repairs };
-  const failure = { status: 'failed' as const, message: result.message, position: result.position, cut: reachesEnd && result.atEnd };
+  const failure = {
+    status: 'failed' as const,
+    message: result.message,
+    position: result.position,
+    cut: reachesEnd && result.atEnd,
+  };
   if (!strong) return failure;
   reportUnreadable(scope, span, failure);
   return { status: 'reported' };
 }
 
 /** Reads a JSON value's call shapes into the outcome. */
-export function resolveValue(scope: Scope, value: JsonValue, source: { strong: boolean; span: Span; repairs: RepairKind[] }): void {
+export function resolveValue(
+  scope: Scope,
+  value: JsonValue,
+  source: { strong: boolean; span: Span; repairs: RepairKind[] },
+): void {
   const { outcome } = scope;
   const reading = readCallShapes(value);
   if (reading.answer !== undefined) outcome.answer = reading.answer;
   for (const intent of reading.intents) resolveIntent(scope, intent, source);
   if (reading.intents.length === 0 && source.strong) {
-    outcome.diagnostics.push({ code: 'malformed_call', message: 'The call has no tool name: expected {"name": "<tool>", "arguments": {…}}.', span: source.span });
+    outcome.diagnostics.push({
+      code: 'malformed_call',
+      message: 'The call has no tool name: expected {"name": "<tool>", "arguments": {…}}.',
+      span: source.span,
+    });
   }
 }
 
@@ -146,11 +184,23 @@ export function resolvePythonic(scope: Scope, span: Span, report = true): boolea
   if (!parsed.ok) {
     if (!report) return false;
     if (parsed.atEnd && span.end === ctx.text.length) truncatedDiagnostic(scope, span, undefined);
-    else outcome.diagnostics.push({ code: 'malformed_call', message: `Could not read the call at position ${parsed.position}: ${parsed.message}. Near: ${excerpt(ctx.text, parsed.position)}`, span, position: parsed.position });
+    else
+      outcome.diagnostics.push({
+        code: 'malformed_call',
+        message:
+          `Could not read the call at position ${parsed.position}: ` +
+          `${parsed.message}. Near: ${excerpt(ctx.text, parsed.position)}`,
+        span,
+        position: parsed.position,
+      });
     return false;
   }
   for (const call of parsed.calls) {
-    resolveIntent(scope, { name: call.name, args: call.arguments, explicit: true, echo: false }, { strong: true, span: call.span, repairs: [] });
+    resolveIntent(
+      scope,
+      { name: call.name, args: call.arguments, explicit: true, echo: false },
+      { strong: true, span: call.span, repairs: [] },
+    );
   }
   return true;
 }
@@ -167,8 +217,10 @@ function resolveJsonPayload(scope: Scope, span: Span, strong: boolean): void {
       resolvePythonic(scope, regionSpan);
     } else {
       const reading = readRegion(scope, region, strong);
-      if (reading.status === 'read') resolveValue(scope, reading.value, { strong, span: regionSpan, repairs: reading.repairs });
-      else if (reading.status === 'failed' && guessName(ctx.text, regionSpan) !== undefined) reportUnreadable(scope, regionSpan, reading);
+      if (reading.status === 'read')
+        resolveValue(scope, reading.value, { strong, span: regionSpan, repairs: reading.repairs });
+      else if (reading.status === 'failed' && guessName(ctx.text, regionSpan) !== undefined)
+        reportUnreadable(scope, regionSpan, reading);
     }
     pos = region.end;
   }
@@ -193,7 +245,12 @@ export function resolvePayload(scope: Scope, payload: Payload, strong: boolean):
       return;
     case 'malformed':
       sniffing(scope, payload.span, () => {
-        outcome.diagnostics.push({ code: 'malformed_call', message: `${payload.message.replace(/\.$/, '')} (at position ${payload.span.start}).`, span: payload.span, position: payload.span.start });
+        outcome.diagnostics.push({
+          code: 'malformed_call',
+          message: `${payload.message.replace(/\.$/, '')} (at position ${payload.span.start}).`,
+          span: payload.span,
+          position: payload.span.start,
+        });
       });
       return;
     case 'named':
@@ -221,15 +278,28 @@ export function resolvePayload(scope: Scope, payload: Payload, strong: boolean):
   const region: Region = { ...argsSpan, closed: payload.args.closed, maxDepth: 0 };
   const reading = readRegion(scope, region, true);
   if (reading.status === 'read') {
-    resolveIntent(scope, { name: payload.name, args: reading.value, explicit: true, echo: false }, { ...source, repairs: reading.repairs });
+    resolveIntent(
+      scope,
+      { name: payload.name, args: reading.value, explicit: true, echo: false },
+      { ...source, repairs: reading.repairs },
+    );
     return;
   }
   // Not JSON: the arguments may be written in another grammar (`[ARGS]city="Paris"`, `<parameter=…>`).
   if (!payload.args.closed && argsSpan.end === ctx.text.length) return;
-  const sniffed = sniffArguments(ctx.text, argsSpan, { grammar: { grammar: 'json' }, schema: schemaOf(ctx.tools, payload.name) });
+  const sniffed = sniffArguments(ctx.text, argsSpan, {
+    grammar: { grammar: 'json' },
+    schema: schemaOf(ctx.tools, payload.name),
+  });
   if (!sniffed.ok) return;
-  outcome.diagnostics = outcome.diagnostics.filter((d) => d.span === undefined || d.span.end <= argsSpan.start || d.span.start >= argsSpan.end);
-  resolveIntent(scope, { name: payload.name, args: sniffed.args, explicit: true, echo: false }, { ...source, repairs: sniffed.repairs });
+  outcome.diagnostics = outcome.diagnostics.filter(
+    (d) => d.span === undefined || d.span.end <= argsSpan.start || d.span.start >= argsSpan.end,
+  );
+  resolveIntent(
+    scope,
+    { name: payload.name, args: sniffed.args, explicit: true, echo: false },
+    { ...source, repairs: sniffed.repairs },
+  );
 }
 
 /**
@@ -247,5 +317,10 @@ function sniffing(scope: Scope, span: Span, read: () => void): void {
   const calls = sniffCall(ctx.text, span, { tools: ctx.tools });
   if (calls.length === 0) return;
   outcome.diagnostics.length = diagnosticsBefore;
-  for (const call of calls) resolveIntent(scope, { name: call.name, args: call.args, explicit: true, echo: false }, { strong: true, span, repairs: call.repairs });
+  for (const call of calls)
+    resolveIntent(
+      scope,
+      { name: call.name, args: call.args, explicit: true, echo: false },
+      { strong: true, span, repairs: call.repairs },
+    );
 }

@@ -19,7 +19,7 @@ describe('scanRegion', () => {
 
   it('reads single-quoted strings after { [ , : but not apostrophes in prose', () => {
     assert.equal(regionText("{'a': '}'} rest"), "{'a': '}'}");
-    assert.equal(regionText("[Bob's list] and {\"k\": 1}"), "[Bob's list]");
+    assert.equal(regionText('[Bob\'s list] and {"k": 1}'), "[Bob's list]");
   });
 
   it('lets a closer close the inner openers it skips', () => {

@@ -143,7 +143,9 @@ const SHARED = new BracketTracker();
 export function scanRegion(text: string, start: number, limit: number = text.length): Region {
   const tracker = SHARED.reset();
   const end = tracker.feed(text, start, limit);
-  return end < 0 ? { start, end: limit, closed: false, maxDepth: tracker.maxDepth } : { start, end, closed: true, maxDepth: tracker.maxDepth };
+  return end < 0
+    ? { start, end: limit, closed: false, maxDepth: tracker.maxDepth }
+    : { start, end, closed: true, maxDepth: tracker.maxDepth };
 }
 
 /** The first `{` or `[` at or after `from` (before `limit`), or -1. */

@@ -34,7 +34,14 @@ export function overlapsAny(sorted: readonly Span[], span: Span): boolean {
 /** The items overlapping `span`. */
 export function overlapping<T extends { span: Span }>(items: readonly T[], span: Span): T[] {
   const out: T[] = [];
-  for (let i = Math.max(0, lastStartingBy(items.length, (j) => items[j]?.span.start ?? Infinity, span.start)); i < items.length; i += 1) {
+  for (
+    let i = Math.max(
+      0,
+      lastStartingBy(items.length, (j) => items[j]?.span.start ?? Infinity, span.start),
+    );
+    i < items.length;
+    i += 1
+  ) {
     const item = items[i];
     if (item === undefined || item.span.start >= span.end) break;
     if (overlaps(item.span, span)) out.push(item);

@@ -74,16 +74,37 @@ describe('createStreamFilter: calls whose opener was lost', () => {
   const cases: [string, string, string][] = [
     ['Mistral name[ARGS] with [TOOL_CALLS] eaten', 'get_weather[ARGS]{"city": "Paris"}', ''],
     // The header's `assistant` belongs to the call whose `<|start|>` was eaten: it leaves with it.
-    ['Harmony recipient with <|start|> stripped', 'assistant to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}<|call|>', ''],
+    [
+      'Harmony recipient with <|start|> stripped',
+      'assistant to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}<|call|>',
+      '',
+    ],
     ['a transcript line to a declared tool', 'assistant to=get_weather: {"city": "Paris"}', ''],
     ['a transcript line after prose', 'Let me look.\nassistant to=get_weather: {"city": "Paris"}', 'Let me look.'],
-    ['GLM name alone on its line before <arg_key>', 'Checking.\nget_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>', 'Checking.'],
-    ['a namespaced tag the grammar reads', 'Here:\n<foo:tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</foo:tool_call>', 'Here:'],
+    [
+      'GLM name alone on its line before <arg_key>',
+      'Checking.\nget_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>',
+      'Checking.',
+    ],
+    [
+      'a namespaced tag the grammar reads',
+      'Here:\n<foo:tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</foo:tool_call>',
+      'Here:',
+    ],
     ['a bare call that is the whole reply', "get_weather(city='Paris')", ''],
     ['an indented Mistral name[ARGS] with [TOOL_CALLS] eaten', '  get_weather[ARGS]{"city": "Paris"}', ''],
     ['an indented name[ARGS] on a later line', 'Checking.\n\t get_weather[ARGS]{"city": "Paris"}', 'Checking.'],
-    ['a call inside a block whose broken quoting closes it early', '{"l_calls": [{"name"me": "get_weather", "arguments": {"city": "Sofi: "Sofia"}}, {"name": "get_weather", "arguments": {"city": "Varna"}}]}', '{"l_calls": }'],
-    ['a Kimi call with its section token eaten', 'Sure. <|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|>', 'Sure.'],
+    [
+      'a call inside a block whose broken quoting closes it early',
+      '{"l_calls": [{"name"me": "get_weather", "arguments": {"city": "Sofi: ' +
+        '"Sofia"}}, {"name": "get_weather", "arguments": {"city": "Varna"}}]}',
+      '{"l_calls": }',
+    ],
+    [
+      'a Kimi call with its section token eaten',
+      'Sure. <|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|>',
+      'Sure.',
+    ],
   ];
   for (const [what, text, content] of cases) {
     it(`${what}: nothing of the call is shown, whatever the split`, () => {
@@ -120,14 +141,17 @@ describe('createStreamFilter: calls whose opener was lost', () => {
     }
   });
 
-  it('a call whose special tokens were replaced by look-alikes is held whatever the split (detokenized skeleton)', () => {
-    const text = 'function<|tool sep|>get_weather\n```json\n{"city":"Paris"}\n```';
-    for (let cut = 0; cut <= text.length; cut += 1) {
-      const filter = createStreamFilter(TOOLS);
-      const shown = filter.push(text.slice(0, cut)) + filter.push(text.slice(cut)) + filter.end();
-      assert.equal(shown, '', `cut at ${cut}`);
-    }
-  });
+  it(
+    'a call whose special tokens were replaced by look-alikes ' + 'is held whatever the split (detokenized skeleton)',
+    () => {
+      const text = 'function<|tool sep|>get_weather\n```json\n{"city":"Paris"}\n```';
+      for (let cut = 0; cut <= text.length; cut += 1) {
+        const filter = createStreamFilter(TOOLS);
+        const shown = filter.push(text.slice(0, cut)) + filter.push(text.slice(cut)) + filter.end();
+        assert.equal(shown, '', `cut at ${cut}`);
+      }
+    },
+  );
 
   it('a recipient line to a tool not on offer is shown up to its recipient', () => {
     const text = 'assistant to=browser.search: {"q": "Paris"}';
@@ -147,7 +171,18 @@ describe('createStreamFilter: calls whose opener was lost', () => {
 
 describe('createStreamFilter: linear in the length of the reply', () => {
   /** Inputs that keep the filter deciding (blocks closing, lines starting): none of them is held to the end. */
-  const UNITS = ['```\n```\n', 'a {b} [c] d ', 'ok\n', '  \t  word\n', 'Action: x\n', 'assistant to be\n', '```a``` ', 'a < b ', '<b>x</b> ', 'x {"a": 1} '];
+  const UNITS = [
+    '```\n```\n',
+    'a {b} [c] d ',
+    'ok\n',
+    '  \t  word\n',
+    'Action: x\n',
+    'assistant to be\n',
+    '```a``` ',
+    'a < b ',
+    '<b>x</b> ',
+    'x {"a": 1} ',
+  ];
   const KB = 1024;
 
   // Measured in a process of its own (test/support/stream-filter-timing.ts): the garbage of the
@@ -169,7 +204,10 @@ describe('createStreamFilter: linear in the length of the reply', () => {
   for (const unit of UNITS) {
     it(`${JSON.stringify(unit)}: eight times the text costs about eight times the time, not sixty-four`, () => {
       const ratios = ratiosOf(unit);
-      assert.ok(ratios.length > 0 && ratios.some((r) => r < LINEAR_BOUND), `ratios ${ratios.map((r) => r.toFixed(1)).join(', ')}`);
+      assert.ok(
+        ratios.length > 0 && ratios.some((r) => r < LINEAR_BOUND),
+        `ratios ${ratios.map((r) => r.toFixed(1)).join(', ')}`,
+      );
     });
   }
 
@@ -180,7 +218,10 @@ describe('createStreamFilter: linear in the length of the reply', () => {
       let shown = 0;
       for (let i = 0; i < text.length; i += KB) {
         shown += filter.push(text.slice(i, i + KB)).length;
-        assert.ok(Math.min(i + KB, text.length) - shown < 2 * unit.length + 100, `${JSON.stringify(unit)}: ${Math.min(i + KB, text.length) - shown} characters held at ${i}`);
+        assert.ok(
+          Math.min(i + KB, text.length) - shown < 2 * unit.length + 100,
+          `${JSON.stringify(unit)}: ${Math.min(i + KB, text.length) - shown} characters held at ${i}`,
+        );
       }
     }
   });

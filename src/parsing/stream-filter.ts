@@ -135,7 +135,8 @@ interface FenceState {
   line: string;
 }
 
-type Mode = { kind: 'text' } | { kind: 'held' } | { kind: 'region'; parts: string[]; tracker: BracketTracker } | FenceState;
+type Mode =
+  { kind: 'text' } | { kind: 'held' } | { kind: 'region'; parts: string[]; tracker: BracketTracker } | FenceState;
 
 /** Outcome of scanning text-mode input: what to show, and input left for the next mode. */
 interface TextStep {
@@ -160,7 +161,8 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
   const names = tools.map((tool) => (typeof tool === 'string' ? tool : tool.name)).filter((name) => name !== '');
   const declaredNames = new Set(names);
   /** Whether `block` names a tool on offer (with none on offer, any `"name"` key counts). */
-  const mentionsTool = (block: string): boolean => (names.length === 0 ? block.includes('"name"') : names.some((name) => block.includes(name)));
+  const mentionsTool = (block: string): boolean =>
+    names.length === 0 ? block.includes('"name"') : names.some((name) => block.includes(name));
   const all: string[] = [];
   let emitted = 0;
   let mode: Mode = { kind: 'text' };
@@ -189,7 +191,8 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
     // A fence opened inside a bracketed block runs past it (```tool_code…): what follows decides.
     if (bracketed && (block.includes('```') || block.includes('~~~'))) return true;
     // A tag of a call family inside the block may be the start of a call that runs past it.
-    for (let at = block.indexOf('<'); at >= 0; at = block.indexOf('<', at + 1)) if (matchTag(block, at) === 'full') return true;
+    for (let at = block.indexOf('<'); at >= 0; at = block.indexOf('<', at + 1))
+      if (matchTag(block, at) === 'full') return true;
     // Every other call syntax has a quote or a parenthesis; `{b}` and `[1]` are prose. A
     // fenced block is read whole: a ```tool_code block without a call is a failed attempt.
     if (bracketed && !CALL_CHAR_RE.test(block)) return false;
@@ -209,7 +212,10 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
     return text;
   };
 
-  /** From `at` on, `text` is held: until more comes ('partial'), or for the rest of the turn ('full'). What precedes it is shown. */
+  /**
+   * From `at` on, `text` is held: until more comes ('partial'), or for the rest of the turn ('full'). What precedes it
+   * is shown.
+   */
   const holdFrom = (text: string, at: number, hold: 'full' | 'partial'): TextStep => {
     window = hold === 'partial' ? text.slice(at) : '';
     const out = show(text.slice(0, at));
@@ -255,7 +261,10 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
       const prev = i === 0 ? previous : text.charAt(i - 1);
       const recipient = c === 't' && (prev === ' ' || prev === '\t' || prev === '>');
       if (c === '<' || c === '[' || recipient || (lineStart && (c === 't' || c === ' '))) {
-        const found = orElse(matchMarker(text, i, lineStart ? LINE_MARKERS : recipient ? RECIPIENT_MARKERS : MARKERS), () => specialMarkerHold(text, i, declaredNames.size));
+        const found = orElse(
+          matchMarker(text, i, lineStart ? LINE_MARKERS : recipient ? RECIPIENT_MARKERS : MARKERS),
+          () => specialMarkerHold(text, i, declaredNames.size),
+        );
         if (found !== 'none') return holdFrom(text, i, found);
       }
       if (formatFirstChars.has(c)) {
@@ -328,7 +337,9 @@ export function createStreamFilter(options: StreamFilterOptions = {}): StreamFil
       const close = FENCE_CLOSE_RE.exec(line);
       const closes =
         !fence.firstLine &&
-        (close === null ? line.trim().length > fence.marker.length && line.trimEnd().endsWith(fence.marker) : close[1] !== undefined && close[1].startsWith(fence.marker));
+        (close === null
+          ? line.trim().length > fence.marker.length && line.trimEnd().endsWith(fence.marker)
+          : close[1] !== undefined && close[1].startsWith(fence.marker));
       fence.line = '';
       fence.firstLine = false;
       if (closes) {

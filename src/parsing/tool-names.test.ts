@@ -13,13 +13,19 @@ describe('cleanToolName', () => {
   });
 
   it('strips functions. and to= prefixes and :N index suffixes', () => {
-    assert.deepEqual(cleanToolName('functions.get_weather:0', has), { name: 'get_weather', repairs: ['stripped_name_index', 'stripped_name_prefix'] });
+    assert.deepEqual(cleanToolName('functions.get_weather:0', has), {
+      name: 'get_weather',
+      repairs: ['stripped_name_index', 'stripped_name_prefix'],
+    });
     assert.deepEqual(cleanToolName('to=functions.search', has), { name: 'search', repairs: ['stripped_name_prefix'] });
     assert.deepEqual(cleanToolName('search:12', has), { name: 'search', repairs: ['stripped_name_index'] });
   });
 
   it('cuts the name at the first character a tool name cannot hold', () => {
-    assert.deepEqual(cleanToolName('get_weather<|channel|>commentary', has), { name: 'get_weather', repairs: ['cut_name_at_invalid_character'] });
+    assert.deepEqual(cleanToolName('get_weather<|channel|>commentary', has), {
+      name: 'get_weather',
+      repairs: ['cut_name_at_invalid_character'],
+    });
     assert.deepEqual(cleanToolName('search"}', has), { name: 'search', repairs: ['cut_name_at_invalid_character'] });
     assert.deepEqual(cleanToolName('  search \n', has), { name: 'search', repairs: [] });
   });

@@ -4,7 +4,11 @@ import { extractToolCalls } from './extract-tool-calls.ts';
 import { renderToolPrompt, TOOL_CALL_FORMAT, toolCallJsonSchema } from './tool-prompt.ts';
 
 const tools = [
-  { name: 'get_weather', description: 'Current weather for a city.', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  {
+    name: 'get_weather',
+    description: 'Current weather for a city.',
+    inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
   { name: 'list_devices', description: '', inputSchema: { type: 'object', properties: {} } },
 ];
 
@@ -23,8 +27,14 @@ describe('renderToolPrompt', () => {
   });
 
   it('asks for a format the extractor reads', () => {
-    const reply = TOOL_CALL_FORMAT.replace('<tool name>', 'get_weather').replace('{<arguments as JSON>}', '{"city": "Paris"}');
-    assert.deepEqual(extractToolCalls(reply, { tools: ['get_weather'] }).calls.map((c) => c.arguments), [{ city: 'Paris' }]);
+    const reply = TOOL_CALL_FORMAT.replace('<tool name>', 'get_weather').replace(
+      '{<arguments as JSON>}',
+      '{"city": "Paris"}',
+    );
+    assert.deepEqual(
+      extractToolCalls(reply, { tools: ['get_weather'] }).calls.map((c) => c.arguments),
+      [{ city: 'Paris' }],
+    );
   });
 });
 
@@ -33,12 +43,17 @@ describe('toolCallJsonSchema', () => {
     const schema = toolCallJsonSchema(tools);
     assert.deepEqual(schema['required'], ['tool_calls']);
     const items = (schema['properties'] as Record<string, { items: Record<string, unknown> }>)['tool_calls']?.items;
-    assert.deepEqual(items?.['properties'], { name: { type: 'string', enum: ['get_weather', 'list_devices'] }, arguments: { type: 'object' } });
+    assert.deepEqual(items?.['properties'], {
+      name: { type: 'string', enum: ['get_weather', 'list_devices'] },
+      arguments: { type: 'object' },
+    });
   });
 
   it('can constrain each call to its own tool schema', () => {
     const schema = toolCallJsonSchema(tools, { perToolArguments: true });
-    const items = (schema['properties'] as Record<string, { items: { anyOf: Record<string, Record<string, unknown>>[] } }>)['tool_calls']?.items;
+    const items = (
+      schema['properties'] as Record<string, { items: { anyOf: Record<string, Record<string, unknown>>[] } }>
+    )['tool_calls']?.items;
     assert.equal(items?.anyOf.length, 2);
     assert.deepEqual(items?.anyOf[0]?.['properties']?.['arguments'], tools[0]?.inputSchema);
   });

@@ -78,7 +78,10 @@ export function toolCallJsonSchema(tools: readonly PromptTool[], options: ToolCa
   return {
     type: 'object',
     properties: {
-      tool_calls: { type: 'array', items: options.perToolArguments === true && perTool.length > 0 ? { anyOf: perTool } : generic },
+      tool_calls: {
+        type: 'array',
+        items: options.perToolArguments === true && perTool.length > 0 ? { anyOf: perTool } : generic,
+      },
       answer: { type: 'string', description: 'Your reply in plain text when no tool is needed.' },
     },
     required: ['tool_calls'],

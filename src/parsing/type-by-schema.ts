@@ -56,7 +56,10 @@ function pointerSegment(segment: string): string {
   return decoded.replaceAll('~1', '/').replaceAll('~0', '~');
 }
 
-/** The schema a local `$ref` (`#/$defs/A`, `#/definitions/A`) leads to, followed to the end; undefined when it leads nowhere. */
+/**
+ * The schema a local `$ref` (`#/$defs/A`, `#/definitions/A`) leads to, followed to the end; undefined when it leads
+ * nowhere.
+ */
 function resolve(node: unknown, root: JsonSchema): unknown {
   let current = node;
   for (let hop = 0; hop < MAX_REF_HOPS; hop += 1) {
@@ -96,7 +99,10 @@ function admits(schema: unknown, root: JsonSchema, nesting: number): Admits {
   const type = own(schema, 'type');
   const types: unknown[] | undefined = typeof type === 'string' ? [type] : Array.isArray(type) ? type : undefined;
   if (types !== undefined) {
-    return { string: types.includes('string'), containers: new Set((['array', 'object'] as const).filter((t) => types.includes(t))) };
+    return {
+      string: types.includes('string'),
+      containers: new Set((['array', 'object'] as const).filter((t) => types.includes(t))),
+    };
   }
   const options = optionsOf(schema, root);
   // No type: any JSON value, a string among them.
@@ -212,7 +218,11 @@ function visit(value: JsonValue, node: unknown, at: At): JsonValue {
   }
   let copy: JsonObject | undefined;
   for (const [key, member] of Object.entries(value)) {
-    const typed = visit(member, childSchema(container, key), { path: `${path}/${escapePointer(key)}`, depth: depth + 1, walk });
+    const typed = visit(member, childSchema(container, key), {
+      path: `${path}/${escapePointer(key)}`,
+      depth: depth + 1,
+      walk,
+    });
     if (typed === member) continue;
     if (copy === undefined) {
       copy = {};

@@ -75,7 +75,14 @@ export interface ExtractedCall {
 }
 
 /** The codes of failed call attempts, in PARSE_DIAGNOSTIC_CODES (CALL_FAILURE_CODES). */
-const CALL_FAILURES = ['unknown_tool', 'truncated', 'invalid_json', 'invalid_arguments', 'missing_arguments', 'malformed_call'] as const;
+const CALL_FAILURES = [
+  'unknown_tool',
+  'truncated',
+  'invalid_json',
+  'invalid_arguments',
+  'missing_arguments',
+  'malformed_call',
+] as const;
 
 /**
  * The closed set of diagnostic codes. A public contract like the error codes:

@@ -37,36 +37,47 @@ function waitOf(error: unknown): number {
 }
 
 describe('AuthThrottle', () => {
-  it('lets the free failures through, then makes the address wait, doubling with each further failure up to the maximum', async () => {
-    const { t, clock, events } = throttle();
-    const from = request('10.0.0.1');
-    const waits: number[] = [];
-    for (let i = 0; i < 7; i++) {
-      await t.admit(from, `wrong-key-${i}`);
-      const refusal = await t.failed(from, `wrong-key-${i}`, 'bearer');
-      if (refusal === undefined) continue;
-      const wait = waitOf(refusal);
-      waits.push(wait);
-      // While it waits, nothing it presents is compared, and the refusals are not counted.
-      for (let j = 0; j < 3; j++) await assert.rejects(t.admit(from, 'any-key'), (e: unknown) => waitOf(e) === wait);
-      clock.now += wait * 1000;
-    }
-    assert.deepEqual(waits, [1, 2, 4, 8, 8], 'two free failures, then 1 s, doubling, at most 8 s');
-    assert.equal(events.filter((e) => e.type === 'failure').length, 7);
-    assert.ok(events.some((e) => e.type === 'throttled' && e.limit === 'address'));
-  });
+  it(
+    'lets the free failures through, then makes the address ' +
+      'wait, doubling with each further failure up to the maximum',
+    async () => {
+      const { t, clock, events } = throttle();
+      const from = request('10.0.0.1');
+      const waits: number[] = [];
+      for (let i = 0; i < 7; i++) {
+        await t.admit(from, `wrong-key-${i}`);
+        const refusal = await t.failed(from, `wrong-key-${i}`, 'bearer');
+        if (refusal === undefined) continue;
+        const wait = waitOf(refusal);
+        waits.push(wait);
+        // While it waits, nothing it presents is compared, and the refusals are not counted.
+        for (let j = 0; j < 3; j++) await assert.rejects(t.admit(from, 'any-key'), (e: unknown) => waitOf(e) === wait);
+        clock.now += wait * 1000;
+      }
+      assert.deepEqual(waits, [1, 2, 4, 8, 8], 'two free failures, then 1 s, doubling, at most 8 s');
+      assert.equal(events.filter((e) => e.type === 'failure').length, 7);
+      assert.ok(events.some((e) => e.type === 'throttled' && e.limit === 'address'));
+    },
+  );
 
-  it('a key prefix past its free failures is refused only to addresses that failed: a client that has not is still compared', async () => {
-    const { t } = throttle({ freeFailures: 1 });
-    // Two addresses guess keys that start like the owner's, once each: the prefix is then past its one free failure.
-    for (const address of ['10.0.0.1', '10.0.0.2']) {
-      await t.admit(request(address), 'acme-key-guess');
-      assert.equal(await t.failed(request(address), 'acme-key-guess', 'bearer'), undefined);
-    }
-    await assert.rejects(t.admit(request('10.0.0.2'), 'acme-key-other'), (e: unknown) => waitOf(e) >= 1 && /keys that start like this one/.test((e as Error).message));
-    await t.admit(request('10.0.0.9'), 'acme-key-123456');
-    await t.admit(request('10.0.0.2'), 'other-prefix-key');
-  });
+  it(
+    'a key prefix past its free failures is refused only to ' +
+      'addresses that failed: a client that has not is still compared',
+    async () => {
+      const { t } = throttle({ freeFailures: 1 });
+      // Two addresses guess keys that start like the owner's, once each: the prefix is then past its one free failure.
+      for (const address of ['10.0.0.1', '10.0.0.2']) {
+        await t.admit(request(address), 'acme-key-guess');
+        assert.equal(await t.failed(request(address), 'acme-key-guess', 'bearer'), undefined);
+      }
+      await assert.rejects(
+        t.admit(request('10.0.0.2'), 'acme-key-other'),
+        (e: unknown) => waitOf(e) >= 1 && /keys that start like this one/.test((e as Error).message),
+      );
+      await t.admit(request('10.0.0.9'), 'acme-key-123456');
+      await t.admit(request('10.0.0.2'), 'other-prefix-key');
+    },
+  );
 
   it('forgets failures forgetAfterMs after the last one', async () => {
     const { t, clock } = throttle({ freeFailures: 0 });
@@ -87,14 +98,30 @@ describe('AuthThrottle', () => {
 
   it('believes X-Forwarded-For only from a trusted proxy, taking the last hop that is not one', async () => {
     const clock = { now: T0 };
-    const t = new AuthThrottle({ limits: new MemoryLimits({ now: () => clock.now }), now: () => clock.now, trustedProxies: undefined });
-    assert.equal(t.address(request('10.0.0.5', { 'x-forwarded-for': '1.2.3.4' })), '10.0.0.5', 'no trusted proxies: the header is ignored');
+    const t = new AuthThrottle({
+      limits: new MemoryLimits({ now: () => clock.now }),
+      now: () => clock.now,
+      trustedProxies: undefined,
+    });
+    assert.equal(
+      t.address(request('10.0.0.5', { 'x-forwarded-for': '1.2.3.4' })),
+      '10.0.0.5',
+      'no trusted proxies: the header is ignored',
+    );
     const { BlockList } = await import('node:net');
     const proxies = new BlockList();
     proxies.addSubnet('10.0.0.0', 8, 'ipv4');
     const behind = new AuthThrottle({ limits: new MemoryLimits(), trustedProxies: proxies });
-    assert.equal(behind.address(request('10.0.0.5', { 'x-forwarded-for': '6.6.6.6, 1.2.3.4, 10.1.1.1' })), '1.2.3.4', 'what the client wrote before the first untrusted hop is not believed');
-    assert.equal(behind.address(request('192.0.2.1', { 'x-forwarded-for': '1.2.3.4' })), '192.0.2.1', 'a peer that is not a proxy');
+    assert.equal(
+      behind.address(request('10.0.0.5', { 'x-forwarded-for': '6.6.6.6, 1.2.3.4, 10.1.1.1' })),
+      '1.2.3.4',
+      'what the client wrote before the first untrusted hop is not believed',
+    );
+    assert.equal(
+      behind.address(request('192.0.2.1', { 'x-forwarded-for': '1.2.3.4' })),
+      '192.0.2.1',
+      'a peer that is not a proxy',
+    );
   });
 
   it('compares keys as usual when the store cannot count, saying so once', async () => {
@@ -114,8 +141,17 @@ describe('AuthThrottle', () => {
 
   it('refuses settings that make no sense, naming the key', () => {
     const limits = new MemoryLimits();
-    assert.throws(() => new AuthThrottle({ limits, freeFailures: -1 }), /server.authBackoff: freeFailures must be a whole number ≥ 0/);
-    assert.throws(() => new AuthThrottle({ limits, baseDelayMs: 5000, maxDelayMs: 1000 }), /maxDelayMs \(1000\) must be at least baseDelayMs \(5000\)/);
-    assert.throws(() => new AuthThrottle({ limits, maxDelayMs: 120_000, forgetAfterMs: 60_000 }), /forgetAfterMs \(60000\) must be at least maxDelayMs \(120000\)/);
+    assert.throws(
+      () => new AuthThrottle({ limits, freeFailures: -1 }),
+      /server.authBackoff: freeFailures must be a whole number ≥ 0/,
+    );
+    assert.throws(
+      () => new AuthThrottle({ limits, baseDelayMs: 5000, maxDelayMs: 1000 }),
+      /maxDelayMs \(1000\) must be at least baseDelayMs \(5000\)/,
+    );
+    assert.throws(
+      () => new AuthThrottle({ limits, maxDelayMs: 120_000, forgetAfterMs: 60_000 }),
+      /forgetAfterMs \(60000\) must be at least maxDelayMs \(120000\)/,
+    );
   });
 });

@@ -14,7 +14,10 @@ export const DEFAULT_AUTH_BASE_DELAY_MS = 1000;
 export const DEFAULT_AUTH_MAX_DELAY_MS = 15 * 60_000;
 /** Failures are forgotten this long after the last one. */
 export const DEFAULT_AUTH_FORGET_AFTER_MS = 60 * 60_000;
-/** Characters of a presented key counted together: a guesser varying the rest of one key is one guesser, from any address. */
+/**
+ * Characters of a presented key counted together: a guesser varying the rest of one key is one guesser, from any
+ * address.
+ */
 export const KEY_PREFIX_LENGTH = 8;
 /**
  * How long "no failures" read from the store is trusted before it is read
@@ -83,10 +86,16 @@ export class AuthThrottle {
     this.#max = options.maxDelayMs ?? DEFAULT_AUTH_MAX_DELAY_MS;
     this.#forget = options.forgetAfterMs ?? Math.max(DEFAULT_AUTH_FORGET_AFTER_MS, this.#max);
     this.#now = options.now ?? Date.now;
-    if (!Number.isInteger(this.#free) || this.#free < 0) throw invalid(`freeFailures must be a whole number ≥ 0, got ${this.#free}`);
+    if (!Number.isInteger(this.#free) || this.#free < 0)
+      throw invalid(`freeFailures must be a whole number ≥ 0, got ${this.#free}`);
     if (!(this.#base >= 1)) throw invalid(`baseDelayMs must be at least 1, got ${this.#base}`);
-    if (!(this.#max >= this.#base)) throw invalid(`maxDelayMs (${this.#max}) must be at least baseDelayMs (${this.#base})`);
-    if (!(this.#forget >= this.#max)) throw invalid(`forgetAfterMs (${this.#forget}) must be at least maxDelayMs (${this.#max}): failures forgotten sooner would end the longest wait early`);
+    if (!(this.#max >= this.#base))
+      throw invalid(`maxDelayMs (${this.#max}) must be at least baseDelayMs (${this.#base})`);
+    if (!(this.#forget >= this.#max))
+      throw invalid(
+        `forgetAfterMs (${this.#forget}) must be at least maxDelayMs ` +
+          `(${this.#max}): failures forgotten sooner would end the longest wait early`,
+      );
   }
 
   /** The address failures of `req` count under. */
@@ -94,7 +103,10 @@ export class AuthThrottle {
     return clientAddress(req, this.#options.trustedProxies);
   }
 
-  /** Before a presented key is compared: refuses (429) an address that must wait, or a locked prefix to an address that has failed. */
+  /**
+   * Before a presented key is compared: refuses (429) an address that must wait, or a locked prefix to an address that
+   * has failed.
+   */
   async admit(req: IncomingMessage, presented: string): Promise<void> {
     const address = this.address(req);
     const keys = { address: `auth/address/${address}`, prefix: prefixKey(presented) };
@@ -110,14 +122,19 @@ export class AuthThrottle {
     const ownWait = this.#waitOf(own);
     if (ownWait > 0) throw this.#refusal({ limit: 'address', address, waitMs: ownWait });
     const prefixWait = this.#waitOf(counts[keys.prefix]);
-    if (prefixWait > 0 && (own?.count ?? 0) > 0) throw this.#refusal({ limit: 'key_prefix', address, waitMs: prefixWait });
+    if (prefixWait > 0 && (own?.count ?? 0) > 0)
+      throw this.#refusal({ limit: 'key_prefix', address, waitMs: prefixWait });
   }
 
-  /** Counts a wrong key; resolves the 429 to answer when this failure makes the address wait, else undefined (answer 401). */
+  /**
+   * Counts a wrong key; resolves the 429 to answer when this failure makes the address wait, else undefined (answer
+   * 401).
+   */
   async failed(req: IncomingMessage, presented: string, via: 'bearer' | 'sign_in'): Promise<ToolgateError | undefined> {
     const address = this.address(req);
     const keys = { address: `auth/address/${address}`, prefix: prefixKey(presented) };
-    const strike = (key: string): Promise<StrikeCount> => this.#options.limits.addStrike({ key, forgetAfterMs: this.#forget });
+    const strike = (key: string): Promise<StrikeCount> =>
+      this.#options.limits.addStrike({ key, forgetAfterMs: this.#forget });
     let ofAddress: StrikeCount;
     try {
       // The prefix's count is read when a key with that start is next presented (admit).
@@ -129,8 +146,15 @@ export class AuthThrottle {
     const now = this.#now();
     this.#clean.delete(keys.address);
     this.#clean.delete(keys.prefix);
-    // The first characters say which key was aimed at; more would put a real key's start in the log when its owner mistypes the end.
-    this.#options.onEvent?.({ type: 'failure', via, address, keyPrefix: `${presented.slice(0, 4)}…`, failures: ofAddress.count });
+    // The first characters say which key was aimed at; more would put a real key's start in the log when its owner
+    // mistypes the end.
+    this.#options.onEvent?.({
+      type: 'failure',
+      via,
+      address,
+      keyPrefix: `${presented.slice(0, 4)}…`,
+      failures: ofAddress.count,
+    });
     const wait = this.#waitOf({ ...ofAddress, readAt: now });
     return wait > 0 ? this.#refusal({ limit: 'address', address, waitMs: wait }) : undefined;
   }
@@ -150,9 +174,14 @@ export class AuthThrottle {
       input.limit === 'address'
         ? 'too many failed authentications from your address'
         : 'too many failed authentications with keys that start like this one, and your address has failed too';
-    return new ToolgateError('rate_limited', `${why}: retry after ${retryAfterSeconds} s with the key configured for your tenant (tenants.<id>.apiKeys); each further failure doubles the wait`, {
-      details: { retryAfterSeconds, limit: input.limit },
-    });
+    return new ToolgateError(
+      'rate_limited',
+      `${why}: retry after ${retryAfterSeconds} s with the key configured for ` +
+        `your tenant (tenants.<id>.apiKeys); each further failure doubles the wait`,
+      {
+        details: { retryAfterSeconds, limit: input.limit },
+      },
+    );
   }
 
   async #read(keys: readonly string[]): Promise<Record<string, Remembered>> {
@@ -181,13 +210,18 @@ export class AuthThrottle {
     const now = this.#now();
     if (now - this.#storeErrorAt < STORE_ERROR_EVERY_MS) return;
     this.#storeErrorAt = now;
-    this.#options.onError?.(`failed authentications cannot be counted (keys are compared without backoff meanwhile): ${describeError(error)}`);
+    this.#options.onError?.(
+      `failed authentications cannot be counted (keys are compared without backoff meanwhile): ${describeError(error)}`,
+    );
   }
 }
 
 /** The key a prefix counts under: hashed, so the store never holds the start of a key. */
 function prefixKey(presented: string): string {
-  return `auth/key-prefix/${createHash('sha256').update(presented.slice(0, KEY_PREFIX_LENGTH), 'utf8').digest('base64url').slice(0, 22)}`;
+  return (
+    `auth/key-prefix/` +
+    `${createHash('sha256').update(presented.slice(0, KEY_PREFIX_LENGTH), 'utf8').digest('base64url').slice(0, 22)}`
+  );
 }
 
 function invalid(message: string): ToolgateError {

@@ -19,13 +19,27 @@ describe('createAuthenticator', () => {
   });
 
   it('refuses a missing, unknown or truncated key with unauthorized', () => {
-    for (const authorization of [undefined, 'Bearer nope', 'Bearer key-acm', 'Bearer key-acme-', 'Basic a2V5LWFjbWU=', 'Bearer ']) {
-      assert.throws(() => authenticate(authorization === undefined ? {} : { authorization }), { code: 'unauthorized' }, String(authorization));
+    for (const authorization of [
+      undefined,
+      'Bearer nope',
+      'Bearer key-acm',
+      'Bearer key-acme-',
+      'Basic a2V5LWFjbWU=',
+      'Bearer ',
+    ]) {
+      assert.throws(
+        () => authenticate(authorization === undefined ? {} : { authorization }),
+        { code: 'unauthorized' },
+        String(authorization),
+      );
     }
   });
 
   it('takes X-User-Id only from keys that allow it', () => {
-    assert.deepEqual(authenticate({ authorization: 'Bearer key-globex-backend', 'x-user-id': 'carol' }), { tenantId: 'globex', userId: 'carol' });
+    assert.deepEqual(authenticate({ authorization: 'Bearer key-globex-backend', 'x-user-id': 'carol' }), {
+      tenantId: 'globex',
+      userId: 'carol',
+    });
     assert.throws(() => authenticate({ authorization: 'Bearer key-acme', 'x-user-id': 'mallory' }), {
       code: 'usage',
       message: /X-User-Id is not allowed for this API key/,
@@ -62,7 +76,10 @@ describe('auth over HTTP', () => {
   it('passes the key’s tenant and user to the service as the Caller', async () => {
     server.service.calls.length = 0;
     assert.equal((await server.call('/v1/runs', { key: 'key-acme-bob' })).status, 200);
-    assert.equal((await server.call('/v1/tools', { key: 'key-globex-backend', headers: { 'X-User-Id': 'carol' } })).status, 200);
+    assert.equal(
+      (await server.call('/v1/tools', { key: 'key-globex-backend', headers: { 'X-User-Id': 'carol' } })).status,
+      200,
+    );
     assert.deepEqual(
       server.service.calls.map((c) => [c.method, c.caller]),
       [
@@ -76,7 +93,10 @@ describe('auth over HTTP', () => {
     const response = await server.call('/v1/runs', { key: 'key-acme', headers: { 'X-User-Id': 'mallory' } });
     assert.equal(response.status, 400);
     assert.deepEqual(await response.json(), {
-      error: { code: 'usage', message: 'X-User-Id is not allowed for this API key (set allowUserIdHeader on the key to let it name users)' },
+      error: {
+        code: 'usage',
+        message: 'X-User-Id is not allowed for this API key (set allowUserIdHeader on the key to let it name users)',
+      },
     });
   });
 
@@ -87,7 +107,10 @@ describe('auth over HTTP', () => {
     assert.equal(run.tenantId, 'acme');
     assert.equal((await server.call(`/v1/runs/${run.id}`, { key: 'key-acme-bob' })).status, 200);
     assert.equal((await server.call(`/v1/runs/${run.id}`, { key: 'key-globex-backend' })).status, 404);
-    assert.equal((await server.call(`/v1/runs/${run.id}/events?format=json`, { key: 'key-globex-backend' })).status, 404);
+    assert.equal(
+      (await server.call(`/v1/runs/${run.id}/events?format=json`, { key: 'key-globex-backend' })).status,
+      404,
+    );
     assert.equal((await server.call(`/v1/runs/${run.id}/events`, { key: 'key-globex-backend' })).status, 404);
   });
 

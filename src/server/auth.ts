@@ -90,7 +90,10 @@ export function createAuthenticator(apiKeys: readonly ApiKeyEntry[]): Authentica
 export function callerFor(entry: ApiKeyEntry, headers: IncomingHttpHeaders): Caller {
   const userId = readUserId(headers);
   if (userId !== undefined && entry.allowUserIdHeader !== true) {
-    throw new ToolgateError('usage', 'X-User-Id is not allowed for this API key (set allowUserIdHeader on the key to let it name users)');
+    throw new ToolgateError(
+      'usage',
+      'X-User-Id is not allowed for this API key (set allowUserIdHeader on the key to let it name users)',
+    );
   }
   const caller: Caller = { tenantId: entry.tenantId };
   const effectiveUser = userId ?? entry.userId;
@@ -105,7 +108,11 @@ export function bearerToken(header: string | undefined): string | undefined {
 }
 
 function readUserId(headers: IncomingHttpHeaders): string | undefined {
-  return checkedHeader(headers, { name: 'x-user-id', pattern: USER_ID_PATTERN, problem: 'X-User-Id must be 1 to 255 printable ASCII characters' });
+  return checkedHeader(headers, {
+    name: 'x-user-id',
+    pattern: USER_ID_PATTERN,
+    problem: 'X-User-Id must be 1 to 255 printable ASCII characters',
+  });
 }
 
 function sha256(text: string): Buffer {

@@ -7,11 +7,17 @@ import { DEFAULT_MAX_BODY_DEPTH, readJsonBody } from './body.ts';
 import { toErrorResponse } from './respond.ts';
 
 /** A request as the server sees it: a readable body and its headers. */
-function request(body: string, headers: Record<string, string> = { 'content-type': 'application/json' }): IncomingMessage {
+function request(
+  body: string,
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+): IncomingMessage {
   return Object.assign(Readable.from([Buffer.from(body)]), { headers }) as unknown as IncomingMessage;
 }
 
-async function refusal(body: string, options: Parameters<typeof readJsonBody>[1] = {}): Promise<{ status: number; message: string }> {
+async function refusal(
+  body: string,
+  options: Parameters<typeof readJsonBody>[1] = {},
+): Promise<{ status: number; message: string }> {
   try {
     await readJsonBody(request(body), options);
   } catch (error) {
@@ -31,8 +37,14 @@ describe('readJsonBody', () => {
   });
 
   it('answers 400 with the position for JSON that does not parse, and 415 for a body that is not JSON', async () => {
-    assert.deepEqual(await refusal('{"a": }'), { status: 400, message: 'request body is not valid JSON at line 1, column 7 (position 6): Unexpected token \'}\'' });
-    await assert.rejects(readJsonBody(request('{}', { 'content-type': 'text/plain' })), (error: unknown) => toErrorResponse(error).status === 415);
+    assert.deepEqual(await refusal('{"a": }'), {
+      status: 400,
+      message: "request body is not valid JSON at line 1, column 7 (position 6): Unexpected token '}'",
+    });
+    await assert.rejects(
+      readJsonBody(request('{}', { 'content-type': 'text/plain' })),
+      (error: unknown) => toErrorResponse(error).status === 415,
+    );
   });
 
   it('refuses a body nested deeper than the limit with a 400 naming the limit, never a 500', async () => {
@@ -43,12 +55,18 @@ describe('readJsonBody', () => {
       // The 65th opener: the first of the 33rd '{"a":[' unit.
       assert.equal(message, 'request body nests deeper than 64 levels at line 1, column 193 (position 192)');
     }
-    assert.match((await refusal(`{"s": "[[[{{{", "deep": ${nested(40)}}`)).message, /^request body nests deeper than 64 levels/);
+    assert.match(
+      (await refusal(`{"s": "[[[{{{", "deep": ${nested(40)}}`)).message,
+      /^request body nests deeper than 64 levels/,
+    );
     assert.deepEqual(await readJsonBody(request(nested(32))), JSON.parse(nested(32)));
   });
 
   it('takes the depth limit from its options', async () => {
-    assert.equal((await refusal('{"a": {"b": {}}}', { maxDepth: 2 })).message, 'request body nests deeper than 2 levels at line 1, column 13 (position 12)');
+    assert.equal(
+      (await refusal('{"a": {"b": {}}}', { maxDepth: 2 })).message,
+      'request body nests deeper than 2 levels at line 1, column 13 (position 12)',
+    );
     assert.deepEqual(await readJsonBody(request('{"a": "{{{[[["}'), { maxDepth: 1 }), { a: '{{{[[[' });
     assert.deepEqual(await readJsonBody(request('{"a": {"b": {}}}'), { maxDepth: 3 }), { a: { b: {} } });
   });

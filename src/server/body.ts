@@ -61,18 +61,24 @@ export async function readJsonBody(req: IncomingMessage, options: ReadJsonBodyOp
     throw new HttpError({
       status: 415,
       code: 'usage',
-      message: `unsupported Content-Type "${req.headers['content-type'] ?? '(none)'}": send the body as JSON with "Content-Type: application/json"`,
+      message:
+        `unsupported Content-Type "${req.headers['content-type'] ?? '(none)'}": ` +
+        `send the body as JSON with "Content-Type: application/json"`,
     });
   }
   const decoded = decodeUtf8(raw);
   if (!decoded.ok) {
     const byte = decoded.byte.toString(16).padStart(2, '0');
-    throw new ToolgateError('usage', `request body is not valid UTF-8 at byte offset ${decoded.offset} (0x${byte}): send the JSON encoded as UTF-8`);
+    throw new ToolgateError(
+      'usage',
+      `request body is not valid UTF-8 at byte offset ${decoded.offset} (0x${byte}): send the JSON encoded as UTF-8`,
+    );
   }
   const { text } = decoded;
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_BODY_DEPTH;
   const tooDeep = depthExceededAt(text, maxDepth);
-  if (tooDeep >= 0) throw new ToolgateError('usage', `request body nests deeper than ${maxDepth} levels at ${locate(text, tooDeep)}`);
+  if (tooDeep >= 0)
+    throw new ToolgateError('usage', `request body nests deeper than ${maxDepth} levels at ${locate(text, tooDeep)}`);
   let body: unknown;
   try {
     body = parseJson(text);
@@ -83,7 +89,8 @@ export async function readJsonBody(req: IncomingMessage, options: ReadJsonBodyOp
   const problem = checkJsonShape(body, { maxDepth, maxNodes: Number.POSITIVE_INFINITY });
   if (problem === undefined) return body;
   const where = problem.path === '' ? '(the whole body)' : problem.path;
-  if (problem.code === 'too_deep') throw new ToolgateError('usage', `request body nests deeper than ${maxDepth} levels at ${where}`);
+  if (problem.code === 'too_deep')
+    throw new ToolgateError('usage', `request body nests deeper than ${maxDepth} levels at ${where}`);
   throw new ToolgateError('usage', `request body field ${where}: ${problem.message}`);
 }
 
@@ -97,7 +104,9 @@ function tooLarge(maxBytes: number, drained: boolean): HttpError {
   return new HttpError({
     status: 413,
     code: 'usage',
-    message: `request body is larger than ${maxBytes} bytes (server.maxBodyBytes): send a smaller body, or raise server.maxBodyBytes`,
+    message:
+      `request body is larger than ${maxBytes} bytes (server.maxBodyBytes): ` +
+      `send a smaller body, or raise server.maxBodyBytes`,
     // A body cut off before its end leaves the connection unusable: the rest of it would be read as the next request.
     headers: drained ? {} : { Connection: 'close' },
   });
@@ -109,7 +118,10 @@ function describeJsonError(text: string, error: unknown): string {
   // V8 sometimes reports a position and sometimes only quotes the input back: find it ourselves.
   const reported = /at position (\d+)/.exec(raw)?.[1];
   const position = reported === undefined ? (findJsonSyntaxError(text)?.position ?? text.length) : Number(reported);
-  const reason = raw.replace(/, .* is not valid JSON$/s, '').replace(/ at position \d+.*$/s, '').replace(/ in JSON$/, '');
+  const reason = raw
+    .replace(/, .* is not valid JSON$/s, '')
+    .replace(/ at position \d+.*$/s, '')
+    .replace(/ in JSON$/, '');
   return `request body is not valid JSON at ${locate(text, position)}: ${reason}`;
 }
 

@@ -6,7 +6,10 @@ import { ToolgateError } from '../core/errors.ts';
  * or undefined when it is absent; a value that does not match `pattern` is
  * refused as `usage` with `problem`.
  */
-export function checkedHeader(headers: IncomingHttpHeaders, rule: { name: string; pattern: RegExp; problem: string }): string | undefined {
+export function checkedHeader(
+  headers: IncomingHttpHeaders,
+  rule: { name: string; pattern: RegExp; problem: string },
+): string | undefined {
   const raw = headers[rule.name];
   if (raw === undefined) return undefined;
   const value = Array.isArray(raw) ? raw.join(',') : raw;

@@ -13,8 +13,16 @@ export function trustedProxyList(entries: readonly string[]): BlockList {
     const family = isIP(address);
     const prefix = bits === undefined ? undefined : Number(bits);
     const maxBits = family === 6 ? 128 : 32;
-    if (family === 0 || rest.length > 0 || (prefix !== undefined && (!Number.isInteger(prefix) || prefix < 0 || prefix > maxBits || bits === ''))) {
-      throw new ToolgateError('config_invalid', `server.trustedProxies: "${entry}" is not an IP address or a CIDR range; write e.g. "10.0.0.7", "10.0.0.0/8" or "fd00::/8"`);
+    if (
+      family === 0 ||
+      rest.length > 0 ||
+      (prefix !== undefined && (!Number.isInteger(prefix) || prefix < 0 || prefix > maxBits || bits === ''))
+    ) {
+      throw new ToolgateError(
+        'config_invalid',
+        `server.trustedProxies: "${entry}" is not an IP address or a ` +
+          `CIDR range; write e.g. "10.0.0.7", "10.0.0.0/8" or "fd00::/8"`,
+      );
     }
     const type = family === 6 ? 'ipv6' : 'ipv4';
     if (prefix === undefined) list.addAddress(address, type);
@@ -34,7 +42,10 @@ export function clientAddress(req: IncomingMessage, trusted: BlockList | undefin
   let address = plain(req.socket.remoteAddress ?? '');
   if (trusted !== undefined && isTrusted(trusted, address)) {
     const header = req.headers['x-forwarded-for'];
-    const hops = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map((hop) => plain(hop.trim())).filter((hop) => isIP(hop) !== 0);
+    const hops = (Array.isArray(header) ? header.join(',') : (header ?? ''))
+      .split(',')
+      .map((hop) => plain(hop.trim()))
+      .filter((hop) => isIP(hop) !== 0);
     for (let i = hops.length - 1; i >= 0; i--) {
       address = hops[i] ?? address;
       if (!isTrusted(trusted, address)) break;
@@ -59,7 +70,10 @@ function ipv6Block(address: string): string {
   const [head = '', tail] = address.split('%')[0]?.split('::') ?? [''];
   const left = head === '' ? [] : head.split(':');
   const right = tail === undefined || tail === '' ? [] : tail.split(':');
-  const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  const groups =
+    tail === undefined
+      ? left
+      : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
   return `${groups
     .slice(0, 4)
     .map((g) => (Number.parseInt(g, 16) || 0).toString(16))

@@ -11,15 +11,27 @@ const KEY = 'key-acme-0123456789';
 type ErrorBody = { error: { code: string; message: string } };
 
 /** A request with headers fetch would not send as given (Host). */
-function raw(url: string, options: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function raw(
+  url: string,
+  options: { method?: string; path: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
-    const req = request({ host: target.hostname, port: target.port, method: options.method ?? 'GET', path: options.path, headers: options.headers }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: options.method ?? 'GET',
+        path: options.path,
+        headers: options.headers,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on('error', reject);
     req.end(options.body);
   });
@@ -28,12 +40,18 @@ function raw(url: string, options: { method?: string; path: string; headers?: Re
 describe('CORS', () => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer(new MemoryRunStore(), { apiKeys: [{ key: KEY, tenantId: 'acme' }], corsOrigins: [APP, 'http://localhost:5173'] });
+    server = await startTestServer(new MemoryRunStore(), {
+      apiKeys: [{ key: KEY, tenantId: 'acme' }],
+      corsOrigins: [APP, 'http://localhost:5173'],
+    });
   });
   after(() => server.close());
 
   it('lets a listed origin read answers (errors too), never with credentials', async () => {
-    for (const [path, status] of [['/v1/runs', 200], ['/v1/runs/run_missing', 404]] as const) {
+    for (const [path, status] of [
+      ['/v1/runs', 200],
+      ['/v1/runs/run_missing', 404],
+    ] as const) {
       const response = await server.call(path, { key: KEY, headers: { Origin: APP } });
       assert.equal(response.status, status);
       assert.equal(response.headers.get('access-control-allow-origin'), APP);
@@ -50,12 +68,26 @@ describe('CORS', () => {
     const read = await server.call('/v1/runs', { key: KEY, headers: { Origin: 'https://evil.example' } });
     assert.equal(read.status, 200);
     assert.equal(read.headers.get('access-control-allow-origin'), null);
-    const post = await server.call('/v1/runs', { key: KEY, body: { input: 'from evil' }, headers: { Origin: 'https://evil.example' } });
+    const post = await server.call('/v1/runs', {
+      key: KEY,
+      body: { input: 'from evil' },
+      headers: { Origin: 'https://evil.example' },
+    });
     assert.equal(post.status, 403);
     const error = ((await post.json()) as ErrorBody).error;
     assert.equal(error.code, 'forbidden');
-    assert.match(error.message, /origin "https:\/\/evil\.example" is refused: it is neither this server's origin nor listed in server\.cors\.origins/);
-    assert.equal(server.service.calls.some((c) => c.method === 'startRun' && JSON.stringify(c.args).includes('from evil')), false, 'no run was started');
+    assert.match(
+      error.message,
+      new RegExp(
+        String.raw`origin "https:\/\/evil\.example" is refused: it is neithe` +
+          String.raw`r this server's origin nor listed in server\.cors\.origins`,
+      ),
+    );
+    assert.equal(
+      server.service.calls.some((c) => c.method === 'startRun' && JSON.stringify(c.args).includes('from evil')),
+      false,
+      'no run was started',
+    );
     const nullOrigin = await server.call('/v1/session', { body: { apiKey: KEY }, headers: { Origin: 'null' } });
     assert.equal(nullOrigin.status, 403, 'a sandboxed page (Origin: null)');
   });
@@ -73,19 +105,39 @@ describe('CORS', () => {
   });
 
   it('answers a preflight from a listed origin with 204, from an unlisted one with 403', async () => {
-    const ok = await server.call('/v1/runs', { method: 'OPTIONS', headers: { Origin: APP, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type' } });
+    const ok = await server.call('/v1/runs', {
+      method: 'OPTIONS',
+      headers: {
+        Origin: APP,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization, content-type',
+      },
+    });
     assert.equal(ok.status, 204);
     assert.equal(ok.headers.get('access-control-allow-origin'), APP);
     assert.equal(ok.headers.get('access-control-allow-methods'), 'GET, POST, DELETE, OPTIONS');
     assert.equal(ok.headers.get('access-control-allow-headers'), CORS_ALLOW_HEADERS);
-    assert.equal(CORS_ALLOW_HEADERS, 'Authorization, Content-Type, Idempotency-Key, Last-Event-ID, Traceparent, X-User-Id, X-CSRF-Token');
+    assert.equal(
+      CORS_ALLOW_HEADERS,
+      'Authorization, Content-Type, Idempotency-Key, Last-Event-ID, Traceparent, X-User-Id, X-CSRF-Token',
+    );
     assert.equal(ok.headers.get('access-control-max-age'), '600');
     assert.equal(ok.headers.get('access-control-allow-credentials'), null);
-    assert.equal((await server.call('/v1/runs/run_1/events', { method: 'OPTIONS', headers: { Origin: 'http://localhost:5173' } })).status, 204);
-    const refused = await server.call('/v1/runs', { method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' } });
+    assert.equal(
+      (await server.call('/v1/runs/run_1/events', { method: 'OPTIONS', headers: { Origin: 'http://localhost:5173' } }))
+        .status,
+      204,
+    );
+    const refused = await server.call('/v1/runs', {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' },
+    });
     assert.equal(refused.status, 403);
     assert.equal(refused.headers.get('access-control-allow-origin'), null);
-    assert.match(((await refused.json()) as ErrorBody).error.message, /"https:\/\/evil\.example" is not in server\.cors\.origins/);
+    assert.match(
+      ((await refused.json()) as ErrorBody).error.message,
+      /"https:\/\/evil\.example" is not in server\.cors\.origins/,
+    );
   });
 
   it('checks configured origins and compares Origin with Host', () => {
@@ -109,7 +161,12 @@ describe('the no-keys mode refuses other sites', () => {
   it('refuses a Host that is not a loopback name (DNS rebinding) with 403 naming the fix', async () => {
     const port = new URL(server.url).port;
     for (const method of ['GET', 'POST']) {
-      const response = await raw(server.url, { method, path: '/v1/runs', headers: { Host: `evil.example:${port}`, 'Content-Type': 'application/json' }, ...(method === 'POST' ? { body: '{"input":"x"}' } : {}) });
+      const response = await raw(server.url, {
+        method,
+        path: '/v1/runs',
+        headers: { Host: `evil.example:${port}`, 'Content-Type': 'application/json' },
+        ...(method === 'POST' ? { body: '{"input":"x"}' } : {}),
+      });
       assert.equal(response.status, 403, method);
       const error = (JSON.parse(response.body) as ErrorBody).error;
       assert.equal(error.code, 'forbidden');
@@ -121,7 +178,10 @@ describe('the no-keys mode refuses other sites', () => {
   });
 
   it('refuses a cross-site POST, accepts one from its own origin', async () => {
-    const foreign = await server.call('/v1/runs', { body: { input: 'x' }, headers: { Origin: 'https://evil.example' } });
+    const foreign = await server.call('/v1/runs', {
+      body: { input: 'x' },
+      headers: { Origin: 'https://evil.example' },
+    });
     assert.equal(foreign.status, 403);
     const own = await server.call('/v1/runs', { body: { input: 'x' }, headers: { Origin: server.url } });
     assert.equal(own.status, 201);

@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ToolgateError } from '../core/errors.ts';
 
 export const CORS_ALLOW_METHODS = 'GET, POST, DELETE, OPTIONS';
-export const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, Idempotency-Key, Last-Event-ID, Traceparent, X-User-Id, X-CSRF-Token';
+export const CORS_ALLOW_HEADERS =
+  'Authorization, Content-Type, Idempotency-Key, Last-Event-ID, Traceparent, X-User-Id, X-CSRF-Token';
 export const CORS_EXPOSE_HEADERS = 'X-Request-Id, Location, Retry-After';
 /** How long a browser may reuse a preflight answer. */
 export const CORS_MAX_AGE_SECONDS = 600;
@@ -21,7 +22,11 @@ export function corsOriginSet(origins: readonly string[] | undefined): ReadonlyS
       canonical = undefined;
     }
     if (canonical !== origin || !/^https?:/.test(origin)) {
-      throw new ToolgateError('usage', `CORS origin "${origin}" is not an origin such as https://app.example.com (scheme, host and optional port; "*" is not allowed)`);
+      throw new ToolgateError(
+        'usage',
+        `CORS origin "${origin}" is not an origin such as https://app.example.com ` +
+          `(scheme, host and optional port; "*" is not allowed)`,
+      );
     }
   }
   return new Set(origins);
@@ -34,7 +39,11 @@ export function corsOriginSet(origins: readonly string[] | undefined): ReadonlyS
  * Origin) and returns true then; a preflight from an origin that is neither
  * listed nor this server's own is refused with 403.
  */
-export function applyCors(req: IncomingMessage, res: ServerResponse, options: { origins: ReadonlySet<string>; sameOrigin: boolean }): boolean {
+export function applyCors(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: { origins: ReadonlySet<string>; sameOrigin: boolean },
+): boolean {
   const origin = req.headers.origin;
   if (origin === undefined) return false;
   const listed = options.origins.has(origin);
@@ -45,7 +54,11 @@ export function applyCors(req: IncomingMessage, res: ServerResponse, options: { 
   }
   if (req.method !== 'OPTIONS') return false;
   if (!listed && !options.sameOrigin) {
-    throw new ToolgateError('forbidden', `origin ${JSON.stringify(origin)} is not in server.cors.origins; add it there to let a browser app on that origin call this API`);
+    throw new ToolgateError(
+      'forbidden',
+      `origin ${JSON.stringify(origin)} is not in server.cors.origins; ` +
+        `add it there to let a browser app on that origin call this API`,
+    );
   }
   res.writeHead(204, {
     'Access-Control-Allow-Methods': CORS_ALLOW_METHODS,

@@ -68,9 +68,22 @@ describe('HTTP server', () => {
     const notReady = await server.call('/readyz');
     assert.equal(notReady.status, 503);
     assert.deepEqual(await notReady.json(), { status: 'not_ready', reason: 'store unreachable' });
-    const servers = [{ name: 'crm', state: 'down' as const, tools: 0, error: 'Cannot find module', since: '2026-01-01T00:00:00.000Z', failures: 1 }];
+    const servers = [
+      {
+        name: 'crm',
+        state: 'down' as const,
+        tools: 0,
+        error: 'Cannot find module',
+        since: '2026-01-01T00:00:00.000Z',
+        failures: 1,
+      },
+    ];
     server.service.readiness = { ready: true, servers };
-    assert.deepEqual(await (await server.call('/readyz')).json(), { status: 'ready', servers }, 'each tool server is reported');
+    assert.deepEqual(
+      await (await server.call('/readyz')).json(),
+      { status: 'ready', servers },
+      'each tool server is reported',
+    );
     server.service.readiness = { ready: true };
   });
 
@@ -78,7 +91,10 @@ describe('HTTP server', () => {
     const doc = (await (await server.call('/openapi.json')).json()) as {
       openapi: string;
       paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
-      components: { securitySchemes: Record<string, { type: string; scheme: string }>; schemas: Record<string, unknown> };
+      components: {
+        securitySchemes: Record<string, { type: string; scheme: string }>;
+        schemas: Record<string, unknown>;
+      };
     };
     assert.equal(doc.openapi, '3.1.0');
     for (const route of ROUTES) {
@@ -86,9 +102,15 @@ describe('HTTP server', () => {
       assert.ok(operation, `${route.method} ${route.path} is missing from /openapi.json`);
       assert.ok(Object.keys(operation.responses).length > 0, `${route.method} ${route.path} has no responses`);
     }
-    const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    );
     assert.deepEqual(documented.sort(), ROUTES.map((r) => `${r.method} ${r.path}`).sort());
-    assert.deepEqual(doc.components.securitySchemes['bearer'], { type: 'http', scheme: 'bearer', description: 'An API key configured for a tenant.' });
+    assert.deepEqual(doc.components.securitySchemes['bearer'], {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'An API key configured for a tenant.',
+    });
     assert.ok(doc.components.schemas['Error'] && doc.components.schemas['Run'] && doc.components.schemas['RunEvent']);
   });
 });
@@ -96,10 +118,14 @@ describe('HTTP server', () => {
 describe('startHttpServer', () => {
   it('refuses to listen beyond loopback without API keys', async () => {
     const store = new MemoryRunStore();
-    await assert.rejects(startHttpServer({ service: new TestRunService(store), store, apiKeys: [], host: '0.0.0.0', port: 0 }), {
-      code: 'usage',
-      message: 'no API keys configured: refusing to listen on 0.0.0.0; configure tenants.<id>.apiKeys or bind to 127.0.0.1',
-    });
+    await assert.rejects(
+      startHttpServer({ service: new TestRunService(store), store, apiKeys: [], host: '0.0.0.0', port: 0 }),
+      {
+        code: 'usage',
+        message:
+          'no API keys configured: refusing to listen on 0.0.0.0; configure tenants.<id>.apiKeys or bind to 127.0.0.1',
+      },
+    );
   });
 
   it('knows loopback hosts', () => {

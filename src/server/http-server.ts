@@ -45,7 +45,9 @@ export interface RunningHttpServer {
   server: Server;
   /** Open SSE streams and overflows so far (for metrics). */
   sseStats(): SseStats;
-  /** Stops accepting, ends SSE streams (clients resume with Last-Event-ID), waits up to graceMs for requests in flight. */
+  /**
+   * Stops accepting, ends SSE streams (clients resume with Last-Event-ID), waits up to graceMs for requests in flight.
+   */
   close(options?: { graceMs?: number }): Promise<void>;
 }
 
@@ -94,7 +96,12 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
     metrics: options.metrics,
     metricsElsewhere: options.metricsElsewhere,
     closing: false,
-    auth: new RequestAuth({ apiKeys: options.apiKeys, sessionSecret: options.sessionSecret, sessionTtlSeconds: options.sessionTtlSeconds, throttle: authThrottle(options, log) }),
+    auth: new RequestAuth({
+      apiKeys: options.apiKeys,
+      sessionSecret: options.sessionSecret,
+      sessionTtlSeconds: options.sessionTtlSeconds,
+      throttle: authThrottle(options, log),
+    }),
   };
   const corsOrigins = corsOriginSet(options.corsOrigins);
   const { consoleDir } = options;
@@ -116,11 +123,22 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
       // A created run is named by its Location; the query string and headers are never logged (they may carry secrets).
       runId ??= createdRun();
       const ended = res.writableFinished ? {} : { aborted: true };
-      log({ level: 'info', msg: 'request', requestId, ...(runId === undefined ? {} : { runId }), method, path, status: res.statusCode, latencyMs, ...ended });
+      log({
+        level: 'info',
+        msg: 'request',
+        requestId,
+        ...(runId === undefined ? {} : { runId }),
+        method,
+        path,
+        status: res.statusCode,
+        latencyMs,
+        ...ended,
+      });
     });
     try {
       if (!target.startsWith('/')) throw new ToolgateError('not_found', `no route for ${method} ${target}`);
-      // Browser rules before anything else: a refused Host or Origin reaches no handler; a CORS preflight is answered here.
+      // Browser rules before anything else: a refused Host or Origin reaches no handler; a CORS preflight is answered
+      // here.
       const { sameOrigin } = guardOrigin(req, { keysRequired: state.auth.keysRequired, origins: corsOrigins });
       if (applyCors(req, res, { origins: corsOrigins, sameOrigin })) return;
       // The raw path: URL parsing would resolve "/console/../x" before the console could refuse it.
@@ -129,7 +147,8 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
         return;
       }
       if (options.mcp !== undefined && path === '/mcp') {
-        if (state.closing) throw new ToolgateError('shutting_down', 'the server is shutting down; reconnect in a moment');
+        if (state.closing)
+          throw new ToolgateError('shutting_down', 'the server is shutting down; reconnect in a moment');
         // The gateway's MCP endpoint: the same keys (and tenants) as the runs API.
         const { caller, keyId } = await state.auth.authenticateKeyed(req);
         await options.mcp(req, res, { ...caller, ...(keyId === undefined ? {} : { keyId }) });
@@ -139,29 +158,55 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
       const match = matchRoute(ROUTES, method, url.pathname);
       if (match.kind === 'found' && match.params['id'] !== undefined) runId = match.params['id'];
       if (match.kind === 'not_found') {
-        throw new ToolgateError('not_found', `no route for ${method} ${url.pathname} (the API is described at /openapi.json)`);
+        throw new ToolgateError(
+          'not_found',
+          `no route for ${method} ${url.pathname} (the API is described at /openapi.json)`,
+        );
       }
       if (match.kind === 'method_not_allowed') {
         const allow = match.allow.join(', ');
-        throw new HttpError({ status: 405, code: 'usage', message: `${method} is not allowed on ${url.pathname}; use ${allow}`, headers: { Allow: allow } });
+        throw new HttpError({
+          status: 405,
+          code: 'usage',
+          message: `${method} is not allowed on ${url.pathname}; use ${allow}`,
+          headers: { Allow: allow },
+        });
       }
       if (state.closing) {
         res.setHeader('Connection', 'close');
         if (!ANSWERED_WHILE_CLOSING.has(match.route.path)) {
-          throw new ToolgateError('shutting_down', 'the server is shutting down; retry on another instance or in a moment');
+          throw new ToolgateError(
+            'shutting_down',
+            'the server is shutting down; retry on another instance or in a moment',
+          );
         }
       }
       const caller = match.route.auth ? await state.auth.authenticate(req) : {};
       await match.route.handler({ req, res, url, params: match.params, caller, state });
     } catch (error) {
       if (res.headersSent) {
-        log({ level: 'error', msg: 'request failed after the response started', requestId, method, path, error: String(error) });
+        log({
+          level: 'error',
+          msg: 'request failed after the response started',
+          requestId,
+          method,
+          path,
+          error: String(error),
+        });
         res.destroy();
         return;
       }
       const response = sendError(res, error);
       if (response.status >= 500) {
-        log({ level: 'error', msg: 'request failed', requestId, method, path, status: response.status, error: describeError(error, { stack: true }) });
+        log({
+          level: 'error',
+          msg: 'request failed',
+          requestId,
+          method,
+          path,
+          status: response.status,
+          error: describeError(error, { stack: true }),
+        });
       }
     }
   };
@@ -172,7 +217,10 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
   return { handle, state };
 }
 
-/** The backoff on failed authentications, when keys are configured and it is not turned off; its events go to the log and onAuthEvent. */
+/**
+ * The backoff on failed authentications, when keys are configured and it is not turned off; its events go to the log
+ * and onAuthEvent.
+ */
 function authThrottle(options: HttpServerOptions, log: (entry: LogEntry) => void): AuthThrottle | undefined {
   const settings = options.authBackoff;
   const limits = settings === false ? undefined : (settings?.limits ?? options.store.limits);
@@ -180,10 +228,21 @@ function authThrottle(options: HttpServerOptions, log: (entry: LogEntry) => void
   return new AuthThrottle({
     ...settings,
     limits,
-    trustedProxies: options.trustedProxies === undefined || options.trustedProxies.length === 0 ? undefined : trustedProxyList(options.trustedProxies),
+    trustedProxies:
+      options.trustedProxies === undefined || options.trustedProxies.length === 0
+        ? undefined
+        : trustedProxyList(options.trustedProxies),
     onEvent: (event) => {
       // A refusal is in the request's own log line (429); a failure says more than a 401 does.
-      if (event.type === 'failure') log({ level: 'warn', msg: 'failed authentication', via: event.via, address: event.address, keyPrefix: event.keyPrefix, failures: event.failures });
+      if (event.type === 'failure')
+        log({
+          level: 'warn',
+          msg: 'failed authentication',
+          via: event.via,
+          address: event.address,
+          keyPrefix: event.keyPrefix,
+          failures: event.failures,
+        });
       options.onAuthEvent?.(event);
     },
     onError: (message) => log({ level: 'error', msg: message }),
@@ -218,7 +277,12 @@ function trackIdleSockets(server: Server, state: ServerState): { endIdle(): void
   };
 }
 
-async function shutdown(options: { server: Server; state: ServerState; idle: { endIdle(): void }; graceMs: number }): Promise<void> {
+async function shutdown(options: {
+  server: Server;
+  state: ServerState;
+  idle: { endIdle(): void };
+  graceMs: number;
+}): Promise<void> {
   const { server, state } = options;
   state.closing = true;
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));

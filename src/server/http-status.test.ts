@@ -15,17 +15,43 @@ describe('HTTP status table', () => {
   it('maps the runs API codes to their documented statuses', () => {
     assert.deepEqual(
       Object.fromEntries(
-        (['usage', 'config_invalid', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'idempotency_mismatch', 'overloaded', 'shutting_down', 'internal'] as const).map((code) => [
-          code,
-          httpStatusFor(code),
-        ]),
+        (
+          [
+            'usage',
+            'config_invalid',
+            'unauthorized',
+            'forbidden',
+            'not_found',
+            'conflict',
+            'idempotency_mismatch',
+            'overloaded',
+            'shutting_down',
+            'internal',
+          ] as const
+        ).map((code) => [code, httpStatusFor(code)]),
       ),
-      { usage: 400, config_invalid: 400, unauthorized: 401, forbidden: 403, not_found: 404, conflict: 409, idempotency_mismatch: 422, overloaded: 429, shutting_down: 503, internal: 500 },
+      {
+        usage: 400,
+        config_invalid: 400,
+        unauthorized: 401,
+        forbidden: 403,
+        not_found: 404,
+        conflict: 409,
+        idempotency_mismatch: 422,
+        overloaded: 429,
+        shutting_down: 503,
+        internal: 500,
+      },
     );
   });
 
   it('treats model failures as gateway errors, except those the client can act on', () => {
-    const expected: Record<string, number> = { model_timeout: 504, model_auth: 401, model_rate_limited: 429, model_not_allowed: 400 };
+    const expected: Record<string, number> = {
+      model_timeout: 504,
+      model_auth: 401,
+      model_rate_limited: 429,
+      model_not_allowed: 400,
+    };
     for (const code of ERROR_CODES.filter((c) => c.startsWith('model_'))) {
       assert.equal(httpStatusFor(code), expected[code] ?? 502, code);
     }

@@ -18,7 +18,8 @@ export const HTTP_STATUS_BY_CODE = {
   overloaded: 429,
   internal: 500,
   shutting_down: 503,
-  // The database is gone for the moment (connection lost, refused, locked, disk full): the same request succeeds once it is back.
+  // The database is gone for the moment (connection lost, refused, locked, disk full): the same request succeeds once
+  // it is back.
   store_unavailable: 503,
   model_not_allowed: 400,
   // The model API is an upstream: its failures are gateway errors, except where

@@ -11,7 +11,8 @@ export async function listen(server: Server, options: { host: string; port: numb
   });
   const address = server.address();
   // A TCP listener has an AddressInfo: a string would be a pipe's path, null a server that is not listening.
-  if (address === null || typeof address === 'string') throw new Error(`listening on ${options.host}:${options.port} gave no TCP address`);
+  if (address === null || typeof address === 'string')
+    throw new Error(`listening on ${options.host}:${options.port} gave no TCP address`);
   const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return `http://${hostPart}:${address.port}`;
 }

@@ -55,7 +55,10 @@ export const schemas: Record<string, Schema> = {
       error: ref('ErrorInfo'),
       usage: ref('Usage'),
       steps: { type: 'integer' },
-      lastEventId: { type: 'integer', description: 'Id of the last event appended; resume the event stream from here.' },
+      lastEventId: {
+        type: 'integer',
+        description: 'Id of the last event appended; resume the event stream from here.',
+      },
       metadata: jsonObject,
       context: jsonObject,
       dryRun: { type: 'boolean' },
@@ -65,7 +68,8 @@ export const schemas: Record<string, Schema> = {
   },
   RunSettings: {
     type: 'object',
-    description: 'How the run is driven: fixed when it is created, stored with it, used by whichever process drives it.',
+    description:
+      'How the run is driven: fixed when it is created, stored with it, used by whichever process drives it.',
     properties: {
       maxSteps: { type: 'integer', minimum: 1 },
       strategy: { type: 'string', enum: [...STRATEGY_NAMES] },
@@ -96,8 +100,16 @@ export const schemas: Record<string, Schema> = {
       input: { type: 'string', minLength: 1 },
       threadId: { type: 'string', minLength: 1, maxLength: 255 },
       model: { type: 'string', description: '"provider:model"; default: the configured model.' },
-      strategy: { type: 'string', description: `One of: ${STRATEGY_NAMES.join(', ')} (default: the configured strategy, then react); another name is refused with 400.` },
-      todo: { type: 'boolean', description: 'Offer the built-in todo tools (todo_write, todo_read); default: config todo.enabled.' },
+      strategy: {
+        type: 'string',
+        description:
+          `One of: ${STRATEGY_NAMES.join(', ')} (default: the configured ` +
+          `strategy, then react); another name is refused with 400.`,
+      },
+      todo: {
+        type: 'boolean',
+        description: 'Offer the built-in todo tools (todo_write, todo_read); default: config todo.enabled.',
+      },
       dryRun: { type: 'boolean' },
       context: { ...jsonObject, description: 'Values for injected arguments; never shown to the model.' },
       metadata: jsonObject,
@@ -116,7 +128,9 @@ export const schemas: Record<string, Schema> = {
           decision: {
             type: 'string',
             enum: ['approve', 'reject', 'edit', 'mark_done'],
-            description: '"mark_done" only for a call whose outcome is unknown: it did happen; it is recorded, not executed again.',
+            description:
+              '"mark_done" only for a call whose outcome is unknown: ' +
+              'it did happen; it is recorded, not executed again.',
           },
           arguments: { ...jsonObject, description: 'Required when decision is "edit".' },
           reason: { type: 'string' },
@@ -146,7 +160,18 @@ export const schemas: Record<string, Schema> = {
   },
   Tool: {
     type: 'object',
-    required: ['name', 'description', 'inputSchema', 'annotations', 'origin', 'effect', 'approval', 'injected', 'untrusted', 'available'],
+    required: [
+      'name',
+      'description',
+      'inputSchema',
+      'annotations',
+      'origin',
+      'effect',
+      'approval',
+      'injected',
+      'untrusted',
+      'available',
+    ],
     properties: {
       name: { type: 'string' },
       description: { type: 'string' },
@@ -155,13 +180,32 @@ export const schemas: Record<string, Schema> = {
       origin: {
         type: 'object',
         required: ['kind', 'server', 'tool'],
-        properties: { kind: { type: 'string', enum: ['mcp', 'local', 'builtin'] }, server: { type: 'string' }, tool: { type: 'string' } },
+        properties: {
+          kind: { type: 'string', enum: ['mcp', 'local', 'builtin'] },
+          server: { type: 'string' },
+          tool: { type: 'string' },
+        },
       },
       effect: { type: 'string', enum: ['read', 'write'] },
-      approval: { type: 'string', enum: ['required', 'auto', 'never'], description: 'The resolved approval mode: whether a call waits for a person.' },
-      injected: { type: 'array', items: { type: 'string' }, description: 'Argument names the server fills in (`inject` in the tool rules); the model never sees them.' },
-      untrusted: { type: 'boolean', description: 'Its output is treated as untrusted (config `untrusted`, or an explicit openWorldHint).' },
-      available: { type: 'boolean', description: 'false while its server is down (the last known listing); runs do not get it until the server is back.' },
+      approval: {
+        type: 'string',
+        enum: ['required', 'auto', 'never'],
+        description: 'The resolved approval mode: whether a call waits for a person.',
+      },
+      injected: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'Argument names the server fills in (`inject` in the tool rules); the model never sees them.',
+      },
+      untrusted: {
+        type: 'boolean',
+        description: 'Its output is treated as untrusted (config `untrusted`, or an explicit openWorldHint).',
+      },
+      available: {
+        type: 'boolean',
+        description:
+          'false while its server is down (the last known listing); runs do not get it until the server is back.',
+      },
     },
   },
 };

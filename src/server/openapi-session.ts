@@ -4,7 +4,10 @@ import { BROWSER_ERRORS, AUTH_ERRORS, error, json, type Schema } from './openapi
 const sessionFields = {
   tenantId: { type: 'string' },
   userId: { type: 'string' },
-  csrfToken: { type: 'string', description: 'Send it as X-CSRF-Token on every cookie-authenticated request other than GET/HEAD.' },
+  csrfToken: {
+    type: 'string',
+    description: 'Send it as X-CSRF-Token on every cookie-authenticated request other than GET/HEAD.',
+  },
   expiresAt: { type: 'string', format: 'date-time' },
 };
 
@@ -13,19 +16,42 @@ export const sessionPaths: Record<string, Record<string, Schema>> = {
   '/v1/session': {
     post: {
       summary: 'Sign in: trade an API key for a session cookie',
-      description: `Sets \`${SESSION_COOKIE}\` (HttpOnly, SameSite=Strict, Path=/, Max-Age; Secure over TLS or X-Forwarded-Proto: https). With no API keys configured: \`{anonymous: true, csrfToken}\`, no cookie.`,
+      description:
+        `Sets \`${SESSION_COOKIE}\` (HttpOnly, SameSite=Strict, Path=/, Max-Age; Secure over ` +
+        `TLS or X-Forwarded-Proto: https). With no API keys configured: \`{anonymous: true, csrfToken}\`, no cookie.`,
       security: [],
       requestBody: {
         required: true,
-        content: { 'application/json': { schema: { type: 'object', additionalProperties: false, required: ['apiKey'], properties: { apiKey: { type: 'string', minLength: 1 } } } } },
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['apiKey'],
+              properties: { apiKey: { type: 'string', minLength: 1 } },
+            },
+          },
+        },
       },
       responses: {
         '200': {
           ...json(
-            { type: 'object', required: ['csrfToken'], properties: { ...sessionFields, anonymous: { type: 'boolean', description: 'true: the server has no API keys; no cookie is needed.' } } },
+            {
+              type: 'object',
+              required: ['csrfToken'],
+              properties: {
+                ...sessionFields,
+                anonymous: { type: 'boolean', description: 'true: the server has no API keys; no cookie is needed.' },
+              },
+            },
             'Signed in.',
           ),
-          headers: { 'Set-Cookie': { schema: { type: 'string' }, description: `${SESSION_COOKIE}=<token>; HttpOnly; SameSite=Strict; Path=/; Max-Age=<seconds>` } },
+          headers: {
+            'Set-Cookie': {
+              schema: { type: 'string' },
+              description: `${SESSION_COOKIE}=<token>; HttpOnly; SameSite=Strict; Path=/; Max-Age=<seconds>`,
+            },
+          },
         },
         '400': error('No apiKey in the body.'),
         '401': error('The key is not configured.'),
@@ -42,7 +68,10 @@ export const sessionPaths: Record<string, Record<string, Schema>> = {
             required: ['authenticated', 'keysRequired'],
             properties: {
               authenticated: { type: 'boolean' },
-              keysRequired: { type: 'boolean', description: 'false: the server has no API keys and everyone is the anonymous caller.' },
+              keysRequired: {
+                type: 'boolean',
+                description: 'false: the server has no API keys and everyone is the anonymous caller.',
+              },
               ...sessionFields,
             },
           },
@@ -53,7 +82,12 @@ export const sessionPaths: Record<string, Record<string, Schema>> = {
     delete: {
       summary: 'Sign out: remove the session cookie',
       security: [],
-      responses: { '204': { description: 'The cookie is cleared (Max-Age=0). Tokens are stateless: a copy stays valid until it expires.' }, ...BROWSER_ERRORS },
+      responses: {
+        '204': {
+          description: 'The cookie is cleared (Max-Age=0). Tokens are stateless: a copy stays valid until it expires.',
+        },
+        ...BROWSER_ERRORS,
+      },
     },
   },
   '/v1/models': {
@@ -66,7 +100,13 @@ export const sessionPaths: Record<string, Record<string, Schema>> = {
             required: ['models'],
             properties: {
               default: { type: 'string', description: 'What a run without `model` gets.' },
-              models: { type: 'array', items: { type: 'string' }, description: 'Model ids or patterns (`*` matches any characters), as in `models:` narrowed by `tenants.<id>.models`.' },
+              models: {
+                type: 'array',
+                items: { type: 'string' },
+                description:
+                  'Model ids or patterns (`*` matches any characters), ' +
+                  'as in `models:` narrowed by `tenants.<id>.models`.',
+              },
             },
           },
           'The allowed models.',

@@ -6,7 +6,13 @@ import { sessionPaths } from './openapi-session.ts';
 import { SUMMARY_FIELDS, SUMMARY_TEXT_LIMIT } from './run-summary.ts';
 import { CSRF_HEADER, SESSION_COOKIE } from './session.ts';
 
-const runIdParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'The run id (run_…).' };
+const runIdParam = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  schema: { type: 'string' },
+  description: 'The run id (run_…).',
+};
 
 const SSE_DESCRIPTION =
   'Server-sent events: `id: <event id>`, `event: <type>`, `data: <RunEvent JSON>`. History first, then live; ' +
@@ -20,13 +26,25 @@ const paths: Record<string, Record<string, Schema>> = {
     post: {
       summary: 'Start a run',
       parameters: [
-        { name: 'Idempotency-Key', in: 'header', schema: { type: 'string', minLength: 1, maxLength: 255 }, description: 'Retries with the same key and body return the same run.' },
-        { name: 'stream', in: 'query', schema: { type: 'boolean' }, description: 'Answer with the run’s event stream instead of the run.' },
+        {
+          name: 'Idempotency-Key',
+          in: 'header',
+          schema: { type: 'string', minLength: 1, maxLength: 255 },
+          description: 'Retries with the same key and body return the same run.',
+        },
+        {
+          name: 'stream',
+          in: 'query',
+          schema: { type: 'boolean' },
+          description: 'Answer with the run’s event stream instead of the run.',
+        },
         {
           name: 'wait',
           in: 'query',
           schema: { type: 'string', enum: ['first-turn'] },
-          description: 'Hold the answer until the first model turn succeeded; a failing first turn is answered with its HTTP status (401, 429, 502, 504).',
+          description:
+            'Hold the answer until the first model turn succeeded; a failing ' +
+            'first turn is answered with its HTTP status (401, 429, 502, 504).',
         },
       ],
       requestBody: { required: true, content: { 'application/json': { schema: ref('StartRunRequest') } } },
@@ -43,8 +61,16 @@ const paths: Record<string, Record<string, Schema>> = {
         '415': error('Body is not JSON.'),
         '422': error('The Idempotency-Key was used with another body.'),
         '429': {
-          ...error('`overloaded`: this server has server.queueLimit runs waiting for a slot (no run was created; retry after Retry-After seconds), or (?wait=first-turn) the model endpoint rate-limited the first turn.'),
-          headers: { 'Retry-After': { schema: { type: 'integer', minimum: 0 }, description: 'Seconds to wait before retrying (overloaded).' } },
+          ...error(
+            '`overloaded`: this server has server.queueLimit runs waiting for a slot (no run was created; ' +
+              'retry after Retry-After seconds), or (?wait=first-turn) the model endpoint rate-limited the first turn.',
+          ),
+          headers: {
+            'Retry-After': {
+              schema: { type: 'integer', minimum: 0 },
+              description: 'Seconds to wait before retrying (overloaded).',
+            },
+          },
         },
         '502': error('?wait=first-turn: the model endpoint failed the first turn.'),
         '503': error('Shutting down, or no tool server reachable (tool_unavailable).'),
@@ -56,12 +82,21 @@ const paths: Record<string, Record<string, Schema>> = {
       parameters: [
         { name: 'status', in: 'query', schema: { type: 'string', enum: [...RUN_STATUSES] } },
         { name: 'threadId', in: 'query', schema: { type: 'string' } },
-        { name: 'strategy', in: 'query', schema: { type: 'string', enum: [...RUN_STRATEGY_LABELS] }, description: 'Runs driven with this strategy, or `gateway` for gateway sessions (runs stored before settings were kept match none).' },
+        {
+          name: 'strategy',
+          in: 'query',
+          schema: { type: 'string', enum: [...RUN_STRATEGY_LABELS] },
+          description:
+            'Runs driven with this strategy, or `gateway` for gateway ' +
+            'sessions (runs stored before settings were kept match none).',
+        },
         {
           name: 'q',
           in: 'query',
           schema: { type: 'string', maxLength: MAX_RUN_SEARCH_LENGTH },
-          description: 'Runs whose input or id contains this text (case-insensitive). With strategy or q a page may hold fewer than limit runs and still have a nextCursor.',
+          description:
+            'Runs whose input or id contains this text (case-insensitive). With strategy ' +
+            'or q a page may hold fewer than limit runs and still have a nextCursor.',
         },
         { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 200 } },
         { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'nextCursor of the previous page.' },
@@ -69,7 +104,8 @@ const paths: Record<string, Record<string, Schema>> = {
           name: 'fields',
           in: 'query',
           schema: { type: 'string' },
-          description: `Comma-separated fields of each summary: ${SUMMARY_FIELDS.join(', ')} (default: all but metadata).`,
+          description:
+            `Comma-separated fields of each summary: ` + `${SUMMARY_FIELDS.join(', ')} (default: all but metadata).`,
         },
       ],
       responses: {
@@ -82,9 +118,18 @@ const paths: Record<string, Record<string, Schema>> = {
                 type: 'array',
                 items: {
                   type: 'object',
-                  description: `A run summary: input, output and an error message cut to ${SUMMARY_TEXT_LIMIT} characters (named in truncated), pendingApproval without arguments, no context, strategy from the run's settings. GET /v1/runs/{id} has the whole run.`,
+                  description:
+                    `A run summary: input, output and an error message cut to ${SUMMARY_TEXT_LIMIT} ` +
+                    (`characters (named in truncated), pendingApproval without arguments, no ` +
+                      `context, strategy from the run's settings. GET /v1/runs/{id} has the whole run.`),
                   properties: {
-                    strategy: { type: 'string', enum: [...RUN_STRATEGY_LABELS], description: 'settings.strategy, or `gateway` for a gateway session; absent on runs stored before settings were kept.' },
+                    strategy: {
+                      type: 'string',
+                      enum: [...RUN_STRATEGY_LABELS],
+                      description:
+                        'settings.strategy, or `gateway` for a gateway session; ' +
+                        'absent on runs stored before settings were kept.',
+                    },
                     truncated: { type: 'array', items: { type: 'string' } },
                   },
                 },
@@ -111,17 +156,30 @@ const paths: Record<string, Record<string, Schema>> = {
       summary: 'Follow a run’s events',
       parameters: [
         runIdParam,
-        { name: 'Last-Event-ID', in: 'header', schema: { type: 'integer', minimum: 0 }, description: 'Resume after this event (wins over ?after).' },
+        {
+          name: 'Last-Event-ID',
+          in: 'header',
+          schema: { type: 'integer', minimum: 0 },
+          description: 'Resume after this event (wins over ?after).',
+        },
         { name: 'after', in: 'query', schema: { type: 'integer', minimum: 0 } },
         { name: 'format', in: 'query', schema: { type: 'string', enum: ['sse', 'json', 'jsonl'] } },
       ],
       responses: {
         '200': {
           description:
-            'The events after the resume point, then live ones; with ?format=json, the log at once; with ?format=jsonl, the log as a download (`Content-Disposition: attachment; filename="<run id>.jsonl"`), one RunEvent per line.',
+            'The events after the resume point, then live ones; with ?format=json, the log at once; with ' +
+            ('?format=jsonl, the log as a download (`Content-Disposition: ' +
+              'attachment; filename="<run id>.jsonl"`), one RunEvent per line.'),
           content: {
             ...sseContent,
-            'application/json': { schema: { type: 'object', required: ['events'], properties: { events: { type: 'array', items: ref('RunEvent') } } } },
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['events'],
+                properties: { events: { type: 'array', items: ref('RunEvent') } },
+              },
+            },
             'application/x-ndjson': { schema: { type: 'string', description: 'One RunEvent as JSON per line.' } },
           },
         },
@@ -137,7 +195,11 @@ const paths: Record<string, Record<string, Schema>> = {
       parameters: [runIdParam],
       requestBody: { required: true, content: { 'application/json': { schema: ref('RunInput') } } },
       responses: {
-        '202': json(ref('Run'), 'The input was recorded; the run as it stands after it (a decision moves it back to `running`, without `pendingApproval`).'),
+        '202': json(
+          ref('Run'),
+          'The input was recorded; the run as it stands after it (a ' +
+            'decision moves it back to `running`, without `pendingApproval`).',
+        ),
         '400': error('Invalid body.'),
         ...AUTH_ERRORS,
         ...BROWSER_ERRORS,
@@ -151,7 +213,11 @@ const paths: Record<string, Record<string, Schema>> = {
       summary: 'Cancel a run',
       parameters: [runIdParam],
       responses: {
-        '202': json(ref('Run'), 'The cancel request was recorded (`cancel_requested`); the run once its owner ended it (`cancelled`), or as it stands if that takes longer than two leases.'),
+        '202': json(
+          ref('Run'),
+          'The cancel request was recorded (`cancel_requested`); the run once its owner ' +
+            'ended it (`cancelled`), or as it stands if that takes longer than two leases.',
+        ),
         ...AUTH_ERRORS,
         ...BROWSER_ERRORS,
         '404': error('No such run for this tenant.'),
@@ -163,34 +229,77 @@ const paths: Record<string, Record<string, Schema>> = {
     get: {
       summary: 'Tools this tenant may use',
       responses: {
-        '200': json({ type: 'object', required: ['tools', 'servers'], properties: { tools: { type: 'array', items: ref('Tool') }, servers: { type: 'array', items: ref('ToolServer') } } }, 'The tools, and the state of every tool server.'),
+        '200': json(
+          {
+            type: 'object',
+            required: ['tools', 'servers'],
+            properties: {
+              tools: { type: 'array', items: ref('Tool') },
+              servers: { type: 'array', items: ref('ToolServer') },
+            },
+          },
+          'The tools, and the state of every tool server.',
+        ),
         ...AUTH_ERRORS,
       },
     },
   },
   ...sessionPaths,
   '/healthz': {
-    get: { summary: 'Liveness', security: [], responses: { '200': json({ type: 'object', properties: { status: { const: 'ok' } } }, 'The process answers.') } },
-    head: { summary: 'Liveness, without a body', security: [], responses: { '200': { description: 'The process answers.' } } },
+    get: {
+      summary: 'Liveness',
+      security: [],
+      responses: { '200': json({ type: 'object', properties: { status: { const: 'ok' } } }, 'The process answers.') },
+    },
+    head: {
+      summary: 'Liveness, without a body',
+      security: [],
+      responses: { '200': { description: 'The process answers.' } },
+    },
   },
   '/readyz': {
     get: {
       summary: 'Readiness',
       security: [],
       responses: {
-        '200': json({ type: 'object', properties: { status: { const: 'ready' }, servers: { type: 'array', items: ref('ToolServer') } } }, 'Ready to take runs (tool servers that are down are listed with the cause).'),
-        '503': json({ type: 'object', properties: { status: { const: 'not_ready' }, reason: { type: 'string' }, servers: { type: 'array', items: ref('ToolServer') } } }, 'Not ready.'),
+        '200': json(
+          {
+            type: 'object',
+            properties: { status: { const: 'ready' }, servers: { type: 'array', items: ref('ToolServer') } },
+          },
+          'Ready to take runs (tool servers that are down are listed with the cause).',
+        ),
+        '503': json(
+          {
+            type: 'object',
+            properties: {
+              status: { const: 'not_ready' },
+              reason: { type: 'string' },
+              servers: { type: 'array', items: ref('ToolServer') },
+            },
+          },
+          'Not ready.',
+        ),
       },
     },
-    head: { summary: 'Readiness, without a body', security: [], responses: { '200': { description: 'Ready to take runs.' }, '503': { description: 'Not ready.' } } },
+    head: {
+      summary: 'Readiness, without a body',
+      security: [],
+      responses: { '200': { description: 'Ready to take runs.' }, '503': { description: 'Not ready.' } },
+    },
   },
   '/openapi.json': {
     get: { summary: 'This document', security: [], responses: { '200': json({ type: 'object' }, 'OpenAPI 3.1.') } },
   },
   '/metrics': {
     get: {
-      summary: 'Prometheus metrics (toolgate_*), in the text exposition format; behind an API key when the server has keys. 404 when server.metricsPort serves them on a port of their own',
-      responses: { '200': { description: 'text/plain; version=0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } }, '404': { description: 'served elsewhere, or not exported' } },
+      summary:
+        'Prometheus metrics (toolgate_*), in the text exposition format; behind an API key when ' +
+        'the server has keys. 404 when server.metricsPort serves them on a port of their own',
+      responses: {
+        '200': { description: 'text/plain; version=0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } },
+        '404': { description: 'served elsewhere, or not exported' },
+      },
     },
   },
 };
@@ -202,7 +311,9 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     info: {
       title: 'toolgate runs API',
       version: '1',
-      description: 'Start runs, follow them over SSE, resume after a disconnect, answer approvals. Errors are always {"error": {"code", "message"}}.',
+      description:
+        'Start runs, follow them over SSE, resume after a disconnect, ' +
+        'answer approvals. Errors are always {"error": {"code", "message"}}.',
     },
     security: [{ bearer: [] }, { session: [] }],
     paths: structuredClone(paths),
@@ -213,7 +324,10 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           type: 'apiKey',
           in: 'cookie',
           name: SESSION_COOKIE,
-          description: `The session cookie from POST /v1/session (a browser on this origin). Requests other than GET/HEAD also send ${CSRF_HEADER} with the session's csrfToken. A bearer header wins when both are sent.`,
+          description:
+            `The session cookie from POST /v1/session (a browser on this origin). Requests ` +
+            (`other than GET/HEAD also send ${CSRF_HEADER} with the ` +
+              `session's csrfToken. A bearer header wins when both are sent.`),
         },
       },
       schemas: structuredClone(schemas),

@@ -2,7 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import { ToolgateError } from '../core/errors.ts';
 import { isLoopbackHost } from './loopback-host.ts';
 
-/** Methods a foreign page may send without being refused here: they change nothing (CORS keeps their answers from it). */
+/**
+ * Methods a foreign page may send without being refused here: they change nothing (CORS keeps their answers from it).
+ */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
@@ -17,12 +19,17 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  *
  * Returns whether the request comes from this server's own origin.
  */
-export function guardOrigin(req: IncomingMessage, options: { keysRequired: boolean; origins: ReadonlySet<string> }): { sameOrigin: boolean } {
+export function guardOrigin(
+  req: IncomingMessage,
+  options: { keysRequired: boolean; origins: ReadonlySet<string> },
+): { sameOrigin: boolean } {
   const host = req.headers.host;
   if (!options.keysRequired && host !== undefined && !isLoopbackHost(hostnameOf(host))) {
     throw new ToolgateError(
       'forbidden',
-      `requests addressed to ${JSON.stringify(host)} are refused: this server has no API keys, so it answers only requests to a loopback name (guarding against DNS rebinding); use http://127.0.0.1 or http://localhost, or configure API keys (tenants.<id>.apiKeys)`,
+      `requests addressed to ${JSON.stringify(host)} are refused: this server has no API keys, so it ` +
+        (`answers only requests to a loopback name (guarding against DNS rebinding); use ` +
+          `http://127.0.0.1 or http://localhost, or configure API keys (tenants.<id>.apiKeys)`),
     );
   }
   const origin = req.headers.origin;
@@ -31,7 +38,8 @@ export function guardOrigin(req: IncomingMessage, options: { keysRequired: boole
   if (!sameOrigin && !options.origins.has(origin) && !SAFE_METHODS.has(req.method ?? 'GET')) {
     throw new ToolgateError(
       'forbidden',
-      `a ${req.method ?? ''} request from origin ${JSON.stringify(origin)} is refused: it is neither this server's origin nor listed in server.cors.origins`,
+      `a ${req.method ?? ''} request from origin ${JSON.stringify(origin)} is ` +
+        `refused: it is neither this server's origin nor listed in server.cors.origins`,
     );
   }
   return { sameOrigin };

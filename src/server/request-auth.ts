@@ -1,7 +1,16 @@
 import type { IncomingMessage } from 'node:http';
 import { ToolgateError } from '../core/errors.ts';
 import type { Caller } from '../core/ports/run-service.ts';
-import { bearerToken, callerFor, createAuthenticator, createKeyIndex, keyFingerprint, type ApiKeyEntry, type Authenticate, type KeyIndex } from './auth.ts';
+import {
+  bearerToken,
+  callerFor,
+  createAuthenticator,
+  createKeyIndex,
+  keyFingerprint,
+  type ApiKeyEntry,
+  type Authenticate,
+  type KeyIndex,
+} from './auth.ts';
 import type { AuthThrottle } from './auth-throttle.ts';
 import { CSRF_HEADER, readSessionCookie, SessionSigner, type Session } from './session.ts';
 
@@ -47,7 +56,11 @@ export class RequestAuth {
     this.#keys = createKeyIndex(options.apiKeys);
     this.#bearer = createAuthenticator(options.apiKeys);
     this.keysRequired = options.apiKeys.length > 0;
-    this.sessions = new SessionSigner({ secret: options.sessionSecret, ttlSeconds: options.sessionTtlSeconds, ...(options.now === undefined ? {} : { now: options.now }) });
+    this.sessions = new SessionSigner({
+      secret: options.sessionSecret,
+      ttlSeconds: options.sessionTtlSeconds,
+      ...(options.now === undefined ? {} : { now: options.now }),
+    });
   }
 
   /**
@@ -74,12 +87,20 @@ export class RequestAuth {
     if (token === undefined) return { caller: this.#bearer(headers), keyId: undefined };
     const signedIn = this.#verify(token);
     if (signedIn === undefined) {
-      throw new ToolgateError('unauthorized', 'the session has expired or is no longer valid (its key was removed, or the server secret changed): sign in again with POST /v1/session');
+      throw new ToolgateError(
+        'unauthorized',
+        'the session has expired or is no longer valid (its key was removed, ' +
+          'or the server secret changed): sign in again with POST /v1/session',
+      );
     }
-    if (!SAFE_METHODS.has(req.method ?? 'GET') && !this.sessions.csrfMatches(signedIn.session.id, headerValue(headers[CSRF_HEADER.toLowerCase()]))) {
+    if (
+      !SAFE_METHODS.has(req.method ?? 'GET') &&
+      !this.sessions.csrfMatches(signedIn.session.id, headerValue(headers[CSRF_HEADER.toLowerCase()]))
+    ) {
       throw new ToolgateError(
         'forbidden',
-        `a request signed in with the session cookie must send the header ${CSRF_HEADER} with the csrfToken from POST /v1/session (or GET /v1/session), or use "Authorization: Bearer <key>" instead`,
+        `a request signed in with the session cookie must send the header ${CSRF_HEADER} with the ` +
+          `csrfToken from POST /v1/session (or GET /v1/session), or use "Authorization: Bearer <key>" instead`,
       );
     }
     return { caller: callerFor(signedIn.entry, headers), keyId: signedIn.session.fingerprint };
@@ -104,10 +125,15 @@ export class RequestAuth {
     }
     const token = readSessionCookie(headers.cookie);
     const signedIn = token === undefined ? undefined : this.#verify(token);
-    return signedIn === undefined ? undefined : { via: 'session', caller: keyCaller(signedIn.entry), session: signedIn.session };
+    return signedIn === undefined
+      ? undefined
+      : { via: 'session', caller: keyCaller(signedIn.entry), session: signedIn.session };
   }
 
-  /** The entry of an API key presented to sign in (compared, and throttled, like a bearer key); 401 or 429 when it is wrong. */
+  /**
+   * The entry of an API key presented to sign in (compared, and throttled, like a bearer key); 401 or 429 when it is
+   * wrong.
+   */
   async signInEntry(req: IncomingMessage, apiKey: string): Promise<ApiKeyEntry> {
     return this.#checked(req, apiKey, 'sign_in');
   }

@@ -33,10 +33,15 @@ export function toErrorResponse(error: unknown): ErrorResponse {
     const headers: Record<string, string> = error.code === 'unauthorized' ? { 'WWW-Authenticate': 'Bearer' } : {};
     // overloaded, shutting_down: when to come back, in whole seconds (RFC 9110 Retry-After).
     const retryAfter = error.details?.['retryAfterSeconds'];
-    if (typeof retryAfter === 'number' && Number.isFinite(retryAfter) && retryAfter >= 0) headers['Retry-After'] = String(Math.ceil(retryAfter));
+    if (typeof retryAfter === 'number' && Number.isFinite(retryAfter) && retryAfter >= 0)
+      headers['Retry-After'] = String(Math.ceil(retryAfter));
     return { status: httpStatusFor(error.code), body: { error: error.toInfo() }, headers };
   }
-  return { status: 500, body: { error: { code: 'internal', message: 'internal server error (see the server log)' } }, headers: {} };
+  return {
+    status: 500,
+    body: { error: { code: 'internal', message: 'internal server error (see the server log)' } },
+    headers: {},
+  };
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
@@ -44,7 +49,10 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
 }
 
 /** A JSON answer with headers of its own (Location, Retry-After…). */
-export function sendJsonResponse(res: ServerResponse, response: { status: number; body: unknown; headers: Readonly<Record<string, string>> }): void {
+export function sendJsonResponse(
+  res: ServerResponse,
+  response: { status: number; body: unknown; headers: Readonly<Record<string, string>> },
+): void {
   const { status, body, headers } = response;
   const text = JSON.stringify(body);
   res.writeHead(status, {

@@ -82,11 +82,21 @@ export class RunEventStream {
       lastEventId: options.after,
       onOverflow: (lastEventId) => {
         options.onOverflow?.();
-        options.log?.({ level: 'warn', msg: 'SSE subscriber too slow: sent overflow', runId: options.runId, lastEventId });
+        options.log?.({
+          level: 'warn',
+          msg: 'SSE subscriber too slow: sent overflow',
+          runId: options.runId,
+          lastEventId,
+        });
         this.close();
       },
       onIdleTimeout: () => {
-        options.log?.({ level: 'warn', msg: 'SSE client made no progress: connection dropped', runId: options.runId, idleTimeoutMs: options.idleTimeoutMs });
+        options.log?.({
+          level: 'warn',
+          msg: 'SSE client made no progress: connection dropped',
+          runId: options.runId,
+          idleTimeoutMs: options.idleTimeoutMs,
+        });
       },
     });
     this.#done = new Promise((resolve) => (this.#resolveDone = resolve));
@@ -127,7 +137,12 @@ export class RunEventStream {
         if (this.#finished) unwatch();
         else this.#unwatch = unwatch;
       } catch (error) {
-        this.#options.log?.({ level: 'warn', msg: 'SSE stream could not watch the run: following it by polling', runId, error: String(error) });
+        this.#options.log?.({
+          level: 'warn',
+          msg: 'SSE stream could not watch the run: following it by polling',
+          runId,
+          error: String(error),
+        });
       }
     }
     const pollMs = this.#options.pollMs ?? 0;
@@ -188,7 +203,11 @@ export class RunEventStream {
         this.#held = [...held.slice(i), ...this.#held];
         if (afterCatchUp) {
           // The store has not got events the live feed already delivered: end, the client resumes later.
-          this.#options.log?.({ level: 'warn', msg: 'SSE live feed ahead of the store: ending the stream', runId: this.#options.runId });
+          this.#options.log?.({
+            level: 'warn',
+            msg: 'SSE live feed ahead of the store: ending the stream',
+            runId: this.#options.runId,
+          });
           this.close();
         } else {
           void this.#catchUp();
@@ -204,7 +223,13 @@ export class RunEventStream {
     this.#reading = true;
     const { store, runId, historyTimeoutMs } = this.#options;
     const limit = setTimeout(() => {
-      this.#options.log?.({ level: 'info', msg: 'SSE history took longer than the limit: stream ended, the client resumes', runId, historyTimeoutMs, lastEventId: this.#lastSent });
+      this.#options.log?.({
+        level: 'info',
+        msg: 'SSE history took longer than the limit: stream ended, the client resumes',
+        runId,
+        historyTimeoutMs,
+        lastEventId: this.#lastSent,
+      });
       this.close();
     }, historyTimeoutMs).unref();
     let page = firstPage;
@@ -251,7 +276,12 @@ export class RunEventStream {
     try {
       finished = await this.#options.isFinished();
     } catch (error) {
-      this.#options.log?.({ level: 'warn', msg: 'SSE stream could not check the run status', runId: this.#options.runId, error: String(error) });
+      this.#options.log?.({
+        level: 'warn',
+        msg: 'SSE stream could not check the run status',
+        runId: this.#options.runId,
+        error: String(error),
+      });
       return;
     }
     if (!finished || this.#finished) return;

@@ -40,10 +40,17 @@ export type RunSummary = { [K in SummaryField]?: unknown } & { truncated?: strin
 /** `fields=status,input` → the fields, `id` always among them. */
 export function parseFields(value: string | undefined): readonly SummaryField[] {
   if (value === undefined) return DEFAULT_SUMMARY_FIELDS;
-  const names = value.split(',').map((f) => f.trim()).filter((f) => f !== '');
+  const names = value
+    .split(',')
+    .map((f) => f.trim())
+    .filter((f) => f !== '');
   const unknown = names.filter((f) => !isOneOf(SUMMARY_FIELDS, f));
   if (names.length === 0 || unknown.length > 0) {
-    throw new ToolgateError('usage', `fields must be a comma-separated list of ${SUMMARY_FIELDS.join(', ')}${unknown.length > 0 ? `; unknown: ${unknown.slice(0, 5).join(', ')}` : ''}`);
+    throw new ToolgateError(
+      'usage',
+      `fields must be a comma-separated list of ` +
+        `${SUMMARY_FIELDS.join(', ')}${unknown.length > 0 ? `; unknown: ${unknown.slice(0, 5).join(', ')}` : ''}`,
+    );
   }
   return ['id', ...names.filter((f) => isOneOf(SUMMARY_FIELDS, f) && f !== 'id')];
 }
@@ -65,7 +72,8 @@ export function summarizeRun(run: Run, fields: readonly SummaryField[]): RunSumm
     const value = field === 'strategy' ? runStrategy(run) : run[field];
     if (value === undefined) continue;
     if ((field === 'input' || field === 'output') && typeof value === 'string') out[field] = cut(field, value);
-    else if (field === 'error' && run.error !== undefined) out.error = { code: run.error.code, message: cut('error', run.error.message) };
+    else if (field === 'error' && run.error !== undefined)
+      out.error = { code: run.error.code, message: cut('error', run.error.message) };
     else if (field === 'pendingApproval' && run.pendingApproval !== undefined) {
       const { arguments: _args, ...rest } = run.pendingApproval;
       out.pendingApproval = rest;

@@ -77,7 +77,10 @@ export function parseRunInputBody(body: unknown): RunInput {
 
 function parseBody<T>(schema: z.ZodType<T>, body: unknown, example: string): T {
   if (body === undefined) {
-    throw new ToolgateError('usage', `request body is required: send a JSON object such as ${example} with "Content-Type: application/json"`);
+    throw new ToolgateError(
+      'usage',
+      `request body is required: send a JSON object such as ${example} with "Content-Type: application/json"`,
+    );
   }
   const result = schema.safeParse(body);
   if (result.success) return result.data;
@@ -96,7 +99,8 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[], input: unknown
         const where = field === '' ? '' : ` in ${field}`;
         return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}${where}`;
       }
-      if (issue.code === 'invalid_type' && field !== '' && valueAt(input, issue.path) === undefined) return `${field} is required`;
+      if (issue.code === 'invalid_type' && field !== '' && valueAt(input, issue.path) === undefined)
+        return `${field} is required`;
       if (field === '') return issue.code === 'invalid_type' ? 'the body must be a JSON object' : issue.message;
       return `${field}: ${issue.message}`;
     })

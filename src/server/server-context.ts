@@ -8,7 +8,9 @@ import type { RequestAuth } from './request-auth.ts';
 
 export type LogEntry = { level: 'info' | 'warn' | 'error'; msg: string; [key: string]: unknown };
 
-/** Who called /mcp: the caller and the fingerprint of its API key (a gateway session counts against the key's share). */
+/**
+ * Who called /mcp: the caller and the fingerprint of its API key (a gateway session counts against the key's share).
+ */
 export interface McpCaller extends Caller {
   keyId?: string | undefined;
 }
@@ -23,9 +25,15 @@ export interface HttpServerOptions {
   heartbeatMs?: number;
   /** Unsent bytes per SSE connection before it gets `overflow` (default DEFAULT_SSE_BUFFER_LIMIT). */
   sseBufferLimitBytes?: number;
-  /** An SSE connection with bytes waiting that accepts none for this long is dropped (default DEFAULT_SSE_IDLE_TIMEOUT_MS). */
+  /**
+   * An SSE connection with bytes waiting that accepts none for this long is dropped (default
+   * DEFAULT_SSE_IDLE_TIMEOUT_MS).
+   */
   sseIdleTimeoutMs?: number;
-  /** Longest catch-up on a run's history before the stream ends and the client resumes (default DEFAULT_SSE_HISTORY_TIMEOUT_MS). */
+  /**
+   * Longest catch-up on a run's history before the stream ends and the client resumes (default
+   * DEFAULT_SSE_HISTORY_TIMEOUT_MS).
+   */
   sseHistoryTimeoutMs?: number;
   /** Largest request body accepted (default DEFAULT_MAX_BODY_BYTES). */
   maxBodyBytes?: number;
@@ -69,7 +77,9 @@ export interface HttpServerOptions {
    * addresses and CIDR ranges). Absent: the socket's peer is the client.
    */
   trustedProxies?: readonly string[] | undefined;
-  /** Told of each failed authentication and each request the backoff refused (for metrics; the log gets them already). */
+  /**
+   * Told of each failed authentication and each request the backoff refused (for metrics; the log gets them already).
+   */
   onAuthEvent?: ((event: AuthThrottleEvent) => void) | undefined;
   /**
    * A built browser console: `GET /` serves its index.html, `GET /console/<file>`

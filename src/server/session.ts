@@ -42,12 +42,19 @@ export class SessionSigner {
 
   constructor(options: { secret?: string | undefined; ttlSeconds?: number | undefined; now?: () => number } = {}) {
     if (options.secret !== undefined && options.secret.length < MIN_SESSION_SECRET_LENGTH) {
-      throw new ToolgateError('usage', `the session secret must be at least ${MIN_SESSION_SECRET_LENGTH} characters (server.sessionSecret)`);
+      throw new ToolgateError(
+        'usage',
+        `the session secret must be at least ${MIN_SESSION_SECRET_LENGTH} characters (server.sessionSecret)`,
+      );
     }
     this.#secret = options.secret === undefined ? randomBytes(32) : Buffer.from(options.secret, 'utf8');
     this.ttlSeconds = options.ttlSeconds ?? DEFAULT_SESSION_TTL_SECONDS;
     if (!Number.isInteger(this.ttlSeconds) || this.ttlSeconds < 60 || this.ttlSeconds > 2_592_000) {
-      throw new ToolgateError('usage', `the session lifetime must be a whole number of seconds from 60 to 2592000 (server.sessionTtlSeconds), got ${this.ttlSeconds}`);
+      throw new ToolgateError(
+        'usage',
+        `the session lifetime must be a whole number of seconds from 60 ` +
+          `to 2592000 (server.sessionTtlSeconds), got ${this.ttlSeconds}`,
+      );
     }
     this.#now = options.now ?? Date.now;
   }
@@ -97,7 +104,10 @@ export class SessionSigner {
 
 /** `Set-Cookie` for a new session: HttpOnly, SameSite=Strict, Path=/, Secure over TLS. */
 export function sessionCookie(token: string, options: { maxAgeSeconds: number; secure: boolean }): string {
-  return `${SESSION_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${options.maxAgeSeconds}${options.secure ? '; Secure' : ''}`;
+  return (
+    `${SESSION_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/; ` +
+    `Max-Age=${options.maxAgeSeconds}${options.secure ? '; Secure' : ''}`
+  );
 }
 
 /** `Set-Cookie` that removes the session cookie (same attributes, Max-Age=0). */

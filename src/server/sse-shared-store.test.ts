@@ -18,7 +18,13 @@ describe('SSE over a store shared by several processes', () => {
     const path = join(dir, 'runs.db');
     const here = await openSqliteRunStore({ path });
     const elsewhere = await openSqliteRunStore({ path });
-    const http = await startHttpServer({ service: new TestRunService(here), store: here, apiKeys: [], port: 0, ssePollMs: 50 });
+    const http = await startHttpServer({
+      service: new TestRunService(here),
+      store: here,
+      apiKeys: [],
+      port: 0,
+      ssePollMs: 50,
+    });
     try {
       const run = await elsewhere.createRun({ input: 'x', model: 'm' });
       await elsewhere.append(run.id, [draft('user_message', { text: 'one' })]);
@@ -27,7 +33,17 @@ describe('SSE over a store shared by several processes', () => {
         await new Promise((r) => setTimeout(r, 120));
         await elsewhere.append(run.id, [draft('user_message', { text })]);
       }
-      await elsewhere.append(run.id, [draft('run_completed', { output: 'done', usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, steps: 0 })], { status: 'completed' });
+      await elsewhere.append(
+        run.id,
+        [
+          draft('run_completed', {
+            output: 'done',
+            usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+            steps: 0,
+          }),
+        ],
+        { status: 'completed' },
+      );
       const messages = await streamed;
       assert.deepEqual(
         messages.map((m) => m.id),

@@ -23,7 +23,14 @@ async function stop(server: Server): Promise<void> {
 }
 
 function writer(res: ServerResponse, options: Partial<SseWriterOptions> = {}): SseWriter {
-  return new SseWriter({ res, heartbeatMs: 60_000, bufferLimitBytes: 64 * 1024 * 1024, idleTimeoutMs: 30_000, lastEventId: 0, ...options });
+  return new SseWriter({
+    res,
+    heartbeatMs: 60_000,
+    bufferLimitBytes: 64 * 1024 * 1024,
+    idleTimeoutMs: 30_000,
+    lastEventId: 0,
+    ...options,
+  });
 }
 
 async function collect(port: number): Promise<SseMessage[]> {
@@ -49,10 +56,13 @@ describe('SseWriter', () => {
     try {
       const messages = await collect(port);
       assert.ok(congested, 'the first frame did not fill the socket: the test proves nothing');
-      assert.deepEqual(messages.map((m) => [m.id, m.event, m.data.length]), [
-        ['1', 'assistant_message', BIG.length],
-        ['2', 'run_completed', BIG.length],
-      ]);
+      assert.deepEqual(
+        messages.map((m) => [m.id, m.event, m.data.length]),
+        [
+          ['1', 'assistant_message', BIG.length],
+          ['2', 'run_completed', BIG.length],
+        ],
+      );
     } finally {
       await stop(server);
     }
@@ -67,7 +77,8 @@ describe('SseWriter', () => {
       const sse = writer(res, { idleTimeoutMs: 300, onIdleTimeout: () => (idle += 1) });
       sse.open();
       // Far more than loopback socket buffers hold.
-      for (let i = 1; i <= 32; i += 1) sse.send({ id: i, event: 'assistant_delta', data: JSON.stringify(String(i % 10).repeat(512 * 1024)) });
+      for (let i = 1; i <= 32; i += 1)
+        sse.send({ id: i, event: 'assistant_delta', data: JSON.stringify(String(i % 10).repeat(512 * 1024)) });
       sse.end();
       res.once('finish', () => (finished = true));
       res.socket?.once('close', () => (closedAfter = Date.now() - started));
@@ -77,7 +88,8 @@ describe('SseWriter', () => {
       await once(client, 'connect');
       client.pause();
       client.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-      for (let waited = 0; closedAfter === -1 && waited < 5000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+      for (let waited = 0; closedAfter === -1 && waited < 5000; waited += 10)
+        await new Promise((resolve) => setTimeout(resolve, 10));
       assert.notEqual(closedAfter, -1, 'the socket was still open 5 s later');
       assert.ok(closedAfter >= 250, `closed after ${closedAfter} ms`);
       assert.equal(finished, false, 'the response cannot have finished: the client read nothing');
@@ -100,10 +112,13 @@ describe('SseWriter', () => {
     try {
       const messages = await collect(port);
       assert.equal(overflowAt, 1);
-      assert.deepEqual(messages.map((m) => [m.id, m.event]), [
-        ['1', 'assistant_delta'],
-        [undefined, 'overflow'],
-      ]);
+      assert.deepEqual(
+        messages.map((m) => [m.id, m.event]),
+        [
+          ['1', 'assistant_delta'],
+          [undefined, 'overflow'],
+        ],
+      );
       assert.equal((JSON.parse(messages[1]?.data ?? '{}') as { lastEventId: number }).lastEventId, 1);
     } finally {
       await stop(server);

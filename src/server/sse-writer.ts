@@ -111,7 +111,10 @@ export class SseWriter {
   send(frame: SseFrame): boolean {
     if (this.ended) return false;
     const id = frame.id === undefined ? '' : `id: ${frame.id}\n`;
-    const entry: Entry = { text: `${id}event: ${frame.event}\ndata: ${frame.data}\n\n`, ...(frame.id === undefined ? {} : { id: frame.id }) };
+    const entry: Entry = {
+      text: `${id}event: ${frame.event}\ndata: ${frame.data}\n\n`,
+      ...(frame.id === undefined ? {} : { id: frame.id }),
+    };
     if (!this.#congested) {
       this.#writeNow(entry);
       return !this.ended;
@@ -196,7 +199,9 @@ export class SseWriter {
     const lastEventId = this.#lastWrittenId;
     const data = JSON.stringify({
       lastEventId,
-      message: `this client reads events more slowly than they are produced; reconnect with Last-Event-ID: ${lastEventId}`,
+      message:
+        `this client reads events more slowly than they are ` +
+        `produced; reconnect with Last-Event-ID: ${lastEventId}`,
     });
     // Queued frames are dropped: the client resumes from the last one it was handed.
     this.#queue.length = 0;

@@ -13,7 +13,11 @@ const dir = join(root, 'console');
 after(() => rmSync(root, { recursive: true, force: true }));
 
 /** A GET with the path exactly as written: fetch would resolve `..` and `%2e%2e` before sending. */
-function rawGet(url: string, path: string, method = 'GET'): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function rawGet(
+  url: string,
+  path: string,
+  method = 'GET',
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
     const req = request({ host: target.hostname, port: target.port, method, path }, (res) => {
@@ -40,7 +44,10 @@ describe('the browser console’s files', () => {
     writeFileSync(join(dir, '.env'), 'SECRET=1');
     writeFileSync(join(root, 'secret.txt'), 'outside');
     symlinkSync(join(root, 'secret.txt'), join(dir, 'link.txt'));
-    server = await startTestServer(new MemoryRunStore(), { apiKeys: [{ key: 'key-acme-0123456789', tenantId: 'acme' }], consoleDir: dir });
+    server = await startTestServer(new MemoryRunStore(), {
+      apiKeys: [{ key: 'key-acme-0123456789', tenantId: 'acme' }],
+      consoleDir: dir,
+    });
   });
   after(() => server.close());
 
@@ -52,7 +59,8 @@ describe('the browser console’s files', () => {
     assert.equal(response.headers.get('content-security-policy'), CONSOLE_CSP);
     assert.equal(
       CONSOLE_CSP,
-      "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+      "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; " +
+        "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
     );
     assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
     assert.equal(response.headers.get('referrer-policy'), 'no-referrer');
@@ -82,28 +90,31 @@ describe('the browser console’s files', () => {
     assert.equal(await (await fetch(`${server.url}/console/assets/app.js`)).text(), 'console.log(1);');
   });
 
-  it('refuses traversal, encodings, dotfiles, deeper folders, symlinks out and missing files with the JSON 404', async () => {
-    for (const path of [
-      '/console/../package.json',
-      '/console/%2e%2e/package.json',
-      '/console/%2E%2E%2Fpackage.json',
-      '/console/assets/../../secret.txt',
-      '/console/..',
-      '/console/.env',
-      '/console/./index.html',
-      '/console/a/b/c.js',
-      '/console/link.txt',
-      '/console/missing.js',
-      '/console/assets',
-      '/console/',
-    ]) {
-      const response = await rawGet(server.url, path);
-      assert.equal(response.status, 404, path);
-      assert.match(String(response.headers['content-type']), /^application\/json/, path);
-      assert.equal((JSON.parse(response.body) as { error: { code: string } }).error.code, 'not_found', path);
-      assert.doesNotMatch(response.body, /SECRET|outside|"name"/, path);
-    }
-  });
+  it(
+    'refuses traversal, encodings, dotfiles, deeper folders, ' + 'symlinks out and missing files with the JSON 404',
+    async () => {
+      for (const path of [
+        '/console/../package.json',
+        '/console/%2e%2e/package.json',
+        '/console/%2E%2E%2Fpackage.json',
+        '/console/assets/../../secret.txt',
+        '/console/..',
+        '/console/.env',
+        '/console/./index.html',
+        '/console/a/b/c.js',
+        '/console/link.txt',
+        '/console/missing.js',
+        '/console/assets',
+        '/console/',
+      ]) {
+        const response = await rawGet(server.url, path);
+        assert.equal(response.status, 404, path);
+        assert.match(String(response.headers['content-type']), /^application\/json/, path);
+        assert.equal((JSON.parse(response.body) as { error: { code: string } }).error.code, 'not_found', path);
+        assert.doesNotMatch(response.body, /SECRET|outside|"name"/, path);
+      }
+    },
+  );
 
   it('leaves the API as it is', async () => {
     assert.equal((await fetch(`${server.url}/v1/runs`)).status, 401);

@@ -7,7 +7,8 @@ import { HttpError } from './respond.ts';
 export const CONSOLE_PATH_PREFIX = '/console/';
 /** The console's page may load only what this server serves, and nobody may frame it. */
 export const CONSOLE_CSP =
-  "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+  "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; " +
+  "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 /** A file name, or one folder and a file name: nothing that needs encoding, so no decoding can change it. */
 const FILE_PATTERN = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)?$/;
@@ -32,7 +33,9 @@ const SECURITY_HEADERS = {
 
 const NOT_BUILT_PAGE =
   '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>toolgate console</title></head>\n' +
-  '<body><h1>The console is not built</h1><p>Run <code>npm run build</code> (in a source checkout) and reload this page. The runs API answers meanwhile: see <a href="/openapi.json">/openapi.json</a>.</p></body></html>\n';
+  ('<body><h1>The console is not built</h1><p>Run <code>npm run build</code> (in a source checkout) and ' +
+    ('reload this page. The runs API answers meanwhile: see <a ' +
+      'href="/openapi.json">/openapi.json</a>.</p></body></html>\n'));
 
 /** Whether the console answers this path (the raw one, before any URL normalisation). */
 export function isConsolePath(rawPath: string): boolean {
@@ -45,10 +48,19 @@ export function isConsolePath(rawPath: string): boolean {
  * `..` and percent-encodings never reach the file system; the resolved path
  * (symlinks followed) must still lie inside the folder.
  */
-export async function serveConsole(req: IncomingMessage, res: ServerResponse, options: { dir: string; rawPath: string }): Promise<void> {
+export async function serveConsole(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: { dir: string; rawPath: string },
+): Promise<void> {
   const method = req.method ?? 'GET';
   if (method !== 'GET' && method !== 'HEAD') {
-    throw new HttpError({ status: 405, code: 'usage', message: `${method} is not allowed on ${options.rawPath}; use GET`, headers: { Allow: 'GET, HEAD' } });
+    throw new HttpError({
+      status: 405,
+      code: 'usage',
+      message: `${method} is not allowed on ${options.rawPath}; use GET`,
+      headers: { Allow: 'GET, HEAD' },
+    });
   }
   const index = options.rawPath === '/';
   const name = index ? 'index.html' : options.rawPath.slice(CONSOLE_PATH_PREFIX.length);
@@ -86,7 +98,11 @@ async function insideFile(dir: string, name: string): Promise<string | undefined
   }
 }
 
-function send(req: IncomingMessage, res: ServerResponse, options: { status: number; contentType: string; body: Buffer; html: boolean }): void {
+function send(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: { status: number; contentType: string; body: Buffer; html: boolean },
+): void {
   res.writeHead(options.status, {
     ...SECURITY_HEADERS,
     ...(options.html ? { 'Content-Security-Policy': CONSOLE_CSP } : {}),

@@ -11,7 +11,11 @@ export type FirstTurn = { ok: true } | { ok: false; error: ErrorInfo };
  * failing before that. Reads the log, live and history, so the outcome is
  * seen whichever comes first. `signal` (the client went away) gives up.
  */
-export function waitForFirstTurn(store: Pick<RunStore, 'readEvents' | 'subscribe'>, runId: string, signal: AbortSignal): Promise<FirstTurn> {
+export function waitForFirstTurn(
+  store: Pick<RunStore, 'readEvents' | 'subscribe'>,
+  runId: string,
+  signal: AbortSignal,
+): Promise<FirstTurn> {
   return new Promise((resolve, reject) => {
     let settled = false;
     const finish = (outcome: FirstTurn | Error): void => {
@@ -31,7 +35,9 @@ export function waitForFirstTurn(store: Pick<RunStore, 'readEvents' | 'subscribe
     const onAbort = (): void => finish(new ToolgateError('cancelled', 'the client closed the request'));
     const unsubscribe = store.subscribe(runId, inspect);
     signal.addEventListener('abort', onAbort, { once: true });
-    store.readEvents(runId).then(inspect, (error: unknown) => finish(error instanceof Error ? error : new Error(describeError(error))));
+    store
+      .readEvents(runId)
+      .then(inspect, (error: unknown) => finish(error instanceof Error ? error : new Error(describeError(error))));
   });
 }
 

@@ -1,4 +1,11 @@
-import { TERMINAL_RUN_STATUSES, ToolgateError, isTerminalEvent, type EventDraft, type RunEventType, type RunStatus } from '../core/index.ts';
+import {
+  TERMINAL_RUN_STATUSES,
+  ToolgateError,
+  isTerminalEvent,
+  type EventDraft,
+  type RunEventType,
+  type RunStatus,
+} from '../core/index.ts';
 
 /** What a store knows of a run's end without reading its log. */
 export interface RunEnd {
@@ -7,7 +14,11 @@ export interface RunEnd {
   endedBy: RunEventType | undefined;
 }
 
-const STATUS_OF_END: Readonly<Partial<Record<RunEventType, RunStatus>>> = { run_completed: 'completed', run_failed: 'failed', run_cancelled: 'cancelled' };
+const STATUS_OF_END: Readonly<Partial<Record<RunEventType, RunStatus>>> = {
+  run_completed: 'completed',
+  run_failed: 'failed',
+  run_cancelled: 'cancelled',
+};
 
 /**
  * The rule every store applies inside its append, atomically with the write:
@@ -18,8 +29,14 @@ const STATUS_OF_END: Readonly<Partial<Record<RunEventType, RunStatus>>> = { run_
  */
 export function checkAppend(runId: string, run: RunEnd, drafts: readonly EventDraft[]): RunEventType | undefined {
   if (TERMINAL_RUN_STATUSES.has(run.status) || run.endedBy !== undefined) {
-    const status = TERMINAL_RUN_STATUSES.has(run.status) || run.endedBy === undefined ? run.status : (STATUS_OF_END[run.endedBy] ?? run.status);
-    throw new ToolgateError('conflict', `run ${runId} has ended (${status}): nothing can be appended after its terminal event`);
+    const status =
+      TERMINAL_RUN_STATUSES.has(run.status) || run.endedBy === undefined
+        ? run.status
+        : (STATUS_OF_END[run.endedBy] ?? run.status);
+    throw new ToolgateError(
+      'conflict',
+      `run ${runId} has ended (${status}): nothing can be appended after its terminal event`,
+    );
   }
   const end = drafts.findIndex(isTerminalEvent);
   const terminal = end === -1 ? undefined : drafts[end];
@@ -27,7 +44,8 @@ export function checkAppend(runId: string, run: RunEnd, drafts: readonly EventDr
   if (end < drafts.length - 1) {
     throw new ToolgateError(
       'conflict',
-      `run ${runId}: ${terminal.type} is event ${end + 1} of ${drafts.length} in the batch, but nothing can be appended after its terminal event; put it last`,
+      `run ${runId}: ${terminal.type} is event ${end + 1} of ${drafts.length} in ` +
+        `the batch, but nothing can be appended after its terminal event; put it last`,
     );
   }
   return terminal.type;

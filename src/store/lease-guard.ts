@@ -51,7 +51,8 @@ export function checkLease(state: LeaseState, append: { runId: string; lease: Ru
     : `the run is now ${state.owner === undefined ? 'released' : `held by "${state.owner}"`} at epoch ${state.epoch}`;
   throw new ToolgateError(
     'lease_lost',
-    `run ${runId}: owner "${lease.owner}" no longer holds the lease of epoch ${lease.epoch} (${why}): another process took the run over or the lease expired; nothing was appended, stop driving this run`,
+    `run ${runId}: owner "${lease.owner}" no longer holds the lease of epoch ${lease.epoch} (${why}): ` +
+      `another process took the run over or the lease expired; nothing was appended, stop driving this run`,
     { details: { runId, owner: lease.owner, epoch: lease.epoch, currentEpoch: state.epoch } },
   );
 }
@@ -61,7 +62,8 @@ export function checkLastEventId(runId: string, lastEventId: number, expected: n
   if (expected === undefined || expected === lastEventId) return;
   throw new ToolgateError(
     'conflict',
-    `run ${runId} changed since it was read: its last event is ${lastEventId}, not ${expected}; read the run again and retry`,
+    `run ${runId} changed since it was read: its last event is ` +
+      `${lastEventId}, not ${expected}; read the run again and retry`,
     { details: { runId, lastEventId, expectLastEventId: expected } },
   );
 }

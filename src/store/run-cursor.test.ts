@@ -12,9 +12,18 @@ describe('run cursor', () => {
   });
 
   const forged = Buffer.from(JSON.stringify(['yesterday', 'run_1'])).toString('base64url');
-  for (const bad of ['', 'not a cursor!', Buffer.from('{"a":1}').toString('base64url'), Buffer.from('[1,2]').toString('base64url'), forged]) {
+  for (const bad of [
+    '',
+    'not a cursor!',
+    Buffer.from('{"a":1}').toString('base64url'),
+    Buffer.from('[1,2]').toString('base64url'),
+    forged,
+  ]) {
     it(`rejects ${JSON.stringify(bad)} with usage`, () => {
-      assert.throws(() => decodeRunCursor(bad), (error: unknown) => error instanceof ToolgateError && error.code === 'usage');
+      assert.throws(
+        () => decodeRunCursor(bad),
+        (error: unknown) => error instanceof ToolgateError && error.code === 'usage',
+      );
     });
   }
 });

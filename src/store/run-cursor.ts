@@ -6,7 +6,8 @@ export interface RunCursor {
   id: string;
 }
 
-// An opaque position in a newest-first list of runs: base64url of [createdAt, id]; shared by the SQLite and PostgreSQL stores.
+// An opaque position in a newest-first list of runs: base64url of [createdAt, id]; shared by the SQLite and PostgreSQL
+// stores.
 export function encodeRunCursor(cursor: RunCursor): string {
   return Buffer.from(JSON.stringify([cursor.createdAt, cursor.id]), 'utf8').toString('base64url');
 }
@@ -15,7 +16,13 @@ export function decodeRunCursor(cursor: string): RunCursor {
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     // The time goes into a timestamptz parameter: anything else would fail there as a database error.
-    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string' && isIsoTime(value[0])) {
+    if (
+      Array.isArray(value) &&
+      value.length === 2 &&
+      typeof value[0] === 'string' &&
+      typeof value[1] === 'string' &&
+      isIsoTime(value[0])
+    ) {
       return { createdAt: value[0], id: value[1] };
     }
   } catch {

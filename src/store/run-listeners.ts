@@ -1,7 +1,10 @@
 import { describeError } from '../core/index.ts';
 import type { EventListener, RunEvent } from '../core/index.ts';
 
-/** Live subscribers per run, for this process only (a store shared by several processes is not seen). Shared by the stores. */
+/**
+ * Live subscribers per run, for this process only (a store shared by several processes is not seen). Shared by the
+ * stores.
+ */
 export class RunListeners {
   readonly #byRun = new Map<string, Set<EventListener>>();
 
@@ -22,7 +25,9 @@ export class RunListeners {
     };
   }
 
-  /** Hands events to every listener of the run; one listener's failure neither stops the others nor fails the append. */
+  /**
+   * Hands events to every listener of the run; one listener's failure neither stops the others nor fails the append.
+   */
   notify(runId: string, events: RunEvent[]): void {
     const set = this.#byRun.get(runId);
     if (set === undefined || events.length === 0) return;

@@ -6,7 +6,10 @@ export const DEFAULT_PAGE_SIZE = 50;
 export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 export function idempotencyMismatch(key: string): ToolgateError {
-  return new ToolgateError('idempotency_mismatch', `Idempotency-Key "${key}" was already used with a different request body; use a new key for a new request`);
+  return new ToolgateError(
+    'idempotency_mismatch',
+    `Idempotency-Key "${key}" was already used with a different request body; use a new key for a new request`,
+  );
 }
 
 /** Retry-After of an HTTP request refused because the store is unavailable: the store is asked again that soon. */

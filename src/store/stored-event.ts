@@ -17,7 +17,10 @@ export function stampEvents(drafts: readonly EventDraft[], at: EventStamp): RunE
   return drafts.map((draft, i) => stampEvent(draft, { runId: at.runId, id: at.first + i, time: at.time }));
 }
 
-function stampEvent<K extends RunEventType>(draft: EventDraft<K>, at: { runId: string; id: number; time: string }): RunEvent<K> {
+function stampEvent<K extends RunEventType>(
+  draft: EventDraft<K>,
+  at: { runId: string; id: number; time: string },
+): RunEvent<K> {
   return { id: at.id, runId: at.runId, type: draft.type, time: at.time, data: copyAsJson(draft.data) };
 }
 
@@ -26,6 +29,7 @@ export function readBackEvent(fields: EventFields): RunEvent {
   if (isRunEvent(fields)) return fields;
   throw new ToolgateError(
     'internal',
-    `event ${fields.id} of run ${fields.runId} has type "${fields.type}" or data this version cannot read; was the store written by a newer toolgate or another program?`,
+    `event ${fields.id} of run ${fields.runId} has type "${fields.type}" or data this ` +
+      `version cannot read; was the store written by a newer toolgate or another program?`,
   );
 }

@@ -35,7 +35,9 @@ const USAGE_COUNTS = ['promptTokens', 'completionTokens', 'totalTokens'] as cons
 
 /** Counts that are numbers: a row written by hand with `{}` (a first-schema test, an operator's repair) still reads. */
 export function isUsage(value: unknown): value is Usage {
-  return isJsonObject(value) && USAGE_COUNTS.every((count) => value[count] === undefined || typeof value[count] === 'number');
+  return (
+    isJsonObject(value) && USAGE_COUNTS.every((count) => value[count] === undefined || typeof value[count] === 'number')
+  );
 }
 
 export function isErrorInfo(value: unknown): value is ErrorInfo {
@@ -58,7 +60,12 @@ export function isPendingApproval(value: unknown): value is PendingApproval {
 }
 
 export function isMessage(value: unknown): value is Message {
-  return isJsonObject(value) && typeof value['role'] === 'string' && ROLES.has(value['role']) && typeof value['content'] === 'string';
+  return (
+    isJsonObject(value) &&
+    typeof value['role'] === 'string' &&
+    ROLES.has(value['role']) &&
+    typeof value['content'] === 'string'
+  );
 }
 
 export function isMessageList(value: unknown): value is Message[] {

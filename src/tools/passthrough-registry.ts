@@ -1,4 +1,11 @@
-import { ToolgateError, describeError, isJsonObject, type JsonObject, type PassthroughSource, type ToolSource } from '../core/index.ts';
+import {
+  ToolgateError,
+  describeError,
+  isJsonObject,
+  type JsonObject,
+  type PassthroughSource,
+  type ToolSource,
+} from '../core/index.ts';
 import { uniqueNames } from './registry-names.ts';
 
 /** The `_meta` key that tells which configured server an item comes from. */
@@ -54,7 +61,8 @@ export class PassthroughRegistry implements PassthroughSource {
     this.#hasResources.clear();
     for (const { source, items } of listed) {
       if (items.length > 0) this.#hasResources.add(source);
-      for (const item of items) if (typeof item['uri'] === 'string' && !owners.has(item['uri'])) owners.set(item['uri'], source);
+      for (const item of items)
+        if (typeof item['uri'] === 'string' && !owners.has(item['uri'])) owners.set(item['uri'], source);
     }
     this.#owners = owners;
     return listed.flatMap(({ source, items }) => items.map((item) => tagged(item, source)));
@@ -73,15 +81,21 @@ export class PassthroughRegistry implements PassthroughSource {
    * a template, or new since) is tried on each source with resources, in
    * order, and the first answer counts.
    */
-  async readResource(uri: string, options: { signal?: AbortSignal; servers?: (name: string) => boolean } = {}): Promise<JsonObject> {
+  async readResource(
+    uri: string,
+    options: { signal?: AbortSignal; servers?: (name: string) => boolean } = {},
+  ): Promise<JsonObject> {
     const accepted = options.servers ?? (() => true);
     const asked = options.signal === undefined ? {} : { signal: options.signal };
     if (this.#owners === undefined) await this.listResources(asked);
     const owner = this.#owners?.get(uri);
-    if (owner?.passthrough !== undefined && accepted(owner.name)) return await owner.passthrough.readResource(uri, asked);
+    if (owner?.passthrough !== undefined && accepted(owner.name))
+      return await owner.passthrough.readResource(uri, asked);
     if (!this.#templatesListed) await this.listResourceTemplates(asked);
     const members = await this.#members(options.signal);
-    const candidates = members.filter((m) => m.up && accepted(m.source.name) && (this.#hasResources.has(m.source) || this.#hasTemplates.has(m.source)));
+    const candidates = members.filter(
+      (m) => m.up && accepted(m.source.name) && (this.#hasResources.has(m.source) || this.#hasTemplates.has(m.source)),
+    );
     const tried: string[] = [];
     const failures: string[] = [];
     for (const { source } of candidates) {
@@ -94,7 +108,10 @@ export class PassthroughRegistry implements PassthroughSource {
         failures.push(describeError(error));
       }
     }
-    const why = tried.length === 0 ? ': no server that is up (and open to you) offers resources' : ` (tried ${tried.join(', ')}): ${failures.join('; ')}`;
+    const why =
+      tried.length === 0
+        ? ': no server that is up (and open to you) offers resources'
+        : ` (tried ${tried.join(', ')}): ${failures.join('; ')}`;
     throw new ToolgateError('not_found', `no MCP server has resource "${uri}"${why}`, { details: { servers: tried } });
   }
 
@@ -102,11 +119,17 @@ export class PassthroughRegistry implements PassthroughSource {
   async listPrompts(options: { signal?: AbortSignal } = {}): Promise<JsonObject[]> {
     const members = await this.#members(options.signal);
     const listed = await this.#listEach(options.signal, (p, o) => p.listPrompts(o), members);
-    const fresh = new Map(listed.map(({ source, items }) => [source, items.filter((p) => typeof p['name'] === 'string')]));
+    const fresh = new Map(
+      listed.map(({ source, items }) => [source, items.filter((p) => typeof p['name'] === 'string')]),
+    );
     for (const [source, prompts] of fresh) this.#knownPrompts.set(source, prompts);
     // Sources that could not list count with their last known prompts, so nobody else's names change meanwhile.
     const claims = members.flatMap(({ source }) =>
-      (this.#knownPrompts.get(source) ?? []).map((prompt) => ({ item: { source, prompt }, server: source.name, name: String(prompt['name']) })),
+      (this.#knownPrompts.get(source) ?? []).map((prompt) => ({
+        item: { source, prompt },
+        server: source.name,
+        name: String(prompt['name']),
+      })),
     );
     const prompts = new Map<string, NamedPrompt>();
     const out: JsonObject[] = [];
@@ -119,7 +142,11 @@ export class PassthroughRegistry implements PassthroughSource {
     return out;
   }
 
-  async getPrompt(name: string, args?: Record<string, string>, options: { signal?: AbortSignal } = {}): Promise<JsonObject> {
+  async getPrompt(
+    name: string,
+    args?: Record<string, string>,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<JsonObject> {
     // A name the last listing did not have may be new: list again before giving up.
     if (this.#prompts?.has(name) !== true) await this.listPrompts(options);
     const prompts = this.#prompts ?? new Map<string, NamedPrompt>();
@@ -127,9 +154,14 @@ export class PassthroughRegistry implements PassthroughSource {
     const passthrough = entry?.source.passthrough;
     if (entry === undefined || passthrough === undefined) {
       const known = [...prompts.keys()];
-      throw new ToolgateError('not_found', `there is no prompt named "${name}" (${known.length === 0 ? 'no server that is up offers prompts' : `known prompts: ${known.join(', ')}`})`, {
-        details: { prompts: known },
-      });
+      throw new ToolgateError(
+        'not_found',
+        `there is no prompt named "${name}" ` +
+          `(${known.length === 0 ? 'no server that is up offers prompts' : `known prompts: ${known.join(', ')}`})`,
+        {
+          details: { prompts: known },
+        },
+      );
     }
     return await passthrough.getPrompt(entry.original, args, options);
   }
@@ -143,7 +175,12 @@ export class PassthroughRegistry implements PassthroughSource {
     const members = known ?? (await this.#members(signal));
     const up = members.filter((m) => m.up && m.source.passthrough !== undefined);
     const options = signal === undefined ? {} : { signal };
-    const settled = await Promise.allSettled(up.map(async ({ source }) => ({ source, items: source.passthrough === undefined ? [] : await list(source.passthrough, options) })));
+    const settled = await Promise.allSettled(
+      up.map(async ({ source }) => ({
+        source,
+        items: source.passthrough === undefined ? [] : await list(source.passthrough, options),
+      })),
+    );
     signal?.throwIfAborted();
     return settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   }

@@ -27,8 +27,12 @@ export interface UniqueNameOptions {
  * shadows the other. Sources that are down count with their last known tools,
  * so a server going away and coming back does not rename anyone's tools.
  */
-export function nameTools(lists: readonly { source: ToolSource; tools: readonly ToolSpec[] }[]): Map<string, NamedTool> {
-  const claims = lists.flatMap(({ source, tools }) => tools.map((tool) => ({ item: { source, tool }, server: tool.origin.server, name: tool.name })));
+export function nameTools(
+  lists: readonly { source: ToolSource; tools: readonly ToolSpec[] }[],
+): Map<string, NamedTool> {
+  const claims = lists.flatMap(({ source, tools }) =>
+    tools.map((tool) => ({ item: { source, tool }, server: tool.origin.server, name: tool.name })),
+  );
   const named = new Map<string, NamedTool>();
   for (const { name, item } of uniqueNames(claims, { clean: sanitizeToolName, maxLength: MAX_NAME_LENGTH })) {
     named.set(name, { source: item.source, spec: { ...item.tool, name } });
@@ -41,7 +45,10 @@ export function nameTools(lists: readonly { source: ToolSource; tools: readonly 
  * prefixed with each one's server (`server_name`); a name still taken (one
  * server listed twice, or a prefix collision) is numbered (`name_2`).
  */
-export function uniqueNames<T>(claims: readonly NameClaim<T>[], options: UniqueNameOptions = {}): { name: string; item: T }[] {
+export function uniqueNames<T>(
+  claims: readonly NameClaim<T>[],
+  options: UniqueNameOptions = {},
+): { name: string; item: T }[] {
   const clean = options.clean ?? ((raw: string): string => raw);
   const maxLength = options.maxLength ?? Number.POSITIVE_INFINITY;
   const counts = new Map<string, number>();

@@ -1,4 +1,10 @@
-import { describeError, type ToolSource, type ToolSourceHealth, type ToolSourceState, type ToolSpec } from '../core/index.ts';
+import {
+  describeError,
+  type ToolSource,
+  type ToolSourceHealth,
+  type ToolSourceState,
+  type ToolSpec,
+} from '../core/index.ts';
 
 export interface RetryOptions {
   /** Wait before the first retry (default DEFAULT_RETRY_INITIAL_DELAY_MS); doubled after each failure. */
@@ -13,7 +19,10 @@ export const DEFAULT_RETRY_MAX_DELAY_MS = 60_000;
 export interface SourceSlotOptions {
   /** false: a source that failed stays down until it is asked again (refresh). */
   retry: RetryOptions | false;
-  /** After every attempt and state change, with the state before: the registry rebuilds its names and tells its listener of changes. */
+  /**
+   * After every attempt and state change, with the state before: the registry rebuilds its names and tells its listener
+   * of changes.
+   */
   onChange: (slot: SourceSlot, previous: ToolSourceState | 'new') => void;
 }
 

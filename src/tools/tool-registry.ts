@@ -59,7 +59,8 @@ export class ToolRegistry implements ToolSource {
           retry,
           onChange: (slot, previous) => {
             this.#named = undefined;
-            if (previous !== slot.state && !(previous === 'new' && slot.state === 'connecting')) options.onHealthChange?.(slot.health());
+            if (previous !== slot.state && !(previous === 'new' && slot.state === 'connecting'))
+              options.onHealthChange?.(slot.health());
           },
         }),
     );
@@ -114,7 +115,10 @@ export class ToolRegistry implements ToolSource {
     return { tools: [...named.available.values()].map((e) => e.spec), unavailable };
   }
 
-  /** Every tool known — of sources that are up, and the last known ones of sources that are down — with whether it can be called now. */
+  /**
+   * Every tool known — of sources that are up, and the last known ones of sources that are down — with whether it can
+   * be called now.
+   */
   async knownTools(options: { signal?: AbortSignal } = {}): Promise<{ spec: ToolSpec; available: boolean }[]> {
     await this.#settle(options.signal);
     const named = this.#names();
@@ -136,7 +140,10 @@ export class ToolRegistry implements ToolSource {
     const { tools, unavailable } = await this.listing(options);
     if (this.#slots.length > 0 && unavailable.length === this.#slots.length) {
       const reasons = unavailable.map((u) => u.reason);
-      throw new ToolgateError('tool_unavailable', reasons.length === 1 ? (reasons[0] ?? '') : `no tool server could be reached: ${reasons.join('; ')}`);
+      throw new ToolgateError(
+        'tool_unavailable',
+        reasons.length === 1 ? (reasons[0] ?? '') : `no tool server could be reached: ${reasons.join('; ')}`,
+      );
     }
     return tools;
   }
@@ -157,7 +164,8 @@ export class ToolRegistry implements ToolSource {
     await this.#settle(undefined);
     let named = this.#names();
     const wasDown = named.missing.get(request.name);
-    // A call for a source that is down tries it once more now (joining a retry in flight) rather than wait for the next one.
+    // A call for a source that is down tries it once more now (joining a retry in flight) rather than wait for the next
+    // one.
     if (wasDown !== undefined) {
       await wasDown.attempt();
       named = this.#names();
@@ -166,12 +174,16 @@ export class ToolRegistry implements ToolSource {
     if (entry !== undefined) {
       const result = await entry.source.callTool({ ...request, name: entry.spec.origin.tool });
       // The source could not be reached at all (not a tool's own failure): its server is down.
-      if (result.error?.code === 'tool_unavailable' && result.notSent === true) this.#slots.find((s) => s.source === entry.source)?.reportUnreachable(result.error.message);
+      if (result.error?.code === 'tool_unavailable' && result.notSent === true)
+        this.#slots.find((s) => s.source === entry.source)?.reportUnreachable(result.error.message);
       return result;
     }
     const down = named.missing.get(request.name);
     if (down !== undefined) {
-      const result = toolError('tool_unavailable', `"${request.name}" is on "${down.source.name}", which is down: ${down.error ?? 'not reachable'}`);
+      const result = toolError(
+        'tool_unavailable',
+        `"${request.name}" is on "${down.source.name}", which is down: ${down.error ?? 'not reachable'}`,
+      );
       return { ...result, notSent: true };
     }
     return toolError('tool_not_found', `there is no tool named "${request.name}"`);

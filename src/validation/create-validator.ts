@@ -77,7 +77,10 @@ function loadAjv(): AjvModules {
  */
 export function createValidator(options: ValidatorOptions = {}): Validator {
   const cacheSize = Math.max(1, options.cacheSize ?? DEFAULT_VALIDATOR_CACHE_SIZE);
-  const limits = { ...(options.maxDepth === undefined ? {} : { maxDepth: options.maxDepth }), ...(options.maxNodes === undefined ? {} : { maxNodes: options.maxNodes }) };
+  const limits = {
+    ...(options.maxDepth === undefined ? {} : { maxDepth: options.maxDepth }),
+    ...(options.maxNodes === undefined ? {} : { maxNodes: options.maxNodes }),
+  };
   const instances = new Map<string, Ajv | Ajv2020>();
   const byIdentity = new WeakMap<object, Compiled>();
   const byKey = new Map<string, Compiled>();
@@ -150,7 +153,8 @@ export function createValidator(options: ValidatorOptions = {}): Validator {
     stats: () => ({ compiles, cached: byKey.size }),
     validate(schema, value) {
       const problem = checkJsonShape(value, limits);
-      if (problem !== undefined) return { ok: false, issues: [{ code: problem.code, path: problem.path, message: problem.message }] };
+      if (problem !== undefined)
+        return { ok: false, issues: [{ code: problem.code, path: problem.path, message: problem.message }] };
       const compiled = lookup(schema);
       if (!compiled.ok) return { ok: false, issues: [compiled.issue] };
       try {
@@ -158,7 +162,10 @@ export function createValidator(options: ValidatorOptions = {}): Validator {
         return { ok: false, issues: mapAjvErrors(compiled.validate.errors ?? [], compiled.schema) };
       } catch (error) {
         const message = describeError(error);
-        return { ok: false, issues: [{ code: 'other', path: '', message: `the value could not be checked: ${message}` }] };
+        return {
+          ok: false,
+          issues: [{ code: 'other', path: '', message: `the value could not be checked: ${message}` }],
+        };
       }
     },
   };
@@ -203,7 +210,9 @@ function invalid(reason: string): Compiled {
     issue: {
       code: 'invalid_schema',
       path: '',
-      message: `the tool's input schema is not a usable JSON Schema (${reason}); this is a problem with the tool, not with the arguments`,
+      message:
+        `the tool's input schema is not a usable JSON Schema (${reason}); ` +
+        `this is a problem with the tool, not with the arguments`,
     },
   };
 }

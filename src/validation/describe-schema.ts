@@ -23,7 +23,9 @@ function describe(node: unknown, root: JsonSchema, depth: number): string {
   if (Array.isArray(enumValues)) return `one of ${enumValues.map((v) => JSON.stringify(v)).join(', ')}`;
   if (Object.hasOwn(schema, 'const')) return `exactly ${JSON.stringify(schema['const'])}`;
   const type = ownValue(schema, 'type');
-  const types = (Array.isArray(type) ? type : typeof type === 'string' ? [type] : []).filter((t): t is string => typeof t === 'string');
+  const types = (Array.isArray(type) ? type : typeof type === 'string' ? [type] : []).filter(
+    (t): t is string => typeof t === 'string',
+  );
   if (ownValue(schema, 'nullable') === true && types.length > 0 && !types.includes('null')) types.push('null');
   if (types.length > 0) {
     const parts = types.map((t) => describeType(t, schema, { root, depth }));
@@ -77,7 +79,9 @@ function describeObject(schema: JsonSchema, root: JsonSchema, depth: number): st
   const properties = ownValue(schema, 'properties');
   if (!isSchemaObject(properties) || depth > 1) return 'object';
   const required = ownValue(schema, 'required');
-  const names = (Array.isArray(required) ? required.filter((k): k is string => typeof k === 'string') : Object.keys(properties)).slice(0, 6);
+  const names = (
+    Array.isArray(required) ? required.filter((k): k is string => typeof k === 'string') : Object.keys(properties)
+  ).slice(0, 6);
   if (names.length === 0) return 'object';
   return `object {${names.map((name) => `${name}: ${describe(properties[name], root, depth + 1)}`).join(', ')}}`;
 }

@@ -34,13 +34,15 @@ export function formatIssuesForModel(input: FormatIssuesInput): string {
   }
   const lines = [`The arguments for ${toolName} are invalid:`];
   for (const issue of issues.slice(0, DEFAULT_MAX_LISTED_ISSUES)) lines.push(`- ${issueLine(issue, input)}`);
-  if (issues.length > DEFAULT_MAX_LISTED_ISSUES) lines.push(`- …and ${issues.length - DEFAULT_MAX_LISTED_ISSUES} more.`);
+  if (issues.length > DEFAULT_MAX_LISTED_ISSUES)
+    lines.push(`- …and ${issues.length - DEFAULT_MAX_LISTED_ISSUES} more.`);
   const view = objectView(schema, schema);
   const required = [...view.required].filter((name) => view.properties.has(name));
   lines.push(
     required.length === 0
       ? `${toolName} has no required parameters.`
-      : `Required parameters of ${toolName}: ${required.map((name) => `${name} (${describeSchema(view.properties.get(name), schema)})`).join(', ')}.`,
+      : `Required parameters of ${toolName}: ` +
+          `${required.map((name) => `${name} (${describeSchema(view.properties.get(name), schema)})`).join(', ')}.`,
   );
   if (issues.some((issue) => issue.code === 'additional_property') && view.properties.size > 0) {
     lines.push(`Allowed parameters: ${[...view.properties.keys()].join(', ')}.`);
@@ -83,7 +85,8 @@ function valueAt(args: JsonObject, path: string): JsonValue | undefined {
 }
 
 function preview(value: JsonValue): string {
-  // Arguments that were never shape-checked may be too deep for JSON.stringify (it recurses), or print Infinity as null.
+  // Arguments that were never shape-checked may be too deep for JSON.stringify (it recurses), or print Infinity as
+  // null.
   const problem = checkJsonShape(value, { maxNodes: Number.POSITIVE_INFINITY });
   if (problem?.code === 'too_deep') return 'a value nested too deeply to show';
   if (problem !== undefined) return 'a value holding a number out of range';

@@ -27,8 +27,8 @@ describe('json-utils', () => {
     let b: JsonValue = value;
     for (let i = 0; i < 50_000; i += 1) {
       assert.notEqual(a, b);
-      a = Array.isArray(a) ? (a[0] as JsonValue) : (a as Record<string, JsonValue>)['a'] as JsonValue;
-      b = Array.isArray(b) ? (b[0] as JsonValue) : (b as Record<string, JsonValue>)['a'] as JsonValue;
+      a = Array.isArray(a) ? (a[0] as JsonValue) : ((a as Record<string, JsonValue>)['a'] as JsonValue);
+      b = Array.isArray(b) ? (b[0] as JsonValue) : ((b as Record<string, JsonValue>)['a'] as JsonValue);
     }
     assert.equal(a, 1);
   });

@@ -16,24 +16,56 @@ function issues(schema: JsonSchema, value: object): ValidationIssue[] {
 
 describe('anyOf/oneOf issue mapping', () => {
   it('turns a failed nullable union into one type issue', () => {
-    assert.deepEqual(issues(PYDANTIC_SCHEMA, { customerId: 'c', currency: 'EUR', lines: [{ description: 'd', quantity: 1, unitPrice: 1 }], dueDays: 'soon' }), [
-      { code: 'type', path: '/dueDays', message: 'must be integer or null', expected: 'integer or null', received: 'soon' },
-    ]);
+    assert.deepEqual(
+      issues(PYDANTIC_SCHEMA, {
+        customerId: 'c',
+        currency: 'EUR',
+        lines: [{ description: 'd', quantity: 1, unitPrice: 1 }],
+        dueDays: 'soon',
+      }),
+      [
+        {
+          code: 'type',
+          path: '/dueDays',
+          message: 'must be integer or null',
+          expected: 'integer or null',
+          received: 'soon',
+        },
+      ],
+    );
   });
 
   it('reports the errors of the one branch whose shape fits, even through a $ref', () => {
     const found = issues(DEFINITIONS_SCHEMA, { name: 'n', address: { street: 's' } });
-    assert.deepEqual(found, [{ code: 'required', path: '/address/zip', message: 'is required but missing', expected: 'string (matching /^[0-9]{5}$/)' }]);
+    assert.deepEqual(found, [
+      {
+        code: 'required',
+        path: '/address/zip',
+        message: 'is required but missing',
+        expected: 'string (matching /^[0-9]{5}$/)',
+      },
+    ]);
   });
 
   it('reports the branch constraint when the value has the right type but breaks it', () => {
-    const found = issues(PYDANTIC_SCHEMA, { customerId: 'c', currency: 'EUR', lines: [{ description: 'd', quantity: 1, unitPrice: 1 }], note: 'x'.repeat(201) });
-    assert.deepEqual(found.map((i) => `${i.code}@${i.path}`), ['max_length@/note']);
+    const found = issues(PYDANTIC_SCHEMA, {
+      customerId: 'c',
+      currency: 'EUR',
+      lines: [{ description: 'd', quantity: 1, unitPrice: 1 }],
+      note: 'x'.repeat(201),
+    });
+    assert.deepEqual(
+      found.map((i) => `${i.code}@${i.path}`),
+      ['max_length@/note'],
+    );
   });
 
   it('picks the discriminated branch whose const matched', () => {
     const found = issues(DISCRIMINATED_SCHEMA, { target: { kind: 'group', size: 0 } });
-    assert.deepEqual(found.map((i) => `${i.code}@${i.path}`), ['minimum@/target/size']);
+    assert.deepEqual(
+      found.map((i) => `${i.code}@${i.path}`),
+      ['minimum@/target/size'],
+    );
   });
 
   it('gives one one_of issue when no branch is a clear fit', () => {
@@ -41,7 +73,10 @@ describe('anyOf/oneOf issue mapping', () => {
     assert.equal(found.length, 1);
     assert.equal(found[0]?.code, 'one_of');
     assert.equal(found[0]?.path, '/target');
-    assert.equal(found[0]?.expected, 'object {kind: exactly "user", userId: string} or object {kind: exactly "group", size: integer >= 1}');
+    assert.equal(
+      found[0]?.expected,
+      'object {kind: exactly "user", userId: string} or object {kind: exactly "group", size: integer >= 1}',
+    );
   });
 
   it('says when a oneOf value matches more than one branch', () => {
@@ -55,12 +90,21 @@ describe('anyOf/oneOf issue mapping', () => {
   it('collapses a union of enums into one enum issue', () => {
     const schema = { type: 'object', properties: { unit: { anyOf: [{ enum: ['MWh', 'kWh'] }, { const: 'GWh' }] } } };
     assert.deepEqual(issues(schema, { unit: 'J' }), [
-      { code: 'enum', path: '/unit', message: 'must be one of "MWh", "kWh" or exactly "GWh"', expected: 'one of "MWh", "kWh" or exactly "GWh"', received: 'J' },
+      {
+        code: 'enum',
+        path: '/unit',
+        message: 'must be one of "MWh", "kWh" or exactly "GWh"',
+        expected: 'one of "MWh", "kWh" or exactly "GWh"',
+        received: 'J',
+      },
     ]);
   });
 
   it('keeps sibling keyword errors next to a union', () => {
-    const schema = { type: 'object', properties: { s: { minLength: 3, anyOf: [{ type: 'string', pattern: '^a' }, { type: 'null' }] } } };
+    const schema = {
+      type: 'object',
+      properties: { s: { minLength: 3, anyOf: [{ type: 'string', pattern: '^a' }, { type: 'null' }] } },
+    };
     const found = issues(schema, { s: 'b' });
     assert.deepEqual(found.map((i) => i.code).sort(), ['min_length', 'pattern']);
   });
@@ -72,7 +116,9 @@ describe('anyOf/oneOf issue mapping', () => {
         { type: 'string' },
       ],
     };
-    assert.deepEqual(issues(schema, { a: 5 }), [{ code: 'type', path: '/a', message: 'must be string or null', expected: 'string or null', received: 5 }]);
+    assert.deepEqual(issues(schema, { a: 5 }), [
+      { code: 'type', path: '/a', message: 'must be string or null', expected: 'string or null', received: 5 },
+    ]);
   });
 
   it('drops if/then noise and keeps the then errors', () => {
@@ -82,6 +128,9 @@ describe('anyOf/oneOf issue mapping', () => {
       if: { properties: { mode: { const: 'limit' } } },
       then: { required: ['limit'] },
     };
-    assert.deepEqual(issues(schema, { mode: 'limit' }).map((i) => `${i.code}@${i.path}`), ['required@/limit']);
+    assert.deepEqual(
+      issues(schema, { mode: 'limit' }).map((i) => `${i.code}@${i.path}`),
+      ['required@/limit'],
+    );
   });
 });

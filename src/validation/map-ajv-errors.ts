@@ -78,10 +78,14 @@ function collapseCombinator(items: Item[], error: ErrorObject, root: JsonSchema)
     return;
   }
   if (fitting.length === 0) {
-    const keywords = new Set(members.flatMap((list) => list.filter((m) => m.instancePath === path && m.kindMismatch).map((m) => m.keyword)));
+    const keywords = new Set(
+      members.flatMap((list) => list.filter((m) => m.instancePath === path && m.kindMismatch).map((m) => m.keyword)),
+    );
     const single = sharedCode(keywords);
     const message = single === undefined ? `must match one of: ${alternatives}` : `must be ${alternatives}`;
-    items.push(synthetic(error, true, issue({ code: single ?? code, path, message, expected: alternatives, received })));
+    items.push(
+      synthetic(error, true, issue({ code: single ?? code, path, message, expected: alternatives, received })),
+    );
     return;
   }
   const message = `does not match any of the alternatives: ${alternatives}`;
@@ -97,7 +101,12 @@ function sharedCode(keywords: ReadonlySet<string>): IssueCode | undefined {
 
 /** In a discriminated union, the one branch whose `const`/`enum` children all matched. */
 function pickByDiscriminator(fitting: number[], members: Item[][], path: string): number | undefined {
-  const matched = fitting.filter((i) => !(members[i] ?? []).some((m) => (m.keyword === 'const' || m.keyword === 'enum') && parentPointer(m.instancePath) === path));
+  const matched = fitting.filter(
+    (i) =>
+      !(members[i] ?? []).some(
+        (m) => (m.keyword === 'const' || m.keyword === 'enum') && parentPointer(m.instancePath) === path,
+      ),
+  );
   return matched.length === 1 && fitting.length > 1 ? matched[0] : undefined;
 }
 
@@ -157,7 +166,8 @@ function issueOf(error: ErrorObject, root: JsonSchema): ValidationIssue {
   const path = error.instancePath;
   const params: Record<string, unknown> = error.params;
   const received = receivedOf(error);
-  const at = (code: IssueCode, message: string, expected?: string): ValidationIssue => issue({ code, path, message, expected, received });
+  const at = (code: IssueCode, message: string, expected?: string): ValidationIssue =>
+    issue({ code, path, message, expected, received });
   switch (error.keyword) {
     case 'required':
     case 'dependentRequired':
@@ -167,14 +177,21 @@ function issueOf(error: ErrorObject, root: JsonSchema): ValidationIssue {
       return issue({
         code: 'required',
         path: appendPointer(path, missing),
-        message: error.keyword === 'required' ? 'is required but missing' : `is required when "${String(params['property'])}" is present`,
+        message:
+          error.keyword === 'required'
+            ? 'is required but missing'
+            : `is required when "${String(params['property'])}" is present`,
         expected: schema === undefined ? undefined : describeSchema(schema, root),
         received: undefined,
       });
     }
     case 'type': {
       const expected = String(params['type']).split(',').join(' or ');
-      return at('type', `must be ${expected}, not ${received === undefined ? 'missing' : jsonTypeOf(received)}`, expected);
+      return at(
+        'type',
+        `must be ${expected}, not ${received === undefined ? 'missing' : jsonTypeOf(received)}`,
+        expected,
+      );
     }
     case 'enum': {
       const values = Array.isArray(params['allowedValues']) ? params['allowedValues'] : [];
@@ -210,7 +227,13 @@ function issueOf(error: ErrorObject, root: JsonSchema): ValidationIssue {
     case 'unevaluatedProperties': {
       const name = String(params['additionalProperty'] ?? params['unevaluatedProperty'] ?? '');
       const value = isJsonObject(received) && Object.hasOwn(received, name) ? received[name] : undefined;
-      return issue({ code: 'additional_property', path: appendPointer(path, name), message: `is not an allowed property: the schema has no "${name}"`, expected: undefined, received: value });
+      return issue({
+        code: 'additional_property',
+        path: appendPointer(path, name),
+        message: `is not an allowed property: the schema has no "${name}"`,
+        expected: undefined,
+        received: value,
+      });
     }
     case 'minItems':
     case 'maxItems': {
@@ -219,7 +242,11 @@ function issueOf(error: ErrorObject, root: JsonSchema): ValidationIssue {
       return at(min ? 'min_items' : 'max_items', `must have ${expected}`, expected);
     }
     case 'uniqueItems':
-      return at('unique_items', `must not contain duplicates (items ${String(params['j'])} and ${String(params['i'])} are equal)`, 'no duplicate items');
+      return at(
+        'unique_items',
+        `must not contain duplicates (items ${String(params['j'])} and ${String(params['i'])} are equal)`,
+        'no duplicate items',
+      );
     case 'not': {
       const excluded = describeSchema(error.schema, root);
       return at('not', `must not be ${excluded}`, `not ${excluded}`);
@@ -241,7 +268,13 @@ function receivedOf(error: ErrorObject): JsonValue | undefined {
 }
 
 /** Builds an issue with a stable key order and without undefined fields. */
-function issue(fields: { code: IssueCode; path: string; message: string; expected: string | undefined; received: JsonValue | undefined }): ValidationIssue {
+function issue(fields: {
+  code: IssueCode;
+  path: string;
+  message: string;
+  expected: string | undefined;
+  received: JsonValue | undefined;
+}): ValidationIssue {
   const out: ValidationIssue = { code: fields.code, path: fields.path, message: fields.message };
   if (fields.expected !== undefined) out.expected = fields.expected;
   if (fields.received !== undefined) out.received = fields.received;

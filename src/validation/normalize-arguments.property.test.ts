@@ -6,12 +6,20 @@ import fc from 'fast-check';
 import type { JsonObject, JsonSchema, JsonValue } from '../core/json.ts';
 import { createValidator } from './create-validator.ts';
 import { normalizeArguments } from './normalize-arguments.ts';
-import { DEFINITIONS_SCHEMA, DISCRIMINATED_SCHEMA, EDIT_FILE_SCHEMA, PLACE_ORDER_SCHEMA, PYDANTIC_SCHEMA, WRITE_FILE_SCHEMA } from '../../test/support/test-schemas.ts';
+import {
+  DEFINITIONS_SCHEMA,
+  DISCRIMINATED_SCHEMA,
+  EDIT_FILE_SCHEMA,
+  PLACE_ORDER_SCHEMA,
+  PYDANTIC_SCHEMA,
+  WRITE_FILE_SCHEMA,
+} from '../../test/support/test-schemas.ts';
 import { parseJson } from '../core/parse-json.ts';
 
 const validator = createValidator();
 // Tool arguments come from JSON.parse: plain prototypes, no -0.
-const plain = (arb: fc.Arbitrary<unknown>): fc.Arbitrary<JsonObject> => arb.map((v) => parseJson(JSON.stringify(v)) as JsonObject);
+const plain = (arb: fc.Arbitrary<unknown>): fc.Arbitrary<JsonObject> =>
+  arb.map((v) => parseJson(JSON.stringify(v)) as JsonObject);
 const positive = fc.double({ min: 0.001, max: 1e9, noNaN: true });
 const json = fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<JsonValue>;
 
@@ -20,7 +28,13 @@ const VALID: [string, JsonSchema, fc.Arbitrary<JsonObject>][] = [
     'placeOrder',
     PLACE_ORDER_SCHEMA,
     fc.record(
-      { userId: fc.string({ minLength: 1 }), side: fc.constantFrom('BUY', 'SELL'), price: positive, qty: positive, symbol: fc.string() },
+      {
+        userId: fc.string({ minLength: 1 }),
+        side: fc.constantFrom('BUY', 'SELL'),
+        price: positive,
+        qty: positive,
+        symbol: fc.string(),
+      },
       { requiredKeys: ['userId', 'side', 'price', 'qty'] },
     ),
   ],
@@ -31,7 +45,14 @@ const VALID: [string, JsonSchema, fc.Arbitrary<JsonObject>][] = [
       {
         customerId: fc.string(),
         currency: fc.constantFrom('EUR', 'USD', 'GBP'),
-        lines: fc.array(fc.record({ description: fc.string(), quantity: fc.integer({ min: 1 }), unitPrice: fc.double({ min: 0, max: 1e6, noNaN: true }) }), { minLength: 1, maxLength: 3 }),
+        lines: fc.array(
+          fc.record({
+            description: fc.string(),
+            quantity: fc.integer({ min: 1 }),
+            unitPrice: fc.double({ min: 0, max: 1e6, noNaN: true }),
+          }),
+          { minLength: 1, maxLength: 3 },
+        ),
         dueDays: fc.option(fc.integer(), { nil: null }),
         paid: fc.boolean(),
         note: fc.option(fc.string({ maxLength: 200 }), { nil: null }),
@@ -56,14 +77,24 @@ const VALID: [string, JsonSchema, fc.Arbitrary<JsonObject>][] = [
   [
     'edit_file',
     EDIT_FILE_SCHEMA,
-    fc.record({ path: fc.string(), edits: fc.array(fc.record({ oldText: fc.string(), newText: fc.string() })), dryRun: fc.boolean() }, { requiredKeys: ['path', 'edits'] }),
+    fc.record(
+      {
+        path: fc.string(),
+        edits: fc.array(fc.record({ oldText: fc.string(), newText: fc.string() })),
+        dryRun: fc.boolean(),
+      },
+      { requiredKeys: ['path', 'edits'] },
+    ),
   ],
   ['write_file', WRITE_FILE_SCHEMA, fc.record({ path: fc.string(), content: fc.string() })],
   [
     'discriminated',
     DISCRIMINATED_SCHEMA,
     fc.record({
-      target: fc.oneof(fc.record({ kind: fc.constant('user'), userId: fc.string() }), fc.record({ kind: fc.constant('group'), size: fc.integer({ min: 1 }) })),
+      target: fc.oneof(
+        fc.record({ kind: fc.constant('user'), userId: fc.string() }),
+        fc.record({ kind: fc.constant('group'), size: fc.integer({ min: 1 }) }),
+      ),
     }),
   ],
 ] as [string, JsonSchema, fc.Arbitrary<JsonObject>][];
@@ -71,10 +102,36 @@ const VALID: [string, JsonSchema, fc.Arbitrary<JsonObject>][] = [
 /** Values models actually send wrong, mixed with arbitrary JSON. */
 const tricky: fc.Arbitrary<JsonValue> = fc.oneof(
   fc.constantFrom<JsonValue>(
-    '7,000', '1 000.5', '1,5', '1,234,567.8', '7_000', 'buy', 'Sell', ' BUY ', 'eur', 'true', 'FALSE', 'null', '', '12345', '3',
-    '{"k":"7"}', '[1,"2"]', '[{"oldText":"a","newText":"b"}]', '[{"description":"x","quantity":"2","unitPrice":"3"}]',
-    '{"street":"s","zip":12345}', '{"kind":"group","size":"3"}', '{"kind":"user","userId":5}',
-    null, 0, -1, 2.5, 7000, true, [], {},
+    '7,000',
+    '1 000.5',
+    '1,5',
+    '1,234,567.8',
+    '7_000',
+    'buy',
+    'Sell',
+    ' BUY ',
+    'eur',
+    'true',
+    'FALSE',
+    'null',
+    '',
+    '12345',
+    '3',
+    '{"k":"7"}',
+    '[1,"2"]',
+    '[{"oldText":"a","newText":"b"}]',
+    '[{"description":"x","quantity":"2","unitPrice":"3"}]',
+    '{"street":"s","zip":12345}',
+    '{"kind":"group","size":"3"}',
+    '{"kind":"user","userId":5}',
+    null,
+    0,
+    -1,
+    2.5,
+    7000,
+    true,
+    [],
+    {},
   ),
   json,
 );
@@ -90,7 +147,8 @@ function holdsNonFinite(value: JsonValue): boolean {
   while (stack.length > 0) {
     const item = stack.pop() as JsonValue;
     if (typeof item === 'number' && !Number.isFinite(item)) return true;
-    if (item !== null && typeof item === 'object') for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push(child);
+    if (item !== null && typeof item === 'object')
+      for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push(child);
   }
   return false;
 }
@@ -112,7 +170,8 @@ describe('normalizeArguments properties', () => {
       fc.assert(
         fc.property(plain(fc.oneof(valid, nearMiss(schema))), (args) => {
           const once = normalizeArguments(schema, args);
-          if (validator.validate(schema, args).ok) assert.deepEqual(validator.validate(schema, once.arguments), { ok: true });
+          if (validator.validate(schema, args).ok)
+            assert.deepEqual(validator.validate(schema, once.arguments), { ok: true });
           const twice = normalizeArguments(schema, once.arguments);
           assert.deepEqual(twice.changes, []);
           assert.deepEqual(twice.arguments, once.arguments);
@@ -136,30 +195,58 @@ describe('normalizeArguments properties', () => {
 
   it('never throws and never mutates its input, for any JSON arguments', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...VALID.map(([, schema]) => schema)), plain(fc.dictionary(fc.string(), json)), (schema, args) => {
-        const copy = structuredClone(args);
-        normalizeArguments(schema, args);
-        validator.validate(schema, args);
-        assert.deepEqual(args, copy);
-      }),
+      fc.property(
+        fc.constantFrom(...VALID.map(([, schema]) => schema)),
+        plain(fc.dictionary(fc.string(), json)),
+        (schema, args) => {
+          const copy = structuredClone(args);
+          normalizeArguments(schema, args);
+          validator.validate(schema, args);
+          assert.deepEqual(args, copy);
+        },
+      ),
     );
   });
 
   it('never yields a number out of range, and never throws on arguments deeper than any stack', () => {
-    const WANTS = { type: 'object', properties: { n: { type: 'number' }, i: { type: 'integer' }, o: { type: 'object' }, a: { type: 'array', items: { type: 'number' } }, s: { type: 'string' } } };
-    const hugeNumber = fc.tuple(fc.constantFrom('', '-', '+'), fc.integer({ min: 309, max: 100_000 })).map(([sign, exponent]) => `${sign}1e${exponent}`);
-    const hostileString = fc.oneof(hugeNumber, fc.integer({ min: 309, max: 2_000 }).map((n) => '9'.repeat(n)), hugeNumber.map((n) => `{"k": ${n}}`), hugeNumber.map((n) => `[1, ${n}]`));
+    const WANTS = {
+      type: 'object',
+      properties: {
+        n: { type: 'number' },
+        i: { type: 'integer' },
+        o: { type: 'object' },
+        a: { type: 'array', items: { type: 'number' } },
+        s: { type: 'string' },
+      },
+    };
+    const hugeNumber = fc
+      .tuple(fc.constantFrom('', '-', '+'), fc.integer({ min: 309, max: 100_000 }))
+      .map(([sign, exponent]) => `${sign}1e${exponent}`);
+    const hostileString = fc.oneof(
+      hugeNumber,
+      fc.integer({ min: 309, max: 2_000 }).map((n) => '9'.repeat(n)),
+      hugeNumber.map((n) => `{"k": ${n}}`),
+      hugeNumber.map((n) => `[1, ${n}]`),
+    );
     const deepValue = fc.tuple(fc.integer({ min: 1, max: 10_000 }), tricky).map(([depth, leaf]) => {
       let value: JsonValue = leaf;
       for (let i = 0; i < depth; i += 1) value = i % 2 === 0 ? [value] : { n: value };
       return value;
     });
-    const args = fc.dictionary(fc.constantFrom('n', 'i', 'o', 'a', 's', 'extra'), fc.oneof(hostileString, deepValue, tricky), { maxKeys: 6 });
+    const args = fc.dictionary(
+      fc.constantFrom('n', 'i', 'o', 'a', 's', 'extra'),
+      fc.oneof(hostileString, deepValue, tricky),
+      { maxKeys: 6 },
+    );
     fc.assert(
       fc.property(fc.constantFrom<JsonSchema>(WANTS, PLACE_ORDER_SCHEMA, PYDANTIC_SCHEMA), args, (schema, input) => {
         const result = normalizeArguments(schema, input);
         assert.ok(!holdsNonFinite(result.arguments));
-        for (const change of result.changes) assert.ok(typeof change.to !== 'number' || Number.isFinite(change.to), `${change.rule} gave ${String(change.to)}`);
+        for (const change of result.changes)
+          assert.ok(
+            typeof change.to !== 'number' || Number.isFinite(change.to),
+            `${change.rule} gave ${String(change.to)}`,
+          );
       }),
       { numRuns: 150 },
     );

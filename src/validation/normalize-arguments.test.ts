@@ -3,7 +3,14 @@ import { describe, it } from 'node:test';
 import type { JsonValue } from '../core/json.ts';
 import { createValidator } from './create-validator.ts';
 import { normalizeArguments } from './normalize-arguments.ts';
-import { DEFINITIONS_SCHEMA, DISCRIMINATED_SCHEMA, EDIT_FILE_SCHEMA, PLACE_ORDER_SCHEMA, PYDANTIC_SCHEMA, WRITE_FILE_SCHEMA } from '../../test/support/test-schemas.ts';
+import {
+  DEFINITIONS_SCHEMA,
+  DISCRIMINATED_SCHEMA,
+  EDIT_FILE_SCHEMA,
+  PLACE_ORDER_SCHEMA,
+  PYDANTIC_SCHEMA,
+  WRITE_FILE_SCHEMA,
+} from '../../test/support/test-schemas.ts';
 
 const validator = createValidator();
 
@@ -50,7 +57,10 @@ describe('normalizeArguments', () => {
   it('turns numbers into strings where a string is wanted', () => {
     const result = normalizeArguments(PLACE_ORDER_SCHEMA, { userId: 42, symbol: 1.5 });
     assert.deepEqual(result.arguments, { userId: '42', symbol: '1.5' });
-    assert.deepEqual(result.changes.map((c) => c.rule), ['string_from_number', 'string_from_number']);
+    assert.deepEqual(
+      result.changes.map((c) => c.rule),
+      ['string_from_number', 'string_from_number'],
+    );
   });
 
   it('matches enum values case-insensitively and trimmed, only when unambiguous', () => {
@@ -71,23 +81,35 @@ describe('normalizeArguments', () => {
   });
 
   it('keeps null for a property the parent requires even when a union branch does not', () => {
-    const schema = { type: 'object', required: ['a'], anyOf: [{ type: 'object', properties: { a: { type: 'string' } } }] };
+    const schema = {
+      type: 'object',
+      required: ['a'],
+      anyOf: [{ type: 'object', properties: { a: { type: 'string' } } }],
+    };
     assert.deepEqual(normalizeArguments(schema, { a: null }), { arguments: { a: null }, changes: [] });
     const optional = { type: 'object', anyOf: [{ type: 'object', properties: { a: { type: 'string' } } }] };
     assert.deepEqual(normalizeArguments(optional, { a: null }).arguments, {});
   });
 
   it('parses stringified JSON where an object or array is wanted, then normalises inside it', () => {
-    const result = normalizeArguments(EDIT_FILE_SCHEMA, { path: 'a.txt', edits: '[{"oldText":"a","newText":"b"}]', dryRun: 'TRUE' });
+    const result = normalizeArguments(EDIT_FILE_SCHEMA, {
+      path: 'a.txt',
+      edits: '[{"oldText":"a","newText":"b"}]',
+      dryRun: 'TRUE',
+    });
     assert.deepEqual(result.arguments, { path: 'a.txt', edits: [{ oldText: 'a', newText: 'b' }], dryRun: true });
-    assert.deepEqual(result.changes.map((c) => `${c.rule}@${c.path}`), ['json_from_string@/edits', 'boolean_from_string@/dryRun']);
-    const nested = normalizeArguments(PYDANTIC_SCHEMA, { lines: '[{"description":"x","quantity":"2","unitPrice":"1,250.5"}]' });
+    assert.deepEqual(
+      result.changes.map((c) => `${c.rule}@${c.path}`),
+      ['json_from_string@/edits', 'boolean_from_string@/dryRun'],
+    );
+    const nested = normalizeArguments(PYDANTIC_SCHEMA, {
+      lines: '[{"description":"x","quantity":"2","unitPrice":"1,250.5"}]',
+    });
     assert.deepEqual(nested.arguments['lines'], [{ description: 'x', quantity: 2, unitPrice: 1250.5 }]);
-    assert.deepEqual(nested.changes.map((c) => `${c.rule}@${c.path}`), [
-      'json_from_string@/lines',
-      'integer_from_string@/lines/0/quantity',
-      'number_from_string@/lines/0/unitPrice',
-    ]);
+    assert.deepEqual(
+      nested.changes.map((c) => `${c.rule}@${c.path}`),
+      ['json_from_string@/lines', 'integer_from_string@/lines/0/quantity', 'number_from_string@/lines/0/unitPrice'],
+    );
   });
 
   it('leaves strings alone where a string is wanted, even if they look like JSON or numbers', () => {
@@ -116,7 +138,10 @@ describe('normalizeArguments', () => {
   });
 
   it('does not guess between union branches that both fit the type', () => {
-    const schema = { type: 'object', properties: { v: { anyOf: [{ type: 'number' }, { type: 'boolean' }, { type: 'string', enum: ['x'] }] } } };
+    const schema = {
+      type: 'object',
+      properties: { v: { anyOf: [{ type: 'number' }, { type: 'boolean' }, { type: 'string', enum: ['x'] }] } },
+    };
     assert.deepEqual(normalizeArguments(schema, { v: 'true' }).changes, []);
     const numeric = { type: 'object', properties: { v: { anyOf: [{ type: 'number' }, { type: 'null' }] } } };
     assert.deepEqual(normalizeArguments(numeric, { v: '1,000' }).arguments, { v: 1000 });
@@ -173,7 +198,10 @@ describe('normalizeArguments', () => {
     });
 
     it('never turns a string into a number out of range', () => {
-      const schema = { type: 'object', properties: { n: { type: 'number' }, i: { type: 'integer' }, o: { type: 'object' }, a: { type: 'array' } } };
+      const schema = {
+        type: 'object',
+        properties: { n: { type: 'number' }, i: { type: 'integer' }, o: { type: 'object' }, a: { type: 'array' } },
+      };
       const args = { n: '1e400', i: '9'.repeat(400), o: '{"k": 1e400}', a: '[-1e999]' };
       assert.deepEqual(normalizeArguments(schema, args), { arguments: args, changes: [] });
     });

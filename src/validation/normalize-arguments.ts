@@ -100,14 +100,24 @@ function normalizeNode(value: JsonValue, node: unknown, at: At): JsonValue {
       current = canonical;
     }
   } else if (Array.isArray(current)) {
-    current = current.map((item, i) => normalizeNode(item, itemSchema(schema, context.root, i), { context, path: appendPointer(path, i), depth: depth + 1, inherited: NONE }));
+    current = current.map((item, i) =>
+      normalizeNode(item, itemSchema(schema, context.root, i), {
+        context,
+        path: appendPointer(path, i),
+        depth: depth + 1,
+        inherited: NONE,
+      }),
+    );
   } else if (isJsonObject(current)) {
     current = normalizeObject(current, schema, at);
   }
-  const required = isJsonObject(current) ? new Set([...at.inherited, ...objectView(schema, context.root).required]) : NONE;
+  const required = isJsonObject(current)
+    ? new Set([...at.inherited, ...objectView(schema, context.root).required])
+    : NONE;
   for (const keyword of ['anyOf', 'oneOf'] as const) {
     const branch = singleBranch(current, ownValue(schema, keyword), context.root);
-    if (branch !== undefined) current = normalizeNode(current, branch, { context, path, depth: depth + 1, inherited: required });
+    if (branch !== undefined)
+      current = normalizeNode(current, branch, { context, path, depth: depth + 1, inherited: required });
   }
   return current;
 }
@@ -124,7 +134,12 @@ function normalizeObject(value: JsonObject, schema: JsonSchema, at: At): JsonObj
       continue;
     }
     // Models send `null` for "not given"; for an optional property that rejects null, leaving it out says the same.
-    if (item === null && !view.required.has(key) && !inherited.has(key) && !typeAccepts(allowedTypes(sub, context.root), null)) {
+    if (
+      item === null &&
+      !view.required.has(key) &&
+      !inherited.has(key) &&
+      !typeAccepts(allowedTypes(sub, context.root), null)
+    ) {
       context.changes.push({ path: itemPath, from: null, to: undefined, rule: 'drop_null_optional' });
       continue;
     }
@@ -144,7 +159,8 @@ function coerce(value: JsonValue, types: ReadonlySet<JsonType> | undefined): Coe
   const options: Coercion[] = [];
   if (typeof value === 'string') {
     const text = value.trim();
-    if (types.has('boolean') && /^(true|false)$/i.test(text)) options.push({ value: text.toLowerCase() === 'true', rule: 'boolean_from_string' });
+    if (types.has('boolean') && /^(true|false)$/i.test(text))
+      options.push({ value: text.toLowerCase() === 'true', rule: 'boolean_from_string' });
     if (types.has('number')) {
       const number = parseLooseNumber(text);
       if (number !== undefined) options.push({ value: number, rule: 'number_from_string' });
@@ -215,7 +231,8 @@ function enumValues(schema: JsonSchema, root: JsonSchema): unknown[] | undefined
 function singleBranch(value: JsonValue, branches: unknown, root: JsonSchema): unknown {
   if (!Array.isArray(branches) || branches.length === 0) return undefined;
   let candidates = branches.filter((branch) => typeAccepts(allowedTypes(branch, root), value));
-  if (candidates.length > 1 && isJsonObject(value)) candidates = candidates.filter((branch) => discriminatorsMatch(value, branch, root));
+  if (candidates.length > 1 && isJsonObject(value))
+    candidates = candidates.filter((branch) => discriminatorsMatch(value, branch, root));
   return candidates.length === 1 ? candidates[0] : undefined;
 }
 

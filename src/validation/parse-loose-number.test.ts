@@ -24,7 +24,25 @@ describe('parseLooseNumber', () => {
   });
 
   it('leaves ambiguous or non-numeric text alone', () => {
-    for (const text of ['1,5', '1,50', '1.234,5', '12,34,567', '1,0000', '1,000 000', '$7,000', '7000 MWh', '0x1F', '', '  ', 'abc', 'NaN', 'Infinity', '1e999', ',000', '1,']) {
+    for (const text of [
+      '1,5',
+      '1,50',
+      '1.234,5',
+      '12,34,567',
+      '1,0000',
+      '1,000 000',
+      '$7,000',
+      '7000 MWh',
+      '0x1F',
+      '',
+      '  ',
+      'abc',
+      'NaN',
+      'Infinity',
+      '1e999',
+      ',000',
+      '1,',
+    ]) {
       assert.equal(parseLooseNumber(text), undefined, JSON.stringify(text));
     }
   });

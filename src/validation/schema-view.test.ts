@@ -7,7 +7,11 @@ describe('schema-view', () => {
   it('resolves local refs, keeping sibling keywords', () => {
     const root = { $defs: { A: { type: 'string', minLength: 1 } }, definitions: { B: { $ref: '#/$defs/A' } } };
     assert.deepEqual(resolveSchema({ $ref: '#/definitions/B' }, root), { type: 'string', minLength: 1 });
-    assert.deepEqual(resolveSchema({ $ref: '#/$defs/A', maxLength: 3, description: 'd' }, root), { type: 'string', minLength: 1, maxLength: 3 });
+    assert.deepEqual(resolveSchema({ $ref: '#/$defs/A', maxLength: 3, description: 'd' }, root), {
+      type: 'string',
+      minLength: 1,
+      maxLength: 3,
+    });
     assert.deepEqual(resolveSchema({ $ref: 'https://example.com/s.json', type: 'number' }, root), { type: 'number' });
     assert.equal(resolveSchema({ $ref: '#/$defs/Loop' }, { $defs: { Loop: { $ref: '#/$defs/Loop' } } }), undefined);
   });
@@ -23,7 +27,9 @@ describe('schema-view', () => {
     assert.deepEqual(types({ allOf: [{ type: ['number', 'string'] }, { type: 'integer' }] }), ['integer']);
     assert.equal(types({ anyOf: [{ type: 'string' }, {}] }), undefined);
     assert.deepEqual(types(false), []);
-    assert.deepEqual(types((PYDANTIC_SCHEMA['properties'] as Record<string, unknown>)['currency'], PYDANTIC_SCHEMA), ['string']);
+    assert.deepEqual(types((PYDANTIC_SCHEMA['properties'] as Record<string, unknown>)['currency'], PYDANTIC_SCHEMA), [
+      'string',
+    ]);
   });
 
   it('accepts integral numbers for integer and any number for number', () => {
@@ -40,7 +46,10 @@ describe('schema-view', () => {
     assert.deepEqual(propertySchema(view, 'name'), { type: 'string' });
     assert.equal(propertySchema(view, 'unknown'), undefined);
     assert.equal(propertySchema(view, 'constructor'), undefined, 'no prototype lookups');
-    const meta = objectView((DEFINITIONS_SCHEMA['properties'] as Record<string, unknown>)['metadata'], DEFINITIONS_SCHEMA);
+    const meta = objectView(
+      (DEFINITIONS_SCHEMA['properties'] as Record<string, unknown>)['metadata'],
+      DEFINITIONS_SCHEMA,
+    );
     assert.deepEqual(propertySchema(meta, 'anything'), { type: 'string' });
     const tuple = { prefixItems: [{ type: 'string' }], items: { type: 'number' } };
     assert.deepEqual(itemSchema(tuple, {}, 0), { type: 'string' });
@@ -51,7 +60,10 @@ describe('schema-view', () => {
 
   it('merges allOf members and pattern properties into the object view', () => {
     const schema = {
-      allOf: [{ properties: { a: { type: 'string' } }, required: ['a'] }, { properties: { b: { type: 'number' } }, required: ['b'] }],
+      allOf: [
+        { properties: { a: { type: 'string' } }, required: ['a'] },
+        { properties: { b: { type: 'number' } }, required: ['b'] },
+      ],
       patternProperties: { '^x-': { type: 'boolean' } },
     };
     const view = objectView(schema, schema);
@@ -61,7 +73,12 @@ describe('schema-view', () => {
   });
 
   it('makes a view and a type set once per schema object and root, and a root of its own gets its own', () => {
-    const root = { $defs: { Id: { type: 'integer' } }, type: 'object', properties: { id: { $ref: '#/$defs/Id' }, tags: { type: 'array' } }, required: ['id'] };
+    const root = {
+      $defs: { Id: { type: 'integer' } },
+      type: 'object',
+      properties: { id: { $ref: '#/$defs/Id' }, tags: { type: 'array' } },
+      required: ['id'],
+    };
     const view = objectView(root, root);
     assert.equal(objectView(root, root), view, 'the same view, not made again');
     assert.deepEqual([...view.properties.keys()], ['id', 'tags']);
@@ -79,4 +96,3 @@ describe('schema-view', () => {
     assert.equal(allowedTypes(open, root), undefined);
   });
 });
-

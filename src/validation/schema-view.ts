@@ -85,7 +85,8 @@ export function jsonTypeOf(value: unknown): Exclude<JsonType, 'integer'> {
  * valid; a value whose type is in it may still be invalid.
  */
 export function allowedTypes(node: unknown, root: JsonSchema, depth = 0): ReadonlySet<JsonType> | undefined {
-  if (depth === 0 && typeof node === 'object' && node !== null) return typeSets.get(node, root, () => makeAllowedTypes(node, root, 0));
+  if (depth === 0 && typeof node === 'object' && node !== null)
+    return typeSets.get(node, root, () => makeAllowedTypes(node, root, 0));
   return makeAllowedTypes(node, root, depth);
 }
 
@@ -119,7 +120,9 @@ function makeAllowedTypes(node: unknown, root: JsonSchema, depth: number): Reado
 function ownTypes(schema: JsonSchema): Set<JsonType> | undefined {
   const type = ownValue(schema, 'type');
   if (typeof type === 'string' || Array.isArray(type)) {
-    const names = (Array.isArray(type) ? type : [type]).filter((t): t is JsonType => typeof t === 'string' && KNOWN_TYPES.has(t));
+    const names = (Array.isArray(type) ? type : [type]).filter(
+      (t): t is JsonType => typeof t === 'string' && KNOWN_TYPES.has(t),
+    );
     const set = new Set<JsonType>(names);
     // OpenAPI's `nullable`, which ajv honours too.
     if (ownValue(schema, 'nullable') === true) set.add('null');
@@ -131,7 +134,10 @@ function ownTypes(schema: JsonSchema): Set<JsonType> | undefined {
   return undefined;
 }
 
-function intersectTypes(a: ReadonlySet<JsonType> | undefined, b: ReadonlySet<JsonType> | undefined): ReadonlySet<JsonType> | undefined {
+function intersectTypes(
+  a: ReadonlySet<JsonType> | undefined,
+  b: ReadonlySet<JsonType> | undefined,
+): ReadonlySet<JsonType> | undefined {
   if (a === undefined) return b;
   if (b === undefined) return a;
   const out = new Set<JsonType>();
@@ -164,12 +170,18 @@ const views = new PerSchema<ObjectView>();
 const typeSets = new PerSchema<ReadonlySet<JsonType> | undefined>();
 
 export function objectView(node: unknown, root: JsonSchema, depth = 0): ObjectView {
-  if (depth === 0 && typeof node === 'object' && node !== null) return views.get(node, root, () => makeObjectView(node, root, 0));
+  if (depth === 0 && typeof node === 'object' && node !== null)
+    return views.get(node, root, () => makeObjectView(node, root, 0));
   return makeObjectView(node, root, depth);
 }
 
 function makeObjectView(node: unknown, root: JsonSchema, depth: number): ObjectView {
-  const view: { properties: Map<string, unknown>; required: Set<string>; patternProperties: [RegExp, unknown][]; additionalProperties: unknown } = {
+  const view: {
+    properties: Map<string, unknown>;
+    required: Set<string>;
+    patternProperties: [RegExp, unknown][];
+    additionalProperties: unknown;
+  } = {
     properties: new Map(),
     required: new Set(),
     patternProperties: [],
@@ -232,4 +244,3 @@ export function safeRegExp(source: string): RegExp | undefined {
     }
   }
 }
-

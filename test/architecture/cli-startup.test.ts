@@ -7,7 +7,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
 
-const STATIC_IMPORT_RE = /(?:^|\n)\s*(?:import|export)\s(?!type\b)[^'"]*?from\s+['"]([^'"]+)['"]|(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g;
+const STATIC_IMPORT_RE =
+  /(?:^|\n)\s*(?:import|export)\s(?!type\b)[^'"]*?from\s+['"]([^'"]+)['"]|(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g;
 
 function staticClosure(entry: string): { files: Set<string>; packages: Set<string> } {
   const files = new Set<string>();
@@ -33,10 +34,17 @@ function staticClosure(entry: string): { files: Set<string>; packages: Set<strin
 test('the CLI entry statically imports only specs, small helpers and core; commands load on demand', () => {
   const { files, packages } = staticClosure(join('src', 'cli', 'main.ts'));
   const rel = [...files].map((f) => relative(process.cwd(), f).replaceAll('\\', '/'));
-  const heavy = rel.filter((f) => /^src\/(app|orchestrator|tools|store|server|providers|parsing|validation|gate|config)\//.test(f) || /-command\.ts$/.test(f));
+  const heavy = rel.filter(
+    (f) =>
+      /^src\/(app|orchestrator|tools|store|server|providers|parsing|validation|gate|config)\//.test(f) ||
+      /-command\.ts$/.test(f),
+  );
   assert.deepEqual(heavy, [], `main.ts loads these at start: ${heavy.join(', ')}`);
   assert.deepEqual([...packages], [], 'no npm package is loaded before a command runs');
-  assert.ok(rel.includes('src/cli/commands.ts') && rel.some((f) => f.startsWith('src/cli/specs/')), 'the walk follows imports');
+  assert.ok(
+    rel.includes('src/cli/commands.ts') && rel.some((f) => f.startsWith('src/cli/specs/')),
+    'the walk follows imports',
+  );
 });
 
 test('bin/toolgate.js answers --version from package.json, before any import of the CLI', () => {

@@ -64,20 +64,41 @@ describe('architecture: code figures', () => {
   it("no function in src/ takes more than three positional parameters, but the RunStore port's append", () => {
     // RunStore.append(runId, drafts, patch, options) is a public port (src/core/ports/run-store.ts): its
     // implementations keep its signature. Every other function takes an options object beyond three.
-    const PORT_METHODS = new Set(['src/store/memory/memory-run-store.ts append', 'src/store/sqlite/sqlite-run-store.ts append', 'src/store/postgres/postgres-run-store.ts append']);
-    const offenders = figures.manyParams.filter((place) => !PORT_METHODS.has(place.replace(/:\d+ /, ' ').split(sep).join('/')));
+    const PORT_METHODS = new Set([
+      'src/store/memory/memory-run-store.ts append',
+      'src/store/sqlite/sqlite-run-store.ts append',
+      'src/store/postgres/postgres-run-store.ts append',
+    ]);
+    const offenders = figures.manyParams.filter(
+      (place) => !PORT_METHODS.has(place.replace(/:\d+ /, ' ').split(sep).join('/')),
+    );
     assert.deepEqual(offenders, []);
   });
 
   it(`src/ holds at most ${MAX_AS_CASTS} type assertions`, () => {
-    assert.ok(figures.asCasts <= MAX_AS_CASTS, `${figures.asCasts} \`as\` casts in src/; narrow with a type guard instead`);
+    assert.ok(
+      figures.asCasts <= MAX_AS_CASTS,
+      `${figures.asCasts} \`as\` casts in src/; narrow with a type guard instead`,
+    );
   });
 
   it('has one describeError, one ToolEffect and one canonical JSON', () => {
     const rules: { pattern: RegExp; home: string; what: string }[] = [
-      { pattern: /instanceof Error \? \(?\w+\.(?:message|stack)/, home: join('src', 'core', 'describe-error.ts'), what: 'an error described in place (use describeError)' },
-      { pattern: /'read' \| 'write'|'write' \| 'read'/, home: join('src', 'core', 'events.ts'), what: "'read' | 'write' spelled out (use ToolEffect)" },
-      { pattern: /\.sort\(\)[\s\S]{0,120}JSON\.stringify\(key\)|function stableStringify/, home: join('src', 'core', 'canonical-json.ts'), what: 'a second sorted-keys JSON (use canonicalJson)' },
+      {
+        pattern: /instanceof Error \? \(?\w+\.(?:message|stack)/,
+        home: join('src', 'core', 'describe-error.ts'),
+        what: 'an error described in place (use describeError)',
+      },
+      {
+        pattern: /'read' \| 'write'|'write' \| 'read'/,
+        home: join('src', 'core', 'events.ts'),
+        what: "'read' | 'write' spelled out (use ToolEffect)",
+      },
+      {
+        pattern: /\.sort\(\)[\s\S]{0,120}JSON\.stringify\(key\)|function stableStringify/,
+        home: join('src', 'core', 'canonical-json.ts'),
+        what: 'a second sorted-keys JSON (use canonicalJson)',
+      },
     ];
     const found: string[] = [];
     for (const file of sourceFiles()) {

@@ -19,13 +19,24 @@ describe('deploy/', () => {
 
   it('docker-compose.yml: two instances on one PostgreSQL, the same secret on both, behind the balancer', () => {
     const compose = parse(readFileSync('deploy/docker-compose.yml', 'utf8'), { merge: true }) as {
-      services: Record<string, { environment?: Record<string, string>; build?: { dockerfile: string }; depends_on?: unknown; volumes?: string[] }>;
+      services: Record<
+        string,
+        {
+          environment?: Record<string, string>;
+          build?: { dockerfile: string };
+          depends_on?: unknown;
+          volumes?: string[];
+        }
+      >;
     };
     const instances = ['toolgate-a', 'toolgate-b'].map((name) => compose.services[name]);
     for (const instance of instances) {
       assert.match(instance?.environment?.['DATABASE_URL'] ?? '', /^postgres:\/\/.*@postgres:5432\/toolgate$/);
       assert.match(instance?.environment?.['TOOLGATE_SESSION_SECRET'] ?? '', /TOOLGATE_SESSION_SECRET/);
-      assert.ok(existsSync(`deploy/${(instance?.build?.dockerfile ?? '').replace(/^deploy\//, '')}`), 'the Dockerfile exists');
+      assert.ok(
+        existsSync(`deploy/${(instance?.build?.dockerfile ?? '').replace(/^deploy\//, '')}`),
+        'the Dockerfile exists',
+      );
       assert.ok(instance?.volumes?.some((v) => v.startsWith('./toolgate.yaml:')));
     }
     assert.ok(compose.services['postgres'] !== undefined && compose.services['balancer'] !== undefined);

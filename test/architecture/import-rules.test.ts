@@ -17,13 +17,42 @@ const ALLOWED: Record<string, readonly string[]> = {
   config: ['core', 'validation'],
   server: ['core', 'orchestrator'],
   gateway: ['core', 'orchestrator', 'gate', 'validation'],
-  app: ['core', 'parsing', 'validation', 'gate', 'providers', 'tools', 'store', 'orchestrator', 'config', 'server', 'gateway'],
+  app: [
+    'core',
+    'parsing',
+    'validation',
+    'gate',
+    'providers',
+    'tools',
+    'store',
+    'orchestrator',
+    'config',
+    'server',
+    'gateway',
+  ],
   cli: ['app', 'server', 'config', 'core'],
   // The package's subpath entries (toolgate/server, toolgate/store/…): named re-exports only.
-  entries: ['core', 'parsing', 'validation', 'gate', 'providers', 'tools', 'store', 'orchestrator', 'config', 'server', 'gateway', 'app'],
+  entries: [
+    'core',
+    'parsing',
+    'validation',
+    'gate',
+    'providers',
+    'tools',
+    'store',
+    'orchestrator',
+    'config',
+    'server',
+    'gateway',
+    'app',
+  ],
 };
 
-const IMPORT_RE = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g;
+const IMPORT_RE = new RegExp(
+  String.raw`(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|impo` +
+    String.raw`rt\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s+['"]([^'"]+)['"]`,
+  'g',
+);
 
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
@@ -96,29 +125,41 @@ describe('architecture: import rules', () => {
     assert.deepEqual(offenders, []);
   });
 
-  it('the console (web/) takes only types from the server side, and no packages: it talks to the server over HTTP', () => {
-    const files = globSync('web/**/*.ts').filter((f) => !f.endsWith('.test.ts'));
-    assert.ok(files.length > 3, `expected the console's sources under web/, found ${files.length}`);
-    const violations: string[] = [];
-    for (const file of files) {
-      const text = readFileSync(file, 'utf8');
-      for (const spec of importsOf(file)) {
-        const target = join(dirname(file), spec);
-        if (!spec.startsWith('.')) violations.push(`${file} imports the package ${spec}`);
-        else if (!relative('web', target).startsWith('..')) continue;
-        else if (areaOf(target) !== 'core') violations.push(`${file} imports ${spec} (web → ${areaOf(target) ?? 'outside src'} is not allowed)`);
-        else if (!new RegExp(`import\\s+type\\s[^;]*?from\\s+['"]${spec.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}['"]|import\\(['"]${spec.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}['"]\\)\\.`).test(text)) {
-          violations.push(`${file} imports ${spec} as code; the console may only \`import type\` from core`);
+  it(
+    'the console (web/) takes only types from the server ' + 'side, and no packages: it talks to the server over HTTP',
+    () => {
+      const files = globSync('web/**/*.ts').filter((f) => !f.endsWith('.test.ts'));
+      assert.ok(files.length > 3, `expected the console's sources under web/, found ${files.length}`);
+      const violations: string[] = [];
+      for (const file of files) {
+        const text = readFileSync(file, 'utf8');
+        for (const spec of importsOf(file)) {
+          const target = join(dirname(file), spec);
+          if (!spec.startsWith('.')) violations.push(`${file} imports the package ${spec}`);
+          else if (!relative('web', target).startsWith('..')) continue;
+          else if (areaOf(target) !== 'core')
+            violations.push(`${file} imports ${spec} (web → ${areaOf(target) ?? 'outside src'} is not allowed)`);
+          else if (
+            !new RegExp(
+              `import\\s+type\\s[^;]*?from\\s+['"]${spec.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}` +
+                `['"]|import\\(['"]${spec.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}['"]\\)\\.`,
+            ).test(text)
+          ) {
+            violations.push(`${file} imports ${spec} as code; the console may only \`import type\` from core`);
+          }
         }
       }
-    }
-    assert.deepEqual(violations, []);
-  });
+      assert.deepEqual(violations, []);
+    },
+  );
 
   it('the import checker itself catches a forbidden import', () => {
     // Guard against a regex that silently matches nothing.
     const specs = importsOf('src/store/memory/memory-run-store.ts');
-    assert.ok(specs.some((s) => s.includes('core/index.ts')), `parsed imports: ${specs.join(', ')}`);
+    assert.ok(
+      specs.some((s) => s.includes('core/index.ts')),
+      `parsed imports: ${specs.join(', ')}`,
+    );
     assert.equal(areaOf(join('src/store/memory', '../../core/index.ts')), 'core');
   });
 });

@@ -9,7 +9,10 @@ import { pathToFileURL } from 'node:url';
 
 const ENTRY = pathToFileURL('src/index.ts').href;
 
-/** Runs `body` (an async module body with `lib` imported) in a fresh process; returns what it printed and the modules it loaded. */
+/**
+ * Runs `body` (an async module body with `lib` imported) in a fresh process; returns what it printed and the modules it
+ * loaded.
+ */
 function probe(body: string): { out: unknown; loaded: string[] } {
   const script = `
     import { registerHooks } from 'node:module';
@@ -33,21 +36,28 @@ const isTokenizer = (url: string): boolean => /\/node_modules\/gpt-tokenizer\//.
 test('importing the library loads no HTTP server module and no zod', () => {
   const { out } = probe('return {};');
   const afterImport = (out as { afterImport: string[] }).afterImport;
-  assert.ok(afterImport.some((u) => u.includes('/src/orchestrator/')), 'the probe records the library modules it loads');
+  assert.ok(
+    afterImport.some((u) => u.includes('/src/orchestrator/')),
+    'the probe records the library modules it loads',
+  );
   assert.deepEqual(afterImport.filter(isServer), []);
   assert.deepEqual(afterImport.filter(isZod), []);
   assert.deepEqual(afterImport.filter(isTokenizer), []);
 });
 
 test('the tokenizer that estimates usage loads at the first answer without usage, never for answers with it', () => {
-  const { out, loaded } = probe(`
+  const { out, loaded } = probe(
+    `
     const request = { messages: [{ role: 'user', content: 'hello world' }], tools: [], stream: false };
-    const answer = (usage) => ({ id: 'local:m', generate: async () => ({ text: 'hi', toolCalls: [], finishReason: 'stop', ...(usage === undefined ? {} : { usage }) }) });
-    const reported = await lib.withEstimatedUsage(answer({ promptTokens: 9, completionTokens: 1, totalTokens: 10 })).generate(request);
+    const answer = (usage) => ({ id: 'local:m', generate: async () => ({ text: 'hi', ` +
+      (`toolCalls: [], finishReason: 'stop', ...(usage === undefined ? {} : { usage }) }) });
+    const reported = await lib.withEstimatedUsage(answer({ promptTokens: ` +
+        `9, completionTokens: 1, totalTokens: 10 })).generate(request);
     const tokenizerAfterReported = loaded.some((u) => u.includes('/node_modules/gpt-tokenizer/'));
     const estimated = await lib.withEstimatedUsage(answer(undefined)).generate(request);
     return { reported: reported.usage, tokenizerAfterReported, estimated: estimated.usage };
-  `);
+  `),
+  );
   const result = out as { reported: unknown; tokenizerAfterReported: boolean; estimated: unknown };
   assert.deepEqual(result.reported, { promptTokens: 9, completionTokens: 1, totalTokens: 10 });
   assert.equal(result.tokenizerAfterReported, false);
@@ -57,9 +67,11 @@ test('the tokenizer that estimates usage loads at the first answer without usage
 });
 
 test('createHttpHandler from the library entry loads the server on first use and serves', () => {
-  const { out, loaded } = probe(`
+  const { out, loaded } = probe(
+    `
     const store = new lib.MemoryRunStore();
-    const handler = lib.createHttpHandler({ service: { async start() { throw new Error('unused'); } }, store, apiKeys: [] });
+    const handler = lib.createHttpHandler({ service: { async ` +
+      `start() { throw new Error('unused'); } }, store, apiKeys: [] });
     const { createServer } = await import('node:http');
     const server = createServer(handler);
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -67,7 +79,8 @@ test('createHttpHandler from the library entry loads the server on first use and
     const body = await response.json();
     server.close();
     return { type: typeof handler, status: response.status, body };
-  `);
+  `,
+  );
   const result = out as { type: string; status: number; body: unknown };
   assert.equal(result.type, 'function');
   assert.equal(result.status, 200);

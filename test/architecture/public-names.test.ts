@@ -18,7 +18,15 @@ const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { exports: 
 
 describe('architecture: public names', () => {
   it('pins the main entry and the subpath entries', () => {
-    assert.deepEqual(Object.keys(pinned).sort(), ['.', './mcp', './parsing', './server', './store/memory', './store/postgres', './store/sqlite']);
+    assert.deepEqual(Object.keys(pinned).sort(), [
+      '.',
+      './mcp',
+      './parsing',
+      './server',
+      './store/memory',
+      './store/postgres',
+      './store/sqlite',
+    ]);
   });
 
   for (const [subpath, entry] of Object.entries(pinned)) {

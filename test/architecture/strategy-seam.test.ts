@@ -37,17 +37,32 @@ describe('architecture: the strategy seam', () => {
     it(`${basename(file)} imports nothing that reaches a tool`, () => {
       for (const m of text.matchAll(IMPORT_RE)) {
         const spec = m[1] ?? m[2] ?? '';
-        assert.ok(ALLOWED.some((re) => re.test(spec)), `${basename(file)} imports ${spec}: strategies get tools only through the gate function`);
+        assert.ok(
+          ALLOWED.some((re) => re.test(spec)),
+          `${basename(file)} imports ${spec}: strategies get tools only through the gate function`,
+        );
         const statement = m[0];
         if (/execute-tool-call|finish-turn|model-turn|run-guard|side-call/.test(spec)) {
-          assert.match(statement, /^\s*(import|export) type\b/, `${basename(file)}: ${spec} only as types (\`import type\`), never its functions`);
+          assert.match(
+            statement,
+            /^\s*(import|export) type\b/,
+            `${basename(file)}: ${spec} only as types (\`import type\`), never its functions`,
+          );
         }
       }
     });
     it(`${basename(file)} names no tool source and calls no tool directly`, () => {
       const code = withoutComments(text);
-      assert.doesNotMatch(code, /\bToolSource\b|\bToolRegistry\b|\bMcpToolSource\b/, 'no tool source type in a strategy');
-      assert.doesNotMatch(code, /\.callTool\s*\(|\bexecuteToolCall\b/, 'tools are called through ctx.gate / ctx.finishTurn only');
+      assert.doesNotMatch(
+        code,
+        /\bToolSource\b|\bToolRegistry\b|\bMcpToolSource\b/,
+        'no tool source type in a strategy',
+      );
+      assert.doesNotMatch(
+        code,
+        /\.callTool\s*\(|\bexecuteToolCall\b/,
+        'tools are called through ctx.gate / ctx.finishTurn only',
+      );
     });
   }
 

@@ -55,7 +55,11 @@ export async function httpHarness(options: HttpHarnessOptions): Promise<Contract
       case 'error-404-model':
         return { status: 404, body: read('error-404-model.json'), headers: { 'content-type': JSON_TYPE } };
       case 'error-429':
-        return { status: 429, body: read('error-429.json'), headers: { 'content-type': JSON_TYPE, 'retry-after': '1' } };
+        return {
+          status: 429,
+          body: read('error-429.json'),
+          headers: { 'content-type': JSON_TYPE, 'retry-after': '1' },
+        };
       case 'error-5xx':
         return { status: options.status5xx, body: read('error-5xx.json'), headers: { 'content-type': JSON_TYPE } };
     }

@@ -5,7 +5,13 @@
 // the API.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { ToolgateError, type ModelAdapter, type ModelRequest, type ModelResponse, type Usage } from '../../src/core/index.ts';
+import {
+  ToolgateError,
+  type ModelAdapter,
+  type ModelRequest,
+  type ModelResponse,
+  type Usage,
+} from '../../src/core/index.ts';
 import { parseJson } from '../../src/core/parse-json.ts';
 import { extractFromMessage } from '../../src/parsing/index.ts';
 
@@ -54,13 +60,26 @@ export interface ContractHarness {
     notFoundHint: RegExp;
     /** The provider's own words in its mid-stream error, quoted in ours. */
     streamErrorMessage: string;
-    /** Broken arguments arrive as a native call (their raw text unchanged) or in the answer text (Ollama parsed nothing). */
+    /**
+     * Broken arguments arrive as a native call (their raw text unchanged) or in the answer text (Ollama parsed
+     * nothing).
+     */
     brokenIn: 'native' | 'text';
   };
   close(): Promise<void>;
 }
 
-const TOOLS = [{ name: 'get_spot_price', description: 'Day-ahead price of a bidding zone', parameters: { type: 'object', properties: { area: { type: 'string' }, date: { type: 'string' } }, required: ['area'] } }];
+const TOOLS = [
+  {
+    name: 'get_spot_price',
+    description: 'Day-ahead price of a bidding zone',
+    parameters: {
+      type: 'object',
+      properties: { area: { type: 'string' }, date: { type: 'string' } },
+      required: ['area'],
+    },
+  },
+];
 
 function ask(stream: boolean): ModelRequest {
   return {
@@ -135,24 +154,36 @@ export function modelAdapterContract(name: string, open: () => Promise<ContractH
       for (let i = 0; i < 3; i++) assert.equal((await streamed(harness.adapter())).response.text, TEXT);
       const requests = harness.requests()?.slice(start);
       if (requests !== undefined) {
-        assert.deepEqual(requests.map((r) => r.disconnected), [false, false, false], 'every answer was read to its end');
+        assert.deepEqual(
+          requests.map((r) => r.disconnected),
+          [false, false, false],
+          'every answer was read to its end',
+        );
         // fetch may open a second connection while the first goes back to its pool; the third call finds one free.
-        assert.ok(requests.slice(0, 2).some((r) => r.connection === requests[2]?.connection), `the third call reused a connection (connections: ${requests.map((r) => r.connection).join(', ')})`);
+        assert.ok(
+          requests.slice(0, 2).some((r) => r.connection === requests[2]?.connection),
+          `the third call reused a connection (connections: ${requests.map((r) => r.connection).join(', ')})`,
+        );
       }
     });
 
-    it('a stream whose response never ends after its last event still answers, after a short grace; the connection is let go', async () => {
-      const start = before();
-      harness.stage('stream-text-never-ends');
-      const began = Date.now();
-      assert.equal((await streamed(harness.adapter())).response.text, TEXT);
-      assert.ok(Date.now() - began < 2_000, `answered after ${Date.now() - began} ms`);
-      const request = harness.requests()?.[start];
-      if (request !== undefined) {
-        for (let i = 0; i < 100 && !request.disconnected; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-        assert.equal(request.disconnected, true, 'the connection was closed, not left open');
-      }
-    });
+    it(
+      'a stream whose response never ends after its last event ' +
+        'still answers, after a short grace; the connection is let go',
+      async () => {
+        const start = before();
+        harness.stage('stream-text-never-ends');
+        const began = Date.now();
+        assert.equal((await streamed(harness.adapter())).response.text, TEXT);
+        assert.ok(Date.now() - began < 2_000, `answered after ${Date.now() - began} ms`);
+        const request = harness.requests()?.[start];
+        if (request !== undefined) {
+          for (let i = 0; i < 100 && !request.disconnected; i++)
+            await new Promise((resolve) => setTimeout(resolve, 10));
+          assert.equal(request.disconnected, true, 'the connection was closed, not left open');
+        }
+      },
+    );
 
     it('one tool call: name, arguments as JSON text, an id, finish reason tool_calls', async () => {
       harness.stage('tool-call');
@@ -187,14 +218,25 @@ export function modelAdapterContract(name: string, open: () => Promise<ContractH
       assert.equal(response.finishReason, 'length');
       if (expected.brokenIn === 'native') {
         assert.equal(response.toolCalls.length, 1);
-        assert.equal(response.toolCalls[0]?.arguments, BROKEN_ARGUMENTS, 'the adapter passes the text on byte for byte');
+        assert.equal(
+          response.toolCalls[0]?.arguments,
+          BROKEN_ARGUMENTS,
+          'the adapter passes the text on byte for byte',
+        );
       } else {
         assert.deepEqual(response.toolCalls, []);
         assert.match(response.text, /get_spot_price/);
       }
-      const parsed = extractFromMessage({ text: response.text, toolCalls: response.toolCalls, finishReason: response.finishReason, tools: TOOLS.map((t) => ({ name: t.name, inputSchema: t.parameters })) });
-      for (const call of parsed.calls) assert.deepEqual(call.arguments, { area: 'DE-LU' }, 'only a complete, repaired call may come out');
-      if (parsed.calls.length === 0) assert.ok(parsed.diagnostics.length > 0, 'a dropped call is explained to the model');
+      const parsed = extractFromMessage({
+        text: response.text,
+        toolCalls: response.toolCalls,
+        finishReason: response.finishReason,
+        tools: TOOLS.map((t) => ({ name: t.name, inputSchema: t.parameters })),
+      });
+      for (const call of parsed.calls)
+        assert.deepEqual(call.arguments, { area: 'DE-LU' }, 'only a complete, repaired call may come out');
+      if (parsed.calls.length === 0)
+        assert.ok(parsed.diagnostics.length > 0, 'a dropped call is explained to the model');
       assert.ok(!JSON.stringify(parsed.calls).includes('2026-11-2'), 'a cut-off value never reaches a tool');
     });
 
@@ -206,16 +248,23 @@ export function modelAdapterContract(name: string, open: () => Promise<ContractH
       assert.equal(deltas.join(''), 'I will check.');
     });
 
-    it('an error in the middle of a stream fails the call with the provider message, without a retry that would repeat text', async () => {
-      const start = before();
-      harness.stage('stream-error-midstream');
-      const deltas: string[] = [];
-      const error = await failure(harness.adapter().generate(ask(true), { onTextDelta: (t) => deltas.push(t) }));
-      assert.match(error.code, /^model_/);
-      assert.ok(error.message.includes(expected.streamErrorMessage), `${error.message} quotes "${expected.streamErrorMessage}"`);
-      assert.equal(deltas.join(''), 'The spot');
-      served(start + 1);
-    });
+    it(
+      'an error in the middle of a stream fails the call with ' +
+        'the provider message, without a retry that would repeat text',
+      async () => {
+        const start = before();
+        harness.stage('stream-error-midstream');
+        const deltas: string[] = [];
+        const error = await failure(harness.adapter().generate(ask(true), { onTextDelta: (t) => deltas.push(t) }));
+        assert.match(error.code, /^model_/);
+        assert.ok(
+          error.message.includes(expected.streamErrorMessage),
+          `${error.message} quotes "${expected.streamErrorMessage}"`,
+        );
+        assert.equal(deltas.join(''), 'The spot');
+        served(start + 1);
+      },
+    );
 
     it('401: model_auth at once, naming where the key comes from', async () => {
       const start = before();
@@ -235,18 +284,25 @@ export function modelAdapterContract(name: string, open: () => Promise<ContractH
       served(start + 1);
     });
 
-    it('429: retried after the Retry-After the server asked for, then the answer', { skip: !transport && 'no transport: nothing to retry' }, async () => {
-      const start = before();
-      harness.stage('error-429', 'text');
-      const response = await harness.adapter({ maxRetries: 2 }).generate(ask(false));
-      assert.equal(response.text, TEXT);
-      served(start + 2);
-      const requests = harness.requests();
-      if (requests !== undefined) {
-        const [first, second] = requests.slice(start);
-        assert.ok(second !== undefined && first !== undefined && second.at - first.at >= 900, 'the retry waited for Retry-After: 1');
-      }
-    });
+    it(
+      '429: retried after the Retry-After the server asked for, then the answer',
+      { skip: !transport && 'no transport: nothing to retry' },
+      async () => {
+        const start = before();
+        harness.stage('error-429', 'text');
+        const response = await harness.adapter({ maxRetries: 2 }).generate(ask(false));
+        assert.equal(response.text, TEXT);
+        served(start + 2);
+        const requests = harness.requests();
+        if (requests !== undefined) {
+          const [first, second] = requests.slice(start);
+          assert.ok(
+            second !== undefined && first !== undefined && second.at - first.at >= 900,
+            'the retry waited for Retry-After: 1',
+          );
+        }
+      },
+    );
 
     it('429 with no retries left: model_rate_limited', async () => {
       harness.stage('error-429');
@@ -275,7 +331,9 @@ export function modelAdapterContract(name: string, open: () => Promise<ContractH
       const start = before();
       harness.stage('stalled-stream');
       const controller = new AbortController();
-      const pending = harness.adapter().generate(ask(true), { signal: controller.signal, onTextDelta: () => controller.abort() });
+      const pending = harness
+        .adapter()
+        .generate(ask(true), { signal: controller.signal, onTextDelta: () => controller.abort() });
       // An adapter that streams nothing before it stalls is aborted anyway.
       const timer = setTimeout(() => controller.abort(), 500);
       const error = await failure(pending);
@@ -284,7 +342,8 @@ export function modelAdapterContract(name: string, open: () => Promise<ContractH
       const requests = harness.requests();
       if (requests !== undefined) {
         const request = requests[start];
-        for (let i = 0; i < 100 && request?.disconnected !== true; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+        for (let i = 0; i < 100 && request?.disconnected !== true; i++)
+          await new Promise((resolve) => setTimeout(resolve, 10));
         assert.equal(request?.disconnected, true, 'the request was closed');
       }
     });

@@ -8,7 +8,8 @@ modelAdapterContract('ollama', () =>
     fixtures: 'ollama',
     stream: 'ndjson',
     status5xx: 500,
-    create: ({ url, maxRetries }) => createOllamaAdapter({ model: 'qwen2.5:7b', host: url, maxRetries, retryBaseDelayMs: 1 }),
+    create: ({ url, maxRetries }) =>
+      createOllamaAdapter({ model: 'qwen2.5:7b', host: url, maxRetries, retryBaseDelayMs: 1 }),
     expected: {
       textUsage: { promptTokens: 20, completionTokens: 12, totalTokens: 32 },
       toolCallId: 'call_w2k9d7qa',

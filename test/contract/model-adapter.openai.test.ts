@@ -8,7 +8,14 @@ modelAdapterContract('openai', () =>
     fixtures: 'openai',
     stream: 'sse',
     status5xx: 503,
-    create: ({ url, maxRetries }) => createOpenAIAdapter({ model: 'gpt-4o-mini', baseUrl: `${url}/v1`, apiKey: 'sk-test', maxRetries, retryBaseDelayMs: 1 }),
+    create: ({ url, maxRetries }) =>
+      createOpenAIAdapter({
+        model: 'gpt-4o-mini',
+        baseUrl: `${url}/v1`,
+        apiKey: 'sk-test',
+        maxRetries,
+        retryBaseDelayMs: 1,
+      }),
     expected: {
       textUsage: { promptTokens: 20, completionTokens: 12, totalTokens: 32, cacheReadTokens: 5 },
       toolCallId: 'call_Qm4nB7vX2kLp9sWd3Rt6YhJe',

@@ -4,13 +4,24 @@
 import type { ModelAdapter } from '../../src/core/index.ts';
 import { createScriptedAdapter } from '../../src/providers/scripted/scripted-adapter.ts';
 import type { ScriptedTurn } from '../../src/providers/scripted/script-schema.ts';
-import { BROKEN_ARGUMENTS, modelAdapterContract, REASONING, TEXT, type ContractCase } from './model-adapter.contract.ts';
+import {
+  BROKEN_ARGUMENTS,
+  modelAdapterContract,
+  REASONING,
+  TEXT,
+  type ContractCase,
+} from './model-adapter.contract.ts';
 
 const usage = { promptTokens: 20, completionTokens: 12 };
 const TURNS: Record<ContractCase, ScriptedTurn[]> = {
   text: [{ text: TEXT, usage }],
   'stream-text': [{ text: TEXT, usage }],
-  'tool-call': [{ text: 'Let me check the price.', toolCalls: [{ id: 'call_1', name: 'get_spot_price', arguments: '{"area":"DE-LU"}' }] }],
+  'tool-call': [
+    {
+      text: 'Let me check the price.',
+      toolCalls: [{ id: 'call_1', name: 'get_spot_price', arguments: '{"area":"DE-LU"}' }],
+    },
+  ],
   'stream-parallel-tool-calls': [
     {
       text: 'Checking both areas.',
@@ -20,7 +31,9 @@ const TURNS: Record<ContractCase, ScriptedTurn[]> = {
       ],
     },
   ],
-  'stream-broken-arguments': [{ toolCalls: [{ name: 'get_spot_price', arguments: BROKEN_ARGUMENTS }], finishReason: 'length' }],
+  'stream-broken-arguments': [
+    { toolCalls: [{ name: 'get_spot_price', arguments: BROKEN_ARGUMENTS }], finishReason: 'length' },
+  ],
   'stream-reasoning': [{ reasoning: REASONING, text: 'I will check.' }],
   // A script cannot fail after some text: the nearest is text, then an error on the next call.
   'stream-error-midstream': [{ text: 'The spot', error: { code: 'model_unavailable', message: 'Overloaded' } }],

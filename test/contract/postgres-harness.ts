@@ -6,7 +6,10 @@ import { randomBytes } from 'node:crypto';
 import { it } from 'node:test';
 import { Client } from 'pg';
 import { TEST_POSTGRES_URL as POSTGRES_TEST_URL, adminQuery } from '../support/postgres.ts';
-import { openPostgresRunStore, type OpenPostgresRunStoreOptions } from '../../src/store/postgres/open-postgres-run-store.ts';
+import {
+  openPostgresRunStore,
+  type OpenPostgresRunStoreOptions,
+} from '../../src/store/postgres/open-postgres-run-store.ts';
 import type { PostgresRunStore } from '../../src/store/postgres/postgres-run-store.ts';
 import { postgresLabel } from '../../src/store/postgres/postgres-url.ts';
 
@@ -21,7 +24,9 @@ async function unavailable(): Promise<string | undefined> {
     await client.query('SELECT 1');
     return undefined;
   } catch (error) {
-    return error instanceof Error && error.message !== '' ? error.message : String((error as { code?: unknown }).code ?? error);
+    return error instanceof Error && error.message !== ''
+      ? error.message
+      : String((error as { code?: unknown }).code ?? error);
   } finally {
     await client.end().catch(() => undefined);
   }
@@ -38,7 +43,9 @@ export async function whenPostgres(name: string, define: () => void): Promise<vo
     define();
     return;
   }
-  const message = `no PostgreSQL at ${postgresLabel(POSTGRES_TEST_URL)} (${why}); set TOOLGATE_TEST_POSTGRES_URL or run scripts/ci-services.sh`;
+  const message =
+    `no PostgreSQL at ${postgresLabel(POSTGRES_TEST_URL)} (${why}); ` +
+    `set TOOLGATE_TEST_POSTGRES_URL or run scripts/ci-services.sh`;
   if (process.env['CI'] === 'true') {
     it(name, () => assert.fail(`${message}. CI=true: the PostgreSQL store must be tested`));
   } else {
@@ -56,12 +63,20 @@ export async function dropSchema(schema: string): Promise<void> {
 }
 
 /** Opens a store on the test server; small pools, since test files run side by side. */
-export function openTestStore(schema: string, options: Partial<OpenPostgresRunStoreOptions> = {}): Promise<PostgresRunStore> {
+export function openTestStore(
+  schema: string,
+  options: Partial<OpenPostgresRunStoreOptions> = {},
+): Promise<PostgresRunStore> {
   return openPostgresRunStore({ url: POSTGRES_TEST_URL, schema, poolSize: 4, ...options });
 }
 
 /** Runs `work` with stores on one fresh schema (opened by `work` through `open`), then closes them and drops it. */
-export async function withSchema(work: (open: (options?: Partial<OpenPostgresRunStoreOptions>) => Promise<PostgresRunStore>, schema: string) => Promise<void>): Promise<void> {
+export async function withSchema(
+  work: (
+    open: (options?: Partial<OpenPostgresRunStoreOptions>) => Promise<PostgresRunStore>,
+    schema: string,
+  ) => Promise<void>,
+): Promise<void> {
   const schema = randomSchema();
   const opened: PostgresRunStore[] = [];
   try {

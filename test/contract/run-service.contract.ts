@@ -27,7 +27,10 @@ export const FINAL_TEXT = 'Recorded, and done.';
 /** One call, one answer; repeated so a run in a thread (whose history counts) plays it too. */
 export const CONTRACT_SCRIPT: ScriptedScript = {
   description: 'RunService contract: a write that waits for a person, then an answer',
-  turns: Array.from({ length: 3 }, () => [{ toolCalls: [{ name: RECORD_TOOL, arguments: '{"text":"a note"}' }] }, { text: FINAL_TEXT }]).flat(),
+  turns: Array.from({ length: 3 }, () => [
+    { toolCalls: [{ name: RECORD_TOOL, arguments: '{"text":"a note"}' }] },
+    { text: FINAL_TEXT },
+  ]).flat(),
 };
 
 export interface RunServiceHarness {
@@ -37,7 +40,11 @@ export interface RunServiceHarness {
   /** The run's stored events after `after`, in order, as a client reads them; another tenant's run → `not_found`. */
   events(caller: Caller, runId: string, after: number): Promise<RunEvent[]>;
   /** Follows the run live from after `after` until `until` is true of an event (included). */
-  follow(caller: Caller, runId: string, options: { after: number; until: (event: RunEvent) => boolean }): Promise<RunEvent[]>;
+  follow(
+    caller: Caller,
+    runId: string,
+    options: { after: number; until: (event: RunEvent) => boolean },
+  ): Promise<RunEvent[]>;
   cleanup(): Promise<void>;
 }
 
@@ -62,7 +69,8 @@ export function runServiceContract(name: string, open: () => Promise<RunServiceH
         const run = await h.service.getRun(caller, runId);
         assert.ok(run !== undefined, `run ${runId} vanished`);
         if (statuses.includes(run.status)) return run;
-        if (Date.now() > deadline) assert.fail(`run ${runId} is ${run.status}, not ${statuses.join(' or ')}, after ${WAIT_MS} ms`);
+        if (Date.now() > deadline)
+          assert.fail(`run ${runId} is ${run.status}, not ${statuses.join(' or ')}, after ${WAIT_MS} ms`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     }
@@ -97,24 +105,44 @@ export function runServiceContract(name: string, open: () => Promise<RunServiceH
       assert.equal(await h.service.getRun(acme, `run_${randomUUID()}`), undefined);
     });
 
-    it('events come in order from the first; a reader resumes after any id; a follower sees the rest live', async () => {
-      const run = await waitingRun(acme, { input: `contract: events ${randomUUID()}` });
-      const stored = await h.events(acme, run.id, 0);
-      assert.deepEqual(stored.map((e) => e.id), stored.map((_, i) => i + 1), 'ids 1..n, no gap');
-      assert.equal(stored.at(-1)?.id, run.lastEventId);
-      assert.ok(stored.every((e) => e.runId === run.id));
-      for (const resume of [1, 2, stored.length]) assert.deepEqual(await h.events(acme, run.id, resume), stored.slice(resume), `after ${resume}`);
-      const following = h.follow(acme, run.id, { after: run.lastEventId, until: (e) => e.type === 'run_completed' });
-      await h.service.submitInput(acme, run.id, { type: 'approval', toolCallId: pendingCall(run), decision: 'approve' });
-      const live = await following;
-      assert.deepEqual(live.map((e) => e.id), live.map((_, i) => run.lastEventId + i + 1), 'the live events continue the log without a gap');
-      assert.equal(live.at(-1)?.type, 'run_completed');
-      assert.deepEqual(await h.events(acme, run.id, 0), [...stored, ...live], 'what was followed is what is stored');
-    });
+    it(
+      'events come in order from the first; a reader ' + 'resumes after any id; a follower sees the rest live',
+      async () => {
+        const run = await waitingRun(acme, { input: `contract: events ${randomUUID()}` });
+        const stored = await h.events(acme, run.id, 0);
+        assert.deepEqual(
+          stored.map((e) => e.id),
+          stored.map((_, i) => i + 1),
+          'ids 1..n, no gap',
+        );
+        assert.equal(stored.at(-1)?.id, run.lastEventId);
+        assert.ok(stored.every((e) => e.runId === run.id));
+        for (const resume of [1, 2, stored.length])
+          assert.deepEqual(await h.events(acme, run.id, resume), stored.slice(resume), `after ${resume}`);
+        const following = h.follow(acme, run.id, { after: run.lastEventId, until: (e) => e.type === 'run_completed' });
+        await h.service.submitInput(acme, run.id, {
+          type: 'approval',
+          toolCallId: pendingCall(run),
+          decision: 'approve',
+        });
+        const live = await following;
+        assert.deepEqual(
+          live.map((e) => e.id),
+          live.map((_, i) => run.lastEventId + i + 1),
+          'the live events continue the log without a gap',
+        );
+        assert.equal(live.at(-1)?.type, 'run_completed');
+        assert.deepEqual(await h.events(acme, run.id, 0), [...stored, ...live], 'what was followed is what is stored');
+      },
+    );
 
     it('submitInput: an approval moves the run back to running, its call runs and the run completes', async () => {
       const run = await waitingRun(acme, { input: `contract: approve ${randomUUID()}` });
-      const decided = await h.service.submitInput(acme, run.id, { type: 'approval', toolCallId: pendingCall(run), decision: 'approve' });
+      const decided = await h.service.submitInput(acme, run.id, {
+        type: 'approval',
+        toolCallId: pendingCall(run),
+        decision: 'approve',
+      });
       assert.equal(decided.status, 'running', 'the decision is recorded and the run goes on');
       assert.equal(decided.pendingApproval, undefined);
       const done = await waitFor(acme, run.id, ['completed', 'failed', 'cancelled']);
@@ -125,13 +153,35 @@ export function runServiceContract(name: string, open: () => Promise<RunServiceH
       assert.equal(results[0]?.ok, true, 'the approved call ran');
     });
 
-    it('submitInput: a decision for a call that is not pending is a conflict; a run that does not exist is not_found', async () => {
-      const run = await waitingRun(acme, { input: `contract: conflict ${randomUUID()}` });
-      await assert.rejects(h.service.submitInput(acme, run.id, { type: 'approval', toolCallId: 'call_nobody_made', decision: 'approve' }), coded('conflict'));
-      await assert.rejects(h.service.submitInput(acme, `run_${randomUUID()}`, { type: 'approval', toolCallId: 'x', decision: 'approve' }), coded('not_found'));
-      assert.equal((await h.service.getRun(acme, run.id))?.status, 'waiting_approval', 'a refused input changes nothing');
-      await h.service.cancelRun(acme, run.id);
-    });
+    it(
+      'submitInput: a decision for a call that is not pending ' +
+        'is a conflict; a run that does not exist is not_found',
+      async () => {
+        const run = await waitingRun(acme, { input: `contract: conflict ${randomUUID()}` });
+        await assert.rejects(
+          h.service.submitInput(acme, run.id, {
+            type: 'approval',
+            toolCallId: 'call_nobody_made',
+            decision: 'approve',
+          }),
+          coded('conflict'),
+        );
+        await assert.rejects(
+          h.service.submitInput(acme, `run_${randomUUID()}`, {
+            type: 'approval',
+            toolCallId: 'x',
+            decision: 'approve',
+          }),
+          coded('not_found'),
+        );
+        assert.equal(
+          (await h.service.getRun(acme, run.id))?.status,
+          'waiting_approval',
+          'a refused input changes nothing',
+        );
+        await h.service.cancelRun(acme, run.id);
+      },
+    );
 
     it('cancelRun: the run ends cancelled with the reason; cancelling a finished run is a conflict', async () => {
       const run = await waitingRun(acme, { input: `contract: cancel ${randomUUID()}` });
@@ -145,74 +195,120 @@ export function runServiceContract(name: string, open: () => Promise<RunServiceH
       await assert.rejects(h.service.cancelRun(acme, `run_${randomUUID()}`), coded('not_found'));
     });
 
-    it('listRuns: newest first, filtered by status, thread, strategy and text; pages cover every run once', async () => {
-      const marker = randomUUID();
-      const a = await waitingRun(acme, { input: `contract: list ${marker} a` });
-      const b = await waitingRun(acme, { input: `contract: list ${marker} b`, threadId: `thread-${marker}` });
-      const c = await waitingRun(acme, { input: `contract: list ${marker} c` });
-      await h.service.submitInput(acme, a.id, { type: 'approval', toolCallId: pendingCall(a), decision: 'approve' });
-      await waitFor(acme, a.id, ['completed']);
-      const ids = async (query: Parameters<RunService['listRuns']>[1]): Promise<string[]> => (await h.service.listRuns(acme, query)).runs.map((r) => r.id);
-      assert.deepEqual(await ids({ q: marker }), [c.id, b.id, a.id]);
-      assert.deepEqual(await ids({ q: marker.toUpperCase() }), [c.id, b.id, a.id], 'the text filter ignores case');
-      assert.deepEqual(await ids({ q: marker, status: 'completed' }), [a.id]);
-      assert.deepEqual(await ids({ q: marker, status: 'waiting_approval' }), [c.id, b.id]);
-      assert.deepEqual(await ids({ threadId: `thread-${marker}` }), [b.id]);
-      assert.deepEqual(await ids({ q: marker, strategy: 'react' }), [c.id, b.id, a.id]);
-      assert.deepEqual(await ids({ q: marker, strategy: 'plan' }), []);
-      const paged: string[] = [];
-      let cursor: string | undefined;
-      for (let pages = 0; pages < 20; pages++) {
-        const page = await h.service.listRuns(acme, { q: marker, limit: 1, ...(cursor === undefined ? {} : { cursor }) });
-        assert.ok(page.runs.length <= 1);
-        paged.push(...page.runs.map((r) => r.id));
-        cursor = page.nextCursor;
-        if (cursor === undefined) break;
-      }
-      assert.deepEqual(paged, [c.id, b.id, a.id]);
-      for (const run of [b, c]) await h.service.cancelRun(acme, run.id);
-    });
+    it(
+      'listRuns: newest first, filtered by status, ' + 'thread, strategy and text; pages cover every run once',
+      async () => {
+        const marker = randomUUID();
+        const a = await waitingRun(acme, { input: `contract: list ${marker} a` });
+        const b = await waitingRun(acme, { input: `contract: list ${marker} b`, threadId: `thread-${marker}` });
+        const c = await waitingRun(acme, { input: `contract: list ${marker} c` });
+        await h.service.submitInput(acme, a.id, { type: 'approval', toolCallId: pendingCall(a), decision: 'approve' });
+        await waitFor(acme, a.id, ['completed']);
+        const ids = async (query: Parameters<RunService['listRuns']>[1]): Promise<string[]> =>
+          (await h.service.listRuns(acme, query)).runs.map((r) => r.id);
+        assert.deepEqual(await ids({ q: marker }), [c.id, b.id, a.id]);
+        assert.deepEqual(await ids({ q: marker.toUpperCase() }), [c.id, b.id, a.id], 'the text filter ignores case');
+        assert.deepEqual(await ids({ q: marker, status: 'completed' }), [a.id]);
+        assert.deepEqual(await ids({ q: marker, status: 'waiting_approval' }), [c.id, b.id]);
+        assert.deepEqual(await ids({ threadId: `thread-${marker}` }), [b.id]);
+        assert.deepEqual(await ids({ q: marker, strategy: 'react' }), [c.id, b.id, a.id]);
+        assert.deepEqual(await ids({ q: marker, strategy: 'plan' }), []);
+        const paged: string[] = [];
+        let cursor: string | undefined;
+        for (let pages = 0; pages < 20; pages++) {
+          const page = await h.service.listRuns(acme, {
+            q: marker,
+            limit: 1,
+            ...(cursor === undefined ? {} : { cursor }),
+          });
+          assert.ok(page.runs.length <= 1);
+          paged.push(...page.runs.map((r) => r.id));
+          cursor = page.nextCursor;
+          if (cursor === undefined) break;
+        }
+        assert.deepEqual(paged, [c.id, b.id, a.id]);
+        for (const run of [b, c]) await h.service.cancelRun(acme, run.id);
+      },
+    );
 
-    it("tenants: another tenant's run does not exist for a caller (not_found, never forbidden) and is in none of its lists", async () => {
-      const marker = randomUUID();
-      const run = await waitingRun(acme, { input: `contract: tenants ${marker}` });
-      assert.equal(await h.service.getRun(globex, run.id), undefined);
-      await assert.rejects(h.service.submitInput(globex, run.id, { type: 'approval', toolCallId: pendingCall(run), decision: 'approve' }), coded('not_found'));
-      await assert.rejects(h.service.cancelRun(globex, run.id), coded('not_found'));
-      await assert.rejects(h.events(globex, run.id, 0), coded('not_found'));
-      assert.deepEqual((await h.service.listRuns(globex, { q: marker })).runs, []);
-      const theirs = await h.service.startRun(globex, { input: `contract: tenants ${marker} globex` });
-      assert.deepEqual((await h.service.listRuns(acme, { q: marker })).runs.map((r) => r.id), [run.id]);
-      assert.deepEqual((await h.service.listRuns(globex, { q: marker })).runs.map((r) => r.id), [theirs.run.id]);
-      assert.equal((await h.service.getRun(acme, run.id))?.status, 'waiting_approval', "the other tenant's attempts changed nothing");
-      await h.service.cancelRun(acme, run.id);
-      await h.service.cancelRun(globex, theirs.run.id);
-    });
+    it(
+      "tenants: another tenant's run does not exist for a caller " +
+        '(not_found, never forbidden) and is in none of its lists',
+      async () => {
+        const marker = randomUUID();
+        const run = await waitingRun(acme, { input: `contract: tenants ${marker}` });
+        assert.equal(await h.service.getRun(globex, run.id), undefined);
+        await assert.rejects(
+          h.service.submitInput(globex, run.id, {
+            type: 'approval',
+            toolCallId: pendingCall(run),
+            decision: 'approve',
+          }),
+          coded('not_found'),
+        );
+        await assert.rejects(h.service.cancelRun(globex, run.id), coded('not_found'));
+        await assert.rejects(h.events(globex, run.id, 0), coded('not_found'));
+        assert.deepEqual((await h.service.listRuns(globex, { q: marker })).runs, []);
+        const theirs = await h.service.startRun(globex, { input: `contract: tenants ${marker} globex` });
+        assert.deepEqual(
+          (await h.service.listRuns(acme, { q: marker })).runs.map((r) => r.id),
+          [run.id],
+        );
+        assert.deepEqual(
+          (await h.service.listRuns(globex, { q: marker })).runs.map((r) => r.id),
+          [theirs.run.id],
+        );
+        assert.equal(
+          (await h.service.getRun(acme, run.id))?.status,
+          'waiting_approval',
+          "the other tenant's attempts changed nothing",
+        );
+        await h.service.cancelRun(acme, run.id);
+        await h.service.cancelRun(globex, theirs.run.id);
+      },
+    );
 
-    it('idempotency: the same key and request give the same run; the same key with another request is refused; keys are per tenant', async () => {
-      const key = `contract-${randomUUID()}`;
-      const request = { input: `contract: idempotent ${key}` };
-      const once = { key, requestHash: canonicalJson(request) };
-      const first = await h.service.startRun(acme, request, once);
-      const again = await h.service.startRun(acme, request, once);
-      assert.deepEqual([first.created, again.created, again.run.id], [true, false, first.run.id]);
-      const other = { input: `${request.input}, but another` };
-      await assert.rejects(h.service.startRun(acme, other, { key, requestHash: canonicalJson(other) }), coded('idempotency_mismatch'));
-      const theirs = await h.service.startRun(globex, request, once);
-      assert.equal(theirs.created, true);
-      assert.notEqual(theirs.run.id, first.run.id);
-      await waitFor(acme, first.run.id, ['waiting_approval']);
-      await waitFor(globex, theirs.run.id, ['waiting_approval']);
-      await h.service.cancelRun(acme, first.run.id);
-      await h.service.cancelRun(globex, theirs.run.id);
-    });
+    it(
+      'idempotency: the same key and request give the same run; the ' +
+        'same key with another request is refused; keys are per tenant',
+      async () => {
+        const key = `contract-${randomUUID()}`;
+        const request = { input: `contract: idempotent ${key}` };
+        const once = { key, requestHash: canonicalJson(request) };
+        const first = await h.service.startRun(acme, request, once);
+        const again = await h.service.startRun(acme, request, once);
+        assert.deepEqual([first.created, again.created, again.run.id], [true, false, first.run.id]);
+        const other = { input: `${request.input}, but another` };
+        await assert.rejects(
+          h.service.startRun(acme, other, { key, requestHash: canonicalJson(other) }),
+          coded('idempotency_mismatch'),
+        );
+        const theirs = await h.service.startRun(globex, request, once);
+        assert.equal(theirs.created, true);
+        assert.notEqual(theirs.run.id, first.run.id);
+        await waitFor(acme, first.run.id, ['waiting_approval']);
+        await waitFor(globex, theirs.run.id, ['waiting_approval']);
+        await h.service.cancelRun(acme, first.run.id);
+        await h.service.cancelRun(globex, theirs.run.id);
+      },
+    );
 
-    it('startRun: a strategy that does not exist, or a model the tenant may not use, is refused with its code and creates nothing', async () => {
-      const marker = randomUUID();
-      await assert.rejects(h.service.startRun(acme, { input: `contract: refused ${marker}`, strategy: 'telepathy' }), coded('usage'));
-      await assert.rejects(h.service.startRun(acme, { input: `contract: refused ${marker}`, model: 'openai:not-configured' }), coded('model_not_allowed'));
-      assert.deepEqual((await h.service.listRuns(acme, { q: marker })).runs, []);
-    });
+    it(
+      'startRun: a strategy that does not exist, or a model the ' +
+        'tenant may not use, is refused with its code and creates nothing',
+      async () => {
+        const marker = randomUUID();
+        await assert.rejects(
+          h.service.startRun(acme, { input: `contract: refused ${marker}`, strategy: 'telepathy' }),
+          coded('usage'),
+        );
+        await assert.rejects(
+          h.service.startRun(acme, { input: `contract: refused ${marker}`, model: 'openai:not-configured' }),
+          coded('model_not_allowed'),
+        );
+        assert.deepEqual((await h.service.listRuns(acme, { q: marker })).runs, []);
+      },
+    );
 
     it('listTools: the caller’s tools with their classification, and each server’s state', async () => {
       const { tools, servers } = await h.service.listTools(acme);
@@ -223,7 +319,8 @@ export function runServiceContract(name: string, open: () => Promise<RunServiceH
       assert.equal(record.available, true);
       assert.ok(Array.isArray(record.injected));
       assert.ok(Array.isArray(servers));
-      for (const server of servers) assert.ok(typeof server.name === 'string' && ['connecting', 'up', 'down'].includes(server.state));
+      for (const server of servers)
+        assert.ok(typeof server.name === 'string' && ['connecting', 'up', 'down'].includes(server.state));
     });
 
     it('listModels names the default; ready() says the service takes runs', async () => {

@@ -23,11 +23,17 @@ runServiceContract('RunService contract: RunManager (in process)', async () => {
     effect: 'write',
     execute: (args) => `recorded ${String(args['text'])}`,
   });
-  const toolgate = await createToolgate({ model: 'scripted:./script.json', cwd: dir, tools: [record], store: `sqlite:${join(dir, 'runs.db')}` });
+  const toolgate = await createToolgate({
+    model: 'scripted:./script.json',
+    cwd: dir,
+    tools: [record],
+    store: `sqlite:${join(dir, 'runs.db')}`,
+  });
   const service = new RunManager({ toolgate });
   /** Another tenant's run does not exist for a caller, here as in every method of the port. */
   const visible = async (caller: Caller, runId: string): Promise<void> => {
-    if ((await service.getRun(caller, runId)) === undefined) throw new ToolgateError('not_found', `run "${runId}" not found`);
+    if ((await service.getRun(caller, runId)) === undefined)
+      throw new ToolgateError('not_found', `run "${runId}" not found`);
   };
   const events = async (caller: Caller, runId: string, after: number): Promise<RunEvent[]> => {
     await visible(caller, runId);

@@ -9,7 +9,13 @@ import { POSTGRES_TEST_URL, adminQuery, whenPostgres, withSchema } from './postg
 import { eventually } from '../support/wait-until.ts';
 
 const LONG = 60_000;
-const STEP = draft('assistant_message', { step: 1, text: 'checking', toolCalls: [], finishReason: 'stop', latencyMs: 3 });
+const STEP = draft('assistant_message', {
+  step: 1,
+  text: 'checking',
+  toolCalls: [],
+  finishReason: 'stop',
+  latencyMs: 3,
+});
 
 await whenPostgres('PostgresRunStore: two instances on one schema', () => {
   describe('PostgresRunStore: two instances on one schema', () => {
@@ -17,16 +23,22 @@ await whenPostgres('PostgresRunStore: two instances on one schema', () => {
       withSchema(async (open, schema) => {
         const a = await open();
         const b = await open();
-        for (const i of oneTo(40)) await a.createRun({ id: `run_${String(i).padStart(2, '0')}`, input: 'x', model: 'm' });
+        for (const i of oneTo(40))
+          await a.createRun({ id: `run_${String(i).padStart(2, '0')}`, input: 'x', model: 'm' });
         const batches = await Promise.all(
-          ['a1', 'a2', 'b1', 'b2'].map((owner) => (owner.startsWith('a') ? a : b).claimNext({ owner, ttlMs: LONG, limit: 15 })),
+          ['a1', 'a2', 'b1', 'b2'].map((owner) =>
+            (owner.startsWith('a') ? a : b).claimNext({ owner, ttlMs: LONG, limit: 15 }),
+          ),
         );
         const ids = batches.flat().map((lease) => lease.runId);
         assert.equal(ids.length, 40, 'every run claimed');
         assert.equal(new Set(ids).size, 40, 'no run claimed twice');
         assert.ok(batches.flat().every((lease) => lease.epoch === 1));
         const epochs = await adminQuery(`SELECT DISTINCT lease_epoch FROM "${schema}".runs`);
-        assert.deepEqual(epochs.map((row) => Number(row['lease_epoch'])), [1]);
+        assert.deepEqual(
+          epochs.map((row) => Number(row['lease_epoch'])),
+          [1],
+        );
       }));
 
     it('creates one run for 20 concurrent createRunIdempotent calls with one key across both', () =>
@@ -34,12 +46,20 @@ await whenPostgres('PostgresRunStore: two instances on one schema', () => {
         const a = await open();
         const b = await open();
         const results = await Promise.all(
-          oneTo(20).map((i) => (i % 2 === 0 ? a : b).createRunIdempotent({ input: 'x', model: 'm', tenantId: 't' }, { key: 'same', requestHash: 'h' })),
+          oneTo(20).map((i) =>
+            (i % 2 === 0 ? a : b).createRunIdempotent(
+              { input: 'x', model: 'm', tenantId: 't' },
+              { key: 'same', requestHash: 'h' },
+            ),
+          ),
         );
         assert.equal(results.filter((r) => r.created).length, 1);
         assert.equal(new Set(results.map((r) => r.run.id)).size, 1);
         assert.equal((await a.listRuns()).runs.length, 1);
-        await assert.rejects(b.createRunIdempotent({ input: 'y', model: 'm', tenantId: 't' }, { key: 'same', requestHash: 'other' }), isCode('idempotency_mismatch'));
+        await assert.rejects(
+          b.createRunIdempotent({ input: 'y', model: 'm', tenantId: 't' }, { key: 'same', requestHash: 'other' }),
+          isCode('idempotency_mismatch'),
+        );
       }));
 
     it('refuses with lease_lost, writing nothing, an append by an owner the other instance took the run from', () =>
@@ -55,7 +75,10 @@ await whenPostgres('PostgresRunStore: two instances on one schema', () => {
         const heard: number[] = [];
         a.subscribe(id, (events) => heard.push(...events.map((e) => e.id)));
         const before = await a.getRun(id);
-        await assert.rejects(a.append(id, [STEP], { steps: 1, status: 'completed' }, { lease: stale }), isCode('lease_lost'));
+        await assert.rejects(
+          a.append(id, [STEP], { steps: 1, status: 'completed' }, { lease: stale }),
+          isCode('lease_lost'),
+        );
         assert.deepEqual(await b.readEvents(id), []);
         assert.deepEqual(await b.getRun(id), before);
         assert.deepEqual(heard, []);
@@ -103,7 +126,9 @@ await whenPostgres('PostgresRunStore: two instances on one schema', () => {
         try {
           await raw.query('LISTEN toolgate_events');
           // Payloads that do not parse are ignored.
-          await raw.query("SELECT pg_notify('toolgate_events', 'garbage'), pg_notify('toolgate_events', $1)", [`${id}:x`]);
+          await raw.query("SELECT pg_notify('toolgate_events', 'garbage'), pg_notify('toolgate_events', $1)", [
+            `${id}:x`,
+          ]);
           const started = Date.now();
           await a.append(id, [STEP, STEP]);
           assert.equal(await eventually('the first wake-up', 1_000, () => woken.at(-1)), 2);
@@ -114,7 +139,10 @@ await whenPostgres('PostgresRunStore: two instances on one schema', () => {
           await raw.end();
         }
 
-        const [listen] = await adminQuery("SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN%'", [`${applicationName}:listen`]);
+        const [listen] = await adminQuery(
+          "SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN%'",
+          [`${applicationName}:listen`],
+        );
         assert.ok(listen !== undefined, "B's LISTEN connection is visible in pg_stat_activity");
         const warnings: string[] = [];
         const onWarning = (warning: Error): void => void warnings.push(warning.message);
@@ -125,8 +153,14 @@ await whenPostgres('PostgresRunStore: two instances on one schema', () => {
           await eventually('the wake-up after reconnecting', 5_000, () => (woken.length > 1 ? true : undefined));
           assert.equal(woken[1], 2, 'woken with the last event id it read');
           await a.append(id, [STEP]);
-          assert.equal(await eventually('a wake-up after the reconnect', 1_000, () => (woken.at(-1) === 3 ? 3 : undefined)), 3);
-          assert.ok(warnings.some((w) => w.includes('reconnecting')), 'the lost connection is reported');
+          assert.equal(
+            await eventually('a wake-up after the reconnect', 1_000, () => (woken.at(-1) === 3 ? 3 : undefined)),
+            3,
+          );
+          assert.ok(
+            warnings.some((w) => w.includes('reconnecting')),
+            'the lost connection is reported',
+          );
         } finally {
           process.off('warning', onWarning);
         }
@@ -159,4 +193,3 @@ function isCode(code: string): (error: unknown) => true {
     return true;
   };
 }
-

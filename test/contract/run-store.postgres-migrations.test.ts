@@ -31,15 +31,30 @@ await whenPostgres('PostgresRunStore: opening and migrations', () => {
     it('migrates once when two stores open the same empty schema at the same moment', () =>
       withSchema(async (open, schema) => {
         const [a, b] = await Promise.all([open(), open()]);
-        const versions = await adminQuery(`SELECT version, description FROM "${schema}".${MIGRATIONS_TABLE} ORDER BY version`);
+        const versions = await adminQuery(
+          `SELECT version, description FROM "${schema}".${MIGRATIONS_TABLE} ORDER BY version`,
+        );
         assert.deepEqual(
           versions.map((row) => Number(row['version'])),
           POSTGRES_MIGRATIONS.map((m) => m.version),
         );
-        const tables = await adminQuery("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name", [schema]);
+        const tables = await adminQuery(
+          'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
+          [schema],
+        );
         assert.deepEqual(
           tables.map((row) => row['table_name']),
-          ['events', 'idempotency_keys', 'limit_slots', 'limit_strikes', 'runs', 'thread_messages', 'threads', 'tool_pins', MIGRATIONS_TABLE].sort(),
+          [
+            'events',
+            'idempotency_keys',
+            'limit_slots',
+            'limit_strikes',
+            'runs',
+            'thread_messages',
+            'threads',
+            'tool_pins',
+            MIGRATIONS_TABLE,
+          ].sort(),
         );
         // Both work on the one schema.
         const { id } = await a.createRun({ input: 'x', model: 'm' });
@@ -60,10 +75,18 @@ await whenPostgres('PostgresRunStore: opening and migrations', () => {
     it('refuses a schema written by a newer toolgate, naming the versions and what to do', () =>
       withSchema(async (open, schema) => {
         await (await open()).close();
-        await adminQuery(`INSERT INTO "${schema}".${MIGRATIONS_TABLE} (version, description) VALUES ($1, 'from the future')`, [LATEST + 7]);
+        await adminQuery(
+          `INSERT INTO "${schema}".${MIGRATIONS_TABLE} (version, description) VALUES ($1, 'from the future')`,
+          [LATEST + 7],
+        );
         await assert.rejects(
           open(),
-          internal(new RegExp(`schema "${schema}" is at version ${LATEST + 7}, newer than this toolgate supports \\(${LATEST}\\); upgrade toolgate`)),
+          internal(
+            new RegExp(
+              `schema "${schema}" is at version ${LATEST + 7}, newer than ` +
+                `this toolgate supports \\(${LATEST}\\); upgrade toolgate`,
+            ),
+          ),
         );
       }));
 
@@ -73,14 +96,24 @@ await whenPostgres('PostgresRunStore: opening and migrations', () => {
         await client.connect();
         try {
           await applyPostgresMigrations(client, { schema, label: 'test', migrations: POSTGRES_MIGRATIONS.slice(0, 1) });
-          await client.query(`INSERT INTO "${schema}".runs (id, status, input, model, usage, created_at, updated_at) VALUES ('run_old', 'completed', 'x', 'm', '{}', now(), now())`);
+          await client.query(
+            `INSERT INTO "${schema}".runs (id, status, input, model, usage, created_at, ` +
+              `updated_at) VALUES ('run_old', 'completed', 'x', 'm', '{}', now(), now())`,
+          );
         } finally {
           await client.end();
         }
         const store = await open();
         assert.equal((await store.getRun('run_old'))?.status, 'completed');
         assert.deepEqual(await store.listToolPins(), []);
-        const pin = { server: 'crm', tool: 'list_orders', fingerprint: 'f1', definition: { name: 'list_orders' }, pinnedAt: '2025-01-02T03:04:05.000Z', acceptedBy: 'first-seen' };
+        const pin = {
+          server: 'crm',
+          tool: 'list_orders',
+          fingerprint: 'f1',
+          definition: { name: 'list_orders' },
+          pinnedAt: '2025-01-02T03:04:05.000Z',
+          acceptedBy: 'first-seen',
+        };
         assert.deepEqual(await store.pinToolIfNew(pin), pin);
         const versions = await adminQuery(`SELECT version FROM "${schema}".${MIGRATIONS_TABLE} ORDER BY version`);
         assert.deepEqual(
@@ -103,11 +136,19 @@ await whenPostgres('PostgresRunStore: opening and migrations', () => {
       const url = new URL(POSTGRES_TEST_URL);
       url.pathname = '/toolgate_no_such_database';
       url.password = 'pa55-word';
-      await assert.rejects(openPostgresRunStore({ url: url.toString(), schema: 'toolgate_test_none' }), (error: unknown) => {
-        internal(/could not open the database: .*does not exist; the database named in the URL does not exist/)(error);
-        assert.ok(error instanceof Error && !error.message.includes('pa55-word'), error instanceof Error ? error.message : '');
-        return true;
-      });
+      await assert.rejects(
+        openPostgresRunStore({ url: url.toString(), schema: 'toolgate_test_none' }),
+        (error: unknown) => {
+          internal(/could not open the database: .*does not exist; the database named in the URL does not exist/)(
+            error,
+          );
+          assert.ok(
+            error instanceof Error && !error.message.includes('pa55-word'),
+            error instanceof Error ? error.message : '',
+          );
+          return true;
+        },
+      );
     });
   });
 });

@@ -91,7 +91,12 @@ export function assertFailure(result: ToolResult, code: ToolErrorCode, notSent: 
   assert.equal(result.ok, false, `expected ${code}, got a success: ${JSON.stringify(result.content)}`);
   assert.equal(result.error?.code, code, `expected ${code}, got ${result.error?.code}: ${result.error?.message}`);
   if (notSent) assert.equal(result.notSent, true, `${code}: the call never reached the tool, so notSent must say so`);
-  else assert.notEqual(result.notSent, true, `${code}: the call reached the tool, so it may have happened: notSent must not be set`);
+  else
+    assert.notEqual(
+      result.notSent,
+      true,
+      `${code}: the call reached the tool, so it may have happened: notSent must not be set`,
+    );
 }
 
 function textOf(result: ToolResult): string {
@@ -116,18 +121,27 @@ export function toolSourceContract(name: string, suite: ToolSourceSuite): void {
         const specs = await source.listTools();
         const names = specs.map((s) => s.name);
         assert.equal(new Set(names).size, names.length, `names are unique: ${names.join(', ')}`);
-        for (const role of Object.values(tools)) assert.ok(names.includes(role), `${role} is listed among ${names.join(', ')}`);
+        for (const role of Object.values(tools))
+          assert.ok(names.includes(role), `${role} is listed among ${names.join(', ')}`);
         for (const spec of specs) {
           assert.match(spec.name, TOOL_NAME_PATTERN);
           assert.equal(typeof spec.description, 'string');
           assert.ok(isJsonObject(spec.inputSchema), `${spec.name}: the input schema is an object`);
           assert.equal(spec.inputSchema['type'], 'object', `${spec.name}: tool arguments are an object`);
           assert.ok(['mcp', 'local', 'builtin'].includes(spec.origin.kind));
-          assert.ok(spec.origin.server !== '' && spec.origin.tool !== '', `${spec.name}: the origin names its server and tool`);
-          for (const hint of Object.values(spec.annotations ?? {})) assert.ok(typeof hint === 'boolean' || typeof hint === 'string');
+          assert.ok(
+            spec.origin.server !== '' && spec.origin.tool !== '',
+            `${spec.name}: the origin names its server and tool`,
+          );
+          for (const hint of Object.values(spec.annotations ?? {}))
+            assert.ok(typeof hint === 'boolean' || typeof hint === 'string');
           if (spec.timeoutMs !== undefined) assert.ok(Number.isInteger(spec.timeoutMs) && spec.timeoutMs > 0);
         }
-        assert.deepEqual((await source.listTools()).map((s) => s.name), names, 'a second listing names the same tools');
+        assert.deepEqual(
+          (await source.listTools()).map((s) => s.name),
+          names,
+          'a second listing names the same tools',
+        );
       }));
 
     it('a call that succeeds answers ok with the tool output', () =>
@@ -153,14 +167,18 @@ export function toolSourceContract(name: string, suite: ToolSourceSuite): void {
         assert.match(result.error?.message ?? '', /out of paper/);
       }));
 
-    it('a tool that dies in flight fails that call alone (it may have happened), and the source serves the next one', () =>
-      withSource(suite, async ({ source, tools, crashCode }) => {
-        const crashed = await call(source, { name: tools.crash, arguments: {} });
-        assertFailure(crashed, crashCode, false);
-        const next = await call(source, { name: tools.echo, arguments: { text: 'still here' } });
-        assert.equal(next.ok, true, JSON.stringify(next.error));
-        assert.equal(textOf(next), 'still here');
-      }));
+    it(
+      'a tool that dies in flight fails that call alone (it ' +
+        'may have happened), and the source serves the next one',
+      () =>
+        withSource(suite, async ({ source, tools, crashCode }) => {
+          const crashed = await call(source, { name: tools.crash, arguments: {} });
+          assertFailure(crashed, crashCode, false);
+          const next = await call(source, { name: tools.echo, arguments: { text: 'still here' } });
+          assert.equal(next.ok, true, JSON.stringify(next.error));
+          assert.equal(textOf(next), 'still here');
+        }),
+    );
 
     it('an unknown tool: tool_not_found, never an exception', () =>
       withSource(suite, async ({ source }) => {
@@ -169,21 +187,29 @@ export function toolSourceContract(name: string, suite: ToolSourceSuite): void {
         assert.equal(result.error?.code, 'tool_not_found', result.error?.message);
       }));
 
-    it('a call that outlives its timeout: tool_timeout near the timeout (it may have happened), and the source goes on', () =>
-      withSource(suite, async ({ source, tools }) => {
-        const started = Date.now();
-        const result = await call(source, { name: tools.slow, arguments: SLOW, timeoutMs: TIMEOUT_MS });
-        const took = Date.now() - started;
-        assertFailure(result, 'tool_timeout', false);
-        assert.ok(took >= TIMEOUT_MS - 50 && took < TIMEOUT_BOUND_MS, `answered after ${took} ms`);
-        assert.match(result.error?.message ?? '', new RegExp(`${TIMEOUT_MS} ms`), 'the message names the limit');
-        const next = await call(source, { name: tools.echo, arguments: { text: 'on' } });
-        assert.equal(next.ok, true, JSON.stringify(next.error));
-      }));
+    it(
+      'a call that outlives its timeout: tool_timeout near the ' +
+        'timeout (it may have happened), and the source goes on',
+      () =>
+        withSource(suite, async ({ source, tools }) => {
+          const started = Date.now();
+          const result = await call(source, { name: tools.slow, arguments: SLOW, timeoutMs: TIMEOUT_MS });
+          const took = Date.now() - started;
+          assertFailure(result, 'tool_timeout', false);
+          assert.ok(took >= TIMEOUT_MS - 50 && took < TIMEOUT_BOUND_MS, `answered after ${took} ms`);
+          assert.match(result.error?.message ?? '', new RegExp(`${TIMEOUT_MS} ms`), 'the message names the limit');
+          const next = await call(source, { name: tools.echo, arguments: { text: 'on' } });
+          assert.equal(next.ok, true, JSON.stringify(next.error));
+        }),
+    );
 
     it('a call cancelled before it starts: cancelled and notSent (it certainly did not happen)', () =>
       withSource(suite, async ({ source, tools }) => {
-        const result = await call(source, { name: tools.echo, arguments: { text: 'never' }, signal: AbortSignal.abort() });
+        const result = await call(source, {
+          name: tools.echo,
+          arguments: { text: 'never' },
+          signal: AbortSignal.abort(),
+        });
         assertFailure(result, 'cancelled', true);
       }));
 
@@ -208,16 +234,19 @@ export function toolSourceContract(name: string, suite: ToolSourceSuite): void {
 
     for (const [scenario, open] of Object.entries(suite.down ?? {})) {
       describe(`down: ${scenario}`, () => {
-        it('fails alone: a call is tool_unavailable and notSent; the rest keeps serving; the listing names it', async () => {
-          const down = await open();
-          try {
-            await checkDown(down);
-          } finally {
-            await down.source.close();
-            await down.source.close();
-            await down.cleanup?.();
-          }
-        });
+        it(
+          'fails alone: a call is tool_unavailable and ' + 'notSent; the rest keeps serving; the listing names it',
+          async () => {
+            const down = await open();
+            try {
+              await checkDown(down);
+            } finally {
+              await down.source.close();
+              await down.source.close();
+              await down.cleanup?.();
+            }
+          },
+        );
       });
     }
   });
@@ -242,11 +271,20 @@ async function checkDown(down: DownSourceHarness): Promise<void> {
   }
   const listing = await source.listing();
   const missing = listing.unavailable.find((u) => u.server === down.server);
-  assert.ok(missing !== undefined, `the listing names "${down.server}" as unavailable: ${JSON.stringify(listing.unavailable)}`);
+  assert.ok(
+    missing !== undefined,
+    `the listing names "${down.server}" as unavailable: ${JSON.stringify(listing.unavailable)}`,
+  );
   assert.ok(missing.reason !== '', 'with the cause');
   if (down.alive !== undefined) {
-    assert.ok(listing.tools.some((t) => t.name === down.alive), `${down.alive} is still listed`);
-    assert.ok((await source.listTools()).some((t) => t.name === down.alive), 'listTools still answers with the tools of the sources that are up');
+    assert.ok(
+      listing.tools.some((t) => t.name === down.alive),
+      `${down.alive} is still listed`,
+    );
+    assert.ok(
+      (await source.listTools()).some((t) => t.name === down.alive),
+      'listTools still answers with the tools of the sources that are up',
+    );
     const alive = await call(source, { name: down.alive, arguments: { text: 'alive' } });
     assert.equal(alive.ok, true, JSON.stringify(alive.error));
     assert.equal(textOf(alive), 'alive');

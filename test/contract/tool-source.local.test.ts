@@ -5,5 +5,9 @@ import { CONTRACT_TOOL_NAMES, contractLocalTools } from '../support/contract-too
 import { toolSourceContract } from './tool-source.contract.ts';
 
 toolSourceContract('ToolSource contract: LocalToolSource', {
-  open: async () => ({ source: new LocalToolSource({ tools: contractLocalTools() }), tools: CONTRACT_TOOL_NAMES, crashCode: 'tool_error' }),
+  open: async () => ({
+    source: new LocalToolSource({ tools: contractLocalTools() }),
+    tools: CONTRACT_TOOL_NAMES,
+    crashCode: 'tool_error',
+  }),
 });

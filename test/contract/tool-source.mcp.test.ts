@@ -9,9 +9,17 @@ import { freePort } from '../support/processes.ts';
 import { call, toolSourceContract } from './tool-source.contract.ts';
 
 toolSourceContract('ToolSource contract: McpToolSource (stdio)', {
-  open: async () => ({ source: contractMcpSource({ name: 'contract' }), tools: CONTRACT_TOOL_NAMES, crashCode: 'tool_unavailable' }),
+  open: async () => ({
+    source: contractMcpSource({ name: 'contract' }),
+    tools: CONTRACT_TOOL_NAMES,
+    crashCode: 'tool_unavailable',
+  }),
   down: {
-    'the server dies before the handshake': async () => ({ source: crashingMcpSource('crm'), server: 'crm', tool: 'echo' }),
+    'the server dies before the handshake': async () => ({
+      source: crashingMcpSource('crm'),
+      server: 'crm',
+      tool: 'echo',
+    }),
     'nothing listens at its URL': async () => {
       const url = `http://127.0.0.1:${await freePort()}/mcp`;
       return { source: new McpToolSource({ name: 'remote', server: { url } }), server: 'remote', tool: 'echo' };
@@ -21,7 +29,12 @@ toolSourceContract('ToolSource contract: McpToolSource (stdio)', {
       const source = contractMcpSource({ name: 'contract', startOnce: join(dir, 'started') });
       // Up once, then gone: the call in flight may have happened; what comes after never leaves.
       await call(source, { name: 'crash', arguments: {} });
-      return { source, server: 'contract', tool: 'echo', cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+      return {
+        source,
+        server: 'contract',
+        tool: 'echo',
+        cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+      };
     },
   },
 });

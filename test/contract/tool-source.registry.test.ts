@@ -19,7 +19,13 @@ function local(): LocalToolSource {
 toolSourceContract('ToolSource contract: ToolRegistry (an MCP server and tools in code)', {
   open: async () => ({
     source: new ToolRegistry([contractMcpSource({ name: 'remote' }), local()], { retry: false }),
-    tools: { echo: 'remote_echo', reportError: 'local_report_error', throws: 'remote_throw', slow: 'local_slow', crash: 'remote_crash' },
+    tools: {
+      echo: 'remote_echo',
+      reportError: 'local_report_error',
+      throws: 'remote_throw',
+      slow: 'local_slow',
+      crash: 'remote_crash',
+    },
     crashCode: 'tool_unavailable',
   }),
   down: {
@@ -30,9 +36,18 @@ toolSourceContract('ToolSource contract: ToolRegistry (an MCP server and tools i
     }),
     'one MCP server exits and cannot start again': async () => {
       const dir = mkdtempSync(join(tmpdir(), 'toolgate-contract-'));
-      const source = new ToolRegistry([contractMcpSource({ name: 'remote', startOnce: join(dir, 'started') }), local()], { retry: false });
+      const source = new ToolRegistry(
+        [contractMcpSource({ name: 'remote', startOnce: join(dir, 'started') }), local()],
+        { retry: false },
+      );
       await call(source, { name: 'remote_crash', arguments: {} });
-      return { source, server: 'remote', tool: 'remote_echo', alive: 'local_echo', cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+      return {
+        source,
+        server: 'remote',
+        tool: 'remote_echo',
+        alive: 'local_echo',
+        cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+      };
     },
   },
 });
@@ -53,7 +68,10 @@ describe('ToolRegistry over real sources', () => {
         call(registry, { name: 'remote_echo', arguments: { text: 'from the server' } }),
         call(registry, { name: 'local_echo', arguments: { text: 'from code' } }),
       ]);
-      assert.deepEqual([remote.content, inCode.content], [[{ type: 'text', text: 'from the server' }], [{ type: 'text', text: 'from code' }]]);
+      assert.deepEqual(
+        [remote.content, inCode.content],
+        [[{ type: 'text', text: 'from the server' }], [{ type: 'text', text: 'from code' }]],
+      );
     } finally {
       await registry.close();
     }
@@ -67,7 +85,13 @@ describe('ToolRegistry over real sources', () => {
       const again = await call(registry, { name: 'remote_echo', arguments: { text: 'restarted' } });
       assert.equal(again.ok, true, JSON.stringify(again.error));
       assert.deepEqual((await registry.listing()).unavailable, []);
-      assert.deepEqual(registry.health().map((h) => [h.name, h.state]), [['remote', 'up'], ['local', 'up']]);
+      assert.deepEqual(
+        registry.health().map((h) => [h.name, h.state]),
+        [
+          ['remote', 'up'],
+          ['local', 'up'],
+        ],
+      );
     } finally {
       await registry.close();
     }

@@ -24,7 +24,10 @@ interface Answer {
 }
 
 /** One request from a chosen loopback address (the client socket is bound to it). */
-function call(base: string, options: { from: string; path?: string; key?: string; method?: string; body?: unknown }): Promise<Answer> {
+function call(
+  base: string,
+  options: { from: string; path?: string; key?: string; method?: string; body?: unknown },
+): Promise<Answer> {
   const url = new URL(options.path ?? '/v1/runs', base);
   const body = options.body === undefined ? undefined : JSON.stringify(options.body);
   return new Promise((resolve, reject) => {
@@ -35,7 +38,9 @@ function call(base: string, options: { from: string; path?: string; key?: string
         localAddress: options.from,
         headers: {
           ...(options.key === undefined ? {} : { authorization: `Bearer ${options.key}` }),
-          ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }),
+          ...(body === undefined
+            ? {}
+            : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }),
         },
       },
       (res) => {
@@ -44,7 +49,12 @@ function call(base: string, options: { from: string; path?: string; key?: string
         res.on('data', (chunk: string) => (text += chunk));
         res.on('end', () => {
           const retry = res.headers['retry-after'];
-          resolve({ status: res.statusCode ?? 0, retryAfter: retry === undefined ? undefined : Number(retry), body: text, headers: res.headers });
+          resolve({
+            status: res.statusCode ?? 0,
+            retryAfter: retry === undefined ? undefined : Number(retry),
+            body: text,
+            headers: res.headers,
+          });
         });
       },
     );
@@ -86,54 +96,73 @@ describe('failed authentications slow the guesser (toolgate serve)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('wrong bearer keys get 401, then 429 with a Retry-After that grows; the right key from another address still gets 200', async () => {
-    const from = '127.0.0.1';
-    assert.equal((await call(server.url, { from, key: guess(1) })).status, 401);
-    assert.equal((await call(server.url, { from, key: guess(2) })).status, 401);
-    const third = await call(server.url, { from, key: guess(3) });
-    assert.equal(third.status, 429, third.body);
-    assert.equal(third.retryAfter, 1);
-    const error = (JSON.parse(third.body) as { error: { code: string; message: string } }).error;
-    assert.equal(error.code, 'rate_limited');
-    assert.match(error.message, /too many failed authentications from your address: retry after 1 s/);
+  it(
+    'wrong bearer keys get 401, then 429 with a Retry-After that ' +
+      'grows; the right key from another address still gets 200',
+    async () => {
+      const from = '127.0.0.1';
+      assert.equal((await call(server.url, { from, key: guess(1) })).status, 401);
+      assert.equal((await call(server.url, { from, key: guess(2) })).status, 401);
+      const third = await call(server.url, { from, key: guess(3) });
+      assert.equal(third.status, 429, third.body);
+      assert.equal(third.retryAfter, 1);
+      const error = (JSON.parse(third.body) as { error: { code: string; message: string } }).error;
+      assert.equal(error.code, 'rate_limited');
+      assert.match(error.message, /too many failed authentications from your address: retry after 1 s/);
 
-    // The key's own prefix is under attack, yet its owner, elsewhere, is served.
-    assert.equal((await call(server.url, { from: '127.0.0.2', key: KEY })).status, 200);
-    // The locked address is refused whatever it presents: a right guess must not look different from a wrong one.
-    const locked = await call(server.url, { from, key: KEY });
-    assert.equal(locked.status, 429);
-    // Once its wait is over, the right key works from there again; the next wrong one waits twice as long.
-    await until('the first wait to end', async () => (await call(server.url, { from, key: KEY })).status === 200);
-    const fourth = await call(server.url, { from, key: guess(4) });
-    assert.equal(fourth.status, 429);
-    assert.equal(fourth.retryAfter, 2, 'each failure past the free ones doubles the wait');
-  });
+      // The key's own prefix is under attack, yet its owner, elsewhere, is served.
+      assert.equal((await call(server.url, { from: '127.0.0.2', key: KEY })).status, 200);
+      // The locked address is refused whatever it presents: a right guess must not look different from a wrong one.
+      const locked = await call(server.url, { from, key: KEY });
+      assert.equal(locked.status, 429);
+      // Once its wait is over, the right key works from there again; the next wrong one waits twice as long.
+      await until('the first wait to end', async () => (await call(server.url, { from, key: KEY })).status === 200);
+      const fourth = await call(server.url, { from, key: guess(4) });
+      assert.equal(fourth.status, 429);
+      assert.equal(fourth.retryAfter, 2, 'each failure past the free ones doubles the wait');
+    },
+  );
 
-  it('an address that failed gets no more tries at a prefix many guesses aimed at; a fresh address still has its own', async () => {
-    // The prefix "acme-key" is past its free failures (the test above); 127.0.0.3 has not failed yet: its guess is compared.
-    assert.equal((await call(server.url, { from: '127.0.0.3', key: guess(5) })).status, 401);
-    const again = await call(server.url, { from: '127.0.0.3', key: guess(6) });
-    assert.equal(again.status, 429);
-    assert.match(again.body, /keys that start like this one, and your address has failed too/);
-    assert.equal((await call(server.url, { from: '127.0.0.3', key: 'other-prefix-key' })).status, 401, 'a key that starts otherwise is compared');
-  });
+  it(
+    'an address that failed gets no more tries at a prefix ' +
+      'many guesses aimed at; a fresh address still has its own',
+    async () => {
+      // The prefix "acme-key" is past its free failures (the test above); 127.0.0.3 has not failed yet: its guess is
+      // compared.
+      assert.equal((await call(server.url, { from: '127.0.0.3', key: guess(5) })).status, 401);
+      const again = await call(server.url, { from: '127.0.0.3', key: guess(6) });
+      assert.equal(again.status, 429);
+      assert.match(again.body, /keys that start like this one, and your address has failed too/);
+      assert.equal(
+        (await call(server.url, { from: '127.0.0.3', key: 'other-prefix-key' })).status,
+        401,
+        'a key that starts otherwise is compared',
+      );
+    },
+  );
 
-  it('POST /v1/session the same: wrong keys get 401, then 429 with Retry-After; the right key signs in from another address', async () => {
-    const signIn = (from: string, apiKey: string) => call(server.url, { from, path: '/v1/session', body: { apiKey } });
-    assert.equal((await signIn('127.0.0.4', 'globex-guess-1')).status, 401);
-    assert.equal((await signIn('127.0.0.4', 'globex-guess-2')).status, 401);
-    const refused = await signIn('127.0.0.4', 'globex-guess-3');
-    assert.equal(refused.status, 429);
-    assert.equal(refused.retryAfter, 1);
-    const signedIn = await signIn('127.0.0.5', KEY);
-    assert.equal(signedIn.status, 200, signedIn.body);
-    assert.match(String(signedIn.headers['set-cookie']), /toolgate_session=/);
-  });
+  it(
+    'POST /v1/session the same: wrong keys get 401, then 429 ' +
+      'with Retry-After; the right key signs in from another address',
+    async () => {
+      const signIn = (from: string, apiKey: string) =>
+        call(server.url, { from, path: '/v1/session', body: { apiKey } });
+      assert.equal((await signIn('127.0.0.4', 'globex-guess-1')).status, 401);
+      assert.equal((await signIn('127.0.0.4', 'globex-guess-2')).status, 401);
+      const refused = await signIn('127.0.0.4', 'globex-guess-3');
+      assert.equal(refused.status, 429);
+      assert.equal(refused.retryAfter, 1);
+      const signedIn = await signIn('127.0.0.5', KEY);
+      assert.equal(signedIn.status, 200, signedIn.body);
+      assert.match(String(signedIn.headers['set-cookie']), /toolgate_session=/);
+    },
+  );
 
   it('logs each failure and counts failures and refusals in /metrics', async () => {
     const metrics = await call(server.url, { from: '127.0.0.6', path: '/metrics', key: KEY });
     assert.equal(metrics.status, 200);
-    const value = (name: string, label: string): number => Number(new RegExp(`^${name}\\{${label}\\} (\\d+)`, 'm').exec(metrics.body)?.[1] ?? 0);
+    const value = (name: string, label: string): number =>
+      Number(new RegExp(`^${name}\\{${label}\\} (\\d+)`, 'm').exec(metrics.body)?.[1] ?? 0);
     assert.ok(value('toolgate_auth_failures_total', 'via="bearer"') >= 6, metrics.body);
     assert.ok(value('toolgate_auth_failures_total', 'via="sign_in"') >= 3);
     assert.ok(value('toolgate_auth_throttled_total', 'limit="address"') >= 4);
@@ -167,7 +196,11 @@ describe('two instances on one PostgreSQL share the count of failed authenticati
     const from = '127.0.0.7';
     assert.equal((await call(one.url, { from, key: 'wrong-key-000001' })).status, 401);
     assert.equal((await call(two.url, { from, key: 'wrong-key-000002' })).status, 401);
-    assert.equal((await call(one.url, { from, key: 'wrong-key-000003' })).status, 429, 'the third failure, counted across both');
+    assert.equal(
+      (await call(one.url, { from, key: 'wrong-key-000003' })).status,
+      429,
+      'the third failure, counted across both',
+    );
     const elsewhere = await call(two.url, { from, key: KEY });
     assert.equal(elsewhere.status, 429, 'the other instance makes the address wait too');
     assert.equal((await call(two.url, { from: '127.0.0.8', key: KEY })).status, 200);

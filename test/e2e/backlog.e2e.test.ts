@@ -30,66 +30,91 @@ function promptOf(request: RecordedRequest): string {
   return typeof prompt === 'string' ? prompt : '';
 }
 
-
 for (const kind of ['sqlite', 'postgres'] as const) {
-  describe(`a restart with a backlog of queued runs in ${kind === 'sqlite' ? 'a SQLite file' : 'PostgreSQL'}`, { timeout: 120_000, skip: kind === 'postgres' ? postgresSkip() : false }, () => {
-    let mock: MockOpenAI;
-    const dirs: string[] = [];
-    const databases: string[] = [];
-    const children: ChildProcess[] = [];
+  describe(
+    `a restart with a backlog of queued runs in ${kind === 'sqlite' ? 'a SQLite file' : 'PostgreSQL'}`,
+    { timeout: 120_000, skip: kind === 'postgres' ? postgresSkip() : false },
+    () => {
+      let mock: MockOpenAI;
+      const dirs: string[] = [];
+      const databases: string[] = [];
+      const children: ChildProcess[] = [];
 
-    before(async () => {
-      mock = await startMockOpenAI({ handler: (request) => ({ delayMs: ANSWER_MS, then: { text: `done: ${promptOf(request)}` } }) });
-    });
-    after(async () => {
-      await Promise.allSettled(children.map((child) => stopProcess(child)));
-      await mock?.close();
-      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-      for (const name of databases) await dropDatabase(name);
-    });
+      before(async () => {
+        mock = await startMockOpenAI({
+          handler: (request) => ({ delayMs: ANSWER_MS, then: { text: `done: ${promptOf(request)}` } }),
+        });
+      });
+      after(async () => {
+        await Promise.allSettled(children.map((child) => stopProcess(child)));
+        await mock?.close();
+        for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+        for (const name of databases) await dropDatabase(name);
+      });
 
-    it(`drains at once: ${JOBS} runs on ${SLOTS} slots finish in about ${JOBS / SLOTS} × the run time, not one sweep (half a lease) per ${SLOTS} runs`, async () => {
-      const dir = mkdtempSync(join(tmpdir(), `toolgate-backlog-${kind}-`));
-      dirs.push(dir);
-      writeFileSync(
-        join(dir, 'toolgate.yaml'),
-        `model: openai:mock
+      it(
+        `drains at once: ${JOBS} runs on ${SLOTS} slots finish in about ` +
+          `${JOBS / SLOTS} × the run time, not one sweep (half a lease) per ${SLOTS} runs`,
+        async () => {
+          const dir = mkdtempSync(join(tmpdir(), `toolgate-backlog-${kind}-`));
+          dirs.push(dir);
+          writeFileSync(
+            join(dir, 'toolgate.yaml'),
+            `model: openai:mock
 providers:
   openai: { baseUrl: "${mock.url}", apiKey: test, maxRetries: 0 }
 server:
   leaseMs: ${LEASE_MS}
   shutdownGraceMs: 0
 `,
+          );
+          const store =
+            kind === 'sqlite' ? `sqlite:${join(dir, 'runs.db')}` : await createDatabase('toolgate_backlog', databases);
+          const track = (child: ChildProcess): void => void children.push(child);
+
+          // The backlog: queued runs without an owner, oldest first.
+          const backlog = await openStore(store);
+          const jobs: string[] = [];
+          try {
+            for (let i = 1; i <= JOBS; i++)
+              jobs.push((await backlog.createRun({ input: `job ${i}`, model: 'openai:mock' })).id);
+          } finally {
+            await backlog.close();
+          }
+
+          const serve = await startServe({
+            cwd: dir,
+            args: ['--store', store, '--concurrency', String(SLOTS)],
+            onSpawn: track,
+          });
+          const started = Date.now();
+          await pollUntil(
+            async () =>
+              (await Promise.all(jobs.map((id) => getRun(serve.url, id)))).every((run) => run.status === 'completed'),
+            'every job to complete',
+            {
+              timeoutMs: 20_000,
+            },
+          );
+          const tookMs = Date.now() - started;
+          // About 6 × 300 ms here; the old way, two runs per sweep every 30 s.
+          assert.ok(tookMs < 20_000, `the backlog took ${tookMs} ms`);
+          for (const id of jobs) {
+            const run = await getRun(serve.url, id);
+            assert.match(run.output ?? '', /^done: job \d+$/);
+            const events = await readEvents(serve.url, id);
+            assertWellFormedLog(id, events);
+            assert.equal(events.filter((e) => e.type === 'run_started').length, 1, `${id} was started once`);
+          }
+          for (const id of jobs)
+            assert.equal(
+              mock.requests.filter((r) => promptOf(r) === `job ${jobs.indexOf(id) + 1}`).length,
+              1,
+              `${id}: the model was asked once`,
+            );
+          console.log(`backlog (${kind}): ${JOBS} runs on ${SLOTS} slots drained in ${tookMs} ms`);
+        },
       );
-      const store = kind === 'sqlite' ? `sqlite:${join(dir, 'runs.db')}` : await createDatabase('toolgate_backlog', databases);
-      const track = (child: ChildProcess): void => void children.push(child);
-
-      // The backlog: queued runs without an owner, oldest first.
-      const backlog = await openStore(store);
-      const jobs: string[] = [];
-      try {
-        for (let i = 1; i <= JOBS; i++) jobs.push((await backlog.createRun({ input: `job ${i}`, model: 'openai:mock' })).id);
-      } finally {
-        await backlog.close();
-      }
-
-      const serve = await startServe({ cwd: dir, args: ['--store', store, '--concurrency', String(SLOTS)], onSpawn: track });
-      const started = Date.now();
-      await pollUntil(async () => (await Promise.all(jobs.map((id) => getRun(serve.url, id)))).every((run) => run.status === 'completed'), 'every job to complete', {
-        timeoutMs: 20_000,
-      });
-      const tookMs = Date.now() - started;
-      // About 6 × 300 ms here; the old way, two runs per sweep every 30 s.
-      assert.ok(tookMs < 20_000, `the backlog took ${tookMs} ms`);
-      for (const id of jobs) {
-        const run = await getRun(serve.url, id);
-        assert.match(run.output ?? '', /^done: job \d+$/);
-        const events = await readEvents(serve.url, id);
-        assertWellFormedLog(id, events);
-        assert.equal(events.filter((e) => e.type === 'run_started').length, 1, `${id} was started once`);
-      }
-      for (const id of jobs) assert.equal(mock.requests.filter((r) => promptOf(r) === `job ${jobs.indexOf(id) + 1}`).length, 1, `${id}: the model was asked once`);
-      console.log(`backlog (${kind}): ${JOBS} runs on ${SLOTS} slots drained in ${tookMs} ms`);
-    });
-  });
+    },
+  );
 }

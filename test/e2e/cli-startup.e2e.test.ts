@@ -10,7 +10,8 @@ import { ROOT, TOOLGATE_BIN } from '../support/processes.ts';
 const exec = promisify(execFile);
 
 /** Makes this Node report another version, as an old Node would. */
-const pretend = (version: string) => `data:text/javascript,Object.defineProperty(process.versions,"node",{value:"${version}"})`;
+const pretend = (version: string) =>
+  `data:text/javascript,Object.defineProperty(process.versions,"node",{value:"${version}"})`;
 
 async function runNode(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
@@ -23,7 +24,13 @@ async function runNode(args: string[]): Promise<{ code: number; stdout: string; 
 }
 
 function assertSentence(stderr: string, version: string): void {
-  assert.match(stderr, new RegExp(`toolgate needs Node\\.js 22\\.18 or newer \\(Node 24 LTS recommended\\), but this is Node ${version.replaceAll('.', '\\.')}`));
+  assert.match(
+    stderr,
+    new RegExp(
+      `toolgate needs Node\\.js 22\\.18 or newer \\(Node 24 LTS ` +
+        `recommended\\), but this is Node ${version.replaceAll('.', '\\.')}`,
+    ),
+  );
   assert.match(stderr, /export PATH="\$\(bash scripts\/ensure-node\.sh\):\$PATH"/);
   assert.doesNotMatch(stderr, /ERR_|\n\s+at /, 'no stack trace');
 }
@@ -38,16 +45,20 @@ describe('an old Node gets a sentence, not a stack trace', () => {
     });
   }
 
-  test('npm test, npm start and npm run bench check first (pretest, prestart, prebench), with the same sentence', async () => {
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-    // The check comes before anything else they do (building the console runs TypeScript, which old Node cannot).
-    for (const script of ['pretest', 'prestart', 'prebench']) assert.match(pkg.scripts[script] ?? '', /^node bin\/check-node\.js(?: && |$)/, script);
-    const old = await runNode(['--import', pretend('22.17.0'), join(ROOT, 'bin', 'check-node.js')]);
-    assert.equal(old.code, 1);
-    assertSentence(old.stderr, '22.17.0');
-    const current = await runNode([join(ROOT, 'bin', 'check-node.js')]);
-    assert.deepEqual(current, { code: 0, stdout: '', stderr: '' });
-  });
+  test(
+    'npm test, npm start and npm run bench check first ' + '(pretest, prestart, prebench), with the same sentence',
+    async () => {
+      const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+      // The check comes before anything else they do (building the console runs TypeScript, which old Node cannot).
+      for (const script of ['pretest', 'prestart', 'prebench'])
+        assert.match(pkg.scripts[script] ?? '', /^node bin\/check-node\.js(?: && |$)/, script);
+      const old = await runNode(['--import', pretend('22.17.0'), join(ROOT, 'bin', 'check-node.js')]);
+      assert.equal(old.code, 1);
+      assertSentence(old.stderr, '22.17.0');
+      const current = await runNode([join(ROOT, 'bin', 'check-node.js')]);
+      assert.deepEqual(current, { code: 0, stdout: '', stderr: '' });
+    },
+  );
 
   test('a real older Node on PATH, when this machine has one', async (t) => {
     const old = oldNodeOnPath();

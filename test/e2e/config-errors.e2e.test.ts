@@ -19,12 +19,19 @@ describe('toolgate config files', () => {
     mkdirSync(project);
     mkdirSync(elsewhere);
     // A server file next to the config, named relatively: it runs the example exchange.
-    writeFileSync(join(project, 'server.mjs'), `import ${JSON.stringify(pathToFileURL(POWER_EXCHANGE_SERVER).href)};\n`);
-    writeFileSync(join(project, 's.json'), JSON.stringify({ turns: [{ text: 'scripted answer from the project folder' }] }));
+    writeFileSync(
+      join(project, 'server.mjs'),
+      `import ${JSON.stringify(pathToFileURL(POWER_EXCHANGE_SERVER).href)};\n`,
+    );
+    writeFileSync(
+      join(project, 's.json'),
+      JSON.stringify({ turns: [{ text: 'scripted answer from the project folder' }] }),
+    );
     // The running Node, not whatever `node` is first on PATH: the example is TypeScript run directly.
     writeFileSync(
       join(project, 'toolgate.yaml'),
-      `model: scripted:./s.json\nservers:\n  pe:\n    command: ${JSON.stringify(process.execPath)}\n    args: [./server.mjs]\n`,
+      `model: scripted:./s.json\nservers:\n  pe:\n    command: ` +
+        `${JSON.stringify(process.execPath)}\n    args: [./server.mjs]\n`,
     );
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -44,21 +51,33 @@ describe('toolgate config files', () => {
     writeFileSync(file, 'providers:\n  openai:\n    baseUrl: localhost:11434/v1\n');
     const fromFile = await runCli(['run', 'hi', '--model', 'openai:x', '--config', file], { cwd: elsewhere });
     assert.equal(fromFile.code, 2, fromFile.stderr);
-    assert.match(fromFile.stderr, /providers\.openai\.baseUrl: must start with http:\/\/ or https:\/\/, e.g\. http:\/\/localhost:11434\/v1/);
-    const fromFlag = await runCli(['run', 'hi', '--model', 'openai:x', '--base-url', 'api.example.com'], { cwd: elsewhere });
+    assert.match(
+      fromFile.stderr,
+      /providers\.openai\.baseUrl: must start with http:\/\/ or https:\/\/, e.g\. http:\/\/localhost:11434\/v1/,
+    );
+    const fromFlag = await runCli(['run', 'hi', '--model', 'openai:x', '--base-url', 'api.example.com'], {
+      cwd: elsewhere,
+    });
     assert.equal(fromFlag.code, 2, fromFlag.stderr);
     assert.match(fromFlag.stderr, /--base-url must start with http:\/\/ or https:\/\//);
   });
 
-  it('a stdio server with a relative script runs from the config file\'s folder, whatever the working directory', async () => {
-    const { code, stdout, stderr } = await runCli(['tools', '--config', join(project, 'toolgate.yaml')], { cwd: elsewhere });
-    assert.equal(code, 0, stderr);
-    assert.match(stdout, /^pe \(\d+ tools\)/m);
-    assert.match(stdout, /getOrderBook/);
-  });
+  it(
+    'a stdio server with a relative script runs from the ' + "config file's folder, whatever the working directory",
+    async () => {
+      const { code, stdout, stderr } = await runCli(['tools', '--config', join(project, 'toolgate.yaml')], {
+        cwd: elsewhere,
+      });
+      assert.equal(code, 0, stderr);
+      assert.match(stdout, /^pe \(\d+ tools\)/m);
+      assert.match(stdout, /getOrderBook/);
+    },
+  );
 
-  it('a relative scripted model resolves against the config file\'s folder', async () => {
-    const { code, stdout, stderr } = await runCli(['run', 'hi', '--config', join(project, 'toolgate.yaml')], { cwd: elsewhere });
+  it("a relative scripted model resolves against the config file's folder", async () => {
+    const { code, stdout, stderr } = await runCli(['run', 'hi', '--config', join(project, 'toolgate.yaml')], {
+      cwd: elsewhere,
+    });
     assert.equal(code, 0, stderr);
     assert.equal(stdout.trim(), 'scripted answer from the project folder');
   });

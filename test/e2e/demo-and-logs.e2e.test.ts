@@ -34,7 +34,8 @@ async function waitForLog(server: StartedProcess, found: (line: LogLine) => bool
 
 /** Waits until the process has printed text matching `pattern` (lines arrive in separate chunks). */
 async function waitForOutput(server: StartedProcess, pattern: RegExp): Promise<void> {
-  for (let i = 0; i < 400 && !pattern.test(server.output()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  for (let i = 0; i < 400 && !pattern.test(server.output()); i++)
+    await new Promise((resolve) => setTimeout(resolve, 50));
   assert.match(server.output(), pattern);
 }
 
@@ -53,30 +54,59 @@ async function pasteCurl(curl: string, env: Record<string, string>): Promise<Res
 }
 
 describe('toolgate demo', () => {
-  it('without a terminal: exit 0; the normalisation, the dry-run preview and the approval are shown, and the bid runs once', async () => {
-    const { code, stdout, stderr } = await runCli(['demo']);
-    assert.equal(code, 0, stderr);
-    assert.match(stderr, /normalised side "buy" → "BUY", qty "7,000" → 7000/);
-    assert.match(stderr, /injected server-side: userId/);
-    assert.match(stderr, /⊘ dry run: placeOrder would be called with \{"userId":"alice","side":"BUY","qty":7000,"price":85,"symbol":"DE-BASE-D\+1"\}; nothing executed/);
-    assert.match(stderr, /⏸ placeOrder \(write\) waits for approval/);
-    assert.match(stderr, /no terminal to ask on .*the demo approves the bid for you/);
-    assert.match(stderr, /`toolgate run` would stop here with exit code 3/);
-    assert.match(stderr, /decision on placeOrder: approve/);
-    assert.equal(stderr.match(/← placeOrder ok [\d.]+ ms: Order ord-\d+ accepted: BUY 7,000\.0 MWh/g)?.length, 1, 'the approved bid reached the venue once');
-    assert.equal(stderr.match(/✓ completed/g)?.length, 2);
-    assert.match(stderr, /--mcp "node examples\/power-exchange\/server\.ts --initial-cash 1000000"/, 'a path that works from the repository');
-    assert.match(stdout, /This answer is scripted/);
-  });
+  it(
+    'without a terminal: exit 0; the normalisation, the dry-run ' +
+      'preview and the approval are shown, and the bid runs once',
+    async () => {
+      const { code, stdout, stderr } = await runCli(['demo']);
+      assert.equal(code, 0, stderr);
+      assert.match(stderr, /normalised side "buy" → "BUY", qty "7,000" → 7000/);
+      assert.match(stderr, /injected server-side: userId/);
+      assert.match(
+        stderr,
+        new RegExp(
+          String.raw`⊘ dry run: placeOrder would be called with \{"userId":"alice","side":"` +
+            String.raw`BUY","qty":7000,"price":85,"symbol":"DE-BASE-D\+1"\}; nothing executed`,
+        ),
+      );
+      assert.match(stderr, /⏸ placeOrder \(write\) waits for approval/);
+      assert.match(stderr, /no terminal to ask on .*the demo approves the bid for you/);
+      assert.match(stderr, /`toolgate run` would stop here with exit code 3/);
+      assert.match(stderr, /decision on placeOrder: approve/);
+      assert.equal(
+        stderr.match(/← placeOrder ok [\d.]+ ms: Order ord-\d+ accepted: BUY 7,000\.0 MWh/g)?.length,
+        1,
+        'the approved bid reached the venue once',
+      );
+      assert.equal(stderr.match(/✓ completed/g)?.length, 2);
+      assert.match(
+        stderr,
+        /--mcp "node examples\/power-exchange\/server\.ts --initial-cash 1000000"/,
+        'a path that works from the repository',
+      );
+      assert.match(stdout, /This answer is scripted/);
+    },
+  );
 
   it('--json: the events of both runs, with the normalisations, the dry run and the one real order', async () => {
     const { code, stdout, stderr } = await runCli(['demo', '--json']);
     assert.equal(code, 0, stderr);
-    const events = stdout.trim().split('\n').map((line) => JSON.parse(line) as RunEvent);
+    const events = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as RunEvent);
     const started = events.filter((e) => e.type === 'run_started');
-    assert.deepEqual(started.map((e) => e.data.dryRun === true), [true, false]);
-    const decisions = events.flatMap((e) => (e.type === 'gate_decision' && e.data.name === 'placeOrder' ? [e.data] : []));
-    assert.deepEqual(decisions.map((d) => d.decision), ['dry_run', 'approval_required', 'allowed']);
+    assert.deepEqual(
+      started.map((e) => e.data.dryRun === true),
+      [true, false],
+    );
+    const decisions = events.flatMap((e) =>
+      e.type === 'gate_decision' && e.data.name === 'placeOrder' ? [e.data] : [],
+    );
+    assert.deepEqual(
+      decisions.map((d) => d.decision),
+      ['dry_run', 'approval_required', 'allowed'],
+    );
     for (const decision of decisions) {
       assert.deepEqual(decision.normalisations, [
         { path: '/side', from: 'buy', to: 'BUY', rule: 'enum_case' },
@@ -85,8 +115,15 @@ describe('toolgate demo', () => {
       assert.deepEqual(decision.injected, [{ key: 'userId', overridden: true }]);
     }
     const results = events.flatMap((e) => (e.type === 'tool_result' && e.data.name === 'placeOrder' ? [e.data] : []));
-    assert.deepEqual(results.map((r) => [r.ok, r.dryRun === true]), [[true, true], [true, false]]);
-    const placed = results[1]?.structuredContent as { order?: { qty?: number; side?: string; userId?: string } } | undefined;
+    assert.deepEqual(
+      results.map((r) => [r.ok, r.dryRun === true]),
+      [
+        [true, true],
+        [true, false],
+      ],
+    );
+    const placed = results[1]?.structuredContent as
+      { order?: { qty?: number; side?: string; userId?: string } } | undefined;
     assert.deepEqual([placed?.order?.qty, placed?.order?.side, placed?.order?.userId], [7000, 'BUY', 'alice']);
     assert.equal(events.filter((e) => e.type === 'approval_required').length, 1);
   });
@@ -110,62 +147,100 @@ describe('toolgate serve --demo: logs', () => {
 
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'toolgate-demo-logs-'));
-    writeFileSync(join(dir, 'toolgate.yaml'), 'tenants:\n  acme:\n    apiKeys: ["env:ACME_DEMO_KEY"]\nserver:\n  store: "memory:"\n');
+    writeFileSync(
+      join(dir, 'toolgate.yaml'),
+      'tenants:\n  acme:\n    apiKeys: ["env:ACME_DEMO_KEY"]\nserver:\n  store: "memory:"\n',
+    );
   });
   after(async () => {
     await server?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('an approval is logged as a curl line with a key placeholder; pasting it approves the run; runs and requests are logged', async () => {
-    server = await startServe({ cwd: dir, args: ['--demo'], env: { ACME_DEMO_KEY: KEY } });
-    await waitForOutput(server, /try: curl .* -H "authorization: Bearer \$TOOLGATE_API_KEY"/);
+  it(
+    'an approval is logged as a curl line with a key placeholder; ' +
+      'pasting it approves the run; runs and requests are logged',
+    async () => {
+      server = await startServe({ cwd: dir, args: ['--demo'], env: { ACME_DEMO_KEY: KEY } });
+      await waitForOutput(server, /try: curl .* -H "authorization: Bearer \$TOOLGATE_API_KEY"/);
 
-    const created = await fetch(`${server.url}/v1/runs`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify({ input: INPUT }) });
-    assert.equal(created.status, 201);
-    const run = (await created.json()) as Run;
-    const waiting = await waitForLog(server, (l) => l.msg === 'run waits for approval' && l['runId'] === run.id, 'the approval');
-    const curl = String(waiting['curl']);
-    assert.match(curl, new RegExp(`^curl -X POST ${server.url}/v1/runs/${run.id}/input `));
-    assert.match(curl, /-H "authorization: Bearer \$TOOLGATE_API_KEY"/);
-    assert.equal(waiting['tool'], 'placeOrder');
+      const created = await fetch(`${server.url}/v1/runs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+        body: JSON.stringify({ input: INPUT }),
+      });
+      assert.equal(created.status, 201);
+      const run = (await created.json()) as Run;
+      const waiting = await waitForLog(
+        server,
+        (l) => l.msg === 'run waits for approval' && l['runId'] === run.id,
+        'the approval',
+      );
+      const curl = String(waiting['curl']);
+      assert.match(curl, new RegExp(`^curl -X POST ${server.url}/v1/runs/${run.id}/input `));
+      assert.match(curl, /-H "authorization: Bearer \$TOOLGATE_API_KEY"/);
+      assert.equal(waiting['tool'], 'placeOrder');
 
-    const approved = await pasteCurl(curl, { TOOLGATE_API_KEY: KEY });
-    assert.equal(approved.status, 202, await approved.clone().text());
-    const ended = await waitForLog(server, (l) => l.msg === 'run completed' && l['runId'] === run.id, 'the end of the run');
-    assert.deepEqual([ended['tenantId'], ended['status'], ended['steps'], typeof ended['durationMs']], ['acme', 'completed', 3, 'number']);
-    const events = (await (await fetch(`${server.url}/v1/runs/${run.id}/events?format=json`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as { events: RunEvent[] };
-    const orders = events.events.flatMap((e) => (e.type === 'tool_result' && e.data.name === 'placeOrder' ? [e.data as RunEventDataMap['tool_result']] : []));
-    assert.deepEqual(orders.map((r) => r.ok), [true], 'the approved order was placed once');
+      const approved = await pasteCurl(curl, { TOOLGATE_API_KEY: KEY });
+      assert.equal(approved.status, 202, await approved.clone().text());
+      const ended = await waitForLog(
+        server,
+        (l) => l.msg === 'run completed' && l['runId'] === run.id,
+        'the end of the run',
+      );
+      assert.deepEqual(
+        [ended['tenantId'], ended['status'], ended['steps'], typeof ended['durationMs']],
+        ['acme', 'completed', 3, 'number'],
+      );
+      const events = (await (
+        await fetch(`${server.url}/v1/runs/${run.id}/events?format=json`, {
+          headers: { authorization: `Bearer ${KEY}` },
+        })
+      ).json()) as { events: RunEvent[] };
+      const orders = events.events.flatMap((e) =>
+        e.type === 'tool_result' && e.data.name === 'placeOrder' ? [e.data as RunEventDataMap['tool_result']] : [],
+      );
+      assert.deepEqual(
+        orders.map((r) => r.ok),
+        [true],
+        'the approved order was placed once',
+      );
 
-    const lines = logLines(server.output());
-    const start = lines.find((l) => l.msg === 'run started' && l['runId'] === run.id);
-    assert.equal(start?.['tenantId'], 'acme');
-    const requests = lines.filter((l) => l.msg === 'request' && l['runId'] === run.id);
-    const posted = requests.find((l) => l['method'] === 'POST' && l['path'] === '/v1/runs');
-    assert.equal(posted?.['status'], 201, 'the request that created the run names it');
-    const input = requests.find((l) => l['path'] === `/v1/runs/${run.id}/input`);
-    assert.equal(input?.['status'], 202);
-    for (const line of [posted, input]) {
-      assert.equal(typeof line?.['latencyMs'], 'number');
-      assert.match(String(line?.['requestId']), /^req_/);
-      assert.match(String(line?.['time']), /^\d{4}-\d\d-\d\dT/);
-    }
-    const output = server.output();
-    assert.equal(output.includes(KEY), false, 'the key is never logged');
-    assert.equal(output.includes('demo-input-7f3a'), false, 'run inputs are not logged');
-    assert.doesNotMatch(output, /"qty"|7,000/, 'tool arguments are not logged');
-  });
+      const lines = logLines(server.output());
+      const start = lines.find((l) => l.msg === 'run started' && l['runId'] === run.id);
+      assert.equal(start?.['tenantId'], 'acme');
+      const requests = lines.filter((l) => l.msg === 'request' && l['runId'] === run.id);
+      const posted = requests.find((l) => l['method'] === 'POST' && l['path'] === '/v1/runs');
+      assert.equal(posted?.['status'], 201, 'the request that created the run names it');
+      const input = requests.find((l) => l['path'] === `/v1/runs/${run.id}/input`);
+      assert.equal(input?.['status'], 202);
+      for (const line of [posted, input]) {
+        assert.equal(typeof line?.['latencyMs'], 'number');
+        assert.match(String(line?.['requestId']), /^req_/);
+        assert.match(String(line?.['time']), /^\d{4}-\d\d-\d\dT/);
+      }
+      const output = server.output();
+      assert.equal(output.includes(KEY), false, 'the key is never logged');
+      assert.equal(output.includes('demo-input-7f3a'), false, 'run inputs are not logged');
+      assert.doesNotMatch(output, /"qty"|7,000/, 'tool arguments are not logged');
+    },
+  );
 
   it('--log-level warn leaves out info lines; a bad level is a usage error naming the levels', async () => {
     const quiet = await startServe({ cwd: dir, args: ['--demo', '--log-level', 'warn'], env: { ACME_DEMO_KEY: KEY } });
     try {
-      const created = await fetch(`${quiet.url}/v1/runs`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify({ input: 'quiet' }) });
+      const created = await fetch(`${quiet.url}/v1/runs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+        body: JSON.stringify({ input: 'quiet' }),
+      });
       assert.equal(created.status, 201);
       const run = (await created.json()) as Run;
       // The run pauses for approval: by then its start and the request have been logged, if at all.
       for (let i = 0; i < 400; i++) {
-        const now = (await (await fetch(`${quiet.url}/v1/runs/${run.id}`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as Run;
+        const now = (await (
+          await fetch(`${quiet.url}/v1/runs/${run.id}`, { headers: { authorization: `Bearer ${KEY}` } })
+        ).json()) as Run;
         if (now.status === 'waiting_approval') break;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
@@ -173,7 +248,10 @@ describe('toolgate serve --demo: logs', () => {
       await quiet.stop();
     }
     const lines = logLines(quiet.output());
-    assert.deepEqual(lines.filter((l) => l.level === 'info' || l.level === 'debug'), []);
+    assert.deepEqual(
+      lines.filter((l) => l.level === 'info' || l.level === 'debug'),
+      [],
+    );
     assert.match(quiet.output(), /serving on http/, 'the human lines on stdout stay');
 
     const bad = await runCli(['serve', '--log-level', 'loud'], { cwd: dir });

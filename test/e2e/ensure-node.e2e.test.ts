@@ -23,14 +23,19 @@ function script(path: string, body: string): void {
 function machine(name: string, options: { os: string; cpu: string; version: string }): { path: string; cache: string } {
   const bin = join(work, name, 'bin');
   mkdirSync(bin, { recursive: true });
-  script(join(bin, 'uname'), `case "$1" in -s) echo ${options.os} ;; -m) echo ${options.cpu} ;; *) echo ${options.os} ;; esac`);
+  script(
+    join(bin, 'uname'),
+    `case "$1" in -s) echo ${options.os} ;; -m) echo ${options.cpu} ;; *) echo ${options.os} ;; esac`,
+  );
   script(join(bin, 'node'), `echo ${options.version}`);
   return { path: `${bin}${delimiter}${process.env['PATH'] ?? ''}`, cache: join(work, name, 'cache') };
 }
 
 async function ensure(env: { path: string; cache: string }): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await exec('bash', [join(ROOT, 'scripts', 'ensure-node.sh')], { env: { ...process.env, PATH: env.path, TOOLGATE_NODE_CACHE: env.cache } });
+    const { stdout, stderr } = await exec('bash', [join(ROOT, 'scripts', 'ensure-node.sh')], {
+      env: { ...process.env, PATH: env.path, TOOLGATE_NODE_CACHE: env.cache },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };

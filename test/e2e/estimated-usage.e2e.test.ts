@@ -43,48 +43,79 @@ describe('estimated usage: toolgate run', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const run = (args: string[]) => runCli(['run', ...args, '--model', 'openai:local', '--base-url', mock.url, '--api-key', 'k']);
+  const run = (args: string[]) =>
+    runCli(['run', ...args, '--model', 'openai:local', '--base-url', mock.url, '--api-key', 'k']);
 
-  it('a stream without its usage chunk: non-zero tokens marked estimated in every event that carries usage', async () => {
-    mock.enqueue({ toolCalls: [{ id: 'c1', name: 'getMarketMetrics', arguments: '{}' }], omitUsage: true }, { text: 'The market is calm today.', omitUsage: true });
-    const { code, stdout, stderr } = await run(['How is the market?', '--mcp', EXCHANGE, '--json']);
-    assert.equal(code, 0, stderr);
-    assert.equal(mock.requests.at(-1)?.body.stream_options?.include_usage, true, 'usage was asked for, and the server did not send it');
-    const events = jsonEvents(stdout);
-    const turns = ofType(events, 'assistant_message');
-    assert.equal(turns.length, 2);
-    for (const turn of turns) assertEstimated(turn.data.usage, `step ${turn.data.step}`);
-    // The second request carries the tool definitions, the first turn and the tool's result: it counts more.
-    assert.ok((turns[1]?.data.usage?.promptTokens ?? 0) > (turns[0]?.data.usage?.promptTokens ?? 0));
-    const done = events.at(-1);
-    assert.equal(done?.type, 'run_completed');
-    const total = done?.type === 'run_completed' ? done.data.usage : undefined;
-    assertEstimated(total, 'the run');
-    assert.equal(total.totalTokens, (turns[0]?.data.usage?.totalTokens ?? 0) + (turns[1]?.data.usage?.totalTokens ?? 0));
-  });
+  it(
+    'a stream without its usage chunk: non-zero tokens ' + 'marked estimated in every event that carries usage',
+    async () => {
+      mock.enqueue(
+        { toolCalls: [{ id: 'c1', name: 'getMarketMetrics', arguments: '{}' }], omitUsage: true },
+        { text: 'The market is calm today.', omitUsage: true },
+      );
+      const { code, stdout, stderr } = await run(['How is the market?', '--mcp', EXCHANGE, '--json']);
+      assert.equal(code, 0, stderr);
+      assert.equal(
+        mock.requests.at(-1)?.body.stream_options?.include_usage,
+        true,
+        'usage was asked for, and the server did not send it',
+      );
+      const events = jsonEvents(stdout);
+      const turns = ofType(events, 'assistant_message');
+      assert.equal(turns.length, 2);
+      for (const turn of turns) assertEstimated(turn.data.usage, `step ${turn.data.step}`);
+      // The second request carries the tool definitions, the first turn and the tool's result: it counts more.
+      assert.ok((turns[1]?.data.usage?.promptTokens ?? 0) > (turns[0]?.data.usage?.promptTokens ?? 0));
+      const done = events.at(-1);
+      assert.equal(done?.type, 'run_completed');
+      const total = done?.type === 'run_completed' ? done.data.usage : undefined;
+      assertEstimated(total, 'the run');
+      assert.equal(
+        total.totalTokens,
+        (turns[0]?.data.usage?.totalTokens ?? 0) + (turns[1]?.data.usage?.totalTokens ?? 0),
+      );
+    },
+  );
 
   it('usage the provider reports is recorded exactly as reported, not estimated', async () => {
     mock.enqueue({ text: 'Calm.', usage: { promptTokens: 40, completionTokens: 2 } });
     const { code, stdout, stderr } = await run(['How is the market?', '--json']);
     assert.equal(code, 0, stderr);
     const events = jsonEvents(stdout);
-    assert.deepEqual(ofType(events, 'assistant_message')[0]?.data.usage, { promptTokens: 40, completionTokens: 2, totalTokens: 42 });
+    assert.deepEqual(ofType(events, 'assistant_message')[0]?.data.usage, {
+      promptTokens: 40,
+      completionTokens: 2,
+      totalTokens: 42,
+    });
     const done = events.at(-1);
-    assert.deepEqual(done?.type === 'run_completed' ? done.data.usage : undefined, { promptTokens: 40, completionTokens: 2, totalTokens: 42 });
+    assert.deepEqual(done?.type === 'run_completed' ? done.data.usage : undefined, {
+      promptTokens: 40,
+      completionTokens: 2,
+      totalTokens: 42,
+    });
   });
 
-  it('guard.maxTokens trips on estimated tokens before the next model call; the summary shows them as estimated', async () => {
-    const config = join(dir, 'budget.yaml');
-    writeFileSync(config, `guard: { maxTokens: 60 }\ntools: { "power-exchange/*": { approval: never } }\n`);
-    const before = mock.requests.length;
-    mock.enqueue({ toolCalls: [{ id: 'c1', name: 'getMarketMetrics', arguments: '{}' }], omitUsage: true });
-    const { code, stderr } = await run(['How is the market?', '--mcp', EXCHANGE, '--config', config]);
-    assert.equal(code, 1, stderr);
-    assert.match(stderr, /run failed \(budget_tokens\): the run used \d+ tokens \(estimated: the model API did not report them all\), its budget is 60/);
-    // The summary says the count is an estimate.
-    assert.match(stderr, /✗ failed · 1 step · ~[\d,]+ tokens \(estimated: [1-9]\d* in, [1-9]\d* out\)/);
-    assert.equal(mock.requests.length - before, 1, 'the model was not asked again');
-  });
+  it(
+    'guard.maxTokens trips on estimated tokens before the ' + 'next model call; the summary shows them as estimated',
+    async () => {
+      const config = join(dir, 'budget.yaml');
+      writeFileSync(config, `guard: { maxTokens: 60 }\ntools: { "power-exchange/*": { approval: never } }\n`);
+      const before = mock.requests.length;
+      mock.enqueue({ toolCalls: [{ id: 'c1', name: 'getMarketMetrics', arguments: '{}' }], omitUsage: true });
+      const { code, stderr } = await run(['How is the market?', '--mcp', EXCHANGE, '--config', config]);
+      assert.equal(code, 1, stderr);
+      assert.match(
+        stderr,
+        new RegExp(
+          String.raw`run failed \(budget_tokens\): the run used \d+ tokens \(estima` +
+            String.raw`ted: the model API did not report them all\), its budget is 60`,
+        ),
+      );
+      // The summary says the count is an estimate.
+      assert.match(stderr, /✗ failed · 1 step · ~[\d,]+ tokens \(estimated: [1-9]\d* in, [1-9]\d* out\)/);
+      assert.equal(mock.requests.length - before, 1, 'the model was not asked again');
+    },
+  );
 });
 
 describe('estimated usage: toolgate serve, each model API', () => {
@@ -96,7 +127,10 @@ describe('estimated usage: toolgate serve, each model API', () => {
   let dir: string;
   let server: StartedProcess & { url: string };
   const call = (path: string, init: RequestInit & { key?: string } = {}): Promise<Response> =>
-    fetch(`${server.url}${path}`, { ...init, headers: { 'content-type': 'application/json', authorization: `Bearer ${init.key ?? KEY}` } });
+    fetch(`${server.url}${path}`, {
+      ...init,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${init.key ?? KEY}` },
+    });
   const finished = async (id: string, key = KEY): Promise<Run> => {
     // The run's event stream ends after its last event.
     await (await call(`/v1/runs/${id}/events`, { key })).text();
@@ -106,12 +140,18 @@ describe('estimated usage: toolgate serve, each model API', () => {
     const created = await call('/v1/runs', { method: 'POST', body: JSON.stringify(body), key });
     assert.equal(created.status, 201, await created.clone().text());
     const run = await finished(((await created.json()) as Run).id, key);
-    const events = ((await (await call(`/v1/runs/${run.id}/events?format=json`, { key })).json()) as { events: RunEvent[] }).events;
+    const events = (
+      (await (await call(`/v1/runs/${run.id}/events?format=json`, { key })).json()) as { events: RunEvent[] }
+    ).events;
     return { run, events };
   };
 
   before(async () => {
-    [openai, ollama, anthropic] = await Promise.all([startMockOpenAI(), startMockOllama({ models: ['qwen2.5:7b'] }), startMockAnthropic({ apiKey: 'sk-ant-test' })]);
+    [openai, ollama, anthropic] = await Promise.all([
+      startMockOpenAI(),
+      startMockOllama({ models: ['qwen2.5:7b'] }),
+      startMockAnthropic({ apiKey: 'sk-ant-test' }),
+    ]);
     dir = mkdtempSync(join(tmpdir(), 'toolgate-estimate-serve-'));
     writeFileSync(
       join(dir, 'toolgate.yaml'),
@@ -147,36 +187,56 @@ server: { store: "sqlite:./runs.db" }
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('OpenAI-compatible, Ollama and Anthropic answers without usage: runs record estimated tokens, /metrics counts them apart', async () => {
-    openai.enqueue({ text: 'Calm.', omitUsage: true });
-    ollama.enqueue({ text: 'Calm.', omitUsage: true });
-    anthropic.enqueue({ text: 'Calm.', omitUsage: true });
-    for (const model of ['openai:local', 'ollama:qwen2.5:7b', 'anthropic:claude-sonnet-4-5']) {
-      const { run, events } = await start({ input: 'How is the market?', model });
-      assert.equal(run.status, 'completed', JSON.stringify(run.error));
-      assertEstimated(ofType(events, 'assistant_message')[0]?.data.usage, model);
-      assertEstimated(run.usage, `${model}: the stored run`);
-    }
-    const metrics = await (await call('/metrics')).text();
-    for (const model of ['openai:local', 'ollama:qwen2.5:7b', 'anthropic:claude-sonnet-4-5']) {
-      for (const direction of ['input', 'output']) {
-        const line = new RegExp(`^toolgate_tokens_estimated_total\\{model="${model}",direction="${direction}"\\} ([1-9]\\d*)$`, 'm').exec(metrics);
-        assert.ok(line !== null, `${model} ${direction} in:\n${metrics.split('\n').filter((l) => l.startsWith('toolgate_tokens')).join('\n')}`);
-        const total = new RegExp(`^toolgate_tokens_total\\{model="${model}",direction="${direction}"\\} (\\d+)$`, 'm').exec(metrics);
-        assert.equal(total?.[1], line[1], 'all of this model\'s tokens were estimated');
+  it(
+    'OpenAI-compatible, Ollama and Anthropic answers without ' +
+      'usage: runs record estimated tokens, /metrics counts them apart',
+    async () => {
+      openai.enqueue({ text: 'Calm.', omitUsage: true });
+      ollama.enqueue({ text: 'Calm.', omitUsage: true });
+      anthropic.enqueue({ text: 'Calm.', omitUsage: true });
+      for (const model of ['openai:local', 'ollama:qwen2.5:7b', 'anthropic:claude-sonnet-4-5']) {
+        const { run, events } = await start({ input: 'How is the market?', model });
+        assert.equal(run.status, 'completed', JSON.stringify(run.error));
+        assertEstimated(ofType(events, 'assistant_message')[0]?.data.usage, model);
+        assertEstimated(run.usage, `${model}: the stored run`);
       }
-    }
-  });
+      const metrics = await (await call('/metrics')).text();
+      for (const model of ['openai:local', 'ollama:qwen2.5:7b', 'anthropic:claude-sonnet-4-5']) {
+        for (const direction of ['input', 'output']) {
+          const line = new RegExp(
+            `^toolgate_tokens_estimated_total\\{model="${model}",direction="${direction}"\\} ([1-9]\\d*)$`,
+            'm',
+          ).exec(metrics);
+          assert.ok(
+            line !== null,
+            `${model} ${direction} in:\n${metrics
+              .split('\n')
+              .filter((l) => l.startsWith('toolgate_tokens'))
+              .join('\n')}`,
+          );
+          const total = new RegExp(
+            `^toolgate_tokens_total\\{model="${model}",direction="${direction}"\\} (\\d+)$`,
+            'm',
+          ).exec(metrics);
+          assert.equal(total?.[1], line[1], "all of this model's tokens were estimated");
+        }
+      }
+    },
+  );
 
-  it('Ollama leaving prompt_eval_count out (a cached prompt): the prompt is estimated, the reported answer count kept', async () => {
-    ollama.enqueue({ text: 'Calm.', usage: { promptTokens: 999, completionTokens: 7 }, omitUsage: 'prompt' });
-    const { run, events } = await start({ input: 'How is the market?', model: 'ollama:qwen2.5:7b' });
-    assert.equal(run.status, 'completed', JSON.stringify(run.error));
-    const usage = ofType(events, 'assistant_message')[0]?.data.usage;
-    assert.equal(usage?.completionTokens, 7);
-    assert.equal(usage?.estimatedOnly, 'promptTokens');
-    assertEstimated(usage, 'partial');
-  });
+  it(
+    'Ollama leaving prompt_eval_count out (a cached prompt): ' +
+      'the prompt is estimated, the reported answer count kept',
+    async () => {
+      ollama.enqueue({ text: 'Calm.', usage: { promptTokens: 999, completionTokens: 7 }, omitUsage: 'prompt' });
+      const { run, events } = await start({ input: 'How is the market?', model: 'ollama:qwen2.5:7b' });
+      assert.equal(run.status, 'completed', JSON.stringify(run.error));
+      const usage = ofType(events, 'assistant_message')[0]?.data.usage;
+      assert.equal(usage?.completionTokens, 7);
+      assert.equal(usage?.estimatedOnly, 'promptTokens');
+      assertEstimated(usage, 'partial');
+    },
+  );
 
   it('guard.maxCostUsd trips on the cost of estimated tokens', async () => {
     openai.enqueue({ toolCalls: [{ id: 'c1', name: 'getMarketMetrics', arguments: '{}' }], omitUsage: true });
@@ -184,7 +244,10 @@ server: { store: "sqlite:./runs.db" }
     const { run } = await start({ input: 'How is the market?' }, FRUGAL_KEY);
     assert.equal(run.status, 'failed');
     assert.equal(run.error?.code, 'budget_cost', JSON.stringify(run.error));
-    assert.match(run.error?.message ?? '', /\(from estimated tokens: the model API did not report them all\), its budget is \$0\.0001/);
+    assert.match(
+      run.error?.message ?? '',
+      /\(from estimated tokens: the model API did not report them all\), its budget is \$0\.0001/,
+    );
     assertEstimated(run.usage, 'the stopped run');
     assert.equal(openai.requests.length - before, 1, 'the model was not asked again');
   });

@@ -9,9 +9,17 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { RunEvent } from '../../src/core/index.ts';
 import { ofType } from '../support/events.ts';
-import { POWER_EXCHANGE_SERVER, TOOLGATE_BIN, runProcess, startProcess, type StartedProcess } from '../support/processes.ts';
+import {
+  POWER_EXCHANGE_SERVER,
+  TOOLGATE_BIN,
+  runProcess,
+  startProcess,
+  type StartedProcess,
+} from '../support/processes.ts';
 
-const INSPECTOR_BIN = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js', import.meta.url));
+const INSPECTOR_BIN = fileURLToPath(
+  new URL('../../node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js', import.meta.url),
+);
 const API_KEY = 'acme-key-123456';
 const AUTH = `Authorization: Bearer ${API_KEY}`;
 const INSPECTOR_TIMEOUT_MS = 60_000;
@@ -72,7 +80,16 @@ describe('MCP Inspector CLI against toolgate gateway', () => {
     );
     const started = await startProcess({
       command: process.execPath,
-      args: [TOOLGATE_BIN, 'gateway', '--config', config, '--port', '0', '--store', `sqlite:${join(dir, 'gateway.db')}`],
+      args: [
+        TOOLGATE_BIN,
+        'gateway',
+        '--config',
+        config,
+        '--port',
+        '0',
+        '--store',
+        `sqlite:${join(dir, 'gateway.db')}`,
+      ],
       env: { NO_COLOR: '1' },
       ready: /MCP at (http:\/\/\S+)\/mcp,/,
       timeoutMs: 30_000,
@@ -97,7 +114,8 @@ describe('MCP Inspector CLI against toolgate gateway', () => {
     });
   }
 
-  const overHttp = (...args: string[]) => inspector([`${baseUrl}/mcp`, '--transport', 'http', '--header', AUTH, '--format', 'json', ...args]);
+  const overHttp = (...args: string[]) =>
+    inspector([`${baseUrl}/mcp`, '--transport', 'http', '--header', AUTH, '--format', 'json', ...args]);
   const overStdio = (...args: string[]) =>
     inspector([
       ...args,
@@ -126,18 +144,23 @@ describe('MCP Inspector CLI against toolgate gateway', () => {
   }
 
   async function api<T>(path: string, init: RequestInit = {}): Promise<T> {
-    const res = await fetch(`${baseUrl}${path}`, { ...init, headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' } });
+    const res = await fetch(`${baseUrl}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+    });
     const body = await res.text();
     assert.ok(res.ok, `${init.method ?? 'GET'} ${path}: ${res.status} ${body}`);
     return JSON.parse(body) as T;
   }
 
-  const eventsOf = async (runId: string) => (await api<{ events: RunEvent[] }>(`/v1/runs/${runId}/events?format=json`)).events;
+  const eventsOf = async (runId: string) =>
+    (await api<{ events: RunEvent[] }>(`/v1/runs/${runId}/events?format=json`)).events;
   const runIdOf = (result: CallResult) => String(result._meta?.['toolgate/runId'] ?? '');
 
   function assertListing(tools: ListedTool[]): void {
     const names = tools.map((t) => t.name);
-    for (const name of ['getOrderBook', 'placeOrder']) assert.ok(names.includes(name), `${name} in ${names.join(', ')}`);
+    for (const name of ['getOrderBook', 'placeOrder'])
+      assert.ok(names.includes(name), `${name} in ${names.join(', ')}`);
     const placeOrder = tools.find((t) => t.name === 'placeOrder');
     // userId is filled in by the gate from the caller's identity: a client never sees it.
     assert.doesNotMatch(JSON.stringify(placeOrder?.inputSchema), /userId/);
@@ -151,18 +174,38 @@ describe('MCP Inspector CLI against toolgate gateway', () => {
   });
 
   it('over HTTP: a read call and an invalid write pass the gate, and the runs API shows the decisions', async () => {
-    const read = await overHttp('--method', 'tools/call', '--tool-name', 'getOrderBook', '--tool-arg', 'symbol=DE-BASE-D+1');
+    const read = await overHttp(
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'getOrderBook',
+      '--tool-arg',
+      'symbol=DE-BASE-D+1',
+    );
     assert.equal(read.code, 0, read.stderr);
     const book = resultOf<CallResult>(read);
     assert.notEqual(book.isError, true);
     assert.match(book.content[0]?.text ?? '', /^DE-BASE-D\+1 order book, best 5 levels per side:\nASK .* EUR\/MWh/);
     assert.match(runIdOf(book), /^run_/);
 
-    const invalid = await overHttp('--method', 'tools/call', '--tool-name', 'placeOrder', '--tool-arg', 'side=SIDEWAYS', 'price=40', 'qty=1', 'symbol=DE-BASE-D+1');
+    const invalid = await overHttp(
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'placeOrder',
+      '--tool-arg',
+      'side=SIDEWAYS',
+      'price=40',
+      'qty=1',
+      'symbol=DE-BASE-D+1',
+    );
     assert.equal(invalid.code, EXIT_TOOL_IS_ERROR, invalid.stderr);
     const rejected = resultOf<CallResult>(invalid);
     assert.equal(rejected.isError, true);
-    assert.match(rejected.content[0]?.text ?? '', /invalid:\n- side: must be one of "BUY", "SELL"; you sent "SIDEWAYS"/);
+    assert.match(
+      rejected.content[0]?.text ?? '',
+      /invalid:\n- side: must be one of "BUY", "SELL"; you sent "SIDEWAYS"/,
+    );
 
     // Each Inspector invocation is its own MCP session, so its own run.
     const readLog = await eventsOf(runIdOf(book));
@@ -174,28 +217,51 @@ describe('MCP Inspector CLI against toolgate gateway', () => {
     const invalidLog = await eventsOf(runIdOf(rejected));
     const decision = ofType(invalidLog, 'gate_decision')[0]?.data;
     assert.deepEqual([decision?.name, decision?.decision], ['placeOrder', 'invalid']);
-    assert.deepEqual(decision?.issues?.map((i) => i.path), ['/side']);
+    assert.deepEqual(
+      decision?.issues?.map((i) => i.path),
+      ['/side'],
+    );
     assert.equal(ofType(invalidLog, 'tool_call').length, 0, 'an invalid call never reaches the server');
   });
 
-  it('over HTTP: a write that needs approval waits until it is approved over the runs API, then runs as the key’s user', async () => {
-    // The Inspector CLI does not answer elicitations, so the call is held until a decision arrives over the runs API.
-    const pending = overHttp('--method', 'tools/call', '--tool-name', 'placeOrder', '--tool-arg', 'side=BUY', 'price=40', 'qty=1', 'symbol=DE-BASE-D+1');
-    const runId = await waitForApproval();
-    const held = ofType(await eventsOf(runId), 'approval_required')[0]?.data;
-    assert.equal(held?.name, 'placeOrder');
-    assert.equal(held?.arguments['userId'], 'alice');
-    await api(`/v1/runs/${runId}/input`, { method: 'POST', body: JSON.stringify({ type: 'approval', toolCallId: held?.toolCallId, decision: 'approve' }) });
+  it(
+    'over HTTP: a write that needs approval waits until it is ' +
+      'approved over the runs API, then runs as the key’s user',
+    async () => {
+      // The Inspector CLI does not answer elicitations, so the call is held until a decision arrives over the runs API.
+      const pending = overHttp(
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'placeOrder',
+        '--tool-arg',
+        'side=BUY',
+        'price=40',
+        'qty=1',
+        'symbol=DE-BASE-D+1',
+      );
+      const runId = await waitForApproval();
+      const held = ofType(await eventsOf(runId), 'approval_required')[0]?.data;
+      assert.equal(held?.name, 'placeOrder');
+      assert.equal(held?.arguments['userId'], 'alice');
+      await api(`/v1/runs/${runId}/input`, {
+        method: 'POST',
+        body: JSON.stringify({ type: 'approval', toolCallId: held?.toolCallId, decision: 'approve' }),
+      });
 
-    const done = await pending;
-    assert.equal(done.code, 0, done.stderr);
-    const placed = resultOf<CallResult>(done);
-    assert.equal(runIdOf(placed), runId);
-    assert.match(placed.content[0]?.text ?? '', /^Order ord-\d+ accepted: BUY 1\.0 MWh DE-BASE-D\+1 limit 40\.00 EUR\/MWh/);
-    assert.equal((placed.structuredContent?.['order'] as { userId?: string } | undefined)?.userId, 'alice');
-    const decisions = ofType(await eventsOf(runId), 'gate_decision').map((e) => e.data.decision);
-    assert.deepEqual(decisions, ['approval_required', 'allowed']);
-  });
+      const done = await pending;
+      assert.equal(done.code, 0, done.stderr);
+      const placed = resultOf<CallResult>(done);
+      assert.equal(runIdOf(placed), runId);
+      assert.match(
+        placed.content[0]?.text ?? '',
+        /^Order ord-\d+ accepted: BUY 1\.0 MWh DE-BASE-D\+1 limit 40\.00 EUR\/MWh/,
+      );
+      assert.equal((placed.structuredContent?.['order'] as { userId?: string } | undefined)?.userId, 'alice');
+      const decisions = ofType(await eventsOf(runId), 'gate_decision').map((e) => e.data.decision);
+      assert.deepEqual(decisions, ['approval_required', 'allowed']);
+    },
+  );
 
   /** The id of the first gateway run that waits for approval (polled: the Inspector call runs meanwhile). */
   async function waitForApproval(): Promise<string> {
@@ -213,7 +279,14 @@ describe('MCP Inspector CLI against toolgate gateway', () => {
     assert.equal(list.code, 0, list.stderr);
     assertListing(resultOf<{ tools: ListedTool[] }>(list).tools);
 
-    const read = await overStdio('--method', 'tools/call', '--tool-name', 'getOrderBook', '--tool-arg', 'symbol=DE-BASE-D+1');
+    const read = await overStdio(
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'getOrderBook',
+      '--tool-arg',
+      'symbol=DE-BASE-D+1',
+    );
     assert.equal(read.code, 0, read.stderr);
     const book = resultOf<CallResult>(read);
     assert.match(book.content[0]?.text ?? '', /^DE-BASE-D\+1 order book/);

@@ -26,9 +26,13 @@ describe('gateway tracing (in-memory exporter)', () => {
   let url: string;
   before(async () => {
     trace.setGlobalTracerProvider(provider);
-    toolgate = new Toolgate({ settings: resolveSettings({ servers: { echo: { command: process.execPath, args: [META_ECHO] } } }, {}, {}) });
+    toolgate = new Toolgate({
+      settings: resolveSettings({ servers: { echo: { command: process.execPath, args: [META_ECHO] } } }, {}, {}),
+    });
     app = createGateway({ toolgate });
-    http = createServer((req, res) => void app.http.handle(req, res, { tenantId: 'acme', userId: 'alice', dryRun: false }));
+    http = createServer(
+      (req, res) => void app.http.handle(req, res, { tenantId: 'acme', userId: 'alice', dryRun: false }),
+    );
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
     const address = http.address();
     url = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}/mcp`;
@@ -42,24 +46,31 @@ describe('gateway tracing (in-memory exporter)', () => {
     trace.disable();
   });
 
-  it('continues the client\'s trace: invoke_agent → execute_tool, whose context reaches the upstream server', async () => {
-    const client = new Client({ name: 'traced', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-    try {
-      const result = await client.callTool({ name: 'echoMeta', arguments: {}, _meta: { traceparent: PARENT } });
-      const seen = JSON.parse(textOf(result)) as Record<string, unknown>;
-      const spans = exporter.getFinishedSpans();
-      const pass = spans.find((s) => s.name === 'invoke_agent toolgate');
-      const tool = spans.find((s) => s.name === 'execute_tool echoMeta');
-      assert.ok(pass !== undefined && tool !== undefined, spans.map((s) => s.name).join(', '));
-      assert.equal(pass.spanContext().traceId, '0af7651916cd43dd8448eb211c80319c');
-      assert.equal(pass.parentSpanContext?.spanId, 'b7ad6b7169203331');
-      assert.equal(pass.attributes['toolgate.tenant.id'], 'acme');
-      assert.equal(tool.parentSpanContext?.spanId, pass.spanContext().spanId);
-      assert.equal(tool.attributes['toolgate.gate.decision'], 'allowed');
-      assert.equal(seen['traceparent'], `00-0af7651916cd43dd8448eb211c80319c-${tool.spanContext().spanId}-01`, 'the upstream server got the tool span\'s context');
-    } finally {
-      await client.close();
-    }
-  });
+  it(
+    "continues the client's trace: invoke_agent → " + 'execute_tool, whose context reaches the upstream server',
+    async () => {
+      const client = new Client({ name: 'traced', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      try {
+        const result = await client.callTool({ name: 'echoMeta', arguments: {}, _meta: { traceparent: PARENT } });
+        const seen = JSON.parse(textOf(result)) as Record<string, unknown>;
+        const spans = exporter.getFinishedSpans();
+        const pass = spans.find((s) => s.name === 'invoke_agent toolgate');
+        const tool = spans.find((s) => s.name === 'execute_tool echoMeta');
+        assert.ok(pass !== undefined && tool !== undefined, spans.map((s) => s.name).join(', '));
+        assert.equal(pass.spanContext().traceId, '0af7651916cd43dd8448eb211c80319c');
+        assert.equal(pass.parentSpanContext?.spanId, 'b7ad6b7169203331');
+        assert.equal(pass.attributes['toolgate.tenant.id'], 'acme');
+        assert.equal(tool.parentSpanContext?.spanId, pass.spanContext().spanId);
+        assert.equal(tool.attributes['toolgate.gate.decision'], 'allowed');
+        assert.equal(
+          seen['traceparent'],
+          `00-0af7651916cd43dd8448eb211c80319c-${tool.spanContext().spanId}-01`,
+          "the upstream server got the tool span's context",
+        );
+      } finally {
+        await client.close();
+      }
+    },
+  );
 });

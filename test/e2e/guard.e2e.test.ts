@@ -29,7 +29,13 @@ function messagesOf(request: RecordedRequest | undefined): { role: string; conte
 
 const local = new LocalToolSource({
   tools: [
-    defineTool({ name: 'findNothing', description: 'Searches and finds nothing.', inputSchema: { type: 'object' }, effect: 'read', execute: () => '' }),
+    defineTool({
+      name: 'findNothing',
+      description: 'Searches and finds nothing.',
+      inputSchema: { type: 'object' },
+      effect: 'read',
+      execute: () => '',
+    }),
     defineTool({
       name: 'slowLookup',
       description: 'Looks something up, slowly.',
@@ -59,11 +65,21 @@ describe('strategies e2e: reflect, auto and the guard', () => {
 
   function toolgate(config: Partial<ToolgateConfig> = {}, store?: RunStore): Toolgate {
     const settings = resolveSettings(
-      { model: 'openai:m', providers: { openai: { baseUrl: mock.url, apiKey: 'k', maxRetries: 0 } }, servers: { px: exchange }, tools: { 'px/*': { approval: 'never' } }, ...config },
+      {
+        model: 'openai:m',
+        providers: { openai: { baseUrl: mock.url, apiKey: 'k', maxRetries: 0 } },
+        servers: { px: exchange },
+        tools: { 'px/*': { approval: 'never' } },
+        ...config,
+      },
       {},
       {},
     );
-    const t = new Toolgate({ settings: { ...settings, stream: false }, tools: [local], ...(store === undefined ? {} : { store }) });
+    const t = new Toolgate({
+      settings: { ...settings, stream: false },
+      tools: [local],
+      ...(store === undefined ? {} : { store }),
+    });
     open.push(t);
     return t;
   }
@@ -92,7 +108,10 @@ describe('strategies e2e: reflect, auto and the guard', () => {
       assert.equal(reflection[0]?.data.reason, 'zed must be registered first');
       assert.match(messagesOf(mock.requests[first + 1]).at(-1)?.content ?? '', /Stop and reflect[\s\S]*Set up zed/);
       assert.deepEqual(mock.requests[first + 1]?.body.tools, undefined, 'the critique is asked without tools');
-      assert.match(messagesOf(mock.requests[first + 2]).at(-1)?.content ?? '', /Reflection on what happened so far \(continue\): zed must be registered first/);
+      assert.match(
+        messagesOf(mock.requests[first + 2]).at(-1)?.content ?? '',
+        /Reflection on what happened so far \(continue\): zed must be registered first/,
+      );
       assert.deepEqual(
         ofType(events, 'run_status').map((e) => e.data.to),
         ['running', 'reflecting', 'running', 'completed'],
@@ -104,7 +123,12 @@ describe('strategies e2e: reflect, auto and the guard', () => {
       mock.enqueue(
         { toolCalls: [call('getUserWallet', { userId: 'ann' })] },
         json({ verdict: 'replan', reason: 'ann does not exist yet' }),
-        json({ steps: [{ tool: 'registerUser', arguments: { userId: 'ann' } }, { tool: 'getUserWallet', arguments: { userId: 'ann' } }] }),
+        json({
+          steps: [
+            { tool: 'registerUser', arguments: { userId: 'ann' } },
+            { tool: 'getUserWallet', arguments: { userId: 'ann' } },
+          ],
+        }),
         { text: 'ann has 10,000 EUR.' },
       );
       const run = await t.run({ input: "ann's wallet" });
@@ -112,24 +136,40 @@ describe('strategies e2e: reflect, auto and the guard', () => {
       assert.equal(run.output, 'ann has 10,000 EUR.');
       const events = await log(t, run.id);
       assert.equal(ofType(events, 'reflection')[0]?.data.verdict, 'replan');
-      assert.deepEqual(ofType(events, 'plan_created')[0]?.data.steps.map((s) => s.name), ['registerUser', 'getUserWallet']);
-      assert.deepEqual(ofType(events, 'tool_result').map((e) => [e.data.name, e.data.ok]), [
-        ['getUserWallet', false],
-        ['registerUser', true],
-        ['getUserWallet', true],
-      ]);
+      assert.deepEqual(
+        ofType(events, 'plan_created')[0]?.data.steps.map((s) => s.name),
+        ['registerUser', 'getUserWallet'],
+      );
+      assert.deepEqual(
+        ofType(events, 'tool_result').map((e) => [e.data.name, e.data.ok]),
+        [
+          ['getUserWallet', false],
+          ['registerUser', true],
+          ['getUserWallet', true],
+        ],
+      );
     });
 
     it('give_up ends the run failed with the reason, after a tool error or an empty result', async () => {
       const t = toolgate({ strategy: 'reflect' });
-      mock.enqueue({ toolCalls: [call('getUserWallet', { userId: 'ghost' })] }, json({ verdict: 'give_up', reason: 'ghost is not a trader here' }));
+      mock.enqueue(
+        { toolCalls: [call('getUserWallet', { userId: 'ghost' })] },
+        json({ verdict: 'give_up', reason: 'ghost is not a trader here' }),
+      );
       const failed = await t.run({ input: "ghost's wallet" });
       assert.equal(failed.status, 'failed');
       assert.equal(failed.error?.code, 'gave_up');
       assert.match(failed.error?.message ?? '', /ghost is not a trader here/);
       assert.equal(ofType(await log(t, failed.id), 'reflection')[0]?.data.trigger, 'tool_failure');
 
-      mock.enqueue({ toolCalls: [call('findNothing')] }, { text: 'Reflection: there is no data to find. {"verdict": "give_up", "reason": "the search has no data for this"}' });
+      mock.enqueue(
+        { toolCalls: [call('findNothing')] },
+        {
+          text:
+            'Reflection: there is no data to find. {"verdict": ' +
+            '"give_up", "reason": "the search has no data for this"}',
+        },
+      );
       const empty = await t.run({ input: 'find the unicorn' });
       assert.equal(empty.error?.code, 'gave_up');
       assert.match(empty.error?.message ?? '', /the search has no data for this/);
@@ -139,7 +179,11 @@ describe('strategies e2e: reflect, auto and the guard', () => {
     it('escalate waits for a person; a message resumes the run, a cancel ends it', async () => {
       const t = toolgate({ strategy: 'reflect' });
       const first = mock.requests.length;
-      mock.enqueue({ toolCalls: [call('getUserWallet', { userId: 'zed' })] }, json({ verdict: 'escalate', reason: 'which user is meant?' }), { text: 'bob has 10,000 EUR.' });
+      mock.enqueue(
+        { toolCalls: [call('getUserWallet', { userId: 'zed' })] },
+        json({ verdict: 'escalate', reason: 'which user is meant?' }),
+        { text: 'bob has 10,000 EUR.' },
+      );
       const waiting = await t.run({ input: "the trader's wallet" });
       assert.equal(waiting.status, 'escalated');
       const stored = await t.store.getRun(waiting.id);
@@ -150,25 +194,35 @@ describe('strategies e2e: reflect, auto and the guard', () => {
       const statuses = ofType(await log(t, waiting.id), 'run_status').map((e) => e.data.to);
       assert.deepEqual(statuses, ['running', 'reflecting', 'escalated', 'running', 'completed']);
 
-      mock.enqueue({ toolCalls: [call('getUserWallet', { userId: 'zed' })] }, json({ verdict: 'escalate', reason: 'unclear' }));
+      mock.enqueue(
+        { toolCalls: [call('getUserWallet', { userId: 'zed' })] },
+        json({ verdict: 'escalate', reason: 'unclear' }),
+      );
       const second = await t.run({ input: 'again' });
       assert.equal(second.status, 'escalated');
       const cancelled = await t.cancel(second.id, 'not needed');
       assert.equal(cancelled.status, 'cancelled');
     });
 
-    it('a slow tool (guard.maxToolLatencyMs) is marked and triggers a reflection; an unreadable verdict goes on', async () => {
-      const t = toolgate({ strategy: 'reflect', guard: { maxToolLatencyMs: 50 } });
-      mock.enqueue({ toolCalls: [call('slowLookup', { ms: 150 })] }, { text: 'hmm, not sure' }, { text: 'found it.' });
-      const run = await t.run({ input: 'look it up' });
-      assert.equal(run.status, 'completed', JSON.stringify(run.error));
-      const events = await log(t, run.id);
-      assert.equal(ofType(events, 'tool_result')[0]?.data.slow, true);
-      const reflection = ofType(events, 'reflection')[0]?.data;
-      assert.equal(reflection?.trigger, 'guard');
-      assert.equal(reflection?.verdict, 'continue');
-      assert.equal(reflection?.unreadable, true);
-    });
+    it(
+      'a slow tool (guard.maxToolLatencyMs) is marked and ' + 'triggers a reflection; an unreadable verdict goes on',
+      async () => {
+        const t = toolgate({ strategy: 'reflect', guard: { maxToolLatencyMs: 50 } });
+        mock.enqueue(
+          { toolCalls: [call('slowLookup', { ms: 150 })] },
+          { text: 'hmm, not sure' },
+          { text: 'found it.' },
+        );
+        const run = await t.run({ input: 'look it up' });
+        assert.equal(run.status, 'completed', JSON.stringify(run.error));
+        const events = await log(t, run.id);
+        assert.equal(ofType(events, 'tool_result')[0]?.data.slow, true);
+        const reflection = ofType(events, 'reflection')[0]?.data;
+        assert.equal(reflection?.trigger, 'guard');
+        assert.equal(reflection?.verdict, 'continue');
+        assert.equal(reflection?.unreadable, true);
+      },
+    );
   });
 
   describe('auto', () => {
@@ -199,7 +253,10 @@ describe('strategies e2e: reflect, auto and the guard', () => {
 
     it('routes a request to change state to a plan', async () => {
       const t = toolgate({ strategy: 'auto' });
-      mock.enqueue(json({ steps: [{ tool: 'getUserWallet', arguments: { userId: 'bob' } }] }), json({ final_answer: 'bob can buy.' }));
+      mock.enqueue(
+        json({ steps: [{ tool: 'getUserWallet', arguments: { userId: 'bob' } }] }),
+        json({ final_answer: 'bob can buy.' }),
+      );
       const run = await t.run({ input: 'Buy 2 MWh for bob, then tell me what is left' });
       assert.equal(run.status, 'completed', JSON.stringify(run.error));
       const events = await log(t, run.id);
@@ -210,29 +267,42 @@ describe('strategies e2e: reflect, auto and the guard', () => {
       assert.equal(ofType(events, 'plan_created').length, 1);
     });
 
-    it('asks the model when the signals do not settle it, and falls back to react when the reply is unreadable', async () => {
-      const t = toolgate({ strategy: 'auto' });
-      const first = mock.requests.length;
-      mock.enqueue(json({ route: 'react', reason: 'a market lookup' }), { toolCalls: [call('getMarketMetrics')] }, { text: 'Quiet market.' });
-      const run = await t.run({ input: 'How is the market doing today?' });
-      assert.equal(run.status, 'completed', JSON.stringify(run.error));
-      const routed = ofType(await log(t, run.id), 'intent_routed')[0]?.data;
-      assert.deepEqual([routed?.route, routed?.by, routed?.reason], ['react', 'model', 'ReAct: the model chose it (a market lookup)']);
-      assert.match(messagesOf(mock.requests[first])[0]?.content ?? '', /You route requests/);
+    it(
+      'asks the model when the signals do not settle it, ' + 'and falls back to react when the reply is unreadable',
+      async () => {
+        const t = toolgate({ strategy: 'auto' });
+        const first = mock.requests.length;
+        mock.enqueue(
+          json({ route: 'react', reason: 'a market lookup' }),
+          { toolCalls: [call('getMarketMetrics')] },
+          { text: 'Quiet market.' },
+        );
+        const run = await t.run({ input: 'How is the market doing today?' });
+        assert.equal(run.status, 'completed', JSON.stringify(run.error));
+        const routed = ofType(await log(t, run.id), 'intent_routed')[0]?.data;
+        assert.deepEqual(
+          [routed?.route, routed?.by, routed?.reason],
+          ['react', 'model', 'ReAct: the model chose it (a market lookup)'],
+        );
+        assert.match(messagesOf(mock.requests[first])[0]?.content ?? '', /You route requests/);
 
-      mock.enqueue({ text: 'I think... maybe?' }, { text: 'Fine.' });
-      const unsure = await t.run({ input: 'What do you think about it?' });
-      assert.equal(unsure.status, 'completed', JSON.stringify(unsure.error));
-      const fallback = ofType(await log(t, unsure.id), 'intent_routed')[0]?.data;
-      assert.equal(fallback?.route, 'react');
-      assert.equal(fallback?.reason, 'ReAct: the default, as the router\u2019s reply could not be read');
-    });
+        mock.enqueue({ text: 'I think... maybe?' }, { text: 'Fine.' });
+        const unsure = await t.run({ input: 'What do you think about it?' });
+        assert.equal(unsure.status, 'completed', JSON.stringify(unsure.error));
+        const fallback = ofType(await log(t, unsure.id), 'intent_routed')[0]?.data;
+        assert.equal(fallback?.route, 'react');
+        assert.equal(fallback?.reason, 'ReAct: the default, as the router\u2019s reply could not be read');
+      },
+    );
   });
 
   describe('guard', () => {
     it('budget_tool_calls: the call past maxToolCalls never runs; the run fails with the code', async () => {
       const t = toolgate({ guard: { maxToolCalls: 2 } });
-      mock.enqueue({ toolCalls: [call('getOrderBook'), call('getMarketMetrics')] }, { toolCalls: [call('getServerStats')] });
+      mock.enqueue(
+        { toolCalls: [call('getOrderBook'), call('getMarketMetrics')] },
+        { toolCalls: [call('getServerStats')] },
+      );
       const run = await t.run({ input: 'look around' });
       assert.equal(run.status, 'failed');
       assert.equal(run.error?.code, 'budget_tool_calls');
@@ -251,10 +321,20 @@ describe('strategies e2e: reflect, auto and the guard', () => {
       assert.equal(a.error?.code, 'budget_tokens');
       assert.match(a.error?.message ?? '', /110 tokens, its budget is 100/);
 
-      const cost = toolgate({ guard: { maxCostUsd: 0.02 }, prices: { 'openai:*': { inputPerMTok: 10, outputPerMTok: 30 } } });
-      mock.enqueue({ toolCalls: [call('getOrderBook')], usage: { promptTokens: 1000, completionTokens: 100 } }, { text: 'cheap enough', usage: { promptTokens: 10, completionTokens: 10 } });
+      const cost = toolgate({
+        guard: { maxCostUsd: 0.02 },
+        prices: { 'openai:*': { inputPerMTok: 10, outputPerMTok: 30 } },
+      });
+      mock.enqueue(
+        { toolCalls: [call('getOrderBook')], usage: { promptTokens: 1000, completionTokens: 100 } },
+        { text: 'cheap enough', usage: { promptTokens: 10, completionTokens: 10 } },
+      );
       const cheap = await cost.run({ input: 'book' });
-      assert.equal(cheap.status, 'completed', 'a run under its budget ($0.013 after the first call, $0.02 allowed) completes');
+      assert.equal(
+        cheap.status,
+        'completed',
+        'a run under its budget ($0.013 after the first call, $0.02 allowed) completes',
+      );
       mock.enqueue({ toolCalls: [call('getOrderBook')], usage: { promptTokens: 1000, completionTokens: 400 } });
       const dear = await cost.run({ input: 'book' });
       assert.equal(dear.error?.code, 'budget_cost');
@@ -299,7 +379,11 @@ describe('strategies e2e: reflect, auto and the guard', () => {
     it('loop_detected: the model is told once, then the run stops', async () => {
       const t = toolgate({ guard: { maxRepeats: 2 } });
       const first = mock.requests.length;
-      mock.enqueue({ toolCalls: [call('getOrderBook', { depth: 3 })] }, { toolCalls: [call('getOrderBook', { depth: 3 })] }, { toolCalls: [call('getOrderBook', { depth: 3 })] });
+      mock.enqueue(
+        { toolCalls: [call('getOrderBook', { depth: 3 })] },
+        { toolCalls: [call('getOrderBook', { depth: 3 })] },
+        { toolCalls: [call('getOrderBook', { depth: 3 })] },
+      );
       const run = await t.run({ input: 'book' });
       assert.equal(run.error?.code, 'loop_detected');
       const trips = ofType(await log(t, run.id), 'guard_tripped').map((e) => [e.data.action, e.data.tool]);
@@ -307,74 +391,128 @@ describe('strategies e2e: reflect, auto and the guard', () => {
         ['warn', 'getOrderBook'],
         ['fail', 'getOrderBook'],
       ]);
-      assert.match(messagesOf(mock.requests[first + 2]).at(-1)?.content ?? '', /You have called getOrderBook with the same arguments 2 times/);
+      assert.match(
+        messagesOf(mock.requests[first + 2]).at(-1)?.content ?? '',
+        /You have called getOrderBook with the same arguments 2 times/,
+      );
       assert.equal(mock.requests.length - first, 3);
     });
 
     it('onBreach: degrade answers from what is known, with no more tools', async () => {
       const t = toolgate({ guard: { maxToolCalls: 1, onBreach: 'degrade' } });
       const first = mock.requests.length;
-      mock.enqueue({ toolCalls: [call('getOrderBook')] }, { toolCalls: [call('getMarketMetrics')] }, { text: 'From the book alone: bids at 80.' });
+      mock.enqueue(
+        { toolCalls: [call('getOrderBook')] },
+        { toolCalls: [call('getMarketMetrics')] },
+        { text: 'From the book alone: bids at 80.' },
+      );
       const run = await t.run({ input: 'book and metrics' });
       assert.equal(run.status, 'completed', JSON.stringify(run.error));
       assert.equal(run.output, 'From the book alone: bids at 80.');
       const events = await log(t, run.id);
-      assert.deepEqual(ofType(events, 'guard_tripped').map((e) => e.data.action), ['degrade']);
-      assert.deepEqual(ofType(events, 'tool_result').map((e) => [e.data.name, e.data.error?.code ?? 'ok']), [
-        ['getOrderBook', 'ok'],
-        ['getMarketMetrics', 'skipped'],
-      ]);
+      assert.deepEqual(
+        ofType(events, 'guard_tripped').map((e) => e.data.action),
+        ['degrade'],
+      );
+      assert.deepEqual(
+        ofType(events, 'tool_result').map((e) => [e.data.name, e.data.error?.code ?? 'ok']),
+        [
+          ['getOrderBook', 'ok'],
+          ['getMarketMetrics', 'skipped'],
+        ],
+      );
       assert.equal(mock.requests[first + 2]?.body.tools, undefined, 'the degraded answer is asked without tools');
       assert.match(messagesOf(mock.requests[first + 2]).at(-1)?.content ?? '', /No more tools can be used/);
     });
 
-    it('budgets hold across an approval and a restart: counts come from the log, limits from the stored run', async () => {
-      const file = join(dir, 'runs.db');
-      const config: Partial<ToolgateConfig> = { guard: { maxToolCalls: 2, maxWallMs: 5000 }, tools: { 'px/placeOrder': { approval: 'required' }, 'px/*': { approval: 'never' } } };
-      const a = toolgate(config, await openStore(`sqlite:${file}`));
-      mock.enqueue({ toolCalls: [call('getOrderBook')] }, { toolCalls: [call('placeOrder', { userId: 'bob', side: 'BUY', price: 90, qty: 1, symbol: 'DE-BASE-D+1' })] });
-      const waiting = await a.run({ input: 'buy' });
-      assert.equal(waiting.status, 'waiting_approval', JSON.stringify(waiting.error));
-      await a.close();
-      open.splice(open.indexOf(a), 1);
-      // Another process, configured with no limits at all: the stored run keeps its own.
-      const b = toolgate({ tools: config.tools }, await openStore(`sqlite:${file}`));
-      await sleep(50);
-      mock.enqueue({ toolCalls: [call('getMarketMetrics')] });
-      const ended = await b.submitInput(waiting.id, { type: 'approval', toolCallId: waiting.pendingApproval?.toolCallId ?? '', decision: 'approve' });
-      assert.equal(ended.status, 'failed');
-      assert.equal(ended.error?.code, 'budget_tool_calls');
-      const events = await log(b, waiting.id);
-      assert.deepEqual(ofType(events, 'tool_call').map((e) => e.data.name), ['getOrderBook', 'placeOrder']);
-    });
+    it(
+      'budgets hold across an approval and a restart: ' + 'counts come from the log, limits from the stored run',
+      async () => {
+        const file = join(dir, 'runs.db');
+        const config: Partial<ToolgateConfig> = {
+          guard: { maxToolCalls: 2, maxWallMs: 5000 },
+          tools: { 'px/placeOrder': { approval: 'required' }, 'px/*': { approval: 'never' } },
+        };
+        const a = toolgate(config, await openStore(`sqlite:${file}`));
+        mock.enqueue(
+          { toolCalls: [call('getOrderBook')] },
+          { toolCalls: [call('placeOrder', { userId: 'bob', side: 'BUY', price: 90, qty: 1, symbol: 'DE-BASE-D+1' })] },
+        );
+        const waiting = await a.run({ input: 'buy' });
+        assert.equal(waiting.status, 'waiting_approval', JSON.stringify(waiting.error));
+        await a.close();
+        open.splice(open.indexOf(a), 1);
+        // Another process, configured with no limits at all: the stored run keeps its own.
+        const b = toolgate({ tools: config.tools }, await openStore(`sqlite:${file}`));
+        await sleep(50);
+        mock.enqueue({ toolCalls: [call('getMarketMetrics')] });
+        const ended = await b.submitInput(waiting.id, {
+          type: 'approval',
+          toolCallId: waiting.pendingApproval?.toolCallId ?? '',
+          decision: 'approve',
+        });
+        assert.equal(ended.status, 'failed');
+        assert.equal(ended.error?.code, 'budget_tool_calls');
+        const events = await log(b, waiting.id);
+        assert.deepEqual(
+          ofType(events, 'tool_call').map((e) => e.data.name),
+          ['getOrderBook', 'placeOrder'],
+        );
+      },
+    );
 
-    it('a plan stopped between its steps is carried on from the log by another process: each step runs once', async () => {
-      const file = join(dir, 'plan-restart.db');
-      const a = toolgate({ strategy: 'plan' }, await openStore(`sqlite:${file}`));
-      mock.enqueue(json({ steps: [{ tool: 'slowLookup', arguments: { ms: 300 } }, { tool: 'registerUser', arguments: { userId: 'carl' } }] }));
-      const stop = new AbortController();
-      const { run } = await a.start(await a.newRun({ input: 'look, then register carl' }));
-      const paused = await a.drive(run.id, { stopSignal: stop.signal, onEvent: (e) => e.type === 'tool_call' && stop.abort() });
-      assert.equal(paused.status, 'executing', 'stopped at the safe point between the steps, not ended');
-      await a.close();
-      open.splice(open.indexOf(a), 1);
-      const b = toolgate({ strategy: 'plan' }, await openStore(`sqlite:${file}`));
-      mock.enqueue(json({ final_answer: 'carl is registered.' }));
-      const done = await b.drive(run.id);
-      assert.equal(done.status, 'completed', JSON.stringify(done.error));
-      assert.equal(done.output, 'carl is registered.');
-      const events = await log(b, run.id);
-      assert.deepEqual(ofType(events, 'tool_call').map((e) => e.data.name), ['slowLookup', 'registerUser']);
-      assert.equal(ofType(events, 'plan_created').length, 1, 'the plan was not made again');
-    });
+    it(
+      'a plan stopped between its steps is carried on ' + 'from the log by another process: each step runs once',
+      async () => {
+        const file = join(dir, 'plan-restart.db');
+        const a = toolgate({ strategy: 'plan' }, await openStore(`sqlite:${file}`));
+        mock.enqueue(
+          json({
+            steps: [
+              { tool: 'slowLookup', arguments: { ms: 300 } },
+              { tool: 'registerUser', arguments: { userId: 'carl' } },
+            ],
+          }),
+        );
+        const stop = new AbortController();
+        const { run } = await a.start(await a.newRun({ input: 'look, then register carl' }));
+        const paused = await a.drive(run.id, {
+          stopSignal: stop.signal,
+          onEvent: (e) => e.type === 'tool_call' && stop.abort(),
+        });
+        assert.equal(paused.status, 'executing', 'stopped at the safe point between the steps, not ended');
+        await a.close();
+        open.splice(open.indexOf(a), 1);
+        const b = toolgate({ strategy: 'plan' }, await openStore(`sqlite:${file}`));
+        mock.enqueue(json({ final_answer: 'carl is registered.' }));
+        const done = await b.drive(run.id);
+        assert.equal(done.status, 'completed', JSON.stringify(done.error));
+        assert.equal(done.output, 'carl is registered.');
+        const events = await log(b, run.id);
+        assert.deepEqual(
+          ofType(events, 'tool_call').map((e) => e.data.name),
+          ['slowLookup', 'registerUser'],
+        );
+        assert.equal(ofType(events, 'plan_created').length, 1, 'the plan was not made again');
+      },
+    );
 
     it('time waiting for a person does not count against maxWallMs', async () => {
-      const t = toolgate({ guard: { maxWallMs: 400 }, tools: { 'px/placeOrder': { approval: 'required' }, 'px/*': { approval: 'never' } } });
-      mock.enqueue({ toolCalls: [call('placeOrder', { userId: 'bob', side: 'BUY', price: 90, qty: 1, symbol: 'DE-BASE-D+1' })] });
+      const t = toolgate({
+        guard: { maxWallMs: 400 },
+        tools: { 'px/placeOrder': { approval: 'required' }, 'px/*': { approval: 'never' } },
+      });
+      mock.enqueue({
+        toolCalls: [call('placeOrder', { userId: 'bob', side: 'BUY', price: 90, qty: 1, symbol: 'DE-BASE-D+1' })],
+      });
       const waiting = await t.run({ input: 'buy' });
       await sleep(600);
       mock.enqueue({ text: 'bought' });
-      const done = await t.submitInput(waiting.id, { type: 'approval', toolCallId: waiting.pendingApproval?.toolCallId ?? '', decision: 'approve' });
+      const done = await t.submitInput(waiting.id, {
+        type: 'approval',
+        toolCallId: waiting.pendingApproval?.toolCallId ?? '',
+        decision: 'approve',
+      });
       assert.equal(done.status, 'completed', JSON.stringify(done.error));
     });
   });

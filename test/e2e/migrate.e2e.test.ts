@@ -24,10 +24,42 @@ describe('toolgate migrate --from sqlite:… --to postgres://…', { skip: postg
     sqlite = join(dir, 'runs.db');
     postgres = await createDatabase('toolgate_migrate', databases);
     const store = await openSqliteRunStore({ path: sqlite });
-    for (const [tenantId, input, finish] of [['acme', 'buy 10 MW', true], ['globex', 'sell 5 MW', true], ['acme', 'still going', false]] as const) {
-      const run = await store.createRun({ input, model: 'openai:mock', tenantId, settings: { maxSteps: 8, strategy: 'react', toolMode: 'native', parseRetries: 3, textToolCalls: 'auto', constrain: false, stream: true } as Run['settings'] & object });
-      await store.append(run.id, [draft('run_status', { from: 'queued', to: 'running' }), draft('user_message', { text: input })], { status: 'running' });
-      if (finish) await store.append(run.id, [draft('run_completed', { output: `${input}: done`, usage: { promptTokens: 1, completionTokens: 2, totalTokens: 3 }, steps: 1 })], { status: 'completed', output: `${input}: done`, steps: 1 });
+    for (const [tenantId, input, finish] of [
+      ['acme', 'buy 10 MW', true],
+      ['globex', 'sell 5 MW', true],
+      ['acme', 'still going', false],
+    ] as const) {
+      const run = await store.createRun({
+        input,
+        model: 'openai:mock',
+        tenantId,
+        settings: {
+          maxSteps: 8,
+          strategy: 'react',
+          toolMode: 'native',
+          parseRetries: 3,
+          textToolCalls: 'auto',
+          constrain: false,
+          stream: true,
+        } as Run['settings'] & object,
+      });
+      await store.append(
+        run.id,
+        [draft('run_status', { from: 'queued', to: 'running' }), draft('user_message', { text: input })],
+        { status: 'running' },
+      );
+      if (finish)
+        await store.append(
+          run.id,
+          [
+            draft('run_completed', {
+              output: `${input}: done`,
+              usage: { promptTokens: 1, completionTokens: 2, totalTokens: 3 },
+              steps: 1,
+            }),
+          ],
+          { status: 'completed', output: `${input}: done`, steps: 1 },
+        );
       originals.push({ run: (await store.getRun(run.id)) as Run, events: await store.readEvents(run.id) });
     }
     await store.close();

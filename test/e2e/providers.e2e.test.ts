@@ -20,11 +20,19 @@ const KEY = 'e2e-key-0123456789';
 const ORDER = { userId: 'bob', side: 'BUY', price: 90, qty: 1, symbol: 'DE-BASE-D+1' };
 
 /** The same three turns in every API: read the market, place an order (approval), answer. */
-function turn(request: RecordedRequest): { text?: string; toolCalls?: { id?: string; name: string; arguments: string }[] } {
+function turn(request: RecordedRequest): {
+  text?: string;
+  toolCalls?: { id?: string; name: string; arguments: string }[];
+} {
   const messages = (request.body?.messages ?? []) as { role: string }[];
   const done = messages.filter((m) => m.role === 'assistant').length;
-  if (done === 0) return { text: 'Checking the market.', toolCalls: [{ id: 'toolu_e2e_metrics', name: 'getMarketMetrics', arguments: '{}' }] };
-  if (done === 1) return { toolCalls: [{ id: 'toolu_e2e_order', name: 'placeOrder', arguments: JSON.stringify(ORDER) }] };
+  if (done === 0)
+    return {
+      text: 'Checking the market.',
+      toolCalls: [{ id: 'toolu_e2e_metrics', name: 'getMarketMetrics', arguments: '{}' }],
+    };
+  if (done === 1)
+    return { toolCalls: [{ id: 'toolu_e2e_order', name: 'placeOrder', arguments: JSON.stringify(ORDER) }] };
   return { text: 'Bought 1 MWh for bob.' };
 }
 
@@ -71,12 +79,16 @@ const APIS: { name: string; start: () => Promise<Api> }[] = [
           const body = requests[2]?.body as { system?: unknown; messages: { role: string; content: unknown }[] };
           assert.equal(body.system, 'You trade power for the desk.', 'system prompts go in the top-level system field');
           assert.ok(body.messages.every((m) => m.role === 'user' || m.role === 'assistant'));
-          const results = body.messages.flatMap((m) => (Array.isArray(m.content) ? (m.content as { type: string; tool_use_id?: string }[]) : [])).filter((b) => b.type === 'tool_result');
+          const results = body.messages
+            .flatMap((m) => (Array.isArray(m.content) ? (m.content as { type: string; tool_use_id?: string }[]) : []))
+            .filter((b) => b.type === 'tool_result');
           assert.deepEqual(
             results.map((b) => b.tool_use_id),
             ['toolu_e2e_metrics', 'toolu_e2e_order'],
           );
-          const uses = body.messages.flatMap((m) => (Array.isArray(m.content) ? (m.content as { type: string; input?: unknown }[]) : [])).filter((b) => b.type === 'tool_use');
+          const uses = body.messages
+            .flatMap((m) => (Array.isArray(m.content) ? (m.content as { type: string; input?: unknown }[]) : []))
+            .filter((b) => b.type === 'tool_use');
           assert.deepEqual(uses[1]?.input, ORDER, 'tool_use input is the arguments as an object');
         },
         close: () => mock.close(),
@@ -93,7 +105,10 @@ const APIS: { name: string; start: () => Promise<Api> }[] = [
         provider: `ollama: { host: "${mock.url}", maxRetries: 0 }`,
         requests: mock.requests,
         checkToolResults: (requests) => {
-          const body = requests[2]?.body as { stream?: boolean; messages: { role: string; tool_name?: string; tool_calls?: { function: { arguments: unknown } }[] }[] };
+          const body = requests[2]?.body as {
+            stream?: boolean;
+            messages: { role: string; tool_name?: string; tool_calls?: { function: { arguments: unknown } }[] }[];
+          };
           assert.equal(body.stream, true, 'stream is always sent explicitly');
           assert.deepEqual(
             body.messages.filter((m) => m.role === 'tool').map((m) => m.tool_name),
@@ -158,7 +173,10 @@ server:
       );
       const server = await startServe({ cwd: dir });
       const call = (path: string, init: RequestInit = {}): Promise<Response> =>
-        fetch(`${server.url}${path}`, { ...init, headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` } });
+        fetch(`${server.url}${path}`, {
+          ...init,
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+        });
       const waitFor = async (id: string, statuses: string[]): Promise<Run> => {
         for (let i = 0; i < 400; i++) {
           const run = (await (await call(`/v1/runs/${id}`)).json()) as Run;
@@ -176,7 +194,10 @@ server:
         assert.equal(refused.status, 400);
         assert.equal(((await refused.json()) as { error: { code: string } }).error.code, 'model_not_allowed');
 
-        const created = await call('/v1/runs', { method: 'POST', body: JSON.stringify({ input: 'Buy 1 MWh for bob if the market is open.' }) });
+        const created = await call('/v1/runs', {
+          method: 'POST',
+          body: JSON.stringify({ input: 'Buy 1 MWh for bob if the market is open.' }),
+        });
         assert.equal(created.status, 201, await created.clone().text());
         const run = (await created.json()) as Run;
         assert.equal(run.model, api.model);
@@ -187,14 +208,19 @@ server:
 
         const decided = await call(`/v1/runs/${run.id}/input`, {
           method: 'POST',
-          body: JSON.stringify({ type: 'approval', toolCallId: waiting.pendingApproval?.toolCallId, decision: 'approve' }),
+          body: JSON.stringify({
+            type: 'approval',
+            toolCallId: waiting.pendingApproval?.toolCallId,
+            decision: 'approve',
+          }),
         });
         assert.equal(decided.status, 202, await decided.clone().text());
         const done = await waitFor(run.id, ['completed', 'failed']);
         assert.equal(done.status, 'completed', JSON.stringify(done.error));
         assert.equal(done.output, 'Bought 1 MWh for bob.');
 
-        const events = ((await (await call(`/v1/runs/${run.id}/events?format=json`)).json()) as { events: RunEvent[] }).events;
+        const events = ((await (await call(`/v1/runs/${run.id}/events?format=json`)).json()) as { events: RunEvent[] })
+          .events;
         const results = ofType(events, 'tool_result');
         assert.deepEqual(
           results.map((e) => [e.data.name, e.data.error === undefined]),
@@ -203,7 +229,13 @@ server:
             ['placeOrder', true],
           ],
         );
-        assert.equal(ofType(events, 'assistant_delta').map((e) => e.data.text).join(''), 'Checking the market.Bought 1 MWh for bob.', 'the answers streamed');
+        assert.equal(
+          ofType(events, 'assistant_delta')
+            .map((e) => e.data.text)
+            .join(''),
+          'Checking the market.Bought 1 MWh for bob.',
+          'the answers streamed',
+        );
         assert.equal(api.requests.length, 3);
         api.checkToolResults(api.requests);
       } finally {
@@ -226,16 +258,21 @@ describe('providers e2e: the command lines of the README', () => {
   };
   const readThenAnswer = (request: RecordedRequest) => {
     const done = ((request.body?.messages ?? []) as { role: string }[]).filter((m) => m.role === 'assistant').length;
-    return done === 0 ? { toolCalls: [{ name: 'getMarketMetrics', arguments: '{}' }] } : { text: 'The market is open.' };
+    return done === 0
+      ? { toolCalls: [{ name: 'getMarketMetrics', arguments: '{}' }] }
+      : { text: 'The market is open.' };
   };
   const mcp = `node ${POWER_EXCHANGE_SERVER}`;
 
   it('anthropic:<model> with ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL', async () => {
     const mock = await startMockAnthropic({ handler: readThenAnswer, apiKey: 'sk-ant-env' });
     try {
-      const result = await runCli(['run', 'How is the market?', '--model', 'anthropic:claude-sonnet-4-5', '--mcp', mcp, '--store', store()], {
-        env: { ANTHROPIC_API_KEY: 'sk-ant-env', ANTHROPIC_BASE_URL: mock.url },
-      });
+      const result = await runCli(
+        ['run', 'How is the market?', '--model', 'anthropic:claude-sonnet-4-5', '--mcp', mcp, '--store', store()],
+        {
+          env: { ANTHROPIC_API_KEY: 'sk-ant-env', ANTHROPIC_BASE_URL: mock.url },
+        },
+      );
       assert.equal(result.code, 0, result.stderr);
       assert.match(result.stdout, /The market is open\./);
       assert.equal(mock.requests.length, 2);
@@ -249,7 +286,10 @@ describe('providers e2e: the command lines of the README', () => {
     const mock = await startMockOllama({ handler: readThenAnswer, models: ['qwen2.5:7b'] });
     try {
       const host = mock.url.replace(/^http:\/\//, '');
-      const result = await runCli(['run', 'How is the market?', '--model', 'ollama:qwen2.5:7b', '--mcp', mcp, '--store', store()], { env: { OLLAMA_HOST: host } });
+      const result = await runCli(
+        ['run', 'How is the market?', '--model', 'ollama:qwen2.5:7b', '--mcp', mcp, '--store', store()],
+        { env: { OLLAMA_HOST: host } },
+      );
       assert.equal(result.code, 0, result.stderr);
       assert.match(result.stdout, /The market is open\./);
       assert.equal(mock.requests.length, 2);
@@ -261,7 +301,16 @@ describe('providers e2e: the command lines of the README', () => {
   it('a model that is not pulled fails with the ollama pull command', async () => {
     const mock = await startMockOllama({ models: ['qwen2.5:7b'] });
     try {
-      const result = await runCli(['run', 'hi', '--model', 'ollama:llama3.2:3b', '--base-url', mock.url, '--store', store()]);
+      const result = await runCli([
+        'run',
+        'hi',
+        '--model',
+        'ollama:llama3.2:3b',
+        '--base-url',
+        mock.url,
+        '--store',
+        store(),
+      ]);
       assert.equal(result.code, 1);
       assert.match(result.stderr, /model_not_found/);
       assert.match(result.stderr, /ollama pull llama3\.2:3b/);
@@ -271,42 +320,79 @@ describe('providers e2e: the command lines of the README', () => {
     }
   });
 
-  it('a model without tools: auto falls back to prompting, and --constrain holds the output to the call schema', async () => {
-    const mock = await startMockOllama({
-      models: ['phi3'],
-      noTools: ['phi3'],
-      handler: (request) => {
-        const done = ((request.body?.messages ?? []) as { role: string }[]).filter((m) => m.role === 'assistant').length;
-        return done === 0 ? { text: '{"name": "getMarketMetrics", "arguments": {}}' } : { text: 'The market is open.' };
-      },
-    });
-    try {
-      const result = await runCli(['run', 'How is the market?', '--model', 'ollama:phi3', '--tool-mode', 'auto', '--constrain', '--mcp', mcp, '--base-url', mock.url, '--store', store()]);
-      assert.equal(result.code, 0, result.stderr);
-      assert.match(result.stdout, /The market is open\./);
-      // The refused request carried tools; the ones after it describe them in the prompt, with the schema as `format`.
-      const bodies = mock.requests.map((r) => r.body as { tools?: unknown[]; format?: { type?: string }; messages: { role: string; content: string }[] });
-      assert.ok((bodies[0]?.tools?.length ?? 0) > 0);
-      const prompted = bodies.slice(1);
-      assert.ok(prompted.length >= 2);
-      for (const body of prompted) {
-        assert.equal(body.tools, undefined);
-        assert.equal(body.format?.type, 'object');
-        assert.match(body.messages[0]?.content ?? '', /getMarketMetrics/);
+  it(
+    'a model without tools: auto falls back to prompting, ' + 'and --constrain holds the output to the call schema',
+    async () => {
+      const mock = await startMockOllama({
+        models: ['phi3'],
+        noTools: ['phi3'],
+        handler: (request) => {
+          const done = ((request.body?.messages ?? []) as { role: string }[]).filter(
+            (m) => m.role === 'assistant',
+          ).length;
+          return done === 0
+            ? { text: '{"name": "getMarketMetrics", "arguments": {}}' }
+            : { text: 'The market is open.' };
+        },
+      });
+      try {
+        const result = await runCli([
+          'run',
+          'How is the market?',
+          '--model',
+          'ollama:phi3',
+          '--tool-mode',
+          'auto',
+          '--constrain',
+          '--mcp',
+          mcp,
+          '--base-url',
+          mock.url,
+          '--store',
+          store(),
+        ]);
+        assert.equal(result.code, 0, result.stderr);
+        assert.match(result.stdout, /The market is open\./);
+        // The refused request carried tools; the ones after it describe them in the prompt, with the schema as
+        // `format`.
+        const bodies = mock.requests.map(
+          (r) =>
+            r.body as { tools?: unknown[]; format?: { type?: string }; messages: { role: string; content: string }[] },
+        );
+        assert.ok((bodies[0]?.tools?.length ?? 0) > 0);
+        const prompted = bodies.slice(1);
+        assert.ok(prompted.length >= 2);
+        for (const body of prompted) {
+          assert.equal(body.tools, undefined);
+          assert.equal(body.format?.type, 'object');
+          assert.match(body.messages[0]?.content ?? '', /getMarketMetrics/);
+        }
+      } finally {
+        await mock.close();
       }
-    } finally {
-      await mock.close();
-    }
-  });
+    },
+  );
 });
 
 describe('providers e2e: toolgate serve checks its default model before it starts', () => {
   it('an unknown provider or an endpoint variable that is not a URL exits 2 with the fix', async () => {
     const typo = await runCli(['serve', '--port', '0', '--model', 'antropic:claude-sonnet-4-5', '--store', 'memory:']);
     assert.equal(typo.code, 2, typo.stderr);
-    assert.match(typo.stderr, /unknown model provider "antropic" in "antropic:claude-sonnet-4-5" \(did you mean "anthropic"\?\)/);
-    const badHost = await runCli(['serve', '--port', '0', '--model', 'anthropic:claude-sonnet-4-5', '--store', 'memory:'], { env: { ANTHROPIC_BASE_URL: 'api.anthropic.com' } });
+    assert.match(
+      typo.stderr,
+      /unknown model provider "antropic" in "antropic:claude-sonnet-4-5" \(did you mean "anthropic"\?\)/,
+    );
+    const badHost = await runCli(
+      ['serve', '--port', '0', '--model', 'anthropic:claude-sonnet-4-5', '--store', 'memory:'],
+      { env: { ANTHROPIC_BASE_URL: 'api.anthropic.com' } },
+    );
     assert.equal(badHost.code, 2, badHost.stderr);
-    assert.match(badHost.stderr, /the anthropic endpoint "api\.anthropic\.com" must start with http:\/\/ or https:\/\/, e\.g\. https:\/\/api\.anthropic\.com .*ANTHROPIC_BASE_URL/);
+    assert.match(
+      badHost.stderr,
+      new RegExp(
+        String.raw`the anthropic endpoint "api\.anthropic\.com" must start with http:\/\/ ` +
+          String.raw`or https:\/\/, e\.g\. https:\/\/api\.anthropic\.com .*ANTHROPIC_BASE_URL`,
+      ),
+    );
   });
 });

@@ -36,13 +36,20 @@ describe("a stdio MCP server's environment", () => {
     const node = JSON.stringify(process.execPath);
     writeFileSync(
       join(dir, 'toolgate.yaml'),
-      `servers:\n  plain:\n    command: ${node}\n    args: [${JSON.stringify(ENV_SERVER)}]\n    env: { GIVEN: plain, HTTPS_PROXY: "http://own-proxy:8080" }\n  whole:\n    command: ${node}\n    args: [${JSON.stringify(ENV_SERVER)}]\n    inheritEnv: true\n    env: { GIVEN: whole }\n`,
+      `servers:\n  plain:\n    command: ${node}\n    args: [${JSON.stringify(ENV_SERVER)}]\n    env: { ` +
+        (`GIVEN: plain, HTTPS_PROXY: "http://own-proxy:8080" }\n  whole:\n    command: ${node}\n   ` +
+          ` args: [${JSON.stringify(ENV_SERVER)}]\n    inheritEnv: true\n    env: { GIVEN: whole }\n`),
     );
     client = new Client({ name: 'env-test', version: '1.0.0' });
     const env: Record<string, string> = {};
     for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value;
     await client.connect(
-      new StdioClientTransport({ command: process.execPath, args: [TOOLGATE_BIN, 'gateway', '--stdio', '--config', 'toolgate.yaml', '--store', 'memory:'], cwd: dir, env: { ...env, ...NETWORK, ...SECRET, NO_COLOR: '1' } }),
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [TOOLGATE_BIN, 'gateway', '--stdio', '--config', 'toolgate.yaml', '--store', 'memory:'],
+        cwd: dir,
+        env: { ...env, ...NETWORK, ...SECRET, NO_COLOR: '1' },
+      }),
     );
   });
   after(async () => {
@@ -52,7 +59,9 @@ describe("a stdio MCP server's environment", () => {
 
   async function environmentOf(server: string): Promise<Record<string, string>> {
     const { tools } = await client.listTools();
-    const name = tools.map((t) => t.name).find((n) => n === `${server}_reportEnv` || n === `${server}/reportEnv`) ?? assert.fail(`no reportEnv of ${server} in ${tools.map((t) => t.name).join(', ')}`);
+    const name =
+      tools.map((t) => t.name).find((n) => n === `${server}_reportEnv` || n === `${server}/reportEnv`) ??
+      assert.fail(`no reportEnv of ${server} in ${tools.map((t) => t.name).join(', ')}`);
     const result = await client.callTool({ name, arguments: {} });
     const text = (result.content as { type: string; text: string }[])[0]?.text ?? '';
     return JSON.parse(text) as Record<string, string>;
@@ -60,7 +69,9 @@ describe("a stdio MCP server's environment", () => {
 
   it("by default: the SDK's short list, the TLS and proxy variables, then env: — no secret of toolgate's", async () => {
     const received = await environmentOf('plain');
-    const sdkDefaults = DEFAULT_INHERITED_ENV_VARS.filter((name) => process.env[name] !== undefined && !(process.env[name] ?? '').startsWith('()'));
+    const sdkDefaults = DEFAULT_INHERITED_ENV_VARS.filter(
+      (name) => process.env[name] !== undefined && !(process.env[name] ?? '').startsWith('()'),
+    );
     assert.deepEqual(Object.keys(received).sort(), [...sdkDefaults, ...Object.keys(NETWORK), 'GIVEN'].sort());
     assert.equal(received['NODE_EXTRA_CA_CERTS'], NETWORK.NODE_EXTRA_CA_CERTS);
     assert.equal(received['no_proxy'], NETWORK.no_proxy);

@@ -7,7 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Run, RunEvent } from '../../src/core/index.ts';
-import { startMockOpenAI, type MockOpenAI, type RecordedRequest, type MockResponse } from '../support/mock-openai-server.ts';
+import {
+  startMockOpenAI,
+  type MockOpenAI,
+  type RecordedRequest,
+  type MockResponse,
+} from '../support/mock-openai-server.ts';
 import { POWER_EXCHANGE_SERVER, runCli, startServe, type StartedProcess } from '../support/processes.ts';
 import { collectSse, type SseMessage } from '../support/sse-client.ts';
 
@@ -21,29 +26,53 @@ function modelFor(request: RecordedRequest): MockResponse {
   const turn = messages.filter((m) => m.role === 'assistant').length;
   const last = messages.at(-1)?.content ?? '';
   // The plan and reflect strategies' side calls, told apart by what they ask.
-  if (/write a plan/.test(last)) return { text: JSON.stringify({ steps: [{ tool: 'getMarketMetrics', arguments: {} }] }) };
+  if (/write a plan/.test(last))
+    return { text: JSON.stringify({ steps: [{ tool: 'getMarketMetrics', arguments: {} }] }) };
   if (/The plan has run/.test(last)) return { text: '{"final_answer": "planned and done"}' };
   if (/Stop and reflect/.test(last)) return { text: '{"verdict": "escalate", "reason": "which user?"}' };
   if (prompt.startsWith('escalate')) {
-    return last === 'use bob' ? { text: 'bob it is' } : { toolCalls: [{ id: 'w1', name: 'getUserWallet', arguments: '{"userId":"zed"}' }] };
+    return last === 'use bob'
+      ? { text: 'bob it is' }
+      : { toolCalls: [{ id: 'w1', name: 'getUserWallet', arguments: '{"userId":"zed"}' }] };
   }
   if (prompt.startsWith('slow')) {
     return turn === 0 ? { toolCalls: [{ id: 'slow1', name: 'getOrderBook', arguments: '{}' }] } : { text: 'slow done' };
   }
   if (prompt.startsWith('order')) {
-    return turn === 0 ? { toolCalls: [{ id: 'ord1', name: 'placeOrder', arguments: '{"userId":"bob","side":"BUY","price":90,"qty":1,"symbol":"DE-BASE-D+1"}' }] } : { text: 'ordered' };
+    return turn === 0
+      ? {
+          toolCalls: [
+            {
+              id: 'ord1',
+              name: 'placeOrder',
+              arguments: '{"userId":"bob","side":"BUY","price":90,"qty":1,"symbol":"DE-BASE-D+1"}',
+            },
+          ],
+        }
+      : { text: 'ordered' };
   }
   if (prompt.startsWith('chatty')) {
     // Megabytes of streamed text, live, after a pause that lets a subscriber connect first.
     return { delayMs: 800, then: { raw: bigStream(80, 100_000), contentType: 'text/event-stream' } };
   }
-  return turn === 0 ? { text: 'Checking.', toolCalls: [{ id: 'm1', name: 'getMarketMetrics', arguments: '{}' }] } : { text: `Answer to: ${prompt}` };
+  return turn === 0
+    ? { text: 'Checking.', toolCalls: [{ id: 'm1', name: 'getMarketMetrics', arguments: '{}' }] }
+    : { text: `Answer to: ${prompt}` };
 }
 
 /** An OpenAI-style SSE body streaming `chunks` pieces of `size` characters. */
 function bigStream(chunks: number, size: number): string {
-  const piece = (delta: object, finish: string | null) =>
-    `data: ${JSON.stringify({ id: 'chatcmpl-big', object: 'chat.completion.chunk', created: 0, model: 'mock', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  const piece = (delta: object, finish: string | null) => {
+    const choices = [{ index: 0, delta, finish_reason: finish }];
+    const data = JSON.stringify({
+      id: 'chatcmpl-big',
+      object: 'chat.completion.chunk',
+      created: 0,
+      model: 'mock',
+      choices,
+    });
+    return `data: ${data}\n\n`;
+  };
   const body = Array.from({ length: chunks }, (_, i) => piece({ content: String(i % 10).repeat(size) }, null)).join('');
   return `${piece({ role: 'assistant', content: '' }, null)}${body}${piece({}, 'stop')}data: [DONE]\n\n`;
 }
@@ -54,7 +83,11 @@ describe('runs API e2e (toolgate serve)', () => {
   let server: StartedProcess & { url: string };
 
   const api = async (path: string, init: RequestInit & { key?: string } = {}) => {
-    const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${init.key ?? ACME}`, ...(init.headers as Record<string, string>) };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      authorization: `Bearer ${init.key ?? ACME}`,
+      ...(init.headers as Record<string, string>),
+    };
     return fetch(`${server.url}${path}`, { ...init, headers });
   };
   const json = async <T>(response: Response): Promise<T> => (await response.json()) as T;
@@ -71,8 +104,10 @@ describe('runs API e2e (toolgate serve)', () => {
     }
     assert.fail(`run ${id} did not reach ${statuses.join('|')}`);
   };
-  const log = async (id: string, key = ACME): Promise<RunEvent[]> => (await json<{ events: RunEvent[] }>(await api(`/v1/runs/${id}/events?format=json`, { key }))).events;
-  const asEvents = (messages: SseMessage[]): RunEvent[] => messages.filter((m) => m.event !== 'overflow').map((m) => JSON.parse(m.data) as RunEvent);
+  const log = async (id: string, key = ACME): Promise<RunEvent[]> =>
+    (await json<{ events: RunEvent[] }>(await api(`/v1/runs/${id}/events?format=json`, { key }))).events;
+  const asEvents = (messages: SseMessage[]): RunEvent[] =>
+    messages.filter((m) => m.event !== 'overflow').map((m) => JSON.parse(m.data) as RunEvent);
 
   before(async () => {
     mock = await startMockOpenAI({ handler: modelFor });
@@ -117,12 +152,21 @@ server:
   it('idempotency: the same key 20× concurrently creates one run; another body is 422', async () => {
     const body = JSON.stringify({ input: 'idem' });
     const responses = await Promise.all(
-      Array.from({ length: 20 }, () => api('/v1/runs', { method: 'POST', body, headers: { 'idempotency-key': 'k-20' } })),
+      Array.from({ length: 20 }, () =>
+        api('/v1/runs', { method: 'POST', body, headers: { 'idempotency-key': 'k-20' } }),
+      ),
     );
     const runs = await Promise.all(responses.map((r) => json<Run>(r)));
     assert.equal(new Set(runs.map((r) => r.id)).size, 1);
-    assert.deepEqual(responses.map((r) => r.status).sort((a, b) => a - b), [...Array<number>(19).fill(200), 201]);
-    const other = await api('/v1/runs', { method: 'POST', body: JSON.stringify({ input: 'different' }), headers: { 'idempotency-key': 'k-20' } });
+    assert.deepEqual(
+      responses.map((r) => r.status).sort((a, b) => a - b),
+      [...Array<number>(19).fill(200), 201],
+    );
+    const other = await api('/v1/runs', {
+      method: 'POST',
+      body: JSON.stringify({ input: 'different' }),
+      headers: { 'idempotency-key': 'k-20' },
+    });
     assert.equal(other.status, 422);
     assert.equal((await json<{ error: { code: string } }>(other)).error.code, 'idempotency_mismatch');
     // Keys are per tenant: globex gets its own run with the same key.
@@ -134,18 +178,31 @@ server:
 
   it('SSE from the start, from the middle and after completion equals the stored log exactly', async () => {
     const run = await createRun('stream me');
-    const live = asEvents(await collectSse(`${server.url}/v1/runs/${run.id}/events`, { headers: { authorization: `Bearer ${ACME}` } }));
+    const live = asEvents(
+      await collectSse(`${server.url}/v1/runs/${run.id}/events`, { headers: { authorization: `Bearer ${ACME}` } }),
+    );
     const stored = await log(run.id);
     assert.deepEqual(live, stored);
     assert.equal(stored.at(-1)?.type, 'run_completed');
-    assert.deepEqual(stored.map((e) => e.id), stored.map((_, i) => i + 1));
-    const middle = asEvents(await collectSse(`${server.url}/v1/runs/${run.id}/events`, { headers: { authorization: `Bearer ${ACME}`, 'last-event-id': '4' } }));
+    assert.deepEqual(
+      stored.map((e) => e.id),
+      stored.map((_, i) => i + 1),
+    );
+    const middle = asEvents(
+      await collectSse(`${server.url}/v1/runs/${run.id}/events`, {
+        headers: { authorization: `Bearer ${ACME}`, 'last-event-id': '4' },
+      }),
+    );
     assert.deepEqual(middle, stored.slice(4));
-    const viaQuery = asEvents(await collectSse(`${server.url}/v1/runs/${run.id}/events?after=2`, { headers: { authorization: `Bearer ${ACME}` } }));
+    const viaQuery = asEvents(
+      await collectSse(`${server.url}/v1/runs/${run.id}/events?after=2`, {
+        headers: { authorization: `Bearer ${ACME}` },
+      }),
+    );
     assert.deepEqual(viaQuery, stored.slice(2));
   });
 
-  it('POST /v1/runs?stream=true answers with the run\'s SSE stream', async () => {
+  it("POST /v1/runs?stream=true answers with the run's SSE stream", async () => {
     const messages = await collectSse(`${server.url}/v1/runs?stream=true`, {
       method: 'POST',
       body: JSON.stringify({ input: 'one request' }),
@@ -177,12 +234,20 @@ server:
     const stored = await log(run.id);
     const last = ids.at(-1) ?? 0;
     assert.ok(last < stored.length, `overflowed before the end (got ${last} of ${stored.length})`);
-    const rest = asEvents(await collectSse(`${server.url}/v1/runs/${run.id}/events`, { headers: { authorization: `Bearer ${ACME}`, 'last-event-id': String(last) } }));
-    assert.deepEqual([...ids, ...rest.map((e) => e.id)], stored.map((e) => e.id), 'nothing lost, nothing twice');
+    const rest = asEvents(
+      await collectSse(`${server.url}/v1/runs/${run.id}/events`, {
+        headers: { authorization: `Bearer ${ACME}`, 'last-event-id': String(last) },
+      }),
+    );
+    assert.deepEqual(
+      [...ids, ...rest.map((e) => e.id)],
+      stored.map((e) => e.id),
+      'nothing lost, nothing twice',
+    );
     assert.deepEqual(rest, stored.slice(last));
   });
 
-  it('tenant isolation: another tenant\'s run is 404, and tools are hidden per tenant', async () => {
+  it("tenant isolation: another tenant's run is 404, and tools are hidden per tenant", async () => {
     const run = await createRun('mine');
     const theirs = await api(`/v1/runs/${run.id}`, { key: GLOBEX });
     assert.equal(theirs.status, 404);
@@ -193,7 +258,10 @@ server:
     const acmeTools = (await json<{ tools: { name: string; effect: string }[] }>(await api('/v1/tools'))).tools;
     const globexTools = (await json<{ tools: { name: string }[] }>(await api('/v1/tools', { key: GLOBEX }))).tools;
     assert.equal(acmeTools.find((t) => t.name === 'placeOrder')?.effect, 'write');
-    assert.equal(globexTools.some((t) => t.name === 'placeOrder'), false);
+    assert.equal(
+      globexTools.some((t) => t.name === 'placeOrder'),
+      false,
+    );
     await waitFor(run.id, ['completed']);
   });
 
@@ -201,9 +269,15 @@ server:
     const run = await createRun('order please');
     const waiting = await waitFor(run.id, ['waiting_approval']);
     assert.equal(waiting.pendingApproval?.name, 'placeOrder');
-    const wrong = await api(`/v1/runs/${run.id}/input`, { method: 'POST', body: JSON.stringify({ type: 'approval', toolCallId: 'nope', decision: 'approve' }) });
+    const wrong = await api(`/v1/runs/${run.id}/input`, {
+      method: 'POST',
+      body: JSON.stringify({ type: 'approval', toolCallId: 'nope', decision: 'approve' }),
+    });
     assert.equal(wrong.status, 409);
-    const ok = await api(`/v1/runs/${run.id}/input`, { method: 'POST', body: JSON.stringify({ type: 'approval', toolCallId: waiting.pendingApproval?.toolCallId, decision: 'approve' }) });
+    const ok = await api(`/v1/runs/${run.id}/input`, {
+      method: 'POST',
+      body: JSON.stringify({ type: 'approval', toolCallId: waiting.pendingApproval?.toolCallId, decision: 'approve' }),
+    });
     assert.equal(ok.status, 202, await ok.clone().text());
     const answer = await json<Run>(ok);
     assert.notEqual(answer.status, 'waiting_approval', 'the 202 body is the run after the decision');
@@ -216,22 +290,35 @@ server:
   });
 
   it('a run keeps its own maxSteps after an approval (stored with the run, not held in memory)', async () => {
-    const response = await api('/v1/runs', { method: 'POST', body: JSON.stringify({ input: 'order with one step', maxSteps: 1 }) });
+    const response = await api('/v1/runs', {
+      method: 'POST',
+      body: JSON.stringify({ input: 'order with one step', maxSteps: 1 }),
+    });
     assert.equal(response.status, 201, await response.clone().text());
     const run = await json<Run>(response);
     assert.equal(run.settings?.maxSteps, 1);
     const waiting = await waitFor(run.id, ['waiting_approval']);
-    const ok = await api(`/v1/runs/${run.id}/input`, { method: 'POST', body: JSON.stringify({ type: 'approval', toolCallId: waiting.pendingApproval?.toolCallId, decision: 'approve' }) });
+    const ok = await api(`/v1/runs/${run.id}/input`, {
+      method: 'POST',
+      body: JSON.stringify({ type: 'approval', toolCallId: waiting.pendingApproval?.toolCallId, decision: 'approve' }),
+    });
     assert.equal(ok.status, 202);
     const done = await waitFor(run.id, ['completed', 'failed']);
     assert.equal(done.status, 'failed');
     assert.equal(done.error?.code, 'max_steps');
     assert.equal(done.steps, 1);
-    assert.equal((await log(run.id)).filter((e) => e.type === 'tool_result').length, 1, 'the approved call ran, then the run stopped at its limit');
+    assert.equal(
+      (await log(run.id)).filter((e) => e.type === 'tool_result').length,
+      1,
+      'the approved call ran, then the run stopped at its limit',
+    );
   });
 
   it('strategy and todo in the body: a plan run, stored with its settings, its events over the API', async () => {
-    const response = await api('/v1/runs', { method: 'POST', body: JSON.stringify({ input: 'plan a market check', strategy: 'plan', todo: true }) });
+    const response = await api('/v1/runs', {
+      method: 'POST',
+      body: JSON.stringify({ input: 'plan a market check', strategy: 'plan', todo: true }),
+    });
     assert.equal(response.status, 201, await response.clone().text());
     const created = await json<Run>(response);
     assert.equal(created.settings?.strategy, 'plan');
@@ -240,26 +327,41 @@ server:
     assert.equal(done.status, 'completed', JSON.stringify(done.error));
     assert.equal(done.output, 'planned and done');
     const events = await log(created.id);
-    assert.deepEqual(events.filter((e) => e.type === 'run_status').map((e) => (e.data as { to: string }).to), ['planning', 'executing', 'monitoring', 'completed']);
+    assert.deepEqual(
+      events.filter((e) => e.type === 'run_status').map((e) => (e.data as { to: string }).to),
+      ['planning', 'executing', 'monitoring', 'completed'],
+    );
     assert.ok(events.some((e) => e.type === 'plan_created'));
   });
 
   it('an escalated run shows as escalated and a message through POST /input carries it on', async () => {
-    const response = await api('/v1/runs', { method: 'POST', body: JSON.stringify({ input: 'escalate: wallet of the trader', strategy: 'reflect' }) });
+    const response = await api('/v1/runs', {
+      method: 'POST',
+      body: JSON.stringify({ input: 'escalate: wallet of the trader', strategy: 'reflect' }),
+    });
     assert.equal(response.status, 201, await response.clone().text());
     const created = await json<Run>(response);
     const escalated = await waitFor(created.id, ['escalated', 'failed', 'completed']);
     assert.equal(escalated.status, 'escalated', JSON.stringify(escalated.error));
-    const approve = await api(`/v1/runs/${created.id}/input`, { method: 'POST', body: JSON.stringify({ type: 'approval', toolCallId: 'x', decision: 'approve' }) });
+    const approve = await api(`/v1/runs/${created.id}/input`, {
+      method: 'POST',
+      body: JSON.stringify({ type: 'approval', toolCallId: 'x', decision: 'approve' }),
+    });
     assert.equal(approve.status, 409, 'an escalated run waits for a message, not a decision');
-    const input = await api(`/v1/runs/${created.id}/input`, { method: 'POST', body: JSON.stringify({ type: 'message', text: 'use bob' }) });
+    const input = await api(`/v1/runs/${created.id}/input`, {
+      method: 'POST',
+      body: JSON.stringify({ type: 'message', text: 'use bob' }),
+    });
     assert.ok(input.status >= 200 && input.status < 300, await input.clone().text());
     const done = await waitFor(created.id, ['completed', 'failed']);
     assert.equal(done.output, 'bob it is');
   });
 
   it('strategy: an unknown name is 400 naming the known ones', async () => {
-    const response = await api('/v1/runs', { method: 'POST', body: JSON.stringify({ input: 'x', strategy: 'no-such-strategy' }) });
+    const response = await api('/v1/runs', {
+      method: 'POST',
+      body: JSON.stringify({ input: 'x', strategy: 'no-such-strategy' }),
+    });
     assert.equal(response.status, 400);
     const body = await json<{ error: { code: string; message: string } }>(response);
     assert.equal(body.error.code, 'usage');
@@ -268,10 +370,17 @@ server:
 
   it('cancel stops a run in flight: run_cancelled, status cancelled', async () => {
     const run = await createRun('slow one');
-    for (let i = 0; i < 100 && !(await log(run.id)).some((e) => e.type === 'tool_call'); i++) await new Promise((r) => setTimeout(r, 50));
-    const bad = await api(`/v1/runs/${run.id}/cancel`, { method: 'POST', body: JSON.stringify({ reason: 'x', force: true }) });
+    for (let i = 0; i < 100 && !(await log(run.id)).some((e) => e.type === 'tool_call'); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    const bad = await api(`/v1/runs/${run.id}/cancel`, {
+      method: 'POST',
+      body: JSON.stringify({ reason: 'x', force: true }),
+    });
     assert.equal(bad.status, 400, 'a body may hold a reason and nothing else');
-    const response = await api(`/v1/runs/${run.id}/cancel`, { method: 'POST', body: JSON.stringify({ reason: 'wrong account' }) });
+    const response = await api(`/v1/runs/${run.id}/cancel`, {
+      method: 'POST',
+      body: JSON.stringify({ reason: 'wrong account' }),
+    });
     assert.equal(response.status, 202, await response.clone().text());
     const cancelled = await waitFor(run.id, ['cancelled']);
     assert.equal(cancelled.status, 'cancelled');
@@ -295,18 +404,36 @@ server:
     assert.ok(completed.runs.length <= 2 && completed.runs.every((r) => r.status === 'completed'));
     const bad = await api('/v1/runs?status=nope');
     assert.equal(bad.status, 400);
-    const doc = await json<{ openapi: string; paths: Record<string, unknown> }>(await fetch(`${server.url}/openapi.json`));
+    const doc = await json<{ openapi: string; paths: Record<string, unknown> }>(
+      await fetch(`${server.url}/openapi.json`),
+    );
     assert.match(doc.openapi, /^3\./);
-    for (const path of ['/v1/runs', '/v1/runs/{id}', '/v1/runs/{id}/events', '/v1/runs/{id}/input', '/v1/runs/{id}/cancel', '/v1/tools']) assert.ok(path in doc.paths, path);
+    for (const path of [
+      '/v1/runs',
+      '/v1/runs/{id}',
+      '/v1/runs/{id}/events',
+      '/v1/runs/{id}/input',
+      '/v1/runs/{id}/cancel',
+      '/v1/tools',
+    ])
+      assert.ok(path in doc.paths, path);
   });
 
-  it('threads: a second run with the same threadId starts from the first run\'s conversation', async () => {
-    const first = await json<Run>(await api('/v1/runs', { method: 'POST', body: JSON.stringify({ input: 'remember the number 42', threadId: 'th-1' }) }));
+  it("threads: a second run with the same threadId starts from the first run's conversation", async () => {
+    const first = await json<Run>(
+      await api('/v1/runs', {
+        method: 'POST',
+        body: JSON.stringify({ input: 'remember the number 42', threadId: 'th-1' }),
+      }),
+    );
     await waitFor(first.id, ['completed']);
     const before = mock.requests.length;
-    const second = await json<Run>(await api('/v1/runs', { method: 'POST', body: JSON.stringify({ input: 'what number?', threadId: 'th-1' }) }));
+    const second = await json<Run>(
+      await api('/v1/runs', { method: 'POST', body: JSON.stringify({ input: 'what number?', threadId: 'th-1' }) }),
+    );
     await waitFor(second.id, ['completed']);
-    const sent = mock.requests.slice(before).map((r) => r.body.messages as { role: string; content: string }[])[0] ?? [];
+    const sent =
+      mock.requests.slice(before).map((r) => r.body.messages as { role: string; content: string }[])[0] ?? [];
     // The whole first conversation, its tool call and output included, then the new message.
     assert.deepEqual(
       sent.map((m) => m.role),
@@ -318,9 +445,14 @@ server:
     assert.equal(sent[4]?.content, 'what number?');
     // Another tenant cannot continue acme's thread.
     const peekFrom = mock.requests.length;
-    const theirs = await json<Run>(await api('/v1/runs', { method: 'POST', key: GLOBEX, body: JSON.stringify({ input: 'peek', threadId: 'th-1' }) }));
+    const theirs = await json<Run>(
+      await api('/v1/runs', { method: 'POST', key: GLOBEX, body: JSON.stringify({ input: 'peek', threadId: 'th-1' }) }),
+    );
     await waitFor(theirs.id, ['completed'], GLOBEX);
-    const peek = mock.requests.slice(peekFrom).map((r) => JSON.stringify(r.body.messages)).join('');
+    const peek = mock.requests
+      .slice(peekFrom)
+      .map((r) => JSON.stringify(r.body.messages))
+      .join('');
     assert.match(peek, /peek/);
     assert.doesNotMatch(peek, /remember the number 42/);
   });
@@ -335,7 +467,13 @@ server:
     const busy = await runCli(['serve', '--demo', '--port', new URL(other.url).port], { cwd: lonely });
     assert.equal(busy.code, 2);
     assert.match(busy.stderr, /port \d+ on 127\.0\.0\.1 is already in use; pass --port N/);
-    const run = await json<Run>(await fetch(`${other.url}/v1/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"input":"hello"}' }));
+    const run = await json<Run>(
+      await fetch(`${other.url}/v1/runs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"input":"hello"}',
+      }),
+    );
     assert.equal(typeof run.id, 'string');
     other.child.kill('SIGTERM');
     const code = await new Promise<number | null>((r) => other.child.once('exit', (c) => r(c)));

@@ -35,7 +35,16 @@ describe('strategies e2e: plan', () => {
   });
 
   function toolgate(config: Partial<ToolgateConfig> = {}): Toolgate {
-    const settings = resolveSettings({ model: 'openai:m', providers: { openai: { baseUrl: mock.url, apiKey: 'k', maxRetries: 0 } }, servers: { px: exchange }, ...config }, {}, {});
+    const settings = resolveSettings(
+      {
+        model: 'openai:m',
+        providers: { openai: { baseUrl: mock.url, apiKey: 'k', maxRetries: 0 } },
+        servers: { px: exchange },
+        ...config,
+      },
+      {},
+      {},
+    );
     const t = new Toolgate({ settings: { ...settings, stream: false } });
     open.push(t);
     return t;
@@ -61,21 +70,35 @@ describe('strategies e2e: plan', () => {
     const created = ofType(log, 'plan_created')[0]?.data;
     assert.ok(created !== undefined, 'plan_created');
     assert.equal(waiting.pendingApproval?.toolCallId, created.planId);
-    assert.deepEqual(created.steps.map((s) => [s.kind, s.name ?? '', s.effect ?? '', s.decision ?? '']), [
-      ['tool', 'getUserWallet', 'read', 'allowed'],
-      ['tool', 'getOrderBook', 'read', 'allowed'],
-      ['reasoning', '', '', ''],
-      ['tool', 'placeOrder', 'write', 'approval_required'],
-    ]);
+    assert.deepEqual(
+      created.steps.map((s) => [s.kind, s.name ?? '', s.effect ?? '', s.decision ?? '']),
+      [
+        ['tool', 'getUserWallet', 'read', 'allowed'],
+        ['tool', 'getOrderBook', 'read', 'allowed'],
+        ['reasoning', '', '', ''],
+        ['tool', 'placeOrder', 'write', 'approval_required'],
+      ],
+    );
     assert.deepEqual(created.writes, [3]);
     assert.equal(created.approval, 'plan');
     // Normalised before anything ran: "buy" → BUY, "95" → 95.
-    assert.deepEqual(created.steps[3]?.arguments, { userId: 'bob', side: 'BUY', price: 95, qty: 1, symbol: 'DE-BASE-D+1' });
+    assert.deepEqual(created.steps[3]?.arguments, {
+      userId: 'bob',
+      side: 'BUY',
+      price: 95,
+      qty: 1,
+      symbol: 'DE-BASE-D+1',
+    });
     assert.equal(ofType(log, 'tool_call').length, 0, 'nothing ran before the approval');
     // The plan request offered the tools natively and asked for the plan format.
     assert.match(lastUserText(mock.requests[first]), /Before doing anything, write a plan/);
 
-    const done = await t.submitInput(waiting.id, { type: 'approval', toolCallId: created.planId, decision: 'approve', userId: 'carol' });
+    const done = await t.submitInput(waiting.id, {
+      type: 'approval',
+      toolCallId: created.planId,
+      decision: 'approve',
+      userId: 'carol',
+    });
     assert.equal(done.status, 'completed', JSON.stringify(done.error));
     assert.equal(done.output, 'Bought 1 MWh for bob.');
     log = await t.store.readEvents(waiting.id);
@@ -85,12 +108,27 @@ describe('strategies e2e: plan', () => {
     assert.deepEqual(calls.slice(2), ['placeOrder'], 'the write runs after both reads');
     assert.deepEqual(calls.slice(0, 2).sort(), ['getOrderBook', 'getUserWallet']);
     // The two reads ran together: both were sent before either answered.
-    const readIds = new Set(ofType(log, 'tool_call').filter((e) => e.data.name !== 'placeOrder').map((e) => e.data.toolCallId));
-    const lastSent = Math.max(...log.filter((e) => e.type === 'tool_call' && readIds.has(e.data.toolCallId)).map((e) => e.id));
-    const firstAnswered = Math.min(...log.filter((e) => e.type === 'tool_result' && readIds.has(e.data.toolCallId)).map((e) => e.id));
+    const readIds = new Set(
+      ofType(log, 'tool_call')
+        .filter((e) => e.data.name !== 'placeOrder')
+        .map((e) => e.data.toolCallId),
+    );
+    const lastSent = Math.max(
+      ...log.filter((e) => e.type === 'tool_call' && readIds.has(e.data.toolCallId)).map((e) => e.id),
+    );
+    const firstAnswered = Math.min(
+      ...log.filter((e) => e.type === 'tool_result' && readIds.has(e.data.toolCallId)).map((e) => e.id),
+    );
     assert.ok(lastSent < firstAnswered, 'reads next to each other run at the same time');
     assert.ok(ofType(log, 'tool_result').every((e) => e.data.ok));
-    assert.deepEqual(statuses(log), ['planning', 'waiting_approval', 'running', 'executing', 'monitoring', 'completed']);
+    assert.deepEqual(statuses(log), [
+      'planning',
+      'waiting_approval',
+      'running',
+      'executing',
+      'monitoring',
+      'completed',
+    ]);
     assert.equal(mock.requests.length - first, 2, 'one plan call and one answer call');
     // The answer request carries every result.
     const answerMessages = (mock.requests[first + 1]?.body as { messages: { role: string }[] }).messages;
@@ -100,16 +138,28 @@ describe('strategies e2e: plan', () => {
   it('injected arguments reach the tool and never the model; the plan shows them to people', async () => {
     const t = toolgate({ strategy: 'plan', tools: { 'px/getUserWallet': { inject: { userId: '{{user.id}}' } } } });
     const first = mock.requests.length;
-    mock.enqueue(json({ steps: [{ tool: 'getUserWallet', arguments: {} }] }), json({ final_answer: 'You have 10,000 EUR.' }));
+    mock.enqueue(
+      json({ steps: [{ tool: 'getUserWallet', arguments: {} }] }),
+      json({ final_answer: 'You have 10,000 EUR.' }),
+    );
     const run = await t.run({ input: 'my wallet', userId: 'bob' });
     assert.equal(run.status, 'completed', JSON.stringify(run.error));
     const log = await t.store.readEvents(run.id);
     assert.deepEqual(ofType(log, 'plan_created')[0]?.data.steps[0]?.arguments, { userId: 'bob' });
     assert.deepEqual(ofType(log, 'tool_call')[0]?.data.arguments, { userId: 'bob' });
     assert.ok(ofType(log, 'tool_result')[0]?.data.ok, 'the wallet of the injected user was read');
-    const messages = mock.requests[first + 1]?.body.messages as { role: string; tool_calls?: { function: { arguments: string } }[] }[];
-    assert.equal(messages.find((m) => m.role === 'assistant')?.tool_calls?.[0]?.function.arguments, '{}', 'the model sees its own arguments, never the injected one');
-    const offered = (mock.requests[first]?.body.tools as { function: { name: string; parameters: { properties: object } } }[]).find((d) => d.function.name === 'getUserWallet');
+    const messages = mock.requests[first + 1]?.body.messages as {
+      role: string;
+      tool_calls?: { function: { arguments: string } }[];
+    }[];
+    assert.equal(
+      messages.find((m) => m.role === 'assistant')?.tool_calls?.[0]?.function.arguments,
+      '{}',
+      'the model sees its own arguments, never the injected one',
+    );
+    const offered = (
+      mock.requests[first]?.body.tools as { function: { name: string; parameters: { properties: object } } }[]
+    ).find((d) => d.function.name === 'getUserWallet');
     assert.deepEqual(offered?.function.parameters.properties, {}, 'nor the injected property in the schema');
   });
 
@@ -125,15 +175,29 @@ describe('strategies e2e: plan', () => {
     assert.equal(ofType(log, 'approval_required').length, 0);
     const write = ofType(log, 'tool_result').find((e) => e.data.name === 'placeOrder');
     assert.equal(write?.data.dryRun, true);
-    assert.equal(ofType(log, 'tool_call').filter((e) => e.data.name === 'placeOrder').length, 0, 'the write never reached the server');
+    assert.equal(
+      ofType(log, 'tool_call').filter((e) => e.data.name === 'placeOrder').length,
+      0,
+      'the write never reached the server',
+    );
   });
 
   it('a failed step skips the rest and the model plans again from the evidence (plan_revised)', async () => {
     const t = toolgate({ strategy: 'plan', tools: { 'px/*': { approval: 'never' } } });
     const first = mock.requests.length;
     mock.enqueue(
-      json({ steps: [{ tool: 'getUserWallet', arguments: { userId: 'zed' } }, { tool: 'placeOrder', arguments: { userId: 'zed', side: 'BUY', price: 90, qty: 1, symbol: 'DE-BASE-D+1' } }] }),
-      json({ steps: [{ tool: 'registerUser', arguments: { userId: 'zed' } }, { tool: 'getUserWallet', arguments: { userId: 'zed' } }] }),
+      json({
+        steps: [
+          { tool: 'getUserWallet', arguments: { userId: 'zed' } },
+          { tool: 'placeOrder', arguments: { userId: 'zed', side: 'BUY', price: 90, qty: 1, symbol: 'DE-BASE-D+1' } },
+        ],
+      }),
+      json({
+        steps: [
+          { tool: 'registerUser', arguments: { userId: 'zed' } },
+          { tool: 'getUserWallet', arguments: { userId: 'zed' } },
+        ],
+      }),
       json({ final_answer: 'zed is registered with 10,000 EUR.' }),
     );
     const run = await t.run({ input: "What is zed's wallet?" });
@@ -150,7 +214,10 @@ describe('strategies e2e: plan', () => {
     assert.equal(revised.revision, 1);
     assert.match(revised.reason, /zed/);
     assert.match(lastUserText(mock.requests[first + 1]), /The last plan did not work: getUserWallet: .*zed/);
-    assert.deepEqual(results.slice(2).map((r) => r[1]), [true, true]);
+    assert.deepEqual(
+      results.slice(2).map((r) => r[1]),
+      [true, true],
+    );
   });
 
   it('stops re-planning at plan.maxReplans and asks for an answer from what is known, with no tools', async () => {
@@ -181,7 +248,11 @@ describe('strategies e2e: plan', () => {
     const t = toolgate({ strategy: 'plan', toolMode: 'prompted' });
     const first = mock.requests.length;
     mock.enqueue(
-      { text: 'Plan:\n{"actions": [{"action": "getMarketMetrics", "arguments": {}}, {"action": "getOrderBook", "arguments": {"depth": 1}}]}' },
+      {
+        text:
+          'Plan:\n{"actions": [{"action": "getMarketMetrics", "arguments": ' +
+          '{}}, {"action": "getOrderBook", "arguments": {"depth": 1}}]}',
+      },
       { text: '{"final_answer": "Metrics and book read."}' },
     );
     const run = await t.run({ input: 'metrics and book' });
@@ -192,46 +263,80 @@ describe('strategies e2e: plan', () => {
     assert.equal(answer.messages.filter((m) => m.role === 'tool').length, 0);
     const steps = answer.messages.find((m) => m.role === 'assistant')?.content ?? '';
     assert.match(steps, /<tool_call>\{"name": "getMarketMetrics", "arguments": \{\}\}<\/tool_call>/);
-    assert.match(answer.messages.find((m) => m.role === 'user' && m.content.startsWith('Tool results:'))?.content ?? '', /<tool_response name="getOrderBook"/);
-  });
-
-  it("reads seed 000's shape {actions: [{action, arguments}], final_answer} and a plan of native tool calls", async () => {
-    const t = toolgate({ strategy: 'plan' });
-    mock.enqueue(json({ actions: [{ action: 'getMarketMetrics', arguments: { symbol: 'DE-BASE-D+1' } }], final_answer: 'ignored until the steps ran' }), json({ final_answer: 'metrics read' }));
-    const a = await t.run({ input: 'metrics?' });
-    assert.equal(a.status, 'completed', JSON.stringify(a.error));
-    assert.equal(a.output, 'metrics read');
-    const logA = await t.store.readEvents(a.id);
-    assert.deepEqual(ofType(logA, 'tool_call').map((e) => e.data.name), ['getMarketMetrics']);
-
-    mock.enqueue(
-      { toolCalls: [{ id: 'n1', name: 'getOrderBook', arguments: '{"depth": 2}' }, { id: 'n2', name: 'getMarketMetrics', arguments: '{}' }] },
-      { text: 'The book is thin.' },
+    assert.match(
+      answer.messages.find((m) => m.role === 'user' && m.content.startsWith('Tool results:'))?.content ?? '',
+      /<tool_response name="getOrderBook"/,
     );
-    const b = await t.run({ input: 'book and metrics?' });
-    assert.equal(b.status, 'completed', JSON.stringify(b.error));
-    assert.equal(b.output, 'The book is thin.', 'a plain-text reply after the steps is the answer');
-    const logB = await t.store.readEvents(b.id);
-    assert.deepEqual(ofType(logB, 'plan_created')[0]?.data.steps.map((s) => s.name), ['getOrderBook', 'getMarketMetrics']);
   });
 
-  it('a plan with a step the gate refuses goes back to the model with the reason; nothing runs until a plan passes', async () => {
-    const t = toolgate({ strategy: 'plan' });
-    const first = mock.requests.length;
-    mock.enqueue(
-      json({ steps: [{ tool: 'getOrderBok', arguments: {} }, { tool: 'getUserWallet', arguments: {} }] }),
-      json({ steps: [{ tool: 'getOrderBook', arguments: {} }] }),
-      json({ final_answer: 'book read' }),
-    );
-    const run = await t.run({ input: 'book?' });
-    assert.equal(run.status, 'completed', JSON.stringify(run.error));
-    const log = await t.store.readEvents(run.id);
-    const retry = ofType(log, 'parse_retry')[0]?.data;
-    assert.match(retry?.feedback ?? '', /step 1 \(getOrderBok\).*getOrderBook/);
-    assert.match(retry?.feedback ?? '', /step 2 \(getUserWallet\)[\s\S]*userId: missing/);
-    assert.match(lastUserText(mock.requests[first + 1]), /The plan cannot be used/);
-    assert.deepEqual(ofType(log, 'tool_call').map((e) => e.data.name), ['getOrderBook']);
-  });
+  it(
+    "reads seed 000's shape {actions: [{action, arguments}], " + 'final_answer} and a plan of native tool calls',
+    async () => {
+      const t = toolgate({ strategy: 'plan' });
+      mock.enqueue(
+        json({
+          actions: [{ action: 'getMarketMetrics', arguments: { symbol: 'DE-BASE-D+1' } }],
+          final_answer: 'ignored until the steps ran',
+        }),
+        json({ final_answer: 'metrics read' }),
+      );
+      const a = await t.run({ input: 'metrics?' });
+      assert.equal(a.status, 'completed', JSON.stringify(a.error));
+      assert.equal(a.output, 'metrics read');
+      const logA = await t.store.readEvents(a.id);
+      assert.deepEqual(
+        ofType(logA, 'tool_call').map((e) => e.data.name),
+        ['getMarketMetrics'],
+      );
+
+      mock.enqueue(
+        {
+          toolCalls: [
+            { id: 'n1', name: 'getOrderBook', arguments: '{"depth": 2}' },
+            { id: 'n2', name: 'getMarketMetrics', arguments: '{}' },
+          ],
+        },
+        { text: 'The book is thin.' },
+      );
+      const b = await t.run({ input: 'book and metrics?' });
+      assert.equal(b.status, 'completed', JSON.stringify(b.error));
+      assert.equal(b.output, 'The book is thin.', 'a plain-text reply after the steps is the answer');
+      const logB = await t.store.readEvents(b.id);
+      assert.deepEqual(
+        ofType(logB, 'plan_created')[0]?.data.steps.map((s) => s.name),
+        ['getOrderBook', 'getMarketMetrics'],
+      );
+    },
+  );
+
+  it(
+    'a plan with a step the gate refuses goes back to the ' + 'model with the reason; nothing runs until a plan passes',
+    async () => {
+      const t = toolgate({ strategy: 'plan' });
+      const first = mock.requests.length;
+      mock.enqueue(
+        json({
+          steps: [
+            { tool: 'getOrderBok', arguments: {} },
+            { tool: 'getUserWallet', arguments: {} },
+          ],
+        }),
+        json({ steps: [{ tool: 'getOrderBook', arguments: {} }] }),
+        json({ final_answer: 'book read' }),
+      );
+      const run = await t.run({ input: 'book?' });
+      assert.equal(run.status, 'completed', JSON.stringify(run.error));
+      const log = await t.store.readEvents(run.id);
+      const retry = ofType(log, 'parse_retry')[0]?.data;
+      assert.match(retry?.feedback ?? '', /step 1 \(getOrderBok\).*getOrderBook/);
+      assert.match(retry?.feedback ?? '', /step 2 \(getUserWallet\)[\s\S]*userId: missing/);
+      assert.match(lastUserText(mock.requests[first + 1]), /The plan cannot be used/);
+      assert.deepEqual(
+        ofType(log, 'tool_call').map((e) => e.data.name),
+        ['getOrderBook'],
+      );
+    },
+  );
 
   it('a plan written in prose is sent back for JSON; a plain answer that names no tool is the answer', async () => {
     const t = toolgate({ strategy: 'plan' });
@@ -245,7 +350,10 @@ describe('strategies e2e: plan', () => {
     assert.equal(run.status, 'completed', JSON.stringify(run.error));
     assert.equal(run.output, 'calm');
     assert.match(lastUserText(mock.requests[first + 1]), /the plan is written in prose; it must be one JSON object/);
-    assert.deepEqual(ofType(await t.store.readEvents(run.id), 'tool_call').map((e) => e.data.name), ['getMarketMetrics']);
+    assert.deepEqual(
+      ofType(await t.store.readEvents(run.id), 'tool_call').map((e) => e.data.name),
+      ['getMarketMetrics'],
+    );
   });
 
   it('plan.approval: step asks for each write as it comes', async () => {
@@ -258,7 +366,11 @@ describe('strategies e2e: plan', () => {
     const log = await t.store.readEvents(waiting.id);
     assert.equal(ofType(log, 'plan_created')[0]?.data.approval, 'step');
     assert.equal(ofType(log, 'tool_call').length, 2, 'the reads ran before the write waited');
-    const done = await t.submitInput(waiting.id, { type: 'approval', toolCallId: waiting.pendingApproval?.toolCallId ?? '', decision: 'approve' });
+    const done = await t.submitInput(waiting.id, {
+      type: 'approval',
+      toolCallId: waiting.pendingApproval?.toolCallId ?? '',
+      decision: 'approve',
+    });
     assert.equal(done.status, 'completed', JSON.stringify(done.error));
   });
 
@@ -268,8 +380,16 @@ describe('strategies e2e: plan', () => {
     mock.enqueue(json(buyPlan), json({ final_answer: 'Not buying: rejected.' }));
     const waiting = await t.run({ input: 'buy for bob' });
     const planId = waiting.pendingApproval?.toolCallId ?? '';
-    await assert.rejects(t.submitInput(waiting.id, { type: 'approval', toolCallId: planId, decision: 'edit', arguments: {} }), /whole plan: approve or reject it/);
-    const done = await t.submitInput(waiting.id, { type: 'approval', toolCallId: planId, decision: 'reject', reason: 'not today' });
+    await assert.rejects(
+      t.submitInput(waiting.id, { type: 'approval', toolCallId: planId, decision: 'edit', arguments: {} }),
+      /whole plan: approve or reject it/,
+    );
+    const done = await t.submitInput(waiting.id, {
+      type: 'approval',
+      toolCallId: planId,
+      decision: 'reject',
+      reason: 'not today',
+    });
     assert.equal(done.status, 'completed', JSON.stringify(done.error));
     const log = await t.store.readEvents(waiting.id);
     assert.equal(ofType(log, 'tool_call').length, 0, 'nothing of a rejected plan runs');

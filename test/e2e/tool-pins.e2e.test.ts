@@ -25,25 +25,38 @@ describe('toolgate tools --diff / --accept', () => {
     descriptionFile = join(dir, 'description.txt');
     store = join(dir, 'pins.db');
     writeFileSync(descriptionFile, 'Lists orders');
-    flags = ['--mcp', `crm=node ${JSON.stringify(WITH_COMPILE_CACHE)} ${JSON.stringify(PINNABLE_SERVER)} ${JSON.stringify(descriptionFile)}`, '--store', `sqlite:${store}`];
+    flags = [
+      '--mcp',
+      `crm=node ${JSON.stringify(WITH_COMPILE_CACHE)} ` +
+        `${JSON.stringify(PINNABLE_SERVER)} ${JSON.stringify(descriptionFile)}`,
+      '--store',
+      `sqlite:${store}`,
+    ];
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('uses the store the gateway uses by default: --diff shows new tools (exit 0) without creating it, --accept creates it', async () => {
-    // No --store: sqlite:./data/toolgate.db in the working directory, as `toolgate gateway` opens it.
-    const defaultStore = (args: string[]) => runCli(['tools', ...args, '--mcp', flags[1] ?? ''], { cwd: dir });
-    const fresh = await defaultStore(['--diff']);
-    assert.equal(fresh.code, 0, fresh.stderr);
-    assert.match(fresh.stdout, /^NEW +list_orders \(server crm\): not pinned yet$/m);
-    assert.match(fresh.stdout, /2 tools: 0 changed, 2 new, 0 match their pins \(sqlite:.*data[/\\]toolgate\.db, not created yet\)/);
-    assert.equal(existsSync(join(dir, 'data', 'toolgate.db')), false);
-    const accepted = await defaultStore(['--accept', 'all', '--by', 'ci']);
-    assert.equal(accepted.code, 0, accepted.stderr);
-    assert.equal(existsSync(join(dir, 'data', 'toolgate.db')), true);
-    const clean = await defaultStore(['--diff']);
-    assert.equal(clean.code, 0, clean.stderr);
-    assert.match(clean.stdout, /^All 2 tools match their pins \(sqlite:.*data[/\\]toolgate\.db\)\.$/m);
-  });
+  it(
+    'uses the store the gateway uses by default: --diff shows ' +
+      'new tools (exit 0) without creating it, --accept creates it',
+    async () => {
+      // No --store: sqlite:./data/toolgate.db in the working directory, as `toolgate gateway` opens it.
+      const defaultStore = (args: string[]) => runCli(['tools', ...args, '--mcp', flags[1] ?? ''], { cwd: dir });
+      const fresh = await defaultStore(['--diff']);
+      assert.equal(fresh.code, 0, fresh.stderr);
+      assert.match(fresh.stdout, /^NEW +list_orders \(server crm\): not pinned yet$/m);
+      assert.match(
+        fresh.stdout,
+        /2 tools: 0 changed, 2 new, 0 match their pins \(sqlite:.*data[/\\]toolgate\.db, not created yet\)/,
+      );
+      assert.equal(existsSync(join(dir, 'data', 'toolgate.db')), false);
+      const accepted = await defaultStore(['--accept', 'all', '--by', 'ci']);
+      assert.equal(accepted.code, 0, accepted.stderr);
+      assert.equal(existsSync(join(dir, 'data', 'toolgate.db')), true);
+      const clean = await defaultStore(['--diff']);
+      assert.equal(clean.code, 0, clean.stderr);
+      assert.match(clean.stdout, /^All 2 tools match their pins \(sqlite:.*data[/\\]toolgate\.db\)\.$/m);
+    },
+  );
 
   it('refuses --diff on a named store that does not exist', async () => {
     const { code, stderr } = await cli(['--diff']);
@@ -65,7 +78,10 @@ describe('toolgate tools --diff / --accept', () => {
     const changed = await cli(['--diff']);
     assert.equal(changed.code, 1, changed.stderr);
     assert.match(changed.stdout, /^CHANGED list_orders \(server crm\), pinned \S+ \(accepted by .+\):$/m);
-    assert.ok(changed.stdout.includes(`    description changed: "Lists orders" → ${JSON.stringify(POISONED)}\n`), changed.stdout);
+    assert.ok(
+      changed.stdout.includes(`    description changed: "Lists orders" → ${JSON.stringify(POISONED)}\n`),
+      changed.stdout,
+    );
     assert.match(changed.stdout, /2 tools: 1 changed, 0 new, 1 matches its pin/);
     assert.doesNotMatch(changed.stdout, /get_order/);
 
@@ -83,11 +99,17 @@ describe('toolgate tools --diff / --accept', () => {
 
     const typo = await cli(['--accept', 'lst_orders']);
     assert.equal(typo.code, 2);
-    assert.match(typo.stderr, /unknown tool "lst_orders" — did you mean "list_orders"\? Known tools: list_orders, get_order/);
+    assert.match(
+      typo.stderr,
+      /unknown tool "lst_orders" — did you mean "list_orders"\? Known tools: list_orders, get_order/,
+    );
 
     const accepted = await cli(['--accept', 'crm/list_orders', '--by', 'alice']);
     assert.equal(accepted.code, 0, accepted.stderr);
-    assert.match(accepted.stdout, /accepted list_orders \(server crm\) as alice:\n {4}description changed: "Lists orders" → /);
+    assert.match(
+      accepted.stdout,
+      /accepted list_orders \(server crm\) as alice:\n {4}description changed: "Lists orders" → /,
+    );
 
     const again = await cli(['--diff']);
     assert.equal(again.code, 0, again.stderr);

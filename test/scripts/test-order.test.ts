@@ -10,9 +10,21 @@ describe('the order test files start in', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('longest first by the last durations; untimed e2e files before untimed unit files; ties by path', () => {
-    const files = ['src/a.test.ts', 'src/b.test.ts', 'test/e2e/new.e2e.test.ts', 'test/e2e/slow.e2e.test.ts', 'test/e2e/quick.e2e.test.ts'];
+    const files = [
+      'src/a.test.ts',
+      'src/b.test.ts',
+      'test/e2e/new.e2e.test.ts',
+      'test/e2e/slow.e2e.test.ts',
+      'test/e2e/quick.e2e.test.ts',
+    ];
     const known = { 'test/e2e/slow.e2e.test.ts': 90_000, 'test/e2e/quick.e2e.test.ts': 1_000, 'src/b.test.ts': 3_000 };
-    assert.deepEqual(longestFirst(files, known), ['test/e2e/slow.e2e.test.ts', 'test/e2e/new.e2e.test.ts', 'src/b.test.ts', 'test/e2e/quick.e2e.test.ts', 'src/a.test.ts']);
+    assert.deepEqual(longestFirst(files, known), [
+      'test/e2e/slow.e2e.test.ts',
+      'test/e2e/new.e2e.test.ts',
+      'src/b.test.ts',
+      'test/e2e/quick.e2e.test.ts',
+      'src/a.test.ts',
+    ]);
   });
 
   it('keeps what it knew about other files; a missing or broken file is no durations at all', () => {

@@ -10,9 +10,19 @@
 export const ANTHROPIC_TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
 
 /** Content block types a request may carry (the API knows more: server tool results, documents, search results...). */
-const BLOCK_TYPES = ['text', 'image', 'document', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'search_result'] as const;
+const BLOCK_TYPES = [
+  'text',
+  'image',
+  'document',
+  'tool_use',
+  'tool_result',
+  'thinking',
+  'redacted_thinking',
+  'search_result',
+] as const;
 
-const THINKING_DOCS = 'Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking';
+const THINKING_DOCS =
+  'Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking';
 
 export type HeaderBag = Readonly<Record<string, string | string[] | undefined>>;
 
@@ -41,18 +51,27 @@ function checkBlock(block: unknown, where: string): string | undefined {
   const type = block['type'];
   if (type === undefined) return `${where}: Unable to extract tag using discriminator 'type'`;
   if (typeof type !== 'string' || !(BLOCK_TYPES as readonly string[]).includes(type)) {
-    return `${where}: Input tag '${String(type)}' found using 'type' does not match any of the expected tags: ${expectedTags(BLOCK_TYPES)}`;
+    return (
+      `${where}: Input tag '${String(type)}' found using 'type' does ` +
+      `not match any of the expected tags: ${expectedTags(BLOCK_TYPES)}`
+    );
   }
   const field = (name: string): string => `${where}.${type}.${name}`;
   switch (type) {
     case 'text':
-      if (typeof block['text'] !== 'string') return block['text'] === undefined ? `${field('text')}: Field required` : `${field('text')}: Input should be a valid string`;
+      if (typeof block['text'] !== 'string')
+        return block['text'] === undefined
+          ? `${field('text')}: Field required`
+          : `${field('text')}: Input should be a valid string`;
       if (block['text'] === '') return 'messages: text content blocks must be non-empty';
       return undefined;
     case 'tool_use':
       if (typeof block['id'] !== 'string') return `${field('id')}: Field required`;
       if (typeof block['name'] !== 'string') return `${field('name')}: Field required`;
-      if (!isObject(block['input'])) return block['input'] === undefined ? `${field('input')}: Field required` : `${field('input')}: Input should be a valid dictionary`;
+      if (!isObject(block['input']))
+        return block['input'] === undefined
+          ? `${field('input')}: Field required`
+          : `${field('input')}: Input should be a valid dictionary`;
       return undefined;
     case 'tool_result':
       if (typeof block['tool_use_id'] !== 'string') return `${field('tool_use_id')}: Field required`;
@@ -74,13 +93,17 @@ function checkMessages(messages: unknown[]): string | undefined {
     if (!isObject(message)) return `messages.${i}: Input should be a valid dictionary or object to extract fields from`;
     const role = message['role'];
     if (role === 'system') {
-      return 'messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, not "system" as an input message role.';
+      return (
+        'messages: Unexpected role "system". The Messages API accepts a ' +
+        'top-level `system` parameter, not "system" as an input message role.'
+      );
     }
     if (role === undefined) return `messages.${i}.role: Field required`;
     if (role !== 'user' && role !== 'assistant') return `messages.${i}.role: Input should be 'user' or 'assistant'`;
     const content = message['content'];
     if (content === undefined) return `messages.${i}.content: Field required`;
-    if (typeof content !== 'string' && !Array.isArray(content)) return `messages.${i}.content: Input should be a valid string or a valid list`;
+    if (typeof content !== 'string' && !Array.isArray(content))
+      return `messages.${i}.content: Input should be a valid string or a valid list`;
     const last = i === messages.length - 1;
     if ((content === '' || (Array.isArray(content) && content.length === 0)) && !(last && role === 'assistant')) {
       return `messages.${i}: all messages must have non-empty content except for the optional final assistant message`;
@@ -115,7 +138,8 @@ function checkToolPairing(messages: Json[]): string | undefined {
       for (const [j, block] of blocks.entries()) {
         if (block['type'] === 'tool_result' && !asked.has(block['tool_use_id'])) {
           return (
-            `messages.${i}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${String(block['tool_use_id'])}. ` +
+            `messages.${i}.content.${j}: unexpected \`tool_use_id\` found ` +
+            `in \`tool_result\` blocks: ${String(block['tool_use_id'])}. ` +
             'Each `tool_result` block must have a corresponding `tool_use` block in the previous message.'
           );
         }
@@ -135,7 +159,8 @@ function checkToolPairing(messages: Json[]): string | undefined {
       const missing = asked.filter((id) => !answered.has(id));
       if (missing.length > 0) {
         return (
-          `messages.${i}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. ` +
+          `messages.${i}: \`tool_use\` ids were found without ` +
+          `\`tool_result\` blocks immediately after: ${missing.join(', ')}. ` +
           'Each `tool_use` block must have a corresponding `tool_result` block in the next message.'
         );
       }
@@ -153,11 +178,15 @@ function checkTools(tools: unknown): string | undefined {
     // Server tools (web_search_20250305, bash_20250124...) carry a dated type and no input_schema.
     if (typeof type === 'string' && /_\d{8}$/.test(type)) continue;
     if (type !== undefined && type !== null && type !== 'custom') {
-      return `tools.${i}: Input tag '${String(type)}' found using 'type' does not match any of the expected tags: 'custom', 'bash_20250124', 'text_editor_20250728', 'web_search_20250305'`;
+      return (
+        `tools.${i}: Input tag '${String(type)}' found using 'type' does not match any of the ` +
+        `expected tags: 'custom', 'bash_20250124', 'text_editor_20250728', 'web_search_20250305'`
+      );
     }
     const name = tool['name'];
     if (name === undefined) return `tools.${i}.custom.name: Field required`;
-    if (typeof name !== 'string' || !ANTHROPIC_TOOL_NAME.test(name)) return `tools.${i}.custom.name: String should match pattern '${ANTHROPIC_TOOL_NAME.source}'`;
+    if (typeof name !== 'string' || !ANTHROPIC_TOOL_NAME.test(name))
+      return `tools.${i}.custom.name: String should match pattern '${ANTHROPIC_TOOL_NAME.source}'`;
     const schema = tool['input_schema'];
     if (schema === undefined) return `tools.${i}.custom.input_schema: Field required`;
     if (!isObject(schema)) return `tools.${i}.custom.input_schema: Input should be a valid dictionary`;
@@ -173,7 +202,10 @@ function checkToolChoice(choice: unknown): string | undefined {
   const type = choice['type'];
   if (type === undefined) return "tool_choice: Unable to extract tag using discriminator 'type'";
   if (type !== 'auto' && type !== 'any' && type !== 'tool' && type !== 'none') {
-    return `tool_choice: Input tag '${String(type)}' found using 'type' does not match any of the expected tags: 'auto', 'any', 'tool', 'none'`;
+    return (
+      `tool_choice: Input tag '${String(type)}' found using 'type' does ` +
+      `not match any of the expected tags: 'auto', 'any', 'tool', 'none'`
+    );
   }
   if (type === 'tool' && typeof choice['name'] !== 'string') return 'tool_choice.tool.name: Field required';
   return undefined;
@@ -183,7 +215,10 @@ function checkThinking(thinking: unknown, maxTokens: number): string | undefined
   if (!isObject(thinking)) return 'thinking: Input should be a valid dictionary or object to extract fields from';
   const type = thinking['type'];
   if (type !== 'enabled' && type !== 'disabled' && type !== 'adaptive') {
-    return `thinking: Input tag '${String(type)}' found using 'type' does not match any of the expected tags: 'enabled', 'disabled', 'adaptive'`;
+    return (
+      `thinking: Input tag '${String(type)}' found using 'type' does not ` +
+      `match any of the expected tags: 'enabled', 'disabled', 'adaptive'`
+    );
   }
   if (type !== 'enabled') return undefined;
   const budget = thinking['budget_tokens'];
@@ -206,8 +241,10 @@ function checkThinkingReplay(messages: Json[]): string | undefined {
   const first = blocks[0]?.['type'];
   if (first === 'thinking' || first === 'redacted_thinking') return undefined;
   return (
-    `messages.${index}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(first)}\`. ` +
-    'When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). ' +
+    `messages.${index}.content.0.type: Expected \`thinking\` ` +
+    `or \`redacted_thinking\`, but found \`${String(first)}\`. ` +
+    ('When `thinking` is enabled, a final `assistant` message must start with a thinking ' +
+      'block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). ') +
     'We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. ' +
     THINKING_DOCS
   );
@@ -243,7 +280,10 @@ export function checkAnthropicRequest(body: unknown, headers: HeaderBag): string
 
   const system = body['system'];
   if (system !== undefined && typeof system !== 'string') {
-    if (!Array.isArray(system) || !system.every((b) => isObject(b) && b['type'] === 'text' && typeof b['text'] === 'string')) {
+    if (
+      !Array.isArray(system) ||
+      !system.every((b) => isObject(b) && b['type'] === 'text' && typeof b['text'] === 'string')
+    ) {
       return 'system: Input should be a valid string or a list of text blocks';
     }
   }

@@ -23,11 +23,21 @@ export function findChromium(): string | undefined {
 
 export async function launchChromium(): Promise<Browser> {
   const executablePath = findChromium();
-  if (executablePath === undefined) throw new Error('no Chromium found: install it (apt-get install -y chromium) or set CHROMIUM_PATH');
+  if (executablePath === undefined)
+    throw new Error('no Chromium found: install it (apt-get install -y chromium) or set CHROMIUM_PATH');
   return chromium.launch({
     executablePath,
     // This machine's network is closed: without these, Chromium's own background connections fail noisily.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
   });
 }
 

@@ -24,7 +24,11 @@ export function contractMcpSource(options: { name: string; startOnce?: string })
 
 /** A server that dies before the handshake, saying why on stderr. */
 export function crashingMcpSource(name: string): McpToolSource {
-  return new McpToolSource({ name, server: { command: process.execPath, args: [CRASH_AT_START] }, connectTimeoutMs: CONNECT_TIMEOUT_MS });
+  return new McpToolSource({
+    name,
+    server: { command: process.execPath, args: [CRASH_AT_START] },
+    connectTimeoutMs: CONNECT_TIMEOUT_MS,
+  });
 }
 
 const textInput = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
@@ -33,7 +37,13 @@ const noInput = { type: 'object', properties: {} };
 /** The contract server's tools, defined in code. `crash`: its promise rejects with something that is not an Error. */
 export function contractLocalTools(): LocalTool[] {
   return [
-    defineTool({ name: 'echo', description: 'Answers with its text.', inputSchema: textInput, effect: 'read', execute: (args) => String(args['text']) }),
+    defineTool({
+      name: 'echo',
+      description: 'Answers with its text.',
+      inputSchema: textInput,
+      effect: 'read',
+      execute: (args) => String(args['text']),
+    }),
     defineTool({
       name: 'report_error',
       description: 'Always reports a failure.',
@@ -62,9 +72,27 @@ export function contractLocalTools(): LocalTool[] {
         return 'finally';
       },
     }),
-    defineTool({ name: 'crash', description: 'Dies mid-call.', inputSchema: noInput, effect: 'read', execute: () => Promise.reject(undefined) }),
-    defineTool({ name: 'record', description: 'Records a note.', inputSchema: textInput, effect: 'write', execute: (args) => `recorded ${String(args['text'])}` }),
+    defineTool({
+      name: 'crash',
+      description: 'Dies mid-call.',
+      inputSchema: noInput,
+      effect: 'read',
+      execute: () => Promise.reject(undefined),
+    }),
+    defineTool({
+      name: 'record',
+      description: 'Records a note.',
+      inputSchema: textInput,
+      effect: 'write',
+      execute: (args) => `recorded ${String(args['text'])}`,
+    }),
   ];
 }
 
-export const CONTRACT_TOOL_NAMES = { echo: 'echo', reportError: 'report_error', throws: 'throw', slow: 'slow', crash: 'crash' } as const;
+export const CONTRACT_TOOL_NAMES = {
+  echo: 'echo',
+  reportError: 'report_error',
+  throws: 'throw',
+  slow: 'slow',
+  crash: 'crash',
+} as const;

@@ -16,7 +16,11 @@ export function entryExports(file: string): EntryExports {
   const types: string[] = [];
   const other: string[] = [];
   for (const statement of source.statements) {
-    if (ts.isExportDeclaration(statement) && statement.exportClause !== undefined && ts.isNamedExports(statement.exportClause)) {
+    if (
+      ts.isExportDeclaration(statement) &&
+      statement.exportClause !== undefined &&
+      ts.isNamedExports(statement.exportClause)
+    ) {
       for (const element of statement.exportClause.elements) {
         (statement.isTypeOnly || element.isTypeOnly ? types : values).push(element.name.text);
       }

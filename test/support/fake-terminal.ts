@@ -5,7 +5,10 @@ import { PassThrough } from 'node:stream';
 import type { CliIO } from '../../src/cli/cli-io.ts';
 
 /** The prompts of src/cli/ask-approval.ts. */
-const QUESTION = /approve\? \[y\]es|execute again\? \[y\]es|reason \(told to the model\)|new arguments \(JSON object\)|what did you see/;
+const QUESTION = new RegExp(
+  String.raw`approve\? \[y\]es|execute again\? \[y\]es|reason \(told to` +
+    String.raw` the model\)|new arguments \(JSON object\)|what did you see`,
+);
 
 export function fakeTerminal(answers: string[]): { io: CliIO; stderr: () => string; stdout: () => string } {
   const stdin = Object.assign(new PassThrough(), { isTTY: true });

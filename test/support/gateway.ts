@@ -10,10 +10,25 @@ export interface RunningGateway extends StartedProcess {
 }
 
 /** Starts `toolgate gateway` over HTTP on a free port and waits for its ready line. */
-export async function startGateway(options: { config: string; store: string; cwd: string; extra?: string[] }): Promise<RunningGateway> {
+export async function startGateway(options: {
+  config: string;
+  store: string;
+  cwd: string;
+  extra?: string[];
+}): Promise<RunningGateway> {
   const started = await startProcess({
     command: process.execPath,
-    args: [TOOLGATE_BIN, 'gateway', '--config', options.config, '--port', '0', '--store', options.store, ...(options.extra ?? [])],
+    args: [
+      TOOLGATE_BIN,
+      'gateway',
+      '--config',
+      options.config,
+      '--port',
+      '0',
+      '--store',
+      options.store,
+      ...(options.extra ?? []),
+    ],
     cwd: options.cwd,
     env: { NO_COLOR: '1', TOOLGATE_LOG_LEVEL: 'warn' },
     ready: /MCP at (http:\/\/[^\s]+)\/mcp/,
@@ -22,7 +37,10 @@ export async function startGateway(options: { config: string; store: string; cwd
   return { ...started, url: started.match[1] ?? '' };
 }
 
-export type Elicit = (request: { message: string; requestedSchema: unknown }) => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, string | number | boolean> };
+export type Elicit = (request: { message: string; requestedSchema: unknown }) => {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, string | number | boolean>;
+};
 
 export interface ClientOptions {
   /** An API key (Authorization: Bearer). */
@@ -39,7 +57,10 @@ function newClient(options: ClientOptions): { client: Client; asked: string[] } 
   const asked: string[] = [];
   const client = new Client(
     { name: options.name ?? 'gateway-test', version: '1.0.0' },
-    { capabilities: options.elicit === undefined ? {} : { elicitation: { form: {} } }, versionNegotiation: { mode: options.era ?? 'legacy' } },
+    {
+      capabilities: options.elicit === undefined ? {} : { elicitation: { form: {} } },
+      versionNegotiation: { mode: options.era ?? 'legacy' },
+    },
   );
   const elicit = options.elicit;
   if (elicit !== undefined) {
@@ -53,18 +74,33 @@ function newClient(options: ClientOptions): { client: Client; asked: string[] } 
 }
 
 /** An MCP client (official SDK) connected to the gateway over Streamable HTTP. */
-export async function connectHttp(gateway: RunningGateway, options: ClientOptions = {}): Promise<{ client: Client; asked: string[]; transport: StreamableHTTPClientTransport }> {
+export async function connectHttp(
+  gateway: RunningGateway,
+  options: ClientOptions = {},
+): Promise<{ client: Client; asked: string[]; transport: StreamableHTTPClientTransport }> {
   const { client, asked } = newClient(options);
-  const headers = { ...(options.key === undefined ? {} : { authorization: `Bearer ${options.key}` }), ...options.headers };
+  const headers = {
+    ...(options.key === undefined ? {} : { authorization: `Bearer ${options.key}` }),
+    ...options.headers,
+  };
   const transport = new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), { requestInit: { headers } });
   await client.connect(transport);
   return { client, asked, transport };
 }
 
 /** An MCP client that spawns `toolgate gateway --stdio` as Claude Desktop or Cursor would. */
-export async function connectStdio(args: string[], options: ClientOptions & { cwd: string }): Promise<{ client: Client; asked: string[]; stderr: () => string }> {
+export async function connectStdio(
+  args: string[],
+  options: ClientOptions & { cwd: string },
+): Promise<{ client: Client; asked: string[]; stderr: () => string }> {
   const { client, asked } = newClient(options);
-  const transport = new StdioClientTransport({ command: process.execPath, args: [TOOLGATE_BIN, 'gateway', '--stdio', ...args], cwd: options.cwd, stderr: 'pipe', env: { ...process.env, NO_COLOR: '1' } as Record<string, string> });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [TOOLGATE_BIN, 'gateway', '--stdio', ...args],
+    cwd: options.cwd,
+    stderr: 'pipe',
+    env: { ...process.env, NO_COLOR: '1' } as Record<string, string>,
+  });
   let err = '';
   transport.stderr?.on('data', (chunk: Buffer) => {
     err += chunk.toString('utf8');
@@ -73,10 +109,17 @@ export async function connectStdio(args: string[], options: ClientOptions & { cw
   return { client, asked, stderr: () => err };
 }
 
-export async function api<T = unknown>(gateway: RunningGateway, path: string, options: { key?: string; method?: string; body?: unknown } = {}): Promise<{ status: number; body: T }> {
+export async function api<T = unknown>(
+  gateway: RunningGateway,
+  path: string,
+  options: { key?: string; method?: string; body?: unknown } = {},
+): Promise<{ status: number; body: T }> {
   const response = await fetch(`${gateway.url}${path}`, {
     method: options.method ?? (options.body === undefined ? 'GET' : 'POST'),
-    headers: { ...(options.key === undefined ? {} : { authorization: `Bearer ${options.key}` }), ...(options.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      ...(options.key === undefined ? {} : { authorization: `Bearer ${options.key}` }),
+      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
   });
   const text = await response.text();
@@ -91,13 +134,21 @@ export async function api<T = unknown>(gateway: RunningGateway, path: string, op
 
 /** The events of a run, over the runs API. */
 export async function runEvents(gateway: RunningGateway, runId: string, key?: string): Promise<RunEvent[]> {
-  const { status, body } = await api<{ events: RunEvent[] }>(gateway, `/v1/runs/${runId}/events?format=json`, key === undefined ? {} : { key });
+  const { status, body } = await api<{ events: RunEvent[] }>(
+    gateway,
+    `/v1/runs/${runId}/events?format=json`,
+    key === undefined ? {} : { key },
+  );
   if (status !== 200) throw new Error(`GET events of ${runId}: ${status} ${JSON.stringify(body)}`);
   return body.events;
 }
 
 /** Polls until `check` returns a value (or throws after `timeoutMs`). */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 15_000, what = 'the condition'): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 15_000,
+  what = 'the condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -32,14 +32,17 @@ export async function startHoldProxy(options: { target: string; hold: (body: str
         matched += 1;
         if (!released) await new Promise<void>((resolve) => waiting.push(resolve));
       }
-      const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-        if (res.destroyed) {
-          answer.resume();
-          return;
-        }
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
+      const upstream = httpRequest(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          if (res.destroyed) {
+            answer.resume();
+            return;
+          }
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
       upstream.on('error', () => res.destroy());
       res.on('close', () => {
         // An answer streamed (SSE) to a client that left: stop reading it.

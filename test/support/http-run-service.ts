@@ -44,7 +44,11 @@ export class HttpRunService implements RunService {
     this.#keyOf = options.keyOf;
   }
 
-  async startRun(caller: Caller, request: StartRunRequest, idempotency?: IdempotencyOptions): Promise<{ run: Run; created: boolean }> {
+  async startRun(
+    caller: Caller,
+    request: StartRunRequest,
+    idempotency?: IdempotencyOptions,
+  ): Promise<{ run: Run; created: boolean }> {
     // The server hashes the body itself: the same key with another body is refused whatever hash a client names.
     const { traceparent, ...body } = request;
     const headers = {
@@ -68,7 +72,10 @@ export class HttpRunService implements RunService {
   async listRuns(caller: Caller, query: RunListQuery): Promise<RunPage> {
     const params = new URLSearchParams({ fields: 'id' });
     for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
-    const page = (await (await this.#fetch(caller, `/v1/runs?${params.toString()}`)).json()) as { runs: { id: string }[]; nextCursor?: string };
+    const page = (await (await this.#fetch(caller, `/v1/runs?${params.toString()}`)).json()) as {
+      runs: { id: string }[];
+      nextCursor?: string;
+    };
     const runs: Run[] = [];
     for (const { id } of page.runs) {
       const run = await this.getRun(caller, id);
@@ -108,12 +115,18 @@ export class HttpRunService implements RunService {
 
   /** GET /v1/runs/{id}/events?format=json&after=: the stored events after `after`, in order. */
   async events(caller: Caller, runId: string, after: number): Promise<RunEvent[]> {
-    const body = (await (await this.#fetch(caller, `${runPath(runId)}/events?format=json&after=${after}`)).json()) as { events: RunEvent[] };
+    const body = (await (await this.#fetch(caller, `${runPath(runId)}/events?format=json&after=${after}`)).json()) as {
+      events: RunEvent[];
+    };
     return body.events;
   }
 
   /** The run's SSE stream resumed after `after` (Last-Event-ID), until `until` says stop or the server ends it. */
-  async follow(caller: Caller, runId: string, options: { after: number; until: (event: RunEvent) => boolean }): Promise<RunEvent[]> {
+  async follow(
+    caller: Caller,
+    runId: string,
+    options: { after: number; until: (event: RunEvent) => boolean },
+  ): Promise<RunEvent[]> {
     const stop = new AbortController();
     const seen: RunEvent[] = [];
     const headers: Record<string, string> = { authorization: `Bearer ${this.#keyOf(caller)}` };
@@ -145,7 +158,11 @@ export class HttpRunService implements RunService {
     const error = isJsonObject(parsed) ? parsed['error'] : undefined;
     const code = isJsonObject(error) ? error['code'] : undefined;
     const message = isJsonObject(error) && typeof error['message'] === 'string' ? error['message'] : text;
-    throw new ToolgateError(isErrorCode(code) ? code : 'internal', `${init.method} ${path} → HTTP ${response.status}: ${message}`, { details: { status: response.status } });
+    throw new ToolgateError(
+      isErrorCode(code) ? code : 'internal',
+      `${init.method} ${path} → HTTP ${response.status}: ${message}`,
+      { details: { status: response.status } },
+    );
   }
 }
 

@@ -34,7 +34,9 @@ export function findLazyLoads(file: string, source: string): LazyLoad[] {
       const list = declared.get(node.name.text) ?? [];
       const loop = node.parent.parent;
       // `for (const x of [a, b])`: x is each element of the list in turn.
-      list.push(ts.isForOfStatement(loop) && loop.initializer === node.parent ? loop.expression : (node.initializer ?? node));
+      list.push(
+        ts.isForOfStatement(loop) && loop.initializer === node.parent ? loop.expression : (node.initializer ?? node),
+      );
       declared.set(node.name.text, list);
     }
     ts.forEachChild(node, collect);
@@ -42,11 +44,18 @@ export function findLazyLoads(file: string, source: string): LazyLoad[] {
   collect(sf);
 
   const isImportMeta = (node: ts.Node, name: string): boolean =>
-    ts.isPropertyAccessExpression(node) && node.name.text === name && ts.isMetaProperty(node.expression) && node.expression.keywordToken === ts.SyntaxKind.ImportKeyword;
+    ts.isPropertyAccessExpression(node) &&
+    node.name.text === name &&
+    ts.isMetaProperty(node.expression) &&
+    node.expression.keywordToken === ts.SyntaxKind.ImportKeyword;
   const isCreateRequire = (node: ts.Node): boolean =>
-    ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'createRequire' && node.arguments.some((a) => isImportMeta(a, 'url'));
+    ts.isCallExpression(node) &&
+    ts.isIdentifier(node.expression) &&
+    node.expression.text === 'createRequire' &&
+    node.arguments.some((a) => isImportMeta(a, 'url'));
   const isRequireFunction = (node: ts.Node): boolean =>
-    isCreateRequire(node) || (ts.isIdentifier(node) && (declared.get(node.text) ?? []).some((init) => isCreateRequire(init)));
+    isCreateRequire(node) ||
+    (ts.isIdentifier(node) && (declared.get(node.text) ?? []).some((init) => isCreateRequire(init)));
 
   /** The strings an expression can be; undefined when that depends on more than this file says. */
   const values = (node: ts.Node, seen: Set<ts.Node> = new Set()): string[] | undefined => {
@@ -57,10 +66,12 @@ export function findLazyLoads(file: string, source: string): LazyLoad[] {
     if (ts.isArrayLiteralExpression(node)) return union(node.elements.map((e) => values(e, seen)));
     if (ts.isTemplateExpression(node)) {
       let out: string[] | undefined = [node.head.text];
-      for (const span of node.templateSpans) out = product(out, product(values(span.expression, seen), [span.literal.text]));
+      for (const span of node.templateSpans)
+        out = product(out, product(values(span.expression, seen), [span.literal.text]));
       return out;
     }
-    if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken) return product(values(node.left, seen), values(node.right, seen));
+    if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken)
+      return product(values(node.left, seen), values(node.right, seen));
     if (ts.isConditionalExpression(node)) {
       // The sources run as .ts and the build as .js: `import.meta.url.endsWith(".ts") ? … : …` is false in a build.
       if (isSourceCheck(node.condition)) return values(node.whenFalse, seen);
@@ -84,18 +95,35 @@ export function findLazyLoads(file: string, source: string): LazyLoad[] {
   const found: LazyLoad[] = [];
   const add = (node: ts.Node, kind: LazyLoadKind, argument: ts.Node | undefined): void => {
     const line = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
-    found.push({ file, line, kind, text: node.getText(sf).slice(0, 160), specifiers: argument === undefined ? undefined : values(argument) });
+    found.push({
+      file,
+      line,
+      kind,
+      text: node.getText(sf).slice(0, 160),
+      specifiers: argument === undefined ? undefined : values(argument),
+    });
   };
   const visit = (node: ts.Node): void => {
     if (ts.isCallExpression(node)) {
       const [first] = node.arguments;
       if (isRequireFunction(node.expression)) add(node, 'require', first);
-      else if (ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === 'resolve' && isRequireFunction(node.expression.expression)) add(node, 'require.resolve', first);
-      else if (node.expression.kind === ts.SyntaxKind.ImportKeyword && first !== undefined && !ts.isStringLiteral(first)) add(node, 'import', first);
+      else if (
+        ts.isPropertyAccessExpression(node.expression) &&
+        node.expression.name.text === 'resolve' &&
+        isRequireFunction(node.expression.expression)
+      )
+        add(node, 'require.resolve', first);
+      else if (
+        node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+        first !== undefined &&
+        !ts.isStringLiteral(first)
+      )
+        add(node, 'import', first);
     }
     if (ts.isNewExpression(node) && ts.isIdentifier(node.expression)) {
       const [first, second] = node.arguments ?? [];
-      if (node.expression.text === 'URL' && second !== undefined && isImportMeta(second, 'url')) add(node, 'url', first);
+      if (node.expression.text === 'URL' && second !== undefined && isImportMeta(second, 'url'))
+        add(node, 'url', first);
       if (/Worker/.test(node.expression.text) && !evaluatesSource(second)) add(node, 'worker', first);
     }
     if (isImportMeta(node, 'dirname') || isImportMeta(node, 'filename')) add(node, 'dirname', undefined);
@@ -110,7 +138,10 @@ function evaluatesSource(options: ts.Node | undefined): boolean {
   return (
     options !== undefined &&
     ts.isObjectLiteralExpression(options) &&
-    options.properties.some((p) => ts.isPropertyAssignment(p) && p.name.getText() === 'eval' && p.initializer.kind === ts.SyntaxKind.TrueKeyword)
+    options.properties.some(
+      (p) =>
+        ts.isPropertyAssignment(p) && p.name.getText() === 'eval' && p.initializer.kind === ts.SyntaxKind.TrueKeyword,
+    )
   );
 }
 

@@ -19,11 +19,29 @@ beforeEach(() => {
 type Wire = any;
 
 const VERSION = { 'anthropic-version': '2023-06-01' };
-const TOOLS = [{ name: 'get_spot_price', description: 'Day-ahead price', input_schema: { type: 'object', properties: { area: { type: 'string' } } } }];
-const ASK = { model: 'claude-sonnet-4-5', max_tokens: 1024, messages: [{ role: 'user', content: 'What is the DE-LU price?' }] };
+const TOOLS = [
+  {
+    name: 'get_spot_price',
+    description: 'Day-ahead price',
+    input_schema: { type: 'object', properties: { area: { type: 'string' } } },
+  },
+];
+const ASK = {
+  model: 'claude-sonnet-4-5',
+  max_tokens: 1024,
+  messages: [{ role: 'user', content: 'What is the DE-LU price?' }],
+};
 
-const post = (body: unknown, headers: Record<string, string> = VERSION, url = `${mock.url}/v1/messages`): Promise<Response> =>
-  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-test', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+const post = (
+  body: unknown,
+  headers: Record<string, string> = VERSION,
+  url = `${mock.url}/v1/messages`,
+): Promise<Response> =>
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-test', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 
 interface SseEvent {
   event: string;
@@ -62,7 +80,8 @@ function eventShapes(events: SseEvent[]): Map<string, unknown> {
   return shapes;
 }
 
-const fixture = (name: string): string => readFileSync(new URL(`../fixtures/contract/anthropic/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string): string =>
+  readFileSync(new URL(`../fixtures/contract/anthropic/${name}`, import.meta.url), 'utf8');
 
 async function errorOf(res: Response): Promise<{ status: number; type: string; message: string }> {
   const body = (await res.json()) as Wire;
@@ -171,9 +190,16 @@ describe('mock Anthropic server: answers', () => {
       else assert.equal(data.index, open, `${event} belongs to the open block`);
       if (event === 'content_block_stop') open = -1;
     }
-    const deltas = (index: number): Wire[] => blockEvents.filter((e) => e.event === 'content_block_delta' && e.data.index === index).map((e) => e.data.delta);
+    const deltas = (index: number): Wire[] =>
+      blockEvents.filter((e) => e.event === 'content_block_delta' && e.data.index === index).map((e) => e.data.delta);
     const thinking = deltas(0);
-    assert.equal(thinking.filter((d) => d.type === 'thinking_delta').map((d) => d.thinking).join(''), 'Two areas, two calls.');
+    assert.equal(
+      thinking
+        .filter((d) => d.type === 'thinking_delta')
+        .map((d) => d.thinking)
+        .join(''),
+      'Two areas, two calls.',
+    );
     assert.equal(thinking.at(-1).type, 'signature_delta');
     assert.match(thinking.at(-1).signature, /^[A-Za-z0-9+/]+=*$/);
     const text = deltas(1);
@@ -181,8 +207,18 @@ describe('mock Anthropic server: answers', () => {
     assert.equal(text.map((d) => d.text).join(''), 'Checking both areas.');
     assert.deepEqual(starts[2].content_block, { type: 'tool_use', id: 'toolu_a', name: 'get_spot_price', input: {} });
     assert.deepEqual(deltas(2)[0], { type: 'input_json_delta', partial_json: '' });
-    assert.equal(deltas(2).map((d) => d.partial_json).join(''), '{"area": "DE-LU"}');
-    assert.equal(deltas(3).map((d) => d.partial_json).join(''), '{"area": "FR"}');
+    assert.equal(
+      deltas(2)
+        .map((d) => d.partial_json)
+        .join(''),
+      '{"area": "DE-LU"}',
+    );
+    assert.equal(
+      deltas(3)
+        .map((d) => d.partial_json)
+        .join(''),
+      '{"area": "FR"}',
+    );
   });
 
   it('streams malformed tool arguments verbatim, as a stream cut by max_tokens does', async () => {
@@ -201,7 +237,15 @@ describe('mock Anthropic server: answers', () => {
     const events = parseSse(await (await post({ ...ASK, stream: true })).text());
     assert.deepEqual(
       events.map((e) => e.event).filter((e, i, all) => e !== all[i - 1]),
-      ['message_start', 'content_block_start', 'ping', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'],
+      [
+        'message_start',
+        'content_block_start',
+        'ping',
+        'content_block_delta',
+        'content_block_stop',
+        'message_delta',
+        'message_stop',
+      ],
     );
     assert.equal(
       events
@@ -213,21 +257,31 @@ describe('mock Anthropic server: answers', () => {
     assert.equal(events.at(-2)?.data.delta.stop_reason, 'end_turn');
   });
 
-  it('ends a stream with an error event after some text, and answers a non-streamed request with the matching status', async () => {
-    mock.enqueue({ streamError: { type: 'overloaded_error', message: 'Overloaded' }, afterText: 'The spot' }, { streamError: { type: 'overloaded_error', message: 'Overloaded' } });
-    const events = parseSse(await (await post({ ...ASK, stream: true })).text());
-    assert.equal(
-      events
-        .filter((e) => e.event === 'content_block_delta')
-        .map((e) => e.data.delta.text)
-        .join(''),
-      'The spot',
-    );
-    assert.deepEqual(events.at(-1), { event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } });
-    assert.ok(!events.some((e) => e.event === 'message_stop'));
-    const plain = await post(ASK);
-    assert.deepEqual(await errorOf(plain), { status: 529, type: 'overloaded_error', message: 'Overloaded' });
-  });
+  it(
+    'ends a stream with an error event after some text, and ' +
+      'answers a non-streamed request with the matching status',
+    async () => {
+      mock.enqueue(
+        { streamError: { type: 'overloaded_error', message: 'Overloaded' }, afterText: 'The spot' },
+        { streamError: { type: 'overloaded_error', message: 'Overloaded' } },
+      );
+      const events = parseSse(await (await post({ ...ASK, stream: true })).text());
+      assert.equal(
+        events
+          .filter((e) => e.event === 'content_block_delta')
+          .map((e) => e.data.delta.text)
+          .join(''),
+        'The spot',
+      );
+      assert.deepEqual(events.at(-1), {
+        event: 'error',
+        data: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+      });
+      assert.ok(!events.some((e) => e.event === 'message_stop'));
+      const plain = await post(ASK);
+      assert.deepEqual(await errorOf(plain), { status: 529, type: 'overloaded_error', message: 'Overloaded' });
+    },
+  );
 
   it('sends scripted errors with the error type for their status', async () => {
     const expected: [number, string][] = [
@@ -252,7 +306,14 @@ describe('mock Anthropic server: answers', () => {
   });
 
   it('sends scripted bodies and headers as given', async () => {
-    mock.enqueue({ status: 429, headers: { 'retry-after': '7' }, body: { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } } }, { status: 502, body: 'Bad Gateway' });
+    mock.enqueue(
+      {
+        status: 429,
+        headers: { 'retry-after': '7' },
+        body: { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } },
+      },
+      { status: 502, body: 'Bad Gateway' },
+    );
     const limited = await post(ASK);
     assert.equal(limited.headers.get('retry-after'), '7');
     assert.equal(((await limited.json()) as Wire).error.message, 'slow down');
@@ -289,7 +350,13 @@ describe('mock Anthropic server: answers', () => {
 
 describe('mock Anthropic server: the same wire as the contract fixtures', () => {
   it('renders a Message and an error body shaped like text.json and error-5xx.json', async () => {
-    mock.enqueue({ text: 'The spot price in DE-LU is 87.40 €/MWh.', usage: { inputTokens: 20, outputTokens: 12, cacheReadTokens: 5, cacheWriteTokens: 3 } }, { status: 529 });
+    mock.enqueue(
+      {
+        text: 'The spot price in DE-LU is 87.40 €/MWh.',
+        usage: { inputTokens: 20, outputTokens: 12, cacheReadTokens: 5, cacheWriteTokens: 3 },
+      },
+      { status: 529 },
+    );
     assert.deepEqual(shape(await (await post(ASK)).json()), shape(JSON.parse(fixture('text.json'))));
     assert.deepEqual(shape(await (await post(ASK)).json()), shape(JSON.parse(fixture('error-5xx.json'))));
   });
@@ -301,7 +368,12 @@ describe('mock Anthropic server: the same wire as the contract fixtures', () => 
       { reasoning: 'Thinking.', text: 'I will check.' },
       { streamError: { type: 'overloaded_error', message: 'Overloaded' }, afterText: 'The spot' },
     );
-    for (const name of ['stream-text.sse', 'stream-parallel-tool-calls.sse', 'stream-reasoning.sse', 'stream-error-midstream.sse']) {
+    for (const name of [
+      'stream-text.sse',
+      'stream-parallel-tool-calls.sse',
+      'stream-reasoning.sse',
+      'stream-error-midstream.sse',
+    ]) {
       const ours = eventShapes(parseSse(await (await post({ ...ASK, tools: TOOLS, stream: true })).text()));
       assert.deepEqual(ours, eventShapes(parseSse(fixture(name))), name);
     }
@@ -327,7 +399,11 @@ describe('mock Anthropic server: refusals, before the queue is touched', () => {
     const cases: [unknown, Record<string, string>, RegExp][] = [
       [ASK, {}, /^anthropic-version: header is required$/],
       [{ ...ASK, max_tokens: undefined }, VERSION, /^max_tokens: Field required$/],
-      [{ ...ASK, messages: [{ role: 'system', content: 'Be brief.' }, ...ASK.messages] }, VERSION, /Unexpected role "system"/],
+      [
+        { ...ASK, messages: [{ role: 'system', content: 'Be brief.' }, ...ASK.messages] },
+        VERSION,
+        /Unexpected role "system"/,
+      ],
       [{ ...ASK, tools: [{ type: 'function', function: { name: 'f' } }] }, VERSION, /^tools\.0: Input tag 'function'/],
     ];
     for (const [body, headers, message] of cases) {
@@ -344,7 +420,11 @@ describe('mock Anthropic server: refusals, before the queue is touched', () => {
     const keyed = await startMockAnthropic({ apiKey: 'sk-ant-right', responses: [{ text: 'ok' }] });
     try {
       const url = `${keyed.url}/v1/messages`;
-      assert.deepEqual(await errorOf(await post(ASK, VERSION, url)), { status: 401, type: 'authentication_error', message: 'invalid x-api-key' });
+      assert.deepEqual(await errorOf(await post(ASK, VERSION, url)), {
+        status: 401,
+        type: 'authentication_error',
+        message: 'invalid x-api-key',
+      });
       const missing = await fetch(url, { method: 'POST', headers: VERSION, body: JSON.stringify(ASK) });
       assert.equal((await errorOf(missing)).message, 'x-api-key header is required');
       assert.equal(keyed.remaining(), 1);
@@ -358,7 +438,8 @@ describe('mock Anthropic server: refusals, before the queue is touched', () => {
 
 /** Polls (bounded) until the mock saw the client leave. */
 async function disconnected(index = 0): Promise<boolean> {
-  for (let i = 0; i < 200 && mock.requests[index]?.disconnected !== true; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+  for (let i = 0; i < 200 && mock.requests[index]?.disconnected !== true; i += 1)
+    await new Promise((resolve) => setTimeout(resolve, 10));
   return mock.requests[index]?.disconnected === true;
 }
 
@@ -400,12 +481,14 @@ describe('mock Anthropic server: clients that leave', () => {
   it('close() ends pending delays and open connections', async () => {
     const slow = await startMockAnthropic({ responses: [{ delayMs: 60_000, then: { text: 'never' } }] });
     const pending = post(ASK, VERSION, `${slow.url}/v1/messages`);
-    for (let i = 0; i < 200 && slow.requests.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    for (let i = 0; i < 200 && slow.requests.length === 0; i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     const started = Date.now();
     await slow.close();
     assert.ok(Date.now() - started < 1000);
     await assert.rejects(pending, TypeError);
-    for (let i = 0; i < 100 && slow.requests[0]?.disconnected !== true; i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    for (let i = 0; i < 100 && slow.requests[0]?.disconnected !== true; i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     assert.equal(slow.requests[0]?.disconnected, true);
   });
 });
@@ -426,9 +509,25 @@ describe('checkAnthropicRequest', () => {
 
   it('accepts a well-formed request with tools, a tool loop and thinking', () => {
     assert.equal(ok({ ...ASK, system: 'Be brief.', tools: TOOLS, tool_choice: { type: 'auto' } }), undefined);
-    assert.equal(ok({ ...ASK, system: [{ type: 'text', text: 'Be brief.' }], messages: toolTurn, tools: TOOLS }), undefined);
-    const signed = toolTurn.map((m, i) => (i === 1 ? { ...m, content: [{ type: 'thinking', thinking: 'hm', signature: 'EqQB' }, ...(m.content as unknown[])] } : m));
-    assert.equal(ok({ ...ASK, max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048 }, messages: signed, tools: TOOLS }), undefined);
+    assert.equal(
+      ok({ ...ASK, system: [{ type: 'text', text: 'Be brief.' }], messages: toolTurn, tools: TOOLS }),
+      undefined,
+    );
+    const signed = toolTurn.map((m, i) =>
+      i === 1
+        ? { ...m, content: [{ type: 'thinking', thinking: 'hm', signature: 'EqQB' }, ...(m.content as unknown[])] }
+        : m,
+    );
+    assert.equal(
+      ok({
+        ...ASK,
+        max_tokens: 4096,
+        thinking: { type: 'enabled', budget_tokens: 2048 },
+        messages: signed,
+        tools: TOOLS,
+      }),
+      undefined,
+    );
   });
 
   it('requires the top-level fields', () => {
@@ -441,18 +540,40 @@ describe('checkAnthropicRequest', () => {
   });
 
   it('checks roles and content blocks', () => {
-    assert.match(ok({ ...ASK, messages: [{ role: 'system', content: 'x' }] }) ?? '', /^messages: Unexpected role "system"\. The Messages API accepts a top-level `system` parameter/);
-    assert.equal(ok({ ...ASK, messages: [{ role: 'tool', content: 'x' }] }), "messages.0.role: Input should be 'user' or 'assistant'");
-    assert.match(ok({ ...ASK, messages: [{ role: 'user', content: [{ type: 'image_url', url: 'x' }] }] }) ?? '', /^messages\.0\.content\.0: Input tag 'image_url' found using 'type'/);
-    assert.equal(ok({ ...ASK, messages: [{ role: 'user', content: [{ type: 'text', text: '' }] }] }), 'messages: text content blocks must be non-empty');
-    assert.match(ok({ ...ASK, messages: [{ role: 'user', content: '' }, { role: 'user', content: 'x' }] }) ?? '', /^messages\.0: all messages must have non-empty content/);
+    assert.match(
+      ok({ ...ASK, messages: [{ role: 'system', content: 'x' }] }) ?? '',
+      /^messages: Unexpected role "system"\. The Messages API accepts a top-level `system` parameter/,
+    );
+    assert.equal(
+      ok({ ...ASK, messages: [{ role: 'tool', content: 'x' }] }),
+      "messages.0.role: Input should be 'user' or 'assistant'",
+    );
+    assert.match(
+      ok({ ...ASK, messages: [{ role: 'user', content: [{ type: 'image_url', url: 'x' }] }] }) ?? '',
+      /^messages\.0\.content\.0: Input tag 'image_url' found using 'type'/,
+    );
+    assert.equal(
+      ok({ ...ASK, messages: [{ role: 'user', content: [{ type: 'text', text: '' }] }] }),
+      'messages: text content blocks must be non-empty',
+    );
+    assert.match(
+      ok({
+        ...ASK,
+        messages: [
+          { role: 'user', content: '' },
+          { role: 'user', content: 'x' },
+        ],
+      }) ?? '',
+      /^messages\.0: all messages must have non-empty content/,
+    );
   });
 
   it('pairs every tool_use with a tool_result at the start of the next message', () => {
     const noResult = toolTurn.slice(0, 2).concat([{ role: 'user', content: 'go on' }]);
     assert.equal(
       ok({ ...ASK, messages: noResult }),
-      'messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1. Each `tool_use` block must have a corresponding `tool_result` block in the next message.',
+      'messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1. ' +
+        'Each `tool_use` block must have a corresponding `tool_result` block in the next message.',
     );
     const textFirst = toolTurn.slice(0, 2).concat([
       {
@@ -463,32 +584,68 @@ describe('checkAnthropicRequest', () => {
         ],
       },
     ]);
-    assert.match(ok({ ...ASK, messages: textFirst }) ?? '', /^messages\.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1\./);
+    assert.match(
+      ok({ ...ASK, messages: textFirst }) ?? '',
+      /^messages\.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1\./,
+    );
     const stray = [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_9', content: 'x' }] }];
     assert.equal(
       ok({ ...ASK, messages: stray }),
-      'messages.0.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_9. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.',
+      'messages.0.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_9. ' +
+        'Each `tool_result` block must have a corresponding `tool_use` block in the previous message.',
     );
   });
 
   it('checks tools and tool_choice', () => {
-    assert.equal(ok({ ...ASK, tools: [{ name: 'get.price', input_schema: { type: 'object' } }] }), "tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'");
-    assert.equal(ok({ ...ASK, tools: [{ name: 'f', input_schema: { type: 'string' } }] }), "tools.0.custom.input_schema.type: Input should be 'object'");
+    assert.equal(
+      ok({ ...ASK, tools: [{ name: 'get.price', input_schema: { type: 'object' } }] }),
+      "tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'",
+    );
+    assert.equal(
+      ok({ ...ASK, tools: [{ name: 'f', input_schema: { type: 'string' } }] }),
+      "tools.0.custom.input_schema.type: Input should be 'object'",
+    );
     assert.equal(ok({ ...ASK, tools: [{ name: 'f' }] }), 'tools.0.custom.input_schema: Field required');
     assert.equal(ok({ ...ASK, tools: [TOOLS[0], TOOLS[0]] }), 'tools: Tool names must be unique.');
     assert.equal(ok({ ...ASK, tools: [{ type: 'web_search_20250305', name: 'web_search' }] }), undefined);
-    assert.equal(ok({ ...ASK, tool_choice: 'auto' }), 'tool_choice: Input should be a valid dictionary or object to extract fields from');
+    assert.equal(
+      ok({ ...ASK, tool_choice: 'auto' }),
+      'tool_choice: Input should be a valid dictionary or object to extract fields from',
+    );
     assert.match(ok({ ...ASK, tool_choice: { type: 'required' } }) ?? '', /^tool_choice: Input tag 'required'/);
     assert.equal(ok({ ...ASK, tool_choice: { type: 'tool' } }), 'tool_choice.tool.name: Field required');
   });
 
   it('checks the thinking budget and the signed replay of a tool loop', () => {
-    assert.equal(ok({ ...ASK, thinking: { type: 'enabled', budget_tokens: 512 } }), 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024');
-    assert.equal(ok({ ...ASK, thinking: { type: 'enabled', budget_tokens: 1024 } }), '`max_tokens` must be greater than `thinking.budget_tokens`.');
-    assert.equal(ok({ ...ASK, max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048 }, tool_choice: { type: 'any' } }), 'Thinking may not be enabled when tool_choice forces tool use.');
+    assert.equal(
+      ok({ ...ASK, thinking: { type: 'enabled', budget_tokens: 512 } }),
+      'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024',
+    );
+    assert.equal(
+      ok({ ...ASK, thinking: { type: 'enabled', budget_tokens: 1024 } }),
+      '`max_tokens` must be greater than `thinking.budget_tokens`.',
+    );
+    assert.equal(
+      ok({
+        ...ASK,
+        max_tokens: 4096,
+        thinking: { type: 'enabled', budget_tokens: 2048 },
+        tool_choice: { type: 'any' },
+      }),
+      'Thinking may not be enabled when tool_choice forces tool use.',
+    );
     assert.match(
-      ok({ ...ASK, max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048 }, messages: toolTurn, tools: TOOLS }) ?? '',
-      /^messages\.1\.content\.0\.type: Expected `thinking` or `redacted_thinking`, but found `text`\. When `thinking` is enabled, a final `assistant` message must start with a thinking block/,
+      ok({
+        ...ASK,
+        max_tokens: 4096,
+        thinking: { type: 'enabled', budget_tokens: 2048 },
+        messages: toolTurn,
+        tools: TOOLS,
+      }) ?? '',
+      new RegExp(
+        '^messages\\.1\\.content\\.0\\.type: Expected `thinking` or `redacted_thinking`, but found `text`\\. ' +
+          'When `thinking` is enabled, a final `assistant` message must start with a thinking block',
+      ),
     );
     assert.equal(ok({ ...ASK, max_tokens: 4096, thinking: { type: 'disabled' }, messages: toolTurn }), undefined);
   });

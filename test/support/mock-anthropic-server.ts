@@ -19,7 +19,9 @@ export interface MockAnthropicToolCall {
   /** Default: a fresh toolu_ id. */
   id?: string;
   name: string;
-  /** The tool input as the model wrote it. Streamed verbatim as input_json_delta pieces, even when it is not valid JSON. */
+  /**
+   * The tool input as the model wrote it. Streamed verbatim as input_json_delta pieces, even when it is not valid JSON.
+   */
   arguments: string;
 }
 
@@ -39,7 +41,10 @@ export interface MockAnthropicCompletion {
   /** The thinking block's signature (default: a made-up base64 string). */
   reasoningSignature?: string;
   toolCalls?: MockAnthropicToolCall[];
-  /** An Anthropic stop_reason (end_turn, max_tokens, stop_sequence, tool_use, pause_turn, refusal); default tool_use when there are calls, else end_turn. */
+  /**
+   * An Anthropic stop_reason (end_turn, max_tokens, stop_sequence, tool_use, pause_turn, refusal); default tool_use
+   * when there are calls, else end_turn.
+   */
   finishReason?: string;
   usage?: MockAnthropicUsage;
   /** Send no usage objects at all, as an Anthropic-compatible server that does not count might. */
@@ -48,7 +53,10 @@ export interface MockAnthropicCompletion {
   chunkDelayMs?: number;
 }
 
-/** An HTTP error. `body` is sent as JSON (a string as plain text); default: Anthropic's error object with the type for the status. */
+/**
+ * An HTTP error. `body` is sent as JSON (a string as plain text); default: Anthropic's error object with the type for
+ * the status.
+ */
 export interface MockAnthropicError {
   status: number;
   body?: unknown;
@@ -64,7 +72,10 @@ export interface MockAnthropicRaw {
   headers?: Record<string, string>;
 }
 
-/** A stream that starts normally, sends `afterText`, then an `event: error` and ends (a non-streamed request gets the matching HTTP error). */
+/**
+ * A stream that starts normally, sends `afterText`, then an `event: error` and ends (a non-streamed request gets the
+ * matching HTTP error).
+ */
 export interface MockAnthropicStreamError {
   streamError: { type: string; message: string };
   afterText?: string;
@@ -106,7 +117,11 @@ export interface MockAnthropicOptions {
 
 /** A safety net for endless streams: a client that never stops reading still ends the test. */
 const RUNAWAY_CAP_BYTES = 256 * 1024 * 1024;
-const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' } as const;
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+} as const;
 const MESSAGES_PATH = '/v1/messages';
 
 /** The error type the API sends with each status (others: invalid_request_error below 500, api_error above). */
@@ -124,7 +139,9 @@ const ERROR_TYPES: Readonly<Record<number, string>> = {
 };
 
 /** The reverse, for a stream error replayed on a non-streamed request. */
-const STATUS_OF_TYPE: Readonly<Record<string, number>> = Object.fromEntries(Object.entries(ERROR_TYPES).map(([status, type]) => [type, Number(status)]));
+const STATUS_OF_TYPE: Readonly<Record<string, number>> = Object.fromEntries(
+  Object.entries(ERROR_TYPES).map(([status, type]) => [type, Number(status)]),
+);
 
 export function anthropicErrorType(status: number): string {
   return ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
@@ -143,10 +160,13 @@ function defaultErrorMessage(status: number, model: string): string {
       return 'Request exceeds the maximum allowed number of bytes.';
     case 429:
       return (
-        `This request would exceed your organization's rate limit of 50 requests per minute (org: 00000000-0000-4000-8000-000000000000, model: ${model}). ` +
-        'For details, refer to: https://docs.claude.com/en/api/rate-limits. You can see the response headers for current usage. ' +
+        `This request would exceed your organization's rate limit of 50 requests ` +
+        `per minute (org: 00000000-0000-4000-8000-000000000000, model: ${model}). ` +
+        ('For details, refer to: https://docs.claude.com/en/api/rate-limits. ' +
+          'You can see the response headers for current usage. ') +
         'Please reduce the prompt length or the maximum tokens requested, or try again later. ' +
-        'You may also contact sales at https://claude.com/contact-sales to discuss your options for a rate limit increase.'
+        ('You may also contact sales at https://claude.com/contact-sales ' +
+          'to discuss your options for a rate limit increase.')
       );
     case 500:
       return 'Internal server error';
@@ -184,7 +204,9 @@ function fakeSignature(seed: string): string {
 function parseInput(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -192,7 +214,9 @@ function parseInput(text: string): Record<string, unknown> | undefined {
 
 function offeredTools(body: unknown): string[] {
   const tools = (body as { tools?: unknown } | undefined)?.tools;
-  return Array.isArray(tools) ? tools.map((t) => (t as { name?: unknown } | null)?.name).filter((n): n is string => typeof n === 'string') : [];
+  return Array.isArray(tools)
+    ? tools.map((t) => (t as { name?: unknown } | null)?.name).filter((n): n is string => typeof n === 'string')
+    : [];
 }
 
 export async function startMockAnthropic(options: MockAnthropicOptions = {}): Promise<MockAnthropic> {
@@ -210,8 +234,18 @@ export async function startMockAnthropic(options: MockAnthropicOptions = {}): Pr
     return `${prefix}${String(counter).padStart(8, '0')}`;
   };
 
-  const sendError = (res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void => {
-    sendJson(res, status, { type: 'error', error: { type: anthropicErrorType(status), message }, request_id: nextId('req_011Mock') }, headers);
+  const sendError = (
+    res: ServerResponse,
+    status: number,
+    message: string,
+    headers: Record<string, string> = {},
+  ): void => {
+    sendJson(
+      res,
+      status,
+      { type: 'error', error: { type: anthropicErrorType(status), message }, request_id: nextId('req_011Mock') },
+      headers,
+    );
   };
 
   const sendEvents = async (res: ServerResponse, events: string[], delayMs: number | undefined): Promise<boolean> => {
@@ -222,10 +256,16 @@ export async function startMockAnthropic(options: MockAnthropicOptions = {}): Pr
     return true;
   };
 
-  const modelOf = (request: RecordedRequest): string => (typeof request.body?.model === 'string' ? request.body.model : 'claude-mock');
+  const modelOf = (request: RecordedRequest): string =>
+    typeof request.body?.model === 'string' ? request.body.model : 'claude-mock';
 
   /** The opening of every stream: message_start, the first block's start, and the ping the API sends after it. */
-  const streamOpening = (id: string, model: string, usage: Required<MockAnthropicUsage> | undefined, firstBlock: unknown): string[] => [
+  const streamOpening = (
+    id: string,
+    model: string,
+    usage: Required<MockAnthropicUsage> | undefined,
+    firstBlock: unknown,
+  ): string[] => [
     sseEvent('message_start', {
       type: 'message_start',
       message: {
@@ -244,14 +284,27 @@ export async function startMockAnthropic(options: MockAnthropicOptions = {}): Pr
     PING_EVENT,
   ];
 
-  const completion = async (res: ServerResponse, request: RecordedRequest, r: MockAnthropicCompletion): Promise<void> => {
+  const completion = async (
+    res: ServerResponse,
+    request: RecordedRequest,
+    r: MockAnthropicCompletion,
+  ): Promise<void> => {
     const id = nextId('msg_01Mock');
     const text = r.text ?? '';
-    const calls = (r.toolCalls ?? []).map((c, i) => ({ ...c, id: c.id ?? `toolu_01Mock${String(counter).padStart(8, '0')}x${i}` }));
+    const calls = (r.toolCalls ?? []).map((c, i) => ({
+      ...c,
+      id: c.id ?? `toolu_01Mock${String(counter).padStart(8, '0')}x${i}`,
+    }));
     const offered = offeredTools(request.body);
     const unoffered = calls.find((c) => !offered.includes(c.name));
     if (unoffered !== undefined) {
-      sendError(res, 500, `mock: the script calls tool "${unoffered.name}" but the request offers ${offered.length === 0 ? 'no tools' : `only ${offered.join(', ')}`}; the real API can only call tools it was given`);
+      sendError(
+        res,
+        500,
+        `mock: the script calls tool "${unoffered.name}" but the request offers ` +
+          (`${offered.length === 0 ? 'no tools' : `only ${offered.join(', ')}`}; ` +
+            `the real API can only call tools it was given`),
+      );
       return;
     }
     const stream = request.body?.stream === true;
@@ -261,7 +314,10 @@ export async function startMockAnthropic(options: MockAnthropicOptions = {}): Pr
         sendError(
           res,
           500,
-          `mock: tool call "${broken.name}" has arguments that are not a JSON object (${JSON.stringify(broken.arguments)}); a non-streamed Message carries tool_use.input as an object, so the real API cannot send this — script it for a streamed request, or fix the JSON`,
+          `mock: tool call "${broken.name}" has arguments that are ` +
+            `not a JSON object (${JSON.stringify(broken.arguments)}); ` +
+            (`a non-streamed Message carries tool_use.input as an object, so the real ` +
+              `API cannot send this — script it for a streamed request, or fix the JSON`),
         );
         return;
       }
@@ -270,7 +326,12 @@ export async function startMockAnthropic(options: MockAnthropicOptions = {}): Pr
     const stopReason = r.finishReason ?? (calls.length > 0 ? 'tool_use' : 'end_turn');
     const usage: Required<MockAnthropicUsage> = {
       inputTokens: r.usage?.inputTokens ?? Math.ceil(JSON.stringify(request.body?.messages ?? []).length / 4),
-      outputTokens: r.usage?.outputTokens ?? Math.max(1, Math.ceil((text.length + (r.reasoning ?? '').length + calls.reduce((n, c) => n + c.arguments.length, 0)) / 4)),
+      outputTokens:
+        r.usage?.outputTokens ??
+        Math.max(
+          1,
+          Math.ceil((text.length + (r.reasoning ?? '').length + calls.reduce((n, c) => n + c.arguments.length, 0)) / 4),
+        ),
       cacheReadTokens: r.usage?.cacheReadTokens ?? 0,
       cacheWriteTokens: r.usage?.cacheWriteTokens ?? 0,
     };
@@ -300,11 +361,17 @@ export async function startMockAnthropic(options: MockAnthropicOptions = {}): Pr
     if (r.reasoning !== undefined) {
       blocks.push({
         start: { type: 'thinking', thinking: '', signature: '' },
-        deltas: [...splitPieces(r.reasoning).map((piece) => ({ type: 'thinking_delta', thinking: piece })), { type: 'signature_delta', signature }],
+        deltas: [
+          ...splitPieces(r.reasoning).map((piece) => ({ type: 'thinking_delta', thinking: piece })),
+          { type: 'signature_delta', signature },
+        ],
       });
     }
     if (text !== '' || blocks.length + calls.length === 0) {
-      blocks.push({ start: { type: 'text', text: '' }, deltas: splitPieces(text).map((piece) => ({ type: 'text_delta', text: piece })) });
+      blocks.push({
+        start: { type: 'text', text: '' },
+        deltas: splitPieces(text).map((piece) => ({ type: 'text_delta', text: piece })),
+      });
     }
     for (const c of calls) {
       // The API opens each tool input with an empty partial_json, then sends the text as the model wrote it.
@@ -315,8 +382,12 @@ export async function startMockAnthropic(options: MockAnthropicOptions = {}): Pr
     }
     const events = streamOpening(id, model, r.omitUsage === true ? undefined : usage, blocks[0]?.start);
     blocks.forEach((block, index) => {
-      if (index > 0) events.push(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: block.start }));
-      for (const delta of block.deltas) events.push(sseEvent('content_block_delta', { type: 'content_block_delta', index, delta }));
+      if (index > 0)
+        events.push(
+          sseEvent('content_block_start', { type: 'content_block_start', index, content_block: block.start }),
+        );
+      for (const delta of block.deltas)
+        events.push(sseEvent('content_block_delta', { type: 'content_block_delta', index, delta }));
       events.push(sseEvent('content_block_stop', { type: 'content_block_stop', index }));
     });
     events.push(
@@ -340,27 +411,62 @@ export async function startMockAnthropic(options: MockAnthropicOptions = {}): Pr
     if (await sendEvents(res, events, r.chunkDelayMs)) res.end();
   };
 
-  const streamError = async (res: ServerResponse, request: RecordedRequest, r: MockAnthropicStreamError): Promise<void> => {
+  const streamError = async (
+    res: ServerResponse,
+    request: RecordedRequest,
+    r: MockAnthropicStreamError,
+  ): Promise<void> => {
     if (request.body?.stream !== true) {
       // Without a stream to break, the same failure is an HTTP error.
-      sendJson(res, STATUS_OF_TYPE[r.streamError.type] ?? 500, { type: 'error', error: r.streamError, request_id: nextId('req_011Mock') });
+      sendJson(res, STATUS_OF_TYPE[r.streamError.type] ?? 500, {
+        type: 'error',
+        error: r.streamError,
+        request_id: nextId('req_011Mock'),
+      });
       return;
     }
-    const usage = { inputTokens: Math.ceil(JSON.stringify(request.body?.messages ?? []).length / 4), outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    const usage = {
+      inputTokens: Math.ceil(JSON.stringify(request.body?.messages ?? []).length / 4),
+      outputTokens: 1,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+    };
     const events = streamOpening(nextId('msg_01Mock'), modelOf(request), usage, { type: 'text', text: '' });
-    for (const piece of splitPieces(r.afterText ?? '')) events.push(sseEvent('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece } }));
+    for (const piece of splitPieces(r.afterText ?? ''))
+      events.push(
+        sseEvent('content_block_delta', {
+          type: 'content_block_delta',
+          index: 0,
+          delta: { type: 'text_delta', text: piece },
+        }),
+      );
     events.push(sseEvent('error', { type: 'error', error: r.streamError }));
     res.writeHead(200, { ...SSE_HEADERS, 'request-id': nextId('req_011Mock') });
     if (await sendEvents(res, events, undefined)) res.end();
   };
 
-  const endlessStream = async (res: ServerResponse, request: RecordedRequest, r: MockAnthropicEndlessStream): Promise<void> => {
+  const endlessStream = async (
+    res: ServerResponse,
+    request: RecordedRequest,
+    r: MockAnthropicEndlessStream,
+  ): Promise<void> => {
     const pieces = splitPieces(r.text === undefined || r.text === '' ? 'la ' : r.text);
     const usage = { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 };
     res.writeHead(200, { ...SSE_HEADERS, 'request-id': nextId('req_011Mock') });
-    if (!(await sendEvents(res, streamOpening(nextId('msg_01Mock'), modelOf(request), usage, { type: 'text', text: '' }), undefined))) return;
+    if (
+      !(await sendEvents(
+        res,
+        streamOpening(nextId('msg_01Mock'), modelOf(request), usage, { type: 'text', text: '' }),
+        undefined,
+      ))
+    )
+      return;
     for (let sent = 0, k = 0; sent < RUNAWAY_CAP_BYTES; k += 1) {
-      const event = sseEvent('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: pieces[k % pieces.length] } });
+      const event = sseEvent('content_block_delta', {
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'text_delta', text: pieces[k % pieces.length] },
+      });
       if (!(await send(res, event))) return;
       sent += event.length;
       if (r.chunkDelayMs !== undefined && r.chunkDelayMs > 0) await wait(r.chunkDelayMs);
@@ -369,7 +475,12 @@ export async function startMockAnthropic(options: MockAnthropicOptions = {}): Pr
     res.end();
   };
 
-  const respond = async (req: IncomingMessage, res: ServerResponse, request: RecordedRequest, r: MockAnthropicResponse): Promise<void> => {
+  const respond = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    request: RecordedRequest,
+    r: MockAnthropicResponse,
+  ): Promise<void> => {
     if ('dropConnection' in r) {
       req.socket.destroy();
       return;
@@ -380,7 +491,8 @@ export async function startMockAnthropic(options: MockAnthropicOptions = {}): Pr
       return;
     }
     if ('raw' in r) {
-      const contentType = r.contentType ?? (/^\s*[[{]/.test(r.raw) ? 'application/json' : 'text/event-stream; charset=utf-8');
+      const contentType =
+        r.contentType ?? (/^\s*[[{]/.test(r.raw) ? 'application/json' : 'text/event-stream; charset=utf-8');
       res.writeHead(r.status ?? 200, { 'content-type': contentType, ...r.headers });
       await sendRaw(res, r.raw, r.chunkSize);
       return;
@@ -415,7 +527,13 @@ export async function startMockAnthropic(options: MockAnthropicOptions = {}): Pr
         body = text;
         jsonError = error instanceof Error ? error.message : String(error);
       }
-      const request: RecordedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body, disconnected: false };
+      const request: RecordedRequest = {
+        method: req.method ?? 'GET',
+        path: req.url ?? '/',
+        headers: req.headers,
+        body,
+        disconnected: false,
+      };
       requests.push(request);
       res.on('close', () => {
         if (!res.writableFinished) request.disconnected = true;
@@ -448,7 +566,12 @@ export async function startMockAnthropic(options: MockAnthropicOptions = {}): Pr
       void (async () => {
         const next = queue.shift() ?? (await options.handler?.(request));
         if (next === undefined) {
-          sendError(res, 500, `mock: the Anthropic mock has no scripted response left for request #${requests.length} (${request.method} ${request.path})`);
+          sendError(
+            res,
+            500,
+            `mock: the Anthropic mock has no scripted response left for ` +
+              `request #${requests.length} (${request.method} ${request.path})`,
+          );
           return;
         }
         await respond(req, res, request, next);

@@ -6,7 +6,11 @@ import { checkOllamaRequest, ollamaFullName, OLLAMA_ARGUMENTS_ERROR } from './ol
 
 let mock: MockOllama;
 before(async () => {
-  mock = await startMockOllama({ responses: [{ text: 'from the constructor' }], models: ['qwen2.5:7b', 'llama3.2', 'phi3'], noTools: ['phi3'] });
+  mock = await startMockOllama({
+    responses: [{ text: 'from the constructor' }],
+    models: ['qwen2.5:7b', 'llama3.2', 'phi3'],
+    noTools: ['phi3'],
+  });
 });
 after(async () => {
   await mock.close();
@@ -18,11 +22,24 @@ beforeEach(() => {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire objects are read field by field
 type Wire = any;
 
-const TOOLS = [{ type: 'function', function: { name: 'get_spot_price', description: 'Day-ahead price', parameters: { type: 'object', properties: { area: { type: 'string' } } } } }];
+const TOOLS = [
+  {
+    type: 'function',
+    function: {
+      name: 'get_spot_price',
+      description: 'Day-ahead price',
+      parameters: { type: 'object', properties: { area: { type: 'string' } } },
+    },
+  },
+];
 const ASK = { model: 'qwen2.5:7b', messages: [{ role: 'user', content: 'What is the DE-LU price?' }] };
 
 const post = (body: unknown, url = `${mock.url}/api/chat`): Promise<Response> =>
-  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 
 /** Parses an NDJSON body: one JSON object per line, a newline after each. */
 async function ndjson(res: Response): Promise<Wire[]> {
@@ -51,7 +68,8 @@ function lineShapes(text: string): unknown[] {
   return shapes;
 }
 
-const fixture = (name: string): string => readFileSync(new URL(`../fixtures/contract/ollama/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string): string =>
+  readFileSync(new URL(`../fixtures/contract/ollama/${name}`, import.meta.url), 'utf8');
 
 describe('mock Ollama server: answers', () => {
   it('streams by default, records the request, and has the host root as its URL', async () => {
@@ -60,7 +78,9 @@ describe('mock Ollama server: answers', () => {
     assert.equal(res.headers.get('content-type'), 'application/x-ndjson');
     const lines = await ndjson(res);
     assert.equal(lines.map((l) => l.message.content).join(''), 'from the constructor');
-    assert.ok(lines.slice(0, -1).every((l) => l.done === false && l.model === 'qwen2.5:7b' && l.message.role === 'assistant'));
+    assert.ok(
+      lines.slice(0, -1).every((l) => l.done === false && l.model === 'qwen2.5:7b' && l.message.role === 'assistant'),
+    );
     assert.match(mock.url, /^http:\/\/127\.0\.0\.1:\d+$/);
     assert.equal(mock.requests.length, 1);
     assert.equal(mock.requests[0]?.path, '/api/chat');
@@ -68,7 +88,12 @@ describe('mock Ollama server: answers', () => {
   });
 
   it('answers stream: false with one JSON object', async () => {
-    mock.enqueue({ text: 'Let me check the price.', reasoning: 'Need the tool.', toolCalls: [{ name: 'get_spot_price', arguments: '{"area":"DE-LU"}' }], usage: { promptTokens: 20, completionTokens: 12 } });
+    mock.enqueue({
+      text: 'Let me check the price.',
+      reasoning: 'Need the tool.',
+      toolCalls: [{ name: 'get_spot_price', arguments: '{"area":"DE-LU"}' }],
+      usage: { promptTokens: 20, completionTokens: 12 },
+    });
     const res = await post({ ...ASK, stream: false, tools: TOOLS });
     assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
     const body = (await res.json()) as Wire;
@@ -78,10 +103,15 @@ describe('mock Ollama server: answers', () => {
     assert.equal(body.message.thinking, 'Need the tool.');
     assert.equal(body.message.tool_calls.length, 1);
     assert.match(body.message.tool_calls[0].id, /^call_[a-z0-9]{8}$/);
-    assert.deepEqual(body.message.tool_calls[0].function, { index: 0, name: 'get_spot_price', arguments: { area: 'DE-LU' } });
+    assert.deepEqual(body.message.tool_calls[0].function, {
+      index: 0,
+      name: 'get_spot_price',
+      arguments: { area: 'DE-LU' },
+    });
     assert.equal(body.prompt_eval_count, 20);
     assert.equal(body.eval_count, 12);
-    for (const field of ['total_duration', 'load_duration', 'prompt_eval_duration', 'eval_duration']) assert.equal(typeof body[field], 'number');
+    for (const field of ['total_duration', 'load_duration', 'prompt_eval_duration', 'eval_duration'])
+      assert.equal(typeof body[field], 'number');
     assert.ok(!Number.isNaN(Date.parse(body.created_at)));
   });
 
@@ -122,7 +152,10 @@ describe('mock Ollama server: answers', () => {
 
   it('sends a call whose arguments do not parse as content text, as Ollama does', async () => {
     const raw = "{'area': 'DE-LU',}";
-    mock.enqueue({ toolCalls: [{ name: 'get_spot_price', arguments: raw }], doneReason: 'length' }, { text: 'Sure: ', toolCalls: [{ name: 'get_spot_price', arguments: raw }] });
+    mock.enqueue(
+      { toolCalls: [{ name: 'get_spot_price', arguments: raw }], doneReason: 'length' },
+      { text: 'Sure: ', toolCalls: [{ name: 'get_spot_price', arguments: raw }] },
+    );
     const held = await ndjson(await post({ ...ASK, tools: TOOLS }));
     assert.deepEqual(
       held.map((l) => l.message.content),
@@ -132,7 +165,10 @@ describe('mock Ollama server: answers', () => {
     assert.equal(held.at(-1).done_reason, 'length');
     const streamed = await ndjson(await post({ ...ASK, tools: TOOLS }));
     assert.ok(streamed.length > 4);
-    assert.equal(streamed.map((l) => l.message.content).join(''), `Sure: {"name": "get_spot_price", "arguments": ${raw}}`);
+    assert.equal(
+      streamed.map((l) => l.message.content).join(''),
+      `Sure: {"name": "get_spot_price", "arguments": ${raw}}`,
+    );
   });
 
   it('refuses to script a call of a tool the request did not offer', async () => {
@@ -172,7 +208,9 @@ describe('mock Ollama server: answers', () => {
   });
 
   it('sends raw bytes exactly, in pieces when asked', async () => {
-    const raw = '{"model":"m","created_at":"2026-01-01T00:00:00Z","message":{"role":"assistant","content":"€"},"done":false}\n{"error":"x"}\n';
+    const raw =
+      '{"model":"m","created_at":"2026-01-01T00:00:00Z","message":{"r' +
+      'ole":"assistant","content":"€"},"done":false}\n{"error":"x"}\n';
     mock.enqueue({ raw, chunkSize: 3 });
     const res = await post(ASK);
     assert.equal(res.headers.get('content-type'), 'application/x-ndjson');
@@ -185,7 +223,10 @@ describe('mock Ollama server: answers', () => {
     assert.equal(((await (await post({ ...ASK, stream: false })).json()) as Wire).message.content, 'later');
     const withHandler = await startMockOllama({ handler: (req) => ({ text: `echo ${String(req.body.model)}` }) });
     try {
-      const res = await post({ model: 'anything:1b', messages: ASK.messages, stream: false }, `${withHandler.url}/api/chat`);
+      const res = await post(
+        { model: 'anything:1b', messages: ASK.messages, stream: false },
+        `${withHandler.url}/api/chat`,
+      );
       assert.equal(((await res.json()) as Wire).message.content, 'echo anything:1b');
     } finally {
       await withHandler.close();
@@ -206,9 +247,18 @@ describe('mock Ollama server: answers', () => {
 
 describe('mock Ollama server: the same wire as the contract fixtures', () => {
   it('renders bodies shaped like text.json and tool-call.json', async () => {
-    mock.enqueue({ text: 'The spot price.' }, { text: 'Let me check the price.', toolCalls: [{ name: 'get_spot_price', arguments: '{"area":"DE-LU"}' }] });
-    assert.deepEqual(shape(await (await post({ ...ASK, stream: false })).json()), shape(JSON.parse(fixture('text.json'))));
-    assert.deepEqual(shape(await (await post({ ...ASK, stream: false, tools: TOOLS })).json()), shape(JSON.parse(fixture('tool-call.json'))));
+    mock.enqueue(
+      { text: 'The spot price.' },
+      { text: 'Let me check the price.', toolCalls: [{ name: 'get_spot_price', arguments: '{"area":"DE-LU"}' }] },
+    );
+    assert.deepEqual(
+      shape(await (await post({ ...ASK, stream: false })).json()),
+      shape(JSON.parse(fixture('text.json'))),
+    );
+    assert.deepEqual(
+      shape(await (await post({ ...ASK, stream: false, tools: TOOLS })).json()),
+      shape(JSON.parse(fixture('tool-call.json'))),
+    );
   });
 
   it('streams lines shaped like the fixtures, kind for kind', async () => {
@@ -218,8 +268,17 @@ describe('mock Ollama server: the same wire as the contract fixtures', () => {
       { reasoning: 'Thinking.', text: 'I will check.' },
       { streamError: 'an error was encountered while running the model: unexpected EOF', afterText: 'The spot' },
     );
-    for (const name of ['stream-text.ndjson', 'stream-parallel-tool-calls.ndjson', 'stream-reasoning.ndjson', 'stream-error-midstream.ndjson']) {
-      assert.deepEqual(lineShapes(await (await post({ ...ASK, tools: TOOLS })).text()), lineShapes(fixture(name)), name);
+    for (const name of [
+      'stream-text.ndjson',
+      'stream-parallel-tool-calls.ndjson',
+      'stream-reasoning.ndjson',
+      'stream-error-midstream.ndjson',
+    ]) {
+      assert.deepEqual(
+        lineShapes(await (await post({ ...ASK, tools: TOOLS })).text()),
+        lineShapes(fixture(name)),
+        name,
+      );
     }
   });
 });
@@ -238,8 +297,12 @@ describe('mock Ollama server: other endpoints', () => {
     assert.equal(await (await fetch(mock.url)).text(), 'Ollama is running');
   });
 
-  it('answers unknown routes and methods with gin\'s plain-text 404', async () => {
-    for (const res of [await fetch(`${mock.url}/api/chat`), await post(ASK, `${mock.url}/v1/chat/completions`), await post(ASK, `${mock.url}/api/generat`)]) {
+  it("answers unknown routes and methods with gin's plain-text 404", async () => {
+    for (const res of [
+      await fetch(`${mock.url}/api/chat`),
+      await post(ASK, `${mock.url}/v1/chat/completions`),
+      await post(ASK, `${mock.url}/api/generat`),
+    ]) {
       assert.equal(res.status, 404);
       assert.equal(await res.text(), '404 page not found');
     }
@@ -255,14 +318,32 @@ describe('mock Ollama server: refusals, before the queue is touched', () => {
       [{ messages: ASK.messages }, 400, 'model is required'],
       [{ ...ASK, model: 'qwen-nope' }, 404, "model 'qwen-nope' not found"],
       [{ ...ASK, model: 'phi3', tools: TOOLS }, 400, 'registry.ollama.ai/library/phi3:latest does not support tools'],
-      [{ ...ASK, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] }, 400, 'json: cannot unmarshal array into Go struct field ChatRequest.messages.content of type string'],
       [
-        { ...ASK, messages: [...ASK.messages, { role: 'assistant', content: '', tool_calls: [{ function: { name: 'get_spot_price', arguments: '{"area":"DE-LU"}' } }] }] },
+        { ...ASK, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] },
+        400,
+        'json: cannot unmarshal array into Go struct field ChatRequest.messages.content of type string',
+      ],
+      [
+        {
+          ...ASK,
+          messages: [
+            ...ASK.messages,
+            {
+              role: 'assistant',
+              content: '',
+              tool_calls: [{ function: { name: 'get_spot_price', arguments: '{"area":"DE-LU"}' } }],
+            },
+          ],
+        },
         400,
         OLLAMA_ARGUMENTS_ERROR,
       ],
       [{ ...ASK, messages: [{ role: 'function', content: 'x' }] }, 400, /^mock: messages\[0\]\.role is "function"/],
-      [{ ...ASK, options: 'fast' }, 400, 'json: cannot unmarshal string into Go struct field ChatRequest.options of type map[string]interface {}'],
+      [
+        { ...ASK, options: 'fast' },
+        400,
+        'json: cannot unmarshal string into Go struct field ChatRequest.options of type map[string]interface {}',
+      ],
       [{ ...ASK, format: 'yaml' }, 500, 'invalid format: "\\"yaml\\""; expected "json" or a valid JSON Schema object'],
     ];
     for (const [body, status, error] of cases) {
@@ -273,14 +354,23 @@ describe('mock Ollama server: refusals, before the queue is touched', () => {
       else assert.match(message, error);
     }
     assert.equal(mock.remaining(), 1);
-    const kept = (await (await post({ ...ASK, model: 'llama3.2:latest', stream: false, format: { type: 'object' }, options: { temperature: 0, num_ctx: 8192 } })).json()) as Wire;
+    const kept = (await (
+      await post({
+        ...ASK,
+        model: 'llama3.2:latest',
+        stream: false,
+        format: { type: 'object' },
+        options: { temperature: 0, num_ctx: 8192 },
+      })
+    ).json()) as Wire;
     assert.equal(kept.message.content, 'kept');
   });
 });
 
 /** Polls (bounded) until the mock saw the client leave. */
 async function disconnected(index = 0): Promise<boolean> {
-  for (let i = 0; i < 200 && mock.requests[index]?.disconnected !== true; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+  for (let i = 0; i < 200 && mock.requests[index]?.disconnected !== true; i += 1)
+    await new Promise((resolve) => setTimeout(resolve, 10));
   return mock.requests[index]?.disconnected === true;
 }
 
@@ -323,12 +413,14 @@ describe('mock Ollama server: clients that leave', () => {
   it('close() ends pending delays and open connections', async () => {
     const slow = await startMockOllama({ responses: [{ delayMs: 60_000, then: { text: 'never' } }] });
     const pending = post(ASK, `${slow.url}/api/chat`);
-    for (let i = 0; i < 200 && slow.requests.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    for (let i = 0; i < 200 && slow.requests.length === 0; i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     const started = Date.now();
     await slow.close();
     assert.ok(Date.now() - started < 1000);
     await assert.rejects(pending, TypeError);
-    for (let i = 0; i < 100 && slow.requests[0]?.disconnected !== true; i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    for (let i = 0; i < 100 && slow.requests[0]?.disconnected !== true; i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     assert.equal(slow.requests[0]?.disconnected, true);
   });
 });
@@ -337,25 +429,56 @@ describe('checkOllamaRequest', () => {
   it('accepts the documented request shapes', () => {
     const history = [
       ...ASK.messages,
-      { role: 'assistant', content: '', tool_calls: [{ function: { index: 0, name: 'get_spot_price', arguments: { area: 'DE-LU' } } }] },
+      {
+        role: 'assistant',
+        content: '',
+        tool_calls: [{ function: { index: 0, name: 'get_spot_price', arguments: { area: 'DE-LU' } } }],
+      },
       { role: 'tool', content: '87.40', tool_name: 'get_spot_price' },
     ];
-    assert.equal(checkOllamaRequest({ ...ASK, messages: history, tools: TOOLS, format: 'json', options: { temperature: 0.2, num_predict: 256 }, stream: false, think: true, keep_alive: '5m' }), undefined);
+    assert.equal(
+      checkOllamaRequest({
+        ...ASK,
+        messages: history,
+        tools: TOOLS,
+        format: 'json',
+        options: { temperature: 0.2, num_predict: 256 },
+        stream: false,
+        think: true,
+        keep_alive: '5m',
+      }),
+      undefined,
+    );
     assert.equal(checkOllamaRequest({ ...ASK, format: { type: 'object', properties: {} }, options: null }), undefined);
   });
 
   it('refuses string arguments, whatever they contain', () => {
     for (const args of ['{"area":"DE-LU"}', '', '[1]']) {
-      const body = { ...ASK, messages: [{ role: 'assistant', content: '', tool_calls: [{ function: { name: 'f', arguments: args } }] }] };
+      const body = {
+        ...ASK,
+        messages: [{ role: 'assistant', content: '', tool_calls: [{ function: { name: 'f', arguments: args } }] }],
+      };
       assert.deepEqual(checkOllamaRequest(body), { status: 400, error: OLLAMA_ARGUMENTS_ERROR });
     }
   });
 
-  it('words type errors as Go\'s decoder does', () => {
-    assert.equal(checkOllamaRequest({ ...ASK, model: 7 })?.error, 'json: cannot unmarshal number into Go struct field ChatRequest.model of type string');
-    assert.equal(checkOllamaRequest({ ...ASK, stream: 'yes' })?.error, 'json: cannot unmarshal string into Go struct field ChatRequest.stream of type bool');
-    assert.equal(checkOllamaRequest({ ...ASK, messages: {} })?.error, 'json: cannot unmarshal object into Go struct field ChatRequest.messages of type []api.Message');
-    assert.equal(checkOllamaRequest([ASK])?.error, 'json: cannot unmarshal array into Go value of type api.ChatRequest');
+  it("words type errors as Go's decoder does", () => {
+    assert.equal(
+      checkOllamaRequest({ ...ASK, model: 7 })?.error,
+      'json: cannot unmarshal number into Go struct field ChatRequest.model of type string',
+    );
+    assert.equal(
+      checkOllamaRequest({ ...ASK, stream: 'yes' })?.error,
+      'json: cannot unmarshal string into Go struct field ChatRequest.stream of type bool',
+    );
+    assert.equal(
+      checkOllamaRequest({ ...ASK, messages: {} })?.error,
+      'json: cannot unmarshal object into Go struct field ChatRequest.messages of type []api.Message',
+    );
+    assert.equal(
+      checkOllamaRequest([ASK])?.error,
+      'json: cannot unmarshal array into Go value of type api.ChatRequest',
+    );
   });
 
   it('matches model names the way Ollama does', () => {

@@ -35,13 +35,19 @@ export interface MockOllamaCompletion {
   /** stop (default, even when tools were called), length, load... */
   doneReason?: string;
   usage?: { promptTokens: number; completionTokens: number };
-  /** Leave the counts out of the final chunk: `true` both, `prompt` only `prompt_eval_count` (as Ollama does for a prompt it had cached). */
+  /**
+   * Leave the counts out of the final chunk: `true` both, `prompt` only `prompt_eval_count` (as Ollama does for a
+   * prompt it had cached).
+   */
   omitUsage?: true | 'prompt';
   /** Pause between chunks (to cancel or time out mid-stream). */
   chunkDelayMs?: number;
 }
 
-/** An HTTP error. `body` is sent as JSON (a string as plain text); default: `{"error": "..."}` with Ollama's usual wording for the status. */
+/**
+ * An HTTP error. `body` is sent as JSON (a string as plain text); default: `{"error": "..."}` with Ollama's usual
+ * wording for the status.
+ */
 export interface MockOllamaError {
   status: number;
   body?: unknown;
@@ -57,7 +63,10 @@ export interface MockOllamaRaw {
   headers?: Record<string, string>;
 }
 
-/** A stream that sends `afterText`, then a `{"error": ...}` line and ends (a non-streamed request gets a 500 with that error). */
+/**
+ * A stream that sends `afterText`, then a `{"error": ...}` line and ends (a non-streamed request gets a 500 with that
+ * error).
+ */
 export interface MockOllamaStreamError {
   streamError: string;
   afterText?: string;
@@ -93,7 +102,10 @@ export interface MockOllamaOptions {
   responses?: MockOllamaResponse[];
   /** Answers requests once the queue is empty. */
   handler?: (request: RecordedRequest) => MockOllamaResponse | Promise<MockOllamaResponse>;
-  /** The models "pulled" here, listed by GET /api/tags; a chat with another model gets Ollama's 404. Unset: every model exists (and /api/tags lists none). */
+  /**
+   * The models "pulled" here, listed by GET /api/tags; a chat with another model gets Ollama's 404. Unset: every model
+   * exists (and /api/tags lists none).
+   */
   models?: string[];
   /** Models without tool support: a chat with `tools` gets Ollama's 400 "does not support tools". */
   noTools?: string[];
@@ -146,7 +158,9 @@ function metrics(promptTokens: number, completionTokens: number): Record<string,
 function parseObject(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -155,7 +169,9 @@ function parseObject(text: string): Record<string, unknown> | undefined {
 function offeredTools(body: unknown): string[] {
   const tools = (body as { tools?: unknown } | undefined)?.tools;
   if (!Array.isArray(tools)) return [];
-  return tools.map((t) => (t as { function?: { name?: unknown } } | null)?.function?.name).filter((n): n is string => typeof n === 'string');
+  return tools
+    .map((t) => (t as { function?: { name?: unknown } } | null)?.function?.name)
+    .filter((n): n is string => typeof n === 'string');
 }
 
 /** Go's decoder names the first bad character; this approximates it from the JS parser's position. */
@@ -174,7 +190,14 @@ function tagEntry(name: string): Record<string, unknown> {
     modified_at: '2026-03-02T10:41:07.113824+01:00',
     size: 4_683_087_332,
     digest: createHash('sha256').update(display).digest('hex'),
-    details: { parent_model: '', format: 'gguf', family, families: [family], parameter_size: '7.6B', quantization_level: 'Q4_K_M' },
+    details: {
+      parent_model: '',
+      format: 'gguf',
+      family,
+      families: [family],
+      parameter_size: '7.6B',
+      quantization_level: 'Q4_K_M',
+    },
   };
 }
 
@@ -187,7 +210,8 @@ export async function startMockOllama(options: MockOllamaOptions = {}): Promise<
     writeJson(res, status, body, { 'content-type': JSON_TYPE, ...headers });
   let counter = 0;
 
-  const modelOf = (request: RecordedRequest): string => (typeof request.body?.model === 'string' ? request.body.model : 'mock-model');
+  const modelOf = (request: RecordedRequest): string =>
+    typeof request.body?.model === 'string' ? request.body.model : 'mock-model';
 
   /** Ollama's tool-call ids: "call_" and eight lower-case letters or digits. */
   const callId = (): string => {
@@ -195,7 +219,12 @@ export async function startMockOllama(options: MockOllamaOptions = {}): Promise<
     return `call_${counter.toString(36).padStart(8, '0')}`;
   };
 
-  const chunk = (model: string, message: Record<string, unknown>, done = false, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  const chunk = (
+    model: string,
+    message: Record<string, unknown>,
+    done = false,
+    extra: Record<string, unknown> = {},
+  ): Record<string, unknown> => ({
     model,
     created_at: new Date().toISOString(),
     message: { role: 'assistant', content: '', ...message },
@@ -211,16 +240,30 @@ export async function startMockOllama(options: MockOllamaOptions = {}): Promise<
     const unoffered = parsed.find((c) => !offered.includes(c.name));
     if (unoffered !== undefined) {
       sendJson(res, 500, {
-        error: `mock: the script calls tool "${unoffered.name}" but the request offers ${offered.length === 0 ? 'no tools' : `only ${offered.join(', ')}`}; Ollama only parses tool calls for tools it was given`,
+        error:
+          `mock: the script calls tool "${unoffered.name}" but the request offers ` +
+          (`${offered.length === 0 ? 'no tools' : `only ${offered.join(', ')}`}; ` +
+            `Ollama only parses tool calls for tools it was given`),
       });
       return;
     }
-    const calls = parsed.filter((c) => c.args !== undefined).map((c, index) => ({ id: callId(), function: { index, name: c.name, arguments: c.args } }));
+    const calls = parsed
+      .filter((c) => c.args !== undefined)
+      .map((c, index) => ({ id: callId(), function: { index, name: c.name, arguments: c.args } }));
     // Calls Ollama's parser could not read reach the client as the model's text.
-    const unread = parsed.filter((c) => c.args === undefined).map((c) => `{"name": ${JSON.stringify(c.name)}, "arguments": ${c.arguments}}`);
+    const unread = parsed
+      .filter((c) => c.args === undefined)
+      .map((c) => `{"name": ${JSON.stringify(c.name)}, "arguments": ${c.arguments}}`);
     const promptTokens = r.usage?.promptTokens ?? Math.ceil(JSON.stringify(request.body?.messages ?? []).length / 4);
     const completionTokens =
-      r.usage?.completionTokens ?? Math.max(1, Math.ceil((text.length + (r.reasoning ?? '').length + (r.toolCalls ?? []).reduce((n, c) => n + c.arguments.length, 0)) / 4));
+      r.usage?.completionTokens ??
+      Math.max(
+        1,
+        Math.ceil(
+          (text.length + (r.reasoning ?? '').length + (r.toolCalls ?? []).reduce((n, c) => n + c.arguments.length, 0)) /
+            4,
+        ),
+      );
     const doneReason = r.doneReason ?? 'stop';
     const counts = metrics(promptTokens, completionTokens);
     if (r.omitUsage !== undefined) delete counts['prompt_eval_count'];
@@ -253,7 +296,11 @@ export async function startMockOllama(options: MockOllamaOptions = {}): Promise<
     res.end();
   };
 
-  const streamError = async (res: ServerResponse, request: RecordedRequest, r: MockOllamaStreamError): Promise<void> => {
+  const streamError = async (
+    res: ServerResponse,
+    request: RecordedRequest,
+    r: MockOllamaStreamError,
+  ): Promise<void> => {
     if (request.body?.stream === false) {
       sendJson(res, 500, { error: r.streamError });
       return;
@@ -265,7 +312,11 @@ export async function startMockOllama(options: MockOllamaOptions = {}): Promise<
     if (await send(res, `${JSON.stringify({ error: r.streamError })}\n`)) res.end();
   };
 
-  const endlessStream = async (res: ServerResponse, request: RecordedRequest, r: MockOllamaEndlessStream): Promise<void> => {
+  const endlessStream = async (
+    res: ServerResponse,
+    request: RecordedRequest,
+    r: MockOllamaEndlessStream,
+  ): Promise<void> => {
     const pieces = splitPieces(r.text === undefined || r.text === '' ? 'la ' : r.text);
     res.writeHead(200, { 'content-type': NDJSON_TYPE });
     for (let sent = 0, k = 0; sent < RUNAWAY_CAP_BYTES; k += 1) {
@@ -278,7 +329,12 @@ export async function startMockOllama(options: MockOllamaOptions = {}): Promise<
     res.end();
   };
 
-  const respond = async (req: IncomingMessage, res: ServerResponse, request: RecordedRequest, r: MockOllamaResponse): Promise<void> => {
+  const respond = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    request: RecordedRequest,
+    r: MockOllamaResponse,
+  ): Promise<void> => {
     if ('dropConnection' in r) {
       req.socket.destroy();
       return;
@@ -290,7 +346,8 @@ export async function startMockOllama(options: MockOllamaOptions = {}): Promise<
     }
     if ('raw' in r) {
       const lines = r.raw.split('\n').filter((line) => line.trim() !== '').length;
-      const contentType = r.contentType ?? (lines > 1 ? NDJSON_TYPE : /^\s*[[{]/.test(r.raw) ? JSON_TYPE : 'text/plain; charset=utf-8');
+      const contentType =
+        r.contentType ?? (lines > 1 ? NDJSON_TYPE : /^\s*[[{]/.test(r.raw) ? JSON_TYPE : 'text/plain; charset=utf-8');
       res.writeHead(r.status ?? 200, { 'content-type': contentType, ...r.headers });
       await sendRaw(res, r.raw, r.chunkSize);
       return;
@@ -306,12 +363,20 @@ export async function startMockOllama(options: MockOllamaOptions = {}): Promise<
     await completion(res, request, r);
   };
 
-  const chat = (req: IncomingMessage, res: ServerResponse, request: RecordedRequest, jsonError: string | undefined): void => {
+  const chat = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    request: RecordedRequest,
+    jsonError: string | undefined,
+  ): void => {
     if (jsonError !== undefined) {
       sendJson(res, 400, { error: jsonError });
       return;
     }
-    const problem = checkOllamaRequest(request.body, { ...(options.models === undefined ? {} : { models: options.models }), noTools: options.noTools ?? [] });
+    const problem = checkOllamaRequest(request.body, {
+      ...(options.models === undefined ? {} : { models: options.models }),
+      noTools: options.noTools ?? [],
+    });
     if (problem !== undefined) {
       sendJson(res, problem.status, { error: problem.error });
       return;
@@ -326,7 +391,11 @@ export async function startMockOllama(options: MockOllamaOptions = {}): Promise<
     void (async () => {
       const next = queue.shift() ?? (await options.handler?.(request));
       if (next === undefined) {
-        sendJson(res, 500, { error: `mock: the Ollama mock has no scripted response left for request #${requests.length} (${request.method} ${request.path})` });
+        sendJson(res, 500, {
+          error:
+            `mock: the Ollama mock has no scripted response left for ` +
+            `request #${requests.length} (${request.method} ${request.path})`,
+        });
         return;
       }
       await respond(req, res, request, next);
@@ -349,7 +418,13 @@ export async function startMockOllama(options: MockOllamaOptions = {}): Promise<
         body = text;
         jsonError = goSyntaxError(text, error);
       }
-      const request: RecordedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body, disconnected: false };
+      const request: RecordedRequest = {
+        method: req.method ?? 'GET',
+        path: req.url ?? '/',
+        headers: req.headers,
+        body,
+        disconnected: false,
+      };
       requests.push(request);
       res.on('close', () => {
         if (!res.writableFinished) request.disconnected = true;

@@ -14,14 +14,21 @@ beforeEach(() => {
 });
 
 const post = (body: unknown, path = '/chat/completions'): Promise<Response> =>
-  fetch(`${mock.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer k' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  fetch(`${mock.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer k' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire objects are read field by field
 type Wire = any;
 
 async function sseChunks(res: Response): Promise<{ chunks: Wire[]; done: boolean }> {
   const text = await res.text();
-  const datas = text.split('\n\n').filter((e) => e !== '').map((e) => e.replace(/^data: /, ''));
+  const datas = text
+    .split('\n\n')
+    .filter((e) => e !== '')
+    .map((e) => e.replace(/^data: /, ''));
   const done = datas.at(-1) === '[DONE]';
   return { chunks: datas.filter((d) => d !== '[DONE]').map((d) => JSON.parse(d) as Wire), done };
 }
@@ -40,7 +47,10 @@ describe('mock OpenAI server', () => {
   });
 
   it('answers a non-streaming request with a chat.completion object', async () => {
-    mock.enqueue({ toolCalls: [{ id: 'call_1', name: 'f', arguments: '{"a":1}' }], usage: { promptTokens: 10, completionTokens: 5 } });
+    mock.enqueue({
+      toolCalls: [{ id: 'call_1', name: 'f', arguments: '{"a":1}' }],
+      usage: { promptTokens: 10, completionTokens: 5 },
+    });
     const body = (await (await post({ model: 'gpt-x', messages: [] })).json()) as Wire;
     assert.equal(body.object, 'chat.completion');
     assert.equal(body.model, 'gpt-x');
@@ -123,7 +133,10 @@ describe('mock OpenAI server', () => {
   it('falls back to the handler, then fails loudly when nothing is scripted', async () => {
     const withHandler = await startMockOpenAI({ handler: (req) => ({ text: `echo ${String(req.body.model)}` }) });
     try {
-      const res = await fetch(`${withHandler.url}/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'abc', messages: [] }) });
+      const res = await fetch(`${withHandler.url}/chat/completions`, {
+        method: 'POST',
+        body: JSON.stringify({ model: 'abc', messages: [] }),
+      });
       assert.equal(((await res.json()) as Wire).choices[0].message.content, 'echo abc');
     } finally {
       await withHandler.close();
@@ -146,7 +159,8 @@ describe('mock OpenAI server', () => {
 
 /** Polls (bounded) until the mock saw the client leave. */
 async function disconnected(index = 0): Promise<boolean> {
-  for (let i = 0; i < 200 && mock.requests[index]?.disconnected !== true; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+  for (let i = 0; i < 200 && mock.requests[index]?.disconnected !== true; i += 1)
+    await new Promise((resolve) => setTimeout(resolve, 10));
   return mock.requests[index]?.disconnected === true;
 }
 
@@ -168,7 +182,13 @@ describe('mock OpenAI server: runaway endpoints', () => {
     assert.ok(events.length > 1000, `${events.length} events`);
     const chunks = events.map((e) => JSON.parse(e.replace(/^data: /, '')) as Wire);
     assert.ok(chunks.every((c) => c.object === 'chat.completion.chunk' && c.choices[0].finish_reason === null));
-    assert.ok(chunks.slice(1).map((c) => c.choices[0].delta.content).join('').startsWith('la la la la '));
+    assert.ok(
+      chunks
+        .slice(1)
+        .map((c) => c.choices[0].delta.content)
+        .join('')
+        .startsWith('la la la la '),
+    );
     assert.equal(await disconnected(), true);
   });
 

@@ -35,7 +35,9 @@ export interface MockCompletion {
   toolCalls?: MockToolCall[];
   finishReason?: string;
   usage?: { promptTokens: number; completionTokens: number; totalTokens?: number };
-  /** Send no usage at all (no `usage` in the completion, no usage chunk in a stream), as servers that do not count do. */
+  /**
+   * Send no usage at all (no `usage` in the completion, no usage chunk in a stream), as servers that do not count do.
+   */
   omitUsage?: boolean;
   /** Pause between SSE chunks (to cancel or time out mid-stream). */
   chunkDelayMs?: number;
@@ -113,7 +115,11 @@ const RUNAWAY_CAP_BYTES = 256 * 1024 * 1024;
 const FILLER = 'a'.repeat(64 * 1024);
 /** Marks where the filler goes in a serialised body. */
 const PLACEHOLDER = '@@huge-filler@@';
-const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' } as const;
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+} as const;
 
 /** Delta sizes cycle through these, so fragments vary the way real token streams do. */
 const PIECE_SIZES = [3, 1, 5, 2, 4] as const;
@@ -141,7 +147,12 @@ interface Identity {
   model: string;
 }
 
-function completionObject(who: Identity, message: Record<string, unknown>, finishReason: string, usage: Record<string, number> | undefined): unknown {
+function completionObject(
+  who: Identity,
+  message: Record<string, unknown>,
+  finishReason: string,
+  usage: Record<string, number> | undefined,
+): unknown {
   return {
     id: who.id,
     object: 'chat.completion',
@@ -154,7 +165,14 @@ function completionObject(who: Identity, message: Record<string, unknown>, finis
 }
 
 function chunkEvent(who: Identity, choices: unknown[], extra: Record<string, unknown> = {}): string {
-  return `data: ${JSON.stringify({ id: who.id, object: 'chat.completion.chunk', created: who.created, model: who.model, system_fingerprint: 'fp_mock', choices, ...extra })}\n\n`;
+  const body = {
+    id: who.id,
+    object: 'chat.completion.chunk',
+    created: who.created,
+    model: who.model,
+    system_fingerprint: 'fp_mock',
+  };
+  return `data: ${JSON.stringify({ ...body, choices, ...extra })}\n\n`;
 }
 
 function deltaEvent(who: Identity, delta: Record<string, unknown>, finish: string | null = null): string {
@@ -203,14 +221,30 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
     const calls = (r.toolCalls ?? []).map((c, i) => ({ ...c, id: c.id ?? `call_mock${counter}x${i}` }));
     const finishReason = r.finishReason ?? (calls.length > 0 ? 'tool_calls' : 'stop');
     const promptTokens = r.usage?.promptTokens ?? Math.ceil(JSON.stringify(request.body?.messages ?? []).length / 4);
-    const completionTokens = r.usage?.completionTokens ?? Math.ceil((text.length + calls.reduce((n, c) => n + c.arguments.length, 0)) / 4);
-    const usage = r.omitUsage === true ? undefined : { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: r.usage?.totalTokens ?? promptTokens + completionTokens };
+    const completionTokens =
+      r.usage?.completionTokens ?? Math.ceil((text.length + calls.reduce((n, c) => n + c.arguments.length, 0)) / 4);
+    const usage =
+      r.omitUsage === true
+        ? undefined
+        : {
+            prompt_tokens: promptTokens,
+            completion_tokens: completionTokens,
+            total_tokens: r.usage?.totalTokens ?? promptTokens + completionTokens,
+          };
 
     if (request.body?.stream !== true) {
-      const message: Record<string, unknown> = { role: 'assistant', content: text === '' && calls.length > 0 ? null : text, refusal: null };
+      const message: Record<string, unknown> = {
+        role: 'assistant',
+        content: text === '' && calls.length > 0 ? null : text,
+        refusal: null,
+      };
       if (r.reasoning !== undefined) message['reasoning_content'] = r.reasoning;
       if (calls.length > 0) {
-        message['tool_calls'] = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+        message['tool_calls'] = calls.map((c) => ({
+          id: c.id,
+          type: 'function',
+          function: { name: c.name, arguments: c.arguments },
+        }));
       }
       const body = completionObject(who, message, finishReason, usage);
       if (r.trickleMs === undefined) {
@@ -226,11 +260,17 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
     for (const piece of splitPieces(r.reasoning ?? '')) events.push(deltaEvent(who, { reasoning_content: piece }));
     for (const piece of splitPieces(text)) events.push(deltaEvent(who, { content: piece }));
     calls.forEach((c, index) => {
-      events.push(deltaEvent(who, { tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }));
-      for (const piece of splitPieces(c.arguments)) events.push(deltaEvent(who, { tool_calls: [{ index, function: { arguments: piece } }] }));
+      events.push(
+        deltaEvent(who, {
+          tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }],
+        }),
+      );
+      for (const piece of splitPieces(c.arguments))
+        events.push(deltaEvent(who, { tool_calls: [{ index, function: { arguments: piece } }] }));
     });
     events.push(deltaEvent(who, {}, finishReason));
-    if (request.body?.stream_options?.include_usage === true && usage !== undefined) events.push(chunkEvent(who, [], { usage }));
+    if (request.body?.stream_options?.include_usage === true && usage !== undefined)
+      events.push(chunkEvent(who, [], { usage }));
     events.push('data: [DONE]\n\n');
 
     res.writeHead(200, SSE_HEADERS);
@@ -264,11 +304,16 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
     const status = r.status ?? 200;
     const body =
       status < 400
-        ? completionObject(identity(request), { role: 'assistant', content: PLACEHOLDER, refusal: null }, 'stop', { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 })
+        ? completionObject(identity(request), { role: 'assistant', content: PLACEHOLDER, refusal: null }, 'stop', {
+            prompt_tokens: 1,
+            completion_tokens: 1,
+            total_tokens: 2,
+          })
         : errorBody(PLACEHOLDER, status >= 500 ? 'server_error' : 'invalid_request_error', null);
     const [head = '', tail = ''] = JSON.stringify(body).split(PLACEHOLDER);
     const headers: Record<string, string | number> = { 'content-type': 'application/json' };
-    if (r.announceLength === true) headers['content-length'] = Buffer.byteLength(head) + r.hugeBody + Buffer.byteLength(tail);
+    if (r.announceLength === true)
+      headers['content-length'] = Buffer.byteLength(head) + r.hugeBody + Buffer.byteLength(tail);
     res.writeHead(status, headers);
     if (await sendHuge(res, head, r.hugeBody, tail)) res.end();
   };
@@ -283,7 +328,12 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
     if (await send(res, 'data: [DONE]\n\n')) res.end();
   };
 
-  const respond = async (req: IncomingMessage, res: ServerResponse, request: RecordedRequest, r: MockResponse): Promise<void> => {
+  const respond = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    request: RecordedRequest,
+    r: MockResponse,
+  ): Promise<void> => {
     if ('dropConnection' in r) {
       req.socket.destroy();
       return;
@@ -303,7 +353,8 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
     if ('hugeBody' in r) return hugeBody(res, request, r);
     if ('hugeEvent' in r) return hugeEvent(res, request, r);
     if ('status' in r) {
-      const body = r.body ?? errorBody(`mock error ${r.status}`, r.status >= 500 ? 'server_error' : 'invalid_request_error', null);
+      const body =
+        r.body ?? errorBody(`mock error ${r.status}`, r.status >= 500 ? 'server_error' : 'invalid_request_error', null);
       if (typeof body === 'string') {
         res.writeHead(r.status, { 'content-type': 'text/plain; charset=utf-8', ...r.headers });
         res.end(body);
@@ -328,18 +379,36 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
         body = text;
         badJson = true;
       }
-      const request: RecordedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body, disconnected: false };
+      const request: RecordedRequest = {
+        method: req.method ?? 'GET',
+        path: req.url ?? '/',
+        headers: req.headers,
+        body,
+        disconnected: false,
+      };
       requests.push(request);
       res.on('close', () => {
         if (!res.writableFinished) request.disconnected = true;
       });
       const route = request.path.split('?')[0];
       if (request.method !== 'POST' || route !== '/v1/chat/completions') {
-        sendJson(res, 404, errorBody(`Unknown request URL: ${request.method} ${request.path}. Please check the URL for typos.`, 'invalid_request_error', 'unknown_url'));
+        sendJson(
+          res,
+          404,
+          errorBody(
+            `Unknown request URL: ${request.method} ${request.path}. Please check the URL for typos.`,
+            'invalid_request_error',
+            'unknown_url',
+          ),
+        );
         return;
       }
       if (badJson) {
-        sendJson(res, 400, errorBody('We could not parse the JSON body of your request.', 'invalid_request_error', null));
+        sendJson(
+          res,
+          400,
+          errorBody('We could not parse the JSON body of your request.', 'invalid_request_error', null),
+        );
         return;
       }
       void (async () => {
@@ -348,13 +417,19 @@ export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<
           sendJson(
             res,
             500,
-            errorBody(`mock OpenAI server has no scripted response left for request #${requests.length} (${request.method} ${request.path})`, 'mock_error', 'mock_queue_empty'),
+            errorBody(
+              `mock OpenAI server has no scripted response left for request ` +
+                `#${requests.length} (${request.method} ${request.path})`,
+              'mock_error',
+              'mock_queue_empty',
+            ),
           );
           return;
         }
         await respond(req, res, request, next);
       })().catch((error: unknown) => {
-        if (!res.headersSent) sendJson(res, 500, errorBody(`mock OpenAI server failed: ${String(error)}`, 'mock_error', null));
+        if (!res.headersSent)
+          sendJson(res, 500, errorBody(`mock OpenAI server failed: ${String(error)}`, 'mock_error', null));
         else res.destroy();
       });
     });

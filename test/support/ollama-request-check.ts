@@ -40,7 +40,10 @@ function goKind(value: unknown): string {
 }
 
 function typeError(value: unknown, field: string, goType: string): OllamaProblem {
-  return { status: 400, error: `json: cannot unmarshal ${goKind(value)} into Go struct field ChatRequest.${field} of type ${goType}` };
+  return {
+    status: 400,
+    error: `json: cannot unmarshal ${goKind(value)} into Go struct field ChatRequest.${field} of type ${goType}`,
+  };
 }
 
 /** Go leaves a field alone when it is null, so only a present, non-null value of another type fails. */
@@ -73,7 +76,8 @@ function checkMessage(message: unknown): OllamaProblem | undefined {
   for (const field of ['role', 'content', 'thinking', 'tool_name', 'tool_call_id'] as const) {
     if (wrongType(message[field], isString)) return typeError(message[field], `messages.${field}`, 'string');
   }
-  if (wrongType(message['images'], Array.isArray)) return typeError(message['images'], 'messages.images', '[]api.ImageData');
+  if (wrongType(message['images'], Array.isArray))
+    return typeError(message['images'], 'messages.images', '[]api.ImageData');
   const calls = message['tool_calls'];
   if (wrongType(calls, Array.isArray)) return typeError(calls, 'messages.tool_calls', '[]api.ToolCall');
   for (const call of Array.isArray(calls) ? calls : []) {
@@ -83,7 +87,8 @@ function checkMessage(message: unknown): OllamaProblem | undefined {
     if (!isObject(fn)) continue;
     if (wrongType(fn['name'], isString)) return typeError(fn['name'], 'messages.tool_calls.function.name', 'string');
     // A custom decoder: anything but an object, null included, fails with its own message.
-    if (fn['arguments'] !== undefined && !isObject(fn['arguments'])) return { status: 400, error: OLLAMA_ARGUMENTS_ERROR };
+    if (fn['arguments'] !== undefined && !isObject(fn['arguments']))
+      return { status: 400, error: OLLAMA_ARGUMENTS_ERROR };
   }
   return undefined;
 }
@@ -119,7 +124,8 @@ function goQuote(text: string): string {
  */
 export function checkOllamaRequest(body: unknown, options: OllamaCheckOptions = {}): OllamaProblem | undefined {
   if (body === undefined) return { status: 400, error: 'missing request body' };
-  if (!isObject(body)) return { status: 400, error: `json: cannot unmarshal ${goKind(body)} into Go value of type api.ChatRequest` };
+  if (!isObject(body))
+    return { status: 400, error: `json: cannot unmarshal ${goKind(body)} into Go value of type api.ChatRequest` };
 
   const binding = checkBinding(body);
   if (binding !== undefined) return binding;
@@ -133,7 +139,12 @@ export function checkOllamaRequest(body: unknown, options: OllamaCheckOptions = 
     if (!(ROLES as readonly unknown[]).includes(role)) {
       // Ollama itself accepts any role and its chat template silently drops the
       // message; refusing it here makes that adapter bug visible.
-      return { status: 400, error: `mock: messages[${i}].role is ${JSON.stringify(role)}; Ollama renders only ${ROLES.join(', ')} (it would drop this message without a word)` };
+      return {
+        status: 400,
+        error:
+          `mock: messages[${i}].role is ${JSON.stringify(role)}; Ollama renders ` +
+          `only ${ROLES.join(', ')} (it would drop this message without a word)`,
+      };
     }
   }
 
@@ -147,7 +158,10 @@ export function checkOllamaRequest(body: unknown, options: OllamaCheckOptions = 
 
   const format = body['format'];
   if (format !== undefined && format !== null && format !== '' && format !== 'json' && !isObject(format)) {
-    return { status: 500, error: `invalid format: ${goQuote(JSON.stringify(format))}; expected "json" or a valid JSON Schema object` };
+    return {
+      status: 500,
+      error: `invalid format: ${goQuote(JSON.stringify(format))}; expected "json" or a valid JSON Schema object`,
+    };
   }
   return undefined;
 }

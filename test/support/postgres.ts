@@ -6,7 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
-export const TEST_POSTGRES_URL = process.env['TOOLGATE_TEST_POSTGRES_URL'] || process.env['DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/test';
+export const TEST_POSTGRES_URL =
+  process.env['TOOLGATE_TEST_POSTGRES_URL'] || process.env['DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/test';
 
 let reachable: boolean | undefined;
 
@@ -15,7 +16,13 @@ export function postgresReachable(): boolean {
   if (reachable !== undefined) return reachable;
   const probe = spawnSync(
     process.execPath,
-    ['--input-type=module', '-e', 'import pg from "pg"; const c = new pg.Client({ connectionString: process.argv[1], connectionTimeoutMillis: 3000 }); await c.connect(); await c.end();', TEST_POSTGRES_URL],
+    [
+      '--input-type=module',
+      '-e',
+      'import pg from "pg"; const c = new pg.Client({ connectionString: process.argv[1], ' +
+        'connectionTimeoutMillis: 3000 }); await c.connect(); await c.end();',
+      TEST_POSTGRES_URL,
+    ],
     { encoding: 'utf8', timeout: 10_000, cwd: new URL('../..', import.meta.url).pathname },
   );
   reachable = probe.status === 0;
@@ -26,7 +33,10 @@ export function postgresReachable(): boolean {
 export function postgresSkip(): string | false {
   if (postgresReachable()) return false;
   if (process.env['CI'] === 'true') return false;
-  return `no PostgreSQL at ${redacted(TEST_POSTGRES_URL)} (set TOOLGATE_TEST_POSTGRES_URL; scripts/ci-services.sh starts one)`;
+  return (
+    `no PostgreSQL at ${redacted(TEST_POSTGRES_URL)} (set ` +
+    `TOOLGATE_TEST_POSTGRES_URL; scripts/ci-services.sh starts one)`
+  );
 }
 
 /** Creates an empty database named `<prefix>_<random>`, remembered in `created`; returns its URL. */

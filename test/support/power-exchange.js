@@ -8,5 +8,8 @@ import { enableCompileCache } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 // Set by scripts/run-tests.ts for the processes it starts; a no-op when Node already uses it.
-enableCompileCache(process.env['NODE_COMPILE_CACHE'] ?? fileURLToPath(new URL('../../node_modules/.cache/toolgate-tests', import.meta.url)));
+enableCompileCache(
+  process.env['NODE_COMPILE_CACHE'] ??
+    fileURLToPath(new URL('../../node_modules/.cache/toolgate-tests', import.meta.url)),
+);
 await import('../../examples/power-exchange/server.ts');

@@ -4,11 +4,19 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const EVERYTHING_SERVER = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
-/** The power-exchange example (examples/power-exchange/server.ts), started through a wrapper that turns Node's compile cache on. */
+export const EVERYTHING_SERVER = fileURLToPath(
+  new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url),
+);
+/**
+ * The power-exchange example (examples/power-exchange/server.ts), started through a wrapper that turns Node's compile
+ * cache on.
+ */
 export const POWER_EXCHANGE_SERVER = fileURLToPath(new URL('./power-exchange.js', import.meta.url));
 export const TOOLGATE_BIN = fileURLToPath(new URL('../../bin/toolgate.js', import.meta.url));
-/** `node WITH_COMPILE_CACHE <server.ts> [args…]` starts a TypeScript MCP server of the tests with Node's compile cache on, as POWER_EXCHANGE_SERVER does the example. */
+/**
+ * `node WITH_COMPILE_CACHE <server.ts> [args…]` starts a TypeScript MCP server of the tests with Node's compile cache
+ * on, as POWER_EXCHANGE_SERVER does the example.
+ */
 export const WITH_COMPILE_CACHE = fileURLToPath(new URL('./with-compile-cache.js', import.meta.url));
 
 /** A port that was free a moment ago (for servers that cannot listen on port 0). */
@@ -40,7 +48,10 @@ export async function startProcess(options: {
   cwd?: string;
   /** Called with the child as soon as it is spawned, so a caller can stop it even when it never becomes ready. */
   onSpawn?: (child: ChildProcess) => void;
-  /** In a process group of its own (`process.kill(-pid)` then reaches whatever it started, e.g. behind a wrapper like npx). */
+  /**
+   * In a process group of its own (`process.kill(-pid)` then reaches whatever it started, e.g. behind a wrapper like
+   * npx).
+   */
   detached?: boolean;
 }): Promise<StartedProcess & { match: RegExpMatchArray }> {
   const child = spawn(options.command, options.args, {
@@ -52,7 +63,10 @@ export async function startProcess(options: {
   options.onSpawn?.(child);
   let out = '';
   const match = await new Promise<RegExpMatchArray>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`process did not become ready within ${options.timeoutMs ?? 20000} ms; output:\n${out}`)), options.timeoutMs ?? 20000);
+    const timer = setTimeout(
+      () => reject(new Error(`process did not become ready within ${options.timeoutMs ?? 20000} ms; output:\n${out}`)),
+      options.timeoutMs ?? 20000,
+    );
     const onData = (chunk: Buffer) => {
       out += chunk.toString('utf8');
       const m = out.match(options.ready);
@@ -101,18 +115,40 @@ export async function startEverythingHttp(): Promise<StartedProcess & { url: str
 }
 
 /** Runs the toolgate CLI as a child process and collects its output. */
-export function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCli(
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return runProcess({
     args: [TOOLGATE_BIN, ...args],
     cwd: options.cwd ?? ROOT,
-    env: { ...process.env, NO_COLOR: '1', OPENAI_API_KEY: '', OPENAI_BASE_URL: '', ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: '', OLLAMA_HOST: '', TOOLGATE_MODEL: '', ...options.env },
+    env: {
+      ...process.env,
+      NO_COLOR: '1',
+      OPENAI_API_KEY: '',
+      OPENAI_BASE_URL: '',
+      ANTHROPIC_API_KEY: '',
+      ANTHROPIC_BASE_URL: '',
+      OLLAMA_HOST: '',
+      TOOLGATE_MODEL: '',
+      ...options.env,
+    },
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
   });
 }
 
 /** Runs `node <args>` with no stdin and collects its output; killed after `timeoutMs` (default 60 s). */
-export async function runProcess(options: { args: string[]; cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, options.args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function runProcess(options: {
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, options.args, {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
@@ -138,7 +174,16 @@ export async function startServe(options: {
   const started = await startProcess({
     command: process.execPath,
     args: [TOOLGATE_BIN, 'serve', '--port', '0', ...(options.args ?? [])],
-    env: { NO_COLOR: '1', OPENAI_API_KEY: '', OPENAI_BASE_URL: '', ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: '', OLLAMA_HOST: '', TOOLGATE_MODEL: '', ...options.env },
+    env: {
+      NO_COLOR: '1',
+      OPENAI_API_KEY: '',
+      OPENAI_BASE_URL: '',
+      ANTHROPIC_API_KEY: '',
+      ANTHROPIC_BASE_URL: '',
+      OLLAMA_HOST: '',
+      TOOLGATE_MODEL: '',
+      ...options.env,
+    },
     ready: /serving on (http:\/\/\S+)/,
     timeoutMs: 30000,
     cwd: options.cwd,

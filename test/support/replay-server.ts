@@ -27,7 +27,9 @@ export interface ReplayedRequest {
   /** Date.now() when the request arrived. */
   at: number;
   disconnected: boolean;
-  /** Which TCP connection carried it (1, 2, … in the order they were opened): the same number means a reused connection. */
+  /**
+   * Which TCP connection carried it (1, 2, … in the order they were opened): the same number means a reused connection.
+   */
   connection: number;
 }
 

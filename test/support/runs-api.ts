@@ -6,7 +6,11 @@ import type { Run, RunEvent } from '../../src/core/index.ts';
 export const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
 export async function createRun(url: string, input: string): Promise<Run> {
-  const response = await fetch(`${url}/v1/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input }) });
+  const response = await fetch(`${url}/v1/runs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ input }),
+  });
   const body = await response.text();
   assert.equal(response.status, 201, body);
   return JSON.parse(body) as Run;
@@ -26,8 +30,14 @@ export async function readEvents(url: string, id: string): Promise<RunEvent[]> {
   return (JSON.parse(body) as { events: RunEvent[] }).events;
 }
 
-/** Polls until `check` resolves true, every `everyMs`; `onPoll` runs before each check (e.g. to break something again). */
-export async function pollUntil(check: () => Promise<boolean>, what: string, options: { timeoutMs?: number; everyMs?: number; onPoll?: () => Promise<void> } = {}): Promise<void> {
+/**
+ * Polls until `check` resolves true, every `everyMs`; `onPoll` runs before each check (e.g. to break something again).
+ */
+export async function pollUntil(
+  check: () => Promise<boolean>,
+  what: string,
+  options: { timeoutMs?: number; everyMs?: number; onPoll?: () => Promise<void> } = {},
+): Promise<void> {
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   for (;;) {
     await options.onPoll?.();
@@ -39,10 +49,18 @@ export async function pollUntil(check: () => Promise<boolean>, what: string, opt
 
 /** Ids 1..n without gap or duplicate, each model turn logged once, the terminal event (if any) last. */
 export function assertWellFormedLog(label: string, events: readonly RunEvent[]): void {
-  assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1), `${label}: ids 1..n, no gap, no duplicate`);
-  const turns = events.flatMap((e) => (e.type === 'assistant_message' ? [`${e.data.step}/${e.data.attempt ?? 1}`] : []));
+  assert.deepEqual(
+    events.map((e) => e.id),
+    events.map((_, i) => i + 1),
+    `${label}: ids 1..n, no gap, no duplicate`,
+  );
+  const turns = events.flatMap((e) =>
+    e.type === 'assistant_message' ? [`${e.data.step}/${e.data.attempt ?? 1}`] : [],
+  );
   assert.deepEqual([...new Set(turns)], turns, `${label}: a model turn was logged twice: ${turns.join(', ')}`);
-  const terminalAt = events.findIndex((e) => e.type === 'run_completed' || e.type === 'run_failed' || e.type === 'run_cancelled');
+  const terminalAt = events.findIndex(
+    (e) => e.type === 'run_completed' || e.type === 'run_failed' || e.type === 'run_cancelled',
+  );
   if (terminalAt !== -1) assert.equal(terminalAt, events.length - 1, `${label}: nothing after the terminal event`);
 }
 

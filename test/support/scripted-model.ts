@@ -14,7 +14,11 @@ export function scriptedModel(turns: readonly Partial<ModelResponse>[]): ModelAd
       requests.push(structuredClone(request) as ModelRequest);
       const turn = turns[requests.length - 1];
       if (turn === undefined) throw new Error('no more turns');
-      return { text: turn.text ?? '', toolCalls: turn.toolCalls ?? [], finishReason: turn.finishReason ?? ((turn.toolCalls ?? []).length > 0 ? 'tool_calls' : 'stop') };
+      return {
+        text: turn.text ?? '',
+        toolCalls: turn.toolCalls ?? [],
+        finishReason: turn.finishReason ?? ((turn.toolCalls ?? []).length > 0 ? 'tool_calls' : 'stop'),
+      };
     },
   };
 }

@@ -37,7 +37,9 @@ describe('parseSse', () => {
 
   it('reports comments and ignores blocks without data and an unterminated tail', async () => {
     const comments: string[] = [];
-    const messages = await parseChunks([': ping\n\n', 'id: 7\n\n', 'data: kept\n\n', 'data: cut off'], (text) => comments.push(text));
+    const messages = await parseChunks([': ping\n\n', 'id: 7\n\n', 'data: kept\n\n', 'data: cut off'], (text) =>
+      comments.push(text),
+    );
     assert.deepEqual(comments, ['ping']);
     assert.deepEqual(messages, [{ data: 'kept' }]);
   });
@@ -47,7 +49,9 @@ describe('collectSse', () => {
   it('reads a stream over HTTP until the server ends it, and refuses non-SSE responses', async () => {
     const server = createServer((req, res) => {
       if (req.url === '/json') {
-        res.writeHead(404, { 'Content-Type': 'application/json' }).end('{"error":{"code":"not_found","message":"nope"}}');
+        res
+          .writeHead(404, { 'Content-Type': 'application/json' })
+          .end('{"error":{"code":"not_found","message":"nope"}}');
         return;
       }
       res.writeHead(200, { 'Content-Type': 'text/event-stream' });

@@ -21,9 +21,15 @@ export interface ReadSseOptions {
   onComment?: (text: string) => void;
 }
 
-/** Opens an SSE response and yields its messages until the server ends the stream. Non-200 or non-SSE responses throw with the body. */
+/**
+ * Opens an SSE response and yields its messages until the server ends the stream. Non-200 or non-SSE responses throw
+ * with the body.
+ */
 export async function* readSse(url: string, options: ReadSseOptions = {}): AsyncGenerator<SseMessage> {
-  const init: RequestInit = { method: options.method ?? 'GET', headers: { Accept: 'text/event-stream', ...options.headers } };
+  const init: RequestInit = {
+    method: options.method ?? 'GET',
+    headers: { Accept: 'text/event-stream', ...options.headers },
+  };
   if (options.signal !== undefined) init.signal = options.signal;
   if (options.body !== undefined) init.body = options.body;
   const response = await fetch(url, init);

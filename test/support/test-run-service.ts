@@ -5,11 +5,28 @@
  */
 import { ToolgateError } from '../../src/core/errors.ts';
 import { draft, type EventDraft, type RunEvent, type RunInput } from '../../src/core/events.ts';
-import type { Caller, IdempotencyOptions, ModelChoices, Readiness, RunListQuery, RunService, StartRunRequest, TenantTool, ToolsView } from '../../src/core/ports/run-service.ts';
+import type {
+  Caller,
+  IdempotencyOptions,
+  ModelChoices,
+  Readiness,
+  RunListQuery,
+  RunService,
+  StartRunRequest,
+  TenantTool,
+  ToolsView,
+} from '../../src/core/ports/run-service.ts';
 import type { ToolSourceHealth } from '../../src/core/ports/tool-source.ts';
 import type { RunPage, RunStore } from '../../src/core/ports/run-store.ts';
 import { listRunsFiltered } from '../../src/core/run-filter.ts';
-import { STRATEGY_NAMES, TERMINAL_RUN_STATUSES, type Run, type RunPatch, type RunSettings, type StrategyName } from '../../src/core/runs.ts';
+import {
+  STRATEGY_NAMES,
+  TERMINAL_RUN_STATUSES,
+  type Run,
+  type RunPatch,
+  type RunSettings,
+  type StrategyName,
+} from '../../src/core/runs.ts';
 import { ZERO_USAGE } from '../../src/core/usage.ts';
 
 export interface RecordedCall {
@@ -33,7 +50,11 @@ export class TestRunService implements RunService {
     this.store = store;
   }
 
-  async startRun(caller: Caller, request: StartRunRequest, idempotency?: IdempotencyOptions): Promise<{ run: Run; created: boolean }> {
+  async startRun(
+    caller: Caller,
+    request: StartRunRequest,
+    idempotency?: IdempotencyOptions,
+  ): Promise<{ run: Run; created: boolean }> {
     this.#record('startRun', caller, [request, idempotency]);
     const init = {
       input: request.input,
@@ -71,7 +92,11 @@ export class TestRunService implements RunService {
   async listRuns(caller: Caller, query: RunListQuery): Promise<RunPage> {
     this.#record('listRuns', caller, [query]);
     const { strategy, q, ...storeQuery } = query;
-    return listRunsFiltered((page) => this.store.listRuns(page), { ...storeQuery, ...(caller.tenantId === undefined ? {} : { tenantId: caller.tenantId }) }, { strategy, q });
+    return listRunsFiltered(
+      (page) => this.store.listRuns(page),
+      { ...storeQuery, ...(caller.tenantId === undefined ? {} : { tenantId: caller.tenantId }) },
+      { strategy, q },
+    );
   }
 
   async submitInput(caller: Caller, runId: string, input: RunInput): Promise<Run> {
@@ -87,7 +112,8 @@ export class TestRunService implements RunService {
   async cancelRun(caller: Caller, runId: string, reason?: string): Promise<Run> {
     this.#record('cancelRun', caller, reason === undefined ? [runId] : [runId, reason]);
     const run = await this.#mustSee(caller, runId);
-    if (TERMINAL_RUN_STATUSES.has(run.status)) throw new ToolgateError('conflict', `run ${runId} has already ended (${run.status})`);
+    if (TERMINAL_RUN_STATUSES.has(run.status))
+      throw new ToolgateError('conflict', `run ${runId} has already ended (${run.status})`);
     await this.finish(runId, 'cancelled');
     return this.#mustSee(caller, runId);
   }
@@ -115,7 +141,9 @@ export class TestRunService implements RunService {
   /** Appends `count` assistant deltas of `size` characters each, one append per event. */
   async emitDeltas(runId: string, options: { count: number; size?: number }): Promise<void> {
     for (let i = 0; i < options.count; i += 1) {
-      await this.store.append(runId, [draft('assistant_delta', { step: 1, text: String(i % 10).repeat(options.size ?? 8) })]);
+      await this.store.append(runId, [
+        draft('assistant_delta', { step: 1, text: String(i % 10).repeat(options.size ?? 8) }),
+      ]);
     }
   }
 
@@ -133,7 +161,11 @@ export class TestRunService implements RunService {
   }
 
   #record(method: keyof RunService, caller: Caller | undefined, args: unknown[]): void {
-    this.calls.push({ method, ...(caller === undefined ? {} : { caller: structuredClone(caller) }), args: structuredClone(args) });
+    this.calls.push({
+      method,
+      ...(caller === undefined ? {} : { caller: structuredClone(caller) }),
+      args: structuredClone(args),
+    });
     const failure = this.failNext;
     if (failure !== undefined) {
       this.failNext = undefined;
@@ -154,6 +186,16 @@ export class TestRunService implements RunService {
 }
 
 function testSettings(request: StartRunRequest): RunSettings {
-  const strategy = (STRATEGY_NAMES as readonly string[]).includes(request.strategy ?? '') ? (request.strategy as StrategyName) : 'react';
-  return { maxSteps: request.maxSteps ?? 10, strategy, toolMode: 'native', parseRetries: 3, textToolCalls: 'auto', constrain: false, stream: true };
+  const strategy = (STRATEGY_NAMES as readonly string[]).includes(request.strategy ?? '')
+    ? (request.strategy as StrategyName)
+    : 'react';
+  return {
+    maxSteps: request.maxSteps ?? 10,
+    strategy,
+    toolMode: 'native',
+    parseRetries: 3,
+    textToolCalls: 'auto',
+    constrain: false,
+    stream: true,
+  };
 }

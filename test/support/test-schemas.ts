@@ -103,8 +103,18 @@ export const DISCRIMINATED_SCHEMA: JsonSchema = {
   properties: {
     target: {
       oneOf: [
-        { type: 'object', properties: { kind: { type: 'string', const: 'user' }, userId: { type: 'string' } }, required: ['kind', 'userId'], additionalProperties: false },
-        { type: 'object', properties: { kind: { type: 'string', const: 'group' }, size: { type: 'integer', minimum: 1 } }, required: ['kind', 'size'], additionalProperties: false },
+        {
+          type: 'object',
+          properties: { kind: { type: 'string', const: 'user' }, userId: { type: 'string' } },
+          required: ['kind', 'userId'],
+          additionalProperties: false,
+        },
+        {
+          type: 'object',
+          properties: { kind: { type: 'string', const: 'group' }, size: { type: 'integer', minimum: 1 } },
+          required: ['kind', 'size'],
+          additionalProperties: false,
+        },
       ],
     },
   },

@@ -10,7 +10,10 @@ export interface TestServer {
   running: RunningHttpServer;
   logs: LogEntry[];
   /** fetch against the server with optional bearer key and JSON body. */
-  call(path: string, init?: { method?: string; key?: string; body?: unknown; headers?: Record<string, string> }): Promise<Response>;
+  call(
+    path: string,
+    init?: { method?: string; key?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -46,7 +49,11 @@ export async function startTestServer(store: RunStore, options: TestServerOption
         body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
         headers['Content-Type'] ??= 'application/json';
       }
-      return fetch(`${running.url}${path}`, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, ...(body === undefined ? {} : { body }) });
+      return fetch(`${running.url}${path}`, {
+        method: init.method ?? (body === undefined ? 'GET' : 'POST'),
+        headers,
+        ...(body === undefined ? {} : { body }),
+      });
     },
     close: () => running.close({ graceMs: 1000 }),
   };

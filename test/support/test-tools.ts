@@ -2,7 +2,11 @@
 import type { ToolAnnotations, ToolSpec } from '../../src/core/tools.ts';
 import { PLACE_ORDER_SCHEMA, WRITE_FILE_SCHEMA } from './test-schemas.ts';
 
-export function mcpTool(server: string, tool: string, options: { annotations?: ToolAnnotations; exposedName?: string } = {}): ToolSpec {
+export function mcpTool(
+  server: string,
+  tool: string,
+  options: { annotations?: ToolAnnotations; exposedName?: string } = {},
+): ToolSpec {
   const spec: ToolSpec = {
     name: options.exposedName ?? tool,
     description: `${tool} on ${server}`,

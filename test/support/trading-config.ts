@@ -4,7 +4,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RecordedRequest } from './mock-openai-server.ts';
 
-/** A distinct limit price per run, in whole cents, far below the seeded asks: each order rests, and is told apart by its price. */
+/**
+ * A distinct limit price per run, in whole cents, far below the seeded asks: each order rests, and is told apart by its
+ * price.
+ */
 export const priceOf = (n: number): number => Math.round((10 + n / 10) * 100) / 100;
 
 /** The run a model request belongs to, by its prompt "trade <n>". */
@@ -28,7 +31,9 @@ export interface TradingConfig {
 
 /** Writes `<dir>/toolgate.yaml`. */
 export function writeTradingConfig(dir: string, config: TradingConfig): void {
-  const server = Object.entries(config.server).flatMap(([key, value]) => (value === undefined ? [] : [`  ${key}: ${value}\n`]));
+  const server = Object.entries(config.server).flatMap(([key, value]) =>
+    value === undefined ? [] : [`  ${key}: ${value}\n`],
+  );
   writeFileSync(
     join(dir, 'toolgate.yaml'),
     `model: openai:mock

@@ -7,7 +7,10 @@ import { resolve } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 
 // Set by scripts/run-tests.ts for the processes it starts; a no-op when Node already uses it.
-enableCompileCache(process.env['NODE_COMPILE_CACHE'] ?? fileURLToPath(new URL('../../node_modules/.cache/toolgate-tests', import.meta.url)));
+enableCompileCache(
+  process.env['NODE_COMPILE_CACHE'] ??
+    fileURLToPath(new URL('../../node_modules/.cache/toolgate-tests', import.meta.url)),
+);
 const [script] = process.argv.splice(2, 1);
 if (script === undefined) {
   process.stderr.write('usage: node with-compile-cache.js <server.ts> [args…]\n');

@@ -89,7 +89,12 @@ async function call<T>(method: string, path: string, body?: unknown, headers: Re
   }
   if (!res.ok) {
     const error = (parsed as { error?: { code?: string; message?: string; issues?: unknown } } | undefined)?.error;
-    throw new ApiError({ status: res.status, code: error?.code ?? 'http_error', message: error?.message ?? `${res.status} ${res.statusText}`, issues: error?.issues });
+    throw new ApiError({
+      status: res.status,
+      code: error?.code ?? 'http_error',
+      message: error?.message ?? `${res.status} ${res.statusText}`,
+      issues: error?.issues,
+    });
   }
   return parsed as T;
 }
@@ -100,12 +105,17 @@ export const api = {
   signOut: () => call<void>('DELETE', '/v1/session'),
   models: () => call<{ default?: string; models: string[] }>('GET', '/v1/models'),
   tools: () => call<{ tools: ToolInfo[]; servers: ServerInfo[] }>('GET', '/v1/tools'),
-  listRuns: (query: Record<string, string>) => call<{ runs: RunSummary[]; nextCursor?: string }>('GET', `/v1/runs?${new URLSearchParams(query).toString()}`),
+  listRuns: (query: Record<string, string>) =>
+    call<{ runs: RunSummary[]; nextCursor?: string }>('GET', `/v1/runs?${new URLSearchParams(query).toString()}`),
   getRun: (id: string) => call<Run>('GET', `/v1/runs/${encodeURIComponent(id)}`),
-  events: (id: string, after: number) => call<{ events: RunEvent[] }>('GET', `/v1/runs/${encodeURIComponent(id)}/events?format=json&after=${after}`),
-  startRun: (body: Record<string, unknown>, idempotencyKey: string) => call<Run>('POST', '/v1/runs', body, idempotencyKey === '' ? {} : { 'Idempotency-Key': idempotencyKey }),
-  input: (id: string, body: Record<string, unknown>) => call<Run>('POST', `/v1/runs/${encodeURIComponent(id)}/input`, body),
-  cancel: (id: string, reason: string) => call<Run>('POST', `/v1/runs/${encodeURIComponent(id)}/cancel`, reason === '' ? {} : { reason }),
+  events: (id: string, after: number) =>
+    call<{ events: RunEvent[] }>('GET', `/v1/runs/${encodeURIComponent(id)}/events?format=json&after=${after}`),
+  startRun: (body: Record<string, unknown>, idempotencyKey: string) =>
+    call<Run>('POST', '/v1/runs', body, idempotencyKey === '' ? {} : { 'Idempotency-Key': idempotencyKey }),
+  input: (id: string, body: Record<string, unknown>) =>
+    call<Run>('POST', `/v1/runs/${encodeURIComponent(id)}/input`, body),
+  cancel: (id: string, reason: string) =>
+    call<Run>('POST', `/v1/runs/${encodeURIComponent(id)}/cancel`, reason === '' ? {} : { reason }),
 };
 
 export function eventsDownloadUrl(id: string): string {

@@ -54,7 +54,10 @@ export function followRun(options: FollowOptions): { close(): void; reconnects()
     });
     if (!res.ok || res.body === null) {
       if (res.status === 401 || res.status === 403 || res.status === 404) {
-        options.onState('error', `${res.status}: the stream was refused (${res.status === 404 ? 'no such run' : 'sign in again'})`);
+        options.onState(
+          'error',
+          `${res.status}: the stream was refused (${res.status === 404 ? 'no such run' : 'sign in again'})`,
+        );
         return 'fatal';
       }
       return 'dropped';

@@ -45,8 +45,18 @@ signOut.addEventListener('click', () => {
 function showWho(): void {
   clear(who);
   if (session.keysRequired && session.authenticated) {
-    who.append(h('span', { class: 'badge' }, `tenant ${session.tenantId ?? '—'}`), session.userId === undefined ? '' : h('span', { class: 'badge' }, `user ${session.userId}`));
-  } else if (!session.keysRequired) who.append(h('span', { class: 'badge', title: 'the server has no API keys: every local caller sees every run' }, 'open (no API keys)'));
+    who.append(
+      h('span', { class: 'badge' }, `tenant ${session.tenantId ?? '—'}`),
+      session.userId === undefined ? '' : h('span', { class: 'badge' }, `user ${session.userId}`),
+    );
+  } else if (!session.keysRequired)
+    who.append(
+      h(
+        'span',
+        { class: 'badge', title: 'the server has no API keys: every local caller sees every run' },
+        'open (no API keys)',
+      ),
+    );
   signOut.hidden = !(session.keysRequired && session.authenticated);
 }
 
@@ -80,7 +90,8 @@ async function route(): Promise<void> {
   }
   const [, first, second] = hash.split('/');
   try {
-    if (first === 'runs' && second !== undefined && second !== '') view.append(await runView(ctx, decodeURIComponent(second)));
+    if (first === 'runs' && second !== undefined && second !== '')
+      view.append(await runView(ctx, decodeURIComponent(second)));
     else if (first === 'new') view.append(await newRunView(ctx));
     else if (first === 'tools') view.append(await toolsView());
     else view.append(await runsListView(ctx));
@@ -100,7 +111,13 @@ async function boot(hash?: string): Promise<void> {
     session = await api.session();
   } catch (error) {
     clear(view);
-    view.append(h('p', { class: 'error', role: 'alert' }, `The server did not answer: ${error instanceof Error ? error.message : String(error)}`));
+    view.append(
+      h(
+        'p',
+        { class: 'error', role: 'alert' },
+        `The server did not answer: ${error instanceof Error ? error.message : String(error)}`,
+      ),
+    );
     return;
   }
   setCsrfToken(session.csrfToken);

@@ -22,9 +22,36 @@ describe('run view model', () => {
       ev('run_started', { input: 'buy', model: 'm', tools: ['placeOrder'], maxSteps: 8, strategy: 'react' }),
       ev('assistant_delta', { step: 1, text: 'Plac' }),
       ev('assistant_delta', { step: 1, text: 'ing.' }),
-      ev('assistant_message', { step: 1, text: 'Placing.', toolCalls: [], calls: [{ id: 'call_1', name: 'placeOrder', arguments: '{"qty":"1"}' }], finishReason: 'tool_calls', latencyMs: 200 }, '2026-11-26T10:00:01.000Z'),
-      ev('gate_decision', { step: 1, toolCallId: 'call_1', name: 'placeOrder', effect: 'write', decision: 'approval_required', normalisations: [{ path: 'qty', from: '1', to: 1, rule: 'string_to_number' }], injected: [{ key: 'userId', overridden: false }], policyRule: 'power-exchange/placeOrder' }),
-      ev('approval_required', { step: 1, toolCallId: 'call_1', name: 'placeOrder', arguments: { qty: 1, userId: 'alice' }, effect: 'write', reason: 'policy' }),
+      ev(
+        'assistant_message',
+        {
+          step: 1,
+          text: 'Placing.',
+          toolCalls: [],
+          calls: [{ id: 'call_1', name: 'placeOrder', arguments: '{"qty":"1"}' }],
+          finishReason: 'tool_calls',
+          latencyMs: 200,
+        },
+        '2026-11-26T10:00:01.000Z',
+      ),
+      ev('gate_decision', {
+        step: 1,
+        toolCallId: 'call_1',
+        name: 'placeOrder',
+        effect: 'write',
+        decision: 'approval_required',
+        normalisations: [{ path: 'qty', from: '1', to: 1, rule: 'string_to_number' }],
+        injected: [{ key: 'userId', overridden: false }],
+        policyRule: 'power-exchange/placeOrder',
+      }),
+      ev('approval_required', {
+        step: 1,
+        toolCallId: 'call_1',
+        name: 'placeOrder',
+        arguments: { qty: 1, userId: 'alice' },
+        effect: 'write',
+        reason: 'policy',
+      }),
       ev('run_status', { from: 'running', to: 'waiting_approval' }),
     ]);
     assert.equal(view.status, 'waiting_approval');
@@ -39,10 +66,19 @@ describe('run view model', () => {
     assert.equal(view.spans[0]?.start, Date.parse('2026-11-26T10:00:01.000Z') - 200);
 
     for (const event of [
-      ev('input_received', { input: { type: 'approval', toolCallId: 'call_1', decision: 'edit', arguments: { qty: 3 }, userId: 'bob' } }),
+      ev('input_received', {
+        input: { type: 'approval', toolCallId: 'call_1', decision: 'edit', arguments: { qty: 3 }, userId: 'bob' },
+      }),
       ev('run_status', { from: 'waiting_approval', to: 'running' }),
       ev('tool_call', { step: 1, toolCallId: 'call_1', name: 'placeOrder', arguments: { qty: 3, userId: 'alice' } }),
-      ev('tool_result', { step: 1, toolCallId: 'call_1', name: 'placeOrder', ok: true, content: [{ type: 'text', text: 'ord-1' }], latencyMs: 40 }),
+      ev('tool_result', {
+        step: 1,
+        toolCallId: 'call_1',
+        name: 'placeOrder',
+        ok: true,
+        content: [{ type: 'text', text: 'ord-1' }],
+        latencyMs: 40,
+      }),
       ev('run_completed', { output: 'Done.', usage: { inputTokens: 1, outputTokens: 1 }, steps: 2 }),
     ])
       applyEvent(view, event);
@@ -55,34 +91,117 @@ describe('run view model', () => {
     assert.equal(view.output, 'Done.');
     assert.equal(view.finished, true);
     assert.equal(view.lastId, 12);
-    assert.deepEqual(view.spans.map((s) => s.kind), ['model', 'tool']);
+    assert.deepEqual(
+      view.spans.map((s) => s.kind),
+      ['model', 'tool'],
+    );
   });
 
   it('marks rejected, skipped and dry-run calls, and keeps plan steps in step with their calls', () => {
     id = 0;
     const view = fold([
-      ev('plan_created', { planId: 'plan_1', step: 1, steps: [{ index: 0, kind: 'tool', toolCallId: 'call_a', name: 'a', arguments: {} }, { index: 1, kind: 'tool', toolCallId: 'call_b', name: 'b', arguments: {} }, { index: 2, kind: 'reasoning', text: 'sum up' }], writes: [1], approval: 'none' }),
+      ev('plan_created', {
+        planId: 'plan_1',
+        step: 1,
+        steps: [
+          { index: 0, kind: 'tool', toolCallId: 'call_a', name: 'a', arguments: {} },
+          { index: 1, kind: 'tool', toolCallId: 'call_b', name: 'b', arguments: {} },
+          { index: 2, kind: 'reasoning', text: 'sum up' },
+        ],
+        writes: [1],
+        approval: 'none',
+      }),
       ev('tool_call', { step: 1, toolCallId: 'call_a', name: 'a', arguments: {} }),
-      ev('tool_result', { step: 1, toolCallId: 'call_a', name: 'a', ok: false, content: [], error: { code: 'tool_error', message: 'boom' }, latencyMs: 5 }),
-      ev('tool_result', { step: 1, toolCallId: 'call_b', name: 'b', ok: false, content: [], error: { code: 'skipped', message: 'an earlier step failed' }, latencyMs: 0 }),
+      ev('tool_result', {
+        step: 1,
+        toolCallId: 'call_a',
+        name: 'a',
+        ok: false,
+        content: [],
+        error: { code: 'tool_error', message: 'boom' },
+        latencyMs: 5,
+      }),
+      ev('tool_result', {
+        step: 1,
+        toolCallId: 'call_b',
+        name: 'b',
+        ok: false,
+        content: [],
+        error: { code: 'skipped', message: 'an earlier step failed' },
+        latencyMs: 0,
+      }),
       ev('reflection', { step: 2, trigger: 'tool_failure', verdict: 'replan', reason: 'a failed' }),
-      ev('guard_tripped', { code: 'tool_failures', action: 'reflect', limit: 1, value: 1, message: 'too many failures' }),
+      ev('guard_tripped', {
+        code: 'tool_failures',
+        action: 'reflect',
+        limit: 1,
+        value: 1,
+        message: 'too many failures',
+      }),
       ev('todo_updated', { todos: [{ id: '1', text: 'check', status: 'in_progress' }] }),
-      ev('tool_changed', { name: 'list_orders', server: 'crm', tool: 'list_orders', fingerprint: 'f2', pinnedFingerprint: 'f1', pinnedAt: '2026-11-26T00:00:00.000Z', changes: ['description changed'] }),
-      ev('tool_mode_changed', { step: 2, from: 'native', to: 'prompted', cause: 'text_calls', reason: 'calls written as text', model: 'openai:small' }),
+      ev('tool_changed', {
+        name: 'list_orders',
+        server: 'crm',
+        tool: 'list_orders',
+        fingerprint: 'f2',
+        pinnedFingerprint: 'f1',
+        pinnedAt: '2026-11-26T00:00:00.000Z',
+        changes: ['description changed'],
+      }),
+      ev('tool_mode_changed', {
+        step: 2,
+        from: 'native',
+        to: 'prompted',
+        cause: 'text_calls',
+        reason: 'calls written as text',
+        model: 'openai:small',
+      }),
     ]);
-    assert.deepEqual(view.plan?.steps.map((s) => s.state), ['failed', 'skipped', 'reasoning']);
+    assert.deepEqual(
+      view.plan?.steps.map((s) => s.state),
+      ['failed', 'skipped', 'reasoning'],
+    );
     assert.equal(view.reflections[0]?.verdict, 'replan');
     assert.equal(view.guardTrips[0]?.code, 'tool_failures');
     assert.equal(view.todos[0]?.status, 'in_progress');
-    assert.deepEqual(view.toolChanges.map((t) => [t.name, t.changes]), [['list_orders', ['description changed']]]);
-    assert.deepEqual(view.modeChanges.map((m) => [m.from, m.to, m.model]), [['native', 'prompted', 'openai:small']]);
+    assert.deepEqual(
+      view.toolChanges.map((t) => [t.name, t.changes]),
+      [['list_orders', ['description changed']]],
+    );
+    assert.deepEqual(
+      view.modeChanges.map((m) => [m.from, m.to, m.model]),
+      [['native', 'prompted', 'openai:small']],
+    );
 
     const rejected = fold([
-      ev('gate_decision', { step: 1, toolCallId: 'c', name: 'w', effect: 'write', decision: 'approval_required', normalisations: [], injected: [] }),
+      ev('gate_decision', {
+        step: 1,
+        toolCallId: 'c',
+        name: 'w',
+        effect: 'write',
+        decision: 'approval_required',
+        normalisations: [],
+        injected: [],
+      }),
       ev('input_received', { input: { type: 'approval', toolCallId: 'c', decision: 'reject', reason: 'no' } }),
-      ev('tool_result', { step: 1, toolCallId: 'c', name: 'w', ok: false, content: [], error: { code: 'rejected', message: 'no' }, latencyMs: 0 }),
-      ev('gate_decision', { step: 1, toolCallId: 'd', name: 'w', effect: 'write', decision: 'dry_run', normalisations: [], injected: [] }),
+      ev('tool_result', {
+        step: 1,
+        toolCallId: 'c',
+        name: 'w',
+        ok: false,
+        content: [],
+        error: { code: 'rejected', message: 'no' },
+        latencyMs: 0,
+      }),
+      ev('gate_decision', {
+        step: 1,
+        toolCallId: 'd',
+        name: 'w',
+        effect: 'write',
+        decision: 'dry_run',
+        normalisations: [],
+        injected: [],
+      }),
       ev('tool_result', { step: 1, toolCallId: 'd', name: 'w', ok: true, content: [], latencyMs: 0, dryRun: true }),
     ]);
     assert.equal(rejected.calls.get('c')?.state, 'denied');

@@ -4,7 +4,8 @@
 import type { GateDecisionKind, PlanStep, RunEvent, TodoItem } from '../../src/core/events.ts';
 import type { JsonObject, JsonValue } from '../../src/core/json.ts';
 
-export type CallState = 'proposed' | 'waiting' | 'running' | 'done' | 'failed' | 'denied' | 'invalid' | 'skipped' | 'dry_run';
+export type CallState =
+  'proposed' | 'waiting' | 'running' | 'done' | 'failed' | 'denied' | 'invalid' | 'skipped' | 'dry_run';
 
 export interface CallCard {
   id: string;
@@ -22,7 +23,15 @@ export interface CallCard {
   injected: { key: string; overridden: boolean }[];
   issues: { code: string; path: string; message: string }[];
   approval?: { reason: string; detail?: string; decision?: string; by?: string; note?: string };
-  result?: { ok: boolean; text: string; error?: { code: string; message: string }; latencyMs: number; dryRun?: boolean; markedDone?: boolean; untrusted?: boolean };
+  result?: {
+    ok: boolean;
+    text: string;
+    error?: { code: string; message: string };
+    latencyMs: number;
+    dryRun?: boolean;
+    markedDone?: boolean;
+    untrusted?: boolean;
+  };
   state: CallState;
   startedAt?: string;
   endedAt?: string;
@@ -76,11 +85,28 @@ export interface RunView {
 }
 
 export function emptyView(): RunView {
-  return { status: 'queued', turns: [], calls: new Map(), order: [], todos: [], reflections: [], guardTrips: [], toolChanges: [], modeChanges: [], retries: [], messages: [], spans: [], lastId: 0, finished: false };
+  return {
+    status: 'queued',
+    turns: [],
+    calls: new Map(),
+    order: [],
+    todos: [],
+    reflections: [],
+    guardTrips: [],
+    toolChanges: [],
+    modeChanges: [],
+    retries: [],
+    messages: [],
+    spans: [],
+    lastId: 0,
+    finished: false,
+  };
 }
 
 function toolText(content: RunEvent<'tool_result'>['data']['content']): string {
-  return content.map((part) => ('text' in part && typeof part.text === 'string' ? part.text : JSON.stringify(part))).join('\n');
+  return content
+    .map((part) => ('text' in part && typeof part.text === 'string' ? part.text : JSON.stringify(part)))
+    .join('\n');
 }
 
 function card(view: RunView, id: string, step: number, name: string): CallCard {
@@ -141,7 +167,13 @@ export function applyEvent(view: RunView, event: RunEvent): void {
         const c = card(view, call.id, event.data.step, call.name);
         c.proposed = call.arguments as JsonObject | string;
       }
-      view.spans.push({ kind: 'model', label: `model · step ${event.data.step}${event.data.purpose === undefined ? '' : ` (${event.data.purpose})`}`, start: at - event.data.latencyMs, end: at, ok: true });
+      view.spans.push({
+        kind: 'model',
+        label: `model · step ${event.data.step}${event.data.purpose === undefined ? '' : ` (${event.data.purpose})`}`,
+        start: at - event.data.latencyMs,
+        end: at,
+        ok: true,
+      });
       break;
     }
     case 'parse_retry':
@@ -167,7 +199,10 @@ export function applyEvent(view: RunView, event: RunEvent): void {
         const c = card(view, event.data.toolCallId, event.data.step, event.data.name);
         c.arguments = event.data.arguments;
         c.state = 'waiting';
-        c.approval = { reason: event.data.reason, ...(event.data.detail === undefined ? {} : { detail: event.data.detail }) };
+        c.approval = {
+          reason: event.data.reason,
+          ...(event.data.detail === undefined ? {} : { detail: event.data.detail }),
+        };
       }
       break;
     }
@@ -179,7 +214,12 @@ export function applyEvent(view: RunView, event: RunEvent): void {
       }
       const c = view.calls.get(input.toolCallId);
       if (c !== undefined) {
-        c.approval = { ...(c.approval ?? { reason: 'policy' }), decision: input.decision, ...(input.userId === undefined ? {} : { by: input.userId }), ...(input.reason === undefined ? {} : { note: input.reason }) };
+        c.approval = {
+          ...(c.approval ?? { reason: 'policy' }),
+          decision: input.decision,
+          ...(input.userId === undefined ? {} : { by: input.userId }),
+          ...(input.reason === undefined ? {} : { note: input.reason }),
+        };
         if (input.decision === 'reject') c.state = 'denied';
         if (input.decision === 'edit' && input.arguments !== undefined) c.arguments = input.arguments;
       }
@@ -196,7 +236,15 @@ export function applyEvent(view: RunView, event: RunEvent): void {
     case 'tool_result': {
       const c = card(view, event.data.toolCallId, event.data.step, event.data.name);
       const d = event.data;
-      c.result = { ok: d.ok, text: toolText(d.content), latencyMs: d.latencyMs, ...(d.error === undefined ? {} : { error: d.error }), ...(d.dryRun === true ? { dryRun: true } : {}), ...(d.markedDone === true ? { markedDone: true } : {}), ...(d.untrusted === true ? { untrusted: true } : {}) };
+      c.result = {
+        ok: d.ok,
+        text: toolText(d.content),
+        latencyMs: d.latencyMs,
+        ...(d.error === undefined ? {} : { error: d.error }),
+        ...(d.dryRun === true ? { dryRun: true } : {}),
+        ...(d.markedDone === true ? { markedDone: true } : {}),
+        ...(d.untrusted === true ? { untrusted: true } : {}),
+      };
       c.endedAt = event.time;
       if (d.error?.code === 'skipped') c.state = 'skipped';
       else if (d.dryRun === true) c.state = 'dry_run';

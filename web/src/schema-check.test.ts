@@ -21,7 +21,10 @@ describe('checkAgainstSchema', () => {
   });
 
   it('names every problem with its path', () => {
-    const issues = checkAgainstSchema({ side: 'HOLD', qty: 0, price: 5000, symbol: 'de', tags: ['a', 1, 'c'], extra: true }, ORDER);
+    const issues = checkAgainstSchema(
+      { side: 'HOLD', qty: 0, price: 5000, symbol: 'de', tags: ['a', 1, 'c'], extra: true },
+      ORDER,
+    );
     assert.deepEqual(
       issues.map((i) => `${i.path} ${i.message}`),
       [

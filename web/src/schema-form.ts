@@ -24,7 +24,12 @@ function schemaType(schema: Record<string, unknown>): string {
   return 'json';
 }
 
-function fieldFor(key: string, schema: Record<string, unknown>, value: Json | undefined, required: boolean): { row: HTMLElement; field: Field } {
+function fieldFor(
+  key: string,
+  schema: Record<string, unknown>,
+  value: Json | undefined,
+  required: boolean,
+): { row: HTMLElement; field: Field } {
   const id = `arg-${key.replace(/[^A-Za-z0-9_-]/g, '_')}`;
   const type = Array.isArray(schema['enum']) ? 'enum' : schemaType(schema);
   const description = typeof schema['description'] === 'string' ? schema['description'] : undefined;
@@ -32,7 +37,14 @@ function fieldFor(key: string, schema: Record<string, unknown>, value: Json | un
   let read: Field['read'];
   if (type === 'enum') {
     const options = schema['enum'] as Json[];
-    const select = h('select', { id, name: key }, required ? null : h('option', { value: '' }, '(not set)'), options.map((option, i) => h('option', { value: String(i) }, typeof option === 'string' ? option : JSON.stringify(option))));
+    const select = h(
+      'select',
+      { id, name: key },
+      required ? null : h('option', { value: '' }, '(not set)'),
+      options.map((option, i) =>
+        h('option', { value: String(i) }, typeof option === 'string' ? option : JSON.stringify(option)),
+      ),
+    );
     const index = options.findIndex((o) => JSON.stringify(o) === JSON.stringify(value));
     select.value = index >= 0 ? String(index) : '';
     input = select;
@@ -42,7 +54,13 @@ function fieldFor(key: string, schema: Record<string, unknown>, value: Json | un
     input = box;
     read = () => ({ ok: true, value: box.checked });
   } else if (type === 'number' || type === 'integer') {
-    const field = h('input', { id, name: key, type: 'text', inputmode: 'decimal', value: value === undefined ? '' : String(value as number) });
+    const field = h('input', {
+      id,
+      name: key,
+      type: 'text',
+      inputmode: 'decimal',
+      value: value === undefined ? '' : String(value as number),
+    });
     input = field;
     read = () => {
       const text = field.value.trim();
@@ -74,16 +92,31 @@ function fieldFor(key: string, schema: Record<string, unknown>, value: Json | un
   const row = h(
     'div',
     { class: 'form-row' },
-    h('label', { for: id }, key, required ? h('span', { class: 'required', title: 'required' }, ' *') : null, h('span', { class: 'muted' }, ` ${type}`)),
+    h(
+      'label',
+      { for: id },
+      key,
+      required ? h('span', { class: 'required', title: 'required' }, ' *') : null,
+      h('span', { class: 'muted' }, ` ${type}`),
+    ),
     input,
     description === undefined ? null : h('div', { class: 'hint' }, description),
   );
   return { row, field: { key, read } };
 }
 
-export function schemaForm(options: { schema: unknown; value: Record<string, Json>; injected: readonly string[] }): SchemaForm {
-  const schema = (typeof options.schema === 'object' && options.schema !== null ? options.schema : {}) as Record<string, unknown>;
-  const properties = (typeof schema['properties'] === 'object' && schema['properties'] !== null ? schema['properties'] : {}) as Record<string, Record<string, unknown>>;
+export function schemaForm(options: {
+  schema: unknown;
+  value: Record<string, Json>;
+  injected: readonly string[];
+}): SchemaForm {
+  const schema = (typeof options.schema === 'object' && options.schema !== null ? options.schema : {}) as Record<
+    string,
+    unknown
+  >;
+  const properties = (
+    typeof schema['properties'] === 'object' && schema['properties'] !== null ? schema['properties'] : {}
+  ) as Record<string, Record<string, unknown>>;
   const required = new Set(Array.isArray(schema['required']) ? (schema['required'] as string[]) : []);
   const injected = new Set(options.injected);
   const keys = [...new Set([...Object.keys(properties), ...Object.keys(options.value)])];
@@ -91,7 +124,18 @@ export function schemaForm(options: { schema: unknown; value: Record<string, Jso
   const el = h('div', { class: 'schema-form' });
   for (const key of keys) {
     if (injected.has(key)) {
-      el.append(h('div', { class: 'form-row injected' }, h('span', { class: 'label' }, key), h('span', { class: 'badge injected', title: 'set by the server, never shown to the model' }, 'injected by the server')));
+      el.append(
+        h(
+          'div',
+          { class: 'form-row injected' },
+          h('span', { class: 'label' }, key),
+          h(
+            'span',
+            { class: 'badge injected', title: 'set by the server, never shown to the model' },
+            'injected by the server',
+          ),
+        ),
+      );
       continue;
     }
     const { row, field } = fieldFor(key, properties[key] ?? {}, options.value[key], required.has(key));

@@ -12,27 +12,31 @@ const agent = new Agent({ keepAlive: true });
 
 function post(url: URL, body: string, stream: boolean, onText: () => void): Promise<WireMessage> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent, headers: { ...MODEL_HEADERS, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.setEncoding('utf8');
-      const streamed = stream && res.statusCode === 200 ? new StreamedMessage(onText) : undefined;
-      let text = '';
-      res.on('data', (chunk: string) => {
-        if (streamed === undefined) text += chunk;
-        else streamed.push(chunk);
-      });
-      res.on('end', () => {
-        if (res.statusCode !== 200) reject(new Error(`model answered ${res.statusCode}: ${text}`));
-        else if (streamed !== undefined) resolve(streamed.finish());
-        else {
-          try {
-            resolve(wholeMessage(text));
-          } catch (error) {
-            reject(error as Error);
+    const req = request(
+      url,
+      { method: 'POST', agent, headers: { ...MODEL_HEADERS, 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        res.setEncoding('utf8');
+        const streamed = stream && res.statusCode === 200 ? new StreamedMessage(onText) : undefined;
+        let text = '';
+        res.on('data', (chunk: string) => {
+          if (streamed === undefined) text += chunk;
+          else streamed.push(chunk);
+        });
+        res.on('end', () => {
+          if (res.statusCode !== 200) reject(new Error(`model answered ${res.statusCode}: ${text}`));
+          else if (streamed !== undefined) resolve(streamed.finish());
+          else {
+            try {
+              resolve(wholeMessage(text));
+            } catch (error) {
+              reject(error as Error);
+            }
           }
-        }
-      });
-      res.on('error', reject);
-    });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

@@ -18,7 +18,12 @@ export interface WireMessage {
 }
 
 interface Chunk {
-  choices: { delta: { content?: string | null; tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[] } }[];
+  choices: {
+    delta: {
+      content?: string | null;
+      tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[];
+    };
+  }[];
 }
 
 export const MODEL_HEADERS = { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` };
@@ -77,9 +82,15 @@ export function wholeMessage(text: string): WireMessage {
  * The loop over `ask`, which POSTs one request body to `${url}/chat/completions`
  * and returns the assistant message (streamed or whole, as `stream` says).
  */
-export function handLoop(options: RunnerOptions, ask: (body: string, onText: () => void) => Promise<WireMessage>): Runner {
+export function handLoop(
+  options: RunnerOptions,
+  ask: (body: string, onText: () => void) => Promise<WireMessage>,
+): Runner {
   const { tools, stream } = options;
-  const toolDefs = tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: jsonSchemaOf(t) } }));
+  const toolDefs = tools.map((t) => ({
+    type: 'function',
+    function: { name: t.name, description: t.description, parameters: jsonSchemaOf(t) },
+  }));
   return {
     async run(onText) {
       const messages: unknown[] = [{ role: 'user', content: PROMPT }];

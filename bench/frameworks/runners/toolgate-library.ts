@@ -5,7 +5,11 @@ import type { Toolgate } from '../../../src/index.ts';
 import type { Runner, RunnerOptions } from '../runner.ts';
 import { PROMPT } from '../workload.ts';
 
-export function libraryRunner(toolgate: Toolgate, options: RunnerOptions, cleanup: () => void = () => undefined): Runner {
+export function libraryRunner(
+  toolgate: Toolgate,
+  options: RunnerOptions,
+  cleanup: () => void = () => undefined,
+): Runner {
   return {
     async run(onText) {
       const run = await toolgate.run({
@@ -18,7 +22,8 @@ export function libraryRunner(toolgate: Toolgate, options: RunnerOptions, cleanu
             }
           : {}),
       });
-      if (run.status !== 'completed') throw new Error(`run ${run.id} ended ${run.status}: ${JSON.stringify(run.error)}`);
+      if (run.status !== 'completed')
+        throw new Error(`run ${run.id} ended ${run.status}: ${JSON.stringify(run.error)}`);
       return run.output ?? '';
     },
     async close() {

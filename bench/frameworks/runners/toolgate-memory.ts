@@ -3,4 +3,5 @@ import type { CreateRunner } from '../runner.ts';
 import { libraryRunner } from './toolgate-library.ts';
 import { openToolgate } from './toolgate-setup.ts';
 
-export const createRunner: CreateRunner = async (options) => libraryRunner(await openToolgate(options, 'memory:'), options);
+export const createRunner: CreateRunner = async (options) =>
+  libraryRunner(await openToolgate(options, 'memory:'), options);

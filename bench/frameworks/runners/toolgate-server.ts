@@ -16,7 +16,9 @@ import { openToolgate } from './toolgate-setup.ts';
 const { RunManager, startHttpServer } = await loadToolgate();
 
 // Built (harness-build.ts), the client sits where its source does, as .js.
-const CLIENT = fileURLToPath(new URL(import.meta.url.endsWith('.js') ? '../http-client.js' : '../http-client.ts', import.meta.url));
+const CLIENT = fileURLToPath(
+  new URL(import.meta.url.endsWith('.js') ? '../http-client.js' : '../http-client.ts', import.meta.url),
+);
 
 interface Pending {
   resolve: (output: string) => void;
@@ -32,7 +34,8 @@ async function startClient(pending: Map<number, Pending>): Promise<ChildProcess>
     const waiting = pending.get(message.id);
     if (waiting === undefined) return;
     if (message.type === 'text') {
-      // The monotonic clock is the same in every process: the time it saw the text, on this process's performance clock.
+      // The monotonic clock is the same in every process: the time it saw the text, on this process's performance
+      // clock.
       waiting.onText(performance.now() - Number(process.hrtime.bigint() - BigInt(message.at)) / 1e6);
       return;
     }
@@ -42,19 +45,28 @@ async function startClient(pending: Map<number, Pending>): Promise<ChildProcess>
   });
   await new Promise<void>((resolve, reject) => {
     child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`the HTTP client process exited (${String(code)}) before it was ready`)));
+    child.once('exit', (code) =>
+      reject(new Error(`the HTTP client process exited (${String(code)}) before it was ready`)),
+    );
     child.once('message', () => resolve());
   });
   child.removeAllListeners('exit');
   child.on('exit', (code) => {
-    for (const waiting of pending.values()) waiting.reject(new Error(`the HTTP client process exited (${String(code)})`));
+    for (const waiting of pending.values())
+      waiting.reject(new Error(`the HTTP client process exited (${String(code)})`));
     pending.clear();
   });
   return child;
 }
 
-/** The server over `store` (a createToolgate store string); `cleanup` runs once all is closed, even when closing fails. */
-export async function serverRunner(options: RunnerOptions, store: string, cleanup: () => void | Promise<void> = () => undefined): Promise<Runner> {
+/**
+ * The server over `store` (a createToolgate store string); `cleanup` runs once all is closed, even when closing fails.
+ */
+export async function serverRunner(
+  options: RunnerOptions,
+  store: string,
+  cleanup: () => void | Promise<void> = () => undefined,
+): Promise<Runner> {
   const pending = new Map<number, Pending>();
   const [toolgate, client] = await Promise.all([openToolgate(options, store), startClient(pending)]);
   // The default (4 runs at a time) would queue the concurrent workload's runs behind each other.

@@ -15,14 +15,15 @@ const { createToolgate, defineTool } = await loadToolgate();
 const zod = await loadToolgateZod();
 
 export function toolgateTools(shapes: ToolShape[]): LocalTool[] {
-  return shapes.map((shape) =>
-    defineTool({
-      name: shape.name,
-      description: shape.description,
-      inputSchema: zodObjectOf(shape, zod),
-      effect: 'read',
-      execute: async (args) => (shape.name === 'lookup' ? lookup(keyOf(args)) : notCalled(shape.name)),
-    }) as LocalTool,
+  return shapes.map(
+    (shape) =>
+      defineTool({
+        name: shape.name,
+        description: shape.description,
+        inputSchema: zodObjectOf(shape, zod),
+        effect: 'read',
+        execute: async (args) => (shape.name === 'lookup' ? lookup(keyOf(args)) : notCalled(shape.name)),
+      }) as LocalTool,
   );
 }
 

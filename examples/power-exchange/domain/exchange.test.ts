@@ -201,7 +201,10 @@ describe('Exchange metrics', () => {
   it('reports nulls before any trade and real figures after', () => {
     const exchange = venue('a', 'b');
     const empty = value(exchange.getMetrics(SYMBOL));
-    assert.deepEqual([empty.lastPrice, empty.bestBid, empty.spread, empty.vwap, empty.tradeCount], [null, null, null, null, 0]);
+    assert.deepEqual(
+      [empty.lastPrice, empty.bestBid, empty.spread, empty.vwap, empty.tradeCount],
+      [null, null, null, null, 0],
+    );
     place(exchange, { userId: 'a', side: 'SELL', price: 80, qty: 1 });
     place(exchange, { userId: 'a', side: 'SELL', price: 82, qty: 3 });
     place(exchange, { userId: 'b', side: 'BUY', price: 82, qty: 2 });
@@ -231,7 +234,10 @@ describe('Exchange snapshot', () => {
     assert.deepEqual(value(restored.getOrderBook(SYMBOL, 5)), value(exchange.getOrderBook(SYMBOL, 5)));
     const next = value(restored.placeOrder({ userId: 'bob', side: 'BUY', price: 86.5, qty: 1, symbol: SYMBOL }));
     assert.equal(next.trades.length, 1);
-    assert.equal(value(exchange.getOrders('bob')).some((o) => o.orderId === next.order.orderId), false);
+    assert.equal(
+      value(exchange.getOrders('bob')).some((o) => o.orderId === next.order.orderId),
+      false,
+    );
   });
 
   it('refuses a snapshot whose reservations contradict the open orders', () => {

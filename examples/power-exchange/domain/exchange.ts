@@ -116,7 +116,8 @@ export class Exchange {
       const problem = validateUserId(input.userId);
       if (problem !== undefined) return fail('invalid_user', problem);
       const existing = this.users.get(input.userId);
-      if (existing !== undefined) return ok({ user: { ...existing }, wallet: this.walletOf(existing.userId), created: false });
+      if (existing !== undefined)
+        return ok({ user: { ...existing }, wallet: this.walletOf(existing.userId), created: false });
     }
     const userId = input.userId ?? this.nextFreeUserId();
     const user: User = { userId, name: name ?? userId, createdAt: this.now().toISOString() };
@@ -147,7 +148,11 @@ export class Exchange {
   getOrderBook(symbol: string, depth: number): Outcome<OrderBookView> {
     const book = this.books.get(symbol);
     if (book === undefined) return this.unknownSymbol(symbol);
-    return ok({ symbol, bids: book.levels('BUY', depth).map(levelView), asks: book.levels('SELL', depth).map(levelView) });
+    return ok({
+      symbol,
+      bids: book.levels('BUY', depth).map(levelView),
+      asks: book.levels('SELL', depth).map(levelView),
+    });
   }
 
   getMetrics(symbol: string): Outcome<MarketMetrics> {
@@ -174,7 +179,8 @@ export class Exchange {
     if (own !== undefined) {
       return fail(
         'self_trade',
-        `this order would trade against your own resting order ${own.resting.orderId} at ${centsToPrice(own.priceCents)} EUR/MWh; ` +
+        `this order would trade against your own resting order ` +
+          `${own.resting.orderId} at ${centsToPrice(own.priceCents)} EUR/MWh; ` +
           'cancel that order first (cancelOrder) or choose a price that does not cross it',
       );
     }
@@ -213,16 +219,27 @@ export class Exchange {
   cancelOrder(input: { orderId: string; userId?: string | undefined }): Outcome<CancelOrderResult> {
     const order = this.orders.get(input.orderId);
     if (order === undefined) {
-      return fail('unknown_order', `order '${input.orderId}' does not exist; call getUserOrders to list the user's orders and their ids`);
+      return fail(
+        'unknown_order',
+        `order '${input.orderId}' does not exist; call getUserOrders to list the user's orders and their ids`,
+      );
     }
     if (input.userId !== undefined && input.userId !== order.userId) {
-      return fail('not_owner', `order '${order.orderId}' does not belong to user '${input.userId}'; only its owner may cancel it`);
+      return fail(
+        'not_owner',
+        `order '${order.orderId}' does not belong to user '${input.userId}'; only its owner may cancel it`,
+      );
     }
     const wallet = this.wallets.get(order.userId);
-    if (wallet === undefined) throw new Error(`wallet of '${order.userId}' is missing: the venue state is inconsistent`);
-    if (order.status === 'cancelled') return ok({ order: orderView(order), wallet: walletView(wallet), alreadyCancelled: true });
+    if (wallet === undefined)
+      throw new Error(`wallet of '${order.userId}' is missing: the venue state is inconsistent`);
+    if (order.status === 'cancelled')
+      return ok({ order: orderView(order), wallet: walletView(wallet), alreadyCancelled: true });
     if (order.status === 'filled') {
-      return fail('not_cancellable', `order '${order.orderId}' is already completely filled; there is nothing left to cancel`);
+      return fail(
+        'not_cancellable',
+        `order '${order.orderId}' is already completely filled; there is nothing left to cancel`,
+      );
     }
     const left = order.qtyLots - order.filledLots;
     if (order.side === 'BUY') wallet.reservedCashMilli -= costMilli(order.priceCents, left);
@@ -262,5 +279,8 @@ export class Exchange {
 }
 
 function unknownUser<T>(userId: string): Outcome<T> {
-  return fail('unknown_user', `user '${userId}' does not exist; call registerUser first (or checkUserExists to verify the id)`);
+  return fail(
+    'unknown_user',
+    `user '${userId}' does not exist; call registerUser first (or checkUserExists to verify the id)`,
+  );
 }

@@ -18,8 +18,14 @@ describe('OrderBook', () => {
     const d = order('BUY', 8400, 10);
     const e = order('BUY', 8500, 10);
     for (const o of [a, b, c, d, e]) book.add(o);
-    assert.deepEqual(book.orders('SELL').map((o) => o.orderId), [b.orderId, c.orderId, a.orderId]);
-    assert.deepEqual(book.orders('BUY').map((o) => o.orderId), [e.orderId, d.orderId]);
+    assert.deepEqual(
+      book.orders('SELL').map((o) => o.orderId),
+      [b.orderId, c.orderId, a.orderId],
+    );
+    assert.deepEqual(
+      book.orders('BUY').map((o) => o.orderId),
+      [e.orderId, d.orderId],
+    );
     assert.equal(book.best('SELL'), b);
     assert.equal(book.best('BUY'), e);
   });

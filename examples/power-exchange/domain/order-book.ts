@@ -83,7 +83,8 @@ export class OrderBook<T extends BookOrder = BookOrder> {
     let left = request.lots;
     for (const resting of opposite) {
       if (left <= 0) break;
-      const crosses = request.side === 'BUY' ? resting.priceCents <= request.priceCents : resting.priceCents >= request.priceCents;
+      const crosses =
+        request.side === 'BUY' ? resting.priceCents <= request.priceCents : resting.priceCents >= request.priceCents;
       if (!crosses) break;
       const lots = Math.min(left, remaining(resting));
       fills.push({ resting, lots, priceCents: resting.priceCents });

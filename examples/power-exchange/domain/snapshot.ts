@@ -30,9 +30,13 @@ export function restoreSnapshot(target: RestoreTarget): void {
   }
   const reserved = new Map<string, { cash: number; energy: number }>();
   for (const order of copy.orders) {
-    if (!target.users.has(order.userId)) throw new Error(`order ${order.orderId} belongs to unknown user '${order.userId}'`);
+    if (!target.users.has(order.userId))
+      throw new Error(`order ${order.orderId} belongs to unknown user '${order.userId}'`);
     const book = target.books.get(order.symbol);
-    if (book === undefined) throw new Error(`order ${order.orderId} is for '${order.symbol}', which is not listed (${target.symbols.join(', ')})`);
+    if (book === undefined)
+      throw new Error(
+        `order ${order.orderId} is for '${order.symbol}', which is not listed (${target.symbols.join(', ')})`,
+      );
     if (order.filledLots > order.qtyLots) throw new Error(`order ${order.orderId} is filled beyond its quantity`);
     // New ids come from the counters: one behind the saved orders would reuse an id.
     if (order.seq > copy.counters.order) throw new Error(`order ${order.orderId} is newer than the order counter`);

@@ -24,24 +24,43 @@ export function validateUserId(userId: string): string | undefined {
 export function validateOrder(input: { price: number; qty: number }): Outcome<{ priceCents: number; lots: number }> {
   const { price, qty } = input;
   if (!Number.isFinite(price) || price <= 0 || price > MAX_PRICE_EUR_PER_MWH) {
-    return fail('invalid_order', `price ${price} EUR/MWh is out of range: it must be above 0 and at most ${MAX_PRICE_EUR_PER_MWH}`);
+    return fail(
+      'invalid_order',
+      `price ${price} EUR/MWh is out of range: it must be above 0 and at most ${MAX_PRICE_EUR_PER_MWH}`,
+    );
   }
   if (!Number.isFinite(qty) || qty <= 0 || qty > MAX_ORDER_QTY_MWH) {
-    return fail('invalid_order', `quantity ${qty} MWh is out of range: it must be above 0 and at most ${MAX_ORDER_QTY_MWH}`);
+    return fail(
+      'invalid_order',
+      `quantity ${qty} MWh is out of range: it must be above 0 and at most ${MAX_ORDER_QTY_MWH}`,
+    );
   }
   const priceCents = priceToCents(price);
   if (priceCents === undefined) {
-    return fail('invalid_order', `price ${price} is not on the ${PRICE_TICK_EUR} EUR/MWh tick; round it to whole cents (e.g. ${Math.round(price * 100) / 100})`);
+    return fail(
+      'invalid_order',
+      `price ${price} is not on the ${PRICE_TICK_EUR} EUR/MWh tick; ` +
+        `round it to whole cents (e.g. ${Math.round(price * 100) / 100})`,
+    );
   }
   const lots = qtyToLots(qty);
   if (lots === undefined || lots === 0) {
-    return fail('invalid_order', `quantity ${qty} is not a multiple of ${QTY_LOT_MWH} MWh; round it (e.g. ${Math.max(1, Math.round(qty * 10)) / 10})`);
+    return fail(
+      'invalid_order',
+      `quantity ${qty} is not a multiple of ${QTY_LOT_MWH} MWh; ` +
+        `round it (e.g. ${Math.max(1, Math.round(qty * 10)) / 10})`,
+    );
   }
   return ok({ priceCents, lots });
 }
 
 /** Whether the wallet can cover a new order: cash at the limit price for a BUY, energy for a SELL. */
-export function checkCover(args: { wallet: WalletRecord; side: Side; priceCents: number; lots: number }): Outcome<true> {
+export function checkCover(args: {
+  wallet: WalletRecord;
+  side: Side;
+  priceCents: number;
+  lots: number;
+}): Outcome<true> {
   const { wallet, side, priceCents, lots } = args;
   if (side === 'BUY') {
     const needed = costMilli(priceCents, lots);
@@ -49,7 +68,8 @@ export function checkCover(args: { wallet: WalletRecord; side: Side; priceCents:
     if (needed <= available) return ok(true);
     return fail(
       'insufficient_funds',
-      `insufficient cash: buying ${lotsToMWh(lots)} MWh at ${centsToPrice(priceCents)} EUR/MWh needs ${milliToEur(needed)} EUR ` +
+      `insufficient cash: buying ${lotsToMWh(lots)} MWh at ` +
+        `${centsToPrice(priceCents)} EUR/MWh needs ${milliToEur(needed)} EUR ` +
         `but only ${milliToEur(available)} EUR is available (cash not reserved by open BUY orders); ` +
         'lower the quantity or the price, or cancel open BUY orders',
     );

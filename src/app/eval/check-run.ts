@@ -15,33 +15,55 @@ export function runCost(run: Run): number {
 export function checkRun(expect: EvalExpect, run: Run, events: readonly RunEvent[]): string[] {
   const failures: string[] = [];
   const status = expect.status ?? 'completed';
-  if (run.status !== status) failures.push(`status: expected ${status}, got ${run.status}${run.error === undefined ? '' : ` (${run.error.code}: ${run.error.message.slice(0, 200)})`}`);
+  if (run.status !== status)
+    failures.push(
+      `status: expected ${status}, got ` +
+        `${run.status}${run.error === undefined ? '' : ` (${run.error.code}: ${run.error.message.slice(0, 200)})`}`,
+    );
   const ran = events.flatMap((e) => (e.type === 'tool_call' ? [{ name: e.data.name, args: e.data.arguments }] : []));
   for (const call of expect.calls ?? []) {
     const same = ran.filter((r) => r.name === call.tool);
-    if (same.length === 0) failures.push(`calls: expected a call to ${call.tool}; ran: ${ran.map((r) => r.name).join(', ') || 'none'}`);
+    if (same.length === 0)
+      failures.push(`calls: expected a call to ${call.tool}; ran: ${ran.map((r) => r.name).join(', ') || 'none'}`);
     else if (call.args !== undefined && !same.some((r) => matches(r.args, call.args ?? {}))) {
-      failures.push(`calls: ${call.tool} ran, but never with ${JSON.stringify(call.args)} (got ${same.map((r) => JSON.stringify(r.args)).join('; ').slice(0, 300)})`);
+      failures.push(
+        `calls: ${call.tool} ran, but never with ${JSON.stringify(call.args)} (got ${same
+          .map((r) => JSON.stringify(r.args))
+          .join('; ')
+          .slice(0, 300)})`,
+      );
     }
   }
-  for (const tool of expect.notCalls ?? []) if (ran.some((r) => r.name === tool)) failures.push(`notCalls: ${tool} ran`);
+  for (const tool of expect.notCalls ?? [])
+    if (ran.some((r) => r.name === tool)) failures.push(`notCalls: ${tool} ran`);
   // The gate's verdicts: on each call, and on each step of a plan when it was checked as a whole.
   const decisions = events.flatMap((e) => {
     if (e.type === 'gate_decision') return [`${e.data.name}:${e.data.decision}`];
-    if (e.type === 'plan_created' || e.type === 'plan_revised') return e.data.steps.flatMap((s) => (s.name === undefined || s.decision === undefined ? [] : [`${s.name}:${s.decision}`]));
+    if (e.type === 'plan_created' || e.type === 'plan_revised')
+      return e.data.steps.flatMap((s) =>
+        s.name === undefined || s.decision === undefined ? [] : [`${s.name}:${s.decision}`],
+      );
     return [];
   });
-  for (const d of expect.decisions ?? []) if (!decisions.includes(`${d.tool}:${d.decision}`)) failures.push(`decisions: expected ${d.tool} ${d.decision}; the gate decided: ${decisions.join(', ') || 'nothing'}`);
+  for (const d of expect.decisions ?? [])
+    if (!decisions.includes(`${d.tool}:${d.decision}`))
+      failures.push(
+        `decisions: expected ${d.tool} ${d.decision}; the gate decided: ${decisions.join(', ') || 'nothing'}`,
+      );
   const output = run.output ?? '';
   const contains = expect.output?.contains;
   for (const text of typeof contains === 'string' ? [contains] : (contains ?? [])) {
-    if (!output.toLowerCase().includes(text.toLowerCase())) failures.push(`output: expected it to contain "${text}"; got "${output.slice(0, 200)}"`);
+    if (!output.toLowerCase().includes(text.toLowerCase()))
+      failures.push(`output: expected it to contain "${text}"; got "${output.slice(0, 200)}"`);
   }
   const pattern = expect.output?.matches;
-  if (pattern !== undefined && !safeRegExp(pattern).test(output)) failures.push(`output: expected it to match /${pattern}/; got "${output.slice(0, 200)}"`);
-  if (expect.maxSteps !== undefined && run.steps > expect.maxSteps) failures.push(`maxSteps: ${run.steps} steps, at most ${expect.maxSteps} expected`);
+  if (pattern !== undefined && !safeRegExp(pattern).test(output))
+    failures.push(`output: expected it to match /${pattern}/; got "${output.slice(0, 200)}"`);
+  if (expect.maxSteps !== undefined && run.steps > expect.maxSteps)
+    failures.push(`maxSteps: ${run.steps} steps, at most ${expect.maxSteps} expected`);
   const cost = runCost(run);
-  if (expect.maxCostUsd !== undefined && cost > expect.maxCostUsd) failures.push(`maxCostUsd: cost $${cost.toFixed(6)}, at most $${expect.maxCostUsd} expected`);
+  if (expect.maxCostUsd !== undefined && cost > expect.maxCostUsd)
+    failures.push(`maxCostUsd: cost $${cost.toFixed(6)}, at most $${expect.maxCostUsd} expected`);
   return failures;
 }
 

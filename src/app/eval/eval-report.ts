@@ -28,7 +28,13 @@ export interface EvalReport {
 }
 
 export function buildReport(suite: string, results: readonly CaseResult[]): EvalReport {
-  return { suite, finishedAt: new Date().toISOString(), results: [...results], summary: summarize(results), byIntent: summarizeByIntent(results) };
+  return {
+    suite,
+    finishedAt: new Date().toISOString(),
+    results: [...results],
+    summary: summarize(results),
+    byIntent: summarizeByIntent(results),
+  };
 }
 
 function summarize(results: readonly CaseResult[]): GroupSummary[] {
@@ -69,13 +75,32 @@ function summarizeByIntent(results: readonly CaseResult[]): IntentSummary[] {
 
 /** The summary as a table, then one line per failed run with its run id and what failed. */
 export function renderReport(report: EvalReport): string {
-  const rows = [['strategy', 'model', 'passed', 'rate', 'avg cost', 'p50 latency'], ...report.summary.map((g) => [g.strategy, g.model, `${g.passed}/${g.total}`, `${Math.round(g.passRate * 100)}%`, `$${g.avgCostUsd.toFixed(4)}`, `${g.p50LatencyMs} ms`])];
+  const rows = [
+    ['strategy', 'model', 'passed', 'rate', 'avg cost', 'p50 latency'],
+    ...report.summary.map((g) => [
+      g.strategy,
+      g.model,
+      `${g.passed}/${g.total}`,
+      `${Math.round(g.passRate * 100)}%`,
+      `$${g.avgCostUsd.toFixed(4)}`,
+      `${g.p50LatencyMs} ms`,
+    ]),
+  ];
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  const lines = rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd());
+  const lines = rows.map((r) =>
+    r
+      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd(),
+  );
   const failed = report.results.filter((r) => !r.passed);
   if (failed.length > 0) {
     lines.push('', 'failed:');
-    for (const r of failed) lines.push(`  ✗ ${r.case} [${r.strategy} × ${r.modelLabel} #${r.repeat}]${r.runId === '' ? '' : ` ${r.runId}`}: ${r.failures.join('; ')}`);
+    for (const r of failed)
+      lines.push(
+        `  ✗ ${r.case} [${r.strategy} × ${r.modelLabel} ` +
+          `#${r.repeat}]${r.runId === '' ? '' : ` ${r.runId}`}: ${r.failures.join('; ')}`,
+      );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -19,25 +19,37 @@ export function loadSuite(file: string): EvalSuite & { file: string } {
   if (!existsSync(path)) throw new ToolgateError('usage', `eval suite ${file} does not exist`);
   const stat = statSync(path);
   if (!stat.isFile()) throw new ToolgateError('usage', `eval suite ${file} is not a file`);
-  if (stat.size > MAX_SUITE_BYTES) throw new ToolgateError('usage', `eval suite ${file} is larger than ${MAX_SUITE_BYTES} bytes`);
+  if (stat.size > MAX_SUITE_BYTES)
+    throw new ToolgateError('usage', `eval suite ${file} is larger than ${MAX_SUITE_BYTES} bytes`);
   const raw = readConfigFile(path);
   const result = suiteSchema.safeParse(raw);
-  if (!result.success) throw new ToolgateError('config_invalid', formatConfigIssues({ source: file, issues: result.error.issues, schema: suiteSchema }));
+  if (!result.success)
+    throw new ToolgateError(
+      'config_invalid',
+      formatConfigIssues({ source: file, issues: result.error.issues, schema: suiteSchema }),
+    );
   const suite = result.data;
   const dir = dirname(path);
   checkPatterns(suite, file);
-  const model = (id: string): string => (id.startsWith('scripted:') && !isAbsolute(id.slice('scripted:'.length)) ? `scripted:${resolve(dir, id.slice('scripted:'.length))}` : id);
+  const model = (id: string): string =>
+    id.startsWith('scripted:') && !isAbsolute(id.slice('scripted:'.length))
+      ? `scripted:${resolve(dir, id.slice('scripted:'.length))}`
+      : id;
   return {
     ...suite,
     file: path,
     ...(suite.config === undefined ? {} : { config: resolve(dir, suite.config) }),
-    matrix: { ...suite.matrix, ...(suite.matrix.models === undefined ? {} : { models: suite.matrix.models.map(model) }) },
+    matrix: {
+      ...suite.matrix,
+      ...(suite.matrix.models === undefined ? {} : { models: suite.matrix.models.map(model) }),
+    },
     cases: suite.cases.map((c) => {
       const named = c.model;
       if (named === undefined) return c;
       if (typeof named === 'string') return { ...c, model: model(named) };
       const resolved: typeof named = {};
-      for (const [strategy, id] of Object.entries(named)) if (isOneOf(STRATEGY_NAMES, strategy) && id !== undefined) resolved[strategy] = model(id);
+      for (const [strategy, id] of Object.entries(named))
+        if (isOneOf(STRATEGY_NAMES, strategy) && id !== undefined) resolved[strategy] = model(id);
       return { ...c, model: resolved };
     }),
   };
@@ -57,9 +69,11 @@ function checkPatterns(suite: EvalSuite, file: string): void {
     if (c.expect.output?.matches !== undefined) check(c.expect.output.matches, 'expect.output.matches');
     (c.expect.calls ?? []).forEach((call, j) => {
       for (const [key, value] of Object.entries(call.args ?? {})) {
-        if (typeof value === 'string' && value.length > 2 && value.startsWith('/') && value.endsWith('/')) check(value.slice(1, -1), `expect.calls[${j}].args.${key}`);
+        if (typeof value === 'string' && value.length > 2 && value.startsWith('/') && value.endsWith('/'))
+          check(value.slice(1, -1), `expect.calls[${j}].args.${key}`);
       }
     });
   });
-  if (problems.length > 0) throw new ToolgateError('config_invalid', `${file}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  if (problems.length > 0)
+    throw new ToolgateError('config_invalid', `${file}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
 }

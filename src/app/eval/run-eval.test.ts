@@ -20,7 +20,9 @@ describe('runEval', () => {
       const suite = suiteSchema.parse({
         matrix: { strategies: ['react'], models: [`scripted:${alpha}`, `scripted:${beta}`] },
         repeat: 2,
-        cases: [{ name: 'says-alpha', intent: 'answer', input: 'who are you?', expect: { output: { contains: 'alpha' } } }],
+        cases: [
+          { name: 'says-alpha', intent: 'answer', input: 'who are you?', expect: { output: { contains: 'alpha' } } },
+        ],
       });
       const results = await runEval({ suite, toolgate });
       assert.equal(results.length, 4);
@@ -32,7 +34,9 @@ describe('runEval', () => {
           [`scripted:${beta}`, '0/2'],
         ],
       );
-      assert.deepEqual(report.byIntent, [{ intent: 'answer', strategy: 'react', passRate: 0.5, avgCostUsd: 0, runs: 4 }]);
+      assert.deepEqual(report.byIntent, [
+        { intent: 'answer', strategy: 'react', passRate: 0.5, avgCostUsd: 0, runs: 4 },
+      ]);
       assert.ok(results.every((r) => r.runId.startsWith('run_') && r.status === 'completed'));
     } finally {
       await toolgate.close();

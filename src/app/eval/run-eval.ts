@@ -12,7 +12,10 @@ export interface CaseResult {
   strategy: string;
   /** The model id the run used. */
   model: string;
-  /** The model as the report groups it: the matrix model's id, or `scripted` for a case's own scripted models (one script per case). */
+  /**
+   * The model as the report groups it: the matrix model's id, or `scripted` for a case's own scripted models (one
+   * script per case).
+   */
   modelLabel: string;
   /** 1, 2, … with `repeat`. */
   repeat: number;
@@ -49,12 +52,27 @@ export async function runEval(options: RunEvalOptions): Promise<CaseResult[]> {
       for (const matrixModel of models) {
         const own = caseModel(evalCase, strategy);
         const model = own ?? matrixModel;
-        if (model === undefined) throw new ToolgateError('usage', `case ${evalCase.name}: no model; name one in matrix.models, in the case, or with --model / model: in the config`);
+        if (model === undefined)
+          throw new ToolgateError(
+            'usage',
+            `case ${evalCase.name}: no model; name one in matrix.models, ` +
+              `in the case, or with --model / model: in the config`,
+          );
         for (let n = 1; n <= repeat; n++) {
           if (options.signal?.aborted === true) return results;
-          // A case's own scripted model is one script among many: grouped as `scripted`. A matrix model is its own group.
+          // A case's own scripted model is one script among many: grouped as `scripted`. A matrix model is its own
+          // group.
           const modelLabel = own !== undefined && own.startsWith('scripted:') ? 'scripted' : model;
-          const result = await runCase({ toolgate, evalCase, strategy, model, modelLabel, repeat: n, approvals: suite.approvals, suiteName: suite.description ?? '' });
+          const result = await runCase({
+            toolgate,
+            evalCase,
+            strategy,
+            model,
+            modelLabel,
+            repeat: n,
+            approvals: suite.approvals,
+            suiteName: suite.description ?? '',
+          });
           results.push(result);
           options.onResult?.(result);
         }
@@ -106,14 +124,38 @@ async function runCase(options: {
       const pending = run.pendingApproval;
       // A call that may already have happened is never sent again by an eval.
       const decision = options.approvals === 'approve' && pending.reason !== 'outcome_unknown' ? 'approve' : 'reject';
-      run = await toolgate.submitInput(run.id, { type: 'approval', toolCallId: pending.toolCallId, decision, userId: 'eval', ...(decision === 'reject' ? { reason: 'rejected by the eval suite' } : {}) });
+      run = await toolgate.submitInput(run.id, {
+        type: 'approval',
+        toolCallId: pending.toolCallId,
+        decision,
+        userId: 'eval',
+        ...(decision === 'reject' ? { reason: 'rejected by the eval suite' } : {}),
+      });
     }
   } catch (error) {
     const message = describeError(error);
-    return { ...base, passed: false, failures: [`the run could not be made: ${message}`], runId: '', status: 'error', costUsd: 0, latencyMs: Math.round(performance.now() - started), steps: 0 };
+    return {
+      ...base,
+      passed: false,
+      failures: [`the run could not be made: ${message}`],
+      runId: '',
+      status: 'error',
+      costUsd: 0,
+      latencyMs: Math.round(performance.now() - started),
+      steps: 0,
+    };
   }
   const latencyMs = Math.round(performance.now() - started);
   const events = await toolgate.store.readEvents(run.id);
   const failures = checkRun(evalCase.expect, run, events);
-  return { ...base, passed: failures.length === 0, failures, runId: run.id, status: run.status, costUsd: runCost(run), latencyMs, steps: run.steps };
+  return {
+    ...base,
+    passed: failures.length === 0,
+    failures,
+    runId: run.id,
+    status: run.status,
+    costUsd: runCost(run),
+    latencyMs,
+    steps: run.steps,
+  };
 }

@@ -17,7 +17,14 @@ const expectSchema = z.strictObject({
   /** Tools that must not have run. */
   notCalls: z.array(z.string().min(1)).optional(),
   /** Gate verdicts that must appear: {tool, decision}. */
-  decisions: z.array(z.strictObject({ tool: z.string().min(1), decision: z.enum(['allowed', 'denied', 'approval_required', 'dry_run', 'invalid']) })).optional(),
+  decisions: z
+    .array(
+      z.strictObject({
+        tool: z.string().min(1),
+        decision: z.enum(['allowed', 'denied', 'approval_required', 'dry_run', 'invalid']),
+      }),
+    )
+    .optional(),
   output: z
     .strictObject({
       contains: z.union([z.string(), z.array(z.string())]).optional(),
@@ -29,7 +36,9 @@ const expectSchema = z.strictObject({
 });
 
 const strategyName = z.enum(['react', 'plan', 'reflect', 'auto']);
-const modelId = z.string().regex(/^[a-z][a-z0-9-]*:.+$/, 'a model is "provider:model", e.g. openai:gpt-4o-mini or scripted:./script.json');
+const modelId = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]*:.+$/, 'a model is "provider:model", e.g. openai:gpt-4o-mini or scripted:./script.json');
 
 const caseSchema = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9_.-]{1,80}$/, 'case names use letters, digits, "_", "-", "." (at most 80)'),
@@ -40,7 +49,10 @@ const caseSchema = z.strictObject({
   user: z.string().min(1).optional(),
   context: z.record(z.string(), z.json()).optional(),
   dryRun: z.boolean().optional(),
-  /** This case's model instead of the matrix's: one for every strategy, or one per strategy (scripted runs differ by strategy). */
+  /**
+   * This case's model instead of the matrix's: one for every strategy, or one per strategy (scripted runs differ by
+   * strategy).
+   */
   model: z.union([modelId, z.partialRecord(strategyName, modelId)]).optional(),
   expect: expectSchema.default({}),
 });
@@ -56,7 +68,10 @@ export const suiteSchema = z.strictObject({
     })
     .default({ strategies: ['react'] }),
   repeat: z.number().int().min(1).max(100).default(1),
-  /** What a run that waits for approval gets: approve (default) or reject. A call whose outcome is unknown is always rejected. */
+  /**
+   * What a run that waits for approval gets: approve (default) or reject. A call whose outcome is unknown is always
+   * rejected.
+   */
   approvals: z.enum(['approve', 'reject']).default('approve'),
   cases: z.array(caseSchema).min(1),
 });

@@ -4,20 +4,38 @@ import { JSON_FLAG, MODEL_FLAGS, TOOL_FLAGS } from './shared-flags.ts';
 export const EVAL_SPEC = {
   name: 'eval',
   summary: 'run a suite of cases over strategies × models and report pass rates, cost and latency',
-  usage: ['eval <suite.yaml> [--repeat N] [--min-pass 0.8] [--out results.json] [--json] [--config <file>] [--mcp <server>]... [--model <provider:model>]'],
+  usage: [
+    'eval <suite.yaml> [--repeat N] [--min-pass 0.8] [--out results.json] ' +
+      '[--json] [--config <file>] [--mcp <server>]... [--model <provider:model>]',
+  ],
   details:
-    'Each case runs once per strategy and model of the suite\'s matrix (--repeat times), is stored like any run\n(`toolgate runs show <run-id>` opens a failing one), and is checked: tools that must or must not run, the\ngate\'s decisions, the output, steps and cost. The report is a table (or JSON with --json), and --out writes\nthe JSON that `router: {evalResults: …}` reads. See docs/eval.md.\n\nExit codes: 0 every strategy × model passed at least --min-pass of its runs, 1 one did not, 2 usage or\nconfiguration error (nothing was run).',
+    "Each case runs once per strategy and model of the suite's matrix (--repeat times), is stored like " +
+    ('any run\n(`toolgate runs show <run-id>` opens a failing one), and is checked: tools that must or must ' +
+      ("not run, the\ngate's decisions, the output, steps and cost. The report is a table (or JSON with " +
+        ('--json), and --out writes\nthe JSON that `router: {evalResults: …}` reads. See docs/eval.md.\n\nExit ' +
+          ('codes: 0 every strategy × model passed at least --min-pass of its ' +
+            'runs, 1 one did not, 2 usage or\nconfiguration error (nothing was run).')))),
   flags: {
     ...TOOL_FLAGS,
     ...MODEL_FLAGS,
-    repeat: { type: 'string', value: 'N', description: "Run each case N times (default: the suite's repeat, then 1).", example: '--repeat 5' },
+    repeat: {
+      type: 'string',
+      value: 'N',
+      description: "Run each case N times (default: the suite's repeat, then 1).",
+      example: '--repeat 5',
+    },
     'min-pass': {
       type: 'string',
       value: 'rate',
       description: 'The pass rate each strategy × model needs, as 0..1 or a percentage (default 1: every run passes).',
       example: '--min-pass 0.8',
     },
-    out: { type: 'string', value: 'file', description: 'Write the report as JSON to this file (results per run, summary, pass rates per intent).', example: '--out results.json' },
+    out: {
+      type: 'string',
+      value: 'file',
+      description: 'Write the report as JSON to this file (results per run, summary, pass rates per intent).',
+      example: '--out results.json',
+    },
     store: {
       type: 'string',
       value: 'sqlite:<file> | postgres://… | memory:',
@@ -26,5 +44,8 @@ export const EVAL_SPEC = {
     },
     json: { ...JSON_FLAG, description: 'Print the report as JSON instead of the table.' },
   },
-  examples: ['eval examples/power-exchange/eval/suite.yaml', 'eval suite.yaml --repeat 5 --min-pass 0.8 --out results.json'],
+  examples: [
+    'eval examples/power-exchange/eval/suite.yaml',
+    'eval suite.yaml --repeat 5 --min-pass 0.8 --out results.json',
+  ],
 } as const satisfies CommandSpec;

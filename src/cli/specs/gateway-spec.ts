@@ -4,9 +4,16 @@ import { HOST_FLAG, MODEL_FLAGS, STRICT_FLAG, TOOL_FLAGS } from './shared-flags.
 export const GATEWAY_SPEC = {
   name: 'gateway',
   summary: 'serve the configured MCP servers as one MCP server, every tools/call through the gate (gateway mode)',
-  usage: ['gateway [--config <file>] [--port 8787] [--host 127.0.0.1] [--store <store>] [flags]', 'gateway --stdio [--config <file>] [--tenant <id>] [--user <id>] [--port N] [flags]'],
+  usage: [
+    'gateway [--config <file>] [--port 8787] [--host 127.0.0.1] [--store <store>] [flags]',
+    'gateway --stdio [--config <file>] [--tenant <id>] [--user <id>] [--port N] [flags]',
+  ],
   details:
-    'Over HTTP it serves MCP (Streamable HTTP) at /mcp beside the runs API and the console, with the same API keys\nand tenants. With --stdio it speaks MCP on stdin/stdout for clients that spawn their servers (Claude Desktop,\nCursor); logs go to stderr, and the runs API is served too when --port is given. One client session is one\nrun: `toolgate runs`, the console and /metrics show its calls. See docs/gateway.md.',
+    'Over HTTP it serves MCP (Streamable HTTP) at /mcp beside the runs API and the console, with the same ' +
+    ('API keys\nand tenants. With --stdio it speaks MCP on stdin/stdout for clients that spawn their servers ' +
+      ('(Claude Desktop,\nCursor); logs go to stderr, and the runs API is served too when --port is given. ' +
+        ('One client session is one\nrun: `toolgate runs`, the ' +
+          'console and /metrics show its calls. See docs/gateway.md.'))),
   flags: {
     ...TOOL_FLAGS,
     strict: STRICT_FLAG,
@@ -18,14 +25,18 @@ export const GATEWAY_SPEC = {
     port: {
       type: 'string',
       value: 'N',
-      description: 'The HTTP port (/mcp, the runs API, the console); 0 picks a free one. Default: server.port, then 8787;\nwith --stdio, no HTTP server unless --port is given.',
+      description:
+        'The HTTP port (/mcp, the runs API, the console); 0 picks a free one. Default: ' +
+        'server.port, then 8787;\nwith --stdio, no HTTP server unless --port is given.',
       example: '--port 9000',
     },
     host: HOST_FLAG,
     store: {
       type: 'string',
       value: 'sqlite:<file> | postgres://… | memory:',
-      description: 'Where sessions (runs) and tool pins are stored. Default: server.store, then DATABASE_URL, then\nsqlite:./data/toolgate.db.',
+      description:
+        'Where sessions (runs) and tool pins are stored. Default: ' +
+        'server.store, then DATABASE_URL, then\nsqlite:./data/toolgate.db.',
       example: '--store sqlite:./data/toolgate.db',
     },
     tenant: {

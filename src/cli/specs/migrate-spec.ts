@@ -5,10 +5,26 @@ export const MIGRATE_SPEC = {
   summary: 'copy runs and their events from one store to another (e.g. SQLite to PostgreSQL)',
   usage: ['migrate --from <store> --to <store>'],
   details:
-    'Copies every run (all tenants) with its settings and its whole event log, numbered and stamped as they were.\nRuns the target already holds are left alone, so a migration that stopped half-way can be run again.\nStop the servers that use the source first: a run still being driven there would go on without the copy.\nRuns that had not ended are taken up by the servers on the target (the usual crash rules: a write whose outcome\nis unknown waits for a person). Idempotency keys (kept 24 h) and conversation threads are not copied.\n\nExit codes: 0 everything was copied, 1 a run could not be copied (the others were), 2 usage error.',
+    'Copies every run (all tenants) with its settings and its whole event log, numbered and stamped as ' +
+    ('they were.\nRuns the target already holds are left alone, so a migration that stopped half-way can ' +
+      ('be run again.\nStop the servers that use the source first: a run still being driven there would go ' +
+        ('on without the copy.\nRuns that had not ended are taken up by the servers on the target (the ' +
+          ('usual crash rules: a write whose outcome\nis unknown waits for a person). Idempotency keys ' +
+            ('(kept 24 h) and conversation threads are not copied.\n\nExit codes: 0 everything ' +
+              'was copied, 1 a run could not be copied (the others were), 2 usage error.'))))),
   flags: {
-    from: { type: 'string', value: 'store', description: 'The store to read: sqlite:<file>, postgres://… or memory:.', example: '--from sqlite:./data/toolgate.db' },
-    to: { type: 'string', value: 'store', description: 'The store to write: postgres://… or sqlite:<file>.', example: '--to postgres://toolgate@db:5432/toolgate' },
+    from: {
+      type: 'string',
+      value: 'store',
+      description: 'The store to read: sqlite:<file>, postgres://… or memory:.',
+      example: '--from sqlite:./data/toolgate.db',
+    },
+    to: {
+      type: 'string',
+      value: 'store',
+      description: 'The store to write: postgres://… or sqlite:<file>.',
+      example: '--to postgres://toolgate@db:5432/toolgate',
+    },
   },
   examples: ['migrate --from sqlite:./data/toolgate.db --to postgres://toolgate:secret@127.0.0.1:5432/toolgate'],
 } as const satisfies CommandSpec;

@@ -7,7 +7,8 @@ const WHERE_FLAGS = {
     type: 'string',
     value: 'sqlite:<file>',
     description:
-      'The store `toolgate run` recorded the run in. Default: runs.db in your data directory (TOOLGATE_HOME, else\n$XDG_DATA_HOME/toolgate, else ~/.local/share/toolgate). Not together with --url.',
+      'The store `toolgate run` recorded the run in. Default: runs.db in your data directory ' +
+      '(TOOLGATE_HOME, else\n$XDG_DATA_HOME/toolgate, else ~/.local/share/toolgate). Not together with --url.',
     example: '--store sqlite:./data/toolgate.db',
   },
   url: {
@@ -35,7 +36,9 @@ const LIST_SPEC = {
       type: 'string',
       multiple: true,
       value: 'status',
-      description: 'Only runs in this status: queued, running, planning, executing, monitoring, reflecting, waiting_approval, escalated, completed, failed, cancelled.',
+      description:
+        'Only runs in this status: queued, running, planning, executing, monitoring, ' +
+        'reflecting, waiting_approval, escalated, completed, failed, cancelled.',
       example: '--status waiting_approval',
     },
     limit: { type: 'string', value: 'N', description: 'At most N runs, 1 to 200 (default 20).', example: '--limit 50' },
@@ -56,11 +59,16 @@ const EVENTS_SPEC = {
   name: 'runs events',
   summary: "a run's events, in order; --follow keeps printing until the run ends or waits",
   details:
-    'Printed as `toolgate run` prints them; with --json one stored event per line, exactly as stored.\nWith --follow the exit code is the run\'s: 0 completed, 1 failed or cancelled, 3 waiting for an approval.',
+    'Printed as `toolgate run` prints them; with --json one stored event per line, exactly as stored.\nWith ' +
+    "--follow the exit code is the run's: 0 completed, 1 failed or cancelled, 3 waiting for an approval.",
   usage: ['runs events <run-id> [--follow] [--after N] [--store <store> | --url <URL>] [--json]'],
   flags: {
     ...WHERE_FLAGS,
-    follow: { type: 'boolean', short: 'f', description: 'Keep printing new events until the run ends or waits for an approval.' },
+    follow: {
+      type: 'boolean',
+      short: 'f',
+      description: 'Keep printing new events until the run ends or waits for an approval.',
+    },
     after: { type: 'string', value: 'N', description: 'Only events after sequence number N.', example: '--after 12' },
   },
   examples: ['runs events run_01J… --json', 'runs events run_01J… --follow --url http://127.0.0.1:8787'],
@@ -99,27 +107,41 @@ const DECIDE_FLAGS = {
     description: 'Local runs: the model API root to continue with, instead of the one the run was started with.',
     example: '--base-url http://localhost:11434/v1',
   },
-  verbose: { type: 'boolean', description: "Local runs: print the MCP servers' stderr, each line prefixed with the server name." },
+  verbose: {
+    type: 'boolean',
+    description: "Local runs: print the MCP servers' stderr, each line prefixed with the server name.",
+  },
 } as const satisfies Record<string, FlagSpec>;
 
 const DECIDE_DETAILS =
-  'Prints the run\'s events from the decision on, as `toolgate run` does, until it ends or waits again.\n' +
+  "Prints the run's events from the decision on, as `toolgate run` does, until it ends or waits again.\n" +
   'Exit codes: 0 completed, 1 failed or cancelled, 2 usage error (also: unknown run, no pending approval, wrong\n' +
   'API key, tools or model that cannot be opened again; nothing is recorded then), 3 waits for an approval again.';
 
 const APPROVE_SPEC = {
   name: 'runs approve',
   summary: 'approve the call a run waits for, and continue the run',
-  usage: ['runs approve <run-id> [--reason <text>] [--store <store> | --url <URL>] [--config <file> | --mcp <server>...] [--base-url <URL>]'],
-  details: `${DECIDE_DETAILS}\nFor a call whose outcome is unknown, approve sends it again; see \`toolgate runs mark-done\`.`,
+  usage: [
+    'runs approve <run-id> [--reason <text>] [--store <store> | --url ' +
+      '<URL>] [--config <file> | --mcp <server>...] [--base-url <URL>]',
+  ],
+  details:
+    `${DECIDE_DETAILS}\nFor a call whose outcome is unknown, ` +
+    `approve sends it again; see \`toolgate runs mark-done\`.`,
   flags: { ...DECIDE_FLAGS, reason: REASON_FLAG },
-  examples: ['runs approve run_01J…', 'runs approve run_01J… --url http://127.0.0.1:8787 --api-key "$TOOLGATE_API_KEY"'],
+  examples: [
+    'runs approve run_01J…',
+    'runs approve run_01J… --url http://127.0.0.1:8787 --api-key "$TOOLGATE_API_KEY"',
+  ],
 } as const satisfies CommandSpec;
 
 const REJECT_SPEC = {
   name: 'runs reject',
   summary: 'reject the call a run waits for (the model is told why), and continue the run',
-  usage: ['runs reject <run-id> [--reason <text>] [--store <store> | --url <URL>] [--config <file> | --mcp <server>...] [--base-url <URL>]'],
+  usage: [
+    'runs reject <run-id> [--reason <text>] [--store <store> | --url ' +
+      '<URL>] [--config <file> | --mcp <server>...] [--base-url <URL>]',
+  ],
   details: DECIDE_DETAILS,
   flags: { ...DECIDE_FLAGS, reason: REASON_FLAG },
   examples: ['runs reject run_01J… --reason "limit is 5 MWh"'],
@@ -128,8 +150,13 @@ const REJECT_SPEC = {
 const MARK_DONE_SPEC = {
   name: 'runs mark-done',
   summary: 'a call whose outcome is unknown did happen: record it as done (never sent again), and continue the run',
-  usage: ['runs mark-done <run-id> [--result <text>] [--store <store> | --url <URL>] [--config <file> | --mcp <server>...] [--base-url <URL>]'],
-  details: `Only for a call that was sent and got no answer (the run waits with reason outcome_unknown).\n${DECIDE_DETAILS}`,
+  usage: [
+    'runs mark-done <run-id> [--result <text>] [--store <store> | --url ' +
+      '<URL>] [--config <file> | --mcp <server>...] [--base-url <URL>]',
+  ],
+  details:
+    `Only for a call that was sent and got no answer (the ` +
+    `run waits with reason outcome_unknown).\n${DECIDE_DETAILS}`,
   flags: {
     ...DECIDE_FLAGS,
     result: {
@@ -149,7 +176,11 @@ const CANCEL_SPEC = {
   details: 'A run driven elsewhere is ended by the process that drives it. Exit code 0 once it is cancelled.',
   flags: {
     ...WHERE_FLAGS,
-    reason: { ...REASON_FLAG, description: 'Why, recorded with the cancellation (on a local store or a server).', example: '--reason "wrong account"' },
+    reason: {
+      ...REASON_FLAG,
+      description: 'Why, recorded with the cancellation (on a local store or a server).',
+      example: '--reason "wrong account"',
+    },
   },
   examples: ['runs cancel run_01J…'],
 } as const satisfies CommandSpec;
@@ -157,8 +188,14 @@ const CANCEL_SPEC = {
 const MESSAGE_SPEC = {
   name: 'runs message',
   summary: 'answer a run that asks for help (escalated), or add a message to a running run, and continue it',
-  usage: ['runs message <run-id> <text> [--store <store> | --url <URL>] [--config <file> | --mcp <server>...] [--base-url <URL>]'],
-  details: `A run of the reflect strategy (or one whose guard asked for a reflection) may escalate: it waits for a person.\nThe message joins its conversation and the run goes on. ${DECIDE_DETAILS.replace('3 waits for an approval again', '3 waits for a person again')}`,
+  usage: [
+    'runs message <run-id> <text> [--store <store> | --url <URL>] ' +
+      '[--config <file> | --mcp <server>...] [--base-url <URL>]',
+  ],
+  details:
+    `A run of the reflect strategy (or one whose guard asked for a reflection) may escalate: it ` +
+    (`waits for a person.\nThe message joins its conversation and the run goes on. ` +
+      `${DECIDE_DETAILS.replace('3 waits for an approval again', '3 waits for a person again')}`),
   flags: DECIDE_FLAGS,
   examples: ['runs message run_01J… "use bob\'s account"'],
 } as const satisfies CommandSpec;
@@ -168,8 +205,25 @@ export const RUNS_SPEC = {
   summary: 'look at runs afterwards and decide their approvals: on the local store or on a server',
   usage: ['runs list|show|events|approve|reject|mark-done|message|cancel [<run-id>] [flags]'],
   details:
-    '`toolgate run` records every run in a local SQLite store; a run that exited with 3 (waiting for an\napproval) is continued with `toolgate runs approve` or `reject`. With --url (or TOOLGATE_URL), the same\ncommands talk to a toolgate server.\n\nExit codes: 0 done, 1 the run failed or was cancelled (or the server could not be reached), 2 usage error,\nunknown run, nothing to decide or wrong API key, 3 the run waits for an approval.',
+    '`toolgate run` records every run in a local SQLite store; a run that exited with 3 (waiting for ' +
+    ('an\napproval) is continued with `toolgate runs approve` or `reject`. With --url (or TOOLGATE_URL), ' +
+      ('the same\ncommands talk to a toolgate server.\n\nExit codes: 0 done, 1 the run failed or was ' +
+        ('cancelled (or the server could not be reached), 2 usage error,\nunknown ' +
+          'run, nothing to decide or wrong API key, 3 the run waits for an approval.'))),
   flags: WHERE_FLAGS,
-  examples: ['runs list --status waiting_approval', 'runs approve run_01J…', 'runs events run_01J… --follow --url http://127.0.0.1:8787'],
-  subcommands: [LIST_SPEC, SHOW_SPEC, EVENTS_SPEC, APPROVE_SPEC, REJECT_SPEC, MARK_DONE_SPEC, MESSAGE_SPEC, CANCEL_SPEC],
+  examples: [
+    'runs list --status waiting_approval',
+    'runs approve run_01J…',
+    'runs events run_01J… --follow --url http://127.0.0.1:8787',
+  ],
+  subcommands: [
+    LIST_SPEC,
+    SHOW_SPEC,
+    EVENTS_SPEC,
+    APPROVE_SPEC,
+    REJECT_SPEC,
+    MARK_DONE_SPEC,
+    MESSAGE_SPEC,
+    CANCEL_SPEC,
+  ],
 } as const satisfies CommandSpec;

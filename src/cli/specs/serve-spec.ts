@@ -6,7 +6,8 @@ export const SERVE_SPEC = {
   summary: 'serve the runs API (HTTP + SSE) on a durable store; runs interrupted by a stop or crash resume',
   usage: ['serve [--config <file>] [--port 8787] [--host 127.0.0.1] [--store <store>] [flags]'],
   details:
-    'Without API keys in the config (tenants.<id>.apiKeys) it listens on loopback only. SIGTERM or Ctrl-C stops\ntaking runs, lets running steps reach a safe point and closes. See docs/server.md.',
+    'Without API keys in the config (tenants.<id>.apiKeys) it listens on loopback only. SIGTERM or ' +
+    'Ctrl-C stops\ntaking runs, lets running steps reach a safe point and closes. See docs/server.md.',
   flags: {
     ...TOOL_FLAGS,
     strict: STRICT_FLAG,
@@ -22,7 +23,9 @@ export const SERVE_SPEC = {
       type: 'string',
       value: 'sqlite:<file> | postgres://… | memory:',
       description:
-        'Where runs are stored: a SQLite file (created if missing), a PostgreSQL database shared by several\ninstances (docs/deploy.md), or memory: (lost on exit). Default: server.store, then DATABASE_URL, then\nsqlite:./data/toolgate.db.',
+        'Where runs are stored: a SQLite file (created if missing), a PostgreSQL database shared by ' +
+        ('several\ninstances (docs/deploy.md), or memory: (lost on exit). Default: ' +
+          'server.store, then DATABASE_URL, then\nsqlite:./data/toolgate.db.'),
       example: '--store sqlite:/var/lib/toolgate/runs.db',
     },
     concurrency: {
@@ -35,14 +38,21 @@ export const SERVE_SPEC = {
       type: 'string',
       value: 'level',
       description:
-        'fatal, error, warn, info (default), debug or trace; also TOOLGATE_LOG_LEVEL. Logs (run start and end, approvals\nwith the curl line that approves them, one line per request) are JSON lines on stderr, readable text on a terminal.',
+        'fatal, error, warn, info (default), debug or trace; also TOOLGATE_LOG_LEVEL. Logs (run start and ' +
+        ('end, approvals\nwith the curl line that approves them, one line ' +
+          'per request) are JSON lines on stderr, readable text on a terminal.'),
       example: '--log-level debug',
     },
     demo: {
       type: 'boolean',
       description:
-        'Serve the demo: the power-exchange example server and the scripted demo model, unless the config\nor flags name others. Its order waits for approval; the log prints the curl line that approves it.',
+        'Serve the demo: the power-exchange example server and the scripted demo model, unless the config\nor ' +
+        'flags name others. Its order waits for approval; the log prints the curl line that approves it.',
     },
   },
-  examples: ['serve --demo', 'serve --config toolgate.yaml --port 8787 --store sqlite:./data/toolgate.db', 'serve --mcp "node server.js" --model openai:gpt-4o-mini --log-level debug'],
+  examples: [
+    'serve --demo',
+    'serve --config toolgate.yaml --port 8787 --store sqlite:./data/toolgate.db',
+    'serve --mcp "node server.js" --model openai:gpt-4o-mini --log-level debug',
+  ],
 } as const satisfies CommandSpec;

@@ -3,7 +3,8 @@ import { JSON_FLAG, STRICT_FLAG, TOOL_FLAGS } from './shared-flags.ts';
 
 export const TOOLS_SPEC = {
   name: 'tools',
-  summary: 'list the tools of the configured MCP servers, with how the gate classifies each one; compare them with their pins',
+  summary:
+    'list the tools of the configured MCP servers, with how the gate classifies each one; compare them with their pins',
   usage: [
     'tools [--mcp <server>]... [--config <file>] [--tenant <id>] [--json]',
     'tools --diff [--mcp <server>]... [--config <file>] [--store <store>] [--json]',
@@ -25,20 +26,22 @@ export const TOOLS_SPEC = {
     tenant: {
       type: 'string',
       value: 'id',
-      description: "List only the tools this tenant may use (its allow/deny rules applied).",
+      description: 'List only the tools this tenant may use (its allow/deny rules applied).',
       example: '--tenant acme',
     },
     diff: {
       type: 'boolean',
       description:
-        'Compare every available MCP tool with its pin and print what changed (and the tools not pinned yet).\nExit code 1 when a tool changed: the gateway hides it until it is accepted. Creates no pin.',
+        'Compare every available MCP tool with its pin and print what changed (and the tools not pinned ' +
+        'yet).\nExit code 1 when a tool changed: the gateway hides it until it is accepted. Creates no pin.',
     },
     accept: {
       type: 'string',
       multiple: true,
       value: 'tool | all',
       description:
-        'Pin this tool as it is now (the name as listed, or server/tool): the gateway offers it again.\n`all` accepts every changed and new tool. Review --diff first.',
+        'Pin this tool as it is now (the name as listed, or server/tool): the gateway ' +
+        'offers it again.\n`all` accepts every changed and new tool. Review --diff first.',
       example: '--accept crm_list_orders --accept crm/get_order',
     },
     by: {
@@ -51,10 +54,16 @@ export const TOOLS_SPEC = {
       type: 'string',
       value: 'sqlite:<file> | postgres://… | memory:',
       description:
-        'Where the pins are (with --diff or --accept): the store the gateway uses. Default: server.store of the\nconfig file, then DATABASE_URL, then sqlite:./data/toolgate.db (as for toolgate gateway and serve).',
+        'Where the pins are (with --diff or --accept): the store the gateway uses. Default: server.store ' +
+        'of the\nconfig file, then DATABASE_URL, then sqlite:./data/toolgate.db (as for toolgate gateway and serve).',
       example: '--store sqlite:./data/toolgate.db',
     },
-    json: { ...JSON_FLAG, description: 'Print the tool specs (name, schema, effect, approval) as a JSON array; with --diff or --accept, each tool\'s pin status.' },
+    json: {
+      ...JSON_FLAG,
+      description:
+        'Print the tool specs (name, schema, effect, approval) as a ' +
+        "JSON array; with --diff or --accept, each tool's pin status.",
+    },
   },
   examples: [
     'tools --mcp "node examples/power-exchange/server.ts"',

@@ -90,7 +90,11 @@ export interface RunService {
    * same key and body return the existing run (`created: false`); the same key
    * with another body rejects with `idempotency_mismatch`.
    */
-  startRun(caller: Caller, request: StartRunRequest, idempotency?: IdempotencyOptions): Promise<{ run: Run; created: boolean }>;
+  startRun(
+    caller: Caller,
+    request: StartRunRequest,
+    idempotency?: IdempotencyOptions,
+  ): Promise<{ run: Run; created: boolean }>;
   getRun(caller: Caller, runId: string): Promise<Run | undefined>;
   /**
    * One page of the caller's runs, newest first. With `strategy` or `q`, the

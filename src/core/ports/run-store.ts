@@ -78,7 +78,10 @@ export interface ToolPin {
   tool: string;
   /** sha256 (hex) of the canonical JSON of `definition`. */
   fingerprint: string;
-  /** What was fingerprinted: { name, title?, description, inputSchema, outputSchema?, annotations? } (name = origin.tool). */
+  /**
+   * What was fingerprinted: { name, title?, description, inputSchema, outputSchema?, annotations? } (name =
+   * origin.tool).
+   */
   definition: JsonObject;
   /** When it was pinned or last accepted (ISO 8601). */
   pinnedAt: string;
@@ -166,7 +169,10 @@ export interface RunStore {
    * tenants keep under the same id.
    */
   getThread(threadId: string, tenantId?: string): Promise<Thread | undefined>;
-  /** Appends messages to this tenant's thread `threadId`, creating it on first use; never fails because another tenant uses the id. */
+  /**
+   * Appends messages to this tenant's thread `threadId`, creating it on first use; never fails because another tenant
+   * uses the id.
+   */
   appendThreadMessages(threadId: string, messages: readonly Message[], tenantId?: string): Promise<void>;
   /**
    * Claims the run for `owner`: succeeds when the run has no lease, its lease
@@ -213,7 +219,9 @@ export interface RunStore {
   pinToolIfNew(pin: ToolPin): Promise<ToolPin>;
   /** Replaces (or creates) the pin of (server, tool): an operator accepted the tool as it is now. */
   replaceToolPin(pin: ToolPin): Promise<void>;
-  /** Counts shared by every process on this store: session shares, rate limits, failed authentications (see LimitStore). */
+  /**
+   * Counts shared by every process on this store: session shares, rate limits, failed authentications (see LimitStore).
+   */
   readonly limits: LimitStore;
   close(): Promise<void>;
 }

@@ -71,7 +71,10 @@ export interface PassthroughSource {
    * others did not exist: a caller limited to some servers (a gateway
    * tenant's) cannot reach the others' resources through a URI nobody listed.
    */
-  readResource(uri: string, options?: { signal?: AbortSignal; servers?: (name: string) => boolean }): Promise<JsonObject>;
+  readResource(
+    uri: string,
+    options?: { signal?: AbortSignal; servers?: (name: string) => boolean },
+  ): Promise<JsonObject>;
   /** Every prompt of every page (MCP `Prompt` objects); `name` as the gateway lists it. */
   listPrompts(options?: { signal?: AbortSignal }): Promise<JsonObject[]>;
   /** MCP `GetPromptResult`; `name` as the gateway lists it. */
@@ -84,7 +87,10 @@ export interface ToolListing {
   unavailable: UnavailableToolSource[];
 }
 
-/** A source that could not be listed: its name, why, and the tools it offered when last reachable (names as models see them). */
+/**
+ * A source that could not be listed: its name, why, and the tools it offered when last reachable (names as models see
+ * them).
+ */
 export interface UnavailableToolSource {
   server: string;
   reason: string;

@@ -2,7 +2,10 @@ import { draft, type EventDraft, type JsonValue, type RunEventDataMap, type Tool
 import type { Decision } from '../../gate/index.ts';
 import type { AppendOptions } from '../log/transition.ts';
 
-/** How long a read's call, or a result held back, may wait to be committed with what follows before it is committed on its own. */
+/**
+ * How long a read's call, or a result held back, may wait to be committed with what follows before it is committed on
+ * its own.
+ */
 export const READ_COMMIT_DELAY_MS = 20;
 
 /** Held back: committed with the next append, or on its own after READ_COMMIT_DELAY_MS (see RunWriter). */
@@ -14,7 +17,10 @@ export type AuditedDecision = Exclude<Decision, { kind: 'not_found' | 'marked_do
 /** What recording a call's events needs: its step, the run's append and redaction, the guard's latency limit. */
 export interface RecordContext {
   step: number;
-  /** Appends to the run's log (and keeps the loop's view of it current); `options` may defer a read's call (see AppendOptions). */
+  /**
+   * Appends to the run's log (and keeps the loop's view of it current); `options` may defer a read's call (see
+   * AppendOptions).
+   */
   append: (drafts: EventDraft[], patch?: undefined, options?: AppendOptions) => Promise<unknown>;
   redact: (value: JsonValue) => JsonValue;
   /** The guard's maxToolLatencyMs: a slower result is recorded `slow`. */
@@ -40,11 +46,18 @@ export function auditEvent(ctx: RecordContext, call: CallRef, decision: AuditedD
     name: call.name,
     effect: policy.effect,
     decision: decision.kind,
-    normalisations: decision.normalisations.map((n) => ({ path: n.path, from: ctx.redact(n.from), rule: n.rule, ...(n.to === undefined ? {} : { to: ctx.redact(n.to) }) })),
+    normalisations: decision.normalisations.map((n) => ({
+      path: n.path,
+      from: ctx.redact(n.from),
+      rule: n.rule,
+      ...(n.to === undefined ? {} : { to: ctx.redact(n.to) }),
+    })),
     injected: decision.injected.map((i) => ({ key: i.key, overridden: i.overridden })),
     ...(policy.policyRule === undefined ? {} : { policyRule: policy.policyRule }),
     ...(reason === undefined ? {} : { reason }),
-    ...(issues === undefined ? {} : { issues: issues.map((i) => ({ code: i.code, path: i.path, message: i.message })) }),
+    ...(issues === undefined
+      ? {}
+      : { issues: issues.map((i) => ({ code: i.code, path: i.path, message: i.message })) }),
     ...(hook === undefined ? {} : { hook }),
   };
   return draft('gate_decision', data);
@@ -89,6 +102,10 @@ export async function recordResult(ctx: RecordContext, call: CallRef, record: Re
     ...(slow ? { slow: true } : {}),
     ...(result.truncated === undefined ? {} : { truncated: result.truncated }),
   };
-  await ctx.append([...(record.before ?? []), draft('tool_result', data)], undefined, record.hold === true ? HOLD_BACK : undefined);
+  await ctx.append(
+    [...(record.before ?? []), draft('tool_result', data)],
+    undefined,
+    record.hold === true ? HOLD_BACK : undefined,
+  );
   return result;
 }

@@ -58,27 +58,56 @@ describe('a tool call is parsed once', () => {
     const outcome = await executeToolCall(ctx, { id: 'c1', name: 'measure', input: { n: -0 } });
     assert.equal(outcome.kind, 'done');
     assert.equal(tools.calls.length, 1);
-    assert.ok(Object.is(tools.calls[0]?.arguments['n'], -0), 'the value the parser read, not the one its JSON text reads back as');
+    assert.ok(
+      Object.is(tools.calls[0]?.arguments['n'], -0),
+      'the value the parser read, not the one its JSON text reads back as',
+    );
   });
 
-  it('a call whose arguments could not be read is refused with the parser\'s reason; its text is not read again', async () => {
-    const tools = recordingTools();
-    const { ctx, drafts } = context(tools);
-    const outcome = await executeToolCall(ctx, { id: 'c1', name: 'measure', raw: '{"n": 1}', error: { message: 'Invalid JSON, as the parser said', position: 3 } });
-    assert.equal(tools.calls.length, 0, 'the raw text is valid JSON, but it was not the arguments the parser could read');
-    assert.ok(outcome.kind === 'done' && outcome.result.error?.code === 'invalid_arguments');
-    const gate = drafts.find((d) => d.type === 'gate_decision');
-    assert.deepEqual(gate?.type === 'gate_decision' ? gate.data.issues : undefined, [{ code: 'not_json', path: '', message: 'Invalid JSON, as the parser said, at character 3' }]);
-  });
+  it(
+    'a call whose arguments could not be read is refused ' + "with the parser's reason; its text is not read again",
+    async () => {
+      const tools = recordingTools();
+      const { ctx, drafts } = context(tools);
+      const outcome = await executeToolCall(ctx, {
+        id: 'c1',
+        name: 'measure',
+        raw: '{"n": 1}',
+        error: { message: 'Invalid JSON, as the parser said', position: 3 },
+      });
+      assert.equal(
+        tools.calls.length,
+        0,
+        'the raw text is valid JSON, but it was not the arguments the parser could read',
+      );
+      assert.ok(outcome.kind === 'done' && outcome.result.error?.code === 'invalid_arguments');
+      const gate = drafts.find((d) => d.type === 'gate_decision');
+      assert.deepEqual(gate?.type === 'gate_decision' ? gate.data.issues : undefined, [
+        { code: 'not_json', path: '', message: 'Invalid JSON, as the parser said, at character 3' },
+      ]);
+    },
+  );
 
   it("in a run, the model turn's parse reaches the tool; the log records the arguments as JSON", async () => {
     const store = new MemoryRunStore();
     const run = await store.createRun({ input: 'measure it', model: 'fake:model' });
-    const model = scriptedModel([{ toolCalls: [{ id: 'm1', name: 'measure', arguments: '{"n": -0}' }] }, { text: 'done' }]);
+    const model = scriptedModel([
+      { toolCalls: [{ id: 'm1', name: 'measure', arguments: '{"n": -0}' }] },
+      { text: 'done' },
+    ]);
     const tools = recordingTools();
-    const final = await runAgent({ runId: run.id, store, model, tools, policy: { tools: { '*': { approval: 'never' } }, tenants: {} } });
+    const final = await runAgent({
+      runId: run.id,
+      store,
+      model,
+      tools,
+      policy: { tools: { '*': { approval: 'never' } }, tenants: {} },
+    });
     assert.equal(final.status, 'completed');
-    assert.ok(Object.is(tools.calls[0]?.arguments['n'], -0), 'the recorded "0" was not read back on the way to the tool');
+    assert.ok(
+      Object.is(tools.calls[0]?.arguments['n'], -0),
+      'the recorded "0" was not read back on the way to the tool',
+    );
     const events = await store.readEvents(run.id);
     const recorded = events.flatMap((e) => (e.type === 'assistant_message' ? (e.data.calls ?? []) : []));
     assert.deepEqual(

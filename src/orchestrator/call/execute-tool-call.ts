@@ -1,4 +1,12 @@
-import { describeError, draft, toolError, type JsonObject, type ParsedToolCall, type ToolErrorCode, type ToolResult } from '../../core/index.ts';
+import {
+  describeError,
+  draft,
+  toolError,
+  type JsonObject,
+  type ParsedToolCall,
+  type ToolErrorCode,
+  type ToolResult,
+} from '../../core/index.ts';
 import { approvalView, decideCall, redactArguments, type Decision, type ToolEffect } from '../../gate/index.ts';
 import { HOLD_BACK, auditEvent, recordResult, type AuditedDecision, type CallRef } from './call-events.ts';
 import { gatherFacts } from './gather-facts.ts';
@@ -13,14 +21,24 @@ export { injectionContext, type ToolCallContext } from './tool-call-context.ts';
 /** The `_meta` key MCP servers can use to deduplicate a retried call. */
 export const IDEMPOTENCY_META_KEY = 'toolgate/idempotency-key';
 
-/** Records a result for a call that is not sent to its tool (a plan step skipped or rejected): the conversation stays whole. */
-export async function recordUnsent(ctx: ToolCallContext, call: CallRef, error: { code: Extract<ToolErrorCode, 'skipped' | 'rejected'>; message: string }): Promise<void> {
+/**
+ * Records a result for a call that is not sent to its tool (a plan step skipped or rejected): the conversation stays
+ * whole.
+ */
+export async function recordUnsent(
+  ctx: ToolCallContext,
+  call: CallRef,
+  error: { code: Extract<ToolErrorCode, 'skipped' | 'rejected'>; message: string },
+): Promise<void> {
   await recordResult(ctx, call, { result: toolError(error.code, error.message) });
 }
 
 export type CallOutcome =
   | { kind: 'done'; result: ToolResult; returnDirect: boolean }
-  /** Waits for a person: the caller records approval_required and pauses the run. `arguments`: as the person is shown them. */
+  /**
+   * Waits for a person: the caller records approval_required and pauses the run. `arguments`: as the person is shown
+   * them.
+   */
   | { kind: 'pending'; effect: ToolEffect; arguments: JsonObject; reason: 'policy' | 'untrusted_output' }
   /**
    * A write was sent and no answer came (timeout, abort, lost connection): it
@@ -44,14 +62,32 @@ type CallScope = ToolCallContext & { toolTrace: ToolTrace; started: number };
  * committed before a tool that may change anything is reached (a read's goes
  * with its result: decision 0014). Nothing here throws for bad input: the model gets the reason.
  */
-export async function executeToolCall(ctx: ToolCallContext, call: ParsedToolCall, approval?: ApprovalDecision): Promise<CallOutcome> {
+export async function executeToolCall(
+  ctx: ToolCallContext,
+  call: ParsedToolCall,
+  approval?: ApprovalDecision,
+): Promise<CallOutcome> {
   const span = startToolSpan(ctx.trace, call, ctx.step);
   const outcome = await gateAndAct({ ...ctx, toolTrace: span, started: performance.now() }, call, approval);
-  span.end(outcome.kind === 'done' ? outcome.result : { ok: false, error: { code: outcome.kind === 'pending' ? 'approval_required' : 'outcome_unknown', message: outcome.kind === 'pending' ? 'waits for a person' : outcome.detail } });
+  span.end(
+    outcome.kind === 'done'
+      ? outcome.result
+      : {
+          ok: false,
+          error: {
+            code: outcome.kind === 'pending' ? 'approval_required' : 'outcome_unknown',
+            message: outcome.kind === 'pending' ? 'waits for a person' : outcome.detail,
+          },
+        },
+  );
   return outcome;
 }
 
-async function gateAndAct(ctx: CallScope, call: ParsedToolCall, approval: ApprovalDecision | undefined): Promise<CallOutcome> {
+async function gateAndAct(
+  ctx: CallScope,
+  call: ParsedToolCall,
+  approval: ApprovalDecision | undefined,
+): Promise<CallOutcome> {
   let decision: Decision;
   try {
     decision = await gateCall(ctx, call, approval);
@@ -59,7 +95,9 @@ async function gateAndAct(ctx: CallScope, call: ParsedToolCall, approval: Approv
     // Nothing was sent yet: whatever went wrong (a pathological value, a bug)
     // fails this call alone, recorded, and the model is told.
     const message = `toolgate could not process this call to ${call.name}: ${describeError(error)}`;
-    return done(await recordResult(ctx, call, { result: toolError('invalid_arguments', message), started: ctx.started }));
+    return done(
+      await recordResult(ctx, call, { result: toolError('invalid_arguments', message), started: ctx.started }),
+    );
   }
   ctx.toolTrace.decided(decision.kind, 'policy' in decision ? decision.policy.effect : 'unknown');
   return act(ctx, call, decision);
@@ -71,7 +109,11 @@ async function gateAndAct(ctx: CallScope, call: ParsedToolCall, approval: Approv
  * for a call that needed a person, those they approved or edited — and is
  * decided again with its verdict.
  */
-async function gateCall(ctx: ToolCallContext, call: ParsedToolCall, approval: ApprovalDecision | undefined): Promise<Decision> {
+async function gateCall(
+  ctx: ToolCallContext,
+  call: ParsedToolCall,
+  approval: ApprovalDecision | undefined,
+): Promise<Decision> {
   const facts = gatherFacts(ctx, call, approval);
   const first = decideCall(facts);
   if (ctx.hooks?.beforeToolCall === undefined || (first.kind !== 'allowed' && first.kind !== 'dry_run')) return first;
@@ -90,19 +132,51 @@ async function act(ctx: CallScope, call: ParsedToolCall, decision: Decision): Pr
     case 'marked_done':
       return done(await recordResult(ctx, call, { result: decision.result, started, markedDone: true, hold: true }));
     case 'not_found':
-      return done(await recordResult(ctx, call, { result: toolError(decision.error.code, decision.error.message), started, hold: true }));
+      return done(
+        await recordResult(ctx, call, {
+          result: toolError(decision.error.code, decision.error.message),
+          started,
+          hold: true,
+        }),
+      );
     case 'denied':
     case 'invalid':
-      return done(await recordResult(ctx, call, { result: toolError(decision.error.code, decision.error.message), started, before: [auditEvent(ctx, call, decision)], hold: true }));
+      return done(
+        await recordResult(ctx, call, {
+          result: toolError(decision.error.code, decision.error.message),
+          started,
+          before: [auditEvent(ctx, call, decision)],
+          hold: true,
+        }),
+      );
     case 'approval_required':
       // Recorded alone: the caller appends approval_required and pauses the run.
       await ctx.append([auditEvent(ctx, call, decision)]);
-      return { kind: 'pending', effect: decision.policy.effect, arguments: shown(ctx, decision), reason: decision.approvalReason };
+      return {
+        kind: 'pending',
+        effect: decision.policy.effect,
+        arguments: shown(ctx, decision),
+        reason: decision.approvalReason,
+      };
     case 'dry_run': {
       const args = ctx.redact(decision.arguments);
-      const text = `DRY RUN: ${call.name} was validated and would have run with these arguments, but was not executed: ${JSON.stringify(args)}`;
-      const result: ToolResult = { ok: true, content: [{ type: 'text', text }], structuredContent: { dryRun: true, tool: call.name, arguments: args } };
-      return done(await recordResult(ctx, call, { result, started, before: [auditEvent(ctx, call, decision)], dryRun: true, hold: true }));
+      const text =
+        `DRY RUN: ${call.name} was validated and would have run with ` +
+        `these arguments, but was not executed: ${JSON.stringify(args)}`;
+      const result: ToolResult = {
+        ok: true,
+        content: [{ type: 'text', text }],
+        structuredContent: { dryRun: true, tool: call.name, arguments: args },
+      };
+      return done(
+        await recordResult(ctx, call, {
+          result,
+          started,
+          before: [auditEvent(ctx, call, decision)],
+          dryRun: true,
+          hold: true,
+        }),
+      );
     }
     case 'allowed':
       return execute(ctx, call, decision);
@@ -117,7 +191,16 @@ async function execute(ctx: CallScope, call: ParsedToolCall, decision: AllowedDe
   // result (one transaction for the step), or on its own if the read is still running
   // after READ_COMMIT_DELAY_MS (see RunWriter).
   await ctx.append(
-    [auditEvent(ctx, call, decision), draft('tool_call', { step: ctx.step, toolCallId: call.id, name: call.name, arguments: redactArguments(args, ctx.redact), origin: tool.origin })],
+    [
+      auditEvent(ctx, call, decision),
+      draft('tool_call', {
+        step: ctx.step,
+        toolCallId: call.id,
+        name: call.name,
+        arguments: redactArguments(args, ctx.redact),
+        origin: tool.origin,
+      }),
+    ],
     undefined,
     policy.effect === 'read' ? HOLD_BACK : undefined,
   );
@@ -133,11 +216,13 @@ async function execute(ctx: CallScope, call: ParsedToolCall, decision: AllowedDe
   if (policy.effect === 'write' && outcomeUnknown(result, threw)) {
     const detail = result.error?.message ?? 'no answer came';
     const cancelled = ctx.signal?.aborted === true;
-    if (!cancelled && policy.unknownOutcome === 'ask') return { kind: 'unknown', effect: 'write', arguments: shown(ctx, decision), detail };
+    if (!cancelled && policy.unknownOutcome === 'ask')
+      return { kind: 'unknown', effect: 'write', arguments: shown(ctx, decision), detail };
     // A cancelled run ends here, so the log says what became of the call; `tell_model` hands the doubt to the model.
     const message = cancelled
       ? `the run was cancelled while ${call.name} was in flight (${detail}); it may or may not have happened`
-      : `${call.name} was sent but no answer came (${detail}). It MAY HAVE EXECUTED: do not call it again; tell the user to check whether it happened.`;
+      : `${call.name} was sent but no answer came (${detail}). It MAY HAVE ` +
+        `EXECUTED: do not call it again; tell the user to check whether it happened.`;
     return done(await recordResult(ctx, call, { result: toolError('outcome_unknown', message), started: ctx.started }));
   }
   if (ctx.hooks?.afterToolCall !== undefined) {
@@ -150,14 +235,23 @@ async function execute(ctx: CallScope, call: ParsedToolCall, decision: AllowedDe
   }
   // A read's result is held back with its call: the whole step is committed while the model is asked again.
   const untrusted = policy.untrusted && result.notSent !== true;
-  const final = await recordResult(ctx, call, { result, started: ctx.started, ...(untrusted ? { untrusted: true } : {}), hold: policy.effect === 'read' });
+  const final = await recordResult(ctx, call, {
+    result,
+    started: ctx.started,
+    ...(untrusted ? { untrusted: true } : {}),
+    hold: policy.effect === 'read',
+  });
   return { kind: 'done', result: final, returnDirect: policy.returnDirect && result.ok };
 }
 
-/** The tool itself: toolgate's own (a built-in) or the run's tool source, with the call's timeout, idempotency key and trace context. */
+/**
+ * The tool itself: toolgate's own (a built-in) or the run's tool source, with the call's timeout, idempotency key and
+ * trace context.
+ */
 function reach(ctx: CallScope, call: ParsedToolCall, decision: AllowedDecision): Promise<ToolResult> {
   const { tool, policy, arguments: args } = decision;
-  if (tool.origin.kind === 'builtin' && ctx.builtin !== undefined) return ctx.builtin({ name: call.name, arguments: args, toolCallId: call.id });
+  if (tool.origin.kind === 'builtin' && ctx.builtin !== undefined)
+    return ctx.builtin({ name: call.name, arguments: args, toolCallId: call.id });
   // The W3C trace context travels to the MCP server in `_meta`, as MCP's tracing proposal does.
   const traceparent = ctx.toolTrace.traceparent;
   return ctx.tools.callTool({
@@ -193,11 +287,18 @@ function done(result: ToolResult): CallOutcome {
 }
 
 /** The arguments a call waiting for a person would run with, as they are shown them. */
-function shown(ctx: ToolCallContext, decision: Extract<Decision, { kind: 'allowed' | 'approval_required' }>): JsonObject {
+function shown(
+  ctx: ToolCallContext,
+  decision: Extract<Decision, { kind: 'allowed' | 'approval_required' }>,
+): JsonObject {
   return approvalView({ tool: decision.tool, inject: decision.policy.inject }).shown(decision.arguments, ctx.redact);
 }
 
-function hookCall(ctx: ToolCallContext, call: ParsedToolCall, decision: Extract<AuditedDecision, { kind: 'allowed' | 'dry_run' }>): HookToolCall {
+function hookCall(
+  ctx: ToolCallContext,
+  call: ParsedToolCall,
+  decision: Extract<AuditedDecision, { kind: 'allowed' | 'dry_run' }>,
+): HookToolCall {
   return {
     runId: ctx.runId,
     toolCallId: call.id,

@@ -1,5 +1,13 @@
 import type { GateDecisionKind, JsonObject, JsonValue, ParsedToolCall } from '../../core/index.ts';
-import { approvalView, decideCall, EMPTY_POLICY, isToolAllowed, type CallFacts, type InjectionContext, type ToolEffect } from '../../gate/index.ts';
+import {
+  approvalView,
+  decideCall,
+  EMPTY_POLICY,
+  isToolAllowed,
+  type CallFacts,
+  type InjectionContext,
+  type ToolEffect,
+} from '../../gate/index.ts';
 import type { Validator } from '../../validation/index.ts';
 import { prepareCall } from './prepare-call.ts';
 import type { ApprovalDecision } from '../state/run-state.ts';
@@ -7,19 +15,35 @@ import type { ToolCatalog } from './tool-catalog.ts';
 import { injectionContext, type ToolCallContext } from './tool-call-context.ts';
 
 /** Everything the gate needs to know about the call, as data. */
-export function gatherFacts(ctx: ToolCallContext, call: ParsedToolCall, approval: ApprovalDecision | undefined): CallFacts {
+export function gatherFacts(
+  ctx: ToolCallContext,
+  call: ParsedToolCall,
+  approval: ApprovalDecision | undefined,
+): CallFacts {
   const common = { name: call.name, approval, dryRun: ctx.dryRun, untrusted: ctx.untrusted ?? [] };
   const entry = ctx.catalog.visible.get(call.name);
   if (entry === undefined) {
     const denied = ctx.catalog.denied.get(call.name);
     if (denied !== undefined) {
-      return { ...common, lookup: { kind: 'denied', tool: denied.entry.tool, policy: denied.entry.policy, reason: denied.reason }, allowed: { allowed: false, reason: denied.reason } };
+      return {
+        ...common,
+        lookup: { kind: 'denied', tool: denied.entry.tool, policy: denied.entry.policy, reason: denied.reason },
+        allowed: { allowed: false, reason: denied.reason },
+      };
     }
-    return { ...common, lookup: { kind: 'unknown', known: [...ctx.catalog.visible.keys()] }, allowed: { allowed: false } };
+    return {
+      ...common,
+      lookup: { kind: 'unknown', known: [...ctx.catalog.visible.keys()] },
+      allowed: { allowed: false },
+    };
   }
   // A person's edit replaces the model's arguments and goes through the same preparation.
-  const source = approval?.decision === 'edit' && approval.arguments !== undefined ? { input: approval.arguments } : call;
-  const prepared = approval?.decision === 'mark_done' ? undefined : prepareCall({ entry, source, validator: ctx.validator, injection: injectionContext(ctx) });
+  const source =
+    approval?.decision === 'edit' && approval.arguments !== undefined ? { input: approval.arguments } : call;
+  const prepared =
+    approval?.decision === 'mark_done'
+      ? undefined
+      : prepareCall({ entry, source, validator: ctx.validator, injection: injectionContext(ctx) });
   return {
     ...common,
     lookup: { kind: 'visible', tool: entry.tool, policy: entry.policy },
@@ -45,7 +69,10 @@ export function previewToolCall(ctx: ToolCallContext, call: ParsedToolCall): Cal
     case 'allowed':
     case 'dry_run':
     case 'approval_required': {
-      const shown = approvalView({ tool: decision.tool, inject: decision.policy.inject }).shown(decision.arguments, ctx.redact);
+      const shown = approvalView({ tool: decision.tool, inject: decision.policy.inject }).shown(
+        decision.arguments,
+        ctx.redact,
+      );
       return { decision: decision.kind, effect: decision.policy.effect, arguments: shown };
     }
     case 'denied':
@@ -64,11 +91,18 @@ export function previewToolCall(ctx: ToolCallContext, call: ParsedToolCall): Cal
  * nothing when they cannot be prepared.
  */
 export function shownArguments(
-  scope: { catalog: ToolCatalog; validator: Validator; redact: (value: JsonValue) => JsonValue; injection: InjectionContext },
+  scope: {
+    catalog: ToolCatalog;
+    validator: Validator;
+    redact: (value: JsonValue) => JsonValue;
+    injection: InjectionContext;
+  },
   call: ParsedToolCall,
 ): JsonObject {
   const entry = scope.catalog.visible.get(call.name);
   if (entry === undefined) return {};
   const prepared = prepareCall({ entry, source: call, validator: scope.validator, injection: scope.injection });
-  return prepared.ok ? approvalView({ tool: entry.tool, inject: entry.policy.inject }).shown(prepared.arguments, scope.redact) : {};
+  return prepared.ok
+    ? approvalView({ tool: entry.tool, inject: entry.policy.inject }).shown(prepared.arguments, scope.redact)
+    : {};
 }

@@ -29,7 +29,9 @@ export function prepareCall(input: PrepareInput): PrepareResult {
       ok: false,
       decision: 'invalid',
       code: 'invalid_arguments',
-      message: `The arguments for ${name} are not a valid JSON object (${message}, at character ${position}). Call ${name} again with a JSON object of arguments.`,
+      message:
+        `The arguments for ${name} are not a valid JSON object (${message}, at ` +
+        `character ${position}). Call ${name} again with a JSON object of arguments.`,
       // Marked in the audit: turns whose calls cannot be read at all count against parseRetries.
       issues: [{ code: UNREADABLE_ARGUMENTS, path: '', message: `${message}, at character ${position}` }],
       normalisations: [],
@@ -39,13 +41,19 @@ export function prepareCall(input: PrepareInput): PrepareResult {
   // arguments come in (the parser) and by the validator below, whichever
   // comes first; normalisation and injection leave such values untouched.
   const normalised = normalizeArguments(entry.tool.inputSchema, source.input);
-  const injected = applyInjection({ arguments: normalised.arguments, inject: entry.policy.inject, context: input.injection });
+  const injected = applyInjection({
+    arguments: normalised.arguments,
+    inject: entry.policy.inject,
+    context: input.injection,
+  });
   if (injected.missing.length > 0) {
     return {
       ok: false,
       decision: 'denied',
       code: 'denied',
-      message: `${name} needs server-side values that this run does not have (${injected.missing.join(', ')}); it was not called. Start the run with them (e.g. a user id, or context values).`,
+      message:
+        `${name} needs server-side values that this run does not have (${injected.missing.join(', ')}); ` +
+        `it was not called. Start the run with them (e.g. a user id, or context values).`,
       normalisations: normalised.changes,
     };
   }
@@ -55,7 +63,12 @@ export function prepareCall(input: PrepareInput): PrepareResult {
       ok: false,
       decision: 'invalid',
       code: 'invalid_arguments',
-      message: formatIssuesForModel({ toolName: name, issues: verdict.issues, arguments: withoutKeys(injected.arguments, Object.keys(entry.policy.inject)), schema: entry.definition.parameters }),
+      message: formatIssuesForModel({
+        toolName: name,
+        issues: verdict.issues,
+        arguments: withoutKeys(injected.arguments, Object.keys(entry.policy.inject)),
+        schema: entry.definition.parameters,
+      }),
       issues: verdict.issues,
       normalisations: normalised.changes,
     };

@@ -1,5 +1,12 @@
 import type { JsonSchema, ModelToolDefinition, ToolSpec } from '../../core/index.ts';
-import { EMPTY_POLICY, injectedSchemaView, isToolAllowed, resolveToolPolicy, type Policy, type ResolvedToolPolicy } from '../../gate/index.ts';
+import {
+  EMPTY_POLICY,
+  injectedSchemaView,
+  isToolAllowed,
+  resolveToolPolicy,
+  type Policy,
+  type ResolvedToolPolicy,
+} from '../../gate/index.ts';
 
 export interface CatalogEntry {
   /** The tool as its source lists it (full schema). */
@@ -23,7 +30,10 @@ export interface ToolCatalog {
   refs: readonly { name: string; hasRequiredArgs: boolean; inputSchema: JsonSchema }[];
 }
 
-export function buildToolCatalog(tools: readonly ToolSpec[], options: { policy?: Policy; tenantId?: string | undefined }): ToolCatalog {
+export function buildToolCatalog(
+  tools: readonly ToolSpec[],
+  options: { policy?: Policy; tenantId?: string | undefined },
+): ToolCatalog {
   const policy = options.policy ?? EMPTY_POLICY;
   const visible = new Map<string, CatalogEntry>();
   const denied = new Map<string, { entry: CatalogEntry; reason: string }>();
@@ -43,6 +53,10 @@ export function buildToolCatalog(tools: readonly ToolSpec[], options: { policy?:
     else denied.set(tool.name, { entry, reason: allowed.reason ?? `tool ${tool.name} is not allowed` });
   }
   const definitions = [...visible.values()].map((e) => e.definition);
-  const refs = definitions.map((d) => ({ name: d.name, hasRequiredArgs: Array.isArray(d.parameters['required']) && d.parameters['required'].length > 0, inputSchema: d.parameters }));
+  const refs = definitions.map((d) => ({
+    name: d.name,
+    hasRequiredArgs: Array.isArray(d.parameters['required']) && d.parameters['required'].length > 0,
+    inputSchema: d.parameters,
+  }));
   return { visible, denied, definitions, refs };
 }

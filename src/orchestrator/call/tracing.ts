@@ -1,5 +1,23 @@
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, context, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
-import { describeError, type GenerateOptions, type ModelAdapter, type ModelRequest, type ModelResponse, type Run, type RunSettings } from '../../core/index.ts';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  TraceFlags,
+  context,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
+import {
+  describeError,
+  type GenerateOptions,
+  type ModelAdapter,
+  type ModelRequest,
+  type ModelResponse,
+  type Run,
+  type RunSettings,
+} from '../../core/index.ts';
 
 /**
  * OpenTelemetry traces through `@opentelemetry/api`: a no-op unless the
@@ -32,14 +50,21 @@ export function activeTraceparent(): string | undefined {
 export function traceparentOf(span: Span): string | undefined {
   const ctx = span.spanContext();
   if (!trace.isSpanContextValid(ctx)) return undefined;
-  return `00-${ctx.traceId}-${ctx.spanId}-${(ctx.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED ? '01' : '00'}`;
+  return (
+    `00-${ctx.traceId}-${ctx.spanId}-` + `${(ctx.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED ? '01' : '00'}`
+  );
 }
 
 /** The context a run's spans descend from: its stored traceparent, or nothing. */
 function parentContext(traceparent: string | undefined): Context {
   const m = traceparent === undefined ? null : TRACEPARENT.exec(traceparent);
   if (m === null) return ROOT_CONTEXT;
-  return trace.setSpanContext(ROOT_CONTEXT, { traceId: m[1] ?? '', spanId: m[2] ?? '', traceFlags: Number.parseInt(m[3] ?? '0', 16), isRemote: true });
+  return trace.setSpanContext(ROOT_CONTEXT, {
+    traceId: m[1] ?? '',
+    spanId: m[2] ?? '',
+    traceFlags: Number.parseInt(m[3] ?? '0', 16),
+    isRemote: true,
+  });
 }
 
 /** One pass over a run: the parent of its model and tool spans. */
@@ -59,7 +84,9 @@ export interface PassTrace {
 
 /** What a pass's span reads of its run (a gateway session names no strategy). */
 export type TracedRun = Pick<Run, 'id' | 'model'> &
-  Partial<Pick<Run, 'threadId' | 'tenantId'>> & { settings?: Partial<Pick<RunSettings, 'traceparent' | 'strategy'>> | undefined };
+  Partial<Pick<Run, 'threadId' | 'tenantId'>> & {
+    settings?: Partial<Pick<RunSettings, 'traceparent' | 'strategy'>> | undefined;
+  };
 
 export function startPassSpan(run: TracedRun): PassTrace {
   const tracer = trace.getTracer(TRACER_NAME);
@@ -159,20 +186,31 @@ export interface ToolTrace {
   end(result: { ok: boolean; error?: { code: string; message: string } | undefined }): void;
 }
 
-export function startToolSpan(pass: PassTrace | undefined, call: { id: string; name: string }, step: number): ToolTrace {
+export function startToolSpan(
+  pass: PassTrace | undefined,
+  call: { id: string; name: string },
+  step: number,
+): ToolTrace {
   if (pass === undefined) return { traceparent: undefined, decided: () => undefined, end: () => undefined };
   if (!pass.recording) return { traceparent: pass.traceparent, decided: () => undefined, end: () => undefined };
   const span = trace.getTracer(TRACER_NAME).startSpan(
     `execute_tool ${call.name}`,
     {
       kind: SpanKind.INTERNAL,
-      attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.name, 'gen_ai.tool.call.id': call.id, 'gen_ai.tool.type': 'function', 'toolgate.step': step },
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': call.name,
+        'gen_ai.tool.call.id': call.id,
+        'gen_ai.tool.type': 'function',
+        'toolgate.step': step,
+      },
     },
     pass.context,
   );
   return {
     traceparent: traceparentOf(span) ?? pass.traceparent,
-    decided: (decision, effect) => span.setAttributes({ 'toolgate.gate.decision': decision, 'toolgate.tool.effect': effect }),
+    decided: (decision, effect) =>
+      span.setAttributes({ 'toolgate.gate.decision': decision, 'toolgate.tool.effect': effect }),
     end: ({ ok, error }) => {
       if (!ok && error !== undefined) {
         span.setAttribute('error.type', error.code);
@@ -184,7 +222,10 @@ export function startToolSpan(pass: PassTrace | undefined, call: { id: string; n
 }
 
 function failed(span: Span, error: unknown): void {
-  const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : 'error';
+  const code =
+    typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string'
+      ? error.code
+      : 'error';
   span.setAttribute('error.type', code);
   span.setStatus({ code: SpanStatusCode.ERROR, message: describeError(error) });
 }

@@ -3,7 +3,9 @@ import { isoNow } from '../../core/iso-now.ts';
 import { InOrder } from './in-order.ts';
 import type { AppendOptions, AppendPatch } from './transition.ts';
 
-/** One commit to the store, fenced by the writer's lease; `expectLastEventId` when the writer knows where it must land. */
+/**
+ * One commit to the store, fenced by the writer's lease; `expectLastEventId` when the writer knows where it must land.
+ */
 export interface Commit {
   drafts: EventDraft[];
   patch: RunPatch | undefined;
@@ -96,7 +98,8 @@ export class AppendQueue {
     if (this.#failed !== undefined) throw this.#failed;
     if (options?.defer === true && this.#options.holdBack && drafts.length > 0) {
       const events = this.#holdBack(drafts, patch);
-      if (options.flushAfterMs !== undefined) this.#timer ??= setTimeout(() => this.#flushLater(), options.flushAfterMs);
+      if (options.flushAfterMs !== undefined)
+        this.#timer ??= setTimeout(() => this.#flushLater(), options.flushAfterMs);
       return events;
     }
     const held = this.#held;
@@ -105,10 +108,16 @@ export class AppendQueue {
     this.#stopTimer();
     if (held === undefined && drafts.length === 0) return [];
     if (held !== undefined && options?.expectLastEventId !== undefined) {
-      throw new ToolgateError('internal', `run ${this.#options.runId}: an append with an expectation of its own met held-back events`);
+      throw new ToolgateError(
+        'internal',
+        `run ${this.#options.runId}: an append with an expectation of its own met held-back events`,
+      );
     }
     const after = this.#reserve(drafts.length) - 1;
-    const batch: Held = held === undefined ? { drafts, patch, after } : { drafts: [...held.drafts, ...drafts], patch: merge(held.patch, patch), after: held.after };
+    const batch: Held =
+      held === undefined
+        ? { drafts, patch, after }
+        : { drafts: [...held.drafts, ...drafts], patch: merge(held.patch, patch), after: held.after };
     const own = options?.expectLastEventId;
     // Where the batch lands matters to the queue when it carries held-back events or names its approval_required event.
     const asks = batch.patch?.pendingApproval;
@@ -118,12 +127,21 @@ export class AppendQueue {
     return this.#commits.run(() => this.#commitNow({ batch, expect, fenced, skip }));
   };
 
-  async #commitNow(job: { batch: Held; expect: number | undefined; fenced: boolean; skip: number }): Promise<RunEvent[]> {
+  async #commitNow(job: {
+    batch: Held;
+    expect: number | undefined;
+    fenced: boolean;
+    skip: number;
+  }): Promise<RunEvent[]> {
     // An earlier commit found the log changed: nothing more is written.
     if (this.#stale) throw this.#staleError();
     const { batch, expect } = job;
     try {
-      const events = await this.#options.commit({ drafts: batch.drafts, patch: withApprovalId(batch, expect), expectLastEventId: expect });
+      const events = await this.#options.commit({
+        drafts: batch.drafts,
+        patch: withApprovalId(batch, expect),
+        expectLastEventId: expect,
+      });
       return job.skip === 0 ? events : events.slice(job.skip);
     } catch (error) {
       if (!(job.fenced && error instanceof ToolgateError && error.code === 'conflict')) throw error;
@@ -183,15 +201,23 @@ export class AppendQueue {
     // As the store will return them: ids that follow the log, data read back from its JSON text.
     const events: RunEvent[] = drafts.map((d, i) => ({ id: first + i, runId, ...copyAsJson(d), time }));
     const held = this.#held;
-    this.#held = held === undefined ? { drafts, patch, after: first - 1 } : { drafts: [...held.drafts, ...drafts], patch: merge(held.patch, patch), after: held.after };
+    this.#held =
+      held === undefined
+        ? { drafts, patch, after: first - 1 }
+        : { drafts: [...held.drafts, ...drafts], patch: merge(held.patch, patch), after: held.after };
     this.#options.apply(events);
     return events;
   }
 
   #staleError(cause?: unknown): ToolgateError {
-    return new ToolgateError('conflict', `run ${this.#options.runId}: the log changed under what this pass held back or asked for; the run is driven again from the log`, {
-      ...(cause === undefined ? {} : { cause }),
-    });
+    return new ToolgateError(
+      'conflict',
+      `run ${this.#options.runId}: the log changed under what this ` +
+        `pass held back or asked for; the run is driven again from the log`,
+      {
+        ...(cause === undefined ? {} : { cause }),
+      },
+    );
   }
 }
 
@@ -209,9 +235,15 @@ function withApprovalId(batch: Held, expect: number | undefined): RunPatch | und
   const { pendingApproval, ...rest } = batch.patch;
   if (pendingApproval === undefined) return rest;
   if (pendingApproval === null) return { ...rest, pendingApproval: null };
-  const at = batch.drafts.findLastIndex((d) => d.type === 'approval_required' && d.data.toolCallId === pendingApproval.toolCallId);
+  const at = batch.drafts.findLastIndex(
+    (d) => d.type === 'approval_required' && d.data.toolCallId === pendingApproval.toolCallId,
+  );
   if (at === -1 || expect === undefined) {
-    throw new ToolgateError('internal', `a pending approval for ${pendingApproval.toolCallId} is appended with its approval_required event, at a known place in the log`);
+    throw new ToolgateError(
+      'internal',
+      `a pending approval for ${pendingApproval.toolCallId} is appended ` +
+        `with its approval_required event, at a known place in the log`,
+    );
   }
   return { ...rest, pendingApproval: { ...pendingApproval, eventId: expect + 1 + at } };
 }

@@ -13,7 +13,10 @@ export interface ApprovalWatchOptions {
   pollMs?: number;
 }
 
-export type WatchedDecision = { kind: 'decided'; decision: ApprovalDecision } | { kind: 'ended'; event: RunEvent } | { kind: 'cancel_requested'; reason: string };
+export type WatchedDecision =
+  | { kind: 'decided'; decision: ApprovalDecision }
+  | { kind: 'ended'; event: RunEvent }
+  | { kind: 'cancel_requested'; reason: string };
 
 /**
  * Waits for the decision on one held call, wherever it is made: the runs API
@@ -102,6 +105,7 @@ function decisionIn(event: RunEvent, toolCallId: string): WatchedDecision | unde
     };
   }
   if (event.type === 'cancel_requested') return { kind: 'cancel_requested', reason: event.data.reason };
-  if (event.type === 'run_completed' || event.type === 'run_failed' || event.type === 'run_cancelled') return { kind: 'ended', event };
+  if (event.type === 'run_completed' || event.type === 'run_failed' || event.type === 'run_cancelled')
+    return { kind: 'ended', event };
   return undefined;
 }

@@ -41,7 +41,11 @@ export async function commitThroughOutage(options: CommitThroughOutageOptions): 
       failure = error;
     }
     if (attempt === 1 && !options.stopped()) {
-      process.emitWarning(`run ${options.runId}: ${failure.message}; the run waits for the store (up to ${options.giveUpAfterMs} ms, then it is paused)`, 'ToolgateWarning');
+      process.emitWarning(
+        `run ${options.runId}: ${failure.message}; the run waits for ` +
+          `the store (up to ${options.giveUpAfterMs} ms, then it is paused)`,
+        'ToolgateWarning',
+      );
     }
     for (;;) {
       if (options.stopped() || Date.now() - started + delayMs > options.giveUpAfterMs) throw failure;
@@ -49,7 +53,13 @@ export async function commitThroughOutage(options: CommitThroughOutageOptions): 
       delayMs = Math.min(delayMs * 2, COMMIT_RETRY_MAX_MS);
       let landed: RunEvent[] | undefined;
       try {
-        landed = options.drafts.length === 0 ? undefined : findCommitted(await options.store.readEvents(options.runId, { after: options.committedUpTo() }), options.drafts);
+        landed =
+          options.drafts.length === 0
+            ? undefined
+            : findCommitted(
+                await options.store.readEvents(options.runId, { after: options.committedUpTo() }),
+                options.drafts,
+              );
       } catch (error) {
         if (!(error instanceof ToolgateError && error.code === 'store_unavailable')) throw error;
         // Still gone: wait on.
@@ -62,7 +72,9 @@ export async function commitThroughOutage(options: CommitThroughOutageOptions): 
   }
 }
 
-/** The events that are `drafts`, one after another, in `events` (read from the log); undefined when they are not there. */
+/**
+ * The events that are `drafts`, one after another, in `events` (read from the log); undefined when they are not there.
+ */
 export function findCommitted(events: readonly RunEvent[], drafts: readonly EventDraft[]): RunEvent[] | undefined {
   const wanted = drafts.map((d) => `${d.type}\u0000${JSON.stringify(d.data)}`);
   for (let start = 0; start + wanted.length <= events.length; start++) {

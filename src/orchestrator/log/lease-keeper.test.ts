@@ -5,33 +5,52 @@ import { MemoryRunStore } from '../../store/memory/memory-run-store.ts';
 import { LeaseKeeper } from './lease-keeper.ts';
 
 describe('LeaseKeeper', () => {
-  it('a store that fails renewals for a while: one warning when the streak starts and one when the lease is renewed again, not one per beat', async () => {
-    const store = new MemoryRunStore();
-    const { id } = await store.createRun({ input: 'x', model: 'm' });
-    const lease = await store.claimRun(id, { owner: 'me', ttlMs: 60_000 });
-    assert.ok(lease !== undefined);
-    let failing = 0;
-    const renewLease = store.renewLease.bind(store);
-    store.renewLease = (l, ttl) => (failing-- > 0 ? Promise.reject(new ToolgateError('store_unavailable', 'SQLite store /data/runs.db: could not renew the lease: database is locked')) : renewLease(l, ttl));
-    const warnings: string[] = [];
-    const onWarning = (warning: Error): void => void warnings.push(warning.message);
-    process.on('warning', onWarning);
-    try {
-      const keeper = new LeaseKeeper({ store, lease, ttlMs: 60_000, onLost: () => assert.fail('the lease was not lost') });
-      failing = 4;
-      for (let beat = 0; beat < 6; beat++) await keeper.beat();
-      failing = 2;
-      for (let beat = 0; beat < 3; beat++) await keeper.beat();
-      await new Promise((resolve) => setImmediate(resolve));
-      assert.deepEqual(warnings, [
-        `run ${id}: lease renewal failed: SQLite store /data/runs.db: could not renew the lease: database is locked (trying again every 20000 ms; said again once it is renewed)`,
-        `run ${id}: lease renewed again after 4 failed renewals`,
-        `run ${id}: lease renewal failed: SQLite store /data/runs.db: could not renew the lease: database is locked (trying again every 20000 ms; said again once it is renewed)`,
-        `run ${id}: lease renewed again after 2 failed renewals`,
-      ]);
-      assert.equal(keeper.lost, false);
-    } finally {
-      process.off('warning', onWarning);
-    }
-  });
+  it(
+    'a store that fails renewals for a while: one warning when the streak ' +
+      'starts and one when the lease is renewed again, not one per beat',
+    async () => {
+      const store = new MemoryRunStore();
+      const { id } = await store.createRun({ input: 'x', model: 'm' });
+      const lease = await store.claimRun(id, { owner: 'me', ttlMs: 60_000 });
+      assert.ok(lease !== undefined);
+      let failing = 0;
+      const renewLease = store.renewLease.bind(store);
+      store.renewLease = (l, ttl) =>
+        failing-- > 0
+          ? Promise.reject(
+              new ToolgateError(
+                'store_unavailable',
+                'SQLite store /data/runs.db: could not renew the lease: database is locked',
+              ),
+            )
+          : renewLease(l, ttl);
+      const warnings: string[] = [];
+      const onWarning = (warning: Error): void => void warnings.push(warning.message);
+      process.on('warning', onWarning);
+      try {
+        const keeper = new LeaseKeeper({
+          store,
+          lease,
+          ttlMs: 60_000,
+          onLost: () => assert.fail('the lease was not lost'),
+        });
+        failing = 4;
+        for (let beat = 0; beat < 6; beat++) await keeper.beat();
+        failing = 2;
+        for (let beat = 0; beat < 3; beat++) await keeper.beat();
+        await new Promise((resolve) => setImmediate(resolve));
+        assert.deepEqual(warnings, [
+          `run ${id}: lease renewal failed: SQLite store /data/runs.db: could not renew the ` +
+            `lease: database is locked (trying again every 20000 ms; said again once it is renewed)`,
+          `run ${id}: lease renewed again after 4 failed renewals`,
+          `run ${id}: lease renewal failed: SQLite store /data/runs.db: could not renew the ` +
+            `lease: database is locked (trying again every 20000 ms; said again once it is renewed)`,
+          `run ${id}: lease renewed again after 2 failed renewals`,
+        ]);
+        assert.equal(keeper.lost, false);
+      } finally {
+        process.off('warning', onWarning);
+      }
+    },
+  );
 });

@@ -20,7 +20,13 @@ export class LeaseKeeper {
   /** Renewals that failed in a row (the store unreachable): the first is said, the rest counted. */
   #failedInARow = 0;
 
-  constructor(options: { store: RunStore; lease: RunLease; ttlMs: number; onLost: () => void; onBeat?: () => Promise<void> }) {
+  constructor(options: {
+    store: RunStore;
+    lease: RunLease;
+    ttlMs: number;
+    onLost: () => void;
+    onBeat?: () => Promise<void>;
+  }) {
     this.#store = options.store;
     this.#lease = options.lease;
     this.#ttlMs = options.ttlMs;
@@ -55,7 +61,10 @@ export class LeaseKeeper {
       }
       this.#lease = renewed;
       if (this.#failedInARow > 0) {
-        process.emitWarning(`run ${this.#lease.runId}: lease renewed again after ${this.#failedInARow} failed ${this.#failedInARow === 1 ? 'renewal' : 'renewals'}`);
+        process.emitWarning(
+          `run ${this.#lease.runId}: lease renewed again after ${this.#failedInARow} ` +
+            `failed ${this.#failedInARow === 1 ? 'renewal' : 'renewals'}`,
+        );
         this.#failedInARow = 0;
       }
       await this.#onBeat();
@@ -65,7 +74,8 @@ export class LeaseKeeper {
       this.#failedInARow += 1;
       if (this.#failedInARow === 1) {
         process.emitWarning(
-          `run ${this.#lease.runId}: lease renewal failed: ${describeError(error)} (trying again every ${Math.max(10, Math.floor(this.#ttlMs / 3))} ms; said again once it is renewed)`,
+          `run ${this.#lease.runId}: lease renewal failed: ${describeError(error)} (trying again ` +
+            `every ${Math.max(10, Math.floor(this.#ttlMs / 3))} ms; said again once it is renewed)`,
         );
       }
     } finally {

@@ -19,7 +19,12 @@ export class LogFollower {
   readonly #ahead = new Map<number, RunEvent>();
   #reading: Promise<void> | undefined;
 
-  constructor(options: { store: RunStore; runId: string; state: ConversationState; onApplied?: (events: readonly RunEvent[]) => void }) {
+  constructor(options: {
+    store: RunStore;
+    runId: string;
+    state: ConversationState;
+    onApplied?: (events: readonly RunEvent[]) => void;
+  }) {
     this.#store = options.store;
     this.#runId = options.runId;
     this.state = options.state;
@@ -73,7 +78,11 @@ export class LogFollower {
     if (last === undefined || this.has(last.id)) return undefined;
     return this.catchUp().then(() => {
       // A store that does not return what it just appended would otherwise be waited on forever.
-      if (!this.has(last.id)) throw new ToolgateError('internal', `run ${this.#runId}: event ${last.id} was appended but the store does not return it`);
+      if (!this.has(last.id))
+        throw new ToolgateError(
+          'internal',
+          `run ${this.#runId}: event ${last.id} was appended but the store does not return it`,
+        );
     });
   }
 
@@ -87,7 +96,11 @@ export class LogFollower {
 
   #drain(): void {
     const applied: RunEvent[] = [];
-    for (let next = this.#ahead.get(this.state.lastEventId + 1); next !== undefined; next = this.#ahead.get(this.state.lastEventId + 1)) {
+    for (
+      let next = this.#ahead.get(this.state.lastEventId + 1);
+      next !== undefined;
+      next = this.#ahead.get(this.state.lastEventId + 1)
+    ) {
       this.#ahead.delete(next.id);
       applyEvents(this.state, [next]);
       applied.push(next);

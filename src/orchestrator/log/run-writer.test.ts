@@ -38,8 +38,21 @@ async function setUp(options: { deaf?: boolean } = {}) {
 }
 
 const ask = (toolCallId: string) =>
-  draft('approval_required', { step: 1, toolCallId, name: 'placeOrder', arguments: { qty: 1 }, effect: 'write', reason: 'policy' });
-const pending = (toolCallId: string) => ({ toolCallId, name: 'placeOrder', arguments: { qty: 1 }, effect: 'write' as const, reason: 'policy' as const });
+  draft('approval_required', {
+    step: 1,
+    toolCallId,
+    name: 'placeOrder',
+    arguments: { qty: 1 },
+    effect: 'write',
+    reason: 'policy',
+  });
+const pending = (toolCallId: string) => ({
+  toolCallId,
+  name: 'placeOrder',
+  arguments: { qty: 1 },
+  effect: 'write' as const,
+  reason: 'policy' as const,
+});
 
 describe('RunWriter', () => {
   it('reads the log into its state on start, and follows every append, its own and others', async () => {
@@ -49,54 +62,88 @@ describe('RunWriter', () => {
     await writer.append([draft('user_message', { text: 'mine' })]);
     assert.equal(writer.state.lastEventId, 4);
     assert.equal(writer.state.cancelRequested, 'stop');
-    assert.deepEqual(applied.map((e) => e.type), ['user_message', 'user_message', 'cancel_requested', 'user_message']);
+    assert.deepEqual(
+      applied.map((e) => e.type),
+      ['user_message', 'user_message', 'cancel_requested', 'user_message'],
+    );
     writer.close();
   });
 
-  it('a pending approval points at its approval_required event as the append numbered it, and the caller gets that id back', async () => {
-    const { store, runId, writer } = await setUp();
-    const events = await writer.append([draft('run_status', { from: 'running', to: 'waiting_approval' }), ask('c1')], { status: 'waiting_approval', pendingApproval: pending('c1') });
-    const asked = events.find((e) => e.type === 'approval_required');
-    assert.equal(asked?.id, 4);
-    assert.deepEqual((await store.getRun(runId))?.pendingApproval, { ...pending('c1'), eventId: 4 });
-    writer.close();
-  });
+  it(
+    'a pending approval points at its approval_required event ' +
+      'as the append numbered it, and the caller gets that id back',
+    async () => {
+      const { store, runId, writer } = await setUp();
+      const events = await writer.append(
+        [draft('run_status', { from: 'running', to: 'waiting_approval' }), ask('c1')],
+        {
+          status: 'waiting_approval',
+          pendingApproval: pending('c1'),
+        },
+      );
+      const asked = events.find((e) => e.type === 'approval_required');
+      assert.equal(asked?.id, 4);
+      assert.deepEqual((await store.getRun(runId))?.pendingApproval, { ...pending('c1'), eventId: 4 });
+      writer.close();
+    },
+  );
 
-  it('a pending approval whose place in the log changed is not written: the writer is stale and refuses every later append', async () => {
-    const { store, runId, writer, counts } = await setUp({ deaf: true });
-    // Input another process appended, not yet read by this writer: an approval id predicted from the state would be wrong.
-    await store.append(runId, [draft('user_message', { text: 'from elsewhere' })]);
-    await assert.rejects(writer.append([ask('c1')], { status: 'waiting_approval', pendingApproval: pending('c1') }), (e: unknown) => e instanceof ToolgateError && e.code === 'conflict' && /driven again from the log/.test(e.message));
-    assert.equal(writer.stale, true);
-    assert.deepEqual(counts(), { stale: 1, lost: 0 });
-    assert.equal((await store.getRun(runId))?.pendingApproval, undefined);
-    await assert.rejects(writer.append([draft('user_message', { text: 'after' })]), /driven again from the log/);
-    assert.equal((await store.readEvents(runId)).length, 3, 'nothing more was written');
-    writer.close();
-  });
+  it(
+    'a pending approval whose place in the log changed is not ' +
+      'written: the writer is stale and refuses every later append',
+    async () => {
+      const { store, runId, writer, counts } = await setUp({ deaf: true });
+      // Input another process appended, not yet read by this writer: an approval id predicted from the state would be
+      // wrong.
+      await store.append(runId, [draft('user_message', { text: 'from elsewhere' })]);
+      await assert.rejects(
+        writer.append([ask('c1')], { status: 'waiting_approval', pendingApproval: pending('c1') }),
+        (e: unknown) =>
+          e instanceof ToolgateError && e.code === 'conflict' && /driven again from the log/.test(e.message),
+      );
+      assert.equal(writer.stale, true);
+      assert.deepEqual(counts(), { stale: 1, lost: 0 });
+      assert.equal((await store.getRun(runId))?.pendingApproval, undefined);
+      await assert.rejects(writer.append([draft('user_message', { text: 'after' })]), /driven again from the log/);
+      assert.equal((await store.readEvents(runId)).length, 3, 'nothing more was written');
+      writer.close();
+    },
+  );
 
   it("a caller's own expectation that no longer holds is its conflict to handle: the writer writes on", async () => {
     const { store, runId, writer } = await setUp({ deaf: true });
     await store.append(runId, [draft('user_message', { text: 'from elsewhere' })]);
-    await assert.rejects(writer.append([ask('c1')], { pendingApproval: pending('c1') }, { expectLastEventId: 2 }), (e: unknown) => e instanceof ToolgateError && e.code === 'conflict');
+    await assert.rejects(
+      writer.append([ask('c1')], { pendingApproval: pending('c1') }, { expectLastEventId: 2 }),
+      (e: unknown) => e instanceof ToolgateError && e.code === 'conflict',
+    );
     assert.equal(writer.stale, false);
     const events = await writer.append([ask('c1')], { pendingApproval: pending('c1') }, { expectLastEventId: 3 });
-    assert.deepEqual(events.map((e) => e.id), [4]);
+    assert.deepEqual(
+      events.map((e) => e.id),
+      [4],
+    );
     assert.equal((await store.getRun(runId))?.pendingApproval?.eventId, 4);
     writer.close();
   });
 
-  it('appends carry the lease: once another owner took the run, the append is refused and the writer has lost it', async () => {
-    const { store, runId, writer, lease, counts } = await setUp();
-    await store.releaseRun(lease);
-    const other: RunLease | undefined = await store.claimRun(runId, { owner: 'other', ttlMs: 60_000 });
-    assert.ok(other !== undefined);
-    await assert.rejects(writer.append([draft('user_message', { text: 'late' })]), (e: unknown) => e instanceof ToolgateError && e.code === 'lease_lost');
-    assert.equal(writer.lost, true);
-    assert.deepEqual(counts(), { stale: 0, lost: 1 });
-    assert.equal(await writer.release(), undefined, 'a lost lease is not released');
-    assert.equal((await store.getRun(runId))?.lastEventId, 2);
-  });
+  it(
+    'appends carry the lease: once another owner took the ' + 'run, the append is refused and the writer has lost it',
+    async () => {
+      const { store, runId, writer, lease, counts } = await setUp();
+      await store.releaseRun(lease);
+      const other: RunLease | undefined = await store.claimRun(runId, { owner: 'other', ttlMs: 60_000 });
+      assert.ok(other !== undefined);
+      await assert.rejects(
+        writer.append([draft('user_message', { text: 'late' })]),
+        (e: unknown) => e instanceof ToolgateError && e.code === 'lease_lost',
+      );
+      assert.equal(writer.lost, true);
+      assert.deepEqual(counts(), { stale: 0, lost: 1 });
+      assert.equal(await writer.release(), undefined, 'a lost lease is not released');
+      assert.equal((await store.getRun(runId))?.lastEventId, 2);
+    },
+  );
 
   it('release gives the lease up: another owner may claim the run at once', async () => {
     const { store, runId, writer } = await setUp();

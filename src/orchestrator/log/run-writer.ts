@@ -1,4 +1,11 @@
-import { ToolgateError, type EventDraft, type Run, type RunEvent, type RunLease, type RunStore } from '../../core/index.ts';
+import {
+  ToolgateError,
+  type EventDraft,
+  type Run,
+  type RunEvent,
+  type RunLease,
+  type RunStore,
+} from '../../core/index.ts';
 import { commitThroughOutage } from './commit-through-outage.ts';
 import { emptyConversation, type ConversationState } from '../state/run-state.ts';
 import { LeaseKeeper } from './lease-keeper.ts';
@@ -57,7 +64,10 @@ export class RunWriter {
   readonly #unsubscribe: () => void;
   #unwatch: (() => void) | undefined;
   #closed = false;
-  /** Where this writer's commits are known to stand in the log: a commit that met an unavailable store is looked for after it. */
+  /**
+   * Where this writer's commits are known to stand in the log: a commit that met an unavailable store is looked for
+   * after it.
+   */
   #committedUpTo: number;
 
   constructor(options: RunWriterOptions) {
@@ -66,8 +76,19 @@ export class RunWriter {
     this.#options = options;
     this.#committedUpTo = options.lastEventId;
     this.state = emptyConversation();
-    this.#follower = new LogFollower({ store, runId: this.runId, state: this.state, onApplied: (events) => options.onApplied?.(events) });
-    this.#keeper = new LeaseKeeper({ store, lease, ttlMs: options.leaseMs, onLost: () => this.#lost(), onBeat: () => this.#follower.catchUp() });
+    this.#follower = new LogFollower({
+      store,
+      runId: this.runId,
+      state: this.state,
+      onApplied: (events) => options.onApplied?.(events),
+    });
+    this.#keeper = new LeaseKeeper({
+      store,
+      lease,
+      ttlMs: options.leaseMs,
+      onLost: () => this.#lost(),
+      onBeat: () => this.#follower.catchUp(),
+    });
     this.#queue = new AppendQueue({
       runId: this.runId,
       commit: (commit) => this.#commit(commit),
@@ -103,7 +124,8 @@ export class RunWriter {
   }
 
   /** Appends in order under the lease (see AppendFn): resolves with the events as the log numbers them. */
-  readonly append = (drafts: EventDraft[], patch?: AppendPatch, options?: WriteOptions): Promise<RunEvent[]> => this.#queue.append(drafts, patch, options);
+  readonly append = (drafts: EventDraft[], patch?: AppendPatch, options?: WriteOptions): Promise<RunEvent[]> =>
+    this.#queue.append(drafts, patch, options);
 
   /** Commits what is held back, if anything. */
   flush(): Promise<unknown> {
@@ -123,7 +145,10 @@ export class RunWriter {
     return this.#keeper.lost;
   }
 
-  /** A commit found the log changed under what the writer expected: nothing more is written; the run is driven again from the log. */
+  /**
+   * A commit found the log changed under what the writer expected: nothing more is written; the run is driven again
+   * from the log.
+   */
   get stale(): boolean {
     return this.#queue.stale;
   }
@@ -147,7 +172,11 @@ export class RunWriter {
 
   async #commit({ drafts, patch, expectLastEventId }: Commit): Promise<RunEvent[]> {
     const { store } = this.#options;
-    const commit = (): Promise<RunEvent[]> => store.append(this.runId, drafts, patch, { lease: this.#keeper.lease, ...(expectLastEventId === undefined ? {} : { expectLastEventId }) });
+    const commit = (): Promise<RunEvent[]> =>
+      store.append(this.runId, drafts, patch, {
+        lease: this.#keeper.lease,
+        ...(expectLastEventId === undefined ? {} : { expectLastEventId }),
+      });
     let events: RunEvent[];
     try {
       events =

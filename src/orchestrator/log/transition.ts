@@ -1,4 +1,11 @@
-import { draft, type EventDraft, type PendingApproval, type RunEvent, type RunPatch, type RunStatus } from '../../core/index.ts';
+import {
+  draft,
+  type EventDraft,
+  type PendingApproval,
+  type RunEvent,
+  type RunPatch,
+  type RunStatus,
+} from '../../core/index.ts';
 import type { ConversationState } from '../state/run-state.ts';
 
 export interface AppendOptions {
@@ -20,7 +27,9 @@ export interface AppendOptions {
  * the run writer sets it to the id its approval_required event gets in the
  * log, so nobody predicts where an append lands.
  */
-export type AppendPatch = Omit<RunPatch, 'pendingApproval'> & { pendingApproval?: Omit<PendingApproval, 'eventId'> | null };
+export type AppendPatch = Omit<RunPatch, 'pendingApproval'> & {
+  pendingApproval?: Omit<PendingApproval, 'eventId'> | null;
+};
 
 /**
  * Appends to the run's log (the loop follows the log, so its state updates from

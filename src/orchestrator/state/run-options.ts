@@ -1,4 +1,15 @@
-import type { JsonObject, Message, ModelAdapter, RouterEvidence, Run, RunStore, StrategyName, ToolResult, ToolSource, ToolSpec } from '../../core/index.ts';
+import type {
+  JsonObject,
+  Message,
+  ModelAdapter,
+  RouterEvidence,
+  Run,
+  RunStore,
+  StrategyName,
+  ToolResult,
+  ToolSource,
+  ToolSpec,
+} from '../../core/index.ts';
 import type { Policy, ToolEffect } from '../../gate/index.ts';
 import type { CallFormat } from '../../parsing/formats/call-format.ts';
 import type { Validator } from '../../validation/index.ts';
@@ -44,7 +55,10 @@ export interface HookToolCall {
 }
 
 /** A beforeToolCall verdict: let it run, refuse it (the model gets the reason), or change its arguments. */
-export type BeforeToolCallVerdict = { action: 'allow' } | { action: 'deny'; reason: string } | { action: 'rewrite'; arguments: JsonObject; reason?: string };
+export type BeforeToolCallVerdict =
+  | { action: 'allow' }
+  | { action: 'deny'; reason: string }
+  | { action: 'rewrite'; arguments: JsonObject; reason?: string };
 
 /**
  * Library hooks for checks a config cannot express. What a hook did is
@@ -62,9 +76,13 @@ export interface RunHooks {
    * never while it waits; a denied, invalid, rejected or marked-done call
    * never does. A rewrite is validated against the tool's schema again.
    */
-  beforeToolCall?: (call: HookToolCall) => BeforeToolCallVerdict | undefined | Promise<BeforeToolCallVerdict | undefined>;
+  beforeToolCall?: (
+    call: HookToolCall,
+  ) => BeforeToolCallVerdict | undefined | Promise<BeforeToolCallVerdict | undefined>;
   /** May replace the result the model sees. */
-  afterToolCall?: (call: HookToolCall & { result: ToolResult }) => ToolResult | undefined | Promise<ToolResult | undefined>;
+  afterToolCall?: (
+    call: HookToolCall & { result: ToolResult },
+  ) => ToolResult | undefined | Promise<ToolResult | undefined>;
 }
 
 /**

@@ -72,7 +72,10 @@ export interface ConversationState {
   step: number;
   usage: Usage;
   toolMode: 'native' | 'prompted' | undefined;
-  /** Replies in native mode whose call, written as text after prose, was not run (`text_call_ignored`): see text-call-retry.ts. */
+  /**
+   * Replies in native mode whose call, written as text after prose, was not run (`text_call_ignored`): see
+   * text-call-retry.ts.
+   */
   textCallsInNative: number;
   turn: OpenTurn | undefined;
   /**

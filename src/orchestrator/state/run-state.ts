@@ -1,4 +1,13 @@
-import { ACTIVE_RUN_STATUSES, addUsage, type ParsedToolCall, type PlanEventData, type RawToolCall, type RunEvent, type RunEventDataMap, type ToolResult } from '../../core/index.ts';
+import {
+  ACTIVE_RUN_STATUSES,
+  addUsage,
+  type ParsedToolCall,
+  type PlanEventData,
+  type RawToolCall,
+  type RunEvent,
+  type RunEventDataMap,
+  type ToolResult,
+} from '../../core/index.ts';
 import { UNREADABLE_ARGUMENTS, type ApprovalDecision, type ConversationState } from './run-state-types.ts';
 import { addUserMessage, closeTurn, openTurn, takeCall, wireIds } from './turns.ts';
 
@@ -47,7 +56,8 @@ function applyEvent(state: ConversationState, event: RunEvent): void {
       state.reflectTrigger = undefined;
       const d = event.data;
       if (d.verdict === 'replan') state.pendingReplan = d.reason;
-      if (d.verdict === 'continue' || d.verdict === 'replan') addUserMessage(state, `Reflection on what happened so far (${d.verdict}): ${d.reason}`);
+      if (d.verdict === 'continue' || d.verdict === 'replan')
+        addUserMessage(state, `Reflection on what happened so far (${d.verdict}): ${d.reason}`);
       break;
     }
     case 'tool_mode_changed':
@@ -74,7 +84,8 @@ function applyEvent(state: ConversationState, event: RunEvent): void {
       state.roundsSinceTodo = 0;
       const index = state.lastResultsIndex;
       const message = index === undefined ? undefined : state.messages[index];
-      if (message !== undefined && index !== undefined) state.messages[index] = { ...message, content: `${event.data.text}\n${message.content}` };
+      if (message !== undefined && index !== undefined)
+        state.messages[index] = { ...message, content: `${event.data.text}\n${message.content}` };
       break;
     }
     case 'tool_call':
@@ -88,7 +99,11 @@ function applyEvent(state: ConversationState, event: RunEvent): void {
       break;
     case 'gate_decision':
       if (event.data.decision === 'approval_required') state.awaiting.add(event.data.toolCallId);
-      if (event.data.decision === 'invalid' && state.turn !== undefined && event.data.issues?.some((i) => i.code === UNREADABLE_ARGUMENTS) === true) {
+      if (
+        event.data.decision === 'invalid' &&
+        state.turn !== undefined &&
+        event.data.issues?.some((i) => i.code === UNREADABLE_ARGUMENTS) === true
+      ) {
         state.turn.unreadable = true;
       }
       break;
@@ -148,7 +163,8 @@ function applyAnswer(state: ConversationState, d: RunEventDataMap['assistant_mes
   }
   const mode = d.toolMode ?? 'native';
   state.toolMode = mode;
-  if (mode === 'native' && d.diagnostics?.some((x) => x.code === 'text_call_ignored') === true) state.textCallsInNative++;
+  if (mode === 'native' && d.diagnostics?.some((x) => x.code === 'text_call_ignored') === true)
+    state.textCallsInNative++;
   if (d.step !== state.step) state.attempts = 0;
   state.step = d.step;
   state.attempts = d.attempt ?? state.attempts + 1;
@@ -160,7 +176,11 @@ function applyAnswer(state: ConversationState, d: RunEventDataMap['assistant_mes
     state.messages.push({ role: 'assistant', content: d.text });
   } else {
     const ids = wireIds(recorded);
-    const wire = recorded.map((call, i): RawToolCall => ({ id: ids[i] ?? call.id, name: call.name, arguments: call.arguments }));
+    const wire = recorded.map((call, i): RawToolCall => ({
+      id: ids[i] ?? call.id,
+      name: call.name,
+      arguments: call.arguments,
+    }));
     state.messages.push({
       role: 'assistant',
       content: d.content ?? d.text,
@@ -178,11 +198,21 @@ function applyPlan(state: ConversationState, d: PlanEventData, event: { eventId:
   // The model's own arguments: injected values never reach the model, redacted ones never reach a tool.
   const steps = d.steps.flatMap((s) =>
     s.kind === 'tool' && s.toolCallId !== undefined && s.name !== undefined
-      ? [{ recorded: { id: s.toolCallId, name: s.name, arguments: s.raw ?? JSON.stringify(s.arguments ?? {}) }, raw: s.raw, input: s.arguments ?? {} }]
+      ? [
+          {
+            recorded: { id: s.toolCallId, name: s.name, arguments: s.raw ?? JSON.stringify(s.arguments ?? {}) },
+            raw: s.raw,
+            input: s.arguments ?? {},
+          },
+        ]
       : [],
   );
   const recorded = steps.map((s) => s.recorded);
-  const calls = steps.map((s): ParsedToolCall => (s.raw === undefined ? { id: s.recorded.id, name: s.recorded.name, input: s.input } : takeCall(state, s.recorded, false)));
+  const calls = steps.map((s): ParsedToolCall =>
+    s.raw === undefined
+      ? { id: s.recorded.id, name: s.recorded.name, input: s.input }
+      : takeCall(state, s.recorded, false),
+  );
   state.handover.clear();
   state.plan = {
     planId: d.planId,
@@ -198,7 +228,9 @@ function applyPlan(state: ConversationState, d: PlanEventData, event: { eventId:
   if (calls.length === 0) return;
   const mode = state.toolMode ?? 'native';
   if (mode === 'prompted') {
-    const text = recorded.map((c) => `<tool_call>{"name": ${JSON.stringify(c.name)}, "arguments": ${c.arguments}}</tool_call>`).join('\n');
+    const text = recorded
+      .map((c) => `<tool_call>{"name": ${JSON.stringify(c.name)}, "arguments": ${c.arguments}}</tool_call>`)
+      .join('\n');
     state.messages.push({ role: 'assistant', content: text });
   } else {
     state.messages.push({ role: 'assistant', content: '', toolCalls: recorded });

@@ -3,7 +3,10 @@ import { describe, it } from 'node:test';
 import type { EventDraft, RunEvent } from '../../core/index.ts';
 import { DeltaBuffer } from './delta-buffer.ts';
 
-function recorder(): { appended: { step: number; text: string }[]; append: (drafts: EventDraft[]) => Promise<RunEvent[]> } {
+function recorder(): {
+  appended: { step: number; text: string }[];
+  append: (drafts: EventDraft[]) => Promise<RunEvent[]>;
+} {
   const appended: { step: number; text: string }[] = [];
   return {
     appended,

@@ -44,7 +44,11 @@ export async function drivePass(input: PassInput): Promise<PassEnd> {
   const { run, state } = input;
   if (state.terminal) return 'ended';
   // Still waiting for a decision: nothing to do until input arrives.
-  if (state.status === 'waiting_approval' && (run.pendingApproval === undefined || !state.decisions.has(run.pendingApproval.toolCallId))) return 'waiting';
+  if (
+    state.status === 'waiting_approval' &&
+    (run.pendingApproval === undefined || !state.decisions.has(run.pendingApproval.toolCallId))
+  )
+    return 'waiting';
   // Escalated: waits for a person's message (which moves it back to running) or a cancel.
   if (state.status === 'escalated') return 'waiting';
   const passTrace = startPassSpan(run);
@@ -53,7 +57,10 @@ export async function drivePass(input: PassInput): Promise<PassEnd> {
     end = await tracedPass(input, passTrace);
     return end;
   } finally {
-    const error = end === 'ended' && state.status === 'failed' ? (await input.store.getRun(run.id).catch(() => undefined))?.error : undefined;
+    const error =
+      end === 'ended' && state.status === 'failed'
+        ? (await input.store.getRun(run.id).catch(() => undefined))?.error
+        : undefined;
     passTrace.end({ status: end === 'ended' ? state.status : end, error });
   }
 }
@@ -76,10 +83,18 @@ async function tracedPass(input: PassInput, passTrace: PassTrace): Promise<PassE
       ...(env.policy === undefined ? {} : { policy: env.policy }),
       tenantId: run.tenantId,
     });
-    const fullHistory = env.history ?? (run.threadId === undefined ? [] : ((await input.store.getThread(run.threadId, run.tenantId))?.messages ?? []));
-    const trimmed = settings.historyMaxTokens === undefined ? { messages: [...fullHistory] } : trimHistory(fullHistory, settings.historyMaxTokens);
+    const fullHistory =
+      env.history ??
+      (run.threadId === undefined ? [] : ((await input.store.getThread(run.threadId, run.tenantId))?.messages ?? []));
+    const trimmed =
+      settings.historyMaxTokens === undefined
+        ? { messages: [...fullHistory] }
+        : trimHistory(fullHistory, settings.historyMaxTokens);
     const history = trimmed.messages;
-    const prefix: Message[] = [...(env.systemPrompt === undefined ? [] : [{ role: 'system' as const, content: env.systemPrompt }]), ...history];
+    const prefix: Message[] = [
+      ...(env.systemPrompt === undefined ? [] : [{ role: 'system' as const, content: env.systemPrompt }]),
+      ...history,
+    ];
     const historyCalls = history.filter((m) => m.role === 'assistant').length;
     const callIndex = (): number => historyCalls + state.modelCalls;
     const strategy = strategyFor(settings.strategy);
@@ -88,20 +103,20 @@ async function tracedPass(input: PassInput, passTrace: PassTrace): Promise<PassE
       await transition(append, state, {
         to: strategy.startStatus ?? 'running',
         events: [
-        draft('run_started', {
-          input: run.input,
-          model: model.id,
-          tools: [...catalog.visible.keys()],
-          maxSteps: settings.maxSteps,
-          toolMode: settings.toolMode,
-          strategy: settings.strategy,
-          ...(run.dryRun === true ? { dryRun: true } : {}),
-          ...(run.threadId === undefined ? {} : { threadId: run.threadId }),
-          ...(listing.unavailable.length === 0 ? {} : { unavailable: listing.unavailable }),
-        }),
-        ...(trimmed.trimmed === undefined ? [] : [draft('history_trimmed', trimmed.trimmed)]),
-        ...(carried === undefined ? [] : [draft('todo_updated', { todos: carried, fromThread: true })]),
-        draft('user_message', { text: run.input }),
+          draft('run_started', {
+            input: run.input,
+            model: model.id,
+            tools: [...catalog.visible.keys()],
+            maxSteps: settings.maxSteps,
+            toolMode: settings.toolMode,
+            strategy: settings.strategy,
+            ...(run.dryRun === true ? { dryRun: true } : {}),
+            ...(run.threadId === undefined ? {} : { threadId: run.threadId }),
+            ...(listing.unavailable.length === 0 ? {} : { unavailable: listing.unavailable }),
+          }),
+          ...(trimmed.trimmed === undefined ? [] : [draft('history_trimmed', trimmed.trimmed)]),
+          ...(carried === undefined ? [] : [draft('todo_updated', { todos: carried, fromThread: true })]),
+          draft('user_message', { text: run.input }),
         ],
         // Held back and committed while the model is asked the first time (decision 0019), or on its own
         // if the strategy does anything else first for READ_COMMIT_DELAY_MS.
@@ -116,7 +131,16 @@ async function tracedPass(input: PassInput, passTrace: PassTrace): Promise<PassE
     } else if (!ACTIVE_RUN_STATUSES.has(state.status)) {
       await transition(append, state, { to: 'running', patch: { pendingApproval: null } });
     }
-    const ctx = createStrategyContext({ pass: input, environment, catalog, prefix, callIndex, deltas, todo, trace: passTrace });
+    const ctx = createStrategyContext({
+      pass: input,
+      environment,
+      catalog,
+      prefix,
+      callIndex,
+      deltas,
+      todo,
+      trace: passTrace,
+    });
     const outcome = await strategy.run(ctx);
     if (outcome.kind === 'completed') {
       await complete(input, env, outcome.output);
@@ -135,13 +159,26 @@ async function fail(input: PassInput, error: unknown, env: RunEnvironment | unde
   // The database is gone for the moment: the run has not failed, its pass stopped. It is driven again from
   // its log once the store answers (RunManager retries it with backoff, decision 0023).
   if (error instanceof ToolgateError && error.code === 'store_unavailable') throw error;
-  const cancelled = input.signal.aborted || state.cancelRequested !== undefined || (error instanceof ToolgateError && error.code === 'cancelled');
-  const info = cancelled ? { code: 'cancelled' as const, message: state.cancelRequested ?? 'the run was cancelled' } : toErrorInfo(error);
+  const cancelled =
+    input.signal.aborted ||
+    state.cancelRequested !== undefined ||
+    (error instanceof ToolgateError && error.code === 'cancelled');
+  const info = cancelled
+    ? { code: 'cancelled' as const, message: state.cancelRequested ?? 'the run was cancelled' }
+    : toErrorInfo(error);
   try {
     if (info.code === 'cancelled') {
-      await transition(append, state, { to: 'cancelled', events: [draft('run_cancelled', { reason: info.message, usage: state.usage, steps: state.step })], patch: { pendingApproval: null } });
+      await transition(append, state, {
+        to: 'cancelled',
+        events: [draft('run_cancelled', { reason: info.message, usage: state.usage, steps: state.step })],
+        patch: { pendingApproval: null },
+      });
     } else {
-      await transition(append, state, { to: 'failed', events: [draft('run_failed', { error: info, usage: state.usage, steps: state.step })], patch: { error: info, pendingApproval: null } });
+      await transition(append, state, {
+        to: 'failed',
+        events: [draft('run_failed', { error: info, usage: state.usage, steps: state.step })],
+        patch: { error: info, pendingApproval: null },
+      });
     }
   } catch (ending) {
     if (leaseLost(input, ending)) return 'lost';
@@ -161,7 +198,11 @@ function leaseLost(input: PassInput, error: unknown): boolean {
 
 async function complete(input: PassInput, env: RunEnvironment, output: string): Promise<void> {
   const { run, state, append } = input;
-  await transition(append, state, { to: 'completed', events: [draft('run_completed', { output, usage: state.usage, steps: state.step })], patch: { output } });
+  await transition(append, state, {
+    to: 'completed',
+    events: [draft('run_completed', { output, usage: state.usage, steps: state.step })],
+    patch: { output },
+  });
   if (run.threadId !== undefined) {
     // The run is complete whatever happens here: a thread that cannot be
     // extended (a store error) leaves the run as it is.
@@ -189,8 +230,14 @@ function threadMessages(state: ConversationState, output: string): Message[] {
 /** The todo list the thread's latest earlier run ended with. */
 async function threadTodos(store: RunStore, run: Run): Promise<TodoItem[] | undefined> {
   if (run.threadId === undefined) return undefined;
-  const page = await store.listRuns({ threadId: run.threadId, ...(run.tenantId === undefined ? {} : { tenantId: run.tenantId }), limit: 20 });
-  const earlier = page.runs.filter((r) => r.id !== run.id && r.createdAt <= run.createdAt).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  const page = await store.listRuns({
+    threadId: run.threadId,
+    ...(run.tenantId === undefined ? {} : { tenantId: run.tenantId }),
+    limit: 20,
+  });
+  const earlier = page.runs
+    .filter((r) => r.id !== run.id && r.createdAt <= run.createdAt)
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
   for (const previous of earlier) {
     const events = await store.readEvents(previous.id);
     const last = events.findLast((e) => e.type === 'todo_updated');

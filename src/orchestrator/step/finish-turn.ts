@@ -1,4 +1,12 @@
-import { renderToolResult, type ApprovalReason, type JsonObject, type JsonValue, type ParsedToolCall, type Provenance, type ToolEffect } from '../../core/index.ts';
+import {
+  renderToolResult,
+  type ApprovalReason,
+  type JsonObject,
+  type JsonValue,
+  type ParsedToolCall,
+  type Provenance,
+  type ToolEffect,
+} from '../../core/index.ts';
 import type { Validator } from '../../validation/index.ts';
 import type { ConversationState } from '../state/run-state.ts';
 import { shownArguments, type CallOutcome } from '../call/execute-tool-call.ts';
@@ -51,7 +59,10 @@ export async function finishTurn(input: FinishTurnInput, options: FinishOptions 
       if (decision === undefined) {
         const entry = input.catalog.visible.get(call.name);
         if (turn.started.has(call.id) && entry !== undefined && entry.policy.effect === 'write') {
-          return { call, outcome: { call, effect: 'write', arguments: shownArguments(input, call), reason: 'outcome_unknown' } };
+          return {
+            call,
+            outcome: { call, effect: 'write', arguments: shownArguments(input, call), reason: 'outcome_unknown' },
+          };
         }
         // A decision on the whole plan covers its calls that have none of their own.
         if (options.approval?.calls.has(call.id) === true) decision = options.approval.decision;
@@ -60,7 +71,10 @@ export async function finishTurn(input: FinishTurnInput, options: FinishOptions 
         const entry = input.catalog.visible.get(call.name);
         if (state.awaiting.has(call.id) && entry !== undefined) {
           const reason = entry.policy.approval === 'required' || untrusted.length === 0 ? 'policy' : 'untrusted_output';
-          return { call, outcome: { call, effect: entry.policy.effect, arguments: shownArguments(input, call), reason } };
+          return {
+            call,
+            outcome: { call, effect: entry.policy.effect, arguments: shownArguments(input, call), reason },
+          };
         }
       }
       return { call, outcome: await input.gate(call, { step: turn.step, approval: decision }) };
@@ -75,25 +89,38 @@ export async function finishTurn(input: FinishTurnInput, options: FinishOptions 
     if (s.status !== 'fulfilled') continue;
     const { call, outcome } = s.value;
     if ('call' in outcome) waiting.push(outcome);
-    else if (outcome.kind === 'pending') waiting.push({ call, effect: outcome.effect, arguments: outcome.arguments, reason: outcome.reason });
-    else if (outcome.kind === 'unknown') waiting.push({ call, effect: 'write', arguments: outcome.arguments, reason: 'outcome_unknown', detail: outcome.detail });
+    else if (outcome.kind === 'pending')
+      waiting.push({ call, effect: outcome.effect, arguments: outcome.arguments, reason: outcome.reason });
+    else if (outcome.kind === 'unknown')
+      waiting.push({
+        call,
+        effect: 'write',
+        arguments: outcome.arguments,
+        reason: 'outcome_unknown',
+        detail: outcome.detail,
+      });
     else if (outcome.returnDirect) direct.push(renderToolResult(outcome.result));
   }
 
   // One approval at a time: the first waiting call in call order.
   const [first] = waiting.sort((a, b) => turn.calls.indexOf(a.call) - turn.calls.indexOf(b.call));
   if (first !== undefined) {
-    const provenance: Provenance[] | undefined = first.effect === 'write' && untrusted.length > 0 ? untrusted.slice(-20) : undefined;
-    await askApproval(input, {
-      step: turn.step,
-      toolCallId: first.call.id,
-      name: first.call.name,
-      arguments: first.arguments,
-      effect: first.effect,
-      reason: first.reason,
-      ...(first.detail === undefined ? {} : { detail: first.detail }),
-      ...(provenance === undefined ? {} : { provenance }),
-    }, `${first.call.name} needs approval`);
+    const provenance: Provenance[] | undefined =
+      first.effect === 'write' && untrusted.length > 0 ? untrusted.slice(-20) : undefined;
+    await askApproval(
+      input,
+      {
+        step: turn.step,
+        toolCallId: first.call.id,
+        name: first.call.name,
+        arguments: first.arguments,
+        effect: first.effect,
+        reason: first.reason,
+        ...(first.detail === undefined ? {} : { detail: first.detail }),
+        ...(provenance === undefined ? {} : { provenance }),
+      },
+      `${first.call.name} needs approval`,
+    );
     return { kind: 'waiting' };
   }
   return direct.length > 0 ? { kind: 'direct', output: direct.join('\n') } : { kind: 'continue' };

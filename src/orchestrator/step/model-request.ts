@@ -24,20 +24,27 @@ export interface ModelRequestInput {
  */
 export function buildModelRequest(input: ModelRequestInput): ModelRequest {
   const { stream, callIndex } = input;
-  const messages: Message[] = [...input.messages, ...(input.instruction === undefined ? [] : [{ role: 'user' as const, content: input.instruction }])];
+  const messages: Message[] = [
+    ...input.messages,
+    ...(input.instruction === undefined ? [] : [{ role: 'user' as const, content: input.instruction }]),
+  ];
   if (!input.offerTools) return { messages, tools: [], stream, callIndex };
   const definitions = input.catalog.definitions;
   if (input.mode === 'native') return { messages, tools: definitions, stream, callIndex };
   const { prompt, schema } = promptedFormat(input.catalog);
   const first = messages[0];
   const withPrompt: Message[] =
-    first?.role === 'system' ? [{ role: 'system', content: `${first.content}\n\n${prompt}` }, ...messages.slice(1)] : [{ role: 'system', content: prompt }, ...messages];
+    first?.role === 'system'
+      ? [{ role: 'system', content: `${first.content}\n\n${prompt}` }, ...messages.slice(1)]
+      : [{ role: 'system', content: prompt }, ...messages];
   return {
     messages: withPrompt,
     tools: [],
     stream,
     callIndex,
-    ...(input.constrain && definitions.length > 0 ? { responseFormat: { type: 'json_schema' as const, name: 'tool_calls', schema } } : {}),
+    ...(input.constrain && definitions.length > 0
+      ? { responseFormat: { type: 'json_schema' as const, name: 'tool_calls', schema } }
+      : {}),
   };
 }
 
@@ -47,7 +54,11 @@ const promptCache = new WeakMap<ToolCatalog, { prompt: string; schema: JsonSchem
 function promptedFormat(catalog: ToolCatalog): { prompt: string; schema: JsonSchema } {
   let cached = promptCache.get(catalog);
   if (cached === undefined) {
-    const tools = catalog.definitions.map((d) => ({ name: d.name, description: d.description, inputSchema: d.parameters }));
+    const tools = catalog.definitions.map((d) => ({
+      name: d.name,
+      description: d.description,
+      inputSchema: d.parameters,
+    }));
     cached = { prompt: renderToolPrompt(tools), schema: toolCallJsonSchema(tools) };
     promptCache.set(catalog, cached);
   }

@@ -1,5 +1,23 @@
-import { ToolgateError, addUsage, draft, type Message, type ModelAdapter, type ModelRequest, type ModelResponse, type RunEventDataMap } from '../../core/index.ts';
-import { CALL_FAILURE_CODES, createStreamFilter, extractMessageDetailed, formatParseFeedback, turnCalls, withoutReasoning, type ParseDiagnostic, type TurnCall } from '../../parsing/index.ts';
+import {
+  ToolgateError,
+  addUsage,
+  draft,
+  type Message,
+  type ModelAdapter,
+  type ModelRequest,
+  type ModelResponse,
+  type RunEventDataMap,
+} from '../../core/index.ts';
+import {
+  CALL_FAILURE_CODES,
+  createStreamFilter,
+  extractMessageDetailed,
+  formatParseFeedback,
+  turnCalls,
+  withoutReasoning,
+  type ParseDiagnostic,
+  type TurnCall,
+} from '../../parsing/index.ts';
 import type { CallFormat } from '../../parsing/formats/call-format.ts';
 import { askWhileCommitting } from './ask-while-committing.ts';
 import type { ConversationState } from '../state/run-state.ts';
@@ -9,7 +27,12 @@ import type { ModelTurnResult } from '../strategies/strategy.ts';
 import type { ToolCatalog } from '../call/tool-catalog.ts';
 import type { AppendFn } from '../log/transition.ts';
 import type { TextToolCalls } from '../state/run-options.ts';
-import { DEFAULT_TEXT_CALLS_BEFORE_PROMPTED, namesOfTextCalls, textCallDiagnostic, textCallFeedback } from './text-call-retry.ts';
+import {
+  DEFAULT_TEXT_CALLS_BEFORE_PROMPTED,
+  namesOfTextCalls,
+  textCallDiagnostic,
+  textCallFeedback,
+} from './text-call-retry.ts';
 
 export interface ModelTurnInput {
   model: ModelAdapter;
@@ -65,21 +88,38 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
     let shown = '';
     try {
       // Anything held back (the step before) is committed while the model is asked: before its answer is used.
-      response = await askWhileCommitting(input.append, () =>
-        input.model.generate(requestOf(input, mode), {
-          ...(input.signal === undefined ? {} : { signal: input.signal }),
-          onTextDelta: (text) => {
-            const visible = readText ? (filter ??= createStreamFilter(formats)).push(text) : text;
-            shown += visible;
-            input.deltas.push(step, visible);
-          },
-        }),
+      response = await askWhileCommitting(
+        input.append,
+        () =>
+          input.model.generate(requestOf(input, mode), {
+            ...(input.signal === undefined ? {} : { signal: input.signal }),
+            onTextDelta: (text) => {
+              const visible = readText ? (filter ??= createStreamFilter(formats)).push(text) : text;
+              shown += visible;
+              input.deltas.push(step, visible);
+            },
+          }),
         input.commitAlongside?.() ?? true,
       );
     } catch (error) {
-      if (mode === 'native' && input.allowFallback && error instanceof ToolgateError && error.code === 'tools_unsupported') {
-        const reason = 'the endpoint refused tool definitions (toolMode: auto): ' + 'tools are described in the prompt from now on';
-        await input.append([draft('tool_mode_changed', { step, from: 'native', to: 'prompted', cause: 'tools_unsupported', reason, model: input.model.id })]);
+      if (
+        mode === 'native' &&
+        input.allowFallback &&
+        error instanceof ToolgateError &&
+        error.code === 'tools_unsupported'
+      ) {
+        const reason =
+          'the endpoint refused tool definitions (toolMode: auto): ' + 'tools are described in the prompt from now on';
+        await input.append([
+          draft('tool_mode_changed', {
+            step,
+            from: 'native',
+            to: 'prompted',
+            cause: 'tools_unsupported',
+            reason,
+            model: input.model.id,
+          }),
+        ]);
         mode = 'prompted';
         attempt--;
         continue;
@@ -119,17 +159,28 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
       failures = result.diagnostics.filter((d) => CALL_FAILURE_CODES.includes(d.code));
       // The text minus calls, failed attempts and format tokens (a Harmony reply's final channel);
       // otherwise the text as it came.
-      if (useText && (result.calls.length > 0 || failures.length > 0 || result.content !== response.text.trim())) content = result.content;
+      if (useText && (result.calls.length > 0 || failures.length > 0 || result.content !== response.text.trim()))
+        content = result.content;
       // In native mode a call the model writes inside an answer is usually quoted
       // (or planted by a tool's output it repeats): `auto` runs it only when the
       // reply is nothing but the call. Either way it is not shown as answer text.
-      const quoted = mode === 'native' && input.textToolCalls === 'auto' && withoutReasoning(result.content).trim() !== '' && (result.calls.length > 0 || failures.length > 0);
+      const quoted =
+        mode === 'native' &&
+        input.textToolCalls === 'auto' &&
+        withoutReasoning(result.content).trim() !== '' &&
+        (result.calls.length > 0 || failures.length > 0);
       if (quoted) {
         diagnostics.push({
           code: 'text_call_ignored',
-          message: 'the answer text contains a tool call, but the reply is more than the call: ' + 'it was not executed (textToolCalls: auto)',
+          message:
+            'the answer text contains a tool call, but the reply is more than the call: ' +
+            'it was not executed (textToolCalls: auto)',
         });
-        textCall = namesOfTextCalls(result, failures, refs.map((r) => r.name));
+        textCall = namesOfTextCalls(
+          result,
+          failures,
+          refs.map((r) => r.name),
+        );
         failures = [];
       } else if (result.calls.length > 0) {
         calls = turnCalls(extraction, { calls: [], truncated });
@@ -169,7 +220,13 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
     if (textCall !== undefined) {
       const maxAttempts = input.parseRetries + 1;
       const feedback = textCallFeedback({ names: textCall, attempt, maxAttempts, switched: switchMode });
-      const retry = draft('parse_retry', { step, attempt, maxAttempts, diagnostics: [textCallDiagnostic(textCall, switchMode)], feedback });
+      const retry = draft('parse_retry', {
+        step,
+        attempt,
+        maxAttempts,
+        diagnostics: [textCallDiagnostic(textCall, switchMode)],
+        feedback,
+      });
       if (!switchMode) {
         await input.append([retry]);
         continue;
@@ -177,19 +234,44 @@ export async function runModelTurn(input: ModelTurnInput): Promise<ModelTurnResu
       const reason =
         `the model wrote its tool calls as text instead of native calls ${input.state.textCallsInNative} times ` +
         'in this run (textToolCalls: auto): tools are described in the prompt from now on';
-      await input.append([draft('tool_mode_changed', { step, from: 'native', to: 'prompted', cause: 'text_calls', reason, model: input.model.id }), retry]);
+      await input.append([
+        draft('tool_mode_changed', {
+          step,
+          from: 'native',
+          to: 'prompted',
+          cause: 'text_calls',
+          reason,
+          model: input.model.id,
+        }),
+        retry,
+      ]);
       mode = 'prompted';
       continue;
     }
     if (attempt > input.parseRetries) {
       throw new ToolgateError(
         'unparseable_tool_call',
-        `the model's tool calls could not be used after ${attempt} attempts: ` + failures.map((f) => f.message).join('; '),
+        `the model's tool calls could not be used after ${attempt} attempts: ` +
+          failures.map((f) => f.message).join('; '),
       );
     }
     const toolNames = refs.map((r) => r.name);
-    const feedback = formatParseFeedback({ diagnostics: failures, text: response.text, tools: toolNames, attempt, maxAttempts: input.parseRetries + 1 });
-    await input.append([draft('parse_retry', { step, attempt, maxAttempts: input.parseRetries + 1, diagnostics: failures.map((d) => ({ code: d.code, message: d.message })), feedback })]);
+    const feedback = formatParseFeedback({
+      diagnostics: failures,
+      text: response.text,
+      tools: toolNames,
+      attempt,
+      maxAttempts: input.parseRetries + 1,
+    });
+    await input.append([
+      draft('parse_retry', {
+        step,
+        attempt,
+        maxAttempts: input.parseRetries + 1,
+        diagnostics: failures.map((d) => ({ code: d.code, message: d.message })),
+        feedback,
+      }),
+    ]);
   }
 }
 

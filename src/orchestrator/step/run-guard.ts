@@ -54,8 +54,12 @@ export function checkGuard(state: ConversationState, settings: RunSettings, now 
   const failures = guard.maxConsecutiveFailures;
   if (failures !== undefined && state.consecutiveFailures >= failures) {
     const message =
-      `${state.consecutiveFailures} tool calls in a row failed or were too slow ` + `(guard.maxConsecutiveFailures: ${failures})`;
-    return { ...breach({ code: 'tool_failures', limit: failures, value: state.consecutiveFailures, message }), ...(state.failuresReflected ? {} : { action: 'reflect' as const }) };
+      `${state.consecutiveFailures} tool calls in a row failed or were too slow ` +
+      `(guard.maxConsecutiveFailures: ${failures})`;
+    return {
+      ...breach({ code: 'tool_failures', limit: failures, value: state.consecutiveFailures, message }),
+      ...(state.failuresReflected ? {} : { action: 'reflect' as const }),
+    };
   }
   return undefined;
 }
@@ -94,7 +98,9 @@ function checkLoop(state: ConversationState, guard: GuardLimits): GuardTrip | un
       };
     }
     if (lastEventId > state.loopWarnedAt) {
-      const message = `the model called ${name} with the same arguments ${count} times, after being told once ` + `(guard.maxRepeats: ${max})`;
+      const message =
+        `the model called ${name} with the same arguments ${count} times, after being told once ` +
+        `(guard.maxRepeats: ${max})`;
       return { code: 'loop_detected', action: 'fail', tool: name, limit: max, value: count, message };
     }
   }

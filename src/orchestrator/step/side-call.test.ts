@@ -12,7 +12,15 @@ import type { RunAgentOptions } from '../state/run-options.ts';
 import { scriptedModel } from '../../../test/support/scripted-model.ts';
 
 const SCHEMA = { type: 'object', properties: { qty: { type: 'number' } } };
-const SPECS: ToolSpec[] = [{ name: 'quote', description: 'a price', inputSchema: SCHEMA, annotations: { readOnlyHint: true }, origin: { kind: 'mcp', server: 'venue', tool: 'quote' } }];
+const SPECS: ToolSpec[] = [
+  {
+    name: 'quote',
+    description: 'a price',
+    inputSchema: SCHEMA,
+    annotations: { readOnlyHint: true },
+    origin: { kind: 'mcp', server: 'venue', tool: 'quote' },
+  },
+];
 
 function venue(): ToolSource {
   return {
@@ -35,7 +43,9 @@ const GUILLEMET_FORMAT: CallFormat = {
 };
 const PLAN_AS_CALL = 'I will price it. «call» fn=quote; qty=3 «end»';
 
-async function drive(options: Omit<RunAgentOptions, 'runId' | 'store'>): Promise<{ events: RunEvent[]; status: string }> {
+async function drive(
+  options: Omit<RunAgentOptions, 'runId' | 'store'>,
+): Promise<{ events: RunEvent[]; status: string }> {
   const store = new MemoryRunStore();
   const run = await store.createRun({ input: 'get me a quote for 3', model: 'fake:model' });
   const final = await runAgent({ ...options, runId: run.id, store });
@@ -49,12 +59,25 @@ function ofType<T extends RunEvent['type']>(events: readonly RunEvent[], type: T
 describe('side calls read replies with the run formats', () => {
   it("a plan written as a call in the run's own format is that plan", async () => {
     const model = scriptedModel([{ text: PLAN_AS_CALL }, { text: '{"final_answer": "3 cost 30."}' }]);
-    const { events, status } = await drive({ model, tools: venue(), policy: NEVER_ASK, strategy: 'plan', parseRetries: 0, formats: [GUILLEMET_FORMAT] });
+    const { events, status } = await drive({
+      model,
+      tools: venue(),
+      policy: NEVER_ASK,
+      strategy: 'plan',
+      parseRetries: 0,
+      formats: [GUILLEMET_FORMAT],
+    });
     assert.equal(status, 'completed');
     const plan = ofType(events, 'assistant_message').find((e) => e.data.purpose === 'plan');
-    assert.deepEqual(plan?.data.calls?.map((c) => [c.name, JSON.parse(c.arguments) as unknown]), [['quote', { qty: 3 }]]);
+    assert.deepEqual(
+      plan?.data.calls?.map((c) => [c.name, JSON.parse(c.arguments) as unknown]),
+      [['quote', { qty: 3 }]],
+    );
     const created = ofType(events, 'plan_created')[0]?.data;
-    assert.deepEqual(created?.steps.map((s) => (s.kind === 'tool' ? [s.name, s.arguments] : [s.kind])), [['quote', { qty: 3 }]]);
+    assert.deepEqual(
+      created?.steps.map((s) => (s.kind === 'tool' ? [s.name, s.arguments] : [s.kind])),
+      [['quote', { qty: 3 }]],
+    );
   });
 
   it('without the format, the same reply is no plan (the format is what made it one)', async () => {

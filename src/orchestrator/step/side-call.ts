@@ -1,4 +1,14 @@
-import { addUsage, draft, isJsonObject, type JsonObject, type JsonValue, type ModelAdapter, type ModelResponse, type ParsedToolCall, type RawToolCall } from '../../core/index.ts';
+import {
+  addUsage,
+  draft,
+  isJsonObject,
+  type JsonObject,
+  type JsonValue,
+  type ModelAdapter,
+  type ModelResponse,
+  type ParsedToolCall,
+  type RawToolCall,
+} from '../../core/index.ts';
 import type { CallFormat } from '../../parsing/formats/call-format.ts';
 import { extractMessageDetailed, repairJson, turnCalls, withoutReasoning } from '../../parsing/index.ts';
 import { askWhileCommitting } from './ask-while-committing.ts';
@@ -32,11 +42,18 @@ export async function runSideCall(input: SideCallInput, request: SideCallRequest
   const started = performance.now();
   const offer = request.offerTools === true && input.mode === 'native';
   // What is held back is committed while the model is asked: before its answer is used.
-  const response: ModelResponse = await askWhileCommitting(input.append, () =>
-    input.model.generate(
-      { messages: request.messages, tools: offer ? input.catalog.definitions : [], stream: false, callIndex: input.callIndex() },
-      input.signal === undefined ? {} : { signal: input.signal },
-    ),
+  const response: ModelResponse = await askWhileCommitting(
+    input.append,
+    () =>
+      input.model.generate(
+        {
+          messages: request.messages,
+          tools: offer ? input.catalog.definitions : [],
+          stream: false,
+          callIndex: input.callIndex(),
+        },
+        input.signal === undefined ? {} : { signal: input.signal },
+      ),
     input.commitAlongside?.() ?? true,
   );
   const native = response.toolCalls.map((c): RawToolCall => ({ id: c.id, name: c.name, arguments: c.arguments }));
@@ -63,7 +80,13 @@ export async function runSideCall(input: SideCallInput, request: SideCallRequest
     ],
     { steps: step, usage: addUsage(input.state.usage, response.usage) },
   );
-  return { step, text: response.text, answer: withoutReasoning(response.text).trim(), json: readJsonReply(response.text), calls };
+  return {
+    step,
+    text: response.text,
+    answer: withoutReasoning(response.text).trim(),
+    json: readJsonReply(response.text),
+    calls,
+  };
 }
 
 /** Longer replies are not read as JSON: a plan, a verdict or a route is short, and repair is not free. */

@@ -1,17 +1,38 @@
-import { ToolgateError, draft, type Message, type Run, type RunEventDataMap, type RunSettings } from '../../core/index.ts';
+import {
+  ToolgateError,
+  draft,
+  type Message,
+  type Run,
+  type RunEventDataMap,
+  type RunSettings,
+} from '../../core/index.ts';
 import { createRedactor } from '../../gate/index.ts';
 import { sharedValidator } from '../../validation/index.ts';
 import { parseToolCall } from '../../parsing/index.ts';
 import type { ConversationState } from '../state/run-state.ts';
 import type { DeltaBuffer } from './delta-buffer.ts';
-import { executeToolCall, injectionContext, previewToolCall, recordUnsent, type ToolCallContext } from '../call/execute-tool-call.ts';
+import {
+  executeToolCall,
+  injectionContext,
+  previewToolCall,
+  recordUnsent,
+  type ToolCallContext,
+} from '../call/execute-tool-call.ts';
 import { finishTurn, untrustedBefore } from './finish-turn.ts';
 import { runModelTurn } from './model-turn.ts';
 import { checkGuard, checkToolBudget } from './run-guard.ts';
 import type { RunEnvironment } from '../state/run-options.ts';
 import { runSideCall } from './side-call.ts';
 import { askApproval } from './ask-approval.ts';
-import type { Checkpoint, GateFn, GuardTrip, ModelTurnResult, StrategyContext, StrategyOutcome, TurnOptions } from '../strategies/strategy.ts';
+import type {
+  Checkpoint,
+  GateFn,
+  GuardTrip,
+  ModelTurnResult,
+  StrategyContext,
+  StrategyOutcome,
+  TurnOptions,
+} from '../strategies/strategy.ts';
 import { TODO_REMINDER, runTodoTool } from './todo-tools.ts';
 import type { ToolCatalog } from '../call/tool-catalog.ts';
 import type { PassTrace } from '../call/tracing.ts';
@@ -83,8 +104,13 @@ export function createStrategyContext(args: StrategyContextInput): StrategyConte
     trace,
   };
   const gate: GateFn = (call, options) =>
-    executeToolCall({ ...callContext, step: options.step, untrusted: untrustedBefore(state, options.step) }, call, options.approval);
-  const mode = (): 'native' | 'prompted' => state.toolMode ?? (settings.toolMode === 'prompted' ? 'prompted' : 'native');
+    executeToolCall(
+      { ...callContext, step: options.step, untrusted: untrustedBefore(state, options.step) },
+      call,
+      options.approval,
+    );
+  const mode = (): 'native' | 'prompted' =>
+    state.toolMode ?? (settings.toolMode === 'prompted' ? 'prompted' : 'native');
   const modelTurn = async (options: TurnOptions = {}): Promise<ModelTurnResult> => {
     const turn = await runModelTurn({
       model,
@@ -117,7 +143,8 @@ export function createStrategyContext(args: StrategyContextInput): StrategyConte
     const answer = await modelTurn({
       tools: false,
       instruction:
-        `${trip.message}. No more tools can be used in this run. ` + 'Answer the request now from what you already know, and say what is missing.',
+        `${trip.message}. No more tools can be used in this run. ` +
+        'Answer the request now from what you already know, and say what is missing.',
     });
     return { kind: 'completed', output: answer.content };
   };
@@ -141,7 +168,9 @@ export function createStrategyContext(args: StrategyContextInput): StrategyConte
     settings,
     dryRun: run.dryRun === true,
     toolDefinitions: catalog.definitions,
-    writeTools: new Set([...catalog.visible.values()].filter((e) => e.policy.effect === 'write').map((e) => e.tool.name)),
+    writeTools: new Set(
+      [...catalog.visible.values()].filter((e) => e.policy.effect === 'write').map((e) => e.tool.name),
+    ),
     get mode() {
       return mode();
     },
@@ -149,11 +178,30 @@ export function createStrategyContext(args: StrategyContextInput): StrategyConte
     routerEvidence: env.routerEvidence,
     gate,
     modelTurn,
-    sideCall: (request) => runSideCall({ model, state, catalog, append, signal: input.signal, callIndex, mode: mode(), commitAlongside: input.commitAlongside, formats: env.formats }, request),
+    sideCall: (request) =>
+      runSideCall(
+        {
+          model,
+          state,
+          catalog,
+          append,
+          signal: input.signal,
+          callIndex,
+          mode: mode(),
+          commitAlongside: input.commitAlongside,
+          formats: env.formats,
+        },
+        request,
+      ),
     finishTurn: async (options) => {
       const turn = state.turn;
       if (turn === undefined) return { kind: 'continue' };
-      const pending = turn.calls.filter((c) => !turn.results.has(c.id) && !turn.started.has(c.id) && (options?.only === undefined || options.only.includes(c.id)));
+      const pending = turn.calls.filter(
+        (c) =>
+          !turn.results.has(c.id) &&
+          !turn.started.has(c.id) &&
+          (options?.only === undefined || options.only.includes(c.id)),
+      );
       // Calls a person rejected or marked done are not sent; the others may be.
       const sendable = pending.filter((c) => {
         const decision = state.decisions.get(c.id)?.decision;
@@ -161,12 +209,17 @@ export function createStrategyContext(args: StrategyContextInput): StrategyConte
       });
       const trip = checkToolBudget(state, settings, sendable.length);
       if (trip !== undefined) return { kind: 'direct', output: outputOf(await breach(trip)) };
-      const outcome = await finishTurn({ state, append, gate, catalog, validator, redact, injection: injectionContext(run) }, options);
+      const outcome = await finishTurn(
+        { state, append, gate, catalog, validator, redact, injection: injectionContext(run) },
+        options,
+      );
       // A round closed without todo_write for remindAfter rounds: the reminder goes first in the results
       // the model gets next.
       const remindAfter = settings.todo?.remindAfter ?? 0;
       if (todo && remindAfter > 0 && state.turn === undefined && state.roundsSinceTodo >= remindAfter) {
-        await append([draft('reminder_injected', { step: state.step, rounds: state.roundsSinceTodo, text: TODO_REMINDER })]);
+        await append([
+          draft('reminder_injected', { step: state.step, rounds: state.roundsSinceTodo, text: TODO_REMINDER }),
+        ]);
       }
       return outcome;
     },
@@ -182,12 +235,25 @@ export function createStrategyContext(args: StrategyContextInput): StrategyConte
         if (drafts.length > 0) await append(drafts, status?.patch);
         return;
       }
-      await transition(append, state, { to: status.to, events: drafts, ...(status.reason === undefined ? {} : { reason: status.reason }), ...(status.patch === undefined ? {} : { patch: status.patch }) });
+      await transition(append, state, {
+        to: status.to,
+        events: drafts,
+        ...(status.reason === undefined ? {} : { reason: status.reason }),
+        ...(status.patch === undefined ? {} : { patch: status.patch }),
+      });
     },
     askPlanApproval: (plan) =>
       askApproval(
         { state, append },
-        { step: plan.step, toolCallId: plan.planId, name: 'plan', arguments: plan.arguments, effect: 'write', reason: 'policy', kind: 'plan' },
+        {
+          step: plan.step,
+          toolCallId: plan.planId,
+          name: 'plan',
+          arguments: plan.arguments,
+          effect: 'write',
+          reason: 'policy',
+          kind: 'plan',
+        },
         'the plan needs approval',
       ),
     checkpoint: async (): Promise<Checkpoint> => {
@@ -209,7 +275,8 @@ export function createStrategyContext(args: StrategyContextInput): StrategyConte
 function checkpoint(input: PassRun): boolean {
   const { state, settings } = input;
   if (input.lost()) return false;
-  if (input.signal.aborted || state.cancelRequested !== undefined) throw new ToolgateError('cancelled', state.cancelRequested ?? 'the run was cancelled');
+  if (input.signal.aborted || state.cancelRequested !== undefined)
+    throw new ToolgateError('cancelled', state.cancelRequested ?? 'the run was cancelled');
   // Shutting down: the run stays `running` and is resumed from its log.
   if (input.stopSignal?.aborted === true) return false;
   if (state.unusableTurns > settings.parseRetries) {
@@ -224,10 +291,16 @@ function checkpoint(input: PassRun): boolean {
 }
 
 function guardData(trip: GuardTrip): RunEventDataMap['guard_tripped'] {
-  return { code: trip.code, action: trip.action, limit: trip.limit, value: trip.value, message: trip.message, ...(trip.tool === undefined ? {} : { tool: trip.tool }) };
+  return {
+    code: trip.code,
+    action: trip.action,
+    limit: trip.limit,
+    value: trip.value,
+    message: trip.message,
+    ...(trip.tool === undefined ? {} : { tool: trip.tool }),
+  };
 }
 
 function outputOf(outcome: StrategyOutcome): string {
   return outcome.kind === 'completed' ? outcome.output : '';
 }
-

@@ -20,8 +20,20 @@ import { scriptedModel } from '../../../test/support/scripted-model.ts';
 
 const SCHEMA = { type: 'object', properties: { qty: { type: 'number' } } };
 const SPECS: ToolSpec[] = [
-  { name: 'quote', description: 'a price', inputSchema: SCHEMA, annotations: { readOnlyHint: true }, origin: { kind: 'mcp', server: 'venue', tool: 'quote' } },
-  { name: 'place', description: 'an order', inputSchema: SCHEMA, annotations: { readOnlyHint: false }, origin: { kind: 'mcp', server: 'venue', tool: 'place' } },
+  {
+    name: 'quote',
+    description: 'a price',
+    inputSchema: SCHEMA,
+    annotations: { readOnlyHint: true },
+    origin: { kind: 'mcp', server: 'venue', tool: 'quote' },
+  },
+  {
+    name: 'place',
+    description: 'an order',
+    inputSchema: SCHEMA,
+    annotations: { readOnlyHint: false },
+    origin: { kind: 'mcp', server: 'venue', tool: 'place' },
+  },
 ];
 
 function venue(): ToolSource & { calls: CallToolRequest[] } {
@@ -53,12 +65,17 @@ function ofType<T extends RunEvent['type']>(events: readonly RunEvent[], type: T
   return events.filter((e): e is Extract<RunEvent, { type: T }> => e.type === type);
 }
 
-const userTexts = (request: ModelRequest | undefined): string[] => (request?.messages ?? []).filter((m) => m.role === 'user').map((m) => m.content);
+const userTexts = (request: ModelRequest | undefined): string[] =>
+  (request?.messages ?? []).filter((m) => m.role === 'user').map((m) => m.content);
 
 describe('a call written as text after prose, in native mode', () => {
   it('is not run: the model is told to use the tool-calling interface, naming the tool, as a parse retry', async () => {
     const tools = venue();
-    const model = scriptedModel([{ text: PROSE_CALL }, { toolCalls: [{ id: 'c1', name: 'quote', arguments: '{"qty": 3}' }] }, { text: 'The quote is ok.' }]);
+    const model = scriptedModel([
+      { text: PROSE_CALL },
+      { toolCalls: [{ id: 'c1', name: 'quote', arguments: '{"qty": 3}' }] },
+      { text: 'The quote is ok.' },
+    ]);
     const { run, events } = await drive({ model, tools, policy: NEVER_ASK });
     assert.equal(run.status, 'completed');
     assert.equal(tools.calls.length, 1, 'only the native call of the retry ran');
@@ -75,28 +92,50 @@ describe('a call written as text after prose, in native mode', () => {
     const firstReply = second?.messages.find((m) => m.role === 'assistant');
     assert.equal(firstReply?.content, 'Let me get a quote first.');
     const attempts = ofType(events, 'assistant_message').map((e) => [e.data.step, e.data.attempt]);
-    assert.deepEqual(attempts.slice(0, 2), [[1, 1], [1, 2]], 'the retry is an attempt of the same step');
+    assert.deepEqual(
+      attempts.slice(0, 2),
+      [
+        [1, 1],
+        [1, 2],
+      ],
+      'the retry is an attempt of the same step',
+    );
     assert.equal(ofType(events, 'tool_mode_changed').length, 0);
   });
 
   it('counts in parseRetries: with no retry left the reply is the answer, as before, and nothing runs', async () => {
     const tools = venue();
-    const { run, events } = await drive({ model: scriptedModel([{ text: PROSE_CALL }]), tools, policy: NEVER_ASK, parseRetries: 0 });
+    const { run, events } = await drive({
+      model: scriptedModel([{ text: PROSE_CALL }]),
+      tools,
+      policy: NEVER_ASK,
+      parseRetries: 0,
+    });
     assert.equal(run.status, 'completed');
     assert.equal(tools.calls.length, 0);
     assert.equal(ofType(events, 'parse_retry').length, 0);
     assert.equal(run.output, 'Let me get a quote first.');
   });
 
-  const switchTitle = `with textToolCalls auto, the ${DEFAULT_TEXT_CALLS_BEFORE_PROMPTED}nd time switches the run to prompted mode, ` + 'recorded in tool_mode_changed';
+  const switchTitle =
+    `with textToolCalls auto, the ${DEFAULT_TEXT_CALLS_BEFORE_PROMPTED}nd time switches the run to prompted mode, ` +
+    'recorded in tool_mode_changed';
   it(switchTitle, async () => {
     const tools = venue();
-    const model = scriptedModel([{ text: PROSE_CALL }, { text: PROSE_CALL }, { text: PROMPTED_CALL }, { text: 'Done: quoted.' }]);
+    const model = scriptedModel([
+      { text: PROSE_CALL },
+      { text: PROSE_CALL },
+      { text: PROMPTED_CALL },
+      { text: 'Done: quoted.' },
+    ]);
     const { run, events } = await drive({ model, tools, policy: NEVER_ASK });
     assert.equal(run.status, 'completed');
     const changed = ofType(events, 'tool_mode_changed');
     assert.equal(changed.length, 1);
-    assert.deepEqual({ ...changed[0]?.data, reason: undefined }, { step: 1, from: 'native', to: 'prompted', cause: 'text_calls', model: 'fake:model', reason: undefined });
+    assert.deepEqual(
+      { ...changed[0]?.data, reason: undefined },
+      { step: 1, from: 'native', to: 'prompted', cause: 'text_calls', model: 'fake:model', reason: undefined },
+    );
     assert.match(changed[0]?.data.reason ?? '', /2 times/);
     const retries = ofType(events, 'parse_retry');
     assert.equal(retries.length, 2, 'each of the two replies was a retry');
@@ -106,21 +145,37 @@ describe('a call written as text after prose, in native mode', () => {
     assert.deepEqual(third?.tools, []);
     assert.match(third?.messages[0]?.role === 'system' ? third.messages[0].content : '', /quote/);
     // In prompted mode the call in the text runs (through the gate), and the mode stays for the rest of the run.
-    assert.deepEqual(tools.calls.map((c) => [c.name, c.arguments]), [['quote', { qty: 3 }]]);
+    assert.deepEqual(
+      tools.calls.map((c) => [c.name, c.arguments]),
+      [['quote', { qty: 3 }]],
+    );
     assert.deepEqual(model.requests[3]?.tools, []);
-    assert.deepEqual(ofType(events, 'assistant_message').map((e) => e.data.toolMode), ['native', 'native', 'prompted', 'prompted']);
+    assert.deepEqual(
+      ofType(events, 'assistant_message').map((e) => e.data.toolMode),
+      ['native', 'native', 'prompted', 'prompted'],
+    );
   });
 
   it('keeps never (text is only text) and always (the text call runs at once)', async () => {
     const never = venue();
-    const n = await drive({ model: scriptedModel([{ text: PROSE_CALL }]), tools: never, policy: NEVER_ASK, textToolCalls: 'never' });
+    const n = await drive({
+      model: scriptedModel([{ text: PROSE_CALL }]),
+      tools: never,
+      policy: NEVER_ASK,
+      textToolCalls: 'never',
+    });
     assert.equal(n.run.status, 'completed');
     assert.equal(never.calls.length, 0);
     assert.equal(ofType(n.events, 'parse_retry').length, 0);
     assert.equal(n.run.output, PROSE_CALL);
 
     const always = venue();
-    const a = await drive({ model: scriptedModel([{ text: PROSE_CALL }, { text: 'done' }]), tools: always, policy: NEVER_ASK, textToolCalls: 'always' });
+    const a = await drive({
+      model: scriptedModel([{ text: PROSE_CALL }, { text: 'done' }]),
+      tools: always,
+      policy: NEVER_ASK,
+      textToolCalls: 'always',
+    });
     assert.equal(always.calls.length, 1);
     assert.equal(ofType(a.events, 'parse_retry').length, 0);
     assert.equal(ofType(a.events, 'tool_mode_changed').length, 0);
@@ -135,7 +190,11 @@ describe('a call written as text after prose, in native mode', () => {
       const policy: Policy = { tools: { quote: { approval: 'never' }, place: { approval: 'required' } }, tenants: {} };
       const placeInText = '<tool_call>{"name": "place", "arguments": {"qty": 1}}</tool_call>';
       const first = await openSqliteRunStore({ path });
-      const model = scriptedModel([{ text: PROSE_CALL }, { text: 'Placing it.\n' + placeInText }, { text: placeInText }]);
+      const model = scriptedModel([
+        { text: PROSE_CALL },
+        { text: 'Placing it.\n' + placeInText },
+        { text: placeInText },
+      ]);
       const tools = venue();
       const { run } = await drive({ store: first, model, tools, policy });
       assert.equal(run.status, 'waiting_approval', 'the prompted call of a write waits for a person: the gate applies');
@@ -150,11 +209,18 @@ describe('a call written as text after prose, in native mode', () => {
         const upTo = events.filter((e) => e.id <= (changed?.id ?? 0));
         assert.equal(applyEvents(emptyConversation(), upTo).toolMode, 'prompted');
         assert.equal(applyEvents(emptyConversation(), upTo).textCallsInNative, 2);
-        await submitInput(second, run.id, { type: 'approval', toolCallId: run.pendingApproval?.toolCallId ?? '', decision: 'approve' });
+        await submitInput(second, run.id, {
+          type: 'approval',
+          toolCallId: run.pendingApproval?.toolCallId ?? '',
+          decision: 'approve',
+        });
         const later = scriptedModel([{ text: 'Placed.' }]);
         const resumed = await runAgent({ runId: run.id, store: second, model: later, tools, policy });
         assert.equal(resumed.status, 'completed');
-        assert.deepEqual(tools.calls.map((c) => c.name), ['place']);
+        assert.deepEqual(
+          tools.calls.map((c) => c.name),
+          ['place'],
+        );
         assert.deepEqual(later.requests[0]?.tools, [], 'the resumed run asks in prompted mode');
       } finally {
         await second.close();

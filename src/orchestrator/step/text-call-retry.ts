@@ -17,8 +17,15 @@ export const CALL_WRITTEN_AS_TEXT = 'call_written_as_text';
  * names: the text may repeat a tool output's planted call, and the feedback
  * must not hand the model anything else of it.
  */
-export function namesOfTextCalls(result: ExtractionResult, failures: readonly ParseDiagnostic[], declared: readonly string[]): string[] {
-  const names = [...result.calls.map((c) => c.name), ...failures.flatMap((f) => (f.name === undefined ? [] : [f.name]))];
+export function namesOfTextCalls(
+  result: ExtractionResult,
+  failures: readonly ParseDiagnostic[],
+  declared: readonly string[],
+): string[] {
+  const names = [
+    ...result.calls.map((c) => c.name),
+    ...failures.flatMap((f) => (f.name === undefined ? [] : [f.name])),
+  ];
   return [...new Set(names.filter((name) => declared.includes(name)))];
 }
 
@@ -37,7 +44,8 @@ export function textCallFeedback(input: TextCallFeedbackInput): string {
   const lines = [`Your last reply wrote ${which} as text in the answer; it was not run (${attempt}).`];
   if (input.switched) {
     lines.push(
-      'From now on the tools are described in the system prompt: ' + 'to call one, reply with the call exactly in the format given there.',
+      'From now on the tools are described in the system prompt: ' +
+        'to call one, reply with the call exactly in the format given there.',
     );
   } else {
     lines.push(
@@ -56,8 +64,10 @@ export function textCallDiagnostic(names: readonly string[], switched: boolean):
   return {
     code: CALL_WRITTEN_AS_TEXT,
     message: switched
-      ? `the model wrote ${which} as text again in native mode: ` + 'the run continues in prompted mode and the model was asked again'
-      : `the model wrote ${which} as text in native mode: ` + 'it was not run, and the model was asked to use the tool-calling interface',
+      ? `the model wrote ${which} as text again in native mode: ` +
+        'the run continues in prompted mode and the model was asked again'
+      : `the model wrote ${which} as text in native mode: ` +
+        'it was not run, and the model was asked to use the tool-calling interface',
   };
 }
 

@@ -90,7 +90,10 @@ export function checkTodos(args: JsonObject): TodoItem[] | string {
   const raw = args['todos'];
   if (!Array.isArray(raw)) return 'todo_write needs "todos": an array of {id, text, status} items';
   if (raw.length > MAX_TODOS) {
-    return `the todo list may hold at most ${MAX_TODOS} items; you sent ${raw.length}. ` + 'Merge or drop some items and call todo_write again';
+    return (
+      `the todo list may hold at most ${MAX_TODOS} items; you sent ${raw.length}. ` +
+      'Merge or drop some items and call todo_write again'
+    );
   }
   const todos: TodoItem[] = [];
   const ids = new Set<string>();
@@ -99,7 +102,8 @@ export function checkTodos(args: JsonObject): TodoItem[] | string {
     const { id, text, status } = item;
     if (typeof id !== 'string' || id === '') return `todos[${i}].id must be a non-empty string`;
     if (typeof text !== 'string' || text.trim() === '') return `todos[${i}].text must be a non-empty string`;
-    if (status !== 'pending' && status !== 'in_progress' && status !== 'completed') return `todos[${i}].status must be pending, in_progress or completed`;
+    if (status !== 'pending' && status !== 'in_progress' && status !== 'completed')
+      return `todos[${i}].status must be pending, in_progress or completed`;
     if (ids.has(id)) return `todos[${i}].id "${id}" is used twice; every item needs its own id`;
     ids.add(id);
     todos.push({ id, text, status });
@@ -115,6 +119,13 @@ export function checkTodos(args: JsonObject): TodoItem[] | string {
 }
 
 function listResult(todos: readonly TodoItem[]): ToolResult {
-  const text = todos.length === 0 ? 'The todo list is empty.' : todos.map((t) => `- [${t.status === 'completed' ? 'x' : t.status === 'in_progress' ? '~' : ' '}] ${t.id}: ${t.text}`).join('\n');
+  const text =
+    todos.length === 0
+      ? 'The todo list is empty.'
+      : todos
+          .map(
+            (t) => `- [${t.status === 'completed' ? 'x' : t.status === 'in_progress' ? '~' : ' '}] ${t.id}: ${t.text}`,
+          )
+          .join('\n');
   return { ok: true, content: [{ type: 'text', text }], structuredContent: { todos: todos.map((t) => ({ ...t })) } };
 }

@@ -10,7 +10,8 @@ const SHORTENED_CHARS = 200;
 export function estimateTokens(messages: readonly Message[]): number {
   let total = 0;
   for (const m of messages) {
-    const calls = m.role === 'assistant' ? (m.toolCalls ?? []).reduce((n, c) => n + c.name.length + c.arguments.length, 0) : 0;
+    const calls =
+      m.role === 'assistant' ? (m.toolCalls ?? []).reduce((n, c) => n + c.name.length + c.arguments.length, 0) : 0;
     total += MESSAGE_OVERHEAD_TOKENS + Math.ceil((m.content.length + calls) / CHARS_PER_TOKEN);
   }
   return total;
@@ -22,7 +23,10 @@ export function estimateTokens(messages: readonly Message[]): number {
  * a time (history never starts with a tool result or an assistant turn).
  * Returns what was done, for the history_trimmed event, when anything was.
  */
-export function trimHistory(history: readonly Message[], budget: number): { messages: Message[]; trimmed?: RunEventDataMap['history_trimmed'] } {
+export function trimHistory(
+  history: readonly Message[],
+  budget: number,
+): { messages: Message[]; trimmed?: RunEventDataMap['history_trimmed'] } {
   const tokensBefore = estimateTokens(history);
   if (tokensBefore <= budget) return { messages: [...history] };
   const messages = [...history];
@@ -32,7 +36,10 @@ export function trimHistory(history: readonly Message[], budget: number): { mess
     if (total <= budget) break;
     if (m.role !== 'tool' || m.content.length <= SHORTENED_CHARS) continue;
     const left = m.content.length - SHORTENED_CHARS;
-    const short: Message = { ...m, content: `${m.content.slice(0, SHORTENED_CHARS)}… [shortened: ${left} characters left out]` };
+    const short: Message = {
+      ...m,
+      content: `${m.content.slice(0, SHORTENED_CHARS)}… [shortened: ${left} characters left out]`,
+    };
     total += estimateTokens([short]) - estimateTokens([m]);
     messages[i] = short;
     shortened++;

@@ -56,12 +56,24 @@ async function route(ctx: StrategyContext): Promise<void> {
   const signals = routeSignals(ctx.input, names);
   const bySignals = routeBySignals(signals, { tools: names.length, writeTools: ctx.writeTools.size, input: ctx.input });
   if (bySignals !== undefined) {
-    await ctx.record([draft('intent_routed', withEvidence(ctx, { route: bySignals.route, why: bySignals.reason, by: 'signals', signals }))]);
+    await ctx.record([
+      draft(
+        'intent_routed',
+        withEvidence(ctx, { route: bySignals.route, why: bySignals.reason, by: 'signals', signals }),
+      ),
+    ]);
     return;
   }
   const cp = await ctx.checkpoint();
   if (cp.kind !== 'go') {
-    await ctx.record([draft('intent_routed', { route: 'react', reason: `${DOES.react}, without asking the model: the signals did not settle it`, by: 'signals', signals })]);
+    await ctx.record([
+      draft('intent_routed', {
+        route: 'react',
+        reason: `${DOES.react}, without asking the model: the signals did not settle it`,
+        by: 'signals',
+        signals,
+      }),
+    ]);
     return;
   }
   const reply = await ctx.sideCall({
@@ -85,16 +97,34 @@ async function route(ctx: StrategyContext): Promise<void> {
   const raw = json?.['route'];
   const chosen = typeof raw === 'string' ? ROUTES.find((r) => r === raw.trim().toLowerCase()) : undefined;
   if (chosen === undefined) {
-    await ctx.record([draft('intent_routed', withEvidence(ctx, { route: 'react', why: 'the default, as the router\u2019s reply could not be read', by: 'model', signals }))]);
+    await ctx.record([
+      draft(
+        'intent_routed',
+        withEvidence(ctx, {
+          route: 'react',
+          why: 'the default, as the router\u2019s reply could not be read',
+          by: 'model',
+          signals,
+        }),
+      ),
+    ]);
     return;
   }
   const given = json?.['reason'];
-  const why = typeof given === 'string' && given.trim() !== '' ? `the model chose it (${given.trim().slice(0, 500)})` : 'the model chose it';
+  const why =
+    typeof given === 'string' && given.trim() !== ''
+      ? `the model chose it (${given.trim().slice(0, 500)})`
+      : 'the model chose it';
   await ctx.record([draft('intent_routed', withEvidence(ctx, { route: chosen, why, by: 'model', signals }))]);
 }
 
 type Routed = RunEventDataMap['intent_routed'];
-const INTENT_OF: Record<Routed['route'], RouterEvidence['byIntent'][number]['intent']> = { answer: 'answer', react: 'lookup', reflect: 'lookup', plan: 'change' };
+const INTENT_OF: Record<Routed['route'], RouterEvidence['byIntent'][number]['intent']> = {
+  answer: 'answer',
+  react: 'lookup',
+  reflect: 'lookup',
+  plan: 'change',
+};
 const ROUTE_OF: Partial<Record<string, Routed['route']>> = { react: 'react', plan: 'plan', reflect: 'reflect' };
 
 /**
@@ -105,12 +135,23 @@ const ROUTE_OF: Partial<Record<string, Routed['route']>> = { react: 'react', pla
  * replaced.
  */
 function withEvidence(ctx: StrategyContext, chosen: Chosen): Routed {
-  const routed: Routed = { route: chosen.route, reason: `${DOES[chosen.route]}: ${chosen.why}`, by: chosen.by, signals: chosen.signals };
+  const routed: Routed = {
+    route: chosen.route,
+    reason: `${DOES[chosen.route]}: ${chosen.why}`,
+    by: chosen.by,
+    signals: chosen.signals,
+  };
   const evidence = ctx.routerEvidence;
   if (evidence === undefined) return routed;
   const intent = INTENT_OF[routed.route];
   const budget = ctx.settings.guard?.maxCostUsd;
-  const candidates = evidence.byIntent.filter((e) => e.intent === intent && e.runs > 0 && ROUTE_OF[e.strategy] !== undefined && (budget === undefined || e.avgCostUsd <= budget));
+  const candidates = evidence.byIntent.filter(
+    (e) =>
+      e.intent === intent &&
+      e.runs > 0 &&
+      ROUTE_OF[e.strategy] !== undefined &&
+      (budget === undefined || e.avgCostUsd <= budget),
+  );
   const best = [...candidates].sort((a, b) => b.passRate - a.passRate || a.avgCostUsd - b.avgCostUsd)[0];
   const route = best === undefined ? undefined : ROUTE_OF[best.strategy];
   if (best === undefined || route === undefined) return routed;
@@ -119,7 +160,10 @@ function withEvidence(ctx: StrategyContext, chosen: Chosen): Routed {
   return {
     ...routed,
     route,
-    reason: route === chosen.route ? `${routed.reason}; ${results}` : `${DOES[route]} instead of ${DOES[chosen.route]} (${chosen.why}): ${results}`,
+    reason:
+      route === chosen.route
+        ? `${routed.reason}; ${results}`
+        : `${DOES[route]} instead of ${DOES[chosen.route]} (${chosen.why}): ${results}`,
     evidence: {
       source: evidence.source,
       intent,

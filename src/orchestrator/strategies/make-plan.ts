@@ -1,4 +1,14 @@
-import { ToolgateError, draft, escapeRegExp, newId, type Message, type ParsedToolCall, type PlanEventData, type PlanStep, type RawToolCall } from '../../core/index.ts';
+import {
+  ToolgateError,
+  draft,
+  escapeRegExp,
+  newId,
+  type Message,
+  type ParsedToolCall,
+  type PlanEventData,
+  type PlanStep,
+  type RawToolCall,
+} from '../../core/index.ts';
 import { PLAN_FORMAT, readPlan, type DraftStep } from './plan-shape.ts';
 import { safePoint } from './reflection.ts';
 import { toolLine } from './tool-line.ts';
@@ -24,7 +34,15 @@ interface PlanRequest {
  */
 export async function makePlan(ctx: StrategyContext, request: PlanRequest = {}): Promise<StrategyOutcome | undefined> {
   const answering = request.after !== undefined;
-  await ctx.record([], answering ? { to: 'monitoring', reason: 'the steps have run: the model answers or plans what is missing' } : { to: 'planning', reason: request.reason === undefined ? 'the model writes a plan' : `re-planning: ${request.reason}` });
+  await ctx.record(
+    [],
+    answering
+      ? { to: 'monitoring', reason: 'the steps have run: the model answers or plans what is missing' }
+      : {
+          to: 'planning',
+          reason: request.reason === undefined ? 'the model writes a plan' : `re-planning: ${request.reason}`,
+        },
+  );
   const maxAttempts = ctx.settings.parseRetries + 1;
   const prompt: Message = { role: 'user', content: planPrompt(ctx, request) };
   let retry: Message[] = [];
@@ -34,14 +52,26 @@ export async function makePlan(ctx: StrategyContext, request: PlanRequest = {}):
       const point = await safePoint(ctx);
       if (point !== 'go' && point !== 'reflected') return point;
     }
-    const reply = await ctx.sideCall({ purpose: 'plan', offerTools: request.exhausted !== true, messages: [...ctx.prefix, ...ctx.state.messages, prompt, ...retry] });
+    const reply = await ctx.sideCall({
+      purpose: 'plan',
+      offerTools: request.exhausted !== true,
+      messages: [...ctx.prefix, ...ctx.state.messages, prompt, ...retry],
+    });
     const read = readPlan(reply);
     let error: string | undefined;
     if (!read.ok) error = read.error;
-    else if (!answering && read.prose === true && namesATool(read.finalAnswer ?? '', ctx.toolDefinitions.map((t) => t.name))) {
+    else if (
+      !answering &&
+      read.prose === true &&
+      namesATool(
+        read.finalAnswer ?? '',
+        ctx.toolDefinitions.map((t) => t.name),
+      )
+    ) {
       // Asked for a plan, the model described one in words: that is not an answer to the user.
       error = 'the plan is written in prose; it must be one JSON object, with each tool call as a step';
-    } else if (request.exhausted === true && read.steps.some((s) => s.kind === 'tool')) error = 'no more tools can be used in this run: reply with {"final_answer": "…"} from what you know';
+    } else if (request.exhausted === true && read.steps.some((s) => s.kind === 'tool'))
+      error = 'no more tools can be used in this run: reply with {"final_answer": "…"} from what you know';
     else {
       const checked = checkSteps(ctx, read.steps, reply.step);
       if (typeof checked === 'string') error = checked;
@@ -53,14 +83,27 @@ export async function makePlan(ctx: StrategyContext, request: PlanRequest = {}):
       }
     }
     lastError = error;
-    const feedback = `The plan cannot be used: ${error.replace(/[.\s]+$/, '')}. ` + `Write the whole plan again as one JSON object: ${PLAN_FORMAT}`;
+    const feedback =
+      `The plan cannot be used: ${error.replace(/[.\s]+$/, '')}. ` +
+      `Write the whole plan again as one JSON object: ${PLAN_FORMAT}`;
     retry = [
       { role: 'assistant', content: reply.text === '' ? writtenCalls(reply.calls) : reply.text },
       { role: 'user', content: feedback },
     ];
-    await ctx.record([draft('parse_retry', { step: reply.step, attempt, maxAttempts, diagnostics: [{ code: 'plan_invalid', message: error }], feedback })]);
+    await ctx.record([
+      draft('parse_retry', {
+        step: reply.step,
+        attempt,
+        maxAttempts,
+        diagnostics: [{ code: 'plan_invalid', message: error }],
+        feedback,
+      }),
+    ]);
   }
-  throw new ToolgateError('unparseable_tool_call', `the model did not write a usable plan in ${maxAttempts} attempt${maxAttempts === 1 ? '' : 's'}: ${lastError}`);
+  throw new ToolgateError(
+    'unparseable_tool_call',
+    `the model did not write a usable plan in ${maxAttempts} attempt${maxAttempts === 1 ? '' : 's'}: ${lastError}`,
+  );
 }
 
 /** Every tool step through the gate (without running it): the plan's steps with verdicts, or what is wrong. */
@@ -109,18 +152,30 @@ async function recordPlan(ctx: StrategyContext, plan: PlanRecord): Promise<void>
     ...(finalAnswer === undefined || steps.some((s) => s.kind === 'tool') ? {} : { finalAnswer }),
   };
   if (request.revise === true) {
-    await ctx.record([draft('plan_revised', { ...data, reason: request.reason ?? 'the plan failed', revision: ctx.state.replans + 1 })], { to: 'planning' });
+    await ctx.record(
+      [
+        draft('plan_revised', {
+          ...data,
+          reason: request.reason ?? 'the plan failed',
+          revision: ctx.state.replans + 1,
+        }),
+      ],
+      { to: 'planning' },
+    );
   } else {
     await ctx.record([draft('plan_created', data)], { to: 'planning' });
   }
 }
 
 function planPrompt(ctx: StrategyContext, request: PlanRequest): string {
-  const tools = ctx.toolDefinitions.map((t) => `- ${toolLine(t, ctx.writeTools)}\n  arguments: ${JSON.stringify(t.parameters)}`).join('\n');
+  const tools = ctx.toolDefinitions
+    .map((t) => `- ${toolLine(t, ctx.writeTools)}\n  arguments: ${JSON.stringify(t.parameters)}`)
+    .join('\n');
   const lines: string[] = [];
   if (request.after !== undefined && request.exhausted === true) {
     lines.push(
-      'The plan failed and cannot be re-planned any more. ' + 'Answer the request from the results above; say what could not be done.',
+      'The plan failed and cannot be re-planned any more. ' +
+        'Answer the request from the results above; say what could not be done.',
       'Reply with only: {"final_answer": "<your answer for the user>"}',
     );
     return lines.join('\n');
@@ -133,7 +188,9 @@ function planPrompt(ctx: StrategyContext, request: PlanRequest): string {
     );
   } else {
     lines.push(
-      request.reason === undefined ? 'Before doing anything, write a plan for the request.' : `The last plan did not work: ${request.reason}. Write a new plan from what is known now.`,
+      request.reason === undefined
+        ? 'Before doing anything, write a plan for the request.'
+        : `The last plan did not work: ${request.reason}. Write a new plan from what is known now.`,
       `Reply with only a JSON object: ${PLAN_FORMAT}`,
       'Steps run in order; reads next to each other run at the same time. ' +
         'Arguments cannot refer to results of earlier steps: plan only the steps you can write now; ' +
@@ -152,13 +209,19 @@ function namesATool(text: string, names: readonly string[]): boolean {
   return names.some((name) => new RegExp(`(?<![\\w-])${escapeRegExp(name)}(?![\\w-])`).test(text));
 }
 
-/** A tool step as the gate checks it: read already, unreadable with why, or a string the model wrote, read when checked. */
+/**
+ * A tool step as the gate checks it: read already, unreadable with why, or a string the model wrote, read when checked.
+ */
 function stepCall(d: Extract<DraftStep, { kind: 'tool' }>, id: string): ParsedToolCall | RawToolCall {
   if ('input' in d) return { id, name: d.name, input: d.input };
-  return d.error === undefined ? { id, name: d.name, arguments: d.raw } : { id, name: d.name, raw: d.raw, error: d.error };
+  return d.error === undefined
+    ? { id, name: d.name, arguments: d.raw }
+    : { id, name: d.name, raw: d.raw, error: d.error };
 }
 
 /** A reply that was only calls, shown back to the model as name and arguments text. */
 function writtenCalls(calls: readonly ParsedToolCall[]): string {
-  return JSON.stringify(calls.map((c) => ({ name: c.name, arguments: 'input' in c ? JSON.stringify(c.input) : c.raw })));
+  return JSON.stringify(
+    calls.map((c) => ({ name: c.name, arguments: 'input' in c ? JSON.stringify(c.input) : c.raw })),
+  );
 }

@@ -4,7 +4,11 @@ import type { JsonObject, ParsedToolCall } from '../../core/index.ts';
 import { readJsonReply } from '../step/side-call.ts';
 import { MAX_PLAN_STEPS, readPlan } from './plan-shape.ts';
 
-const reply = (text: string, calls: ParsedToolCall[] = []) => ({ json: readJsonReply(text), answer: text.trim(), calls });
+const reply = (text: string, calls: ParsedToolCall[] = []) => ({
+  json: readJsonReply(text),
+  answer: text.trim(),
+  calls,
+});
 
 describe('readPlan', () => {
   it('reads steps: tool calls (tool/action/name; arguments as an object or a JSON string) and reasoning steps', () => {
@@ -39,11 +43,17 @@ describe('readPlan', () => {
       steps: [{ kind: 'tool', name: 'getOrderBook', input: {} }],
       finalAnswer: 'x',
     });
-    assert.deepEqual(readPlan(reply('{"actions":[{"action":"final_answer","arguments":{"answer":"done"}}]}')), { ok: true, steps: [], finalAnswer: 'done' });
+    assert.deepEqual(readPlan(reply('{"actions":[{"action":"final_answer","arguments":{"answer":"done"}}]}')), {
+      ok: true,
+      steps: [],
+      finalAnswer: 'done',
+    });
   });
 
   it('finds the plan inside a code fence, prose or after a think block, and repairs sloppy JSON', () => {
-    const text = '<think>let me plan</think>Here is my plan:\n' + "```json\n{'steps': [{'tool': 'a', 'arguments': {'q': 'x',},},],}\n```";
+    const text =
+      '<think>let me plan</think>Here is my plan:\n' +
+      "```json\n{'steps': [{'tool': 'a', 'arguments': {'q': 'x',},},],}\n```";
     const read = readPlan(reply(text));
     assert.equal(read.ok, true);
     assert.deepEqual(read.ok ? read.steps : [], [{ kind: 'tool', name: 'a', input: { q: 'x' } }]);
@@ -68,7 +78,10 @@ describe('readPlan', () => {
       { id: 'plan_1_1', name: 'a', input: {} },
       { id: 'plan_1_2', name: 'b', input: { k: 1 } },
     ];
-    assert.deepEqual(readPlan(reply('', calls)), { ok: true, steps: calls.map((c) => ({ kind: 'tool', name: c.name, input: c.input })) });
+    assert.deepEqual(readPlan(reply('', calls)), {
+      ok: true,
+      steps: calls.map((c) => ({ kind: 'tool', name: c.name, input: c.input })),
+    });
     assert.deepEqual(readPlan(reply('Paris.')), { ok: true, steps: [], finalAnswer: 'Paris.', prose: true });
   });
 
@@ -87,7 +100,9 @@ describe('readPlan', () => {
       assert.equal(read.ok, false, text);
       assert.match(read.ok ? '' : read.error, error, text);
     }
-    const many: JsonObject = { steps: Array.from({ length: MAX_PLAN_STEPS + 1 }, () => ({ tool: 'a', arguments: {} })) };
+    const many: JsonObject = {
+      steps: Array.from({ length: MAX_PLAN_STEPS + 1 }, () => ({ tool: 'a', arguments: {} })),
+    };
     const tooLong = readPlan(reply(JSON.stringify(many)));
     assert.match(tooLong.ok ? '' : tooLong.error, new RegExp(`at most ${MAX_PLAN_STEPS}`));
   });

@@ -1,4 +1,10 @@
-import { isJsonObject, type ArgumentsError, type JsonObject, type JsonValue, type ParsedToolCall } from '../../core/index.ts';
+import {
+  isJsonObject,
+  type ArgumentsError,
+  type JsonObject,
+  type JsonValue,
+  type ParsedToolCall,
+} from '../../core/index.ts';
 
 /** At most this many steps in one plan. */
 export const MAX_PLAN_STEPS = 25;
@@ -16,7 +22,8 @@ export type DraftStep =
   | { kind: 'reasoning'; text: string };
 
 /** `prose`: the reply was plain text, taken as the final answer (no plan object, no call). */
-export type ReadPlan = { ok: true; steps: DraftStep[]; finalAnswer?: string; prose?: true } | { ok: false; error: string };
+export type ReadPlan =
+  { ok: true; steps: DraftStep[]; finalAnswer?: string; prose?: true } | { ok: false; error: string };
 
 /** The plan format the model is asked for (the seed format with `actions` is read too). */
 export const PLAN_FORMAT =
@@ -32,7 +39,11 @@ const FINAL_ACTIONS = new Set(['final_answer', 'finish', 'answer', 'respond']);
  * reply with neither is the final answer itself. Anything else is an error
  * that says what to fix.
  */
-export function readPlan(reply: { json: JsonObject | JsonValue[] | undefined; answer: string; calls: readonly ParsedToolCall[] }): ReadPlan {
+export function readPlan(reply: {
+  json: JsonObject | JsonValue[] | undefined;
+  answer: string;
+  calls: readonly ParsedToolCall[];
+}): ReadPlan {
   // A bare array is the list of steps.
   const json: JsonObject | undefined = Array.isArray(reply.json) ? { steps: reply.json } : reply.json;
   const list = json === undefined ? undefined : (json['steps'] ?? json['actions'] ?? json['plan']);
@@ -47,27 +58,43 @@ export function readPlan(reply: { json: JsonObject | JsonValue[] | undefined; an
       if ('final' in step) finalAnswer ??= step.final;
       else steps.push(step);
     }
-    if (steps.length > MAX_PLAN_STEPS) return { ok: false, error: `the plan has ${steps.length} steps; at most ${MAX_PLAN_STEPS} are allowed. Plan fewer, larger steps` };
-    if (steps.length === 0 && finalAnswer === undefined) return { ok: false, error: 'the plan has no steps and no final_answer' };
+    if (steps.length > MAX_PLAN_STEPS)
+      return {
+        ok: false,
+        error: `the plan has ${steps.length} steps; at most ${MAX_PLAN_STEPS} are allowed. Plan fewer, larger steps`,
+      };
+    if (steps.length === 0 && finalAnswer === undefined)
+      return { ok: false, error: 'the plan has no steps and no final_answer' };
     return { ok: true, steps, ...(finalAnswer === undefined ? {} : { finalAnswer }) };
   }
   if (reply.calls.length > 0) {
-    if (reply.calls.length > MAX_PLAN_STEPS) return { ok: false, error: `the plan has ${reply.calls.length} steps; at most ${MAX_PLAN_STEPS} are allowed` };
-    return { ok: true, steps: reply.calls.map((c): DraftStep => ('input' in c ? { kind: 'tool', name: c.name, input: c.input } : { kind: 'tool', name: c.name, raw: c.raw, error: c.error })) };
+    if (reply.calls.length > MAX_PLAN_STEPS)
+      return { ok: false, error: `the plan has ${reply.calls.length} steps; at most ${MAX_PLAN_STEPS} are allowed` };
+    return {
+      ok: true,
+      steps: reply.calls.map((c): DraftStep =>
+        'input' in c
+          ? { kind: 'tool', name: c.name, input: c.input }
+          : { kind: 'tool', name: c.name, raw: c.raw, error: c.error },
+      ),
+    };
   }
   if (json === undefined && reply.answer !== '') return { ok: true, steps: [], finalAnswer: reply.answer, prose: true };
   return { ok: false, error: `the reply is not a plan. Reply with only a JSON object: ${PLAN_FORMAT}` };
 }
 
 function readStep(raw: JsonValue | undefined, i: number): DraftStep | { final: string } | string {
-  if (typeof raw === 'string') return raw.trim() === '' ? `steps[${i}] is empty` : { kind: 'reasoning', text: raw.trim() };
+  if (typeof raw === 'string')
+    return raw.trim() === '' ? `steps[${i}] is empty` : { kind: 'reasoning', text: raw.trim() };
   if (!isJsonObject(raw)) return `steps[${i}] must be an object: {"tool": …, "arguments": {…}} or {"thought": …}`;
   const name = raw['tool'] ?? raw['action'] ?? raw['name'];
   const why = textOf(raw['why'] ?? raw['purpose'] ?? raw['description']);
   if (typeof name === 'string' && name.trim() !== '') {
     const args = raw['arguments'] ?? raw['args'] ?? raw['input'] ?? raw['parameters'] ?? {};
     if (FINAL_ACTIONS.has(name.trim().toLowerCase())) {
-      const text = isJsonObject(args) ? textOf(args['answer'] ?? args['text'] ?? args['content'] ?? args['final_answer']) : textOf(args);
+      const text = isJsonObject(args)
+        ? textOf(args['answer'] ?? args['text'] ?? args['content'] ?? args['final_answer'])
+        : textOf(args);
       return text === undefined ? `steps[${i}] is a final answer without text` : { final: text };
     }
     const step = { kind: 'tool' as const, name: name.trim(), ...(why === undefined ? {} : { text: why }) };

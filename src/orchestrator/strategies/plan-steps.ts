@@ -13,11 +13,14 @@ export async function runPlanSteps(ctx: StrategyContext): Promise<StrategyOutcom
   const turn = ctx.state.turn;
   if (current === undefined || turn === undefined) return undefined;
   let approval: FinishOptions['approval'];
-  const needs = current.steps.flatMap((s) => (s.decision === 'approval_required' && s.toolCallId !== undefined ? [s.toolCallId] : []));
+  const needs = current.steps.flatMap((s) =>
+    s.decision === 'approval_required' && s.toolCallId !== undefined ? [s.toolCallId] : [],
+  );
   if (current.approval === 'plan' && needs.length > 0) {
     const decision = ctx.state.decisions.get(current.planId);
     if (decision === undefined) {
-      if (!ctx.state.asked.has(current.planId)) await ctx.askPlanApproval({ planId: current.planId, step: current.step, arguments: planArguments(current) });
+      if (!ctx.state.asked.has(current.planId))
+        await ctx.askPlanApproval({ planId: current.planId, step: current.step, arguments: planArguments(current) });
       return { kind: 'waiting' };
     }
     if (decision.decision === 'reject') {
@@ -76,9 +79,14 @@ function planArguments(current: PlanState): JsonObject {
     planId: current.planId,
     steps: current.steps.map((s) =>
       s.kind === 'tool'
-        ? { step: s.index + 1, tool: s.name ?? '', arguments: s.arguments ?? {}, effect: s.effect ?? 'write', ...(s.decision === 'approval_required' ? { needsApproval: true } : {}) }
+        ? {
+            step: s.index + 1,
+            tool: s.name ?? '',
+            arguments: s.arguments ?? {},
+            effect: s.effect ?? 'write',
+            ...(s.decision === 'approval_required' ? { needsApproval: true } : {}),
+          }
         : { step: s.index + 1, thought: s.text ?? '' },
     ),
   };
 }
-

@@ -24,7 +24,10 @@ export async function planLoop(ctx: StrategyContext): Promise<StrategyOutcome> {
   for (;;) {
     const state = ctx.state;
     if (state.turn !== undefined) {
-      const outcome = state.plan !== undefined && state.turn.step === state.plan.step ? await runPlanSteps(ctx) : await finishCalls(ctx);
+      const outcome =
+        state.plan !== undefined && state.turn.step === state.plan.step
+          ? await runPlanSteps(ctx)
+          : await finishCalls(ctx);
       if (outcome !== undefined) return outcome;
       continue;
     }
@@ -45,7 +48,8 @@ export async function planLoop(ctx: StrategyContext): Promise<StrategyOutcome> {
       continue;
     }
     // A plan with no tool step and an answer: that answer is the run's.
-    if (current.callIds.length === 0 && current.finalAnswer !== undefined) return { kind: 'completed', output: current.finalAnswer };
+    if (current.callIds.length === 0 && current.finalAnswer !== undefined)
+      return { kind: 'completed', output: current.finalAnswer };
     // The steps have run (or cannot be re-planned any more): the model answers, or plans what is still missing.
     const next = await makePlan(ctx, { after: current, exhausted: current.status === 'failed' });
     if (next !== undefined) return next;
@@ -56,4 +60,3 @@ export async function planLoop(ctx: StrategyContext): Promise<StrategyOutcome> {
 function failureOf(current: PlanState): string {
   return current.failures.length === 0 ? 'a step failed' : current.failures.slice(0, 5).join('; ');
 }
-

@@ -7,8 +7,14 @@ const read = (text: string) => readVerdict(readJsonReply(text), text);
 
 describe('reflection verdicts', () => {
   it('reads the JSON verdict and reason', () => {
-    assert.deepEqual(read('{"verdict": "replan", "reason": "wrong tool"}'), { verdict: 'replan', reason: 'wrong tool' });
-    assert.deepEqual(read('```json\n{"verdict": "give up", "reason": "no data"}\n```'), { verdict: 'give_up', reason: 'no data' });
+    assert.deepEqual(read('{"verdict": "replan", "reason": "wrong tool"}'), {
+      verdict: 'replan',
+      reason: 'wrong tool',
+    });
+    assert.deepEqual(read('```json\n{"verdict": "give up", "reason": "no data"}\n```'), {
+      verdict: 'give_up',
+      reason: 'no data',
+    });
     assert.deepEqual(read('{"decision": "ESCALATE"}'), { verdict: 'escalate', reason: 'the model chose escalate' });
   });
 

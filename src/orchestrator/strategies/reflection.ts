@@ -27,7 +27,10 @@ export function reflectionPrompt(goal: string, trigger: Trigger): string {
 }
 
 /** The verdict in a reply: the JSON object's, else the first verdict word in the text; undefined when there is none. */
-export function readVerdict(reply: JsonValue | undefined, text: string): { verdict: Verdict; reason: string } | undefined {
+export function readVerdict(
+  reply: JsonValue | undefined,
+  text: string,
+): { verdict: Verdict; reason: string } | undefined {
   const json = isJsonObject(reply) ? reply : undefined;
   const raw = json?.['verdict'] ?? json?.['decision'];
   const reasonOf = (fallback: string): string => {
@@ -66,7 +69,13 @@ export async function reflect(ctx: StrategyContext, trigger: Trigger): Promise<S
   const read = readVerdict(reply.json, reply.answer);
   const verdict = read?.verdict ?? 'continue';
   const reason = read?.reason ?? 'the reflection could not be read; going on';
-  const event = draft('reflection', { step: reply.step, trigger, verdict, reason, ...(read === undefined ? { unreadable: true } : {}) });
+  const event = draft('reflection', {
+    step: reply.step,
+    trigger,
+    verdict,
+    reason,
+    ...(read === undefined ? { unreadable: true } : {}),
+  });
   switch (verdict) {
     case 'escalate':
       await ctx.record([event], { to: 'escalated', reason: `escalated: ${reason}` });

@@ -3,11 +3,15 @@ import { describe, it } from 'node:test';
 import { routeBySignals, routeSignals } from './route-signals.ts';
 
 const TOOLS = ['getOrderBook', 'getMarketMetrics', 'get_user_wallet', 'placeOrder', 'cancelOrder'];
-const route = (input: string, writeTools = 2) => routeBySignals(routeSignals(input, TOOLS), { tools: TOOLS.length, writeTools, input })?.route;
+const route = (input: string, writeTools = 2) =>
+  routeBySignals(routeSignals(input, TOOLS), { tools: TOOLS.length, writeTools, input })?.route;
 
 describe('the router signals', () => {
   it('finds tools by name or by the words of their name', () => {
-    assert.deepEqual(routeSignals('show the order book and the market metrics', TOOLS).toolsMentioned, ['getOrderBook', 'getMarketMetrics']);
+    assert.deepEqual(routeSignals('show the order book and the market metrics', TOOLS).toolsMentioned, [
+      'getOrderBook',
+      'getMarketMetrics',
+    ]);
     assert.deepEqual(routeSignals("what is in bob's user wallet?", TOOLS).toolsMentioned, ['get_user_wallet']);
     assert.deepEqual(routeSignals('call placeOrder', TOOLS).toolsMentioned, ['placeOrder']);
   });
@@ -33,7 +37,10 @@ describe('the router signals', () => {
     assert.equal(route('buy 5 MWh for bob', 0), undefined, 'no tool can change anything: the verb decides nothing');
     assert.equal(route('look at x, then y, then z'), 'plan');
     assert.equal(route('how is it going with the market?'), undefined);
-    assert.equal(routeBySignals(routeSignals('anything', []), { tools: 0, writeTools: 0, input: 'anything' })?.route, 'answer');
+    assert.equal(
+      routeBySignals(routeSignals('anything', []), { tools: 0, writeTools: 0, input: 'anything' })?.route,
+      'answer',
+    );
     assert.equal(route('x'.repeat(700)), 'plan');
   });
 });

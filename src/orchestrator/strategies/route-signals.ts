@@ -5,10 +5,59 @@ export type RouteSignals = RunEventDataMap['intent_routed']['signals'];
 
 /** Verbs that ask for a change of state (English; the model decides when none is found and the request is unclear). */
 const CHANGE_VERBS = [
-  'add', 'approve', 'archive', 'assign', 'book', 'buy', 'cancel', 'change', 'charge', 'close', 'create', 'delete', 'deploy', 'disable',
-  'drop', 'edit', 'enable', 'erase', 'insert', 'install', 'invite', 'issue', 'merge', 'modify', 'move', 'open', 'order', 'pay', 'place',
-  'post', 'publish', 'purchase', 'refund', 'register', 'reject', 'remove', 'rename', 'reserve', 'reset', 'restart', 'revoke', 'schedule',
-  'sell', 'send', 'set', 'ship', 'submit', 'subscribe', 'transfer', 'unsubscribe', 'update', 'upload', 'write',
+  'add',
+  'approve',
+  'archive',
+  'assign',
+  'book',
+  'buy',
+  'cancel',
+  'change',
+  'charge',
+  'close',
+  'create',
+  'delete',
+  'deploy',
+  'disable',
+  'drop',
+  'edit',
+  'enable',
+  'erase',
+  'insert',
+  'install',
+  'invite',
+  'issue',
+  'merge',
+  'modify',
+  'move',
+  'open',
+  'order',
+  'pay',
+  'place',
+  'post',
+  'publish',
+  'purchase',
+  'refund',
+  'register',
+  'reject',
+  'remove',
+  'rename',
+  'reserve',
+  'reset',
+  'restart',
+  'revoke',
+  'schedule',
+  'sell',
+  'send',
+  'set',
+  'ship',
+  'submit',
+  'subscribe',
+  'transfer',
+  'unsubscribe',
+  'update',
+  'upload',
+  'write',
 ];
 // The base form only: requests ask in the imperative ("buy", "please cancel", "I want to send");
 // "cancelled orders", "transfers" and "shipping" describe things. After a determiner it is a noun ("the order book").
@@ -27,7 +76,9 @@ export function routeSignals(input: string, tools: readonly string[]): RouteSign
   const toolsMentioned = tools.filter((name) => mentions(lower, name));
   // A word of a tool's name the request mentions is that tool, not a verb ("order book" names getOrderBook).
   const named = new Set(toolsMentioned.flatMap(nameWords));
-  const changeVerbs = [...new Set([...input.matchAll(CHANGE_RE)].map((m) => (m[1] ?? '').toLowerCase()))].filter((verb) => !named.has(verb));
+  const changeVerbs = [...new Set([...input.matchAll(CHANGE_RE)].map((m) => (m[1] ?? '').toLowerCase()))].filter(
+    (verb) => !named.has(verb),
+  );
   const steps = 1 + [...input.matchAll(SEQUENCE_RE)].length;
   return { toolsMentioned, changeVerbs, steps, chars: input.length };
 }
@@ -39,16 +90,24 @@ export function routeSignals(input: string, tools: readonly string[]): RouteSign
  * or more tools named, or a long request: a plan. One or two tools named and
  * nothing to change: ReAct.
  */
-export function routeBySignals(signals: RouteSignals, options: { tools: number; writeTools: number; input: string }): { route: Route; reason: string } | undefined {
+export function routeBySignals(
+  signals: RouteSignals,
+  options: { tools: number; writeTools: number; input: string },
+): { route: Route; reason: string } | undefined {
   if (options.tools === 0) return { route: 'answer', reason: 'no tools are available' };
   if (SMALL_TALK_RE.test(options.input)) return { route: 'answer', reason: 'small talk: no tool is needed' };
   if (signals.changeVerbs.length > 0 && options.writeTools > 0) {
-    return { route: 'plan', reason: `asks for a change (${signals.changeVerbs.join(', ')}) and tools that change state are available` };
+    return {
+      route: 'plan',
+      reason: `asks for a change (${signals.changeVerbs.join(', ')}) and tools that change state are available`,
+    };
   }
   if (signals.steps >= 3) return { route: 'plan', reason: `${signals.steps} steps in a row` };
-  if (signals.toolsMentioned.length >= 3) return { route: 'plan', reason: `names ${signals.toolsMentioned.length} tools` };
+  if (signals.toolsMentioned.length >= 3)
+    return { route: 'plan', reason: `names ${signals.toolsMentioned.length} tools` };
   if (signals.chars >= LONG_CHARS) return { route: 'plan', reason: `a long request (${signals.chars} characters)` };
-  if (signals.toolsMentioned.length > 0) return { route: 'react', reason: `a lookup with ${signals.toolsMentioned.join(', ')}` };
+  if (signals.toolsMentioned.length > 0)
+    return { route: 'react', reason: `a lookup with ${signals.toolsMentioned.join(', ')}` };
   return undefined;
 }
 
@@ -59,7 +118,10 @@ export function routeBySignals(signals: RouteSignals, options: { tools: number; 
 function mentions(lower: string, name: string): boolean {
   if (lower.includes(name.toLowerCase())) return true;
   const words = nameWords(name);
-  const core = words[0] !== undefined && ['get', 'list', 'fetch', 'read', 'find', 'search', 'query', 'lookup'].includes(words[0]) ? words.slice(1) : words;
+  const core =
+    words[0] !== undefined && ['get', 'list', 'fetch', 'read', 'find', 'search', 'query', 'lookup'].includes(words[0])
+      ? words.slice(1)
+      : words;
   if (core.length === 0) return false;
   const phrase = core.join(' ');
   if (core.length === 1) return (core[0] ?? '').length >= 5 && new RegExp(`\\b${escapeRegExp(phrase)}`).test(lower);

@@ -75,7 +75,10 @@ export interface SideCallResult {
   answer: string;
   /** The reply's JSON object or array (fences, prose and think blocks around it ignored; repaired leniently). */
   json: JsonObject | JsonValue[] | undefined;
-  /** Tool calls the reply made (native, or written as text in a known format), parsed once, with the ids its assistant_message records. */
+  /**
+   * Tool calls the reply made (native, or written as text in a known format), parsed once, with the ids its
+   * assistant_message records.
+   */
   calls: ParsedToolCall[];
 }
 

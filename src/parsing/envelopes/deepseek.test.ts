@@ -5,7 +5,9 @@ import { findDeepSeekCalls } from './deepseek.ts';
 
 describe('findDeepSeekCalls', () => {
   it('reads the V3/R1 form: type, separator, name line, fenced JSON', () => {
-    const text = '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{"city": "Tokyo"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>';
+    const text =
+      '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{"city": ' +
+      '"Tokyo"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>';
     const [env] = findDeepSeekCalls(text);
     assert.equal(env?.span.end, text.length);
     const payload = env?.payloads[0];
@@ -23,7 +25,9 @@ describe('findDeepSeekCalls', () => {
   });
 
   it('groups the calls of one block and leaves prose after it', () => {
-    const text = '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>a<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁call▁begin｜>b<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜> bye';
+    const text =
+      '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>a<｜tool▁sep｜>{}<｜tool▁call▁end｜><' +
+      '｜tool▁call▁begin｜>b<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜> bye';
     const envelopes = findDeepSeekCalls(text);
     assert.equal(envelopes.length, 1);
     assert.equal(envelopes[0]?.payloads.length, 2);
@@ -31,7 +35,8 @@ describe('findDeepSeekCalls', () => {
   });
 
   it('marks a call cut at the end', () => {
-    const payload = findDeepSeekCalls('<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>a<｜tool▁sep｜>{"x": "cu')[0]?.payloads[0];
+    const payload = findDeepSeekCalls('<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>a<｜tool▁sep｜>{"x": "cu')[0]
+      ?.payloads[0];
     assert.ok(payload?.kind === 'named');
     assert.equal(payload.reachesEnd, true);
   });
@@ -74,7 +79,10 @@ describe('findDeepSeekCalls repairs', () => {
   });
 
   it("never takes another family's ASCII token (Kimi's <|tool_call_begin|>)", () => {
-    assert.deepEqual(findDeepSeekCalls('<|tool_call_begin|>get_weather<|tool_call_argument_begin|>{"city": "X"}<|tool_call_end|>'), []);
+    assert.deepEqual(
+      findDeepSeekCalls('<|tool_call_begin|>get_weather<|tool_call_argument_begin|>{"city": "X"}<|tool_call_end|>'),
+      [],
+    );
   });
 
   it('ignores tokens quoted in prose, and reports an empty block', () => {
@@ -94,16 +102,28 @@ describe('findDeepSeekCalls with V3 fences and missing call tokens', () => {
     assert.equal(text.slice(payload.args.span.start, payload.args.span.end), '{"city": "Tokyo"');
     assert.equal(payload.reachesEnd, false);
     const result = extractToolCalls(text, { tools: TOOLS });
-    assert.deepEqual(result.calls.map((c) => [c.name, c.arguments]), [['get_weather', { city: 'Tokyo' }]]);
+    assert.deepEqual(
+      result.calls.map((c) => [c.name, c.arguments]),
+      [['get_weather', { city: 'Tokyo' }]],
+    );
     assert.equal(result.content, '');
   });
 
   it('ends fenced arguments at the closing fence when the call closer is missing too', () => {
     const text = `${BEGIN}${CALL}function${SEP}get_weather\n\`\`\`json\n{"city": "Tokyo"\n\`\`\`${END}`;
     const result = extractToolCalls(text, { tools: TOOLS });
-    assert.deepEqual(result.calls.map((c) => [c.name, c.arguments]), [['get_weather', { city: 'Tokyo' }]]);
-    const noClosers = extractToolCalls(`${CALL}function${SEP}get_weather\n\`\`\`json\n{"city": "Tokyo", "note": "a \`\`\` b"\n\`\`\`\nDone.`, { tools: TOOLS });
-    assert.deepEqual(noClosers.calls.map((c) => [c.name, c.arguments]), [['get_weather', { city: 'Tokyo', note: 'a ``` b' }]]);
+    assert.deepEqual(
+      result.calls.map((c) => [c.name, c.arguments]),
+      [['get_weather', { city: 'Tokyo' }]],
+    );
+    const noClosers = extractToolCalls(
+      `${CALL}function${SEP}get_weather\n\`\`\`json\n{"city": "Tokyo", "note": "a \`\`\` b"\n\`\`\`\nDone.`,
+      { tools: TOOLS },
+    );
+    assert.deepEqual(
+      noClosers.calls.map((c) => [c.name, c.arguments]),
+      [['get_weather', { city: 'Tokyo', note: 'a ``` b' }]],
+    );
     assert.equal(noClosers.content, 'Done.');
   });
 
@@ -113,7 +133,10 @@ describe('findDeepSeekCalls with V3 fences and missing call tokens', () => {
     assert.deepEqual(env?.span, { start: 0, end: text.length });
     assert.ok(env?.repairs?.includes('missing_opener'));
     const result = extractToolCalls(`Sure. ${text}`, { tools: TOOLS });
-    assert.deepEqual(result.calls.map((c) => [c.name, c.arguments]), [['get_weather', { city: 'Tokyo' }]]);
+    assert.deepEqual(
+      result.calls.map((c) => [c.name, c.arguments]),
+      [['get_weather', { city: 'Tokyo' }]],
+    );
     assert.equal(result.content, 'Sure.');
     assert.ok(result.diagnostics.some((d) => d.code === 'repaired' && d.repairs?.includes('missing_opener')));
   });
@@ -137,16 +160,24 @@ describe('findDeepSeekCalls with V3 fences and missing call tokens', () => {
 describe('extractToolCalls with DeepSeek tokens', () => {
   it('repairs a missing block opener', () => {
     const result = extractToolCalls(`Sure.\n${CALL}get_weather${SEP}{"city": "Paris"}${CALL_END}`, { tools: TOOLS });
-    assert.deepEqual(result.calls.map((c) => [c.name, c.arguments]), [['get_weather', { city: 'Paris' }]]);
+    assert.deepEqual(
+      result.calls.map((c) => [c.name, c.arguments]),
+      [['get_weather', { city: 'Paris' }]],
+    );
     assert.equal(result.content, 'Sure.');
     assert.ok(result.diagnostics.some((d) => d.code === 'repaired' && d.repairs?.includes('missing_opener')));
   });
 
   it('repairs a missing closer at the end of a finished reply, and a leaked end token', () => {
     const open = extractToolCalls(`${BEGIN}${CALL}get_weather${SEP}{"city": "Paris"}`, { tools: TOOLS });
-    assert.deepEqual(open.calls.map((c) => c.name), ['get_weather']);
+    assert.deepEqual(
+      open.calls.map((c) => c.name),
+      ['get_weather'],
+    );
     assert.ok(open.diagnostics.some((d) => d.repairs?.includes('missing_closer')));
-    const leaked = extractToolCalls(`${BEGIN}${CALL}get_weather${SEP}{"city": "Paris"}${CALL_END}${END}${EOS}`, { tools: TOOLS });
+    const leaked = extractToolCalls(`${BEGIN}${CALL}get_weather${SEP}{"city": "Paris"}${CALL_END}${END}${EOS}`, {
+      tools: TOOLS,
+    });
     assert.equal(leaked.content, '');
     assert.ok(leaked.diagnostics.some((d) => d.repairs?.includes('leaked_sentinel')));
   });

@@ -7,7 +7,8 @@ import { unreadText } from './unread-text.ts';
 
 /**
  * DeepSeek's special tokens (fullwidth bars, U+2581 as space):
- * V3/R1:  <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>name\n```json\n{…}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>
+ * V3/R1:
+ * <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>name\n```json\n{…}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>
  * V3.1:   <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>name<｜tool▁sep｜>{…}<｜tool▁call▁end｜><｜tool▁calls▁end｜>
  * Detokenisers sometimes give ASCII look-alikes (`|`, `_`, space): accepted,
  * except where the spelling is another family's exact token (Kimi's
@@ -64,11 +65,24 @@ interface ReadCall {
   closed: boolean;
 }
 
-function readCall(text: string, call: OpenCall, range: { finders: Finders; contentEnd: number; end: number | undefined }): ReadCall {
+function readCall(
+  text: string,
+  call: OpenCall,
+  range: { finders: Finders; contentEnd: number; end: number | undefined },
+): ReadCall {
   const { finders, contentEnd } = range;
   const start = call.begin.start;
   const end = range.end ?? contentEnd;
-  if (call.sep === undefined) return { payload: { kind: 'malformed', span: { start, end }, message: `A DeepSeek tool call has no ${D.sep} between type and name.` }, end, closed: false };
+  if (call.sep === undefined)
+    return {
+      payload: {
+        kind: 'malformed',
+        span: { start, end },
+        message: `A DeepSeek tool call has no ${D.sep} between type and name.`,
+      },
+      end,
+      closed: false,
+    };
   const left = text.slice(call.begin.end, call.sep.start).trim();
   let name = left;
   let argsFrom = call.sep.end;
@@ -82,7 +96,11 @@ function readCall(text: string, call: OpenCall, range: { finders: Finders; conte
   const brace = finders.brace(argsFrom);
   const reachesEndOfText = contentEnd === text.length && range.end === undefined;
   if (brace < 0 || brace >= contentEnd) {
-    return { payload: { kind: 'named', name, args: { kind: 'none' }, span: { start, end }, reachesEnd: reachesEndOfText }, end, closed: true };
+    return {
+      payload: { kind: 'named', name, args: { kind: 'none' }, span: { start, end }, reachesEnd: reachesEndOfText },
+      end,
+      closed: true,
+    };
   }
   let region = scanRegion(text, brace, contentEnd);
   const fenced = !region.closed && text.slice(argsFrom, brace).trim().startsWith(FENCE_CLOSE);
@@ -104,17 +122,36 @@ function readCall(text: string, call: OpenCall, range: { finders: Finders; conte
     let after = skipSpace(text, region.end, contentEnd);
     if (text.startsWith(FENCE_CLOSE, after)) after += FENCE_CLOSE.length;
     const unread = unreadText(text, after, contentEnd);
-    if (unread >= 0) return { payload: { kind: 'malformed', span: { start: unread, end }, message: `The arguments of the DeepSeek tool call "${name}" are followed by more text: at position ${unread} expected ${D.callEnd} after the JSON object` }, end, closed: true };
+    if (unread >= 0)
+      return {
+        payload: {
+          kind: 'malformed',
+          span: { start: unread, end },
+          message:
+            `The arguments of the DeepSeek tool call "${name}" are followed by more ` +
+            `text: at position ${unread} expected ${D.callEnd} after the JSON object`,
+        },
+        end,
+        closed: true,
+      };
   }
   const args = { kind: 'json' as const, span: { start: region.start, end: region.end }, closed: region.closed };
   const reachesEnd = !region.closed && fenceEnd < 0 && reachesEndOfText;
-  return { payload: { kind: 'named', name, args, span: { start, end: callEnd }, reachesEnd }, end: callEnd, closed: region.closed || fenceEnd >= 0 };
+  return {
+    payload: { kind: 'named', name, args, span: { start, end: callEnd }, reachesEnd },
+    end: callEnd,
+    closed: region.closed || fenceEnd >= 0,
+  };
 }
 
 export function findDeepSeekCalls(text: string): Envelope[] {
   const envelopes: Envelope[] = [];
   if (!text.includes('<｜tool') && !text.includes('<|tool')) return envelopes;
-  const finders: Finders = { newline: makeFinder(text, '\n'), brace: makeFinder(text, '{'), fenceLine: makeFinder(text, `\n${FENCE_CLOSE}`) };
+  const finders: Finders = {
+    newline: makeFinder(text, '\n'),
+    brace: makeFinder(text, '{'),
+    fenceLine: makeFinder(text, `\n${FENCE_CLOSE}`),
+  };
   let block: TokenBlock | undefined;
   let call: OpenCall | undefined;
   /** Ends the block at `end` (its last call's end when undefined); `closed` when its block closer came. */
@@ -123,12 +160,18 @@ export function findDeepSeekCalls(text: string): Envelope[] {
       // A block opener with no call: cut right after it, an empty block (an attempt that
       // reads as nothing), or a sentence naming the token (left alone).
       const rest = text.length - block.end;
-      const cut = skipSpace(text, block.end) >= text.length || (rest <= DEFAULT_MAX_TAG_HEAD && CUT_HEAD_RE.test(text.slice(block.end)));
+      const cut =
+        skipSpace(text, block.end) >= text.length ||
+        (rest <= DEFAULT_MAX_TAG_HEAD && CUT_HEAD_RE.test(text.slice(block.end)));
       if (cut || (closed && end !== undefined)) {
         const span = { start: block.start, end: cut ? text.length : (end ?? block.end) };
         block.end = span.end;
         block.lastOpen = cut;
-        block.payloads.push(cut ? { kind: 'named', name: '', args: { kind: 'none' }, span, reachesEnd: true } : { kind: 'malformed', span, message: `A DeepSeek tool-call block (${D.callsBegin}) holds no call.` });
+        block.payloads.push(
+          cut
+            ? { kind: 'named', name: '', args: { kind: 'none' }, span, reachesEnd: true }
+            : { kind: 'malformed', span, message: `A DeepSeek tool-call block (${D.callsBegin}) holds no call.` },
+        );
       }
     }
     if (block !== undefined && block.payloads.length > 0) {
@@ -144,7 +187,14 @@ export function findDeepSeekCalls(text: string): Envelope[] {
         block.repairs.add('leaked_sentinel');
       }
       const unclosed = block.lastOpen && spanEnd >= text.length;
-      envelopes.push({ family: 'deepseek', span: { start: block.start, end: spanEnd }, strong: true, payloads: block.payloads, unclosed, ...(block.repairs.size > 0 ? { repairs: [...block.repairs] } : {}) });
+      envelopes.push({
+        family: 'deepseek',
+        span: { start: block.start, end: spanEnd },
+        strong: true,
+        payloads: block.payloads,
+        unclosed,
+        ...(block.repairs.size > 0 ? { repairs: [...block.repairs] } : {}),
+      });
     }
     block = undefined;
   };

@@ -31,9 +31,7 @@ export type EnvelopeFamily =
 /** Arguments of a call whose name the envelope already gave. */
 export type NamedArgs =
   /** JSON text; `closed` false when its brackets never closed. */
-  | { kind: 'json'; span: Span; closed: boolean }
-  | { kind: 'object'; value: JsonObject }
-  | { kind: 'none' };
+  { kind: 'json'; span: Span; closed: boolean } | { kind: 'object'; value: JsonObject } | { kind: 'none' };
 
 /** What an envelope holds, still unparsed. */
 export type Payload =

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { findFences } from './fence.ts';
 
-const contents = (text: string): string[] => findFences(text).map((f) => `${f.info}:${text.slice(f.content.start, f.content.end)}`);
+const contents = (text: string): string[] =>
+  findFences(text).map((f) => `${f.info}:${text.slice(f.content.start, f.content.end)}`);
 
 describe('findFences', () => {
   it('finds fenced blocks with their info string', () => {

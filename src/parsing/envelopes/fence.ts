@@ -41,7 +41,8 @@ interface Opener {
 
 function opener(line: string): Opener | undefined {
   const m = OPEN_RE.exec(line);
-  if (m !== null && m[1] !== undefined) return { marker: m[1], info: m[2] ?? '', rest: m[3] ?? '', at: line.indexOf(m[1]) };
+  if (m !== null && m[1] !== undefined)
+    return { marker: m[1], info: m[2] ?? '', rest: m[3] ?? '', at: line.indexOf(m[1]) };
   // Only the end of the line can hold a late opener; looking there keeps a line of backticks linear.
   const tailStart = Math.max(0, line.length - LATE_OPEN_WINDOW);
   const late = LATE_OPEN_RE.exec(line.slice(tailStart));
@@ -70,7 +71,12 @@ export function findFences(text: string): Fence[] {
         const inlineClose = m.rest.lastIndexOf(marker);
         if (inlineClose >= 0) {
           // One line: ```json {"name": …}``` (or inline code written with a fence).
-          fences.push({ span: { start, end: restStart + inlineClose + marker.length }, content: { start: restStart, end: restStart + inlineClose }, info, closed: true });
+          fences.push({
+            span: { start, end: restStart + inlineClose + marker.length },
+            content: { start: restStart, end: restStart + inlineClose },
+            info,
+            closed: true,
+          });
         } else {
           // Text after the info string is content only when it starts like a call; else it is attributes.
           const contentStart = /^[[{<]/.test(m.rest) ? restStart : Math.min(lineEnd + 1, text.length);
@@ -80,10 +86,20 @@ export function findFences(text: string): Fence[] {
     } else {
       const close = CLOSE_RE.exec(line);
       const glued = close === null && line.trimEnd().endsWith(open.marker) && line.trim().length > open.marker.length;
-      if ((close?.[1] !== undefined && close[1].charAt(0) === open.marker.charAt(0) && close[1].length >= open.marker.length) || glued) {
+      if (
+        (close?.[1] !== undefined &&
+          close[1].charAt(0) === open.marker.charAt(0) &&
+          close[1].length >= open.marker.length) ||
+        glued
+      ) {
         const end = lineStart + line.trimEnd().length;
         const contentEnd = glued ? end - open.marker.length : Math.max(open.contentStart, lineStart - 1);
-        fences.push({ span: { start: open.start, end }, content: { start: open.contentStart, end: contentEnd }, info: open.info, closed: true });
+        fences.push({
+          span: { start: open.start, end },
+          content: { start: open.contentStart, end: contentEnd },
+          info: open.info,
+          closed: true,
+        });
         open = undefined;
       }
     }
@@ -91,7 +107,12 @@ export function findFences(text: string): Fence[] {
     lineStart = newline + 1;
   }
   if (open !== undefined) {
-    fences.push({ span: { start: open.start, end: text.length }, content: { start: open.contentStart, end: text.length }, info: open.info, closed: false });
+    fences.push({
+      span: { start: open.start, end: text.length },
+      content: { start: open.contentStart, end: text.length },
+      info: open.info,
+      closed: false,
+    });
   }
   return fences;
 }

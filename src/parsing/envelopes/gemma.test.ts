@@ -9,7 +9,10 @@ describe('findGemmaCalls', () => {
   it('reads a ```tool_code block as pythonic calls over the whole fence', () => {
     const text = 'Let me look.\n```tool_code\nget_weather(city="Paris")\nsearch(q="x")\n```\nThanks.';
     const [env] = findGemmaCalls(text);
-    assert.equal(text.slice(env?.span.start, env?.span.end), '```tool_code\nget_weather(city="Paris")\nsearch(q="x")\n```');
+    assert.equal(
+      text.slice(env?.span.start, env?.span.end),
+      '```tool_code\nget_weather(city="Paris")\nsearch(q="x")\n```',
+    );
     assert.equal(env?.strong, true);
     const payload = env?.payloads[0];
     assert.ok(payload?.kind === 'pythonic');
@@ -18,17 +21,28 @@ describe('findGemmaCalls', () => {
 
   it('unwraps print(…) around each call', () => {
     const text = '```tool_code\nprint(get_weather(city="Paris"))\nprint(search(q="x"))\n```';
-    const spans = findGemmaCalls(text)[0]?.payloads.map((p) => (p.kind === 'pythonic' ? text.slice(p.span.start, p.span.end) : p.kind));
+    const spans = findGemmaCalls(text)[0]?.payloads.map((p) =>
+      p.kind === 'pythonic' ? text.slice(p.span.start, p.span.end) : p.kind,
+    );
     assert.deepEqual(spans, ['get_weather(city="Paris")', 'search(q="x")']);
   });
 
   it('reads a block holding JSON as a JSON payload, never as pythonic calls', () => {
     const text = '```tool_code\n{"functionCall": {"name": "bash", "args": {"command": "echo hi"}}}\n```';
     const [env] = findGemmaCalls(text);
-    assert.deepEqual(env?.payloads.map((p) => (p.kind === 'json' ? text.slice(p.span.start, p.span.end) : p.kind)), [text.slice(13, -4)]);
+    assert.deepEqual(
+      env?.payloads.map((p) => (p.kind === 'json' ? text.slice(p.span.start, p.span.end) : p.kind)),
+      [text.slice(13, -4)],
+    );
     const list = '```tool_code\n[{"name": "search", "arguments": {"q": "x"}}]\n```';
-    assert.deepEqual(findGemmaCalls(list)[0]?.payloads.map((p) => p.kind), ['json']);
-    assert.deepEqual(extractToolCalls(list, { tools: TOOLS }).calls.map((c) => [c.name, c.arguments]), [['search', { q: 'x' }]]);
+    assert.deepEqual(
+      findGemmaCalls(list)[0]?.payloads.map((p) => p.kind),
+      ['json'],
+    );
+    assert.deepEqual(
+      extractToolCalls(list, { tools: TOOLS }).calls.map((c) => [c.name, c.arguments]),
+      [['search', { q: 'x' }]],
+    );
   });
 
   it('holds ```tool_output blocks as results with no payload', () => {
@@ -78,7 +92,10 @@ describe('extractToolCalls with Gemma fences', () => {
 
   it('repairs a missing closing fence at the end of a finished reply', () => {
     const result = extractToolCalls('```tool_code\nget_weather(city="Paris")', { tools: TOOLS });
-    assert.deepEqual(result.calls.map((c) => c.name), ['get_weather']);
+    assert.deepEqual(
+      result.calls.map((c) => c.name),
+      ['get_weather'],
+    );
     assert.ok(result.diagnostics.some((d) => d.code === 'repaired' && d.repairs?.includes('missing_closer')));
   });
 

@@ -27,7 +27,10 @@ function printedCalls(text: string, body: Span): Payload[] | undefined {
     if (line.start < line.end) {
       const head = PRINT_RE.exec(text.slice(line.start, Math.min(line.end, line.start + 16)));
       if (head === null || text.charAt(line.end - 1) !== ')') return undefined;
-      payloads.push({ kind: 'pythonic', span: trimSpan(text, { start: line.start + head[0].length, end: line.end - 1 }) });
+      payloads.push({
+        kind: 'pythonic',
+        span: trimSpan(text, { start: line.start + head[0].length, end: line.end - 1 }),
+      });
     }
     lineStart = lineEnd + 1;
   }
@@ -41,7 +44,14 @@ function callEnvelope(text: string, fence: Fence): Envelope | undefined {
   if (body.start >= body.end) {
     if (!unclosed) return undefined;
     // Cut right after the opening line.
-    return { family: 'gemma', span: fence.span, strong: true, payloads: [{ kind: 'named', name: '', args: { kind: 'none' }, span: fence.span, reachesEnd: true }], unclosed, info: fence.info };
+    return {
+      family: 'gemma',
+      span: fence.span,
+      strong: true,
+      payloads: [{ kind: 'named', name: '', args: { kind: 'none' }, span: fence.span, reachesEnd: true }],
+      unclosed,
+      info: fence.info,
+    };
   }
   let payloads: Payload[];
   if (PRINT_RE.test(text.slice(body.start, body.start + 16))) {
@@ -51,7 +61,13 @@ function callEnvelope(text: string, fence: Fence): Envelope | undefined {
   } else if (text.charAt(body.start) === '{' || text.charAt(body.start) === '[') {
     payloads = [{ kind: 'json', span: body }];
   } else {
-    payloads = [{ kind: 'malformed', span: fence.span, message: `The \`\`\`${G.callFence} block holds no call: expected name(key=value, …), one call per line.` }];
+    payloads = [
+      {
+        kind: 'malformed',
+        span: fence.span,
+        message: `The \`\`\`${G.callFence} block holds no call: expected name(key=value, …), one call per line.`,
+      },
+    ];
   }
   return { family: 'gemma', span: fence.span, strong: true, payloads, unclosed, info: fence.info, ...repairs };
 }
@@ -65,7 +81,14 @@ export function findGemmaCalls(text: string): Envelope[] {
       const env = callEnvelope(text, fence);
       if (env !== undefined) envelopes.push(env);
     } else if (fence.info === G.resultFence) {
-      envelopes.push({ family: 'gemma', span: fence.span, strong: true, payloads: [], unclosed: !fence.closed, info: fence.info });
+      envelopes.push({
+        family: 'gemma',
+        span: fence.span,
+        strong: true,
+        payloads: [],
+        unclosed: !fence.closed,
+        info: fence.info,
+      });
     }
   }
   return envelopes;

@@ -56,7 +56,11 @@ interface Body {
 }
 
 /** The header before a `<|message|>` at `messageAt`, or undefined when nothing there reads as one. */
-function readHeader(text: string, messageAt: number, found: { from: number; start: Token | undefined; channel: Token | undefined }): Header | undefined {
+function readHeader(
+  text: string,
+  messageAt: number,
+  found: { from: number; start: Token | undefined; channel: Token | undefined },
+): Header | undefined {
   const floor = Math.max(found.from, messageAt - DEFAULT_MAX_TAG_HEAD);
   let start: number;
   let role: string | undefined;
@@ -87,7 +91,13 @@ function callEnvelope(text: string, body: Body, closing: { bodyEnd: number; term
   let closed = true;
   let payload: Payload;
   if (content.start >= content.end) {
-    payload = { kind: 'named', name, args: { kind: 'none' }, span: { start: header.start, end }, reachesEnd: atTextEnd };
+    payload = {
+      kind: 'named',
+      name,
+      args: { kind: 'none' },
+      span: { start: header.start, end },
+      reachesEnd: atTextEnd,
+    };
   } else if (text.charAt(content.start) === '{') {
     const region = scanRegion(text, content.start, bodyEnd);
     closed = region.closed;
@@ -95,10 +105,26 @@ function callEnvelope(text: string, body: Body, closing: { bodyEnd: number; term
     const unread = terminator !== undefined && region.closed ? unreadText(text, region.end, bodyEnd) : -1;
     payload =
       unread >= 0
-        ? { kind: 'malformed', span: { start: unread, end }, message: `The arguments of the Harmony call to "${name}" are followed by more text: at position ${unread} expected ${H.call} right after the JSON object` }
-        : { kind: 'named', name, args: { kind: 'json', span: { start: region.start, end: region.end }, closed: region.closed }, span: { start: header.start, end }, reachesEnd: atTextEnd && !region.closed };
+        ? {
+            kind: 'malformed',
+            span: { start: unread, end },
+            message:
+              `The arguments of the Harmony call to "${name}" are followed by more ` +
+              `text: at position ${unread} expected ${H.call} right after the JSON object`,
+          }
+        : {
+            kind: 'named',
+            name,
+            args: { kind: 'json', span: { start: region.start, end: region.end }, closed: region.closed },
+            span: { start: header.start, end },
+            reachesEnd: atTextEnd && !region.closed,
+          };
   } else {
-    payload = { kind: 'malformed', span: { start: header.start, end }, message: `The arguments of the Harmony call to "${name}" are not a JSON object.` };
+    payload = {
+      kind: 'malformed',
+      span: { start: header.start, end },
+      message: `The arguments of the Harmony call to "${name}" are not a JSON object.`,
+    };
   }
   if (terminator === undefined) {
     const broken = closed ? brokenCloserEnd(text, skipSpace(text, end, bodyEnd), H.call) : -1;
@@ -128,7 +154,9 @@ function silentEnvelope(span: Span, unclosed: boolean): Envelope {
 
 interface Message {
   header: Header;
-  /** Where the body starts (after `<|message|>`) and ends (at its terminator, the next header or the end of the text). */
+  /**
+   * Where the body starts (after `<|message|>`) and ends (at its terminator, the next header or the end of the text).
+   */
   body: Span;
   terminator: Token | undefined;
 }
@@ -141,7 +169,8 @@ function readMessages(text: string): Message[] {
   let channel: Token | undefined;
   let body: Body | undefined;
   const close = (bodyEnd: number, terminator: Token | undefined): void => {
-    if (body !== undefined) messages.push({ header: body.header, body: { start: body.start, end: bodyEnd }, terminator });
+    if (body !== undefined)
+      messages.push({ header: body.header, body: { start: body.start, end: bodyEnd }, terminator });
     body = undefined;
   };
   const newHeader = (at: number): void => {
@@ -185,7 +214,8 @@ export function findHarmonyCalls(text: string): Envelope[] {
     const end = terminator?.end ?? body.end;
     const unclosed = terminator === undefined && body.end === text.length;
     if (isOthers(header)) envelopes.push(silentEnvelope({ start: header.start, end }, unclosed));
-    else if (isCall(header)) envelopes.push(callEnvelope(text, { header, start: body.start }, { bodyEnd: body.end, terminator }));
+    else if (isCall(header))
+      envelopes.push(callEnvelope(text, { header, start: body.start }, { bodyEnd: body.end, terminator }));
     else if (header.channel === 'analysis') envelopes.push(silentEnvelope({ start: header.start, end }, unclosed));
   }
   return envelopes;

@@ -6,7 +6,11 @@ import { skipSpace } from './envelope.ts';
  * follow each other with only whitespace, `,` or `;` between them (Llama
  * writes `{…}; {…}`). `closed: false` when the last one ran to `limit` open.
  */
-export function scanJsonSequence(text: string, start: number, limit: number = text.length): { end: number; closed: boolean } {
+export function scanJsonSequence(
+  text: string,
+  start: number,
+  limit: number = text.length,
+): { end: number; closed: boolean } {
   let pos = start;
   while (true) {
     const region = scanRegion(text, pos, limit);

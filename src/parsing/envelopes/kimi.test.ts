@@ -13,7 +13,9 @@ const TOOLS = ['get_weather', 'search'];
 
 describe('findKimiCalls', () => {
   it('reads a section of calls with raw names, one payload each', () => {
-    const text = `I'll check. ${SECTION_BEGIN}${call('functions.get_weather:0', '{"city": "Beijing"}')}${call('functions.search:1', '{"q": "x"}')}${SECTION_END}`;
+    const text =
+      `I'll check. ${SECTION_BEGIN}${call('functions.get_weather:0', '{"city": "Beijing"}')}` +
+      `${call('functions.search:1', '{"q": "x"}')}${SECTION_END}`;
     const [env, ...rest] = findKimiCalls(text);
     assert.equal(rest.length, 0);
     assert.deepEqual(env?.span, { start: text.indexOf(SECTION_BEGIN), end: text.length });
@@ -27,7 +29,9 @@ describe('findKimiCalls', () => {
   });
 
   it('accepts the singular section spelling and spaces around the name', () => {
-    const text = `<|tool_call_section_begin|>${BEGIN} functions.get_weather:0 ${ARG} {"city": "X"} ${END}<|tool_call_section_end|>`;
+    const text =
+      `<|tool_call_section_begin|>${BEGIN} functions.get_weather:0 ` +
+      `${ARG} {"city": "X"} ${END}<|tool_call_section_end|>`;
     const [env] = findKimiCalls(text);
     assert.equal(env?.span.end, text.length);
     const payload = env?.payloads[0];
@@ -52,7 +56,9 @@ describe('findKimiCalls', () => {
   });
 
   it('records a misspelled call end and a leaked end-of-turn token', () => {
-    const text = `${SECTION_BEGIN}${BEGIN}functions.get_weather:0${ARG}{"city": "Beijing"}<|tool_call_end|${SECTION_END}<|im_end|>`;
+    const text =
+      `${SECTION_BEGIN}${BEGIN}functions.get_weather:0${ARG}{"city": ` +
+      `"Beijing"}<|tool_call_end|${SECTION_END}<|im_end|>`;
     const [env] = findKimiCalls(text);
     assert.deepEqual(env?.repairs?.sort(), ['broken_closer', 'leaked_sentinel']);
     assert.equal(env?.span.end, text.length);
@@ -83,7 +89,10 @@ describe('findKimiCalls', () => {
   });
 
   it('never takes DeepSeek tokens', () => {
-    assert.deepEqual(findKimiCalls('<｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "X"}<｜tool▁call▁end｜>'), []);
+    assert.deepEqual(
+      findKimiCalls('<｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "X"}<｜tool▁call▁end｜>'),
+      [],
+    );
   });
 
   it('reads a flood of tokens up to the envelope cap (its cost is measured by npm run bench)', () => {
@@ -96,7 +105,9 @@ describe('findKimiCalls', () => {
 // expectations rely on the central name cleaning to call `get_weather`.
 describe('extractToolCalls with Kimi K2 tokens', () => {
   it('returns the calls with clean names and the text before the section as content', () => {
-    const text = `I'll check. ${SECTION_BEGIN}${call('functions.get_weather:0', '{"city": "Beijing"}')}${call('functions.search:1', '{"q": "x"}')}${SECTION_END}`;
+    const text =
+      `I'll check. ${SECTION_BEGIN}${call('functions.get_weather:0', '{"city": "Beijing"}')}` +
+      `${call('functions.search:1', '{"q": "x"}')}${SECTION_END}`;
     const result = extractToolCalls(text, { tools: TOOLS });
     assert.deepEqual(
       result.calls.map((c) => [c.name, c.arguments]),
@@ -116,41 +127,63 @@ describe('extractToolCalls with Kimi K2 tokens', () => {
     assert.ok(payload?.kind === 'named' && payload.args.kind === 'json');
     assert.equal(text.slice(payload.args.span.start, payload.args.span.end), JSON.stringify(inner));
     const result = extractToolCalls(text, { tools: ['TodoWrite'] });
-    assert.deepEqual(result.calls.map((c) => [c.name, c.arguments]), [['TodoWrite', JSON.parse(inner)]]);
+    assert.deepEqual(
+      result.calls.map((c) => [c.name, c.arguments]),
+      [['TodoWrite', JSON.parse(inner)]],
+    );
     assert.ok(result.diagnostics.some((d) => d.code === 'decoded_string_arguments'));
-    const cut = extractToolCalls(`${SECTION_BEGIN}${BEGIN}functions.TodoWrite:1${ARG}"{\\"todos\\": [`, { tools: ['TodoWrite'], truncated: true });
+    const cut = extractToolCalls(`${SECTION_BEGIN}${BEGIN}functions.TodoWrite:1${ARG}"{\\"todos\\": [`, {
+      tools: ['TodoWrite'],
+      truncated: true,
+    });
     assert.deepEqual(cut.calls, []);
     assert.ok(cut.diagnostics.some((d) => d.code === 'truncated'));
   });
 
   it('repairs a missing section opener', () => {
     const result = extractToolCalls(`${call('get_weather:0', '{"city": "Beijing"}')}${SECTION_END}`, { tools: TOOLS });
-    assert.deepEqual(result.calls.map((c) => c.name), ['get_weather']);
+    assert.deepEqual(
+      result.calls.map((c) => c.name),
+      ['get_weather'],
+    );
     assert.equal(result.content, '');
     assert.ok(result.diagnostics.some((d) => d.code === 'repaired' && d.repairs?.includes('missing_opener')));
   });
 
   it('repairs a missing closer at the end of a finished reply', () => {
-    const result = extractToolCalls(`${SECTION_BEGIN}${BEGIN}functions.get_weather:0${ARG}{"city": "Beijing"}`, { tools: TOOLS });
-    assert.deepEqual(result.calls.map((c) => [c.name, c.arguments]), [['get_weather', { city: 'Beijing' }]]);
+    const result = extractToolCalls(`${SECTION_BEGIN}${BEGIN}functions.get_weather:0${ARG}{"city": "Beijing"}`, {
+      tools: TOOLS,
+    });
+    assert.deepEqual(
+      result.calls.map((c) => [c.name, c.arguments]),
+      [['get_weather', { city: 'Beijing' }]],
+    );
     assert.ok(result.diagnostics.some((d) => d.code === 'repaired' && d.repairs?.includes('missing_closer')));
   });
 
   it('reports a reply cut mid-arguments as truncated, with no call', () => {
-    const result = extractToolCalls(`${SECTION_BEGIN}${BEGIN}functions.get_weather:0${ARG}{"city": "Bei`, { tools: TOOLS, truncated: true });
+    const result = extractToolCalls(`${SECTION_BEGIN}${BEGIN}functions.get_weather:0${ARG}{"city": "Bei`, {
+      tools: TOOLS,
+      truncated: true,
+    });
     assert.deepEqual(result.calls, []);
     assert.ok(result.diagnostics.some((d) => d.code === 'truncated'));
   });
 
   it('tells the model about a call it could not read', () => {
-    const result = extractToolCalls(`${SECTION_BEGIN}${BEGIN}functions.get_weather:0${ARG}Paris${END}${SECTION_END}`, { tools: TOOLS });
+    const result = extractToolCalls(`${SECTION_BEGIN}${BEGIN}functions.get_weather:0${ARG}Paris${END}${SECTION_END}`, {
+      tools: TOOLS,
+    });
     assert.deepEqual(result.calls, []);
     const diagnostic = result.diagnostics.find((d) => d.code === 'malformed_call');
     assert.ok(diagnostic?.span !== undefined);
   });
 
   it('leaves prose about the tokens alone', () => {
-    for (const text of ['Kimi writes `<|tool_call_begin|>` before each call.', 'The section starts with <|tool_calls_section_begin|> and then lists calls.']) {
+    for (const text of [
+      'Kimi writes `<|tool_call_begin|>` before each call.',
+      'The section starts with <|tool_calls_section_begin|> and then lists calls.',
+    ]) {
       const result = extractToolCalls(text, { tools: TOOLS });
       assert.deepEqual(result.calls, [], text);
       assert.equal(result.content, text);

@@ -8,7 +8,8 @@ import type { FamilyToken, TokenBlock } from './token-families.ts';
 
 /**
  * Kimi K2's special tokens:
- * <|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{…}<|tool_call_end|>…<|tool_calls_section_end|>
+ * <|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{…}
+ * <|tool_call_end|>…<|tool_calls_section_end|> (one line in the output; two here)
  * A call is read from `<|tool_call_begin|>` on, so a section opener the
  * serving stack ate, or a missing closer, is a repair rather than a miss.
  * The name goes on raw (`functions.get_weather:0`): cleaning it is central.
@@ -37,7 +38,10 @@ interface OpenCall {
   argument?: Token;
 }
 
-/** The end of the JSON string opening at `start` (just past its closing quote), or -1 when it does not close before `limit`. */
+/**
+ * The end of the JSON string opening at `start` (just past its closing quote), or -1 when it does not close before
+ * `limit`.
+ */
 function jsonStringEnd(text: string, start: number, limit: number): number {
   for (let i = start + 1; i < limit; i += 1) {
     const c = text.charAt(i);
@@ -48,15 +52,24 @@ function jsonStringEnd(text: string, start: number, limit: number): number {
 }
 
 /** A call read up to `contentEnd` (the next token or the end of the text), closed by `closer` when it came. */
-function readCall(text: string, call: OpenCall, bounds: { contentEnd: number; closer: Token | undefined }): { payload: Payload; end: number; repair?: RepairKind } | undefined {
+function readCall(
+  text: string,
+  call: OpenCall,
+  bounds: { contentEnd: number; closer: Token | undefined },
+): { payload: Payload; end: number; repair?: RepairKind } | undefined {
   const { contentEnd, closer } = bounds;
   const atTextEnd = closer === undefined && contentEnd === text.length;
   const start = call.begin.start;
-  const finish = (payload: Payload, end: number, args: { closed: boolean } | undefined): { payload: Payload; end: number; repair?: RepairKind } => {
+  const finish = (
+    payload: Payload,
+    end: number,
+    args: { closed: boolean } | undefined,
+  ): { payload: Payload; end: number; repair?: RepairKind } => {
     if (closer !== undefined) return { payload, end };
     // No closer: a misspelled one right after the arguments, or none at all.
     const broken = args?.closed === true ? brokenCloserEnd(text, skipSpace(text, end, contentEnd), K.callEnd) : -1;
-    if (broken >= 0 && broken <= contentEnd) return { payload: { ...payload, span: { start, end: broken } }, end: broken, repair: 'broken_closer' };
+    if (broken >= 0 && broken <= contentEnd)
+      return { payload: { ...payload, span: { start, end: broken } }, end: broken, repair: 'broken_closer' };
     return { payload, end, repair: 'missing_closer' };
   };
   if (call.argument === undefined) {
@@ -66,14 +79,25 @@ function readCall(text: string, call: OpenCall, bounds: { contentEnd: number; cl
     if (/\s/.test(head) && !jsonAfterName) return undefined;
     const end = closer?.end ?? contentEnd;
     const span = { start, end };
-    if (jsonAfterName) return finish({ kind: 'malformed', span, message: `A Kimi tool call has no ${K.argumentBegin} between its name and its arguments.` }, end, undefined);
+    if (jsonAfterName)
+      return finish(
+        {
+          kind: 'malformed',
+          span,
+          message: `A Kimi tool call has no ${K.argumentBegin} between its name and its arguments.`,
+        },
+        end,
+        undefined,
+      );
     return finish({ kind: 'named', name: head, args: { kind: 'none' }, span, reachesEnd: atTextEnd }, end, undefined);
   }
   const name = text.slice(call.begin.end, call.argument.start).trim();
   const argsStart = skipSpace(text, call.argument.end, contentEnd);
   if (argsStart >= contentEnd) {
     const end = closer?.end ?? contentEnd;
-    return finish({ kind: 'named', name, args: { kind: 'none' }, span: { start, end }, reachesEnd: atTextEnd }, end, { closed: true });
+    return finish({ kind: 'named', name, args: { kind: 'none' }, span: { start, end }, reachesEnd: atTextEnd }, end, {
+      closed: true,
+    });
   }
   if (text.charAt(argsStart) === '"') {
     // Arguments encoded twice (`"{\"city\": …}"`): the JSON string goes on, the resolver decodes it.
@@ -81,18 +105,43 @@ function readCall(text: string, call: OpenCall, bounds: { contentEnd: number; cl
     const closed = stringEnd >= 0;
     const argsEnd = closed ? stringEnd : trimSpan(text, { start: argsStart, end: contentEnd }).end;
     const end = closer?.end ?? argsEnd;
-    const payload: Payload = { kind: 'named', name, args: { kind: 'json', span: { start: argsStart, end: argsEnd }, closed }, span: { start, end }, reachesEnd: atTextEnd && !closed };
+    const payload: Payload = {
+      kind: 'named',
+      name,
+      args: { kind: 'json', span: { start: argsStart, end: argsEnd }, closed },
+      span: { start, end },
+      reachesEnd: atTextEnd && !closed,
+    };
     return finish(payload, end, { closed });
   }
   if (text.charAt(argsStart) !== '{') {
     const end = closer?.end ?? contentEnd;
-    return finish({ kind: 'malformed', span: { start, end }, message: `The arguments of the Kimi tool call "${name}" are not a JSON object.` }, end, undefined);
+    return finish(
+      {
+        kind: 'malformed',
+        span: { start, end },
+        message: `The arguments of the Kimi tool call "${name}" are not a JSON object.`,
+      },
+      end,
+      undefined,
+    );
   }
   const region = scanRegion(text, argsStart, contentEnd);
   const end = closer?.end ?? region.end;
   // `{…}{…}` or `{…} words` before the closer: never a call with the rest dropped.
   const unread = closer !== undefined && region.closed ? unreadText(text, region.end, contentEnd) : -1;
-  if (unread >= 0) return finish({ kind: 'malformed', span: { start: unread, end }, message: `The arguments of the Kimi tool call "${name}" are followed by more text: at position ${unread} expected ${K.callEnd} right after the JSON object` }, end, undefined);
+  if (unread >= 0)
+    return finish(
+      {
+        kind: 'malformed',
+        span: { start: unread, end },
+        message:
+          `The arguments of the Kimi tool call "${name}" are followed by more text: ` +
+          `at position ${unread} expected ${K.callEnd} right after the JSON object`,
+      },
+      end,
+      undefined,
+    );
   const payload: Payload = {
     kind: 'named',
     name,
@@ -108,7 +157,10 @@ export function findKimiCalls(text: string): Envelope[] {
   if (!text.includes('<|tool_call')) return envelopes;
   let block: TokenBlock | undefined;
   let call: OpenCall | undefined;
-  /** Ends the block at `end` (its last call's end when undefined); `closed` when its section end came (or was never due). */
+  /**
+   * Ends the block at `end` (its last call's end when undefined); `closed` when its section end came (or was never
+   * due).
+   */
   const flush = (end: number | undefined, closed: boolean): void => {
     if (block === undefined) return;
     let spanEnd = end ?? block.end;
@@ -119,7 +171,11 @@ export function findKimiCalls(text: string): Envelope[] {
       if (cut || (closed && end !== undefined)) {
         const span = { start: block.start, end: cut ? text.length : spanEnd };
         spanEnd = span.end;
-        block.payloads.push(cut ? { kind: 'named', name: '', args: { kind: 'none' }, span, reachesEnd: true } : { kind: 'malformed', span, message: `A Kimi tool-call section (${K.sectionBegin}) holds no call.` });
+        block.payloads.push(
+          cut
+            ? { kind: 'named', name: '', args: { kind: 'none' }, span, reachesEnd: true }
+            : { kind: 'malformed', span, message: `A Kimi tool-call section (${K.sectionBegin}) holds no call.` },
+        );
       }
     }
     if (block.payloads.length > 0) {
@@ -133,7 +189,14 @@ export function findKimiCalls(text: string): Envelope[] {
         }
       } else if (block.opened) block.repairs.add('missing_closer');
       const unclosed = spanEnd >= text.length && (block.lastOpen || !closed);
-      envelopes.push({ family: 'kimi', span: { start: block.start, end: spanEnd }, strong: true, payloads: block.payloads, unclosed, ...(block.repairs.size > 0 ? { repairs: [...block.repairs] } : {}) });
+      envelopes.push({
+        family: 'kimi',
+        span: { start: block.start, end: spanEnd },
+        strong: true,
+        payloads: block.payloads,
+        unclosed,
+        ...(block.repairs.size > 0 ? { repairs: [...block.repairs] } : {}),
+      });
     }
     block = undefined;
   };

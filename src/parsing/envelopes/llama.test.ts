@@ -31,16 +31,24 @@ describe('findLlamaCalls with Llama 4 python_start', () => {
     assert.deepEqual(env?.span, { start: 0, end: text.length });
     assert.equal(env?.payloads[0]?.kind, 'pythonic');
     const result = extractToolCalls(text, { tools: TOOLS });
-    assert.deepEqual(result.calls.map((c) => [c.name, c.arguments]), [
-      ['get_weather', { city: 'San Francisco', metric: 'celsius' }],
-      ['get_weather', {}],
-    ]);
+    assert.deepEqual(
+      result.calls.map((c) => [c.name, c.arguments]),
+      [
+        ['get_weather', { city: 'San Francisco', metric: 'celsius' }],
+        ['get_weather', {}],
+      ],
+    );
     assert.equal(result.content, '');
   });
 
   it('reads JSON calls between the tokens', () => {
-    const result = extractToolCalls('<|python_start|>{"name": "search", "parameters": {"q": "x"}}<|python_end|>', { tools: TOOLS });
-    assert.deepEqual(result.calls.map((c) => [c.name, c.arguments]), [['search', { q: 'x' }]]);
+    const result = extractToolCalls('<|python_start|>{"name": "search", "parameters": {"q": "x"}}<|python_end|>', {
+      tools: TOOLS,
+    });
+    assert.deepEqual(
+      result.calls.map((c) => [c.name, c.arguments]),
+      [['search', { q: 'x' }]],
+    );
     assert.equal(result.content, '');
   });
 
@@ -50,17 +58,30 @@ describe('findLlamaCalls with Llama 4 python_start', () => {
     assert.equal(text.slice(env?.span.end), '\nChecking now.');
     assert.equal(env?.unclosed, false);
     const result = extractToolCalls(text, { tools: TOOLS });
-    assert.deepEqual(result.calls.map((c) => [c.name, c.arguments]), [['get_weather', { city: 'a]b' }]]);
+    assert.deepEqual(
+      result.calls.map((c) => [c.name, c.arguments]),
+      [['get_weather', { city: 'a]b' }]],
+    );
     assert.equal(result.content, 'Checking now.');
   });
 });
 
 describe('extractToolCalls with Llama python_tag', () => {
   it('reads JSON and built-in calls and leaves the text after them', () => {
-    const json = extractToolCalls('<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}<|eom_id|>', { tools: ['get_weather', 'brave_search'] });
-    assert.deepEqual(json.calls.map((c) => [c.name, c.arguments]), [['get_weather', { city: 'Paris' }]]);
-    const builtIn = extractToolCalls('<|python_tag|>brave_search.call(query="weather")<|eom_id|>', { tools: ['brave_search'] });
-    assert.deepEqual(builtIn.calls.map((c) => [c.name, c.arguments]), [['brave_search', { query: 'weather' }]]);
+    const json = extractToolCalls('<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}<|eom_id|>', {
+      tools: ['get_weather', 'brave_search'],
+    });
+    assert.deepEqual(
+      json.calls.map((c) => [c.name, c.arguments]),
+      [['get_weather', { city: 'Paris' }]],
+    );
+    const builtIn = extractToolCalls('<|python_tag|>brave_search.call(query="weather")<|eom_id|>', {
+      tools: ['brave_search'],
+    });
+    assert.deepEqual(
+      builtIn.calls.map((c) => [c.name, c.arguments]),
+      [['brave_search', { query: 'weather' }]],
+    );
     assert.equal(builtIn.content, '');
   });
 });

@@ -58,14 +58,26 @@ export function findLlamaCalls(text: string): Envelope[] {
       const sequence = scanJsonSequence(text, body.start, body.end);
       // Without an end token, the call ends with its JSON.
       const spanEnd = unclosed && sequence.closed ? sequence.end : end;
-      envelopes.push({ family: 'llama_python_tag', span: { start: tag, end: spanEnd }, strong: true, payloads: [{ kind: 'json', span: { start: body.start, end: sequence.end } }], unclosed: !sequence.closed });
+      envelopes.push({
+        family: 'llama_python_tag',
+        span: { start: tag, end: spanEnd },
+        strong: true,
+        payloads: [{ kind: 'json', span: { start: body.start, end: sequence.end } }],
+        unclosed: !sequence.closed,
+      });
       pos = Math.max(spanEnd, contentStart);
     } else if (looksPythonic(text, body.start, body.end)) {
       // Without an end token, the calls end with themselves (when they read).
       const callsEnd = unclosed ? pythonicCallsEnd(text, body.start, body.end) : -1;
       const payloadEnd = callsEnd >= 0 ? callsEnd : body.end;
       const spanEnd = callsEnd >= 0 ? callsEnd : end;
-      envelopes.push({ family: 'llama_python_tag', span: { start: tag, end: spanEnd }, strong: true, payloads: [{ kind: 'pythonic', span: { start: body.start, end: payloadEnd } }], unclosed: unclosed && callsEnd < 0 });
+      envelopes.push({
+        family: 'llama_python_tag',
+        span: { start: tag, end: spanEnd },
+        strong: true,
+        payloads: [{ kind: 'pythonic', span: { start: body.start, end: payloadEnd } }],
+        unclosed: unclosed && callsEnd < 0,
+      });
       pos = Math.max(spanEnd, contentStart);
     } else {
       pos = contentStart;

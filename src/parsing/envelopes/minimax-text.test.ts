@@ -8,17 +8,26 @@ const TOOLS = ['get_weather', 'search'];
 
 describe('findMinimaxTextCalls', () => {
   it('reads --key values: quoted strings, numbers, booleans and JSON', () => {
-    const text = '[TOOL_CALL]\n{tool => "get_weather", args => {\n  --city "Paris, \\"FR\\""\n  --days 3\n  --hourly false\n  --fields ["temp", "wind"]\n  --note \'hi\'\n}}\n[/TOOL_CALL]';
+    const text =
+      '[TOOL_CALL]\n{tool => "get_weather", args => {\n  --city "Paris, \\"FR\\""\n  --days ' +
+      '3\n  --hourly false\n  --fields ["temp", "wind"]\n  --note \'hi\'\n}}\n[/TOOL_CALL]';
     const [env] = findMinimaxTextCalls(text);
     assert.deepEqual(env?.span, { start: 0, end: text.length });
     const payload = env?.payloads[0];
     assert.ok(payload?.kind === 'named' && payload.args.kind === 'object');
     assert.equal(payload.name, 'get_weather');
-    assert.deepEqual(payload.args.value, { city: 'Paris, "FR"', days: 3, hourly: false, fields: ['temp', 'wind'], note: 'hi' });
+    assert.deepEqual(payload.args.value, {
+      city: 'Paris, "FR"',
+      days: 3,
+      hourly: false,
+      fields: ['temp', 'wind'],
+      note: 'hi',
+    });
   });
 
   it('reads args written as a JSON object', () => {
-    const payload = findMinimaxTextCalls('[TOOL_CALL]\n{tool => "search", args => {"q": "x"}}\n[/TOOL_CALL]')[0]?.payloads[0];
+    const payload = findMinimaxTextCalls('[TOOL_CALL]\n{tool => "search", args => {"q": "x"}}\n[/TOOL_CALL]')[0]
+      ?.payloads[0];
     assert.ok(payload?.kind === 'named' && payload.args.kind === 'json');
   });
 
@@ -64,7 +73,9 @@ describe('findMinimaxTextCalls', () => {
   });
 
   it('says where a call could not be read', () => {
-    const payload = findMinimaxTextCalls('[TOOL_CALL]\n{tool => "get_weather", args => {\n  city: Paris\n}}\n[/TOOL_CALL]')[0]?.payloads[0];
+    const payload = findMinimaxTextCalls(
+      '[TOOL_CALL]\n{tool => "get_weather", args => {\n  city: Paris\n}}\n[/TOOL_CALL]',
+    )[0]?.payloads[0];
     assert.ok(payload?.kind === 'malformed');
     assert.match(payload.message, /position \d+: expected "--key value"/);
     const nothing = findMinimaxTextCalls('[TOOL_CALL]\nhello\n[/TOOL_CALL]')[0]?.payloads[0];
@@ -80,25 +91,36 @@ describe('findMinimaxTextCalls', () => {
 describe('extractToolCalls with MiniMax text calls', () => {
   it('returns the call and the text around it', () => {
     const result = extractToolCalls(`Checking.\n${CALL}\nOne moment.`, { tools: TOOLS });
-    assert.deepEqual(result.calls.map((c) => [c.name, c.arguments]), [['get_weather', { city: 'Paris', days: 3 }]]);
+    assert.deepEqual(
+      result.calls.map((c) => [c.name, c.arguments]),
+      [['get_weather', { city: 'Paris', days: 3 }]],
+    );
     assert.equal(result.content, 'Checking.\n\nOne moment.');
   });
 
   it('repairs a missing opener and a missing closer', () => {
     const result = extractToolCalls('{tool => "get_weather", args => {\n  --city "Paris"\n}}', { tools: TOOLS });
-    assert.deepEqual(result.calls.map((c) => c.name), ['get_weather']);
+    assert.deepEqual(
+      result.calls.map((c) => c.name),
+      ['get_weather'],
+    );
     const repairs = result.diagnostics.find((d) => d.code === 'repaired')?.repairs ?? [];
     assert.ok(repairs.includes('missing_opener') && repairs.includes('missing_closer'));
   });
 
   it('reports a reply cut mid-arguments as truncated', () => {
-    const result = extractToolCalls('[TOOL_CALL]\n{tool => "get_weather", args => {\n  --city "Pa', { tools: TOOLS, truncated: true });
+    const result = extractToolCalls('[TOOL_CALL]\n{tool => "get_weather", args => {\n  --city "Pa', {
+      tools: TOOLS,
+      truncated: true,
+    });
     assert.deepEqual(result.calls, []);
     assert.ok(result.diagnostics.some((d) => d.code === 'truncated'));
   });
 
   it('tells the model about a call it could not read', () => {
-    const result = extractToolCalls('[TOOL_CALL]\n{tool => "get_weather", args => {\n  city: Paris\n}}\n[/TOOL_CALL]', { tools: TOOLS });
+    const result = extractToolCalls('[TOOL_CALL]\n{tool => "get_weather", args => {\n  city: Paris\n}}\n[/TOOL_CALL]', {
+      tools: TOOLS,
+    });
     assert.deepEqual(result.calls, []);
     assert.ok(result.diagnostics.some((d) => d.code === 'malformed_call' && d.span !== undefined));
   });

@@ -111,9 +111,11 @@ function readDashedArgs(text: string, from: number): { args: JsonObject; end: nu
 /** The call after its `{tool =>` head. */
 function readCall(text: string, headEnd: number): Read {
   const quote = text.charAt(headEnd);
-  if (quote !== '"' && quote !== "'") throw new Failure('expected the tool name in quotes after "tool =>"', headEnd, headEnd >= text.length);
+  if (quote !== '"' && quote !== "'")
+    throw new Failure('expected the tool name in quotes after "tool =>"', headEnd, headEnd >= text.length);
   const close = text.slice(headEnd + 1, headEnd + 1 + DEFAULT_MAX_TAG_HEAD).indexOf(quote);
-  if (close < 0) throw new Failure('the tool name is not closed', headEnd, headEnd + 1 + DEFAULT_MAX_TAG_HEAD >= text.length);
+  if (close < 0)
+    throw new Failure('the tool name is not closed', headEnd, headEnd + 1 + DEFAULT_MAX_TAG_HEAD >= text.length);
   const name = text.slice(headEnd + 1, headEnd + 1 + close).trim();
   let pos = headEnd + close + 2;
   ARGS_RE.lastIndex = pos;
@@ -130,7 +132,12 @@ function readCall(text: string, headEnd: number): Read {
   let read: Read;
   const region = text.charAt(first) === '-' ? undefined : scanRegion(text, pos);
   if (region !== undefined && (text.charAt(first) === '"' || readsAsObject(text, region))) {
-    read = { name, args: { kind: 'json', span: { start: region.start, end: region.end }, closed: region.closed }, end: region.end, atEnd: !region.closed };
+    read = {
+      name,
+      args: { kind: 'json', span: { start: region.start, end: region.end }, closed: region.closed },
+      end: region.end,
+      atEnd: !region.closed,
+    };
   } else {
     const dashed = readDashedArgs(text, pos + 1);
     read = { name, args: { kind: 'object', value: dashed.args }, end: dashed.end, atEnd: dashed.atEnd };
@@ -164,7 +171,11 @@ function closerOf(finders: Finders, from: number): number {
   return close >= 0 && (nextOpen < 0 || close < nextOpen) ? close : -1;
 }
 
-function envelopeAt(text: string, at: { start: number; head: number; headEnd: number; opened: boolean }, finders: Finders): Envelope {
+function envelopeAt(
+  text: string,
+  at: { start: number; head: number; headEnd: number; opened: boolean },
+  finders: Finders,
+): Envelope {
   const repairs = new Set<RepairKind>();
   if (!at.opened) repairs.add('missing_opener');
   let payload: Payload;
@@ -193,9 +204,23 @@ function envelopeAt(text: string, at: { start: number; head: number; headEnd: nu
     end = close >= 0 ? close + M.close.length : error.atEnd ? text.length : Math.max(error.position, at.headEnd);
     unclosed = error.atEnd && close < 0;
     const span = { start: at.start, end };
-    payload = error.atEnd && close < 0 ? { kind: 'named', name: '', args: { kind: 'none' }, span, reachesEnd: true } : { kind: 'malformed', span, message: `Could not read the MiniMax call at position ${error.position}: ${error.message}.` };
+    payload =
+      error.atEnd && close < 0
+        ? { kind: 'named', name: '', args: { kind: 'none' }, span, reachesEnd: true }
+        : {
+            kind: 'malformed',
+            span,
+            message: `Could not read the MiniMax call at position ${error.position}: ${error.message}.`,
+          };
   }
-  return { family: 'minimax_text', span: { start: at.start, end }, strong: true, payloads: [payload], unclosed, ...(repairs.size > 0 ? { repairs: [...repairs] } : {}) };
+  return {
+    family: 'minimax_text',
+    span: { start: at.start, end },
+    strong: true,
+    payloads: [payload],
+    unclosed,
+    ...(repairs.size > 0 ? { repairs: [...repairs] } : {}),
+  };
 }
 
 export function findMinimaxTextCalls(text: string): Envelope[] {
@@ -228,7 +253,21 @@ export function findMinimaxTextCalls(text: string): Envelope[] {
         const end = close >= 0 ? close + M.close.length : open + M.open.length;
         const span = { start: open, end };
         const atEnd = after >= text.length;
-        env = { family: 'minimax_text', span, strong: true, payloads: [atEnd ? { kind: 'named', name: '', args: { kind: 'none' }, span, reachesEnd: true } : { kind: 'malformed', span, message: `Nothing after ${M.open} reads as {tool => "<name>", args => {…}}.` }], unclosed: atEnd };
+        env = {
+          family: 'minimax_text',
+          span,
+          strong: true,
+          payloads: [
+            atEnd
+              ? { kind: 'named', name: '', args: { kind: 'none' }, span, reachesEnd: true }
+              : {
+                  kind: 'malformed',
+                  span,
+                  message: `Nothing after ${M.open} reads as {tool => "<name>", args => {…}}.`,
+                },
+          ],
+          unclosed: atEnd,
+        };
       }
     } else {
       next += 1;

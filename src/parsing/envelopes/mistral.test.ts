@@ -12,7 +12,11 @@ describe('findMistralCalls', () => {
   });
 
   it('reads name[ARGS]{…}, name[CALL_ID]id[ARGS]{…} and name{…}', () => {
-    for (const text of ['[TOOL_CALLS]get_weather[ARGS]{"c": 1}', '[TOOL_CALLS]get_weather[CALL_ID]x9Yz12345[ARGS]{"c": 1}', '[TOOL_CALLS]get_weather{"c": 1}']) {
+    for (const text of [
+      '[TOOL_CALLS]get_weather[ARGS]{"c": 1}',
+      '[TOOL_CALLS]get_weather[CALL_ID]x9Yz12345[ARGS]{"c": 1}',
+      '[TOOL_CALLS]get_weather{"c": 1}',
+    ]) {
       const payload = findMistralCalls(text)[0]?.payloads[0];
       assert.ok(payload?.kind === 'named', text);
       assert.equal(payload.name, 'get_weather');
@@ -57,7 +61,10 @@ describe('findMistralCalls repairs', () => {
 
   it('reads a second call glued to the first without its own marker', () => {
     const envelopes = findMistralCalls('[TOOL_CALLS]a[ARGS]{}b[ARGS]{}');
-    assert.deepEqual(envelopes.map((env) => env.repairs), [undefined, ['missing_opener']]);
+    assert.deepEqual(
+      envelopes.map((env) => env.repairs),
+      [undefined, ['missing_opener']],
+    );
   });
 
   it('leaves [ARGS] mid-sentence and markers mentioned in prose alone', () => {
@@ -70,7 +77,10 @@ describe('findMistralCalls repairs', () => {
 
 describe('extractToolCalls with Mistral tokens', () => {
   it('reads several calls, each with its own marker', () => {
-    const result = extractToolCalls('[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}[TOOL_CALLS]search[ARGS]{"q": "y"}</s>', { tools: TOOLS });
+    const result = extractToolCalls(
+      '[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}[TOOL_CALLS]search[ARGS]{"q": "y"}</s>',
+      { tools: TOOLS },
+    );
     assert.deepEqual(
       result.calls.map((c) => [c.name, c.arguments]),
       [
@@ -84,7 +94,10 @@ describe('extractToolCalls with Mistral tokens', () => {
 
   it('repairs a call whose [TOOL_CALLS] was eaten', () => {
     const result = extractToolCalls('get_weather[ARGS]{"city": "Paris"}', { tools: TOOLS });
-    assert.deepEqual(result.calls.map((c) => c.name), ['get_weather']);
+    assert.deepEqual(
+      result.calls.map((c) => c.name),
+      ['get_weather'],
+    );
     assert.equal(result.content, '');
     assert.ok(result.diagnostics.some((d) => d.code === 'repaired' && d.repairs?.includes('missing_opener')));
   });

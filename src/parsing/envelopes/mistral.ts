@@ -22,14 +22,22 @@ const LOOK_BACK = 200;
 
 function skipEndToken(text: string, end: number): { end: number; leaked: boolean } {
   const after = skipSpace(text, end);
-  return text.startsWith(M.endOfSequence, after) ? { end: after + M.endOfSequence.length, leaked: true } : { end, leaked: false };
+  return text.startsWith(M.endOfSequence, after)
+    ? { end: after + M.endOfSequence.length, leaked: true }
+    : { end, leaked: false };
 }
 
 /** After a name, what makes it a call: its id, its arguments, or nothing more (a line or the text ends). */
 function endsCallName(text: string, at: number): boolean {
   if (text.startsWith(M.callId, at) || text.startsWith(M.args, at)) return true;
   const next = skipSpace(text, at);
-  if (next >= text.length || text.charAt(next) === '{' || text.startsWith(M.endOfSequence, next) || text.startsWith(M.toolCalls, next)) return true;
+  if (
+    next >= text.length ||
+    text.charAt(next) === '{' ||
+    text.startsWith(M.endOfSequence, next) ||
+    text.startsWith(M.toolCalls, next)
+  )
+    return true;
   return /^[ \t]*\r?\n/.test(text.slice(at, at + 8));
 }
 
@@ -41,8 +49,14 @@ function nextLineEnd(text: string, pos: number): number {
   return end;
 }
 
-/** `name[CALL_ID]id[ARGS]{…}` (or `name{…}`, or a bare name) starting at `nameStart`; the envelope starts at `start`. */
-function namedEnvelope(text: string, at: { start: number; nameStart: number; name: string }, repairs: Set<RepairKind>): Envelope {
+/**
+ * `name[CALL_ID]id[ARGS]{…}` (or `name{…}`, or a bare name) starting at `nameStart`; the envelope starts at `start`.
+ */
+function namedEnvelope(
+  text: string,
+  at: { start: number; nameStart: number; name: string },
+  repairs: Set<RepairKind>,
+): Envelope {
   const { start, name } = at;
   let cursor = at.nameStart + name.length;
   if (text.startsWith(M.callId, cursor)) {
@@ -62,18 +76,37 @@ function namedEnvelope(text: string, at: { start: number; nameStart: number; nam
     if (after.leaked) repairs.add('leaked_sentinel');
     end = after.end;
     unclosed = !region.closed;
-    payload = { kind: 'named', name, args: { kind: 'json', span: { start: region.start, end: region.end }, closed: region.closed }, span: { start, end }, reachesEnd: unclosed };
+    payload = {
+      kind: 'named',
+      name,
+      args: { kind: 'json', span: { start: region.start, end: region.end }, closed: region.closed },
+      span: { start, end },
+      reachesEnd: unclosed,
+    };
   } else if (hasArgs && cursor < lineEnd) {
     // `[ARGS]city="Paris"`: arguments in another grammar, read (or reported) to the end of the line, never dropped.
     end = lineEnd;
     unclosed = false;
-    payload = { kind: 'named', name, args: { kind: 'json', span: { start: cursor, end: lineEnd }, closed: true }, span: { start, end }, reachesEnd: false };
+    payload = {
+      kind: 'named',
+      name,
+      args: { kind: 'json', span: { start: cursor, end: lineEnd }, closed: true },
+      span: { start, end },
+      reachesEnd: false,
+    };
   } else {
     end = cursor;
     unclosed = cursor >= text.length;
     payload = { kind: 'named', name, args: { kind: 'none' }, span: { start, end }, reachesEnd: unclosed };
   }
-  return { family: 'mistral', span: { start, end }, strong: true, payloads: [payload], unclosed, ...(repairs.size > 0 ? { repairs: [...repairs] } : {}) };
+  return {
+    family: 'mistral',
+    span: { start, end },
+    strong: true,
+    payloads: [payload],
+    unclosed,
+    ...(repairs.size > 0 ? { repairs: [...repairs] } : {}),
+  };
 }
 
 /** The envelope of a `[TOOL_CALLS]` marker at `marker`, or undefined when the marker is only mentioned in prose. */
@@ -86,13 +119,26 @@ function markerEnvelope(text: string, marker: number): Envelope | undefined {
     const after = sequence.closed ? skipEndToken(text, sequence.end) : { end: sequence.end, leaked: false };
     if (after.leaked) repairs.add('leaked_sentinel');
     const payloads: Payload[] = [{ kind: 'json', span: { start, end: sequence.end } }];
-    return { family: 'mistral', span: { start: marker, end: after.end }, strong: true, payloads, unclosed: !sequence.closed, ...(repairs.size > 0 ? { repairs: [...repairs] } : {}) };
+    return {
+      family: 'mistral',
+      span: { start: marker, end: after.end },
+      strong: true,
+      payloads,
+      unclosed: !sequence.closed,
+      ...(repairs.size > 0 ? { repairs: [...repairs] } : {}),
+    };
   }
   NAME_RE.lastIndex = start;
   const name = NAME_RE.exec(text)?.[0];
   if (name === undefined) {
     const span = { start: marker, end: start };
-    return { family: 'mistral', span, strong: true, payloads: [{ kind: 'malformed', span, message: `Nothing after ${M.toolCalls} reads as a call.` }], unclosed: start >= text.length };
+    return {
+      family: 'mistral',
+      span,
+      strong: true,
+      payloads: [{ kind: 'malformed', span, message: `Nothing after ${M.toolCalls} reads as a call.` }],
+      unclosed: start >= text.length,
+    };
   }
   // `[TOOL_CALLS] before each call`: a sentence about the token.
   if (!endsCallName(text, start + name.length)) return undefined;
@@ -105,7 +151,8 @@ function openerlessStart(text: string, args: number, previousEnd: number): numbe
   const match = NAME_BEFORE_ARGS_RE.exec(text.slice(floor, args));
   if (match === null) return -1;
   const nameStart = floor + match.index;
-  if (nameStart === previousEnd || (previousEnd >= 0 && skipSpace(text, previousEnd, nameStart) === nameStart)) return nameStart;
+  if (nameStart === previousEnd || (previousEnd >= 0 && skipSpace(text, previousEnd, nameStart) === nameStart))
+    return nameStart;
   // Only at the start of the text or of a line: `see x[ARGS]` mid-sentence is not a call.
   let i = nameStart - 1;
   while (i >= 0 && (text.charAt(i) === ' ' || text.charAt(i) === '\t')) i -= 1;

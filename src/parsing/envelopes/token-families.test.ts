@@ -28,7 +28,12 @@ describe('TOKEN_FAMILIES', () => {
 
 describe('TOKEN_STREAM_MARKERS', () => {
   it('holds the stream at every call opener, Llama 4 <|python_start|> included', () => {
-    for (const token of [TOKEN_FAMILIES.llama.pythonTag, TOKEN_FAMILIES.llama.pythonStart, TOKEN_FAMILIES.deepseek.callsBegin, TOKEN_FAMILIES.kimi.callBegin]) {
+    for (const token of [
+      TOKEN_FAMILIES.llama.pythonTag,
+      TOKEN_FAMILIES.llama.pythonStart,
+      TOKEN_FAMILIES.deepseek.callsBegin,
+      TOKEN_FAMILIES.kimi.callBegin,
+    ]) {
       assert.ok(TOKEN_STREAM_MARKERS.includes(token), token);
     }
   });

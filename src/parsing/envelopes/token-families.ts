@@ -116,8 +116,15 @@ export function scanTokens<K extends string>(text: string, scan: TokenScan<K>): 
 }
 
 /** The scanner of a family whose tokens are exact spellings, each of one kind (`kinds`: spelling → kind). */
-export function tokenScanner<K extends string>(kinds: ReadonlyMap<string, K>, max: number): (text: string) => FamilyToken<K>[] {
-  const scan: TokenScan<K> = { re: new RegExp(alternation([...kinds.keys()]), 'g'), kindOf: (m) => kinds.get(m[0]), max };
+export function tokenScanner<K extends string>(
+  kinds: ReadonlyMap<string, K>,
+  max: number,
+): (text: string) => FamilyToken<K>[] {
+  const scan: TokenScan<K> = {
+    re: new RegExp(alternation([...kinds.keys()]), 'g'),
+    kindOf: (m) => kinds.get(m[0]),
+    max,
+  };
   return (text) => scanTokens(text, scan);
 }
 

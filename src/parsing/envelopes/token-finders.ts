@@ -8,7 +8,10 @@ import { findMinimaxTextCalls } from './minimax-text.ts';
 import { findMistralCalls } from './mistral.ts';
 import { TOKEN_FAMILIES } from './token-families.ts';
 
-/** Finders of the special-token families (Mistral, Llama python_tag, DeepSeek, Kimi, Harmony, Gemma fences, MiniMax text). */
+/**
+ * Finders of the special-token families (Mistral, Llama python_tag, DeepSeek, Kimi, Harmony, Gemma fences, MiniMax
+ * text).
+ */
 export const TOKEN_FINDERS: readonly ((text: string) => Envelope[])[] = [
   findMistralCalls,
   findLlamaCalls,

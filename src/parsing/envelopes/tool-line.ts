@@ -27,7 +27,15 @@ export function findToolLines(text: string): Envelope[] {
         family: 'tool_line',
         span: { start, end: region.end },
         strong: true,
-        payloads: [{ kind: 'named', name, args: { kind: 'json', span: { start: region.start, end: region.end }, closed: region.closed }, span: { start, end: region.end }, reachesEnd: !region.closed }],
+        payloads: [
+          {
+            kind: 'named',
+            name,
+            args: { kind: 'json', span: { start: region.start, end: region.end }, closed: region.closed },
+            span: { start, end: region.end },
+            reachesEnd: !region.closed,
+          },
+        ],
         unclosed: !region.closed,
       });
       resumeAt = region.end;
@@ -36,7 +44,9 @@ export function findToolLines(text: string): Envelope[] {
         family: 'tool_line',
         span: { start, end: after },
         strong: true,
-        payloads: [{ kind: 'named', name, args: { kind: 'none' }, span: { start, end: after }, reachesEnd: next === '' }],
+        payloads: [
+          { kind: 'named', name, args: { kind: 'none' }, span: { start, end: after }, reachesEnd: next === '' },
+        ],
         unclosed: false,
       });
     }

@@ -20,4 +20,3 @@ export function unreadText(text: string, from: number, to: number): number {
   }
   return -1;
 }
-

@@ -38,7 +38,8 @@ function isCloser(open: Tag, tag: Tag): boolean {
 
 function boundaryFrom(scope: Scope, open: Tag, from: number): number {
   for (let j = from, tag = scope.tags[j]; tag !== undefined; j += 1, tag = scope.tags[j]) {
-    if (isCloser(open, tag) || (!tag.closing && !tag.sentinel && tag.local === open.local && tag.ns === open.ns)) return j;
+    if (isCloser(open, tag) || (!tag.closing && !tag.sentinel && tag.local === open.local && tag.ns === open.ns))
+      return j;
   }
   return -1;
 }
@@ -63,10 +64,14 @@ function jsonAware(scope: Scope, open: Tag, first: number): number {
   return boundary;
 }
 
-function finish(scope: Scope, block: Block, parts: { family: ReturnType<typeof chooseFamily>; payloads: Payload[]; end?: number }): Read {
+function finish(
+  scope: Scope,
+  block: Block,
+  parts: { family: ReturnType<typeof chooseFamily>; payloads: Payload[]; end?: number },
+): Read {
   const closer = scope.tags[block.boundary];
   const { open } = block;
-  let end = parts.end ?? (block.closed && closer !== undefined ? closer.end : closer?.start ?? block.content.end);
+  let end = parts.end ?? (block.closed && closer !== undefined ? closer.end : (closer?.start ?? block.content.end));
   let next = block.closed ? block.boundary + 1 : block.boundary < 0 ? scope.tags.length : block.boundary;
   if (block.closed && closer !== undefined) {
     block.tags.push(closer);
@@ -76,7 +81,15 @@ function finish(scope: Scope, block: Block, parts: { family: ReturnType<typeof c
   const endedEarly = parts.end !== undefined && closer !== undefined && !block.closed;
   if (endedEarly && closer.start > end && scope.text.slice(end, closer.start).trim() === '') end = closer.start;
   const unclosed = block.boundary < 0;
-  return envelope(scope, { family: parts.family, span: { start: open.start, end }, payloads: parts.payloads, unclosed, repairs: block.repairs, tags: block.tags, next });
+  return envelope(scope, {
+    family: parts.family,
+    span: { start: open.start, end },
+    payloads: parts.payloads,
+    unclosed,
+    repairs: block.repairs,
+    tags: block.tags,
+    next,
+  });
 }
 
 function readJsonBlock(scope: Scope, block: Block, body: Span): Read {
@@ -88,7 +101,11 @@ function readJsonBlock(scope: Scope, block: Block, body: Span): Read {
     const sequence = scanJsonSequence(text, jsonStart, body.end);
     if (sequence.closed) {
       if (family.openEnded !== true) block.repairs.add('missing_closer');
-      return finish(scope, block, { family, payloads: [{ kind: 'json', span: { start: jsonStart, end: sequence.end } }], end: sequence.end });
+      return finish(scope, block, {
+        family,
+        payloads: [{ kind: 'json', span: { start: jsonStart, end: sequence.end } }],
+        end: sequence.end,
+      });
     }
   }
   if (block.closed && endsWithSentinel(text, body.end)) block.repairs.add('leaked_sentinel');
@@ -129,8 +146,18 @@ function readGlmBlock(scope: Scope, block: Block, body: Span): Read | undefined 
     const end = !block.closed && region.closed ? region.end : undefined;
     if (!block.closed && region.closed) block.repairs.add('missing_closer');
     const args = { kind: 'json' as const, span: { start: afterName, end: region.end }, closed: region.closed };
-    const payload: Payload = { kind: 'named', name, args, span: { start: block.open.start, end: end ?? body.end }, reachesEnd: !region.closed && cutAtEnd };
-    return finish(scope, block, end === undefined ? { family, payloads: [payload] } : { family, payloads: [payload], end });
+    const payload: Payload = {
+      kind: 'named',
+      name,
+      args,
+      span: { start: block.open.start, end: end ?? body.end },
+      reachesEnd: !region.closed && cutAtEnd,
+    };
+    return finish(
+      scope,
+      block,
+      end === undefined ? { family, payloads: [payload] } : { family, payloads: [payload], end },
+    );
   }
   const keyIndex = tagIndexAt(tags, afterName);
   const key = tags[keyIndex];
@@ -150,11 +177,26 @@ function readGlmBlock(scope: Scope, block: Block, body: Span): Read | undefined 
   if (!block.closed) block.repairs.add('missing_closer');
   const args = startsPairs ? { kind: 'object' as const, value: read.args } : { kind: 'none' as const };
   const blockEnd = block.closed ? (tags[block.boundary]?.end ?? body.end) : body.end;
-  const problem = reachesEnd ? undefined : unreadGlmMarkup(scope, read, { from: keyIndex + strays, end: block.content.end });
+  const problem = reachesEnd
+    ? undefined
+    : unreadGlmMarkup(scope, read, { from: keyIndex + strays, end: block.content.end });
   const payload: Payload =
     problem === undefined
-      ? { kind: 'named', name, args, span: { start: block.open.start, end: blockEnd }, reachesEnd, ...(reachesEnd && read.reachesEnd ? { cutValue: true } : {}) }
-      : { kind: 'malformed', span: { start: problem.position, end: blockEnd }, message: `The arguments of the call to "${name}" cannot be read: at position ${problem.position} expected ${problem.expected}` };
+      ? {
+          kind: 'named',
+          name,
+          args,
+          span: { start: block.open.start, end: blockEnd },
+          reachesEnd,
+          ...(reachesEnd && read.reachesEnd ? { cutValue: true } : {}),
+        }
+      : {
+          kind: 'malformed',
+          span: { start: problem.position, end: blockEnd },
+          message:
+            `The arguments of the call to "${name}" cannot be read: at ` +
+            `position ${problem.position} expected ${problem.expected}`,
+        };
   return finish(scope, block, { family, payloads: [payload] });
 }
 
@@ -163,7 +205,11 @@ function strayGlmClosers(scope: Scope, i: number, body: Span): number {
   const { text, tags } = scope;
   let pos = body.start;
   let n = 0;
-  for (let tag = tags[i + n]; tag !== undefined && tag.start === pos && tag.closing && (tag.local === GLM_KEY || tag.local === GLM_VALUE); tag = tags[i + n]) {
+  for (
+    let tag = tags[i + n];
+    tag !== undefined && tag.start === pos && tag.closing && (tag.local === GLM_KEY || tag.local === GLM_VALUE);
+    tag = tags[i + n]
+  ) {
     n += 1;
     pos = skipSpace(text, tag.end, body.end);
   }
@@ -171,13 +217,18 @@ function strayGlmClosers(scope: Scope, i: number, body: Span): number {
 }
 
 /** Argument markup the pairs did not read (a key without a value, a stray tag): never dropped. */
-function unreadGlmMarkup(scope: Scope, read: ReturnType<typeof readGlmPairs>, range: { from: number; end: number }): { position: number; expected: string } | undefined {
+function unreadGlmMarkup(
+  scope: Scope,
+  read: ReturnType<typeof readGlmPairs>,
+  range: { from: number; end: number },
+): { position: number; expected: string } | undefined {
   if (read.unpaired !== undefined) return read.unpaired;
   const consumed = new Set(read.tags);
   for (let k = range.from; k < scope.tags.length; k += 1) {
     const tag = scope.tags[k];
     if (tag === undefined || tag.start >= range.end) break;
-    if ((tag.local === GLM_KEY || tag.local === GLM_VALUE) && !consumed.has(tag)) return { position: tag.start, expected: '<arg_key>key</arg_key><arg_value>value</arg_value> for each argument' };
+    if ((tag.local === GLM_KEY || tag.local === GLM_VALUE) && !consumed.has(tag))
+      return { position: tag.start, expected: '<arg_key>key</arg_key><arg_value>value</arg_value> for each argument' };
   }
   return undefined;
 }
@@ -186,7 +237,8 @@ function unreadGlmMarkup(scope: Scope, read: ReturnType<typeof readGlmPairs>, ra
 function allowedBodies(open: Tag): Set<XmlFamily['body']> {
   const spelledOpen = open.ns + open.local;
   const exact = XML_FAMILIES.filter((f) => f.blocks.some((b) => b.open === spelledOpen));
-  const fits = exact.length > 0 ? exact : XML_FAMILIES.filter((f) => f.blocks.some((b) => localName(b.open) === open.local));
+  const fits =
+    exact.length > 0 ? exact : XML_FAMILIES.filter((f) => f.blocks.some((b) => localName(b.open) === open.local));
   return new Set(fits.map((f) => f.body));
 }
 
@@ -199,7 +251,14 @@ export function readBlock(scope: Scope, i: number, tentative: boolean): Read {
   if (boundary >= 0) boundary = jsonAware(scope, open, boundary);
   const end = tags[boundary];
   const closed = end !== undefined && isCloser(open, end);
-  const block: Block = { open, boundary, closed, content: { start: open.end, end: end?.start ?? text.length }, repairs: new Set(), tags: [open] };
+  const block: Block = {
+    open,
+    boundary,
+    closed,
+    content: { start: open.end, end: end?.start ?? text.length },
+    repairs: new Set(),
+    tags: [open],
+  };
   if (end !== undefined && !closed && !tentative && readBlock(scope, boundary, true).envelope === undefined) {
     // `<tool_call>{…}<tool_call>` and nothing after: the second opener was meant as the closer.
     block.closed = true;
@@ -210,17 +269,33 @@ export function readBlock(scope: Scope, i: number, tentative: boolean): Read {
   const family = chooseFamily(open, undefined, 'json');
   if (body.start === body.end) {
     if (!ended) return { next: i + 1 };
-    return finish(scope, block, { family, payloads: [{ kind: 'malformed', span: body, message: `The <${open.ns}${open.local}> block is empty` }] });
+    return finish(scope, block, {
+      family,
+      payloads: [{ kind: 'malformed', span: body, message: `The <${open.ns}${open.local}> block is empty` }],
+    });
   }
   const bodies = allowedBodies(open);
   const first = text.charAt(body.start);
-  if (bodies.has('json') && (first === '{' || first === '[' || text.startsWith('```', body.start))) return readJsonBlock(scope, block, body);
+  if (bodies.has('json') && (first === '{' || first === '[' || text.startsWith('```', body.start)))
+    return readJsonBlock(scope, block, body);
   for (let k = i + 1, tag = tags[k]; tag !== undefined && tag.start < block.content.end; k += 1, tag = tags[k]) {
     if (isCallOpener(tag)) return readCallsBlock(scope, block, k);
   }
   const glm = bodies.has('glm') ? readGlmBlock(scope, block, body) : undefined;
   if (glm !== undefined) return glm;
-  if (bodies.has('json') && looksPythonic(text, body.start, body.end)) return finish(scope, block, { family, payloads: [{ kind: 'pythonic', span: body }] });
+  if (bodies.has('json') && looksPythonic(text, body.start, body.end))
+    return finish(scope, block, { family, payloads: [{ kind: 'pythonic', span: body }] });
   if (!ended) return { next: i + 1 };
-  return finish(scope, block, { family, payloads: [{ kind: 'malformed', span: body, message: `The content of <${open.ns}${open.local}> is not a call: expected JSON like {"name": …, "arguments": {…}} or a call element` }] });
+  return finish(scope, block, {
+    family,
+    payloads: [
+      {
+        kind: 'malformed',
+        span: body,
+        message:
+          `The content of <${open.ns}${open.local}> is not a call: expected ` +
+          `JSON like {"name": …, "arguments": {…}} or a call element`,
+      },
+    ],
+  });
 }

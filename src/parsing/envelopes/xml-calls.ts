@@ -56,7 +56,11 @@ function boundaryFrom(tags: readonly Tag[], from: number, call: { local: string;
 }
 
 /** A JSON body goes on past a boundary that falls inside one of its strings. */
-function jsonAwareBoundary(text: string, tags: readonly Tag[], body: { jsonStart: number; first: number; local: string; end: number }): number {
+function jsonAwareBoundary(
+  text: string,
+  tags: readonly Tag[],
+  body: { jsonStart: number; first: number; local: string; end: number },
+): number {
   const tracker = new BracketTracker();
   let boundary = body.first;
   let fed = body.jsonStart;
@@ -71,19 +75,32 @@ function jsonAwareBoundary(text: string, tags: readonly Tag[], body: { jsonStart
   return boundary;
 }
 
-type ArgsOutcome = { args: NamedArgs; reachesEnd: boolean } | { unread: { position: number; expected: string } } | undefined;
+type ArgsOutcome =
+  { args: NamedArgs; reachesEnd: boolean } | { unread: { position: number; expected: string } } | undefined;
 
-function readArgs(text: string, tags: readonly Tag[], body: { from: number; start: number; end: number; call: CallRead }): ArgsOutcome {
+function readArgs(
+  text: string,
+  tags: readonly Tag[],
+  body: { from: number; start: number; end: number; call: CallRead },
+): ArgsOutcome {
   const { start, end, call } = body;
   if (start >= end) return { args: { kind: 'none' }, reachesEnd: false };
   if (text.charAt(start) === '{') {
     const region = scanRegion(text, start, end);
     call.args = 'json';
-    if (region.closed && endsWithSentinel(text, end) && text.slice(region.end, end).trim() !== '') call.repairs.add('leaked_sentinel');
-    return { args: { kind: 'json', span: { start, end: region.end }, closed: region.closed }, reachesEnd: !region.closed && end === text.length };
+    if (region.closed && endsWithSentinel(text, end) && text.slice(region.end, end).trim() !== '')
+      call.repairs.add('leaked_sentinel');
+    return {
+      args: { kind: 'json', span: { start, end: region.end }, closed: region.closed },
+      reachesEnd: !region.closed && end === text.length,
+    };
   }
   const first = tags[body.from];
-  if (first !== undefined && first.start < end && tags.slice(body.from, body.from + 64).some((t) => t.local === PARAMETER && !t.closing && t.start < end)) {
+  if (
+    first !== undefined &&
+    first.start < end &&
+    tags.slice(body.from, body.from + 64).some((t) => t.local === PARAMETER && !t.closing && t.start < end)
+  ) {
     const read = readParameterTags(text, tags, { from: body.from, end, gapsFrom: start });
     for (const kind of read.repairs) call.repairs.add(kind);
     call.tags.push(...read.tags);
@@ -95,7 +112,8 @@ function readArgs(text: string, tags: readonly Tag[], body: { from: number; star
   if (text.charAt(start) === '<') {
     const read = readChildTags(text, { start, end });
     // `<parameter>v</parameter>` is a parameter element that lost its name, not an argument called "parameter".
-    if (read.count > 0 && Object.hasOwn(read.args, PARAMETER)) return { unread: { position: start, expected: 'a parameter name: <parameter=NAME> or <parameter name="NAME">' } };
+    if (read.count > 0 && Object.hasOwn(read.args, PARAMETER))
+      return { unread: { position: start, expected: 'a parameter name: <parameter=NAME> or <parameter name="NAME">' } };
     if (read.count > 0) {
       for (const kind of read.repairs) call.repairs.add(kind);
       call.args = 'children';
@@ -110,10 +128,20 @@ export function readCall(text: string, tags: readonly Tag[], at: { i: number; en
   const open = tags[at.i];
   if (open === undefined) return undefined;
   const name = (open.local === 'function' ? equalsName(open.head) : attributeValue(open.head, 'name')) ?? '';
-  const call: CallRead = { payload: { kind: 'malformed', span: { start: open.start, end: open.end }, message: '' }, end: open.end, next: at.i + 1, closed: false, repairs: new Set(), open, tags: [open], args: 'malformed' };
+  const call: CallRead = {
+    payload: { kind: 'malformed', span: { start: open.start, end: open.end }, message: '' },
+    end: open.end,
+    next: at.i + 1,
+    closed: false,
+    repairs: new Set(),
+    open,
+    tags: [open],
+    args: 'malformed',
+  };
   let boundary = boundaryFrom(tags, at.i + 1, { local: open.local, end: at.end });
   const jsonStart = skipSpace(text, open.end, boundary < 0 ? at.end : (tags[boundary]?.start ?? at.end));
-  if (text.charAt(jsonStart) === '{' && boundary >= 0) boundary = jsonAwareBoundary(text, tags, { jsonStart, first: boundary, local: open.local, end: at.end });
+  if (text.charAt(jsonStart) === '{' && boundary >= 0)
+    boundary = jsonAwareBoundary(text, tags, { jsonStart, first: boundary, local: open.local, end: at.end });
   const closer = boundary < 0 ? undefined : tags[boundary];
   const bodyEnd = closer?.start ?? at.end;
   let trimmedEnd = bodyEnd;
@@ -128,7 +156,14 @@ export function readCall(text: string, tags: readonly Tag[], at: { i: number; en
   const span = { start: open.start, end: call.end };
   const tagText = open.local === 'function' ? `<function=${name}>` : '<invoke>';
   if (!NAME_RE.test(name)) {
-    call.payload = { kind: 'malformed', span, message: open.local === 'invoke' && name === '' ? 'An <invoke> tag has no name="…" attribute' : `The call name in ${tagText} is not a tool name` };
+    call.payload = {
+      kind: 'malformed',
+      span,
+      message:
+        open.local === 'invoke' && name === ''
+          ? 'An <invoke> tag has no name="…" attribute'
+          : `The call name in ${tagText} is not a tool name`,
+    };
     return call;
   }
   if (call.closed && closer !== undefined) {
@@ -142,13 +177,24 @@ export function readCall(text: string, tags: readonly Tag[], at: { i: number; en
   }
   if ('unread' in read) {
     const { position, expected } = read.unread;
-    call.payload = { kind: 'malformed', span: { start: position, end: call.end }, message: `The arguments of the call to "${name}" cannot be read: at position ${position} expected ${expected}` };
+    call.payload = {
+      kind: 'malformed',
+      span: { start: position, end: call.end },
+      message: `The arguments of the call to "${name}" cannot be read: at position ${position} expected ${expected}`,
+    };
     return call;
   }
   if (read.args.kind === 'none') call.args = 'none';
   const cut = !call.closed && bodyEnd === text.length && !endsWithSentinel(text, bodyEnd);
   if (!call.closed) call.repairs.add('missing_closer');
   if (endsWithSentinel(text, trimmedEnd) && call.args !== 'json') call.repairs.add('leaked_sentinel');
-  call.payload = { kind: 'named', name, args: read.args, span, reachesEnd: read.reachesEnd || cut, ...(read.reachesEnd && cut ? { cutValue: true } : {}) };
+  call.payload = {
+    kind: 'named',
+    name,
+    args: read.args,
+    span,
+    reachesEnd: read.reachesEnd || cut,
+    ...(read.reachesEnd && cut ? { cutValue: true } : {}),
+  };
   return call;
 }

@@ -12,7 +12,9 @@ import type { Tag } from './xml-grammar.ts';
 export interface Scope {
   text: string;
   tags: readonly Tag[];
-  /** The rest of a run of calls read outside any block, kept so the next call is not read again (quadratic otherwise). */
+  /**
+   * The rest of a run of calls read outside any block, kept so the next call is not read again (quadratic otherwise).
+   */
   run?: { from: number; calls: CallRead[] };
 }
 
@@ -39,8 +41,10 @@ export function chooseFamily(block: Tag | undefined, call: Tag | undefined, kind
   let best = fits[0] ?? XML_FAMILIES[0];
   let bestScore = -1;
   for (const f of fits) {
-    const blockFits = block !== undefined && f.blocks.some((b) => b.open === spelled(block) || b.close.includes(spelled(block)));
-    const score = (blockFits ? 2 : 0) + (call !== undefined && call.ns !== '' && f.namespaces.includes(call.ns) ? 1 : 0);
+    const blockFits =
+      block !== undefined && f.blocks.some((b) => b.open === spelled(block) || b.close.includes(spelled(block)));
+    const score =
+      (blockFits ? 2 : 0) + (call !== undefined && call.ns !== '' && f.namespaces.includes(call.ns) ? 1 : 0);
     if (score > bestScore) {
       best = f;
       bestScore = score;
@@ -53,15 +57,24 @@ export function chooseFamily(block: Tag | undefined, call: Tag | undefined, kind
 function namespaced(family: XmlFamily, tags: readonly Tag[]): boolean {
   return tags.some((tag) => {
     if (tag.ns === '' || tag.sentinel) return false;
-    if (XML_BLOCK_NAMES.has(tag.local)) return !family.blocks.some((b) => b.open === spelled(tag) || b.close.includes(spelled(tag)));
+    if (XML_BLOCK_NAMES.has(tag.local))
+      return !family.blocks.some((b) => b.open === spelled(tag) || b.close.includes(spelled(tag)));
     return !family.namespaces.includes(tag.ns);
   });
 }
 
 /** Leaked sentinels right after the envelope go with it (a family's own terminators stay). */
-function absorbSentinels(scope: Scope, family: XmlFamily, at: { end: number; next: number; repairs: Set<RepairKind> }): void {
+function absorbSentinels(
+  scope: Scope,
+  family: XmlFamily,
+  at: { end: number; next: number; repairs: Set<RepairKind> },
+): void {
   let next = tagIndexAt(scope.tags, at.end);
-  for (let tag = scope.tags[next]; tag?.sentinel === true && scope.text.slice(at.end, tag.start).trim() === ''; tag = scope.tags[next]) {
+  for (
+    let tag = scope.tags[next];
+    tag?.sentinel === true && scope.text.slice(at.end, tag.start).trim() === '';
+    tag = scope.tags[next]
+  ) {
     if (family.terminators?.includes(tag.local) === true) break;
     at.end = tag.end;
     at.repairs.add('leaked_sentinel');
@@ -70,17 +83,36 @@ function absorbSentinels(scope: Scope, family: XmlFamily, at: { end: number; nex
   at.next = Math.max(at.next, next);
 }
 
-export function envelope(scope: Scope, parts: { family: XmlFamily; span: Span; payloads: Payload[]; unclosed: boolean; repairs: Set<RepairKind>; tags: Tag[]; next: number }): Read {
+export function envelope(
+  scope: Scope,
+  parts: {
+    family: XmlFamily;
+    span: Span;
+    payloads: Payload[];
+    unclosed: boolean;
+    repairs: Set<RepairKind>;
+    tags: Tag[];
+    next: number;
+  },
+): Read {
   const { family, span, repairs } = parts;
   if (namespaced(family, parts.tags)) repairs.add('namespaced_tags');
   const at = { end: span.end, next: parts.next, repairs };
   absorbSentinels(scope, family, at);
-  const env: Envelope = { family: family.family, span: { start: span.start, end: at.end }, strong: true, payloads: parts.payloads, unclosed: parts.unclosed };
+  const env: Envelope = {
+    family: family.family,
+    span: { start: span.start, end: at.end },
+    strong: true,
+    payloads: parts.payloads,
+    unclosed: parts.unclosed,
+  };
   if (repairs.size > 0) env.repairs = [...repairs];
   return { envelope: env, next: at.next };
 }
 
-/** Calls from tag `from` on, each followed by the next with only whitespace between (or inside a block, up to `end`). */
+/**
+ * Calls from tag `from` on, each followed by the next with only whitespace between (or inside a block, up to `end`).
+ */
 export function readCalls(scope: Scope, from: number, limit: { end: number; inBlock: boolean }): CallRead[] {
   const { text, tags } = scope;
   const calls: CallRead[] = [];
@@ -98,7 +130,10 @@ export function readCalls(scope: Scope, from: number, limit: { end: number; inBl
   return calls;
 }
 
-/** The first call opener from tags[k] on before offset `end`, or the first tag at or past `end` (or the end of the tags). */
+/**
+ * The first call opener from tags[k] on before offset `end`, or the first tag at or past `end` (or the end of the
+ * tags).
+ */
 function nextCallOpener(tags: readonly Tag[], from: number, end: number): number {
   let k = from;
   for (let tag = tags[k]; tag !== undefined && tag.start < end && !isCallOpener(tag); tag = tags[k]) k += 1;
@@ -116,4 +151,3 @@ export function mergeCalls(calls: readonly CallRead[], repairs: Set<RepairKind>,
   }
   return calls.map((call) => call.payload);
 }
-

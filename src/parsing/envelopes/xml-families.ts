@@ -33,29 +33,76 @@ export const DSML_NAMESPACES: readonly string[] = ['｜DSML｜', '|DSML|', '｜D
 /** Never empty: the first family is the fallback when no other fits. */
 export const XML_FAMILIES: readonly [XmlFamily, ...XmlFamily[]] = [
   // Hermes, Qwen2.5, Qwen3: <tool_call>{"name": …, "arguments": {…}}</tool_call>
-  { family: 'tool_call_tag', namespaces: [''], blocks: [{ open: 'tool_call', close: ['tool_call'] }, { open: 'tool_calls', close: ['tool_calls'] }], body: 'json' },
+  {
+    family: 'tool_call_tag',
+    namespaces: [''],
+    blocks: [
+      { open: 'tool_call', close: ['tool_call'] },
+      { open: 'tool_calls', close: ['tool_calls'] },
+    ],
+    body: 'json',
+  },
   // Granite leaves <|tool_call|>[…] open; Phi-4-mini closes it with <|/tool_call|>.
-  { family: 'granite', namespaces: [''], blocks: [{ open: '|tool_call|', close: ['|tool_call|', 'tool_call'] }], body: 'json', openEnded: true },
+  {
+    family: 'granite',
+    namespaces: [''],
+    blocks: [{ open: '|tool_call|', close: ['|tool_call|', 'tool_call'] }],
+    body: 'json',
+    openEnded: true,
+  },
   // Qwen3-Coder: <tool_call><function=NAME><parameter=KEY>value</parameter></function></tool_call>
-  { family: 'qwen3_coder', namespaces: [''], blocks: [{ open: 'tool_call', close: ['tool_call'] }], body: 'calls', call: { local: 'function', name: '=' }, args: 'parameters' },
+  {
+    family: 'qwen3_coder',
+    namespaces: [''],
+    blocks: [{ open: 'tool_call', close: ['tool_call'] }],
+    body: 'calls',
+    call: { local: 'function', name: '=' },
+    args: 'parameters',
+  },
   // Llama 3.1 custom tools: <function=NAME>{json}</function><|eom_id|>
-  { family: 'function_tag', namespaces: [''], blocks: [], body: 'calls', call: { local: 'function', name: '=' }, args: 'json', terminators: ['<|eom_id|>', '<|eot_id|>'] },
+  {
+    family: 'function_tag',
+    namespaces: [''],
+    blocks: [],
+    body: 'calls',
+    call: { local: 'function', name: '=' },
+    args: 'json',
+    terminators: ['<|eom_id|>', '<|eot_id|>'],
+  },
   // GLM-4.5/4.6: <tool_call>NAME<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>; GLM-4: NAME\n{json}
   { family: 'glm', namespaces: [''], blocks: [{ open: 'tool_call', close: ['tool_call'] }], body: 'glm' },
   // MiniMax-M2: <minimax:tool_call><invoke name="x"><parameter name="k">v</parameter></invoke></minimax:tool_call>
-  { family: 'minimax', namespaces: [''], blocks: [{ open: 'minimax:tool_call', close: ['minimax:tool_call'] }], body: 'calls', call: { local: 'invoke', name: 'name' }, args: 'parameters' },
+  {
+    family: 'minimax',
+    namespaces: [''],
+    blocks: [{ open: 'minimax:tool_call', close: ['minimax:tool_call'] }],
+    body: 'calls',
+    call: { local: 'invoke', name: 'name' },
+    args: 'parameters',
+  },
   // DeepSeek V3.2: <｜DSML｜function_calls><｜DSML｜invoke name="x"><｜DSML｜parameter name="k" string="true">v…
   {
     family: 'deepseek_dsml',
     namespaces: ['', ...DSML_NAMESPACES],
-    blocks: DSML_NAMESPACES.map((ns) => ({ open: `${ns}function_calls`, close: DSML_NAMESPACES.map((c) => `${c}function_calls`) })),
+    blocks: DSML_NAMESPACES.map((ns) => ({
+      open: `${ns}function_calls`,
+      close: DSML_NAMESPACES.map((c) => `${c}function_calls`),
+    })),
     body: 'calls',
     call: { local: 'invoke', name: 'name' },
     args: 'parameters',
     terminators: ['<｜end▁of▁sentence｜>'],
   },
-  // Anthropic-style, from fine-tunes: <function_calls><invoke name="x"><parameter name="k">v</parameter></invoke></function_calls>
-  { family: 'xml', namespaces: [''], blocks: [{ open: 'function_calls', close: ['function_calls'] }], body: 'calls', call: { local: 'invoke', name: 'name' }, args: 'parameters' },
+  // Anthropic-style, from fine-tunes: <function_calls><invoke name="x"><parameter
+  // name="k">v</parameter></invoke></function_calls>
+  {
+    family: 'xml',
+    namespaces: [''],
+    blocks: [{ open: 'function_calls', close: ['function_calls'] }],
+    body: 'calls',
+    call: { local: 'invoke', name: 'name' },
+    args: 'parameters',
+  },
 ];
 
 /** GLM's argument tags. */
@@ -68,7 +115,9 @@ export const PARAMETER = 'parameter';
  * A parameter attribute that says how to read its value (DeepSeek V3.2):
  * `string="true"` keeps the text, `string="false"` reads it as JSON.
  */
-export const TYPING_ATTRIBUTES: readonly { attribute: string; text: string; json: string }[] = [{ attribute: 'string', text: 'true', json: 'false' }];
+export const TYPING_ATTRIBUTES: readonly { attribute: string; text: string; json: string }[] = [
+  { attribute: 'string', text: 'true', json: 'false' },
+];
 
 /**
  * End-of-turn and role tokens that serving stacks leave in the text when they
@@ -94,14 +143,18 @@ export const LEAKED_SENTINELS: readonly string[] = [
 
 /** Every local name a tag of these families can have (the lexer reads no other). */
 export const XML_LOCAL_NAMES: ReadonlySet<string> = new Set([
-  ...XML_FAMILIES.flatMap((f) => [...f.blocks.flatMap((b) => [b.open, ...b.close]), ...(f.call === undefined ? [] : [f.call.local])].map(localName)),
+  ...XML_FAMILIES.flatMap((f) =>
+    [...f.blocks.flatMap((b) => [b.open, ...b.close]), ...(f.call === undefined ? [] : [f.call.local])].map(localName),
+  ),
   PARAMETER,
   GLM_KEY,
   GLM_VALUE,
 ]);
 
 /** Block local names (`tool_call`, `function_calls`, `|tool_call|`…). */
-export const XML_BLOCK_NAMES: ReadonlySet<string> = new Set(XML_FAMILIES.flatMap((f) => f.blocks.flatMap((b) => [b.open, ...b.close])).map(localName));
+export const XML_BLOCK_NAMES: ReadonlySet<string> = new Set(
+  XML_FAMILIES.flatMap((f) => f.blocks.flatMap((b) => [b.open, ...b.close])).map(localName),
+);
 
 /** The local part of a spelled tag: `minimax:tool_call` → `tool_call`, `｜DSML｜invoke` → `invoke`. */
 export function localName(spelled: string): string {

@@ -24,7 +24,10 @@ describe('findXmlCalls: moved ToolCallTags cases', () => {
 
   it('ends a block at the next opener when the model forgot the closer', () => {
     const text = '<tool_call>{"name": "a"}<tool_call>{"name": "b"}</tool_call>';
-    assert.deepEqual(findXmlCalls(text).map((env) => slice(text, env.span)), ['<tool_call>{"name": "a"}', '<tool_call>{"name": "b"}</tool_call>']);
+    assert.deepEqual(
+      findXmlCalls(text).map((env) => slice(text, env.span)),
+      ['<tool_call>{"name": "a"}', '<tool_call>{"name": "b"}</tool_call>'],
+    );
   });
 
   it('steps over a closer quoted inside a JSON string', () => {
@@ -35,10 +38,18 @@ describe('findXmlCalls: moved ToolCallTags cases', () => {
   });
 
   it('reads GLM-4.5 name and arg_key/arg_value pairs', () => {
-    const text = '<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n<arg_key>days</arg_key>\n<arg_value>2</arg_value>\n</tool_call>';
+    const text =
+      '<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_' +
+      'value>\n<arg_key>days</arg_key>\n<arg_value>2</arg_value>\n</tool_call>';
     const [env] = findXmlCalls(text);
     assert.equal(env?.family, 'glm');
-    assert.deepEqual(env?.payloads[0], { kind: 'named', name: 'get_weather', args: { kind: 'object', value: { city: 'Paris', days: 2 } }, span: { start: 0, end: text.length }, reachesEnd: false });
+    assert.deepEqual(env?.payloads[0], {
+      kind: 'named',
+      name: 'get_weather',
+      args: { kind: 'object', value: { city: 'Paris', days: 2 } },
+      span: { start: 0, end: text.length },
+      reachesEnd: false,
+    });
   });
 
   it('reads Qwen3-Coder functions inside the block', () => {
@@ -70,7 +81,13 @@ describe('findXmlCalls: moved FunctionTags cases', () => {
     const text = '<function=search>{"q": "x"}</function><|eom_id|>';
     const [env] = findXmlCalls(text);
     assert.equal(env?.family, 'function_tag');
-    assert.deepEqual(env?.payloads[0], { kind: 'named', name: 'search', args: { kind: 'json', span: { start: 17, end: 27 }, closed: true }, span: { start: 0, end: 38 }, reachesEnd: false });
+    assert.deepEqual(env?.payloads[0], {
+      kind: 'named',
+      name: 'search',
+      args: { kind: 'json', span: { start: 17, end: 27 }, closed: true },
+      span: { start: 0, end: 38 },
+      reachesEnd: false,
+    });
   });
 
   it('reads Qwen3-Coder parameters, even without </parameter>', () => {
@@ -93,7 +110,9 @@ describe('findXmlCalls: moved FunctionTags cases', () => {
 
 describe('findXmlCalls: moved MinimaxCalls cases', () => {
   it('reads every <invoke> with its parameters', () => {
-    const text = '<minimax:tool_call>\n<invoke name="a">\n<parameter name="x">1</parameter>\n</invoke>\n<invoke name=\'b\'>\n<parameter name="y">text</parameter>\n</invoke>\n</minimax:tool_call>';
+    const text =
+      '<minimax:tool_call>\n<invoke name="a">\n<parameter name="x">1</parameter>\n</invoke>\n<invoke ' +
+      'name=\'b\'>\n<parameter name="y">text</parameter>\n</invoke>\n</minimax:tool_call>';
     const [env] = findXmlCalls(text);
     assert.equal(env?.span.end, text.length);
     assert.deepEqual(
@@ -106,7 +125,10 @@ describe('findXmlCalls: moved MinimaxCalls cases', () => {
   });
 
   it('reports an invoke without a name and a block without invokes', () => {
-    assert.equal(findXmlCalls('<minimax:tool_call><invoke>x</invoke></minimax:tool_call>')[0]?.payloads[0]?.kind, 'malformed');
+    assert.equal(
+      findXmlCalls('<minimax:tool_call><invoke>x</invoke></minimax:tool_call>')[0]?.payloads[0]?.kind,
+      'malformed',
+    );
     assert.equal(findXmlCalls('<minimax:tool_call>hello</minimax:tool_call>')[0]?.payloads[0]?.kind, 'malformed');
   });
 });

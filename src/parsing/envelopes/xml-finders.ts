@@ -33,7 +33,6 @@ export function findXmlCalls(text: string): Envelope[] {
   return envelopes;
 }
 
-
 /** Finders of the tag families. */
 export const XML_FINDERS: readonly ((text: string) => Envelope[])[] = [findXmlCalls];
 

@@ -4,7 +4,7 @@ import { XML_FAMILIES } from './xml-families.ts';
 import { lexTags } from './xml-grammar.ts';
 
 describe('lexTags', () => {
-  it('reads the families\' tags with their namespaces and heads, and nothing else', () => {
+  it("reads the families' tags with their namespaces and heads, and nothing else", () => {
     const text = '<div><｜DSML｜invoke name="a"><minimax:tool_call><function=x></function ok<p></tool_call\n<|im_end|>';
     assert.deepEqual(
       lexTags(text).map((t) => [t.ns, t.local, t.closing, t.head, t.broken, t.sentinel]),

@@ -36,8 +36,28 @@ function sentinelAt(text: string, pos: number): string | undefined {
 
 /** Granite's and Phi-4-mini's special tokens are whole tokens, not tags with a namespace. */
 function specialAt(text: string, pos: number): Tag | undefined {
-  if (text.startsWith('<|tool_call|>', pos)) return { start: pos, end: pos + 13, closing: false, ns: '', local: '|tool_call|', head: '', broken: false, sentinel: false };
-  if (text.startsWith('<|/tool_call|>', pos)) return { start: pos, end: pos + 14, closing: true, ns: '', local: '|tool_call|', head: '', broken: false, sentinel: false };
+  if (text.startsWith('<|tool_call|>', pos))
+    return {
+      start: pos,
+      end: pos + 13,
+      closing: false,
+      ns: '',
+      local: '|tool_call|',
+      head: '',
+      broken: false,
+      sentinel: false,
+    };
+  if (text.startsWith('<|/tool_call|>', pos))
+    return {
+      start: pos,
+      end: pos + 14,
+      closing: true,
+      ns: '',
+      local: '|tool_call|',
+      head: '',
+      broken: false,
+      sentinel: false,
+    };
   return undefined;
 }
 
@@ -46,7 +66,17 @@ export function tagAt(text: string, pos: number): Tag | undefined {
   const next = text.charAt(pos + 1);
   if (next === '|' || next === '｜' || next === '/' || next === 'e' || text.charAt(pos) === '[') {
     const sentinel = sentinelAt(text, pos);
-    if (sentinel !== undefined) return { start: pos, end: pos + sentinel.length, closing: false, ns: '', local: sentinel, head: '', broken: false, sentinel: true };
+    if (sentinel !== undefined)
+      return {
+        start: pos,
+        end: pos + sentinel.length,
+        closing: false,
+        ns: '',
+        local: sentinel,
+        head: '',
+        broken: false,
+        sentinel: true,
+      };
   }
   if (text.charAt(pos) !== '<') return undefined;
   const special = specialAt(text, pos);
@@ -63,7 +93,8 @@ export function tagAt(text: string, pos: number): Tag | undefined {
   if (closing) {
     if (c === '>') return { start: pos, end: after + 1, closing, ns, local, head: '', broken: false, sentinel: false };
     // `</tool_call` with its `>` lost: only where nothing else could follow the name.
-    if (c === '' || c === '<' || /\s/.test(c)) return { start: pos, end: after, closing, ns, local, head: '', broken: true, sentinel: false };
+    if (c === '' || c === '<' || /\s/.test(c))
+      return { start: pos, end: after, closing, ns, local, head: '', broken: true, sentinel: false };
     return undefined;
   }
   if (c !== '>' && c !== '=' && !/\s/.test(c)) return undefined;
@@ -115,7 +146,11 @@ export function attributeValue(attributes: string, attribute: string): string | 
 
 /** The name in `=NAME` (`<function=NAME>`, `<parameter=KEY>`), without quotes. */
 export function equalsName(head: string): string {
-  return head.replace(/^=/, '').trim().replace(/^["']|["']$/g, '').trim();
+  return head
+    .replace(/^=/, '')
+    .trim()
+    .replace(/^["']|["']$/g, '')
+    .trim();
 }
 
 /** Index of the first tag starting at or after `pos` (binary search). */

@@ -22,13 +22,26 @@ export function readOrphanCalls(scope: Scope, i: number): Read {
   if (first === undefined || last === undefined) return { next: i + 1 };
   const closer = tags[last.next];
   const start = tags[i]?.start ?? 0;
-  if (closer !== undefined && closer.closing && XML_BLOCK_NAMES.has(closer.local) && text.slice(last.end, closer.start).trim() === '') {
+  if (
+    closer !== undefined &&
+    closer.closing &&
+    XML_BLOCK_NAMES.has(closer.local) &&
+    text.slice(last.end, closer.start).trim() === ''
+  ) {
     const repairs = new Set<RepairKind>(['missing_opener']);
     if (closer.broken) repairs.add('broken_closer');
     const tagsSeen = [closer];
     const payloads = mergeCalls(calls, repairs, tagsSeen);
     const family = chooseFamily(closer, first.open, bodyKind(first));
-    return envelope(scope, { family, span: { start, end: closer.end }, payloads, unclosed: false, repairs, tags: tagsSeen, next: last.next + 1 });
+    return envelope(scope, {
+      family,
+      span: { start, end: closer.end },
+      payloads,
+      unclosed: false,
+      repairs,
+      tags: tagsSeen,
+      next: last.next + 1,
+    });
   }
   // Alone: one envelope per call. An unclosed tag around unreadable text is prose.
   const call = first;
@@ -41,7 +54,15 @@ export function readOrphanCalls(scope: Scope, i: number): Read {
   // A family that always writes a block around its calls lost its opener (Llama's bare tags are native).
   if (family.blocks.length > 0) repairs.add('missing_opener');
   const unclosed = !call.closed && call.payload.kind === 'named' && call.payload.reachesEnd;
-  return envelope(scope, { family, span: { start, end: call.end }, payloads: [call.payload], unclosed, repairs, tags: [...call.tags], next: call.next });
+  return envelope(scope, {
+    family,
+    span: { start, end: call.end },
+    payloads: [call.payload],
+    unclosed,
+    repairs,
+    tags: [...call.tags],
+    next: call.next,
+  });
 }
 
 /** GLM's `NAME` + `<arg_key>` pairs + `</tool_call>` with the opener lost: the name must start its line. */
@@ -64,10 +85,23 @@ export function readOrphanGlm(scope: Scope, i: number): Read {
   if (read.count === 0) return { next: i + 1 };
   const repairs = new Set<RepairKind>([...read.repairs, 'missing_opener']);
   if (closer.broken) repairs.add('broken_closer');
-  const payload: Payload = { kind: 'named', name, args: { kind: 'object', value: read.args }, span: { start: nameStart, end: closer.end }, reachesEnd: false };
-  return envelope(scope, { family: chooseFamily(closer, undefined, 'glm'), span: payload.span, payloads: [payload], unclosed: false, repairs, tags: [closer, ...read.tags], next: j + 1 });
+  const payload: Payload = {
+    kind: 'named',
+    name,
+    args: { kind: 'object', value: read.args },
+    span: { start: nameStart, end: closer.end },
+    reachesEnd: false,
+  };
+  return envelope(scope, {
+    family: chooseFamily(closer, undefined, 'glm'),
+    span: payload.span,
+    payloads: [payload],
+    unclosed: false,
+    repairs,
+    tags: [closer, ...read.tags],
+    next: j + 1,
+  });
 }
-
 
 /**
  * `<parameter …>` elements outside any call, closed by a call's closer
@@ -80,14 +114,35 @@ export function readOrphanParameters(scope: Scope, i: number): Read {
   let j = i;
   while (j < tags.length && (tags[j]?.sentinel === true || tags[j]?.local === PARAMETER)) j += 1;
   const closer = tags[j];
-  if (closer === undefined || !closer.closing || (closer.local !== 'invoke' && closer.local !== 'function')) return { next: i + 1 };
+  if (closer === undefined || !closer.closing || (closer.local !== 'invoke' && closer.local !== 'function'))
+    return { next: i + 1 };
   const first = tags[i];
   if (first === undefined) return { next: i + 1 };
   const block = tags[j + 1];
-  const blockCloser = block !== undefined && block.closing && XML_BLOCK_NAMES.has(block.local) && scope.text.slice(closer.end, block.start).trim() === '' ? block : undefined;
+  const blockCloser =
+    block !== undefined &&
+    block.closing &&
+    XML_BLOCK_NAMES.has(block.local) &&
+    scope.text.slice(closer.end, block.start).trim() === ''
+      ? block
+      : undefined;
   const end = blockCloser?.end ?? closer.end;
   const opener = closer.local === 'invoke' ? `<${closer.ns}invoke name="TOOL">` : '<function=TOOL>';
-  const payload: Payload = { kind: 'malformed', span: { start: first.start, end }, message: `Parameters with no call around them: at position ${first.start} expected ${opener} before the first parameter (the call's opener is missing)` };
+  const payload: Payload = {
+    kind: 'malformed',
+    span: { start: first.start, end },
+    message:
+      `Parameters with no call around them: at position ${first.start} expected ` +
+      `${opener} before the first parameter (the call's opener is missing)`,
+  };
   const family = chooseFamily(blockCloser, closer, 'parameters');
-  return envelope(scope, { family, span: { start: first.start, end }, payloads: [payload], unclosed: false, repairs: new Set(), tags: tags.slice(i, j + (blockCloser === undefined ? 1 : 2)), next: j + (blockCloser === undefined ? 1 : 2) });
+  return envelope(scope, {
+    family,
+    span: { start: first.start, end },
+    payloads: [payload],
+    unclosed: false,
+    repairs: new Set(),
+    tags: tags.slice(i, j + (blockCloser === undefined ? 1 : 2)),
+    next: j + (blockCloser === undefined ? 1 : 2),
+  });
 }

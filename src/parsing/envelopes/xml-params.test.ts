@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { attributeValue, parseGlmArguments, parseMinimaxParameters, parseQwenParameters, xmlValue } from './xml-params.ts';
+import {
+  attributeValue,
+  parseGlmArguments,
+  parseMinimaxParameters,
+  parseQwenParameters,
+  xmlValue,
+} from './xml-params.ts';
 
 const all = (text: string): { start: number; end: number } => ({ start: 0, end: text.length });
 

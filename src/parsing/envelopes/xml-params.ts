@@ -88,7 +88,11 @@ interface ValueEnd {
 }
 
 /** Reads from tag `i + 1` to the value's closer `local`; any other tag (but a sentinel) ends it unclosed. */
-function valueEnd(text: string, tags: readonly Tag[], where: { i: number; end: number; local: string; read: ArgsRead }): ValueEnd {
+function valueEnd(
+  text: string,
+  tags: readonly Tag[],
+  where: { i: number; end: number; local: string; read: ArgsRead },
+): ValueEnd {
   const { end, local, read } = where;
   let sentinel = -1;
   let j = where.i + 1;
@@ -128,7 +132,11 @@ const MISSPELLED_CLOSER_RE = /<\/[A-Za-z_][\w:-]{0,40}>?\s*$/;
  * a name, a value ending in a misspelled closer and, from `gapsFrom` on,
  * text between the parameters are `unpaired`: never dropped.
  */
-export function readParameterTags(text: string, tags: readonly Tag[], range: { from: number; end: number; gapsFrom?: number }): ArgsRead {
+export function readParameterTags(
+  text: string,
+  tags: readonly Tag[],
+  range: { from: number; end: number; gapsFrom?: number },
+): ArgsRead {
   const read = emptyRead();
   const fail = (position: number, expected: string): void => {
     read.unpaired ??= { position, expected };
@@ -166,9 +174,11 @@ export function readParameterTags(text: string, tags: readonly Tag[], range: { f
     const value = valueEnd(text, tags, { i, end: range.end, local: PARAMETER, read });
     if (value.reachesEnd) read.reachesEnd = true;
     const raw = text.slice(tag.end, value.textEnd);
-    if (key === undefined || key === '') fail(tag.start, 'a parameter name: <parameter=NAME> or <parameter name="NAME">');
+    if (key === undefined || key === '')
+      fail(tag.start, 'a parameter name: <parameter=NAME> or <parameter name="NAME">');
     else {
-      if (!value.closed && !value.reachesEnd && MISSPELLED_CLOSER_RE.test(raw)) fail(tag.end + raw.search(MISSPELLED_CLOSER_RE), `</parameter> to close "${key}" (its closer is misspelled)`);
+      if (!value.closed && !value.reachesEnd && MISSPELLED_CLOSER_RE.test(raw))
+        fail(tag.end + raw.search(MISSPELLED_CLOSER_RE), `</parameter> to close "${key}" (its closer is misspelled)`);
       setJsonKey(read.args, key, typedValue(raw, tag.head));
       read.count += 1;
     }
@@ -210,7 +220,13 @@ export function readGlmPairs(text: string, tags: readonly Tag[], range: { from: 
     const key = text.slice(tag.end, keyClose.start).trim();
     let k = i + 2;
     // `<arg_key>path</arg_key></arg_key>`: the doubled closer, with nothing between, is a slip.
-    for (let extra = within(k); extra?.local === GLM_KEY && extra.closing && text.slice(tags[k - 1]?.end ?? extra.start, extra.start).trim() === ''; extra = within(k)) {
+    for (
+      let extra = within(k);
+      extra?.local === GLM_KEY &&
+      extra.closing &&
+      text.slice(tags[k - 1]?.end ?? extra.start, extra.start).trim() === '';
+      extra = within(k)
+    ) {
       read.tags.push(extra);
       read.repairs.add('repaired_argument_markup');
       k += 1;
@@ -229,7 +245,10 @@ export function readGlmPairs(text: string, tags: readonly Tag[], range: { from: 
     }
     if (open === undefined || open.local !== GLM_VALUE || open.closing) {
       if (open === undefined) read.reachesEnd = range.end === text.length;
-      read.unpaired ??= { position: open?.start ?? tags[k - 1]?.end ?? range.end, expected: `<arg_value>…</arg_value> with the value of "${key}"` };
+      read.unpaired ??= {
+        position: open?.start ?? tags[k - 1]?.end ?? range.end,
+        expected: `<arg_value>…</arg_value> with the value of "${key}"`,
+      };
       if (open === undefined) break;
       i = k;
       continue;
@@ -290,7 +309,11 @@ export function parseQwenParameters(text: string, range: { start: number; end: n
 }
 
 /** MiniMax `<parameter name="city">Paris</parameter>` in `range`. */
-export function parseMinimaxParameters(text: string, range: { start: number; end: number }, _finders?: Finders): XmlArgs {
+export function parseMinimaxParameters(
+  text: string,
+  range: { start: number; end: number },
+  _finders?: Finders,
+): XmlArgs {
   return plain(readParameterTags(text, lexTags(text, range.start, range.end), { from: 0, end: range.end }));
 }
 

@@ -6,7 +6,8 @@
  *
  * One call is written:
  *
- *   [section.begin]  call.begin  [name.before] NAME [name.after]  ARGUMENTS  [argumentsEnd]  call.end  [separator] …  [section.end]
+ * [section.begin] call.begin [name.before] NAME [name.after] ARGUMENTS [argumentsEnd] call.end [separator] …
+ * [section.end]
  *
  * where NAME and ARGUMENTS sit as `name.slot` and `arguments.grammar` say.
  */
@@ -100,4 +101,3 @@ export interface TagSyntax {
   /** Ends a closing tag, when it differs from `end`. */
   closeEnd?: string;
 }
-

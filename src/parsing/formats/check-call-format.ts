@@ -20,7 +20,8 @@ class Checker {
 
   unknownKeys(value: Obj, path: string, allowed: readonly string[]): void {
     for (const key of Object.keys(value)) {
-      if (!allowed.includes(key)) this.problems.push(`${path}.${key}: unknown key; allowed keys are ${allowed.join(', ')}.`);
+      if (!allowed.includes(key))
+        this.problems.push(`${path}.${key}: unknown key; allowed keys are ${allowed.join(', ')}.`);
     }
   }
 
@@ -37,7 +38,10 @@ class Checker {
       return undefined;
     }
     if (typeof value !== 'string') {
-      this.problems.push(`${path}: must be a string (the literal text of the marker), got ${Array.isArray(value) ? 'a list' : typeof value}.`);
+      this.problems.push(
+        `${path}: must be a string (the literal text of the marker), ` +
+          `got ${Array.isArray(value) ? 'a list' : typeof value}.`,
+      );
       return undefined;
     }
     const trimmed = value.trim();
@@ -49,7 +53,11 @@ class Checker {
   }
 
   /** `{begin, end}` markers (a section, the reasoning): `begin` is required, `end` when `shape.endRequired`. */
-  markerPair(value: unknown, path: string, shape: { what: string; endRequired: boolean }): { begin: string | undefined; end: string | undefined } | undefined {
+  markerPair(
+    value: unknown,
+    path: string,
+    shape: { what: string; endRequired: boolean },
+  ): { begin: string | undefined; end: string | undefined } | undefined {
     const raw = this.object(value, path, shape.what);
     if (raw === undefined) return undefined;
     this.unknownKeys(raw, path, ['begin', 'end']);
@@ -66,7 +74,9 @@ class Checker {
         this.unknownKeys(slot, path, ['slot', 'nameKey', 'argumentsKey']);
         const nameKey = this.marker(slot['nameKey'], `${path}.nameKey`, { required: true });
         const argumentsKey = this.marker(slot['argumentsKey'], `${path}.argumentsKey`, { required: true });
-        return nameKey === undefined || argumentsKey === undefined ? undefined : { slot: 'field', nameKey, argumentsKey };
+        return nameKey === undefined || argumentsKey === undefined
+          ? undefined
+          : { slot: 'field', nameKey, argumentsKey };
       }
       case 'key':
       case 'call':
@@ -77,11 +87,23 @@ class Checker {
         const before = this.marker(slot['before'], `${path}.before`, { required: false });
         const after = this.marker(slot['after'], `${path}.after`, { required: false });
         const tagEnd = this.marker(slot['tagEnd'], `${path}.tagEnd`, { required: false });
-        if (tagEnd !== undefined && after === undefined) this.problems.push(`${path}.tagEnd: needs name.after, the text that ends the name (the attribute's closing quote) before the other attributes.`);
-        return { slot: 'marker', ...(before === undefined ? {} : { before }), ...(after === undefined ? {} : { after }), ...(tagEnd === undefined ? {} : { tagEnd }) };
+        if (tagEnd !== undefined && after === undefined)
+          this.problems.push(
+            `${path}.tagEnd: needs name.after, the text that ends the name ` +
+              `(the attribute's closing quote) before the other attributes.`,
+          );
+        return {
+          slot: 'marker',
+          ...(before === undefined ? {} : { before }),
+          ...(after === undefined ? {} : { after }),
+          ...(tagEnd === undefined ? {} : { tagEnd }),
+        };
       }
       default:
-        this.problems.push(`${path}.slot: must be one of ${SLOTS.join(', ')} (field: {"name": …, "arguments": …}; key: {"<tool>": {…}}; marker: between markers; call: <tool>(…)).`);
+        this.problems.push(
+          `${path}.slot: must be one of ${SLOTS.join(', ')} (field: {"name": …, ` +
+            `"arguments": …}; key: {"<tool>": {…}}; marker: between markers; call: <tool>(…)).`,
+        );
         return undefined;
     }
   }
@@ -89,13 +111,24 @@ class Checker {
   /** Tag delimiters other than `<`, `>`, `</`: all of open, end and close, or none. */
   syntax(value: unknown, path: string): { ok: boolean; syntax?: TagSyntax } {
     if (value === undefined) return { ok: true };
-    const raw = this.object(value, path, 'the tag delimiters: {open, end, close, closeEnd?}, like {open: "<|open|>", end: "<|sep|>", close: "<|close|>"}');
+    const raw = this.object(
+      value,
+      path,
+      'the tag delimiters: {open, end, close, closeEnd?}, like {open: "<|open|>", end: "<|sep|>", close: "<|close|>"}',
+    );
     if (raw === undefined) return { ok: false };
     this.unknownKeys(raw, path, ['open', 'end', 'close', 'closeEnd']);
-    const [open, end, close] = [this.marker(raw['open'], `${path}.open`, { required: true }), this.marker(raw['end'], `${path}.end`, { required: true }), this.marker(raw['close'], `${path}.close`, { required: true })];
+    const [open, end, close] = [
+      this.marker(raw['open'], `${path}.open`, { required: true }),
+      this.marker(raw['end'], `${path}.end`, { required: true }),
+      this.marker(raw['close'], `${path}.close`, { required: true }),
+    ];
     const closeEnd = this.marker(raw['closeEnd'], `${path}.closeEnd`, { required: false });
     if (open === undefined || end === undefined || close === undefined) return { ok: false };
-    if (open === close) this.problems.push(`${path}.close: must differ from ${path}.open, or an opening tag cannot be told from a closing one.`);
+    if (open === close)
+      this.problems.push(
+        `${path}.close: must differ from ${path}.open, or an opening tag cannot be told from a closing one.`,
+      );
     return { ok: open !== close, syntax: { open, end, close, ...(closeEnd === undefined ? {} : { closeEnd }) } };
   }
 
@@ -166,8 +199,11 @@ class Checker {
         this.unknownKeys(grammar, path, ['grammar', 'stringDelimiters', 'unquotedKeys']);
         const delimiters = this.delimiters(grammar['stringDelimiters'], `${path}.stringDelimiters`);
         const unquoted = grammar['unquotedKeys'];
-        if (unquoted !== undefined && typeof unquoted !== 'boolean') this.problems.push(`${path}.unquotedKeys: must be true or false.`);
-        return delimiters === undefined ? undefined : { grammar: 'object_literal', stringDelimiters: delimiters, unquotedKeys: unquoted !== false };
+        if (unquoted !== undefined && typeof unquoted !== 'boolean')
+          this.problems.push(`${path}.unquotedKeys: must be true or false.`);
+        return delimiters === undefined
+          ? undefined
+          : { grammar: 'object_literal', stringDelimiters: delimiters, unquotedKeys: unquoted !== false };
       }
       case 'xml': {
         this.unknownKeys(grammar, path, ['grammar', 'parameters']);
@@ -175,25 +211,47 @@ class Checker {
         return parameters === undefined ? undefined : { grammar: 'xml', parameters };
       }
       default:
-        this.problems.push(`${path}.grammar: must be one of ${GRAMMARS.join(', ')}, got ${JSON.stringify(grammar['grammar'])}.`);
+        this.problems.push(
+          `${path}.grammar: must be one of ${GRAMMARS.join(', ')}, got ${JSON.stringify(grammar['grammar'])}.`,
+        );
         return undefined;
     }
   }
 }
 
-const TOP_KEYS = ['id', 'description', 'section', 'call', 'separator', 'name', 'arguments', 'argumentsEnd', 'list', 'reasoning'];
+const TOP_KEYS = [
+  'id',
+  'description',
+  'section',
+  'call',
+  'separator',
+  'name',
+  'arguments',
+  'argumentsEnd',
+  'list',
+  'reasoning',
+];
 
 export function checkCallFormat(value: unknown, where: string): CallFormatCheck {
   const c = new Checker();
-  if (!isRecord(value)) return { ok: false, problems: [`${where}: must be an object describing a call format (id, call, name, arguments…).`] };
+  if (!isRecord(value))
+    return {
+      ok: false,
+      problems: [`${where}: must be an object describing a call format (id, call, name, arguments…).`],
+    };
   c.unknownKeys(value, where, TOP_KEYS);
   const id = value['id'];
-  if (typeof id !== 'string' || id.trim() === '') c.problems.push(`${where}.id: missing; give the format a short name (shown in diagnostics).`);
+  if (typeof id !== 'string' || id.trim() === '')
+    c.problems.push(`${where}.id: missing; give the format a short name (shown in diagnostics).`);
   const description = value['description'];
-  if (description !== undefined && typeof description !== 'string') c.problems.push(`${where}.description: must be a string.`);
+  if (description !== undefined && typeof description !== 'string')
+    c.problems.push(`${where}.description: must be a string.`);
   let section: CallFormat['section'];
   if (value['section'] !== undefined) {
-    const pair = c.markerPair(value['section'], `${where}.section`, { what: 'the markers around all the calls: {begin, end?}', endRequired: false });
+    const pair = c.markerPair(value['section'], `${where}.section`, {
+      what: 'the markers around all the calls: {begin, end?}',
+      endRequired: false,
+    });
     const begin = pair?.begin;
     if (begin !== undefined) section = { begin, ...(pair?.end === undefined ? {} : { end: pair.end }) };
   }
@@ -204,25 +262,45 @@ export function checkCallFormat(value: unknown, where: string): CallFormatCheck 
     const begin = c.marker(rawCall['begin'] ?? '', `${where}.call.begin`, { required: false, allowEmpty: true }) ?? '';
     const end = c.marker(rawCall['end'], `${where}.call.end`, { required: false });
     if (begin === '' && value['section'] === undefined) {
-      c.problems.push(`${where}.call.begin: missing, and there is no section.begin: set call.begin (the text that opens each call) or section.begin (the text that opens the calls).`);
+      c.problems.push(
+        `${where}.call.begin: missing, and there is no section.begin: set call.begin ` +
+          `(the text that opens each call) or section.begin (the text that opens the calls).`,
+      );
     }
     call = { begin, ...(end === undefined ? {} : { end }) };
   }
-  const name = value['name'] === undefined ? (c.problems.push(`${where}.name: missing; say where the tool's name is ({slot: field | key | marker | call}).`), undefined) : c.name(value['name'], `${where}.name`);
+  const name =
+    value['name'] === undefined
+      ? (c.problems.push(`${where}.name: missing; say where the tool's name is ({slot: field | key | marker | call}).`),
+        undefined)
+      : c.name(value['name'], `${where}.name`);
   if (name?.slot === 'marker' && name.before === undefined && name.after === undefined && (call?.begin ?? '') === '') {
-    c.problems.push(`${where}.name: a marker name slot needs something to find the name by: set name.before or name.after, or call.begin.`);
+    c.problems.push(
+      `${where}.name: a marker name slot needs something to find ` +
+        `the name by: set name.before or name.after, or call.begin.`,
+    );
   }
-  const args = value['arguments'] === undefined ? (c.problems.push(`${where}.arguments: missing; say how the arguments are written ({grammar: ${GRAMMARS.join(' | ')}}).`), undefined) : c.grammar(value['arguments'], `${where}.arguments`);
+  const args =
+    value['arguments'] === undefined
+      ? (c.problems.push(
+          `${where}.arguments: missing; say how the arguments are written ({grammar: ${GRAMMARS.join(' | ')}}).`,
+        ),
+        undefined)
+      : c.grammar(value['arguments'], `${where}.arguments`);
   const separator = c.marker(value['separator'], `${where}.separator`, { required: false });
   const argumentsEnd = c.marker(value['argumentsEnd'], `${where}.argumentsEnd`, { required: false });
   const list = value['list'];
   if (list !== undefined && typeof list !== 'boolean') c.problems.push(`${where}.list: must be true or false.`);
   let reasoning: CallFormat['reasoning'];
   if (value['reasoning'] !== undefined) {
-    const pair = c.markerPair(value['reasoning'], `${where}.reasoning`, { what: 'the markers around the reasoning: {begin, end}', endRequired: true });
+    const pair = c.markerPair(value['reasoning'], `${where}.reasoning`, {
+      what: 'the markers around the reasoning: {begin, end}',
+      endRequired: true,
+    });
     if (pair?.begin !== undefined && pair.end !== undefined) reasoning = { begin: pair.begin, end: pair.end };
   }
-  if (c.problems.length > 0 || call === undefined || name === undefined || args === undefined || typeof id !== 'string') return { ok: false, problems: c.problems };
+  if (c.problems.length > 0 || call === undefined || name === undefined || args === undefined || typeof id !== 'string')
+    return { ok: false, problems: c.problems };
   const format: CallFormat = {
     id: id.trim(),
     origin: 'config',

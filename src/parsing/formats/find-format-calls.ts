@@ -89,7 +89,10 @@ class FormatScanner {
     if (this.callBegin !== undefined) out.push({ kind: 'call', marker: this.callBegin });
     if (isDistinctive(this.before)) out.push({ kind: 'before', marker: this.before });
     else if (this.before === undefined && isDistinctive(this.after)) out.push({ kind: 'after', marker: this.after });
-    return out.filter((a) => a.kind === 'section' || a.kind === 'call' || (a.marker !== this.callBegin && a.marker !== this.sectionBegin));
+    return out.filter(
+      (a) =>
+        a.kind === 'section' || a.kind === 'call' || (a.marker !== this.callBegin && a.marker !== this.sectionBegin),
+    );
   }
 
   private nextAnchor(from: number, markers: readonly { kind: AnchorKind; marker: string }[]): Anchor | undefined {
@@ -150,11 +153,15 @@ class FormatScanner {
       let call: CallRead;
       if (first) {
         first = false;
-        call = anchor.kind === 'call' ? this.readCall(anchor.pos, anchor.end, scope) : this.readOrphan(anchor, start, repairs);
+        call =
+          anchor.kind === 'call'
+            ? this.readCall(anchor.pos, anchor.end, scope)
+            : this.readOrphan(anchor, start, repairs);
       } else {
         const i = skipSpace(text, pos);
         const orphan = inSection ? this.orphanAt(i) : undefined;
-        if (orphan !== undefined) call = this.readOrphan(orphan, orphan.kind === 'after' ? i : orphan.pos, repairs.add('missing_opener'));
+        if (orphan !== undefined)
+          call = this.readOrphan(orphan, orphan.kind === 'after' ? i : orphan.pos, repairs.add('missing_opener'));
         else if (this.callStartsAt(i, inSection)) call = this.readCall(i, i + (this.callBegin?.length ?? 0), scope);
         else break;
       }
@@ -177,25 +184,43 @@ class FormatScanner {
       unclosed = k >= text.length;
     }
     if (payloads.length === 0) {
-      payloads.push({ kind: 'malformed', span: { start: anchor.pos, end: pos }, message: `Expected a call after ${quoted(this.sectionBegin ?? '')}` });
+      payloads.push({
+        kind: 'malformed',
+        span: { start: anchor.pos, end: pos },
+        message: `Expected a call after ${quoted(this.sectionBegin ?? '')}`,
+      });
     }
-    return { family: 'format', format: this.f.id, span: { start, end: pos }, strong: true, payloads, unclosed, repairs: [...repairs] };
+    return {
+      family: 'format',
+      format: this.f.id,
+      span: { start, end: pos },
+      strong: true,
+      payloads,
+      unclosed,
+      repairs: [...repairs],
+    };
   }
 
   /** Inside a section, a call whose own opener was eaten: its `before` marker, or a name then its `after` marker. */
   private orphanAt(pos: number): Anchor | undefined {
     if (this.callBegin === undefined || this.at(this.callBegin, pos)) return undefined;
-    if (this.before !== undefined && this.at(this.before, pos)) return { kind: 'before', pos, end: pos + this.before.length };
+    if (this.before !== undefined && this.at(this.before, pos))
+      return { kind: 'before', pos, end: pos + this.before.length };
     if (this.before !== undefined || this.after === undefined) return undefined;
     const end = nameEnd(this.text, pos);
-    return end > pos && this.at(this.after, end) ? { kind: 'after', pos: end, end: end + this.after.length } : undefined;
+    return end > pos && this.at(this.after, end)
+      ? { kind: 'after', pos: end, end: end + this.after.length }
+      : undefined;
   }
 
   /** A call whose opener was eaten: found from its inner marker (`<function=`, or `[ARGS]` after its name). */
   private readOrphan(anchor: Anchor, start: number, repairs: Set<RepairKind>): CallRead {
     if (anchor.kind === 'before') return this.readCall(anchor.pos, anchor.pos, { inSection: false, repairs });
     const name = this.text.slice(start, anchor.pos);
-    return this.readArguments({ start, argsFrom: anchor.end, name, after: anchor.kind === 'after' ? (this.after ?? '') : '', inSection: false }, repairs);
+    return this.readArguments(
+      { start, argsFrom: anchor.end, name, after: anchor.kind === 'after' ? (this.after ?? '') : '', inSection: false },
+      repairs,
+    );
   }
 
   /** One call from its opener at `start` (its body from `from`). */
@@ -204,13 +229,16 @@ class FormatScanner {
     const text = this.text;
     let p = skipSpace(text, from);
     const opener = this.callBegin ?? this.sectionBegin ?? '';
-    if (this.f.name.slot !== 'marker') return this.readArguments({ start, argsFrom: p, name: undefined, after: opener, inSection }, repairs);
+    if (this.f.name.slot !== 'marker')
+      return this.readArguments({ start, argsFrom: p, name: undefined, after: opener, inSection }, repairs);
     let after = opener;
     if (this.before !== undefined) {
       if (!this.at(this.before, p)) {
-        // Prose inside the call's envelope (`<tool_call>Let me check.<function=f>`): the name marker further on, still inside it.
+        // Prose inside the call's envelope (`<tool_call>Let me check.<function=f>`): the name marker further on, still
+        // inside it.
         const q = this.hit(this.before, p);
-        if (q < 0 || q >= this.stopAt(p, inSection) || this.callBegin === undefined) return this.readBody(start, p, scope);
+        if (q < 0 || q >= this.stopAt(p, inSection) || this.callBegin === undefined)
+          return this.readBody(start, p, scope);
         p = q;
       }
       p = skipSpace(text, p + this.before.length);
@@ -219,14 +247,24 @@ class FormatScanner {
     let name: string;
     if (this.after !== undefined) {
       const q = indexInTagHead(text, this.after, p);
-      if (q < 0) return this.before === undefined ? this.readBody(start, p, scope) : this.malformed(start, p, { expected: `expected the tool name and then ${quoted(this.after)} after ${quoted(after)}`, inSection });
+      if (q < 0)
+        return this.before === undefined
+          ? this.readBody(start, p, scope)
+          : this.malformed(start, p, {
+              expected: `expected the tool name and then ${quoted(this.after)} after ${quoted(after)}`,
+              inSection,
+            });
       // Anything odd in the name (`functions.x:0`, a leaked token) is cleaned, and recorded, with the name.
       name = text.slice(p, q).trim();
       p = q + this.after.length;
       after = this.after;
       if (this.tagEnd !== undefined) {
         const r = skipAttributes(text, p, this.tagEnd);
-        if (r < 0) return this.malformed(start, p, { expected: `attributes and then ${quoted(this.tagEnd)} after the tool name`, inSection });
+        if (r < 0)
+          return this.malformed(start, p, {
+            expected: `attributes and then ${quoted(this.tagEnd)} after the tool name`,
+            inSection,
+          });
         p = r;
         after = this.tagEnd;
       }
@@ -235,8 +273,14 @@ class FormatScanner {
       name = text.slice(p, q);
       p = q;
     }
-    if (name === '') return this.malformed(start, p, { expected: `expected the tool name after ${quoted(after)}`, inSection });
-    const said = this.after === undefined ? `${after}${name}` : this.before !== undefined ? `${this.before}${name}${after}` : after;
+    if (name === '')
+      return this.malformed(start, p, { expected: `expected the tool name after ${quoted(after)}`, inSection });
+    const said =
+      this.after === undefined
+        ? `${after}${name}`
+        : this.before !== undefined
+          ? `${this.before}${name}${after}`
+          : after;
     return this.readArguments({ start, argsFrom: p, name, after: said, inSection }, repairs);
   }
 
@@ -251,14 +295,27 @@ class FormatScanner {
     const after = this.callBegin ?? this.sectionBegin ?? '';
     const stop = this.stopAt(from, scope.inSection, false);
     const end = this.closeWith(this.callEnd, stop, scope.repairs);
-    const payload: Payload = { kind: 'format', format: this.f, span: { start, end }, args: { start: from, end: stop }, after, cut: false };
+    const payload: Payload = {
+      kind: 'format',
+      format: this.f,
+      span: { start, end },
+      args: { start: from, end: stop },
+      after,
+      cut: false,
+    };
     return { payload, end, ok: true };
   }
 
   /** Where the arguments at `from` can run to: the first closer, section end or next call. */
   private stopAt(from: number, inSection: boolean, withArgsEnd = true): number {
     let stop = this.text.length;
-    for (const marker of [withArgsEnd ? this.argsEnd : undefined, this.callEnd, inSection ? this.sectionEnd : undefined, this.callBegin, this.sectionBegin]) {
+    for (const marker of [
+      withArgsEnd ? this.argsEnd : undefined,
+      this.callEnd,
+      inSection ? this.sectionEnd : undefined,
+      this.callBegin,
+      this.sectionBegin,
+    ]) {
       if (marker === undefined) continue;
       const at = this.hit(marker, from);
       if (at >= 0 && at < stop) stop = at;
@@ -266,7 +323,10 @@ class FormatScanner {
     return stop;
   }
 
-  private readArguments(where: { start: number; argsFrom: number; name: string | undefined; after: string; inSection: boolean }, repairs: Set<RepairKind>): CallRead {
+  private readArguments(
+    where: { start: number; argsFrom: number; name: string | undefined; after: string; inSection: boolean },
+    repairs: Set<RepairKind>,
+  ): CallRead {
     const text = this.text;
     const { start, name, after, inSection } = where;
     const argsStart = skipSpace(text, where.argsFrom);
@@ -283,10 +343,18 @@ class FormatScanner {
       const delimiters = this.f.arguments.grammar === 'object_literal' ? this.f.arguments.stringDelimiters : [];
       // With a closer, the arguments end before it; without one, the brackets say where, never past the section's end
       // (a quote left open in a value written raw must not run the call into the end of the text).
-      const limit = stop < text.length && (closer !== undefined || (inSection && this.sectionEnd !== undefined)) ? stop : text.length;
+      const limit =
+        stop < text.length && (closer !== undefined || (inSection && this.sectionEnd !== undefined))
+          ? stop
+          : text.length;
       // A list is the whole section: its closer, not a bracket count thrown off by a raw quote, ends it.
-      const whole = stop < text.length && (closer !== undefined || (this.f.list === true && inSection && this.sectionEnd !== undefined));
-      const scanned = open < 0 || open >= limit ? { end: limit, closed: false } : scanBalanced(text, { start: open, end: limit }, delimiters);
+      const whole =
+        stop < text.length &&
+        (closer !== undefined || (this.f.list === true && inSection && this.sectionEnd !== undefined));
+      const scanned =
+        open < 0 || open >= limit
+          ? { end: limit, closed: false }
+          : scanBalanced(text, { start: open, end: limit }, delimiters);
       if (scanned.closed) argsEnd = whole ? stop : scanned.end;
       else if (limit === text.length) cut = true;
     }
@@ -298,7 +366,15 @@ class FormatScanner {
     }
     if (cut) end = text.length;
     const args = { start: argsStart, end: argsEnd };
-    const payload: Payload = { kind: 'format', format: this.f, span: { start, end }, args, after, cut, ...(name === undefined ? {} : { name }) };
+    const payload: Payload = {
+      kind: 'format',
+      format: this.f,
+      span: { start, end },
+      args,
+      after,
+      cut,
+      ...(name === undefined ? {} : { name }),
+    };
     return { payload, end, ok: !cut };
   }
 
@@ -315,16 +391,30 @@ class FormatScanner {
     const stop = this.stopAt(pos, inSection);
     const end = this.callEnd !== undefined && this.at(this.callEnd, stop) ? stop + this.callEnd.length : stop;
     const bounded = end === this.text.length && this.callEnd === undefined ? pos : end;
-    return { payload: { kind: 'malformed', span: { start, end: bounded }, message: `The ${this.f.id} call is malformed: ${expected}` }, end: bounded, ok: false };
+    return {
+      payload: {
+        kind: 'malformed',
+        span: { start, end: bounded },
+        message: `The ${this.f.id} call is malformed: ${expected}`,
+      },
+      end: bounded,
+      ok: false,
+    };
   }
 }
 
-/** What starts a call of `format` in a stream: its openers and its distinctive inner markers (held back like the built-ins'). */
+/**
+ * What starts a call of `format` in a stream: its openers and its distinctive inner markers (held back like the
+ * built-ins').
+ */
 export function formatStreamMarkers(formats: readonly CallFormat[]): string[] {
   const out = new Set<string>();
   for (const format of formats) {
-    for (const marker of [format.section?.begin, format.call.begin]) if (nonEmpty(marker) !== undefined) out.add((marker ?? '').trim());
-    if (format.name.slot === 'marker') for (const marker of [format.name.before, format.name.after]) if (isDistinctive(nonEmpty(marker))) out.add((marker ?? '').trim());
+    for (const marker of [format.section?.begin, format.call.begin])
+      if (nonEmpty(marker) !== undefined) out.add((marker ?? '').trim());
+    if (format.name.slot === 'marker')
+      for (const marker of [format.name.before, format.name.after])
+        if (isDistinctive(nonEmpty(marker))) out.add((marker ?? '').trim());
   }
   return [...out];
 }

@@ -26,16 +26,28 @@ describe('a format and the lexicon read the same reply', () => {
     assert.equal(alone.length, 1);
     // …the lexicon does; with the format given, the call is still read, with its argument.
     const result = extractToolCalls(text, { tools, formats: [format] });
-    assert.deepEqual(result.calls.map((c) => [c.name, c.arguments]), [['search', { query: 'vacation days left' }]]);
+    assert.deepEqual(
+      result.calls.map((c) => [c.name, c.arguments]),
+      [['search', { query: 'vacation days left' }]],
+    );
     assert.deepEqual(result, extractToolCalls(text, { tools }));
   });
 
   it("keeps the format's reading when the lexicon reads nothing", () => {
-    const format: CallFormat = { id: 'angles', origin: 'config', call: { begin: '<<call>>', end: '<</call>>' }, name: { slot: 'marker', after: '::' }, arguments: { grammar: 'json' } };
+    const format: CallFormat = {
+      id: 'angles',
+      origin: 'config',
+      call: { begin: '<<call>>', end: '<</call>>' },
+      name: { slot: 'marker', after: '::' },
+      arguments: { grammar: 'json' },
+    };
     const text = '<<call>>get_weather::{"city": "Paris"}<</call>>';
     assert.deepEqual(extractToolCalls(text, { tools }).calls, [], 'the lexicon alone reads no call here');
     const result = extractToolCalls(text, { tools, formats: [format] });
-    assert.deepEqual(result.calls.map((c) => [c.name, c.arguments]), [['get_weather', { city: 'Paris' }]]);
+    assert.deepEqual(
+      result.calls.map((c) => [c.name, c.arguments]),
+      [['get_weather', { city: 'Paris' }]],
+    );
     assert.equal(result.diagnostics.filter((d) => d.code !== 'repaired').length, 0);
   });
 });

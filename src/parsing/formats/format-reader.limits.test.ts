@@ -4,7 +4,9 @@ import { extractToolCalls } from '../extract-tool-calls.ts';
 import { BUILTIN_FORMATS } from './builtin-formats.ts';
 import type { CallFormat } from './call-format.ts';
 
-/** Adversarial floods of a format's own markers: the reader stays linear (compared across sizes, not against a clock). */
+/**
+ * Adversarial floods of a format's own markers: the reader stays linear (compared across sizes, not against a clock).
+ */
 
 function format(id: string): CallFormat {
   const found = BUILTIN_FORMATS.find((f) => f.id === id);
@@ -44,7 +46,18 @@ const CASES: readonly [string, CallFormat][] = [
   ['<tool_call><function=get_weather><parameter=city>', format('qwen3_coder')],
   ['<function=', format('qwen3_coder')],
   ['<start_function_call>call:get_weather{city:<escape>', FUNCTION_GEMMA],
-  ['<|tool_call_start|>[f(', { id: 'lfm2', origin: 'config', section: { begin: '<|tool_call_start|>', end: '<|tool_call_end|>' }, call: { begin: '' }, name: { slot: 'call' }, arguments: { grammar: 'key_value' }, list: true }],
+  [
+    '<|tool_call_start|>[f(',
+    {
+      id: 'lfm2',
+      origin: 'config',
+      section: { begin: '<|tool_call_start|>', end: '<|tool_call_end|>' },
+      call: { begin: '' },
+      name: { slot: 'call' },
+      arguments: { grammar: 'key_value' },
+      list: true,
+    },
+  ],
   ['<minimax:tool_call><invoke name="get_weather"><parameter name="', format('minimax')],
 ];
 

@@ -29,7 +29,17 @@ const XML_FORMS: readonly XmlParameters[] = [
   { form: 'tag' },
 ];
 const TOOLS = ['get_weather', 'search_docs', 'run_query'];
-const SCHEMA = { type: 'object', properties: { s1: { type: 'string' }, s2: { type: 'string' }, n: { type: 'number' }, b: { type: 'boolean' }, o: { type: 'object' }, a: { type: 'array' } } };
+const SCHEMA = {
+  type: 'object',
+  properties: {
+    s1: { type: 'string' },
+    s2: { type: 'string' },
+    n: { type: 'number' },
+    b: { type: 'boolean' },
+    o: { type: 'object' },
+    a: { type: 'array' },
+  },
+};
 
 const grammarArb: fc.Arbitrary<ArgumentGrammar> = fc.oneof(
   fc.constant<ArgumentGrammar>({ grammar: 'json' }),
@@ -60,9 +70,15 @@ const formatArb: fc.Arbitrary<CallFormat> = fc
     if (r.slot === 'field') name = { slot: 'field', nameKey: 'name', argumentsKey: 'arguments' };
     else if (r.slot === 'key') name = { slot: 'key' };
     else if (r.slot === 'call') name = { slot: 'call' };
-    else name = { slot: 'marker', ...(r.before === undefined ? {} : { before: r.before }), ...(r.after === undefined ? {} : { after: r.after }) };
+    else
+      name = {
+        slot: 'marker',
+        ...(r.before === undefined ? {} : { before: r.before }),
+        ...(r.after === undefined ? {} : { after: r.after }),
+      };
     // Names inside a body are read from JSON-like values or call expressions.
-    if ((r.slot === 'field' || r.slot === 'key') && (grammar.grammar === 'xml' || grammar.grammar === 'key_value')) grammar = { grammar: 'json' };
+    if ((r.slot === 'field' || r.slot === 'key') && (grammar.grammar === 'xml' || grammar.grammar === 'key_value'))
+      grammar = { grammar: 'json' };
     if (r.slot === 'call') grammar = { grammar: 'key_value' };
     const marker = r.slot === 'marker';
     // Unbracketed arguments (XML, key=value after a marker) need a closer to say where they end.
@@ -83,10 +99,38 @@ const formatArb: fc.Arbitrary<CallFormat> = fc
   });
 
 // Values: unicode, both quotes, line breaks, backslashes; no markup characters (formats do not escape them).
-const stringArb = fc.string({ unit: fc.constantFrom('a', 'Z', ' ', '"', "'", '\n', '\\', 'é', '東', '😀', '{', '}', ',', ':', '=', '(', ')', '3', '.'), maxLength: 12 });
+const stringArb = fc.string({
+  unit: fc.constantFrom(
+    'a',
+    'Z',
+    ' ',
+    '"',
+    "'",
+    '\n',
+    '\\',
+    'é',
+    '東',
+    '😀',
+    '{',
+    '}',
+    ',',
+    ':',
+    '=',
+    '(',
+    ')',
+    '3',
+    '.',
+  ),
+  maxLength: 12,
+});
 const scalarArb = fc.oneof(stringArb, fc.integer({ min: -1000, max: 1000 }), fc.boolean(), fc.constant(null));
 const nestedArb: fc.Arbitrary<JsonValue> = fc.letrec<{ v: JsonValue }>((tie) => ({
-  v: fc.oneof({ depthSize: 'small', maxDepth: 3 }, scalarArb, fc.array(tie('v'), { maxLength: 3 }), fc.dictionary(fc.constantFrom('x', 'y', 'k_1'), tie('v'), { maxKeys: 3 })),
+  v: fc.oneof(
+    { depthSize: 'small', maxDepth: 3 },
+    scalarArb,
+    fc.array(tie('v'), { maxLength: 3 }),
+    fc.dictionary(fc.constantFrom('x', 'y', 'k_1'), tie('v'), { maxKeys: 3 }),
+  ),
 })).v;
 const argsArb: fc.Arbitrary<JsonObject> = fc.record(
   {
@@ -99,7 +143,10 @@ const argsArb: fc.Arbitrary<JsonObject> = fc.record(
   },
   { requiredKeys: [] },
 );
-const callsArb = fc.array(fc.record({ name: fc.constantFrom(...TOOLS), arguments: argsArb }), { minLength: 1, maxLength: 3 });
+const callsArb = fc.array(fc.record({ name: fc.constantFrom(...TOOLS), arguments: argsArb }), {
+  minLength: 1,
+  maxLength: 3,
+});
 
 describe('format reader (property)', () => {
   it('reads back exactly the calls renderCall wrote, for random formats and calls', () => {

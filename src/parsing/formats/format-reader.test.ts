@@ -6,7 +6,14 @@ import { BUILTIN_FORMATS } from './builtin-formats.ts';
 import type { CallFormat } from './call-format.ts';
 import { renderCall } from './render-call.ts';
 
-const WEATHER = { name: 'get_weather', inputSchema: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'number' } }, required: ['city'] } };
+const WEATHER = {
+  name: 'get_weather',
+  inputSchema: {
+    type: 'object',
+    properties: { city: { type: 'string' }, days: { type: 'number' } },
+    required: ['city'],
+  },
+};
 const tools = [WEATHER, 'get_time'];
 
 function builtin(id: string): CallFormat {
@@ -44,36 +51,92 @@ describe('format reader', () => {
     }
   });
 
-  it('reads a marker name slot without `after`, with an object literal and custom string delimiters (FunctionGemma)', () => {
-    const r = read('<start_function_call>call:get_weather{city:<escape>Paris, "old" town<escape>, days:2}<end_function_call>', FUNCTION_GEMMA);
-    assert.deepEqual(calls(r), [{ name: 'get_weather', arguments: { city: 'Paris, "old" town', days: 2 } }]);
-    assert.deepEqual(r.diagnostics, []);
-  });
+  it(
+    'reads a marker name slot without `after`, with an object ' +
+      'literal and custom string delimiters (FunctionGemma)',
+    () => {
+      const r = read(
+        '<start_function_call>call:get_weather{city:<escape>Paris, "old" town<escape>, days:2}<end_function_call>',
+        FUNCTION_GEMMA,
+      );
+      assert.deepEqual(calls(r), [{ name: 'get_weather', arguments: { city: 'Paris, "old" town', days: 2 } }]);
+      assert.deepEqual(r.diagnostics, []);
+    },
+  );
 
-  it('reads a key name slot inside a section with a list (Apertus) and a field slot with other keys (Command R7B)', () => {
-    const apertus: CallFormat = { id: 'apertus', origin: 'template', section: { begin: '<|tools_prefix|>', end: '<|tools_suffix|>' }, call: { begin: '' }, name: { slot: 'key' }, arguments: { grammar: 'json' }, list: true };
-    assert.deepEqual(calls(read('<|tools_prefix|>[{"get_weather": {"city": "Oslo"}}, {"get_time": {}}]<|tools_suffix|>', apertus)), [
-      { name: 'get_weather', arguments: { city: 'Oslo' } },
-      { name: 'get_time', arguments: {} },
-    ]);
-    const r7b: CallFormat = { id: 'r7b', origin: 'template', call: { begin: '<|START_ACTION|>', end: '<|END_ACTION|>' }, name: { slot: 'field', nameKey: 'tool_name', argumentsKey: 'parameters' }, arguments: { grammar: 'json' }, list: true };
-    assert.deepEqual(calls(read('<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Oslo"}}]<|END_ACTION|>', r7b)), [{ name: 'get_weather', arguments: { city: 'Oslo' } }]);
-  });
+  it(
+    'reads a key name slot inside a section with a list ' + '(Apertus) and a field slot with other keys (Command R7B)',
+    () => {
+      const apertus: CallFormat = {
+        id: 'apertus',
+        origin: 'template',
+        section: { begin: '<|tools_prefix|>', end: '<|tools_suffix|>' },
+        call: { begin: '' },
+        name: { slot: 'key' },
+        arguments: { grammar: 'json' },
+        list: true,
+      };
+      assert.deepEqual(
+        calls(read('<|tools_prefix|>[{"get_weather": {"city": "Oslo"}}, {"get_time": {}}]<|tools_suffix|>', apertus)),
+        [
+          { name: 'get_weather', arguments: { city: 'Oslo' } },
+          { name: 'get_time', arguments: {} },
+        ],
+      );
+      const r7b: CallFormat = {
+        id: 'r7b',
+        origin: 'template',
+        call: { begin: '<|START_ACTION|>', end: '<|END_ACTION|>' },
+        name: { slot: 'field', nameKey: 'tool_name', argumentsKey: 'parameters' },
+        arguments: { grammar: 'json' },
+        list: true,
+      };
+      assert.deepEqual(
+        calls(
+          read(
+            '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": ' +
+              '"get_weather", "parameters": {"city": "Oslo"}}]<|END_ACTION|>',
+            r7b,
+          ),
+        ),
+        [{ name: 'get_weather', arguments: { city: 'Oslo' } }],
+      );
+    },
+  );
 
   it('reads a pythonic list inside a section (LFM2) and calls separated by a separator', () => {
-    const lfm2: CallFormat = { id: 'lfm2', origin: 'template', section: { begin: '<|tool_call_start|>', end: '<|tool_call_end|>' }, call: { begin: '' }, name: { slot: 'call' }, arguments: { grammar: 'key_value' }, list: true };
-    assert.deepEqual(calls(read('<|tool_call_start|>[get_weather(city="Rome", days=2), get_time()]<|tool_call_end|>', lfm2)), [
-      { name: 'get_weather', arguments: { city: 'Rome', days: 2 } },
-      { name: 'get_time', arguments: {} },
-    ]);
+    const lfm2: CallFormat = {
+      id: 'lfm2',
+      origin: 'template',
+      section: { begin: '<|tool_call_start|>', end: '<|tool_call_end|>' },
+      call: { begin: '' },
+      name: { slot: 'call' },
+      arguments: { grammar: 'key_value' },
+      list: true,
+    };
+    assert.deepEqual(
+      calls(read('<|tool_call_start|>[get_weather(city="Rome", days=2), get_time()]<|tool_call_end|>', lfm2)),
+      [
+        { name: 'get_weather', arguments: { city: 'Rome', days: 2 } },
+        { name: 'get_time', arguments: {} },
+      ],
+    );
     const sep: CallFormat = { ...builtin('hermes'), id: 'sep', separator: ';' };
-    const r = read('<tool_call>{"name": "get_time", "arguments": {}}</tool_call>; <tool_call>{"name": "get_time", "arguments": {}}</tool_call>', sep);
+    const r = read(
+      '<tool_call>{"name": "get_time", "arguments": {}}</tool_call>; ' +
+        '<tool_call>{"name": "get_time", "arguments": {}}</tool_call>',
+      sep,
+    );
     assert.equal(r.calls.length, 2);
     assert.equal(r.content, '');
   });
 
   it('types XML values by the schema: text where it wants a string, JSON where it wants more', () => {
-    const r = read('<tool_call><function=get_weather><parameter=city>\n007\n</parameter><parameter=days>\n3\n</parameter></function></tool_call>', builtin('qwen3_coder'));
+    const r = read(
+      '<tool_call><function=get_weather><parameter=city>\n007\n</para' +
+        'meter><parameter=days>\n3\n</parameter></function></tool_call>',
+      builtin('qwen3_coder'),
+    );
     assert.deepEqual(calls(r), [{ name: 'get_weather', arguments: { city: '007', days: 3 } }]);
   });
 
@@ -81,7 +144,11 @@ describe('format reader', () => {
     const mistral = read('get_weather[ARGS]{"city": "Paris"}', builtin('mistral'));
     assert.deepEqual(calls(mistral), [{ name: 'get_weather', arguments: { city: 'Paris' } }]);
     assert.deepEqual(repairs(mistral), ['missing_opener']);
-    const kimi = read('<|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>', builtin('kimi'));
+    const kimi = read(
+      '<|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": ' +
+        '"Paris"}<|tool_call_end|><|tool_calls_section_end|>',
+      builtin('kimi'),
+    );
     assert.deepEqual(calls(kimi), [{ name: 'get_weather', arguments: { city: 'Paris' } }]);
     assert.ok(repairs(kimi).includes('missing_opener'));
     assert.equal(kimi.content, '');
@@ -115,16 +182,30 @@ describe('format reader', () => {
   });
 
   it('never drops argument markup it did not read: left-over markup is malformed, not a call without it', () => {
-    const r = read('<tool_call><function=get_weather><parameter=city>Paris</parameter>oops<parameter=days>3</parameter></function></tool_call>', builtin('qwen3_coder'));
+    const r = read(
+      '<tool_call><function=get_weather><parameter=city>Paris</param' +
+        'eter>oops<parameter=days>3</parameter></function></tool_call>',
+      builtin('qwen3_coder'),
+    );
     assert.deepEqual(r.calls, []);
     assert.deepEqual(codes(r), ['malformed_call']);
-    assert.match(r.diagnostics[0]?.message ?? '', /expected the arguments as <parameter=…>value<\/parameter> elements after `<function=get_weather>`/);
+    assert.match(
+      r.diagnostics[0]?.message ?? '',
+      /expected the arguments as <parameter=…>value<\/parameter> elements after `<function=get_weather>`/,
+    );
   });
 
   it('sniffs the other grammars inside an envelope: the format says JSON, the model wrote XML or key=value', () => {
-    assert.deepEqual(calls(read('[TOOL_CALLS]get_weather[ARGS]<parameter=city>Paris</parameter>', builtin('mistral'))), [{ name: 'get_weather', arguments: { city: 'Paris' } }]);
-    assert.deepEqual(calls(read('[TOOL_CALLS]get_weather[ARGS](city="Paris")', builtin('mistral'))), [{ name: 'get_weather', arguments: { city: 'Paris' } }]);
-    assert.deepEqual(calls(read('<tool_call>get_weather(city="Paris")</tool_call>', builtin('hermes'))), [{ name: 'get_weather', arguments: { city: 'Paris' } }]);
+    assert.deepEqual(
+      calls(read('[TOOL_CALLS]get_weather[ARGS]<parameter=city>Paris</parameter>', builtin('mistral'))),
+      [{ name: 'get_weather', arguments: { city: 'Paris' } }],
+    );
+    assert.deepEqual(calls(read('[TOOL_CALLS]get_weather[ARGS](city="Paris")', builtin('mistral'))), [
+      { name: 'get_weather', arguments: { city: 'Paris' } },
+    ]);
+    assert.deepEqual(calls(read('<tool_call>get_weather(city="Paris")</tool_call>', builtin('hermes'))), [
+      { name: 'get_weather', arguments: { city: 'Paris' } },
+    ]);
   });
 
   it('reports an unknown tool with a suggestion, and cleans names', () => {
@@ -141,7 +222,13 @@ describe('format reader', () => {
 
   it('wins over a built-in envelope it overlaps', () => {
     // Hermes would read this `<tool_call>` as JSON and fail; the format reads its own grammar.
-    const custom: CallFormat = { id: 'custom', origin: 'config', call: { begin: '<tool_call>', end: '</tool_call>' }, name: { slot: 'marker', after: '::' }, arguments: { grammar: 'key_value' } };
+    const custom: CallFormat = {
+      id: 'custom',
+      origin: 'config',
+      call: { begin: '<tool_call>', end: '</tool_call>' },
+      name: { slot: 'marker', after: '::' },
+      arguments: { grammar: 'key_value' },
+    };
     const r = read('<tool_call>get_weather:: city="Paris"</tool_call>', custom);
     assert.deepEqual(calls(r), [{ name: 'get_weather', arguments: { city: 'Paris' } }]);
     assert.deepEqual(r.diagnostics, []);

@@ -49,10 +49,15 @@ function keyPosition(prev: string): boolean {
   return prev === '{' || prev === ',';
 }
 
-export type LiteralReading = { ok: true; value: JsonValue; repairs: RepairKind[] } | Extract<ArgsReading, { ok: false }>;
+export type LiteralReading =
+  { ok: true; value: JsonValue; repairs: RepairKind[] } | Extract<ArgsReading, { ok: false }>;
 
 /** Any value written as an object literal (an object, a list of them…). */
-export function readLiteralValue(text: string, span: Span, delimiters: readonly (readonly [string, string])[]): LiteralReading {
+export function readLiteralValue(
+  text: string,
+  span: Span,
+  delimiters: readonly (readonly [string, string])[],
+): LiteralReading {
   const pairs = delimiters.filter(([open, close]) => open !== '' && close !== '' && open !== '"' && open !== "'");
   const parts: string[] = [];
   let prev = '';
@@ -62,7 +67,13 @@ export function readLiteralValue(text: string, span: Span, delimiters: readonly 
     const pair = pairs.find(([open]) => text.startsWith(open, i));
     if (pair !== undefined) {
       const close = text.indexOf(pair[1], i + pair[0].length);
-      if (close < 0 || close + pair[1].length > span.end) return { ok: false, message: `the string opened by ${pair[0]} is never closed by ${pair[1]}`, position: i, cut: span.end === text.length };
+      if (close < 0 || close + pair[1].length > span.end)
+        return {
+          ok: false,
+          message: `the string opened by ${pair[0]} is never closed by ${pair[1]}`,
+          position: i,
+          cut: span.end === text.length,
+        };
       parts.push(JSON.stringify(text.slice(i + pair[0].length, close)));
       i = close + pair[1].length;
       prev = '"';
@@ -70,7 +81,8 @@ export function readLiteralValue(text: string, span: Span, delimiters: readonly 
     }
     if (c === '"') {
       const end = doubleQuotedEnd(text, i, span.end);
-      if (end === undefined) return { ok: false, message: 'a string is never closed', position: i, cut: span.end === text.length };
+      if (end === undefined)
+        return { ok: false, message: 'a string is never closed', position: i, cut: span.end === text.length };
       parts.push(text.slice(i, end));
       i = end;
       prev = '"';
@@ -78,7 +90,8 @@ export function readLiteralValue(text: string, span: Span, delimiters: readonly 
     }
     if (c === "'") {
       const read = singleQuoted(text, i, span.end);
-      if (read === undefined) return { ok: false, message: 'a string is never closed', position: i, cut: span.end === text.length };
+      if (read === undefined)
+        return { ok: false, message: 'a string is never closed', position: i, cut: span.end === text.length };
       parts.push(read.json);
       i = read.end;
       prev = '"';
@@ -106,15 +119,21 @@ export function readLiteralValue(text: string, span: Span, delimiters: readonly 
   const json = parts.join('').trim();
   if (json === '') return { ok: true, value: {}, repairs: [] };
   const parsed = parseLenient(json, { allowCloseAtEnd: false });
-  if (!parsed.ok) return { ok: false, message: `not an object literal (${parsed.message})`, position: span.start, cut: false };
+  if (!parsed.ok)
+    return { ok: false, message: `not an object literal (${parsed.message})`, position: span.start, cut: false };
   // Unquoted keys and other quotes are this grammar's own syntax, not repairs.
   const repairs = parsed.repairs.filter((kind) => kind !== 'quoted_keys' && kind !== 'single_quoted_strings');
   return { ok: true, value: parsed.value, repairs };
 }
 
-export function readObjectLiteral(text: string, span: Span, delimiters: readonly (readonly [string, string])[]): ArgsReading {
+export function readObjectLiteral(
+  text: string,
+  span: Span,
+  delimiters: readonly (readonly [string, string])[],
+): ArgsReading {
   const read = readLiteralValue(text, span, delimiters);
   if (!read.ok) return read;
-  if (!isJsonObject(read.value)) return { ok: false, message: 'the arguments are not an object', position: span.start, cut: false };
+  if (!isJsonObject(read.value))
+    return { ok: false, message: 'the arguments are not an object', position: span.start, cut: false };
   return { ok: true, args: read.value, repairs: read.repairs };
 }

@@ -28,7 +28,12 @@ const SNIFF_DELIMITERS: readonly (readonly [string, string])[] = [['<escape>', '
 export function readJsonArguments(text: string, span: Span): ArgsReading {
   const read = repairArguments(text.slice(span.start, span.end));
   if (read.ok) return { ok: true, args: read.arguments, repairs: read.repairs };
-  return { ok: false, message: read.message.replace(/\.$/, ''), position: span.start + read.position, cut: read.reason === 'cut' };
+  return {
+    ok: false,
+    message: read.message.replace(/\.$/, ''),
+    position: span.start + read.position,
+    cut: read.reason === 'cut',
+  };
 }
 
 /** `city="Paris", days=3`, or the same in parentheses: read as the keyword arguments of a Python call. */
@@ -37,10 +42,15 @@ export function readKeyValue(text: string, span: Span): ArgsReading {
   if (inner === '') return { ok: true, args: {}, repairs: [] };
   const call = inner.startsWith('(') ? `f${inner}` : `f(${inner})`;
   const parsed = parseEnvelopedPythonicCalls(call, 0, call.length);
-  const offset = span.start + (text.slice(span.start, span.end).length - text.slice(span.start, span.end).trimStart().length) - (inner.startsWith('(') ? 1 : 2);
-  if (!parsed.ok) return { ok: false, message: parsed.message, position: Math.max(span.start, offset + parsed.position), cut: false };
+  const offset =
+    span.start +
+    (text.slice(span.start, span.end).length - text.slice(span.start, span.end).trimStart().length) -
+    (inner.startsWith('(') ? 1 : 2);
+  if (!parsed.ok)
+    return { ok: false, message: parsed.message, position: Math.max(span.start, offset + parsed.position), cut: false };
   const [only] = parsed.calls;
-  if (only === undefined || parsed.calls.length !== 1) return { ok: false, message: 'expected one list of key=value pairs', position: span.start, cut: false };
+  if (only === undefined || parsed.calls.length !== 1)
+    return { ok: false, message: 'expected one list of key=value pairs', position: span.start, cut: false };
   return { ok: true, args: only.arguments, repairs: [] };
 }
 
@@ -67,7 +77,8 @@ export function readArguments(text: string, span: Span, how: ArgsGrammar): ArgsR
 
 /** The grammars tried for arguments written in `own`: it first, then the others. */
 export function grammarsToTry(own: ArgumentGrammar): ArgumentGrammar[] {
-  const delimiters = own.grammar === 'object_literal' ? [...own.stringDelimiters, ...SNIFF_DELIMITERS] : SNIFF_DELIMITERS;
+  const delimiters =
+    own.grammar === 'object_literal' ? [...own.stringDelimiters, ...SNIFF_DELIMITERS] : SNIFF_DELIMITERS;
   const others: ArgumentGrammar[] = [
     { grammar: 'json' },
     { grammar: 'object_literal', stringDelimiters: delimiters, unquotedKeys: true },
@@ -88,7 +99,10 @@ export function describeGrammar(grammar: ArgumentGrammar): string {
       return 'as key=value pairs';
     case 'xml': {
       const p = grammar.parameters;
-      return `as ${xmlElement(p, p.form === 'tag' ? 'name' : '…', 'value')} ${p.form === 'child' ? 'pairs' : 'elements'}`;
+      return (
+        `as ${xmlElement(p, p.form === 'tag' ? 'name' : '…', 'value')} ` +
+        `${p.form === 'child' ? 'pairs' : 'elements'}`
+      );
     }
   }
 }
@@ -110,6 +124,9 @@ export function sniffArguments(text: string, span: Span, how: ArgsGrammar): Snif
     // A cut counts only from a grammar that read some of it as its own (an unclosed string of JSON, a value left open).
     if (read.cut && read.position > span.start) cut = true;
   }
-  const failure = first !== undefined && !first.ok ? first : { ok: false as const, message: 'unreadable', position: span.start, cut: false };
+  const failure =
+    first !== undefined && !first.ok
+      ? first
+      : { ok: false as const, message: 'unreadable', position: span.start, cut: false };
   return { ok: false, message: failure.message, position: failure.position, cut: failure.cut || cut };
 }

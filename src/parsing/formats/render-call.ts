@@ -18,10 +18,17 @@ export interface CallToRender {
 const IDENTIFIER_RE = /^[A-Za-z_$][\w$]*$/;
 
 function literal(value: JsonValue, delimiters: readonly [string, string] | undefined, unquotedKeys: boolean): string {
-  if (typeof value === 'string') return delimiters === undefined || delimiters[0] === '"' ? JSON.stringify(value) : `${delimiters[0]}${value}${delimiters[1]}`;
+  if (typeof value === 'string')
+    return delimiters === undefined || delimiters[0] === '"'
+      ? JSON.stringify(value)
+      : `${delimiters[0]}${value}${delimiters[1]}`;
   if (Array.isArray(value)) return `[${value.map((item) => literal(item, delimiters, unquotedKeys)).join(', ')}]`;
   if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value).map(([key, item]) => `${unquotedKeys && IDENTIFIER_RE.test(key) ? key : JSON.stringify(key)}: ${literal(item, delimiters, unquotedKeys)}`);
+    const entries = Object.entries(value).map(
+      ([key, item]) =>
+        `${unquotedKeys && IDENTIFIER_RE.test(key) ? key : JSON.stringify(key)}: ` +
+        `${literal(item, delimiters, unquotedKeys)}`,
+    );
     return `{${entries.join(', ')}}`;
   }
   return JSON.stringify(value);
@@ -32,7 +39,10 @@ function python(value: JsonValue): string {
   if (value === false) return 'False';
   if (value === null) return 'None';
   if (Array.isArray(value)) return `[${value.map(python).join(', ')}]`;
-  if (typeof value === 'object') return `{${Object.entries(value).map(([key, item]) => `${JSON.stringify(key)}: ${python(item)}`).join(', ')}}`;
+  if (typeof value === 'object')
+    return `{${Object.entries(value)
+      .map(([key, item]) => `${JSON.stringify(key)}: ${python(item)}`)
+      .join(', ')}}`;
   return JSON.stringify(value);
 }
 
@@ -61,13 +71,15 @@ export function renderArguments(args: JsonObject, grammar: ArgumentGrammar): str
 
 /** The value holding a call in a name-in-body slot (field, key), in the format's grammar. */
 function bodyValue(format: CallFormat, call: CallToRender): JsonObject {
-  if (format.name.slot === 'field') return { [format.name.nameKey]: call.name, [format.name.argumentsKey]: call.arguments };
+  if (format.name.slot === 'field')
+    return { [format.name.nameKey]: call.name, [format.name.argumentsKey]: call.arguments };
   return { [call.name]: call.arguments };
 }
 
 function renderBody(format: CallFormat, calls: readonly CallToRender[]): string {
   const g = format.arguments;
-  const value = (v: JsonValue): string => (g.grammar === 'object_literal' ? literal(v, g.stringDelimiters[0], g.unquotedKeys) : JSON.stringify(v));
+  const value = (v: JsonValue): string =>
+    g.grammar === 'object_literal' ? literal(v, g.stringDelimiters[0], g.unquotedKeys) : JSON.stringify(v);
   switch (format.name.slot) {
     case 'field':
     case 'key': {
@@ -80,7 +92,13 @@ function renderBody(format: CallFormat, calls: readonly CallToRender[]): string 
     }
     case 'marker': {
       const slot = format.name;
-      return calls.map((call) => `${slot.before ?? ''}${call.name}${slot.after ?? '\n'}${slot.tagEnd ?? ''}${renderArguments(call.arguments, g)}${format.argumentsEnd ?? ''}`).join('\n');
+      return calls
+        .map(
+          (call) =>
+            `${slot.before ?? ''}${call.name}${slot.after ?? '\n'}${slot.tagEnd ?? ''}` +
+            `${renderArguments(call.arguments, g)}${format.argumentsEnd ?? ''}`,
+        )
+        .join('\n');
     }
   }
 }

@@ -24,17 +24,26 @@ function truncated({ ctx, outcome }: Scope, span: Span, name: string | undefined
   const why = ctx.truncated ? 'the reply hit its length limit' : 'the reply ended in the middle of it';
   outcome.diagnostics.push({
     code: 'truncated',
-    message: `${name === undefined ? 'A tool call' : `The call to "${name}"`} was cut off before its arguments were complete (${why}).`,
+    message:
+      `${name === undefined ? 'A tool call' : `The call to "${name}"`} ` +
+      `was cut off before its arguments were complete (${why}).`,
     span,
     ...(name === undefined ? {} : { name }),
   });
 }
 
-function malformed({ ctx, outcome }: Scope, payload: FormatPayload, what: { expected: string; position: number; why: string; name?: string }): void {
-  const who = what.name === undefined ? `A ${payload.format.id} call` : `The call to "${what.name}" (${payload.format.id})`;
+function malformed(
+  { ctx, outcome }: Scope,
+  payload: FormatPayload,
+  what: { expected: string; position: number; why: string; name?: string },
+): void {
+  const who =
+    what.name === undefined ? `A ${payload.format.id} call` : `The call to "${what.name}" (${payload.format.id})`;
   outcome.diagnostics.push({
     code: 'malformed_call',
-    message: `${who} could not be read: expected ${what.expected} (at position ${what.position}: ${what.why}). Near: ${excerpt(ctx.text, what.position)}`,
+    message:
+      `${who} could not be read: expected ${what.expected} (at position ` +
+      `${what.position}: ${what.why}). Near: ${excerpt(ctx.text, what.position)}`,
     span: payload.span,
     position: what.position,
     ...(what.name === undefined ? {} : { name: what.name }),
@@ -42,16 +51,30 @@ function malformed({ ctx, outcome }: Scope, payload: FormatPayload, what: { expe
 }
 
 function emit(scope: Scope, span: Span, calls: readonly SniffedCall[]): void {
-  for (const call of calls) resolveIntent(scope, { name: call.name, args: call.args, explicit: true, echo: false }, { strong: true, span, repairs: call.repairs });
+  for (const call of calls)
+    resolveIntent(
+      scope,
+      { name: call.name, args: call.args, explicit: true, echo: false },
+      { strong: true, span, repairs: call.repairs },
+    );
 }
 
 /** What a body in the format's name slot looks like, in words. */
 function describeBody(format: CallFormat): string {
   const slot = format.name;
   const args = describeGrammar(format.arguments);
-  if (slot.slot === 'field') return `${format.list === true ? 'a list of objects' : 'an object'} {"${slot.nameKey}": "<tool>", "${slot.argumentsKey}": {…}} with the arguments ${args}`;
-  if (slot.slot === 'key') return `${format.list === true ? 'a list of objects' : 'an object'} {"<tool>": {…}} with the arguments ${args}`;
-  if (slot.slot === 'marker') return `${slot.before ?? ''}<tool>${slot.after ?? ''}${slot.tagEnd === undefined ? '' : `…${slot.tagEnd}`} then the arguments ${args}`;
+  if (slot.slot === 'field')
+    return (
+      `${format.list === true ? 'a list of objects' : 'an object'} {"${slot.nameKey}": ` +
+      `"<tool>", "${slot.argumentsKey}": {…}} with the arguments ${args}`
+    );
+  if (slot.slot === 'key')
+    return `${format.list === true ? 'a list of objects' : 'an object'} {"<tool>": {…}} with the arguments ${args}`;
+  if (slot.slot === 'marker')
+    return (
+      `${slot.before ?? ''}<tool>${slot.after ?? ''}${slot.tagEnd === undefined ? '' : `…${slot.tagEnd}`} ` +
+      `then the arguments ${args}`
+    );
   return `${format.list === true ? 'a list of calls' : 'a call'} <tool>(…) with the arguments ${args}`;
 }
 
@@ -103,8 +126,14 @@ export function resolveFormatCall(scope: Scope, payload: FormatPayload): void {
   if (name === undefined) {
     const calls = bodyCalls(scope, payload);
     if (calls.length > 0) emit(scope, payload.span, calls);
-    else if (args.end === ctx.text.length && ctx.text.slice(args.start, args.end).trim() === '') truncated(scope, payload.span, undefined);
-    else malformed(scope, payload, { expected: `${describeBody(format)} after ${quoted(payload.after)}`, position: args.start, why: 'no call reads there' });
+    else if (args.end === ctx.text.length && ctx.text.slice(args.start, args.end).trim() === '')
+      truncated(scope, payload.span, undefined);
+    else
+      malformed(scope, payload, {
+        expected: `${describeBody(format)} after ${quoted(payload.after)}`,
+        position: args.start,
+        why: 'no call reads there',
+      });
     return;
   }
   const read = sniffArguments(ctx.text, args, { grammar: format.arguments, schema: schemaOf(ctx.tools, name) });
@@ -116,5 +145,10 @@ export function resolveFormatCall(scope: Scope, payload: FormatPayload): void {
     truncated(scope, payload.span, name);
     return;
   }
-  malformed(scope, payload, { name, expected: `the arguments ${describeGrammar(format.arguments)} after ${quoted(payload.after)}`, position: read.position, why: read.message });
+  malformed(scope, payload, {
+    name,
+    expected: `the arguments ${describeGrammar(format.arguments)} after ${quoted(payload.after)}`,
+    position: read.position,
+    why: read.message,
+  });
 }

@@ -22,7 +22,11 @@ const CLOSERS = new Set(['}', ']', ')']);
  * (`"…"` and `'…'` with backslash escapes, and `delimiters` pairs read raw)
  * do not count. One pass, never past `range.end`.
  */
-export function scanBalanced(text: string, range: Span, delimiters: readonly (readonly [string, string])[] = []): Balanced {
+export function scanBalanced(
+  text: string,
+  range: Span,
+  delimiters: readonly (readonly [string, string])[] = [],
+): Balanced {
   const limit = range.end;
   let depth = 0;
   let i = range.start;

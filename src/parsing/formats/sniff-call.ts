@@ -37,7 +37,11 @@ export function schemaOf(tools: ReadonlyMap<string, ToolRef>, name: string): Jso
 }
 
 /** A JSON or object-literal value filling `span`. */
-export function readBodyValue(text: string, span: Span, delimiters: readonly (readonly [string, string])[] = NO_DELIMITERS): { value: JsonValue; repairs: RepairKind[] } | undefined {
+export function readBodyValue(
+  text: string,
+  span: Span,
+  delimiters: readonly (readonly [string, string])[] = NO_DELIMITERS,
+): { value: JsonValue; repairs: RepairKind[] } | undefined {
   const json = readJson(text.slice(span.start, span.end), { allowCloseAtEnd: false, lastResort: false });
   if (json.ok) return { value: json.value, repairs: json.repairs };
   const literal = readLiteralValue(text, span, delimiters);
@@ -62,18 +66,24 @@ export function callsInValue(value: JsonValue, slot: NameSlot | undefined): Snif
     }
     const shapes = readCallShapes(item).intents.filter((intent) => !intent.echo);
     if (shapes.length > 0) for (const intent of shapes) out.push({ name: intent.name, args: intent.args, repairs: [] });
-    else if (key !== undefined && keys.length === 1 && isJsonObject(item[key])) out.push({ name: key, args: item[key], repairs: [] });
+    else if (key !== undefined && keys.length === 1 && isJsonObject(item[key]))
+      out.push({ name: key, args: item[key], repairs: [] });
     else return [];
   }
   return out;
 }
 
 /** The calls `span` holds, read in any shape, when every one names a declared tool; else none. */
-export function sniffCall(text: string, span: Span, options: { tools: ReadonlyMap<string, ToolRef>; grammar?: ArgumentGrammar }): SniffedCall[] {
+export function sniffCall(
+  text: string,
+  span: Span,
+  options: { tools: ReadonlyMap<string, ToolRef>; grammar?: ArgumentGrammar },
+): SniffedCall[] {
   const { tools } = options;
   const body = trimSpan(text, span);
   if (body.start >= body.end) return [];
-  const allDeclared = (calls: SniffedCall[]): SniffedCall[] => (calls.length > 0 && calls.every((call) => declared(tools, call.name)) ? calls : []);
+  const allDeclared = (calls: SniffedCall[]): SniffedCall[] =>
+    calls.length > 0 && calls.every((call) => declared(tools, call.name)) ? calls : [];
   const c = text.charAt(body.start);
   if (c === '{' || c === '[') {
     const read = readBodyValue(text, body);
@@ -83,13 +93,18 @@ export function sniffCall(text: string, span: Span, options: { tools: ReadonlyMa
     }
   }
   const pythonic = parseBoundedPythonicCalls(text, body.start, body.end);
-  if (pythonic.ok) return allDeclared(pythonic.calls.map((call) => ({ name: call.name, args: call.arguments, repairs: [] })));
+  if (pythonic.ok)
+    return allDeclared(pythonic.calls.map((call) => ({ name: call.name, args: call.arguments, repairs: [] })));
   // A name, then its arguments in any grammar: `get_weather {"city": …}`, `get_weather<parameter=city>…`.
   const end = nameEnd(text, body.start, body.end);
   const name = text.slice(body.start, end);
   if (name === '' || !declared(tools, name)) return [];
   let argsStart = skipSpace(text, end, body.end);
   if (text.charAt(argsStart) === ':') argsStart = skipSpace(text, argsStart + 1, body.end);
-  const args = sniffArguments(text, { start: argsStart, end: body.end }, { grammar: options.grammar ?? { grammar: 'json' }, schema: schemaOf(tools, name) });
+  const args = sniffArguments(
+    text,
+    { start: argsStart, end: body.end },
+    { grammar: options.grammar ?? { grammar: 'json' }, schema: schemaOf(tools, name) },
+  );
   return args.ok ? [{ name, args: args.args, repairs: args.repairs }] : [];
 }

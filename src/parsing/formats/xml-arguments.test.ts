@@ -10,20 +10,42 @@ import { readXmlArguments } from './xml-arguments.ts';
 const SYNTAX = { open: '<|open|>', end: '<|sep|>', close: '<|close|>' };
 const ATTRIBUTE: XmlParameters = { form: 'attribute', tag: 'argument', attribute: 'key', syntax: SYNTAX };
 
-function readAll(text: string, params: XmlParameters, schema?: Record<string, unknown>): ReturnType<typeof readXmlArguments> {
+function readAll(
+  text: string,
+  params: XmlParameters,
+  schema?: Record<string, unknown>,
+): ReturnType<typeof readXmlArguments> {
   return readXmlArguments(text, { start: 0, end: text.length }, { parameters: params, schema });
 }
 
 describe('XML parameters in another tag syntax', () => {
   it('reads the attribute form, and a type attribute says text or JSON', () => {
-    const text = '<|open|>argument key="city" type="string"<|sep|>3<|close|>argument<|sep|>\n<|open|>argument key="days" type="number"<|sep|>3<|close|>argument<|sep|><|open|>argument key="q" type="object"<|sep|>{"a": [1]}<|close|>argument<|sep|>';
+    const text =
+      '<|open|>argument key="city" type="string"<|sep|>3<|close|>argument<|sep|>\n<|open|>argument key="days" ' +
+      ('type="number"<|sep|>3<|close|>argument<|sep|><|open|>argument ' +
+        'key="q" type="object"<|sep|>{"a": [1]}<|close|>argument<|sep|>');
     assert.deepEqual(readAll(text, ATTRIBUTE), { ok: true, args: { city: '3', days: 3, q: { a: [1] } }, repairs: [] });
   });
 
   it('reads the equals, child and tag forms with the same delimiters', () => {
-    assert.deepEqual(readAll('<|open|>p=city<|sep|>Oslo<|close|>p<|sep|>', { form: 'equals', tag: 'p', syntax: SYNTAX }), { ok: true, args: { city: 'Oslo' }, repairs: [] });
-    assert.deepEqual(readAll('<|open|>k<|sep|>city<|close|>k<|sep|> <|open|>v<|sep|>Oslo<|close|>v<|sep|>', { form: 'child', keyTag: 'k', valueTag: 'v', syntax: SYNTAX }), { ok: true, args: { city: 'Oslo' }, repairs: [] });
-    assert.deepEqual(readAll('<|open|>city<|sep|>Oslo<|close|>city<|sep|>', { form: 'tag', syntax: SYNTAX }), { ok: true, args: { city: 'Oslo' }, repairs: [] });
+    assert.deepEqual(
+      readAll('<|open|>p=city<|sep|>Oslo<|close|>p<|sep|>', { form: 'equals', tag: 'p', syntax: SYNTAX }),
+      { ok: true, args: { city: 'Oslo' }, repairs: [] },
+    );
+    assert.deepEqual(
+      readAll('<|open|>k<|sep|>city<|close|>k<|sep|> <|open|>v<|sep|>Oslo<|close|>v<|sep|>', {
+        form: 'child',
+        keyTag: 'k',
+        valueTag: 'v',
+        syntax: SYNTAX,
+      }),
+      { ok: true, args: { city: 'Oslo' }, repairs: [] },
+    );
+    assert.deepEqual(readAll('<|open|>city<|sep|>Oslo<|close|>city<|sep|>', { form: 'tag', syntax: SYNTAX }), {
+      ok: true,
+      args: { city: 'Oslo' },
+      repairs: [],
+    });
   });
 
   it('a distinct close-end is honoured', () => {
@@ -34,11 +56,20 @@ describe('XML parameters in another tag syntax', () => {
 
   it('plain XML is not read as the other syntax, nor the other syntax as plain XML', () => {
     assert.equal(readAll('<argument key="city">Oslo</argument>', ATTRIBUTE).ok, false);
-    assert.equal(readAll('<|open|>argument key="city"<|sep|>Oslo<|close|>argument<|sep|>', { form: 'attribute', tag: 'argument', attribute: 'key' }).ok, false);
+    assert.equal(
+      readAll('<|open|>argument key="city"<|sep|>Oslo<|close|>argument<|sep|>', {
+        form: 'attribute',
+        tag: 'argument',
+        attribute: 'key',
+      }).ok,
+      false,
+    );
   });
 
   it('left-over markup fails the reading, with the position of what was not read', () => {
-    const text = '<|open|>argument key="city"<|sep|>Oslo<|close|>argument<|sep|> stray <|open|>argument key="days"<|sep|>2<|close|>argument<|sep|>';
+    const text =
+      '<|open|>argument key="city"<|sep|>Oslo<|close|>argument<|sep|> ' +
+      'stray <|open|>argument key="days"<|sep|>2<|close|>argument<|sep|>';
     const read = readAll(text, ATTRIBUTE);
     assert.equal(read.ok, false);
     if (!read.ok) {
@@ -57,7 +88,10 @@ describe('XML parameters in another tag syntax', () => {
   });
 
   it('describes the grammar in its own delimiters', () => {
-    assert.equal(describeGrammar({ grammar: 'xml', parameters: ATTRIBUTE }), 'as <|open|>argument key="…"<|sep|>value<|close|>argument<|sep|> elements');
+    assert.equal(
+      describeGrammar({ grammar: 'xml', parameters: ATTRIBUTE }),
+      'as <|open|>argument key="…"<|sep|>value<|close|>argument<|sep|> elements',
+    );
   });
 });
 
@@ -71,11 +105,20 @@ const TAGGED: CallFormat = {
   arguments: { grammar: 'xml', parameters: ATTRIBUTE },
 };
 
-const TOOLS = [{ name: 'get_weather', inputSchema: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'number' } } } }, 'list_files'];
+const TOOLS = [
+  {
+    name: 'get_weather',
+    inputSchema: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'number' } } },
+  },
+  'list_files',
+];
 
 describe('a name attribute followed by other attributes (tagEnd)', () => {
   it('reads calls whose index attribute varies, and skips any attributes before the tag end', () => {
-    const text = 'Checking.<|open|>tools<|sep|><|open|>call tool="get_weather" index="1"<|sep|><|open|>argument key="city" type="string"<|sep|>Paris<|close|>argument<|sep|><|close|>call<|sep|><|open|>call tool="list_files" index="27" id=\'c9\'<|sep|><|close|>call<|sep|><|close|>tools<|sep|>';
+    const text =
+      'Checking.<|open|>tools<|sep|><|open|>call tool="get_weather" index="1"<|sep|><|open|>argument ' +
+      ('key="city" type="string"<|sep|>Paris<|close|>argument<|sep|><|close|>call<|sep|><|open|>call ' +
+        'tool="list_files" index="27" id=\'c9\'<|sep|><|close|>call<|sep|><|close|>tools<|sep|>');
     const r = extractToolCalls(text, { tools: TOOLS, formats: [TAGGED] });
     assert.deepEqual(
       r.calls.map((c) => ({ name: c.name, arguments: c.arguments })),
@@ -89,14 +132,20 @@ describe('a name attribute followed by other attributes (tagEnd)', () => {
   });
 
   it('text that is not an attribute before the tag end is a malformed call, not a call', () => {
-    const text = '<|open|>tools<|sep|><|open|>call tool="get_weather" then something<|sep|><|close|>call<|sep|><|close|>tools<|sep|>';
+    const text =
+      '<|open|>tools<|sep|><|open|>call tool="get_weather" then ' +
+      'something<|sep|><|close|>call<|sep|><|close|>tools<|sep|>';
     assert.deepEqual(extractToolCalls(text, { tools: TOOLS, formats: [TAGGED] }).calls, []);
     const payloads = findFormatCalls(text, TAGGED).flatMap((e) => e.payloads);
     assert.deepEqual(
       payloads.map((p) => p.kind),
       ['malformed'],
     );
-    assert.ok(payloads[0]?.kind === 'malformed' && payloads[0].message.includes('attributes and then `<|sep|>` after the tool name'), JSON.stringify(payloads));
+    assert.ok(
+      payloads[0]?.kind === 'malformed' &&
+        payloads[0].message.includes('attributes and then `<|sep|>` after the tool name'),
+      JSON.stringify(payloads),
+    );
   });
 
   it('renderCall writes the syntax, and the reader reads it back', () => {

@@ -38,12 +38,17 @@ function wantsText(schema: JsonSchema | undefined, key: string): boolean | undef
 }
 
 /** A value under the schema: text where it wants text, JSON where it wants more and the text reads as JSON. */
-export function schemaValue(raw: string, element: { key: string; head?: string }, schema: JsonSchema | undefined): JsonValue {
+export function schemaValue(
+  raw: string,
+  element: { key: string; head?: string },
+  schema: JsonSchema | undefined,
+): JsonValue {
   const { key, head = '' } = element;
   if (head !== '' && attributeValue(head, 'string') !== undefined) return typedValue(raw, head);
   const type = head === '' ? undefined : attributeValue(head, 'type');
   if (type === 'string') return unlayout(raw);
-  if (type !== undefined && JSON_TYPES.has(type)) return wantsText(schema, key) === true ? unlayout(raw) : xmlValue(raw);
+  if (type !== undefined && JSON_TYPES.has(type))
+    return wantsText(schema, key) === true ? unlayout(raw) : xmlValue(raw);
   const text = wantsText(schema, key);
   if (text === true) return unlayout(raw);
   return xmlValue(raw);
@@ -57,13 +62,21 @@ interface Element {
   end: number;
 }
 
-type Step = { ok: true; element: Element; repairs: RepairKind[] } | { ok: false; message: string; position: number; cut: boolean };
+type Step =
+  | { ok: true; element: Element; repairs: RepairKind[] }
+  | { ok: false; message: string; position: number; cut: boolean };
 
-/** The value from `from` to `</tag>`; without that closer, to the next element of the same form or the end of the span. */
-function valueTo(find: Finders, where: { from: number; limit: number; closer: string; nextOpen: string; atTextEnd: boolean }): { valueEnd: number; end: number; repairs: RepairKind[] } | { cut: true } {
+/**
+ * The value from `from` to `</tag>`; without that closer, to the next element of the same form or the end of the span.
+ */
+function valueTo(
+  find: Finders,
+  where: { from: number; limit: number; closer: string; nextOpen: string; atTextEnd: boolean },
+): { valueEnd: number; end: number; repairs: RepairKind[] } | { cut: true } {
   const close = find(where.closer)(where.from);
   const next = find(where.nextOpen)(where.from);
-  if (close >= 0 && (next < 0 || next > close)) return { valueEnd: close, end: close + where.closer.length, repairs: [] };
+  if (close >= 0 && (next < 0 || next > close))
+    return { valueEnd: close, end: close + where.closer.length, repairs: [] };
   if (next >= 0) return { valueEnd: next, end: next, repairs: ['missing_closer'] };
   if (where.atTextEnd) return { cut: true };
   return { valueEnd: where.limit, end: where.limit, repairs: ['missing_closer'] };
@@ -78,7 +91,9 @@ export function tagSyntax(syntax: TagSyntax | undefined): Required<TagSyntax> {
 /** The delimiters of ordinary XML. */
 export const DEFAULT_TAG_SYNTAX: Readonly<Required<TagSyntax>> = { open: '<', end: '>', close: '</', closeEnd: '>' };
 
-/** One parameter element of the `p` form, in its tag syntax: `key` named as the form names it, `value` written as given. */
+/**
+ * One parameter element of the `p` form, in its tag syntax: `key` named as the form names it, `value` written as given.
+ */
 export function xmlElement(p: XmlParameters, key: string, value: string): string {
   const s = tagSyntax(p.syntax);
   const open = (tag: string, rest = ''): string => `${s.open}${tag}${rest}${s.end}`;
@@ -99,7 +114,11 @@ export function xmlElement(p: XmlParameters, key: string, value: string): string
  * One element at `pos` of `text` (the span's own text: no search runs past it),
  * read with the span's finders, in the `params` form; `atTextEnd` when the span ends the text.
  */
-function element(text: string, pos: number, reader: { find: Finders; params: XmlParameters; atTextEnd: boolean }): Step {
+function element(
+  text: string,
+  pos: number,
+  reader: { find: Finders; params: XmlParameters; atTextEnd: boolean },
+): Step {
   const { find, params, atTextEnd } = reader;
   const limit = text.length;
   const s = tagSyntax(params.syntax);
@@ -115,11 +134,15 @@ function element(text: string, pos: number, reader: { find: Finders; params: Xml
       const open = `${s.open}${params.tag}`;
       if (!text.startsWith(open, pos)) return fail(`expected ${open}…${s.end}`);
       const gt = indexInTagHead(text, s.end, pos + open.length);
-      if (gt < 0 || gt >= limit) return { ok: false, message: `the ${open} tag is never closed by ${s.end}`, position: pos, cut: atTextEnd };
+      if (gt < 0 || gt >= limit)
+        return { ok: false, message: `the ${open} tag is never closed by ${s.end}`, position: pos, cut: atTextEnd };
       head = text.slice(pos + open.length, gt);
       if (params.form === 'equals') {
         if (!head.startsWith('=')) return fail(`expected ${open}=NAME${s.end}`);
-        key = head.slice(1).trim().replace(/^["']|["']$/g, '');
+        key = head
+          .slice(1)
+          .trim()
+          .replace(/^["']|["']$/g, '');
       } else key = /^\s/.test(head) ? (attributeValue(head, params.attribute) ?? '') : '';
       if (key === '') return fail(`the ${open} tag names no argument`);
       bodyStart = gt + s.end.length;
@@ -136,7 +159,13 @@ function element(text: string, pos: number, reader: { find: Finders; params: Xml
       key = text.slice(pos + keyOpen.length, kc).trim();
       const vo = skipSpace(text, kc + keyClose.length, limit);
       const valueOpen = `${s.open}${params.valueTag}${s.end}`;
-      if (!text.startsWith(valueOpen, vo)) return { ok: false, message: `expected ${valueOpen} after the key "${key}"`, position: vo, cut: vo >= limit && atTextEnd };
+      if (!text.startsWith(valueOpen, vo))
+        return {
+          ok: false,
+          message: `expected ${valueOpen} after the key "${key}"`,
+          position: vo,
+          cut: vo >= limit && atTextEnd,
+        };
       bodyStart = vo + valueOpen.length;
       closer = `${s.close}${params.valueTag}${s.closeEnd}`;
       nextOpen = keyOpen;
@@ -145,7 +174,8 @@ function element(text: string, pos: number, reader: { find: Finders; params: Xml
     case 'tag': {
       TAG_NAME_RE.lastIndex = pos + s.open.length;
       const name = text.startsWith(s.open, pos) ? TAG_NAME_RE.exec(text) : null;
-      if (name === null || !text.startsWith(s.end, pos + s.open.length + name[0].length)) return fail(`expected ${s.open}NAME${s.end}value${s.close}NAME${s.closeEnd}`);
+      if (name === null || !text.startsWith(s.end, pos + s.open.length + name[0].length))
+        return fail(`expected ${s.open}NAME${s.end}value${s.close}NAME${s.closeEnd}`);
       key = name[0];
       bodyStart = pos + s.open.length + name[0].length + s.end.length;
       closer = `${s.close}${key}${s.closeEnd}`;
@@ -156,12 +186,21 @@ function element(text: string, pos: number, reader: { find: Finders; params: Xml
   }
   if (key === '') return fail('an element names no argument');
   const value = valueTo(find, { from: bodyStart, limit, closer, nextOpen, atTextEnd });
-  if ('cut' in value) return { ok: false, message: `the value of "${key}" is never closed by ${closer}`, position: bodyStart, cut: true };
-  return { ok: true, element: { key, head, valueStart: bodyStart, valueEnd: value.valueEnd, end: value.end }, repairs: value.repairs };
+  if ('cut' in value)
+    return { ok: false, message: `the value of "${key}" is never closed by ${closer}`, position: bodyStart, cut: true };
+  return {
+    ok: true,
+    element: { key, head, valueStart: bodyStart, valueEnd: value.valueEnd, end: value.end },
+    repairs: value.repairs,
+  };
 }
 
 /** Reads `span` as elements of the `parameters` form, all of it; values are typed by the tool's `schema`. */
-export function readXmlArguments(text: string, span: Span, how: { parameters: XmlParameters; schema: JsonSchema | undefined }): ArgsReading {
+export function readXmlArguments(
+  text: string,
+  span: Span,
+  how: { parameters: XmlParameters; schema: JsonSchema | undefined },
+): ArgsReading {
   const { schema } = how;
   const args: JsonObject = {};
   const repairs = new Set<RepairKind>();
@@ -174,7 +213,8 @@ export function readXmlArguments(text: string, span: Span, how: { parameters: Xm
     const { key, valueStart, valueEnd, end } = step.element;
     setJsonKey(args, key, schemaValue(local.slice(valueStart, valueEnd), step.element, schema));
     for (const kind of step.repairs) repairs.add(kind);
-    if (end <= pos) return { ok: false, message: 'an element could not be read', position: span.start + pos, cut: false };
+    if (end <= pos)
+      return { ok: false, message: 'an element could not be read', position: span.start + pos, cut: false };
     pos = skipSpace(local, end);
   }
   return { ok: true, args, repairs: [...repairs] };

@@ -6,7 +6,14 @@ import { CALL_FAILURE_CODES } from '../types.ts';
 import type { ExtractOptions, RepairKind } from '../types.ts';
 
 const tools: ExtractOptions['tools'] = [
-  { name: 'get_weather', inputSchema: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string' } }, required: ['city'] } },
+  {
+    name: 'get_weather',
+    inputSchema: {
+      type: 'object',
+      properties: { city: { type: 'string' }, unit: { type: 'string' } },
+      required: ['city'],
+    },
+  },
   'search_web',
 ];
 const run = (text: string, options: Partial<ExtractOptions> = {}) => extractToolCalls(text, { tools, ...options });
@@ -32,14 +39,21 @@ describe('shapes without a family', () => {
   });
 
   it('reads a tag named after a declared tool whose children are its parameters (tool_named_tag)', () => {
-    for (const text of ['<get_weather><city>Paris</city></get_weather>', '<get_weather city="Paris"/>', '<get_weather>\n{"city": "Paris"}\n</get_weather>']) {
+    for (const text of [
+      '<get_weather><city>Paris</city></get_weather>',
+      '<get_weather city="Paris"/>',
+      '<get_weather>\n{"city": "Paris"}\n</get_weather>',
+    ]) {
       assert.deepEqual(calls(text), PARIS, text);
       assert.ok(repairsOf(text).includes('tool_named_tag'), text);
     }
     // A child that is no parameter of the schema: markup, not arguments, and the model is told.
     const stranger = run('<get_weather><town>Paris</town></get_weather>');
     assert.deepEqual(stranger.calls, []);
-    assert.deepEqual(stranger.diagnostics.map((d) => d.code), ['malformed_call']);
+    assert.deepEqual(
+      stranger.diagnostics.map((d) => d.code),
+      ['malformed_call'],
+    );
     assert.match(stranger.diagnostics[0]?.message ?? '', /"town" is not a parameter of "get_weather"/);
   });
 
@@ -83,7 +97,10 @@ describe('shapes without a family', () => {
     ]) {
       const result = run(text);
       assert.deepEqual(result.calls, [], text);
-      assert.ok(!result.diagnostics.some((d) => CALL_FAILURE_CODES.includes(d.code)), `${text}: ${result.diagnostics.map((d) => d.code).join(', ')}`);
+      assert.ok(
+        !result.diagnostics.some((d) => CALL_FAILURE_CODES.includes(d.code)),
+        `${text}: ${result.diagnostics.map((d) => d.code).join(', ')}`,
+      );
     }
   });
 
@@ -96,21 +113,50 @@ describe('shapes without a family', () => {
     assert.match(d?.message ?? '', /Expected a JSON object of arguments/);
     const cut = run('get_weather {"city": "Par');
     assert.deepEqual(cut.calls, []);
-    assert.deepEqual(cut.diagnostics.map((x) => x.code), ['truncated']);
+    assert.deepEqual(
+      cut.diagnostics.map((x) => x.code),
+      ['truncated'],
+    );
     // A broken closer in the middle leaves markup unread: a failure, never a call without "unit".
-    const xml = run('get_weather\n<parameter=city>Paris</parameter>\n<parameter=unit>C</paramter>\n<parameter=x>1</parameter>');
-    assert.deepEqual(xml.calls.map((c) => c.arguments), []);
+    const xml = run(
+      'get_weather\n<parameter=city>Paris</parameter>\n<parameter=unit>C</paramter>\n<parameter=x>1</parameter>',
+    );
+    assert.deepEqual(
+      xml.calls.map((c) => c.arguments),
+      [],
+    );
   });
 
   it('says so when a declared name and an opener in a sentence are not a call', () => {
     const result = run('You could call get_weather(city="Paris") yourself.');
-    assert.deepEqual(result.diagnostics.map((d) => d.code), ['ignored_example']);
+    assert.deepEqual(
+      result.diagnostics.map((d) => d.code),
+      ['ignored_example'],
+    );
     assert.equal(result.diagnostics[0]?.position, 'You could call '.length);
   });
 });
 
 describe('shapes: properties', () => {
-  const word = fc.constantFrom('the', 'weather', 'in', 'Paris', 'is', 'get_weather', 'search_web', 'call', 'I', 'will', 'use', 'today', '.', ',', 'and', 'Action:', '\n');
+  const word = fc.constantFrom(
+    'the',
+    'weather',
+    'in',
+    'Paris',
+    'is',
+    'get_weather',
+    'search_web',
+    'call',
+    'I',
+    'will',
+    'use',
+    'today',
+    '.',
+    ',',
+    'and',
+    'Action:',
+    '\n',
+  );
   it('prose of words and declared names without argument openers never yields a call or a failure', () => {
     fc.assert(
       fc.property(fc.array(word, { maxLength: 40 }), (words) => {
@@ -123,10 +169,15 @@ describe('shapes: properties', () => {
 
   it('a declared name followed by `{` always yields a call or a diagnostic', () => {
     fc.assert(
-      fc.property(fc.array(word, { maxLength: 10 }), fc.string({ maxLength: 30 }), fc.array(word, { maxLength: 10 }), (before, inner, after) => {
-        const result = run(`${before.join(' ')} get_weather {${inner} ${after.join(' ')}`);
-        return result.calls.length > 0 || result.diagnostics.length > 0;
-      }),
+      fc.property(
+        fc.array(word, { maxLength: 10 }),
+        fc.string({ maxLength: 30 }),
+        fc.array(word, { maxLength: 10 }),
+        (before, inner, after) => {
+          const result = run(`${before.join(' ')} get_weather {${inner} ${after.join(' ')}`);
+          return result.calls.length > 0 || result.diagnostics.length > 0;
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -34,9 +34,25 @@ const MAX_NAME_HITS = 512;
 /** A label ending in `:` or `=` (`Action:`, `Tool:`, `Function call:`, `assistant to=`). */
 const LABEL_RE = /^[A-Za-z][\w-]*(?:[ \t]+[\w-]+){0,3}[ \t]*[:=]$/;
 /** A verb that says the line is the call (`Calling get_weather with {…}`). */
-/** Verbs that may introduce a call on its line (`Calling get_weather with {…}`); the stream filter waits on them too. */
-export const CALL_VERBS = ['calling', 'call', 'invoking', 'invoke', 'using', 'use', 'running', 'run', 'executing', 'execute'] as const;
-const VERB_RE = new RegExp(`^(?:${CALL_VERBS.join('|')})(?:[ \\t]+(?:the|a))?(?:[ \\t]+(?:tool|function))?[ \\t]*:?$`, 'i');
+/**
+ * Verbs that may introduce a call on its line (`Calling get_weather with {…}`); the stream filter waits on them too.
+ */
+export const CALL_VERBS = [
+  'calling',
+  'call',
+  'invoking',
+  'invoke',
+  'using',
+  'use',
+  'running',
+  'run',
+  'executing',
+  'execute',
+] as const;
+const VERB_RE = new RegExp(
+  `^(?:${CALL_VERBS.join('|')})(?:[ \\t]+(?:the|a))?(?:[ \\t]+(?:tool|function))?[ \\t]*:?$`,
+  'i',
+);
 /** What a detokenised family leaves before the name besides its tokens (DeepSeek's `function<｜tool▁sep｜>`). */
 const SKELETON_WORD_RE = /^(?:functions?|tool)$/;
 /** Words between the name and its arguments: `with`, `using`, Harmony's constraint `json`. */
@@ -75,7 +91,11 @@ function skipInline(text: string, pos: number, limit: number = text.length): num
 }
 
 /** The line before the name: its start when it is a label, a call verb or skeleton tokens; undefined for prose. */
-export function prefixStart(text: string, lineStart: number, nameStart: number): { start: number; label: boolean; skeleton: number } | undefined {
+export function prefixStart(
+  text: string,
+  lineStart: number,
+  nameStart: number,
+): { start: number; label: boolean; skeleton: number } | undefined {
   let pos = skipInline(text, lineStart, nameStart);
   const start = pos;
   let skeleton = 0;
@@ -156,7 +176,10 @@ function openingAfter(text: string, nameEnd: number): Opening {
 }
 
 /** A declared name at `run`: the shape it starts, if any. */
-function shapeAt(ctx: ExtractContext, run: { start: number; end: number; name: string; repairs: RepairKind[] }): Shape | undefined {
+function shapeAt(
+  ctx: ExtractContext,
+  run: { start: number; end: number; name: string; repairs: RepairKind[] },
+): Shape | undefined {
   const text = ctx.text;
   const opening = openingAfter(text, run.end);
   const c = text.charAt(opening.at);
@@ -174,7 +197,11 @@ function shapeAt(ctx: ExtractContext, run: { start: number; end: number; name: s
   const start = callPosition && prefix !== undefined ? prefix.start : run.start;
   const end = Math.max(tail, reading.end);
   const skeleton = opening.skeleton + (prefix?.skeleton ?? 0) > 0 || run.repairs.includes('stripped_name_index');
-  const kind: RepairKind = skeleton ? 'detokenized_skeleton' : prefix?.label === true || opening.label ? 'transcript_call' : 'declared_name_call';
+  const kind: RepairKind = skeleton
+    ? 'detokenized_skeleton'
+    : prefix?.label === true || opening.label
+      ? 'transcript_call'
+      : 'declared_name_call';
   if (!callPosition && !opening.immediate) return undefined;
   return { kind, span: { start, end }, name: run.name, nameRepairs: run.repairs, reading, callPosition };
 }
@@ -184,13 +211,21 @@ function failureOf(shape: Shape, outcome: Outcome, ctx: ExtractContext): void {
   if (reading.status !== 'failed') return;
   if (reading.cut) {
     const why = ctx.truncated ? 'the reply hit its length limit' : 'the reply ended in the middle of it';
-    outcome.diagnostics.push({ code: 'truncated', message: `The call to "${name}" was cut off before its arguments were complete (${why}).`, span, position: reading.position, name });
+    outcome.diagnostics.push({
+      code: 'truncated',
+      message: `The call to "${name}" was cut off before its arguments were complete (${why}).`,
+      span,
+      position: reading.position,
+      name,
+    });
     return;
   }
   const code = reading.expected.startsWith('a JSON') ? 'invalid_json' : 'malformed_call';
   outcome.diagnostics.push({
     code,
-    message: `The call to "${name}" at position ${reading.position} cannot be read: ${reading.message}. Expected ${reading.expected} right after the name. Near: ${excerpt(ctx.text, reading.position)}`,
+    message:
+      `The call to "${name}" at position ${reading.position} cannot be read: ${reading.message}. ` +
+      `Expected ${reading.expected} right after the name. Near: ${excerpt(ctx.text, reading.position)}`,
     span,
     position: reading.position,
     name,
@@ -203,7 +238,9 @@ function commitShape(ctx: ExtractContext, acc: Accumulator, shape: Shape): void 
   if (!shape.callPosition) {
     acc.diagnostics.push({
       code: 'ignored_example',
-      message: `Ignored "${shape.name}" followed by arguments inside a sentence (position ${shape.span.start}): a call stands on its own line, so this reads as a mention.`,
+      message:
+        `Ignored "${shape.name}" followed by arguments inside a sentence (position ` +
+        `${shape.span.start}): a call stands on its own line, so this reads as a mention.`,
       span: shape.span,
       position: shape.span.start,
       name: shape.name,
@@ -211,7 +248,11 @@ function commitShape(ctx: ExtractContext, acc: Accumulator, shape: Shape): void 
     return;
   }
   if (shape.reading.status === 'read') {
-    resolveIntent(scope, { name: shape.name, args: shape.reading.args, explicit: true, echo: false }, { strong: true, span: shape.span, repairs: [shape.kind, ...shape.nameRepairs, ...shape.reading.repairs] });
+    resolveIntent(
+      scope,
+      { name: shape.name, args: shape.reading.args, explicit: true, echo: false },
+      { strong: true, span: shape.span, repairs: [shape.kind, ...shape.nameRepairs, ...shape.reading.repairs] },
+    );
   } else failureOf(shape, outcome, ctx);
   commitOutcome(acc, outcome, { span: shape.span, exampleReason: exampleReason(ctx.text, shape.span.start) });
 }
@@ -221,10 +262,18 @@ function commitShape(ctx: ExtractContext, acc: Accumulator, shape: Shape): void 
  * envelopes, fences, and whatever was already read). False when the work
  * budget ran out.
  */
-export function readShapes(ctx: ExtractContext, acc: Accumulator, blocked: { names: readonly Span[]; shapes: readonly Span[] }): boolean {
+export function readShapes(
+  ctx: ExtractContext,
+  acc: Accumulator,
+  blocked: { names: readonly Span[]; shapes: readonly Span[] },
+): boolean {
   if (ctx.tools.size === 0) return true;
   const text = ctx.text;
-  const taken: Span[] = [...blocked.shapes, ...acc.removed, ...acc.diagnostics.flatMap((d) => (d.span === undefined ? [] : [d.span]))];
+  const taken: Span[] = [
+    ...blocked.shapes,
+    ...acc.removed,
+    ...acc.diagnostics.flatMap((d) => (d.span === undefined ? [] : [d.span])),
+  ];
   // overlapsAny wants disjoint spans: diagnostics overlap the calls they are about.
   const sorted = (): Span[] => {
     const out: Span[] = [];
@@ -250,7 +299,8 @@ export function readShapes(ctx: ExtractContext, acc: Accumulator, blocked: { nam
     if (hits > MAX_NAME_HITS || !charge(ctx, 64)) return hits <= MAX_NAME_HITS;
     const run = { start: m.index, end: m.index + raw.length, name: cleaned.name, repairs: cleaned.repairs };
     if (overlapsAny(nameSpans, run) || overlapsAny(spans, run)) continue;
-    const shape = text.charAt(run.start - 1) === '<' ? readToolTag(ctx, { ...run, start: run.start - 1 }) : shapeAt(ctx, run);
+    const shape =
+      text.charAt(run.start - 1) === '<' ? readToolTag(ctx, { ...run, start: run.start - 1 }) : shapeAt(ctx, run);
     if (shape === undefined || overlapsAny(spans, shape.span)) continue;
     charge(ctx, shape.span.end - shape.span.start);
     commitShape(ctx, acc, shape);
@@ -261,4 +311,3 @@ export function readShapes(ctx: ExtractContext, acc: Accumulator, blocked: { nam
   }
   return true;
 }
-

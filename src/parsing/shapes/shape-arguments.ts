@@ -50,7 +50,11 @@ const JSON_EXPECTED = 'a JSON object of arguments, like {"key": "value"}';
 const KEY_VALUE_RE = /([A-Za-z_][\w-]{0,63})[ \t]*=[ \t]*/y;
 const BARE_VALUE_RE = /[^\s,"'{}[\]()<>]+/y;
 
-function failed(message: string, where: { position: number; cut: boolean; end: number }, expected = JSON_EXPECTED): StructureReading {
+function failed(
+  message: string,
+  where: { position: number; cut: boolean; end: number },
+  expected = JSON_EXPECTED,
+): StructureReading {
   return { status: 'failed', message, ...where, expected };
 }
 
@@ -58,12 +62,20 @@ function readObjectAt(text: string, start: number, options: StructureOptions): S
   const limit = Math.min(text.length, start + DEFAULT_MAX_SHAPE_CHARS);
   const region = scanRegion(text, start, limit);
   const reachesEnd = !region.closed && region.end === text.length;
-  if (!region.closed && !reachesEnd) return failed('the object does not close', { position: start, cut: false, end: region.end });
+  if (!region.closed && !reachesEnd)
+    return failed('the object does not close', { position: start, cut: false, end: region.end });
   const placeholder = placeholderAt(text, region);
-  if (placeholder >= 0) return failed('it holds a placeholder ("..." where a value belongs)', { position: placeholder, cut: false, end: region.end });
+  if (placeholder >= 0)
+    return failed('it holds a placeholder ("..." where a value belongs)', {
+      position: placeholder,
+      cut: false,
+      end: region.end,
+    });
   const read = readJson(text.slice(start, region.end), { allowCloseAtEnd: !options.truncated, lastResort: true });
-  if (!read.ok) return failed(read.message, { position: start + read.position, cut: read.atEnd && reachesEnd, end: region.end });
-  if (!isJsonObject(read.value)) return failed('the arguments are not an object', { position: start, cut: false, end: region.end });
+  if (!read.ok)
+    return failed(read.message, { position: start + read.position, cut: read.atEnd && reachesEnd, end: region.end });
+  if (!isJsonObject(read.value))
+    return failed('the arguments are not an object', { position: start, cut: false, end: region.end });
   return { status: 'read', args: read.value, repairs: read.repairs, end: region.end };
 }
 
@@ -74,7 +86,12 @@ function readParenthesised(text: string, open: number, options: StructureOptions
     const object = readObjectAt(text, inner, options);
     if (object.status !== 'read') return object;
     const close = skipSpace(text, object.end);
-    if (text.charAt(close) !== ')') return failed("expected ')' after the arguments object", { position: close, cut: close >= text.length, end: close }, 'name({"key": "value"})');
+    if (text.charAt(close) !== ')')
+      return failed(
+        "expected ')' after the arguments object",
+        { position: close, cut: close >= text.length, end: close },
+        'name({"key": "value"})',
+      );
     return { ...object, end: close + 1 };
   }
   // The pythonic reader wants a name before the parenthesis: a stand-in one keeps offsets plain.
@@ -88,7 +105,8 @@ function readParenthesised(text: string, open: number, options: StructureOptions
     return failed(parsed.message, { position: toText(parsed.position), cut, end: text.length }, expected);
   }
   const call = parsed.calls[0];
-  if (parsed.calls.length !== 1 || call === undefined) return failed('expected one call', { position: open, cut: false, end: toText(end) }, expected);
+  if (parsed.calls.length !== 1 || call === undefined)
+    return failed('expected one call', { position: open, cut: false, end: toText(end) }, expected);
   return { status: 'read', args: call.arguments, repairs: [], end: toText(end) };
 }
 
@@ -109,14 +127,31 @@ function readXmlParameters(text: string, start: number, options: StructureOption
   if (first.local === PARAMETER) read = readParameterTags(text, tags, { from: 0, end });
   else if (first.local === GLM_KEY) read = readGlmPairs(text, tags, { from: 0, end });
   else return undefined;
-  const expected = first.local === PARAMETER ? '<parameter=key>value</parameter> for each argument' : '<arg_key>key</arg_key><arg_value>value</arg_value> for each argument';
+  const expected =
+    first.local === PARAMETER
+      ? '<parameter=key>value</parameter> for each argument'
+      : '<arg_key>key</arg_key><arg_value>value</arg_value> for each argument';
   const consumed = new Set(read.tags);
   const leftover = tags.find((tag) => !tag.sentinel && !consumed.has(tag));
-  if (leftover !== undefined) return failed(`the argument markup at position ${leftover.start} is not part of any argument (a closer is missing or misspelled)`, { position: leftover.start, cut: false, end }, expected);
+  if (leftover !== undefined)
+    return failed(
+      `the argument markup at position ${leftover.start} is not ` +
+        `part of any argument (a closer is missing or misspelled)`,
+      { position: leftover.start, cut: false, end },
+      expected,
+    );
   // A value ending in a misspelled closer (`C</paramter>`) swallowed markup: no call with that in a value.
-  const swallowed = read.repairs.has('missing_closer') ? Object.values(read.args).find((v) => typeof v === 'string' && /<\/[A-Za-z_]/.test(v)) : undefined;
-  if (swallowed !== undefined) return failed('an argument\'s closer is misspelled, so its value runs into the markup after it', { position: start, cut: false, end }, expected);
-  if (read.reachesEnd && options.truncated) return failed('the text ends inside an argument', { position: text.length, cut: true, end: text.length }, expected);
+  const swallowed = read.repairs.has('missing_closer')
+    ? Object.values(read.args).find((v) => typeof v === 'string' && /<\/[A-Za-z_]/.test(v))
+    : undefined;
+  if (swallowed !== undefined)
+    return failed(
+      "an argument's closer is misspelled, so its value runs into the markup after it",
+      { position: start, cut: false, end },
+      expected,
+    );
+  if (read.reachesEnd && options.truncated)
+    return failed('the text ends inside an argument', { position: text.length, cut: true, end: text.length }, expected);
   const last = read.tags.at(-1);
   const stop = read.reachesEnd || last === undefined || last.closing === false ? end : last.end;
   return { status: 'read', args: read.args, repairs: [...read.repairs], end: stop };
@@ -135,10 +170,16 @@ function readKeyValues(text: string, start: number): StructureReading | undefine
     KEY_VALUE_RE.lastIndex = pos;
     const m = KEY_VALUE_RE.exec(text);
     const key = m?.[1];
-    if (m === null || key === undefined || m.index !== pos) return failed('expected key=value', { position: pos, cut: false, end }, 'key="value" pairs');
+    if (m === null || key === undefined || m.index !== pos)
+      return failed('expected key=value', { position: pos, cut: false, end }, 'key="value" pairs');
     pos += m[0].length;
     const value = readKeyValue(text, pos, end);
-    if (value === undefined) return failed(`the value of "${key}" cannot be read`, { position: pos, cut: pos >= text.length, end }, 'key="value" pairs');
+    if (value === undefined)
+      return failed(
+        `the value of "${key}" cannot be read`,
+        { position: pos, cut: pos >= text.length, end },
+        'key="value" pairs',
+      );
     setJsonKey(args, key, value.value);
     pos = value.end;
     while (pos < end && (text.charAt(pos) === ' ' || text.charAt(pos) === '\t' || text.charAt(pos) === ',')) pos += 1;
@@ -182,7 +223,12 @@ function readFencedObject(text: string, start: number, options: StructureOptions
   const object = readObjectAt(text, open, options);
   if (object.status !== 'read') return object;
   const close = skipSpace(text, object.end);
-  if (!text.startsWith('```', close)) return failed('the fence around the arguments does not close', { position: close, cut: close >= text.length, end: close });
+  if (!text.startsWith('```', close))
+    return failed('the fence around the arguments does not close', {
+      position: close,
+      cut: close >= text.length,
+      end: close,
+    });
   return { ...object, repairs: [...object.repairs, 'unwrapped_fence'], end: close + 3 };
 }
 

@@ -36,12 +36,12 @@ const NAME_WINDOW = 400;
  * The markers the families list, spelled exactly: their own finders read them (as
  * their family writes them, or as a failed call); they never open an unknown envelope.
  */
-const LISTED: ReadonlySet<string> = new Set(
-  [
-    ...Object.values(TOKEN_FAMILIES).flatMap((family): string[] => Object.values(family)),
-    ...XML_FAMILIES.flatMap((family) => family.blocks.flatMap((block) => [`<${block.open}>`, ...block.close.map((close) => `</${close}>`)])),
-  ],
-);
+const LISTED: ReadonlySet<string> = new Set([
+  ...Object.values(TOKEN_FAMILIES).flatMap((family): string[] => Object.values(family)),
+  ...XML_FAMILIES.flatMap((family) =>
+    family.blocks.flatMap((block) => [`<${block.open}>`, ...block.close.map((close) => `</${close}>`)]),
+  ),
+]);
 
 export interface Marker {
   start: number;
@@ -71,10 +71,18 @@ export function findMarkers(text: string, limit = 4 * DEFAULT_MAX_ENVELOPES): Ma
 
 /** The words of a marker (`<|tool_call_start|>` → tool, call, start). */
 function words(marker: string): Set<string> {
-  return new Set(marker.toLowerCase().split(/[^a-z]+/).filter((w) => w.length > 1));
+  return new Set(
+    marker
+      .toLowerCase()
+      .split(/[^a-z]+/)
+      .filter((w) => w.length > 1),
+  );
 }
 
-/** A closer belongs to its opener when they share a word (`tool_call_start`/`tool_call_end`, `tools_prefix`/`tools_suffix`). */
+/**
+ * A closer belongs to its opener when they share a word (`tool_call_start`/`tool_call_end`,
+ * `tools_prefix`/`tools_suffix`).
+ */
 function pairs(opener: string, closer: string): boolean {
   const mine = words(opener);
   for (const w of words(closer)) if (mine.has(w)) return true;
@@ -87,7 +95,10 @@ export function declaredIn(tools: ReadonlyMap<string, ToolRef>): Declared {
   return (name) => tools.has(name) || tools.has(cleanToolName(name, (n) => tools.has(n)).name);
 }
 
-/** Where the call structure starts inside a marker's `body` (past `call:`), or -1 when no declared tool's call starts there. */
+/**
+ * Where the call structure starts inside a marker's `body` (past `call:`), or -1 when no declared tool's call starts
+ * there.
+ */
 export function callStart(text: string, body: Span, declared: Declared): number {
   const { end } = body;
   let pos = skipSpace(text, body.start, end);
@@ -99,7 +110,8 @@ export function callStart(text: string, body: Span, declared: Declared): number 
     // A list or an object: it must name a declared tool near its start (as a key, a "name" value, or a call).
     ANY_NAME_RE.lastIndex = pos;
     const stop = Math.min(end, pos + NAME_WINDOW);
-    for (let m = ANY_NAME_RE.exec(text); m !== null && m.index < stop; m = ANY_NAME_RE.exec(text)) if (declared(m[0])) return pos;
+    for (let m = ANY_NAME_RE.exec(text); m !== null && m.index < stop; m = ANY_NAME_RE.exec(text))
+      if (declared(m[0])) return pos;
     return -1;
   }
   const name = nameAt(text, pos, end);
@@ -187,6 +199,9 @@ export function specialMarkerHold(text: string, pos: number, declaredCount: numb
 }
 
 /** `first` unless it is 'none', then what `next` says. */
-export function orElse(first: 'full' | 'partial' | 'none', next: () => 'full' | 'partial' | 'none'): 'full' | 'partial' | 'none' {
+export function orElse(
+  first: 'full' | 'partial' | 'none',
+  next: () => 'full' | 'partial' | 'none',
+): 'full' | 'partial' | 'none' {
   return first === 'none' ? next() : first;
 }

@@ -21,10 +21,15 @@ function namesIn(line: string, names: ReadonlySet<string>): boolean {
   return false;
 }
 
-export function shapeLineHold(text: string, lineStart: number, names: ReadonlySet<string>): 'full' | 'partial' | 'none' {
+export function shapeLineHold(
+  text: string,
+  lineStart: number,
+  names: ReadonlySet<string>,
+): 'full' | 'partial' | 'none' {
   const declared = (name: string): boolean => names.has(name);
   const newline = text.indexOf('\n', lineStart);
-  const end = newline < 0 ? Math.min(text.length, lineStart + MAX_UNDECIDED) : Math.min(newline, lineStart + MAX_UNDECIDED);
+  const end =
+    newline < 0 ? Math.min(text.length, lineStart + MAX_UNDECIDED) : Math.min(newline, lineStart + MAX_UNDECIDED);
   const line = text.slice(lineStart, end);
   // A cleaned name is part of what was written: a line that holds no declared name and can
   // no longer grow into one is prose, decided without reading its words (one check a line).
@@ -33,7 +38,12 @@ export function shapeLineHold(text: string, lineStart: number, names: ReadonlySe
     const runStart = lineStart + m.index;
     const raw = m[0].replace(/[.\-/]+$/, '');
     // The run may still grow (`get_weather` of `get_weather_now`): wait for what follows it.
-    if (newline < 0 && runStart + m[0].length >= text.length && [...names].some((name) => name.length > raw.length && name.startsWith(raw))) return 'partial';
+    if (
+      newline < 0 &&
+      runStart + m[0].length >= text.length &&
+      [...names].some((name) => name.length > raw.length && name.startsWith(raw))
+    )
+      return 'partial';
     if (!declared(cleanToolName(raw, declared).name)) continue;
     const at = text.charAt(runStart - 1) === '<' ? runStart - 1 : runStart;
     // A label before a declared name, `assistant to=` included, may make the whole line a
@@ -41,16 +51,20 @@ export function shapeLineHold(text: string, lineStart: number, names: ReadonlySe
     if (prefixStart(text, lineStart, at) !== undefined) return 'full';
   }
   if (newline >= 0 || end - lineStart >= MAX_UNDECIDED) return 'none';
-  // Only words, a label's `:`/`=` and stripped or replaced tokens (`tool_sep`, `<|tool sep|>`) can still lead to a name.
+  // Only words, a label's `:`/`=` and stripped or replaced tokens (`tool_sep`, `<|tool sep|>`) can still lead to a
+  // name.
   if (!/^[\w .:=<>|｜[\]\t-]*$/.test(line)) return 'none';
   const words = line.trim().split(/\s+/);
   if (words.length > MAX_LABEL_WORDS) return 'none';
   // Waiting is worth it only for a label or tokens so far, a call verb, or a declared name still being written.
   const last = words.at(-1) ?? '';
-  const typingName = last !== '' && /\w$/.test(line) && [...names].some((name) => name.startsWith(last.replace(/^[<|｜[]+/, '')));
+  const typingName =
+    last !== '' && /\w$/.test(line) && [...names].some((name) => name.startsWith(last.replace(/^[<|｜[]+/, '')));
   // A short line that stopped at a blank, or whose words may still end in a label's `:` or `=`
   // (`assistant t` of `assistant to=get_weather`), may go on into a label: wait for what follows.
   const between = /[ \t]$/.test(line);
   const labelSoFar = LABEL_SO_FAR_RE.test(line);
-  return between || labelSoFar || /[:=<|｜[]/.test(line) || CALL_VERB_RE.test(words[0] ?? '') || typingName ? 'partial' : 'none';
+  return between || labelSoFar || /[:=<|｜[]/.test(line) || CALL_VERB_RE.test(words[0] ?? '') || typingName
+    ? 'partial'
+    : 'none';
 }

@@ -56,19 +56,27 @@ function readInside(ctx: ExtractContext, inside: Span, closed: boolean): Structu
   if (text.startsWith('<parameter', start) || text.startsWith('<arg_key', start) || text.charAt(start) !== '<') {
     const reading = readStructure(text, start, { truncated: ctx.truncated });
     if (reading === undefined) return fail('the tag holds text, not arguments', { position: start, end: inside.end });
-    if (reading.status === 'read' && skipSpace(text, reading.end, inside.end) < inside.end) return fail('text after the arguments is not part of them', { position: reading.end, end: inside.end });
+    if (reading.status === 'read' && skipSpace(text, reading.end, inside.end) < inside.end)
+      return fail('text after the arguments is not part of them', { position: reading.end, end: inside.end });
     return reading;
   }
   const children = readChildTags(text, { start, end: inside.end });
   if (children.consumed < inside.end) {
     const cut = !closed && inside.end === text.length;
-    return fail('a child tag does not close, or text stands between the child tags', { position: children.consumed, end: inside.end, cut: cut && ctx.truncated });
+    return fail('a child tag does not close, or text stands between the child tags', {
+      position: children.consumed,
+      end: inside.end,
+      cut: cut && ctx.truncated,
+    });
   }
   return { status: 'read', args: children.args, repairs: [...children.repairs], end: inside.end };
 }
 
 /** The shape of the tag opening at `run.start` (its `<`), or undefined when it is no such tag. */
-export function readToolTag(ctx: ExtractContext, run: { start: number; end: number; name: string; repairs: RepairKind[] }): Shape | undefined {
+export function readToolTag(
+  ctx: ExtractContext,
+  run: { start: number; end: number; name: string; repairs: RepairKind[] },
+): Shape | undefined {
   const text = ctx.text;
   const gt = indexInTagHead(text, '>', run.end);
   if (gt < 0) return undefined;
@@ -90,7 +98,8 @@ export function readToolTag(ctx: ExtractContext, run: { start: number; end: numb
   const limit = Math.min(text.length, gt + 1 + DEFAULT_MAX_SHAPE_CHARS);
   const found = text.slice(gt + 1, limit).indexOf(closer);
   const closeAt = found < 0 ? -1 : gt + 1 + found;
-  if (closeAt < 0 && (skipSpace(text, gt + 1) >= text.length || text.charAt(skipSpace(text, gt + 1)) !== '<')) return undefined;
+  if (closeAt < 0 && (skipSpace(text, gt + 1) >= text.length || text.charAt(skipSpace(text, gt + 1)) !== '<'))
+    return undefined;
   const inside = { start: gt + 1, end: closeAt < 0 ? text.length : closeAt };
   const reading = readInside(ctx, inside, closeAt >= 0);
   const end = closeAt < 0 ? text.length : closeAt + closer.length;
@@ -99,8 +108,15 @@ export function readToolTag(ctx: ExtractContext, run: { start: number; end: numb
   const allowed = parameterNames(ctx, run.name);
   const stranger = allowed === undefined ? undefined : Object.keys(args).find((key) => !allowed.has(key));
   if (stranger !== undefined) {
-    return shape(fail(`"${stranger}" is not a parameter of "${run.name}" (its parameters: ${[...(allowed ?? [])].join(', ')})`, { position: run.start, end }), end);
+    return shape(
+      fail(`"${stranger}" is not a parameter of "${run.name}" (its parameters: ${[...(allowed ?? [])].join(', ')})`, {
+        position: run.start,
+        end,
+      }),
+      end,
+    );
   }
-  if (closeAt < 0 && ctx.truncated) return shape(fail('the text ends inside the tag', { position: text.length, end, cut: true }), end);
+  if (closeAt < 0 && ctx.truncated)
+    return shape(fail('the text ends inside the tag', { position: text.length, end, cut: true }), end);
   return shape({ ...reading, args }, end, closeAt < 0 ? ['missing_closer'] : []);
 }

@@ -60,7 +60,11 @@ function objectArguments(text: string, probe: { key: string; value: string }): A
   const closer = body.slice(valueAt + value.length, valueAt + value.length + Math.max(0, closeEnd)).trim();
   if (opener === '' || closer === '') return undefined;
   const keyQuoted = body[body.indexOf(key) - 1] === '"' || body[body.indexOf(key) - 1] === "'";
-  return { grammar: { grammar: 'object_literal', stringDelimiters: [[opener, closer]], unquotedKeys: !keyQuoted }, start, end };
+  return {
+    grammar: { grammar: 'object_literal', stringDelimiters: [[opener, closer]], unquotedKeys: !keyQuoted },
+    start,
+    end,
+  };
 }
 
 const TAG_NAME = /<([^\s<>=/"']+)\s+([\w:-]+)=["']?$/;
@@ -80,12 +84,18 @@ function xmlArguments(text: string, key: string, value: string): ArgumentsFound 
   const attribute = TAG_NAME.exec(before);
   if (attribute?.[1] !== undefined && attribute[2] !== undefined) {
     const end = closing(attribute[1]);
-    if (end > 0) return { grammar: { grammar: 'xml', parameters: { form: 'attribute', tag: attribute[1], attribute: attribute[2] } }, start: attribute.index, end };
+    if (end > 0)
+      return {
+        grammar: { grammar: 'xml', parameters: { form: 'attribute', tag: attribute[1], attribute: attribute[2] } },
+        start: attribute.index,
+        end,
+      };
   }
   const equals = TAG_EQUALS.exec(before);
   if (equals?.[1] !== undefined) {
     const end = closing(equals[1]);
-    if (end > 0) return { grammar: { grammar: 'xml', parameters: { form: 'equals', tag: equals[1] } }, start: equals.index, end };
+    if (end > 0)
+      return { grammar: { grammar: 'xml', parameters: { form: 'equals', tag: equals[1] } }, start: equals.index, end };
   }
   const child = TAG_CHILD.exec(before);
   if (child?.[1] !== undefined && child[1] !== key) {
@@ -114,7 +124,8 @@ export function findArguments(tail: string, probe: { key: string; value: string 
     const start = tail.indexOf('(');
     const end = balancedEnd(tail, start, ['(', ')']);
     const body = end > 0 ? tail.slice(start + 1, end - 1) : '';
-    if (end > 0 && new RegExp(`^\\s*${probe.key}\\s*=`).test(body)) return { grammar: { grammar: 'key_value' }, start, end };
+    if (end > 0 && new RegExp(`^\\s*${probe.key}\\s*=`).test(body))
+      return { grammar: { grammar: 'key_value' }, start, end };
   }
   const keyAt = tail.indexOf(probe.key);
   const braceAt = tail.lastIndexOf('{', keyAt);
@@ -123,11 +134,17 @@ export function findArguments(tail: string, probe: { key: string; value: string 
     const found = objectArguments(tail, probe);
     if (found !== undefined) return found;
   }
-  return xmlArguments(tail, probe.key, probe.value) ?? otherTags(tail, probe.key, probe.value) ?? objectArguments(tail, probe);
+  return (
+    xmlArguments(tail, probe.key, probe.value) ??
+    otherTags(tail, probe.key, probe.value) ??
+    objectArguments(tail, probe)
+  );
 }
 
 /** XML parameters written with other tag delimiters (`<|open|>argument key="…"<|sep|>`). */
 function otherTags(tail: string, key: string, value: string): ArgumentsFound | undefined {
   const found = findTagSyntax(tail, key, value);
-  return found === undefined ? undefined : { grammar: { grammar: 'xml', parameters: found.parameters }, start: found.start, end: found.end };
+  return found === undefined
+    ? undefined
+    : { grammar: { grammar: 'xml', parameters: found.parameters }, start: found.start, end: found.end };
 }

@@ -14,7 +14,9 @@ export interface CallRenders {
   two?: string;
 }
 
-export type LayoutResult = { ok: true; format: Omit<CallFormat, 'id' | 'origin' | 'reasoning'>; notes: string[] } | { ok: false; reason: string };
+export type LayoutResult =
+  | { ok: true; format: Omit<CallFormat, 'id' | 'origin' | 'reasoning'>; notes: string[] }
+  | { ok: false; reason: string };
 
 /** Digits vary between calls (indices, ids); compare texts with them levelled. */
 function level(text: string): string {
@@ -103,12 +105,24 @@ export function readCallLayout(renders: CallRenders): LayoutResult {
   const notes: string[] = [];
   const [a, b] = renders.names;
   if (a === undefined || b === undefined) return { ok: false, reason: 'internal: two probe names are needed' };
-  if (once(renders.one, a) < 0) return { ok: false, reason: `the template does not write the tool's name once in the call (rendered: ${JSON.stringify(renders.one.slice(0, 200))})` };
+  if (once(renders.one, a) < 0)
+    return {
+      ok: false,
+      reason:
+        `the template does not write the tool's name once in the ` +
+        `call (rendered: ${JSON.stringify(renders.one.slice(0, 200))})`,
+    };
   let split = renders.two === undefined ? undefined : splitTwo(renders.two, a, b);
   if (split === undefined) {
     notes.push('the template renders one call per turn; the separator between calls is not known');
     const at = once(renders.one, a);
-    split = { sectionBegin: '', sectionEnd: '', separator: '', head: renders.one.slice(0, at), tail: renders.one.slice(at + a.length) };
+    split = {
+      sectionBegin: '',
+      sectionEnd: '',
+      separator: '',
+      head: renders.one.slice(0, at),
+      tail: renders.one.slice(at + a.length),
+    };
   }
   let { head, tail } = split;
   let secondHead = split.secondHead;
@@ -123,23 +137,46 @@ export function readCallLayout(renders: CallRenders): LayoutResult {
   let sectionEnd = split.sectionEnd.trim();
   let separator = split.separator;
   let list = false;
-  if (sectionBegin.endsWith('[') && (sectionEnd.startsWith(']') || sectionEnd === '') && (separator === ',' || renders.two === undefined)) {
+  if (
+    sectionBegin.endsWith('[') &&
+    (sectionEnd.startsWith(']') || sectionEnd === '') &&
+    (separator === ',' || renders.two === undefined)
+  ) {
     list = true;
     sectionBegin = sectionBegin.slice(0, -1).trim();
     sectionEnd = sectionEnd.slice(1).trim();
     separator = '';
   }
-  if (sectionBegin === '' && sectionEnd !== '') notes.push(`the calls are followed by ${JSON.stringify(sectionEnd)}, which opens nothing; it is not part of the format`);
-  const section: CallFormat['section'] = sectionBegin === '' ? undefined : sectionEnd === '' ? { begin: sectionBegin } : { begin: sectionBegin, end: sectionEnd };
+  if (sectionBegin === '' && sectionEnd !== '')
+    notes.push(
+      `the calls are followed by ${JSON.stringify(sectionEnd)}, which opens nothing; it is not part of the format`,
+    );
+  const section: CallFormat['section'] =
+    sectionBegin === ''
+      ? undefined
+      : sectionEnd === ''
+        ? { begin: sectionBegin }
+        : { begin: sectionBegin, end: sectionEnd };
 
   const found = findArguments(tail.replace('\u0000', ''), renders.probe);
-  if (found === undefined) return { ok: false, reason: `the arguments ${JSON.stringify({ [renders.probe.key]: renders.probe.value })} are not written in a grammar toolgate reads (after the name: ${JSON.stringify(tail.slice(0, 200))})` };
+  if (found === undefined)
+    return {
+      ok: false,
+      reason:
+        `the arguments ${JSON.stringify({ [renders.probe.key]: renders.probe.value })} are not ` +
+        `written in a grammar toolgate reads (after the name: ${JSON.stringify(tail.slice(0, 200))})`,
+    };
   const cleanTail = tail.replace('\u0000', '');
   const argsText = { before: cleanTail.slice(0, found.start), after: cleanTail.slice(found.end) };
   const syntax = syntaxOf(found.grammar);
   if (syntax !== undefined && section !== undefined) section.begin = dropEmptyTags(section.begin, syntax);
 
-  const base = { ...(section === undefined ? {} : { section }), ...(separator === '' ? {} : { separator }), ...(list ? { list } : {}), arguments: found.grammar };
+  const base = {
+    ...(section === undefined ? {} : { section }),
+    ...(separator === '' ? {} : { separator }),
+    ...(list ? { list } : {}),
+    arguments: found.grammar,
+  };
   // Name inside a JSON object: `{"name": "X", "arguments": {…}}` or `{"X": {…}}`.
   const fieldKey = /"([^"]+)"\s*:\s*"$/.exec(head);
   const keyOpen = /\{\s*"$/.exec(head);
@@ -147,21 +184,46 @@ export function readCallLayout(renders: CallRenders): LayoutResult {
     const objStart = fieldKey !== null ? head.lastIndexOf('{', fieldKey.index) : (keyOpen?.index ?? -1);
     const unit = head + a + cleanTail;
     const objEnd = balancedEnd(unit, objStart, ['{', '}']);
-    if (objStart < 0 || objEnd < 0) return { ok: false, reason: 'the call looks like a JSON object but its braces do not balance' };
+    if (objStart < 0 || objEnd < 0)
+      return { ok: false, reason: 'the call looks like a JSON object but its braces do not balance' };
     let name: NameSlot = { slot: 'key' };
     if (fieldKey !== null) {
       const argumentsKey = /"([^"]+)"\s*:\s*$/.exec(argsText.before)?.[1];
-      if (argumentsKey === undefined || fieldKey[1] === undefined) return { ok: false, reason: `the call's JSON object has no key for its arguments next to the name (${JSON.stringify(unit.slice(objStart, objEnd))})` };
+      if (argumentsKey === undefined || fieldKey[1] === undefined)
+        return {
+          ok: false,
+          reason:
+            `the call's JSON object has no key for its arguments next to ` +
+            `the name (${JSON.stringify(unit.slice(objStart, objEnd))})`,
+        };
       name = { slot: 'field', nameKey: fieldKey[1], argumentsKey };
     }
     const ends = endPieces(unit.slice(objEnd), syntax);
     const begin = head.slice(0, objStart).trim();
-    return { ok: true, notes, format: { ...base, call: { begin, ...(ends.end === undefined ? {} : { end: ends.end }) }, name, ...(ends.argumentsEnd === undefined ? {} : { argumentsEnd: ends.argumentsEnd }) } };
+    return {
+      ok: true,
+      notes,
+      format: {
+        ...base,
+        call: { begin, ...(ends.end === undefined ? {} : { end: ends.end }) },
+        name,
+        ...(ends.argumentsEnd === undefined ? {} : { argumentsEnd: ends.argumentsEnd }),
+      },
+    };
   }
   if (found.grammar.grammar === 'key_value' && argsText.before.trim() === '') {
     const ends = endPieces(argsText.after, syntax);
     const begin = head.trim();
-    return { ok: true, notes, format: { ...base, call: { begin, ...(ends.end === undefined ? {} : { end: ends.end }) }, name: { slot: 'call' }, ...(ends.argumentsEnd === undefined ? {} : { argumentsEnd: ends.argumentsEnd }) } };
+    return {
+      ok: true,
+      notes,
+      format: {
+        ...base,
+        call: { begin, ...(ends.end === undefined ? {} : { end: ends.end }) },
+        name: { slot: 'call' },
+        ...(ends.argumentsEnd === undefined ? {} : { argumentsEnd: ends.argumentsEnd }),
+      },
+    };
   }
   // Name between markers.
   let beforeName = sharedEnd(head, secondHead).replace('\u0000', '');
@@ -173,7 +235,11 @@ export function readCallLayout(renders: CallRenders): LayoutResult {
     notes.push('the call id between the call opener and the name is not part of the format');
   } else {
     const prefix = sharedStart(head, secondHead);
-    if (prefix !== head) notes.push(`text that varies between calls before the name (${JSON.stringify(head.slice(prefix.length, head.length - beforeName.length))}) is not part of the format`);
+    if (prefix !== head)
+      notes.push(
+        `text that varies between calls before the name ` +
+          `(${JSON.stringify(head.slice(prefix.length, head.length - beforeName.length))}) is not part of the format`,
+      );
     const namespace = NAMESPACE.exec(beforeName);
     if (namespace !== null) {
       notes.push(`the name's prefix ${JSON.stringify(namespace[0])} is left to name cleaning`);
@@ -197,15 +263,35 @@ export function readCallLayout(renders: CallRenders): LayoutResult {
   if (attributes?.[1] !== undefined && attributes[3] !== undefined) {
     afterName = attributes[1];
     tagEnd = attributes[3];
-    notes.push(`the attributes after the name (${JSON.stringify((attributes[2] ?? '').trim())}) are skipped up to ${JSON.stringify(tagEnd)}`);
+    notes.push(
+      `the attributes after the name (${JSON.stringify((attributes[2] ?? '').trim())}) ` +
+        `are skipped up to ${JSON.stringify(tagEnd)}`,
+    );
   } else if (secondTail !== undefined) {
     const secondArgs = findArguments(secondTail.replace('\u0000', ''), renders.probe);
-    if (secondArgs !== undefined) afterName = sharedEnd(afterName, secondTail.replace('\u0000', '').slice(0, secondArgs.start));
+    if (secondArgs !== undefined)
+      afterName = sharedEnd(afterName, secondTail.replace('\u0000', '').slice(0, secondArgs.start));
   }
   afterName = afterName.replace(/^:\d+/, '').trim();
-  if (afterName !== afterRaw.trim() && tagEnd === undefined) notes.push('an index or id between the name and the arguments is not part of the format');
-  if (callBegin === '' && section === undefined) return { ok: false, reason: `nothing marks where a call starts (the name follows ${JSON.stringify(head)})` };
+  if (afterName !== afterRaw.trim() && tagEnd === undefined)
+    notes.push('an index or id between the name and the arguments is not part of the format');
+  if (callBegin === '' && section === undefined)
+    return { ok: false, reason: `nothing marks where a call starts (the name follows ${JSON.stringify(head)})` };
   const ends = endPieces(argsText.after, syntax);
-  const name: NameSlot = { slot: 'marker', ...(beforeName.trim() === '' ? {} : { before: beforeName.trim() }), ...(afterName === '' ? {} : { after: afterName }), ...(tagEnd === undefined ? {} : { tagEnd }) };
-  return { ok: true, notes, format: { ...base, call: { begin: callBegin, ...(ends.end === undefined ? {} : { end: ends.end }) }, name, ...(ends.argumentsEnd === undefined ? {} : { argumentsEnd: ends.argumentsEnd }) } };
+  const name: NameSlot = {
+    slot: 'marker',
+    ...(beforeName.trim() === '' ? {} : { before: beforeName.trim() }),
+    ...(afterName === '' ? {} : { after: afterName }),
+    ...(tagEnd === undefined ? {} : { tagEnd }),
+  };
+  return {
+    ok: true,
+    notes,
+    format: {
+      ...base,
+      call: { begin: callBegin, ...(ends.end === undefined ? {} : { end: ends.end }) },
+      name,
+      ...(ends.argumentsEnd === undefined ? {} : { argumentsEnd: ends.argumentsEnd }),
+    },
+  };
 }

@@ -25,7 +25,11 @@ function probeCall(name: string): ProbeCall {
 }
 
 /** A renderer whose calls show their arguments: `arguments` as an object first, as a JSON string second. */
-export function pickRenderer(template: string, options: DeriveOptions, tools: readonly ProbeCall[] = PROBE_NAMES.map(probeCall)): { ok: true; renderer: TurnRenderer; argumentsAs: 'object' | 'string' } | { ok: false; reason: string } {
+export function pickRenderer(
+  template: string,
+  options: DeriveOptions,
+  tools: readonly ProbeCall[] = PROBE_NAMES.map(probeCall),
+): { ok: true; renderer: TurnRenderer; argumentsAs: 'object' | 'string' } | { ok: false; reason: string } {
   const compiled = compileTemplate(template);
   if (!compiled.ok) return compiled;
   let lastReason = 'the template does not render tool_calls of an assistant message';
@@ -50,7 +54,10 @@ export function pickRenderer(template: string, options: DeriveOptions, tools: re
 }
 
 function tokens(options: DeriveOptions): { bosToken?: string; eosToken?: string } {
-  return { ...(options.bosToken === undefined ? {} : { bosToken: options.bosToken }), ...(options.eosToken === undefined ? {} : { eosToken: options.eosToken }) };
+  return {
+    ...(options.bosToken === undefined ? {} : { bosToken: options.bosToken }),
+    ...(options.eosToken === undefined ? {} : { eosToken: options.eosToken }),
+  };
 }
 
 /**
@@ -72,7 +79,13 @@ export function deriveFormat(template: string, options: DeriveOptions = {}): Der
     if (!one.ok) return one;
     const two = renderer.withCalls([probeCall(PROBE_NAMES[0]), probeCall(PROBE_NAMES[1])]);
     const twoText = two.ok && two.text.includes(PROBE_NAMES[1]) ? clean(two.text) : undefined;
-    const layout = readCallLayout({ names: PROBE_NAMES, ids: PROBE_IDS, probe: PROBE_ARG, one: clean(one.text), ...(twoText === undefined ? {} : { two: twoText }) });
+    const layout = readCallLayout({
+      names: PROBE_NAMES,
+      ids: PROBE_IDS,
+      probe: PROBE_ARG,
+      one: clean(one.text),
+      ...(twoText === undefined ? {} : { two: twoText }),
+    });
     if (!layout.ok) return layout;
     const id = `template:${options.id ?? 'chat-template'}`;
     const format: CallFormat = {

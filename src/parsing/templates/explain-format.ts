@@ -12,7 +12,11 @@ function nameInWords(name: NameSlot): string {
     case 'call':
       return 'as a call expression: NAME(key=value, …)';
     case 'marker':
-      return `between ${name.before === undefined ? 'the call opener' : q(name.before)} and ${name.after === undefined ? 'the first character a tool name cannot hold' : q(name.after)}${name.tagEnd === undefined ? '' : `, then any other attributes up to ${q(name.tagEnd)}`}`;
+      return (
+        `between ${name.before === undefined ? 'the call opener' : q(name.before)} and ` +
+        (`${name.after === undefined ? 'the first character a tool name cannot hold' : q(name.after)}` +
+          `${name.tagEnd === undefined ? '' : `, then any other attributes up to ${q(name.tagEnd)}`}`)
+      );
   }
 }
 
@@ -23,7 +27,10 @@ function argumentsInWords(grammar: ArgumentGrammar): string {
     case 'key_value':
       return 'key=value pairs, as in a Python call';
     case 'object_literal':
-      return `a JSON-like object${grammar.unquotedKeys ? ' with unquoted keys' : ''}, strings between ${grammar.stringDelimiters.map(([open, close]) => `${q(open)} and ${q(close)}`).join(' or ')}`;
+      return (
+        `a JSON-like object${grammar.unquotedKeys ? ' with unquoted keys' : ''}, strings between ` +
+        `${grammar.stringDelimiters.map(([open, close]) => `${q(open)} and ${q(close)}`).join(' or ')}`
+      );
     case 'xml': {
       const p = grammar.parameters;
       const what = xmlElement(p, 'KEY', 'VALUE');
@@ -63,15 +70,36 @@ export function exampleCall(format: CallFormat): string {
 
 /** The format in words, several lines: what `toolgate parse --explain` prints. */
 export function explainFormat(format: CallFormat): string {
-  const lines = [`Format ${format.id} (${format.origin})${format.description === undefined ? '' : `: ${format.description}`}`];
-  if (format.section !== undefined) lines.push(`- The calls of a reply sit between ${q(format.section.begin)} and ${format.section.end === undefined ? 'the end of the reply' : q(format.section.end)}.`);
-  lines.push(format.call.begin === '' ? '- A call has no opener of its own.' : `- Each call starts with ${q(format.call.begin)}${format.call.end === undefined ? '' : ` and ends with ${q(format.call.end)}`}.`);
-  if (format.call.begin === '' && format.call.end !== undefined) lines.push(`- Each call ends with ${q(format.call.end)}.`);
+  const lines = [
+    `Format ${format.id} (${format.origin})${format.description === undefined ? '' : `: ${format.description}`}`,
+  ];
+  if (format.section !== undefined)
+    lines.push(
+      `- The calls of a reply sit between ${q(format.section.begin)} and ` +
+        `${format.section.end === undefined ? 'the end of the reply' : q(format.section.end)}.`,
+    );
+  lines.push(
+    format.call.begin === ''
+      ? '- A call has no opener of its own.'
+      : `- Each call starts with ` +
+          `${q(format.call.begin)}${format.call.end === undefined ? '' : ` and ends with ${q(format.call.end)}`}.`,
+  );
+  if (format.call.begin === '' && format.call.end !== undefined)
+    lines.push(`- Each call ends with ${q(format.call.end)}.`);
   if (format.list === true) lines.push('- The calls are written as a list: [call, call].');
   if (format.separator !== undefined) lines.push(`- Calls are separated by ${q(format.separator)}.`);
   lines.push(`- The tool's name is written ${nameInWords(format.name)}.`);
-  lines.push(`- The arguments are ${argumentsInWords(format.arguments)}${format.argumentsEnd === undefined ? '' : `, followed by ${q(format.argumentsEnd)}`}.`);
-  if (format.reasoning !== undefined) lines.push(`- Reasoning sits between ${format.reasoning.begin === '' ? 'the start of the reply' : q(format.reasoning.begin)} and ${q(format.reasoning.end)}.`);
+  lines.push(
+    `- The arguments are ` +
+      (`${argumentsInWords(format.arguments)}` +
+        `${format.argumentsEnd === undefined ? '' : `, followed by ${q(format.argumentsEnd)}`}.`),
+  );
+  if (format.reasoning !== undefined)
+    lines.push(
+      `- Reasoning sits between ` +
+        `${format.reasoning.begin === '' ? 'the start of the reply' : q(format.reasoning.begin)} ` +
+        `and ${q(format.reasoning.end)}.`,
+    );
   lines.push(`- Example: ${exampleCall(format)}`);
   return lines.join('\n');
 }

@@ -29,7 +29,8 @@ function closingOnly(end: string, begin: string | undefined): string {
  * end), the model only writes the closer; the opener is still the marker.
  */
 export function findReasoning(renderer: TurnRenderer, source: string): ReasoningFound {
-  const lastPromptPiece = tokenTagAtEnd(renderer.generationPrompt.trimEnd()) ?? markerPieces(renderer.generationPrompt).at(-1);
+  const lastPromptPiece =
+    tokenTagAtEnd(renderer.generationPrompt.trimEnd()) ?? markerPieces(renderer.generationPrompt).at(-1);
   for (const field of REASONING_FIELDS) {
     const turn = renderer.withContent(PROBE_ANSWER, { [field]: PROBE_REASONING });
     if (!turn.ok) continue;
@@ -37,18 +38,28 @@ export function findReasoning(renderer: TurnRenderer, source: string): Reasoning
     const answerAt = turn.text.indexOf(PROBE_ANSWER);
     if (at < 0 || answerAt < at) continue;
     let begin = turn.text.slice(0, at).trim();
-    const end = closingOnly(turn.text.slice(at + PROBE_REASONING.length, answerAt).trim(), begin === '' ? lastPromptPiece : begin);
+    const end = closingOnly(
+      turn.text.slice(at + PROBE_REASONING.length, answerAt).trim(),
+      begin === '' ? lastPromptPiece : begin,
+    );
     if (end === '') continue;
     if (begin === '' && lastPromptPiece !== undefined && isClosedToken(lastPromptPiece)) begin = lastPromptPiece;
     const closer = /^<\/([^<>\s]+)>$/.exec(end);
     if (begin === '' && closer !== null && source.includes(`<${closer[1] ?? ''}>`)) begin = `<${closer[1] ?? ''}>`;
-    if (begin === '') return { markers: { begin: '', end }, note: `reasoning ends at ${JSON.stringify(end)}; nothing opens it` };
+    if (begin === '')
+      return { markers: { begin: '', end }, note: `reasoning ends at ${JSON.stringify(end)}; nothing opens it` };
     return { markers: { begin, end } };
   }
   // A template that drops past reasoning still opens it in the generation prompt.
   if (lastPromptPiece !== undefined && /^<[^/<>\s]+>$/.test(lastPromptPiece)) {
     const closer = `</${lastPromptPiece.slice(1)}`;
-    if (source.includes(closer)) return { markers: { begin: lastPromptPiece, end: closer }, note: `reasoning markers read off the generation prompt (${JSON.stringify(lastPromptPiece)}), not a rendered reasoning` };
+    if (source.includes(closer))
+      return {
+        markers: { begin: lastPromptPiece, end: closer },
+        note:
+          `reasoning markers read off the generation prompt ` +
+          `(${JSON.stringify(lastPromptPiece)}), not a rendered reasoning`,
+      };
   }
   return {};
 }
@@ -62,7 +73,11 @@ export function stripLeadingReasoning(text: string, markers: { begin: string; en
   for (let round = 0; round < 3; round += 1) {
     const before = rest;
     if (markers !== undefined && markers.end !== '') {
-      if (markers.begin !== '' && rest.startsWith(markers.begin) && rest.slice(markers.begin.length).trimStart().startsWith(markers.end)) {
+      if (
+        markers.begin !== '' &&
+        rest.startsWith(markers.begin) &&
+        rest.slice(markers.begin.length).trimStart().startsWith(markers.end)
+      ) {
         rest = rest.slice(markers.begin.length).trimStart().slice(markers.end.length).trimStart();
       } else if (rest.startsWith(markers.end)) rest = rest.slice(markers.end.length).trimStart();
     }

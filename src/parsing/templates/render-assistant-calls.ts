@@ -14,14 +14,24 @@ const PROBE_TOOL: ProbeCall = { name: 'tool_alpha', arguments: { alpha_key: 'alp
  * assistant turn the template renders, minus the generation prompt, the
  * end-of-turn and any empty reasoning before the calls. Never throws.
  */
-export function renderAssistantCalls(template: string, calls: readonly ProbeCall[], options: DeriveOptions = {}): RenderCallsResult {
+export function renderAssistantCalls(
+  template: string,
+  calls: readonly ProbeCall[],
+  options: DeriveOptions = {},
+): RenderCallsResult {
   try {
     const picked = pickRenderer(template, options, [PROBE_TOOL, ...calls]);
     if (!picked.ok) return picked;
     const turn = picked.renderer.withCalls(calls);
     if (!turn.ok) return turn;
-    const shown = calls.filter((c, i) => occurrences(turn.text, c.name) >= calls.slice(0, i + 1).filter((d) => d.name === c.name).length).length;
-    if (shown < calls.length) return { ok: false, reason: `the template renders only ${shown} of ${calls.length} calls of one assistant message` };
+    const shown = calls.filter(
+      (c, i) => occurrences(turn.text, c.name) >= calls.slice(0, i + 1).filter((d) => d.name === c.name).length,
+    ).length;
+    if (shown < calls.length)
+      return {
+        ok: false,
+        reason: `the template renders only ${shown} of ${calls.length} calls of one assistant message`,
+      };
     const reasoning = findReasoning(picked.renderer, template);
     return { ok: true, text: stripLeadingReasoning(turn.text, reasoning.markers) };
   } catch (error) {

@@ -16,7 +16,13 @@ describe('renderTemplate: Python the interpreter lacks', () => {
   });
 
   it('evaluates each operand once', () => {
-    assert.equal(render(`{% set ns = namespace(l=[]) %}{% macro f() %}{{ ns.l.append(1) }}{% endmacro %}{% set x = f() * 1 %}{{ ns.l | length }}`), '1');
+    assert.equal(
+      render(
+        `{% set ns = namespace(l=[]) %}{% macro f() %}{{ ns.l.append(1) ` +
+          `}}{% endmacro %}{% set x = f() * 1 %}{{ ns.l | length }}`,
+      ),
+      '1',
+    );
   });
 
   it('stops a repetition that would be huge, before making it', () => {
@@ -28,11 +34,20 @@ describe('renderTemplate: Python the interpreter lacks', () => {
   });
 
   it('tests none against a list (a missing schema.get("format"))', () => {
-    assert.equal(render(`{{ x in ['date'] }}|{{ x not in ['date'] }}|{{ x in [none] }}|{{ 'date' in ['date'] }}`, { x: null }), 'false|true|true|true');
+    assert.equal(
+      render(`{{ x in ['date'] }}|{{ x not in ['date'] }}|{{ x in [none] }}|{{ 'date' in ['date'] }}`, { x: null }),
+      'false|true|true|true',
+    );
   });
 
   it('unpacks tuples in a for loop (GigaChat 3.5 builds (key, value) pairs)', () => {
-    assert.equal(render(`{% set ns = namespace(p=[]) %}{% for k, v in {'a': 1, 'b': 2}.items() %}{% set ns.p = ns.p + [(k, v)] %}{% endfor %}{% for k, v in ns.p %}{{ k }}={{ v }};{% endfor %}`), 'a=1;b=2;');
+    assert.equal(
+      render(
+        `{% set ns = namespace(p=[]) %}{% for k, v in {'a': 1, 'b': 2}.items() %}{% set ns.p ` +
+          `= ns.p + [(k, v)] %}{% endfor %}{% for k, v in ns.p %}{{ k }}={{ v }};{% endfor %}`,
+      ),
+      'a=1;b=2;',
+    );
   });
 
   it('still short-circuits and/or', () => {

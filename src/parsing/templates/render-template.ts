@@ -50,12 +50,14 @@ class GuardedInterpreter extends Interpreter {
 
   private tick(count: number): void {
     this.steps += count;
-    if (this.steps > this.maxSteps) throw new RenderLimitExceeded(`the template took more than ${this.maxSteps} steps to render`);
+    if (this.steps > this.maxSteps)
+      throw new RenderLimitExceeded(`the template took more than ${this.maxSteps} steps to render`);
   }
 
   private checked<T extends string | RuntimeValue>(value: T): T {
     const text = typeof value === 'string' ? value : value.value;
-    if (typeof text === 'string' && text.length > this.maxLength) throw new RenderLimitExceeded(`the template produced a string longer than ${this.maxLength} characters`);
+    if (typeof text === 'string' && text.length > this.maxLength)
+      throw new RenderLimitExceeded(`the template produced a string longer than ${this.maxLength} characters`);
     return value;
   }
 
@@ -79,16 +81,23 @@ class GuardedInterpreter extends Interpreter {
     const left = this.evaluate(node.left, env);
     const right = this.evaluate(node.right, env);
     if (operator !== '*') {
-      if (left.type !== 'NullValue' || !Array.isArray(right.value)) return super.evaluate({ ...node, left: computed(left), right: computed(right) }, env);
+      if (left.type !== 'NullValue' || !Array.isArray(right.value))
+        return super.evaluate({ ...node, left: computed(left), right: computed(right) }, env);
       const items: RuntimeValue[] = right.value;
       const found = items.some((item) => item.type === 'NullValue');
       const BooleanValue = env.lookupVariable('true').constructor;
       return new BooleanValue(operator === 'in' ? found : !found);
     }
     const [text, count] = left.type === 'StringValue' ? [left, right] : [right, left];
-    if (text.type === 'StringValue' && count.type === 'IntegerValue' && typeof text.value === 'string' && typeof count.value === 'number') {
+    if (
+      text.type === 'StringValue' &&
+      count.type === 'IntegerValue' &&
+      typeof text.value === 'string' &&
+      typeof count.value === 'number'
+    ) {
       const times = Math.max(0, count.value);
-      if (text.value.length * times > this.maxLength) throw new RenderLimitExceeded(`the template produced a string longer than ${this.maxLength} characters`);
+      if (text.value.length * times > this.maxLength)
+        throw new RenderLimitExceeded(`the template produced a string longer than ${this.maxLength} characters`);
       const StringValue = text.constructor;
       return new StringValue(text.value.repeat(times));
     }
@@ -102,7 +111,8 @@ class GuardedInterpreter extends Interpreter {
   private listMethod(node: AstNode, env: Environment): RuntimeValue | undefined {
     if (node?.type !== 'CallExpression') return undefined;
     const callee = node.callee;
-    if (callee?.type !== 'MemberExpression' || callee.computed === true || callee.property?.type !== 'Identifier') return undefined;
+    if (callee?.type !== 'MemberExpression' || callee.computed === true || callee.property?.type !== 'Identifier')
+      return undefined;
     const method = callee.property.value;
     if (typeof method !== 'string' || !LIST_METHODS.has(method)) return undefined;
     const target = super.evaluate(callee.object, env);
@@ -145,13 +155,27 @@ function cappedRange(start: number, stop?: number, step = 1): number[] {
   const [from, to] = stop === undefined ? [0, start] : [start, stop];
   if (step === 0) throw new Error('range() step must not be zero');
   const count = Math.max(0, Math.ceil((to - from) / step));
-  if (!Number.isFinite(count) || count > DEFAULT_MAX_RANGE) throw new RenderLimitExceeded(`the template asked for range() of ${count} items`);
+  if (!Number.isFinite(count) || count > DEFAULT_MAX_RANGE)
+    throw new RenderLimitExceeded(`the template asked for range() of ${count} items`);
   const out: number[] = [];
   for (let i = 0; i < count; i += 1) out.push(from + i * step);
   return out;
 }
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 const MONTHS_SHORT = MONTHS.map((m) => m.slice(0, 3));
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
@@ -160,9 +184,18 @@ function fixedStrftime(format: string): string {
   const date = new Date(Date.UTC(2025, 0, 15, 12, 0, 0));
   const pad = (n: number): string => String(n).padStart(2, '0');
   const codes: Record<string, string> = {
-    d: pad(date.getUTCDate()), m: pad(date.getUTCMonth() + 1), Y: String(date.getUTCFullYear()), y: pad(date.getUTCFullYear() % 100),
-    B: MONTHS[date.getUTCMonth()] ?? '', b: MONTHS_SHORT[date.getUTCMonth()] ?? '', A: DAYS[date.getUTCDay()] ?? '', a: (DAYS[date.getUTCDay()] ?? '').slice(0, 3),
-    H: pad(date.getUTCHours()), M: pad(date.getUTCMinutes()), S: pad(date.getUTCSeconds()), '%': '%',
+    d: pad(date.getUTCDate()),
+    m: pad(date.getUTCMonth() + 1),
+    Y: String(date.getUTCFullYear()),
+    y: pad(date.getUTCFullYear() % 100),
+    B: MONTHS[date.getUTCMonth()] ?? '',
+    b: MONTHS_SHORT[date.getUTCMonth()] ?? '',
+    A: DAYS[date.getUTCDay()] ?? '',
+    a: (DAYS[date.getUTCDay()] ?? '').slice(0, 3),
+    H: pad(date.getUTCHours()),
+    M: pad(date.getUTCMinutes()),
+    S: pad(date.getUTCSeconds()),
+    '%': '%',
   };
   return format.replace(/%([a-zA-Z%])/g, (all, code: string) => codes[code] ?? all);
 }
@@ -190,7 +223,11 @@ class CompiledProgram implements ParsedTemplate {
 export type CompiledTemplate = { ok: true; template: ParsedTemplate } | { ok: false; reason: string };
 
 export function compileTemplate(source: string): CompiledTemplate {
-  if (source.length > DEFAULT_MAX_TEMPLATE_LENGTH) return { ok: false, reason: `the template is ${source.length} characters long; at most ${DEFAULT_MAX_TEMPLATE_LENGTH} are read` };
+  if (source.length > DEFAULT_MAX_TEMPLATE_LENGTH)
+    return {
+      ok: false,
+      reason: `the template is ${source.length} characters long; at most ${DEFAULT_MAX_TEMPLATE_LENGTH} are read`,
+    };
   if (source.trim() === '') return { ok: false, reason: 'the template is empty' };
   try {
     const parsed: unknown = new Template(source).parsed;
@@ -205,11 +242,21 @@ function errorText(error: unknown): string {
 }
 
 /** Renders with the variables a chat template expects; never throws. */
-export function renderTemplate(parsed: ParsedTemplate, variables: Record<string, unknown>, limits: RenderLimits = {}): RenderResult {
-  if (!(parsed instanceof CompiledProgram)) return { ok: false, reason: 'the template was not compiled by compileTemplate' };
+export function renderTemplate(
+  parsed: ParsedTemplate,
+  variables: Record<string, unknown>,
+  limits: RenderLimits = {},
+): RenderResult {
+  if (!(parsed instanceof CompiledProgram))
+    return { ok: false, reason: 'the template was not compiled by compileTemplate' };
   const env = new Environment();
   const globals: Record<string, unknown> = {
-    false: false, true: true, none: null, False: false, True: true, None: null,
+    false: false,
+    true: true,
+    none: null,
+    False: false,
+    True: true,
+    None: null,
     range: cappedRange,
     strftime_now: fixedStrftime,
     raise_exception: (message: unknown) => {
@@ -218,7 +265,10 @@ export function renderTemplate(parsed: ParsedTemplate, variables: Record<string,
   };
   try {
     for (const [key, value] of Object.entries({ ...globals, ...variables })) env.set(key, value);
-    const interpreter = new GuardedInterpreter(env, { maxSteps: limits.maxSteps ?? DEFAULT_MAX_RENDER_STEPS, maxLength: limits.maxRenderLength ?? DEFAULT_MAX_RENDER_LENGTH });
+    const interpreter = new GuardedInterpreter(env, {
+      maxSteps: limits.maxSteps ?? DEFAULT_MAX_RENDER_STEPS,
+      maxLength: limits.maxRenderLength ?? DEFAULT_MAX_RENDER_LENGTH,
+    });
     const result = interpreter.run(parsed.program);
     const text = typeof result.value === 'string' ? result.value : '';
     return { ok: true, text };

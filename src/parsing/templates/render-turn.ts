@@ -1,6 +1,14 @@
 import { renderTemplate } from './render-template.ts';
 import type { ParsedTemplate } from './render-template.ts';
-import { commonPrefix, commonSuffix, isClosedToken, markerPieces, snapBack, snapForward, snapPastTokenTag } from './text-diff.ts';
+import {
+  commonPrefix,
+  commonSuffix,
+  isClosedToken,
+  markerPieces,
+  snapBack,
+  snapForward,
+  snapPastTokenTag,
+} from './text-diff.ts';
 
 /** A call as the analysis writes it into a conversation. */
 export interface ProbeCall {
@@ -28,7 +36,11 @@ function toolList(tools: readonly ProbeCall[]): unknown[] {
     function: {
       name: t.name,
       description: `Probe tool ${t.name}.`,
-      parameters: { type: 'object', properties: Object.fromEntries(Object.keys(t.arguments).map((k) => [k, { type: 'string', description: k }])), required: [] },
+      parameters: {
+        type: 'object',
+        properties: Object.fromEntries(Object.keys(t.arguments).map((k) => [k, { type: 'string', description: k }])),
+        required: [],
+      },
     },
   }));
 }
@@ -38,7 +50,11 @@ function callId(index: number): string {
   return `c${String(index).padStart(8, '0')}`;
 }
 
-function assistantWithCalls(calls: readonly ProbeCall[], argumentsAs: 'object' | 'string', extra: Record<string, unknown>): Record<string, unknown> {
+function assistantWithCalls(
+  calls: readonly ProbeCall[],
+  argumentsAs: 'object' | 'string',
+  extra: Record<string, unknown>,
+): Record<string, unknown> {
   return {
     role: 'assistant',
     content: '',
@@ -63,8 +79,15 @@ export interface TurnRenderer {
   withContent(content: string, extra?: Record<string, unknown>): TurnResult;
 }
 
-export function createTurnRenderer(template: ParsedTemplate, options: TurnOptions, context: Record<string, unknown> = {}): { ok: true; renderer: TurnRenderer } | { ok: false; reason: string } {
-  /** The conversation `messages` rendered with the probe's tools and `context`; `generation`: with the generation prompt. */
+export function createTurnRenderer(
+  template: ParsedTemplate,
+  options: TurnOptions,
+  context: Record<string, unknown> = {},
+): { ok: true; renderer: TurnRenderer } | { ok: false; reason: string } {
+  /**
+   * The conversation `messages` rendered with the probe's tools and `context`; `generation`: with the generation
+   * prompt.
+   */
   const render = (messages: unknown[], generation: boolean): TurnResult =>
     renderTemplate(template, {
       messages,
@@ -86,14 +109,21 @@ export function createTurnRenderer(template: ParsedTemplate, options: TurnOption
   // it, or more after it, where a plain answer ends differently.
   const endToken = markerPiecesFirst(endOfTurn);
   const userOnly = render([user], false);
-  const generation = userOnly.ok ? prompt.text.slice(snapBack(prompt.text, commonPrefix(prompt.text, userOnly.text))) : '';
+  const generation = userOnly.ok
+    ? prompt.text.slice(snapBack(prompt.text, commonPrefix(prompt.text, userOnly.text)))
+    : '';
   // `keep`: the call names, which the cut at the end token must not drop
   // (GigaChat ends the empty answer with `<|message_sep|>` and writes the
   // call as the next role's message).
   const isolate = (full: string, keep: readonly string[] = []): string => {
     let start = full.startsWith(prompt.text) ? prompt.text.length : snapBack(full, commonPrefix(prompt.text, full));
     start += promptTailAt(generation, full.slice(start));
-    let end = full.length - snapPastTokenTag(full, snapForward(full, full.length - commonSuffix(full, endOfTurn, Math.min(endOfTurn.length, full.length - start))));
+    let end =
+      full.length -
+      snapPastTokenTag(
+        full,
+        snapForward(full, full.length - commonSuffix(full, endOfTurn, Math.min(endOfTurn.length, full.length - start))),
+      );
     const kept = keep.reduce((at, name) => {
       const found = full.indexOf(name, start);
       return found < 0 ? at : Math.max(at, found + name.length);
@@ -106,7 +136,15 @@ export function createTurnRenderer(template: ParsedTemplate, options: TurnOption
     generationPrompt: generation,
     withCalls(calls, extra = {}) {
       const full = render([user, assistantWithCalls(calls, options.argumentsAs, extra)], false);
-      return full.ok ? { ok: true, text: isolate(full.text, calls.map((c) => c.name)) } : full;
+      return full.ok
+        ? {
+            ok: true,
+            text: isolate(
+              full.text,
+              calls.map((c) => c.name),
+            ),
+          }
+        : full;
     },
     withContent(content, extra = {}) {
       const full = render([user, { role: 'assistant', content, ...extra }], false);
@@ -120,10 +158,18 @@ function markerPiecesFirst(text: string): string {
   const pieces = markerPieces(text);
   const first = pieces[0] ?? '';
   if (!isClosedToken(first)) return '';
-  // A delimiter of the template's own tag syntax (`<|close|>response<|sep|>`) is no end token by itself: the whole tag is.
+  // A delimiter of the template's own tag syntax (`<|close|>response<|sep|>`) is no end token by itself: the whole tag
+  // is.
   const rest = text.slice(text.indexOf(first) + first.length);
   const [, word, end] = pieces;
-  if (word !== undefined && end !== undefined && /^[A-Za-z_]/.test(word) && isClosedToken(end) && rest.startsWith(`${word}${end}`)) return `${first}${word}${end}`;
+  if (
+    word !== undefined &&
+    end !== undefined &&
+    /^[A-Za-z_]/.test(word) &&
+    isClosedToken(end) &&
+    rest.startsWith(`${word}${end}`)
+  )
+    return `${first}${word}${end}`;
   return first;
 }
 
@@ -135,7 +181,12 @@ function markerPiecesFirst(text: string): string {
 function promptTailAt(generation: string, turn: string): number {
   for (let k = Math.min(generation.length, turn.length); k > 0; k -= 1) {
     const piece = generation.slice(generation.length - k);
-    if (piece.trim() !== '' && turn.startsWith(piece) && snapBack(generation, generation.length - k) === generation.length - k) return k;
+    if (
+      piece.trim() !== '' &&
+      turn.startsWith(piece) &&
+      snapBack(generation, generation.length - k) === generation.length - k
+    )
+      return k;
   }
   return 0;
 }

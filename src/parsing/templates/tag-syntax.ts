@@ -79,7 +79,9 @@ export function findTagSyntax(text: string, key: string, value: string): SyntaxF
     return tagged({ form: 'tag' }, open, keyAt - open.length);
   }
   const tag = closing.tag;
-  const attribute = new RegExp(`${tag.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s+([A-Za-z_][\\w:-]*)\\s*=\\s*["']?$`).exec(before);
+  const attribute = new RegExp(
+    `${tag.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s+([A-Za-z_][\\w:-]*)\\s*=\\s*["']?$`,
+  ).exec(before);
   if (attribute?.[1] !== undefined) {
     const open = openBefore(before, attribute.index, end);
     return tagged({ form: 'attribute', tag, attribute: attribute[1] }, open, attribute.index - open.length);
@@ -94,11 +96,18 @@ export function findTagSyntax(text: string, key: string, value: string): SyntaxF
 
 /** The piece of `text` that starts at `from`: a whole tag in `syntax`, or what markerPieces reads there. */
 function pieceAt(text: string, from: number, syntax: Required<TagSyntax>): string {
-  const opener = text.startsWith(syntax.close, from) ? syntax.close : text.startsWith(syntax.open, from) ? syntax.open : undefined;
+  const opener = text.startsWith(syntax.close, from)
+    ? syntax.close
+    : text.startsWith(syntax.open, from)
+      ? syntax.open
+      : undefined;
   if (opener !== undefined) {
     const endToken = opener === syntax.close ? syntax.closeEnd : syntax.end;
     const e = text.indexOf(endToken, from + opener.length);
-    const opens = [text.indexOf(syntax.open, from + opener.length), text.indexOf(syntax.close, from + opener.length)].filter((at) => at >= 0);
+    const opens = [
+      text.indexOf(syntax.open, from + opener.length),
+      text.indexOf(syntax.close, from + opener.length),
+    ].filter((at) => at >= 0);
     const nextOpen = opens.length === 0 ? -1 : Math.min(...opens);
     if (e >= 0 && (nextOpen < 0 || e < nextOpen)) return text.slice(from, e + endToken.length);
     // A tag still open at the end runs into the name (`<|open|>call tool="`): one piece.
@@ -132,7 +141,8 @@ export function syntaxPieces(text: string, syntax: TagSyntax): string[] {
  */
 export function dropEmptyTags(text: string, syntax: TagSyntax): string {
   const full = tagSyntax(syntax);
-  const tagName = (piece: string, start: string): string | undefined => (piece.startsWith(start) ? /^[A-Za-z_][\w.:-]*/.exec(piece.slice(start.length))?.[0] : undefined);
+  const tagName = (piece: string, start: string): string | undefined =>
+    piece.startsWith(start) ? /^[A-Za-z_][\w.:-]*/.exec(piece.slice(start.length))?.[0] : undefined;
   let rest = text.trimStart();
   for (let round = 0; round < 8; round += 1) {
     const [first, second] = syntaxPieces(rest, syntax);
@@ -140,7 +150,12 @@ export function dropEmptyTags(text: string, syntax: TagSyntax): string {
     const closed = tagName(first, full.close);
     const opened = closed === undefined ? tagName(first, full.open) : undefined;
     if (closed !== undefined && first.endsWith(full.closeEnd)) rest = rest.slice(first.length).trimStart();
-    else if (opened !== undefined && second !== undefined && tagName(second, full.close) === opened && first.endsWith(full.end)) {
+    else if (
+      opened !== undefined &&
+      second !== undefined &&
+      tagName(second, full.close) === opened &&
+      first.endsWith(full.end)
+    ) {
       rest = rest.slice(first.length).trimStart().slice(second.length).trimStart();
     } else break;
   }

@@ -15,24 +15,74 @@ import { renderAssistantCalls } from './render-assistant-calls.ts';
 const TOOLS: ToolRef[] = [
   {
     name: 'get_weather',
-    inputSchema: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' }, options: { type: 'object' } } },
+    inputSchema: {
+      type: 'object',
+      properties: { city: { type: 'string' }, days: { type: 'integer' }, options: { type: 'object' } },
+    },
   },
   {
     name: 'search_docs',
-    inputSchema: { type: 'object', properties: { query: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } }, strict: { type: 'boolean' } } },
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string' },
+        tags: { type: 'array', items: { type: 'string' } },
+        strict: { type: 'boolean' },
+      },
+    },
   },
   { name: 'list_files', inputSchema: { type: 'object', properties: {} } },
 ];
 
 /** Text with what breaks naive readers: quotes, braces, tags, unicode, newlines inside. */
 const text = fc
-  .array(fc.constantFrom('a', 'Z', ' ', '"', "'", '{', '}', '<', '>', ',', ':', '=', '\\', '\n', 'é', 'ü', '日本', '🙂', '$', '9'), { minLength: 1, maxLength: 14 })
+  .array(
+    fc.constantFrom(
+      'a',
+      'Z',
+      ' ',
+      '"',
+      "'",
+      '{',
+      '}',
+      '<',
+      '>',
+      ',',
+      ':',
+      '=',
+      '\\',
+      '\n',
+      'é',
+      'ü',
+      '日本',
+      '🙂',
+      '$',
+      '9',
+    ),
+    { minLength: 1, maxLength: 14 },
+  )
   .map((parts) => `v${parts.join('')}x`);
-const nested = fc.dictionary(fc.constantFrom('unit', 'lang', 'deep'), fc.oneof(text, fc.integer({ min: -99, max: 999 }), fc.dictionary(fc.constantFrom('k', 'n'), text, { maxKeys: 2 })), { maxKeys: 3 });
+const nested = fc.dictionary(
+  fc.constantFrom('unit', 'lang', 'deep'),
+  fc.oneof(text, fc.integer({ min: -99, max: 999 }), fc.dictionary(fc.constantFrom('k', 'n'), text, { maxKeys: 2 })),
+  { maxKeys: 3 },
+);
 
 const call = fc.oneof(
-  fc.record({ name: fc.constant('get_weather'), arguments: fc.record({ city: text, days: fc.integer({ min: 0, max: 30 }), options: nested }, { requiredKeys: ['city'] }) }),
-  fc.record({ name: fc.constant('search_docs'), arguments: fc.record({ query: text, tags: fc.array(text, { maxLength: 3 }), strict: fc.boolean() }, { requiredKeys: ['query'] }) }),
+  fc.record({
+    name: fc.constant('get_weather'),
+    arguments: fc.record(
+      { city: text, days: fc.integer({ min: 0, max: 30 }), options: nested },
+      { requiredKeys: ['city'] },
+    ),
+  }),
+  fc.record({
+    name: fc.constant('search_docs'),
+    arguments: fc.record(
+      { query: text, tags: fc.array(text, { maxLength: 3 }), strict: fc.boolean() },
+      { requiredKeys: ['query'] },
+    ),
+  }),
   fc.record({ name: fc.constant('list_files'), arguments: fc.constant({}) }),
 );
 
@@ -68,7 +118,11 @@ describe('template round trip: render → derived format → parse', () => {
           assert.ok(rendered.ok, rendered.ok ? '' : rendered.reason);
           const result = extractToolCalls(rendered.text, { tools: TOOLS, formats: [format] });
           const got = result.calls.map((c) => ({ name: c.name, arguments: c.arguments }));
-          assert.deepEqual(got, plain(calls), `rendered: ${JSON.stringify(rendered.text)}\ndiagnostics: ${JSON.stringify(result.diagnostics)}`);
+          assert.deepEqual(
+            got,
+            plain(calls),
+            `rendered: ${JSON.stringify(rendered.text)}\ndiagnostics: ${JSON.stringify(result.diagnostics)}`,
+          );
         }),
         { numRuns: 60 },
       );

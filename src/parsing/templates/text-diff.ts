@@ -47,7 +47,13 @@ export function snapForward(text: string, at: number): number {
   for (;;) {
     const nextClose = firstOf(text, ['>', ']'], i);
     const nextOpen = firstOf(text, ['<', '['], i);
-    if (i < text.length && nextClose >= 0 && (nextOpen < 0 || nextClose < nextOpen) && i > 0 && hasOpenerBefore(text, i)) {
+    if (
+      i < text.length &&
+      nextClose >= 0 &&
+      (nextOpen < 0 || nextClose < nextOpen) &&
+      i > 0 &&
+      hasOpenerBefore(text, i)
+    ) {
       i = nextClose + 1;
       continue;
     }

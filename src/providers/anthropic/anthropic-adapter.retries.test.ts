@@ -17,15 +17,37 @@ function scripted(...answers: (() => Response)[]): { fetch: typeof fetch; count:
   return { fetch: fetchFn, count: () => count };
 }
 
-const sse = (events: [string, unknown][]): string => events.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`).join('');
-const start: [string, unknown] = ['message_start', { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], usage: { input_tokens: 25, output_tokens: 1 } } }];
-const textStart: [string, unknown] = ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }];
-const piece = (text: string): [string, unknown] => ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }];
+const sse = (events: [string, unknown][]): string =>
+  events.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`).join('');
+const start: [string, unknown] = [
+  'message_start',
+  {
+    type: 'message_start',
+    message: {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      content: [],
+      usage: { input_tokens: 25, output_tokens: 1 },
+    },
+  },
+];
+const textStart: [string, unknown] = [
+  'content_block_start',
+  { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+];
+const piece = (text: string): [string, unknown] => [
+  'content_block_delta',
+  { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } },
+];
 const end: [string, unknown][] = [
   ['message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 5 } }],
   ['message_stop', { type: 'message_stop' }],
 ];
-const overloaded: [string, unknown] = ['error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }];
+const overloaded: [string, unknown] = [
+  'error',
+  { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+];
 
 /** A stream of `text`, then (optionally) a failure or a body that never ends. */
 function body(text: string, after: 'close' | 'hang' | Error = 'close'): ReadableStream<Uint8Array> {
@@ -42,15 +64,33 @@ function body(text: string, after: 'close' | 'hang' | Error = 'close'): Readable
     },
   });
 }
-const streamed = (text: string, after: 'close' | 'hang' | Error = 'close'): (() => Response) => () =>
-  new Response(body(text, after), { headers: { 'content-type': 'text/event-stream' } });
+const streamed =
+  (text: string, after: 'close' | 'hang' | Error = 'close'): (() => Response) =>
+  () =>
+    new Response(body(text, after), { headers: { 'content-type': 'text/event-stream' } });
 const answer = (text: string): (() => Response) => streamed(sse([start, textStart, piece(text), ...end]));
-const failure = (status: number, type: string, message: string, headers: Record<string, string> = {}): (() => Response) => () =>
-  new Response(JSON.stringify({ type: 'error', error: { type, message } }), { status, headers: { 'content-type': 'application/json', ...headers } });
+const failure =
+  (status: number, type: string, message: string, headers: Record<string, string> = {}): (() => Response) =>
+  () =>
+    new Response(JSON.stringify({ type: 'error', error: { type, message } }), {
+      status,
+      headers: { 'content-type': 'application/json', ...headers },
+    });
 
-const ask = (over: Partial<ModelRequest> = {}): ModelRequest => ({ messages: [{ role: 'user', content: 'Price for DE-LU?' }], tools: [], stream: true, ...over });
+const ask = (over: Partial<ModelRequest> = {}): ModelRequest => ({
+  messages: [{ role: 'user', content: 'Price for DE-LU?' }],
+  tools: [],
+  stream: true,
+  ...over,
+});
 const adapter = (fetchFn: typeof fetch, over: Partial<AnthropicAdapterOptions> = {}) =>
-  createAnthropicAdapter({ model: 'claude-sonnet-4-5', apiKey: 'sk-ant-test', retryBaseDelayMs: 1, fetch: fetchFn, ...over });
+  createAnthropicAdapter({
+    model: 'claude-sonnet-4-5',
+    apiKey: 'sk-ant-test',
+    retryBaseDelayMs: 1,
+    fetch: fetchFn,
+    ...over,
+  });
 
 async function rejectsWith(promise: Promise<unknown>, code: ErrorCode, pattern?: RegExp): Promise<ToolgateError> {
   try {
@@ -66,20 +106,34 @@ async function rejectsWith(promise: Promise<unknown>, code: ErrorCode, pattern?:
 
 describe('anthropic adapter: HTTP retries', () => {
   it('429 with retry-after, then success: retried once', async () => {
-    const { fetch, count } = scripted(failure(429, 'rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit', { 'retry-after': '0' }), answer('after the wait'));
+    const { fetch, count } = scripted(
+      failure(429, 'rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit', {
+        'retry-after': '0',
+      }),
+      answer('after the wait'),
+    );
     assert.equal((await adapter(fetch).generate(ask())).text, 'after the wait');
     assert.equal(count(), 2);
   });
 
   it('529 overloaded, then success', async () => {
-    const { fetch, count } = scripted(failure(529, 'overloaded_error', 'Overloaded', { 'retry-after-ms': '1' }), answer('back'));
+    const { fetch, count } = scripted(
+      failure(529, 'overloaded_error', 'Overloaded', { 'retry-after-ms': '1' }),
+      answer('back'),
+    );
     assert.equal((await adapter(fetch).generate(ask({ stream: false }))).text, 'back');
     assert.equal(count(), 2);
   });
 
   it('exhausted 529s → model_unavailable with the attempts and the last status', async () => {
-    const { fetch, count } = scripted(...Array.from({ length: 3 }, () => failure(529, 'overloaded_error', 'Overloaded')));
-    await rejectsWith(adapter(fetch, { maxRetries: 2 }).generate(ask()), 'model_unavailable', /gave up after 3 attempts, last HTTP 529 \(Overloaded\)/);
+    const { fetch, count } = scripted(
+      ...Array.from({ length: 3 }, () => failure(529, 'overloaded_error', 'Overloaded')),
+    );
+    await rejectsWith(
+      adapter(fetch, { maxRetries: 2 }).generate(ask()),
+      'model_unavailable',
+      /gave up after 3 attempts, last HTTP 529 \(Overloaded\)/,
+    );
     assert.equal(count(), 3);
   });
 
@@ -93,7 +147,10 @@ describe('anthropic adapter: HTTP retries', () => {
     const refused = scripted(failure(529, 'overloaded_error', 'Overloaded', { 'x-should-retry': 'false' }));
     await rejectsWith(adapter(refused.fetch).generate(ask()), 'model_unavailable', /1 attempt/);
     assert.equal(refused.count(), 1);
-    const invited = scripted(failure(400, 'invalid_request_error', 'try again', { 'x-should-retry': 'true' }), answer('second'));
+    const invited = scripted(
+      failure(400, 'invalid_request_error', 'try again', { 'x-should-retry': 'true' }),
+      answer('second'),
+    );
     assert.equal((await adapter(invited.fetch).generate(ask())).text, 'second');
     assert.equal(invited.count(), 2);
   });
@@ -111,14 +168,22 @@ describe('anthropic adapter: errors inside a stream', () => {
 
   it('overloaded stream errors until the retries run out → model_unavailable', async () => {
     const { fetch, count } = scripted(streamed(sse([start, overloaded])), streamed(sse([start, overloaded])));
-    await rejectsWith(adapter(fetch, { maxRetries: 1 }).generate(ask()), 'model_unavailable', /2 attempts, last HTTP 529 \(Overloaded\)/);
+    await rejectsWith(
+      adapter(fetch, { maxRetries: 1 }).generate(ask()),
+      'model_unavailable',
+      /2 attempts, last HTTP 529 \(Overloaded\)/,
+    );
     assert.equal(count(), 2);
   });
 
   it('an overloaded_error event after text reached the caller is not retried', async () => {
     const { fetch, count } = scripted(streamed(sse([start, textStart, piece('The price'), overloaded])));
     const deltas: string[] = [];
-    await rejectsWith(adapter(fetch).generate(ask(), { onTextDelta: (t) => deltas.push(t) }), 'model_unavailable', /not retried.*Overloaded/);
+    await rejectsWith(
+      adapter(fetch).generate(ask(), { onTextDelta: (t) => deltas.push(t) }),
+      'model_unavailable',
+      /not retried.*Overloaded/,
+    );
     assert.deepEqual(deltas, ['The price']);
     assert.equal(count(), 1);
   });
@@ -129,13 +194,20 @@ describe('anthropic adapter: errors inside a stream', () => {
     assert.equal((await adapter(quiet.fetch).generate(ask())).text, 'complete');
     assert.equal(quiet.count(), 2);
     const watched = scripted(streamed(cut));
-    await rejectsWith(adapter(watched.fetch).generate(ask(), { onTextDelta: () => undefined }), 'model_unavailable', /no message_stop.*not retried/);
+    await rejectsWith(
+      adapter(watched.fetch).generate(ask(), { onTextDelta: () => undefined }),
+      'model_unavailable',
+      /no message_stop.*not retried/,
+    );
     assert.equal(watched.count(), 1);
   });
 
   it('a connection lost mid-stream before any text is retried', async () => {
     const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
-    const { fetch, count } = scripted(streamed(sse([start]), new TypeError('terminated', { cause: reset })), answer('reconnected'));
+    const { fetch, count } = scripted(
+      streamed(sse([start]), new TypeError('terminated', { cause: reset })),
+      answer('reconnected'),
+    );
     assert.equal((await adapter(fetch).generate(ask())).text, 'reconnected');
     assert.equal(count(), 2);
   });

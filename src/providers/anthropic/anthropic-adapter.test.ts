@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ToolgateError, type ErrorCode } from '../../core/errors.ts';
 import type { ModelRequest } from '../../core/ports/model-adapter.ts';
-import { createAnthropicAdapter, DEFAULT_ANTHROPIC_VERSION, type AnthropicAdapterOptions } from './anthropic-adapter.ts';
+import {
+  createAnthropicAdapter,
+  DEFAULT_ANTHROPIC_VERSION,
+  type AnthropicAdapterOptions,
+} from './anthropic-adapter.ts';
 
 interface Sent {
   url: string;
@@ -14,7 +18,11 @@ interface Sent {
 function scripted(...answers: (() => Response)[]): { fetch: typeof fetch; sent: Sent[] } {
   const sent: Sent[] = [];
   const fetchFn: typeof fetch = async (input, init) => {
-    sent.push({ url: String(input), headers: new Headers(init?.headers), body: JSON.parse(String(init?.body)) as Record<string, unknown> });
+    sent.push({
+      url: String(input),
+      headers: new Headers(init?.headers),
+      body: JSON.parse(String(init?.body)) as Record<string, unknown>,
+    });
     const next = answers.shift();
     assert.ok(next, 'more requests than scripted answers');
     return next();
@@ -23,7 +31,8 @@ function scripted(...answers: (() => Response)[]): { fetch: typeof fetch; sent: 
 }
 
 /** SSE text as the API writes it. */
-const sse = (events: [string, unknown][]): string => events.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`).join('');
+const sse = (events: [string, unknown][]): string =>
+  events.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`).join('');
 
 /** A body delivered in 7-byte pieces, so network chunks cut lines and characters. */
 function chunked(text: string): ReadableStream<Uint8Array> {
@@ -37,24 +46,60 @@ function chunked(text: string): ReadableStream<Uint8Array> {
   });
 }
 
-const streamed = (text: string): (() => Response) => () => new Response(chunked(text), { headers: { 'content-type': 'text/event-stream' } });
-const json = (value: unknown, status = 200): (() => Response) => () => new Response(JSON.stringify(value), { status, headers: { 'content-type': 'application/json' } });
+const streamed =
+  (text: string): (() => Response) =>
+  () =>
+    new Response(chunked(text), { headers: { 'content-type': 'text/event-stream' } });
+const json =
+  (value: unknown, status = 200): (() => Response) =>
+  () =>
+    new Response(JSON.stringify(value), { status, headers: { 'content-type': 'application/json' } });
 
-const start: [string, unknown] = ['message_start', { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], usage: { input_tokens: 25, output_tokens: 1 } } }];
+const start: [string, unknown] = [
+  'message_start',
+  {
+    type: 'message_start',
+    message: {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      content: [],
+      usage: { input_tokens: 25, output_tokens: 1 },
+    },
+  },
+];
 const stop: [string, unknown] = ['message_stop', { type: 'message_stop' }];
 const textAnswer = (...pieces: string[]): string =>
   sse([
     start,
     ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
-    ...pieces.map((text): [string, unknown] => ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }]),
+    ...pieces.map((text): [string, unknown] => [
+      'content_block_delta',
+      { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } },
+    ]),
     ['content_block_stop', { type: 'content_block_stop', index: 0 }],
-    ['message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 15 } }],
+    [
+      'message_delta',
+      { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 15 } },
+    ],
     stop,
   ]);
-const toolStart = (index: number, id: string): [string, unknown] => ['content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id, name: 'get_spot_price', input: {} } }];
-const toolPiece = (index: number, partial_json: string): [string, unknown] => ['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } }];
+const toolStart = (index: number, id: string): [string, unknown] => [
+  'content_block_start',
+  { type: 'content_block_start', index, content_block: { type: 'tool_use', id, name: 'get_spot_price', input: {} } },
+];
+const toolPiece = (index: number, partial_json: string): [string, unknown] => [
+  'content_block_delta',
+  { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } },
+];
 
-const TOOLS = [{ name: 'get_spot_price', description: 'Day-ahead price', parameters: { type: 'object', properties: { area: { type: 'string' } } } }];
+const TOOLS = [
+  {
+    name: 'get_spot_price',
+    description: 'Day-ahead price',
+    parameters: { type: 'object', properties: { area: { type: 'string' } } },
+  },
+];
 const ask = (over: Partial<ModelRequest> = {}): ModelRequest => ({
   messages: [
     { role: 'system', content: 'You trade power.' },
@@ -65,7 +110,14 @@ const ask = (over: Partial<ModelRequest> = {}): ModelRequest => ({
   ...over,
 });
 const adapter = (fetchFn: typeof fetch, over: Partial<AnthropicAdapterOptions> = {}) =>
-  createAnthropicAdapter({ model: 'claude-sonnet-4-5', apiKey: 'sk-ant-test', baseUrl: 'https://api.anthropic.test', retryBaseDelayMs: 1, fetch: fetchFn, ...over });
+  createAnthropicAdapter({
+    model: 'claude-sonnet-4-5',
+    apiKey: 'sk-ant-test',
+    baseUrl: 'https://api.anthropic.test',
+    retryBaseDelayMs: 1,
+    fetch: fetchFn,
+    ...over,
+  });
 
 async function rejectsWith(promise: Promise<unknown>, code: ErrorCode, pattern?: RegExp): Promise<ToolgateError> {
   try {
@@ -114,17 +166,27 @@ describe('anthropic adapter: request on the wire', () => {
     });
   });
 
-  it('defaults: api.anthropic.com, no key header without a key, the configured version, a named provider in the id', async () => {
-    const { fetch, sent } = scripted(json({ type: 'message', content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn' }));
-    const model = createAnthropicAdapter({ model: 'claude-haiku-4-5', provider: 'claude-eu', version: '2099-01-01', fetch });
-    assert.equal(model.id, 'claude-eu:claude-haiku-4-5');
-    await model.generate(ask({ stream: false }));
-    assert.equal(sent[0]?.url, 'https://api.anthropic.com/v1/messages');
-    assert.equal(sent[0]?.headers.get('x-api-key'), null);
-    assert.equal(sent[0]?.headers.get('anthropic-version'), '2099-01-01');
-    assert.equal(sent[0]?.body['stream'], undefined);
-    assert.equal(sent[0]?.body['max_tokens'], 4096);
-  });
+  it(
+    'defaults: api.anthropic.com, no key header without a ' + 'key, the configured version, a named provider in the id',
+    async () => {
+      const { fetch, sent } = scripted(
+        json({ type: 'message', content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn' }),
+      );
+      const model = createAnthropicAdapter({
+        model: 'claude-haiku-4-5',
+        provider: 'claude-eu',
+        version: '2099-01-01',
+        fetch,
+      });
+      assert.equal(model.id, 'claude-eu:claude-haiku-4-5');
+      await model.generate(ask({ stream: false }));
+      assert.equal(sent[0]?.url, 'https://api.anthropic.com/v1/messages');
+      assert.equal(sent[0]?.headers.get('x-api-key'), null);
+      assert.equal(sent[0]?.headers.get('anthropic-version'), '2099-01-01');
+      assert.equal(sent[0]?.body['stream'], undefined);
+      assert.equal(sent[0]?.body['max_tokens'], 4096);
+    },
+  );
 
   it('thinking: budget sent, max_tokens raised above it, temperature left out', async () => {
     const { fetch, sent } = scripted(streamed(textAnswer('ok')));
@@ -140,8 +202,14 @@ describe('anthropic adapter: answers', () => {
     const text = sse([
       start,
       ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
-      ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Checking both — ' } }],
-      ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'one moment ⚡.' } }],
+      [
+        'content_block_delta',
+        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Checking both — ' } },
+      ],
+      [
+        'content_block_delta',
+        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'one moment ⚡.' } },
+      ],
       toolStart(1, 'toolu_a'),
       toolPiece(1, ''),
       toolPiece(1, '{"area": "DE'),
@@ -165,7 +233,9 @@ describe('anthropic adapter: answers', () => {
   });
 
   it('accepts one JSON message from a proxy that ignored stream: true, showing its text once', async () => {
-    const { fetch } = scripted(json({ type: 'message', content: [{ type: 'text', text: 'whole answer' }], stop_reason: 'end_turn' }));
+    const { fetch } = scripted(
+      json({ type: 'message', content: [{ type: 'text', text: 'whole answer' }], stop_reason: 'end_turn' }),
+    );
     const deltas: string[] = [];
     const result = await adapter(fetch).generate(ask(), { onTextDelta: (t) => deltas.push(t) });
     assert.deepEqual(deltas, ['whole answer']);
@@ -181,13 +251,26 @@ describe('anthropic adapter: answers', () => {
   });
 
   it('a 200 body that is not JSON → model_error naming the URL and the base-URL rule', async () => {
-    const { fetch } = scripted(() => new Response('<!doctype html><title>Gateway</title>', { headers: { 'content-type': 'text/html' } }));
-    await rejectsWith(adapter(fetch).generate(ask({ stream: false })), 'model_error', /expected a JSON message from https:\/\/api\.anthropic\.test\/v1\/messages but got text\/html.*API root without \/v1/);
+    const { fetch } = scripted(
+      () => new Response('<!doctype html><title>Gateway</title>', { headers: { 'content-type': 'text/html' } }),
+    );
+    await rejectsWith(
+      adapter(fetch).generate(ask({ stream: false })),
+      'model_error',
+      new RegExp(
+        String.raw`expected a JSON message from https:\/\/api\.anthropic\.te` +
+          String.raw`st\/v1\/messages but got text\/html.*API root without \/v1`,
+      ),
+    );
   });
 
   it('a 200 body of type error → model_error with the provider message', async () => {
     const { fetch } = scripted(json({ type: 'error', error: { type: 'api_error', message: 'Internal server error' } }));
-    await rejectsWith(adapter(fetch).generate(ask({ stream: false })), 'model_error', /answered 200 with an error: Internal server error/);
+    await rejectsWith(
+      adapter(fetch).generate(ask({ stream: false })),
+      'model_error',
+      /answered 200 with an error: Internal server error/,
+    );
   });
 
   it('a stream event that is not JSON → model_error', async () => {
@@ -199,18 +282,36 @@ describe('anthropic adapter: answers', () => {
 describe('anthropic adapter: limits', () => {
   it('an event larger than maxEventBytes → model_error naming the option', async () => {
     const { fetch } = scripted(streamed(textAnswer('x'.repeat(4096))));
-    await rejectsWith(adapter(fetch, { maxEventBytes: 1024 }).generate(ask()), 'model_error', /maxEventBytes.*providers\.anthropic\.maxEventBytes/);
+    await rejectsWith(
+      adapter(fetch, { maxEventBytes: 1024 }).generate(ask()),
+      'model_error',
+      /maxEventBytes.*providers\.anthropic\.maxEventBytes/,
+    );
   });
 
   it('more tool calls than maxToolCalls, streamed or not → model_error', async () => {
     const tools = sse([start, toolStart(0, 'a'), toolStart(1, 'b'), toolStart(2, 'c'), stop]);
-    const { fetch } = scripted(streamed(tools), json({ type: 'message', content: [1, 2, 3].map((i) => ({ type: 'tool_use', id: `t${i}`, name: 'f', input: {} })) }));
+    const { fetch } = scripted(
+      streamed(tools),
+      json({
+        type: 'message',
+        content: [1, 2, 3].map((i) => ({ type: 'tool_use', id: `t${i}`, name: 'f', input: {} })),
+      }),
+    );
     await rejectsWith(adapter(fetch, { maxToolCalls: 2 }).generate(ask()), 'model_error', /maxToolCalls \(2\)/);
-    await rejectsWith(adapter(fetch, { maxToolCalls: 2, provider: 'claude-eu' }).generate(ask({ stream: false })), 'model_error', /providers\.claude-eu\.maxToolCalls/);
+    await rejectsWith(
+      adapter(fetch, { maxToolCalls: 2, provider: 'claude-eu' }).generate(ask({ stream: false })),
+      'model_error',
+      /providers\.claude-eu\.maxToolCalls/,
+    );
   });
 
   it('a body larger than maxResponseBytes → model_error', async () => {
     const { fetch } = scripted(json({ type: 'message', content: [{ type: 'text', text: 'y'.repeat(5000) }] }));
-    await rejectsWith(adapter(fetch, { maxResponseBytes: 2048 }).generate(ask({ stream: false })), 'model_error', /maxResponseBytes/);
+    await rejectsWith(
+      adapter(fetch, { maxResponseBytes: 2048 }).generate(ask({ stream: false })),
+      'model_error',
+      /maxResponseBytes/,
+    );
   });
 });

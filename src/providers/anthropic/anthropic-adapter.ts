@@ -15,7 +15,12 @@ export { DEFAULT_ANTHROPIC_MAX_TOKENS } from './to-wire.ts';
 /** The API root as the official SDK takes it: without /v1. */
 export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
-const HOSTED = { builtIn: 'anthropic', variable: ANTHROPIC_KEY_VARIABLE, url: DEFAULT_ANTHROPIC_BASE_URL, header: 'x-api-key' };
+const HOSTED = {
+  builtIn: 'anthropic',
+  variable: ANTHROPIC_KEY_VARIABLE,
+  url: DEFAULT_ANTHROPIC_BASE_URL,
+  header: 'x-api-key',
+};
 
 export interface AnthropicAdapterOptions extends HttpProviderOptions {
   /** The API root without /v1 (e.g. https://api.anthropic.com); requests go to `<baseUrl>/v1/messages`. */
@@ -36,7 +41,11 @@ export interface AnthropicAdapterOptions extends HttpProviderOptions {
 export function createAnthropicAdapter(options: AnthropicAdapterOptions): ModelAdapter {
   const { model, apiKey } = options;
   const { provider, baseUrl, url, keySent, refuse } = keyedEndpoint({ hosted: HOSTED, options, path: '/v1/messages' });
-  const wireOptions = withoutUndefined({ maxTokens: options.maxTokens, thinking: options.thinking, extraBody: options.extraBody });
+  const wireOptions = withoutUndefined({
+    maxTokens: options.maxTokens,
+    thinking: options.thinking,
+    extraBody: options.extraBody,
+  });
   return defineHttpAdapter({
     provider,
     url,
@@ -57,9 +66,15 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): ModelA
     readWhole: parseMessage,
     framing: SSE_FRAMING,
     assembler: (assembly) => new StreamAssembler(assembly),
-    readEvent: (event, assembler) => assembler.push(event.event, parseStreamData(event.data, { url, what: `the data of a ${event.event} event`, parse: parseJson })),
+    readEvent: (event, assembler) =>
+      assembler.push(
+        event.event,
+        parseStreamData(event.data, { url, what: `the data of a ${event.event} event`, parse: parseJson }),
+      ),
     unfinished: 'no message_stop',
-    retryable: ({ status, bodyText, headers }) => shouldRetry({ status, bodyText, shouldRetryHeader: headers.get('x-should-retry') }),
-    httpError: ({ status, bodyText, attempts }) => httpError({ status, bodyText, url, baseUrl, model, attempts, provider, keySent }),
+    retryable: ({ status, bodyText, headers }) =>
+      shouldRetry({ status, bodyText, shouldRetryHeader: headers.get('x-should-retry') }),
+    httpError: ({ status, bodyText, attempts }) =>
+      httpError({ status, bodyText, url, baseUrl, model, attempts, provider, keySent }),
   });
 }

@@ -20,7 +20,10 @@ export function isQuotaGone(bodyText: string): boolean {
   } catch {
     return false;
   }
-  return error?.['type'] === 'billing_error' || asObject(error?.['details'])?.['error_code'] === 'enforced_spend_limit_reached';
+  return (
+    error?.['type'] === 'billing_error' ||
+    asObject(error?.['details'])?.['error_code'] === 'enforced_spend_limit_reached'
+  );
 }
 
 /**
@@ -36,14 +39,19 @@ export function shouldRetry(input: { status: number; bodyText: string; shouldRet
 /** The Messages API's final HTTP error; `provider` is its config key (anthropic, or a named endpoint). */
 export function httpError(input: HttpErrorInput & { provider?: string; keySent?: boolean }): ToolgateError {
   const provider = input.provider ?? 'anthropic';
-  const keyHint = provider === 'anthropic' ? 'ANTHROPIC_API_KEY / providers.anthropic.apiKey' : `providers.${provider}.apiKey`;
+  const keyHint =
+    provider === 'anthropic' ? 'ANTHROPIC_API_KEY / providers.anthropic.apiKey' : `providers.${provider}.apiKey`;
   const rootHint = provider === 'anthropic' ? 'the base URL' : `the base URL (providers.${provider}.baseUrl)`;
   return sharedHttpError({
     ...input,
     hints: {
-      auth: input.keySent === false ? noKeySentHint({ provider, builtIn: 'anthropic', variable: ANTHROPIC_KEY_VARIABLE }) : `check ${keyHint} for ${input.baseUrl}`,
+      auth:
+        input.keySent === false
+          ? noKeySentHint({ provider, builtIn: 'anthropic', variable: ANTHROPIC_KEY_VARIABLE })
+          : `check ${keyHint} for ${input.baseUrl}`,
       notFound: ({ model, url, message }) =>
-        `model "${model}" was not found: POST ${url} answered HTTP 404 (${message}); check the model name (e.g. claude-sonnet-4-5) and that ${rootHint} is the API root without /v1, e.g. https://api.anthropic.com`,
+        `model "${model}" was not found: POST ${url} answered HTTP 404 (${message}); check the model name ` +
+        `(e.g. claude-sonnet-4-5) and that ${rootHint} is the API root without /v1, e.g. https://api.anthropic.com`,
       quotaGone: isQuotaGone,
     },
   });

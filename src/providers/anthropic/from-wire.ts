@@ -34,9 +34,17 @@ export function readUsage(value: unknown, into: WireUsage): void {
   if (output !== undefined) into.output = output;
 }
 
-/** Usage in toolgate's terms: promptTokens counts every input token, cached ones included (the API reports them apart). */
+/**
+ * Usage in toolgate's terms: promptTokens counts every input token, cached ones included (the API reports them apart).
+ */
 export function toUsage(wire: WireUsage): Usage | undefined {
-  if (wire.input === undefined && wire.output === undefined && wire.cacheRead === undefined && wire.cacheWrite === undefined) return undefined;
+  if (
+    wire.input === undefined &&
+    wire.output === undefined &&
+    wire.cacheRead === undefined &&
+    wire.cacheWrite === undefined
+  )
+    return undefined;
   const promptTokens = (wire.input ?? 0) + (wire.cacheWrite ?? 0) + (wire.cacheRead ?? 0);
   const completionTokens = wire.output ?? 0;
   const usage: Usage = { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
@@ -62,9 +70,14 @@ export function finishReasonOf(stopReason: unknown, toolCallCount: number): Fini
 /** A thinking or redacted_thinking block from the wire, or undefined for anything else. */
 export function thinkingBlockOf(block: Record<string, unknown>): ThinkingBlock | undefined {
   if (block['type'] === 'thinking') {
-    return { type: 'thinking', thinking: typeof block['thinking'] === 'string' ? block['thinking'] : '', signature: typeof block['signature'] === 'string' ? block['signature'] : '' };
+    return {
+      type: 'thinking',
+      thinking: typeof block['thinking'] === 'string' ? block['thinking'] : '',
+      signature: typeof block['signature'] === 'string' ? block['signature'] : '',
+    };
   }
-  if (block['type'] === 'redacted_thinking') return { type: 'redacted_thinking', data: typeof block['data'] === 'string' ? block['data'] : '' };
+  if (block['type'] === 'redacted_thinking')
+    return { type: 'redacted_thinking', data: typeof block['data'] === 'string' ? block['data'] : '' };
   return undefined;
 }
 
@@ -75,7 +88,14 @@ export function thinkingProviderData(blocks: readonly ThinkingBlock[]): JsonObje
 }
 
 /** The parts of a response every path builds the same way (a whole message, or a finished stream). */
-export function buildResponse(input: { text: string; reasoning: string; toolCalls: RawToolCall[]; stopReason: unknown; usage: WireUsage; thinking: readonly ThinkingBlock[] }): ModelResponse {
+export function buildResponse(input: {
+  text: string;
+  reasoning: string;
+  toolCalls: RawToolCall[];
+  stopReason: unknown;
+  usage: WireUsage;
+  thinking: readonly ThinkingBlock[];
+}): ModelResponse {
   return modelResponse({
     text: input.text,
     toolCalls: input.toolCalls,
@@ -92,7 +112,10 @@ export function parseMessage(body: unknown, options: WireReadOptions): ModelResp
   const root = asObject(body);
   const content = root?.['content'];
   if (root === undefined || !Array.isArray(content)) {
-    throw new ToolgateError('model_error', `response from ${options.url} is not a Messages API message (no content array): ${previewJson(body, 300)}`);
+    throw new ToolgateError(
+      'model_error',
+      `response from ${options.url} is not a Messages API message (no content array): ${previewJson(body, 300)}`,
+    );
   }
   let text = '';
   let reasoning = '';

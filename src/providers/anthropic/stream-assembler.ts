@@ -24,7 +24,10 @@ type Slot = { type: 'text' } | { type: 'tool_use'; call: PendingCall } | { type:
 
 /** Mid-stream error types that mean "try again", with the HTTP status the API gives them outside a stream. */
 const RETRYABLE_STREAM_ERRORS: Readonly<Record<string, number>> = { overloaded_error: 529, api_error: 500 };
-const STREAM_ERROR_CODES: Readonly<Record<string, ErrorCode>> = { overloaded_error: 'model_unavailable', rate_limit_error: 'model_rate_limited' };
+const STREAM_ERROR_CODES: Readonly<Record<string, ErrorCode>> = {
+  overloaded_error: 'model_unavailable',
+  rate_limit_error: 'model_rate_limited',
+};
 
 export type StreamAssemblerOptions = AssemblerOptions;
 
@@ -52,7 +55,11 @@ export class StreamAssembler extends StreamAssembly {
   /** One event: its SSE name and its parsed data. The data's own `type` wins, as some proxies drop `event:` lines. */
   push(eventName: string, data: unknown): void {
     const root = asObject(data);
-    if (root === undefined) throw new ToolgateError('model_error', `malformed stream: event ${eventName} is not an object: ${previewJson(data, 200)}`);
+    if (root === undefined)
+      throw new ToolgateError(
+        'model_error',
+        `malformed stream: event ${eventName} is not an object: ${previewJson(data, 200)}`,
+      );
     const type = typeof root['type'] === 'string' ? root['type'] : eventName;
     switch (type) {
       case 'message_start':
@@ -88,7 +95,14 @@ export class StreamAssembler extends StreamAssembly {
       arguments: c.partial !== '' ? c.partial : argumentsText(c.input),
     }));
     const { text, reasoning } = this;
-    return buildResponse({ text, reasoning, toolCalls, stopReason: this.#stopReason, usage: this.#usage, thinking: this.#thinking });
+    return buildResponse({
+      text,
+      reasoning,
+      toolCalls,
+      stopReason: this.#stopReason,
+      usage: this.#usage,
+      thinking: this.#thinking,
+    });
   }
 
   #startBlock(index: unknown, block: Record<string, unknown> | undefined): void {
@@ -125,7 +139,8 @@ export class StreamAssembler extends StreamAssembly {
         if (typeof delta['text'] === 'string') this.pushText(delta['text']);
         break;
       case 'input_json_delta':
-        if (slot?.type === 'tool_use' && typeof delta['partial_json'] === 'string') slot.call.partial += delta['partial_json'];
+        if (slot?.type === 'tool_use' && typeof delta['partial_json'] === 'string')
+          slot.call.partial += delta['partial_json'];
         break;
       case 'thinking_delta':
         if (typeof delta['thinking'] !== 'string') break;
@@ -134,7 +149,8 @@ export class StreamAssembler extends StreamAssembly {
         break;
       case 'signature_delta':
         // The signature arrives whole, just before the block stops.
-        if (slot?.type === 'thinking' && slot.block.type === 'thinking' && typeof delta['signature'] === 'string') slot.block.signature = delta['signature'];
+        if (slot?.type === 'thinking' && slot.block.type === 'thinking' && typeof delta['signature'] === 'string')
+          slot.block.signature = delta['signature'];
         break;
       default:
       // citations_delta and delta types added later.
@@ -156,8 +172,12 @@ export class StreamAssembler extends StreamAssembly {
       return new RetryableFailure({ status, bodyText, cause: new Error(`${kind} mid-stream: ${message}`) });
     }
     const after = this.delivered ? ' after text was delivered, so it was not retried' : '';
-    return new ToolgateError(STREAM_ERROR_CODES[kind] ?? 'model_error', `the model failed mid-stream${after} (${kind}): ${message}`, {
-      details: { providerMessage: message, errorType: kind },
-    });
+    return new ToolgateError(
+      STREAM_ERROR_CODES[kind] ?? 'model_error',
+      `the model failed mid-stream${after} (${kind}): ${message}`,
+      {
+        details: { providerMessage: message, errorType: kind },
+      },
+    );
   }
 }

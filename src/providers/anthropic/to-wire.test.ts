@@ -3,9 +3,20 @@ import { describe, it } from 'node:test';
 import type { Message } from '../../core/messages.ts';
 import type { ModelRequest } from '../../core/ports/model-adapter.ts';
 import { argumentsObject as inputOf } from '../shared/wire.ts';
-import { DEFAULT_ANTHROPIC_MAX_TOKENS, thinkingBlocksOf, toWireBody, toWireBodyText, toWireMessages } from './to-wire.ts';
+import {
+  DEFAULT_ANTHROPIC_MAX_TOKENS,
+  thinkingBlocksOf,
+  toWireBody,
+  toWireBodyText,
+  toWireMessages,
+} from './to-wire.ts';
 
-const ask = (over: Partial<ModelRequest> = {}): ModelRequest => ({ messages: [{ role: 'user', content: 'Price?' }], tools: [], stream: false, ...over });
+const ask = (over: Partial<ModelRequest> = {}): ModelRequest => ({
+  messages: [{ role: 'user', content: 'Price?' }],
+  tools: [],
+  stream: false,
+  ...over,
+});
 
 describe('toWireMessages', () => {
   it('moves every system message to the top-level system, joined with blank lines', () => {
@@ -60,7 +71,10 @@ describe('toWireMessages', () => {
       { role: 'user', content: 'hurry' },
       { role: 'tool', toolCallId: 't1', name: 'f', content: 'ok' },
     ]);
-    assert.deepEqual(messages[1]?.content.map((b) => b.type), ['tool_result', 'text']);
+    assert.deepEqual(
+      messages[1]?.content.map((b) => b.type),
+      ['tool_result', 'text'],
+    );
   });
 
   it('sends no empty text blocks and no empty turns', () => {
@@ -101,7 +115,9 @@ describe('toWireMessages', () => {
         ],
       },
     };
-    const { messages } = toWireMessages([{ role: 'assistant', content: 'Checking.', toolCalls: [{ id: 't1', name: 'f', arguments: '{}' }], providerData }]);
+    const { messages } = toWireMessages([
+      { role: 'assistant', content: 'Checking.', toolCalls: [{ id: 't1', name: 'f', arguments: '{}' }], providerData },
+    ]);
     assert.deepEqual(messages[0]?.content, [
       { type: 'thinking', thinking: 'Need the DE price.', signature: 'sig-1' },
       { type: 'redacted_thinking', data: 'EmwKAhgB' },
@@ -124,23 +140,38 @@ describe('toWireBody', () => {
 
   it('maps tools, adds type object to a schema without one, and maps tool_choice', () => {
     const tools = [
-      { name: 'get_spot_price', description: 'Day-ahead price', parameters: { type: 'object', properties: { area: { type: 'string' } } } },
+      {
+        name: 'get_spot_price',
+        description: 'Day-ahead price',
+        parameters: { type: 'object', properties: { area: { type: 'string' } } },
+      },
       { name: 'ping', description: '', parameters: { properties: {} } },
     ];
-    const body = toWireBody({ model: 'claude-sonnet-4-5', request: ask({ tools, toolChoice: 'required', temperature: 0 }) });
+    const body = toWireBody({
+      model: 'claude-sonnet-4-5',
+      request: ask({ tools, toolChoice: 'required', temperature: 0 }),
+    });
     assert.deepEqual(body, {
       model: 'claude-sonnet-4-5',
       max_tokens: 4096,
       messages: [{ role: 'user', content: [{ type: 'text', text: 'Price?' }] }],
       tools: [
-        { name: 'get_spot_price', description: 'Day-ahead price', input_schema: { type: 'object', properties: { area: { type: 'string' } } } },
+        {
+          name: 'get_spot_price',
+          description: 'Day-ahead price',
+          input_schema: { type: 'object', properties: { area: { type: 'string' } } },
+        },
         { name: 'ping', input_schema: { type: 'object', properties: {} } },
       ],
       tool_choice: { type: 'any' },
       temperature: 0,
     });
-    assert.deepEqual(toWireBody({ model: 'm', request: ask({ tools, toolChoice: 'auto' }) })['tool_choice'], { type: 'auto' });
-    assert.deepEqual(toWireBody({ model: 'm', request: ask({ tools, toolChoice: 'none' }) })['tool_choice'], { type: 'none' });
+    assert.deepEqual(toWireBody({ model: 'm', request: ask({ tools, toolChoice: 'auto' }) })['tool_choice'], {
+      type: 'auto',
+    });
+    assert.deepEqual(toWireBody({ model: 'm', request: ask({ tools, toolChoice: 'none' }) })['tool_choice'], {
+      type: 'none',
+    });
     assert.equal(toWireBody({ model: 'm', request: ask({ tools }) })['tool_choice'], undefined);
   });
 
@@ -151,47 +182,77 @@ describe('toWireBody', () => {
 
   it('thinking: sends the budget, keeps max_tokens above it, drops temperature and forced tool use', () => {
     const tools = [{ name: 'f', description: 'f', parameters: { type: 'object' } }];
-    const body = toWireBody({ model: 'm', request: ask({ temperature: 0.3, tools, toolChoice: 'required' }), thinking: { budgetTokens: 8000 } });
+    const body = toWireBody({
+      model: 'm',
+      request: ask({ temperature: 0.3, tools, toolChoice: 'required' }),
+      thinking: { budgetTokens: 8000 },
+    });
     assert.deepEqual(body['thinking'], { type: 'enabled', budget_tokens: 8000 });
     assert.equal(body['max_tokens'], 8000 + 4096);
     assert.equal(body['temperature'], undefined);
     assert.deepEqual(body['tool_choice'], { type: 'auto' });
-    assert.equal(toWireBody({ model: 'm', request: ask({ maxTokens: 2000 }), maxTokens: 1500, thinking: { budgetTokens: 2000 } })['max_tokens'], 3500);
-    assert.equal(toWireBody({ model: 'm', request: ask({ maxTokens: 20_000 }), thinking: { budgetTokens: 2000 } })['max_tokens'], 20_000);
+    assert.equal(
+      toWireBody({ model: 'm', request: ask({ maxTokens: 2000 }), maxTokens: 1500, thinking: { budgetTokens: 2000 } })[
+        'max_tokens'
+      ],
+      3500,
+    );
+    assert.equal(
+      toWireBody({ model: 'm', request: ask({ maxTokens: 20_000 }), thinking: { budgetTokens: 2000 } })['max_tokens'],
+      20_000,
+    );
   });
 
-  it('does not send responseFormat (output_config takes only closed schemas), streams when asked, and merges extraBody last', () => {
-    const schema = { type: 'object', properties: { tool_calls: { type: 'array' } }, additionalProperties: false };
-    const body = toWireBody({
-      model: 'm',
-      request: ask({ stream: true, responseFormat: { type: 'json_schema', name: 'tool_calls', schema } }),
-      extraBody: { top_k: 5, max_tokens: 77 },
-    });
-    assert.equal(body['output_config'], undefined);
-    assert.equal(body['stream'], true);
-    assert.equal(body['top_k'], 5);
-    assert.equal(body['max_tokens'], 77);
-    assert.equal(toWireBody({ model: 'm', request: ask() })['stream'], undefined);
-  });
+  it(
+    'does not send responseFormat (output_config takes only ' +
+      'closed schemas), streams when asked, and merges extraBody last',
+    () => {
+      const schema = { type: 'object', properties: { tool_calls: { type: 'array' } }, additionalProperties: false };
+      const body = toWireBody({
+        model: 'm',
+        request: ask({ stream: true, responseFormat: { type: 'json_schema', name: 'tool_calls', schema } }),
+        extraBody: { top_k: 5, max_tokens: 77 },
+      });
+      assert.equal(body['output_config'], undefined);
+      assert.equal(body['stream'], true);
+      assert.equal(body['top_k'], 5);
+      assert.equal(body['max_tokens'], 77);
+      assert.equal(toWireBody({ model: 'm', request: ask() })['stream'], undefined);
+    },
+  );
 
-  it('maps call ids from other providers to the pattern the API accepts, the same way in tool_use and tool_result', () => {
-    const { messages } = toWireMessages([
-      { role: 'user', content: 'go' },
-      { role: 'assistant', content: '', toolCalls: [{ id: 'call.1:x', name: 't', arguments: '{}' }] },
-      { role: 'tool', toolCallId: 'call.1:x', name: 't', content: 'ok' },
-    ]);
-    assert.deepEqual(messages[1]?.content, [{ type: 'tool_use', id: 'call_1_x', name: 't', input: {} }]);
-    assert.deepEqual(messages[2]?.content, [{ type: 'tool_result', tool_use_id: 'call_1_x', content: 'ok' }]);
-  });
+  it(
+    'maps call ids from other providers to the pattern the ' + 'API accepts, the same way in tool_use and tool_result',
+    () => {
+      const { messages } = toWireMessages([
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: '', toolCalls: [{ id: 'call.1:x', name: 't', arguments: '{}' }] },
+        { role: 'tool', toolCallId: 'call.1:x', name: 't', content: 'ok' },
+      ]);
+      assert.deepEqual(messages[1]?.content, [{ type: 'tool_use', id: 'call_1_x', name: 't', input: {} }]);
+      assert.deepEqual(messages[2]?.content, [{ type: 'tool_result', tool_use_id: 'call_1_x', content: 'ok' }]);
+    },
+  );
 });
 
 describe('toWireBodyText', () => {
   it('parses to what the body object serialises to: tools, tool_choice with and without thinking, extraBody', () => {
     const tools = [
-      { name: 'quote', description: 'Quote a price', parameters: { type: 'object', properties: { area: { type: 'string' } } } },
+      {
+        name: 'quote',
+        description: 'Quote a price',
+        parameters: { type: 'object', properties: { area: { type: 'string' } } },
+      },
       { name: 'bare', description: '', parameters: { properties: {} } },
     ];
-    const base: ModelRequest = { messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Price?' }], tools: [], stream: true };
+    const base: ModelRequest = {
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Price?' },
+      ],
+      tools: [],
+      stream: true,
+    };
     const cases: Parameters<typeof toWireBody>[0][] = [
       { model: 'claude', request: base },
       { model: 'claude', request: { ...base, tools, toolChoice: 'required' } },
@@ -199,6 +260,7 @@ describe('toWireBodyText', () => {
       { model: 'claude', request: { ...base, tools }, extraBody: { top_k: 5 } },
       { model: 'claude', request: { ...base, tools }, extraBody: { tools: [] } },
     ];
-    for (const input of cases) assert.deepEqual(JSON.parse(toWireBodyText(input)), JSON.parse(JSON.stringify(toWireBody(input))));
+    for (const input of cases)
+      assert.deepEqual(JSON.parse(toWireBodyText(input)), JSON.parse(JSON.stringify(toWireBody(input))));
   });
 });

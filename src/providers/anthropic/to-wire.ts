@@ -8,7 +8,8 @@ import { argumentsObject, asObject } from '../shared/wire.ts';
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
 
 /** A thinking block as the API returned it; sent back unchanged (its signature covers the text). */
-export type ThinkingBlock = { type: 'thinking'; thinking: string; signature: string } | { type: 'redacted_thinking'; data: string };
+export type ThinkingBlock =
+  { type: 'thinking'; thinking: string; signature: string } | { type: 'redacted_thinking'; data: string };
 
 export type WireBlock =
   | { type: 'text'; text: string }
@@ -32,7 +33,11 @@ export function thinkingBlocksOf(providerData: JsonObject | undefined): Thinking
   const blocks: ThinkingBlock[] = [];
   for (const item of list) {
     const entry = asObject(item);
-    if (entry?.['type'] === 'thinking' && typeof entry['thinking'] === 'string' && typeof entry['signature'] === 'string') {
+    if (
+      entry?.['type'] === 'thinking' &&
+      typeof entry['thinking'] === 'string' &&
+      typeof entry['signature'] === 'string'
+    ) {
       blocks.push({ type: 'thinking', thinking: entry['thinking'], signature: entry['signature'] });
     } else if (entry?.['type'] === 'redacted_thinking' && typeof entry['data'] === 'string') {
       blocks.push({ type: 'redacted_thinking', data: entry['data'] });
@@ -56,7 +61,8 @@ function assistantBlocks(message: AssistantMessage): WireBlock[] {
   const blocks: WireBlock[] = [...thinkingBlocksOf(message.providerData)];
   // An empty text block is rejected by the API.
   if (message.content !== '') blocks.push({ type: 'text', text: message.content });
-  for (const call of message.toolCalls ?? []) blocks.push({ type: 'tool_use', id: wireId(call.id), name: call.name, input: argumentsObject(call.arguments) });
+  for (const call of message.toolCalls ?? [])
+    blocks.push({ type: 'tool_use', id: wireId(call.id), name: call.name, input: argumentsObject(call.arguments) });
   return blocks;
 }
 
@@ -89,13 +95,21 @@ export function toWireMessages(messages: readonly Message[]): { system: string; 
         break;
       case 'tool': {
         const id = wireId(message.toolCallId);
-        add('user', [message.content === '' ? { type: 'tool_result', tool_use_id: id } : { type: 'tool_result', tool_use_id: id, content: message.content }]);
+        add('user', [
+          message.content === ''
+            ? { type: 'tool_result', tool_use_id: id }
+            : { type: 'tool_result', tool_use_id: id, content: message.content },
+        ]);
         break;
       }
     }
   }
   for (const message of out) {
-    if (message.role === 'user') message.content = [...message.content.filter((b) => b.type === 'tool_result'), ...message.content.filter((b) => b.type !== 'tool_result')];
+    if (message.role === 'user')
+      message.content = [
+        ...message.content.filter((b) => b.type === 'tool_result'),
+        ...message.content.filter((b) => b.type !== 'tool_result'),
+      ];
   }
   return { system: system.join('\n\n'), messages: out };
 }
@@ -132,7 +146,8 @@ export function toWireBody(input: ToWireBodyInput, options: { withTools?: boolea
   if (request.tools.length > 0) {
     if (options.withTools !== false) body['tools'] = TOOLS.objects(request.tools);
     // Forced tool use is refused with (manual) extended thinking, so "required" asks only for auto there.
-    if (request.toolChoice === 'auto' || (request.toolChoice === 'required' && thinking !== undefined)) body['tool_choice'] = { type: 'auto' };
+    if (request.toolChoice === 'auto' || (request.toolChoice === 'required' && thinking !== undefined))
+      body['tool_choice'] = { type: 'auto' };
     else if (request.toolChoice === 'required') body['tool_choice'] = { type: 'any' };
     else if (request.toolChoice === 'none') body['tool_choice'] = { type: 'none' };
   }
@@ -147,7 +162,16 @@ export function toWireBody(input: ToWireBodyInput, options: { withTools?: boolea
   return input.extraBody === undefined ? body : { ...body, ...input.extraBody };
 }
 
-/** toWireBody as JSON text, the tool definitions written from text kept per definitions array (ToolsJson); `tools` comes last. */
+/**
+ * toWireBody as JSON text, the tool definitions written from text kept per definitions array (ToolsJson); `tools` comes
+ * last.
+ */
 export function toWireBodyText(input: ToWireBodyInput): string {
-  return bodyText({ tools: TOOLS, definitions: input.request.tools, offered: input.request.tools.length > 0, extraBody: input.extraBody, build: (withTools) => toWireBody(input, { withTools }) });
+  return bodyText({
+    tools: TOOLS,
+    definitions: input.request.tools,
+    offered: input.request.tools.length > 0,
+    extraBody: input.extraBody,
+    build: (withTools) => toWireBody(input, { withTools }),
+  });
 }

@@ -28,8 +28,10 @@ export function httpError(input: OllamaHttpErrorInput): ToolgateError {
       auth: `check providers.${provider}.apiKey (Ollama itself needs no key; a proxy in front of it does)`,
       notFound: ({ model, url, message }) =>
         MODEL_NOT_FOUND_RE.test(message)
-          ? `model "${model}" is not available on ${input.baseUrl}: pull it with \`ollama pull ${model}\` (Ollama said: ${message})`
-          : `${url} was not found (HTTP 404: ${message}); check the host (OLLAMA_HOST / providers.${provider}.host) — it is the server root, e.g. http://127.0.0.1:11434, without /api or /v1`,
+          ? `model "${model}" is not available on ${input.baseUrl}: pull ` +
+            `it with \`ollama pull ${model}\` (Ollama said: ${message})`
+          : `${url} was not found (HTTP 404: ${message}); check the host (OLLAMA_HOST / ` +
+            `providers.${provider}.host) — it is the server root, e.g. http://127.0.0.1:11434, without /api or /v1`,
     },
   });
   if (error.code === 'model_bad_request' && THINKING_UNSUPPORTED_RE.test(String(error.details?.['providerMessage']))) {
@@ -56,12 +58,18 @@ function networkCode(error: unknown): string | undefined {
  * listens there. Other errors pass unchanged.
  */
 export function withConnectionHint(error: unknown, input: { host: string; provider: string }): unknown {
-  if (!(error instanceof ToolgateError) || error.code !== 'model_unavailable' || error.details?.['status'] !== undefined) return error;
+  if (
+    !(error instanceof ToolgateError) ||
+    error.code !== 'model_unavailable' ||
+    error.details?.['status'] !== undefined
+  )
+    return error;
   const code = networkCode(error.cause);
   if (code === undefined || !NOT_LISTENING_CODES.has(code)) return error;
   return new ToolgateError(
     'model_unavailable',
-    `${error.message}; is Ollama running at ${input.host}? start it with \`ollama serve\`, or point OLLAMA_HOST / providers.${input.provider}.host at it`,
+    `${error.message}; is Ollama running at ${input.host}? start it with \`ollama ` +
+      `serve\`, or point OLLAMA_HOST / providers.${input.provider}.host at it`,
     { cause: error.cause, ...(error.details === undefined ? {} : { details: error.details }) },
   );
 }

@@ -29,7 +29,8 @@ export function parseUsage(root: Obj): Usage | undefined {
  * of later versions pass through.
  */
 export function finishReasonOf(doneReason: unknown, toolCallCount: number): FinishReason {
-  if (typeof doneReason !== 'string' || doneReason === '' || doneReason === 'stop') return toolCallCount > 0 ? 'tool_calls' : 'stop';
+  if (typeof doneReason !== 'string' || doneReason === '' || doneReason === 'stop')
+    return toolCallCount > 0 ? 'tool_calls' : 'stop';
   return doneReason;
 }
 
@@ -61,12 +62,16 @@ export function parseChatResponse(body: unknown, options: WireReadOptions): Mode
   const root = asObject(body);
   const message = asObject(root?.['message']);
   if (root === undefined || message === undefined) {
-    throw new ToolgateError('model_error', `response from ${options.url} is not an Ollama chat response (no message): ${previewJson(body, 300)}`);
+    throw new ToolgateError(
+      'model_error',
+      `response from ${options.url} is not an Ollama chat response (no message): ${previewJson(body, 300)}`,
+    );
   }
   const wireCalls = message['tool_calls'];
   const toolCalls: RawToolCall[] = [];
   if (Array.isArray(wireCalls)) {
-    if (wireCalls.length > maxToolCalls) throw tooManyToolCalls({ limit: maxToolCalls, provider: options.provider, count: wireCalls.length });
+    if (wireCalls.length > maxToolCalls)
+      throw tooManyToolCalls({ limit: maxToolCalls, provider: options.provider, count: wireCalls.length });
     for (const item of wireCalls) {
       const call = toolCallOf(item);
       if (call !== undefined) toolCalls.push(call);

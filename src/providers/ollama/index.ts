@@ -1,2 +1,8 @@
-export { createOllamaAdapter, DEFAULT_OLLAMA_HOST, DEFAULT_OLLAMA_PORT, normalizeOllamaHost, type OllamaAdapterOptions } from './ollama-adapter.ts';
+export {
+  createOllamaAdapter,
+  DEFAULT_OLLAMA_HOST,
+  DEFAULT_OLLAMA_PORT,
+  normalizeOllamaHost,
+  type OllamaAdapterOptions,
+} from './ollama-adapter.ts';
 export type { OllamaThink } from './to-wire.ts';

@@ -6,8 +6,14 @@ import { ToolgateError, type ErrorCode } from '../../core/errors.ts';
 import type { ModelRequest } from '../../core/ports/model-adapter.ts';
 import { createOllamaAdapter, type OllamaAdapterOptions } from './ollama-adapter.ts';
 
-const ask = (over: Partial<ModelRequest> = {}): ModelRequest => ({ messages: [{ role: 'user', content: 'Price for DE-LU?' }], tools: [], stream: true, ...over });
-const piece = (content: string, extra: Record<string, unknown> = {}): string => JSON.stringify({ model: 'm', message: { role: 'assistant', content, ...extra }, done: false });
+const ask = (over: Partial<ModelRequest> = {}): ModelRequest => ({
+  messages: [{ role: 'user', content: 'Price for DE-LU?' }],
+  tools: [],
+  stream: true,
+  ...over,
+});
+const piece = (content: string, extra: Record<string, unknown> = {}): string =>
+  JSON.stringify({ model: 'm', message: { role: 'assistant', content, ...extra }, done: false });
 const NDJSON = { 'content-type': 'application/x-ndjson' };
 
 /** A body that repeats `text` until 8 MiB (far past every limit here), or stays silent after it with `hang`. */
@@ -83,7 +89,11 @@ describe('ollama adapter: size limits', () => {
   it('maxStreamBytes: an endless stream fails once, naming providers.<name>.maxStreamBytes', async () => {
     const stream = source(`${piece('x')}\n`, 'repeat');
     const { fetch, calls } = answering(() => new Response(stream.body, { headers: NDJSON }));
-    await rejectsWith(adapter(fetch, { provider: 'gpu', maxStreamBytes: 64 * 1024 }).generate(ask()), 'model_error', /maxStreamBytes.*providers\.gpu\.maxStreamBytes/);
+    await rejectsWith(
+      adapter(fetch, { provider: 'gpu', maxStreamBytes: 64 * 1024 }).generate(ask()),
+      'model_error',
+      /maxStreamBytes.*providers\.gpu\.maxStreamBytes/,
+    );
     assert.equal(calls(), 1);
     assert.equal(stream.cancelled(), true);
   });
@@ -91,18 +101,33 @@ describe('ollama adapter: size limits', () => {
   it('maxEventBytes: one line that never ends fails, naming providers.ollama.maxEventBytes', async () => {
     const stream = source('{"message":{"content":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'repeat');
     const { fetch, calls } = answering(() => new Response(stream.body, { headers: NDJSON }));
-    await rejectsWith(adapter(fetch, { maxEventBytes: 16 * 1024 }).generate(ask()), 'model_error', /one line of the stream exceeds maxEventBytes.*providers\.ollama\.maxEventBytes/);
+    await rejectsWith(
+      adapter(fetch, { maxEventBytes: 16 * 1024 }).generate(ask()),
+      'model_error',
+      /one line of the stream exceeds maxEventBytes.*providers\.ollama\.maxEventBytes/,
+    );
     assert.equal(calls(), 1);
     assert.equal(stream.cancelled(), true);
   });
 
   it('maxResponseBytes: a declared or an actual body over the limit fails', async () => {
     const big = JSON.stringify({ message: { role: 'assistant', content: 'x'.repeat(20_000) }, done: true });
-    const declared = answering(() => new Response(big, { headers: { 'content-type': 'application/json', 'content-length': String(big.length) } }));
-    await rejectsWith(adapter(declared.fetch, { maxResponseBytes: 10_000 }).generate(ask({ stream: false })), 'model_error', /Content-Length: \d+.*maxResponseBytes/);
+    const declared = answering(
+      () =>
+        new Response(big, { headers: { 'content-type': 'application/json', 'content-length': String(big.length) } }),
+    );
+    await rejectsWith(
+      adapter(declared.fetch, { maxResponseBytes: 10_000 }).generate(ask({ stream: false })),
+      'model_error',
+      /Content-Length: \d+.*maxResponseBytes/,
+    );
     const stream = source(big, 'repeat');
     const undeclared = answering(() => new Response(stream.body, { headers: { 'content-type': 'application/json' } }));
-    await rejectsWith(adapter(undeclared.fetch, { maxResponseBytes: 10_000 }).generate(ask({ stream: false })), 'model_error', /maxResponseBytes/);
+    await rejectsWith(
+      adapter(undeclared.fetch, { maxResponseBytes: 10_000 }).generate(ask({ stream: false })),
+      'model_error',
+      /maxResponseBytes/,
+    );
     assert.equal(undeclared.calls(), 1);
     assert.equal(stream.cancelled(), true);
   });
@@ -120,15 +145,26 @@ describe('ollama adapter: maxToolCalls', () => {
   it('streamed calls past the limit fail the answer', async () => {
     const lines = [0, 1, 2].map((i) => piece('', { tool_calls: [call(i)] })).join('\n');
     const { fetch, calls } = answering(() => new Response(`${lines}\n{"done":true}\n`, { headers: NDJSON }));
-    await rejectsWith(adapter(fetch, { maxToolCalls: 2 }).generate(ask()), 'model_error', /maxToolCalls.*providers\.ollama\.maxToolCalls/);
+    await rejectsWith(
+      adapter(fetch, { maxToolCalls: 2 }).generate(ask()),
+      'model_error',
+      /maxToolCalls.*providers\.ollama\.maxToolCalls/,
+    );
     assert.equal(calls(), 1);
     const ok = answering(() => new Response(`${lines}\n{"done":true}\n`, { headers: NDJSON }));
     assert.equal((await adapter(ok.fetch, { maxToolCalls: 3 }).generate(ask())).toolCalls.length, 3);
   });
 
   it('a non-streamed answer with too many calls fails too', async () => {
-    const body = JSON.stringify({ message: { role: 'assistant', content: '', tool_calls: [0, 1, 2].map(call) }, done: true });
+    const body = JSON.stringify({
+      message: { role: 'assistant', content: '', tool_calls: [0, 1, 2].map(call) },
+      done: true,
+    });
     const { fetch } = answering(() => new Response(body, { headers: { 'content-type': 'application/json' } }));
-    await rejectsWith(adapter(fetch, { maxToolCalls: 2 }).generate(ask({ stream: false })), 'model_error', /maxToolCalls/);
+    await rejectsWith(
+      adapter(fetch, { maxToolCalls: 2 }).generate(ask({ stream: false })),
+      'model_error',
+      /maxToolCalls/,
+    );
   });
 });

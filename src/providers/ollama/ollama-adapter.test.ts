@@ -2,14 +2,37 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ToolgateError, type ErrorCode } from '../../core/errors.ts';
 import type { ModelRequest } from '../../core/ports/model-adapter.ts';
-import { createOllamaAdapter, DEFAULT_OLLAMA_HOST, normalizeOllamaHost, type OllamaAdapterOptions } from './ollama-adapter.ts';
+import {
+  createOllamaAdapter,
+  DEFAULT_OLLAMA_HOST,
+  normalizeOllamaHost,
+  type OllamaAdapterOptions,
+} from './ollama-adapter.ts';
 
-const TOOLS = [{ name: 'get_spot_price', description: 'Day-ahead price', parameters: { type: 'object', properties: { area: { type: 'string' } } } }];
-const ask = (over: Partial<ModelRequest> = {}): ModelRequest => ({ messages: [{ role: 'user', content: 'Price for DE-LU?' }], tools: TOOLS, stream: true, ...over });
+const TOOLS = [
+  {
+    name: 'get_spot_price',
+    description: 'Day-ahead price',
+    parameters: { type: 'object', properties: { area: { type: 'string' } } },
+  },
+];
+const ask = (over: Partial<ModelRequest> = {}): ModelRequest => ({
+  messages: [{ role: 'user', content: 'Price for DE-LU?' }],
+  tools: TOOLS,
+  stream: true,
+  ...over,
+});
 
 const piece = (content: string, extra: Record<string, unknown> = {}): string =>
-  JSON.stringify({ model: 'qwen2.5:7b', created_at: '2025-07-07T20:22:19.1Z', message: { role: 'assistant', content, ...extra }, done: false });
-const DONE = '{"model":"qwen2.5:7b","created_at":"2025-07-07T20:22:19.2Z","message":{"role":"assistant","content":""},"done_reason":"stop","done":true,"prompt_eval_count":26,"eval_count":282}';
+  JSON.stringify({
+    model: 'qwen2.5:7b',
+    created_at: '2025-07-07T20:22:19.1Z',
+    message: { role: 'assistant', content, ...extra },
+    done: false,
+  });
+const DONE =
+  '{"model":"qwen2.5:7b","created_at":"2025-07-07T20:22:19.2Z","message":{"role":"assistant' +
+  '","content":""},"done_reason":"stop","done":true,"prompt_eval_count":26,"eval_count":282}';
 
 /** An NDJSON body in `size`-byte network chunks, so chunks cut lines and characters. */
 function ndjson(text: string, init: { status?: number; size?: number } = {}): Response {
@@ -23,7 +46,8 @@ function ndjson(text: string, init: { status?: number; size?: number } = {}): Re
   });
   return new Response(body, { status: init.status ?? 200, headers: { 'content-type': 'application/x-ndjson' } });
 }
-const json = (body: unknown, status = 200): Response => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8' } });
+const json = (body: unknown, status = 200): Response =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8' } });
 
 interface Sent {
   url: string;
@@ -34,7 +58,11 @@ interface Sent {
 function script(...replies: (() => Response)[]): { fetch: typeof fetch; sent: Sent[] } {
   const sent: Sent[] = [];
   const fetchFn: typeof fetch = async (input, init) => {
-    sent.push({ url: String(input), headers: new Headers(init?.headers), body: JSON.parse(String(init?.body)) as Record<string, unknown> });
+    sent.push({
+      url: String(input),
+      headers: new Headers(init?.headers),
+      body: JSON.parse(String(init?.body)) as Record<string, unknown>,
+    });
     const reply = replies[sent.length - 1];
     if (reply === undefined) throw new Error(`unexpected request ${sent.length}`);
     return reply();
@@ -85,12 +113,26 @@ describe('normalizeOllamaHost', () => {
 
   it('throws a usage error for garbage, never echoing credentials', () => {
     for (const value of ['ftp://x', 'http://', 'localhost:abc', ':66000', 'foo bar', 'http://x?y=1', 'http://x#top']) {
-      assert.throws(() => normalizeOllamaHost(value), (e: unknown) => e instanceof ToolgateError && e.code === 'usage' && e.message.includes(JSON.stringify(value)), value);
+      assert.throws(
+        () => normalizeOllamaHost(value),
+        (e: unknown) => e instanceof ToolgateError && e.code === 'usage' && e.message.includes(JSON.stringify(value)),
+        value,
+      );
     }
     for (const value of ['http://me:s3cret@x', 'me:s3cret@x:1']) {
-      assert.throws(() => normalizeOllamaHost(value), (e: unknown) => e instanceof ToolgateError && e.code === 'usage' && /credentials/.test(e.message) && !e.message.includes('s3cret'));
+      assert.throws(
+        () => normalizeOllamaHost(value),
+        (e: unknown) =>
+          e instanceof ToolgateError &&
+          e.code === 'usage' &&
+          /credentials/.test(e.message) &&
+          !e.message.includes('s3cret'),
+      );
     }
-    assert.throws(() => createOllamaAdapter({ model: 'm', host: 'gopher://x' }), (e: unknown) => e instanceof ToolgateError && e.code === 'usage');
+    assert.throws(
+      () => createOllamaAdapter({ model: 'm', host: 'gopher://x' }),
+      (e: unknown) => e instanceof ToolgateError && e.code === 'usage',
+    );
   });
 });
 
@@ -153,15 +195,21 @@ describe('ollama adapter: answers', () => {
 
   it('streamed thinking and tool calls', async () => {
     const call = { id: 'call_k3b1x8zq', function: { index: 0, name: 'get_spot_price', arguments: { area: 'DE-LU' } } };
-    const { fetch } = script(() => ndjson([piece('', { thinking: 'Need the price.' }), piece('', { tool_calls: [call] }), DONE].join('\n') + '\n'));
+    const { fetch } = script(() =>
+      ndjson([piece('', { thinking: 'Need the price.' }), piece('', { tool_calls: [call] }), DONE].join('\n') + '\n'),
+    );
     const result = await adapter(fetch).generate(ask());
     assert.equal(result.reasoning, 'Need the price.');
-    assert.deepEqual(result.toolCalls, [{ id: 'call_k3b1x8zq', name: 'get_spot_price', arguments: '{"area":"DE-LU"}' }]);
+    assert.deepEqual(result.toolCalls, [
+      { id: 'call_k3b1x8zq', name: 'get_spot_price', arguments: '{"area":"DE-LU"}' },
+    ]);
     assert.equal(result.finishReason, 'tool_calls');
   });
 
   it('a JSON body answered to a stream request still works, shown as one delta', async () => {
-    const { fetch } = script(() => json({ message: { role: 'assistant', content: 'whole answer' }, done: true, done_reason: 'stop' }));
+    const { fetch } = script(() =>
+      json({ message: { role: 'assistant', content: 'whole answer' }, done: true, done_reason: 'stop' }),
+    );
     const deltas: string[] = [];
     const result = await adapter(fetch).generate(ask(), { onTextDelta: (t) => deltas.push(t) });
     assert.deepEqual(deltas, ['whole answer']);
@@ -183,13 +231,23 @@ describe('ollama adapter: answers', () => {
   });
 
   it('a 200 JSON body holding an error is model_error', async () => {
-    const { fetch } = script(() => json({ error: 'model requires more system memory (9.2 GiB) than is available (4.1 GiB)' }));
-    await rejectsWith(adapter(fetch).generate(ask({ stream: false })), 'model_error', /answered 200 with an error: model requires more system memory/);
+    const { fetch } = script(() =>
+      json({ error: 'model requires more system memory (9.2 GiB) than is available (4.1 GiB)' }),
+    );
+    await rejectsWith(
+      adapter(fetch).generate(ask({ stream: false })),
+      'model_error',
+      /answered 200 with an error: model requires more system memory/,
+    );
   });
 
   it('a line that is not JSON is model_error quoting at most 200 characters of it', async () => {
     const { fetch, sent } = script(() => ndjson(`${piece('a')}\n<html>${'x'.repeat(500)}\n`));
-    const error = await rejectsWith(adapter(fetch).generate(ask()), 'model_error', /malformed stream from http:\/\/127\.0\.0\.1:11434\/api\/chat: a line is not JSON: "<html>x+"$/);
+    const error = await rejectsWith(
+      adapter(fetch).generate(ask()),
+      'model_error',
+      /malformed stream from http:\/\/127\.0\.0\.1:11434\/api\/chat: a line is not JSON: "<html>x+"$/,
+    );
     assert.ok(error.message.length < 400);
     assert.equal(sent.length, 1);
   });
@@ -197,8 +255,15 @@ describe('ollama adapter: answers', () => {
   it('an error line is model_error and not retried, before or after text', async () => {
     const failure = '{"error":"an error was encountered while running the model: unexpected EOF"}\n';
     for (const body of [failure, `${piece('The')}\n${failure}`]) {
-      const { fetch, sent } = script(() => ndjson(body), () => ndjson(`${piece('x')}\n${DONE}\n`));
-      await rejectsWith(adapter(fetch).generate(ask(), { onTextDelta: () => undefined }), 'model_error', /^the model failed mid-stream: an error was encountered/);
+      const { fetch, sent } = script(
+        () => ndjson(body),
+        () => ndjson(`${piece('x')}\n${DONE}\n`),
+      );
+      await rejectsWith(
+        adapter(fetch).generate(ask(), { onTextDelta: () => undefined }),
+        'model_error',
+        /^the model failed mid-stream: an error was encountered/,
+      );
       assert.equal(sent.length, 1);
     }
   });
@@ -214,15 +279,25 @@ describe('ollama adapter: answers', () => {
   });
 
   it('a stream without a done line after text is model_unavailable, not retried', async () => {
-    const { fetch, sent } = script(() => ndjson(`${piece('The')}\n`), () => ndjson(`${DONE}\n`));
-    await rejectsWith(adapter(fetch).generate(ask(), { onTextDelta: () => undefined }), 'model_unavailable', /no line with "done": true.*not retried/);
+    const { fetch, sent } = script(
+      () => ndjson(`${piece('The')}\n`),
+      () => ndjson(`${DONE}\n`),
+    );
+    await rejectsWith(
+      adapter(fetch).generate(ask(), { onTextDelta: () => undefined }),
+      'model_unavailable',
+      /no line with "done": true.*not retried/,
+    );
     assert.equal(sent.length, 1);
   });
 });
 
 describe('ollama adapter: HTTP errors and retries', () => {
   it('500 (a runner restarting) then 200: retried once', async () => {
-    const { fetch, sent } = script(() => json({ error: 'llama runner process has terminated: signal: killed' }, 500), () => ndjson(`${piece('ok')}\n${DONE}\n`));
+    const { fetch, sent } = script(
+      () => json({ error: 'llama runner process has terminated: signal: killed' }, 500),
+      () => ndjson(`${piece('ok')}\n${DONE}\n`),
+    );
     assert.equal((await adapter(fetch).generate(ask())).text, 'ok');
     assert.equal(sent.length, 2);
   });
@@ -230,18 +305,28 @@ describe('ollama adapter: HTTP errors and retries', () => {
   it('500 every time: model_unavailable after maxRetries + 1 attempts', async () => {
     const fail = () => json({ error: 'llama runner process has terminated: exit status 2' }, 500);
     const { fetch, sent } = script(fail, fail, fail);
-    await rejectsWith(adapter(fetch, { maxRetries: 2 }).generate(ask()), 'model_unavailable', /gave up after 3 attempts, last HTTP 500 \(llama runner process/);
+    await rejectsWith(
+      adapter(fetch, { maxRetries: 2 }).generate(ask()),
+      'model_unavailable',
+      /gave up after 3 attempts, last HTTP 500 \(llama runner process/,
+    );
     assert.equal(sent.length, 3);
   });
 
   it('404 for a model not pulled: not retried, with the ollama pull hint', async () => {
     const { fetch, sent } = script(() => json({ error: 'model "qwen2.5:7b" not found, try pulling it first' }, 404));
-    await rejectsWith(adapter(fetch).generate(ask()), 'model_not_found', /model "qwen2\.5:7b" is not available on http:\/\/127\.0\.0\.1:11434: pull it with `ollama pull qwen2\.5:7b`/);
+    await rejectsWith(
+      adapter(fetch).generate(ask()),
+      'model_not_found',
+      /model "qwen2\.5:7b" is not available on http:\/\/127\.0\.0\.1:11434: pull it with `ollama pull qwen2\.5:7b`/,
+    );
     assert.equal(sent.length, 1);
   });
 
   it('400 "does not support tools": tools_unsupported with details.toolsUnsupported', async () => {
-    const { fetch, sent } = script(() => json({ error: 'registry.ollama.ai/library/gemma2:2b does not support tools' }, 400));
+    const { fetch, sent } = script(() =>
+      json({ error: 'registry.ollama.ai/library/gemma2:2b does not support tools' }, 400),
+    );
     const error = await rejectsWith(adapter(fetch, { model: 'gemma2:2b' }).generate(ask()), 'tools_unsupported');
     assert.equal(error.details?.['toolsUnsupported'], true);
     assert.equal(sent.length, 1);
@@ -251,9 +336,15 @@ describe('ollama adapter: HTTP errors and retries', () => {
     let calls = 0;
     const refused: typeof fetch = async () => {
       calls += 1;
-      throw new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:11434'), { code: 'ECONNREFUSED' }) });
+      throw new TypeError('fetch failed', {
+        cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:11434'), { code: 'ECONNREFUSED' }),
+      });
     };
-    await rejectsWith(adapter(refused, { maxRetries: 1 }).generate(ask()), 'model_unavailable', /ECONNREFUSED.*is Ollama running at http:\/\/127\.0\.0\.1:11434\? start it with `ollama serve`/);
+    await rejectsWith(
+      adapter(refused, { maxRetries: 1 }).generate(ask()),
+      'model_unavailable',
+      /ECONNREFUSED.*is Ollama running at http:\/\/127\.0\.0\.1:11434\? start it with `ollama serve`/,
+    );
     assert.equal(calls, 2);
   });
 });

@@ -40,14 +40,23 @@ export interface OllamaAdapterOptions extends HttpProviderOptions {
  * Where Ollama quietly falls back to a default, this throws a usage error.
  */
 export function normalizeOllamaHost(value: string): string {
-  const text = value.trim().replace(/^["']+|["']+$/g, '').trim();
+  const text = value
+    .trim()
+    .replace(/^["']+|["']+$/g, '')
+    .trim();
   if (text === '') return DEFAULT_OLLAMA_HOST;
   const bad = (why: string): ToolgateError =>
-    new ToolgateError('usage', `the Ollama host ${JSON.stringify(value)} is not usable: ${why}; give the server root, e.g. 127.0.0.1, example.com:8080 or https://ollama.example.com`, {
-      details: { option: 'host' },
-    });
+    new ToolgateError(
+      'usage',
+      `the Ollama host ${JSON.stringify(value)} is not usable: ${why}; give the ` +
+        `server root, e.g. 127.0.0.1, example.com:8080 or https://ollama.example.com`,
+      {
+        details: { option: 'host' },
+      },
+    );
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(text)?.[1]?.toLowerCase();
-  if (scheme !== undefined && scheme !== 'http' && scheme !== 'https') throw bad(`the scheme must be http or https, not ${scheme}`);
+  if (scheme !== undefined && scheme !== 'http' && scheme !== 'https')
+    throw bad(`the scheme must be http or https, not ${scheme}`);
   let full: string;
   if (scheme !== undefined) full = text;
   else if (text.toLowerCase() === 'ollama.com') full = 'https://ollama.com';
@@ -73,9 +82,14 @@ export function normalizeOllamaHost(value: string): string {
 
 function credentialsError(): ToolgateError {
   // The value is not quoted: it holds a password.
-  return new ToolgateError('usage', 'the Ollama host holds credentials (user:password@); a model URL may not carry them — send them with the apiKey or headers options instead', {
-    details: { option: 'host' },
-  });
+  return new ToolgateError(
+    'usage',
+    'the Ollama host holds credentials (user:password@); a model URL may ' +
+      'not carry them — send them with the apiKey or headers options instead',
+    {
+      details: { option: 'host' },
+    },
+  );
 }
 
 /** `host[:port]` without a scheme, with Ollama's default port when none is given. */
@@ -98,7 +112,12 @@ export function createOllamaAdapter(options: OllamaAdapterOptions): ModelAdapter
   const { model, apiKey } = options;
   const host = normalizeOllamaHost(options.host ?? DEFAULT_OLLAMA_HOST);
   const url = `${host}/api/chat`;
-  const wireOptions = withoutUndefined({ think: options.think, keepAlive: options.keepAlive, options: options.options, extraBody: options.extraBody });
+  const wireOptions = withoutUndefined({
+    think: options.think,
+    keepAlive: options.keepAlive,
+    options: options.options,
+    extraBody: options.extraBody,
+  });
   return defineHttpAdapter({
     provider,
     url,
@@ -117,7 +136,8 @@ export function createOllamaAdapter(options: OllamaAdapterOptions): ModelAdapter
     readEvent: (line, assembler) => assembler.push(parseStreamData(line, { url, what: 'a line', parse: parseJson })),
     unfinished: 'no line with "done": true',
     retryable: ({ status }) => RETRYABLE_STATUSES.has(status),
-    httpError: ({ status, bodyText, attempts }) => httpError({ status, bodyText, url, baseUrl: host, model, attempts, provider }),
+    httpError: ({ status, bodyText, attempts }) =>
+      httpError({ status, bodyText, url, baseUrl: host, model, attempts, provider }),
     finalError: (error) => withConnectionHint(error, { host, provider }),
   });
 }

@@ -5,25 +5,51 @@ import { parseJson } from '../../core/parse-json.ts';
 import { StreamAssembler, type StreamAssemblerOptions } from './stream-assembler.ts';
 
 const line = (content: string, extra: Record<string, unknown> = {}): string =>
-  JSON.stringify({ model: 'qwen3:8b', created_at: '2025-07-07T20:22:19.184789Z', message: { role: 'assistant', content, ...extra }, done: false });
+  JSON.stringify({
+    model: 'qwen3:8b',
+    created_at: '2025-07-07T20:22:19.184789Z',
+    message: { role: 'assistant', content, ...extra },
+    done: false,
+  });
 const DONE =
-  '{"model":"qwen3:8b","created_at":"2025-07-07T20:22:19.19314Z","message":{"role":"assistant","content":""},"done_reason":"stop","done":true,' +
-  '"total_duration":182242375,"load_duration":41295167,"prompt_eval_count":169,"prompt_eval_duration":24573166,"eval_count":15,"eval_duration":115959084}';
+  '{"model":"qwen3:8b","created_at":"2025-07-07T20:22:19.19314Z","messag' +
+  'e":{"role":"assistant","content":""},"done_reason":"stop","done":true,' +
+  ('"total_duration":182242375,"load_duration":41295167,"prompt_eval_count":169' +
+    ',"prompt_eval_duration":24573166,"eval_count":15,"eval_duration":115959084}');
 
 /** Text pieces, then the final line with the counts. */
 const TEXT_BODY = [line('The'), line(' day-ahead'), line(' price is €87.4 ⚡'), DONE].join('\n') + '\n';
 /** A thinking model with `think: true`: thinking pieces first, then the answer. */
-const THINKING_BODY = [line('', { thinking: 'The user' }), line('', { thinking: ' wants a price.' }), line('It is'), line(' 87.4.'), DONE].join('\n') + '\n';
+const THINKING_BODY =
+  [
+    line('', { thinking: 'The user' }),
+    line('', { thinking: ' wants a price.' }),
+    line('It is'),
+    line(' 87.4.'),
+    DONE,
+  ].join('\n') + '\n';
 /** Tool calls arrive whole, each with an id and a running index, in any line. */
 const TOOLS_BODY =
   [
-    line('', { tool_calls: [{ id: 'call_k3b1x8zq', function: { index: 0, name: 'get_spot_price', arguments: { area: 'DE-LU', hours: [14, 15] } } }] }),
-    line('', { tool_calls: [{ id: 'call_9fz2m0qa', function: { index: 1, name: 'list_open_orders', arguments: {} } }] }),
+    line('', {
+      tool_calls: [
+        {
+          id: 'call_k3b1x8zq',
+          function: { index: 0, name: 'get_spot_price', arguments: { area: 'DE-LU', hours: [14, 15] } },
+        },
+      ],
+    }),
+    line('', {
+      tool_calls: [{ id: 'call_9fz2m0qa', function: { index: 1, name: 'list_open_orders', arguments: {} } }],
+    }),
     DONE,
   ].join('\n') + '\n';
 const RUNNER_ERROR = '{"error":"an error was encountered while running the model: CUDA error: out of memory"}';
 
-function assemble(body: string, options: StreamAssemblerOptions = {}): { deltas: string[]; assembler: StreamAssembler } {
+function assemble(
+  body: string,
+  options: StreamAssemblerOptions = {},
+): { deltas: string[]; assembler: StreamAssembler } {
   const deltas: string[] = [];
   const assembler = new StreamAssembler({ onTextDelta: (t) => deltas.push(t), ...options });
   for (const text of body.split('\n')) {
@@ -34,7 +60,10 @@ function assemble(body: string, options: StreamAssemblerOptions = {}): { deltas:
   return { deltas, assembler };
 }
 
-const isModelError = (pattern: RegExp) => (e: unknown): boolean => e instanceof ToolgateError && e.code === 'model_error' && pattern.test(e.message);
+const isModelError =
+  (pattern: RegExp) =>
+  (e: unknown): boolean =>
+    e instanceof ToolgateError && e.code === 'model_error' && pattern.test(e.message);
 
 describe('StreamAssembler', () => {
   it('text pieces reach onTextDelta in order; the done line gives the finish reason and usage', () => {
@@ -71,15 +100,31 @@ describe('StreamAssembler', () => {
   });
 
   it('several calls in one line, without ids, get distinct generated ids', () => {
-    const body = line('', { tool_calls: [{ function: { index: 0, name: 'f', arguments: { a: 1 } } }, { function: { index: 1, name: 'g', arguments: '{"b":2}' } }] }) + '\n' + DONE;
+    const body =
+      line('', {
+        tool_calls: [
+          { function: { index: 0, name: 'f', arguments: { a: 1 } } },
+          { function: { index: 1, name: 'g', arguments: '{"b":2}' } },
+        ],
+      }) +
+      '\n' +
+      DONE;
     const result = assemble(body).assembler.finish();
-    assert.deepEqual(result.toolCalls.map((c) => [c.name, c.arguments]), [['f', '{"a":1}'], ['g', '{"b":2}']]);
+    assert.deepEqual(
+      result.toolCalls.map((c) => [c.name, c.arguments]),
+      [
+        ['f', '{"a":1}'],
+        ['g', '{"b":2}'],
+      ],
+    );
     assert.match(result.toolCalls[0]?.id ?? '', /^call_/);
     assert.notEqual(result.toolCalls[0]?.id, result.toolCalls[1]?.id);
   });
 
   it('the done line may carry the last piece and a length cut', () => {
-    const body = `${line('Half')}\n{"message":{"role":"assistant","content":" an answer"},"done":true,"done_reason":"length","eval_count":2}\n`;
+    const body =
+      `${line('Half')}\n{"message":{"role":"assistant","content":" an ` +
+      `answer"},"done":true,"done_reason":"length","eval_count":2}\n`;
     const { deltas, assembler } = assemble(body);
     assert.deepEqual(deltas, ['Half', ' an answer']);
     assert.equal(assembler.finish().finishReason, 'length');
@@ -93,7 +138,10 @@ describe('StreamAssembler', () => {
 
   it('an error line before any text is model_error, nothing delivered', () => {
     const assembler = new StreamAssembler({ onTextDelta: () => undefined });
-    assert.throws(() => assembler.push(parseJson(RUNNER_ERROR)), isModelError(/^the model failed mid-stream: an error was encountered while running the model: CUDA error/));
+    assert.throws(
+      () => assembler.push(parseJson(RUNNER_ERROR)),
+      isModelError(/^the model failed mid-stream: an error was encountered while running the model: CUDA error/),
+    );
     assert.equal(assembler.delivered, false);
   });
 
@@ -127,13 +175,27 @@ describe('StreamAssembler', () => {
 
   it('refuses more tool calls than maxToolCalls, naming providers.ollama.maxToolCalls', () => {
     assert.equal(assemble(TOOLS_BODY, { maxToolCalls: 2, provider: 'ollama' }).assembler.finish().toolCalls.length, 2);
-    assert.throws(() => assemble(TOOLS_BODY, { maxToolCalls: 1, provider: 'ollama' }), isModelError(/maxToolCalls.*providers\.ollama\.maxToolCalls/));
+    assert.throws(
+      () => assemble(TOOLS_BODY, { maxToolCalls: 1, provider: 'ollama' }),
+      isModelError(/maxToolCalls.*providers\.ollama\.maxToolCalls/),
+    );
   });
 
   it('a call nested far too deep is model_error, not a stack overflow', () => {
     let deep: unknown = 0;
     for (let i = 0; i < 20_000; i += 1) deep = [deep];
     const assembler = new StreamAssembler();
-    assert.throws(() => assembler.push({ message: { role: 'assistant', content: '', tool_calls: [{ function: { name: 'f', arguments: { a: deep } } }] }, done: false }), isModelError(/arguments/));
+    assert.throws(
+      () =>
+        assembler.push({
+          message: {
+            role: 'assistant',
+            content: '',
+            tool_calls: [{ function: { name: 'f', arguments: { a: deep } } }],
+          },
+          done: false,
+        }),
+      isModelError(/arguments/),
+    );
   });
 });

@@ -30,7 +30,11 @@ export class StreamAssembler extends StreamAssembly {
 
   push(chunk: unknown): void {
     const root = asObject(chunk);
-    if (root === undefined) throw new ToolgateError('model_error', `malformed stream: a line is not a JSON object: ${previewJson(chunk, 200)}`);
+    if (root === undefined)
+      throw new ToolgateError(
+        'model_error',
+        `malformed stream: a line is not a JSON object: ${previewJson(chunk, 200)}`,
+      );
     // After the 200 Ollama can only report a failure as a `{"error": …}` line: almost
     // always the model runner failing (out of memory, a crash).
     const failure = failedMidStream(root);
@@ -51,7 +55,13 @@ export class StreamAssembler extends StreamAssembly {
 
   override finish(): ModelResponse {
     const { text, reasoning } = this;
-    return modelResponse({ text, toolCalls: [...this.#calls], finishReason: finishReasonOf(this.#doneReason, this.#calls.length), usage: this.#usage, reasoning });
+    return modelResponse({
+      text,
+      toolCalls: [...this.#calls],
+      finishReason: finishReasonOf(this.#doneReason, this.#calls.length),
+      usage: this.#usage,
+      reasoning,
+    });
   }
 
   #pushToolCall(value: unknown): void {

@@ -4,8 +4,17 @@ import type { ModelRequest } from '../../core/ports/model-adapter.ts';
 import { argumentsObject as toolArguments } from '../shared/wire.ts';
 import { toWireBody, toWireBodyText } from './to-wire.ts';
 
-const TOOL = { name: 'get_spot_price', description: 'Day-ahead price', parameters: { type: 'object', properties: { area: { type: 'string' } } } };
-const ask = (over: Partial<ModelRequest> = {}): ModelRequest => ({ messages: [{ role: 'user', content: 'hi' }], tools: [], stream: false, ...over });
+const TOOL = {
+  name: 'get_spot_price',
+  description: 'Day-ahead price',
+  parameters: { type: 'object', properties: { area: { type: 'string' } } },
+};
+const ask = (over: Partial<ModelRequest> = {}): ModelRequest => ({
+  messages: [{ role: 'user', content: 'hi' }],
+  tools: [],
+  stream: false,
+  ...over,
+});
 
 describe('toWireBody: messages', () => {
   it('translates every role; history arguments go as objects, tool results with tool_name', () => {
@@ -41,15 +50,29 @@ describe('toWireBody: messages', () => {
           ],
         },
         { role: 'tool', content: '87.4', tool_name: 'get_spot_price', tool_call_id: 'call_1' },
-        { role: 'tool', content: 'error: arguments are not valid JSON', tool_name: 'get_spot_price', tool_call_id: 'call_2' },
+        {
+          role: 'tool',
+          content: 'error: arguments are not valid JSON',
+          tool_name: 'get_spot_price',
+          tool_call_id: 'call_2',
+        },
         { role: 'assistant', content: 'It is 87.4.' },
       ],
     });
   });
 
   it('keeps assistant text next to tool calls', () => {
-    const body = toWireBody({ model: 'm', request: ask({ messages: [{ role: 'assistant', content: 'Checking.', toolCalls: [{ id: 'c', name: 'f', arguments: '{}' }] }] }) });
-    assert.deepEqual((body['messages'] as unknown[])[0], { role: 'assistant', content: 'Checking.', tool_calls: [{ id: 'c', function: { name: 'f', arguments: {} } }] });
+    const body = toWireBody({
+      model: 'm',
+      request: ask({
+        messages: [{ role: 'assistant', content: 'Checking.', toolCalls: [{ id: 'c', name: 'f', arguments: '{}' }] }],
+      }),
+    });
+    assert.deepEqual((body['messages'] as unknown[])[0], {
+      role: 'assistant',
+      content: 'Checking.',
+      tool_calls: [{ id: 'c', function: { name: 'f', arguments: {} } }],
+    });
   });
 });
 
@@ -77,32 +100,53 @@ describe('toWireBody: request fields', () => {
 
   it('offers tools in the function shape, with no tool_choice field', () => {
     for (const toolChoice of [undefined, 'auto', 'required'] as const) {
-      const body = toWireBody({ model: 'm', request: ask({ tools: [TOOL], ...(toolChoice === undefined ? {} : { toolChoice }) }) });
+      const body = toWireBody({
+        model: 'm',
+        request: ask({ tools: [TOOL], ...(toolChoice === undefined ? {} : { toolChoice }) }),
+      });
       assert.deepEqual(body['tools'], [{ type: 'function', function: TOOL }]);
       assert.equal(body['tool_choice'], undefined);
     }
   });
 
   it("toolChoice 'none' sends no tools at all; no tools offered sends no tools key", () => {
-    assert.equal(Object.hasOwn(toWireBody({ model: 'm', request: ask({ tools: [TOOL], toolChoice: 'none' }) }), 'tools'), false);
+    assert.equal(
+      Object.hasOwn(toWireBody({ model: 'm', request: ask({ tools: [TOOL], toolChoice: 'none' }) }), 'tools'),
+      false,
+    );
     assert.equal(Object.hasOwn(toWireBody({ model: 'm', request: ask() }), 'tools'), false);
   });
 
   it('sends responseFormat as the format schema object', () => {
     const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
-    const body = toWireBody({ model: 'm', request: ask({ responseFormat: { type: 'json_schema', name: 'answer', schema } }) });
+    const body = toWireBody({
+      model: 'm',
+      request: ask({ responseFormat: { type: 'json_schema', name: 'answer', schema } }),
+    });
     assert.deepEqual(body['format'], schema);
     assert.equal(Object.hasOwn(toWireBody({ model: 'm', request: ask() }), 'format'), false);
   });
 
   it('maps temperature and maxTokens into options, merged with configured options (which win)', () => {
-    assert.deepEqual(toWireBody({ model: 'm', request: ask({ temperature: 0, maxTokens: 256 }) })['options'], { temperature: 0, num_predict: 256 });
-    assert.deepEqual(toWireBody({ model: 'm', request: ask({ temperature: 0, maxTokens: 256 }), options: { num_ctx: 8192, temperature: 0.2 } })['options'], {
-      temperature: 0.2,
+    assert.deepEqual(toWireBody({ model: 'm', request: ask({ temperature: 0, maxTokens: 256 }) })['options'], {
+      temperature: 0,
       num_predict: 256,
-      num_ctx: 8192,
     });
-    assert.deepEqual(toWireBody({ model: 'm', request: ask(), options: { num_ctx: 4096 } })['options'], { num_ctx: 4096 });
+    assert.deepEqual(
+      toWireBody({
+        model: 'm',
+        request: ask({ temperature: 0, maxTokens: 256 }),
+        options: { num_ctx: 8192, temperature: 0.2 },
+      })['options'],
+      {
+        temperature: 0.2,
+        num_predict: 256,
+        num_ctx: 8192,
+      },
+    );
+    assert.deepEqual(toWireBody({ model: 'm', request: ask(), options: { num_ctx: 4096 } })['options'], {
+      num_ctx: 4096,
+    });
     assert.equal(Object.hasOwn(toWireBody({ model: 'm', request: ask() }), 'options'), false);
   });
 
@@ -118,7 +162,11 @@ describe('toWireBody: request fields', () => {
   });
 
   it('merges extraBody last', () => {
-    const body = toWireBody({ model: 'm', request: ask({ temperature: 0 }), extraBody: { truncate: false, options: { seed: 7 } } });
+    const body = toWireBody({
+      model: 'm',
+      request: ask({ temperature: 0 }),
+      extraBody: { truncate: false, options: { seed: 7 } },
+    });
     assert.equal(body['truncate'], false);
     assert.deepEqual(body['options'], { seed: 7 });
   });
@@ -126,7 +174,13 @@ describe('toWireBody: request fields', () => {
 
 describe('toWireBodyText', () => {
   it('parses to what the body object serialises to: tools, toolChoice none (no tools), options and extraBody', () => {
-    const tools = [{ name: 'quote', description: 'Quote a price', parameters: { type: 'object', properties: { area: { type: 'string' } } } }];
+    const tools = [
+      {
+        name: 'quote',
+        description: 'Quote a price',
+        parameters: { type: 'object', properties: { area: { type: 'string' } } },
+      },
+    ];
     const base: ModelRequest = { messages: [{ role: 'user', content: 'Price?' }], tools: [], stream: false };
     const cases: Parameters<typeof toWireBody>[0][] = [
       { model: 'qwen2.5:7b', request: base },
@@ -135,6 +189,7 @@ describe('toWireBodyText', () => {
       { model: 'qwen2.5:7b', request: { ...base, tools }, extraBody: { format: 'json' } },
       { model: 'qwen2.5:7b', request: { ...base, tools }, extraBody: { tools: [] } },
     ];
-    for (const input of cases) assert.deepEqual(JSON.parse(toWireBodyText(input)), JSON.parse(JSON.stringify(toWireBody(input))));
+    for (const input of cases)
+      assert.deepEqual(JSON.parse(toWireBodyText(input)), JSON.parse(JSON.stringify(toWireBody(input))));
   });
 });

@@ -25,8 +25,14 @@ export function toWireMessage(message: Message): WireMessage {
       content: turn.content,
       tool_calls: calls.map((c) => ({ id: c.id, function: { name: c.name, arguments: argumentsObject(c.arguments) } })),
     }),
-    // tool_name is what Ollama's chat templates read; tool_call_id pairs the result on servers that know it (older ones ignore it).
-    result: (result) => ({ role: 'tool', content: result.content, tool_name: result.name, tool_call_id: result.toolCallId }),
+    // tool_name is what Ollama's chat templates read; tool_call_id pairs the result on servers that know it (older ones
+    // ignore it).
+    result: (result) => ({
+      role: 'tool',
+      content: result.content,
+      tool_name: result.name,
+      tool_call_id: result.toolCallId,
+    }),
   });
 }
 
@@ -35,13 +41,19 @@ export interface ToWireBodyInput {
   request: ModelRequest;
   think?: OllamaThink;
   keepAlive?: string | number;
-  /** Ollama model options (num_ctx, top_k…): configured values win over the request's temperature and maxTokens, as extraBody does. */
+  /**
+   * Ollama model options (num_ctx, top_k…): configured values win over the request's temperature and maxTokens, as
+   * extraBody does.
+   */
   options?: Record<string, unknown>;
   /** Merged last, shallowly: an `options` here replaces the whole options object. */
   extraBody?: Record<string, unknown>;
 }
 
-const TOOLS = new ToolsJson((t: ModelToolDefinition) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+const TOOLS = new ToolsJson((t: ModelToolDefinition) => ({
+  type: 'function',
+  function: { name: t.name, description: t.description, parameters: t.parameters },
+}));
 
 /** Whether the request offers its tools (Ollama has no tool_choice: 'none' offers none). */
 function offersTools(request: ModelRequest): boolean {
@@ -55,11 +67,16 @@ function offersTools(request: ModelRequest): boolean {
 export function toWireBody(input: ToWireBodyInput, shape: { withTools?: boolean } = {}): Record<string, unknown> {
   const { model, request } = input;
   // `stream` always explicit: Ollama streams when it is absent.
-  const body: Record<string, unknown> = { model, messages: request.messages.map(toWireMessage), stream: request.stream };
+  const body: Record<string, unknown> = {
+    model,
+    messages: request.messages.map(toWireMessage),
+    stream: request.stream,
+  };
   // Ollama has no tool_choice. 'none' is honoured by offering no tools; 'required' cannot be
   // enforced — the model may still answer in text, and the strategy deals with that answer.
   if (offersTools(request) && shape.withTools !== false) body['tools'] = TOOLS.objects(request.tools);
-  // A JSON schema in `format` constrains decoding to it (structured outputs): what makes prompted mode reliable for small models.
+  // A JSON schema in `format` constrains decoding to it (structured outputs): what makes prompted mode reliable for
+  // small models.
   if (request.responseFormat !== undefined) body['format'] = request.responseFormat.schema;
   const options: Record<string, unknown> = {};
   if (request.temperature !== undefined) options['temperature'] = request.temperature;
@@ -71,7 +88,16 @@ export function toWireBody(input: ToWireBodyInput, shape: { withTools?: boolean 
   return input.extraBody === undefined ? body : { ...body, ...input.extraBody };
 }
 
-/** toWireBody as JSON text, the tool definitions written from text kept per definitions array (ToolsJson); `tools` comes last. */
+/**
+ * toWireBody as JSON text, the tool definitions written from text kept per definitions array (ToolsJson); `tools` comes
+ * last.
+ */
 export function toWireBodyText(input: ToWireBodyInput): string {
-  return bodyText({ tools: TOOLS, definitions: input.request.tools, offered: offersTools(input.request), extraBody: input.extraBody, build: (withTools) => toWireBody(input, { withTools }) });
+  return bodyText({
+    tools: TOOLS,
+    definitions: input.request.tools,
+    offered: offersTools(input.request),
+    extraBody: input.extraBody,
+    build: (withTools) => toWireBody(input, { withTools }),
+  });
 }

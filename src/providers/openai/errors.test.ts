@@ -8,15 +8,32 @@ import { httpError } from './errors.ts';
 const FIXTURES = new URL('../../../test/fixtures/openai-wire/', import.meta.url);
 const fixture = (name: string): string => readFileSync(new URL(name, FIXTURES), 'utf8');
 
-const base = { url: 'http://localhost:11434/v1/chat/completions', baseUrl: 'http://localhost:11434/v1', model: 'qwen2.5:7b', attempts: 1 };
+const base = {
+  url: 'http://localhost:11434/v1/chat/completions',
+  baseUrl: 'http://localhost:11434/v1',
+  model: 'qwen2.5:7b',
+  attempts: 1,
+};
 
 describe('providerMessage', () => {
   it('reads every error body shape seen in the field', () => {
-    assert.equal(providerMessage(fixture('ollama-400-tools-unsupported.json')), 'registry.ollama.ai/library/gemma2:2b does not support tools');
-    assert.equal(providerMessage(fixture('vllm-400-auto-tool-choice.json')), '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set');
+    assert.equal(
+      providerMessage(fixture('ollama-400-tools-unsupported.json')),
+      'registry.ollama.ai/library/gemma2:2b does not support tools',
+    );
+    assert.equal(
+      providerMessage(fixture('vllm-400-auto-tool-choice.json')),
+      '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+    );
     assert.equal(providerMessage('{"error":"model is loading"}'), 'model is loading');
-    assert.equal(providerMessage('{"detail":[{"loc":["body","model"],"msg":"field required"}]}'), '[{"loc":["body","model"],"msg":"field required"}]');
-    assert.equal(providerMessage('<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>'), '502 Bad Gateway');
+    assert.equal(
+      providerMessage('{"detail":[{"loc":["body","model"],"msg":"field required"}]}'),
+      '[{"loc":["body","model"],"msg":"field required"}]',
+    );
+    assert.equal(
+      providerMessage('<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>'),
+      '502 Bad Gateway',
+    );
     assert.equal(providerMessage('upstream timed out\n'), 'upstream timed out');
     assert.equal(providerMessage(''), '(empty body)');
   });
@@ -57,7 +74,10 @@ describe('httpError', () => {
   it('maps statuses to codes and says how to fix them', () => {
     const auth = httpError({ ...base, status: 401, bodyText: fixture('openai-401-invalid-key.json') });
     assert.equal(auth.code, 'model_auth');
-    assert.match(auth.message, /check --api-key \/ OPENAI_API_KEY \/ providers\.openai\.apiKey for http:\/\/localhost:11434\/v1/);
+    assert.match(
+      auth.message,
+      /check --api-key \/ OPENAI_API_KEY \/ providers\.openai\.apiKey for http:\/\/localhost:11434\/v1/,
+    );
     assert.match(auth.message, /Incorrect API key provided/);
     assert.equal(httpError({ ...base, status: 403, bodyText: '' }).code, 'model_auth');
 
@@ -72,13 +92,21 @@ describe('httpError', () => {
     assert.equal(bad.details?.['toolsUnsupported'], true);
     assert.match(bad.message, /tools param requires --jinja flag/);
 
-    const limited = httpError({ ...base, status: 429, bodyText: fixture('openai-429-insufficient-quota.json'), attempts: 1 });
+    const limited = httpError({
+      ...base,
+      status: 429,
+      bodyText: fixture('openai-429-insufficient-quota.json'),
+      attempts: 1,
+    });
     assert.equal(limited.code, 'model_rate_limited');
     assert.match(limited.message, /quota exhausted/);
 
     const down = httpError({ ...base, status: 503, bodyText: fixture('openai-503-overloaded.json'), attempts: 4 });
     assert.equal(down.code, 'model_unavailable');
-    assert.match(down.message, /gave up after 4 attempts, last HTTP 503 \(The server is overloaded or not ready yet\.\)/);
+    assert.match(
+      down.message,
+      /gave up after 4 attempts, last HTTP 503 \(The server is overloaded or not ready yet\.\)/,
+    );
   });
 });
 

@@ -16,14 +16,21 @@ export function isQuotaGone(bodyText: string): boolean {
 /** An OpenAI-compatible endpoint's final HTTP error; `provider` is its config key (openai, or a named endpoint). */
 export function httpError(input: HttpErrorInput & { provider?: string; keySent?: boolean }): ToolgateError {
   const provider = input.provider ?? 'openai';
-  const keyHint = provider === 'openai' ? '--api-key / OPENAI_API_KEY / providers.openai.apiKey' : `--api-key / providers.${provider}.apiKey`;
+  const keyHint =
+    provider === 'openai'
+      ? '--api-key / OPENAI_API_KEY / providers.openai.apiKey'
+      : `--api-key / providers.${provider}.apiKey`;
   const rootHint = provider === 'openai' ? '--base-url' : `--base-url (providers.${provider}.baseUrl)`;
   return sharedHttpError({
     ...input,
     hints: {
-      auth: input.keySent === false ? noKeySentHint({ provider, builtIn: 'openai', variable: OPENAI_KEY_VARIABLE }) : `check ${keyHint} for ${input.baseUrl}`,
+      auth:
+        input.keySent === false
+          ? noKeySentHint({ provider, builtIn: 'openai', variable: OPENAI_KEY_VARIABLE })
+          : `check ${keyHint} for ${input.baseUrl}`,
       notFound: ({ model, url, message }) =>
-        `model "${model}" or its endpoint was not found: POST ${url} answered HTTP 404 (${message}); check the model name and that ${rootHint} ends at the API root, e.g. http://localhost:11434/v1`,
+        `model "${model}" or its endpoint was not found: POST ${url} answered HTTP 404 (${message}); ` +
+        `check the model name and that ${rootHint} ends at the API root, e.g. http://localhost:11434/v1`,
       quotaGone: isQuotaGone,
     },
   });

@@ -18,8 +18,13 @@ export function parseUsage(value: unknown): Usage | undefined {
   if (typeof prompt !== 'number' && typeof completion !== 'number' && typeof total !== 'number') return undefined;
   const promptTokens = typeof prompt === 'number' ? prompt : 0;
   const completionTokens = typeof completion === 'number' ? completion : 0;
-  const result: Usage = { promptTokens, completionTokens, totalTokens: typeof total === 'number' ? total : promptTokens + completionTokens };
-  // OpenAI reports cache hits inside prompt_tokens (prompt_tokens_details.cached_tokens); DeepSeek as prompt_cache_hit_tokens.
+  const result: Usage = {
+    promptTokens,
+    completionTokens,
+    totalTokens: typeof total === 'number' ? total : promptTokens + completionTokens,
+  };
+  // OpenAI reports cache hits inside prompt_tokens (prompt_tokens_details.cached_tokens); DeepSeek as
+  // prompt_cache_hit_tokens.
   const cached = asObject(usage['prompt_tokens_details'])?.['cached_tokens'] ?? usage['prompt_cache_hit_tokens'];
   if (typeof cached === 'number' && cached > 0) result.cacheReadTokens = cached;
   return result;
@@ -46,12 +51,16 @@ export function parseCompletion(body: unknown, options: WireReadOptions): ModelR
   const choice = Array.isArray(choices) ? asObject(choices[0]) : undefined;
   const message = asObject(choice?.['message']);
   if (message === undefined) {
-    throw new ToolgateError('model_error', `response from ${url} is not a chat completion (no choices[0].message): ${previewJson(body, 300)}`);
+    throw new ToolgateError(
+      'model_error',
+      `response from ${url} is not a chat completion (no choices[0].message): ${previewJson(body, 300)}`,
+    );
   }
   const toolCalls: RawToolCall[] = [];
   const wireCalls = message['tool_calls'];
   if (Array.isArray(wireCalls)) {
-    if (wireCalls.length > maxToolCalls) throw tooManyToolCalls({ limit: maxToolCalls, provider: options.provider, count: wireCalls.length });
+    if (wireCalls.length > maxToolCalls)
+      throw tooManyToolCalls({ limit: maxToolCalls, provider: options.provider, count: wireCalls.length });
     for (const item of wireCalls) {
       const call = asObject(item);
       const fn = asObject(call?.['function']);
@@ -73,7 +82,10 @@ export function parseCompletion(body: unknown, options: WireReadOptions): ModelR
   });
 }
 
-/** Reasoning sent apart from the answer: `reasoning_content` (DeepSeek, vLLM, SGLang) or `reasoning` (Ollama, OpenRouter). */
+/**
+ * Reasoning sent apart from the answer: `reasoning_content` (DeepSeek, vLLM, SGLang) or `reasoning` (Ollama,
+ * OpenRouter).
+ */
 export function reasoningText(message: Obj): string {
   const content = contentText(message['reasoning_content']);
   return content !== '' ? content : contentText(message['reasoning']);

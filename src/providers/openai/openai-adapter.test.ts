@@ -16,7 +16,13 @@ const errorFixture = (name: string, status: number, headers: Record<string, stri
   headers,
 });
 
-const TOOLS = [{ name: 'get_spot_price', description: 'Day-ahead price', parameters: { type: 'object', properties: { area: { type: 'string' } } } }];
+const TOOLS = [
+  {
+    name: 'get_spot_price',
+    description: 'Day-ahead price',
+    parameters: { type: 'object', properties: { area: { type: 'string' } } },
+  },
+];
 const ask = (over: Partial<ModelRequest> = {}): ModelRequest => ({
   messages: [
     { role: 'system', content: 'You trade power.' },
@@ -93,7 +99,9 @@ describe('openai adapter: request on the wire', () => {
 
   it('a configured header replaces the default of the same name, whatever its case, and is sent once', async () => {
     mock.enqueue({ text: 'ok' });
-    await adapter({ headers: { Authorization: 'Bearer from-config', 'Content-Type': 'application/json; charset=utf-8' } }).generate(ask());
+    await adapter({
+      headers: { Authorization: 'Bearer from-config', 'Content-Type': 'application/json; charset=utf-8' },
+    }).generate(ask());
     const req = mock.requests[0];
     assert.equal(req?.headers.authorization, 'Bearer from-config');
     assert.equal(req?.headers['content-type'], 'application/json; charset=utf-8');
@@ -139,7 +147,11 @@ describe('openai adapter: answers', () => {
     const result = await adapter().generate(ask({ stream: false }));
     assert.equal(result.text, '');
     assert.deepEqual(result.toolCalls, [
-      { id: 'call_Qm4nB7vX2kLp9sWd3Rt6YhJe', name: 'get_spot_price', arguments: '{"area":"DE-LU","delivery_hour":"2025-03-14T14:00Z"}' },
+      {
+        id: 'call_Qm4nB7vX2kLp9sWd3Rt6YhJe',
+        name: 'get_spot_price',
+        arguments: '{"area":"DE-LU","delivery_hour":"2025-03-14T14:00Z"}',
+      },
       { id: 'call_Ze5cV8bN1mQw4xTr7Yk2LpHs', name: 'list_open_orders', arguments: '{}' },
     ]);
     assert.equal(result.finishReason, 'tool_calls');
@@ -148,7 +160,19 @@ describe('openai adapter: answers', () => {
 
   it('non-streaming: generates an id for a tool call without one', async () => {
     mock.enqueue({
-      raw: JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ type: 'function', function: { name: 'f', arguments: '{}' } }] }, finish_reason: 'tool_calls' }] }),
+      raw: JSON.stringify({
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ type: 'function', function: { name: 'f', arguments: '{}' } }],
+            },
+            finish_reason: 'tool_calls',
+          },
+        ],
+      }),
     });
     const result = await adapter().generate(ask({ stream: false }));
     assert.match(result.toolCalls[0]?.id ?? '', /^call_/);
@@ -156,10 +180,18 @@ describe('openai adapter: answers', () => {
   });
 
   for (const [name, check] of [
-    ['openai-stream-parallel-tool-calls.sse', (r: { toolCalls: { arguments: string }[] }) => assert.equal(r.toolCalls[1]?.arguments, '{"area":"FR","delivery_hour":"2025-03-14T14:00Z"}')],
+    [
+      'openai-stream-parallel-tool-calls.sse',
+      (r: { toolCalls: { arguments: string }[] }) =>
+        assert.equal(r.toolCalls[1]?.arguments, '{"area":"FR","delivery_hour":"2025-03-14T14:00Z"}'),
+    ],
     ['ollama-stream-tool-call.sse', (r: { finishReason: string }) => assert.equal(r.finishReason, 'stop')],
     ['vllm-stream-tool-call.sse', (r: { text: string }) => assert.equal(r.text, 'Let me check the order book.')],
-    ['llamacpp-stream-malformed-args.sse', (r: { toolCalls: { arguments: string }[] }) => assert.equal(r.toolCalls[0]?.arguments, `{'area': 'DE-LU', "side": "buy", "volume_mw": 5,, "limit_price": 8`)],
+    [
+      'llamacpp-stream-malformed-args.sse',
+      (r: { toolCalls: { arguments: string }[] }) =>
+        assert.equal(r.toolCalls[0]?.arguments, `{'area': 'DE-LU', "side": "buy", "volume_mw": 5,, "limit_price": 8`),
+    ],
     ['openrouter-stream-comments.sse', (r: { text: string }) => assert.equal(r.text, 'Bonjour — the market is open.')],
   ] as const) {
     it(`replays ${name} over HTTP in small network chunks`, async () => {
@@ -172,7 +204,11 @@ describe('openai adapter: answers', () => {
   }
 
   it('accepts one JSON body from a server that ignored stream: true', async () => {
-    mock.enqueue({ raw: JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'whole answer' }, finish_reason: 'stop' }] }) });
+    mock.enqueue({
+      raw: JSON.stringify({
+        choices: [{ index: 0, message: { role: 'assistant', content: 'whole answer' }, finish_reason: 'stop' }],
+      }),
+    });
     const deltas: string[] = [];
     const result = await adapter().generate(ask(), { onTextDelta: (t) => deltas.push(t) });
     assert.deepEqual(deltas, ['whole answer']);
@@ -189,12 +225,26 @@ describe('openai adapter: transport', () => {
     assert.deepEqual(deltas, []);
   });
 
-  it('does not follow a redirect: the error names where it points and the key to change, and nothing is retried', async () => {
-    mock.enqueue({ status: 308, body: { moved: true }, headers: { location: 'https://elsewhere.example/v1/chat/completions' } });
-    const error = await rejectsWith(adapter().generate(ask()), 'model_error', /answered HTTP 308, a redirect to https:\/\/elsewhere\.example\/v1\/chat\/completions; model calls do not follow redirects: set providers\.openai's base URL/);
-    assert.equal(error.details?.['location'], 'https://elsewhere.example/v1/chat/completions');
-    assert.equal(mock.requests.length, 1);
-  });
+  it(
+    'does not follow a redirect: the error names where it ' + 'points and the key to change, and nothing is retried',
+    async () => {
+      mock.enqueue({
+        status: 308,
+        body: { moved: true },
+        headers: { location: 'https://elsewhere.example/v1/chat/completions' },
+      });
+      const error = await rejectsWith(
+        adapter().generate(ask()),
+        'model_error',
+        new RegExp(
+          String.raw`answered HTTP 308, a redirect to https:\/\/elsewhere\.example\/v1\/chat\/comp` +
+            String.raw`letions; model calls do not follow redirects: set providers\.openai's base URL`,
+        ),
+      );
+      assert.equal(error.details?.['location'], 'https://elsewhere.example/v1/chat/completions');
+      assert.equal(mock.requests.length, 1);
+    },
+  );
 
   it('uses the injected fetch', async () => {
     const calls: string[] = [];
@@ -202,7 +252,11 @@ describe('openai adapter: transport', () => {
       calls.push(String(input));
       return new Response(fixture('ollama-stream-tool-call.sse'), { headers: { 'content-type': 'text/event-stream' } });
     };
-    const model = createOpenAIAdapter({ model: 'qwen2.5:7b', baseUrl: 'http://ollama.invalid:11434/v1', fetch: fakeFetch });
+    const model = createOpenAIAdapter({
+      model: 'qwen2.5:7b',
+      baseUrl: 'http://ollama.invalid:11434/v1',
+      fetch: fakeFetch,
+    });
     const result = await model.generate(ask());
     assert.deepEqual(calls, ['http://ollama.invalid:11434/v1/chat/completions']);
     assert.equal(result.toolCalls[0]?.id, 'call_k3b1x8zq');
@@ -218,7 +272,9 @@ describe('openai adapter: retries', () => {
   });
 
   it('503 twice, then success', async () => {
-    mock.enqueue(errorFixture('openai-503-overloaded.json', 503), errorFixture('openai-503-overloaded.json', 503), { text: 'back' });
+    mock.enqueue(errorFixture('openai-503-overloaded.json', 503), errorFixture('openai-503-overloaded.json', 503), {
+      text: 'back',
+    });
     assert.equal((await adapter().generate(ask({ stream: false }))).text, 'back');
     assert.equal(mock.requests.length, 3);
   });
@@ -231,14 +287,23 @@ describe('openai adapter: retries', () => {
 
   it('exhausted 503s → model_unavailable naming the attempts and the last status', async () => {
     for (let i = 0; i < 3; i += 1) mock.enqueue(errorFixture('openai-503-overloaded.json', 503));
-    const error = await rejectsWith(adapter({ maxRetries: 2 }).generate(ask()), 'model_unavailable', /3 attempts, last HTTP 503/);
+    const error = await rejectsWith(
+      adapter({ maxRetries: 2 }).generate(ask()),
+      'model_unavailable',
+      /3 attempts, last HTTP 503/,
+    );
     assert.match(error.message, /The server is overloaded/);
     assert.equal(mock.requests.length, 3);
   });
 
   it('exhausted 429s → model_rate_limited', async () => {
-    for (let i = 0; i < 2; i += 1) mock.enqueue(errorFixture('openai-429-rate-limit.json', 429, { 'retry-after': '0' }));
-    await rejectsWith(adapter({ maxRetries: 1 }).generate(ask()), 'model_rate_limited', /2 attempts, last HTTP 429 \(Rate limit reached/);
+    for (let i = 0; i < 2; i += 1)
+      mock.enqueue(errorFixture('openai-429-rate-limit.json', 429, { 'retry-after': '0' }));
+    await rejectsWith(
+      adapter({ maxRetries: 1 }).generate(ask()),
+      'model_rate_limited',
+      /2 attempts, last HTTP 429 \(Rate limit reached/,
+    );
     assert.equal(mock.requests.length, 2);
   });
 
@@ -252,14 +317,22 @@ describe('openai adapter: retries', () => {
     const closed = await startMockOpenAI();
     const url = closed.url;
     await closed.close();
-    await rejectsWith(createOpenAIAdapter({ model: 'm', baseUrl: url, maxRetries: 1, retryBaseDelayMs: 1 }).generate(ask()), 'model_unavailable', /connection to .* failed: gave up after 2 attempts.*ECONNREFUSED/);
+    await rejectsWith(
+      createOpenAIAdapter({ model: 'm', baseUrl: url, maxRetries: 1, retryBaseDelayMs: 1 }).generate(ask()),
+      'model_unavailable',
+      /connection to .* failed: gave up after 2 attempts.*ECONNREFUSED/,
+    );
   });
 
   it('a stream cut after text reached the caller is not retried', async () => {
     const partial = fixture('openai-stream-text-usage.sse').split('\n\n').slice(0, 5).join('\n\n') + '\n\n';
     mock.enqueue({ raw: partial, contentType: 'text/event-stream' });
     const deltas: string[] = [];
-    await rejectsWith(adapter().generate(ask(), { onTextDelta: (t) => deltas.push(t) }), 'model_unavailable', /not retried/);
+    await rejectsWith(
+      adapter().generate(ask(), { onTextDelta: (t) => deltas.push(t) }),
+      'model_unavailable',
+      /not retried/,
+    );
     assert.equal(deltas.join(''), 'The day-ahead price');
     assert.equal(mock.requests.length, 1);
     mock.requests.length = 0;
@@ -278,7 +351,10 @@ describe('openai adapter: retries', () => {
       mock.enqueue(errorFixture(name, status));
       const error = await rejectsWith(adapter().generate(ask()), code);
       assert.equal(mock.requests.length, 1);
-      assert.ok(error.message.includes(String((JSON.parse(fixture(name)) as { error: { message: string } }).error.message)), error.message);
+      assert.ok(
+        error.message.includes(String((JSON.parse(fixture(name)) as { error: { message: string } }).error.message)),
+        error.message,
+      );
     });
   }
 });
@@ -286,12 +362,20 @@ describe('openai adapter: retries', () => {
 describe('openai adapter: errors', () => {
   it('401 says where to put the key', async () => {
     mock.enqueue(errorFixture('openai-401-invalid-key.json', 401));
-    await rejectsWith(adapter().generate(ask()), 'model_auth', new RegExp(`check --api-key / OPENAI_API_KEY / providers\\.openai\\.apiKey for ${mock.url}`));
+    await rejectsWith(
+      adapter().generate(ask()),
+      'model_auth',
+      new RegExp(`check --api-key / OPENAI_API_KEY / providers\\.openai\\.apiKey for ${mock.url}`),
+    );
   });
 
   it('404 names the URL called and the base-URL rule', async () => {
     const wrongRoot = createOpenAIAdapter({ model: 'llama3.1', baseUrl: mock.url.replace(/\/v1$/, ''), maxRetries: 0 });
-    const error = await rejectsWith(wrongRoot.generate(ask()), 'model_not_found', /e\.g\. http:\/\/localhost:11434\/v1/);
+    const error = await rejectsWith(
+      wrongRoot.generate(ask()),
+      'model_not_found',
+      /e\.g\. http:\/\/localhost:11434\/v1/,
+    );
     assert.ok(error.message.includes(`${mock.url.replace(/\/v1$/, '')}/chat/completions`), error.message);
     assert.match(error.message, /Unknown request URL/);
     assert.equal(mock.requests[0]?.path, '/chat/completions');
@@ -303,12 +387,19 @@ describe('openai adapter: errors', () => {
     ['vllm-400-auto-tool-choice.json', true],
     ['openai-400-bad-request.json', false],
   ] as const) {
-    it(`400 ${name}: details.toolsUnsupported = ${unsupported}, code ${unsupported ? 'tools_unsupported' : 'model_bad_request'}`, async () => {
-      mock.enqueue(errorFixture(name, 400));
-      const error = await rejectsWith(adapter().generate(ask()), unsupported ? 'tools_unsupported' : 'model_bad_request');
-      assert.equal(error.details?.['toolsUnsupported'], unsupported);
-      assert.equal(error.details?.['status'], 400);
-    });
+    it(
+      `400 ${name}: details.toolsUnsupported = ${unsupported}, code ` +
+        `${unsupported ? 'tools_unsupported' : 'model_bad_request'}`,
+      async () => {
+        mock.enqueue(errorFixture(name, 400));
+        const error = await rejectsWith(
+          adapter().generate(ask()),
+          unsupported ? 'tools_unsupported' : 'model_bad_request',
+        );
+        assert.equal(error.details?.['toolsUnsupported'], unsupported);
+        assert.equal(error.details?.['status'], 400);
+      },
+    );
   }
 
   it('an error object inside the stream → model_error with the provider message', async () => {
@@ -318,13 +409,20 @@ describe('openai adapter: errors', () => {
   });
 
   it('a stream event that is not JSON → model_error', async () => {
-    mock.enqueue({ raw: 'data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\ndata: {not json\n\n', contentType: 'text/event-stream' });
+    mock.enqueue({
+      raw: 'data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\ndata: {not json\n\n',
+      contentType: 'text/event-stream',
+    });
     await rejectsWith(adapter().generate(ask()), 'model_error', /malformed stream .* not JSON: "\{not json"/);
   });
 
   it('an HTML page with status 200 → model_error pointing at the base URL', async () => {
     mock.enqueue({ raw: '<!doctype html><html><body>LM Studio</body></html>', contentType: 'text/html' });
-    await rejectsWith(adapter().generate(ask({ stream: false })), 'model_error', /expected a JSON chat completion .* text\/html.*base URL/);
+    await rejectsWith(
+      adapter().generate(ask({ stream: false })),
+      'model_error',
+      /expected a JSON chat completion .* text\/html.*base URL/,
+    );
   });
 
   it('a 200 body that carries an error → model_error', async () => {

@@ -9,7 +9,12 @@ import { StreamAssembler } from './stream-assembler.ts';
 import { toWireBodyText } from './to-wire.ts';
 
 export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
-const HOSTED = { builtIn: 'openai', variable: OPENAI_KEY_VARIABLE, url: DEFAULT_OPENAI_BASE_URL, header: 'authorization' };
+const HOSTED = {
+  builtIn: 'openai',
+  variable: OPENAI_KEY_VARIABLE,
+  url: DEFAULT_OPENAI_BASE_URL,
+  header: 'authorization',
+};
 
 export interface OpenAIAdapterOptions extends HttpProviderOptions {
   /** The API root, ending where `/chat/completions` is appended (e.g. http://localhost:11434/v1). */
@@ -23,7 +28,11 @@ export interface OpenAIAdapterOptions extends HttpProviderOptions {
  */
 export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter {
   const { model, apiKey } = options;
-  const { provider, baseUrl, url, keySent, refuse } = keyedEndpoint({ hosted: HOSTED, options, path: '/chat/completions' });
+  const { provider, baseUrl, url, keySent, refuse } = keyedEndpoint({
+    hosted: HOSTED,
+    options,
+    path: '/chat/completions',
+  });
   const wireOptions = withoutUndefined({ extraBody: options.extraBody });
   return defineHttpAdapter({
     provider,
@@ -32,7 +41,10 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter
     refuse,
     headers: apiKey === undefined || apiKey === '' ? {} : { authorization: `Bearer ${apiKey}` },
     body: (request) => toWireBodyText({ model, request, ...wireOptions }),
-    whole: { expected: 'a JSON chat completion', hint: 'check that the base URL points at an OpenAI-compatible API root' },
+    whole: {
+      expected: 'a JSON chat completion',
+      hint: 'check that the base URL points at an OpenAI-compatible API root',
+    },
     readWhole: parseCompletion,
     framing: SSE_FRAMING,
     assembler: (assembly) => new StreamAssembler(assembly),
@@ -43,6 +55,7 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ModelAdapter
     },
     unfinished: 'no finish_reason and no [DONE]',
     retryable: ({ status, bodyText }) => RETRYABLE_STATUSES.has(status) && !(status === 429 && isQuotaGone(bodyText)),
-    httpError: ({ status, bodyText, attempts }) => httpError({ status, bodyText, url, baseUrl, model, attempts, provider, keySent }),
+    httpError: ({ status, bodyText, attempts }) =>
+      httpError({ status, bodyText, url, baseUrl, model, attempts, provider, keySent }),
   });
 }

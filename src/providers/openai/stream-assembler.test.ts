@@ -28,8 +28,16 @@ describe('StreamAssembler on recorded streams', () => {
   it('OpenAI parallel tool calls: fragments joined per index, ids and names from the first delta', () => {
     const result = assemble('openai-stream-parallel-tool-calls.sse').assembler.finish();
     assert.deepEqual(result.toolCalls, [
-      { id: 'call_Xq3PmWvB7nLk2sJd9Rt4YhUe', name: 'get_spot_price', arguments: '{"area":"DE-LU","delivery_hour":"2025-03-14T14:00Z"}' },
-      { id: 'call_b8Hn2QkTzVx5MwLp0Gc6AfRs', name: 'get_spot_price', arguments: '{"area":"FR","delivery_hour":"2025-03-14T14:00Z"}' },
+      {
+        id: 'call_Xq3PmWvB7nLk2sJd9Rt4YhUe',
+        name: 'get_spot_price',
+        arguments: '{"area":"DE-LU","delivery_hour":"2025-03-14T14:00Z"}',
+      },
+      {
+        id: 'call_b8Hn2QkTzVx5MwLp0Gc6AfRs',
+        name: 'get_spot_price',
+        arguments: '{"area":"FR","delivery_hour":"2025-03-14T14:00Z"}',
+      },
     ]);
     assert.equal(result.finishReason, 'tool_calls');
     assert.equal(result.text, '');
@@ -50,7 +58,11 @@ describe('StreamAssembler on recorded streams', () => {
   it('Ollama: a whole tool call in one chunk, finish_reason "stop" kept as the provider said', () => {
     const result = assemble('ollama-stream-tool-call.sse').assembler.finish();
     assert.deepEqual(result.toolCalls, [
-      { id: 'call_k3b1x8zq', name: 'get_spot_price', arguments: '{"area":"DE-LU","delivery_hour":"2025-03-14T14:00Z"}' },
+      {
+        id: 'call_k3b1x8zq',
+        name: 'get_spot_price',
+        arguments: '{"area":"DE-LU","delivery_hour":"2025-03-14T14:00Z"}',
+      },
     ]);
     assert.equal(result.finishReason, 'stop');
     assert.deepEqual(result.usage, { promptTokens: 187, completionTokens: 31, totalTokens: 218 });
@@ -62,7 +74,11 @@ describe('StreamAssembler on recorded streams', () => {
     assert.equal(result.text, 'Let me check the order book.');
     assert.equal(deltas.join(''), result.text);
     assert.deepEqual(result.toolCalls, [
-      { id: 'chatcmpl-tool-3b9e1f6a2c8d4e07a5b1c9d3e7f2a6b4', name: 'get_order_book', arguments: '{"area": "NL", "product": "hourly", "depth": 10}' },
+      {
+        id: 'chatcmpl-tool-3b9e1f6a2c8d4e07a5b1c9d3e7f2a6b4',
+        name: 'get_order_book',
+        arguments: '{"area": "NL", "product": "hourly", "depth": 10}',
+      },
     ]);
     assert.deepEqual(result.usage, { promptTokens: 412, completionTokens: 43, totalTokens: 455 });
   });
@@ -90,7 +106,10 @@ describe('StreamAssembler on recorded streams', () => {
   it('an in-stream error object becomes model_error with the provider message', () => {
     assert.throws(
       () => assemble('openrouter-stream-midstream-error.sse'),
-      (e: unknown) => e instanceof ToolgateError && e.code === 'model_error' && e.message.includes('Provider disconnected unexpectedly'),
+      (e: unknown) =>
+        e instanceof ToolgateError &&
+        e.code === 'model_error' &&
+        e.message.includes('Provider disconnected unexpectedly'),
     );
   });
 
@@ -113,7 +132,9 @@ describe('StreamAssembler on recorded streams', () => {
   });
 
   it('non-streaming: reasoning_content (or reasoning) becomes the response reasoning', () => {
-    const message = (m: Record<string, unknown>) => ({ choices: [{ index: 0, message: { role: 'assistant', content: 'ok', ...m }, finish_reason: 'stop' }] });
+    const message = (m: Record<string, unknown>) => ({
+      choices: [{ index: 0, message: { role: 'assistant', content: 'ok', ...m }, finish_reason: 'stop' }],
+    });
     assert.equal(parseCompletion(message({ reasoning_content: 'R1 thinks.' }), { url: 'u' }).reasoning, 'R1 thinks.');
     assert.equal(parseCompletion(message({ reasoning: 'Ollama thinks.' }), { url: 'u' }).reasoning, 'Ollama thinks.');
     assert.equal(parseCompletion(message({ reasoning_content: null }), { url: 'u' }).reasoning, undefined);
@@ -187,14 +208,19 @@ describe('StreamAssembler quirks', () => {
 describe('StreamAssembler bounds', () => {
   it('refuses more tool calls than maxToolCalls, with or without indexes', () => {
     const indexed = new StreamAssembler({ maxToolCalls: 3 });
-    for (let i = 0; i < 3; i += 1) indexed.push(delta({ tool_calls: [{ index: i, id: `c${i}`, function: { name: 'f', arguments: '{}' } }] }));
+    for (let i = 0; i < 3; i += 1)
+      indexed.push(delta({ tool_calls: [{ index: i, id: `c${i}`, function: { name: 'f', arguments: '{}' } }] }));
     assert.throws(
       () => indexed.push(delta({ tool_calls: [{ index: 3, id: 'c3', function: { name: 'f', arguments: '{}' } }] })),
-      (e: unknown) => e instanceof ToolgateError && e.code === 'model_error' && /maxToolCalls.*providers\.openai\.maxToolCalls/.test(e.message),
+      (e: unknown) =>
+        e instanceof ToolgateError &&
+        e.code === 'model_error' &&
+        /maxToolCalls.*providers\.openai\.maxToolCalls/.test(e.message),
     );
     const byId = new StreamAssembler({ maxToolCalls: 3 });
     assert.throws(() => {
-      for (let i = 0; i < 4; i += 1) byId.push(delta({ tool_calls: [{ id: `c${i}`, function: { name: 'f', arguments: '{}' } }] }));
+      for (let i = 0; i < 4; i += 1)
+        byId.push(delta({ tool_calls: [{ id: `c${i}`, function: { name: 'f', arguments: '{}' } }] }));
     }, /maxToolCalls/);
   });
 
@@ -205,7 +231,10 @@ describe('StreamAssembler bounds', () => {
     assert.throws(() => new StreamAssembler().push(deep), isModelError);
     assert.throws(() => new StreamAssembler().push({ error: { detail: deep } }), isModelError);
     assert.throws(
-      () => new StreamAssembler().push(delta({ tool_calls: [{ index: 0, id: 'a', function: { name: 'f', arguments: { a: deep } } }] })),
+      () =>
+        new StreamAssembler().push(
+          delta({ tool_calls: [{ index: 0, id: 'a', function: { name: 'f', arguments: { a: deep } } }] }),
+        ),
       (e: unknown) => isModelError(e) && /arguments/.test((e as Error).message),
     );
   });

@@ -49,7 +49,8 @@ export class StreamAssembler extends StreamAssembly {
 
   push(chunk: unknown): void {
     const root = asObject(chunk);
-    if (root === undefined) throw new ToolgateError('model_error', `malformed stream: chunk is not an object: ${previewJson(chunk, 200)}`);
+    if (root === undefined)
+      throw new ToolgateError('model_error', `malformed stream: chunk is not an object: ${previewJson(chunk, 200)}`);
     // OpenRouter and vLLM report failures that happen after the 200 as an in-stream error object.
     const failure = failedMidStream(root);
     if (failure !== undefined) throw failure;
@@ -75,7 +76,13 @@ export class StreamAssembler extends StreamAssembly {
       .filter((c) => c.name !== '' || c.arguments !== '')
       .map((c) => ({ id: c.id === '' ? newId('call') : c.id, name: c.name, arguments: c.arguments }));
     const { text, reasoning } = this;
-    return modelResponse({ text, toolCalls, finishReason: defaultFinishReason(this.#finishReason, toolCalls.length), usage: this.#usage, reasoning });
+    return modelResponse({
+      text,
+      toolCalls,
+      finishReason: defaultFinishReason(this.#finishReason, toolCalls.length),
+      usage: this.#usage,
+      reasoning,
+    });
   }
 
   #pushToolCall(call: Record<string, unknown> | undefined): void {
@@ -98,7 +105,8 @@ export class StreamAssembler extends StreamAssembly {
     if (typeof index === 'number') {
       const known = this.#slots.get(index);
       // A few servers number every parallel call 0; a new id at a used index is a new call.
-      if (known !== undefined && !(id !== '' && this.#calls[known]?.id !== '' && this.#calls[known]?.id !== id)) return known;
+      if (known !== undefined && !(id !== '' && this.#calls[known]?.id !== '' && this.#calls[known]?.id !== id))
+        return known;
       this.#slots.set(index, this.#newSlot());
       return this.#calls.length - 1;
     }

@@ -22,7 +22,11 @@ describe('toWireBody', () => {
       messages: [
         { role: 'system', content: 'You trade power.' },
         { role: 'user', content: 'Price?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_price', arguments: "{'area': 'DE'" } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_price', arguments: "{'area': 'DE'" } }],
+        },
         { role: 'tool', tool_call_id: 'call_1', content: '87.4' },
         { role: 'assistant', content: 'It is 87.4.' },
       ],
@@ -32,7 +36,10 @@ describe('toWireBody', () => {
   it('keeps assistant text next to tool calls', () => {
     const body = toWireBody({
       model: 'm',
-      request: { ...request, messages: [{ role: 'assistant', content: 'Checking.', toolCalls: [{ id: 'c', name: 'f', arguments: '{}' }] }] },
+      request: {
+        ...request,
+        messages: [{ role: 'assistant', content: 'Checking.', toolCalls: [{ id: 'c', name: 'f', arguments: '{}' }] }],
+      },
     });
     assert.equal((body['messages'] as { content: unknown }[])[0]?.content, 'Checking.');
   });
@@ -54,11 +61,19 @@ describe('toWireBody', () => {
     assert.deepEqual(body, {
       model: 'm',
       messages: [{ role: 'user', content: 'hi' }],
-      tools: [{ type: 'function', function: { name: 'f', description: 'does f', parameters: { type: 'object', properties: {} } } }],
+      tools: [
+        {
+          type: 'function',
+          function: { name: 'f', description: 'does f', parameters: { type: 'object', properties: {} } },
+        },
+      ],
       tool_choice: 'required',
       temperature: 0.2,
       max_tokens: 256,
-      response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'object' }, strict: false } },
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'answer', schema: { type: 'object' }, strict: false },
+      },
       stream: true,
       stream_options: { include_usage: true },
       top_p: 0.9,

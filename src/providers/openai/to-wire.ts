@@ -21,7 +21,11 @@ export function toWireMessage(message: Message): WireMessage {
       role: 'assistant',
       // OpenAI's own shape for a tool-only turn; some servers reject "" next to tool_calls.
       content: turn.content === '' ? null : turn.content,
-      tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+      tool_calls: calls.map((c) => ({
+        id: c.id,
+        type: 'function',
+        function: { name: c.name, arguments: c.arguments },
+      })),
     }),
     result: (result) => ({ role: 'tool', tool_call_id: result.toolCallId, content: result.content }),
   });
@@ -33,7 +37,10 @@ export interface WireBodyInput {
   extraBody?: Record<string, unknown>;
 }
 
-const TOOLS = new ToolsJson((t: ModelToolDefinition) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+const TOOLS = new ToolsJson((t: ModelToolDefinition) => ({
+  type: 'function',
+  function: { name: t.name, description: t.description, parameters: t.parameters },
+}));
 
 /**
  * The JSON body of a `/chat/completions` request. `extraBody` is merged last, so it can override.
@@ -63,7 +70,16 @@ export function toWireBody(input: WireBodyInput, options: { withTools?: boolean 
   return input.extraBody === undefined ? body : { ...body, ...input.extraBody };
 }
 
-/** toWireBody as JSON text, the tool definitions written from text kept per definitions array (ToolsJson); `tools` comes last. */
+/**
+ * toWireBody as JSON text, the tool definitions written from text kept per definitions array (ToolsJson); `tools` comes
+ * last.
+ */
 export function toWireBodyText(input: WireBodyInput): string {
-  return bodyText({ tools: TOOLS, definitions: input.request.tools, offered: input.request.tools.length > 0, extraBody: input.extraBody, build: (withTools) => toWireBody(input, { withTools }) });
+  return bodyText({
+    tools: TOOLS,
+    definitions: input.request.tools,
+    offered: input.request.tools.length > 0,
+    extraBody: input.extraBody,
+    build: (withTools) => toWireBody(input, { withTools }),
+  });
 }

@@ -29,7 +29,9 @@ async function loadError(file: string, options: LoadScriptOptions = {}): Promise
     // A read that never ends fails the test instead of hanging it.
     await Promise.race([
       loadScript(file, options),
-      new Promise((_, reject) => setTimeout(() => reject(new Error(`loading ${file} still runs after 2 s`)), 2_000).unref()),
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error(`loading ${file} still runs after 2 s`)), 2_000).unref(),
+      ),
     ]);
   } catch (error) {
     assert.ok(error instanceof ToolgateError, String(error));
@@ -42,7 +44,18 @@ describe('loadScript', () => {
   it('loads a valid script', async () => {
     const file = await write(
       'ok.json',
-      JSON.stringify({ description: 'demo', turns: [{ text: 'hi', toolCalls: [{ name: 'f', arguments: '{broken' }], delayMs: 0, usage: { promptTokens: 1, completionTokens: 2 } }, {}] }),
+      JSON.stringify({
+        description: 'demo',
+        turns: [
+          {
+            text: 'hi',
+            toolCalls: [{ name: 'f', arguments: '{broken' }],
+            delayMs: 0,
+            usage: { promptTokens: 1, completionTokens: 2 },
+          },
+          {},
+        ],
+      }),
     );
     const script = await loadScript(file);
     assert.equal(script.turns.length, 2);
@@ -52,7 +65,9 @@ describe('loadScript', () => {
   it('names the file and the bad path', async () => {
     const file = await write(
       'bad-args.json',
-      JSON.stringify({ turns: [{ text: 'a' }, { text: 'b' }, { toolCalls: [{ name: 'f', arguments: { area: 'DE' } }] }] }),
+      JSON.stringify({
+        turns: [{ text: 'a' }, { text: 'b' }, { toolCalls: [{ name: 'f', arguments: { area: 'DE' } }] }],
+      }),
     );
     const error = await loadError(file);
     assert.equal(error.code, 'config_invalid');
@@ -61,7 +76,10 @@ describe('loadScript', () => {
   });
 
   it('reports missing fields, wrong types and unknown keys together', async () => {
-    const file = await write('many.json', JSON.stringify({ turns: [{ toolcalls: [] }, { toolCalls: [{ arguments: '{}' }], delayMs: -1 }, 'text'] }));
+    const file = await write(
+      'many.json',
+      JSON.stringify({ turns: [{ toolcalls: [] }, { toolCalls: [{ arguments: '{}' }], delayMs: -1 }, 'text'] }),
+    );
     const { message, details } = await loadError(file);
     assert.match(message, /turns\[0\] has an unknown key \(did you mean "toolCalls"\?/);
     assert.match(message, /turns\[1\]\.toolCalls\[0\]\.name is missing \(expected a string\)/);
@@ -84,7 +102,10 @@ describe('loadScript', () => {
   });
 
   it('parseScript: a script without turns', () => {
-    assert.throws(() => parseScript({}, 'inline'), (e: unknown) => e instanceof ToolgateError && /inline: turns is missing \(expected an array\)/.test(e.message));
+    assert.throws(
+      () => parseScript({}, 'inline'),
+      (e: unknown) => e instanceof ToolgateError && /inline: turns is missing \(expected an array\)/.test(e.message),
+    );
   });
 
   it('formatPath', () => {
@@ -96,11 +117,19 @@ describe('loadScript', () => {
 const SECRET = 'root:x:0:0:SECRET-7f3a';
 
 describe('loadScript: files that are not scripts', () => {
-  it('refuses /dev/zero promptly as a usage error naming only the path', { skip: !existsSync('/dev/zero') }, async () => {
-    const error = await loadError('/dev/zero');
-    assert.equal(error.code, 'usage');
-    assert.equal(error.message, 'scripted model script /dev/zero is not a regular file (it is a character device); give the path of a JSON script');
-  });
+  it(
+    'refuses /dev/zero promptly as a usage error naming only the path',
+    { skip: !existsSync('/dev/zero') },
+    async () => {
+      const error = await loadError('/dev/zero');
+      assert.equal(error.code, 'usage');
+      assert.equal(
+        error.message,
+        'scripted model script /dev/zero is not a regular file ' +
+          '(it is a character device); give the path of a JSON script',
+      );
+    },
+  );
 
   it('refuses a FIFO without waiting for a writer', { skip: process.platform === 'win32' }, async (t) => {
     const fifo = join(dir, 'pipe.json');
@@ -149,11 +178,15 @@ describe('loadScript: files that are not scripts', () => {
     assert.ok(!error.message.includes('aaaa'));
   });
 
-  it('reads at most maxBytes + 1 bytes of a file that reports its size as 0', { skip: !existsSync('/proc/self/status') }, async () => {
-    const error = await loadError('/proc/self/status', { maxBytes: 8 });
-    assert.equal(error.code, 'usage');
-    assert.match(error.message, /\/proc\/self\/status is larger than 8 bytes/);
-  });
+  it(
+    'reads at most maxBytes + 1 bytes of a file that reports its size as 0',
+    { skip: !existsSync('/proc/self/status') },
+    async () => {
+      const error = await loadError('/proc/self/status', { maxBytes: 8 });
+      assert.equal(error.code, 'usage');
+      assert.match(error.message, /\/proc\/self\/status is larger than 8 bytes/);
+    },
+  );
 });
 
 describe('loadScript: errors never quote the file', () => {
@@ -169,27 +202,57 @@ describe('loadScript: errors never quote the file', () => {
     assert.ok(!inside.message.includes('root') && !inside.message.includes('SECRET'), inside.message);
   });
 
-  it('/proc/self/environ: the error quotes none of the environment', { skip: !existsSync('/proc/self/environ') }, async () => {
-    const environ = readFileSync('/proc/self/environ', 'utf8');
-    const error = await loadError('/proc/self/environ');
-    const values = environ.split('\0').map((entry) => entry.slice(entry.indexOf('=') + 1)).filter((v) => v.length >= 8);
-    for (const value of [environ.slice(0, 8), ...values]) if (value.length > 0) assert.ok(!error.message.includes(value), 'the message quotes the environment');
-  });
+  it(
+    '/proc/self/environ: the error quotes none of the environment',
+    { skip: !existsSync('/proc/self/environ') },
+    async () => {
+      const environ = readFileSync('/proc/self/environ', 'utf8');
+      const error = await loadError('/proc/self/environ');
+      const values = environ
+        .split('\0')
+        .map((entry) => entry.slice(entry.indexOf('=') + 1))
+        .filter((v) => v.length >= 8);
+      for (const value of [environ.slice(0, 8), ...values])
+        if (value.length > 0) assert.ok(!error.message.includes(value), 'the message quotes the environment');
+    },
+  );
 
   it('secrets in unknown keys and wrong-typed values are not quoted', async () => {
-    const file = await write('keys.json', JSON.stringify({ turns: [{ text: 5, [SECRET]: SECRET, usage: { promptTokens: 1.5, completionTokens: SECRET } }], [`${SECRET}-2`]: SECRET }));
+    const file = await write(
+      'keys.json',
+      JSON.stringify({
+        turns: [{ text: 5, [SECRET]: SECRET, usage: { promptTokens: 1.5, completionTokens: SECRET } }],
+        [`${SECRET}-2`]: SECRET,
+      }),
+    );
     const error = await loadError(file);
     assert.match(error.message, /turns\[0\]\.text must be a string/);
     assert.match(error.message, /turns\[0\]\.usage\.promptTokens must be an integer/);
     assert.match(error.message, /turns\[0\]\.usage\.completionTokens must be a number/);
-    assert.match(error.message, /turns\[0\] has an unknown key \(allowed: text, reasoning, error, toolCalls, finishReason, usage, delayMs\)/);
+    assert.match(
+      error.message,
+      /turns\[0\] has an unknown key \(allowed: text, reasoning, error, toolCalls, finishReason, usage, delayMs\)/,
+    );
     assert.ok(!error.message.includes('SECRET') && !JSON.stringify(error.details).includes('SECRET'), error.message);
   });
 
   it('property: parseScript quotes no string of its input', () => {
     const secret = fc.string({ maxLength: 6 }).map((s) => `SECRET${s}`);
     const key = fc.oneof(
-      fc.constantFrom('description', 'turns', 'text', 'toolCalls', 'finishReason', 'usage', 'delayMs', 'id', 'name', 'arguments', 'promptTokens', 'completionTokens'),
+      fc.constantFrom(
+        'description',
+        'turns',
+        'text',
+        'toolCalls',
+        'finishReason',
+        'usage',
+        'delayMs',
+        'id',
+        'name',
+        'arguments',
+        'promptTokens',
+        'completionTokens',
+      ),
       secret,
     );
     const { value } = fc.letrec<{ value: unknown }>((tie) => ({
@@ -204,7 +267,10 @@ describe('loadScript: errors never quote the file', () => {
         fc.dictionary(key, tie('value'), { maxKeys: 4 }),
       ),
     }));
-    const script = fc.oneof(value, fc.dictionary(key, value, { maxKeys: 3 }).map((extra) => ({ ...extra, turns: [extra, extra] })));
+    const script = fc.oneof(
+      value,
+      fc.dictionary(key, value, { maxKeys: 3 }).map((extra) => ({ ...extra, turns: [extra, extra] })),
+    );
     fc.assert(
       fc.property(script, (input) => {
         try {

@@ -28,9 +28,15 @@ export async function loadScript(file: string, options: LoadScriptOptions = {}):
   } catch {
     // JSON.parse's own message quotes the text around the error, so it is neither shown nor kept as the cause.
     const where = findJsonSyntaxError(text);
-    const at = where === undefined ? '' : `: ${where.reason} at line ${where.line}, column ${where.column} (position ${where.position})`;
+    const at =
+      where === undefined
+        ? ''
+        : `: ${where.reason} at line ${where.line}, column ${where.column} (position ${where.position})`;
     throw new ToolgateError('config_invalid', `scripted model script ${file} is not valid JSON${at}`, {
-      details: { source: file, ...(where === undefined ? {} : { line: where.line, column: where.column, position: where.position }) },
+      details: {
+        source: file,
+        ...(where === undefined ? {} : { line: where.line, column: where.column, position: where.position }),
+      },
     });
   }
   return parseScript(json, file);
@@ -78,9 +84,13 @@ async function readScript(file: string, maxBytes: number): Promise<string> {
 
 function refuseUnlessRegular(file: string, info: Stats): void {
   if (info.isFile()) return;
-  throw new ToolgateError('usage', `scripted model script ${file} is not a regular file (it is ${kindOf(info)}); give the path of a JSON script`, {
-    details: { source: file },
-  });
+  throw new ToolgateError(
+    'usage',
+    `scripted model script ${file} is not a regular file (it is ${kindOf(info)}); give the path of a JSON script`,
+    {
+      details: { source: file },
+    },
+  );
 }
 
 function kindOf(info: Stats): string {
@@ -93,13 +103,21 @@ function kindOf(info: Stats): string {
 }
 
 function tooLarge(file: string, maxBytes: number): ToolgateError {
-  return new ToolgateError('usage', `scripted model script ${file} is larger than ${maxBytes} bytes (maxBytes); check the path, or raise maxBytes for a script this large`, {
-    details: { source: file, maxBytes },
-  });
+  return new ToolgateError(
+    'usage',
+    `scripted model script ${file} is larger than ${maxBytes} bytes ` +
+      `(maxBytes); check the path, or raise maxBytes for a script this large`,
+    {
+      details: { source: file, maxBytes },
+    },
+  );
 }
 
 /** The system's reason names the path and the failure (ENOENT, EACCES…), never content. */
 function cannotRead(file: string, error: unknown): ToolgateError {
   const reason = describeError(error);
-  return new ToolgateError('usage', `cannot read scripted model script ${file}: ${reason}`, { cause: error, details: { source: file } });
+  return new ToolgateError('usage', `cannot read scripted model script ${file}: ${reason}`, {
+    cause: error,
+    details: { source: file },
+  });
 }

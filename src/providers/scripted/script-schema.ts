@@ -119,14 +119,24 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
   const where = formatPath(issue.path);
   switch (issue.code) {
     case 'invalid_type': {
-      const expected = issue.expected === 'int' ? 'an integer' : issue.expected === 'object' || issue.expected === 'array' ? `an ${issue.expected}` : `a ${issue.expected}`;
-      return valueAt(input, issue.path) === undefined ? `${where} is missing (expected ${expected})` : `${where} must be ${expected}`;
+      const expected =
+        issue.expected === 'int'
+          ? 'an integer'
+          : issue.expected === 'object' || issue.expected === 'array'
+            ? `an ${issue.expected}`
+            : `a ${issue.expected}`;
+      return valueAt(input, issue.path) === undefined
+        ? `${where} is missing (expected ${expected})`
+        : `${where} must be ${expected}`;
     }
     case 'unrecognized_keys': {
       const count = issue.keys.length === 1 ? 'an unknown key' : `${issue.keys.length} unknown keys`;
       const allowed = allowedKeysAt(issue.path);
       const guesses = [...new Set(issue.keys.map((key) => closestKey(key, allowed)).filter((k) => k !== undefined))];
-      const hint = guesses.length > 0 ? `did you mean ${guesses.map((k) => `"${k}"`).join(', ')}?` : `allowed: ${allowed.join(', ')}`;
+      const hint =
+        guesses.length > 0
+          ? `did you mean ${guesses.map((k) => `"${k}"`).join(', ')}?`
+          : `allowed: ${allowed.join(', ')}`;
       return `${where} has ${count} (${hint})`;
     }
     case 'too_small':

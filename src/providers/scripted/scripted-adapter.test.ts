@@ -11,7 +11,10 @@ const script: ScriptedScript = {
   description: 'price check, then answer',
   turns: [
     { text: 'Let me look that up.', toolCalls: [{ name: 'get_price', arguments: "{'area': 'DE-LU',}" }] },
-    { toolCalls: [{ id: 'fixed', name: 'place_order', arguments: '{"mw":5}' }], usage: { promptTokens: 50, completionTokens: 7 } },
+    {
+      toolCalls: [{ id: 'fixed', name: 'place_order', arguments: '{"mw":5}' }],
+      usage: { promptTokens: 50, completionTokens: 7 },
+    },
     { text: 'Done: bought 5 MW at 87.40 €/MWh.', finishReason: 'length' },
   ],
 };
@@ -25,10 +28,15 @@ function conversation(assistantTurns: number): Message[] {
   return messages;
 }
 
-const request = (assistantTurns: number, stream = false): ModelRequest => ({ messages: conversation(assistantTurns), tools: [], stream });
+const request = (assistantTurns: number, stream = false): ModelRequest => ({
+  messages: conversation(assistantTurns),
+  tools: [],
+  stream,
+});
 
 function isCode(code: string, pattern?: RegExp) {
-  return (e: unknown): boolean => e instanceof ToolgateError && e.code === code && (pattern === undefined || pattern.test(e.message));
+  return (e: unknown): boolean =>
+    e instanceof ToolgateError && e.code === code && (pattern === undefined || pattern.test(e.message));
 }
 
 describe('scripted adapter', () => {
@@ -44,12 +52,15 @@ describe('scripted adapter', () => {
     assert.deepEqual(await model.generate(request(0)), first, 'the same point in a conversation gives the same answer');
   });
 
-  it('picks the turn by callIndex when the request carries it (a strategy\'s side calls count)', async () => {
+  it("picks the turn by callIndex when the request carries it (a strategy's side calls count)", async () => {
     const model = createScriptedAdapter({ script });
     // No assistant message in the conversation, but two model calls before this one.
     const third = await model.generate({ ...request(0), callIndex: 2 });
     assert.equal(third.text, 'Done: bought 5 MW at 87.40 €/MWh.');
-    await assert.rejects(model.generate({ ...request(0), callIndex: 3 }), isCode('model_error', /no turn 4 .*already had 3 model calls/));
+    await assert.rejects(
+      model.generate({ ...request(0), callIndex: 3 }),
+      isCode('model_error', /no turn 4 .*already had 3 model calls/),
+    );
   });
 
   it('hands raw arguments on untouched, with deterministic ids unless the script names one', async () => {
@@ -70,13 +81,24 @@ describe('scripted adapter', () => {
 
   it('uses scripted usage; a turn without one answers without usage, which toolgate then estimates', async () => {
     const model = createScriptedAdapter({ script });
-    assert.deepEqual((await model.generate(request(1))).usage, { promptTokens: 50, completionTokens: 7, totalTokens: 57 });
+    assert.deepEqual((await model.generate(request(1))).usage, {
+      promptTokens: 50,
+      completionTokens: 7,
+      totalTokens: 57,
+    });
     assert.equal((await model.generate(request(0))).usage, undefined);
     const estimated = (await withEstimatedUsage(model).generate(request(0))).usage;
-    assert.ok(estimated !== undefined && estimated.promptTokens > 0 && estimated.completionTokens > 0, JSON.stringify(estimated));
+    assert.ok(
+      estimated !== undefined && estimated.promptTokens > 0 && estimated.completionTokens > 0,
+      JSON.stringify(estimated),
+    );
     assert.equal(estimated.totalTokens, estimated.promptTokens + estimated.completionTokens);
     assert.equal(estimated.estimated, true);
-    assert.deepEqual((await withEstimatedUsage(model).generate(request(1))).usage, { promptTokens: 50, completionTokens: 7, totalTokens: 57 });
+    assert.deepEqual((await withEstimatedUsage(model).generate(request(1))).usage, {
+      promptTokens: 50,
+      completionTokens: 7,
+      totalTokens: 57,
+    });
   });
 
   it('streams the text in several word chunks when asked', async () => {
@@ -92,7 +114,10 @@ describe('scripted adapter', () => {
 
   it('past the end of the script → model_error naming the turn and the script length', async () => {
     const model = createScriptedAdapter({ script });
-    await assert.rejects(model.generate(request(3)), isCode('model_error', /^scripted model has no turn 4 \(script has 3 turns/));
+    await assert.rejects(
+      model.generate(request(3)),
+      isCode('model_error', /^scripted model has no turn 4 \(script has 3 turns/),
+    );
   });
 
   it('honours the signal before, during a delay and mid-stream', async () => {

@@ -33,7 +33,8 @@ export function createScriptedAdapter(options: ScriptedAdapterOptions): ModelAda
       if (turn === undefined) {
         throw new ToolgateError(
           'model_error',
-          `scripted model has no turn ${index + 1} (script has ${turns.length} turn${turns.length === 1 ? '' : 's'}; the conversation already had ${index} model call${index === 1 ? '' : 's'})`,
+          `scripted model has no turn ${index + 1} (script has ${turns.length} turn${turns.length === 1 ? '' : 's'}; ` +
+            `the conversation already had ${index} model call${index === 1 ? '' : 's'})`,
           { details: { turn: index + 1, turns: turns.length } },
         );
       }
@@ -49,7 +50,9 @@ export function createScriptedAdapter(options: ScriptedAdapterOptions): ModelAda
       throwIfAborted(signal);
       // After its text, if it has some: a stream that broke midway.
       if (turn.error !== undefined) {
-        throw new ToolgateError(turn.error.code, `scripted model (turn ${index + 1}): ${turn.error.message}`, { details: { turn: index + 1, scripted: true } });
+        throw new ToolgateError(turn.error.code, `scripted model (turn ${index + 1}): ${turn.error.message}`, {
+          details: { turn: index + 1, scripted: true },
+        });
       }
       const toolCalls: RawToolCall[] = (turn.toolCalls ?? []).map((call, i) => ({
         // Deterministic ids keep replays of the same script byte-identical.
@@ -61,7 +64,8 @@ export function createScriptedAdapter(options: ScriptedAdapterOptions): ModelAda
         text,
         toolCalls,
         finishReason: turn.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
-        // A turn without usage answers without it, as a server that does not count would: toolgate estimates it (estimate-usage.ts).
+        // A turn without usage answers without it, as a server that does not count would: toolgate estimates it
+        // (estimate-usage.ts).
         ...(turn.usage === undefined ? {} : { usage: usageOf(turn.usage) }),
         ...(turn.reasoning === undefined || turn.reasoning === '' ? {} : { reasoning: turn.reasoning }),
       };
@@ -81,14 +85,16 @@ function usageOf(usage: NonNullable<ScriptedTurn['usage']>): Usage {
 }
 
 function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted === true) throw new ToolgateError('cancelled', 'scripted model request was cancelled', { cause: signal.reason });
+  if (signal?.aborted === true)
+    throw new ToolgateError('cancelled', 'scripted model request was cancelled', { cause: signal.reason });
 }
 
 async function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
   try {
     await delay(ms, undefined, signal === undefined ? {} : { signal });
   } catch (error) {
-    if (signal?.aborted === true) throw new ToolgateError('cancelled', 'scripted model request was cancelled', { cause: signal.reason });
+    if (signal?.aborted === true)
+      throw new ToolgateError('cancelled', 'scripted model request was cancelled', { cause: signal.reason });
     throw error;
   }
 }

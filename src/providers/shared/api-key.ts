@@ -11,18 +11,29 @@ export interface KeySourceOptions {
 
 /** Where this endpoint's key comes from, in the words of a person who must set it. */
 export function keySources(options: KeySourceOptions): string {
-  return options.provider === options.builtIn ? `${options.variable}, --api-key or providers.${options.provider}.apiKey` : `providers.${options.provider}.apiKey (or --api-key)`;
+  return options.provider === options.builtIn
+    ? `${options.variable}, --api-key or providers.${options.provider}.apiKey`
+    : `providers.${options.provider}.apiKey (or --api-key)`;
 }
 
 /** Whether a request carries credentials: the key, or a header the operator set for them. */
-export function sendsKey(apiKey: string | undefined, headers: Readonly<Record<string, string>> | undefined, header: string): boolean {
+export function sendsKey(
+  apiKey: string | undefined,
+  headers: Readonly<Record<string, string>> | undefined,
+  header: string,
+): boolean {
   if (apiKey !== undefined && apiKey !== '') return true;
-  return Object.keys(headers ?? {}).some((name) => name.toLowerCase() === header || name.toLowerCase() === 'authorization');
+  return Object.keys(headers ?? {}).some(
+    (name) => name.toLowerCase() === header || name.toLowerCase() === 'authorization',
+  );
 }
 
 /** What a 401/403 adds when no key was sent: which one is missing, by name. */
 export function noKeySentHint(options: KeySourceOptions): string {
-  const unset = options.provider === options.builtIn ? `${options.variable} is not set` : `providers.${options.provider}.apiKey is not set`;
+  const unset =
+    options.provider === options.builtIn
+      ? `${options.variable} is not set`
+      : `providers.${options.provider}.apiKey is not set`;
   return `no API key was sent: ${unset}; set ${keySources(options)}`;
 }
 
@@ -32,9 +43,19 @@ export function noKeySentHint(options: KeySourceOptions): string {
  * after connection retries that never mention the key).
  */
 export function missingKeyError(options: KeySourceOptions & { model: string; baseUrl: string }): ToolgateError {
-  const unset = options.provider === options.builtIn ? `${options.variable} is not set` : `providers.${options.provider}.apiKey is not set`;
-  const elsewhere = options.provider === options.builtIn && options.builtIn === 'openai' ? '; for a server that needs no key (Ollama, vLLM, llama.cpp…) set --base-url or OPENAI_BASE_URL' : '';
-  return new ToolgateError('model_auth', `${options.provider}:${options.model} needs an API key for ${options.baseUrl} and none is set: ${unset}. Set ${keySources(options)}${elsewhere}`);
+  const unset =
+    options.provider === options.builtIn
+      ? `${options.variable} is not set`
+      : `providers.${options.provider}.apiKey is not set`;
+  const elsewhere =
+    options.provider === options.builtIn && options.builtIn === 'openai'
+      ? '; for a server that needs no key (Ollama, vLLM, llama.cpp…) set --base-url or OPENAI_BASE_URL'
+      : '';
+  return new ToolgateError(
+    'model_auth',
+    `${options.provider}:${options.model} needs an API key for ${options.baseUrl} ` +
+      `and none is set: ${unset}. Set ${keySources(options)}${elsewhere}`,
+  );
 }
 
 /** A provider's own hosted API, which always wants a key. */
@@ -51,7 +72,14 @@ export interface HostedApi {
 
 export interface KeyedEndpointInput {
   hosted: HostedApi;
-  options: { model: string; provider?: string; baseUrl?: string; apiKey?: string; headers?: Readonly<Record<string, string>>; fetch?: typeof fetch };
+  options: {
+    model: string;
+    provider?: string;
+    baseUrl?: string;
+    apiKey?: string;
+    headers?: Readonly<Record<string, string>>;
+    fetch?: typeof fetch;
+  };
   /** Appended to the base URL: where requests go. */
   path: string;
 }
@@ -77,7 +105,9 @@ export function keyedEndpoint(input: KeyedEndpointInput): KeyedEndpoint {
   const baseUrl = (options.baseUrl ?? hosted.url).replace(/\/+$/, '');
   const endpoint = { provider, baseUrl, url: `${baseUrl}${input.path}` };
   const keySent = sendsKey(options.apiKey, options.headers, hosted.header);
-  if (keySent || options.fetch !== undefined || baseUrl !== hosted.url) return { ...endpoint, keySent, refuse: undefined };
-  const refuse = (): ToolgateError => missingKeyError({ provider, builtIn: hosted.builtIn, variable: hosted.variable, model: options.model, baseUrl });
+  if (keySent || options.fetch !== undefined || baseUrl !== hosted.url)
+    return { ...endpoint, keySent, refuse: undefined };
+  const refuse = (): ToolgateError =>
+    missingKeyError({ provider, builtIn: hosted.builtIn, variable: hosted.variable, model: options.model, baseUrl });
   return { ...endpoint, keySent, refuse };
 }

@@ -14,8 +14,14 @@ export interface ChatWireShape<Calls, Result> {
   result: (message: ToolMessage) => Result;
 }
 
-/** One message in a chat API's shape (OpenAI-compatible, Ollama): text as it is, tool calls and results as `shape` writes them. */
-export function chatWireMessage<Calls, Result>(message: Message, shape: ChatWireShape<Calls, Result>): PlainWireMessage | Calls | Result {
+/**
+ * One message in a chat API's shape (OpenAI-compatible, Ollama): text as it is, tool calls and results as `shape`
+ * writes them.
+ */
+export function chatWireMessage<Calls, Result>(
+  message: Message,
+  shape: ChatWireShape<Calls, Result>,
+): PlainWireMessage | Calls | Result {
   switch (message.role) {
     case 'system':
     case 'user':

@@ -78,7 +78,8 @@ function toy(options: HttpAdapterOptions = {}, over: Partial<HttpAdapterSpec<str
     readEvent: (line, assembler) => assembler.push(parseStreamData(line, { url, what: 'a line' })),
     unfinished: 'no done line',
     retryable: ({ status }) => status === 503,
-    httpError: ({ status, bodyText, attempts }) => new ToolgateError('model_bad_request', `toy said ${status} after ${attempts}: ${bodyText}`),
+    httpError: ({ status, bodyText, attempts }) =>
+      new ToolgateError('model_bad_request', `toy said ${status} after ${attempts}: ${bodyText}`),
     ...over,
   });
 }
@@ -109,15 +110,24 @@ describe('defineHttpAdapter', () => {
     assert.equal(headers?.['x-extra'], '1');
   });
 
-  it('a body that is not JSON fails with the declared words; a 200 with an error body fails with its message', async () => {
-    replies.push((res) => void sendRaw(res, '<html>oops</html>', undefined));
-    const notJson = await rejection(toy().generate(ask(false)));
-    assert.equal(notJson.code, 'model_error');
-    assert.match(notJson.message, /^expected a toy answer from http:\/\/127\.0\.0\.1:\d+\/toy but got no content type: "<html>oops<\/html>"; check the toy URL$/);
-    replies.push((res) => sendJson(res, 200, { error: { message: 'overheated' } }));
-    const errorBody = await rejection(toy().generate(ask(false)));
-    assert.match(errorBody.message, /answered 200 with an error: overheated/);
-  });
+  it(
+    'a body that is not JSON fails with the declared ' + 'words; a 200 with an error body fails with its message',
+    async () => {
+      replies.push((res) => void sendRaw(res, '<html>oops</html>', undefined));
+      const notJson = await rejection(toy().generate(ask(false)));
+      assert.equal(notJson.code, 'model_error');
+      assert.match(
+        notJson.message,
+        new RegExp(
+          String.raw`^expected a toy answer from http:\/\/127\.0\.0\.1:\d+\/toy but` +
+            String.raw` got no content type: "<html>oops<\/html>"; check the toy URL$`,
+        ),
+      );
+      replies.push((res) => sendJson(res, 200, { error: { message: 'overheated' } }));
+      const errorBody = await rejection(toy().generate(ask(false)));
+      assert.match(errorBody.message, /answered 200 with an error: overheated/);
+    },
+  );
 
   it('streamed events reach the assembler, and its text the caller as it comes', async () => {
     replies.push((res) => {
@@ -167,12 +177,22 @@ describe('defineHttpAdapter', () => {
   });
 
   it('refuse fails every call before a request; finalError rewords the final error', async () => {
-    const refused = await rejection(toy({}, { refuse: () => new ToolgateError('model_auth', 'no key') }).generate(ask(false)));
+    const refused = await rejection(
+      toy({}, { refuse: () => new ToolgateError('model_auth', 'no key') }).generate(ask(false)),
+    );
     assert.equal(refused.message, 'no key');
     assert.equal(received.length, 0);
     replies.push((res) => sendJson(res, 400, { error: 'bad' }));
     const reworded = await rejection(
-      toy({}, { finalError: (error) => (error instanceof ToolgateError ? new ToolgateError(error.code, `${error.message}; see the toy docs`) : error) }).generate(ask(false)),
+      toy(
+        {},
+        {
+          finalError: (error) =>
+            error instanceof ToolgateError
+              ? new ToolgateError(error.code, `${error.message}; see the toy docs`)
+              : error,
+        },
+      ).generate(ask(false)),
     );
     assert.match(reworded.message, /; see the toy docs$/);
   });

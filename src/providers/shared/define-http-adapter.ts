@@ -12,7 +12,13 @@ import type { EventFraming } from './event-framing.ts';
 import type { AnswerHeaders, HttpAnswer } from './http-answer.ts';
 import { httpPostFor } from './http-post.ts';
 import { readLimits, type AssemblerOptions, type ReadLimitOptions } from './limits.ts';
-import { readStreamedAnswer, readWholeAnswer, refuseErrorBody, streamEnded, type AssembledStream } from './read-answer.ts';
+import {
+  readStreamedAnswer,
+  readWholeAnswer,
+  refuseErrorBody,
+  streamEnded,
+  type AssembledStream,
+} from './read-answer.ts';
 import { callWithRetries, requestHeaders, type RetryPolicy } from './request-loop.ts';
 import type { WireReadOptions } from './wire.ts';
 
@@ -28,7 +34,10 @@ export interface HttpAdapterOptions extends RetryPolicy, ReadLimitOptions {
 export interface HttpProviderOptions extends HttpAdapterOptions {
   /** The model as the API names it. */
   model: string;
-  /** The config key this endpoint is named by (default: the provider's own name): the adapter's id is `<provider>:<model>`. */
+  /**
+   * The config key this endpoint is named by (default: the provider's own name): the adapter's id is
+   * `<provider>:<model>`.
+   */
   provider?: string;
   /** The API key, sent the API's way (a Bearer token, `x-api-key`). */
   apiKey?: string;
@@ -56,7 +65,9 @@ export interface WholeAnswerSpec {
 }
 
 export interface HttpAdapterSpec<E, A extends AssembledStream> {
-  /** The config key (`providers.<name>`), named in limit and timeout messages; the adapter's id is `<provider>:<model>`. */
+  /**
+   * The config key (`providers.<name>`), named in limit and timeout messages; the adapter's id is `<provider>:<model>`.
+   */
   provider: string;
   url: string;
   options: HttpAdapterOptions & { model: string };
@@ -98,20 +109,34 @@ export function defineHttpAdapter<E, A extends AssembledStream>(spec: HttpAdapte
     } catch {
       throw new ToolgateError(
         'model_error',
-        `expected ${spec.whole.expected} from ${url} but got ${contentType || 'no content type'}: ${JSON.stringify(text.slice(0, 200))}; ${spec.whole.hint}`,
+        `expected ${spec.whole.expected} from ${url} but got ${contentType || 'no content type'}: ` +
+          `${JSON.stringify(text.slice(0, 200))}; ${spec.whole.hint}`,
       );
     }
     refuseErrorBody({ json, text, url, isError: spec.whole.isError?.(json) ?? false });
     return spec.readWhole(json, wire);
   };
 
-  const readStream = async (response: HttpAnswer, generate: GenerateOptions, signal: AbortSignal): Promise<ModelResponse> => {
+  const readStream = async (
+    response: HttpAnswer,
+    generate: GenerateOptions,
+    signal: AbortSignal,
+  ): Promise<ModelResponse> => {
     const body = response.body;
     if (body === null) throw new ToolgateError('model_error', `${url} sent ${framing.noun} with no body`);
-    const assembler = spec.assembler({ maxToolCalls, provider, ...(generate.onTextDelta === undefined ? {} : { onTextDelta: generate.onTextDelta }) });
+    const assembler = spec.assembler({
+      maxToolCalls,
+      provider,
+      ...(generate.onTextDelta === undefined ? {} : { onTextDelta: generate.onTextDelta }),
+    });
     return readStreamedAnswer<E>({
       // After the last event the reader drains the body's end, so the connection is reused.
-      read: (each) => framing.read(body, { maxEventBytes, maxBytes: maxStreamBytes, signal, provider, finished: () => streamEnded(assembler) }, each),
+      read: (each) =>
+        framing.read(
+          body,
+          { maxEventBytes, maxBytes: maxStreamBytes, signal, provider, finished: () => streamEnded(assembler) },
+          each,
+        ),
       each: (event) => spec.readEvent(event, assembler),
       assembler,
       signal,
@@ -119,13 +144,28 @@ export function defineHttpAdapter<E, A extends AssembledStream>(spec: HttpAdapte
     });
   };
 
-  const readAnswer = async (input: { response: HttpAnswer; request: ModelRequest; generate: GenerateOptions; signal: AbortSignal }): Promise<ModelResponse> => {
+  const readAnswer = async (input: {
+    response: HttpAnswer;
+    request: ModelRequest;
+    generate: GenerateOptions;
+    signal: AbortSignal;
+  }): Promise<ModelResponse> => {
     const { response, request, generate, signal } = input;
     const contentType = response.headers.get('content-type') ?? '';
     // Only a streaming request shows deltas, whatever the server chose to send.
-    if (framing.isStream(contentType, request.stream)) return readStream(response, request.stream ? generate : {}, signal);
+    if (framing.isStream(contentType, request.stream))
+      return readStream(response, request.stream ? generate : {}, signal);
     // Non-streaming, or a server (a proxy) that answered `stream: true` with one JSON body.
-    return readWholeAnswer({ response, signal, url, provider, maxBytes: maxResponseBytes, request, generate, parse: (text) => parseWhole(text, contentType) });
+    return readWholeAnswer({
+      response,
+      signal,
+      url,
+      provider,
+      maxBytes: maxResponseBytes,
+      request,
+      generate,
+      parse: (text) => parseWhole(text, contentType),
+    });
   };
 
   const call = (request: ModelRequest, generate: GenerateOptions): Promise<ModelResponse> =>
@@ -136,7 +176,14 @@ export function defineHttpAdapter<E, A extends AssembledStream>(spec: HttpAdapte
       policy: options,
       signal: generate.signal,
       request: () => ({
-        headers: requestHeaders({ 'content-type': 'application/json', accept: request.stream ? framing.accept : 'application/json', ...spec.headers }, options.headers),
+        headers: requestHeaders(
+          {
+            'content-type': 'application/json',
+            accept: request.stream ? framing.accept : 'application/json',
+            ...spec.headers,
+          },
+          options.headers,
+        ),
         body: spec.body(request),
       }),
       retryable: spec.retryable,

@@ -55,10 +55,19 @@ export function estimateUsage(input: EstimateUsageInput): Usage | undefined {
   const missing = input.missing ?? missingCounts(request, response);
   const reported = response.usage;
   if (!missing.prompt && !missing.completion && reported !== undefined) return reported;
-  const promptTokens = missing.prompt || reported === undefined ? promptEstimate(request, count) : reported.promptTokens;
-  const completionTokens = missing.completion || reported === undefined ? completionEstimate(response, count) : reported.completionTokens;
-  const usage: Usage = { ...reported, promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, estimated: true };
-  if (missing.prompt !== missing.completion && reported !== undefined) usage.estimatedOnly = missing.prompt ? 'promptTokens' : 'completionTokens';
+  const promptTokens =
+    missing.prompt || reported === undefined ? promptEstimate(request, count) : reported.promptTokens;
+  const completionTokens =
+    missing.completion || reported === undefined ? completionEstimate(response, count) : reported.completionTokens;
+  const usage: Usage = {
+    ...reported,
+    promptTokens,
+    completionTokens,
+    totalTokens: promptTokens + completionTokens,
+    estimated: true,
+  };
+  if (missing.prompt !== missing.completion && reported !== undefined)
+    usage.estimatedOnly = missing.prompt ? 'promptTokens' : 'completionTokens';
   return usage;
 }
 
@@ -68,7 +77,10 @@ export function estimateUsage(input: EstimateUsageInput): Usage | undefined {
  * tokenizer is loaded at the first answer that needs it; answers with full usage
  * pass through unchanged.
  */
-export function withEstimatedUsage(model: ModelAdapter, options: { loadCounter?: () => Promise<CountTokens> } = {}): ModelAdapter {
+export function withEstimatedUsage(
+  model: ModelAdapter,
+  options: { loadCounter?: () => Promise<CountTokens> } = {},
+): ModelAdapter {
   if (ESTIMATING.has(model)) return model;
   const load = options.loadCounter ?? loadTokenCounter;
   const wrapped: ModelAdapter = {

@@ -25,7 +25,9 @@ export interface EventFraming<E> {
   readonly accept: string;
   /** How a streamed body is named in the error for a stream without one. */
   readonly noun: string;
-  /** Whether an answer with this Content-Type (as sent), to a request that did or did not stream, is read as a stream. */
+  /**
+   * Whether an answer with this Content-Type (as sent), to a request that did or did not stream, is read as a stream.
+   */
   isStream(contentType: string, streaming: boolean): boolean;
   /** Hands each event of the body to `each` as soon as it is complete. */
   read(body: AnswerBody, options: FramingReadOptions, each: (event: E) => void): Promise<void>;
@@ -57,10 +59,16 @@ export const NDJSON_FRAMING: EventFraming<string> = {
  * The JSON of one streamed event, or a model_error quoting at most 200
  * characters of it; `what` names the piece ("a line", "an event's data").
  */
-export function parseStreamData(text: string, input: { url: string; what: string; parse?: (text: string) => unknown }): unknown {
+export function parseStreamData(
+  text: string,
+  input: { url: string; what: string; parse?: (text: string) => unknown },
+): unknown {
   try {
     return (input.parse ?? JSON.parse)(text);
   } catch {
-    throw new ToolgateError('model_error', `malformed stream from ${input.url}: ${input.what} is not JSON: ${JSON.stringify(text.slice(0, 200))}`);
+    throw new ToolgateError(
+      'model_error',
+      `malformed stream from ${input.url}: ${input.what} is not JSON: ${JSON.stringify(text.slice(0, 200))}`,
+    );
   }
 }

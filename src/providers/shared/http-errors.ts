@@ -19,7 +19,11 @@ export const DEFAULT_MAX_PROVIDER_MESSAGE_CHARS = 500;
  */
 const TOOLS_UNSUPPORTED_PATTERNS: readonly RegExp[] = [
   /does(?: not|n't) support (?:native )?(?:tools|tool use|tool calling|tool calls|function calling|functions)/i,
-  /(?:tools|tool use|tool calling|tool calls|tool[_ ]choice|function[_ ]calling|functions)\b[^.]{0,40}\b(?:not supported|unsupported|not (?:be )?enabled)/i,
+  new RegExp(
+    String.raw`(?:tools|tool use|tool calling|tool calls|tool[_ ]choice|function[_ ]callin` +
+      String.raw`g|functions)\b[^.]{0,40}\b(?:not supported|unsupported|not (?:be )?enabled)`,
+    'i',
+  ),
   /(?:not supported|unsupported)[^.]{0,40}\b(?:tools|tool[_ ]choice|function[_ ]calling)\b/i,
   /tools? param(?:eter)? requires/i,
   /enable-auto-tool-choice/i,
@@ -31,7 +35,9 @@ export function isToolsUnsupportedMessage(message: string): boolean {
 
 function truncate(text: string): string {
   const clean = text.trim().replace(/\s+/g, ' ');
-  return clean.length > DEFAULT_MAX_PROVIDER_MESSAGE_CHARS ? `${clean.slice(0, DEFAULT_MAX_PROVIDER_MESSAGE_CHARS)}…` : clean;
+  return clean.length > DEFAULT_MAX_PROVIDER_MESSAGE_CHARS
+    ? `${clean.slice(0, DEFAULT_MAX_PROVIDER_MESSAGE_CHARS)}…`
+    : clean;
 }
 
 /**
@@ -65,7 +71,8 @@ function messageIn(parsed: unknown): string | undefined {
   if (typeof error === 'string') return truncate(error);
   if (typeof root?.['message'] === 'string') return truncate(root['message']);
   const detail = root?.['detail'];
-  if (detail !== undefined) return truncate(typeof detail === 'string' ? detail : previewJson(detail, DEFAULT_MAX_PROVIDER_MESSAGE_CHARS));
+  if (detail !== undefined)
+    return truncate(typeof detail === 'string' ? detail : previewJson(detail, DEFAULT_MAX_PROVIDER_MESSAGE_CHARS));
   return undefined;
 }
 
@@ -113,17 +120,24 @@ export function httpError(input: HttpErrorInput & { hints: HttpErrorHints }): To
   if (status === 404) return make('model_not_found', hints.notFound({ model, url, message }));
   if (status === 429) {
     const quota = hints.quotaGone?.(input.bodyText) === true ? ' (quota exhausted: check the account billing)' : '';
-    return make('model_rate_limited', `${baseUrl} is rate limiting requests${quota}: gave up after ${tries}, last HTTP 429 (${message})`);
+    return make(
+      'model_rate_limited',
+      `${baseUrl} is rate limiting requests${quota}: gave up after ${tries}, last HTTP 429 (${message})`,
+    );
   }
   if (status >= 500) {
-    return make('model_unavailable', `${baseUrl} is unavailable: gave up after ${tries}, last HTTP ${status} (${message})`);
+    return make(
+      'model_unavailable',
+      `${baseUrl} is unavailable: gave up after ${tries}, last HTTP ${status} (${message})`,
+    );
   }
   if (status >= 400) {
     const toolsUnsupported = isToolsUnsupportedMessage(message);
     // Kept for readers of the details; the code is what callers branch on.
     details['toolsUnsupported'] = toolsUnsupported;
     const rejected = `${url} rejected the request (HTTP ${status}: ${message})`;
-    if (toolsUnsupported) return make('tools_unsupported', `${rejected}; this model or server does not support native tool calls`);
+    if (toolsUnsupported)
+      return make('tools_unsupported', `${rejected}; this model or server does not support native tool calls`);
     return make('model_bad_request', rejected);
   }
   return make('model_error', `unexpected HTTP ${status} from ${url}: ${message}`);
@@ -142,7 +156,9 @@ export function isConnectionError(error: unknown): boolean {
 
 function hasNetworkCode(error: Error): boolean {
   const code = errorCode(error);
-  return code !== undefined && /^(?:ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|UND_ERR_\w+)$/.test(code);
+  return (
+    code !== undefined && /^(?:ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|UND_ERR_\w+)$/.test(code)
+  );
 }
 
 /** "connection failed: connect ECONNREFUSED 127.0.0.1:1", and not fetch's bare "fetch failed". */
@@ -161,7 +177,8 @@ export function connectionError(input: { error: unknown; url: string; attempts: 
   const reason = describeConnectionError(input.error);
   return new ToolgateError(
     'model_unavailable',
-    `connection to ${input.url} failed: gave up after ${tries}, last error: ${reason}; check that the server is running and the base URL is right`,
+    `connection to ${input.url} failed: gave up after ${tries}, last error: ` +
+      `${reason}; check that the server is running and the base URL is right`,
     { cause: input.error, details: { url: input.url, attempts: input.attempts } },
   );
 }
@@ -174,5 +191,7 @@ export function connectionError(input: { error: unknown; url: string; attempts: 
 export function failedMidStream(root: Record<string, unknown>): ToolgateError | undefined {
   if (root['error'] === undefined || root['error'] === null) return undefined;
   const message = providerMessageOf(root);
-  return new ToolgateError('model_error', `the model failed mid-stream: ${message}`, { details: { providerMessage: message } });
+  return new ToolgateError('model_error', `the model failed mid-stream: ${message}`, {
+    details: { providerMessage: message },
+  });
 }

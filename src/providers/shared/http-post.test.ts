@@ -17,7 +17,12 @@ import { readText } from './read-body.ts';
 import { rejection } from '../../../test/support/rejection.ts';
 import { waitUntil } from '../../../test/support/wait-until.ts';
 
-type Handler = (req: IncomingMessage, res: ServerResponse, body: string, nth: { request: number; onSocket: number }) => void;
+type Handler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: string,
+  nth: { request: number; onSocket: number },
+) => void;
 
 interface TestServer {
   url: string;
@@ -31,7 +36,12 @@ after(async () => {
   for (const server of servers) await server.close();
 });
 
-async function listen(server: Server, handler: Handler, host = '127.0.0.1', protocol: 'http' | 'https' = 'http'): Promise<TestServer> {
+async function listen(
+  server: Server,
+  handler: Handler,
+  host = '127.0.0.1',
+  protocol: 'http' | 'https' = 'http',
+): Promise<TestServer> {
   let connections = 0;
   let closed = 0;
   let requests = 0;
@@ -88,21 +98,32 @@ function writeAsRead(res: ServerResponse, next: () => string | Buffer | undefine
   more();
 }
 
-const post = (url: string, over: { headers?: Record<string, string>; body?: string; signal?: AbortSignal } = {}): Promise<HttpAnswer> =>
-  postWithUndici(url, { headers: over.headers ?? { 'content-type': 'application/json' }, body: over.body ?? '{"hello":"wörld"}', signal: over.signal ?? new AbortController().signal });
+const post = (
+  url: string,
+  over: { headers?: Record<string, string>; body?: string; signal?: AbortSignal } = {},
+): Promise<HttpAnswer> =>
+  postWithUndici(url, {
+    headers: over.headers ?? { 'content-type': 'application/json' },
+    body: over.body ?? '{"hello":"wörld"}',
+    signal: over.signal ?? new AbortController().signal,
+  });
 
 const text = (answer: HttpAnswer): Promise<string> => readText(answer, { maxBytes: 64 * 1024 * 1024 });
 
 describe('postWithUndici', () => {
   it('sends the body with its byte length and the headers given, and reads status, headers and body', async () => {
-    let seen: { method: string | undefined; url: string | undefined; headers: IncomingMessage['headers']; body: string } | undefined;
+    let seen:
+      | { method: string | undefined; url: string | undefined; headers: IncomingMessage['headers']; body: string }
+      | undefined;
     const server = await serve((req, res, body) => {
       seen = { method: req.method, url: req.url, headers: req.headers, body };
       res.setHeader('Set-Cookie', ['a=1', 'b=2']);
       res.writeHead(201, { 'Content-Type': 'application/json', 'X-Request-Id': 'r-1' });
       res.end('{"ok":true}');
     });
-    const answer = await post(`${server.url}?api-version=2`, { headers: { 'content-type': 'application/json', authorization: 'Bearer k' } });
+    const answer = await post(`${server.url}?api-version=2`, {
+      headers: { 'content-type': 'application/json', authorization: 'Bearer k' },
+    });
     assert.equal(answer.status, 201);
     assert.equal(answer.ok, true);
     assert.equal(answer.headers.get('content-type'), 'application/json');
@@ -227,7 +248,12 @@ describe('postWithUndici', () => {
 
   it('decodes gzip, deflate and br bodies, as fetch does', async () => {
     const payload = JSON.stringify({ text: 'é'.repeat(5000) });
-    const encoded: Record<string, Buffer> = { gzip: gzipSync(payload), 'x-gzip': gzipSync(payload), deflate: deflateSync(payload), br: brotliCompressSync(payload) };
+    const encoded: Record<string, Buffer> = {
+      gzip: gzipSync(payload),
+      'x-gzip': gzipSync(payload),
+      deflate: deflateSync(payload),
+      br: brotliCompressSync(payload),
+    };
     const server = await serve((req, res) => {
       const encoding = String(req.headers['x-want']);
       res.writeHead(200, { 'content-encoding': encoding, 'content-type': 'application/json' });
@@ -261,7 +287,10 @@ describe('postWithUndici', () => {
     controller.abort(reason);
     assert.equal(await rejection(pending), reason);
     // A connection that carried the request is not used again: its answer may still come.
-    await waitUntil(() => server.closed() >= 1 && server.closed() === server.connections(), 'the server to see every connection closed');
+    await waitUntil(
+      () => server.closed() >= 1 && server.closed() === server.connections(),
+      'the server to see every connection closed',
+    );
     assert.equal(received, 1);
   });
 
@@ -291,7 +320,10 @@ describe('postWithUndici', () => {
     await reader.cancel();
     assert.deepEqual(await pending, { done: true });
     assert.deepEqual(await reader.read(), { done: true });
-    await waitUntil(() => server.closed() >= 1 && server.closed() === server.connections(), 'the server to see every connection closed');
+    await waitUntil(
+      () => server.closed() >= 1 && server.closed() === server.connections(),
+      'the server to see every connection closed',
+    );
     assert.equal(received, 1);
   });
 
@@ -368,7 +400,9 @@ describe('postWithUndici', () => {
     const answer = await post(server.url);
     // Not read until the first chunks have queued: the connection is paused when reading starts.
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const error = await rejection(readText(answer, { maxBytes: 256 * 1024, tooLarge: () => new Error('over the limit') }));
+    const error = await rejection(
+      readText(answer, { maxBytes: 256 * 1024, tooLarge: () => new Error('over the limit') }),
+    );
     assert.equal((error as Error).message, 'over the limit');
   });
 
@@ -393,7 +427,10 @@ describe('postWithUndici', () => {
   it('verifies the certificate of an https server', async () => {
     const tls = new URL('../../../test/fixtures/tls/', import.meta.url);
     const server = await listen(
-      createHttpsServer({ key: readFileSync(new URL('localhost-key.pem', tls)), cert: readFileSync(new URL('localhost-cert.pem', tls)) }),
+      createHttpsServer({
+        key: readFileSync(new URL('localhost-key.pem', tls)),
+        cert: readFileSync(new URL('localhost-cert.pem', tls)),
+      }),
       (_req, res) => res.end('secure'),
       '127.0.0.1',
       'https',
@@ -412,7 +449,11 @@ describe('httpPostFor', () => {
       called += 1;
       return new Response('from fetch', { status: 200 });
     };
-    const answer = await httpPostFor(fake)('http://model.invalid/v1', { headers: {}, body: '{}', signal: new AbortController().signal });
+    const answer = await httpPostFor(fake)('http://model.invalid/v1', {
+      headers: {},
+      body: '{}',
+      signal: new AbortController().signal,
+    });
     assert.equal(await text(answer), 'from fetch');
     assert.equal(called, 1);
   });
@@ -420,14 +461,21 @@ describe('httpPostFor', () => {
   it('a fetch that ignores its signal is still cut off when the signal aborts', async () => {
     const hanging: typeof fetch = () => new Promise(() => undefined);
     const controller = new AbortController();
-    const pending = postWithFetch(hanging)('http://model.invalid/v1', { headers: {}, body: '{}', signal: controller.signal });
+    const pending = postWithFetch(hanging)('http://model.invalid/v1', {
+      headers: {},
+      body: '{}',
+      signal: controller.signal,
+    });
     controller.abort(new Error('timed out'));
     assert.equal(((await rejection(pending)) as Error).message, 'timed out');
   });
 });
 
 /** Runs a model call in a Node process of its own, with the environment given, and returns what it printed. */
-function callInChild(env: Record<string, string>, url: string): Promise<{ code: number | null; out: string; err: string }> {
+function callInChild(
+  env: Record<string, string>,
+  url: string,
+): Promise<{ code: number | null; out: string; err: string }> {
   const adapter = fileURLToPath(new URL('../openai/openai-adapter.ts', import.meta.url));
   const script = `
     const { createOpenAIAdapter } = await import(${JSON.stringify(adapter)});
@@ -436,7 +484,10 @@ function callInChild(env: Record<string, string>, url: string): Promise<{ code: 
     console.log(JSON.stringify(answer.text));
   `;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -447,7 +498,13 @@ function callInChild(env: Record<string, string>, url: string): Promise<{ code: 
 }
 
 const completion = (content: string): string =>
-  JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] });
+  JSON.stringify({
+    id: 'c',
+    object: 'chat.completion',
+    created: 1,
+    model: 'm',
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+  });
 
 describe('model calls in a process of their own', () => {
   it('go through the proxy named by HTTP_PROXY when NODE_USE_ENV_PROXY=1', async () => {
@@ -455,7 +512,8 @@ describe('model calls in a process of their own', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(completion('through the proxy'));
     });
-    // A proxy that tunnels CONNECT to the model server whatever host is asked for (model.invalid resolves nowhere), and answers absolute-form requests itself.
+    // A proxy that tunnels CONNECT to the model server whatever host is asked for (model.invalid resolves nowhere), and
+    // answers absolute-form requests itself.
     const asked: string[] = [];
     const proxyServer = createServer();
     proxyServer.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
@@ -475,7 +533,10 @@ describe('model calls in a process of their own', () => {
       res.end(completion('through the proxy'));
     });
     const proxyUrl = new URL(proxy.url).origin;
-    const result = await callInChild({ NODE_USE_ENV_PROXY: '1', HTTP_PROXY: proxyUrl, http_proxy: proxyUrl, NO_PROXY: '', no_proxy: '' }, 'http://model.invalid/v1');
+    const result = await callInChild(
+      { NODE_USE_ENV_PROXY: '1', HTTP_PROXY: proxyUrl, http_proxy: proxyUrl, NO_PROXY: '', no_proxy: '' },
+      'http://model.invalid/v1',
+    );
     assert.equal(result.code, 0, result.err);
     assert.equal(result.out.trim(), '"through the proxy"');
     assert.equal(asked.length, 1, asked.join('; '));
@@ -484,12 +545,23 @@ describe('model calls in a process of their own', () => {
 
   it('trust a certificate authority given by NODE_EXTRA_CA_CERTS over https', async () => {
     const tls = new URL('../../../test/fixtures/tls/', import.meta.url);
-    const server = await listen(createHttpsServer({ key: readFileSync(new URL('localhost-key.pem', tls)), cert: readFileSync(new URL('localhost-cert.pem', tls)) }), (_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(completion('over tls'));
-    }, '127.0.0.1', 'https');
+    const server = await listen(
+      createHttpsServer({
+        key: readFileSync(new URL('localhost-key.pem', tls)),
+        cert: readFileSync(new URL('localhost-cert.pem', tls)),
+      }),
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(completion('over tls'));
+      },
+      '127.0.0.1',
+      'https',
+    );
     const port = new URL(server.url).port;
-    const result = await callInChild({ NODE_EXTRA_CA_CERTS: fileURLToPath(new URL('localhost-cert.pem', tls)) }, `https://localhost:${port}/v1`);
+    const result = await callInChild(
+      { NODE_EXTRA_CA_CERTS: fileURLToPath(new URL('localhost-cert.pem', tls)) },
+      `https://localhost:${port}/v1`,
+    );
     assert.equal(result.code, 0, result.err);
     assert.equal(result.out.trim(), '"over tls"');
   });

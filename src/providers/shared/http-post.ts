@@ -15,7 +15,10 @@
 import type { HttpAnswer, HttpPost } from './http-answer.ts';
 import { postWithUndici } from './post-with-undici.ts';
 
-/** The post a model adapter uses: its own fetch when given one, else undici (or fetch when the proxy variables are in use). */
+/**
+ * The post a model adapter uses: its own fetch when given one, else undici (or fetch when the proxy variables are in
+ * use).
+ */
 export function httpPostFor(fetchFn: typeof fetch | undefined): HttpPost {
   if (fetchFn !== undefined) return postWithFetch(fetchFn);
   if (usesEnvProxy()) return postWithFetch(globalThis.fetch);
@@ -24,7 +27,11 @@ export function httpPostFor(fetchFn: typeof fetch | undefined): HttpPost {
 
 /** The POST through a fetch; the signal is also raced, so timeouts hold under a fetch that ignores it. */
 export function postWithFetch(fetchFn: typeof fetch): HttpPost {
-  return (url, request) => untilAborted(fetchFn(url, { method: 'POST', headers: request.headers, body: request.body, signal: request.signal }), request.signal);
+  return (url, request) =>
+    untilAborted(
+      fetchFn(url, { method: 'POST', headers: request.headers, body: request.body, signal: request.signal }),
+      request.signal,
+    );
 }
 
 /**
@@ -34,7 +41,9 @@ export function postWithFetch(fetchFn: typeof fetch): HttpPost {
 function usesEnvProxy(): boolean {
   const flag = process.env['NODE_USE_ENV_PROXY'];
   if (flag !== undefined && flag !== '' && flag !== '0' && flag !== 'false') return true;
-  return process.execArgv.includes('--use-env-proxy') || (process.env['NODE_OPTIONS'] ?? '').includes('--use-env-proxy');
+  return (
+    process.execArgv.includes('--use-env-proxy') || (process.env['NODE_OPTIONS'] ?? '').includes('--use-env-proxy')
+  );
 }
 
 /**
@@ -46,7 +55,12 @@ export function untilAborted(pending: Promise<HttpAnswer>, signal: AbortSignal):
   return new Promise((resolve, reject) => {
     const onAbort = (): void => {
       reject(signal.reason);
-      pending.then((late) => late.body?.cancel(), () => undefined).catch(() => undefined);
+      pending
+        .then(
+          (late) => late.body?.cancel(),
+          () => undefined,
+        )
+        .catch(() => undefined);
     };
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });

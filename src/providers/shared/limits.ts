@@ -14,7 +14,10 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
  * above the body limit without costing memory.
  */
 export const DEFAULT_MAX_STREAM_BYTES = 64 * 1024 * 1024;
-/** One server-sent event (or one line of one). A chunk carries a few tokens; even a whole tool call in one chunk is KiBs. */
+/**
+ * One server-sent event (or one line of one). A chunk carries a few tokens; even a whole tool call in one chunk is
+ * KiBs.
+ */
 export const DEFAULT_MAX_EVENT_BYTES = 1024 * 1024;
 /** Tool calls in one answer: models emit a handful; each one becomes a gated call downstream. */
 export const DEFAULT_MAX_TOOL_CALLS = 128;
@@ -30,21 +33,36 @@ export const DEFAULT_LIMIT_PROVIDER = 'openai';
  * The error for an exceeded bound. It is never retried: the same request would
  * get the same answer. It names the option, so the fix is in the message.
  */
-export function limitExceeded(input: { option: LimitOption; limit: number; what: string; provider?: string | undefined }): ToolgateError {
+export function limitExceeded(input: {
+  option: LimitOption;
+  limit: number;
+  what: string;
+  provider?: string | undefined;
+}): ToolgateError {
   const { option, limit, what } = input;
   const provider = input.provider ?? DEFAULT_LIMIT_PROVIDER;
   const unit = option === 'maxToolCalls' ? '' : ' bytes';
   return new ToolgateError(
     'model_error',
-    `${what} exceeds ${option} (${limit}${unit}); the endpoint sent more than a model answer should hold — if it is genuine, raise ${option} (providers.${provider}.${option})`,
+    `${what} exceeds ${option} (${limit}${unit}); the endpoint sent more than a model ` +
+      `answer should hold — if it is genuine, raise ${option} (providers.${provider}.${option})`,
     { details: { limit: option, [option]: limit } },
   );
 }
 
 /** More tool calls in one answer than maxToolCalls; `count`, when known, is how many it held. */
-export function tooManyToolCalls(input: { limit: number; provider?: string | undefined; count?: number }): ToolgateError {
+export function tooManyToolCalls(input: {
+  limit: number;
+  provider?: string | undefined;
+  count?: number;
+}): ToolgateError {
   const count = input.count === undefined ? '' : ` (${input.count})`;
-  return limitExceeded({ option: 'maxToolCalls', limit: input.limit, what: `the number of tool calls in the answer${count}`, provider: input.provider });
+  return limitExceeded({
+    option: 'maxToolCalls',
+    limit: input.limit,
+    what: `the number of tool calls in the answer${count}`,
+    provider: input.provider,
+  });
 }
 
 /** The read limits every HTTP adapter takes (`providers.<name>.max*`). */

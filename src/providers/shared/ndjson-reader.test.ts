@@ -33,8 +33,13 @@ function splitAt(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
   return chunks;
 }
 
-const limitError = (option: string, provider = 'openai') => (e: unknown): boolean =>
-  e instanceof ToolgateError && e.code === 'model_error' && e.message.includes(option) && e.message.includes(`providers.${provider}.${option}`);
+const limitError =
+  (option: string, provider = 'openai') =>
+  (e: unknown): boolean =>
+    e instanceof ToolgateError &&
+    e.code === 'model_error' &&
+    e.message.includes(option) &&
+    e.message.includes(`providers.${provider}.${option}`);
 
 describe('readLines', () => {
   it('yields each line without its ending, skipping blank lines, CRLF or LF', async () => {
@@ -51,13 +56,21 @@ describe('readLines', () => {
   });
 
   it('joins a line cut in many chunks, and a CRLF cut between two chunks', async () => {
-    assert.deepEqual(await collect(streamOf([encode('{"a"'), encode(':1}\r'), encode('\n{"b"'), encode(':2}\n')])), ['{"a":1}', '{"b":2}']);
+    assert.deepEqual(await collect(streamOf([encode('{"a"'), encode(':1}\r'), encode('\n{"b"'), encode(':2}\n')])), [
+      '{"a":1}',
+      '{"b":2}',
+    ]);
   });
 
   it('decodes a multi-byte character split across chunks', async () => {
     const bytes = encode('{"t":"€ ⚡ 🔌"}\n');
     const euro = 6; // first byte of the three-byte "€"
-    const chunks = [bytes.slice(0, euro + 1), bytes.slice(euro + 1, euro + 2), bytes.slice(euro + 2, 12), bytes.slice(12)];
+    const chunks = [
+      bytes.slice(0, euro + 1),
+      bytes.slice(euro + 1, euro + 2),
+      bytes.slice(euro + 2, 12),
+      bytes.slice(12),
+    ];
     assert.deepEqual(await collect(streamOf(chunks)), ['{"t":"€ ⚡ 🔌"}']);
   });
 
@@ -96,7 +109,10 @@ describe('readLines: bounds', () => {
 
   it('refuses a line that grows over the limit across chunks, before it ends, naming the provider', async () => {
     const chunks = Array.from({ length: 50 }, () => encode('aaaaaaaaaa'));
-    await assert.rejects(collect(streamOf(chunks), { maxLineBytes: 100, provider: 'ollama' }), limitError('maxEventBytes', 'ollama'));
+    await assert.rejects(
+      collect(streamOf(chunks), { maxLineBytes: 100, provider: 'ollama' }),
+      limitError('maxEventBytes', 'ollama'),
+    );
   });
 
   it('limits each line, not the stream: many short lines pass', async () => {
@@ -108,7 +124,10 @@ describe('readLines: bounds', () => {
     const text = '{"x":1}\n'.repeat(100); // 800 bytes
     assert.equal((await collect(streamOf([encode(text)]), { maxBytes: 800 })).length, 100);
     await assert.rejects(collect(streamOf([encode(text)]), { maxBytes: 799 }), limitError('maxStreamBytes'));
-    await assert.rejects(collect(streamOf([encode('\n'.repeat(1000))]), { maxBytes: 500, provider: 'ollama' }), limitError('maxStreamBytes', 'ollama'));
+    await assert.rejects(
+      collect(streamOf([encode('\n'.repeat(1000))]), { maxBytes: 500, provider: 'ollama' }),
+      limitError('maxStreamBytes', 'ollama'),
+    );
   });
 
   /** `piece` repeated up to 8 MiB (far past every limit below), recording whether the reader cancelled it. */

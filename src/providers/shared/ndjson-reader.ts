@@ -16,14 +16,23 @@ export interface ReadLinesOptions {
   signal?: AbortSignal;
   /** The config key named in limit messages. */
   provider?: string;
-  /** Asked after each line is handled: true once the stream's last line has come (the rest of the body is drained; see BodyReader.drain). */
+  /**
+   * Asked after each line is handled: true once the stream's last line has come (the rest of the body is drained; see
+   * BodyReader.drain).
+   */
   finished?: () => boolean;
 }
 
 const NEWLINE = 0x0a;
 
-/** Hands each non-blank line of a body to `each` as soon as it is complete, without its line ending (`\n` or `\r\n`). */
-export async function readLines(body: AnswerBody, options: ReadLinesOptions, each: (line: string) => void): Promise<void> {
+/**
+ * Hands each non-blank line of a body to `each` as soon as it is complete, without its line ending (`\n` or `\r\n`).
+ */
+export async function readLines(
+  body: AnswerBody,
+  options: ReadLinesOptions,
+  each: (line: string) => void,
+): Promise<void> {
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_EVENT_BYTES;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_STREAM_BYTES;
   const provider = options.provider === undefined ? {} : { provider: options.provider };
@@ -39,7 +48,8 @@ export async function readLines(body: AnswerBody, options: ReadLinesOptions, eac
     const line = text.endsWith('\r') ? text.slice(0, -1) : text;
     return line.trim() === '' ? undefined : line;
   };
-  const tooLong = (): Error => limitExceeded({ option: 'maxEventBytes', limit: maxLineBytes, what: 'one line of the stream', ...provider });
+  const tooLong = (): Error =>
+    limitExceeded({ option: 'maxEventBytes', limit: maxLineBytes, what: 'one line of the stream', ...provider });
 
   // Lines are found one by one within a chunk: an overlong line fails after the lines before it were read.
   const linesOf = (chunk: Uint8Array, emit: ItemEmit<string>): void => {
@@ -63,7 +73,13 @@ export async function readLines(body: AnswerBody, options: ReadLinesOptions, eac
   };
   await readBodyItems(
     body,
-    { signal: options.signal, maxBytes, finished: options.finished, tooLarge: () => limitExceeded({ option: 'maxStreamBytes', limit: maxBytes, what: 'the streamed answer', ...provider }) },
+    {
+      signal: options.signal,
+      maxBytes,
+      finished: options.finished,
+      tooLarge: () =>
+        limitExceeded({ option: 'maxStreamBytes', limit: maxBytes, what: 'the streamed answer', ...provider }),
+    },
     { parse: linesOf, end: last, each },
   );
 }

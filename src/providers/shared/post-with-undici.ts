@@ -19,7 +19,10 @@ function targetUrl(url: string): URL {
   }
   // As fetch does, and without quoting the URL: it would show the password.
   if (parsed.username !== '' || parsed.password !== '') {
-    throw new TypeError('cannot call a model URL that holds credentials (user:password@); send them with the apiKey or headers options instead');
+    throw new TypeError(
+      'cannot call a model URL that holds credentials (user:password@); ' +
+        'send them with the apiKey or headers options instead',
+    );
   }
   lastUrl = { text: url, url: parsed };
   return parsed;
@@ -92,13 +95,24 @@ function send(dispatch: Dispatch): Promise<HttpAnswer> {
       signal,
       resolve,
       reject: (error) => {
-        // A pooled connection the server closed while it sat idle: nothing reached the server, so one fresh attempt is safe.
+        // A pooled connection the server closed while it sat idle: nothing reached the server, so one fresh attempt is
+        // safe.
         if (dispatch.mayRetryStale && isStaleReset(error)) resolve(send({ ...dispatch, mayRetryStale: false }));
         else reject(error);
       },
     });
     try {
-      agent.dispatch({ origin: target.origin, path: `${target.pathname}${target.search}`, method: 'POST', headers, body: request.body, idempotent: false }, exchange);
+      agent.dispatch(
+        {
+          origin: target.origin,
+          path: `${target.pathname}${target.search}`,
+          method: 'POST',
+          headers,
+          body: request.body,
+          idempotent: false,
+        },
+        exchange,
+      );
     } catch (error) {
       // An invalid header name or value, said before anything was sent.
       exchange.dispose();

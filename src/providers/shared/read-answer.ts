@@ -30,12 +30,16 @@ export async function readWholeAnswer(input: {
   return result;
 }
 
-/** A 200 whose JSON body is an error (`{"error": …}`, or `isError` says so) fails the call with the provider's words. */
+/**
+ * A 200 whose JSON body is an error (`{"error": …}`, or `isError` says so) fails the call with the provider's words.
+ */
 export function refuseErrorBody(answer: { json: unknown; text: string; url: string; isError?: boolean }): void {
   const error = asObject(answer.json)?.['error'];
   if (answer.isError !== true && (error === undefined || error === null)) return;
   const message = providerMessage(answer.text);
-  throw new ToolgateError('model_error', `${answer.url} answered 200 with an error: ${message}`, { details: { providerMessage: message } });
+  throw new ToolgateError('model_error', `${answer.url} answered 200 with an error: ${message}`, {
+    details: { providerMessage: message },
+  });
 }
 
 /** What a provider's stream assembler reports. */
@@ -72,7 +76,10 @@ export async function readStreamedAnswer<T>(input: {
     throw readFailure(error, { signal, delivered: assembler.delivered });
   }
   if (!(assembler.ended === true || assembler.finished)) {
-    throw new RetryableFailure({ cause: new Error(`the stream ended before the model finished (${input.unfinished})`), delivered: assembler.delivered });
+    throw new RetryableFailure({
+      cause: new Error(`the stream ended before the model finished (${input.unfinished})`),
+      delivered: assembler.delivered,
+    });
   }
   return assembler.finish();
 }

@@ -71,7 +71,10 @@ export interface BodyItemsOptions {
   /** Largest whole body, in bytes as received; `tooLarge` is thrown past it. */
   maxBytes: number;
   tooLarge: () => Error;
-  /** Asked after each item: true once the stream's last item came. The rest of the body is then drained (see BodyReader.drain) and iteration ends. */
+  /**
+   * Asked after each item: true once the stream's last item came. The rest of the body is then drained (see
+   * BodyReader.drain) and iteration ends.
+   */
   finished?: (() => boolean) | undefined;
 }
 
@@ -97,7 +100,11 @@ export interface BodyItemsReader<T> {
  * the socket is not left open. Once `finished` says the last item came, the
  * rest of the body is drained (see BodyReader.drain) and nothing more is read.
  */
-export async function readBodyItems<T>(body: AnswerBody, options: BodyItemsOptions, items: BodyItemsReader<T>): Promise<void> {
+export async function readBodyItems<T>(
+  body: AnswerBody,
+  options: BodyItemsOptions,
+  items: BodyItemsReader<T>,
+): Promise<void> {
   const { parse, end, each } = items;
   const reader = new BodyReader(body, options.signal);
   const finished = options.finished ?? (() => false);

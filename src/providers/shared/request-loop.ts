@@ -25,7 +25,13 @@ export class RetryableFailure extends Error {
   /** Text already reached the caller: retrying would show it twice. */
   readonly delivered: boolean;
 
-  constructor(input: { status?: number; bodyText?: string; retryAfterMs?: number | undefined; cause?: unknown; delivered?: boolean }) {
+  constructor(input: {
+    status?: number;
+    bodyText?: string;
+    retryAfterMs?: number | undefined;
+    cause?: unknown;
+    delivered?: boolean;
+  }) {
     super(input.status === undefined ? 'connection failed' : `HTTP ${input.status}`, { cause: input.cause });
     this.status = input.status;
     this.bodyText = input.bodyText ?? '';
@@ -39,7 +45,8 @@ export class RetryableFailure extends Error {
  * (remembering whether text was delivered); anything else passes unchanged.
  */
 export function readFailure(error: unknown, input: { signal: AbortSignal; delivered?: boolean }): unknown {
-  if (!input.signal.aborted && isConnectionError(error)) return new RetryableFailure({ cause: error, delivered: input.delivered ?? false });
+  if (!input.signal.aborted && isConnectionError(error))
+    return new RetryableFailure({ cause: error, delivered: input.delivered ?? false });
   return error;
 }
 
@@ -48,7 +55,13 @@ export function readFailure(error: unknown, input: { signal: AbortSignal; delive
  * or actual body fails the call naming `providers.<provider>.maxResponseBytes`;
  * a connection that breaks while reading is worth another attempt.
  */
-export async function readAnswerText(input: { response: HttpAnswer; signal: AbortSignal; url: string; provider: string; maxBytes: number }): Promise<string> {
+export async function readAnswerText(input: {
+  response: HttpAnswer;
+  signal: AbortSignal;
+  url: string;
+  provider: string;
+  maxBytes: number;
+}): Promise<string> {
   const { response, signal, url, provider, maxBytes } = input;
   try {
     return await readText(response, {
@@ -101,7 +114,10 @@ export interface HttpModelCall<T> {
  * replace a default of the same name whatever its case (as Headers.set would).
  * A plain object, which the request reads once, rather than a Headers built per call.
  */
-export function requestHeaders(defaults: Record<string, string>, configured: Record<string, string> | undefined): Record<string, string> {
+export function requestHeaders(
+  defaults: Record<string, string>,
+  configured: Record<string, string> | undefined,
+): Record<string, string> {
   if (configured === undefined) return defaults;
   const headers = { ...defaults };
   for (const [name, value] of Object.entries(configured)) {
@@ -158,7 +174,8 @@ export async function callWithRetries<T>(call: HttpModelCall<T>): Promise<T> {
   const timeoutMs = policy.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxRetries = policy.maxRetries ?? DEFAULT_MAX_RETRIES;
   const userSignal = call.signal;
-  const cancelled = (): ToolgateError => new ToolgateError('cancelled', `model request to ${url} was cancelled`, { cause: userSignal?.reason });
+  const cancelled = (): ToolgateError =>
+    new ToolgateError('cancelled', `model request to ${url} was cancelled`, { cause: userSignal?.reason });
   for (let attempt = 1; ; attempt += 1) {
     if (aborted(userSignal)) throw cancelled();
     const attemptSignal = new AttemptSignal(timeoutMs, userSignal);
@@ -170,7 +187,8 @@ export async function callWithRetries<T>(call: HttpModelCall<T>): Promise<T> {
       if (attemptSignal.timedOut) {
         throw new ToolgateError(
           'model_timeout',
-          `model request to ${url} did not finish within ${timeoutMs} ms; raise timeoutMs (providers.${call.provider}.timeoutMs) for slow or local models`,
+          `model request to ${url} did not finish within ${timeoutMs} ms; raise ` +
+            `timeoutMs (providers.${call.provider}.timeoutMs) for slow or local models`,
           { cause: error, details: { url, timeoutMs, attempts: attempt } },
         );
       }
@@ -207,7 +225,8 @@ async function attemptOnce<T>(call: HttpModelCall<T>, signal: AbortSignal, attem
     const location = response.headers.get('location');
     throw new ToolgateError(
       'model_error',
-      `${call.url} answered HTTP ${response.status}, a redirect${location === null ? '' : ` to ${location}`}; model calls do not follow redirects: set providers.${call.provider}'s base URL (or host) to where it points`,
+      `${call.url} answered HTTP ${response.status}, a redirect${location === null ? '' : ` to ${location}`}; ` +
+        `model calls do not follow redirects: set providers.${call.provider}'s base URL (or host) to where it points`,
       { details: { status: response.status, url: call.url, ...(location === null ? {} : { location }) } },
     );
   }
@@ -215,7 +234,11 @@ async function attemptOnce<T>(call: HttpModelCall<T>, signal: AbortSignal, attem
     // Only quoted, truncated; a body that never ends must not hold the attempt.
     const bodyText = await readText(response, { maxBytes: DEFAULT_MAX_ERROR_BODY_BYTES, signal }).catch(() => '');
     if (call.retryable({ status: response.status, bodyText, headers: response.headers })) {
-      throw new RetryableFailure({ status: response.status, bodyText, retryAfterMs: parseRetryAfter(response.headers) });
+      throw new RetryableFailure({
+        status: response.status,
+        bodyText,
+        retryAfterMs: parseRetryAfter(response.headers),
+      });
     }
     throw call.httpError({ status: response.status, bodyText, attempts: attempt });
   }
@@ -223,11 +246,16 @@ async function attemptOnce<T>(call: HttpModelCall<T>, signal: AbortSignal, attem
 }
 
 function finalError<T>(call: HttpModelCall<T>, failure: RetryableFailure, attempts: number): ToolgateError {
-  if (failure.status !== undefined) return call.httpError({ status: failure.status, bodyText: failure.bodyText, attempts });
+  if (failure.status !== undefined)
+    return call.httpError({ status: failure.status, bodyText: failure.bodyText, attempts });
   const error = connectionError({ error: failure.cause, url: call.url, attempts });
   if (!failure.delivered) return error;
-  return new ToolgateError('model_unavailable', `${error.message} (the stream broke after text was delivered, so it was not retried)`, {
-    cause: failure.cause,
-    ...(error.details === undefined ? {} : { details: error.details }),
-  });
+  return new ToolgateError(
+    'model_unavailable',
+    `${error.message} (the stream broke after text was delivered, so it was not retried)`,
+    {
+      cause: failure.cause,
+      ...(error.details === undefined ? {} : { details: error.details }),
+    },
+  );
 }

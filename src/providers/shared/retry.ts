@@ -23,7 +23,12 @@ export function parseRetryAfter(headers: AnswerHeaders, now: number = Date.now()
  * random delay in [½, 1] × base × 2^(n-1), so clients that failed together do
  * not retry together. A server's Retry-After wins when given. Both are capped.
  */
-export function retryDelay(input: { retry: number; baseMs: number; maxMs: number; retryAfterMs?: number | undefined }): number {
+export function retryDelay(input: {
+  retry: number;
+  baseMs: number;
+  maxMs: number;
+  retryAfterMs?: number | undefined;
+}): number {
   if (input.retryAfterMs !== undefined) return Math.min(input.retryAfterMs, input.maxMs);
   const exponential = input.baseMs * 2 ** (input.retry - 1);
   return Math.min(exponential * (0.5 + Math.random() * 0.5), input.maxMs);

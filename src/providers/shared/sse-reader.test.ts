@@ -65,7 +65,13 @@ describe('SseParser', () => {
 
   it('treats a CR at the end of one chunk and LF at the start of the next as one line break', () => {
     const parser = new SseParser();
-    const events = [...parser.push('data: a\r'), ...parser.push('\ndata: b\r'), ...parser.push('\n\r'), ...parser.push('\n'), ...parser.end()];
+    const events = [
+      ...parser.push('data: a\r'),
+      ...parser.push('\ndata: b\r'),
+      ...parser.push('\n\r'),
+      ...parser.push('\n'),
+      ...parser.end(),
+    ];
     assert.deepEqual(events, [{ event: 'message', data: 'a\nb' }]);
   });
 
@@ -85,7 +91,9 @@ describe('readSseEvents', () => {
   it('decodes a multi-byte character split across network chunks', async () => {
     const bytes = new TextEncoder().encode('data: €87 ⚡\n\n');
     const euro = 6; // first byte of the three-byte "€"
-    const events = await collect(streamOf([bytes.slice(0, euro + 1), bytes.slice(euro + 1, euro + 2), bytes.slice(euro + 2)]));
+    const events = await collect(
+      streamOf([bytes.slice(0, euro + 1), bytes.slice(euro + 1, euro + 2), bytes.slice(euro + 2)]),
+    );
     assert.deepEqual(events, [{ event: 'message', data: '€87 ⚡' }]);
   });
 
@@ -125,8 +133,13 @@ describe('readSseEvents', () => {
   });
 });
 
-const limitError = (option: string) => (e: unknown): boolean =>
-  e instanceof ToolgateError && e.code === 'model_error' && e.message.includes(option) && e.message.includes(`providers.openai.${option}`);
+const limitError =
+  (option: string) =>
+  (e: unknown): boolean =>
+    e instanceof ToolgateError &&
+    e.code === 'model_error' &&
+    e.message.includes(option) &&
+    e.message.includes(`providers.openai.${option}`);
 
 describe('SseParser: maxEventBytes', () => {
   it('refuses a line that never ends, however it is split', () => {
@@ -138,13 +151,24 @@ describe('SseParser: maxEventBytes', () => {
   });
 
   it('refuses one event made of many lines, empty data lines included', () => {
-    assert.throws(() => new SseParser({ maxEventBytes: 1000 }).push('data: aaaaaaaaaaaaaaaaaaaa\n'.repeat(60)), limitError('maxEventBytes'));
-    assert.throws(() => new SseParser({ maxEventBytes: 1000 }).push('data:\n'.repeat(200)), limitError('maxEventBytes'));
+    assert.throws(
+      () => new SseParser({ maxEventBytes: 1000 }).push('data: aaaaaaaaaaaaaaaaaaaa\n'.repeat(60)),
+      limitError('maxEventBytes'),
+    );
+    assert.throws(
+      () => new SseParser({ maxEventBytes: 1000 }).push('data:\n'.repeat(200)),
+      limitError('maxEventBytes'),
+    );
   });
 
   it('counts UTF-8 bytes, not characters', () => {
-    assert.throws(() => new SseParser({ maxEventBytes: 40 }).push(`data: ${'€'.repeat(12)}\n\n`), limitError('maxEventBytes'));
-    assert.deepEqual(new SseParser({ maxEventBytes: 40 }).push(`data: ${'a'.repeat(12)}\n\n`), [{ event: 'message', data: 'a'.repeat(12) }]);
+    assert.throws(
+      () => new SseParser({ maxEventBytes: 40 }).push(`data: ${'€'.repeat(12)}\n\n`),
+      limitError('maxEventBytes'),
+    );
+    assert.deepEqual(new SseParser({ maxEventBytes: 40 }).push(`data: ${'a'.repeat(12)}\n\n`), [
+      { event: 'message', data: 'a'.repeat(12) },
+    ]);
   });
 
   it('limits each event, not the stream: many events under the limit pass', () => {
@@ -159,7 +183,10 @@ describe('SseParser.feed', () => {
     const parser = new SseParser({ maxEventBytes: 100 });
     const seen: string[] = [];
     // The second event is over the limit: the first must already be out when the parser fails on it.
-    assert.throws(() => parser.feed(`data: first\n\ndata: ${'x'.repeat(200)}\n\n`, (event) => void seen.push(event.data)), limitError('maxEventBytes'));
+    assert.throws(
+      () => parser.feed(`data: first\n\ndata: ${'x'.repeat(200)}\n\n`, (event) => void seen.push(event.data)),
+      limitError('maxEventBytes'),
+    );
     assert.deepEqual(seen, ['first']);
   });
 
@@ -225,7 +252,9 @@ describe('readSseEvents: bounds', () => {
     const silent = new ReadableStream<Uint8Array>({ cancel: () => void (cancelled = true) });
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('stop')), 20);
-    const guard = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('still reading after 2 s')), 2_000).unref());
+    const guard = new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error('still reading after 2 s')), 2_000).unref(),
+    );
     const read = async (): Promise<void> => {
       await readSseEvents(silent, { signal: controller.signal }, () => assert.fail('no event expected'));
     };

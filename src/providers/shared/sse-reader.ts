@@ -21,7 +21,13 @@ export class SseParser extends CoreSseParser {
   constructor(options: SseParserOptions = {}) {
     const options_: CoreOptions = {
       maxEventBytes: options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
-      tooLarge: (limit) => limitExceeded({ option: 'maxEventBytes', limit, what: 'one event of the stream', ...(options.provider === undefined ? {} : { provider: options.provider }) }),
+      tooLarge: (limit) =>
+        limitExceeded({
+          option: 'maxEventBytes',
+          limit,
+          what: 'one event of the stream',
+          ...(options.provider === undefined ? {} : { provider: options.provider }),
+        }),
     };
     super(options_);
   }
@@ -50,14 +56,27 @@ export interface ReadSseOptions {
  * early (and cancels the body, so the socket is not left open) when `each`
  * throws, on abort and at a limit.
  */
-export async function readSseEvents(body: AnswerBody, options: ReadSseOptions, each: (event: SseEvent) => void): Promise<void> {
+export async function readSseEvents(
+  body: AnswerBody,
+  options: ReadSseOptions,
+  each: (event: SseEvent) => void,
+): Promise<void> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_STREAM_BYTES;
   const provider = options.provider === undefined ? {} : { provider: options.provider };
-  const parser = new SseParser({ ...provider, ...(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes }) });
+  const parser = new SseParser({
+    ...provider,
+    ...(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes }),
+  });
   const decoder = new TextDecoder('utf-8');
   await readBodyItems<SseEvent>(
     body,
-    { signal: options.signal, maxBytes, finished: options.finished, tooLarge: () => limitExceeded({ option: 'maxStreamBytes', limit: maxBytes, what: 'the streamed answer', ...provider }) },
+    {
+      signal: options.signal,
+      maxBytes,
+      finished: options.finished,
+      tooLarge: () =>
+        limitExceeded({ option: 'maxStreamBytes', limit: maxBytes, what: 'the streamed answer', ...provider }),
+    },
     {
       parse: (chunk, emit) => parser.feed(decoder.decode(chunk, { stream: true }), emit),
       end: (emit) => {

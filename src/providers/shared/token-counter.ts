@@ -29,7 +29,8 @@ export function loadTokenCounter(): Promise<CountTokens> {
       loading = undefined;
       throw new ToolgateError(
         'internal',
-        `the tokenizer that estimates token usage (gpt-tokenizer) could not be loaded: ${describeError(error)}. Reinstall toolgate's dependencies (npm install)`,
+        `the tokenizer that estimates token usage (gpt-tokenizer) could not be loaded: ` +
+          `${describeError(error)}. Reinstall toolgate's dependencies (npm install)`,
         { cause: error },
       );
     },

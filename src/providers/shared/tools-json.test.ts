@@ -41,19 +41,37 @@ describe('ToolsJson', () => {
   });
 
   it('writes valid JSON for an empty body', () => {
-    assert.deepEqual(JSON.parse(wire.bodyText({}, [{ name: 'a', description: '', parameters: { type: 'object' } }])), { tools: [{ name: 'a', schema: { type: 'object' } }] });
+    assert.deepEqual(JSON.parse(wire.bodyText({}, [{ name: 'a', description: '', parameters: { type: 'object' } }])), {
+      tools: [{ name: 'a', schema: { type: 'object' } }],
+    });
   });
 
-  it('bodyText writes the body whole when the tools are not offered or extraBody sets them, else from the kept text', () => {
-    const definitions = [{ name: 'a', description: '', parameters: { type: 'object' } }];
-    const built: boolean[] = [];
-    const build = (withTools: boolean): Record<string, unknown> => {
-      built.push(withTools);
-      return withTools ? { model: 'm', tools: ['whole'] } : { model: 'm' };
-    };
-    assert.deepEqual(JSON.parse(bodyText({ tools: wire, definitions, offered: true, extraBody: undefined, build })), { model: 'm', tools: [{ name: 'a', schema: { type: 'object' } }] });
-    assert.deepEqual(JSON.parse(bodyText({ tools: wire, definitions, offered: false, extraBody: undefined, build })), { model: 'm', tools: ['whole'] });
-    assert.deepEqual(JSON.parse(bodyText({ tools: wire, definitions, offered: true, extraBody: { tools: [] }, build })), { model: 'm', tools: ['whole'] });
-    assert.deepEqual(built, [false, true, true]);
-  });
+  it(
+    'bodyText writes the body whole when the tools are not ' +
+      'offered or extraBody sets them, else from the kept text',
+    () => {
+      const definitions = [{ name: 'a', description: '', parameters: { type: 'object' } }];
+      const built: boolean[] = [];
+      const build = (withTools: boolean): Record<string, unknown> => {
+        built.push(withTools);
+        return withTools ? { model: 'm', tools: ['whole'] } : { model: 'm' };
+      };
+      assert.deepEqual(JSON.parse(bodyText({ tools: wire, definitions, offered: true, extraBody: undefined, build })), {
+        model: 'm',
+        tools: [{ name: 'a', schema: { type: 'object' } }],
+      });
+      assert.deepEqual(
+        JSON.parse(bodyText({ tools: wire, definitions, offered: false, extraBody: undefined, build })),
+        {
+          model: 'm',
+          tools: ['whole'],
+        },
+      );
+      assert.deepEqual(
+        JSON.parse(bodyText({ tools: wire, definitions, offered: true, extraBody: { tools: [] }, build })),
+        { model: 'm', tools: ['whole'] },
+      );
+      assert.deepEqual(built, [false, true, true]);
+    },
+  );
 });

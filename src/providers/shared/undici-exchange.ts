@@ -110,7 +110,11 @@ export class Exchange implements Dispatcher.DispatchHandler, HttpAnswer, AnswerB
     if (this.#aborted) controller.abort(this.#signal.reason);
   }
 
-  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
     // 1xx informational answers come before the real one.
     if (statusCode < 200) return;
     this.#controller = controller;
@@ -131,7 +135,12 @@ export class Exchange implements Dispatcher.DispatchHandler, HttpAnswer, AnswerB
       decoder.on('data', (chunk: Uint8Array) => this.#push(chunk));
       decoder.on('end', () => this.#end());
       decoder.on('error', (error: Error) =>
-        this.#fail(new Error(`the body from ${this.#url} could not be decoded (Content-Encoding: ${String(encoding)}): ${error.message}`, { cause: error })),
+        this.#fail(
+          new Error(
+            `the body from ${this.#url} could not be decoded (Content-Encoding: ${String(encoding)}): ${error.message}`,
+            { cause: error },
+          ),
+        ),
       );
     }
     resolve(this);

@@ -25,8 +25,13 @@ describe('console API routes', () => {
 
   it('GET /v1/models answers the caller’s tenant’s models and the default', async () => {
     server.service.models = (caller) =>
-      caller.tenantId === 'acme' ? { default: 'openai:gpt-4o-mini', models: ['openai:gpt-4o-mini', 'openai:o3'] } : { models: ['ollama:*'] };
-    assert.deepEqual(await (await server.call('/v1/models', { key: ACME })).json(), { default: 'openai:gpt-4o-mini', models: ['openai:gpt-4o-mini', 'openai:o3'] });
+      caller.tenantId === 'acme'
+        ? { default: 'openai:gpt-4o-mini', models: ['openai:gpt-4o-mini', 'openai:o3'] }
+        : { models: ['ollama:*'] };
+    assert.deepEqual(await (await server.call('/v1/models', { key: ACME })).json(), {
+      default: 'openai:gpt-4o-mini',
+      models: ['openai:gpt-4o-mini', 'openai:o3'],
+    });
     assert.deepEqual(await (await server.call('/v1/models', { key: GLOBEX })).json(), { models: ['ollama:*'] });
     assert.equal((await server.call('/v1/models')).status, 401);
     assert.equal((await server.call('/v1/models?x=1', { key: ACME })).status, 400);
@@ -35,22 +40,39 @@ describe('console API routes', () => {
   it('GET /v1/runs filters by strategy and q, pages with a cursor, and summaries carry the strategy', async () => {
     const created: Run[] = [];
     for (let i = 0; i < 6; i++) {
-      const body = { input: `${i % 2 === 0 ? 'Buy' : 'Sell'} ${i} MW`, threadId: 'console-filters', ...(i === 5 ? {} : { strategy: i % 3 === 0 ? 'plan' : 'react' }) };
+      const body = {
+        input: `${i % 2 === 0 ? 'Buy' : 'Sell'} ${i} MW`,
+        threadId: 'console-filters',
+        ...(i === 5 ? {} : { strategy: i % 3 === 0 ? 'plan' : 'react' }),
+      };
       created.push((await (await server.call('/v1/runs', { key: ACME, body })).json()) as Run);
     }
-    await server.call('/v1/runs', { key: GLOBEX, body: { input: 'Buy for globex', threadId: 'console-filters', strategy: 'plan' } });
+    await server.call('/v1/runs', {
+      key: GLOBEX,
+      body: { input: 'Buy for globex', threadId: 'console-filters', strategy: 'plan' },
+    });
     const get = async (query: string): Promise<Page> => {
       const response = await server.call(`/v1/runs?threadId=console-filters&${query}`, { key: ACME });
       assert.equal(response.status, 200, query);
       return (await response.json()) as Page;
     };
     const all = await get('limit=10');
-    assert.deepEqual(all.runs.map((r) => r.strategy), [undefined, 'react', 'plan', 'react', 'react', 'plan'], 'strategy in every summary that has settings');
+    assert.deepEqual(
+      all.runs.map((r) => r.strategy),
+      [undefined, 'react', 'plan', 'react', 'react', 'plan'],
+      'strategy in every summary that has settings',
+    );
     const first = await get('strategy=plan&limit=1');
-    assert.deepEqual(first.runs.map((r) => r.input), ['Sell 3 MW']);
+    assert.deepEqual(
+      first.runs.map((r) => r.input),
+      ['Sell 3 MW'],
+    );
     assert.ok(first.nextCursor !== undefined);
     const second = await get(`strategy=plan&limit=1&cursor=${first.nextCursor}`);
-    assert.deepEqual(second.runs.map((r) => r.input), ['Buy 0 MW']);
+    assert.deepEqual(
+      second.runs.map((r) => r.input),
+      ['Buy 0 MW'],
+    );
     const buys: string[] = [];
     let cursor: string | undefined;
     do {
@@ -60,14 +82,23 @@ describe('console API routes', () => {
     } while (cursor !== undefined);
     assert.deepEqual(buys, ['Buy 4 MW', 'Buy 2 MW', 'Buy 0 MW'], 'case-insensitive, this tenant only');
     const target = created[1] as Run;
-    assert.deepEqual((await get(`q=${target.id.slice(-8)}`)).runs.map((r) => r.id), [target.id], 'q matches ids');
-    assert.deepEqual((await get('q=sell&strategy=react&fields=id,strategy')).runs, [{ id: (created[1] as Run).id, strategy: 'react' }]);
+    assert.deepEqual(
+      (await get(`q=${target.id.slice(-8)}`)).runs.map((r) => r.id),
+      [target.id],
+      'q matches ids',
+    );
+    assert.deepEqual((await get('q=sell&strategy=react&fields=id,strategy')).runs, [
+      { id: (created[1] as Run).id, strategy: 'react' },
+    ]);
   });
 
   it('refuses an unknown strategy and a q longer than 200 characters', async () => {
     const strategy = await server.call('/v1/runs?strategy=fast', { key: ACME });
     assert.equal(strategy.status, 400);
-    assert.match(((await strategy.json()) as ErrorBody).error.message, /strategy must be one of react, plan, reflect, auto/);
+    assert.match(
+      ((await strategy.json()) as ErrorBody).error.message,
+      /strategy must be one of react, plan, reflect, auto/,
+    );
     assert.equal((await server.call(`/v1/runs?q=${'x'.repeat(200)}`, { key: ACME })).status, 200);
     const long = await server.call(`/v1/runs?q=${'x'.repeat(201)}`, { key: ACME });
     assert.equal(long.status, 400);
@@ -84,7 +115,10 @@ describe('console API routes', () => {
     assert.equal(response.headers.get('content-disposition'), `attachment; filename="${run.id}.jsonl"`);
     const text = await response.text();
     assert.ok(text.endsWith('\n'));
-    const events = text.trimEnd().split('\n').map((line) => JSON.parse(line) as RunEvent);
+    const events = text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as RunEvent);
     assert.deepEqual(events, await server.service.store.readEvents(run.id, { limit: 10_000 }));
     assert.ok(events.length > 1100);
     assert.equal(events.at(-1)?.type, 'run_completed');

@@ -61,7 +61,10 @@ describe('GET /v1/runs/{id}/events', () => {
     const url = `${server.url}/v1/runs/${run.id}/events`;
     assert.deepEqual(parsed(await collectSse(url, { headers: { 'Last-Event-ID': '3' } })), asWire(log.slice(3)));
     assert.deepEqual(parsed(await collectSse(`${url}?after=6`)), asWire(log.slice(6)));
-    assert.deepEqual(parsed(await collectSse(`${url}?after=1`, { headers: { 'Last-Event-ID': '5' } })), asWire(log.slice(5)));
+    assert.deepEqual(
+      parsed(await collectSse(`${url}?after=1`, { headers: { 'Last-Event-ID': '5' } })),
+      asWire(log.slice(5)),
+    );
     // At or past the terminal event there is nothing left: the stream ends at once.
     assert.deepEqual(await collectSse(url, { headers: { 'Last-Event-ID': String(log.length) } }), []);
     assert.deepEqual(await collectSse(`${url}?after=999`), []);
@@ -72,7 +75,9 @@ describe('GET /v1/runs/{id}/events', () => {
     await server.service.emitDeltas(run.id, { count: 3 });
     const log = await store.readEvents(run.id);
     assert.deepEqual(await (await server.call(`/v1/runs/${run.id}/events?format=json`)).json(), { events: log });
-    assert.deepEqual(await (await server.call(`/v1/runs/${run.id}/events?format=json&after=4`)).json(), { events: log.slice(4) });
+    assert.deepEqual(await (await server.call(`/v1/runs/${run.id}/events?format=json&after=4`)).json(), {
+      events: log.slice(4),
+    });
   });
 
   it('answers bad resume points and unknown runs with plain HTTP errors', async () => {
@@ -89,17 +94,20 @@ describe('GET /v1/runs/{id}/events', () => {
     }
   });
 
-  it('follows a live run: history, then new events as they are appended, then ends after the terminal event', async () => {
-    const run = await createRun(server);
-    const received: SseMessage[] = [];
-    for await (const message of readSse(`${server.url}/v1/runs/${run.id}/events`)) {
-      received.push(message);
-      if (message.id === '3') await server.service.emitDeltas(run.id, { count: 3 });
-      if (message.id === '6') await server.service.finish(run.id);
-    }
-    assert.deepEqual(parsed(received), asWire(await store.readEvents(run.id)));
-    assert.equal(received.at(-1)?.event, 'run_completed');
-  });
+  it(
+    'follows a live run: history, then new events as ' + 'they are appended, then ends after the terminal event',
+    async () => {
+      const run = await createRun(server);
+      const received: SseMessage[] = [];
+      for await (const message of readSse(`${server.url}/v1/runs/${run.id}/events`)) {
+        received.push(message);
+        if (message.id === '3') await server.service.emitDeltas(run.id, { count: 3 });
+        if (message.id === '6') await server.service.finish(run.id);
+      }
+      assert.deepEqual(parsed(received), asWire(await store.readEvents(run.id)));
+      assert.equal(received.at(-1)?.event, 'run_completed');
+    },
+  );
 
   it('loses and repeats nothing when 2,000 events are appended while the client connects', async () => {
     const run = await createRun(server);
@@ -191,35 +199,39 @@ describe('SSE seam, heartbeats, slow subscribers, shutdown', () => {
     });
   }
 
-  it('delivers events appended right after the history read without waiting for another', { timeout: 10_000 }, async () => {
-    const store = new MemoryRunStore();
-    const service = new TestRunService(store);
-    let first = true;
-    const eventStore: Pick<RunStore, 'readEvents' | 'subscribe'> = {
-      readEvents: async (runId, options) => {
-        const events = await store.readEvents(runId, options);
-        if (first) {
-          first = false;
-          await service.emitDeltas(runId, { count: 2 });
+  it(
+    'delivers events appended right after the history read without waiting for another',
+    { timeout: 10_000 },
+    async () => {
+      const store = new MemoryRunStore();
+      const service = new TestRunService(store);
+      let first = true;
+      const eventStore: Pick<RunStore, 'readEvents' | 'subscribe'> = {
+        readEvents: async (runId, options) => {
+          const events = await store.readEvents(runId, options);
+          if (first) {
+            first = false;
+            await service.emitDeltas(runId, { count: 2 });
+          }
+          return events;
+        },
+        subscribe: (runId, listener) => store.subscribe(runId, listener),
+      };
+      const server = await startTestServer(store, { eventStore, service });
+      try {
+        const run = await createRun(server);
+        const received: SseMessage[] = [];
+        // Nothing else is appended until event 5 has arrived: it must come from the held live feed.
+        for await (const message of readSse(`${server.url}/v1/runs/${run.id}/events`)) {
+          received.push(message);
+          if (message.id === '5') await service.finish(run.id);
         }
-        return events;
-      },
-      subscribe: (runId, listener) => store.subscribe(runId, listener),
-    };
-    const server = await startTestServer(store, { eventStore, service });
-    try {
-      const run = await createRun(server);
-      const received: SseMessage[] = [];
-      // Nothing else is appended until event 5 has arrived: it must come from the held live feed.
-      for await (const message of readSse(`${server.url}/v1/runs/${run.id}/events`)) {
-        received.push(message);
-        if (message.id === '5') await service.finish(run.id);
+        assert.deepEqual(parsed(received), asWire(await store.readEvents(run.id)));
+      } finally {
+        await server.close();
       }
-      assert.deepEqual(parsed(received), asWire(await store.readEvents(run.id)));
-    } finally {
-      await server.close();
-    }
-  });
+    },
+  );
 
   it('repairs a gap when the live feed runs ahead of a lagging history read', async () => {
     const store = new MemoryRunStore();
@@ -303,7 +315,9 @@ describe('SSE seam, heartbeats, slow subscribers, shutdown', () => {
       assert.match(info.message, new RegExp(`reconnect with Last-Event-ID: ${info.lastEventId}`));
 
       await server.service.finish(run.id);
-      const rest = await collectSse(`${server.url}/v1/runs/${run.id}/events`, { headers: { 'Last-Event-ID': String(info.lastEventId) } });
+      const rest = await collectSse(`${server.url}/v1/runs/${run.id}/events`, {
+        headers: { 'Last-Event-ID': String(info.lastEventId) },
+      });
       assert.deepEqual(parsed([...first, ...rest]), asWire(await store.readEvents(run.id)));
     } finally {
       await server.close();
@@ -351,7 +365,10 @@ describe('SSE seam, heartbeats, slow subscribers, shutdown', () => {
       if (message.id === '3') closed = first.running.close({ graceMs: 5000 });
     }
     await closed;
-    assert.deepEqual(received.map((m) => m.id), ['1', '2', '3']);
+    assert.deepEqual(
+      received.map((m) => m.id),
+      ['1', '2', '3'],
+    );
 
     const second = await startTestServer(store, { service: first.service });
     try {

@@ -16,7 +16,10 @@ const EVENT_FORMATS = ['sse', 'json', 'jsonl'];
 export async function getRunEvents(ctx: RequestContext): Promise<void> {
   const query = readQuery(ctx.url, ['after', 'format']);
   if (query.format !== undefined && !EVENT_FORMATS.includes(query.format)) {
-    throw new ToolgateError('usage', `format must be "sse" (the default), "json" or "jsonl", got "${query.format.slice(0, 40)}"`);
+    throw new ToolgateError(
+      'usage',
+      `format must be "sse" (the default), "json" or "jsonl", got "${query.format.slice(0, 40)}"`,
+    );
   }
   const runId = ctx.params['id'] ?? '';
   const after = resumePoint(ctx.req.headers['last-event-id'], query.after);
@@ -39,7 +42,11 @@ export async function streamRunEvents(
   options: { runId: string; after: number; headers?: Record<string, string> },
 ): Promise<void> {
   const { state, caller } = ctx;
-  if (state.closing) throw new ToolgateError('shutting_down', 'the server is shutting down; reconnect to another instance or retry shortly');
+  if (state.closing)
+    throw new ToolgateError(
+      'shutting_down',
+      'the server is shutting down; reconnect to another instance or retry shortly',
+    );
   const stream = new RunEventStream({
     res: ctx.res,
     runId: options.runId,

@@ -29,14 +29,19 @@ export async function listTools(ctx: RequestContext): Promise<void> {
 export async function listModels(ctx: RequestContext): Promise<void> {
   readQuery(ctx.url, []);
   const choices = await ctx.state.service.listModels(ctx.caller);
-  sendJson(ctx.res, 200, choices.default === undefined ? { models: choices.models } : { default: choices.default, models: choices.models });
+  sendJson(
+    ctx.res,
+    200,
+    choices.default === undefined ? { models: choices.models } : { default: choices.default, models: choices.models },
+  );
 }
 
 /** GET /metrics: the Prometheus exposition, behind an API key when the server has keys. */
 export async function metrics(ctx: RequestContext): Promise<void> {
   readQuery(ctx.url, []);
   const { metrics: source, metricsElsewhere } = ctx.state;
-  if (metricsElsewhere !== undefined) throw new ToolgateError('not_found', `metrics are served on ${metricsElsewhere}/metrics (server.metricsPort)`);
+  if (metricsElsewhere !== undefined)
+    throw new ToolgateError('not_found', `metrics are served on ${metricsElsewhere}/metrics (server.metricsPort)`);
   if (source === undefined) throw new ToolgateError('not_found', 'this server exports no metrics');
   const { contentType, body } = await source();
   ctx.res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' }).end(body);
@@ -61,7 +66,12 @@ export async function readyz(ctx: RequestContext): Promise<void> {
   }
   const servers = result.servers === undefined ? {} : { servers: result.servers };
   if (result.ready) sendJson(ctx.res, 200, { status: 'ready', ...servers });
-  else sendJson(ctx.res, 503, { status: 'not_ready', ...(result.reason === undefined ? {} : { reason: result.reason }), ...servers });
+  else
+    sendJson(ctx.res, 503, {
+      status: 'not_ready',
+      ...(result.reason === undefined ? {} : { reason: result.reason }),
+      ...servers,
+    });
 }
 
 let openApiText: string | undefined;
@@ -69,6 +79,9 @@ let openApiText: string | undefined;
 /** GET /openapi.json: the API description, built once. */
 export async function openApi(ctx: RequestContext): Promise<void> {
   openApiText ??= JSON.stringify(buildOpenApiDocument());
-  ctx.res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(openApiText)) });
+  ctx.res.writeHead(200, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(openApiText)),
+  });
   ctx.res.end(openApiText);
 }

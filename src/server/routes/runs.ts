@@ -32,12 +32,17 @@ export async function createRun(ctx: RequestContext): Promise<void> {
   const query = readQuery(ctx.url, ['stream', 'wait']);
   const stream = parseBooleanParam('stream', query.stream);
   if (query.wait !== undefined && query.wait !== 'first-turn') {
-    throw new ToolgateError('usage', `wait must be "first-turn" (hold the answer until the model's first turn succeeded), got "${query.wait}"`);
+    throw new ToolgateError(
+      'usage',
+      `wait must be "first-turn" (hold the answer until the model's first turn succeeded), got "${query.wait}"`,
+    );
   }
   const request = parseStartRunBody(await readJsonBody(ctx.req, { maxBytes: ctx.state.maxBodyBytes }));
   const key = idempotencyKey(ctx.req.headers);
-  const idempotency: IdempotencyOptions | undefined = key === undefined ? undefined : { key, requestHash: requestHash(request) };
-  // After the hash: a retry of the same request comes with a trace context of its own. A malformed one is ignored (W3C).
+  const idempotency: IdempotencyOptions | undefined =
+    key === undefined ? undefined : { key, requestHash: requestHash(request) };
+  // After the hash: a retry of the same request comes with a trace context of its own. A malformed one is ignored
+  // (W3C).
   const traceparent = traceparentHeader(ctx.req.headers);
   if (traceparent !== undefined) request.traceparent = traceparent;
   const started = await ctx.state.service.startRun(ctx.caller, request, idempotency);
@@ -147,14 +152,20 @@ function parseStatus(value: string): RunStatus {
 
 function parseStrategy(value: string): RunStrategyLabel {
   if (!isOneOf(RUN_STRATEGY_LABELS, value)) {
-    throw new ToolgateError('usage', `strategy must be one of ${RUN_STRATEGY_LABELS.join(', ')}; got "${value.slice(0, 40)}"`);
+    throw new ToolgateError(
+      'usage',
+      `strategy must be one of ${RUN_STRATEGY_LABELS.join(', ')}; got "${value.slice(0, 40)}"`,
+    );
   }
   return value;
 }
 
 function parseSearch(value: string): string {
   if (value.length > MAX_RUN_SEARCH_LENGTH) {
-    throw new ToolgateError('usage', `q must be at most ${MAX_RUN_SEARCH_LENGTH} characters (a part of a run's input or id); got ${value.length}`);
+    throw new ToolgateError(
+      'usage',
+      `q must be at most ${MAX_RUN_SEARCH_LENGTH} characters (a part of a run's input or id); got ${value.length}`,
+    );
   }
   return value;
 }

@@ -12,7 +12,9 @@ import { clearedSessionCookie, isSecureRequest, sessionCookie } from '../session
 const ANONYMOUS_SESSION_ID = 'anonymous';
 
 const signInBodySchema = z.strictObject({
-  apiKey: z.string({ error: 'must be a string: one of the keys in tenants.<id>.apiKeys' }).min(1, 'must not be empty: one of the keys in tenants.<id>.apiKeys'),
+  apiKey: z
+    .string({ error: 'must be a string: one of the keys in tenants.<id>.apiKeys' })
+    .min(1, 'must not be empty: one of the keys in tenants.<id>.apiKeys'),
 });
 
 /**
@@ -32,7 +34,10 @@ export async function signIn(ctx: RequestContext): Promise<void> {
   const apiKey = parseSignInBody(body);
   const entry = await auth.signInEntry(ctx.req, apiKey);
   const session = auth.sessions.issue(keyFingerprint(entry.key));
-  const cookie = sessionCookie(session.token, { maxAgeSeconds: session.maxAgeSeconds, secure: isSecureRequest(ctx.req) });
+  const cookie = sessionCookie(session.token, {
+    maxAgeSeconds: session.maxAgeSeconds,
+    secure: isSecureRequest(ctx.req),
+  });
   sendJsonResponse(ctx.res, {
     status: 200,
     body: {
@@ -45,12 +50,19 @@ export async function signIn(ctx: RequestContext): Promise<void> {
   });
 }
 
-/** GET /v1/session: whether the request is signed in (cookie or bearer key), and as whom. Never 401; 429 when its address must wait after failed keys. */
+/**
+ * GET /v1/session: whether the request is signed in (cookie or bearer key), and as whom. Never 401; 429 when its
+ * address must wait after failed keys.
+ */
 export async function getSession(ctx: RequestContext): Promise<void> {
   readQuery(ctx.url, []);
   const { auth } = ctx.state;
   if (!auth.keysRequired) {
-    sendJson(ctx.res, 200, { authenticated: true, keysRequired: false, csrfToken: auth.sessions.csrfToken(ANONYMOUS_SESSION_ID) });
+    sendJson(ctx.res, 200, {
+      authenticated: true,
+      keysRequired: false,
+      csrfToken: auth.sessions.csrfToken(ANONYMOUS_SESSION_ID),
+    });
     return;
   }
   const identity = await auth.identify(ctx.req);
@@ -59,7 +71,12 @@ export async function getSession(ctx: RequestContext): Promise<void> {
     return;
   }
   const session =
-    identity.via === 'session' ? { csrfToken: auth.sessions.csrfToken(identity.session.id), expiresAt: new Date(identity.session.expiresAt).toISOString() } : {};
+    identity.via === 'session'
+      ? {
+          csrfToken: auth.sessions.csrfToken(identity.session.id),
+          expiresAt: new Date(identity.session.expiresAt).toISOString(),
+        }
+      : {};
   sendJson(ctx.res, 200, { authenticated: true, keysRequired: true, ...identity.caller, ...session });
 }
 
@@ -70,7 +87,10 @@ export async function getSession(ctx: RequestContext): Promise<void> {
  */
 export async function signOut(ctx: RequestContext): Promise<void> {
   readQuery(ctx.url, []);
-  ctx.res.writeHead(204, { 'Set-Cookie': clearedSessionCookie({ secure: isSecureRequest(ctx.req) }), 'Cache-Control': 'no-store' });
+  ctx.res.writeHead(204, {
+    'Set-Cookie': clearedSessionCookie({ secure: isSecureRequest(ctx.req) }),
+    'Cache-Control': 'no-store',
+  });
   ctx.res.end();
 }
 
@@ -78,6 +98,7 @@ function parseSignInBody(body: unknown): string {
   const example = 'send {"apiKey": "<one of the keys in tenants.<id>.apiKeys>"} with "Content-Type: application/json"';
   if (body === undefined) throw new ToolgateError('usage', `request body is required: ${example}`);
   const result = signInBodySchema.safeParse(body);
-  if (!result.success) throw new ToolgateError('usage', `invalid request body: ${formatIssues(result.error.issues, body)}; ${example}`);
+  if (!result.success)
+    throw new ToolgateError('usage', `invalid request body: ${formatIssues(result.error.issues, body)}; ${example}`);
   return result.data.apiKey;
 }

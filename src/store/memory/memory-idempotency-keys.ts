@@ -25,7 +25,11 @@ export class MemoryIdempotencyKeys {
     const scoped = scopedKey(tenantId, request.key);
     // Deleted first: a key used again goes to the end, with the others that expire last.
     this.#keys.delete(scoped);
-    this.#keys.set(scoped, { runId: use.runId, requestHash: request.requestHash, expiresAt: use.now + (request.ttlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS) });
+    this.#keys.set(scoped, {
+      runId: use.runId,
+      requestHash: request.requestHash,
+      expiresAt: use.now + (request.ttlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS),
+    });
   }
 
   /** Keys sit in insertion order, so expired ones cluster at the front (for a common ttl). */

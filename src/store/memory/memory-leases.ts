@@ -1,4 +1,12 @@
-import { ACTIVE_RUN_STATUSES, TERMINAL_RUN_STATUSES, type ClaimOptions, type Run, type RunEventType, type RunLease, type RunStatus } from '../../core/index.ts';
+import {
+  ACTIVE_RUN_STATUSES,
+  TERMINAL_RUN_STATUSES,
+  type ClaimOptions,
+  type Run,
+  type RunEventType,
+  type RunLease,
+  type RunStatus,
+} from '../../core/index.ts';
 import { isHeldBy, isLive, type LeaseState } from '../lease-guard.ts';
 
 // The lease rules of MemoryRunStore. Each is synchronous: the store calls it
@@ -21,7 +29,11 @@ export function hasEnded(entry: LeasedRun): boolean {
 }
 
 /** claimNext: claims up to `limit` queued or running runs without a live lease, in the order given (oldest first). */
-export function claimOldest(entries: Iterable<LeasedRun>, options: ClaimOptions & { limit: number }, now: number): RunLease[] {
+export function claimOldest(
+  entries: Iterable<LeasedRun>,
+  options: ClaimOptions & { limit: number },
+  now: number,
+): RunLease[] {
   const limit = Math.floor(options.limit);
   const leases: RunLease[] = [];
   for (const entry of entries) {
@@ -34,7 +46,10 @@ export function claimOldest(entries: Iterable<LeasedRun>, options: ClaimOptions 
 }
 
 /** Claims for `options.owner` when the lease is free, expired or already theirs; the epoch grows by one. */
-export function claimLease(state: LeaseState, claim: ClaimOptions & { runId: string; now: number }): RunLease | undefined {
+export function claimLease(
+  state: LeaseState,
+  claim: ClaimOptions & { runId: string; now: number },
+): RunLease | undefined {
   const { owner, now } = claim;
   if (isLive(state, now) && state.owner !== owner) return undefined;
   state.owner = owner;
@@ -44,7 +59,10 @@ export function claimLease(state: LeaseState, claim: ClaimOptions & { runId: str
 }
 
 /** Extends the lease if `lease` still holds it (owner and epoch), even just after expiry. */
-export function renewLease(state: LeaseState, renewal: { lease: RunLease; ttlMs: number; now: number }): RunLease | undefined {
+export function renewLease(
+  state: LeaseState,
+  renewal: { lease: RunLease; ttlMs: number; now: number },
+): RunLease | undefined {
   const { lease } = renewal;
   if (!isHeldBy(state, lease)) return undefined;
   state.expiresAt = renewal.now + renewal.ttlMs;

@@ -43,7 +43,8 @@ export class MemoryLimits implements LimitStore {
         live += 1;
         oldest = Math.min(oldest, slot.expiresAt);
       }
-      if (live >= limit.max) return { taken: false, key: limit.key, live, retryAfterMs: live === 0 ? 0 : Math.max(0, oldest - now) };
+      if (live >= limit.max)
+        return { taken: false, key: limit.key, live, retryAfterMs: live === 0 ? 0 : Math.max(0, oldest - now) };
     }
     for (const limit of limits) {
       let slots = this.#slots.get(limit.key);
@@ -94,7 +95,8 @@ export class MemoryLimits implements LimitStore {
     const found: Record<string, StrikeCount> = {};
     for (const key of keys) {
       const strikes = this.#strikes.get(key);
-      if (strikes !== undefined && strikes.expiresAt > now) found[key] = { count: strikes.count, sinceLastMs: Math.max(0, now - strikes.lastAt) };
+      if (strikes !== undefined && strikes.expiresAt > now)
+        found[key] = { count: strikes.count, sinceLastMs: Math.max(0, now - strikes.lastAt) };
     }
     return found;
   }

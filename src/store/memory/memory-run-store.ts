@@ -122,7 +122,12 @@ export class MemoryRunStore implements RunStore {
 
   // RunStore.append's four parameters are the public port's (src/core/ports/run-store.ts).
   // eslint-disable-next-line @typescript-eslint/max-params
-  async append(runId: string, drafts: readonly EventDraft[], patch?: RunPatch, options: AppendOptions = {}): Promise<RunEvent[]> {
+  async append(
+    runId: string,
+    drafts: readonly EventDraft[],
+    patch?: RunPatch,
+    options: AppendOptions = {},
+  ): Promise<RunEvent[]> {
     this.#assertOpen();
     const entry = this.#entry(runId);
     // No await from here to the write: two racing appends cannot both pass the checks.
@@ -136,7 +141,12 @@ export class MemoryRunStore implements RunStore {
     // what a later read returns. (copyAsJson: the JSON round trip without the parse.)
     // Everything that may throw (a value JSON cannot hold) before anything is written.
     const first = entry.run.lastEventId + 1;
-    const stored = drafts.map((d, i): StoredEvent => ({ id: first + i, type: d.type, time, data: JSON.stringify(d.data) }));
+    const stored = drafts.map((d, i): StoredEvent => ({
+      id: first + i,
+      type: d.type,
+      time,
+      data: JSON.stringify(d.data),
+    }));
     const events = stampEvents(drafts, { runId, first, time });
     const changes = patch === undefined ? undefined : copyAsJson(patch);
     for (const event of stored) entry.events.push(event);
@@ -225,7 +235,12 @@ export class MemoryRunStore implements RunStore {
     // A copy, as the SQL stores keep what they were given: the caller's objects stay the caller's.
     const run = copyAsJson(createdRun(init, { id, now: isoNow() }));
     this.#seq += 1;
-    this.#runs.set(id, { run, events: [], seq: this.#seq, lease: { owner: undefined, epoch: 0, expiresAt: undefined } });
+    this.#runs.set(id, {
+      run,
+      events: [],
+      seq: this.#seq,
+      lease: { owner: undefined, epoch: 0, expiresAt: undefined },
+    });
     return run;
   }
 

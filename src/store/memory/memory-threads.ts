@@ -21,7 +21,11 @@ export class MemoryThreads {
       updatedAt: now,
       ...(tenantId === undefined ? {} : { tenantId }),
     };
-    this.#threads.set(key, { ...base, messages: [...base.messages, ...structuredClone([...messages])], updatedAt: now });
+    this.#threads.set(key, {
+      ...base,
+      messages: [...base.messages, ...structuredClone([...messages])],
+      updatedAt: now,
+    });
   }
 }
 

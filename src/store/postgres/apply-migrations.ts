@@ -25,7 +25,10 @@ export interface ApplyPostgresMigrationsOptions {
  * the migration lock. Refuses a schema written by a newer toolgate. Returns the
  * version the schema is at afterwards.
  */
-export async function applyPostgresMigrations(client: ClientBase, options: ApplyPostgresMigrationsOptions): Promise<number> {
+export async function applyPostgresMigrations(
+  client: ClientBase,
+  options: ApplyPostgresMigrationsOptions,
+): Promise<number> {
   const migrations = options.migrations ?? POSTGRES_MIGRATIONS;
   const latest = migrations.at(-1)?.version ?? 0;
   const schema = quoteIdentifier(options.schema);
@@ -42,18 +45,24 @@ export async function applyPostgresMigrations(client: ClientBase, options: Apply
       description text NOT NULL,
       applied_at timestamptz NOT NULL DEFAULT now()
     )`);
-    const rows = await client.query<{ version: number | null }>(`SELECT MAX(version) AS version FROM ${MIGRATIONS_TABLE}`);
+    const rows = await client.query<{ version: number | null }>(
+      `SELECT MAX(version) AS version FROM ${MIGRATIONS_TABLE}`,
+    );
     const current = rows.rows[0]?.version ?? 0;
     if (current > latest) {
       throw new ToolgateError(
         'internal',
-        `PostgreSQL schema "${options.schema}" is at version ${current}, newer than this toolgate supports (${latest}); upgrade toolgate (database: ${options.label})`,
+        `PostgreSQL schema "${options.schema}" is at version ${current}, newer than this ` +
+          `toolgate supports (${latest}); upgrade toolgate (database: ${options.label})`,
       );
     }
     for (const migration of migrations) {
       if (migration.version <= current) continue;
       await client.query(migration.sql);
-      await client.query(`INSERT INTO ${MIGRATIONS_TABLE} (version, description) VALUES ($1, $2)`, [migration.version, migration.description]);
+      await client.query(`INSERT INTO ${MIGRATIONS_TABLE} (version, description) VALUES ($1, $2)`, [
+        migration.version,
+        migration.description,
+      ]);
     }
     await client.query('COMMIT');
     return Math.max(current, latest);

@@ -18,7 +18,11 @@ describe('KeyedQueue', () => {
       running -= 1;
       return name;
     };
-    const results = await Promise.all([queue.run('a', task('1', 15)), queue.run('a', task('2', 1)), queue.run('a', task('3', 5))]);
+    const results = await Promise.all([
+      queue.run('a', task('1', 15)),
+      queue.run('a', task('2', 1)),
+      queue.run('a', task('3', 5)),
+    ]);
     assert.deepEqual(results, ['1', '2', '3']);
     assert.deepEqual(log, ['start 1', 'end 1', 'start 2', 'end 2', 'start 3', 'end 3']);
   });

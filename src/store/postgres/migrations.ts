@@ -109,7 +109,8 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   },
   {
     version: 2,
-    description: 'tool_pins: the definition of each upstream MCP tool as first seen or last accepted (gateway tool pinning)',
+    description:
+      'tool_pins: the definition of each upstream MCP tool as first seen or last accepted (gateway tool pinning)',
     // definition is json, not jsonb, for the reasons of event data above. pinned_at
     // is the caller's ISO text, kept as given: a pin reads back exactly as it was written.
     sql: `
@@ -126,7 +127,9 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   },
   {
     version: 3,
-    description: 'limit_slots and limit_strikes: gateway session shares, rate-limit windows and failed authentications, counted across instances',
+    description:
+      'limit_slots and limit_strikes: gateway session shares, rate-limit ' +
+      'windows and failed authentications, counted across instances',
     // Times are milliseconds since the epoch by the database clock (clock_timestamp()), as bigint:
     // every instance judges expiry by the same clock. A slot with a holder is renewed by it; one without only expires.
     sql: `

@@ -26,17 +26,35 @@ async function freePort(): Promise<number> {
 describe('openPostgresRunStore', () => {
   it('refuses bad options before connecting', async () => {
     await assert.rejects(openPostgresRunStore({ url: '' }), rejectsWith('config_invalid', /url is empty/));
-    await assert.rejects(openPostgresRunStore({ url: 'postgres://h/db', poolSize: 0 }), rejectsWith('config_invalid', /poolSize/));
-    await assert.rejects(openPostgresRunStore({ url: 'postgres://h/db', connectTimeoutMs: 1.5 }), rejectsWith('config_invalid', /connectTimeoutMs/));
-    await assert.rejects(openPostgresRunStore({ url: 'postgres://h/db', schema: 'Bad-Name' }), rejectsWith('config_invalid', /schema "Bad-Name"/));
+    await assert.rejects(
+      openPostgresRunStore({ url: 'postgres://h/db', poolSize: 0 }),
+      rejectsWith('config_invalid', /poolSize/),
+    );
+    await assert.rejects(
+      openPostgresRunStore({ url: 'postgres://h/db', connectTimeoutMs: 1.5 }),
+      rejectsWith('config_invalid', /connectTimeoutMs/),
+    );
+    await assert.rejects(
+      openPostgresRunStore({ url: 'postgres://h/db', schema: 'Bad-Name' }),
+      rejectsWith('config_invalid', /schema "Bad-Name"/),
+    );
   });
 
   it('names the server and what to check when nothing answers, never the password', async () => {
     const port = await freePort();
-    await assert.rejects(openPostgresRunStore({ url: `postgres://app:pa55-word@127.0.0.1:${port}/toolgate` }), (error: unknown) => {
-      rejectsWith('store_unavailable', new RegExp(`PostgreSQL store postgres://app@127\\.0\\.0\\.1:${port}/toolgate: could not open the database: .*ECONNREFUSED.*check that PostgreSQL is running`))(error);
-      assert.ok(error instanceof Error && !error.message.includes('pa55-word'));
-      return true;
-    });
+    await assert.rejects(
+      openPostgresRunStore({ url: `postgres://app:pa55-word@127.0.0.1:${port}/toolgate` }),
+      (error: unknown) => {
+        rejectsWith(
+          'store_unavailable',
+          new RegExp(
+            `PostgreSQL store postgres://app@127\\.0\\.0\\.1:${port}/toolgate: could ` +
+              `not open the database: .*ECONNREFUSED.*check that PostgreSQL is running`,
+          ),
+        )(error);
+        assert.ok(error instanceof Error && !error.message.includes('pa55-word'));
+        return true;
+      },
+    );
   });
 });

@@ -38,7 +38,9 @@ const JSONB_OID = 3802;
 /** json and jsonb columns read with parseJson: JSON.parse may rename escaped keys (see core/parse-json.ts). */
 const JSON_TYPES: CustomTypesConfig = {
   getTypeParser: (oid: number, format?: 'text' | 'binary') =>
-    (oid === JSON_OID || oid === JSONB_OID) && format !== 'binary' ? (text: string) => parseJson(text) : types.getTypeParser(oid, format),
+    (oid === JSON_OID || oid === JSONB_OID) && format !== 'binary'
+      ? (text: string) => parseJson(text)
+      : types.getTypeParser(oid, format),
 };
 
 export async function openPostgresRunStore(options: OpenPostgresRunStoreOptions): Promise<PostgresRunStore> {
@@ -48,14 +50,32 @@ export async function openPostgresRunStore(options: OpenPostgresRunStoreOptions)
   const applicationName = options.applicationName ?? DEFAULT_POSTGRES_APPLICATION_NAME;
   checkOptions(poolSize, connectTimeoutMs);
   if (typeof options.url !== 'string' || options.url.trim() === '') {
-    throw new ToolgateError('config_invalid', 'PostgreSQL store: url is empty; give a URL such as postgres://user:password@localhost:5432/toolgate');
+    throw new ToolgateError(
+      'config_invalid',
+      'PostgreSQL store: url is empty; give a URL such as postgres://user:password@localhost:5432/toolgate',
+    );
   }
   const target = postgresTarget(options.url, schema);
-  const naming = { label: schema === DEFAULT_POSTGRES_SCHEMA ? target.label : `${target.label} (schema ${schema})`, server: target.server, password: target.password };
-  const config: ClientConfig = { connectionString: target.connectionString, connectionTimeoutMillis: connectTimeoutMs, application_name: applicationName, types: JSON_TYPES };
+  const naming = {
+    label: schema === DEFAULT_POSTGRES_SCHEMA ? target.label : `${target.label} (schema ${schema})`,
+    server: target.server,
+    password: target.password,
+  };
+  const config: ClientConfig = {
+    connectionString: target.connectionString,
+    connectionTimeoutMillis: connectTimeoutMs,
+    application_name: applicationName,
+    types: JSON_TYPES,
+  };
   const pool = new Pool({ ...config, max: poolSize });
-  // An idle pooled connection that breaks (server restart) is dropped by the pool; without a listener the error would end the process.
-  pool.on('error', (error) => process.emitWarning(postgresFailure(error, { ...naming, action: 'keep an idle connection' }).message, 'ToolgateWarning'));
+  // An idle pooled connection that breaks (server restart) is dropped by the pool; without a listener the error would
+  // end the process.
+  pool.on('error', (error) =>
+    process.emitWarning(
+      postgresFailure(error, { ...naming, action: 'keep an idle connection' }).message,
+      'ToolgateWarning',
+    ),
+  );
   // The pool's own listener is off a client while it is checked out, and for a moment as it passes from one user
   // to the next: a backend that ends then (pg_terminate_backend, a restart, a failover, a pooler) would emit 'error'
   // with no listener and end the process. This one stays for the client's life. Nothing to do in it: the statement
@@ -73,7 +93,12 @@ export async function openPostgresRunStore(options: OpenPostgresRunStoreOptions)
     throw postgresFailure(error, { ...naming, action: 'open the database' });
   }
   const listener = new PostgresListener({
-    config: { ...config, application_name: `${applicationName}:listen`, keepAlive: true, keepAliveInitialDelayMillis: LISTEN_KEEPALIVE_DELAY_MS },
+    config: {
+      ...config,
+      application_name: `${applicationName}:listen`,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: LISTEN_KEEPALIVE_DELAY_MS,
+    },
     naming,
   });
   return new PostgresRunStore({ connection: new PostgresConnection({ pool, naming }), listener });
@@ -88,6 +113,9 @@ function checkOptions(poolSize: number, connectTimeoutMs: number): void {
     throw new ToolgateError('config_invalid', `PostgreSQL store: poolSize must be a whole number ≥ 1, got ${poolSize}`);
   }
   if (!Number.isInteger(connectTimeoutMs) || connectTimeoutMs < 1) {
-    throw new ToolgateError('config_invalid', `PostgreSQL store: connectTimeoutMs must be a whole number of milliseconds ≥ 1, got ${connectTimeoutMs}`);
+    throw new ToolgateError(
+      'config_invalid',
+      `PostgreSQL store: connectTimeoutMs must be a whole number of milliseconds ≥ 1, got ${connectTimeoutMs}`,
+    );
   }
 }

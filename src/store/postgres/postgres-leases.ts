@@ -32,20 +32,33 @@ export class PostgresLeases {
     checkClaimOptions(options);
     const limit = Math.floor(options.limit);
     if (!(limit > 0)) return [];
-    const rows = await this.#db.query('claim runs that need an owner', CLAIM_NEXT, [options.owner, options.ttlMs, limit]);
+    const rows = await this.#db.query('claim runs that need an owner', CLAIM_NEXT, [
+      options.owner,
+      options.ttlMs,
+      limit,
+    ]);
     return rows.map((row) => leaseFromRow(row, 'postgres'));
   }
 
   async renewLease(lease: RunLease, ttlMs: number): Promise<RunLease | undefined> {
     this.#db.assertOpen();
     checkTtl(ttlMs);
-    const [row] = await this.#db.query(`renew the lease of run ${lease.runId}`, RENEW_LEASE, [lease.runId, lease.owner, lease.epoch, ttlMs]);
+    const [row] = await this.#db.query(`renew the lease of run ${lease.runId}`, RENEW_LEASE, [
+      lease.runId,
+      lease.owner,
+      lease.epoch,
+      ttlMs,
+    ]);
     return row === undefined ? undefined : leaseFromRow(row, 'postgres');
   }
 
   async releaseRun(lease: RunLease): Promise<Run | undefined> {
     this.#db.assertOpen();
-    const [row] = await this.#db.query(`release run ${lease.runId}`, RELEASE_RUN, [lease.runId, lease.owner, lease.epoch]);
+    const [row] = await this.#db.query(`release run ${lease.runId}`, RELEASE_RUN, [
+      lease.runId,
+      lease.owner,
+      lease.epoch,
+    ]);
     return row === undefined ? undefined : runFromRow(row, 'postgres');
   }
 }

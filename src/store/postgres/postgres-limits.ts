@@ -17,16 +17,22 @@ const COUNT_OTHERS = `WITH expired AS (DELETE FROM limit_slots WHERE key = $1 AN
   FROM limit_slots WHERE key = $1 AND id <> $2 AND expires_at > ${NOW}`;
 const UPSERT_SLOT = `INSERT INTO limit_slots (key, id, holder, expires_at) VALUES ($1, $2, $3, ${NOW} + $4::bigint)
   ON CONFLICT (key, id) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at`;
-const RENEW = `UPDATE limit_slots SET expires_at = ${NOW} + $2::bigint WHERE holder = $1 AND expires_at > ${NOW} RETURNING 1`;
+const RENEW =
+  `UPDATE limit_slots SET expires_at = ${NOW} + $2::bigint ` + `WHERE holder = $1 AND expires_at > ${NOW} RETURNING 1`;
 const RELEASE = 'DELETE FROM limit_slots WHERE id = $1';
 // One statement: the conflicting row is locked, so racing strikes on one key are all counted.
-const ADD_STRIKE = `INSERT INTO limit_strikes AS s (key, count, last_at, expires_at) VALUES ($1, 1, ${NOW}, ${NOW} + $2::bigint)
+const ADD_STRIKE =
+  `INSERT INTO limit_strikes AS s (key, count, last_at, ` +
+  `expires_at) VALUES ($1, 1, ${NOW}, ${NOW} + $2::bigint)
   ON CONFLICT (key) DO UPDATE SET
     count = CASE WHEN s.expires_at <= excluded.last_at THEN 1 ELSE s.count + 1 END,
     last_at = excluded.last_at, expires_at = excluded.expires_at
   RETURNING count`;
-const READ_STRIKES = `SELECT key, count, (${NOW} - last_at)::float8 AS since_ms FROM limit_strikes WHERE key = ANY($1::text[]) AND expires_at > ${NOW}`;
-const TRIM_STRIKES = 'DELETE FROM limit_strikes WHERE key IN (SELECT key FROM limit_strikes ORDER BY expires_at LIMIT $1)';
+const READ_STRIKES =
+  `SELECT key, count, (${NOW} - last_at)::float8 AS since_ms FROM ` +
+  `limit_strikes WHERE key = ANY($1::text[]) AND expires_at > ${NOW}`;
+const TRIM_STRIKES =
+  'DELETE FROM limit_strikes WHERE key IN (SELECT key FROM limit_strikes ORDER BY expires_at LIMIT $1)';
 
 /** PostgresRunStore's limits, judged by the database clock. */
 export class PostgresLimits implements LimitStore {
@@ -50,17 +56,25 @@ export class PostgresLimits implements LimitStore {
         const live = Number(row?.['live'] ?? 0);
         if (live >= limit.max) {
           const retry = row?.['retry_ms'];
-          return { taken: false, key: limit.key, live, retryAfterMs: retry === null || retry === undefined ? 0 : Math.max(0, Number(retry)) };
+          return {
+            taken: false,
+            key: limit.key,
+            live,
+            retryAfterMs: retry === null || retry === undefined ? 0 : Math.max(0, Number(retry)),
+          };
         }
       }
-      for (const limit of limits) await query(UPSERT_SLOT, [limit.key, request.id, request.holder ?? null, Math.ceil(limit.ttlMs)]);
+      for (const limit of limits)
+        await query(UPSERT_SLOT, [limit.key, request.id, request.holder ?? null, Math.ceil(limit.ttlMs)]);
       return { taken: true };
     });
   }
 
   async renewSlots(request: { holder: string; ttlMs: number }): Promise<number> {
     checkLimitTtl(request.ttlMs, 'the renewal ttlMs');
-    return (await this.#db.query(`renew the slots of ${request.holder}`, RENEW, [request.holder, Math.ceil(request.ttlMs)])).length;
+    return (
+      await this.#db.query(`renew the slots of ${request.holder}`, RENEW, [request.holder, Math.ceil(request.ttlMs)])
+    ).length;
   }
 
   async releaseSlot(id: string): Promise<void> {
@@ -70,7 +84,10 @@ export class PostgresLimits implements LimitStore {
   async addStrike(request: { key: string; forgetAfterMs: number }): Promise<StrikeCount> {
     checkLimitTtl(request.forgetAfterMs, 'forgetAfterMs');
     this.#sweepWhenDue();
-    const [row] = await this.#db.query('count a failed attempt', ADD_STRIKE, [request.key, Math.ceil(request.forgetAfterMs)]);
+    const [row] = await this.#db.query('count a failed attempt', ADD_STRIKE, [
+      request.key,
+      Math.ceil(request.forgetAfterMs),
+    ]);
     return { count: Number(row?.['count'] ?? 1), sinceLastMs: 0 };
   }
 

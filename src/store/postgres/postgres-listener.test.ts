@@ -9,7 +9,19 @@ describe('parseAppendedPayload', () => {
   });
 
   it('ignores whatever does not parse', () => {
-    for (const payload of [undefined, '', 'garbage', ':5', 'run_1:', 'run_1:0', 'run_1:-1', 'run_1:1.5', 'run_1:x', 'run_1:1e3', 'run_1:9999999999999999']) {
+    for (const payload of [
+      undefined,
+      '',
+      'garbage',
+      ':5',
+      'run_1:',
+      'run_1:0',
+      'run_1:-1',
+      'run_1:1.5',
+      'run_1:x',
+      'run_1:1e3',
+      'run_1:9999999999999999',
+    ]) {
       assert.equal(parseAppendedPayload(payload), undefined, String(payload));
     }
   });

@@ -135,7 +135,8 @@ export class PostgresListener {
     this.#ready = undefined;
     if (this.#closed || this.#watchers.size === 0) return;
     process.emitWarning(
-      `PostgreSQL store ${this.#naming.label}: the connection listening for appends was lost (${error?.message ?? 'closed by the server'}); reconnecting`,
+      `PostgreSQL store ${this.#naming.label}: the connection listening for ` +
+        `appends was lost (${error?.message ?? 'closed by the server'}); reconnecting`,
       'ToolgateWarning',
     );
     this.#reconnectLater();
@@ -167,7 +168,10 @@ export class PostgresListener {
     if (runIds.length === 0) return;
     const last = new Map<string, number>();
     try {
-      const result = await this.#client?.query<{ id: string; last_event_id: number }>('SELECT id, last_event_id FROM runs WHERE id = ANY($1::text[])', [runIds]);
+      const result = await this.#client?.query<{ id: string; last_event_id: number }>(
+        'SELECT id, last_event_id FROM runs WHERE id = ANY($1::text[])',
+        [runIds],
+      );
       for (const row of result?.rows ?? []) last.set(row.id, Number(row.last_event_id));
     } catch {
       // Still woken below: the log read by sequence number is the truth, the number only a hint.

@@ -110,7 +110,10 @@ export class PostgresRunStore extends LeaseAndPinMethods implements RunStore {
       if (taken.length === 0) {
         const [row] = await query(SELECT_KEY_RUN, [tenant, idempotency.key]);
         if (row === undefined) {
-          throw new ToolgateError('internal', `Idempotency-Key "${idempotency.key}" is held but its run cannot be read; retry the request`);
+          throw new ToolgateError(
+            'internal',
+            `Idempotency-Key "${idempotency.key}" is held but its run cannot be read; retry the request`,
+          );
         }
         if (row['request_hash'] !== idempotency.requestHash) throw idempotencyMismatch(idempotency.key);
         return { run: runFromRow(row, 'postgres'), created: false };
@@ -129,16 +132,26 @@ export class PostgresRunStore extends LeaseAndPinMethods implements RunStore {
   async listRuns(query: ListRunsQuery = {}): Promise<RunPage> {
     this.#db.assertOpen();
     const listing = listRunsSql('postgres', query);
-    return runPage(await this.#db.read('list runs', listing.sql, listing.values), { limit: listing.limit, dialect: 'postgres' });
+    return runPage(await this.#db.read('list runs', listing.sql, listing.values), {
+      limit: listing.limit,
+      dialect: 'postgres',
+    });
   }
 
   // RunStore.append's four parameters are the public port's (src/core/ports/run-store.ts).
   // eslint-disable-next-line @typescript-eslint/max-params
-  async append(runId: string, drafts: readonly EventDraft[], patch: RunPatch = {}, options: AppendOptions = {}): Promise<RunEvent[]> {
+  async append(
+    runId: string,
+    drafts: readonly EventDraft[],
+    patch: RunPatch = {},
+    options: AppendOptions = {},
+  ): Promise<RunEvent[]> {
     this.#db.assertOpen();
     const request = { runId, drafts, patch, options };
     return this.#appends.run(runId, async () => {
-      const events = await this.#db.transaction(`append events to run ${runId}`, (query) => appendLocked(query, request));
+      const events = await this.#db.transaction(`append events to run ${runId}`, (query) =>
+        appendLocked(query, request),
+      );
       // After COMMIT: a subscriber that reads the run sees the state these events produced.
       this.#listeners.notify(runId, events);
       return events;
@@ -147,11 +160,11 @@ export class PostgresRunStore extends LeaseAndPinMethods implements RunStore {
 
   async readEvents(runId: string, options: ReadEventsOptions = {}): Promise<RunEvent[]> {
     const action = `read events of run ${runId}`;
-    const rows = await this.#db.read(action, 'SELECT seq, type, time, data FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [
-      runId,
-      options.after ?? 0,
-      options.limit ?? null,
-    ]);
+    const rows = await this.#db.read(
+      action,
+      'SELECT seq, type, time, data FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3',
+      [runId, options.after ?? 0, options.limit ?? null],
+    );
     if (rows.length === 0 && (await this.#db.read(action, 'SELECT 1 FROM runs WHERE id = $1', [runId])).length === 0) {
       throw new ToolgateError('not_found', `run ${runId} does not exist`);
     }
@@ -183,7 +196,8 @@ export class PostgresRunStore extends LeaseAndPinMethods implements RunStore {
     const tenant = tenantId ?? '';
     await this.#db.transaction(`append messages to thread ${threadId}`, async (query) => {
       await query(UPSERT_THREAD, [tenant, threadId]);
-      if (messages.length > 0) await query(INSERT_THREAD_MESSAGES, [tenant, threadId, messages.map((m) => JSON.stringify(m))]);
+      if (messages.length > 0)
+        await query(INSERT_THREAD_MESSAGES, [tenant, threadId, messages.map((m) => JSON.stringify(m))]);
     });
   }
 
@@ -206,7 +220,10 @@ async function insertRun(query: Query, init: NewRun): Promise<Run> {
   return runFromRow(row, 'postgres');
 }
 
-/** The body of append's transaction: the checks under the run's row lock, then the events, the run's row and the notification. */
+/**
+ * The body of append's transaction: the checks under the run's row lock, then the events, the run's row and the
+ * notification.
+ */
 async function appendLocked(query: Query, request: AppendRequest): Promise<RunEvent[]> {
   const { runId, drafts } = request;
   const [row] = await query(LOCK_RUN_FOR_APPEND, [runId]);
@@ -215,7 +232,13 @@ async function appendLocked(query: Query, request: AppendRequest): Promise<RunEv
   const time = new Date(now).toISOString();
   const data = drafts.map((draft) => JSON.stringify(draft.data));
   if (drafts.length > 0) await query(INSERT_EVENTS, [runId, last, time, drafts.map((d) => d.type), data]);
-  const update = runUpdateSql('postgres', { runId, patch: request.patch, endedBy, lastEventId: last + drafts.length, time });
+  const update = runUpdateSql('postgres', {
+    runId,
+    patch: request.patch,
+    endedBy,
+    lastEventId: last + drafts.length,
+    time,
+  });
   await query(update.sql, update.values);
   // Delivered to listeners at COMMIT, never for a rolled-back append.
   if (drafts.length > 0) await query(NOTIFY_APPENDED, [`${runId}:${last + drafts.length}`]);

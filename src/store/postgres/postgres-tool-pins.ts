@@ -26,7 +26,8 @@ export class PostgresToolPins {
     return this.#db.transaction(`pin tool ${pin.server}/${pin.tool}`, async (query) => {
       await query(PINS.insertIfNew, pinValues(pin));
       const [row] = await query(PINS.one, [pin.server, pin.tool]);
-      if (row === undefined) throw new ToolgateError('internal', `the pin of tool ${pin.server}/${pin.tool} vanished while it was written`);
+      if (row === undefined)
+        throw new ToolgateError('internal', `the pin of tool ${pin.server}/${pin.tool} vanished while it was written`);
       return pinFromRow(row, 'postgres');
     });
   }

@@ -26,7 +26,10 @@ describe('postgresTarget', () => {
     const target = postgresTarget('postgresql://localhost/db?options=-c%20statement_timeout%3D5000', 'toolgate_a');
     assert.equal(target.server, 'localhost:5432');
     assert.equal(target.password, undefined);
-    assert.equal(new URL(target.connectionString).searchParams.get('options'), '-c statement_timeout=5000 -c search_path=toolgate_a');
+    assert.equal(
+      new URL(target.connectionString).searchParams.get('options'),
+      '-c statement_timeout=5000 -c search_path=toolgate_a',
+    );
   });
 
   it('finds a password given as a query parameter', () => {
@@ -34,12 +37,18 @@ describe('postgresTarget', () => {
   });
 
   it('refuses what is not a postgres URL without echoing it', () => {
-    assert.throws(() => postgresTarget('not a url with pa55', 'public'), (error: unknown) => {
-      configInvalid(/not a valid URL/)(error);
-      assert.ok(error instanceof Error && !error.message.includes('pa55'));
-      return true;
-    });
-    assert.throws(() => postgresTarget('mysql://u:p@h/db', 'public'), configInvalid(/must start with postgres:\/\/ or postgresql:\/\//));
+    assert.throws(
+      () => postgresTarget('not a url with pa55', 'public'),
+      (error: unknown) => {
+        configInvalid(/not a valid URL/)(error);
+        assert.ok(error instanceof Error && !error.message.includes('pa55'));
+        return true;
+      },
+    );
+    assert.throws(
+      () => postgresTarget('mysql://u:p@h/db', 'public'),
+      configInvalid(/must start with postgres:\/\/ or postgresql:\/\//),
+    );
   });
 
   it('refuses a schema name that would need quoting', () => {

@@ -23,7 +23,8 @@ export function postgresTarget(url: string, schema: string): PostgresTarget {
   if (!SCHEMA_NAME.test(schema)) {
     throw new ToolgateError(
       'config_invalid',
-      `PostgreSQL store: schema "${schema}" is not a plain lower-case identifier; use letters a-z, digits and _ (at most 63), starting with a letter or _`,
+      `PostgreSQL store: schema "${schema}" is not a plain lower-case identifier; ` +
+        `use letters a-z, digits and _ (at most 63), starting with a letter or _`,
     );
   }
   let parsed: URL;
@@ -31,12 +32,19 @@ export function postgresTarget(url: string, schema: string): PostgresTarget {
     parsed = new URL(url);
   } catch {
     // No cause: URL's own error carries the input, password included.
-    throw new ToolgateError('config_invalid', 'PostgreSQL store: url is not a valid URL; expected postgres://user:password@host:5432/database');
+    throw new ToolgateError(
+      'config_invalid',
+      'PostgreSQL store: url is not a valid URL; expected postgres://user:password@host:5432/database',
+    );
   }
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
-    throw new ToolgateError('config_invalid', `PostgreSQL store: url must start with postgres:// or postgresql://, not ${parsed.protocol}//`);
+    throw new ToolgateError(
+      'config_invalid',
+      `PostgreSQL store: url must start with postgres:// or postgresql://, not ${parsed.protocol}//`,
+    );
   }
-  const password = parsed.password !== '' ? decodeURIComponent(parsed.password) : (parsed.searchParams.get('password') ?? undefined);
+  const password =
+    parsed.password !== '' ? decodeURIComponent(parsed.password) : (parsed.searchParams.get('password') ?? undefined);
   const options = parsed.searchParams.get('options');
   // A later -c wins: the store's schema overrides a search_path the URL may set.
   parsed.searchParams.set('options', `${options === null ? '' : `${options} `}-c search_path=${schema}`);

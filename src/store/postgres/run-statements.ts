@@ -66,7 +66,9 @@ const TTL = (param: string): string => `clock_timestamp() + ${param}::float8 * i
 const LEASE_RETURNING = `id, lease_owner, lease_epoch, ${msOf('lease_expires_at')} AS lease_expires_ms`;
 
 /** claimRun: $1 run, $2 owner, $3 ttl ms. Free, expired, or already this owner's; never an ended run. */
-export const CLAIM_RUN = `UPDATE runs SET lease_owner = $2, lease_epoch = lease_epoch + 1, lease_expires_at = ${TTL('$3')}
+export const CLAIM_RUN =
+  `UPDATE runs SET lease_owner = $2, lease_epoch ` +
+  `= lease_epoch + 1, lease_expires_at = ${TTL('$3')}
 WHERE id = $1 AND status NOT IN (${sqlList(TERMINAL_RUN_STATUSES)}) AND ended_by IS NULL
   AND (lease_owner IS NULL OR lease_expires_at < clock_timestamp() OR lease_owner = $2)
 RETURNING ${LEASE_RETURNING}`;
@@ -77,7 +79,8 @@ RETURNING ${LEASE_RETURNING}`;
  * over, never waited for nor claimed twice; a run claimed and committed
  * meanwhile is re-checked and dropped. Each one's epoch grows in the same statement.
  */
-export const CLAIM_NEXT = `WITH picked AS (
+export const CLAIM_NEXT =
+  `WITH picked AS (
   SELECT id FROM runs
   WHERE status IN (${sqlList(ACTIVE_RUN_STATUSES)}) AND ended_by IS NULL
     AND (lease_expires_at IS NULL OR lease_expires_at < clock_timestamp())
@@ -87,11 +90,15 @@ export const CLAIM_NEXT = `WITH picked AS (
 ), claimed AS (
   UPDATE runs SET lease_owner = $1, lease_epoch = runs.lease_epoch + 1, lease_expires_at = ${TTL('$2')}
   FROM picked WHERE runs.id = picked.id
-  RETURNING runs.id, runs.created_at, runs.lease_owner, runs.lease_epoch, ${msOf('runs.lease_expires_at')} AS lease_expires_ms
+  RETURNING runs.id, runs.created_at, runs.lease_owner, ` +
+  `runs.lease_epoch, ${msOf('runs.lease_expires_at')} AS lease_expires_ms
 )
 SELECT id, lease_owner, lease_epoch, lease_expires_ms FROM claimed ORDER BY created_at, id`;
 
-/** renewLease: $1 run, $2 owner, $3 epoch, $4 ttl ms. Only the holder, expired or not: nobody re-claimed it, or the epoch would differ. */
+/**
+ * renewLease: $1 run, $2 owner, $3 epoch, $4 ttl ms. Only the holder, expired or not: nobody re-claimed it, or the
+ * epoch would differ.
+ */
 export const RENEW_LEASE = `UPDATE runs SET lease_expires_at = ${TTL('$4')}
 WHERE id = $1 AND lease_owner = $2 AND lease_epoch = $3
 RETURNING ${LEASE_RETURNING}`;
@@ -101,8 +108,10 @@ RETURNING ${LEASE_RETURNING}`;
  * held (the epoch stays) and returns the run. The outer SELECT reads the
  * snapshot before the UPDATE, which changes only lease columns a Run never shows.
  */
-export const RELEASE_RUN = `WITH released AS (
-  UPDATE runs SET lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $2 AND lease_epoch = $3 RETURNING id
+export const RELEASE_RUN =
+  `WITH released AS (
+  UPDATE runs SET lease_owner = NULL, lease_expires_at = NULL ` +
+  `WHERE id = $1 AND lease_owner = $2 AND lease_epoch = $3 RETURNING id
 )
 SELECT ${RUN_FIELDS} FROM runs WHERE id = $1`;
 
@@ -124,22 +133,32 @@ RETURNING run_id`;
 export const SELECT_KEY_RUN = `SELECT k.request_hash, ${RUN_COLUMNS.map((column) => `r.${column.name}`).join(', ')}
 FROM idempotency_keys k JOIN runs r ON r.id = k.run_id WHERE k.tenant_id = $1 AND k.key = $2`;
 
-/** Removes a bounded batch of expired keys, skipping rows others hold, so concurrent prunes never wait on each other. */
-export const PRUNE_KEYS = `DELETE FROM idempotency_keys WHERE (tenant_id, key) IN (
-  SELECT tenant_id, key FROM idempotency_keys WHERE expires_at <= clock_timestamp() ORDER BY expires_at LIMIT 100 FOR UPDATE SKIP LOCKED
+/**
+ * Removes a bounded batch of expired keys, skipping rows others hold, so concurrent prunes never wait on each other.
+ */
+export const PRUNE_KEYS =
+  `DELETE FROM idempotency_keys WHERE (tenant_id, key) IN (
+  SELECT tenant_id, key FROM idempotency_keys WHERE expires_at <= ` +
+  `clock_timestamp() ORDER BY expires_at LIMIT 100 FOR UPDATE SKIP LOCKED
 )`;
 
 // Threads are keyed by (tenant, id); '' is the tenant of callers without one.
 /** $1 tenant, $2 id. The row and its messages come from one statement, so from one snapshot. */
-export const SELECT_THREAD = `SELECT t.tenant_id, t.id, t.created_at, t.updated_at,
-  COALESCE((SELECT json_agg(m.message ORDER BY m.seq) FROM thread_messages m WHERE m.tenant_id = t.tenant_id AND m.thread_id = t.id), '[]'::json) AS messages
+export const SELECT_THREAD =
+  `SELECT t.tenant_id, t.id, t.created_at, t.updated_at,
+  COALESCE((SELECT json_agg(m.message ORDER BY m.seq) FROM thread_messages m ` +
+  `WHERE m.tenant_id = t.tenant_id AND m.thread_id = t.id), '[]'::json) AS messages
 FROM threads t WHERE t.tenant_id = $1 AND t.id = $2`;
 
 /** Creates the thread or moves its updated_at; the row lock it takes orders concurrent appends to one thread. */
-export const UPSERT_THREAD = `INSERT INTO threads (tenant_id, id, created_at, updated_at) VALUES ($1, $2, ${STAMP}, ${STAMP})
+export const UPSERT_THREAD =
+  `INSERT INTO threads (tenant_id, id, created_at, ` +
+  `updated_at) VALUES ($1, $2, ${STAMP}, ${STAMP})
 ON CONFLICT (tenant_id, id) DO UPDATE SET updated_at = excluded.updated_at`;
 
 /** $1 tenant, $2 thread, $3 messages (JSON texts), numbered after the thread's last one. */
-export const INSERT_THREAD_MESSAGES = `INSERT INTO thread_messages (tenant_id, thread_id, seq, message)
-SELECT $1, $2, (SELECT COALESCE(MAX(seq), 0) FROM thread_messages WHERE tenant_id = $1 AND thread_id = $2) + m.ord::integer, m.message::json
+export const INSERT_THREAD_MESSAGES =
+  `INSERT INTO thread_messages (tenant_id, thread_id, seq, message)
+SELECT $1, $2, (SELECT COALESCE(MAX(seq), 0) FROM thread_messages WHERE ` +
+  `tenant_id = $1 AND thread_id = $2) + m.ord::integer, m.message::json
 FROM unnest($3::text[]) WITH ORDINALITY AS m(message, ord)`;

@@ -1,4 +1,10 @@
-import { ToolgateError, type AppendOptions, type EventDraft, type RunEventType, type RunPatch } from '../../core/index.ts';
+import {
+  ToolgateError,
+  type AppendOptions,
+  type EventDraft,
+  type RunEventType,
+  type RunPatch,
+} from '../../core/index.ts';
 import { checkAppend } from '../append-guard.ts';
 import { checkLastEventId, checkLease } from '../lease-guard.ts';
 import { storeNow } from '../store-clock.ts';
@@ -21,7 +27,10 @@ export interface AppendState {
   endedBy: RunEventType | undefined;
   /** The run's last event id before the batch. */
   last: number;
-  /** Milliseconds since the epoch by the store's clock (PostgreSQL: the database's, read as `now_ms` under the row lock). */
+  /**
+   * Milliseconds since the epoch by the store's clock (PostgreSQL: the database's, read as `now_ms` under the row
+   * lock).
+   */
   now: number;
 }
 
@@ -30,16 +39,27 @@ export interface AppendState {
  * ended_by, last_event_id and the lease columns). Order: not_found, ended
  * (conflict), lease (lease_lost), expectLastEventId (conflict).
  */
-export function checkAppendRow(row: SqlRow | undefined, check: { request: AppendRequest; dialect: SqlDialect }): AppendState {
+export function checkAppendRow(
+  row: SqlRow | undefined,
+  check: { request: AppendRequest; dialect: SqlDialect },
+): AppendState {
   const { request, dialect } = check;
   const { runId } = request;
   if (row === undefined) throw new ToolgateError('not_found', `run ${runId} does not exist`);
   const read = new RowReader(row, dialect, `run ${runId}`);
-  const endedBy = checkAppend(runId, { status: read.name('status', isRunStatus), endedBy: read.optionalName('ended_by', isRunEventType) }, request.drafts);
+  const endedBy = checkAppend(
+    runId,
+    { status: read.name('status', isRunStatus), endedBy: read.optionalName('ended_by', isRunEventType) },
+    request.drafts,
+  );
   const now = dialect === 'postgres' ? read.integer('now_ms') : storeNow();
   const lease = request.options.lease;
   if (lease !== undefined) {
-    const state = { owner: read.optionalText('lease_owner'), epoch: read.optionalInteger('lease_epoch') ?? 0, expiresAt: read.optionalInteger(LEASE_EXPIRY[dialect]) };
+    const state = {
+      owner: read.optionalText('lease_owner'),
+      epoch: read.optionalInteger('lease_epoch') ?? 0,
+      expiresAt: read.optionalInteger(LEASE_EXPIRY[dialect]),
+    };
     checkLease(state, { runId, lease, now });
   }
   const last = read.integer('last_event_id');
@@ -73,12 +93,16 @@ export function runUpdateSql(dialect: SqlDialect, update: RunUpdate): { sql: str
   if (patch.usage !== undefined) sets.push(`usage = ${params.bind(jsonText(patch.usage), 'jsonb')}`);
   if (patch.steps !== undefined) sets.push(`steps = ${params.bind(patch.steps, 'integer')}`);
   // null clears a pending approval.
-  if (patch.pendingApproval !== undefined) sets.push(`pending_approval = ${params.bind(jsonText(patch.pendingApproval), 'jsonb')}`);
+  if (patch.pendingApproval !== undefined)
+    sets.push(`pending_approval = ${params.bind(jsonText(patch.pendingApproval), 'jsonb')}`);
   if (update.endedBy !== undefined) {
     sets.push(`ended_by = COALESCE(ended_by, ${params.bind(update.endedBy)})`);
     // An ended run needs no owner: its lease goes with the append that ended it (the epoch stays).
     sets.push('lease_owner = NULL', 'lease_expires_at = NULL');
   }
-  sets.push(`last_event_id = ${params.bind(update.lastEventId, 'integer')}`, `updated_at = ${params.bind(update.time, 'time')}`);
+  sets.push(
+    `last_event_id = ${params.bind(update.lastEventId, 'integer')}`,
+    `updated_at = ${params.bind(update.time, 'time')}`,
+  );
   return { sql: `UPDATE runs SET ${sets.join(', ')} WHERE id = ${params.bind(update.runId)}`, values: params.values };
 }

@@ -74,7 +74,10 @@ export class RowReader {
     return this.#json(column);
   }
 
-  /** SQLite hands JSON over as its text; pg has parsed json and jsonb already (with parseJson, see openPostgresRunStore). */
+  /**
+   * SQLite hands JSON over as its text; pg has parsed json and jsonb already (with parseJson, see
+   * openPostgresRunStore).
+   */
   #json(column: string): unknown {
     const value = this.#row[column];
     return this.#dialect === 'sqlite' ? parseJson(String(value)) : value;
@@ -83,7 +86,8 @@ export class RowReader {
   #unreadable(column: string): ToolgateError {
     return new ToolgateError(
       'internal',
-      `${this.#what}: column ${column} holds a value this version cannot read; was the store written by a newer toolgate or another program?`,
+      `${this.#what}: column ${column} holds a value this version cannot ` +
+        `read; was the store written by a newer toolgate or another program?`,
     );
   }
 }

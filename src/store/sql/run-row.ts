@@ -57,7 +57,10 @@ export function runRow(run: Run): Record<RunColumn, SqlValue> {
 }
 
 /** The values of `columns` in a row built by runRow, in their order. */
-export function rowValues<C extends string>(row: Readonly<Record<C, SqlValue>>, columns: readonly { readonly name: C }[]): SqlValue[] {
+export function rowValues<C extends string>(
+  row: Readonly<Record<C, SqlValue>>,
+  columns: readonly { readonly name: C }[],
+): SqlValue[] {
   return columns.map((column) => row[column.name]);
 }
 
@@ -102,10 +105,18 @@ export function runFromRow(row: SqlRow, dialect: SqlDialect): Run {
  * the epoch: SQLite keeps them so; PostgreSQL computes them from its timestamptz
  * (`msOf` in postgres/run-statements.ts).
  */
-export const LEASE_EXPIRY: Readonly<Record<SqlDialect, string>> = { sqlite: 'lease_expires_at', postgres: 'lease_expires_ms' };
+export const LEASE_EXPIRY: Readonly<Record<SqlDialect, string>> = {
+  sqlite: 'lease_expires_at',
+  postgres: 'lease_expires_ms',
+};
 
 /** A lease a claim or renewal returned (id, lease_owner, lease_epoch and the expiry). */
 export function leaseFromRow(row: SqlRow, dialect: SqlDialect): RunLease {
   const read = new RowReader(row, dialect, 'run');
-  return { runId: read.text('id'), owner: read.text('lease_owner'), epoch: read.integer('lease_epoch'), expiresAt: read.integer(LEASE_EXPIRY[dialect]) };
+  return {
+    runId: read.text('id'),
+    owner: read.text('lease_owner'),
+    epoch: read.integer('lease_epoch'),
+    expiresAt: read.integer(LEASE_EXPIRY[dialect]),
+  };
 }

@@ -16,7 +16,10 @@ export type SqlValue = string | number | boolean | null;
 /** A row as either driver returns it. */
 export type SqlRow = Readonly<Record<string, unknown>>;
 
-/** How a column is kept: `json` and `jsonb` differ only in PostgreSQL's type (jsonb for run columns, json where the exact text matters). */
+/**
+ * How a column is kept: `json` and `jsonb` differ only in PostgreSQL's type (jsonb for run columns, json where the
+ * exact text matters).
+ */
 export type ColumnKind = 'text' | 'integer' | 'boolean' | 'json' | 'jsonb' | 'time';
 
 export interface Column {
@@ -24,7 +27,14 @@ export interface Column {
   readonly kind: ColumnKind;
 }
 
-const POSTGRES_CASTS: Readonly<Record<ColumnKind, string>> = { text: '', integer: '', boolean: '', json: '::json', jsonb: '::jsonb', time: '::timestamptz' };
+const POSTGRES_CASTS: Readonly<Record<ColumnKind, string>> = {
+  text: '',
+  integer: '',
+  boolean: '',
+  json: '::json',
+  jsonb: '::jsonb',
+  time: '::timestamptz',
+};
 
 /** Parameters of one statement, bound in order: each `bind` returns the placeholder to write into the SQL. */
 export class SqlParams {
@@ -48,7 +58,9 @@ export function columnList(columns: readonly Column[]): string {
 
 /** The placeholders of an INSERT of `columns`, parameters numbered from 1. */
 export function placeholders(dialect: SqlDialect, columns: readonly Column[]): string {
-  return columns.map((column, i) => (dialect === 'sqlite' ? '?' : `$${i + 1}${POSTGRES_CASTS[column.kind]}`)).join(', ');
+  return columns
+    .map((column, i) => (dialect === 'sqlite' ? '?' : `$${i + 1}${POSTGRES_CASTS[column.kind]}`))
+    .join(', ');
 }
 
 /** JSON text for an optional column: SQL NULL when absent. */

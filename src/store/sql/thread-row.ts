@@ -12,7 +12,11 @@ import type { SqlDialect, SqlRow } from './sql-dialect.ts';
 export function threadFromRow(row: SqlRow, dialect: SqlDialect, messageRows?: readonly SqlRow[]): Thread {
   const read = new RowReader(row, dialect, `thread ${String(row['id'])}`);
   const messages: Message[] =
-    messageRows === undefined ? read.json('messages', isMessageList) : messageRows.map((m) => new RowReader(m, dialect, `a message of thread ${read.text('id')}`).json('message', isMessage));
+    messageRows === undefined
+      ? read.json('messages', isMessageList)
+      : messageRows.map((m) =>
+          new RowReader(m, dialect, `a message of thread ${read.text('id')}`).json('message', isMessage),
+        );
   // '' is the key column's stand-in for "no tenant".
   const tenantId = read.optionalText('tenant_id');
   return {

@@ -27,9 +27,22 @@ describe('applyMigrations', () => {
     const version = applyMigrations(db, { label: ':memory:' });
     assert.equal(version, SQLITE_MIGRATIONS.length);
     assert.equal(userVersion(db), SQLITE_MIGRATIONS.length);
-    assert.deepEqual(tableNames(db), ['events', 'idempotency_keys', 'limit_slots', 'limit_strikes', 'runs', 'thread_messages', 'threads', 'tool_pins']);
-    const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%'").all().map((r) => r['name']);
-    for (const name of ['runs_tenant_status', 'runs_thread', 'runs_created', 'runs_claimable']) assert.ok(indexes.includes(name), `index ${name} missing`);
+    assert.deepEqual(tableNames(db), [
+      'events',
+      'idempotency_keys',
+      'limit_slots',
+      'limit_strikes',
+      'runs',
+      'thread_messages',
+      'threads',
+      'tool_pins',
+    ]);
+    const indexes = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%'")
+      .all()
+      .map((r) => r['name']);
+    for (const name of ['runs_tenant_status', 'runs_thread', 'runs_created', 'runs_claimable'])
+      assert.ok(indexes.includes(name), `index ${name} missing`);
     db.close();
   });
 
@@ -65,7 +78,10 @@ describe('applyMigrations', () => {
     db.exec('PRAGMA user_version = 9');
     assert.throws(
       () => applyMigrations(db, { label: 'data/runs.db', migrations: [STEP_ONE, STEP_TWO] }),
-      /database schema version 9 is newer than this toolgate supports \(2\); upgrade toolgate \(database: data\/runs\.db\)/,
+      new RegExp(
+        String.raw`database schema version 9 is newer than this toolgate sup` +
+          String.raw`ports \(2\); upgrade toolgate \(database: data\/runs\.db\)`,
+      ),
     );
     assert.equal(userVersion(db), 9);
     db.close();

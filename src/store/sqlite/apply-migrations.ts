@@ -22,7 +22,8 @@ export function applyMigrations(db: DatabaseSync, options: ApplyMigrationsOption
     if (current > latest) {
       throw new ToolgateError(
         'internal',
-        `database schema version ${current} is newer than this toolgate supports (${latest}); upgrade toolgate (database: ${options.label})`,
+        `database schema version ${current} is newer than this toolgate ` +
+          `supports (${latest}); upgrade toolgate (database: ${options.label})`,
       );
     }
     for (const migration of migrations) {

@@ -25,7 +25,12 @@ class CountingConnection extends SqliteConnection {
   }
 }
 
-function openStore(busyTimeoutMs = 2_000): { store: SqliteRunStore; connection: CountingConnection; path: string; db: DatabaseSync } {
+function openStore(busyTimeoutMs = 2_000): {
+  store: SqliteRunStore;
+  connection: CountingConnection;
+  path: string;
+  db: DatabaseSync;
+} {
   files += 1;
   const path = join(dir, `runs-${files}.db`);
   const db = new DatabaseSync(path, { timeout: busyTimeoutMs });
@@ -38,27 +43,35 @@ function openStore(busyTimeoutMs = 2_000): { store: SqliteRunStore; connection: 
   return { store: new SqliteRunStore(connection), connection, path, db };
 }
 
-const note = (text: string): { type: 'user_message'; data: { text: string } } => ({ type: 'user_message', data: { text } });
+const note = (text: string): { type: 'user_message'; data: { text: string } } => ({
+  type: 'user_message',
+  data: { text },
+});
 
 describe('SQLite group commit', () => {
-  it('commits the appends of one turn of the event loop in one transaction, and awaited appends in one each', async () => {
-    const { store, connection } = openStore();
-    const runs = await Promise.all(Array.from({ length: 10 }, () => store.createRun({ input: 'x', model: 'm', status: 'running' })));
-    const before = connection.commits;
-    const appended = await Promise.all(runs.map((run, i) => store.append(run.id, [note(`step ${i}`)])));
-    assert.equal(connection.commits - before, 1, 'ten appends made together share one commit');
-    for (const [i, run] of runs.entries()) {
-      assert.deepEqual(
-        (await store.readEvents(run.id)).map((event) => event.data),
-        [{ text: `step ${i}` }],
+  it(
+    'commits the appends of one turn of the event loop ' + 'in one transaction, and awaited appends in one each',
+    async () => {
+      const { store, connection } = openStore();
+      const runs = await Promise.all(
+        Array.from({ length: 10 }, () => store.createRun({ input: 'x', model: 'm', status: 'running' })),
       );
-      assert.equal(appended[i]?.[0]?.runId, run.id);
-    }
-    const sequential = connection.commits;
-    for (const run of runs.slice(0, 3)) await store.append(run.id, [note('again')]);
-    assert.equal(connection.commits - sequential, 3);
-    await store.close();
-  });
+      const before = connection.commits;
+      const appended = await Promise.all(runs.map((run, i) => store.append(run.id, [note(`step ${i}`)])));
+      assert.equal(connection.commits - before, 1, 'ten appends made together share one commit');
+      for (const [i, run] of runs.entries()) {
+        assert.deepEqual(
+          (await store.readEvents(run.id)).map((event) => event.data),
+          [{ text: `step ${i}` }],
+        );
+        assert.equal(appended[i]?.[0]?.runId, run.id);
+      }
+      const sequential = connection.commits;
+      for (const run of runs.slice(0, 3)) await store.append(run.id, [note('again')]);
+      assert.equal(connection.commits - sequential, 3);
+      await store.close();
+    },
+  );
 
   it('refuses a bad append alone: the others of its group are committed, it writes nothing', async () => {
     const { store, connection } = openStore();
@@ -76,13 +89,24 @@ describe('SQLite group commit', () => {
     assert.equal(connection.commits - before, 1);
     assert.equal(first.status, 'fulfilled');
     assert.equal(last.status, 'fulfilled');
-    assert.ok(missing.status === 'rejected' && missing.reason instanceof ToolgateError && missing.reason.code === 'not_found');
+    assert.ok(
+      missing.status === 'rejected' && missing.reason instanceof ToolgateError && missing.reason.code === 'not_found',
+    );
     assert.ok(stale.status === 'rejected' && stale.reason instanceof ToolgateError && stale.reason.code === 'conflict');
-    assert.ok(half.status === 'rejected' && half.reason instanceof ToolgateError, String(half.status === 'rejected' ? half.reason : ''));
+    assert.ok(
+      half.status === 'rejected' && half.reason instanceof ToolgateError,
+      String(half.status === 'rejected' ? half.reason : ''),
+    );
     assert.match((half.reason as Error).message, /append events to run/);
-    assert.deepEqual((await store.readEvents(a.id)).map((e) => e.data), [{ text: 'a1' }]);
+    assert.deepEqual(
+      (await store.readEvents(a.id)).map((e) => e.data),
+      [{ text: 'a1' }],
+    );
     const bEvents = await store.readEvents(b.id);
-    assert.deepEqual(bEvents.map((e) => [e.id, e.data]), [[1, { text: 'b1' }]]);
+    assert.deepEqual(
+      bEvents.map((e) => [e.id, e.data]),
+      [[1, { text: 'b1' }]],
+    );
     assert.equal((await store.getRun(b.id))?.lastEventId, 1);
     await store.close();
   });
@@ -160,7 +184,10 @@ describe('SqliteConnection.transactionEach', () => {
   it('fails every job, keeping nothing, when SQLite abandons the whole transaction part-way', () => {
     const { connection, db } = openStore();
     db.exec('CREATE TABLE t (v TEXT)');
-    const insert = (v: string): TransactionJob<string> => ({ action: () => `insert ${v}`, work: () => (db.prepare('INSERT INTO t VALUES (?)').run(v), v) });
+    const insert = (v: string): TransactionJob<string> => ({
+      action: () => `insert ${v}`,
+      work: () => (db.prepare('INSERT INTO t VALUES (?)').run(v), v),
+    });
     const outcomes = connection.transactionEach('insert rows', [
       insert('one'),
       {
@@ -208,7 +235,10 @@ describe('GroupCommit', () => {
       },
       () => assert.fail('nothing was committed'),
     );
-    const outcomes = await Promise.allSettled([group.add({ action: () => 'a', work: () => 1 }), group.add({ action: () => 'b', work: () => 2 })]);
+    const outcomes = await Promise.allSettled([
+      group.add({ action: () => 'a', work: () => 1 }),
+      group.add({ action: () => 'b', work: () => 2 }),
+    ]);
     assert.deepEqual(
       outcomes.map((o) => (o.status === 'rejected' ? (o.reason as Error).message : 'kept')),
       ['the commit broke', 'the commit broke'],

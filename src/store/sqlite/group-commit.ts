@@ -44,7 +44,9 @@ export class GroupCommit<T> {
     });
   }
 
-  /** Commits what is queued now (the end of the turn does it otherwise); close() calls it so nothing queued is dropped. */
+  /**
+   * Commits what is queued now (the end of the turn does it otherwise); close() calls it so nothing queued is dropped.
+   */
   flush(): void {
     const pending = this.#pending;
     if (pending === undefined) return;

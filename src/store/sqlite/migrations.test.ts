@@ -24,12 +24,19 @@ function insertRun(db: DatabaseSync, id: string, status: string, events: [type: 
 }
 
 function insertThread(db: DatabaseSync, id: string, tenantId: string | null, texts: string[]): void {
-  db.prepare('INSERT INTO threads (id, tenant_id, created_at, updated_at) VALUES (?, ?, ?, ?)').run(id, tenantId, TIME, TIME);
+  db.prepare('INSERT INTO threads (id, tenant_id, created_at, updated_at) VALUES (?, ?, ?, ?)').run(
+    id,
+    tenantId,
+    TIME,
+    TIME,
+  );
   const insert = db.prepare('INSERT INTO thread_messages (thread_id, seq, message) VALUES (?, ?, ?)');
   texts.forEach((text, i) => insert.run(id, i + 1, JSON.stringify({ role: 'user', content: text })));
 }
 
-/** A database file as the first schema left it: open, finished and half-finished runs, threads with and without tenant. */
+/**
+ * A database file as the first schema left it: open, finished and half-finished runs, threads with and without tenant.
+ */
 function firstSchemaDatabase(path: string): void {
   const db = new DatabaseSync(path);
   applyMigrations(db, { label: path, migrations: FIRST_SCHEMA });
@@ -142,27 +149,33 @@ describe('SQLite migrations from the first schema', () => {
     }
   });
 
-  it('gives existing runs no settings and no lease: open runs can be claimed from epoch 1, ended ones not', async () => {
-    const path = join(dir, 'leases-v1.db');
-    firstSchemaDatabase(path);
-    const store = await openSqliteRunStore({ path });
-    try {
-      const run = await store.getRun('run_open');
-      assert.ok(run !== undefined && !('settings' in run));
-      const leases = await store.claimNext({ owner: 'engine-a', ttlMs: 60_000, limit: 10 });
-      assert.deepEqual(
-        leases.map((l) => [l.runId, l.epoch]),
-        [['run_open', 1]],
-      );
-      assert.equal(await store.claimRun('run_done', { owner: 'engine-a', ttlMs: 60_000 }), undefined);
-      assert.equal(await store.claimRun('run_torn', { owner: 'engine-a', ttlMs: 60_000 }), undefined);
-      const [lease] = leases;
-      assert.ok(lease !== undefined);
-      assert.equal((await store.append('run_open', [draft('user_message', { text: 'fenced' })], undefined, { lease }))[0]?.id, 2);
-    } finally {
-      await store.close();
-    }
-  });
+  it(
+    'gives existing runs no settings and no lease: open ' + 'runs can be claimed from epoch 1, ended ones not',
+    async () => {
+      const path = join(dir, 'leases-v1.db');
+      firstSchemaDatabase(path);
+      const store = await openSqliteRunStore({ path });
+      try {
+        const run = await store.getRun('run_open');
+        assert.ok(run !== undefined && !('settings' in run));
+        const leases = await store.claimNext({ owner: 'engine-a', ttlMs: 60_000, limit: 10 });
+        assert.deepEqual(
+          leases.map((l) => [l.runId, l.epoch]),
+          [['run_open', 1]],
+        );
+        assert.equal(await store.claimRun('run_done', { owner: 'engine-a', ttlMs: 60_000 }), undefined);
+        assert.equal(await store.claimRun('run_torn', { owner: 'engine-a', ttlMs: 60_000 }), undefined);
+        const [lease] = leases;
+        assert.ok(lease !== undefined);
+        assert.equal(
+          (await store.append('run_open', [draft('user_message', { text: 'fenced' })], undefined, { lease }))[0]?.id,
+          2,
+        );
+      } finally {
+        await store.close();
+      }
+    },
+  );
 
   it('gives existing databases an empty set of tool pins that then keeps the first pin', async () => {
     const path = join(dir, 'pins-v1.db');
@@ -170,7 +183,14 @@ describe('SQLite migrations from the first schema', () => {
     const store = await openSqliteRunStore({ path });
     try {
       assert.deepEqual(await store.listToolPins(), []);
-      const pin = { server: 'crm', tool: 'list_orders', fingerprint: 'f1', definition: { name: 'list_orders' }, pinnedAt: TIME, acceptedBy: 'first-seen' };
+      const pin = {
+        server: 'crm',
+        tool: 'list_orders',
+        fingerprint: 'f1',
+        definition: { name: 'list_orders' },
+        pinnedAt: TIME,
+        acceptedBy: 'first-seen',
+      };
       assert.deepEqual(await store.pinToolIfNew(pin), pin);
       assert.deepEqual(await store.pinToolIfNew({ ...pin, fingerprint: 'f2' }), pin);
       assert.equal((await store.listRuns()).runs.length, 3);

@@ -79,7 +79,8 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   },
   {
     version: 2,
-    description: 'runs.ended_by: the terminal event of a run, so append can refuse what comes after it without reading the log',
+    description:
+      'runs.ended_by: the terminal event of a run, so append can refuse what comes after it without reading the log',
     // The terminal types are spelled out, not imported: this step must do tomorrow what it did the day it shipped.
     sql: `
       ALTER TABLE runs ADD COLUMN ended_by TEXT;
@@ -138,7 +139,8 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   },
   {
     version: 5,
-    description: 'tool_pins: the definition of each upstream MCP tool as first seen or last accepted (gateway tool pinning)',
+    description:
+      'tool_pins: the definition of each upstream MCP tool as first seen or last accepted (gateway tool pinning)',
     // definition is the JSON text as written; fingerprint is the caller's hash of it, never recomputed here.
     sql: `
       CREATE TABLE tool_pins (
@@ -154,8 +156,11 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   },
   {
     version: 6,
-    description: 'limit_slots and limit_strikes: gateway session shares, rate-limit windows and failed authentications, counted across processes',
-    // Times are milliseconds since the epoch (storeNow). A slot with a holder is renewed by it; one without only expires.
+    description:
+      'limit_slots and limit_strikes: gateway session shares, rate-limit ' +
+      'windows and failed authentications, counted across processes',
+    // Times are milliseconds since the epoch (storeNow). A slot with a holder is renewed by it; one without only
+    // expires.
     sql: `
       CREATE TABLE limit_slots (
         key TEXT NOT NULL,

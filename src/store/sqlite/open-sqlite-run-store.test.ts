@@ -64,7 +64,10 @@ describe('openSqliteRunStore', () => {
       openSqliteRunStore({ path: join(dir, 'x.db'), synchronous: 'OFF' as 'FULL' }),
       rejectsWith('config_invalid', /synchronous must be "FULL" or "NORMAL", got "OFF"/),
     );
-    await assert.rejects(openSqliteRunStore({ path: join(dir, 'x.db'), busyTimeoutMs: -1 }), rejectsWith('config_invalid', /busyTimeoutMs/));
+    await assert.rejects(
+      openSqliteRunStore({ path: join(dir, 'x.db'), busyTimeoutMs: -1 }),
+      rejectsWith('config_invalid', /busyTimeoutMs/),
+    );
   });
 
   it('refuses a database whose schema is newer than this code knows', async () => {
@@ -73,7 +76,10 @@ describe('openSqliteRunStore', () => {
     raw.exec('PRAGMA user_version = 99');
     raw.close();
     const latest = SQLITE_MIGRATIONS.length;
-    const expected = new RegExp(`database schema version 99 is newer than this toolgate supports \\(${latest}\\); upgrade toolgate.*${escape(path)}`);
+    const expected = new RegExp(
+      `database schema version 99 is newer than this toolgate ` +
+        `supports \\(${latest}\\); upgrade toolgate.*${escape(path)}`,
+    );
     await assert.rejects(openSqliteRunStore({ path }), rejectsWith('internal', expected));
   });
 
@@ -82,7 +88,10 @@ describe('openSqliteRunStore', () => {
     writeFileSync(path, 'this is not a database, just some text that is long enough to have a header '.repeat(20));
     await assert.rejects(
       openSqliteRunStore({ path }),
-      rejectsWith('internal', new RegExp(`^SQLite store ${escape(path)}: could not open the database: .*not a toolgate SQLite database`)),
+      rejectsWith(
+        'internal',
+        new RegExp(`^SQLite store ${escape(path)}: could not open the database: .*not a toolgate SQLite database`),
+      ),
     );
   });
 
@@ -109,7 +118,9 @@ describe('openSqliteRunStore', () => {
         [0, 1, 2, 3].map(
           () =>
             new Promise<string>((resolve) => {
-              const child = spawn(process.execPath, ['--input-type=module', '-e', script, path], { stdio: ['ignore', 'ignore', 'pipe'] });
+              const child = spawn(process.execPath, ['--input-type=module', '-e', script, path], {
+                stdio: ['ignore', 'ignore', 'pipe'],
+              });
               let stderr = '';
               child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
               child.on('close', (code) => resolve(code === 0 ? 'ok' : stderr));

@@ -85,7 +85,13 @@ function backgroundCheckpoints(db: DatabaseSync, label: string, synchronous: str
 
 /** SQLITE_BUSY and its extended codes (BUSY_RECOVERY, BUSY_SNAPSHOT, BUSY_TIMEOUT). */
 function isBusy(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && 'errcode' in error && typeof error.errcode === 'number' && (error.errcode & 0xff) === 5;
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    'errcode' in error &&
+    typeof error.errcode === 'number' &&
+    (error.errcode & 0xff) === 5
+  );
 }
 
 /**
@@ -97,7 +103,10 @@ function isBusy(error: unknown): boolean {
  * transaction and are skipped once applied. Any other error, or the time
  * running out, is thrown as it is.
  */
-export async function retryWhileBusy<T>(work: () => T, options: { timeoutMs: number; now?: () => number; sleep?: (ms: number) => Promise<void> }): Promise<T> {
+export async function retryWhileBusy<T>(
+  work: () => T,
+  options: { timeoutMs: number; now?: () => number; sleep?: (ms: number) => Promise<void> },
+): Promise<T> {
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const deadline = now() + options.timeoutMs;
@@ -114,13 +123,22 @@ export async function retryWhileBusy<T>(work: () => T, options: { timeoutMs: num
 
 function checkOptions(path: string, synchronous: string, busyTimeoutMs: number): void {
   if (typeof path !== 'string' || path.trim() === '') {
-    throw new ToolgateError('config_invalid', 'SQLite store: path is empty; give a file path such as "data/toolgate.db" or ":memory:"');
+    throw new ToolgateError(
+      'config_invalid',
+      'SQLite store: path is empty; give a file path such as "data/toolgate.db" or ":memory:"',
+    );
   }
   if (synchronous !== 'FULL' && synchronous !== 'NORMAL') {
-    throw new ToolgateError('config_invalid', `SQLite store: synchronous must be "FULL" or "NORMAL", got "${synchronous}"`);
+    throw new ToolgateError(
+      'config_invalid',
+      `SQLite store: synchronous must be "FULL" or "NORMAL", got "${synchronous}"`,
+    );
   }
   if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
-    throw new ToolgateError('config_invalid', `SQLite store: busyTimeoutMs must be a whole number of milliseconds ≥ 0, got ${busyTimeoutMs}`);
+    throw new ToolgateError(
+      'config_invalid',
+      `SQLite store: busyTimeoutMs must be a whole number of milliseconds ≥ 0, got ${busyTimeoutMs}`,
+    );
   }
 }
 
@@ -131,7 +149,8 @@ function createParentDirectory(file: string): void {
     const reason = describeError(error);
     throw new ToolgateError(
       'internal',
-      `SQLite store ${file}: could not create the directory ${dirname(file)}: ${reason}; check that this process may write there`,
+      `SQLite store ${file}: could not create the directory ` +
+        `${dirname(file)}: ${reason}; check that this process may write there`,
       { cause: error },
     );
   }

@@ -7,7 +7,8 @@ export const INSERT_IMPORTED_RUN = insertRunSql('sqlite', IMPORT_COLUMNS);
 
 export const SELECT_RUN = `SELECT ${RUN_FIELDS} FROM runs WHERE id = ?`;
 
-export const SELECT_APPEND_STATE = 'SELECT last_event_id, status, ended_by, lease_owner, lease_epoch, lease_expires_at FROM runs WHERE id = ?';
+export const SELECT_APPEND_STATE =
+  'SELECT last_event_id, status, ended_by, lease_owner, lease_epoch, lease_expires_at FROM runs WHERE id = ?';
 
 // Leases. A lease is live while lease_expires_at >= :now; owner and expiry are
 // set and cleared together, and lease_epoch only grows (it fences appends).
@@ -55,20 +56,26 @@ WHERE id = :id AND lease_owner = :owner AND lease_epoch = :epoch`;
 
 export const INSERT_EVENT = 'INSERT INTO events (run_id, seq, type, time, data) VALUES (?, ?, ?, ?, ?)';
 
-export const SELECT_KEY = 'SELECT request_hash, run_id, expires_at FROM idempotency_keys WHERE tenant_id = ? AND key = ?';
+export const SELECT_KEY =
+  'SELECT request_hash, run_id, expires_at FROM idempotency_keys WHERE tenant_id = ? AND key = ?';
 
-export const UPSERT_KEY = `INSERT INTO idempotency_keys (tenant_id, key, request_hash, run_id, expires_at) VALUES (?, ?, ?, ?, ?)
+export const UPSERT_KEY =
+  `INSERT INTO idempotency_keys (tenant_id, key, ` +
+  `request_hash, run_id, expires_at) VALUES (?, ?, ?, ?, ?)
   ON CONFLICT (tenant_id, key) DO UPDATE SET
     request_hash = excluded.request_hash, run_id = excluded.run_id, expires_at = excluded.expires_at`;
 
 // Threads are keyed by (tenant, id); '' is the tenant of callers without one.
 export const SELECT_THREAD = 'SELECT id, tenant_id, created_at, updated_at FROM threads WHERE tenant_id = ? AND id = ?';
 
-export const SELECT_THREAD_MESSAGES = 'SELECT message FROM thread_messages WHERE tenant_id = ? AND thread_id = ? ORDER BY seq';
+export const SELECT_THREAD_MESSAGES =
+  'SELECT message FROM thread_messages WHERE tenant_id = ? AND thread_id = ? ORDER BY seq';
 
 export const UPSERT_THREAD = `INSERT INTO threads (tenant_id, id, created_at, updated_at) VALUES (?, ?, ?, ?)
   ON CONFLICT (tenant_id, id) DO UPDATE SET updated_at = excluded.updated_at`;
 
-export const LAST_THREAD_SEQ = 'SELECT COALESCE(MAX(seq), 0) AS last FROM thread_messages WHERE tenant_id = ? AND thread_id = ?';
+export const LAST_THREAD_SEQ =
+  'SELECT COALESCE(MAX(seq), 0) AS last FROM thread_messages WHERE tenant_id = ? AND thread_id = ?';
 
-export const INSERT_THREAD_MESSAGE = 'INSERT INTO thread_messages (tenant_id, thread_id, seq, message) VALUES (?, ?, ?, ?)';
+export const INSERT_THREAD_MESSAGE =
+  'INSERT INTO thread_messages (tenant_id, thread_id, seq, message) VALUES (?, ?, ?, ?)';

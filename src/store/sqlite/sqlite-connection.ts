@@ -126,7 +126,8 @@ export class SqliteConnection {
       this.statement('RELEASE job').run();
       return { ok: true, value };
     } catch (error) {
-      // After some errors (SQLITE_FULL, an I/O error) SQLite has rolled back the whole transaction: the jobs before are gone too.
+      // After some errors (SQLITE_FULL, an I/O error) SQLite has rolled back the whole transaction: the jobs before are
+      // gone too.
       if (!this.#db.isTransaction) throw error;
       this.statement('ROLLBACK TO job').run();
       this.statement('RELEASE job').run();

@@ -14,7 +14,10 @@ describe('sqliteFailure', () => {
     const cause = sqliteError(1, 'no such table: runs');
     const error = sqliteFailure(cause, OPTIONS);
     assert.equal(error.code, 'internal');
-    assert.match(error.message, /^SQLite store \/srv\/toolgate\/runs\.db: could not append events to run run_1: no such table: runs$/);
+    assert.match(
+      error.message,
+      /^SQLite store \/srv\/toolgate\/runs\.db: could not append events to run run_1: no such table: runs$/,
+    );
     assert.equal(error.cause, cause);
     assert.deepEqual(error.details, { sqliteCode: 1 });
   });
@@ -63,7 +66,10 @@ describe('sqliteFailure', () => {
   });
 
   it('copes with errors that are not from SQLite', () => {
-    assert.match(sqliteFailure(new TypeError('Do not know how to serialize a BigInt'), OPTIONS).message, /could not append.*BigInt$/);
+    assert.match(
+      sqliteFailure(new TypeError('Do not know how to serialize a BigInt'), OPTIONS).message,
+      /could not append.*BigInt$/,
+    );
     assert.match(sqliteFailure('plain string', OPTIONS).message, /plain string$/);
   });
 });

@@ -10,7 +10,18 @@ export interface SqliteFailureOptions {
 }
 
 // Primary result codes (https://www.sqlite.org/rescode.html); extended codes keep them in the low byte.
-const SQLITE = { PERM: 3, BUSY: 5, LOCKED: 6, NOMEM: 7, READONLY: 8, IOERR: 10, CORRUPT: 11, FULL: 13, CANTOPEN: 14, NOTADB: 26 } as const;
+const SQLITE = {
+  PERM: 3,
+  BUSY: 5,
+  LOCKED: 6,
+  NOMEM: 7,
+  READONLY: 8,
+  IOERR: 10,
+  CORRUPT: 11,
+  FULL: 13,
+  CANTOPEN: 14,
+  NOTADB: 26,
+} as const;
 
 /**
  * Failures that say "not now": another connection holds the lock, the disk is
@@ -18,7 +29,15 @@ const SQLITE = { PERM: 3, BUSY: 5, LOCKED: 6, NOMEM: 7, READONLY: 8, IOERR: 10, 
  * same write succeeds once an operator (or the other process) fixes it, so
  * runs wait for it instead of failing.
  */
-const TRANSIENT: ReadonlySet<number> = new Set([SQLITE.BUSY, SQLITE.LOCKED, SQLITE.FULL, SQLITE.READONLY, SQLITE.PERM, SQLITE.CANTOPEN, SQLITE.IOERR]);
+const TRANSIENT: ReadonlySet<number> = new Set([
+  SQLITE.BUSY,
+  SQLITE.LOCKED,
+  SQLITE.FULL,
+  SQLITE.READONLY,
+  SQLITE.PERM,
+  SQLITE.CANTOPEN,
+  SQLITE.IOERR,
+]);
 
 /**
  * Turns whatever node:sqlite threw into a ToolgateError that names the file
@@ -29,7 +48,8 @@ export function sqliteFailure(error: unknown, options: SqliteFailureOptions): To
   if (error instanceof ToolgateError) return error;
   const { errcode, detail } = errorParts(error);
   const hint = hintFor(errcode, options);
-  const message = `SQLite store ${options.label}: could not ${options.action}: ${detail}${hint === '' ? '' : `; ${hint}`}`;
+  const message =
+    `SQLite store ${options.label}: could not ${options.action}: ` + `${detail}${hint === '' ? '' : `; ${hint}`}`;
   if (errcode === undefined) return new ToolgateError('internal', message, { cause: error });
   const transient = TRANSIENT.has(errcode & 0xff);
   return new ToolgateError(transient ? 'store_unavailable' : 'internal', message, {
@@ -40,7 +60,10 @@ export function sqliteFailure(error: unknown, options: SqliteFailureOptions): To
 
 function errorParts(error: unknown): { errcode: number | undefined; detail: string } {
   if (!(error instanceof Error)) return { errcode: undefined, detail: String(error) };
-  return { errcode: 'errcode' in error && typeof error.errcode === 'number' ? error.errcode : undefined, detail: error.message };
+  return {
+    errcode: 'errcode' in error && typeof error.errcode === 'number' ? error.errcode : undefined,
+    detail: error.message,
+  };
 }
 
 function hintFor(errcode: number | undefined, options: SqliteFailureOptions): string {
@@ -56,13 +79,19 @@ function hintFor(errcode: number | undefined, options: SqliteFailureOptions): st
       return `the disk is full; free space on the volume that holds ${label}`;
     case SQLITE.CORRUPT:
     case SQLITE.NOTADB:
-      return 'the file is damaged or is not a toolgate SQLite database; restore it from a backup or point the store at another path';
+      return (
+        'the file is damaged or is not a toolgate SQLite database; ' +
+        'restore it from a backup or point the store at another path'
+      );
     case SQLITE.READONLY:
     case SQLITE.PERM:
     case SQLITE.CANTOPEN:
       return 'check that the file and its directory exist and that this process may read and write them';
     case SQLITE.IOERR:
-      return 'the disk reported an I/O error (a failing disk, a full quota or a file size limit); check the disk, the file system and ulimit -f';
+      return (
+        'the disk reported an I/O error (a failing disk, a full quota or ' +
+        'a file size limit); check the disk, the file system and ulimit -f'
+      );
     case SQLITE.NOMEM:
       return 'SQLite ran out of memory';
     default:

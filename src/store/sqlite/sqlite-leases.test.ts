@@ -53,7 +53,9 @@ function startClaimWorker(dir: string, path: string, owner: string): ClaimWorker
   });
   const claimed = new Promise<string[]>((resolve, reject) => {
     worker.on('exit', (code) =>
-      code === 0 ? resolve(JSON.parse(stdout.slice('ready\n'.length)) as string[]) : reject(new Error(`worker failed (${code}): ${stderr}`)),
+      code === 0
+        ? resolve(JSON.parse(stdout.slice('ready\n'.length)) as string[])
+        : reject(new Error(`worker failed (${code}): ${stderr}`)),
     );
   });
   return { ready, claimed, go: () => worker.stdin.end('go\n') };
@@ -67,7 +69,8 @@ function isLeaseLost(error: unknown): true {
 
 async function createRuns(store: SqliteRunStore, count: number): Promise<string[]> {
   const ids: string[] = [];
-  for (let i = 0; i < count; i += 1) ids.push((await store.createRun({ input: 'x', model: 'm', status: i % 2 === 0 ? 'queued' : 'running' })).id);
+  for (let i = 0; i < count; i += 1)
+    ids.push((await store.createRun({ input: 'x', model: 'm', status: i % 2 === 0 ? 'queued' : 'running' })).id);
   return ids;
 }
 
@@ -104,14 +107,24 @@ describe('SqliteRunStore leases across connections to one file', () => {
 
       const heard: unknown[] = [];
       one.subscribe(id, (events) => heard.push(...events));
-      await assert.rejects(one.append(id, [draft('user_message', { text: 'stale' })], { status: 'waiting_approval' }, { lease: stale as RunLease }), isLeaseLost);
+      await assert.rejects(
+        one.append(
+          id,
+          [draft('user_message', { text: 'stale' })],
+          { status: 'waiting_approval' },
+          { lease: stale as RunLease },
+        ),
+        isLeaseLost,
+      );
       assert.deepEqual(heard, []);
       const run = await two.getRun(id);
       assert.equal(run?.lastEventId, 1);
       assert.equal(run?.status, 'running');
       assert.equal((await two.readEvents(id)).length, 1);
 
-      const [event] = await two.append(id, [draft('user_message', { text: 'from two' })], undefined, { lease: current as RunLease });
+      const [event] = await two.append(id, [draft('user_message', { text: 'from two' })], undefined, {
+        lease: current as RunLease,
+      });
       assert.equal(event?.id, 2);
       assert.equal((await one.releaseRun(current as RunLease))?.lastEventId, 2);
       // Released through the other connection: free for anyone, the epoch keeps growing.

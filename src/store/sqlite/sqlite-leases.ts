@@ -25,7 +25,9 @@ export class SqliteLeases {
   /** claimRun's work, inside a write transaction the caller holds (createAndClaimRun's). */
   claimLocked(runId: string, options: ClaimOptions): RunLease | undefined {
     const now = storeNow();
-    const row = this.#sql.statement(CLAIM_RUN).get({ id: runId, owner: options.owner, now, expires_at: now + options.ttlMs });
+    const row = this.#sql
+      .statement(CLAIM_RUN)
+      .get({ id: runId, owner: options.owner, now, expires_at: now + options.ttlMs });
     if (row !== undefined) return leaseFromRow(row, 'sqlite');
     if (this.#sql.statement('SELECT 1 FROM runs WHERE id = ?').get(runId) === undefined) {
       throw new ToolgateError('not_found', `run ${runId} does not exist`);
@@ -39,7 +41,9 @@ export class SqliteLeases {
     if (!(limit > 0)) return [];
     return this.#sql.transaction('claim runs that need an owner', () => {
       const now = storeNow();
-      const rows = this.#sql.statement(CLAIM_NEXT).all({ owner: options.owner, now, expires_at: now + options.ttlMs, limit });
+      const rows = this.#sql
+        .statement(CLAIM_NEXT)
+        .all({ owner: options.owner, now, expires_at: now + options.ttlMs, limit });
       // RETURNING has no order of its own: oldest first, as they were picked.
       rows.sort((a, b) => compareText(a['created_at'], b['created_at']) || compareText(a['id'], b['id']));
       return rows.map((row) => leaseFromRow(row, 'sqlite'));

@@ -16,7 +16,8 @@ const ADD_STRIKE = `INSERT INTO limit_strikes (key, count, last_at, expires_at) 
     last_at = excluded.last_at, expires_at = excluded.expires_at
   RETURNING count`;
 const READ_STRIKE = 'SELECT count, last_at FROM limit_strikes WHERE key = ? AND expires_at > ?';
-const TRIM_STRIKES = 'DELETE FROM limit_strikes WHERE key IN (SELECT key FROM limit_strikes ORDER BY expires_at LIMIT ?)';
+const TRIM_STRIKES =
+  'DELETE FROM limit_strikes WHERE key IN (SELECT key FROM limit_strikes ORDER BY expires_at LIMIT ?)';
 
 /**
  * SqliteRunStore's limits. A take counts and inserts in one IMMEDIATE
@@ -44,10 +45,16 @@ export class SqliteLimits implements LimitStore {
         const live = Number(row?.['live'] ?? 0);
         if (live >= limit.max) {
           const oldest = row?.['oldest'];
-          return { taken: false, key: limit.key, live, retryAfterMs: oldest === null || oldest === undefined ? 0 : Math.max(0, Number(oldest) - now) };
+          return {
+            taken: false,
+            key: limit.key,
+            live,
+            retryAfterMs: oldest === null || oldest === undefined ? 0 : Math.max(0, Number(oldest) - now),
+          };
         }
       }
-      for (const limit of limits) this.#sql.statement(UPSERT_SLOT).run(limit.key, request.id, request.holder ?? null, now + limit.ttlMs);
+      for (const limit of limits)
+        this.#sql.statement(UPSERT_SLOT).run(limit.key, request.id, request.holder ?? null, now + limit.ttlMs);
       return { taken: true };
     });
   }
@@ -80,7 +87,8 @@ export class SqliteLimits implements LimitStore {
       const found: Record<string, StrikeCount> = {};
       for (const key of keys) {
         const row = this.#sql.statement(READ_STRIKE).get(key, now);
-        if (row !== undefined) found[key] = { count: Number(row['count']), sinceLastMs: Math.max(0, now - Number(row['last_at'])) };
+        if (row !== undefined)
+          found[key] = { count: Number(row['count']), sinceLastMs: Math.max(0, now - Number(row['last_at'])) };
       }
       return found;
     });
@@ -93,7 +101,8 @@ export class SqliteLimits implements LimitStore {
       this.#sweptAt = now;
       this.#sql.statement('DELETE FROM limit_slots WHERE expires_at <= ?').run(now);
       this.#sql.statement('DELETE FROM limit_strikes WHERE expires_at <= ?').run(now);
-      const over = Number(this.#sql.statement('SELECT count(*) AS n FROM limit_strikes').get()?.['n'] ?? 0) - this.#maxStrikeKeys;
+      const over =
+        Number(this.#sql.statement('SELECT count(*) AS n FROM limit_strikes').get()?.['n'] ?? 0) - this.#maxStrikeKeys;
       if (over > 0) this.#sql.statement(TRIM_STRIKES).run(over);
     });
   }

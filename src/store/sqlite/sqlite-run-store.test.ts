@@ -80,8 +80,14 @@ describe('SqliteRunStore', () => {
     );
     const texts = events.map((e) => (e.type === 'user_message' ? e.data.text : ''));
     // Each process's own events keep their order.
-    assert.deepEqual(texts.filter((t) => t.startsWith('child')), Array.from({ length: 150 }, (_, i) => `child ${i}`));
-    assert.deepEqual(texts.filter((t) => t.startsWith('parent')), Array.from({ length: 150 }, (_, i) => `parent ${i}`));
+    assert.deepEqual(
+      texts.filter((t) => t.startsWith('child')),
+      Array.from({ length: 150 }, (_, i) => `child ${i}`),
+    );
+    assert.deepEqual(
+      texts.filter((t) => t.startsWith('parent')),
+      Array.from({ length: 150 }, (_, i) => `parent ${i}`),
+    );
     assert.equal((await store.getRun(id))?.lastEventId, 300);
     await store.close();
   });
@@ -93,7 +99,9 @@ describe('SqliteRunStore', () => {
     const worker = startWorker(dir, [path, id, '20000', 'until-ended']);
     await worker.ready;
     for (let i = 0; i < 50; i += 1) await store.append(id, [draft('user_message', { text: `parent ${i}` })]);
-    await store.append(id, [draft('run_failed', { error: { code: 'internal', message: 'crashed' } })], { status: 'failed' });
+    await store.append(id, [draft('run_failed', { error: { code: 'internal', message: 'crashed' } })], {
+      status: 'failed',
+    });
     await worker.done;
     const events = await store.readEvents(id);
     assert.equal(events.at(-1)?.type, 'run_failed');
@@ -110,7 +118,10 @@ describe('SqliteRunStore', () => {
     await two.append(id, [draft('user_message', { text: 'hello' })]);
     // No status patch: only the log says the run has ended.
     await one.append(id, [draft('run_cancelled', { reason: 'stop' })]);
-    await assert.rejects(two.append(id, [draft('user_message', { text: 'late' })]), isToolgateError('conflict', /has ended \(cancelled\)/));
+    await assert.rejects(
+      two.append(id, [draft('user_message', { text: 'late' })]),
+      isToolgateError('conflict', /has ended \(cancelled\)/),
+    );
     assert.equal((await two.readEvents(id)).length, 2);
     await one.close();
     await two.close();
@@ -138,7 +149,10 @@ describe('SqliteRunStore', () => {
     try {
       await assert.rejects(
         store.append(id, [draft('user_message', { text: 'blocked' })]),
-        isToolgateError('store_unavailable', new RegExp(`${path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}.*busy timeout \\(50 ms\\)`)),
+        isToolgateError(
+          'store_unavailable',
+          new RegExp(`${path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}.*busy timeout \\(50 ms\\)`),
+        ),
       );
     } finally {
       other.exec('COMMIT');
@@ -167,10 +181,16 @@ describe('SqliteRunStore', () => {
   });
 
   it('keeps the event log append-only, in the code and in the database', async () => {
-    const sources = globSync('*.ts', { cwd: fileURLToPath(new URL('.', import.meta.url)) }).filter((f) => !f.endsWith('.test.ts'));
+    const sources = globSync('*.ts', { cwd: fileURLToPath(new URL('.', import.meta.url)) }).filter(
+      (f) => !f.endsWith('.test.ts'),
+    );
     for (const source of sources) {
       const text = readFileSync(new URL(source, import.meta.url), 'utf8');
-      assert.doesNotMatch(text, /UPDATE\s+events\b|DELETE\s+FROM\s+events\b|REPLACE\s+INTO\s+events\b/i, `${source} rewrites events`);
+      assert.doesNotMatch(
+        text,
+        /UPDATE\s+events\b|DELETE\s+FROM\s+events\b|REPLACE\s+INTO\s+events\b/i,
+        `${source} rewrites events`,
+      );
     }
     const path = file();
     const store = await openSqliteRunStore({ path });
@@ -192,7 +212,10 @@ describe('SqliteRunStore', () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
     await store.createRunIdempotent({ input: 'x', model: 'm' }, { key: 'new', requestHash: 'h' });
     const raw = new DatabaseSync(path, { readOnly: true });
-    const keys = raw.prepare('SELECT key FROM idempotency_keys ORDER BY key').all().map((r) => r['key']);
+    const keys = raw
+      .prepare('SELECT key FROM idempotency_keys ORDER BY key')
+      .all()
+      .map((r) => r['key']);
     raw.close();
     assert.deepEqual(keys, ['kept', 'new']);
     await store.close();
@@ -204,34 +227,37 @@ describe('SqliteRunStore', () => {
     await store.close();
   });
 
-  it('knows the runs it created or found without asking the database again; an unknown run is still not_found', async () => {
-    const path = file();
-    const one = await openSqliteRunStore({ path });
-    const two = await openSqliteRunStore({ path });
-    const created = await one.createRun({ input: 'x', model: 'm' });
-    const claimed = await one.createAndClaimRun({ input: 'y', model: 'm' }, { owner: 'a', ttlMs: 60_000 });
-    const elsewhere = await two.createRun({ input: 'z', model: 'm' });
-    // Created through another connection: found in the database, then known.
-    one.subscribe(elsewhere.id, () => {})();
-    // Runs are never deleted, so a known run is not looked up again. Removing the rows behind the store's
-    // back (nothing in toolgate does) shows which runs the store knows without asking the database.
-    const raw = new DatabaseSync(path);
-    raw.exec('DELETE FROM runs');
-    raw.close();
-    for (const id of [created.id, claimed.run.id, elsewhere.id]) {
-      one.subscribe(id, () => {})();
-      assert.deepEqual(await one.readEvents(id), []);
-    }
-    // Never known to this connection: looked up, and gone.
-    const unseen = await two.createRun({ input: 'w', model: 'm' });
-    const again = new DatabaseSync(path);
-    again.prepare('DELETE FROM runs WHERE id = ?').run(unseen.id);
-    again.close();
-    assert.throws(() => one.subscribe(unseen.id, () => {}), isToolgateError('not_found'));
-    // Still refused: a run nobody created.
-    assert.throws(() => one.subscribe('run_missing', () => {}), isToolgateError('not_found'));
-    await assert.rejects(one.readEvents('run_missing'), isToolgateError('not_found'));
-    await one.close();
-    await two.close();
-  });
+  it(
+    'knows the runs it created or found without asking ' + 'the database again; an unknown run is still not_found',
+    async () => {
+      const path = file();
+      const one = await openSqliteRunStore({ path });
+      const two = await openSqliteRunStore({ path });
+      const created = await one.createRun({ input: 'x', model: 'm' });
+      const claimed = await one.createAndClaimRun({ input: 'y', model: 'm' }, { owner: 'a', ttlMs: 60_000 });
+      const elsewhere = await two.createRun({ input: 'z', model: 'm' });
+      // Created through another connection: found in the database, then known.
+      one.subscribe(elsewhere.id, () => {})();
+      // Runs are never deleted, so a known run is not looked up again. Removing the rows behind the store's
+      // back (nothing in toolgate does) shows which runs the store knows without asking the database.
+      const raw = new DatabaseSync(path);
+      raw.exec('DELETE FROM runs');
+      raw.close();
+      for (const id of [created.id, claimed.run.id, elsewhere.id]) {
+        one.subscribe(id, () => {})();
+        assert.deepEqual(await one.readEvents(id), []);
+      }
+      // Never known to this connection: looked up, and gone.
+      const unseen = await two.createRun({ input: 'w', model: 'm' });
+      const again = new DatabaseSync(path);
+      again.prepare('DELETE FROM runs WHERE id = ?').run(unseen.id);
+      again.close();
+      assert.throws(() => one.subscribe(unseen.id, () => {}), isToolgateError('not_found'));
+      // Still refused: a run nobody created.
+      assert.throws(() => one.subscribe('run_missing', () => {}), isToolgateError('not_found'));
+      await assert.rejects(one.readEvents('run_missing'), isToolgateError('not_found'));
+      await one.close();
+      await two.close();
+    },
+  );
 });

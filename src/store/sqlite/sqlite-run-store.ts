@@ -139,7 +139,12 @@ export class SqliteRunStore extends LeaseAndPinMethods implements RunStore {
   async listRuns(query: ListRunsQuery = {}): Promise<RunPage> {
     this.#sql.assertOpen();
     const listing = listRunsSql('sqlite', query);
-    return this.#sql.run('list runs', () => runPage(this.#sql.statement(listing.sql).all(...sqliteValues(listing.values)), { limit: listing.limit, dialect: 'sqlite' }));
+    return this.#sql.run('list runs', () =>
+      runPage(this.#sql.statement(listing.sql).all(...sqliteValues(listing.values)), {
+        limit: listing.limit,
+        dialect: 'sqlite',
+      }),
+    );
   }
 
   /**
@@ -148,7 +153,12 @@ export class SqliteRunStore extends LeaseAndPinMethods implements RunStore {
    */
   // RunStore.append's four parameters are the public port's (src/core/ports/run-store.ts).
   // eslint-disable-next-line @typescript-eslint/max-params
-  async append(runId: string, drafts: readonly EventDraft[], patch: RunPatch = {}, options: AppendOptions = {}): Promise<RunEvent[]> {
+  async append(
+    runId: string,
+    drafts: readonly EventDraft[],
+    patch: RunPatch = {},
+    options: AppendOptions = {},
+  ): Promise<RunEvent[]> {
     this.#sql.assertOpen();
     const request = { runId, drafts, patch, options };
     const committed = await this.#appends.add({
@@ -163,11 +173,20 @@ export class SqliteRunStore extends LeaseAndPinMethods implements RunStore {
     const { runId, drafts } = request;
     // Read inside the write transaction: an append racing the one that ends the run,
     // or a claim taking the run over, from this or another process, is seen.
-    const { endedBy, last } = checkAppendRow(this.#sql.statement(SELECT_APPEND_STATE).get(runId), { request, dialect: 'sqlite' });
+    const { endedBy, last } = checkAppendRow(this.#sql.statement(SELECT_APPEND_STATE).get(runId), {
+      request,
+      dialect: 'sqlite',
+    });
     const time = isoNow();
     const insert = this.#sql.statement(INSERT_EVENT);
     drafts.forEach((draft, i) => insert.run(runId, last + i + 1, draft.type, time, JSON.stringify(draft.data)));
-    const update = runUpdateSql('sqlite', { runId, patch: request.patch, endedBy, lastEventId: last + drafts.length, time });
+    const update = runUpdateSql('sqlite', {
+      runId,
+      patch: request.patch,
+      endedBy,
+      lastEventId: last + drafts.length,
+      time,
+    });
     this.#sql.statement(update.sql).run(...sqliteValues(update.values));
     return stampEvents(drafts, { runId, first: last + 1, time });
   }
@@ -177,7 +196,8 @@ export class SqliteRunStore extends LeaseAndPinMethods implements RunStore {
       const rows = this.#sql
         .statement('SELECT seq, type, time, data FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?')
         .all(runId, options.after ?? 0, options.limit ?? -1);
-      if (rows.length === 0 && !this.#runExists(runId)) throw new ToolgateError('not_found', `run ${runId} does not exist`);
+      if (rows.length === 0 && !this.#runExists(runId))
+        throw new ToolgateError('not_found', `run ${runId} does not exist`);
       return rows.map((row) => eventFromRow(runId, row, 'sqlite'));
     });
   }

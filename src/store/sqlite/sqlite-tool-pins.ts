@@ -4,7 +4,10 @@ import type { SqliteConnection } from './sqlite-connection.ts';
 
 const PINS = toolPinStatements('sqlite');
 
-/** SqliteRunStore's tool pins. The insert and the read-back share one IMMEDIATE transaction: the first writer wins, in any process. */
+/**
+ * SqliteRunStore's tool pins. The insert and the read-back share one IMMEDIATE transaction: the first writer wins, in
+ * any process.
+ */
 export class SqliteToolPins {
   readonly #sql: SqliteConnection;
 
@@ -13,7 +16,12 @@ export class SqliteToolPins {
   }
 
   list(): ToolPin[] {
-    return this.#sql.run('list tool pins', () => this.#sql.statement(PINS.list).all().map((row) => pinFromRow(row, 'sqlite')));
+    return this.#sql.run('list tool pins', () =>
+      this.#sql
+        .statement(PINS.list)
+        .all()
+        .map((row) => pinFromRow(row, 'sqlite')),
+    );
   }
 
   pinIfNew(pin: ToolPin): ToolPin {
@@ -21,7 +29,8 @@ export class SqliteToolPins {
       this.#sql.statement(PINS.insertIfNew).run(...pinValues(pin));
       const row = this.#sql.statement(PINS.one).get(pin.server, pin.tool);
       // Inserted or found under this transaction's write lock: nobody can have removed it.
-      if (row === undefined) throw new ToolgateError('internal', `the pin of tool ${pin.server}/${pin.tool} vanished while it was written`);
+      if (row === undefined)
+        throw new ToolgateError('internal', `the pin of tool ${pin.server}/${pin.tool} vanished while it was written`);
       return pinFromRow(row, 'sqlite');
     });
   }

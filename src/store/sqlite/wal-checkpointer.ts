@@ -33,7 +33,10 @@ export const CATCH_UP_FRAMES = 4_000;
 
 /** What the store's connection does for the checkpointer. */
 export interface CheckpointHost {
-  /** A PASSIVE checkpoint on the store's connection (between two of its transactions); false when another connection was checkpointing. */
+  /**
+   * A PASSIVE checkpoint on the store's connection (between two of its transactions); false when another connection was
+   * checkpointing.
+   */
   checkpoint(): boolean;
   /** Gives checkpoints back to SQLite: PRAGMA wal_autocheckpoint to its default. */
   restoreAutomatic(): void;
@@ -42,10 +45,12 @@ export interface CheckpointHost {
 type WorkerReport = { type: 'checkpointed'; log: number; checkpointed: number } | { type: 'failed'; message: string };
 
 // Plain CommonJS run with `eval`, so it needs no file of its own next to a bundle.
-const WORKER_SOURCE = `
+const WORKER_SOURCE =
+  `
 const { parentPort, workerData } = require('node:worker_threads');
 const { DatabaseSync } = require('node:sqlite');
-const failed = (error) => parentPort.postMessage({ type: 'failed', message: String((error && error.message) || error) });
+const failed = (error) => parentPort.postMessage({ type: ` +
+  `'failed', message: String((error && error.message) || error) });
 let checkpoint;
 let db;
 try {
@@ -70,7 +75,8 @@ if (checkpoint !== undefined) {
       parentPort.postMessage({ type: 'checkpointed', log: Number(row.log), checkpointed: Number(row.checkpointed) });
     } catch (error) {
       // SQLITE_BUSY: another connection is checkpointing; the next nudge tries again.
-      if (error && (error.errcode & 0xff) === 5) parentPort.postMessage({ type: 'checkpointed', log: 0, checkpointed: 0 });
+      if (error && (error.errcode & 0xff) === 5) ` +
+  `parentPort.postMessage({ type: 'checkpointed', log: 0, checkpointed: 0 });
       else failed(error);
     }
   });
@@ -93,13 +99,21 @@ export class WalCheckpointer {
   readonly #everyCommits: number;
   readonly #catchUpFrames: number;
   #commits = 0;
-  /** A nudge the thread has not answered yet: no other is sent meanwhile, so the thread is idle when its report arrives. */
+  /**
+   * A nudge the thread has not answered yet: no other is sent meanwhile, so the thread is idle when its report arrives.
+   */
   #inFlight = false;
   #worker: Worker | undefined;
   #stopped = false;
   #closing: Promise<void> | undefined;
-  /** Checkpoints the worker finished, catch-ups done by the store's connection, and why the thread stopped (for tests). */
-  readonly stats: { workerCheckpoints: number; catchUps: number; failure: string | undefined } = { workerCheckpoints: 0, catchUps: 0, failure: undefined };
+  /**
+   * Checkpoints the worker finished, catch-ups done by the store's connection, and why the thread stopped (for tests).
+   */
+  readonly stats: { workerCheckpoints: number; catchUps: number; failure: string | undefined } = {
+    workerCheckpoints: 0,
+    catchUps: 0,
+    failure: undefined,
+  };
 
   constructor(options: WalCheckpointerOptions) {
     this.#options = options;

@@ -1,4 +1,12 @@
-import { TOOL_NAME_PATTERN, ToolgateError, isJsonObject, type JsonObject, type JsonSchema, type ToolAnnotations, type ToolEffect } from '../../core/index.ts';
+import {
+  TOOL_NAME_PATTERN,
+  ToolgateError,
+  isJsonObject,
+  type JsonObject,
+  type JsonSchema,
+  type ToolAnnotations,
+  type ToolEffect,
+} from '../../core/index.ts';
 import { isStandardSchema, standardToJsonSchema, type StandardSchemaV1 } from './standard-schema.ts';
 
 /** What a tool defined in code receives besides its arguments. */
@@ -25,7 +33,9 @@ export interface ToolDefinition<S extends StandardSchemaV1 | JsonSchema> {
   /** A JSON Schema object, or any Standard Schema (zod 4, valibot, arktype), describing an object. */
   inputSchema: S;
   outputSchema?: StandardSchemaV1 | JsonSchema;
-  /** `read`: changes nothing (runs without approval by default); `write`: changes state (waits for approval by default). */
+  /**
+   * `read`: changes nothing (runs without approval by default); `write`: changes state (waits for approval by default).
+   */
   effect: ToolEffect;
   /** MCP-style hints beside the effect (destructiveHint, idempotentHint, openWorldHint, title). */
   annotations?: Omit<ToolAnnotations, 'readOnlyHint'>;
@@ -65,22 +75,44 @@ export interface LocalTool<S extends StandardSchemaV1 | JsonSchema = StandardSch
 export function defineTool<S extends StandardSchemaV1 | JsonSchema>(definition: ToolDefinition<S>): LocalTool<S> {
   // Checked field by field: JavaScript callers, and TypeScript ones past a cast, can pass anything.
   const d = definition;
-  if (typeof d !== 'object' || d === null) throw new ToolgateError('usage', 'defineTool takes one object: { name, description, inputSchema, effect, execute }');
+  if (typeof d !== 'object' || d === null)
+    throw new ToolgateError(
+      'usage',
+      'defineTool takes one object: { name, description, inputSchema, effect, execute }',
+    );
   const name = d.name;
   if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
-    throw new ToolgateError('usage', `defineTool: the name ${JSON.stringify(name)} is not usable: use 1–64 letters, digits, "_" or "-" (every model API accepts those), e.g. "getOrder"`);
+    throw new ToolgateError(
+      'usage',
+      `defineTool: the name ${JSON.stringify(name)} is not usable: use 1–64 ` +
+        `letters, digits, "_" or "-" (every model API accepts those), e.g. "getOrder"`,
+    );
   }
   const what = `tool "${name}"`;
-  if (typeof d.description !== 'string') throw new ToolgateError('usage', `${what}: description must be a string telling the model what the tool does and when to use it`);
+  if (typeof d.description !== 'string')
+    throw new ToolgateError(
+      'usage',
+      `${what}: description must be a string telling the model what the tool does and when to use it`,
+    );
   if (d.effect !== 'read' && d.effect !== 'write') {
-    throw new ToolgateError('usage', `${what}: effect must be 'read' (changes nothing) or 'write' (changes state; waits for approval by default), got ${JSON.stringify(d.effect)}`);
+    throw new ToolgateError(
+      'usage',
+      `${what}: effect must be 'read' (changes nothing) or 'write' (changes ` +
+        `state; waits for approval by default), got ${JSON.stringify(d.effect)}`,
+    );
   }
-  if (typeof d.execute !== 'function') throw new ToolgateError('usage', `${what}: execute must be a function (args, ctx) => result`);
-  if (d.timeoutMs !== undefined && (!Number.isInteger(d.timeoutMs) || d.timeoutMs <= 0)) throw new ToolgateError('usage', `${what}: timeoutMs must be a positive integer (milliseconds)`);
+  if (typeof d.execute !== 'function')
+    throw new ToolgateError('usage', `${what}: execute must be a function (args, ctx) => result`);
+  if (d.timeoutMs !== undefined && (!Number.isInteger(d.timeoutMs) || d.timeoutMs <= 0))
+    throw new ToolgateError('usage', `${what}: timeoutMs must be a positive integer (milliseconds)`);
   const standard = isStandardSchema(d.inputSchema) ? d.inputSchema : undefined;
   const inputSchema = toJsonSchema(d.inputSchema, `the inputSchema of ${what}`);
   if (inputSchema['type'] !== undefined && inputSchema['type'] !== 'object') {
-    throw new ToolgateError('usage', `the inputSchema of ${what} describes ${JSON.stringify(inputSchema['type'])}, not an object: tool arguments are an object, e.g. z.object({ orderId: z.number() })`);
+    throw new ToolgateError(
+      'usage',
+      `the inputSchema of ${what} describes ${JSON.stringify(inputSchema['type'])}, not ` +
+        `an object: tool arguments are an object, e.g. z.object({ orderId: z.number() })`,
+    );
   }
   const tool: LocalTool<S> = {
     kind: 'local-tool',
@@ -91,7 +123,9 @@ export function defineTool<S extends StandardSchemaV1 | JsonSchema>(definition: 
     effect: d.effect,
     execute: d.execute,
     ...(d.title === undefined ? {} : { title: d.title }),
-    ...(d.outputSchema === undefined ? {} : { outputSchema: toJsonSchema(d.outputSchema, `the outputSchema of ${what}`) }),
+    ...(d.outputSchema === undefined
+      ? {}
+      : { outputSchema: toJsonSchema(d.outputSchema, `the outputSchema of ${what}`) }),
     ...(d.timeoutMs === undefined ? {} : { timeoutMs: d.timeoutMs }),
     ...(standard === undefined ? {} : { standard }),
   };
@@ -100,11 +134,22 @@ export function defineTool<S extends StandardSchemaV1 | JsonSchema>(definition: 
 
 /** Whether a value is a defineTool() result. */
 export function isLocalTool(value: unknown): value is LocalTool {
-  return typeof value === 'object' && value !== null && 'kind' in value && value.kind === 'local-tool' && 'execute' in value && typeof value.execute === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'kind' in value &&
+    value.kind === 'local-tool' &&
+    'execute' in value &&
+    typeof value.execute === 'function'
+  );
 }
 
 function toJsonSchema(schema: unknown, what: string): JsonSchema {
   if (isStandardSchema(schema)) return standardToJsonSchema(schema, what);
   if (isJsonObject(schema)) return schema;
-  throw new ToolgateError('usage', `${what} must be a JSON Schema object or a Standard Schema (zod 4, valibot, arktype), got ${schema === null ? 'null' : typeof schema}`);
+  throw new ToolgateError(
+    'usage',
+    `${what} must be a JSON Schema object or a Standard Schema (zod 4, ` +
+      `valibot, arktype), got ${schema === null ? 'null' : typeof schema}`,
+  );
 }

@@ -39,7 +39,11 @@ export class LocalToolSource implements ToolSource {
   constructor(options: LocalToolSourceOptions) {
     this.name = options.name ?? DEFAULT_LOCAL_SOURCE_NAME;
     for (const tool of options.tools) {
-      if (this.#tools.has(tool.name)) throw new ToolgateError('usage', `two tools are named "${tool.name}" in "${this.name}": give each a name of its own`);
+      if (this.#tools.has(tool.name))
+        throw new ToolgateError(
+          'usage',
+          `two tools are named "${tool.name}" in "${this.name}": give each a name of its own`,
+        );
       const spec: ToolSpec = {
         name: tool.name,
         description: tool.description,
@@ -60,15 +64,21 @@ export class LocalToolSource implements ToolSource {
 
   async callTool(request: CallToolRequest): Promise<ToolResult> {
     const entry = this.#tools.get(request.name);
-    if (entry === undefined) return toolError('tool_not_found', `there is no tool named "${request.name}" in "${this.name}"`);
+    if (entry === undefined)
+      return toolError('tool_not_found', `there is no tool named "${request.name}" in "${this.name}"`);
     const { tool } = entry;
-    if (request.signal?.aborted === true) return { ...toolError('cancelled', `call to "${tool.name}" was cancelled before it started`), notSent: true };
+    if (request.signal?.aborted === true)
+      return { ...toolError('cancelled', `call to "${tool.name}" was cancelled before it started`), notSent: true };
     let args: unknown = request.arguments;
     if (tool.standard !== undefined) {
       const checking = parseWith(tool.standard, args);
       // A synchronous schema (zod's usual case) answers at once: no wait for it.
       const parsed = checking instanceof Promise ? await checking : checking;
-      if (!parsed.ok) return { ...toolError('invalid_arguments', `invalid arguments for ${tool.name}: ${parsed.message}`), notSent: true };
+      if (!parsed.ok)
+        return {
+          ...toolError('invalid_arguments', `invalid arguments for ${tool.name}: ${parsed.message}`),
+          notSent: true,
+        };
       args = parsed.value;
     }
     const timeoutMs = request.timeoutMs ?? tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
@@ -155,7 +165,10 @@ function execute({ tool, args, request, timeoutMs }: Execution): Promise<ToolRes
     };
     request.signal?.addEventListener('abort', onAbort, { once: true });
     // An Error without a message still says what it is by its name.
-    const failed = (error: unknown): void => settle(toolError('tool_error', error instanceof Error && error.message === '' ? error.name : describeError(error)));
+    const failed = (error: unknown): void =>
+      settle(
+        toolError('tool_error', error instanceof Error && error.message === '' ? error.name : describeError(error)),
+      );
     const answered = (value: unknown): void => {
       let result: ToolResult;
       try {
@@ -180,7 +193,12 @@ function execute({ tool, args, request, timeoutMs }: Execution): Promise<ToolRes
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === 'object' || typeof value === 'function') && value !== null && 'then' in value && typeof value.then === 'function';
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    'then' in value &&
+    typeof value.then === 'function'
+  );
 }
 
 /** A return value as a tool result, the way an MCP server's reply maps. */
@@ -194,13 +212,17 @@ export function toToolResult(value: unknown): ToolResult {
   } catch (error) {
     return toolError('tool_error', `the tool returned a value that is not JSON (${describeError(error)})`);
   }
-  if (text === undefined) return toolError('tool_error', `the tool returned a value that is not JSON (${typeof value})`);
+  if (text === undefined)
+    return toolError('tool_error', `the tool returned a value that is not JSON (${typeof value})`);
   const result: ToolResult = { ok: true, content: [{ type: 'text', text }] };
   // JSON text read back is JSON; parseJson, as a key like "\n" in a tool's output would meet V8's JSON.parse bug.
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) result.structuredContent = parseJson(text) as JsonValue;
+  if (typeof value === 'object' && value !== null && !Array.isArray(value))
+    result.structuredContent = parseJson(text) as JsonValue;
   return result;
 }
 
-function isCallToolResult(value: unknown): value is { content: unknown[]; structuredContent?: unknown; isError?: unknown } {
+function isCallToolResult(
+  value: unknown,
+): value is { content: unknown[]; structuredContent?: unknown; isError?: unknown } {
   return typeof value === 'object' && value !== null && 'content' in value && Array.isArray(value.content);
 }

@@ -22,7 +22,10 @@ describe('Standard Schema → JSON Schema', () => {
     const tool = defineTool({
       name: 'ship',
       description: 's',
-      inputSchema: z.object({ to: z.object({ city: z.string(), zip: z.string().optional() }), speed: z.enum(['slow', 'fast']) }),
+      inputSchema: z.object({
+        to: z.object({ city: z.string(), zip: z.string().optional() }),
+        speed: z.enum(['slow', 'fast']),
+      }),
       effect: 'write',
       execute: () => 'ok',
     });
@@ -31,7 +34,13 @@ describe('Standard Schema → JSON Schema', () => {
   });
 
   it('arktype', () => {
-    const tool = defineTool({ name: 'find', description: 'f', inputSchema: type({ query: 'string', 'limit?': 'number' }), effect: 'read', execute: (args) => args.query });
+    const tool = defineTool({
+      name: 'find',
+      description: 'f',
+      inputSchema: type({ query: 'string', 'limit?': 'number' }),
+      effect: 'read',
+      execute: (args) => args.query,
+    });
     assert.equal(tool.inputSchema['type'], 'object');
     checks(tool.inputSchema, { query: 'x', limit: 3 }, { limit: 'three' });
   });
@@ -49,20 +58,38 @@ describe('Standard Schema → JSON Schema', () => {
       },
     });
     checks(tool.inputSchema, { room: 'A1', nights: 2 }, { room: 'A', nights: 2 });
-    const result = await new LocalToolSource({ tools: [tool] }).callTool({ name: 'book', arguments: { room: 'A1', nights: 2 } });
+    const result = await new LocalToolSource({ tools: [tool] }).callTool({
+      name: 'book',
+      arguments: { room: 'A1', nights: 2 },
+    });
     assert.equal(result.ok, true);
     assert.deepEqual(calls, [{ room: 'A1', nights: 2 }]);
   });
 
   it('plain valibot, which cannot describe itself, is refused with the fix', () => {
     assert.throws(
-      () => defineTool({ name: 'book', description: 'b', inputSchema: v.object({ room: v.string() }), effect: 'write', execute: () => 'x' }),
-      /the inputSchema of tool "book" is a valibot schema that cannot describe itself as JSON Schema: wrap it with toStandardJsonSchema\(\) from @valibot\/to-json-schema, or pass a JSON Schema object instead/,
+      () =>
+        defineTool({
+          name: 'book',
+          description: 'b',
+          inputSchema: v.object({ room: v.string() }),
+          effect: 'write',
+          execute: () => 'x',
+        }),
+      new RegExp(
+        String.raw`the inputSchema of tool "book" is a valibot schema ` +
+          String.raw`that cannot describe itself as JSON Schema: wrap it with toStandardJsonSchema\(\) ` +
+          String.raw`from @valibot\/to-json-schema, or pass a JSON Schema object instead`,
+      ),
     );
   });
 
   it('a JSON Schema passes through unchanged', () => {
     const schema = { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] };
-    assert.deepEqual(defineTool({ name: 'get', description: 'g', inputSchema: schema, effect: 'read', execute: () => 'x' }).inputSchema, schema);
+    assert.deepEqual(
+      defineTool({ name: 'get', description: 'g', inputSchema: schema, effect: 'read', execute: () => 'x' })
+        .inputSchema,
+      schema,
+    );
   });
 });

@@ -38,8 +38,14 @@ export declare namespace StandardSchemaV1 {
     readonly output: Output;
   }
   interface JsonSchemaConverter {
-    readonly input: (options: { readonly target: string; readonly libraryOptions?: Record<string, unknown> | undefined }) => Record<string, unknown>;
-    readonly output: (options: { readonly target: string; readonly libraryOptions?: Record<string, unknown> | undefined }) => Record<string, unknown>;
+    readonly input: (options: {
+      readonly target: string;
+      readonly libraryOptions?: Record<string, unknown> | undefined;
+    }) => Record<string, unknown>;
+    readonly output: (options: {
+      readonly target: string;
+      readonly libraryOptions?: Record<string, unknown> | undefined;
+    }) => Record<string, unknown>;
   }
   type InferInput<Schema extends StandardSchemaV1> = NonNullable<Schema['~standard']['types']>['input'];
   type InferOutput<Schema extends StandardSchemaV1> = NonNullable<Schema['~standard']['types']>['output'];
@@ -91,7 +97,10 @@ export function standardToJsonSchema(schema: StandardSchemaV1, what: string): Js
       : props.vendor === 'zod'
         ? 'use a zod 4 schema (zod 3 schemas cannot describe themselves as JSON Schema)'
         : 'use a schema library that implements Standard JSON Schema';
-  const why = failures.length === 0 ? `a ${props.vendor} schema that cannot describe itself as JSON Schema` : `a ${props.vendor} schema whose JSON Schema conversion failed (${failures.join('; ')})`;
+  const why =
+    failures.length === 0
+      ? `a ${props.vendor} schema that cannot describe itself as JSON Schema`
+      : `a ${props.vendor} schema whose JSON Schema conversion failed (${failures.join('; ')})`;
   throw new ToolgateError('usage', `${what} is ${why}: ${hint}, or pass a JSON Schema object instead`);
 }
 

@@ -17,7 +17,11 @@ const SPACE = Uint8Array.of(0x20);
  * being kept and handed on as an error answer to its id; any other body is
  * cut at `keepBytes`. The SDK's own reading would hold the whole of it.
  */
-export function boundedFetch(options: { limits: ScanLimits; onError: (error: Error) => void; fetch?: FetchLike }): FetchLike {
+export function boundedFetch(options: {
+  limits: ScanLimits;
+  onError: (error: Error) => void;
+  fetch?: FetchLike;
+}): FetchLike {
   const base = options.fetch ?? fetch;
   return async (url, init) => {
     const response = await base(url, init);
@@ -154,7 +158,8 @@ function eventStream(limits: ScanLimits, onError: (error: Error) => void): Trans
     transform: (chunk, controller) => {
       let from = skipLf && chunk[0] === LF ? 1 : 0;
       skipLf = false;
-      // Where the next CR is: servers rarely send one, and looking for it again at every line would scan the chunk once per line.
+      // Where the next CR is: servers rarely send one, and looking for it again at every line would scan the chunk once
+      // per line.
       let cr = -1;
       for (;;) {
         if (cr < from) {

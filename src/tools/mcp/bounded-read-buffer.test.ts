@@ -8,7 +8,11 @@ const encoder = new TextEncoder();
 
 function reader(): { buffer: BoundedReadBuffer; errors: string[]; read: () => unknown[] } {
   const errors: string[] = [];
-  const buffer = new BoundedReadBuffer({ limits: { keepBytes: 100, headBytes: 60, maxDepth: 8 }, deserialize: deserializeMessage, onError: (error) => errors.push(error.message) });
+  const buffer = new BoundedReadBuffer({
+    limits: { keepBytes: 100, headBytes: 60, maxDepth: 8 },
+    deserialize: deserializeMessage,
+    onError: (error) => errors.push(error.message),
+  });
   const read = (): unknown[] => {
     const out: unknown[] = [];
     for (let message = buffer.readMessage(); message !== null; message = buffer.readMessage()) out.push(message);
@@ -20,9 +24,13 @@ function reader(): { buffer: BoundedReadBuffer; errors: string[]; read: () => un
 describe('BoundedReadBuffer', () => {
   it('reads lines split anywhere as the SDK does, skipping lines that are not JSON', () => {
     const { buffer, read, errors } = reader();
-    const text = 'starting up\n{"jsonrpc":"2.0","id":1,"result":{}}\r\n\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n';
+    const text =
+      'starting up\n{"jsonrpc":"2.0","id":1,"result":{}}\r\n\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n';
     for (const c of encoder.encode(text)) buffer.append(Uint8Array.of(c));
-    assert.deepEqual(read(), [{ jsonrpc: '2.0', id: 1, result: {} }, { jsonrpc: '2.0', method: 'notifications/initialized' }]);
+    assert.deepEqual(read(), [
+      { jsonrpc: '2.0', id: 1, result: {} },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+    ]);
     assert.deepEqual(errors, []);
   });
 
@@ -40,6 +48,9 @@ describe('BoundedReadBuffer', () => {
     assert.match(JSON.stringify(refused?.partial), /^\{"content":\[\{"type":"text","text":"a+"\}\]\}$/);
     assert.deepEqual([second?.id, refusedAnswerOf(second?.error)?.reason], [6, 'too_deep']);
     assert.deepEqual(third, { jsonrpc: '2.0', id: 7, result: {} });
-    assert.deepEqual(errors, [`dropped a request or notification from the server: it is ${noisy.length} bytes, more than the 100 read of one message`]);
+    assert.deepEqual(errors, [
+      `dropped a request or notification from the server: it is ` +
+        `${noisy.length} bytes, more than the 100 read of one message`,
+    ]);
   });
 });

@@ -67,8 +67,10 @@ export class BoundedReadBuffer {
     try {
       this.#ready.push(this.#options.deserialize(line));
     } catch (error) {
-      // As the SDK does: a line that is not JSON is noise (StdioWatch reports it); one that is not a message is an error.
-      if (!(error instanceof SyntaxError)) this.#options.onError(error instanceof Error ? error : new Error(String(error)));
+      // As the SDK does: a line that is not JSON is noise (StdioWatch reports it); one that is not a message is an
+      // error.
+      if (!(error instanceof SyntaxError))
+        this.#options.onError(error instanceof Error ? error : new Error(String(error)));
     }
   }
 }

@@ -1,5 +1,13 @@
 import type { Client } from '@modelcontextprotocol/client';
-import { TRUNCATED_META_KEY, ToolgateError, describeError, isJsonObject, type ErrorCode, type JsonObject, type PassthroughSource } from '../../core/index.ts';
+import {
+  TRUNCATED_META_KEY,
+  ToolgateError,
+  describeError,
+  isJsonObject,
+  type ErrorCode,
+  type JsonObject,
+  type PassthroughSource,
+} from '../../core/index.ts';
 import { errorField } from './error-fields.ts';
 import type { McpSdk } from './mcp-sdk.ts';
 import { refusedAnswerOf, type RefusedAnswer } from './refused-answer.ts';
@@ -38,43 +46,54 @@ export class McpPassthrough<C extends PassthroughConnection> implements Passthro
   }
 
   listResources(options: { signal?: AbortSignal } = {}): Promise<JsonObject[]> {
-    return this.#request({ what: 'list the resources of', capability: 'resources', signal: options.signal, absent: () => [] }, async (client, request) =>
-      jsonList((await client.listResources(undefined, request)).resources),
+    return this.#request(
+      { what: 'list the resources of', capability: 'resources', signal: options.signal, absent: () => [] },
+      async (client, request) => jsonList((await client.listResources(undefined, request)).resources),
     );
   }
 
   listResourceTemplates(options: { signal?: AbortSignal } = {}): Promise<JsonObject[]> {
-    return this.#request({ what: 'list the resource templates of', capability: 'resources', signal: options.signal, absent: () => [] }, async (client, request) =>
-      jsonList((await client.listResourceTemplates(undefined, request)).resourceTemplates),
+    return this.#request(
+      { what: 'list the resource templates of', capability: 'resources', signal: options.signal, absent: () => [] },
+      async (client, request) => jsonList((await client.listResourceTemplates(undefined, request)).resourceTemplates),
     );
   }
 
-  readResource(uri: string, options: { signal?: AbortSignal; servers?: (name: string) => boolean } = {}): Promise<JsonObject> {
+  readResource(
+    uri: string,
+    options: { signal?: AbortSignal; servers?: (name: string) => boolean } = {},
+  ): Promise<JsonObject> {
     // Asked on behalf of someone this server is closed to: as if it did not exist.
     if (options.servers !== undefined && !options.servers(this.#options.server)) {
       return Promise.reject(new ToolgateError('not_found', `no MCP server open to you has resource "${uri}"`));
     }
-    return this.#request({ what: `read resource "${uri}" from`, capability: 'resources', signal: options.signal, absent: undefined }, async (client, request) => {
-      try {
-        return jsonResult(await client.readResource({ uri }, request));
-      } catch (error) {
-        // Too large to read whole: what was read, marked as cut (the gateway cuts it to its limit and says so).
-        const refused = refusedAnswerOf(error);
-        if (refused?.reason === 'too_large') return cutResource(refused);
-        throw error;
-      }
-    });
+    return this.#request(
+      { what: `read resource "${uri}" from`, capability: 'resources', signal: options.signal, absent: undefined },
+      async (client, request) => {
+        try {
+          return jsonResult(await client.readResource({ uri }, request));
+        } catch (error) {
+          // Too large to read whole: what was read, marked as cut (the gateway cuts it to its limit and says so).
+          const refused = refusedAnswerOf(error);
+          if (refused?.reason === 'too_large') return cutResource(refused);
+          throw error;
+        }
+      },
+    );
   }
 
   listPrompts(options: { signal?: AbortSignal } = {}): Promise<JsonObject[]> {
-    return this.#request({ what: 'list the prompts of', capability: 'prompts', signal: options.signal, absent: () => [] }, async (client, request) =>
-      jsonList((await client.listPrompts(undefined, request)).prompts),
+    return this.#request(
+      { what: 'list the prompts of', capability: 'prompts', signal: options.signal, absent: () => [] },
+      async (client, request) => jsonList((await client.listPrompts(undefined, request)).prompts),
     );
   }
 
   getPrompt(name: string, args?: Record<string, string>, options: { signal?: AbortSignal } = {}): Promise<JsonObject> {
-    return this.#request({ what: `get prompt "${name}" from`, capability: 'prompts', signal: options.signal, absent: undefined }, async (client, request) =>
-      jsonResult(await client.getPrompt({ name, ...(args === undefined ? {} : { arguments: args }) }, request)),
+    return this.#request(
+      { what: `get prompt "${name}" from`, capability: 'prompts', signal: options.signal, absent: undefined },
+      async (client, request) =>
+        jsonResult(await client.getPrompt({ name, ...(args === undefined ? {} : { arguments: args }) }, request)),
     );
   }
 
@@ -90,20 +109,31 @@ export class McpPassthrough<C extends PassthroughConnection> implements Passthro
       conn = await this.#options.connect();
     } catch (error) {
       if (error instanceof ToolgateError) throw error;
-      throw new ToolgateError('tool_unavailable', `could not ${how.what} ${where}: ${describeError(error)}`, { cause: error });
+      throw new ToolgateError('tool_unavailable', `could not ${how.what} ${where}: ${describeError(error)}`, {
+        cause: error,
+      });
     }
     // Checked here rather than left to the SDK, which answers an empty list with a console message.
     if (conn.client.getServerCapabilities()?.[how.capability] === undefined) {
       if (how.absent !== undefined) return how.absent();
-      throw new ToolgateError('not_found', `could not ${how.what} ${where}: it does not offer ${how.capability}`, { details: { server } });
+      throw new ToolgateError('not_found', `could not ${how.what} ${where}: it does not offer ${how.capability}`, {
+        details: { server },
+      });
     }
     try {
-      return await send(conn.client, { timeout: timeoutMs, ...(how.signal === undefined ? {} : { signal: how.signal }) });
+      return await send(conn.client, {
+        timeout: timeoutMs,
+        ...(how.signal === undefined ? {} : { signal: how.signal }),
+      });
     } catch (error) {
-      if (isAborted(how.signal)) throw new ToolgateError('cancelled', `could not ${how.what} ${where}: cancelled`, { cause: error });
+      if (isAborted(how.signal))
+        throw new ToolgateError('cancelled', `could not ${how.what} ${where}: cancelled`, { cause: error });
       const { code, message, lost } = classify(error, conn.sdk, timeoutMs);
       if (lost) this.#options.onConnectionLost(conn);
-      throw new ToolgateError(code, `could not ${how.what} ${where}: ${message}${lost ? this.#options.why() : ''}`, { cause: error, details: { server } });
+      throw new ToolgateError(code, `could not ${how.what} ${where}: ${message}${lost ? this.#options.why() : ''}`, {
+        cause: error,
+        details: { server },
+      });
     }
   }
 }
@@ -113,14 +143,24 @@ function classify(error: unknown, sdk: McpSdk, timeoutMs: number): { code: Error
   const { SdkError, SdkErrorCode, ProtocolError, ProtocolErrorCode } = sdk.client;
   const message = describeError(error);
   if (error instanceof SdkError) {
-    if (error.code === SdkErrorCode.RequestTimeout) return { code: 'tool_timeout', message: `no answer within ${timeoutMs} ms`, lost: false };
-    if (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected || error.code === SdkErrorCode.SendFailed) {
-      return { code: 'tool_unavailable', message: `the server connection was lost (${message}); it is restarted on the next request`, lost: true };
+    if (error.code === SdkErrorCode.RequestTimeout)
+      return { code: 'tool_timeout', message: `no answer within ${timeoutMs} ms`, lost: false };
+    if (
+      error.code === SdkErrorCode.ConnectionClosed ||
+      error.code === SdkErrorCode.NotConnected ||
+      error.code === SdkErrorCode.SendFailed
+    ) {
+      return {
+        code: 'tool_unavailable',
+        message: `the server connection was lost (${message}); it is restarted on the next request`,
+        lost: true,
+      };
     }
     return { code: 'tool_error', message, lost: false };
   }
   if (error instanceof ProtocolError) {
-    // Servers on older SDKs answer an unknown URI or prompt with InvalidParams "… not found" rather than ResourceNotFound.
+    // Servers on older SDKs answer an unknown URI or prompt with InvalidParams "… not found" rather than
+    // ResourceNotFound.
     const notFound =
       error.code === ProtocolErrorCode.ResourceNotFound ||
       error.code === ProtocolErrorCode.MethodNotFound ||
@@ -129,32 +169,46 @@ function classify(error: unknown, sdk: McpSdk, timeoutMs: number): { code: Error
     if (error.code === ProtocolErrorCode.InvalidParams) return { code: 'invalid_arguments', message, lost: false };
     return { code: 'tool_error', message, lost: false };
   }
-  if (isConnectionError(error)) return { code: 'tool_unavailable', message: `the server is unreachable (${message})`, lost: true };
+  if (isConnectionError(error))
+    return { code: 'tool_unavailable', message: `the server is unreachable (${message})`, lost: true };
   return { code: 'tool_error', message, lost: false };
 }
 
 function isConnectionError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = errorField(error, 'code') ?? errorField(error.cause, 'code');
-  return error instanceof TypeError || (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|EPIPE|ENOENT)$/.test(code)) || /fetch failed|socket hang up/i.test(error.message);
+  return (
+    error instanceof TypeError ||
+    (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|EPIPE|ENOENT)$/.test(code)) ||
+    /fetch failed|socket hang up/i.test(error.message)
+  );
 }
 
-/** What was read of a resource too large to read whole: the contents that were read (one cut at the end keeps its text so far), marked as cut. */
+/**
+ * What was read of a resource too large to read whole: the contents that were read (one cut at the end keeps its text
+ * so far), marked as cut.
+ */
 function cutResource(refused: RefusedAnswer): JsonObject {
   const contents = refused.partial?.['contents'];
-  const read = Array.isArray(contents) ? contents.filter(isJsonObject).filter((c) => typeof c['uri'] === 'string' && (typeof c['text'] === 'string' || typeof c['blob'] === 'string')) : [];
+  const read = Array.isArray(contents)
+    ? contents
+        .filter(isJsonObject)
+        .filter((c) => typeof c['uri'] === 'string' && (typeof c['text'] === 'string' || typeof c['blob'] === 'string'))
+    : [];
   // The last one may be the one cut: half of a blob's base64 means nothing.
   if (typeof read.at(-1)?.['blob'] === 'string') read.pop();
   return { contents: read, _meta: { [TRUNCATED_META_KEY]: { bytes: refused.bytes, limit: refused.limit } } };
 }
 
-// MCP results are JSON objects as the server sent them (the SDK checked their shape); its types only describe the fields it knows.
+// MCP results are JSON objects as the server sent them (the SDK checked their shape); its types only describe the
+// fields it knows.
 function jsonList(items: readonly object[]): JsonObject[] {
   return items.filter(isJsonObject);
 }
 
 function jsonResult(value: object): JsonObject {
-  if (!isJsonObject(value)) throw new ToolgateError('tool_error', 'the server answered with something that is not a JSON object');
+  if (!isJsonObject(value))
+    throw new ToolgateError('tool_error', 'the server answered with something that is not a JSON object');
   return value;
 }
 

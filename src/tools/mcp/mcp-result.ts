@@ -1,13 +1,25 @@
 import type { McpClientModule } from './mcp-sdk.ts';
 import { describeRefusal, type RefusedAnswer } from './refused-answer.ts';
 import { describeStartError } from './start-error.ts';
-import { describeError, isJsonObject, toolError, type JsonValue, type ToolContent, type ToolResult } from '../../core/index.ts';
+import {
+  describeError,
+  isJsonObject,
+  toolError,
+  type JsonValue,
+  type ToolContent,
+  type ToolResult,
+} from '../../core/index.ts';
 import { errorField } from './error-fields.ts';
 
 /** Maps an MCP `tools/call` result to toolgate's standard tool result. */
-export function fromMcpResult(result: { content?: unknown; structuredContent?: unknown; isError?: unknown }): ToolResult {
+export function fromMcpResult(result: {
+  content?: unknown;
+  structuredContent?: unknown;
+  isError?: unknown;
+}): ToolResult {
   const content = Array.isArray(result.content) ? result.content.flatMap(toContent) : [];
-  // Parsed from the server's JSON message (the SDK checked it is an object), or a local tool's own CallToolResult, written as JSON when recorded.
+  // Parsed from the server's JSON message (the SDK checked it is an object), or a local tool's own CallToolResult,
+  // written as JSON when recorded.
   const structured = result.structuredContent as JsonValue | undefined;
   const base: ToolResult = { ok: result.isError !== true, content };
   if (structured !== undefined) base.structuredContent = structured;
@@ -33,11 +45,20 @@ export function fromRefusedAnswer(refused: RefusedAnswer, where: { server: strin
   // The last block may be the one cut: half of an image's base64 means nothing.
   const last = read.content.at(-1);
   if (last !== undefined && (last.type === 'image' || last.type === 'audio')) read.content.pop();
-  const result: ToolResult = { ok: refused.isError !== true, content: read.content, truncated: { bytes: refused.bytes, limit: refused.limit } };
+  const result: ToolResult = {
+    ok: refused.isError !== true,
+    content: read.content,
+    truncated: { bytes: refused.bytes, limit: refused.limit },
+  };
   if (!result.ok) {
     const text = read.content.find((c): c is { type: 'text'; text: string } => c.type === 'text')?.text ?? '';
     const start = text.length > ERROR_TEXT_CHARS ? `${text.slice(0, ERROR_TEXT_CHARS)}…` : text;
-    result.error = { code: 'tool_error', message: `tool "${where.tool}" on MCP server "${where.server}" reported an error${start === '' ? '' : `: ${start}`} (${describeRefusal(refused)})` };
+    result.error = {
+      code: 'tool_error',
+      message:
+        `tool "${where.tool}" on MCP server "${where.server}" reported an ` +
+        `error${start === '' ? '' : `: ${start}`} (${describeRefusal(refused)})`,
+    };
   }
   return result;
 }
@@ -81,20 +102,35 @@ export interface CallFailureContext {
 }
 
 /** Classifies an exception thrown by the MCP client during a call. */
-export function fromMcpCallError(error: unknown, ctx: CallFailureContext, sdk: McpClientModule): { result: ToolResult; connectionLost: boolean } {
+export function fromMcpCallError(
+  error: unknown,
+  ctx: CallFailureContext,
+  sdk: McpClientModule,
+): { result: ToolResult; connectionLost: boolean } {
   const { SdkError, SdkErrorCode, ProtocolError, ProtocolErrorCode } = sdk;
   const where = `tool "${ctx.tool}" on MCP server "${ctx.server}"`;
   if (error instanceof SdkError) {
     if (error.code === SdkErrorCode.RequestTimeout) {
       return {
-        result: toolError('tool_timeout', `${where} did not answer within ${ctx.timeoutMs} ms; the call was abandoned (raise timeoutMs for this tool if it is legitimately slow)`),
+        result: toolError(
+          'tool_timeout',
+          `${where} did not answer within ${ctx.timeoutMs} ms; the call was ` +
+            `abandoned (raise timeoutMs for this tool if it is legitimately slow)`,
+        ),
         connectionLost: false,
       };
     }
-    if (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected || error.code === SdkErrorCode.SendFailed) {
+    if (
+      error.code === SdkErrorCode.ConnectionClosed ||
+      error.code === SdkErrorCode.NotConnected ||
+      error.code === SdkErrorCode.SendFailed
+    ) {
       const why = ctx.exitInfo === undefined ? '' : ` (${ctx.exitInfo})`;
       return {
-        result: toolError('tool_unavailable', `${where} failed: the server connection was lost${why}; it will be restarted on the next call`),
+        result: toolError(
+          'tool_unavailable',
+          `${where} failed: the server connection was lost${why}; it will be restarted on the next call`,
+        ),
         connectionLost: true,
       };
     }
@@ -102,13 +138,22 @@ export function fromMcpCallError(error: unknown, ctx: CallFailureContext, sdk: M
   if (error instanceof ProtocolError) {
     // The SDK's McpServer refuses an unknown tool as InvalidParams "Tool <name> not found", not MethodNotFound.
     if (error.code === ProtocolErrorCode.InvalidParams && UNKNOWN_TOOL.test(error.message)) {
-      return { result: toolError('tool_not_found', `${where} does not exist: ${error.message}`), connectionLost: false };
+      return {
+        result: toolError('tool_not_found', `${where} does not exist: ${error.message}`),
+        connectionLost: false,
+      };
     }
     if (error.code === ProtocolErrorCode.InvalidParams) {
-      return { result: toolError('invalid_arguments', `${where} rejected the arguments: ${error.message}`), connectionLost: false };
+      return {
+        result: toolError('invalid_arguments', `${where} rejected the arguments: ${error.message}`),
+        connectionLost: false,
+      };
     }
     if (error.code === ProtocolErrorCode.MethodNotFound) {
-      return { result: toolError('tool_not_found', `${where} does not exist: ${error.message}`), connectionLost: false };
+      return {
+        result: toolError('tool_not_found', `${where} does not exist: ${error.message}`),
+        connectionLost: false,
+      };
     }
     return { result: toolError('tool_error', `${where} failed: ${error.message}`), connectionLost: false };
   }
@@ -116,7 +161,10 @@ export function fromMcpCallError(error: unknown, ctx: CallFailureContext, sdk: M
   if (isConnectionError(error)) {
     // The network cause (ECONNREFUSED 127.0.0.1:3000), not undici's bare "fetch failed".
     const { cause } = describeStartError({ error, stderr: [], timeoutMs: ctx.timeoutMs });
-    return { result: toolError('tool_unavailable', `${where} is unreachable: ${cause}; it will be retried on the next call`), connectionLost: true };
+    return {
+      result: toolError('tool_unavailable', `${where} is unreachable: ${cause}; it will be retried on the next call`),
+      connectionLost: true,
+    };
   }
   return { result: toolError('tool_error', `${where} failed: ${message}`), connectionLost: false };
 }

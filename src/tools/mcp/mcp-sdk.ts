@@ -17,6 +17,8 @@ export interface McpSdk {
 let loading: Promise<McpSdk> | undefined;
 
 export function loadMcpSdk(): Promise<McpSdk> {
-  loading ??= Promise.all([import('@modelcontextprotocol/client'), import('@modelcontextprotocol/client/stdio')]).then(([client, stdio]) => ({ client, stdio }));
+  loading ??= Promise.all([import('@modelcontextprotocol/client'), import('@modelcontextprotocol/client/stdio')]).then(
+    ([client, stdio]) => ({ client, stdio }),
+  );
   return loading;
 }

@@ -36,7 +36,8 @@ export function endpointSecrets(server: McpServerConfig): string[] {
   if (URL.canParse(server.url)) {
     const url = new URL(server.url);
     values.push(url.password, decodeURIComponent(url.password));
-    for (const [key, value] of url.searchParams) if (SENSITIVE_QUERY_KEY.test(key)) values.push(value, encodeURIComponent(value));
+    for (const [key, value] of url.searchParams)
+      if (SENSITIVE_QUERY_KEY.test(key)) values.push(value, encodeURIComponent(value));
   }
   return [...new Set(values.filter((v) => v.length >= MIN_SECRET_CHARS))].sort((a, b) => b.length - a.length);
 }

@@ -4,7 +4,10 @@ import { EVERYTHING_SERVER, startEverythingHttp, type StartedProcess } from '../
 import { McpToolSource } from './mcp-tool-source.ts';
 
 function everythingStdio(): McpToolSource {
-  return new McpToolSource({ name: 'everything', server: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] } });
+  return new McpToolSource({
+    name: 'everything',
+    server: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] },
+  });
 }
 
 describe('McpToolSource over stdio (official server-everything)', () => {
@@ -44,7 +47,11 @@ describe('McpToolSource over stdio (official server-everything)', () => {
   });
 
   it('times out a slow call as tool_timeout and keeps working afterwards', async () => {
-    const slow = await source.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 5, steps: 5 }, timeoutMs: 300 });
+    const slow = await source.callTool({
+      name: 'trigger-long-running-operation',
+      arguments: { duration: 5, steps: 5 },
+      timeoutMs: 300,
+    });
     assert.equal(slow.ok, false);
     assert.equal(slow.error?.code, 'tool_timeout');
     assert.match(slow.error?.message ?? '', /300 ms/);
@@ -56,7 +63,11 @@ describe('McpToolSource over stdio (official server-everything)', () => {
   it('an aborted call resolves as cancelled', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    const result = await source.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 5, steps: 5 }, signal: controller.signal });
+    const result = await source.callTool({
+      name: 'trigger-long-running-operation',
+      arguments: { duration: 5, steps: 5 },
+      signal: controller.signal,
+    });
     assert.equal(result.error?.code, 'cancelled');
   });
 });
@@ -93,7 +104,11 @@ describe('McpToolSource over Streamable HTTP (official server-everything)', () =
 
 describe('McpToolSource start failures', () => {
   it('a command that does not exist is a clear tool_unavailable', async () => {
-    const bad = new McpToolSource({ name: 'ghost', server: { command: 'definitely-not-a-command-xyz' }, connectTimeoutMs: 3000 });
+    const bad = new McpToolSource({
+      name: 'ghost',
+      server: { command: 'definitely-not-a-command-xyz' },
+      connectTimeoutMs: 3000,
+    });
     const result = await bad.callTool({ name: 'x', arguments: {} });
     assert.equal(result.error?.code, 'tool_unavailable');
     assert.match(result.error?.message ?? '', /ghost.*definitely-not-a-command-xyz/);

@@ -62,7 +62,10 @@ interface Connection {
  */
 export class McpToolSource implements ToolSource {
   readonly name: string;
-  /** The server's resources and prompts, on the same connection as its tools (same connect timeout as listTools for every request). */
+  /**
+   * The server's resources and prompts, on the same connection as its tools (same connect timeout as listTools for
+   * every request).
+   */
   readonly passthrough: PassthroughSource;
   readonly #options: McpToolSourceOptions;
   #connecting: Promise<Connection> | undefined;
@@ -91,7 +94,8 @@ export class McpToolSource implements ToolSource {
 
   async listTools(options: { signal?: AbortSignal } = {}): Promise<ToolSpec[]> {
     const conn = await this.#connect();
-    // A server with only resources or prompts (gateway mode passes those through); the SDK would answer the same, with a console message.
+    // A server with only resources or prompts (gateway mode passes those through); the SDK would answer the same, with
+    // a console message.
     if (conn.client.getServerCapabilities()?.tools === undefined) return [];
     try {
       // Without a cursor the SDK walks every page and returns them all.
@@ -101,15 +105,21 @@ export class McpToolSource implements ToolSource {
       });
       return tools.map((tool) => mcpToolSpec(tool, { server: this.name, timeoutMs: this.#options.defaultTimeoutMs }));
     } catch (error) {
-      throw new ToolgateError('tool_unavailable', `could not list the tools of MCP server "${this.name}" (${shownEndpoint(this.#options.server)}): ${describeError(error)}${this.#why()}`, {
-        cause: error,
-      });
+      throw new ToolgateError(
+        'tool_unavailable',
+        `could not list the tools of MCP server "${this.name}" ` +
+          `(${shownEndpoint(this.#options.server)}): ${describeError(error)}${this.#why()}`,
+        {
+          cause: error,
+        },
+      );
     }
   }
 
   async callTool(request: CallToolRequest): Promise<ToolResult> {
     if (this.#closed) return notSent(toolError('tool_unavailable', `MCP server "${this.name}" is closed`));
-    if (request.signal?.aborted === true) return notSent(toolError('cancelled', `call to "${request.name}" was cancelled before it started`));
+    if (request.signal?.aborted === true)
+      return notSent(toolError('cancelled', `call to "${request.name}" was cancelled before it started`));
     let conn: Connection;
     try {
       conn = await this.#connect();
@@ -119,7 +129,11 @@ export class McpToolSource implements ToolSource {
     const timeoutMs = request.timeoutMs ?? this.#options.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     try {
       const result = await conn.client.callTool(
-        { name: request.name, arguments: request.arguments, ...(request.meta === undefined ? {} : { _meta: request.meta }) },
+        {
+          name: request.name,
+          arguments: request.arguments,
+          ...(request.meta === undefined ? {} : { _meta: request.meta }),
+        },
         { timeout: timeoutMs, ...(request.signal === undefined ? {} : { signal: request.signal }) },
       );
       return fromMcpResult(result);
@@ -130,7 +144,12 @@ export class McpToolSource implements ToolSource {
       if (refused?.reason === 'too_large') return fromRefusedAnswer(refused, { server: this.name, tool: request.name });
       // Give the transport a moment to report the process exit, so the message says why.
       if (isDropped(conn) || isClosedError(error)) await new Promise((r) => setTimeout(r, 50));
-      const ctx = { server: this.name, tool: request.name, timeoutMs, ...(this.#exitInfo === undefined ? {} : { exitInfo: this.#exitInfo }) };
+      const ctx = {
+        server: this.name,
+        tool: request.name,
+        timeoutMs,
+        ...(this.#exitInfo === undefined ? {} : { exitInfo: this.#exitInfo }),
+      };
       const { result, connectionLost } = fromMcpCallError(error, ctx, conn.sdk.client);
       if (connectionLost) this.#drop(conn);
       // A refused connection never carried the request; any other failure may have come after the server got it.
@@ -153,7 +172,8 @@ export class McpToolSource implements ToolSource {
   }
 
   #connect(): Promise<Connection> {
-    if (this.#closed) return Promise.reject(new ToolgateError('tool_unavailable', `MCP server "${this.name}" is closed`));
+    if (this.#closed)
+      return Promise.reject(new ToolgateError('tool_unavailable', `MCP server "${this.name}" is closed`));
     this.#connecting ??= this.#open().catch((error: unknown) => {
       this.#connecting = undefined;
       throw error;
@@ -173,7 +193,8 @@ export class McpToolSource implements ToolSource {
     const client = new sdk.client.Client(CLIENT_INFO);
     const conn: Connection = { client, transport, sdk, closed: false };
     const timeoutMs = this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-    // What the transport saw go wrong (a stdout message that is not JSON-RPC) explains a handshake that never completes.
+    // What the transport saw go wrong (a stdout message that is not JSON-RPC) explains a handshake that never
+    // completes.
     const transportErrors: unknown[] = [];
     transport.onerror = (error) => {
       if (transportErrors.length < 5) transportErrors.push(error);
@@ -200,7 +221,8 @@ export class McpToolSource implements ToolSource {
     conn.closed = true;
     const line = meaningfulStderrLine(this.#watch?.stderr ?? []);
     const exit = this.#watch?.exit;
-    const how = exit === undefined ? '' : exit.signal === null ? ` (exit code ${exit.code})` : ` (killed by ${exit.signal})`;
+    const how =
+      exit === undefined ? '' : exit.signal === null ? ` (exit code ${exit.code})` : ` (killed by ${exit.signal})`;
     this.#exitInfo = `the server closed the connection${how}${line === undefined ? '' : `; stderr: ${line}`}`;
     void conn.client.close().catch(() => undefined);
     // Only forget the connection if it is still the current one (a newer one may exist).

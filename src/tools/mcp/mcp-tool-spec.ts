@@ -10,7 +10,10 @@ export interface McpListedTool {
   annotations?: unknown;
 }
 
-/** An MCP server's tool as toolgate's ToolSpec: `server` is the server's configured name, `timeoutMs` the server's default call timeout. */
+/**
+ * An MCP server's tool as toolgate's ToolSpec: `server` is the server's configured name, `timeoutMs` the server's
+ * default call timeout.
+ */
 export function mcpToolSpec(tool: McpListedTool, where: { server: string; timeoutMs?: number | undefined }): ToolSpec {
   const spec: ToolSpec = {
     name: tool.name,

@@ -20,7 +20,10 @@ export interface McpTransportOptions {
  * Streamable HTTP transport over boundedFetch, or a stdio one with the
  * bounded read buffer and a watch on what the process shows of itself.
  */
-export function createMcpTransport(sdk: McpSdk, options: McpTransportOptions): { transport: Transport; watch?: StdioWatch } {
+export function createMcpTransport(
+  sdk: McpSdk,
+  options: McpTransportOptions,
+): { transport: Transport; watch?: StdioWatch } {
   const { server } = options;
   const limits = readLimits(options.maxResultBytes);
   let transport: Transport | undefined;
@@ -36,7 +39,12 @@ export function createMcpTransport(sdk: McpSdk, options: McpTransportOptions): {
   const stdio = new sdk.stdio.StdioClientTransport({
     command: server.command,
     args: server.args ?? [],
-    env: serverEnvironment({ parent: process.env, sdkDefaults: sdk.stdio.getDefaultEnvironment(), inheritEnv: server.inheritEnv, env: server.env }),
+    env: serverEnvironment({
+      parent: process.env,
+      sdkDefaults: sdk.stdio.getDefaultEnvironment(),
+      inheritEnv: server.inheritEnv,
+      env: server.env,
+    }),
     stderr: 'pipe',
     ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
   });
@@ -53,6 +61,9 @@ export function createMcpTransport(sdk: McpSdk, options: McpTransportOptions): {
  */
 function useReadBuffer(transport: object, buffer: BoundedReadBuffer): void {
   const current: unknown = Reflect.get(transport, '_readBuffer');
-  const fits = typeof current === 'object' && current !== null && ['append', 'readMessage', 'clear'].every((method) => typeof Reflect.get(current, method) === 'function');
+  const fits =
+    typeof current === 'object' &&
+    current !== null &&
+    ['append', 'readMessage', 'clear'].every((method) => typeof Reflect.get(current, method) === 'function');
   if (fits) Reflect.set(transport, '_readBuffer', buffer);
 }

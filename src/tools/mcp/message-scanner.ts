@@ -42,7 +42,10 @@ export type ScanVerdict =
       reason: 'too_large' | 'too_deep';
       /** Its full size. */
       bytes: number;
-      /** too_large: its first `headBytes` bytes closed into a value (a string cut, what was open closed), if that worked. */
+      /**
+       * too_large: its first `headBytes` bytes closed into a value (a string cut, what was open closed), if that
+       * worked.
+       */
       head: unknown;
       /** The id it answers (or asks with). */
       id: JsonRpcId | undefined;
@@ -126,7 +129,10 @@ export class MessageScanner {
         kind: 'refused',
         reason: this.#tooDeep ? 'too_deep' : 'too_large',
         bytes: size,
-        head: this.#tooDeep || this.#cut === undefined ? undefined : closeHead(head.subarray(0, this.#limits.headBytes), this.#cut),
+        head:
+          this.#tooDeep || this.#cut === undefined
+            ? undefined
+            : closeHead(head.subarray(0, this.#limits.headBytes), this.#cut),
         id: this.#id,
         isRequest: this.#isRequest,
         isError: this.#isError,
@@ -253,7 +259,8 @@ export class MessageScanner {
       this.#pending = undefined;
     }
     const capture = this.#capture;
-    if (capture !== undefined && capture.depth === this.#depth && capture.bytes.length <= MAX_CAPTURE_BYTES) capture.bytes.push(c);
+    if (capture !== undefined && capture.depth === this.#depth && capture.bytes.length <= MAX_CAPTURE_BYTES)
+      capture.bytes.push(c);
   }
 
   #endCapture(): void {

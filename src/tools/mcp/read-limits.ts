@@ -1,7 +1,10 @@
 import { DEFAULT_MAX_JSON_DEPTH } from '../../core/json-shape.ts';
 import type { ScanLimits } from './message-scanner.ts';
 
-/** Every message up to this size is read whole, whatever the result limits: a long `tools/list`, a result cut afterwards. */
+/**
+ * Every message up to this size is read whole, whatever the result limits: a long `tools/list`, a result cut
+ * afterwards.
+ */
 export const MIN_KEEP_BYTES = 4 * 1024 * 1024;
 /** Room for the JSON-RPC envelope around a result of the largest size kept. */
 const ENVELOPE_BYTES = 64 * 1024;

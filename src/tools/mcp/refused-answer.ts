@@ -32,8 +32,14 @@ export interface SubstituteLimits {
   maxDepth: number;
 }
 
-/** The message that stands for a refused one: an error answer to its id, or undefined when it answers nothing (a request or notification of the server, or no id was found). */
-export function substituteFor(verdict: Extract<ScanVerdict, { kind: 'refused' }>, limits: SubstituteLimits): { jsonrpc: '2.0'; id: JsonRpcId; error: { code: number; message: string; data: JsonObject } } | undefined {
+/**
+ * The message that stands for a refused one: an error answer to its id, or undefined when it answers nothing (a request
+ * or notification of the server, or no id was found).
+ */
+export function substituteFor(
+  verdict: Extract<ScanVerdict, { kind: 'refused' }>,
+  limits: SubstituteLimits,
+): { jsonrpc: '2.0'; id: JsonRpcId; error: { code: number; message: string; data: JsonObject } } | undefined {
   if (verdict.isRequest || verdict.id === undefined) return undefined;
   const refused: RefusedAnswer =
     verdict.reason === 'too_deep'
@@ -41,13 +47,22 @@ export function substituteFor(verdict: Extract<ScanVerdict, { kind: 'refused' }>
         { reason: 'too_deep', bytes: verdict.bytes, limit: limits.maxDepth - 1 }
       : { reason: 'too_large', bytes: verdict.bytes, limit: limits.keepBytes, ...partialOf(verdict.head) };
   if (verdict.isError !== undefined) refused.isError = verdict.isError;
-  return { jsonrpc: '2.0', id: verdict.id, error: { code: INTERNAL_ERROR, message: describeRefusal(refused), data: { [REFUSED_ANSWER_KEY]: { ...refused } } } };
+  return {
+    jsonrpc: '2.0',
+    id: verdict.id,
+    error: { code: INTERNAL_ERROR, message: describeRefusal(refused), data: { [REFUSED_ANSWER_KEY]: { ...refused } } },
+  };
 }
 
 /** Why a message of the server was dropped (one that answers no request), for the transport's error handler. */
 export function droppedMessage(verdict: Extract<ScanVerdict, { kind: 'refused' }>, limits: SubstituteLimits): Error {
-  const what = verdict.isRequest ? 'a request or notification from the server' : 'a message from the server that names no request';
-  const why = verdict.reason === 'too_deep' ? `nests deeper than ${limits.maxDepth} levels` : `is ${verdict.bytes} bytes, more than the ${limits.keepBytes} read of one message`;
+  const what = verdict.isRequest
+    ? 'a request or notification from the server'
+    : 'a message from the server that names no request';
+  const why =
+    verdict.reason === 'too_deep'
+      ? `nests deeper than ${limits.maxDepth} levels`
+      : `is ${verdict.bytes} bytes, more than the ${limits.keepBytes} read of one message`;
   return new Error(`dropped ${what}: it ${why}`);
 }
 
@@ -55,7 +70,8 @@ export function droppedMessage(verdict: Extract<ScanVerdict, { kind: 'refused' }
 export function refusedAnswerOf(error: unknown): RefusedAnswer | undefined {
   const data = errorField(error, 'data');
   const refused = isJsonObject(data) ? data[REFUSED_ANSWER_KEY] : undefined;
-  if (!isJsonObject(refused) || (refused['reason'] !== 'too_large' && refused['reason'] !== 'too_deep')) return undefined;
+  if (!isJsonObject(refused) || (refused['reason'] !== 'too_large' && refused['reason'] !== 'too_deep'))
+    return undefined;
   if (typeof refused['bytes'] !== 'number' || typeof refused['limit'] !== 'number') return undefined;
   return {
     reason: refused['reason'],
@@ -68,9 +84,15 @@ export function refusedAnswerOf(error: unknown): RefusedAnswer | undefined {
 
 export function describeRefusal(refused: RefusedAnswer): string {
   if (refused.reason === 'too_deep') {
-    return `the server's answer nests deeper than ${refused.limit} levels, the limit for tool output; it was refused (the server did get the request)`;
+    return (
+      `the server's answer nests deeper than ${refused.limit} levels, the ` +
+      `limit for tool output; it was refused (the server did get the request)`
+    );
   }
-  return `the server's answer was ${refused.bytes} bytes, more than the ${refused.limit} bytes read of one message (see maxResultBytes); the rest was not read`;
+  return (
+    `the server's answer was ${refused.bytes} bytes, more than the ${refused.limit} ` +
+    `bytes read of one message (see maxResultBytes); the rest was not read`
+  );
 }
 
 function partialOf(head: unknown): { partial?: JsonObject } {

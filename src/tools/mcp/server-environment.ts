@@ -22,7 +22,9 @@ export const DEFAULT_PASSED_ENV = [
 export interface ServerEnvironmentOptions {
   /** toolgate's own environment. */
   parent: Readonly<Record<string, string | undefined>>;
-  /** What the MCP SDK passes to every server it spawns (getDefaultEnvironment: HOME, LOGNAME, PATH, SHELL, TERM, USER). */
+  /**
+   * What the MCP SDK passes to every server it spawns (getDefaultEnvironment: HOME, LOGNAME, PATH, SHELL, TERM, USER).
+   */
   sdkDefaults: Readonly<Record<string, string>>;
   /** `servers.<name>.inheritEnv`: the whole of `parent`. */
   inheritEnv?: boolean | undefined;

@@ -59,10 +59,15 @@ function classify(input: StartErrorInput): { reason: StartFailure; cause: string
   const codes = errorCodes(error);
   if (codes.has('ENOENT') && command !== undefined) {
     const where = input.cwd === undefined ? '' : `, or the working directory ${input.cwd} does not exist`;
-    return { reason: 'command_not_found', cause: `command not found: ${command} (is it installed and on PATH?)${where}` };
+    return {
+      reason: 'command_not_found',
+      cause: `command not found: ${command} (is it installed and on PATH?)${where}`,
+    };
   }
-  if (codes.has('EACCES') && command !== undefined) return { reason: 'not_executable', cause: `permission denied running ${command} (is it executable?)` };
-  if (isUnauthorized(error)) return { reason: 'auth', cause: 'authentication failed (HTTP 401): the server did not accept the credentials' };
+  if (codes.has('EACCES') && command !== undefined)
+    return { reason: 'not_executable', cause: `permission denied running ${command} (is it executable?)` };
+  if (isUnauthorized(error))
+    return { reason: 'auth', cause: 'authentication failed (HTTP 401): the server did not accept the credentials' };
   const http = httpFailure(error);
   if (http !== undefined) {
     const status = `HTTP ${http.status}${http.statusText === '' ? '' : ` ${http.statusText}`}${bodyPart(http.body)}`;
@@ -78,28 +83,50 @@ function classify(input: StartErrorInput): { reason: StartFailure; cause: string
       .filter((m, i, all) => m !== '' && all.indexOf(m) === i)
       .join(': '),
   );
-  if (codes.has('CLIENT_HTTP_UNEXPECTED_CONTENT')) return { reason: 'protocol', cause: `the server did not answer as an MCP endpoint: ${message}` };
+  if (codes.has('CLIENT_HTTP_UNEXPECTED_CONTENT'))
+    return { reason: 'protocol', cause: `the server did not answer as an MCP endpoint: ${message}` };
   const stderrLine = meaningfulStderrLine(input.stderr);
   const timedOut = codes.has('REQUEST_TIMEOUT') || /timed? ?out|timeout/i.test(message);
   const closed = codes.has('CONNECTION_CLOSED') || /connection closed|closed/i.test(message);
   const exit = input.exit === undefined ? '' : exitText(input.exit);
   if (input.stdoutNoise !== undefined && (timedOut || (closed && stderrLine === undefined))) {
     const end = exit === '' ? '' : ` and ${exit}`;
-    return { reason: 'protocol', cause: `the server wrote something that is not MCP JSON-RPC on stdout: "${clean(input.stdoutNoise, 100)}"${end}` };
+    return {
+      reason: 'protocol',
+      cause: `the server wrote something that is not MCP JSON-RPC on stdout: "${clean(input.stdoutNoise, 100)}"${end}`,
+    };
   }
-  if (command !== undefined && (input.transportErrors ?? []).some((e) => e instanceof Error && /JSON|parse|Unexpected token|Invalid/i.test(e.message))) {
-    return { reason: 'protocol', cause: 'the server wrote a message on stdout that is not MCP JSON-RPC and never completed the handshake' };
+  if (
+    command !== undefined &&
+    (input.transportErrors ?? []).some(
+      (e) => e instanceof Error && /JSON|parse|Unexpected token|Invalid/i.test(e.message),
+    )
+  ) {
+    return {
+      reason: 'protocol',
+      cause: 'the server wrote a message on stdout that is not MCP JSON-RPC and never completed the handshake',
+    };
   }
   if (timedOut) {
-    const why = stderrLine === undefined ? (command === undefined ? '' : ' (is it an MCP server over stdio? one that waits for other input never answers)') : ` (stderr: ${stderrLine})`;
+    const why =
+      stderrLine === undefined
+        ? command === undefined
+          ? ''
+          : ' (is it an MCP server over stdio? one that waits for other input never answers)'
+        : ` (stderr: ${stderrLine})`;
     return { reason: 'timeout', cause: `did not answer the MCP handshake within ${input.timeoutMs} ms${why}` };
   }
-  if (closed && command === undefined) return { reason: 'network', cause: `the connection was closed before the MCP handshake completed (${message})` };
+  if (closed && command === undefined)
+    return { reason: 'network', cause: `the connection was closed before the MCP handshake completed (${message})` };
   if (closed) {
     const how = exit === '' ? 'exited (or closed its stdout)' : exit;
-    return { reason: 'exited', cause: `the server ${how} before answering the MCP handshake${stderrLine === undefined ? '' : `: ${stderrLine}`}` };
+    return {
+      reason: 'exited',
+      cause: `the server ${how} before answering the MCP handshake${stderrLine === undefined ? '' : `: ${stderrLine}`}`,
+    };
   }
-  if (/JSON|parse|Unexpected token/i.test(message)) return { reason: 'protocol', cause: `the server did not speak MCP JSON-RPC: ${message}` };
+  if (/JSON|parse|Unexpected token/i.test(message))
+    return { reason: 'protocol', cause: `the server did not speak MCP JSON-RPC: ${message}` };
   return { reason: 'other', cause: stderrLine === undefined ? message : `${message} (stderr: ${stderrLine})` };
 }
 
@@ -113,13 +140,21 @@ function hintFor(reason: StartFailure, input: StartErrorInput, status: number | 
   const at = input.server === undefined ? 'this server' : `servers.${input.server}`;
   if (reason === 'auth') return `Check ${at}.headers in your config (e.g. the Authorization header)`;
   if (input.command === undefined) {
-    if (status !== undefined && status >= 500) return `The server failed on its side: see its logs (it is ${at}.url in your config)`;
-    if (reason === 'http_status' || reason === 'protocol') return `Check ${at}.url in your config: it must be the server's MCP endpoint`;
+    if (status !== undefined && status >= 500)
+      return `The server failed on its side: see its logs (it is ${at}.url in your config)`;
+    if (reason === 'http_status' || reason === 'protocol')
+      return `Check ${at}.url in your config: it must be the server's MCP endpoint`;
     return `Check ${at}.url in your config and that the server is running`;
   }
-  if (reason === 'command_not_found') return `Check ${at}.command in your config: install the program or give its full path`;
-  if (reason === 'not_executable') return `Check ${at}.command in your config: make the file executable or run it through its interpreter`;
-  if (reason === 'protocol') return `An MCP server over stdio must write only JSON-RPC on stdout and log to stderr; check ${at}.command and args in your config`;
+  if (reason === 'command_not_found')
+    return `Check ${at}.command in your config: install the program or give its full path`;
+  if (reason === 'not_executable')
+    return `Check ${at}.command in your config: make the file executable or run it through its interpreter`;
+  if (reason === 'protocol')
+    return (
+      `An MCP server over stdio must write only JSON-RPC on stdout ` +
+      `and log to stderr; check ${at}.command and args in your config`
+    );
   return `Check ${at}.command and args in your config; run the command by hand to see what it prints`;
 }
 
@@ -163,13 +198,18 @@ function bodyPart(body: string | undefined): string {
 
 /** One line, no control characters, bounded: the text comes from an untrusted server. */
 function clean(text: string, max = MAX_CAUSE_CHARS): string {
-  // eslint-disable-next-line no-control-regex -- stripping control characters is the point
-  const one = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const one = text
+    // eslint-disable-next-line no-control-regex -- stripping control characters is the point
+    .replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return one.length > max ? `${one.slice(0, max)}…` : one;
 }
 
 function isUnauthorized(error: unknown): boolean {
-  for (const e of errorChain(error)) if (e instanceof Error && (e.name === 'UnauthorizedError' || e.constructor.name === 'UnauthorizedError')) return true;
+  for (const e of errorChain(error))
+    if (e instanceof Error && (e.name === 'UnauthorizedError' || e.constructor.name === 'UnauthorizedError'))
+      return true;
   return false;
 }
 
@@ -180,7 +220,11 @@ function httpFailure(error: unknown): { status: number; statusText: string; body
     if (typeof status === 'number') {
       const statusText = errorField(data, 'statusText');
       const text = errorField(data, 'text');
-      return { status, statusText: typeof statusText === 'string' ? statusText : '', body: typeof text === 'string' ? text : undefined };
+      return {
+        status,
+        statusText: typeof statusText === 'string' ? statusText : '',
+        body: typeof text === 'string' ? text : undefined,
+      };
     }
     const match = e instanceof Error ? /\(HTTP (\d{3})\): ?(.*)$/s.exec(e.message) : null;
     if (match !== null) return { status: Number(match[1]), statusText: '', body: match[2] };
@@ -208,7 +252,12 @@ function networkFailure(error: unknown): { reason: StartFailure; cause: string }
     const known = NETWORK_CODES[code];
     if (known === undefined) continue;
     const [address, port, hostname] = [errorField(e, 'address'), errorField(e, 'port'), errorField(e, 'hostname')];
-    const where = typeof address === 'string' ? `${address}${typeof port === 'number' ? `:${port}` : ''}` : typeof hostname === 'string' ? hostname : '';
+    const where =
+      typeof address === 'string'
+        ? `${address}${typeof port === 'number' ? `:${port}` : ''}`
+        : typeof hostname === 'string'
+          ? hostname
+          : '';
     return { reason: known.reason, cause: `${code}${where === '' ? '' : ` ${where}`} (${known.what})` };
   }
   return undefined;

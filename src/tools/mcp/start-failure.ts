@@ -31,14 +31,20 @@ export function startFailure(input: StartFailureInput): ToolgateError {
     stderr: watch?.stderr ?? [],
     timeoutMs: input.timeoutMs,
     ...(input.transportErrors === undefined ? {} : { transportErrors: input.transportErrors }),
-    ...('command' in server ? { command: server.command, ...(server.cwd === undefined ? {} : { cwd: server.cwd }) } : {}),
+    ...('command' in server
+      ? { command: server.command, ...(server.cwd === undefined ? {} : { cwd: server.cwd }) }
+      : {}),
     ...(exit === undefined ? {} : { exit }),
     ...(stdoutNoise === undefined ? {} : { stdoutNoise }),
   });
   // fetch repeats a URL with its credentials, and a server may echo the headers it was sent.
   const cause = endpointSecrets(server).reduce((text, secret) => text.split(secret).join('***'), described.cause);
-  return new ToolgateError('tool_unavailable', `could not start MCP server "${input.name}" (${shownEndpoint(server)}): ${cause}. ${described.hint}.`, {
-    cause: input.error,
-    details: { server: input.name, reason: described.reason, cause },
-  });
+  return new ToolgateError(
+    'tool_unavailable',
+    `could not start MCP server "${input.name}" (${shownEndpoint(server)}): ${cause}. ${described.hint}.`,
+    {
+      cause: input.error,
+      details: { server: input.name, reason: described.reason, cause },
+    },
+  );
 }

@@ -32,7 +32,9 @@ export class StdioWatch {
   constructor(transport: StdioClientTransport, onLine?: (line: string) => void) {
     const stderr = transport.stderr;
     this.#stderrEnded =
-      stderr === null ? Promise.resolve() : new Promise((resolve) => stderr.once('end', () => resolve()).once('close', () => resolve()));
+      stderr === null
+        ? Promise.resolve()
+        : new Promise((resolve) => stderr.once('end', () => resolve()).once('close', () => resolve()));
     let partial = '';
     const add = (line: string): void => {
       this.stderr.push(line);
@@ -93,8 +95,12 @@ export class StdioWatch {
   readonly #onStdout = (chunk: Buffer): void => {
     const lines = (this.#stdoutPartial + chunk.toString('utf8')).split('\n');
     const rest = lines.pop() ?? '';
-    this.#noise = lines.find((line) => line.trim() !== '' && !isJsonRpc(line))?.trim().slice(0, STDOUT_SAMPLE_CHARS);
-    if (this.#noise === undefined && rest.length > STDOUT_SCAN_CHARS && !/^\s*[[{]/.test(rest)) this.#noise = rest.trim().slice(0, STDOUT_SAMPLE_CHARS);
+    this.#noise = lines
+      .find((line) => line.trim() !== '' && !isJsonRpc(line))
+      ?.trim()
+      .slice(0, STDOUT_SAMPLE_CHARS);
+    if (this.#noise === undefined && rest.length > STDOUT_SCAN_CHARS && !/^\s*[[{]/.test(rest))
+      this.#noise = rest.trim().slice(0, STDOUT_SAMPLE_CHARS);
     // Found, or a message too long to buffer a second time: the SDK's own reader has it.
     if (this.#noise !== undefined || rest.length > STDOUT_SCAN_CHARS) this.connected();
     else this.#stdoutPartial = rest;

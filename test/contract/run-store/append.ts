@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { draft, type EventDraft, type PendingApproval, type RunEvent } from '../../../src/core/index.ts';
-import { isIsoTime, newRun, oneTo, sleep, toolgateError, userMessage, withStore, type RunStoreFactory } from './harness.ts';
+import {
+  isIsoTime,
+  newRun,
+  oneTo,
+  sleep,
+  toolgateError,
+  userMessage,
+  withStore,
+  type RunStoreFactory,
+} from './harness.ts';
 
 const PENDING: PendingApproval = {
   toolCallId: 'call_1',
@@ -38,7 +47,9 @@ const AWKWARD_DRAFTS: EventDraft[] = [
     usage: { promptTokens: 100, completionTokens: 20, totalTokens: 120 },
     latencyMs: 830,
   }),
-  draft('input_received', { input: { type: 'approval', toolCallId: 'call_2', decision: 'edit', arguments: { volumeMw: 5 } } }),
+  draft('input_received', {
+    input: { type: 'approval', toolCallId: 'call_2', decision: 'edit', arguments: { volumeMw: 5 } },
+  }),
 ];
 
 function ids(events: readonly RunEvent[]): number[] {
@@ -51,7 +62,10 @@ export function appendContract(factory: RunStoreFactory): void {
       withStore(factory, async (store) => {
         const { id } = await store.createRun(newRun());
         assert.deepEqual(ids(await store.append(id, [userMessage('a')])), [1]);
-        assert.deepEqual(ids(await store.append(id, [userMessage('b'), userMessage('c'), userMessage('d')])), [2, 3, 4]);
+        assert.deepEqual(
+          ids(await store.append(id, [userMessage('b'), userMessage('c'), userMessage('d')])),
+          [2, 3, 4],
+        );
         assert.deepEqual(ids(await store.append(id, [userMessage('e'), userMessage('f')])), [5, 6]);
         const events = await store.readEvents(id);
         assert.deepEqual(ids(events), oneTo(6));
@@ -82,7 +96,10 @@ export function appendContract(factory: RunStoreFactory): void {
         assert.ok(event !== undefined && isIsoTime(event.time), `event time ${event?.time} is not an ISO time`);
         const after = await store.getRun(run.id);
         assert.ok(after !== undefined && isIsoTime(after.updatedAt));
-        assert.ok(after.updatedAt > run.updatedAt, `updatedAt ${after.updatedAt} should be later than ${run.updatedAt}`);
+        assert.ok(
+          after.updatedAt > run.updatedAt,
+          `updatedAt ${after.updatedAt} should be later than ${run.updatedAt}`,
+        );
         assert.ok(after.updatedAt >= event.time);
         assert.equal(after.createdAt, run.createdAt);
       }));
@@ -148,7 +165,10 @@ export function appendContract(factory: RunStoreFactory): void {
         assert.deepEqual((await store.getRun(id))?.pendingApproval, PENDING);
         await store.append(id, [userMessage('still waiting')], { steps: 1 });
         assert.deepEqual((await store.getRun(id))?.pendingApproval, PENDING);
-        await store.append(id, [draft('run_status', { from: 'waiting_approval', to: 'running' })], { status: 'running', pendingApproval: null });
+        await store.append(id, [draft('run_status', { from: 'waiting_approval', to: 'running' })], {
+          status: 'running',
+          pendingApproval: null,
+        });
         const run = await store.getRun(id);
         assert.equal(run?.status, 'running');
         assert.ok(run !== undefined && !('pendingApproval' in run), 'pendingApproval should be gone after null');
@@ -174,7 +194,10 @@ export function appendContract(factory: RunStoreFactory): void {
     it('readEvents returns the events after `after`, at most `limit` of them', () =>
       withStore(factory, async (store) => {
         const { id } = await store.createRun(newRun());
-        await store.append(id, oneTo(10).map((i) => userMessage(`m${i}`)));
+        await store.append(
+          id,
+          oneTo(10).map((i) => userMessage(`m${i}`)),
+        );
         assert.deepEqual(ids(await store.readEvents(id, { after: 3 })), [4, 5, 6, 7, 8, 9, 10]);
         assert.deepEqual(ids(await store.readEvents(id, { limit: 2 })), [1, 2]);
         assert.deepEqual(ids(await store.readEvents(id, { after: 3, limit: 4 })), [4, 5, 6, 7]);
@@ -197,8 +220,13 @@ export function appendContract(factory: RunStoreFactory): void {
     it('numbers 100 concurrent appends to one run 1..100 with no gap or duplicate', () =>
       withStore(factory, async (store) => {
         const { id } = await store.createRun(newRun());
-        const results = await Promise.all(oneTo(100).map((i) => store.append(id, [userMessage(`m${i}`)], { steps: i })));
-        assert.deepEqual(results.flatMap(ids).sort((a, b) => a - b), oneTo(100));
+        const results = await Promise.all(
+          oneTo(100).map((i) => store.append(id, [userMessage(`m${i}`)], { steps: i })),
+        );
+        assert.deepEqual(
+          results.flatMap(ids).sort((a, b) => a - b),
+          oneTo(100),
+        );
         const stored = await store.readEvents(id);
         assert.deepEqual(ids(stored), oneTo(100));
         // What each append returned is what the log holds under that id.
@@ -213,12 +241,22 @@ export function appendContract(factory: RunStoreFactory): void {
     it('numbers each of 20 concurrent batches contiguously', () =>
       withStore(factory, async (store) => {
         const { id } = await store.createRun(newRun());
-        const batches = await Promise.all(oneTo(20).map((b) => store.append(id, oneTo(5).map((i) => userMessage(`b${b}-${i}`)))));
+        const batches = await Promise.all(
+          oneTo(20).map((b) =>
+            store.append(
+              id,
+              oneTo(5).map((i) => userMessage(`b${b}-${i}`)),
+            ),
+          ),
+        );
         for (const batch of batches) {
           const first = batch[0]?.id ?? 0;
           assert.deepEqual(ids(batch), [first, first + 1, first + 2, first + 3, first + 4]);
         }
-        assert.deepEqual(batches.flatMap(ids).sort((a, b) => a - b), oneTo(100));
+        assert.deepEqual(
+          batches.flatMap(ids).sort((a, b) => a - b),
+          oneTo(100),
+        );
       }));
   });
 }

@@ -3,7 +3,17 @@ import { describe, it } from 'node:test';
 import type { NewRun } from '../../../src/core/index.ts';
 import { isIsoTime, newRun, toolgateError, withStore, type RunStoreFactory } from './harness.ts';
 
-const OPTIONAL_FIELDS = ['tenantId', 'userId', 'threadId', 'output', 'error', 'metadata', 'context', 'dryRun', 'pendingApproval'] as const;
+const OPTIONAL_FIELDS = [
+  'tenantId',
+  'userId',
+  'threadId',
+  'output',
+  'error',
+  'metadata',
+  'context',
+  'dryRun',
+  'pendingApproval',
+] as const;
 
 export function createRunContract(factory: RunStoreFactory): void {
   describe('createRun / getRun', () => {

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import { draft, type RunStore } from '../../../src/core/index.ts';
-import { newRun, toolgateError, userMessage, withStore, type RunStoreFactory, type RunStoreHarness } from './harness.ts';
+import {
+  newRun,
+  toolgateError,
+  userMessage,
+  withStore,
+  type RunStoreFactory,
+  type RunStoreHarness,
+} from './harness.ts';
 
 /** Closes the store, opens the same storage again and hands the new store to `check`. */
 async function reopened(harness: RunStoreHarness, check: (store: RunStore) => Promise<void>): Promise<void> {
@@ -32,9 +39,18 @@ export function durabilityContract(factory: RunStoreFactory): void {
 
     durable('keeps runs, events and pendingApproval, and numbers on from the last event', async (store, harness) => {
       const run = await store.createRun(
-        newRun({ tenantId: 'a', userId: 'u', threadId: 'th1', metadata: { m: [1, 'ü'] }, context: { c: { d: true } }, dryRun: false }),
+        newRun({
+          tenantId: 'a',
+          userId: 'u',
+          threadId: 'th1',
+          metadata: { m: [1, 'ü'] },
+          context: { c: { d: true } },
+          dryRun: false,
+        }),
       );
-      await store.append(run.id, [draft('run_status', { from: 'queued', to: 'running' }), userMessage('go')], { status: 'running' });
+      await store.append(run.id, [draft('run_status', { from: 'queued', to: 'running' }), userMessage('go')], {
+        status: 'running',
+      });
       await store.append(
         run.id,
         [
@@ -51,7 +67,14 @@ export function durabilityContract(factory: RunStoreFactory): void {
           status: 'waiting_approval',
           steps: 1,
           usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 },
-          pendingApproval: { toolCallId: 'c1', name: 'place_order', arguments: { mw: 10 }, effect: 'write', reason: 'outcome_unknown', eventId: 3 },
+          pendingApproval: {
+            toolCallId: 'c1',
+            name: 'place_order',
+            arguments: { mw: 10 },
+            effect: 'write',
+            reason: 'outcome_unknown',
+            eventId: 3,
+          },
         },
       );
       const other = await store.createRun(newRun({ status: 'running' }));
@@ -67,7 +90,10 @@ export function durabilityContract(factory: RunStoreFactory): void {
         assert.deepEqual(await again.getRun(other.id), otherBefore);
         assert.deepEqual(await again.readEvents(run.id), eventsBefore);
         assert.deepEqual(await again.listRuns(), listBefore);
-        const [next] = await again.append(run.id, [userMessage('after reopen')], { status: 'running', pendingApproval: null });
+        const [next] = await again.append(run.id, [userMessage('after reopen')], {
+          status: 'running',
+          pendingApproval: null,
+        });
         assert.equal(next?.id, 4);
         const resumed = await again.getRun(run.id);
         assert.equal(resumed?.lastEventId, 4);

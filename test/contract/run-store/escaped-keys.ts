@@ -14,14 +14,28 @@ export function escapedKeysContract(factory: RunStoreFactory): void {
       withStore(factory, async (store) => {
         const context = { '/': {}, '\n': 'newline', '"': 'quote' };
         const run = await store.createRun(newRun({ context }));
-        const shapes = [{ '/': {}, '\\': 'backslash' }, { '/': {}, '\n': 'newline' }, { '/': {}, '"': 'quote' }, { '/': {}, '\t': 'tab' }];
-        await store.append(run.id, shapes.map((args, i) => draft('tool_call', { step: 1, toolCallId: `call_${i}`, name: 'x', arguments: args })));
+        const shapes = [
+          { '/': {}, '\\': 'backslash' },
+          { '/': {}, '\n': 'newline' },
+          { '/': {}, '"': 'quote' },
+          { '/': {}, '\t': 'tab' },
+        ];
+        await store.append(
+          run.id,
+          shapes.map((args, i) => draft('tool_call', { step: 1, toolCallId: `call_${i}`, name: 'x', arguments: args })),
+        );
         // Read twice: the second read comes after the first has shown the parser every shape.
         for (let pass = 0; pass < 2; pass++) {
           const events = await store.readEvents(run.id);
-          assert.deepEqual(events.map((e) => (e.type === 'tool_call' ? Object.keys(e.data.arguments) : [])), shapes.map((s) => Object.keys(s)));
+          assert.deepEqual(
+            events.map((e) => (e.type === 'tool_call' ? Object.keys(e.data.arguments) : [])),
+            shapes.map((s) => Object.keys(s)),
+          );
           // Sorted: a store may keep an object's keys in its own order (PostgreSQL's jsonb does).
-          assert.deepEqual(Object.keys((await store.getRun(run.id))?.context ?? {}).sort(), Object.keys(context).sort());
+          assert.deepEqual(
+            Object.keys((await store.getRun(run.id))?.context ?? {}).sort(),
+            Object.keys(context).sort(),
+          );
         }
       }));
   });

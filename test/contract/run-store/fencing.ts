@@ -7,7 +7,13 @@ const LONG = 60_000;
 const SHORT = 50;
 const SHORT_WAIT = 80;
 
-const STEP = draft('assistant_message', { step: 1, text: 'checking the price', toolCalls: [], finishReason: 'stop', latencyMs: 12 });
+const STEP = draft('assistant_message', {
+  step: 1,
+  text: 'checking the price',
+  toolCalls: [],
+  finishReason: 'stop',
+  latencyMs: 12,
+});
 
 /** The lease_lost refusal, naming the run, the owner and the epoch. */
 function leaseLost(lease: RunLease): (error: unknown) => true {
@@ -22,7 +28,12 @@ function leaseLost(lease: RunLease): (error: unknown) => true {
 }
 
 /** Asserts that `attempt` is refused as `check` says and leaves the run, its log and its subscribers untouched. */
-async function assertRefused(store: RunStore, runId: string, attempt: () => Promise<unknown>, check: (error: unknown) => true): Promise<void> {
+async function assertRefused(
+  store: RunStore,
+  runId: string,
+  attempt: () => Promise<unknown>,
+  check: (error: unknown) => true,
+): Promise<void> {
   const runBefore = await store.getRun(runId);
   const logBefore = await store.readEvents(runId);
   const heard: RunEvent[] = [];
@@ -66,11 +77,28 @@ export function fencedAppendContract(factory: RunStoreFactory): void {
         const stale = await claimed(store, id, 'engine-a', SHORT);
         await sleep(SHORT_WAIT);
         const current = await claimed(store, id, 'engine-b');
-        await assertRefused(store, id, () => store.append(id, [STEP], { steps: 1, status: 'waiting_approval' }, { lease: stale }), leaseLost(stale));
         await assertRefused(
           store,
           id,
-          () => store.append(id, [draft('run_completed', { output: 'late', usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, steps: 1 })], { status: 'completed' }, { lease: stale }),
+          () => store.append(id, [STEP], { steps: 1, status: 'waiting_approval' }, { lease: stale }),
+          leaseLost(stale),
+        );
+        await assertRefused(
+          store,
+          id,
+          () =>
+            store.append(
+              id,
+              [
+                draft('run_completed', {
+                  output: 'late',
+                  usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+                  steps: 1,
+                }),
+              ],
+              { status: 'completed' },
+              { lease: stale },
+            ),
           leaseLost(stale),
         );
         const [event] = await store.append(id, [STEP], { steps: 1 }, { lease: current });
@@ -95,7 +123,12 @@ export function fencedAppendContract(factory: RunStoreFactory): void {
         const current = await claimed(store, id, 'engine-a');
         await assertRefused(store, id, () => store.append(id, [STEP], undefined, { lease: old }), leaseLost(old));
         await store.releaseRun(current);
-        await assertRefused(store, id, () => store.append(id, [STEP], undefined, { lease: current }), leaseLost(current));
+        await assertRefused(
+          store,
+          id,
+          () => store.append(id, [STEP], undefined, { lease: current }),
+          leaseLost(current),
+        );
       }));
 
     it('takes appends without a lease (client input) while an owner holds one', () =>
@@ -111,10 +144,20 @@ export function fencedAppendContract(factory: RunStoreFactory): void {
       withStore(factory, async (store) => {
         const id = await runningRun(store);
         assert.equal((await store.append(id, [userMessage('a')], undefined, { expectLastEventId: 1 }))[0]?.id, 2);
-        await assertRefused(store, id, () => store.append(id, [userMessage('b')], { steps: 4 }, { expectLastEventId: 1 }), toolgateError('conflict'));
+        await assertRefused(
+          store,
+          id,
+          () => store.append(id, [userMessage('b')], { steps: 4 }, { expectLastEventId: 1 }),
+          toolgateError('conflict'),
+        );
         const lease = await claimed(store, id, 'engine-a');
         assert.equal((await store.append(id, [STEP], undefined, { lease, expectLastEventId: 2 }))[0]?.id, 3);
-        await assertRefused(store, id, () => store.append(id, [STEP], undefined, { lease, expectLastEventId: 2 }), toolgateError('conflict'));
+        await assertRefused(
+          store,
+          id,
+          () => store.append(id, [STEP], undefined, { lease, expectLastEventId: 2 }),
+          toolgateError('conflict'),
+        );
       }));
 
     it('checks in order: unknown run, ended run, lease, then expectLastEventId', () =>
@@ -122,10 +165,23 @@ export function fencedAppendContract(factory: RunStoreFactory): void {
         const id = await runningRun(store);
         const stale = await claimed(store, id, 'engine-a');
         const lease = await claimed(store, id, 'engine-a');
-        await assert.rejects(store.append('run_missing', [STEP], undefined, { lease: { ...stale, runId: 'run_missing' } }), toolgateError('not_found'));
-        await assertRefused(store, id, () => store.append(id, [STEP], undefined, { lease: stale, expectLastEventId: 9 }), leaseLost(stale));
+        await assert.rejects(
+          store.append('run_missing', [STEP], undefined, { lease: { ...stale, runId: 'run_missing' } }),
+          toolgateError('not_found'),
+        );
+        await assertRefused(
+          store,
+          id,
+          () => store.append(id, [STEP], undefined, { lease: stale, expectLastEventId: 9 }),
+          leaseLost(stale),
+        );
         await store.append(id, [draft('run_cancelled', { reason: 'by a client' })], { status: 'cancelled' }, { lease });
-        await assertRefused(store, id, () => store.append(id, [STEP], undefined, { lease: stale, expectLastEventId: 9 }), toolgateError('conflict'));
+        await assertRefused(
+          store,
+          id,
+          () => store.append(id, [STEP], undefined, { lease: stale, expectLastEventId: 9 }),
+          toolgateError('conflict'),
+        );
       }));
   });
 }

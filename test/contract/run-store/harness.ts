@@ -1,5 +1,12 @@
 import assert from 'node:assert/strict';
-import { ToolgateError, draft, type ErrorCode, type EventDraft, type NewRun, type RunStore } from '../../../src/core/index.ts';
+import {
+  ToolgateError,
+  draft,
+  type ErrorCode,
+  type EventDraft,
+  type NewRun,
+  type RunStore,
+} from '../../../src/core/index.ts';
 
 /** What an implementation's test hands the contract suite: a fresh, empty store. */
 export interface RunStoreHarness {
@@ -13,7 +20,10 @@ export interface RunStoreHarness {
 export type RunStoreFactory = () => Promise<RunStoreHarness>;
 
 /** Runs one test against a fresh store and always cleans up. */
-export async function withStore(factory: RunStoreFactory, work: (store: RunStore, harness: RunStoreHarness) => Promise<void>): Promise<void> {
+export async function withStore(
+  factory: RunStoreFactory,
+  work: (store: RunStore, harness: RunStoreHarness) => Promise<void>,
+): Promise<void> {
   const harness = await factory();
   try {
     await work(harness.store, harness);

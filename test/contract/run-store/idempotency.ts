@@ -48,7 +48,10 @@ export function idempotencyContract(factory: RunStoreFactory): void {
     it('scopes keys per tenant', () =>
       withStore(factory, async (store) => {
         const a = await store.createRunIdempotent(newRun({ tenantId: 'a' }), { key: 'shared', requestHash: 'h' });
-        const b = await store.createRunIdempotent(newRun({ tenantId: 'b' }), { key: 'shared', requestHash: 'other-hash' });
+        const b = await store.createRunIdempotent(newRun({ tenantId: 'b' }), {
+          key: 'shared',
+          requestHash: 'other-hash',
+        });
         const none = await store.createRunIdempotent(newRun(), { key: 'shared', requestHash: 'h' });
         assert.ok(a.created && b.created && none.created);
         assert.equal(new Set([a.run.id, b.run.id, none.run.id]).size, 3);
@@ -75,7 +78,10 @@ export function idempotencyContract(factory: RunStoreFactory): void {
     it('refuses a given run id that already exists with conflict, keeping the key free', () =>
       withStore(factory, async (store) => {
         await store.createRun(newRun({ id: 'run_taken' }));
-        await assert.rejects(store.createRunIdempotent(newRun({ id: 'run_taken' }), { key: 'k1', requestHash: 'h1' }), toolgateError('conflict'));
+        await assert.rejects(
+          store.createRunIdempotent(newRun({ id: 'run_taken' }), { key: 'k1', requestHash: 'h1' }),
+          toolgateError('conflict'),
+        );
         const retry = await store.createRunIdempotent(newRun({ id: 'run_free' }), { key: 'k1', requestHash: 'h2' });
         assert.equal(retry.created, true);
         assert.equal(retry.run.id, 'run_free');

@@ -9,9 +9,30 @@ type ImportRun = NonNullable<RunStore['importRun']>;
 /** A finished run and an unfinished one, with their logs, as another store holds them. */
 async function originals(): Promise<{ finished: Run; finishedLog: RunEvent[]; open: Run; openLog: RunEvent[] }> {
   const source = new MemoryRunStore();
-  const finished = await source.createRun(newRun({ tenantId: 'acme', userId: 'alice', threadId: 't-1', context: { desk: 'power' }, dryRun: true, metadata: { origin: 'copy' } }));
-  await source.append(finished.id, [draft('run_status', { from: 'queued', to: 'running' }), userMessage('buy 10 MW')], { status: 'running' });
-  await source.append(finished.id, [draft('run_completed', { output: 'done', usage: { promptTokens: 3, completionTokens: 4, totalTokens: 7 }, steps: 1 })], { status: 'completed', output: 'done', steps: 1 });
+  const finished = await source.createRun(
+    newRun({
+      tenantId: 'acme',
+      userId: 'alice',
+      threadId: 't-1',
+      context: { desk: 'power' },
+      dryRun: true,
+      metadata: { origin: 'copy' },
+    }),
+  );
+  await source.append(finished.id, [draft('run_status', { from: 'queued', to: 'running' }), userMessage('buy 10 MW')], {
+    status: 'running',
+  });
+  await source.append(
+    finished.id,
+    [
+      draft('run_completed', {
+        output: 'done',
+        usage: { promptTokens: 3, completionTokens: 4, totalTokens: 7 },
+        steps: 1,
+      }),
+    ],
+    { status: 'completed', output: 'done', steps: 1 },
+  );
   const open = await source.createRun(newRun({ input: 'still going' }));
   await source.append(open.id, [draft('run_status', { from: 'queued', to: 'running' })], { status: 'running' });
   const result = {
@@ -39,13 +60,19 @@ export function importRunContract(factory: RunStoreFactory): void {
       );
     };
 
-    importing('keeps a copied run and its log exactly as they were: ids, numbering, times, settings', async (store, importRun) => {
-      const { finished, finishedLog } = await originals();
-      assert.equal(await importRun(finished, finishedLog), 'imported');
-      assert.deepEqual(await store.getRun(finished.id), finished);
-      assert.deepEqual(await store.readEvents(finished.id), finishedLog);
-      assert.deepEqual((await store.listRuns({ tenantId: 'acme' })).runs.map((r) => r.id), [finished.id]);
-    });
+    importing(
+      'keeps a copied run and its log exactly as they were: ids, numbering, times, settings',
+      async (store, importRun) => {
+        const { finished, finishedLog } = await originals();
+        assert.equal(await importRun(finished, finishedLog), 'imported');
+        assert.deepEqual(await store.getRun(finished.id), finished);
+        assert.deepEqual(await store.readEvents(finished.id), finishedLog);
+        assert.deepEqual(
+          (await store.listRuns({ tenantId: 'acme' })).runs.map((r) => r.id),
+          [finished.id],
+        );
+      },
+    );
 
     importing('a run it already has is left alone ("exists"), so a copy can run again', async (store, importRun) => {
       const { finished, finishedLog } = await originals();
@@ -55,15 +82,21 @@ export function importRunContract(factory: RunStoreFactory): void {
       assert.equal((await store.readEvents(finished.id)).length, finishedLog.length);
     });
 
-    importing('a copied run that ended takes no more events; an unfinished one goes on from its last event and can be claimed', async (store, importRun) => {
-      const { finished, finishedLog, open, openLog } = await originals();
-      await importRun(finished, finishedLog);
-      await importRun(open, openLog);
-      await assert.rejects(store.append(finished.id, [userMessage('late')]), toolgateError('conflict'));
-      const [event] = await store.append(open.id, [userMessage('next')]);
-      assert.equal(event?.id, openLog.length + 1);
-      const leases = await store.claimNext({ owner: 'after-copy', ttlMs: 5_000, limit: 10 });
-      assert.deepEqual(leases.map((l) => l.runId), [open.id]);
-    });
+    importing(
+      'a copied run that ended takes no more events; an unfinished one goes on from its last event and can be claimed',
+      async (store, importRun) => {
+        const { finished, finishedLog, open, openLog } = await originals();
+        await importRun(finished, finishedLog);
+        await importRun(open, openLog);
+        await assert.rejects(store.append(finished.id, [userMessage('late')]), toolgateError('conflict'));
+        const [event] = await store.append(open.id, [userMessage('next')]);
+        assert.equal(event?.id, openLog.length + 1);
+        const leases = await store.claimNext({ owner: 'after-copy', ttlMs: 5_000, limit: 10 });
+        assert.deepEqual(
+          leases.map((l) => l.runId),
+          [open.id],
+        );
+      },
+    );
   });
 }

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { draft, type Message, type NewRun, type PendingApproval, type RunEvent, type RunStore } from '../../../src/core/index.ts';
+import {
+  draft,
+  type Message,
+  type NewRun,
+  type PendingApproval,
+  type RunEvent,
+  type RunStore,
+} from '../../../src/core/index.ts';
 import { newRun, toolgateError, userMessage, withStore, type RunStoreFactory } from './harness.ts';
 
 /** Mutates every nested object it can reach: a store that handed out its own state would change. */
@@ -19,7 +26,9 @@ function scribble(value: unknown): void {
 }
 
 async function seed(store: RunStore): Promise<string> {
-  const { id } = await store.createRun(newRun({ tenantId: 'a', metadata: { list: [1, { x: 2 }] }, context: { customer: { id: 'C-1' } } }));
+  const { id } = await store.createRun(
+    newRun({ tenantId: 'a', metadata: { list: [1, { x: 2 }] }, context: { customer: { id: 'C-1' } } }),
+  );
   const pendingApproval: PendingApproval = {
     toolCallId: 'c1',
     name: 'place_order',
@@ -28,11 +37,15 @@ async function seed(store: RunStore): Promise<string> {
     reason: 'policy',
     eventId: 1,
   };
-  await store.append(id, [draft('tool_call', { step: 1, toolCallId: 'c1', name: 'place_order', arguments: { mw: 10, hours: [1, 2] } })], {
-    status: 'waiting_approval',
-    pendingApproval,
-    usage: { promptTokens: 1, completionTokens: 2, totalTokens: 3 },
-  });
+  await store.append(
+    id,
+    [draft('tool_call', { step: 1, toolCallId: 'c1', name: 'place_order', arguments: { mw: 10, hours: [1, 2] } })],
+    {
+      status: 'waiting_approval',
+      pendingApproval,
+      usage: { promptTokens: 1, completionTokens: 2, totalTokens: 3 },
+    },
+  );
   await store.appendThreadMessages('th1', [{ role: 'user', content: 'hello' }], 'a');
   return id;
 }
@@ -50,7 +63,10 @@ export function isolationContract(factory: RunStoreFactory): void {
         scribble(created);
         assert.deepEqual(await store.getRun(id), snapshot);
         assert.deepEqual((await store.getRun(createdId))?.metadata, { a: { b: 1 } });
-        const idempotent = await store.createRunIdempotent(newRun({ metadata: { a: 1 } }), { key: 'k', requestHash: 'h' });
+        const idempotent = await store.createRunIdempotent(newRun({ metadata: { a: 1 } }), {
+          key: 'k',
+          requestHash: 'h',
+        });
         const idempotentId = idempotent.run.id;
         scribble(idempotent.run);
         assert.deepEqual((await store.getRun(idempotentId))?.metadata, { a: 1 });
@@ -61,12 +77,21 @@ export function isolationContract(factory: RunStoreFactory): void {
         const id = await seed(store);
         const received: RunEvent[] = [];
         store.subscribe(id, (events) => received.push(...events));
-        scribble(await store.append(id, [draft('tool_call', { step: 2, toolCallId: 'c2', name: 'quote', arguments: { hours: [3] } })]));
+        scribble(
+          await store.append(id, [
+            draft('tool_call', { step: 2, toolCallId: 'c2', name: 'quote', arguments: { hours: [3] } }),
+          ]),
+        );
         const snapshot = await store.readEvents(id);
         scribble(received);
         scribble(await store.readEvents(id));
         assert.deepEqual(await store.readEvents(id), snapshot);
-        assert.deepEqual(snapshot.at(-1)?.data, { step: 2, toolCallId: 'c2', name: 'quote', arguments: { hours: [3] } });
+        assert.deepEqual(snapshot.at(-1)?.data, {
+          step: 2,
+          toolCallId: 'c2',
+          name: 'quote',
+          arguments: { hours: [3] },
+        });
       }));
 
     it('hands out copies of threads', () =>
@@ -100,7 +125,12 @@ export function isolationContract(factory: RunStoreFactory): void {
         assert.deepEqual(run?.metadata, { list: [1] });
         assert.deepEqual(run?.context, { nested: { k: 'v' } });
         assert.deepEqual(run?.pendingApproval?.arguments, { hours: [1] });
-        assert.deepEqual((await store.readEvents(id))[0]?.data, { step: 1, toolCallId: 'c1', name: 'quote', arguments: { hours: [1] } });
+        assert.deepEqual((await store.readEvents(id))[0]?.data, {
+          step: 1,
+          toolCallId: 'c1',
+          name: 'quote',
+          arguments: { hours: [1] },
+        });
         assert.deepEqual((await store.getThread('th1'))?.messages, [{ role: 'user', content: 'hello' }]);
       }));
 

@@ -26,7 +26,10 @@ async function claimed(store: RunStore, runId: string, owner: string, ttlMs = LO
 }
 
 /** Creates runs in this order, each strictly later than the one before (by time and by id). */
-async function createInOrder(store: RunStore, inits: { id: string; status?: 'queued' | 'running' | 'waiting_approval' | 'completed' | 'failed' }[]): Promise<void> {
+async function createInOrder(
+  store: RunStore,
+  inits: { id: string; status?: 'queued' | 'running' | 'waiting_approval' | 'completed' | 'failed' }[],
+): Promise<void> {
   for (const init of inits) {
     await store.createRun(newRun(init));
     await sleep(2);
@@ -44,7 +47,10 @@ export function leasesContract(factory: RunStoreFactory): void {
         assert.equal(lease.runId, run.id);
         assert.equal(lease.owner, 'engine-a');
         assert.equal(lease.epoch, 1);
-        assert.ok(lease.expiresAt >= before + 5_000 && lease.expiresAt <= after + 5_000, `expiresAt ${lease.expiresAt}`);
+        assert.ok(
+          lease.expiresAt >= before + 5_000 && lease.expiresAt <= after + 5_000,
+          `expiresAt ${lease.expiresAt}`,
+        );
         const stored = await store.getRun(run.id);
         assert.deepEqual(stored, run, 'a claim changes nothing a reader of the run sees');
         const listed = (await store.listRuns()).runs[0];
@@ -88,7 +94,7 @@ export function leasesContract(factory: RunStoreFactory): void {
         assert.ok(short !== undefined);
         await sleep(SHORT_WAIT);
         const late = await store.renewLease(short, LONG);
-        assert.equal(late?.epoch, lease.epoch, 'nobody re-claimed it: still this owner\'s');
+        assert.equal(late?.epoch, lease.epoch, "nobody re-claimed it: still this owner's");
         assert.equal(await store.claimRun(id, { owner: 'engine-b', ttlMs: LONG }), undefined);
       }));
 
@@ -121,7 +127,10 @@ export function leasesContract(factory: RunStoreFactory): void {
         const torn = await store.createRun(newRun({ status: 'running' }));
         await store.append(torn.id, [draft('run_failed', { error: { code: 'internal', message: 'crashed' } })]);
         assert.equal(await store.claimRun(torn.id, { owner: 'engine-a', ttlMs: LONG }), undefined);
-        await assert.rejects(store.claimRun('run_missing', { owner: 'engine-a', ttlMs: LONG }), toolgateError('not_found'));
+        await assert.rejects(
+          store.claimRun('run_missing', { owner: 'engine-a', ttlMs: LONG }),
+          toolgateError('not_found'),
+        );
       }));
 
     it('claimNext takes queued and running runs without a live lease, oldest first, up to the limit', () =>
@@ -139,7 +148,8 @@ export function leasesContract(factory: RunStoreFactory): void {
         ]);
         await claimed(store, 'run_05', 'engine-x'); // live: skipped
         const expired = await claimed(store, 'run_07', 'engine-x', SHORT); // expired: taken
-        await store.append('run_09', [draft('run_failed', { error: { code: 'internal', message: 'crashed' } })]); // ended by its log
+        // ended by its log
+        await store.append('run_09', [draft('run_failed', { error: { code: 'internal', message: 'crashed' } })]);
         await sleep(SHORT_WAIT);
 
         const first = await store.claimNext({ owner: 'engine-a', ttlMs: LONG, limit: 2 });
@@ -159,7 +169,11 @@ export function leasesContract(factory: RunStoreFactory): void {
           ],
         );
         assert.deepEqual(await store.claimNext({ owner: 'engine-c', ttlMs: LONG, limit: 10 }), []);
-        assert.deepEqual(await store.claimNext({ owner: 'engine-a', ttlMs: LONG, limit: 10 }), [], 'nor one it holds itself');
+        assert.deepEqual(
+          await store.claimNext({ owner: 'engine-a', ttlMs: LONG, limit: 10 }),
+          [],
+          'nor one it holds itself',
+        );
       }));
 
     it('never hands one run to two concurrent claimNext calls', () =>
@@ -180,13 +194,22 @@ export function leasesContract(factory: RunStoreFactory): void {
         assert.deepEqual(run.settings, SETTINGS);
         assert.deepEqual((await store.getRun(run.id))?.settings, SETTINGS);
         assert.deepEqual((await store.listRuns()).runs[0]?.settings, SETTINGS);
-        const first = await store.createRunIdempotent(newRun({ settings: { ...SETTINGS, maxSteps: 3 } }), { key: 'k', requestHash: 'h' });
-        const again = await store.createRunIdempotent(newRun({ settings: { ...SETTINGS, maxSteps: 3 } }), { key: 'k', requestHash: 'h' });
+        const first = await store.createRunIdempotent(newRun({ settings: { ...SETTINGS, maxSteps: 3 } }), {
+          key: 'k',
+          requestHash: 'h',
+        });
+        const again = await store.createRunIdempotent(newRun({ settings: { ...SETTINGS, maxSteps: 3 } }), {
+          key: 'k',
+          requestHash: 'h',
+        });
         assert.equal(again.created, false);
         assert.deepEqual(again.run.settings, { ...SETTINGS, maxSteps: 3 });
         assert.deepEqual(again.run, first.run);
         const plain = await store.createRun(newRun());
-        assert.ok(!('settings' in plain) && !('settings' in ((await store.getRun(plain.id)) ?? {})), 'no settings given: none stored');
+        assert.ok(
+          !('settings' in plain) && !('settings' in ((await store.getRun(plain.id)) ?? {})),
+          'no settings given: none stored',
+        );
       }));
 
     it('the append that ends a run releases its lease, whoever writes it; releasing afterwards changes nothing', () =>
@@ -195,19 +218,48 @@ export function leasesContract(factory: RunStoreFactory): void {
         const lease = await claimed(store, id, 'engine-a');
         await store.append(id, [userMessage('hi')], { status: 'running' }, { lease });
         assert.ok((await store.renewLease(lease, LONG)) !== undefined, 'held while the run goes on');
-        await store.append(id, [draft('run_completed', { output: 'done', usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, steps: 1 })], { status: 'completed' }, { lease });
+        await store.append(
+          id,
+          [
+            draft('run_completed', {
+              output: 'done',
+              usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+              steps: 1,
+            }),
+          ],
+          { status: 'completed' },
+          { lease },
+        );
         assert.equal(await store.renewLease(lease, LONG), undefined, 'the ending append released it');
         const released = await store.releaseRun(lease);
         assert.equal(released?.status, 'completed');
         assert.deepEqual(released, await store.getRun(id));
-        assert.equal(await store.claimRun(id, { owner: 'engine-b', ttlMs: LONG }), undefined, 'an ended run is never claimed');
+        assert.equal(
+          await store.claimRun(id, { owner: 'engine-b', ttlMs: LONG }),
+          undefined,
+          'an ended run is never claimed',
+        );
 
         // Ended by another writer (a cancel recorded without the lease): the holder's lease goes too.
         const other = await store.createRun(newRun({ status: 'running' }));
         const held = await claimed(store, other.id, 'engine-a');
-        await store.append(other.id, [draft('run_cancelled', { reason: 'stop', usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, steps: 0 })], { status: 'cancelled' });
+        await store.append(
+          other.id,
+          [
+            draft('run_cancelled', {
+              reason: 'stop',
+              usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+              steps: 0,
+            }),
+          ],
+          { status: 'cancelled' },
+        );
         assert.equal(await store.renewLease(held, LONG), undefined);
-        await assert.rejects(store.append(other.id, [userMessage('late')], undefined, { lease: held }), toolgateError('conflict'), 'nothing is written to an ended run');
+        await assert.rejects(
+          store.append(other.id, [userMessage('late')], undefined, { lease: held }),
+          toolgateError('conflict'),
+          'nothing is written to an ended run',
+        );
       }));
 
     it('createAndClaimRun, where a store has it, creates and claims in one step', (t) =>
@@ -222,7 +274,11 @@ export function leasesContract(factory: RunStoreFactory): void {
         assert.equal(run.status, 'queued');
         assert.ok(lease !== undefined);
         assert.deepEqual([lease.runId, lease.owner, lease.epoch], [run.id, 'engine-a', 1]);
-        assert.equal(await store.claimRun(run.id, { owner: 'engine-b', ttlMs: LONG }), undefined, 'held by its creator');
+        assert.equal(
+          await store.claimRun(run.id, { owner: 'engine-b', ttlMs: LONG }),
+          undefined,
+          'held by its creator',
+        );
         await store.append(run.id, [userMessage('hi')], { status: 'running' }, { lease });
         assert.ok((await store.renewLease(lease, LONG)) !== undefined);
         // A status that has ended the run: created, not claimed.
@@ -230,7 +286,10 @@ export function leasesContract(factory: RunStoreFactory): void {
         assert.equal(ended.lease, undefined);
         assert.equal((await store.getRun(ended.run.id))?.status, 'completed');
         // An id already taken: nothing is created, nothing claimed.
-        await assert.rejects(create(newRun({ id: run.id }), { owner: 'engine-b', ttlMs: LONG }), toolgateError('conflict'));
+        await assert.rejects(
+          create(newRun({ id: run.id }), { owner: 'engine-b', ttlMs: LONG }),
+          toolgateError('conflict'),
+        );
         assert.equal(await store.claimRun(run.id, { owner: 'engine-b', ttlMs: LONG }), undefined);
         await assert.rejects(create(newRun(), { owner: '', ttlMs: LONG }), toolgateError('usage'));
       }));

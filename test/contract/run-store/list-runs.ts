@@ -23,7 +23,10 @@ function idSet(runs: readonly Run[]): Set<string> {
 function assertNewestFirst(runs: readonly Run[]): void {
   for (let i = 1; i < runs.length; i += 1) {
     const [prev, next] = [runs[i - 1], runs[i]];
-    assert.ok(prev !== undefined && next !== undefined && prev.createdAt >= next.createdAt, `runs out of order at ${i}`);
+    assert.ok(
+      prev !== undefined && next !== undefined && prev.createdAt >= next.createdAt,
+      `runs out of order at ${i}`,
+    );
   }
 }
 

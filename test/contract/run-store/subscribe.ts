@@ -58,7 +58,10 @@ export function subscribeContract(factory: RunStoreFactory): void {
         const { id } = await store.createRun(newRun());
         const seen: Promise<Run | undefined>[] = [];
         store.subscribe(id, () => seen.push(store.getRun(id)));
-        await store.append(id, [draft('run_status', { from: 'queued', to: 'running' })], { status: 'running', steps: 1 });
+        await store.append(id, [draft('run_status', { from: 'queued', to: 'running' })], {
+          status: 'running',
+          steps: 1,
+        });
         assert.equal(seen.length, 1);
         const run = await seen[0];
         assert.equal(run?.status, 'running');
@@ -75,7 +78,10 @@ export function subscribeContract(factory: RunStoreFactory): void {
         });
         store.subscribe(id, (events) => received.push(...events.map((e) => e.id)));
         const appended = await store.append(id, [userMessage('1')]);
-        assert.deepEqual(appended.map((e) => e.id), [1]);
+        assert.deepEqual(
+          appended.map((e) => e.id),
+          [1],
+        );
         assert.deepEqual(received, [1]);
         assert.equal((await store.readEvents(id)).length, 1);
       }));

@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ToolgateError, draft, isTerminalEvent, type EventDraft, type RunEvent, type RunPatch, type RunStore } from '../../../src/core/index.ts';
+import {
+  ToolgateError,
+  draft,
+  isTerminalEvent,
+  type EventDraft,
+  type RunEvent,
+  type RunPatch,
+  type RunStore,
+} from '../../../src/core/index.ts';
 import { newRun, oneTo, userMessage, withStore, type RunStoreFactory } from './harness.ts';
 
 const USAGE = { promptTokens: 3, completionTokens: 2, totalTokens: 5 };
@@ -47,7 +55,9 @@ function ended(runId: string): (error: unknown) => true {
 /** Starts a run and appends a first event, as the loop does. */
 async function started(store: RunStore): Promise<string> {
   const { id } = await store.createRun(newRun());
-  await store.append(id, [draft('run_status', { from: 'queued', to: 'running' }), userMessage('go')], { status: 'running' });
+  await store.append(id, [draft('run_status', { from: 'queued', to: 'running' }), userMessage('go')], {
+    status: 'running',
+  });
   return id;
 }
 
@@ -75,9 +85,13 @@ export function terminalContract(factory: RunStoreFactory): void {
           const id = await started(store);
           await store.append(id, [draft('run_status', { from: 'running', to: status }), end], patch);
           await assertRefused(store, id, () => store.append(id, [LATE_RESULT]));
-          await assertRefused(store, id, () => store.append(id, [userMessage('one'), userMessage('two')], { steps: 9 }));
+          await assertRefused(store, id, () =>
+            store.append(id, [userMessage('one'), userMessage('two')], { steps: 9 }),
+          );
           await assertRefused(store, id, () => store.append(id, [], { status: 'running' }));
-          await assertRefused(store, id, () => store.append(id, [draft('run_status', { from: status, to: 'running' })], { status: 'running' }));
+          await assertRefused(store, id, () =>
+            store.append(id, [draft('run_status', { from: status, to: 'running' })], { status: 'running' }),
+          );
           assert.equal((await store.readEvents(id)).at(-1)?.type, end.type);
         }));
     }
@@ -104,7 +118,9 @@ export function terminalContract(factory: RunStoreFactory): void {
         const id = await started(store);
         const [done] = ENDINGS;
         assert.ok(done !== undefined);
-        await assertRefused(store, id, () => store.append(id, [LATE_RESULT, done.end, userMessage('after the end')], done.patch));
+        await assertRefused(store, id, () =>
+          store.append(id, [LATE_RESULT, done.end, userMessage('after the end')], done.patch),
+        );
         await assertRefused(store, id, () => store.append(id, [done.end, done.end]));
         // Still open: the refused batch left nothing behind.
         const appended = await store.append(id, [LATE_RESULT, done.end], done.patch);
@@ -119,7 +135,10 @@ export function terminalContract(factory: RunStoreFactory): void {
         for (const { end, patch } of ENDINGS) {
           // The late result is issued first: it lands before the end.
           const first = await started(store);
-          const [result, ending] = await Promise.allSettled([store.append(first, [LATE_RESULT]), store.append(first, [end], patch)]);
+          const [result, ending] = await Promise.allSettled([
+            store.append(first, [LATE_RESULT]),
+            store.append(first, [end], patch),
+          ]);
           assert.equal(result.status, 'fulfilled');
           assert.equal(ending.status, 'fulfilled');
           assert.deepEqual(
@@ -129,7 +148,10 @@ export function terminalContract(factory: RunStoreFactory): void {
 
           // The end is issued first: the late result is refused.
           const second = await started(store);
-          const outcomes = await Promise.allSettled([store.append(second, [end], patch), store.append(second, [LATE_RESULT])]);
+          const outcomes = await Promise.allSettled([
+            store.append(second, [end], patch),
+            store.append(second, [LATE_RESULT]),
+          ]);
           assert.equal(outcomes[0].status, 'fulfilled');
           assert.equal(outcomes[1].status, 'rejected');
           if (outcomes[1].status === 'rejected') ended(second)(outcomes[1].reason);
@@ -144,7 +166,9 @@ export function terminalContract(factory: RunStoreFactory): void {
         store.subscribe(id, (events) => heard.push(...events));
         const [done] = ENDINGS;
         assert.ok(done !== undefined);
-        const attempts = oneTo(30).map((i) => (i === 10 ? store.append(id, [done.end], done.patch) : store.append(id, [userMessage(`m${i}`)])));
+        const attempts = oneTo(30).map((i) =>
+          i === 10 ? store.append(id, [done.end], done.patch) : store.append(id, [userMessage(`m${i}`)]),
+        );
         const outcomes = await Promise.allSettled(attempts);
         for (const outcome of outcomes) if (outcome.status === 'rejected') ended(id)(outcome.reason);
         const log = await store.readEvents(id);

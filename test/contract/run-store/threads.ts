@@ -80,7 +80,7 @@ export function threadsContract(factory: RunStoreFactory): void {
         const a = await store.getThread('t1', 'a');
         const b = await store.getThread('t1', 'b');
         assert.ok(a !== undefined && b !== undefined);
-        assert.ok(b.createdAt > a.createdAt, 'b started its own thread, it did not join a\'s');
+        assert.ok(b.createdAt > a.createdAt, "b started its own thread, it did not join a's");
         assert.equal(a.updatedAt, a.createdAt, "b's append must not touch a's thread");
       }));
 

@@ -3,7 +3,9 @@ import { describe, it, type TestContext } from 'node:test';
 import type { ToolPin } from '../../../src/core/index.ts';
 import { withStore, type RunStoreFactory } from './harness.ts';
 
-/** A pin as the gateway writes it; the definition holds what stores must keep exactly (escaped keys, NUL, non-ASCII). */
+/**
+ * A pin as the gateway writes it; the definition holds what stores must keep exactly (escaped keys, NUL, non-ASCII).
+ */
 function pin(overrides: Partial<ToolPin> = {}): ToolPin {
   return {
     server: 'crm',
@@ -12,7 +14,11 @@ function pin(overrides: Partial<ToolPin> = {}): ToolPin {
     definition: {
       name: 'list_orders',
       description: 'Lists orders — für Kunden.\u0000',
-      inputSchema: { type: 'object', properties: { limit: { type: 'integer' }, '\n': { type: 'string' } }, required: ['limit'] },
+      inputSchema: {
+        type: 'object',
+        properties: { limit: { type: 'integer' }, '\n': { type: 'string' } },
+        required: ['limit'],
+      },
       annotations: { readOnlyHint: true },
     },
     pinnedAt: '2025-01-02T03:04:05.000Z',
@@ -39,14 +45,23 @@ export function toolPinsContract(factory: RunStoreFactory): void {
       withStore(factory, async (store) => {
         const first = pin();
         await store.pinToolIfNew(first);
-        const second = pin({ fingerprint: 'b'.repeat(64), definition: { name: 'list_orders', description: 'changed' }, pinnedAt: '2025-02-02T00:00:00.000Z' });
+        const second = pin({
+          fingerprint: 'b'.repeat(64),
+          definition: { name: 'list_orders', description: 'changed' },
+          pinnedAt: '2025-02-02T00:00:00.000Z',
+        });
         assert.deepEqual(await store.pinToolIfNew(second), first);
         assert.deepEqual(await store.listToolPins(), [first]);
       }));
 
     it('keys pins by (server, tool) and lists them by server, then tool', () =>
       withStore(factory, async (store) => {
-        const pins = [pin({ server: 'b', tool: 'x' }), pin({ server: 'a', tool: 'y' }), pin({ server: 'a', tool: 'x' }), pin({ server: 'ab', tool: 'a' })];
+        const pins = [
+          pin({ server: 'b', tool: 'x' }),
+          pin({ server: 'a', tool: 'y' }),
+          pin({ server: 'a', tool: 'x' }),
+          pin({ server: 'ab', tool: 'a' }),
+        ];
         for (const p of pins) assert.deepEqual(await store.pinToolIfNew(p), p);
         assert.deepEqual(
           (await store.listToolPins()).map((p) => `${p.server}/${p.tool}`),
@@ -57,7 +72,12 @@ export function toolPinsContract(factory: RunStoreFactory): void {
     it('replaceToolPin replaces a pin, and creates one where there was none', () =>
       withStore(factory, async (store) => {
         await store.pinToolIfNew(pin());
-        const accepted = pin({ fingerprint: 'c'.repeat(64), definition: { name: 'list_orders', description: 'accepted' }, pinnedAt: '2025-03-03T00:00:00.000Z', acceptedBy: 'alice' });
+        const accepted = pin({
+          fingerprint: 'c'.repeat(64),
+          definition: { name: 'list_orders', description: 'accepted' },
+          pinnedAt: '2025-03-03T00:00:00.000Z',
+          acceptedBy: 'alice',
+        });
         await store.replaceToolPin(accepted);
         const created = pin({ server: 'erp', acceptedBy: 'bob' });
         await store.replaceToolPin(created);

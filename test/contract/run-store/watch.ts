@@ -14,7 +14,10 @@ async function until(what: string, ms: number, done: () => boolean): Promise<voi
 
 type Watch = NonNullable<RunStore['watch']>;
 
-/** The optional `watch`: skipped for stores that leave it out. Appends through the same store suffice here; other processes are the store's own tests. */
+/**
+ * The optional `watch`: skipped for stores that leave it out. Appends through the same store suffice here; other
+ * processes are the store's own tests.
+ */
 export function watchContract(factory: RunStoreFactory): void {
   describe('watch (optional)', () => {
     const watching = (title: string, test: (store: RunStore, watch: Watch) => Promise<void>): void => {
@@ -29,15 +32,21 @@ export function watchContract(factory: RunStoreFactory): void {
       );
     };
 
-    watching('wakes the watcher after an append with the id of its last event, possibly coalesced', async (store, watch) => {
-      const { id } = await store.createRun(newRun());
-      const woken: number[] = [];
-      await watch(id, (lastEventId) => woken.push(lastEventId));
-      await store.append(id, [userMessage('1'), userMessage('2')]);
-      await store.append(id, [userMessage('3')]);
-      await until('a wake-up for event 3', 2_000, () => woken.includes(3));
-      assert.ok(woken.every((n) => Number.isInteger(n) && n >= 0 && n <= 3), `woken with ${woken.join(', ')}`);
-    });
+    watching(
+      'wakes the watcher after an append with the id of its last event, possibly coalesced',
+      async (store, watch) => {
+        const { id } = await store.createRun(newRun());
+        const woken: number[] = [];
+        await watch(id, (lastEventId) => woken.push(lastEventId));
+        await store.append(id, [userMessage('1'), userMessage('2')]);
+        await store.append(id, [userMessage('3')]);
+        await until('a wake-up for event 3', 2_000, () => woken.includes(3));
+        assert.ok(
+          woken.every((n) => Number.isInteger(n) && n >= 0 && n <= 3),
+          `woken with ${woken.join(', ')}`,
+        );
+      },
+    );
 
     watching('stops after unwatch, for that watcher only', async (store, watch) => {
       const { id } = await store.createRun(newRun());
@@ -67,7 +76,10 @@ export function watchContract(factory: RunStoreFactory): void {
 
     watching('refuses to watch once the store is closed', async (store, watch) => {
       await store.close();
-      await assert.rejects(watch('run_any', () => undefined), toolgateError('internal'));
+      await assert.rejects(
+        watch('run_any', () => undefined),
+        toolgateError('internal'),
+      );
     });
   });
 }

@@ -11,15 +11,49 @@ function newKey(): string {
 /** Starts a run: prompt, model, strategy, dry-run, context, thread, idempotency key. */
 export async function newRunView(ctx: AppContext): Promise<HTMLElement> {
   const models = await api.models().catch(() => ({ models: [] as string[] }) as { default?: string; models: string[] });
-  const prompt = h('textarea', { id: 'prompt', name: 'input', rows: 4, required: true, placeholder: 'What should the model do?' });
-  const modelList = h('datalist', { id: 'model-choices' }, models.models.map((m) => h('option', { value: m })));
-  const model = h('input', { id: 'model', name: 'model', type: 'text', list: 'model-choices', value: models.default ?? models.models[0] ?? '', spellcheck: 'false' });
-  const strategy = h('select', { id: 'strategy', name: 'strategy' }, h('option', { value: '' }, '(server default)'), STRATEGIES.map((s) => h('option', { value: s }, s)));
+  const prompt = h('textarea', {
+    id: 'prompt',
+    name: 'input',
+    rows: 4,
+    required: true,
+    placeholder: 'What should the model do?',
+  });
+  const modelList = h(
+    'datalist',
+    { id: 'model-choices' },
+    models.models.map((m) => h('option', { value: m })),
+  );
+  const model = h('input', {
+    id: 'model',
+    name: 'model',
+    type: 'text',
+    list: 'model-choices',
+    value: models.default ?? models.models[0] ?? '',
+    spellcheck: 'false',
+  });
+  const strategy = h(
+    'select',
+    { id: 'strategy', name: 'strategy' },
+    h('option', { value: '' }, '(server default)'),
+    STRATEGIES.map((s) => h('option', { value: s }, s)),
+  );
   const dryRun = h('input', { id: 'dry-run', name: 'dryRun', type: 'checkbox' });
   const todo = h('input', { id: 'todo', name: 'todo', type: 'checkbox' });
-  const context = h('textarea', { id: 'context', name: 'context', rows: 3, class: 'mono', placeholder: '{"accountId": "A-1"}' });
+  const context = h('textarea', {
+    id: 'context',
+    name: 'context',
+    rows: 3,
+    class: 'mono',
+    placeholder: '{"accountId": "A-1"}',
+  });
   const thread = h('input', { id: 'thread', name: 'threadId', type: 'text', spellcheck: 'false' });
-  const key = h('input', { id: 'idempotency-key', name: 'idempotencyKey', type: 'text', value: newKey(), spellcheck: 'false' });
+  const key = h('input', {
+    id: 'idempotency-key',
+    name: 'idempotencyKey',
+    type: 'text',
+    value: newKey(),
+    spellcheck: 'false',
+  });
   const error = h('div', { class: 'error', role: 'alert', 'data-testid': 'new-run-error' });
   const submit = h('button', { type: 'submit' }, 'Start run');
 
@@ -31,12 +65,33 @@ export async function newRunView(ctx: AppContext): Promise<HTMLElement> {
     h(
       'div',
       { class: 'grid-2' },
-      h('div', { class: 'form-row' }, h('label', { for: 'model' }, 'Model'), model, modelList, h('div', { class: 'hint' }, models.models.length === 0 ? 'The server default is used.' : `Allowed here: ${models.models.join(', ')}`)),
+      h(
+        'div',
+        { class: 'form-row' },
+        h('label', { for: 'model' }, 'Model'),
+        model,
+        modelList,
+        h(
+          'div',
+          { class: 'hint' },
+          models.models.length === 0 ? 'The server default is used.' : `Allowed here: ${models.models.join(', ')}`,
+        ),
+      ),
       h('div', { class: 'form-row' }, h('label', { for: 'strategy' }, 'Strategy'), strategy),
     ),
-    h('div', { class: 'form-row inline' }, dryRun, h('label', { for: 'dry-run' }, 'Dry run (writes are previewed, never executed)')),
+    h(
+      'div',
+      { class: 'form-row inline' },
+      dryRun,
+      h('label', { for: 'dry-run' }, 'Dry run (writes are previewed, never executed)'),
+    ),
     h('div', { class: 'form-row inline' }, todo, h('label', { for: 'todo' }, 'Offer the todo list tools')),
-    h('div', { class: 'form-row' }, h('label', { for: 'context' }, 'Context (JSON object, for injected arguments; never shown to the model)'), context),
+    h(
+      'div',
+      { class: 'form-row' },
+      h('label', { for: 'context' }, 'Context (JSON object, for injected arguments; never shown to the model)'),
+      context,
+    ),
     h(
       'div',
       { class: 'grid-2' },
@@ -45,7 +100,12 @@ export async function newRunView(ctx: AppContext): Promise<HTMLElement> {
         'div',
         { class: 'form-row' },
         h('label', { for: 'idempotency-key' }, 'Idempotency key'),
-        h('div', { class: 'inline' }, key, h('button', { type: 'button', class: 'ghost', onclick: () => (key.value = newKey()) }, 'New key')),
+        h(
+          'div',
+          { class: 'inline' },
+          key,
+          h('button', { type: 'button', class: 'ghost', onclick: () => (key.value = newKey()) }, 'New key'),
+        ),
         h('div', { class: 'hint' }, 'Sending the same request with the same key returns the same run.'),
       ),
     ),
@@ -70,7 +130,8 @@ export async function newRunView(ctx: AppContext): Promise<HTMLElement> {
     if (context.value.trim() !== '') {
       try {
         const parsed = JSON.parse(context.value) as unknown;
-        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('it must be a JSON object');
+        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+          throw new Error('it must be a JSON object');
         body['context'] = parsed;
       } catch (e) {
         error.textContent = `Context is not a JSON object: ${e instanceof Error ? e.message : String(e)}`;

@@ -26,31 +26,64 @@ export function callCard(call: CallCard): HTMLElement {
             { class: `arg${injected.has(key) ? ' injected' : ''}` },
             h('span', { class: 'arg-key' }, key),
             h('code', {}, JSON.stringify(value)),
-            injected.has(key) ? h('span', { class: 'badge injected', title: 'set by the server, never shown to the model' }, 'injected') : null,
+            injected.has(key)
+              ? h('span', { class: 'badge injected', title: 'set by the server, never shown to the model' }, 'injected')
+              : null,
           ),
         );
   const result = call.result;
   return h(
     'article',
-    { class: `call state-${call.state}`, 'data-testid': 'call-card', 'data-call-id': call.id, 'data-tool': call.name, 'aria-label': `tool call ${call.name}` },
+    {
+      class: `call state-${call.state}`,
+      'data-testid': 'call-card',
+      'data-call-id': call.id,
+      'data-tool': call.name,
+      'aria-label': `tool call ${call.name}`,
+    },
     h(
       'header',
       {},
       h('strong', {}, call.name),
       call.effect === undefined ? null : h('span', { class: `badge effect-${call.effect}` }, call.effect),
-      call.decision === undefined ? null : h('span', { class: `badge decision-${call.decision}`, 'data-testid': 'call-decision' }, DECISION_TEXT[call.decision] ?? call.decision),
+      call.decision === undefined
+        ? null
+        : h(
+            'span',
+            { class: `badge decision-${call.decision}`, 'data-testid': 'call-decision' },
+            DECISION_TEXT[call.decision] ?? call.decision,
+          ),
       h('span', { class: 'badge', 'data-testid': 'call-state' }, call.state.replace(/_/g, ' ')),
       result === undefined ? null : h('span', { class: 'muted' }, formatMs(result.latencyMs)),
     ),
-    call.reason === undefined && call.policyRule === undefined ? null : h('p', { class: 'why' }, call.reason ?? '', call.policyRule === undefined ? '' : ` (rule ${call.policyRule})`),
+    call.reason === undefined && call.policyRule === undefined
+      ? null
+      : h('p', { class: 'why' }, call.reason ?? '', call.policyRule === undefined ? '' : ` (rule ${call.policyRule})`),
     h('div', { class: 'args' }, argRows),
     call.normalisations.length === 0
       ? null
-      : h('ul', { class: 'normalised', 'aria-label': 'normalised arguments' }, call.normalisations.map((n) => h('li', {}, `${n.path}: ${JSON.stringify(n.from)} → ${JSON.stringify(n.to)} (${n.rule})`))),
-    call.issues.length === 0 ? null : h('ul', { class: 'issues' }, call.issues.map((i) => h('li', {}, `${i.path === '' ? '(arguments)' : i.path}: ${i.message}`))),
+      : h(
+          'ul',
+          { class: 'normalised', 'aria-label': 'normalised arguments' },
+          call.normalisations.map((n) =>
+            h('li', {}, `${n.path}: ${JSON.stringify(n.from)} → ${JSON.stringify(n.to)} (${n.rule})`),
+          ),
+        ),
+    call.issues.length === 0
+      ? null
+      : h(
+          'ul',
+          { class: 'issues' },
+          call.issues.map((i) => h('li', {}, `${i.path === '' ? '(arguments)' : i.path}: ${i.message}`)),
+        ),
     call.approval?.decision === undefined
       ? null
-      : h('p', { class: 'why' }, `Decision: ${call.approval.decision}${call.approval.by === undefined ? '' : ` by ${call.approval.by}`}${call.approval.note === undefined ? '' : ` — ${call.approval.note}`}`),
+      : h(
+          'p',
+          { class: 'why' },
+          `Decision: ${call.approval.decision}${call.approval.by === undefined ? '' : ` by ${call.approval.by}`}` +
+            `${call.approval.note === undefined ? '' : ` — ${call.approval.note}`}`,
+        ),
     result === undefined
       ? null
       : h(
@@ -77,7 +110,15 @@ export function planPanel(view: RunView): HTMLElement | null {
       'ol',
       { class: 'plan-steps' },
       plan.steps.map((step) =>
-        h('li', { class: `state-${step.state}` }, step.kind === 'tool' ? h('code', {}, `${step.name ?? '?'}(${JSON.stringify(step.arguments ?? {})})`) : step.text ?? '', ' ', h('span', { class: 'badge' }, step.state)),
+        h(
+          'li',
+          { class: `state-${step.state}` },
+          step.kind === 'tool'
+            ? h('code', {}, `${step.name ?? '?'}(${JSON.stringify(step.arguments ?? {})})`)
+            : (step.text ?? ''),
+          ' ',
+          h('span', { class: 'badge' }, step.state),
+        ),
       ),
     ),
     plan.finalAnswer === undefined ? null : h('p', {}, `Final answer: ${plan.finalAnswer}`),
@@ -86,16 +127,64 @@ export function planPanel(view: RunView): HTMLElement | null {
 
 export function notesPanel(view: RunView): HTMLElement | null {
   const items: HTMLElement[] = [];
-  if (view.routed !== undefined) items.push(h('li', {}, h('strong', {}, 'Routed'), ` to ${view.routed.route} by ${view.routed.by}: ${view.routed.reason}`));
-  for (const r of view.reflections) items.push(h('li', { 'data-testid': 'reflection' }, h('strong', {}, `Reflection (${r.trigger})`), ` → ${r.verdict}: ${r.reason}`));
-  for (const g of view.guardTrips) items.push(h('li', { class: 'warn', 'data-testid': 'guard-trip' }, h('strong', {}, `Guard: ${g.code}`), ` (${g.action}) ${g.message}`));
+  if (view.routed !== undefined)
+    items.push(
+      h('li', {}, h('strong', {}, 'Routed'), ` to ${view.routed.route} by ${view.routed.by}: ${view.routed.reason}`),
+    );
+  for (const r of view.reflections)
+    items.push(
+      h(
+        'li',
+        { 'data-testid': 'reflection' },
+        h('strong', {}, `Reflection (${r.trigger})`),
+        ` → ${r.verdict}: ${r.reason}`,
+      ),
+    );
+  for (const g of view.guardTrips)
+    items.push(
+      h(
+        'li',
+        { class: 'warn', 'data-testid': 'guard-trip' },
+        h('strong', {}, `Guard: ${g.code}`),
+        ` (${g.action}) ${g.message}`,
+      ),
+    );
   for (const t of view.toolChanges) {
-    items.push(h('li', { class: 'warn', 'data-testid': 'tool-changed' }, h('strong', {}, `Tool changed: ${t.name}`), ` on ${t.server}, hidden until accepted (toolgate tools --accept ${t.name}): ${t.changes.slice(0, 3).join('; ')}`));
+    items.push(
+      h(
+        'li',
+        { class: 'warn', 'data-testid': 'tool-changed' },
+        h('strong', {}, `Tool changed: ${t.name}`),
+        ` on ${t.server}, hidden until accepted (toolgate tools ` +
+          `--accept ${t.name}): ${t.changes.slice(0, 3).join('; ')}`,
+      ),
+    );
   }
-  for (const m of view.modeChanges) items.push(h('li', { class: 'warn', 'data-testid': 'tool-mode-changed' }, h('strong', {}, `Tool mode: ${m.from} → ${m.to}`), ` at step ${m.step}: ${m.reason}`));
-  for (const p of view.retries) items.push(h('li', {}, h('strong', {}, `Parse retry ${p.attempt}/${p.maxAttempts}`), `: ${p.diagnostics.map((d) => d.message).join('; ')}`));
+  for (const m of view.modeChanges)
+    items.push(
+      h(
+        'li',
+        { class: 'warn', 'data-testid': 'tool-mode-changed' },
+        h('strong', {}, `Tool mode: ${m.from} → ${m.to}`),
+        ` at step ${m.step}: ${m.reason}`,
+      ),
+    );
+  for (const p of view.retries)
+    items.push(
+      h(
+        'li',
+        {},
+        h('strong', {}, `Parse retry ${p.attempt}/${p.maxAttempts}`),
+        `: ${p.diagnostics.map((d) => d.message).join('; ')}`,
+      ),
+    );
   if (items.length === 0) return null;
-  return h('section', { class: 'card', 'aria-label': 'notes' }, h('h2', {}, 'Strategy and guard'), h('ul', { class: 'notes' }, items));
+  return h(
+    'section',
+    { class: 'card', 'aria-label': 'notes' },
+    h('h2', {}, 'Strategy and guard'),
+    h('ul', { class: 'notes' }, items),
+  );
 }
 
 export function todoPanel(view: RunView): HTMLElement | null {
@@ -104,7 +193,13 @@ export function todoPanel(view: RunView): HTMLElement | null {
     'section',
     { class: 'card', 'data-testid': 'todos', 'aria-label': 'todo list' },
     h('h2', {}, 'Todo list'),
-    h('ul', { class: 'todos' }, view.todos.map((t) => h('li', { class: `todo-${t.status}` }, h('span', { class: 'badge' }, t.status.replace('_', ' ')), ' ', t.text))),
+    h(
+      'ul',
+      { class: 'todos' },
+      view.todos.map((t) =>
+        h('li', { class: `todo-${t.status}` }, h('span', { class: 'badge' }, t.status.replace('_', ' ')), ' ', t.text),
+      ),
+    ),
   );
 }
 
@@ -146,7 +241,13 @@ export function eventRow(event: { id: number; type: string; time: string; data: 
   return h(
     'details',
     { class: 'event', 'data-event-id': String(event.id), 'data-event-type': event.type },
-    h('summary', {}, h('span', { class: 'event-id' }, String(event.id)), ' ', h('span', { class: 'event-type' }, event.type)),
+    h(
+      'summary',
+      {},
+      h('span', { class: 'event-id' }, String(event.id)),
+      ' ',
+      h('span', { class: 'event-type' }, event.type),
+    ),
     h('pre', { class: 'mono' }, pretty(event.data)),
   );
 }

@@ -11,11 +11,18 @@ import { applyEvent, emptyView } from '../run-model.ts';
 import { approvalPanel } from './approval-panel.ts';
 import { callCard, eventRow, notesPanel, planPanel, statusPill, timeline, todoPanel } from './run-parts.ts';
 
-const STATE_TEXT: Record<StreamState, string> = { connecting: 'connecting…', live: 'live', reconnecting: 'reconnecting…', ended: 'run ended', error: 'disconnected' };
+const STATE_TEXT: Record<StreamState, string> = {
+  connecting: 'connecting…',
+  live: 'live',
+  reconnecting: 'reconnecting…',
+  ended: 'run ended',
+  error: 'disconnected',
+};
 
 export async function runView(ctx: AppContext, runId: string): Promise<HTMLElement> {
   const run = await api.getRun(runId);
-  // A gateway session's run: an MCP client's calls, recorded as they pass the gate. No model drives it and nothing reads a message.
+  // A gateway session's run: an MCP client's calls, recorded as they pass the gate. No model drives it and nothing
+  // reads a message.
   const gateway = run.settings?.gateway;
   let tools: ToolInfo[] | undefined;
   // The approval form is built from the tool's schema, so it is shown once the tools have come (or failed to):
@@ -31,7 +38,11 @@ export async function runView(ctx: AppContext, runId: string): Promise<HTMLEleme
   }, toolsCame);
   const view = emptyView();
 
-  const indicator = h('span', { class: 'conn conn-connecting', 'data-testid': 'stream-state', role: 'status', 'aria-live': 'polite' }, STATE_TEXT.connecting);
+  const indicator = h(
+    'span',
+    { class: 'conn conn-connecting', 'data-testid': 'stream-state', role: 'status', 'aria-live': 'polite' },
+    STATE_TEXT.connecting,
+  );
   const status = h('span', {});
   const answer = h('div', { class: 'answer', 'data-testid': 'answer', 'aria-live': 'polite' });
   const approvalSlot = h('div', {});
@@ -40,7 +51,12 @@ export async function runView(ctx: AppContext, runId: string): Promise<HTMLEleme
   const log = h('div', { class: 'event-log', 'data-testid': 'event-log' });
   const logCount = h('span', { class: 'muted', 'data-testid': 'event-count' }, '0 events');
   const cancel = h('button', { type: 'button', class: 'danger ghost' }, 'Cancel run');
-  const message = h('input', { id: 'message', type: 'text', placeholder: 'Send the run a message', 'aria-label': 'Message to the run' });
+  const message = h('input', {
+    id: 'message',
+    type: 'text',
+    placeholder: 'Send the run a message',
+    'aria-label': 'Message to the run',
+  });
   const messageError = h('div', { class: 'error', role: 'alert' });
   const messageForm = h('form', { class: 'inline message-form' }, message, h('button', { type: 'submit' }, 'Send'));
   const messageSection = h('section', { class: 'card', 'aria-label': 'message' }, messageForm, messageError);
@@ -77,8 +93,23 @@ export async function runView(ctx: AppContext, runId: string): Promise<HTMLEleme
     if (key !== approvalKey) {
       approvalKey = key;
       clear(approvalSlot);
-      if (view.pending !== undefined && !toolsSettled) approvalSlot.append(h('section', { class: 'card muted', 'aria-busy': 'true' }, 'A call waits for approval: loading its tool’s schema…'));
-      else if (view.pending !== undefined) approvalSlot.append(approvalPanel({ runId, pending: view.pending, tool: tools?.find((t) => t.name === view.pending?.name), told: gateway === undefined ? 'the model' : 'the MCP client' }));
+      if (view.pending !== undefined && !toolsSettled)
+        approvalSlot.append(
+          h(
+            'section',
+            { class: 'card muted', 'aria-busy': 'true' },
+            'A call waits for approval: loading its tool’s schema…',
+          ),
+        );
+      else if (view.pending !== undefined)
+        approvalSlot.append(
+          approvalPanel({
+            runId,
+            pending: view.pending,
+            tool: tools?.find((t) => t.name === view.pending?.name),
+            told: gateway === undefined ? 'the model' : 'the MCP client',
+          }),
+        );
     }
     clear(answer);
     const turns = view.turns.filter((t) => t.purpose === undefined);
@@ -87,7 +118,9 @@ export async function runView(ctx: AppContext, runId: string): Promise<HTMLEleme
       answer,
       view.error === undefined ? null : h('p', { class: 'error' }, `${view.error.code}: ${view.error.message}`),
       view.cancelled === undefined ? null : h('p', { class: 'muted' }, `Cancelled: ${view.cancelled}`),
-      text === '' ? h('p', { class: 'muted' }, waitingText()) : h('div', { class: 'answer-text', 'data-testid': 'answer-text' }, text),
+      text === ''
+        ? h('p', { class: 'muted' }, waitingText())
+        : h('div', { class: 'answer-text', 'data-testid': 'answer-text' }, text),
     );
     answer.dataset['final'] = String(view.output !== undefined);
     clear(calls);
@@ -100,7 +133,10 @@ export async function runView(ctx: AppContext, runId: string): Promise<HTMLEleme
     extras.append(planPanel(view) ?? '', todoPanel(view) ?? '', notesPanel(view) ?? '', timeline(view.spans) ?? '');
   };
   const waitingText = (): string => {
-    if (gateway !== undefined) return view.finished ? '(no summary)' : 'The session is open: the MCP client’s calls are listed below as they come.';
+    if (gateway !== undefined)
+      return view.finished
+        ? '(no summary)'
+        : 'The session is open: the MCP client’s calls are listed below as they come.';
     return view.finished ? '(no answer)' : 'Waiting for the model…';
   };
   const schedule = (): void => {
@@ -146,7 +182,16 @@ export async function runView(ctx: AppContext, runId: string): Promise<HTMLEleme
       status,
       indicator,
       h('span', { class: 'spacer' }),
-      h('a', { class: 'button ghost', href: eventsDownloadUrl(run.id), download: `${run.id}.jsonl`, 'data-testid': 'download-jsonl' }, 'Download events (JSONL)'),
+      h(
+        'a',
+        {
+          class: 'button ghost',
+          href: eventsDownloadUrl(run.id),
+          download: `${run.id}.jsonl`,
+          'data-testid': 'download-jsonl',
+        },
+        'Download events (JSONL)',
+      ),
       cancel,
     ),
     h(
@@ -167,7 +212,12 @@ export async function runView(ctx: AppContext, runId: string): Promise<HTMLEleme
       h(
         'div',
         { class: 'run-main' },
-        h('section', { class: 'card', 'aria-label': gateway === undefined ? 'answer' : 'session' }, h('h2', {}, gateway === undefined ? 'Answer' : 'Session'), answer),
+        h(
+          'section',
+          { class: 'card', 'aria-label': gateway === undefined ? 'answer' : 'session' },
+          h('h2', {}, gateway === undefined ? 'Answer' : 'Session'),
+          answer,
+        ),
         h('section', { class: 'card', 'aria-label': 'tool calls' }, h('h2', {}, 'Tool calls'), calls),
         extras,
         messageSection,
@@ -178,6 +228,12 @@ export async function runView(ctx: AppContext, runId: string): Promise<HTMLEleme
 }
 
 function gatewayClient(gateway: GatewaySessionSettings): string {
-  const client = gateway.client === undefined ? 'an unnamed client' : `client ${gateway.client.name}${gateway.client.version === undefined ? '' : ` ${gateway.client.version}`}`;
-  return `${client} over ${gateway.transport}${gateway.protocolVersion === undefined ? '' : ` (MCP ${gateway.protocolVersion})`}`;
+  const client =
+    gateway.client === undefined
+      ? 'an unnamed client'
+      : `client ${gateway.client.name}${gateway.client.version === undefined ? '' : ` ${gateway.client.version}`}`;
+  return (
+    `${client} over ` +
+    `${gateway.transport}${gateway.protocolVersion === undefined ? '' : ` (MCP ${gateway.protocolVersion})`}`
+  );
 }

@@ -3,7 +3,19 @@ import { clear, formatTime, h } from '../dom.ts';
 import type { AppContext } from '../main.ts';
 import { statusPill } from './run-parts.ts';
 
-const STATUSES = ['queued', 'running', 'planning', 'executing', 'monitoring', 'reflecting', 'waiting_approval', 'escalated', 'completed', 'failed', 'cancelled'];
+const STATUSES = [
+  'queued',
+  'running',
+  'planning',
+  'executing',
+  'monitoring',
+  'reflecting',
+  'waiting_approval',
+  'escalated',
+  'completed',
+  'failed',
+  'cancelled',
+];
 // `gateway`: the runs API's label for a gateway session's run (RUN_STRATEGY_LABELS).
 const STRATEGIES = ['react', 'plan', 'reflect', 'auto', 'gateway'];
 const REFRESH_MS = 5000;
@@ -11,8 +23,18 @@ const REFRESH_MS = 5000;
 /** Runs, newest first, filtered by status, strategy, tenant and a search over input and id. */
 export async function runsListView(ctx: AppContext): Promise<HTMLElement> {
   const params = new URLSearchParams(location.hash.split('?')[1] ?? '');
-  const status = h('select', { id: 'filter-status' }, h('option', { value: '' }, 'any status'), STATUSES.map((s) => h('option', { value: s }, s.replace(/_/g, ' '))));
-  const strategy = h('select', { id: 'filter-strategy' }, h('option', { value: '' }, 'any strategy'), STRATEGIES.map((s) => h('option', { value: s }, s)));
+  const status = h(
+    'select',
+    { id: 'filter-status' },
+    h('option', { value: '' }, 'any status'),
+    STATUSES.map((s) => h('option', { value: s }, s.replace(/_/g, ' '))),
+  );
+  const strategy = h(
+    'select',
+    { id: 'filter-strategy' },
+    h('option', { value: '' }, 'any strategy'),
+    STRATEGIES.map((s) => h('option', { value: s }, s)),
+  );
   const tenant = h('input', { id: 'filter-tenant', type: 'text', placeholder: 'tenant', spellcheck: 'false' });
   const search = h('input', { id: 'filter-q', type: 'search', placeholder: 'Search input or id' });
   status.value = params.get('status') ?? '';
@@ -34,7 +56,8 @@ export async function runsListView(ctx: AppContext): Promise<HTMLElement> {
   };
   const draw = (): void => {
     clear(body);
-    // Tenant isolation is the server's: a tenant's session only ever gets its own runs. Without keys, this narrows the list.
+    // Tenant isolation is the server's: a tenant's session only ever gets its own runs. Without keys, this narrows the
+    // list.
     const shown = runs.filter((r) => tenant.value.trim() === '' || (r.tenantId ?? '') === tenant.value.trim());
     if (shown.length === 0) body.append(h('tr', {}, h('td', { colspan: 6, class: 'muted' }, 'No runs match.')));
     for (const run of shown) {
@@ -43,7 +66,14 @@ export async function runsListView(ctx: AppContext): Promise<HTMLElement> {
           'tr',
           { 'data-testid': 'run-row', 'data-run-id': run.id },
           h('td', {}, h('a', { href: `#/runs/${encodeURIComponent(run.id)}` }, run.id)),
-          h('td', {}, statusPill(run.status), run.pendingApproval === undefined ? null : h('span', { class: 'badge warn' }, `waits: ${run.pendingApproval.name}`)),
+          h(
+            'td',
+            {},
+            statusPill(run.status),
+            run.pendingApproval === undefined
+              ? null
+              : h('span', { class: 'badge warn' }, `waits: ${run.pendingApproval.name}`),
+          ),
           h('td', {}, run.strategy ?? ''),
           h('td', {}, run.tenantId ?? '—'),
           h('td', { class: 'truncate' }, run.input ?? ''),
@@ -66,7 +96,13 @@ export async function runsListView(ctx: AppContext): Promise<HTMLElement> {
   };
   const changed = (): void => {
     const q = new URLSearchParams();
-    for (const [k, el] of [['status', status], ['strategy', strategy], ['tenant', tenant], ['q', search]] as const) if (el.value.trim() !== '') q.set(k, el.value.trim());
+    for (const [k, el] of [
+      ['status', status],
+      ['strategy', strategy],
+      ['tenant', tenant],
+      ['q', search],
+    ] as const)
+      if (el.value.trim() !== '') q.set(k, el.value.trim());
     history.replaceState(null, '', `#/runs${q.size > 0 ? `?${q.toString()}` : ''}`);
     void load(false);
   };
@@ -83,7 +119,13 @@ export async function runsListView(ctx: AppContext): Promise<HTMLElement> {
   return h(
     'section',
     { class: 'card', 'aria-labelledby': 'runs-title' },
-    h('div', { class: 'run-head' }, h('h1', { id: 'runs-title' }, 'Runs'), h('span', { class: 'spacer' }), h('a', { class: 'button', href: '#/new' }, 'New run')),
+    h(
+      'div',
+      { class: 'run-head' },
+      h('h1', { id: 'runs-title' }, 'Runs'),
+      h('span', { class: 'spacer' }),
+      h('a', { class: 'button', href: '#/new' }, 'New run'),
+    ),
     h(
       'div',
       { class: 'filters', role: 'search' },
@@ -96,7 +138,24 @@ export async function runsListView(ctx: AppContext): Promise<HTMLElement> {
       search,
     ),
     error,
-    h('div', { class: 'table-wrap' }, h('table', { class: 'runs' }, h('thead', {}, h('tr', {}, ['Run', 'Status', 'Strategy', 'Tenant', 'Input', 'Created'].map((t) => h('th', { scope: 'col' }, t)))), body)),
+    h(
+      'div',
+      { class: 'table-wrap' },
+      h(
+        'table',
+        { class: 'runs' },
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ['Run', 'Status', 'Strategy', 'Tenant', 'Input', 'Created'].map((t) => h('th', { scope: 'col' }, t)),
+          ),
+        ),
+        body,
+      ),
+    ),
     more,
   );
 }

@@ -3,14 +3,26 @@ import { h } from '../dom.ts';
 
 /** Trades an API key for a session cookie; the key is not kept in the page. */
 export function signInView(onSignedIn: (session: SessionInfo) => Promise<void>): HTMLElement {
-  const key = h('input', { id: 'api-key', name: 'apiKey', type: 'password', autocomplete: 'current-password', required: true, spellcheck: 'false' });
+  const key = h('input', {
+    id: 'api-key',
+    name: 'apiKey',
+    type: 'password',
+    autocomplete: 'current-password',
+    required: true,
+    spellcheck: 'false',
+  });
   const error = h('p', { class: 'error', role: 'alert', 'data-testid': 'sign-in-error' });
   const button = h('button', { type: 'submit' }, 'Sign in');
   const form = h(
     'form',
     { class: 'card narrow', 'aria-labelledby': 'sign-in-title' },
     h('h1', { id: 'sign-in-title' }, 'Sign in'),
-    h('p', { class: 'muted' }, 'Enter an API key of your tenant. The server answers with a session cookie the page cannot read; the key itself is not stored.'),
+    h(
+      'p',
+      { class: 'muted' },
+      'Enter an API key of your tenant. The server answers with a ' +
+        'session cookie the page cannot read; the key itself is not stored.',
+    ),
     h('div', { class: 'form-row' }, h('label', { for: 'api-key' }, 'API key'), key),
     error,
     button,
@@ -26,7 +38,12 @@ export function signInView(onSignedIn: (session: SessionInfo) => Promise<void>):
         await onSignedIn(session);
       })
       .catch((e: unknown) => {
-        error.textContent = e instanceof ApiError && e.status === 401 ? 'That key is not valid here. Check the key configured for your tenant.' : e instanceof Error ? e.message : String(e);
+        error.textContent =
+          e instanceof ApiError && e.status === 401
+            ? 'That key is not valid here. Check the key configured for your tenant.'
+            : e instanceof Error
+              ? e.message
+              : String(e);
         key.focus();
       })
       .finally(() => {

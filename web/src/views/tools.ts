@@ -24,7 +24,14 @@ export async function toolsView(): Promise<HTMLElement> {
                 ' ',
                 h('span', { class: `pill server-${s.state}` }, s.state),
                 ` ${s.tools} tools · since ${formatTime(s.since)}`,
-                s.error === undefined ? null : h('div', { class: 'error' }, s.error, s.retryAt === undefined ? '' : ` (retry at ${formatTime(s.retryAt)})`),
+                s.error === undefined
+                  ? null
+                  : h(
+                      'div',
+                      { class: 'error' },
+                      s.error,
+                      s.retryAt === undefined ? '' : ` (retry at ${formatTime(s.retryAt)})`,
+                    ),
               ),
             ),
           ),
@@ -45,14 +52,21 @@ export async function toolsView(): Promise<HTMLElement> {
               {},
               h('strong', {}, tool.name),
               h('span', { class: `badge effect-${tool.effect}` }, tool.effect),
-              tool.approval === undefined ? null : h('span', { class: 'badge', title: 'approval rule' }, `approval: ${tool.approval}`),
+              tool.approval === undefined
+                ? null
+                : h('span', { class: 'badge', title: 'approval rule' }, `approval: ${tool.approval}`),
               tool.untrusted === true ? h('span', { class: 'badge warn' }, 'untrusted output') : null,
               tool.available ? null : h('span', { class: 'badge warn' }, 'unavailable'),
             ),
             tool.description === undefined ? null : h('p', {}, tool.description),
             (tool.injected ?? []).length === 0
               ? null
-              : h('p', {}, 'Injected by the server (hidden from the model): ', (tool.injected ?? []).map((k) => h('code', { class: 'badge injected' }, k))),
+              : h(
+                  'p',
+                  {},
+                  'Injected by the server (hidden from the model): ',
+                  (tool.injected ?? []).map((k) => h('code', { class: 'badge injected' }, k)),
+                ),
             h('details', {}, h('summary', {}, 'Input schema'), h('pre', { class: 'mono' }, pretty(tool.inputSchema))),
           ),
         ),
