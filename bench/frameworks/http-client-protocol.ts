@@ -5,6 +5,9 @@ export interface ClientRequest {
   /** The server's base URL. */
   url: string;
   input: string;
+  /** `runs`: POST /v1/runs?stream=true and its SSE; `chat`: POST /v1/chat/completions (streamed when `stream`). */
+  protocol: 'runs' | 'chat';
+  stream: boolean;
 }
 
 export type ClientReply =

@@ -9,6 +9,7 @@
 // process on the machine shares) and the end of the run.
 import { Agent, request as httpRequest } from 'node:http';
 import type { ClientReply, ClientRequest } from './http-client-protocol.ts';
+import { MODEL_NAME } from './runner.ts';
 
 interface StoredEvent {
   type: string;
@@ -71,13 +72,79 @@ function startAndFollow(url: string, input: string, onText: () => void): Promise
   });
 }
 
+/** What an OpenAI chat completion (or a chunk) holds that the client reads. */
+interface Completion {
+  choices?: { message?: { content?: string | null }; delta?: { content?: string | null } }[];
+  error?: unknown;
+}
+
+/**
+ * Asks the OpenAI-compatible route, as an application written for OpenAI's API does: streamed chunks until
+ * `data: [DONE]`, or one JSON completion. Resolves with the answer text.
+ */
+function chatCompletion(request: ClientRequest, onText: () => void): Promise<string> {
+  const body = JSON.stringify({
+    model: `openai:${MODEL_NAME}`,
+    messages: [{ role: 'user', content: request.input }],
+    stream: request.stream,
+  });
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      `${request.url}/v1/chat/completions`,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        res.setEncoding('utf8');
+        let buffer = '';
+        let output = '';
+        res.on('data', (chunk: string) => {
+          buffer += chunk;
+          if (!request.stream || res.statusCode !== 200) return;
+          let end: number;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            const frame = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const data = /^data: (.*)$/m.exec(frame)?.[1];
+            if (data === undefined || data === '[DONE]') continue;
+            const parsed = JSON.parse(data) as Completion;
+            if (parsed.error !== undefined) return reject(new Error(`chunk with an error: ${data}`));
+            const text = parsed.choices?.[0]?.delta?.content ?? '';
+            if (text !== '') {
+              onText();
+              output += text;
+            }
+          }
+        });
+        res.on('end', () => {
+          if (res.statusCode !== 200)
+            return reject(new Error(`POST /v1/chat/completions: ${res.statusCode} ${buffer}`));
+          if (request.stream) return resolve(output);
+          const completion = JSON.parse(buffer) as Completion;
+          resolve(completion.choices?.[0]?.message?.content ?? '');
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 async function run(request: ClientRequest): Promise<void> {
   let first = true;
-  const end = await startAndFollow(request.url, request.input, () => {
+  const onText = (): void => {
     if (!first) return;
     first = false;
     reply({ type: 'text', id: request.id, at: process.hrtime.bigint().toString() });
-  });
+  };
+  if (request.protocol === 'chat') {
+    reply({ type: 'done', id: request.id, output: await chatCompletion(request, onText) });
+    return;
+  }
+  const end = await startAndFollow(request.url, request.input, onText);
   if (end?.type !== 'run_completed')
     throw new Error(`the run ended ${end?.type ?? 'without a terminal event'}: ${JSON.stringify(end?.data.error)}`);
   reply({ type: 'done', id: request.id, output: end.data.output ?? '' });

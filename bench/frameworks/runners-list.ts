@@ -28,6 +28,13 @@ export const RUNNERS: RunnerEntry[] = [
   { id: 'toolgate-memory', label: 'toolgate, memory store', file: './runners/toolgate-memory.ts', packages: [] },
   { id: 'toolgate-sqlite', label: 'toolgate, SQLite store', file: './runners/toolgate-sqlite.ts', packages: [] },
   { id: 'toolgate-http', label: 'toolgate HTTP server (SQLite)', file: './runners/toolgate-http.ts', packages: [] },
+  // The same server asked through its OpenAI-compatible route: what the drop-in protocol costs beside the runs API.
+  {
+    id: 'toolgate-chat',
+    label: 'toolgate chat completions (SQLite)',
+    file: './runners/toolgate-chat.ts',
+    packages: [],
+  },
   {
     id: 'toolgate-http-pg',
     label: 'toolgate HTTP server (PostgreSQL)',

@@ -1,7 +1,9 @@
 import {
   ToolgateError,
   type JsonObject,
+  type Message,
   type ModelAdapter,
+  type ModelToolDefinition,
   type NewRun,
   type RunEvent,
   type RunSettings,
@@ -13,6 +15,7 @@ import type { ToolMode } from '../orchestrator/state/run-options.ts';
 import { strategyFor } from '../orchestrator/strategies/index.ts';
 import { activeTraceparent, checkTraceparent } from '../orchestrator/call/tracing.ts';
 import { priceFor } from './model-price.ts';
+import { checkClientTools } from './client-tools.ts';
 
 export interface RunRequest {
   input: string;
@@ -37,6 +40,10 @@ export interface RunRequest {
   /** Values for injected arguments (`{{context.*}}`). */
   context?: JsonObject;
   metadata?: JsonObject;
+  /** Earlier messages of the conversation, instead of the thread's history (chat protocols). */
+  history?: Message[];
+  /** Tools the caller runs itself (RunSettings.clientTools); the react strategy only. */
+  clientTools?: ModelToolDefinition[];
   signal?: AbortSignal;
   /** Called with every event of the run, in order, from the first one. */
   onEvent?: (event: RunEvent) => void;
@@ -63,7 +70,10 @@ export async function newRunFrom(options: {
         `"What is the price for DE-LU?" }); got ${describeRequest(request)}`,
     );
   }
-  const strategy = strategyFor(request.strategy ?? configured.strategy).name;
+  const clientTools = request.clientTools === undefined ? [] : checkClientTools(request.clientTools);
+  const strategy = strategyFor(
+    clientTools.length > 0 ? clientStrategy(request.strategy) : (request.strategy ?? configured.strategy),
+  ).name;
   const model = await options.model(request.model);
   const { rule } = tenantRuleFor(configured.tenants, request.tenantId);
   const guard = { ...configured.guard, ...rule?.guard };
@@ -80,6 +90,8 @@ export async function newRunFrom(options: {
     ...(request.maxSteps === undefined ? {} : { maxSteps: request.maxSteps }),
     ...(request.toolMode === undefined ? {} : { toolMode: request.toolMode }),
   });
+  if (request.history !== undefined) settings.history = request.history;
+  if (clientTools.length > 0) settings.clientTools = clientTools;
   return {
     input: request.input,
     model: model.id,
@@ -91,6 +103,15 @@ export async function newRunFrom(options: {
     ...(request.context === undefined ? {} : { context: request.context }),
     ...(request.metadata === undefined ? {} : { metadata: request.metadata }),
   };
+}
+
+/** Client tools end the run with calls for the caller, which only the react loop does: another strategy is refused. */
+function clientStrategy(named: string | undefined): string {
+  if (named === undefined || named === 'react') return 'react';
+  throw new ToolgateError(
+    'usage',
+    `client tools (tools the caller runs itself) need the react strategy; got strategy "${named.slice(0, 40)}"`,
+  );
 }
 
 function describeRequest(request: unknown): string {

@@ -147,6 +147,7 @@ export class RunManager implements RunService {
     });
     // No tools reachable: refuse now, as an HTTP error, rather than start a run that can only fail.
     await this.#toolgate.tools.listTools();
+    if (init.settings.clientTools !== undefined) await this.#clientToolsApart(caller, init.settings.clientTools);
     this.#mustHaveRoom(caller.tenantId);
     const now = idempotency === undefined ? await this.#scheduler.startNow(init) : undefined;
     if (now !== undefined) return { run: this.#present(now), created: true };
@@ -156,6 +157,20 @@ export class RunManager implements RunService {
     );
     if (result.created) this.#scheduler.schedule(result.run.id, result.run.tenantId);
     return { run: this.#present(result.run), created: result.created };
+  }
+
+  /** A client tool named like one of the tenant's tools would make every call to that name ambiguous. */
+  async #clientToolsApart(caller: Caller, clientTools: readonly { name: string }[]): Promise<void> {
+    const { tools } = await this.listTools(caller);
+    const names = new Set(tools.map((tool) => tool.name));
+    const clash = clientTools.filter((tool) => names.has(tool.name)).map((tool) => tool.name);
+    if (clash.length > 0) {
+      throw new ToolgateError(
+        'usage',
+        `client tool ${clash.join(', ')} has the name of a tool toolgate runs for you; ` +
+          'rename the client tool (or leave it out: toolgate runs the server-side one through its gate)',
+      );
+    }
   }
 
   async getRun(caller: Caller, runId: string): Promise<Run | undefined> {

@@ -200,6 +200,12 @@ export function createEventPrinter(options: { io: CliIO; json: boolean }): Event
             io.stderr.write(`${yellow('⏸ the run asks a person for help')}\n`);
           }
           break;
+        case 'client_tool_calls':
+          closeLine();
+          for (const call of event.data.calls) {
+            io.stderr.write(`${dim(`→ handed back to the caller: ${call.name} ${JSON.stringify(call.arguments)}`)}\n`);
+          }
+          break;
         case 'run_completed':
           // The answer did not come as the model's text (a return-direct tool, a plan's final answer): it is the
           // answer, on stdout.

@@ -1,16 +1,14 @@
+import { ToolgateApiError, ToolgateClient, ToolgateClientError } from '../client/index.ts';
 import {
   ToolgateError,
+  describeError,
   isErrorCode,
-  isJsonObject,
-  type JsonObject,
   type Run,
   type RunEvent,
   type RunInput,
   type RunStatus,
-  describeError,
 } from '../core/index.ts';
-import { isRunAnswer, isRunEventAnswer } from './api-answers.ts';
-import { readSse, type SseMessage } from './runs-sse.ts';
+import type { RunRow } from './runs-backend.ts';
 
 export interface RunsClientOptions {
   /** The server's root, without a trailing slash: `http://127.0.0.1:8787`. */
@@ -19,113 +17,103 @@ export interface RunsClientOptions {
   apiKey?: string;
 }
 
-/** A small client of toolgate's runs API (docs/server.md), on the global fetch. */
+/**
+ * toolgate/client as the CLI uses it: the same requests, with the client's errors said the CLI's way (naming
+ * --url, --api-key and TOOLGATE_API_KEY, and what to run next).
+ */
 export class RunsClient {
   readonly url: string;
   readonly #apiKey: string | undefined;
+  readonly #client: ToolgateClient;
 
   constructor(options: RunsClientOptions) {
     this.url = options.url;
     this.#apiKey = options.apiKey;
-  }
-
-  async listRuns(query: { status?: RunStatus; limit: number }): Promise<JsonObject[]> {
-    const params = new URLSearchParams({
-      limit: String(query.limit),
-      ...(query.status === undefined ? {} : { status: query.status }),
+    this.#client = new ToolgateClient({
+      url: options.url,
+      ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
     });
-    const body = await this.#json(`/v1/runs?${params.toString()}`);
-    const runs = isJsonObject(body) ? body['runs'] : undefined;
-    if (!Array.isArray(runs)) throw this.#unexpected('GET /v1/runs');
-    return runs.filter(isJsonObject);
   }
 
-  async getRun(runId: string): Promise<Run> {
-    return this.#run(runPath(runId), {}, runId);
+  async listRuns(query: { status?: RunStatus; limit: number }): Promise<RunRow[]> {
+    const page = await this.#said(this.#client.listRuns(query));
+    return page.runs;
   }
 
-  async readEvents(runId: string, after: number): Promise<RunEvent[]> {
-    const body = await this.#json(`${runPath(runId)}/events?format=json&after=${after}`, {}, runId);
-    const events: unknown[] | undefined =
-      isJsonObject(body) && Array.isArray(body['events']) ? body['events'] : undefined;
-    if (events === undefined || !events.every(isRunEventAnswer)) throw this.#unexpected('GET /v1/runs/{id}/events');
-    return events;
+  getRun(runId: string): Promise<Run> {
+    return this.#said(this.#client.getRun(runId));
   }
 
-  async submitInput(runId: string, input: RunInput): Promise<Run> {
-    // Who decided is the caller the key belongs to: the API takes no user from the body.
-    const { userId: _userId, ...body } = input;
-    return this.#run(`${runPath(runId)}/input`, { method: 'POST', body: JSON.stringify(body) }, runId);
+  readEvents(runId: string, after: number): Promise<RunEvent[]> {
+    return this.#said(this.#client.readEvents(runId, { after }));
   }
 
-  async cancel(runId: string, reason?: string): Promise<Run> {
-    const body = reason === undefined ? {} : { body: JSON.stringify({ reason: reason.slice(0, 500) }) };
-    return this.#run(`${runPath(runId)}/cancel`, { method: 'POST', ...body }, runId);
+  submitInput(runId: string, input: RunInput): Promise<Run> {
+    return this.#said(this.#client.submitInput(runId, input));
   }
 
-  /** The run's SSE stream from after event `after` (sent as Last-Event-ID), until the server ends it. */
-  async *streamEvents(runId: string, after: number, signal: AbortSignal): AsyncGenerator<SseMessage> {
-    const response = await this.#fetch(
-      `${runPath(runId)}/events`,
-      { headers: { accept: 'text/event-stream', ...(after > 0 ? { 'last-event-id': String(after) } : {}) }, signal },
-      runId,
-    );
-    if (response.body === null) throw this.#unexpected('GET /v1/runs/{id}/events');
-    yield* readSse(response.body);
+  cancel(runId: string, reason?: string): Promise<Run> {
+    return this.#said(this.#client.cancel(runId, reason === undefined ? {} : { reason: reason.slice(0, 500) }));
   }
 
-  async #run(path: string, init: RequestInit, runId: string): Promise<Run> {
-    const body = await this.#json(path, init, runId);
-    if (!isRunAnswer(body)) throw this.#unexpected(`${init.method ?? 'GET'} ${path}`);
-    return body;
-  }
-
-  async #json(path: string, init: RequestInit = {}, runId?: string): Promise<unknown> {
-    const response = await this.#fetch(path, init, runId);
+  /** The run's events after `after`, resumed with Last-Event-ID when a connection ends early, until its end. */
+  async *events(runId: string, options: { after: number; signal?: AbortSignal }): AsyncGenerator<RunEvent> {
     try {
-      const body: unknown = await response.json();
-      return body;
-    } catch {
-      throw this.#unexpected(`${init.method ?? 'GET'} ${path}`);
+      yield* this.#client.events(runId, options);
+    } catch (error) {
+      if (options.signal?.aborted === true) throw error;
+      if (error instanceof ToolgateClientError && error.reason === 'unexpected_answer') {
+        throw new ToolgateError(
+          'internal',
+          `the server at ${this.url} sent something that is not a run event on the stream of run ${runId}; ` +
+            `is --url right?`,
+        );
+      }
+      if (error instanceof ToolgateClientError && error.reason === 'stream_gave_up') {
+        throw new ToolgateError(
+          'internal',
+          `the event stream of run ${runId} at ${this.url} keeps ending without new events; try again later`,
+        );
+      }
+      throw this.#cliError(error);
     }
   }
 
-  async #fetch(path: string, init: RequestInit, runId: string | undefined): Promise<Response> {
-    const headers = new Headers(init.headers);
-    if (init.body !== undefined) headers.set('content-type', 'application/json');
-    if (this.#apiKey !== undefined) headers.set('authorization', `Bearer ${this.#apiKey}`);
-    let response: Response;
+  async #said<T>(request: Promise<T>): Promise<T> {
     try {
-      response = await fetch(`${this.url}${path}`, { ...init, headers });
+      return await request;
     } catch (error) {
-      if (init.signal?.aborted === true) throw error;
-      const cause = describeError(error instanceof Error && error.cause instanceof Error ? error.cause : error);
-      throw new ToolgateError(
+      throw this.#cliError(error);
+    }
+  }
+
+  #cliError(error: unknown): unknown {
+    if (error instanceof ToolgateApiError) return this.#failure(error);
+    if (!(error instanceof ToolgateClientError)) return error;
+    if (error.reason === 'unreachable') {
+      const fetchError = error.cause;
+      const cause = describeError(
+        fetchError instanceof Error && fetchError.cause instanceof Error ? fetchError.cause : fetchError,
+      );
+      return new ToolgateError(
         'internal',
         `cannot reach the toolgate server at ${this.url} (${cause}); ` +
           `is it running, and is --url (or TOOLGATE_URL) right?`,
         { cause: error },
       );
     }
-    if (response.ok) return response;
-    throw await this.#failure(response, init.method ?? 'GET', runId);
+    if (error.reason === 'unexpected_answer') {
+      return new ToolgateError(
+        'internal',
+        `the server at ${this.url} answered ${error.route ?? 'a request'} with something that is not ` +
+          `toolgate's runs API; is --url right?`,
+      );
+    }
+    return new ToolgateError('internal', error.message, { cause: error });
   }
 
-  async #failure(response: Response, method: string, runId: string | undefined): Promise<ToolgateError> {
-    const text = await response.text().catch(() => '');
-    let code: unknown;
-    let message = text.slice(0, 300);
-    try {
-      const body: unknown = JSON.parse(text);
-      const error = isJsonObject(body) ? body['error'] : undefined;
-      if (isJsonObject(error)) {
-        code = error['code'];
-        if (typeof error['message'] === 'string') message = error['message'];
-      }
-    } catch {
-      // Not one of ours: keep the text.
-    }
-    if (response.status === 401) {
+  #failure(error: ToolgateApiError): ToolgateError {
+    if (error.status === 401) {
       return new ToolgateError(
         'unauthorized',
         this.#apiKey === undefined
@@ -134,29 +122,25 @@ export class RunsClient {
               `TOOLGATE_API_KEY): it is wrong, or not one of the server's keys`,
       );
     }
-    if (response.status === 404 && code === 'not_found' && runId !== undefined) {
+    if (error.status === 404 && error.code === 'not_found' && error.runId !== undefined) {
       return new ToolgateError(
         'not_found',
-        `run ${runId} not found on the server at ${this.url} (toolgate runs list --url ${this.url} shows its runs)`,
+        `run ${error.runId} not found on the server at ${this.url} ` +
+          `(toolgate runs list --url ${this.url} shows its runs)`,
       );
     }
-    if (!isErrorCode(code))
+    const { code } = error;
+    if (!isErrorCode(code)) {
+      const message = code === 'http_error' ? (error.body ?? '') : error.message;
       return new ToolgateError(
         'internal',
-        `the server at ${this.url} answered ${method} with HTTP ` +
-          `${response.status}${message === '' ? '' : `: ${message}`}; is it a toolgate server?`,
+        `the server at ${this.url} answered ${error.method} with HTTP ` +
+          `${error.status}${message === '' ? '' : `: ${message}`}; is it a toolgate server?`,
       );
-    return new ToolgateError(code, `the server at ${this.url} answered HTTP ${response.status} (${code}): ${message}`);
-  }
-
-  #unexpected(what: string): ToolgateError {
+    }
     return new ToolgateError(
-      'internal',
-      `the server at ${this.url} answered ${what} with something that is not toolgate's runs API; is --url right?`,
+      code,
+      `the server at ${this.url} answered HTTP ${error.status} (${code}): ${error.message}`,
     );
   }
-}
-
-function runPath(runId: string): string {
-  return `/v1/runs/${encodeURIComponent(runId)}`;
 }

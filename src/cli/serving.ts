@@ -211,6 +211,7 @@ export async function listenHttp(
     ...(metricsServer === undefined ? {} : { metricsElsewhere: metricsServer.url }),
     ...(extra.mcp === undefined ? {} : { mcp: extra.mcp }),
     consoleDir: consoleDir(),
+    chat: settings.chat,
   }).catch(async (error: unknown) => {
     await metricsServer?.close();
     const code = error instanceof Error && 'code' in error ? error.code : undefined;

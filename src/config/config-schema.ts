@@ -116,6 +116,21 @@ const gatewaySchema = z.strictObject({
     .optional(),
 });
 
+/** The chat protocols (POST /v1/chat/completions, docs/openai.md). */
+const chatSchema = z.strictObject({
+  /** The answer that says a call waits for a person: {tool}, {runId} and {reason} are filled in. */
+  approvalMessage: z
+    .string()
+    .refine((text) => text.includes('{runId}'), {
+      message:
+        'must contain {runId}: the next request of the conversation finds the waiting run by it ' +
+        '(e.g. "{tool} waits for approval in run {runId}.")',
+    })
+    .optional(),
+  /** How long a request with `toolgate.wait` stays open for a decision. */
+  approvalTimeoutMs: z.number().int().min(1000).max(86_400_000).optional(),
+});
+
 /** US dollars per million tokens, for guard.maxCostUsd. */
 const priceSchema = z.strictObject({
   inputPerMTok: z.number().min(0),
@@ -234,6 +249,7 @@ export const configSchema = z
       })
       .optional(),
     gateway: gatewaySchema.optional(),
+    chat: chatSchema.optional(),
     server: z
       .strictObject({
         port: z.number().int().min(0).max(65535).optional(),

@@ -91,6 +91,8 @@ export interface Settings {
   policyStrict?: boolean;
   /** `parsing`: extra call formats and chat templates by model pattern (docs/configuration.md). */
   parsing?: ParsingSettings;
+  /** `chat`: how the chat protocols answer a call that waits for a person (docs/openai.md). */
+  chat?: NonNullable<ToolgateConfig['chat']>;
 }
 
 /**
@@ -155,6 +157,7 @@ export function resolveSettings(
   if (config.router?.evalResults !== undefined) settings.routerEvalResults = config.router.evalResults;
   if (config.redact !== undefined) settings.redact = config.redact;
   if (config.policy?.strict !== undefined) settings.policyStrict = config.policy.strict;
+  if (config.chat !== undefined) settings.chat = config.chat;
   const parsing = parsingSettings(
     config.parsing,
     flags.chatTemplate === undefined || model === undefined ? undefined : { model, source: flags.chatTemplate },

@@ -255,6 +255,15 @@ export interface RunEventDataMap {
     reason: string;
     model: string;
   };
+  /**
+   * The model called tools the caller runs itself (a request's `clientTools`, e.g. an OpenAI `tools` list): the
+   * calls were parsed, validated and normalised against the caller's schemas and are handed back, not executed.
+   * Appended with the `run_completed` that ends the run (its `output`: the text of that turn).
+   */
+  client_tool_calls: {
+    step: number;
+    calls: { toolCallId: string; name: string; arguments: JsonObject }[];
+  };
 }
 
 /** Guard codes: also the error codes a run fails with. */
@@ -364,6 +373,7 @@ export const RUN_EVENT_TYPES = [
   'history_trimmed',
   'tool_changed',
   'tool_mode_changed',
+  'client_tool_calls',
 ] as const satisfies readonly RunEventType[];
 
 /** Event types after which nothing more is appended to a run. */

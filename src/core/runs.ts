@@ -2,6 +2,7 @@ import type { ErrorInfo } from './errors.ts';
 import type { RunEventDataMap } from './events.ts';
 import type { JsonObject } from './json.ts';
 import type { Message } from './messages.ts';
+import type { ModelToolDefinition } from './ports/model-adapter.ts';
 import type { RunStatus } from './run-status.ts';
 import type { Usage } from './usage.ts';
 
@@ -82,6 +83,17 @@ export interface RunSettings {
   todo?: TodoSettings;
   /** Thread history is trimmed to this many tokens (estimated) before the run's first model call. */
   historyMaxTokens?: number;
+  /**
+   * Earlier messages of the conversation given with the request (a chat protocol sends the whole conversation each
+   * time): the run uses them instead of its thread's history.
+   */
+  history?: Message[];
+  /**
+   * Tools the caller runs itself: offered to the model beside the tenant's tools; a call to one is parsed, validated
+   * and normalised against its schema, then handed back (`client_tool_calls`) and the run completes. Not executed, and
+   * not subject to the tenant's allow, deny or approval rules (they are the caller's own).
+   */
+  clientTools?: ModelToolDefinition[];
   /** The W3C traceparent the run was created under: its spans continue that trace, and MCP calls carry it on. */
   traceparent?: string;
   /**

@@ -15,7 +15,8 @@ export interface ToolAnnotations {
 
 /** Where a tool comes from: an MCP server (by its configured name), the application's own code, or toolgate itself. */
 export interface ToolOrigin {
-  kind: 'mcp' | 'local' | 'builtin';
+  /** `client`: a tool the caller runs itself (a request's client tools); never executed by toolgate. */
+  kind: 'mcp' | 'local' | 'builtin' | 'client';
   /**
    * Configured server name (e.g. "power-exchange"); the source's name for in-process tools; "toolgate" for built-ins.
    */

@@ -145,6 +145,12 @@ export class GatewayRun {
     }
     pass.end({ status: outcome.kind === 'done' && outcome.result.ok ? 'completed' : outcome.kind });
     if (outcome.kind === 'done') return this.#done(call, outcome.result);
+    if (outcome.kind === 'client') {
+      // A gateway session has no client tools (its MCP client calls toolgate's); a call can only come out this way
+      // through a bug, and is refused rather than reported as done.
+      const refused = toolError('tool_not_found', `${call.name} is not a tool of this gateway`);
+      return this.#done(call, await recordResult(ctx, call, { result: refused }));
+    }
     if (outcome.kind === 'unknown') {
       // The client is still waiting on this request: it gets the doubt at once, and the log records it.
       const message =

@@ -43,7 +43,7 @@ export async function runAgent(options: RunAgentOptions): Promise<Run> {
 }
 
 /** Settings from loose options, with the defaults. */
-export function settingsFrom(options: Partial<RunSettings>): RunSettings {
+export function settingsFrom(options: Partial<Omit<RunSettings, 'history' | 'clientTools'>>): RunSettings {
   return {
     maxSteps: options.maxSteps ?? DEFAULT_MAX_STEPS,
     strategy: options.strategy ?? DEFAULT_STRATEGY,

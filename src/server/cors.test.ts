@@ -56,7 +56,10 @@ describe('CORS', () => {
       assert.equal(response.status, status);
       assert.equal(response.headers.get('access-control-allow-origin'), APP);
       assert.equal(response.headers.get('vary'), 'Origin');
-      assert.equal(response.headers.get('access-control-expose-headers'), 'X-Request-Id, Location, Retry-After');
+      assert.equal(
+        response.headers.get('access-control-expose-headers'),
+        'X-Request-Id, Location, Retry-After, X-Toolgate-Run-Id',
+      );
       assert.equal(response.headers.get('access-control-allow-credentials'), null);
     }
     const created = await server.call('/v1/runs', { key: KEY, body: { input: 'x' }, headers: { Origin: APP } });
@@ -119,7 +122,8 @@ describe('CORS', () => {
     assert.equal(ok.headers.get('access-control-allow-headers'), CORS_ALLOW_HEADERS);
     assert.equal(
       CORS_ALLOW_HEADERS,
-      'Authorization, Content-Type, Idempotency-Key, Last-Event-ID, Traceparent, X-User-Id, X-CSRF-Token',
+      'Authorization, Content-Type, Idempotency-Key, Last-Event-ID, Traceparent, X-User-Id, X-CSRF-Token, ' +
+        'X-Toolgate-Thread-Id',
     );
     assert.equal(ok.headers.get('access-control-max-age'), '600');
     assert.equal(ok.headers.get('access-control-allow-credentials'), null);

@@ -3,8 +3,9 @@ import { ToolgateError } from '../core/errors.ts';
 
 export const CORS_ALLOW_METHODS = 'GET, POST, DELETE, OPTIONS';
 export const CORS_ALLOW_HEADERS =
-  'Authorization, Content-Type, Idempotency-Key, Last-Event-ID, Traceparent, X-User-Id, X-CSRF-Token';
-export const CORS_EXPOSE_HEADERS = 'X-Request-Id, Location, Retry-After';
+  'Authorization, Content-Type, Idempotency-Key, Last-Event-ID, Traceparent, X-User-Id, X-CSRF-Token, ' +
+  'X-Toolgate-Thread-Id';
+export const CORS_EXPOSE_HEADERS = 'X-Request-Id, Location, Retry-After, X-Toolgate-Run-Id';
 /** How long a browser may reuse a preflight answer. */
 export const CORS_MAX_AGE_SECONDS = 600;
 

@@ -19,6 +19,8 @@ import { DEFAULT_HEARTBEAT_MS, DEFAULT_SSE_BUFFER_LIMIT, DEFAULT_SSE_IDLE_TIMEOU
 import { describeError } from '../core/describe-error.ts';
 import { listen } from './listen.ts';
 import { watchCreatedRun } from './watch-created-run.ts';
+import { DEFAULT_APPROVAL_MESSAGE, DEFAULT_APPROVAL_TIMEOUT_MS } from './chat/hold-message.ts';
+import { sendOpenAiError } from './chat/openai-error.ts';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8787;
@@ -102,6 +104,10 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
       sessionTtlSeconds: options.sessionTtlSeconds,
       throttle: authThrottle(options, log),
     }),
+    chat: {
+      approvalMessage: options.chat?.approvalMessage ?? DEFAULT_APPROVAL_MESSAGE,
+      approvalTimeoutMs: options.chat?.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+    },
   };
   const corsOrigins = corsOriginSet(options.corsOrigins);
   const { consoleDir } = options;
@@ -116,6 +122,8 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
     // The client gets it too: a 500 says only `internal`, and this id finds the log line that says more.
     res.setHeader('X-Request-Id', requestId);
     let runId: string | undefined;
+    // The route's error shape, once the route is known: OpenAI-compatible routes answer errors as OpenAI does.
+    let errorShape: 'toolgate' | 'openai' = 'toolgate';
     const createdRun = watchCreatedRun(res);
     // 'close' rather than 'finish': an SSE stream the client walked away from is logged too.
     res.once('close', () => {
@@ -157,6 +165,7 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
       const url = new URL(`http://localhost${target}`);
       const match = matchRoute(ROUTES, method, url.pathname);
       if (match.kind === 'found' && match.params['id'] !== undefined) runId = match.params['id'];
+      if (match.kind === 'found') errorShape = match.route.errorShape ?? 'toolgate';
       if (match.kind === 'not_found') {
         throw new ToolgateError(
           'not_found',
@@ -196,7 +205,7 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
         res.destroy();
         return;
       }
-      const response = sendError(res, error);
+      const response = errorShape === 'openai' ? sendOpenAiError(res, error) : sendError(res, error);
       if (response.status >= 500) {
         log({
           level: 'error',

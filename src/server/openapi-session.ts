@@ -97,7 +97,7 @@ export const sessionPaths: Record<string, Record<string, Schema>> = {
         '200': json(
           {
             type: 'object',
-            required: ['models'],
+            required: ['models', 'object', 'data'],
             properties: {
               default: { type: 'string', description: 'What a run without `model` gets.' },
               models: {
@@ -107,9 +107,24 @@ export const sessionPaths: Record<string, Record<string, Schema>> = {
                   'Model ids or patterns (`*` matches any characters), ' +
                   'as in `models:` narrowed by `tenants.<id>.models`.',
               },
+              object: { const: 'list', description: 'OpenAI’s model list (the same body): SDKs that list models.' },
+              data: {
+                type: 'array',
+                description: 'Every model named exactly (the default, then `models` without patterns).',
+                items: {
+                  type: 'object',
+                  required: ['id', 'object', 'created', 'owned_by'],
+                  properties: {
+                    id: { type: 'string' },
+                    object: { const: 'model' },
+                    created: { type: 'integer' },
+                    owned_by: { const: 'toolgate' },
+                  },
+                },
+              },
             },
           },
-          'The allowed models.',
+          'The allowed models, as toolgate and as OpenAI list them.',
         ),
         ...AUTH_ERRORS,
       },

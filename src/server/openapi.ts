@@ -3,6 +3,8 @@ import { MAX_RUN_SEARCH_LENGTH } from '../core/run-filter.ts';
 import { AUTH_ERRORS, BROWSER_ERRORS, error, json, ref, type Schema } from './openapi-helpers.ts';
 import { schemas } from './openapi-schemas.ts';
 import { sessionPaths } from './openapi-session.ts';
+import { uiChatPaths } from './openapi-ui-chat.ts';
+import { chatPaths } from './openapi-chat.ts';
 import { SUMMARY_FIELDS, SUMMARY_TEXT_LIMIT } from './run-summary.ts';
 import { CSRF_HEADER, SESSION_COOKIE } from './session.ts';
 
@@ -245,6 +247,8 @@ const paths: Record<string, Record<string, Schema>> = {
     },
   },
   ...sessionPaths,
+  ...uiChatPaths,
+  ...chatPaths,
   '/healthz': {
     get: {
       summary: 'Liveness',

@@ -1,8 +1,10 @@
 import type { Route } from './router.ts';
 import { getRunEvents } from './routes/events.ts';
+import { chatCompletions } from './routes/chat-completions.ts';
 import { healthz, listModels, listTools, metrics, openApi, readyz } from './routes/misc.ts';
 import { cancelRun, createRun, getRun, listRuns, submitInput } from './routes/runs.ts';
 import { getSession, signIn, signOut } from './routes/session.ts';
+import { getUiChatStream, postUiChat } from './routes/ui-chat.ts';
 import type { RouteHandler } from './server-context.ts';
 
 /** Every endpoint of the runs API. openapi.ts describes each one (a test keeps them in step). */
@@ -15,6 +17,11 @@ export const ROUTES: readonly Route<RouteHandler>[] = [
   { method: 'POST', path: '/v1/runs/{id}/cancel', auth: true, handler: cancelRun },
   { method: 'GET', path: '/v1/tools', auth: true, handler: listTools },
   { method: 'GET', path: '/v1/models', auth: true, handler: listModels },
+  // OpenAI-compatible: its errors come in OpenAI's shape, so the official SDKs raise their own error types.
+  { method: 'POST', path: '/v1/chat/completions', auth: true, errorShape: 'openai', handler: chatCompletions },
+  // The AI SDK's UI message stream (useChat with DefaultChatTransport); the chat id is the runs' threadId.
+  { method: 'POST', path: '/v1/ui/chat', auth: true, handler: postUiChat },
+  { method: 'GET', path: '/v1/ui/chat/{chatId}/stream', auth: true, handler: getUiChatStream },
   // Sign-in checks the key itself; GET answers whether the request is signed in, never 401.
   { method: 'POST', path: '/v1/session', auth: false, handler: signIn },
   { method: 'GET', path: '/v1/session', auth: false, handler: getSession },

@@ -8,6 +8,8 @@ export interface Route<H> {
   path: string;
   /** false: answered without an API key (health checks, the OpenAPI document). */
   auth: boolean;
+  /** How its errors are written: toolgate's `{error: {code, message}}` (default), or OpenAI's (OpenAI-compatible). */
+  errorShape?: 'toolgate' | 'openai';
   handler: H;
 }
 

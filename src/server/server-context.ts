@@ -86,6 +86,16 @@ export interface HttpServerOptions {
    * its files. Absent: `/` is a 404 like any unknown path.
    */
   consoleDir?: string | undefined;
+  /** The chat protocols' settings (config `chat:`); absent values take their defaults. */
+  chat?: ChatSettings | undefined;
+}
+
+/** How the chat routes (POST /v1/chat/completions) answer a call that waits for a person. */
+export interface ChatSettings {
+  /** The answer that says a call waits: `{tool}`, `{runId}` and `{reason}` are filled in. */
+  approvalMessage?: string | undefined;
+  /** How long a request with `toolgate.wait` stays open for a decision before it answers with that message. */
+  approvalTimeoutMs?: number | undefined;
 }
 
 export type MetricsSource = () => Promise<{ contentType: string; body: string }>;
@@ -121,6 +131,8 @@ export interface ServerState {
   closing: boolean;
   /** Bearer keys and session cookies. */
   auth: RequestAuth;
+  /** ChatSettings with their defaults. */
+  chat: { approvalMessage: string; approvalTimeoutMs: number };
 }
 
 export interface RequestContext {

@@ -20,6 +20,9 @@ export function watchCreatedRun(res: ServerResponse): () => string | undefined {
   };
   Object.assign(res, { writeHead: watched });
   return () => {
+    // The chat routes name their run in a header of their own (set with setHeader).
+    const named = res.getHeader('x-toolgate-run-id');
+    if (typeof named === 'string') return named;
     const set = res.getHeader('location');
     return runIdFrom(location ?? (typeof set === 'string' ? set : undefined));
   };

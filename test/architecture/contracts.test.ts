@@ -21,6 +21,7 @@ describe('architecture: pinned public names', () => {
       'input_received',
       'tool_changed',
       'tool_mode_changed',
+      'client_tool_calls',
     ]) {
       assert.ok((RUN_EVENT_TYPES as readonly string[]).includes(name), `event type ${name} is missing`);
     }

@@ -30,7 +30,10 @@ const ALLOWED: Record<string, readonly string[]> = {
     'server',
     'gateway',
   ],
-  cli: ['app', 'server', 'config', 'core'],
+  cli: ['app', 'server', 'config', 'core', 'client'],
+  // The runs API's client (toolgate/client): core only, no node: or packages (a test below), so that it bundles for
+  // browsers.
+  client: ['core'],
   // The package's subpath entries (toolgate/server, toolgate/store/…): named re-exports only.
   entries: [
     'core',
@@ -45,6 +48,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'server',
     'gateway',
     'app',
+    'client',
   ],
 };
 
@@ -116,6 +120,20 @@ describe('architecture: import rules', () => {
     assert.deepEqual(violations, []);
   });
 
+  it('the client (src/client/) takes only core (pure: no node:) and no package imports: it runs in browsers', () => {
+    const files = sourceFiles.filter((f) => areaOf(f) === 'client');
+    assert.ok(files.length > 3, `expected the client's sources under src/client/, found ${files.length}`);
+    const violations: string[] = [];
+    for (const file of files) {
+      for (const spec of importsOf(file)) {
+        if (!spec.startsWith('.')) violations.push(`${file} imports ${spec}`);
+        else if (areaOf(join(dirname(file), spec)) !== 'client' && areaOf(join(dirname(file), spec)) !== 'core')
+          violations.push(`${file} imports ${spec}; the client may only import core`);
+      }
+    }
+    assert.deepEqual(violations, []);
+  });
+
   it('tools reach the run loop only through executeToolCall', () => {
     // The gate lives in execute-tool-call.ts: any other orchestrator file calling
     // a tool directly would bypass it.
@@ -126,7 +144,8 @@ describe('architecture: import rules', () => {
   });
 
   it(
-    'the console (web/) takes only types from the server ' + 'side, and no packages: it talks to the server over HTTP',
+    'the console (web/) takes only types from the server side and the client (src/client/), ' +
+      'and no packages: it talks to the server over HTTP',
     () => {
       const files = globSync('web/**/*.ts').filter((f) => !f.endsWith('.test.ts'));
       assert.ok(files.length > 3, `expected the console's sources under web/, found ${files.length}`);
@@ -137,6 +156,7 @@ describe('architecture: import rules', () => {
           const target = join(dirname(file), spec);
           if (!spec.startsWith('.')) violations.push(`${file} imports the package ${spec}`);
           else if (!relative('web', target).startsWith('..')) continue;
+          else if (areaOf(target) === 'client') continue;
           else if (areaOf(target) !== 'core')
             violations.push(`${file} imports ${spec} (web → ${areaOf(target) ?? 'outside src'} is not allowed)`);
           else if (

@@ -20,6 +20,7 @@ describe('architecture: public names', () => {
   it('pins the main entry and the subpath entries', () => {
     assert.deepEqual(Object.keys(pinned).sort(), [
       '.',
+      './client',
       './mcp',
       './parsing',
       './server',

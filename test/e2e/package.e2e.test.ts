@@ -282,7 +282,14 @@ import { PostgresRunStore, openPostgresRunStore } from 'toolgate/store/postgres'
 import { createHttpHandler, startHttpServer } from 'toolgate/server';
 import { parseModelText, deriveFormat } from 'toolgate/parsing';
 import { ToolRegistry, defineTool } from 'toolgate/mcp';
+import { ToolgateApiError, ToolgateClient } from 'toolgate/client';
 import { MemoryRunStore as FromMain } from 'toolgate';
+const notFound = JSON.stringify({ error: { code: 'not_found', message: 'run run_1 not found' } });
+const remote = new ToolgateClient({
+  url: 'http://toolgate.test/',
+  fetch: async () => new Response(notFound, { status: 404 }),
+});
+const refused = await remote.getRun('run_1').catch((e) => e instanceof ToolgateApiError && [e.status, e.code, e.runId]);
 const store = await openSqliteRunStore({ path: ${JSON.stringify(join(project, 'subpaths.db'))} });
 const run = await store.createRun({ input: 'hi', model: 'openai:m' });
 await store.close();
@@ -297,6 +304,7 @@ console.log(JSON.stringify({
   classes: [PostgresRunStore, ToolRegistry].map((c) => typeof c),
   calls: parsed.calls.map((c) => c.name),
   tool: tool.name,
+  client: [remote.url, refused],
 }));
 `,
     );
@@ -309,6 +317,7 @@ console.log(JSON.stringify({
       classes: ['function', 'function'],
       calls: ['ping'],
       tool: 'ping',
+      client: ['http://toolgate.test', [404, 'not_found', 'run_1']],
     });
   });
 
@@ -397,6 +406,9 @@ import { MemoryRunStore } from 'toolgate/store/memory';
 import { createHttpHandler, type HttpServerOptions } from 'toolgate/server';
 import { parseModelMessage, type CallFormat } from 'toolgate/parsing';
 import { ToolRegistry, defineTool, type LocalTool } from 'toolgate/mcp';
+import {
+  ToolgateApiError, ToolgateClient, type RunEvent as ClientEvent, type ToolgateClientOptions,
+} from 'toolgate/client';
 import type { RunStore } from 'toolgate';
 const sqlite: OpenSqliteRunStoreOptions = { path: 'x.db' };
 type Exported = [typeof createHttpHandler, HttpServerOptions | undefined, CallFormat | undefined];
@@ -407,6 +419,11 @@ export const server: Exported = [createHttpHandler, undefined, undefined];
 export const mcp: FromMcp = [ToolRegistry, defineTool, undefined];
 export const postgres: OpenPostgresRunStoreOptions | undefined = undefined;
 export const calls: number = parseModelMessage({ text: '', tools: [] }).calls.length;
+const clientOptions: ToolgateClientOptions = { url: 'http://127.0.0.1:8787', apiKey: 'k', credentials: 'same-origin' };
+const remote = new ToolgateClient(clientOptions);
+export const approved: Promise<string> = remote.approve('run_1', { toolCallId: 'c1' }).then((run) => run.status);
+export const followed: AsyncIterable<ClientEvent> = remote.events('run_1', { after: 2, retry: { attempts: 3 } });
+export const refused = (e: unknown): number | undefined => (e instanceof ToolgateApiError ? e.status : undefined);
 `,
       );
       // The declarations are real types, not `any`: a wrong use is an error.

@@ -16,6 +16,28 @@ function fold(events: RunEvent[]): RunView {
 }
 
 describe('run view model', () => {
+  it('shows a client tool call as handed back, with the arguments it was handed back with', () => {
+    id = 0;
+    const view = fold([
+      ev('assistant_message', {
+        step: 1,
+        text: '',
+        toolCalls: [],
+        calls: [{ id: 'call_c', name: 'get_weather', arguments: '{"days":"2"}' }],
+        finishReason: 'tool_calls',
+        latencyMs: 5,
+      }),
+      ev('client_tool_calls', {
+        step: 1,
+        calls: [{ toolCallId: 'call_c', name: 'get_weather', arguments: { days: 2 } }],
+      }),
+      ev('run_completed', { output: '', usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 }, steps: 1 }),
+    ]);
+    const call = view.calls.get('call_c');
+    assert.equal(call?.state, 'handed_back');
+    assert.deepEqual(call?.arguments, { days: 2 });
+  });
+
   it('follows a call from proposal through approval to its result', () => {
     id = 0;
     const view = fold([

@@ -5,7 +5,17 @@ import type { GateDecisionKind, PlanStep, RunEvent, TodoItem } from '../../src/c
 import type { JsonObject, JsonValue } from '../../src/core/json.ts';
 
 export type CallState =
-  'proposed' | 'waiting' | 'running' | 'done' | 'failed' | 'denied' | 'invalid' | 'skipped' | 'dry_run';
+  | 'proposed'
+  | 'waiting'
+  | 'running'
+  | 'done'
+  | 'failed'
+  | 'denied'
+  | 'invalid'
+  | 'skipped'
+  | 'dry_run'
+  /** A client tool's call (the caller runs it): validated, normalised, handed back; toolgate never ran it. */
+  | 'handed_back';
 
 export interface CallCard {
   id: string;
@@ -233,6 +243,14 @@ export function applyEvent(view: RunView, event: RunEvent): void {
       c.startedAt = event.time;
       break;
     }
+    case 'client_tool_calls':
+      for (const handed of event.data.calls) {
+        const c = card(view, handed.toolCallId, event.data.step, handed.name);
+        c.arguments = handed.arguments;
+        c.state = 'handed_back';
+        c.endedAt = event.time;
+      }
+      break;
     case 'tool_result': {
       const c = card(view, event.data.toolCallId, event.data.step, event.data.name);
       const d = event.data;

@@ -13,10 +13,10 @@ import { serverRunner } from './toolgate-server.ts';
 
 export const createRunner: CreateRunner = async (options) => {
   const given = process.env[DATABASE_URL_ENV];
-  if (given !== undefined && given !== '') return serverRunner(options, given);
+  if (given !== undefined && given !== '') return serverRunner(options, { store: given });
   const database = await createThrowawayDatabase(POSTGRES_URL);
   try {
-    return await serverRunner(options, database.url, database.drop);
+    return await serverRunner(options, { store: database.url, cleanup: database.drop });
   } catch (error) {
     await database.drop();
     throw error;

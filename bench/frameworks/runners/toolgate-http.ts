@@ -6,5 +6,5 @@ import { tempDir } from './toolgate-setup.ts';
 
 export const createRunner: CreateRunner = async (options) => {
   const dir = tempDir();
-  return serverRunner(options, `sqlite:${dir.path}/runs.db`, dir.remove);
+  return serverRunner(options, { store: `sqlite:${dir.path}/runs.db`, cleanup: dir.remove });
 };

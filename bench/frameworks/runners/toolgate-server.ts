@@ -61,12 +61,13 @@ async function startClient(pending: Map<number, Pending>): Promise<ChildProcess>
 
 /**
  * The server over `store` (a createToolgate store string); `cleanup` runs once all is closed, even when closing fails.
+ * `protocol`: how the client asks — the runs API (default) or the OpenAI-compatible chat completions route.
  */
 export async function serverRunner(
   options: RunnerOptions,
-  store: string,
-  cleanup: () => void | Promise<void> = () => undefined,
+  setup: { store: string; cleanup?: () => void | Promise<void>; protocol?: ClientRequest['protocol'] },
 ): Promise<Runner> {
+  const { store, cleanup = () => undefined, protocol = 'runs' } = setup;
   const pending = new Map<number, Pending>();
   const [toolgate, client] = await Promise.all([openToolgate(options, store), startClient(pending)]);
   // The default (4 runs at a time) would queue the concurrent workload's runs behind each other.
@@ -76,7 +77,7 @@ export async function serverRunner(
   let next = 0;
   return {
     run(onText) {
-      const request: ClientRequest = { id: ++next, url: server.url, input: PROMPT };
+      const request: ClientRequest = { id: ++next, url: server.url, input: PROMPT, protocol, stream: options.stream };
       return new Promise<string>((resolve, reject) => {
         pending.set(request.id, { resolve, reject, onText });
         client.send(request);

@@ -1,7 +1,9 @@
 import type { RunInput, ToolEffect } from '../events.ts';
 import type { JsonObject } from '../json.ts';
 import type { Run, RunStrategyLabel } from '../runs.ts';
+import type { Message } from '../messages.ts';
 import type { ToolSpec } from '../tools.ts';
+import type { ModelToolDefinition } from './model-adapter.ts';
 import type { ToolSourceHealth } from './tool-source.ts';
 import type { ListRunsQuery, RunPage } from './run-store.ts';
 
@@ -24,6 +26,13 @@ export interface StartRunRequest {
   maxSteps?: number;
   /** Offer the built-in todo tools (default: the configured `todo.enabled`). */
   todo?: boolean;
+  /**
+   * Earlier messages of the conversation, used instead of the thread's history (chat protocols send the whole
+   * conversation with each request). An empty `input` adds no user message (the conversation ends with tool results).
+   */
+  history?: Message[];
+  /** Tools the caller runs itself (see RunSettings.clientTools); the `react` strategy only. */
+  clientTools?: ModelToolDefinition[];
   /** The request's W3C `traceparent` header: the run's spans continue that trace. */
   traceparent?: string;
 }

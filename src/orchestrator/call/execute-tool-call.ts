@@ -45,7 +45,12 @@ export type CallOutcome =
    * may have happened. No result is recorded — the log shows the call in
    * flight, exactly as after a crash — and a person decides (`arguments`: as they are shown them).
    */
-  | { kind: 'unknown'; effect: 'write'; arguments: JsonObject; detail: string };
+  | { kind: 'unknown'; effect: 'write'; arguments: JsonObject; detail: string }
+  /**
+   * A tool the caller runs itself: validated and normalised, its decision recorded, handed back with these
+   * arguments — never executed, no result recorded.
+   */
+  | { kind: 'client'; arguments: JsonObject };
 
 type AllowedDecision = Extract<Decision, { kind: 'allowed' }>;
 
@@ -69,18 +74,22 @@ export async function executeToolCall(
 ): Promise<CallOutcome> {
   const span = startToolSpan(ctx.trace, call, ctx.step);
   const outcome = await gateAndAct({ ...ctx, toolTrace: span, started: performance.now() }, call, approval);
-  span.end(
-    outcome.kind === 'done'
-      ? outcome.result
-      : {
-          ok: false,
-          error: {
-            code: outcome.kind === 'pending' ? 'approval_required' : 'outcome_unknown',
-            message: outcome.kind === 'pending' ? 'waits for a person' : outcome.detail,
-          },
-        },
-  );
+  span.end(spanResult(outcome));
   return outcome;
+}
+
+/** What the call's span ends with. */
+function spanResult(outcome: CallOutcome): { ok: boolean; error?: { code: string; message: string } } {
+  switch (outcome.kind) {
+    case 'done':
+      return outcome.result;
+    case 'client':
+      return { ok: true };
+    case 'pending':
+      return { ok: false, error: { code: 'approval_required', message: 'waits for a person' } };
+    case 'unknown':
+      return { ok: false, error: { code: 'outcome_unknown', message: outcome.detail } };
+  }
 }
 
 async function gateAndAct(
@@ -179,6 +188,10 @@ async function act(ctx: CallScope, call: ParsedToolCall, decision: Decision): Pr
       );
     }
     case 'allowed':
+      if (ctx.catalog.visible.get(call.name)?.client === true) {
+        await ctx.append([auditEvent(ctx, call, decision)], undefined, HOLD_BACK);
+        return { kind: 'client', arguments: decision.arguments };
+      }
       return execute(ctx, call, decision);
   }
 }

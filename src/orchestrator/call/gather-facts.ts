@@ -48,7 +48,8 @@ export function gatherFacts(
     ...common,
     lookup: { kind: 'visible', tool: entry.tool, policy: entry.policy },
     prepared,
-    allowed: isToolAllowed(ctx.policy ?? EMPTY_POLICY, ctx.tenantId, entry.tool),
+    allowed:
+      entry.client === true ? { allowed: true } : isToolAllowed(ctx.policy ?? EMPTY_POLICY, ctx.tenantId, entry.tool),
   };
 }
 

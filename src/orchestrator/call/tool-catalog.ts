@@ -1,4 +1,4 @@
-import type { JsonSchema, ModelToolDefinition, ToolSpec } from '../../core/index.ts';
+import { ToolgateError, type JsonSchema, type ModelToolDefinition, type ToolSpec } from '../../core/index.ts';
 import {
   EMPTY_POLICY,
   injectedSchemaView,
@@ -14,6 +14,8 @@ export interface CatalogEntry {
   policy: ResolvedToolPolicy;
   /** What the model is shown: the schema without injected properties. */
   definition: ModelToolDefinition;
+  /** A tool the caller runs itself: validated and normalised by the gate, then handed back, never executed here. */
+  client?: true;
 }
 
 /**
@@ -59,4 +61,47 @@ export function buildToolCatalog(
     inputSchema: d.parameters,
   }));
   return { visible, denied, definitions, refs };
+}
+
+/** The policy of a client tool: the caller's own, so no rule of the tenant applies; never a write toolgate performs. */
+const CLIENT_TOOL_POLICY: ResolvedToolPolicy = {
+  effect: 'read',
+  effectSource: 'default',
+  approval: 'never',
+  inject: {},
+  returnDirect: false,
+  untrusted: false,
+  untrustedSource: 'default',
+  unknownOutcome: 'ask',
+};
+
+/**
+ * The catalog with the caller's own tools added (RunSettings.clientTools), visible whatever the tenant's rules say.
+ * A name already listed by a tool source is refused: a call to it would be ambiguous.
+ */
+export function withClientTools(catalog: ToolCatalog, tools: readonly ModelToolDefinition[]): ToolCatalog {
+  if (tools.length === 0) return catalog;
+  const visible = new Map(catalog.visible);
+  for (const tool of tools) {
+    if (visible.has(tool.name) || catalog.denied.has(tool.name)) {
+      throw new ToolgateError('usage', `client tool ${tool.name} has the name of a tool toolgate runs; rename it`);
+    }
+    const spec: ToolSpec = {
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.parameters,
+      origin: { kind: 'client', server: 'client', tool: tool.name },
+    };
+    visible.set(tool.name, { tool: spec, policy: CLIENT_TOOL_POLICY, definition: tool, client: true });
+  }
+  const definitions = [...catalog.definitions, ...tools];
+  const refs = [
+    ...catalog.refs,
+    ...tools.map((d) => ({
+      name: d.name,
+      hasRequiredArgs: Array.isArray(d.parameters['required']) && d.parameters['required'].length > 0,
+      inputSchema: d.parameters,
+    })),
+  ];
+  return { visible, denied: catalog.denied, definitions, refs };
 }

@@ -37,6 +37,8 @@ export interface OpenTurn {
   started: Set<string>;
   /** The model hit its token limit in this turn. */
   truncated?: boolean;
+  /** The turn's text as the user is shown it (without call envelopes), when the model wrote one. */
+  shown?: string;
   /** Some call's arguments could not be read as JSON at all (native calls; text calls are retried within the step). */
   unreadable?: boolean;
   /** Some result was slower than the guard's maxToolLatencyMs. */

@@ -38,7 +38,8 @@ function applyEvent(state: ConversationState, event: RunEvent): void {
       applyStatus(state, event.data, Date.parse(event.time));
       break;
     case 'user_message':
-      addUserMessage(state, event.data.text);
+      // A conversation given whole by the caller may end with tool results: its run adds no (empty) user message.
+      if (event.data.text !== '') addUserMessage(state, event.data.text);
       break;
     case 'assistant_message':
       applyAnswer(state, event.data, event.id);
@@ -188,7 +189,7 @@ function applyAnswer(state: ConversationState, d: RunEventDataMap['assistant_mes
       ...(d.providerData === undefined ? {} : { providerData: d.providerData }),
     });
   }
-  openTurn(state, { step: d.step, mode, calls, truncated }, eventId);
+  openTurn(state, { step: d.step, mode, calls, truncated, shown: d.content ?? d.text }, eventId);
 }
 
 /** A new plan: its tool steps become the calls of one turn, shown to the model as its own. */

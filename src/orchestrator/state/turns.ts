@@ -21,7 +21,7 @@ export function takeCall(state: ConversationState, recorded: RawToolCall, trunca
 /** Opens a turn of calls (a model's, or a plan's steps shown to the model as its own): counted for loop detection. */
 export function openTurn(
   state: ConversationState,
-  turn: Pick<OpenTurn, 'step' | 'mode' | 'calls' | 'truncated'>,
+  turn: Pick<OpenTurn, 'step' | 'mode' | 'calls' | 'truncated' | 'shown'>,
   eventId: number,
 ): void {
   for (const call of turn.calls) {
@@ -38,6 +38,7 @@ export function openTurn(
     results: new Map(),
     started: new Set(),
     ...(turn.truncated === true ? { truncated: true } : {}),
+    ...(turn.shown === undefined ? {} : { shown: turn.shown }),
   };
 }
 

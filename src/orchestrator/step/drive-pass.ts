@@ -5,6 +5,7 @@ import {
   describeError,
   draft,
   toErrorInfo,
+  type EventDraft,
   type Message,
   type Run,
   type RunStore,
@@ -21,7 +22,7 @@ import { createStrategyContext, type PassRun } from './strategy-context.ts';
 import { withTodos } from './todo-tools.ts';
 import { startPassSpan, tracedModel, type PassTrace } from '../call/tracing.ts';
 import { trimHistory } from './trim-history.ts';
-import { buildToolCatalog } from '../call/tool-catalog.ts';
+import { buildToolCatalog, withClientTools } from '../call/tool-catalog.ts';
 import { transition } from '../log/transition.ts';
 
 export interface PassInput extends PassRun {
@@ -79,12 +80,16 @@ async function tracedPass(input: PassInput, passTrace: PassTrace): Promise<PassE
     const tools = environment.tools;
     const listed = await listTools(tools, input.signal);
     const listing = todo ? { ...listed, tools: withTodos(listed.tools) } : listed;
-    const catalog = buildToolCatalog(listing.tools, {
-      ...(env.policy === undefined ? {} : { policy: env.policy }),
-      tenantId: run.tenantId,
-    });
+    const catalog = withClientTools(
+      buildToolCatalog(listing.tools, {
+        ...(env.policy === undefined ? {} : { policy: env.policy }),
+        tenantId: run.tenantId,
+      }),
+      settings.clientTools ?? [],
+    );
     const fullHistory =
       env.history ??
+      settings.history ??
       (run.threadId === undefined ? [] : ((await input.store.getThread(run.threadId, run.tenantId))?.messages ?? []));
     const trimmed =
       settings.historyMaxTokens === undefined
@@ -143,7 +148,12 @@ async function tracedPass(input: PassInput, passTrace: PassTrace): Promise<PassE
     });
     const outcome = await strategy.run(ctx);
     if (outcome.kind === 'completed') {
-      await complete(input, env, outcome.output);
+      await complete(input, env, { output: outcome.output });
+      return 'ended';
+    }
+    if (outcome.kind === 'handed_back') {
+      const handed = draft('client_tool_calls', { step: outcome.step, calls: outcome.calls });
+      await complete(input, env, { output: outcome.output, before: [handed] });
       return 'ended';
     }
     return outcome.kind;
@@ -196,11 +206,16 @@ function leaseLost(input: PassInput, error: unknown): boolean {
   return input.lost() || (error instanceof ToolgateError && error.code === 'lease_lost');
 }
 
-async function complete(input: PassInput, env: RunEnvironment, output: string): Promise<void> {
+async function complete(
+  input: PassInput,
+  env: RunEnvironment,
+  end: { output: string; before?: EventDraft[] },
+): Promise<void> {
   const { run, state, append } = input;
+  const { output } = end;
   await transition(append, state, {
     to: 'completed',
-    events: [draft('run_completed', { output, usage: state.usage, steps: state.step })],
+    events: [...(end.before ?? []), draft('run_completed', { output, usage: state.usage, steps: state.step })],
     patch: { output },
   });
   if (run.threadId !== undefined) {

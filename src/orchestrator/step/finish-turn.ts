@@ -11,7 +11,7 @@ import type { Validator } from '../../validation/index.ts';
 import type { ConversationState } from '../state/run-state.ts';
 import { shownArguments, type CallOutcome } from '../call/execute-tool-call.ts';
 import { askApproval } from './ask-approval.ts';
-import type { FinishOptions, GateFn, TurnOutcome } from '../strategies/strategy.ts';
+import type { FinishOptions, GateFn, HandedCall, TurnOutcome } from '../strategies/strategy.ts';
 import type { ToolCatalog } from '../call/tool-catalog.ts';
 import type { AppendFn } from '../log/transition.ts';
 
@@ -85,6 +85,7 @@ export async function finishTurn(input: FinishTurnInput, options: FinishOptions 
 
   const waiting: Waiting[] = [];
   const direct: string[] = [];
+  const client: HandedCall[] = [];
   for (const s of settled) {
     if (s.status !== 'fulfilled') continue;
     const { call, outcome } = s.value;
@@ -99,6 +100,8 @@ export async function finishTurn(input: FinishTurnInput, options: FinishOptions 
         reason: 'outcome_unknown',
         detail: outcome.detail,
       });
+    else if (outcome.kind === 'client')
+      client.push({ toolCallId: call.id, name: call.name, arguments: outcome.arguments });
     else if (outcome.returnDirect) direct.push(renderToolResult(outcome.result));
   }
 
@@ -123,7 +126,15 @@ export async function finishTurn(input: FinishTurnInput, options: FinishOptions 
     );
     return { kind: 'waiting' };
   }
-  return direct.length > 0 ? { kind: 'direct', output: direct.join('\n') } : { kind: 'continue' };
+  if (direct.length > 0) return { kind: 'direct', output: direct.join('\n') };
+  // The caller's own tools end the run, once the turn's other calls are done: it runs them and comes back.
+  if (client.length > 0) {
+    client.sort(
+      (a, b) => turn.calls.findIndex((c) => c.id === a.toolCallId) - turn.calls.findIndex((c) => c.id === b.toolCallId),
+    );
+    return { kind: 'client', calls: client, step: turn.step };
+  }
+  return { kind: 'continue' };
 }
 
 /** Untrusted tool outputs recorded before `step`: they taint that step's writes. */

@@ -9,5 +9,8 @@ export async function finishCalls(ctx: StrategyContext, options?: FinishOptions)
   const outcome = await ctx.finishTurn(options);
   if (outcome.kind === 'waiting') return { kind: 'waiting' };
   if (outcome.kind === 'direct') return { kind: 'completed', output: outcome.output };
+  if (outcome.kind === 'client') {
+    return { kind: 'handed_back', output: ctx.state.turn?.shown ?? '', step: outcome.step, calls: outcome.calls };
+  }
   return undefined;
 }

@@ -83,7 +83,19 @@ export interface SideCallResult {
 }
 
 /** How running the open turn's calls ended: go on, wait for a person, or a return-direct tool's answer. */
-export type TurnOutcome = { kind: 'continue' } | { kind: 'waiting' } | { kind: 'direct'; output: string };
+export type TurnOutcome =
+  | { kind: 'continue' }
+  | { kind: 'waiting' }
+  | { kind: 'direct'; output: string }
+  /** The model called tools the caller runs itself (RunSettings.clientTools): the run hands them back and ends. */
+  | { kind: 'client'; step: number; calls: HandedCall[] };
+
+/** A call of a client tool, validated and normalised, handed back to the caller (event `client_tool_calls`). */
+export interface HandedCall {
+  toolCallId: string;
+  name: string;
+  arguments: JsonObject;
+}
 
 /** A limit the guard saw reached, and what the run does about it. */
 export interface GuardTrip {
@@ -154,7 +166,12 @@ export interface StrategyContext {
 }
 
 /** How a pass ended: the engine records `completed`; `waiting` and `paused` leave the run as the log says. */
-export type StrategyOutcome = { kind: 'completed'; output: string } | { kind: 'waiting' } | { kind: 'paused' };
+export type StrategyOutcome =
+  | { kind: 'completed'; output: string }
+  | { kind: 'waiting' }
+  | { kind: 'paused' }
+  /** Ends the run with calls for the caller to run (recorded as `client_tool_calls`); `output`: the turn's text. */
+  | { kind: 'handed_back'; output: string; step: number; calls: HandedCall[] };
 
 export interface Strategy {
   name: StrategyName;

@@ -23,16 +23,23 @@ describe('console API routes', () => {
   });
   after(() => server.close());
 
-  it('GET /v1/models answers the caller’s tenant’s models and the default', async () => {
+  it('GET /v1/models answers the caller’s tenant’s models and the default, also as OpenAI’s list', async () => {
     server.service.models = (caller) =>
       caller.tenantId === 'acme'
-        ? { default: 'openai:gpt-4o-mini', models: ['openai:gpt-4o-mini', 'openai:o3'] }
+        ? { default: 'openai:gpt-4o-mini', models: ['openai:gpt-4o-mini', 'openai:o3', 'openai:gpt-5*'] }
         : { models: ['ollama:*'] };
+    const model = (id: string) => ({ id, object: 'model', created: 0, owned_by: 'toolgate' });
     assert.deepEqual(await (await server.call('/v1/models', { key: ACME })).json(), {
       default: 'openai:gpt-4o-mini',
-      models: ['openai:gpt-4o-mini', 'openai:o3'],
+      models: ['openai:gpt-4o-mini', 'openai:o3', 'openai:gpt-5*'],
+      object: 'list',
+      data: [model('openai:gpt-4o-mini'), model('openai:o3')],
     });
-    assert.deepEqual(await (await server.call('/v1/models', { key: GLOBEX })).json(), { models: ['ollama:*'] });
+    assert.deepEqual(await (await server.call('/v1/models', { key: GLOBEX })).json(), {
+      models: ['ollama:*'],
+      object: 'list',
+      data: [],
+    });
     assert.equal((await server.call('/v1/models')).status, 401);
     assert.equal((await server.call('/v1/models?x=1', { key: ACME })).status, 400);
   });

@@ -25,15 +25,24 @@ export async function listTools(ctx: RequestContext): Promise<void> {
   });
 }
 
-/** GET /v1/models: the models the caller's tenant may choose, and the default. */
+/**
+ * GET /v1/models: the models the caller's tenant may choose, and the default;
+ * the same body is also OpenAI's model list (`object: "list"`, `data`), with
+ * every model named exactly (patterns with `*` name no model an SDK could list).
+ */
 export async function listModels(ctx: RequestContext): Promise<void> {
   readQuery(ctx.url, []);
   const choices = await ctx.state.service.listModels(ctx.caller);
-  sendJson(
-    ctx.res,
-    200,
-    choices.default === undefined ? { models: choices.models } : { default: choices.default, models: choices.models },
-  );
+  const ids = [...new Set([...(choices.default === undefined ? [] : [choices.default]), ...choices.models])];
+  const data = ids
+    .filter((id) => !id.includes('*'))
+    .map((id) => ({ id, object: 'model', created: 0, owned_by: 'toolgate' }));
+  sendJson(ctx.res, 200, {
+    ...(choices.default === undefined ? {} : { default: choices.default }),
+    models: choices.models,
+    object: 'list',
+    data,
+  });
 }
 
 /** GET /metrics: the Prometheus exposition, behind an API key when the server has keys. */

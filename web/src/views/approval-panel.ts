@@ -2,7 +2,7 @@
 // the tool's schema; approve, reject with a reason, or edit — edits are checked
 // here against the schema and again by the server.
 import type { RunEvent } from '../../../src/core/events.ts';
-import { api, ApiError, type ToolInfo } from '../api.ts';
+import { api, ApiError, type Decision, type ToolInfo } from '../api.ts';
 import { h, pretty } from '../dom.ts';
 import { schemaForm } from '../schema-form.ts';
 
@@ -28,10 +28,10 @@ export function approvalPanel(options: {
     'aria-label': 'Reason for rejecting',
   });
   const buttons: HTMLButtonElement[] = [];
-  const send = (body: Record<string, unknown>): void => {
+  const send = (body: Decision['body']): void => {
     error.textContent = '';
     for (const b of buttons) b.disabled = true;
-    void api.input(runId, { type: 'approval', toolCallId: pending.toolCallId, ...body }).catch((e: unknown) => {
+    void api.decide(runId, { toolCallId: pending.toolCallId, body }).catch((e: unknown) => {
       error.textContent = e instanceof ApiError ? `${e.code}: ${e.message}${issuesText(e.issues)}` : String(e);
       for (const b of buttons) b.disabled = false;
     });

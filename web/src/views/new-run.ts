@@ -1,4 +1,4 @@
-import { api, ApiError } from '../api.ts';
+import { api, ApiError, type CreateRunRequest } from '../api.ts';
 import { h } from '../dom.ts';
 import type { AppContext } from '../main.ts';
 
@@ -116,23 +116,22 @@ export async function newRunView(ctx: AppContext): Promise<HTMLElement> {
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     error.textContent = '';
-    const body: Record<string, unknown> = { input: prompt.value };
+    const body: CreateRunRequest = { input: prompt.value };
     if (prompt.value.trim() === '') {
       error.textContent = 'Write a prompt first.';
       prompt.focus();
       return;
     }
-    if (model.value.trim() !== '') body['model'] = model.value.trim();
-    if (strategy.value !== '') body['strategy'] = strategy.value;
-    if (dryRun.checked) body['dryRun'] = true;
-    if (todo.checked) body['todo'] = true;
-    if (thread.value.trim() !== '') body['threadId'] = thread.value.trim();
+    if (model.value.trim() !== '') body.model = model.value.trim();
+    if (strategy.value !== '') body.strategy = strategy.value;
+    if (dryRun.checked) body.dryRun = true;
+    if (todo.checked) body.todo = true;
+    if (thread.value.trim() !== '') body.threadId = thread.value.trim();
     if (context.value.trim() !== '') {
       try {
         const parsed = JSON.parse(context.value) as unknown;
-        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-          throw new Error('it must be a JSON object');
-        body['context'] = parsed;
+        if (!isJsonObject(parsed)) throw new Error('it must be a JSON object');
+        body.context = parsed;
       } catch (e) {
         error.textContent = `Context is not a JSON object: ${e instanceof Error ? e.message : String(e)}`;
         context.focus();
@@ -152,4 +151,9 @@ export async function newRunView(ctx: AppContext): Promise<HTMLElement> {
   });
   queueMicrotask(() => prompt.focus());
   return form;
+}
+
+/** JSON.parse's answer, when it is an object (its members are JSON: they came from JSON text). */
+function isJsonObject(value: unknown): value is NonNullable<CreateRunRequest['context']> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -76,7 +76,7 @@ export async function runView(ctx: AppContext, runId: string): Promise<HTMLEleme
     const text = message.value.trim();
     if (text === '') return;
     messageError.textContent = '';
-    void api.input(runId, { type: 'message', text }).then(
+    void api.message(runId, text).then(
       () => (message.value = ''),
       (e: unknown) => (messageError.textContent = e instanceof ApiError ? `${e.code}: ${e.message}` : String(e)),
     );

@@ -1,9 +1,10 @@
-import { api, type RunSummary } from '../api.ts';
+import type { RunStatus, RunStrategyLabel } from '../../../src/core/index.ts';
+import { api, type RunsFilter, type RunSummary } from '../api.ts';
 import { clear, formatTime, h } from '../dom.ts';
 import type { AppContext } from '../main.ts';
 import { statusPill } from './run-parts.ts';
 
-const STATUSES = [
+const STATUSES: readonly RunStatus[] = [
   'queued',
   'running',
   'planning',
@@ -17,7 +18,7 @@ const STATUSES = [
   'cancelled',
 ];
 // `gateway`: the runs API's label for a gateway session's run (RUN_STRATEGY_LABELS).
-const STRATEGIES = ['react', 'plan', 'reflect', 'auto', 'gateway'];
+const STRATEGIES: readonly RunStrategyLabel[] = ['react', 'plan', 'reflect', 'auto', 'gateway'];
 const REFRESH_MS = 5000;
 
 /** Runs, newest first, filtered by status, strategy, tenant and a search over input and id. */
@@ -47,11 +48,14 @@ export async function runsListView(ctx: AppContext): Promise<HTMLElement> {
   let cursor: string | undefined;
   let runs: RunSummary[] = [];
 
-  const query = (): Record<string, string> => {
-    const q: Record<string, string> = { limit: '50' };
-    if (status.value !== '') q['status'] = status.value;
-    if (strategy.value !== '') q['strategy'] = strategy.value;
-    if (search.value.trim() !== '') q['q'] = search.value.trim();
+  const query = (): RunsFilter => {
+    const q: RunsFilter = {};
+    // The lists' own values: the select offers nothing else.
+    const chosenStatus = STATUSES.find((s) => s === status.value);
+    const chosenStrategy = STRATEGIES.find((s) => s === strategy.value);
+    if (chosenStatus !== undefined) q.status = chosenStatus;
+    if (chosenStrategy !== undefined) q.strategy = chosenStrategy;
+    if (search.value.trim() !== '') q.q = search.value.trim();
     return q;
   };
   const draw = (): void => {
@@ -69,7 +73,7 @@ export async function runsListView(ctx: AppContext): Promise<HTMLElement> {
           h(
             'td',
             {},
-            statusPill(run.status),
+            statusPill(run.status ?? ''),
             run.pendingApproval === undefined
               ? null
               : h('span', { class: 'badge warn' }, `waits: ${run.pendingApproval.name}`),

@@ -1,8 +1,8 @@
-import { api, ApiError, type SessionInfo } from '../api.ts';
+import { api, ApiError, type SignedIn } from '../api.ts';
 import { h } from '../dom.ts';
 
 /** Trades an API key for a session cookie; the key is not kept in the page. */
-export function signInView(onSignedIn: (session: SessionInfo) => Promise<void>): HTMLElement {
+export function signInView(onSignedIn: (session: SignedIn) => Promise<void>): HTMLElement {
   const key = h('input', {
     id: 'api-key',
     name: 'apiKey',
