@@ -31,3 +31,23 @@ describe('checkClientTools', () => {
     );
   });
 });
+
+describe('client tool schemas with regular expressions', () => {
+  it('refuses a pattern that could backtrack catastrophically, naming it and where it is; keeps a linear one', () => {
+    const tool = (parameters: Record<string, unknown>) => ({ name: 'lookup', description: '', parameters });
+    assert.throws(
+      () => checkClientTools([tool({ type: 'object', properties: { code: { type: 'string', pattern: '^(a+)+$' } } })]),
+      usage(/"\^\(a\+\)\+\$" at parameters\/properties\/code\/pattern could take exponential time/),
+    );
+    assert.throws(
+      () => checkClientTools([tool({ type: 'object', patternProperties: { '^(\\w+\\s?)*$': { type: 'string' } } })]),
+      usage(/at parameters\/patternProperties\//),
+    );
+    const safe = tool({
+      type: 'object',
+      properties: { symbol: { type: 'string', pattern: '^[A-Z]{2}-[A-Z]+-D\\+1$' }, pattern: { type: 'string' } },
+      default: { pattern: '(a+)+' },
+    });
+    assert.equal(checkClientTools([safe]).length, 1, 'a property named pattern and data values are not keywords');
+  });
+});

@@ -1,5 +1,6 @@
 import { ToolgateError, isJsonObject, type ModelToolDefinition } from '../core/index.ts';
 import { sharedValidator } from '../validation/index.ts';
+import { slowPatterns } from './slow-patterns.ts';
 
 /** The names OpenAI and most chat templates accept for a function. */
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -29,6 +30,16 @@ export function checkClientTools(tools: readonly ModelToolDefinition[]): ModelTo
     const parameters = tool.parameters;
     if (!isJsonObject(parameters)) {
       throw new ToolgateError('usage', `${where} (${tool.name}): parameters must be a JSON Schema object`);
+    }
+    const slow = slowPatterns(parameters)[0];
+    if (slow !== undefined) {
+      throw new ToolgateError(
+        'usage',
+        `${where} (${tool.name}): the regular expression ${JSON.stringify(slow.pattern.slice(0, 80))} at ` +
+          `parameters${slow.at} could take exponential time to match (a repeated group with a repetition inside, ` +
+          'like (a+)+ or (\\d+,)*), so toolgate does not run it on model output; leave the pattern out (your tool ' +
+          'still checks its input) or write it without nested repetition',
+      );
     }
     // Compiles the schema (cached for the run's calls); only a schema problem matters here, not the value checked.
     const compiled = sharedValidator().validate(parameters, {});
