@@ -144,6 +144,23 @@ describe('CORS', () => {
     );
   });
 
+  it('lets the OpenAI SDK headers through a preflight as the browser asks for them, and nothing else', async () => {
+    const preflight = await server.call('/v1/chat/completions', {
+      method: 'OPTIONS',
+      headers: {
+        Origin: APP,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers':
+          'authorization, content-type, x-stainless-os, X-Stainless-Retry-Count, openai-organization, x-evil',
+      },
+    });
+    assert.equal(preflight.status, 204);
+    assert.equal(
+      preflight.headers.get('access-control-allow-headers'),
+      `${CORS_ALLOW_HEADERS}, x-stainless-os, x-stainless-retry-count, openai-organization`,
+    );
+  });
+
   it('checks configured origins and compares Origin with Host', () => {
     assert.throws(() => corsOriginSet(['*']), /is not an origin/);
     assert.throws(() => corsOriginSet(['https://app.example.com/']), /is not an origin/);

@@ -6,6 +6,15 @@ export const CORS_ALLOW_HEADERS =
   'Authorization, Content-Type, Idempotency-Key, Last-Event-ID, Traceparent, X-User-Id, X-CSRF-Token, ' +
   'X-Toolgate-Thread-Id';
 export const CORS_EXPOSE_HEADERS = 'X-Request-Id, Location, Retry-After, X-Toolgate-Run-Id';
+/**
+ * Headers the official OpenAI SDKs add to every request (`x-stainless-*` platform and retry details, the
+ * organization and project): a browser app using them against the chat completions route must get past the preflight.
+ * Allowed as the browser asks for them; they carry nothing toolgate reads.
+ */
+const SDK_HEADER = /^(?:x-stainless-[a-z0-9-]{1,40}|openai-(?:organization|project|beta))$/;
+/** At most this many requested headers are looked at (a preflight names a handful). */
+const MAX_REQUESTED_HEADERS = 40;
+
 /** How long a browser may reuse a preflight answer. */
 export const CORS_MAX_AGE_SECONDS = 600;
 
@@ -63,10 +72,20 @@ export function applyCors(
   }
   res.writeHead(204, {
     'Access-Control-Allow-Methods': CORS_ALLOW_METHODS,
-    'Access-Control-Allow-Headers': CORS_ALLOW_HEADERS,
+    'Access-Control-Allow-Headers': allowedHeaders(req.headers['access-control-request-headers']),
     'Access-Control-Max-Age': String(CORS_MAX_AGE_SECONDS),
     'Content-Length': '0',
   });
   res.end();
   return true;
+}
+
+/** The fixed list, plus those of the requested headers that the OpenAI SDKs send (SDK_HEADER). */
+function allowedHeaders(requested: string | undefined): string {
+  if (requested === undefined) return CORS_ALLOW_HEADERS;
+  const sdk = requested
+    .split(',', MAX_REQUESTED_HEADERS)
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => SDK_HEADER.test(name));
+  return sdk.length === 0 ? CORS_ALLOW_HEADERS : `${CORS_ALLOW_HEADERS}, ${[...new Set(sdk)].join(', ')}`;
 }

@@ -139,6 +139,39 @@ describe('parseChatRequest', () => {
     });
   });
 
+  it('takes the fields SDKs and frameworks add unasked (sampling, limits, ids, stream options) without complaint', () => {
+    const request = parseChatRequest({
+      model: 'openai:m',
+      messages: [
+        { role: 'developer', content: 'Be brief.', name: 'ops' },
+        { role: 'user', content: [{ type: 'text', text: 'hi' }], name: 'alice' },
+      ],
+      temperature: 0.2,
+      top_p: 1,
+      max_tokens: 100,
+      max_completion_tokens: 100,
+      presence_penalty: 0,
+      frequency_penalty: 0,
+      seed: 7,
+      stop: ['\n\n'],
+      logit_bias: {},
+      logprobs: false,
+      parallel_tool_calls: true,
+      tool_choice: 'auto',
+      response_format: { type: 'text' },
+      store: false,
+      reasoning_effort: 'low',
+      service_tier: 'auto',
+      stream: true,
+      stream_options: { include_usage: true },
+      n: 1,
+    });
+    assert.equal(request.input, 'hi');
+    assert.deepEqual(request.history, [{ role: 'system', content: 'Be brief.' }]);
+    assert.equal(request.stream, true);
+    assert.equal(request.includeUsage, true);
+  });
+
   it('refuses what it cannot honour, naming the field and the fix', () => {
     refused(undefined, /request body is required/);
     refused({ model: 'openai:m', messages: [] }, /messages: must hold at least one message/);
@@ -163,6 +196,10 @@ describe('parseChatRequest', () => {
       /"file" parts are not supported/,
     );
     refused({ model: 'openai:m', messages: [{ role: 'function', content: 'x', name: 'f' }] }, /role must be/);
+    refused(
+      { model: 'openai:m', messages: [user('hi')], functions: [{ name: 'f', parameters: {} }] },
+      /"functions" and "function_call" \(deprecated by OpenAI\) are not supported: declare the functions in "tools"/,
+    );
     refused(
       { model: 'openai:m', messages: [user('hi'), { role: 'tool', tool_call_id: 'nope', content: 'x' }] },
       /tool_call_id "nope" answers no tool call/,

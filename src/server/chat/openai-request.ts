@@ -38,6 +38,10 @@ export const chatCompletionBodySchema = z.object({
     })
     .nullish(),
   n: z.number().int().nullish(),
+  // The deprecated way to offer functions: refused by name rather than ignored, so a client learns its calls would
+  // never come back.
+  functions: z.unknown().optional(),
+  function_call: z.unknown().optional(),
   audio: z.unknown().optional(),
   modalities: z.array(z.string()).nullish(),
   response_format: z.object({ type: z.string() }).nullish(),
@@ -119,6 +123,12 @@ function refuseUnsupported(data: ChatCompletionBody): void {
   if (data.n !== null && data.n !== undefined && data.n !== 1)
     refuse(`n must be 1: toolgate answers with one choice (got ${data.n})`);
   if (data.audio !== null && data.audio !== undefined) refuse('audio output is not supported: leave "audio" out');
+  if (data.functions !== undefined || data.function_call !== undefined) {
+    refuse(
+      '"functions" and "function_call" (deprecated by OpenAI) are not supported: declare the functions in "tools" ' +
+        '([{"type": "function", "function": {name, description, parameters}}]) and use "tool_choice"',
+    );
+  }
   if (data.modalities?.some((m) => m !== 'text') === true)
     refuse('modalities must be ["text"]: toolgate answers with text only');
   if (data.response_format !== null && data.response_format !== undefined && data.response_format.type !== 'text') {
