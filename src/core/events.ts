@@ -1,5 +1,6 @@
 import type { ErrorInfo } from './errors.ts';
 import type { JsonObject, JsonValue } from './json.ts';
+import type { ReplayDiff } from './replay.ts';
 import type { RunStatus } from './run-status.ts';
 import type { RawToolCall, ToolContent, ToolErrorCode, ToolOrigin } from './tools.ts';
 import type { Usage } from './usage.ts';
@@ -264,6 +265,16 @@ export interface RunEventDataMap {
     step: number;
     calls: { toolCallId: string; name: string; arguments: JsonObject }[];
   };
+  /**
+   * A stored replay (`toolgate replay --save`): how it compares with the run it replays (`of`, also the run's
+   * `metadata.replayOf`). Appended before the replay's terminal event.
+   */
+  replay_compared: { of: string; diff: ReplayDiff };
+  /**
+   * A run forked from another (`POST /v1/runs/{id}/fork`): the events before this one are copies of that run's, up to
+   * `afterEventId`; `settings`: what the fork changed.
+   */
+  run_forked: { from: string; afterEventId: number; settings?: JsonObject };
 }
 
 /** Guard codes: also the error codes a run fails with. */
@@ -374,6 +385,8 @@ export const RUN_EVENT_TYPES = [
   'tool_changed',
   'tool_mode_changed',
   'client_tool_calls',
+  'replay_compared',
+  'run_forked',
 ] as const satisfies readonly RunEventType[];
 
 /** Event types after which nothing more is appended to a run. */

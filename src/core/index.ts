@@ -10,6 +10,7 @@ export type * from './ports/run-store.ts';
 export type * from './ports/limit-store.ts';
 export type * from './ports/tool-source.ts';
 export type * from './ports/run-service.ts';
+export type * from './replay.ts';
 export * from './defaults.ts';
 export * from './json-shape.ts';
 export * from './json-syntax-error.ts';

@@ -22,6 +22,8 @@ describe('architecture: pinned public names', () => {
       'tool_changed',
       'tool_mode_changed',
       'client_tool_calls',
+      'replay_compared',
+      'run_forked',
     ]) {
       assert.ok((RUN_EVENT_TYPES as readonly string[]).includes(name), `event type ${name} is missing`);
     }
