@@ -139,7 +139,7 @@ describe('parseChatRequest', () => {
     });
   });
 
-  it('takes the fields SDKs and frameworks add unasked (sampling, limits, ids, stream options) without complaint', () => {
+  it('takes the fields SDKs add unasked (sampling, limits, ids, stream options) without complaint', () => {
     const request = parseChatRequest({
       model: 'openai:m',
       messages: [
