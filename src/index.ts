@@ -65,6 +65,8 @@ export type {
   EventDraft,
   EventListener,
   FinishReason,
+  ForkRunRequest,
+  ForkSettings,
   GateDecisionKind,
   GatewaySessionSettings,
   GenerateOptions,

@@ -30,6 +30,7 @@ function service(store: MemoryRunStore): RunService {
     listRuns: unsupported,
     submitInput: unsupported,
     cancelRun: unsupported,
+    forkRun: unsupported,
     listTools: async () => ({ tools: [], servers: [] }),
     listModels: async () => ({ models: [] }),
     ready: async () => ({ ready: true }),

@@ -1,5 +1,6 @@
 import { ToolgateError, isJsonObject } from '../core/index.ts';
 import { unknownKeyMessage } from '../config/unknown-key-message.ts';
+import { checkPolicyConditions } from '../gate/index.ts';
 import type { CreateToolgateOptions } from './toolgate-options.ts';
 import { sortToolEntries } from './sort-tool-entries.ts';
 
@@ -111,6 +112,9 @@ export async function checkToolgateOptions(options: CreateToolgateOptions): Prom
         for (const key of issue.keys) problems.push(`${where([...issue.path, key])}: ${unknownKeyMessage(key, known)}`);
       } else problems.push(`${where(issue.path)}: ${issueMessage(issue)}`);
     }
+  } else {
+    // Conditions whose shape is right: their expressions and schemas compiled now, named as the options name them.
+    problems.push(...checkPolicyConditions({ tools: result.data.tools ?? {} }).map((p) => `policy.${p}`));
   }
   if (problems.length === 0) return;
   const shown = problems.slice(0, MAX_REPORTED_CONFIG_PROBLEMS).map((line) => `  - ${line}`);

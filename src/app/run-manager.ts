@@ -4,6 +4,7 @@ import {
   describeError,
   listRunsFiltered,
   type Caller,
+  type ForkRunRequest,
   type IdempotencyOptions,
   type JsonValue,
   type ModelChoices,
@@ -19,6 +20,8 @@ import {
 } from '../core/index.ts';
 import { createRedactor } from '../gate/index.ts';
 import { checkApprovalEdit } from './check-approval-edit.ts';
+import { createFork, prepareFork } from './fork-run.ts';
+import { checkModelAllowed, overloadedError } from './admission.ts';
 import { redactRunContext } from './redact-run.ts';
 import { RunScheduler } from './run-scheduler.ts';
 import type { StoreRetryOptions } from './store-retry.ts';
@@ -119,27 +122,9 @@ export class RunManager implements RunService {
     request: StartRunRequest,
     idempotency?: IdempotencyOptions,
   ): Promise<{ run: Run; created: boolean }> {
-    if (this.#scheduler.closing)
-      throw new ToolgateError(
-        'shutting_down',
-        'the server is shutting down and takes no new runs; retry on another instance or after the restart',
-      );
+    this.#mustBeOpen();
     // Checked before anything reads the model id: a client never learns what lies behind one it may not use.
-    if (request.model !== undefined) {
-      const access = this.#toolgate.modelAccess(request.model, caller.tenantId);
-      if (!access.allowed) {
-        const named = request.model.length > 80 ? `${request.model.slice(0, 80)}…` : request.model;
-        throw new ToolgateError(
-          'model_not_allowed',
-          `model ${JSON.stringify(named)} is not allowed here; ` +
-            `${
-              access.choices.length === 0
-                ? 'no model is configured (the operator sets ' + '`model:` and `models:` in toolgate.yaml)'
-                : `allowed: ` + `${access.choices.join(', ')}`
-            }`,
-        );
-      }
-    }
+    if (request.model !== undefined) checkModelAllowed(this.#toolgate, request.model, caller.tenantId);
     const init = await this.#toolgate.newRun({
       ...request,
       ...(caller.tenantId === undefined ? {} : { tenantId: caller.tenantId }),
@@ -171,6 +156,21 @@ export class RunManager implements RunService {
           'rename the client tool (or leave it out: toolgate runs the server-side one through its gate)',
       );
     }
+  }
+
+  async forkRun(caller: Caller, runId: string, request: ForkRunRequest): Promise<{ run: Run }> {
+    this.#mustBeOpen();
+    // The run as stored: its context holds the real values the fork's injected arguments are made of.
+    const original = await this.#toolgate.store.getRun(runId);
+    if (original === undefined || !visible(caller, original))
+      throw new ToolgateError('not_found', `run ${runId} does not exist`);
+    const model = request.settings?.model;
+    if (model !== undefined) checkModelAllowed(this.#toolgate, model, caller.tenantId);
+    const fork = await prepareFork({ toolgate: this.#toolgate, original, request });
+    this.#mustHaveRoom(caller.tenantId);
+    const run = await createFork(this.#toolgate, fork);
+    this.#scheduler.schedule(run.id, run.tenantId);
+    return { run: this.#present(run) };
   }
 
   async getRun(caller: Caller, runId: string): Promise<Run | undefined> {
@@ -284,23 +284,22 @@ export class RunManager implements RunService {
   #mustHaveRoom(tenantId: string | undefined): void {
     const { all: waiting, ofTenant } = this.#scheduler.waiting(tenantId);
     if (waiting < this.#queueLimit && ofTenant < this.#queueLimitPerTenant) return;
-    // A rough wait: the queue drains at about one slot per run length; a few seconds is an honest first guess.
-    const retryAfterSeconds = Math.min(60, Math.max(1, Math.ceil(waiting / Math.max(1, this.#concurrency))));
-    const retry = `retry after ${retryAfterSeconds} s or on another instance`;
-    throw new ToolgateError(
-      'overloaded',
-      waiting >= this.#queueLimit
-        ? `this server has ${waiting} runs waiting for a slot (server.queueLimit ` +
-            `${this.#queueLimit}, ${this.#concurrency} at a time); ${retry}`
-        : `tenant "${tenantId ?? '(anonymous)'}" has ${ofTenant} runs waiting for a slot, its share of ` +
-            `the queue (server.queueLimitPerTenant ${this.#queueLimitPerTenant}; other tenants still get in); ${retry}`,
-      {
-        details: {
-          retryAfterSeconds,
-          limit: waiting >= this.#queueLimit ? 'server.queueLimit' : 'server.queueLimitPerTenant',
-        },
-      },
-    );
+    throw overloadedError({
+      waiting,
+      ofTenant,
+      tenantId,
+      queueLimit: this.#queueLimit,
+      queueLimitPerTenant: this.#queueLimitPerTenant,
+      concurrency: this.#concurrency,
+    });
+  }
+
+  #mustBeOpen(): void {
+    if (this.#scheduler.closing)
+      throw new ToolgateError(
+        'shutting_down',
+        'the server is shutting down and takes no new runs; retry on another instance or after the restart',
+      );
   }
 
   async #mustSee(caller: Caller, runId: string): Promise<Run> {

@@ -103,6 +103,8 @@ export class Toolgate {
   constructor(options: ToolgateOptions = {}) {
     this.#options = options;
     this.settings = options.settings ?? defaultSettings();
+    // First: a policy whose conditions cannot be compiled is a config error, before anything is opened.
+    this.policy = policyFromSettings(this.settings);
     this.#models = new ModelCache({ own: options.model, settings: this.settings, cwd: options.cwd });
     this.store = options.store ?? new MemoryRunStore();
     const tools = runTools({
@@ -114,7 +116,6 @@ export class Toolgate {
     });
     this.tools = tools.registry;
     this.#runTools = tools.forRuns;
-    this.policy = policyFromSettings(this.settings);
     this.formats = new CallFormats({
       parsing: this.settings.parsing,
       cwd: options.cwd ?? process.cwd(),

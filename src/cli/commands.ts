@@ -9,6 +9,8 @@ import { DEMO_SPEC } from './specs/demo-spec.ts';
 import { EVAL_SPEC } from './specs/eval-spec.ts';
 import { MIGRATE_SPEC } from './specs/migrate-spec.ts';
 import { GATEWAY_SPEC } from './specs/gateway-spec.ts';
+import { POLICY_SPEC } from './specs/policy-spec.ts';
+import { REPLAY_SPEC } from './specs/replay-spec.ts';
 
 export type CommandMain = (args: readonly string[], io: CliIO) => Promise<number>;
 
@@ -27,5 +29,7 @@ export const COMMANDS: readonly Command[] = [
   { spec: PARSE_SPEC, load: async () => (await import('./parse-command.ts')).parseCommand },
   { spec: DEMO_SPEC, load: async () => (await import('./demo-command.ts')).demoCommand },
   { spec: EVAL_SPEC, load: async () => (await import('./eval-command.ts')).evalCommand },
+  { spec: REPLAY_SPEC, load: async () => (await import('./replay-command.ts')).replayCommand },
+  { spec: POLICY_SPEC, load: async () => (await import('./policy-command.ts')).policyCommand },
   { spec: MIGRATE_SPEC, load: async () => (await import('./migrate-command.ts')).migrateCommand },
 ];

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Toolgate } from '../app/toolgate.ts';
 import { checkConfiguredFormats } from '../app/call-formats.ts';
+import { checkToolConditions } from '../app/policy-from-settings.ts';
 import { toolgateFrom } from '../app/create-toolgate.ts';
 import { toolgateOptionsFromSettings, type CreateToolgateOptions } from '../app/toolgate-options.ts';
 import type { RunStore } from '../core/index.ts';
@@ -14,6 +15,7 @@ import {
   type SettingsFlags,
 } from '../config/resolve-settings.ts';
 import { stringList, type CliIO } from './cli-io.ts';
+import type { PolicyOverride } from './policy-file.ts';
 import type { CliOrigin } from './runs-origin.ts';
 
 export interface OpenToolgateOptions {
@@ -25,6 +27,8 @@ export interface OpenToolgateOptions {
   cwd?: string;
   /** Read no config file, not even a toolgate.yaml in cwd: a run reopened as it was started without one. */
   noConfig?: boolean;
+  /** Tool rules and tenants that replace the configuration's (a policy file: see readPolicyFile). */
+  policy?: PolicyOverride;
 }
 
 export interface PreparedToolgate {
@@ -61,8 +65,10 @@ export async function prepareToolgate(options: OpenToolgateOptions): Promise<Pre
       : (await import('../config/load-config.ts')).loadConfig({ cwd, env: io.env, file });
   const mcp = stringList(values, 'mcp');
   const settings = resolveSettings(loaded.config, { ...options.flags, mcp }, io.env);
+  if (options.policy !== undefined) Object.assign(settings, options.policy);
   // Said now, naming the file, before anything is opened.
   checkConfiguredFormats(settings.parsing?.formats ?? [], loaded.file ?? 'the config');
+  checkToolConditions(settings.tools, loaded.file ?? 'the config');
   // A spawned server without a folder of its own runs in the working directory: say so
   // explicitly, so the same server starts the same way when a run is reopened from elsewhere.
   for (const [name, server] of Object.entries(settings.servers)) {

@@ -38,6 +38,8 @@ export async function runsCommand(args: readonly string[], io: CliIO): Promise<n
     return EXIT.usage;
   }
   const spec = subcommandSpec(name);
+  // Several run ids, and a file to write: not one of the one-run actions below.
+  if (name === 'export') return (await import('./runs-export.ts')).exportRuns(rest, io, spec);
   const action = ACTIONS[name];
   if (action === undefined)
     throw new ToolgateError('internal', `toolgate runs ${name} has a spec but no implementation`);

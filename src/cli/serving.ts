@@ -5,6 +5,7 @@ import { RunManager } from '../app/run-manager.ts';
 import { apiKeysFromSettings } from '../app/api-keys.ts';
 import { DEFAULT_STORE, openStore } from '../app/open-store.ts';
 import { ToolgateMetrics } from '../app/metrics.ts';
+import { checkToolConditions } from '../app/policy-from-settings.ts';
 import type { Toolgate } from '../app/toolgate.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { resolveSettings, type Settings } from '../config/resolve-settings.ts';
@@ -58,7 +59,7 @@ export interface Serving {
  */
 export async function openServing(values: Record<string, unknown>, io: CliIO, logger: Logger): Promise<Serving> {
   const configFile = optionalString(values, 'config');
-  const { config } = loadConfig({
+  const { config, file } = loadConfig({
     cwd: io.cwd,
     env: io.env,
     ...(configFile === undefined ? {} : { file: configFile }),
@@ -77,6 +78,8 @@ export async function openServing(values: Record<string, unknown>, io: CliIO, lo
     io.env,
   );
   if (values['demo'] === true) settings = withDemoDefaults(settings);
+  // Said now, naming the file, before the store is opened.
+  checkToolConditions(settings.tools, file ?? 'the config');
   const apiKeys = apiKeysFromSettings(settings);
   const port = portFrom(optionalString(values, 'port')) ?? settings.server.port ?? DEFAULT_SERVE_PORT;
   const host = optionalString(values, 'host') ?? settings.server.host ?? '127.0.0.1';

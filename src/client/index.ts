@@ -26,6 +26,7 @@ export type {
   DecisionOptions,
   EditOptions,
   FetchFunction,
+  ForkOptions,
   ListRunsQuery,
   MarkDoneOptions,
   OutgoingRequest,

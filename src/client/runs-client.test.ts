@@ -212,4 +212,30 @@ describe('ToolgateClient: requests', () => {
       ],
     );
   });
+
+  it('fork sends where to fork and the settings, with the trace context and the CSRF token', async () => {
+    const { fetch, sent } = recording(() => json({ ...RUN, id: 'run_2' }, { status: 201 }));
+    const client = new ToolgateClient({ url: 'http://toolgate.test', fetch, csrfToken: () => 'csrf-1' });
+    const fork = await client.fork('run_1', {
+      afterEventId: 7,
+      settings: { strategy: 'plan', maxSteps: 3 },
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+    });
+    assert.equal(fork.id, 'run_2');
+    await client.fork('run_1', { afterEventId: 4 });
+    assert.deepEqual(
+      sent.map((s) => [s.method, new URL(s.url).pathname, s.body, s.headers['traceparent'], s.headers['x-csrf-token']]),
+      [
+        [
+          'POST',
+          '/v1/runs/run_1/fork',
+          { afterEventId: 7, settings: { strategy: 'plan', maxSteps: 3 } },
+          '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+          'csrf-1',
+        ],
+        ['POST', '/v1/runs/run_1/fork', { afterEventId: 4 }, undefined, 'csrf-1'],
+      ],
+    );
+    await assert.rejects(client.fork('', { afterEventId: 4 }), /needs a run id/);
+  });
 });

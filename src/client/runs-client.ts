@@ -9,6 +9,7 @@ import type {
   CreateRunRequest,
   DecisionOptions,
   EditOptions,
+  ForkOptions,
   ListRunsQuery,
   MarkDoneOptions,
   ReadEventsOptions,
@@ -143,6 +144,22 @@ export class ToolgateClient {
         signal: options.signal,
         ...body,
       }),
+      isRun,
+    );
+  }
+
+  /**
+   * POST /v1/runs/{id}/fork: a new run (queued) from the run's conversation up to `afterEventId`, driven live from
+   * there under its settings with `settings` over them; the original is not changed.
+   */
+  async fork(runId: string, options: ForkOptions): Promise<Run> {
+    const { afterEventId, settings, traceparent, signal } = options;
+    const body = settings === undefined ? { afterEventId } : { afterEventId, settings };
+    return this.#http.json(
+      {
+        ...this.#runRequest({ runId, route: 'POST /v1/runs/{id}/fork', suffix: '/fork', body, signal }),
+        ...(traceparent === undefined ? {} : { headers: { traceparent } }),
+      },
       isRun,
     );
   }

@@ -1,4 +1,5 @@
 import type {
+  ForkSettings,
   JsonObject,
   JsonValue,
   PendingApproval,
@@ -56,6 +57,16 @@ export interface CreateRunOptions extends RequestOptions {
   /** Same key and body → the same run (200 instead of 201); same key, another body → 422 idempotency_mismatch. */
   idempotencyKey?: string;
   /** A W3C trace context: the run's spans continue that trace. */
+  traceparent?: string;
+}
+
+/** POST /v1/runs/{id}/fork: where to fork the run, and what to change of its settings (docs/server.md). */
+export interface ForkOptions extends RequestOptions {
+  /** The last event of the original the fork copies: from its first user_message to the event before its end. */
+  afterEventId: number;
+  /** Absent fields keep the original's: strategy, maxSteps, toolMode, model, dryRun, todo. */
+  settings?: ForkSettings;
+  /** A W3C trace context: the fork's spans continue that trace. */
   traceparent?: string;
 }
 

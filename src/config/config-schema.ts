@@ -12,9 +12,48 @@ export { serverConfigSchema, type ServerConfig } from './server-config-schema.ts
  * The toolgate.yaml schema. Keys are a public contract (docs/configuration.md).
  * Unknown keys are errors, not silently ignored: a typo must not disable a rule.
  */
+/** A JSON Schema inside a condition: an object here; the app compiles it (a bad schema is a config error there). */
+const conditionSchema = z.record(z.string(), z.unknown(), {
+  error: 'must be a JSON Schema (an object), e.g. {properties: {path: {pattern: "^/srv/"}}}',
+});
+
+/**
+ * A tool rule's conditional rule (docs/policy.md, "Conditions"). The shape is checked here; the expression and the
+ * schemas are compiled with the policy (src/gate/compile-condition.ts), whose errors name the same key path.
+ */
+const conditionalRule = z
+  .strictObject({
+    when: z.union(
+      [
+        z.string().trim().min(1, 'a condition must not be empty, e.g. "args.qty * args.price > 10000"'),
+        z
+          .strictObject({
+            args: conditionSchema.optional(),
+            tenant: conditionSchema.optional(),
+            user: conditionSchema.optional(),
+            context: conditionSchema.optional(),
+          })
+          .refine((w) => Object.values(w).some((v) => v !== undefined), {
+            message: 'name at least one of args, tenant, user, context, each with a JSON Schema it must match',
+          }),
+      ],
+      { error: 'a CEL expression (a string) or JSON Schemas by part ({args: {…}, tenant, user, context})' },
+    ),
+    approval: z.enum(['required', 'auto', 'never']).optional(),
+    deny: z
+      .string()
+      .min(1, 'deny is the reason the call is refused, e.g. "only /srv/shared/ may be touched"')
+      .optional(),
+    reason: z.string().min(1).optional(),
+  })
+  .refine((c) => c.approval !== undefined || c.deny !== undefined, {
+    message: 'a condition sets "approval" (required, auto or never), "deny" (a reason), or both',
+  });
+
 const toolRule = z.strictObject({
   effect: z.enum(['read', 'write']).optional(),
   approval: z.enum(['required', 'auto', 'never']).optional(),
+  conditions: z.array(conditionalRule).optional(),
   inject: z
     .record(z.string().min(1), z.string().min(1, 'an inject template must not be empty, e.g. "{{user.id}}"'))
     .optional(),

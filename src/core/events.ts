@@ -1,4 +1,5 @@
 import type { ErrorInfo } from './errors.ts';
+import type { GateDecisionKind } from './gate-decision-kind.ts';
 import type { JsonObject, JsonValue } from './json.ts';
 import type { ReplayDiff } from './replay.ts';
 import type { RunStatus } from './run-status.ts';
@@ -134,6 +135,19 @@ export interface RunEventDataMap {
     reason?: string;
     issues?: { code: string; path: string; message: string }[];
     hook?: { name: string; action: string; reason?: string };
+    /**
+     * The tool rule's condition (`when:`) that decided: the `deny` that refused the call, or the one that chose its
+     * approval. `when`: the expression as written, or the JSON Schemas as canonical JSON; `error`: it could not be
+     * evaluated, and was taken as matched (a deny, or a person asked).
+     */
+    condition?: {
+      pattern: string;
+      index: number;
+      when: string;
+      effect: 'deny' | 'approval';
+      reason?: string;
+      error?: string;
+    };
   };
   /**
    * A call waits for a person. `reason` is 'policy' (the rule asks for
@@ -335,7 +349,7 @@ export interface Provenance {
   name: string;
   step: number;
 }
-export type GateDecisionKind = 'allowed' | 'denied' | 'approval_required' | 'dry_run' | 'invalid';
+export type { GateDecisionKind } from './gate-decision-kind.ts';
 
 /** Input a client sends to a run that is waiting or running. */
 export type RunInput =

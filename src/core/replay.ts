@@ -1,4 +1,4 @@
-import type { GateDecisionKind } from './events.ts';
+import type { GateDecisionKind } from './gate-decision-kind.ts';
 import type { JsonObject } from './json.ts';
 import type { RunStatus } from './run-status.ts';
 

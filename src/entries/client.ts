@@ -18,6 +18,7 @@ export type {
   EditOptions,
   FetchFunction,
   FollowEventsOptions,
+  ForkOptions,
   ListRunsQuery,
   MarkDoneOptions,
   OutgoingRequest,
@@ -33,6 +34,7 @@ export type {
 } from '../client/index.ts';
 export type {
   ErrorCode,
+  ForkSettings,
   JsonObject,
   JsonValue,
   ModelChoices,

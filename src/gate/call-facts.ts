@@ -7,7 +7,7 @@ import type { Provenance } from '../core/events.ts';
 import type { JsonObject, JsonValue } from '../core/json.ts';
 import type { ToolSpec } from '../core/tools.ts';
 import type { Normalisation, ValidationIssue } from '../validation/index.ts';
-import type { InjectedArgument } from './apply-injection.ts';
+import type { InjectedArgument, InjectionContext } from './apply-injection.ts';
 import type { AllowDecision } from './is-tool-allowed.ts';
 import type { ResolvedToolPolicy } from './policy.ts';
 
@@ -77,4 +77,6 @@ export interface CallFacts {
   dryRun: boolean;
   /** Untrusted outputs that entered the run before this call's turn: a write then needs a person. */
   untrusted: readonly Provenance[];
+  /** Who makes the call (the tenant, the user, the run's context): what the tool's conditions read besides `args`. */
+  caller?: InjectionContext | undefined;
 }

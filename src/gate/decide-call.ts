@@ -4,7 +4,9 @@ import type { ToolErrorCode, ToolResult, ToolSpec } from '../core/tools.ts';
 import type { Normalisation, ValidationIssue } from '../validation/index.ts';
 import type { InjectedArgument } from './apply-injection.ts';
 import type { ApprovalInput, CallFacts, HookVerdict, PreparedCall } from './call-facts.ts';
+import { conditionInput } from './condition-input.ts';
 import { decide } from './decide.ts';
+import { evaluateConditions, type ConditionOutcome, type ConditionRecord } from './evaluate-conditions.ts';
 import type { ResolvedToolPolicy } from './policy.ts';
 
 /** Why a call waits for a person. */
@@ -32,6 +34,8 @@ export interface Audited {
   injected: readonly InjectedArgument[];
   issues?: readonly ValidationIssue[];
   hook?: HookRecord;
+  /** The tool's conditional rule that decided: the deny that refused the call, or the approval it got. */
+  condition?: ConditionRecord;
   reason?: string;
 }
 
@@ -52,7 +56,8 @@ export type Decision =
 /**
  * Decides one call, in a fixed order: a person's mark_done → unknown tool →
  * tool denied to the tenant → unusable arguments → a person's rejection →
- * the policy (tenant allow, dry run, approval, taint; see decide) → the
+ * the tool's conditions (a matching `deny`; the approval they choose) → the
+ * policy (tenant allow, dry run, approval, taint; see decide) → the
  * beforeToolCall verdict. The hook comes last because it must see the
  * arguments that will actually run: the orchestrator runs it only when this
  * function, called without a hook verdict, says allowed or dry_run, then
@@ -118,11 +123,24 @@ export function decideCall(facts: CallFacts): Decision {
     const message = `A person rejected this call to ${name}: ${why}. Do not retry it unchanged.`;
     return { kind: 'denied', ...audited, reason: `rejected by a person: ${why}`, error: { code: 'rejected', message } };
   }
+  const conditions = conditionsOn(facts, prepared);
+  // A tool the tenant may not call is denied for that reason (decide), before any condition's.
+  if (conditions?.deny !== undefined && facts.allowed.allowed) {
+    const { deny } = conditions;
+    return {
+      kind: 'denied',
+      ...audited,
+      condition: deny.record,
+      reason: deny.reason,
+      // The model is told the rule's reason only: an evaluation error is for the audit.
+      error: { code: 'denied', message: `${name} was refused: ${deny.refusal}` },
+    };
+  }
   const verdict = decide({
     tool,
     exposedName: name,
     arguments: prepared.arguments,
-    policy,
+    policy: conditions?.approval === undefined ? policy : { ...policy, approval: conditions.approval.mode },
     allowed: facts.allowed,
     dryRun: facts.dryRun,
     approvalGranted: approval !== undefined,
@@ -136,17 +154,19 @@ export function decideCall(facts: CallFacts): Decision {
       error: { code: 'denied', message: `${name} is not available to you: ${verdict.reason}` },
     };
   }
+  const decided = { ...audited, ...conditionNotes(conditions) };
   if (verdict.kind === 'approval_required') {
     const why =
       verdict.reason === 'untrusted_output'
         ? `a write after untrusted output (${describeProvenance(facts.untrusted)}) needs a person`
         : undefined;
+    const reason = joinReasons(why, decided.reason);
     return {
       kind: 'approval_required',
-      ...audited,
+      ...decided,
       arguments: prepared.arguments,
       approvalReason: verdict.reason,
-      ...(why === undefined ? {} : { reason: why }),
+      ...(reason === undefined ? {} : { reason }),
     };
   }
 
@@ -154,19 +174,46 @@ export function decideCall(facts: CallFacts): Decision {
   if (hooked.kind === 'refused') {
     return {
       kind: 'denied',
-      ...audited,
+      ...decided,
       hook: hooked.hook,
       reason: hooked.reason,
       error: { code: 'denied', message: `${name} was refused: ${hooked.reason}` },
     };
   }
   const withHook = {
-    ...audited,
+    ...decided,
     ...(hooked.hook === undefined ? {} : { hook: hooked.hook }),
     arguments: hooked.arguments,
   };
   if (verdict.kind === 'dry_run') return { kind: 'dry_run', ...withHook };
-  return { kind: 'allowed', ...withHook, ...(approval === undefined ? {} : { reason: approvedBy(approval) }) };
+  const reason = joinReasons(approval === undefined ? undefined : approvedBy(approval), decided.reason);
+  return { kind: 'allowed', ...withHook, ...(reason === undefined ? {} : { reason }) };
+}
+
+/** The tool's conditional rules evaluated on the prepared call; undefined when it has none. */
+function conditionsOn(facts: CallFacts, prepared: PreparedCall): ConditionOutcome | undefined {
+  if (facts.lookup.kind !== 'visible') return undefined;
+  const { conditions } = facts.lookup.policy;
+  if (conditions === undefined || conditions.length === 0) return undefined;
+  return evaluateConditions(
+    conditions,
+    conditionInput({ args: prepared.arguments, tool: facts.name, caller: facts.caller }),
+  );
+}
+
+/** The approval a condition chose and the conditions that could not be evaluated, for the audit. */
+function conditionNotes(outcome: ConditionOutcome | undefined): { condition?: ConditionRecord; reason?: string } {
+  if (outcome === undefined) return {};
+  const reason = joinReasons(outcome.approval?.reason, ...outcome.failures);
+  return {
+    ...(outcome.approval === undefined ? {} : { condition: outcome.approval.record }),
+    ...(reason === undefined ? {} : { reason }),
+  };
+}
+
+function joinReasons(...reasons: (string | undefined)[]): string | undefined {
+  const given = reasons.filter((r): r is string => r !== undefined && r !== '');
+  return given.length === 0 ? undefined : given.join('; ');
 }
 
 type Hooked =

@@ -22,6 +22,16 @@ export {
   type PatternUse,
 } from './check-tool-patterns.ts';
 export { classifyTool, type ToolClassification } from './classify-tool.ts';
+export { CONDITION_VARIABLES } from './cel-expression.ts';
+export {
+  checkPolicyConditions,
+  compiledWhen,
+  CONDITION_PARTS,
+  type CompiledWhen,
+  type ConditionsOf,
+} from './compile-condition.ts';
+export { conditionInput, type ConditionInput } from './condition-input.ts';
+export { evaluateConditions, type ConditionOutcome, type ConditionRecord } from './evaluate-conditions.ts';
 export {
   createRedactor,
   redactArguments,
@@ -47,7 +57,10 @@ export {
   DEFAULT_TENANT_KEY,
   EMPTY_POLICY,
   type ApprovalMode,
+  type ConditionalRule,
+  type ConditionSchemas,
   type Policy,
+  type PolicyCondition,
   type ResolvedToolPolicy,
   type TenantRule,
   type ToolEffect,

@@ -4,6 +4,7 @@
  */
 
 import type { ToolEffect } from '../core/events.ts';
+import type { JsonSchema } from '../core/json.ts';
 
 export type { ToolEffect };
 
@@ -41,6 +42,45 @@ export interface ToolRule {
    * repeated.
    */
   unknownOutcome?: UnknownOutcomeMode;
+  /**
+   * Rules that apply to a call only when its arguments (or its tenant, user or
+   * context) match, in order (docs/policy.md, "Conditions"). A matching `deny`
+   * refuses the call; the first matching `approval` replaces the rule's own.
+   */
+  conditions?: ConditionalRule[];
+}
+
+/**
+ * A JSON-Schema condition: each part given must match its schema (`args`: the
+ * call's arguments; `tenant`: the tenant id or null; `user`: `{id, …}` or
+ * null; `context`: the run's context object).
+ */
+export interface ConditionSchemas {
+  args?: JsonSchema | undefined;
+  tenant?: JsonSchema | undefined;
+  user?: JsonSchema | undefined;
+  context?: JsonSchema | undefined;
+}
+
+/**
+ * One conditional rule of a tool rule. `when` is a CEL expression over `args`,
+ * `tool`, `tenant`, `user` and `context`, or JSON Schemas (ConditionSchemas).
+ * It sets `deny` (the reason the call is refused), `approval`, or both.
+ * Optional keys may be present as undefined: parsed config hands them over so.
+ */
+export interface ConditionalRule {
+  when: string | ConditionSchemas;
+  approval?: ApprovalMode | undefined;
+  deny?: string | undefined;
+  /** Why the rule exists, recorded with the decision it makes. */
+  reason?: string | undefined;
+}
+
+/** A conditional rule as it applies to one tool: the pattern whose rule holds it and its place in the list. */
+export interface PolicyCondition {
+  pattern: string;
+  index: number;
+  rule: ConditionalRule;
 }
 
 export type UnknownOutcomeMode = 'ask' | 'tell_model';
@@ -89,4 +129,6 @@ export interface ResolvedToolPolicy {
   unknownOutcome: UnknownOutcomeMode;
   /** The patterns that applied, most specific first, comma-separated. */
   policyRule?: string;
+  /** The conditional rules of every pattern that applied, most specific pattern first, each in its list order. */
+  conditions?: readonly PolicyCondition[];
 }

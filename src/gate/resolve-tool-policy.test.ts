@@ -116,4 +116,26 @@ describe('resolveToolPolicy', () => {
     assert.deepEqual(resolveToolPolicy(a, PLACE_ORDER, 'placeOrder'), resolveToolPolicy(b, PLACE_ORDER, 'placeOrder'));
     assert.equal(resolveToolPolicy(a, PLACE_ORDER, 'placeOrder').approval, 'never');
   });
+
+  it("collects every matching pattern's conditions, the most specific pattern first, each list in order", () => {
+    const wide = { when: 'true', approval: 'never' } as const;
+    const first = { when: 'args.qty > 1', approval: 'required' } as const;
+    const second = { when: 'args.qty > 2', deny: 'no' } as const;
+    const policy: Policy = {
+      tools: {
+        '*': { conditions: [wide] },
+        'power-exchange/placeOrder': { conditions: [first, second] },
+        'filesystem/*': { conditions: [{ when: 'true', deny: 'not this tool' }] },
+      },
+      tenants: {},
+    };
+    const resolved = resolveToolPolicy(policy, PLACE_ORDER, 'placeOrder');
+    assert.deepEqual(resolved.conditions, [
+      { pattern: 'power-exchange/placeOrder', index: 0, rule: first },
+      { pattern: 'power-exchange/placeOrder', index: 1, rule: second },
+      { pattern: '*', index: 0, rule: wide },
+    ]);
+    assert.equal(resolved.conditions?.[0]?.rule, first, "the policy's own rule objects (compiled once per object)");
+    assert.equal(resolveToolPolicy({ tools: {}, tenants: {} }, PLACE_ORDER, 'placeOrder').conditions, undefined);
+  });
 });

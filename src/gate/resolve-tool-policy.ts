@@ -1,7 +1,14 @@
 import type { ToolSpec } from '../core/tools.ts';
 import { classifyTool } from './classify-tool.ts';
 import { compareSpecificity, matchToolPattern, toolRefOf } from './match-tool-pattern.ts';
-import type { ApprovalMode, Policy, ResolvedToolPolicy, ToolEffect, UnknownOutcomeMode } from './policy.ts';
+import type {
+  ApprovalMode,
+  Policy,
+  PolicyCondition,
+  ResolvedToolPolicy,
+  ToolEffect,
+  UnknownOutcomeMode,
+} from './policy.ts';
 
 /** Approval when no rule sets one: writes wait for a human, reads run. */
 export const DEFAULT_APPROVAL: Readonly<Record<ToolEffect, ApprovalMode>> = { write: 'required', read: 'never' };
@@ -9,7 +16,8 @@ export const DEFAULT_APPROVAL: Readonly<Record<ToolEffect, ApprovalMode>> = { wr
 /**
  * Merges every `tools` rule whose pattern matches, from least to most specific
  * (so `power-exchange/placeOrder` overrides `power-exchange/*`, which overrides
- * `*`); `inject` maps merge key by key.
+ * `*`); `inject` maps merge key by key. Conditional rules do not merge: every
+ * matching pattern's apply, the most specific pattern's first.
  */
 export function resolveToolPolicy(policy: Policy, tool: ToolSpec, exposedName: string): ResolvedToolPolicy {
   const target = toolRefOf(tool, exposedName);
@@ -23,6 +31,7 @@ export function resolveToolPolicy(policy: Policy, tool: ToolSpec, exposedName: s
   let untrusted: boolean | undefined;
   let unknownOutcome: UnknownOutcomeMode | undefined;
   const inject: Record<string, string> = {};
+  const conditions: PolicyCondition[] = [];
   for (const pattern of patterns) {
     const rule = policy.tools[pattern];
     if (rule === undefined) continue;
@@ -33,6 +42,9 @@ export function resolveToolPolicy(policy: Policy, tool: ToolSpec, exposedName: s
     untrusted = rule.untrusted ?? untrusted;
     unknownOutcome = rule.unknownOutcome ?? unknownOutcome;
     if (rule.inject !== undefined) Object.assign(inject, rule.inject);
+    // Prepended: the patterns come least specific first.
+    if (rule.conditions !== undefined)
+      conditions.unshift(...rule.conditions.map((r, index) => ({ pattern, index, rule: r })));
   }
   const classification = classifyTool(tool, effect);
   const resolved: ResolvedToolPolicy = {
@@ -49,5 +61,6 @@ export function resolveToolPolicy(policy: Policy, tool: ToolSpec, exposedName: s
   };
   if (timeoutMs !== undefined) resolved.timeoutMs = timeoutMs;
   if (patterns.length > 0) resolved.policyRule = [...patterns].reverse().join(', ');
+  if (conditions.length > 0) resolved.conditions = conditions;
   return resolved;
 }

@@ -5,6 +5,7 @@ import { schemas } from './openapi-schemas.ts';
 import { sessionPaths } from './openapi-session.ts';
 import { uiChatPaths } from './openapi-ui-chat.ts';
 import { chatPaths } from './openapi-chat.ts';
+import { forkPaths } from './openapi-fork.ts';
 import { SUMMARY_FIELDS, SUMMARY_TEXT_LIMIT } from './run-summary.ts';
 import { CSRF_HEADER, SESSION_COOKIE } from './session.ts';
 
@@ -227,6 +228,7 @@ const paths: Record<string, Record<string, Schema>> = {
       },
     },
   },
+  ...forkPaths,
   '/v1/tools': {
     get: {
       summary: 'Tools this tenant may use',

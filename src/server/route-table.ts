@@ -2,7 +2,7 @@ import type { Route } from './router.ts';
 import { getRunEvents } from './routes/events.ts';
 import { chatCompletions } from './routes/chat-completions.ts';
 import { healthz, listModels, listTools, metrics, openApi, readyz } from './routes/misc.ts';
-import { cancelRun, createRun, getRun, listRuns, submitInput } from './routes/runs.ts';
+import { cancelRun, createRun, forkRun, getRun, listRuns, submitInput } from './routes/runs.ts';
 import { getSession, signIn, signOut } from './routes/session.ts';
 import { getUiChatStream, postUiChat } from './routes/ui-chat.ts';
 import type { RouteHandler } from './server-context.ts';
@@ -15,6 +15,7 @@ export const ROUTES: readonly Route<RouteHandler>[] = [
   { method: 'GET', path: '/v1/runs/{id}/events', auth: true, handler: getRunEvents },
   { method: 'POST', path: '/v1/runs/{id}/input', auth: true, handler: submitInput },
   { method: 'POST', path: '/v1/runs/{id}/cancel', auth: true, handler: cancelRun },
+  { method: 'POST', path: '/v1/runs/{id}/fork', auth: true, handler: forkRun },
   { method: 'GET', path: '/v1/tools', auth: true, handler: listTools },
   { method: 'GET', path: '/v1/models', auth: true, handler: listModels },
   // OpenAI-compatible: its errors come in OpenAI's shape, so the official SDKs raise their own error types.

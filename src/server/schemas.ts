@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ToolgateError } from '../core/errors.ts';
 import type { RunInput } from '../core/events.ts';
-import type { StartRunRequest } from '../core/ports/run-service.ts';
+import type { ForkRunRequest, StartRunRequest } from '../core/ports/run-service.ts';
 import { canonicalJson } from '../core/canonical-json.ts';
 import { withoutUndefined } from '../core/without-undefined.ts';
 
@@ -54,6 +54,27 @@ export const runInputBodySchema = z.discriminatedUnion('type', [approvalInputSch
 export function parseStartRunBody(body: unknown): StartRunRequest {
   const { input, ...optional } = parseBody(startRunBodySchema, body, '{"input": "…"}');
   return { input, ...withoutUndefined(optional) };
+}
+
+/** POST /v1/runs/{id}/fork: where to fork, and what to change of the original's settings. */
+export const forkRunBodySchema = z.strictObject({
+  afterEventId: z.number().int().min(1),
+  settings: z
+    .strictObject({
+      strategy: z.string().min(1).optional(),
+      maxSteps: z.number().int().min(1).max(MAX_STEPS_LIMIT).optional(),
+      toolMode: z.enum(['native', 'prompted', 'auto']).optional(),
+      model: z.string().min(1).optional(),
+      dryRun: z.boolean().optional(),
+      todo: z.boolean().optional(),
+    })
+    .optional(),
+});
+
+/** Validates a POST /v1/runs/{id}/fork body into the service's request (absent fields stay absent). */
+export function parseForkRunBody(body: unknown): ForkRunRequest {
+  const { afterEventId, settings } = parseBody(forkRunBodySchema, body, '{"afterEventId": 7}');
+  return settings === undefined ? { afterEventId } : { afterEventId, settings: withoutUndefined(settings) };
 }
 
 /** A cancel's optional body: `{reason}`, recorded with the cancellation. */

@@ -106,7 +106,9 @@ describe('architecture: import rules', () => {
       parsing: ['jsonrepair', '@huggingface/jinja'],
       // node:module only for createRequire: ajv is loaded on the first compile (decision 0007).
       validation: ['ajv', 'ajv/dist/2020.js', 'ajv-formats', 'ajv/dist/2019.js', 'node:module'],
-      gate: [],
+      // @marcbachmann/cel-js: a pure CEL interpreter for policy conditions, required on the first compile through
+      // node:module's createRequire (as ajv is), so a policy without CEL never loads it.
+      gate: ['@marcbachmann/cel-js', 'node:module'],
     };
     const violations: string[] = [];
     for (const file of sourceFiles) {

@@ -310,6 +310,110 @@ export function runServiceContract(name: string, open: () => Promise<RunServiceH
       },
     );
 
+    /** A completed run: its call approved, run and answered. */
+    async function completedRun(caller: Caller, input: string): Promise<Run> {
+      const run = await waitingRun(caller, { input });
+      await h.service.submitInput(caller, run.id, {
+        type: 'approval',
+        toolCallId: pendingCall(run),
+        decision: 'approve',
+      });
+      return waitFor(caller, run.id, ['completed', 'failed', 'cancelled']);
+    }
+
+    it(
+      'forkRun: a fork after a result copies the conversation up to there and goes on live under ' +
+        'its settings to the end; the original is not touched',
+      async () => {
+        const original = await completedRun(acme, `contract: fork ${randomUUID()}`);
+        assert.equal(original.status, 'completed', JSON.stringify(original.error));
+        const before = await h.events(acme, original.id, 0);
+        const cut = before.find((e) => e.type === 'tool_result')?.id ?? 0;
+        const { run: fork } = await h.service.forkRun(acme, original.id, {
+          afterEventId: cut,
+          settings: { maxSteps: 5 },
+        });
+        assert.notEqual(fork.id, original.id);
+        assert.equal(fork.input, original.input);
+        assert.equal(fork.tenantId, acme.tenantId);
+        assert.equal(fork.userId, original.userId);
+        assert.equal(fork.threadId, undefined, 'a fork does not continue a thread');
+        assert.deepEqual(fork.metadata?.['forkOf'], { runId: original.id, afterEventId: cut });
+        assert.equal(fork.settings?.maxSteps, 5);
+        const done = await waitFor(acme, fork.id, ['completed', 'failed', 'cancelled']);
+        assert.equal(done.status, 'completed', JSON.stringify(done.error));
+        assert.equal(done.output, FINAL_TEXT);
+        const log = await h.events(acme, fork.id, 0);
+        const copied = before.filter((e) => e.id <= cut && e.type !== 'run_status');
+        assert.deepEqual(
+          log.slice(0, copied.length).map((e) => [e.type, e.data]),
+          copied.map((e) => [e.type, e.data]),
+          'the fork starts with copies of the conversation',
+        );
+        assert.deepEqual(log[copied.length]?.type, 'run_forked');
+        assert.deepEqual(log[copied.length]?.data, { from: original.id, afterEventId: cut, settings: { maxSteps: 5 } });
+        assert.equal(
+          log.filter((e) => e.type === 'tool_call').length,
+          1,
+          'the recorded call is not made again: its result was copied',
+        );
+        assert.deepEqual(await h.events(acme, original.id, 0), before, "the original's log is as it was");
+        assert.deepEqual(await h.service.getRun(acme, original.id), original, 'and so is its row');
+      },
+    );
+
+    it('forkRun: a fork at an approval that was pending there waits for a person again', async () => {
+      const original = await waitingRun(acme, { input: `contract: fork pending ${randomUUID()}` });
+      const cut = original.pendingApproval?.eventId ?? 0;
+      const { run: fork } = await h.service.forkRun(acme, original.id, { afterEventId: cut });
+      const waiting = await waitFor(acme, fork.id, ['waiting_approval', 'completed', 'failed', 'cancelled']);
+      assert.equal(waiting.status, 'waiting_approval');
+      assert.equal(waiting.pendingApproval?.toolCallId, pendingCall(original), 'the same call, asked again');
+      const log = await h.events(acme, fork.id, 0);
+      const forked = log.find((e) => e.type === 'run_forked')?.id ?? Infinity;
+      assert.deepEqual(
+        log.filter((e) => e.type === 'approval_required').map((e) => e.id),
+        [waiting.pendingApproval?.eventId],
+        'asked by the fork itself, once, after run_forked',
+      );
+      assert.ok((waiting.pendingApproval?.eventId ?? 0) > forked);
+      for (const run of [original, fork]) await h.service.cancelRun(acme, run.id);
+    });
+
+    it(
+      'forkRun: a point outside the conversation, an unknown strategy or a model the tenant may not use is ' +
+        "refused and creates nothing; another tenant's run does not exist",
+      async () => {
+        const marker = randomUUID();
+        const original = await completedRun(acme, `contract: fork refused ${marker}`);
+        const last = original.lastEventId;
+        await assert.rejects(
+          h.service.forkRun(acme, original.id, { afterEventId: last }),
+          coded('usage', /ends the run/),
+        );
+        await assert.rejects(
+          h.service.forkRun(acme, original.id, { afterEventId: last + 5 }),
+          coded('usage', new RegExp(`last event is ${last}`)),
+        );
+        await assert.rejects(h.service.forkRun(acme, original.id, { afterEventId: 1 }), coded('usage', /from \d+/));
+        const cut = last - 2;
+        await assert.rejects(
+          h.service.forkRun(acme, original.id, { afterEventId: cut, settings: { strategy: 'telepathy' } }),
+          coded('usage', /unknown strategy/),
+        );
+        await assert.rejects(
+          h.service.forkRun(acme, original.id, { afterEventId: cut, settings: { model: 'openai:not-configured' } }),
+          coded('model_not_allowed'),
+        );
+        await assert.rejects(h.service.forkRun(globex, original.id, { afterEventId: cut }), coded('not_found'));
+        await assert.rejects(h.service.forkRun(acme, `run_${randomUUID()}`, { afterEventId: 3 }), coded('not_found'));
+        assert.deepEqual(
+          (await h.service.listRuns(acme, { q: marker })).runs.map((r) => r.id),
+          [original.id],
+        );
+      },
+    );
+
     it('listTools: the caller’s tools with their classification, and each server’s state', async () => {
       const { tools, servers } = await h.service.listTools(acme);
       const record = tools.find((t) => t.name === RECORD_TOOL);
@@ -334,10 +438,11 @@ export function runServiceContract(name: string, open: () => Promise<RunServiceH
 }
 
 /** A validator for assert.rejects: a ToolgateError with this code. */
-function coded(code: ErrorCode): (error: unknown) => true {
+function coded(code: ErrorCode, message?: RegExp): (error: unknown) => true {
   return (error: unknown) => {
     assert.ok(error instanceof ToolgateError, `expected a ToolgateError(${code}), got ${String(error)}`);
     assert.equal(error.code, code, `expected ${code}, got ${error.code}: ${error.message}`);
+    if (message !== undefined) assert.match(error.message, message);
     return true;
   };
 }

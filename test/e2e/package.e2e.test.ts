@@ -476,6 +476,10 @@ tools:
   "power-exchange/placeOrder":
     inject:
       userId: "{{user.id}}"
+    # A CEL condition: its library is loaded lazily, which must resolve in the packed package too.
+    conditions:
+      - when: "args.qty * args.price > 10000"
+        approval: required
 tenants:
   acme:
     apiKeys:

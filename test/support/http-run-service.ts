@@ -7,6 +7,7 @@ import {
   isErrorCode,
   isJsonObject,
   type Caller,
+  type ForkRunRequest,
   type IdempotencyOptions,
   type ModelChoices,
   type Readiness,
@@ -93,6 +94,21 @@ export class HttpRunService implements RunService {
   async cancelRun(caller: Caller, runId: string, reason?: string): Promise<Run> {
     const body = reason === undefined ? {} : { reason };
     return (await (await this.#fetch(caller, `${runPath(runId)}/cancel`, { method: 'POST', body })).json()) as Run;
+  }
+
+  /** POST /v1/runs/{id}/fork: 201 with the fork, its Location naming it. */
+  async forkRun(caller: Caller, runId: string, request: ForkRunRequest): Promise<{ run: Run }> {
+    const { traceparent, ...body } = request;
+    const headers = traceparent === undefined ? undefined : { traceparent };
+    const response = await this.#fetch(caller, `${runPath(runId)}/fork`, {
+      method: 'POST',
+      body,
+      ...(headers === undefined ? {} : { headers }),
+    });
+    const run = (await response.json()) as Run;
+    if (response.status !== 201 || response.headers.get('location') !== runPath(run.id))
+      throw new Error(`POST ${runPath(runId)}/fork → ${response.status}, Location ${response.headers.get('location')}`);
+    return { run };
   }
 
   async listTools(caller: Caller): Promise<ToolsView> {

@@ -7,6 +7,7 @@ import { ToolgateError } from '../../src/core/errors.ts';
 import { draft, type EventDraft, type RunEvent, type RunInput } from '../../src/core/events.ts';
 import type {
   Caller,
+  ForkRunRequest,
   IdempotencyOptions,
   ModelChoices,
   Readiness,
@@ -19,6 +20,7 @@ import type {
 import type { ToolSourceHealth } from '../../src/core/ports/tool-source.ts';
 import type { RunPage, RunStore } from '../../src/core/ports/run-store.ts';
 import { listRunsFiltered } from '../../src/core/run-filter.ts';
+import { checkForkPoint, forkPrefix } from '../../src/orchestrator/state/fork-prefix.ts';
 import {
   STRATEGY_NAMES,
   TERMINAL_RUN_STATUSES,
@@ -116,6 +118,28 @@ export class TestRunService implements RunService {
       throw new ToolgateError('conflict', `run ${runId} has already ended (${run.status})`);
     await this.finish(runId, 'cancelled');
     return this.#mustSee(caller, runId);
+  }
+
+  /** A fork as the engine writes one (its copied conversation, then run_forked), left queued: nothing drives it. */
+  async forkRun(caller: Caller, runId: string, request: ForkRunRequest): Promise<{ run: Run }> {
+    this.#record('forkRun', caller, [runId, request]);
+    const original = await this.#mustSee(caller, runId);
+    const events = await this.store.readEvents(runId);
+    checkForkPoint(runId, events, request.afterEventId);
+    const run = await this.store.createRun({
+      input: original.input,
+      model: request.settings?.model ?? original.model,
+      metadata: { forkOf: { runId, afterEventId: request.afterEventId } },
+      ...(original.tenantId === undefined ? {} : { tenantId: original.tenantId }),
+      ...(original.userId === undefined ? {} : { userId: original.userId }),
+    });
+    const forked = draft('run_forked', {
+      from: runId,
+      afterEventId: request.afterEventId,
+      ...(request.settings === undefined ? {} : { settings: { ...request.settings } }),
+    });
+    await this.store.append(run.id, [...forkPrefix(events, request.afterEventId), forked]);
+    return { run: await this.#mustSee(caller, run.id) };
   }
 
   async listTools(caller: Caller): Promise<ToolsView> {

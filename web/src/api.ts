@@ -1,6 +1,6 @@
 // The runs API as the console uses it: toolgate/client on the page's own origin, with the session cookie (never a
 // key in the page or a URL) and the CSRF token on every request that may change something.
-import type { RunStatus, RunStrategyLabel, TenantTool, ToolSourceHealth } from '../../src/core/index.ts';
+import type { ForkSettings, RunStatus, RunStrategyLabel, TenantTool, ToolSourceHealth } from '../../src/core/index.ts';
 import {
   ToolgateApiError,
   ToolgateClient,
@@ -55,6 +55,8 @@ export const api = {
     client.submitInput(id, { type: 'approval', toolCallId: decision.toolCallId, ...decision.body }),
   message: (id: string, text: string) => client.sendMessage(id, text),
   cancel: (id: string, reason: string) => client.cancel(id, reason === '' ? {} : { reason }),
+  fork: (id: string, afterEventId: number, settings: ForkSettings) =>
+    client.fork(id, Object.keys(settings).length === 0 ? { afterEventId } : { afterEventId, settings }),
 };
 
 /** A decision on the call (or plan) waiting: what the approval panel sends. */

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RunEvent } from '../../src/core/events.ts';
+import type { ReplayDiff } from '../../src/core/replay.ts';
 import { applyEvent, emptyView, type RunView } from './run-model.ts';
+import { forkOfMetadata, replayOfMetadata } from './replay-model.ts';
 
 let id = 0;
 function ev(type: string, data: object, time = '2026-11-26T10:00:00.000Z'): RunEvent {
@@ -229,5 +231,95 @@ describe('run view model', () => {
     assert.equal(rejected.calls.get('c')?.state, 'denied');
     assert.equal(rejected.calls.get('c')?.approval?.note, 'no');
     assert.equal(rejected.calls.get('d')?.state, 'dry_run');
+  });
+
+  it('a fork knows the run and the event it was forked after, and what it changed', () => {
+    id = 0;
+    const view = fold([
+      ev('run_started', { input: 'buy', model: 'm', tools: [], maxSteps: 8, strategy: 'react' }),
+      ev('user_message', { text: 'buy' }),
+      ev('run_forked', { from: 'run_0', afterEventId: 7, settings: { strategy: 'plan', maxSteps: 3 } }),
+    ]);
+    assert.deepEqual(view.forkOf, { runId: 'run_0', afterEventId: 7, settings: { strategy: 'plan', maxSteps: 3 } });
+    assert.deepEqual(fold([ev('run_forked', { from: 'run_0', afterEventId: 2 })]).forkOf, {
+      runId: 'run_0',
+      afterEventId: 2,
+    });
+  });
+
+  it("a stored replay's diff: each call before and after, in words, with its change lines and the answers", () => {
+    id = 0;
+    const diff: ReplayDiff = {
+      of: 'run_0',
+      calls: [
+        {
+          kind: 'changed',
+          before: {
+            toolCallId: 'c1',
+            name: 'placeOrder',
+            step: 1,
+            decision: 'allowed',
+            arguments: { qty: 7000 },
+            outcome: 'executed',
+          },
+          after: {
+            toolCallId: 'c1',
+            name: 'placeOrder',
+            step: 1,
+            decision: 'approval_required',
+            arguments: { qty: 7000 },
+            policyRule: 'placeOrder',
+            condition: 'qty * price > 10000',
+            outcome: 'not_run',
+          },
+          changes: ['decision: allowed → approval_required'],
+        },
+        {
+          kind: 'added',
+          after: { toolCallId: 'c2', name: 'cancelOrder', step: 2, decision: 'allowed', outcome: 'would_run' },
+          changes: ['a call only the replay made'],
+        },
+        {
+          kind: 'same',
+          before: { toolCallId: 'c0', name: 'getOrderBook', step: 1, decision: 'allowed', outcome: 'executed' },
+          after: { toolCallId: 'c0', name: 'getOrderBook', step: 1, decision: 'allowed', outcome: 'recorded_result' },
+          changes: [],
+        },
+      ],
+      answer: { before: 'Placed.', after: 'Waiting for approval.', changed: true },
+      status: { before: 'completed', after: 'waiting_approval' },
+      changed: true,
+      model: 'recorded',
+      divergedAtStep: 2,
+    };
+    const view = fold([ev('replay_compared', { of: 'run_0', diff })]);
+    const replay = view.replay;
+    assert.ok(replay !== undefined);
+    assert.equal(replay.of, 'run_0');
+    assert.deepEqual(
+      replay.rows.map((r) => [r.kind, r.before?.decision, r.after?.decision, r.before?.outcome, r.after?.outcome]),
+      [
+        ['changed', 'allowed', 'needs approval', 'executed', 'not run'],
+        ['added', undefined, 'allowed', undefined, 'would run'],
+        ['same', 'allowed', 'allowed', 'executed', 'recorded result'],
+      ],
+    );
+    assert.equal(replay.rows[0]?.after?.rule, 'placeOrder when qty * price > 10000');
+    assert.deepEqual(replay.rows[0]?.after?.arguments, { qty: 7000 });
+    assert.deepEqual(replay.rows[0]?.changes, ['decision: allowed → approval_required']);
+    assert.deepEqual(replay.answer, { before: 'Placed.', after: 'Waiting for approval.', changed: true });
+    assert.deepEqual(replay.status, { before: 'completed', after: 'waiting_approval' });
+    assert.equal(replay.divergedAtStep, 2);
+  });
+
+  it('reads forkOf and replayOf from a run’s metadata, ignoring other shapes', () => {
+    assert.deepEqual(forkOfMetadata({ forkOf: { runId: 'run_0', afterEventId: 4 } }), {
+      runId: 'run_0',
+      afterEventId: 4,
+    });
+    assert.equal(forkOfMetadata({ forkOf: 'run_0' }), undefined);
+    assert.equal(forkOfMetadata(undefined), undefined);
+    assert.equal(replayOfMetadata({ replayOf: 'run_0' }), 'run_0');
+    assert.equal(replayOfMetadata({ replayOf: 3 }), undefined);
   });
 });

@@ -3,6 +3,7 @@
 // twice and skips nothing shows exactly what a fresh load shows.
 import type { GateDecisionKind, PlanStep, RunEvent, TodoItem } from '../../src/core/events.ts';
 import type { JsonObject, JsonValue } from '../../src/core/json.ts';
+import { replayView, type ForkOrigin, type ReplayView } from './replay-model.ts';
 
 export type CallState =
   | 'proposed'
@@ -90,6 +91,10 @@ export interface RunView {
   error?: { code: string; message: string };
   cancelled?: string;
   spans: Span[];
+  /** A fork: the run and event it was forked after (run_forked). */
+  forkOf?: ForkOrigin;
+  /** A stored replay: its decision diff against the run it replays (replay_compared). */
+  replay?: ReplayView;
   lastId: number;
   finished: boolean;
 }
@@ -298,6 +303,16 @@ export function applyEvent(view: RunView, event: RunEvent): void {
       break;
     case 'todo_updated':
       view.todos = event.data.todos;
+      break;
+    case 'run_forked':
+      view.forkOf = {
+        runId: event.data.from,
+        afterEventId: event.data.afterEventId,
+        ...(event.data.settings === undefined ? {} : { settings: event.data.settings }),
+      };
+      break;
+    case 'replay_compared':
+      view.replay = replayView(event.data.diff);
       break;
     case 'run_completed':
       view.output = event.data.output;

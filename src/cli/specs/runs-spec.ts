@@ -200,10 +200,32 @@ const MESSAGE_SPEC = {
   examples: ['runs message run_01J… "use bob\'s account"'],
 } as const satisfies CommandSpec;
 
+const EXPORT_SPEC = {
+  name: 'runs export',
+  summary: 'write runs with their whole logs as JSONL, for toolgate replay --from and policy test suites',
+  usage: ['runs export <run-id>... [--out <file>] [--store <store> | --url <URL>]'],
+  details:
+    'Per run, a line {"toolgateExport": 1, "run": {…}} and then one line per event, exactly as stored; several runs\n' +
+    'one after the other. Context values under secret-looking keys are redacted. See docs/replay.md.\n' +
+    'Exit codes: 0 every run written, 1 a run was not found (the others are written), 2 usage error.',
+  flags: {
+    store: WHERE_FLAGS.store,
+    url: WHERE_FLAGS.url,
+    'api-key': WHERE_FLAGS['api-key'],
+    out: {
+      type: 'string',
+      value: 'file',
+      description: 'Write to this file instead of standard output.',
+      example: '--out policy-tests/runs.jsonl',
+    },
+  },
+  examples: ['runs export run_01J… --out runs.jsonl', 'runs export run_01J… run_01K… --url http://127.0.0.1:8787'],
+} as const satisfies CommandSpec;
+
 export const RUNS_SPEC = {
   name: 'runs',
   summary: 'look at runs afterwards and decide their approvals: on the local store or on a server',
-  usage: ['runs list|show|events|approve|reject|mark-done|message|cancel [<run-id>] [flags]'],
+  usage: ['runs list|show|events|approve|reject|mark-done|message|cancel|export [<run-id>] [flags]'],
   details:
     '`toolgate run` records every run in a local SQLite store; a run that exited with 3 (waiting for ' +
     ('an\napproval) is continued with `toolgate runs approve` or `reject`. With --url (or TOOLGATE_URL), ' +
@@ -225,5 +247,6 @@ export const RUNS_SPEC = {
     MARK_DONE_SPEC,
     MESSAGE_SPEC,
     CANCEL_SPEC,
+    EXPORT_SPEC,
   ],
 } as const satisfies CommandSpec;

@@ -28,6 +28,11 @@ export interface ModelRequest {
    * same question at the same point; the scripted model picks its turn by it.
    */
   callIndex?: number;
+  /**
+   * Set on a strategy's side call (a plan, a reflection, the router's choice), absent on a turn of the conversation:
+   * what its assistant_message records as `purpose`. Adapters ignore it; a replay answers side calls by it.
+   */
+  purpose?: 'plan' | 'reflect' | 'route';
 }
 
 export interface GenerateOptions {

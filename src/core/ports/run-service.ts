@@ -37,6 +37,30 @@ export interface StartRunRequest {
   traceparent?: string;
 }
 
+/** What a fork may change of the original run's settings; each as POST /v1/runs takes it. Absent: the original's. */
+export interface ForkSettings {
+  /** A strategy name (react, plan, reflect, auto); an unknown one → `usage`. */
+  strategy?: string;
+  maxSteps?: number;
+  toolMode?: 'native' | 'prompted' | 'auto';
+  /** "provider:model": the same allowed-model rules as a new run (`model_not_allowed`). */
+  model?: string;
+  dryRun?: boolean;
+  /** Offer the built-in todo tools. */
+  todo?: boolean;
+}
+
+/**
+ * A new run from a prefix of another's log: its events up to `afterEventId` (at or after the run's first user message,
+ * before its end), then driven live under the original's settings with `settings` over them.
+ */
+export interface ForkRunRequest {
+  afterEventId: number;
+  settings?: ForkSettings;
+  /** The request's W3C `traceparent` header: the fork's spans continue that trace. */
+  traceparent?: string;
+}
+
 export interface IdempotencyOptions {
   key: string;
   /** Hash of the canonical request body. */
@@ -124,6 +148,14 @@ export interface RunService {
    */
   /** `reason` is recorded with the cancellation (default: "cancelled by a client"). */
   cancelRun(caller: Caller, runId: string, reason?: string): Promise<Run>;
+  /**
+   * Forks a run the caller can see: a new run (same input, tenant, user, context; no thread; `metadata.forkOf`) whose
+   * log starts with copies of the original's events up to `afterEventId` — its conversation, decided approvals
+   * included, not its life (status changes, cancel requests, a pending approval: asked again) — then `run_forked`;
+   * it is scheduled like a new run and driven live from there. The original is never written. An id outside the
+   * run's conversation → `usage` naming the valid range; a run that has not started → `conflict`.
+   */
+  forkRun(caller: Caller, runId: string, request: ForkRunRequest): Promise<{ run: Run }>;
   /** The caller's tools (of servers that are down too, marked unavailable) and each server's state. */
   listTools(caller: Caller): Promise<ToolsView>;
   /** The models the caller's tenant may choose (`models:`, narrowed by `tenants.<id>.models`), and the default. */

@@ -39,7 +39,7 @@ export interface CallRef {
  * tool_result that follows it (fewer writes, one atomic step).
  */
 export function auditEvent(ctx: RecordContext, call: CallRef, decision: AuditedDecision): EventDraft {
-  const { policy, issues, hook, reason } = decision;
+  const { policy, issues, hook, condition, reason } = decision;
   const data: RunEventDataMap['gate_decision'] = {
     step: ctx.step,
     toolCallId: call.id,
@@ -59,6 +59,7 @@ export function auditEvent(ctx: RecordContext, call: CallRef, decision: AuditedD
       ? {}
       : { issues: issues.map((i) => ({ code: i.code, path: i.path, message: i.message })) }),
     ...(hook === undefined ? {} : { hook }),
+    ...(condition === undefined ? {} : { condition }),
   };
   return draft('gate_decision', data);
 }

@@ -20,7 +20,8 @@ export function gatherFacts(
   call: ParsedToolCall,
   approval: ApprovalDecision | undefined,
 ): CallFacts {
-  const common = { name: call.name, approval, dryRun: ctx.dryRun, untrusted: ctx.untrusted ?? [] };
+  const caller = injectionContext(ctx);
+  const common = { name: call.name, approval, dryRun: ctx.dryRun, untrusted: ctx.untrusted ?? [], caller };
   const entry = ctx.catalog.visible.get(call.name);
   if (entry === undefined) {
     const denied = ctx.catalog.denied.get(call.name);
@@ -43,7 +44,7 @@ export function gatherFacts(
   const prepared =
     approval?.decision === 'mark_done'
       ? undefined
-      : prepareCall({ entry, source, validator: ctx.validator, injection: injectionContext(ctx) });
+      : prepareCall({ entry, source, validator: ctx.validator, injection: caller });
   return {
     ...common,
     lookup: { kind: 'visible', tool: entry.tool, policy: entry.policy },

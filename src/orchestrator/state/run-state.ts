@@ -68,6 +68,10 @@ function applyEvent(state: ConversationState, event: RunEvent): void {
     case 'intent_routed':
       state.route = event.data.route;
       break;
+    case 'run_forked':
+      // The fork's own toolMode wins over the mode its copied turns were asked in: the next turn reads the settings.
+      if (event.data.settings?.['toolMode'] !== undefined) state.toolMode = undefined;
+      break;
     case 'guard_tripped':
       if (event.data.action === 'warn') {
         state.loopWarnedAt = event.id;

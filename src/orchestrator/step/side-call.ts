@@ -51,6 +51,7 @@ export async function runSideCall(input: SideCallInput, request: SideCallRequest
           tools: offer ? input.catalog.definitions : [],
           stream: false,
           callIndex: input.callIndex(),
+          purpose: request.purpose,
         },
         input.signal === undefined ? {} : { signal: input.signal },
       ),

@@ -12,7 +12,7 @@ import { parseBooleanParam, readQuery } from '../query.ts';
 import { HttpError, sendJson, sendJsonResponse } from '../respond.ts';
 import { parseFields, summarizeRun } from '../run-summary.ts';
 import { waitForFirstTurn, type FirstTurn } from '../wait-first-turn.ts';
-import { parseCancelBody, parseRunInputBody, parseStartRunBody, requestHash } from '../schemas.ts';
+import { parseCancelBody, parseForkRunBody, parseRunInputBody, parseStartRunBody, requestHash } from '../schemas.ts';
 import type { RequestContext } from '../server-context.ts';
 import { runNotFound, streamRunEvents } from './events.ts';
 
@@ -123,6 +123,19 @@ export async function cancelRun(ctx: RequestContext): Promise<void> {
   const reason = parseCancelBody(await readJsonBody(ctx.req, { maxBytes: ctx.state.maxBodyBytes }));
   const run = await ctx.state.service.cancelRun(ctx.caller, ctx.params['id'] ?? '', reason);
   sendJson(ctx.res, 202, run);
+}
+
+/**
+ * POST /v1/runs/{id}/fork: 201 with the new run (queued; Location names it), whose log starts with the original's
+ * conversation up to `afterEventId` and goes on live under the original's settings with the body's over them.
+ */
+export async function forkRun(ctx: RequestContext): Promise<void> {
+  readQuery(ctx.url, []);
+  const request = parseForkRunBody(await readJsonBody(ctx.req, { maxBytes: ctx.state.maxBodyBytes }));
+  const traceparent = traceparentHeader(ctx.req.headers);
+  if (traceparent !== undefined) request.traceparent = traceparent;
+  const { run } = await ctx.state.service.forkRun(ctx.caller, ctx.params['id'] ?? '', request);
+  sendJsonResponse(ctx.res, { status: 201, body: run, headers: { Location: runPath(run.id) } });
 }
 
 function runPath(runId: string): string {

@@ -8,8 +8,14 @@ import { append, clear, formatTime, h } from '../dom.ts';
 import { followRun, type StreamState } from '../follow-run.ts';
 import type { AppContext } from '../main.ts';
 import { applyEvent, emptyView } from '../run-model.ts';
+import { forkOfMetadata, replayOfMetadata } from '../replay-model.ts';
 import { approvalPanel } from './approval-panel.ts';
+import { addForkControl } from './fork-form.ts';
+import { originView } from './run-origin.ts';
 import { callCard, eventRow, notesPanel, planPanel, statusPill, timeline, todoPanel } from './run-parts.ts';
+
+/** After these nothing is left to fork: a fork starts from the run's first user message to the event before its end. */
+const TERMINAL_TYPES = new Set(['run_completed', 'run_failed', 'run_cancelled']);
 
 const STATE_TEXT: Record<StreamState, string> = {
   connecting: 'connecting…',
@@ -46,6 +52,9 @@ export async function runView(ctx: AppContext, runId: string): Promise<HTMLEleme
   const status = h('span', {});
   const answer = h('div', { class: 'answer', 'data-testid': 'answer', 'aria-live': 'polite' });
   const approvalSlot = h('div', {});
+  const originSlot = h('div', {});
+  let originKey = '';
+  let forkableFrom: number | undefined;
   const calls = h('div', { class: 'calls', 'data-testid': 'calls' });
   const extras = h('div', {});
   const log = h('div', { class: 'event-log', 'data-testid': 'event-log' });
@@ -111,6 +120,17 @@ export async function runView(ctx: AppContext, runId: string): Promise<HTMLEleme
           }),
         );
     }
+    const origin = {
+      forkOf: view.forkOf ?? forkOfMetadata(run.metadata),
+      replayOf: view.replay?.of ?? replayOfMetadata(run.metadata),
+      replay: view.replay,
+    };
+    const shown = JSON.stringify([origin.forkOf, origin.replayOf, origin.replay !== undefined]);
+    if (shown !== originKey) {
+      originKey = shown;
+      clear(originSlot);
+      originSlot.append(...originView(origin));
+    }
     clear(answer);
     const turns = view.turns.filter((t) => t.purpose === undefined);
     const text = view.output ?? turns.at(-1)?.text ?? '';
@@ -156,7 +176,16 @@ export async function runView(ctx: AppContext, runId: string): Promise<HTMLEleme
         return;
       }
       applyEvent(view, event);
-      log.append(eventRow(event));
+      const row = eventRow(event);
+      if (event.type === 'user_message') forkableFrom ??= event.id;
+      // A gateway session has no model to drive a fork; nothing follows the end.
+      if (gateway === undefined && forkableFrom !== undefined && !TERMINAL_TYPES.has(event.type))
+        addForkControl(row, {
+          runId,
+          eventId: event.id,
+          opened: (forkId) => ctx.navigate(`#/runs/${encodeURIComponent(forkId)}`),
+        });
+      log.append(row);
       logCount.textContent = `${view.lastId} events`;
       log.dataset['lastId'] = String(view.lastId);
       schedule();
@@ -204,6 +233,7 @@ export async function runView(ctx: AppContext, runId: string): Promise<HTMLEleme
       run.dryRun === true ? ' · dry run' : '',
       ` · created ${formatTime(run.createdAt)}`,
     ),
+    originSlot,
     h('blockquote', { class: 'prompt' }, run.input),
     approvalSlot,
     h(
