@@ -1,9 +1,7 @@
-import { ToolgateError, isJsonObject, type ModelToolDefinition } from '../core/index.ts';
+import { TOOL_NAME_PATTERN, ToolgateError, isJsonObject, type ModelToolDefinition } from '../core/index.ts';
 import { sharedValidator } from '../validation/index.ts';
 import { slowPatterns } from './slow-patterns.ts';
 
-/** The names OpenAI and most chat templates accept for a function. */
-const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 /** More than any real client declares; a bound on what each model turn carries. */
 export const MAX_CLIENT_TOOLS = 128;
 
@@ -19,7 +17,7 @@ export function checkClientTools(tools: readonly ModelToolDefinition[]): ModelTo
   const seen = new Set<string>();
   return tools.map((tool, index) => {
     const where = `clientTools[${index}]`;
-    if (!isJsonObject(tool) || typeof tool.name !== 'string' || !TOOL_NAME.test(tool.name)) {
+    if (!isJsonObject(tool) || typeof tool.name !== 'string' || !TOOL_NAME_PATTERN.test(tool.name)) {
       throw new ToolgateError(
         'usage',
         `${where}: a tool needs a name of 1 to 64 letters, digits, "_" or "-" (e.g. "get_weather")`,

@@ -40,7 +40,8 @@ export interface ReplayView {
   divergedAtStep?: number;
 }
 
-const DECISION_TEXT: Record<string, string> = {
+/** How a gate decision reads in the console (call cards and a replay's diff). */
+export const DECISION_TEXT: Record<string, string> = {
   allowed: 'allowed',
   denied: 'denied',
   approval_required: 'needs approval',

@@ -3,17 +3,16 @@ import { ToolgateError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { Message } from '../../core/messages.ts';
 import type { ModelToolDefinition } from '../../core/ports/model-adapter.ts';
+import { TOOL_NAME_PATTERN } from '../../core/tools.ts';
 import { formatIssues } from '../schemas.ts';
 import { chatMessageSchema, lastAssistantOf, toMessages, type LastAssistant } from './openai-messages.ts';
 
-/** What OpenAI allows as a function name, and what the model is offered. */
-const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const MAX_THREAD_ID = 255;
 
 const toolSchema = z.object({
   type: z.literal('function', 'only "function" tools are supported'),
   function: z.object({
-    name: z.string().regex(TOOL_NAME, 'must be 1 to 64 letters, digits, "_" or "-"'),
+    name: z.string().regex(TOOL_NAME_PATTERN, 'must be 1 to 64 letters, digits, "_" or "-"'),
     description: z.string().nullish(),
     parameters: z.record(z.string(), z.json(), { error: 'must be a JSON Schema object' }).nullish(),
     strict: z.boolean().nullish(),

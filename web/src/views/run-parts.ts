@@ -1,14 +1,7 @@
 // Pieces of the run view, each drawn from the folded RunView.
 import { formatMs, h, pretty } from '../dom.ts';
 import type { CallCard, RunView, Span } from '../run-model.ts';
-
-const DECISION_TEXT: Record<string, string> = {
-  allowed: 'allowed',
-  denied: 'denied',
-  approval_required: 'needs approval',
-  dry_run: 'dry run',
-  invalid: 'invalid arguments',
-};
+import { DECISION_TEXT } from '../replay-model.ts';
 
 export function statusPill(status: string): HTMLElement {
   return h('span', { class: `pill status-${status}`, 'data-testid': 'run-status' }, status.replace(/_/g, ' '));
