@@ -4,7 +4,7 @@ import { ipRangeProblem } from './ip-range-problem.ts';
 import { MODEL_PATTERN } from './model-pattern.ts';
 import { unknownProviderProblem } from './providers.ts';
 import { providersSchema } from './providers-schema.ts';
-import { serverConfigSchema } from './server-config-schema.ts';
+import { serverConfigSchema, stringMapSchema } from './server-config-schema.ts';
 
 export { serverConfigSchema, type ServerConfig } from './server-config-schema.ts';
 
@@ -67,12 +67,19 @@ const toolPattern = z
   .string()
   .regex(/^[A-Za-z0-9_.*/-]+$/, 'a tool pattern is "server/tool", a bare tool name, or a glob like "power-exchange/*"');
 
+/** A role name, as tokens carry them and tenant rules name them. */
+const ROLE_PATTERN = /^[\w.:/@-]{1,128}$/;
+const ROLE_PROBLEM = 'a role is 1 to 128 letters, digits or "_ . : / @ -", e.g. trader';
+const roleName = z.string().regex(ROLE_PATTERN, ROLE_PROBLEM);
+
 const apiKeyEntry = z.union([
   z.string().min(8, 'an API key must be at least 8 characters'),
   z.strictObject({
     key: z.string().min(8, 'an API key must be at least 8 characters'),
     userId: z.string().min(1).optional(),
     allowUserIdHeader: z.boolean().optional(),
+    /** The roles the key's caller holds (tenants.<id>.roles, tenants.<id>.approvers). */
+    roles: z.array(z.string().regex(ROLE_PATTERN, ROLE_PROBLEM)).optional(),
   }),
 ]);
 
@@ -101,6 +108,14 @@ const guardSchema = z.strictObject({
 const tenantRule = z.strictObject({
   allow: z.array(toolPattern).optional(),
   deny: z.array(toolPattern).optional(),
+  /** Per role held by the caller: tools added (`allow`) or refused (`deny`). */
+  roles: z
+    .record(roleName, z.strictObject({ allow: z.array(toolPattern).optional(), deny: z.array(toolPattern).optional() }))
+    .optional(),
+  /** Tool pattern → the roles that may decide its approvals. */
+  approvers: z
+    .record(toolPattern, z.array(roleName).min(1, 'name at least one role that may decide, e.g. [trader]'))
+    .optional(),
   apiKeys: z.array(apiKeyEntry).optional(),
   models: z.array(modelPattern).optional(),
   guard: guardSchema.optional(),
@@ -168,6 +183,117 @@ const chatSchema = z.strictObject({
     .optional(),
   /** How long a request with `toolgate.wait` stays open for a decision. */
   approvalTimeoutMs: z.number().int().min(1000).max(86_400_000).optional(),
+});
+
+/** One OpenID Connect issuer whose bearer JWTs are accepted (docs/security.md, "OAuth 2.1 / OpenID Connect"). */
+const oidcIssuerSchema = z.strictObject({
+  /** The issuer URL exactly as tokens carry it in `iss`; its discovery document is read from it. */
+  issuer: z.url({ protocol: /^https?$/, error: 'must be the issuer URL, e.g. https://login.example.com/realms/acme' }),
+  /** Accepted `aud` values (default: auth.resource, the URL this server is known by). */
+  audience: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+  /** Claim holding the tenant id (dots reach into objects, e.g. org.id); default `tenant`. */
+  tenantClaim: z.string().min(1).optional(),
+  /** Every token of this issuer acts for this tenant (instead of tenantClaim). */
+  tenant: z.string().min(1).optional(),
+  /** Claim holding the user id; default `sub`. */
+  userClaim: z.string().min(1).optional(),
+  /** Claim holding the roles (a list, or a space-separated string); default `roles`. */
+  rolesClaim: z.string().min(1).optional(),
+  /** Scopes every token must carry (default none). */
+  requiredScopes: z.array(z.string().min(1)).optional(),
+  /** Seconds of clock difference tolerated on exp/nbf/iat (default 30). */
+  clockToleranceSeconds: z.number().int().min(0).max(600).optional(),
+  /** The issuer's key set URL, instead of the one its discovery document names. */
+  jwksUri: z.url({ protocol: /^https?$/ }).optional(),
+  /** Signature algorithms accepted (default: the asymmetric ones: RS*, PS*, ES*, EdDSA). */
+  algorithms: z.array(z.string().regex(/^(RS|PS|ES)(256|384|512)$|^EdDSA$|^Ed25519$/)).optional(),
+  /** A key not in the cached set is fetched again at most this often (default 30000). */
+  jwksCooldownMs: z.number().int().min(0).max(3_600_000).optional(),
+  /** The console signs in with this issuer (authorization code + PKCE) as this client. */
+  console: z
+    .strictObject({
+      clientId: z.string().min(1),
+      /** For a confidential client (give it as env:NAME); a public client uses PKCE alone. */
+      clientSecret: z.string().min(1).optional(),
+      /** Default: openid profile. */
+      scopes: z.array(z.string().min(1)).optional(),
+    })
+    .optional(),
+});
+
+/** How callers prove who they are besides API keys (docs/security.md). */
+const authSchema = z.strictObject({
+  /**
+   * The URL this server is known by (RFC 9728 `resource`), e.g. https://toolgate.example.com: the default audience of
+   * tokens and the base of the metadata and links. Absent: taken from each request's Host.
+   */
+  resource: z.url({ protocol: /^https?$/, error: 'must be the URL clients reach this server at' }).optional(),
+  oidc: z.array(oidcIssuerSchema).optional(),
+});
+
+/** Where a notification about a waiting call goes (docs/approvals.md). */
+const notifyTargetSchema = z.strictObject({
+  /** Names the target in the run's events. */
+  name: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a target name may use letters, digits, "_", "-", "."'),
+  url: z.url({ protocol: /^https?$/, error: 'must be the webhook URL, e.g. https://hooks.example.com/toolgate' }),
+  /** Signs every delivery (Standard Webhooks); give it as env:NAME. `whsec_…` values are base64 after the prefix. */
+  secret: z.string().min(24, 'the webhook secret must be at least 24 characters (e.g. `openssl rand -base64 32`)'),
+  /** `json` (default): toolgate's payload; `slack`: a Block Kit message with buttons (an incoming webhook). */
+  format: z.enum(['json', 'slack']).optional(),
+  /** Only calls of these tenants (default every tenant). */
+  tenants: z.array(z.string().min(1)).optional(),
+  /** Only calls of these tool patterns (default every tool). */
+  tools: z.array(toolPattern).optional(),
+  headers: stringMapSchema.optional(),
+  /** One attempt's time limit (default 10000). */
+  timeoutMs: z.number().int().min(100).max(120_000).optional(),
+  /** Attempts before a delivery is recorded as failed (default 5), with exponential backoff between them. */
+  maxAttempts: z.number().int().min(1).max(20).optional(),
+});
+
+const onTimeoutSchema = z.enum(['reject', 'escalate', 'notify-again']);
+
+/** Approvals outside the console: notifications, decision links, timeouts (docs/approvals.md). */
+const approvalsSchema = z.strictObject({
+  notify: z.array(notifyTargetSchema).optional(),
+  /** A call waiting longer than this gets `onTimeout` (default: it waits for ever). */
+  timeoutMs: z
+    .number()
+    .int()
+    .min(1000)
+    .max(30 * 86_400_000)
+    .optional(),
+  onTimeout: onTimeoutSchema.optional(),
+  /** The second set of approvers, reached when a timeout escalates. */
+  escalation: z
+    .strictObject({
+      notify: z.array(notifyTargetSchema).optional(),
+      /** Roles that may decide an escalated call, besides the tenant's approvers. */
+      approvers: z.array(roleName).optional(),
+      /** An escalated call waiting longer than this gets `onTimeout` (default reject). */
+      timeoutMs: z
+        .number()
+        .int()
+        .min(1000)
+        .max(30 * 86_400_000)
+        .optional(),
+      onTimeout: z.enum(['reject', 'notify-again']).optional(),
+    })
+    .optional(),
+  /** The base URL of decision links (default auth.resource, else the address the server listens on). */
+  publicUrl: z.url({ protocol: /^https?$/ }).optional(),
+  /** Signs decision links (at least 32 characters, give it as env:NAME; default server.sessionSecret). */
+  linkSecret: z
+    .string()
+    .min(32, 'the link secret must be at least 32 characters (e.g. `openssl rand -base64 32`, given as env:NAME)')
+    .optional(),
+  /** How long a decision link works (default 86400000, a day). */
+  linkTtlMs: z
+    .number()
+    .int()
+    .min(60_000)
+    .max(30 * 86_400_000)
+    .optional(),
 });
 
 /** US dollars per million tokens, for guard.maxCostUsd. */
@@ -289,6 +415,8 @@ export const configSchema = z
       .optional(),
     gateway: gatewaySchema.optional(),
     chat: chatSchema.optional(),
+    auth: authSchema.optional(),
+    approvals: approvalsSchema.optional(),
     server: z
       .strictObject({
         port: z.number().int().min(0).max(65535).optional(),

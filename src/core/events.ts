@@ -174,6 +174,41 @@ export interface RunEventDataMap {
      */
     kind?: 'plan';
   };
+  /**
+   * A notification about a call waiting for a person went to one notify target (`approvals.notify`,
+   * `approvals.escalation.notify`): delivered, or failed after every attempt (`failures` lists each failed attempt).
+   * Appended without a lease, like client input; it changes nothing in the run's state.
+   */
+  approval_notified: {
+    toolCallId: string;
+    /** The target's `name`. */
+    target: string;
+    /** `first`: when the call began to wait; `again`: onTimeout notify-again; `escalation`: to the escalation targets. */
+    round: 'first' | 'again' | 'escalation';
+    outcome: 'delivered' | 'failed';
+    /** Attempts made (1 when the first one was delivered). */
+    attempts: number;
+    /** Each attempt that failed: its HTTP status when one came, and why. */
+    failures?: { attempt: number; status?: number; error: string }[];
+    /** The `webhook-id` sent (the same on every attempt of one delivery, so receivers drop repeats). */
+    deliveryId: string;
+    /** Ids of the decision links the notification carried (see DecisionSource.linkId). */
+    linkIds?: string[];
+  };
+  /**
+   * A call waited longer than `approvals.timeoutMs` (or `approvals.escalation.timeoutMs` once escalated) and
+   * `action` was taken: `reject` (a decision with source `timeout` follows), `escalate` (the escalation targets are
+   * notified and its approvers may decide) or `notify-again`. Appended by one process only (written against the
+   * run's last event id), so several instances never act twice on one timeout.
+   */
+  approval_timed_out: {
+    toolCallId: string;
+    action: 'reject' | 'escalate' | 'notify-again';
+    /** How long the call had waited when the timeout fired. */
+    waitedMs: number;
+    /** 1 for the first timeout of this call, 2 for the next, … */
+    round: number;
+  };
   /** Input from a client reached the run: an approval decision or a message. */
   input_received: { input: RunInput };
   /**
@@ -366,8 +401,27 @@ export type RunInput =
       reason?: string;
       result?: JsonValue;
       userId?: string;
+      /** Where the decision came from (absent: the runs API, the console or the CLI). */
+      source?: DecisionSource;
     }
   | { type: 'message'; text: string; userId?: string };
+
+/**
+ * Where an approval decision came from. `api`: the runs API (the console and the CLI use it); `link`: a decision
+ * link opened in a browser; `chat`: a decision link's token POSTed by a bot (`POST /v1/approvals/{token}`); `timeout`:
+ * `approvals.onTimeout: reject`; `elicitation`: the gateway's MCP client asked its user; `ui`: the AI SDK chat route.
+ */
+export interface DecisionSource {
+  via: 'api' | 'link' | 'chat' | 'timeout' | 'elicitation' | 'ui';
+  /** The notify target whose link was used. */
+  target?: string;
+  /** The decision link's id (its `jti`). */
+  linkId?: string;
+  /** Who the bot says decided (as sent: recorded, not verified). */
+  actor?: string;
+  /** The deciding caller's roles, when the decision needed one (tenants.<id>.approvers). */
+  roles?: string[];
+}
 
 export type RunEventType = keyof RunEventDataMap;
 
@@ -401,6 +455,8 @@ export const RUN_EVENT_TYPES = [
   'client_tool_calls',
   'replay_compared',
   'run_forked',
+  'approval_notified',
+  'approval_timed_out',
 ] as const satisfies readonly RunEventType[];
 
 /** Event types after which nothing more is appended to a run. */

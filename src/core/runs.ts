@@ -94,6 +94,11 @@ export interface RunSettings {
    * not subject to the tenant's allow, deny or approval rules (they are the caller's own).
    */
   clientTools?: ModelToolDefinition[];
+  /**
+   * The roles of the caller who created the run (Caller.roles): the gate reads them, in whichever process drives the
+   * run, for the tenant's role rules (`tenants.<id>.roles`) and conditions (`user.roles`).
+   */
+  roles?: string[];
   /** The W3C traceparent the run was created under: its spans continue that trace, and MCP calls carry it on. */
   traceparent?: string;
   /**

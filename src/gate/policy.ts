@@ -90,6 +90,24 @@ export interface TenantRule {
   /** When present, only matching tools are allowed (an empty list allows none). */
   allow?: string[];
   deny?: string[];
+  /**
+   * Rules for callers holding a role (Caller.roles: the token's roles claim or the API key's `roles`). A held role's
+   * `allow` adds tools to the tenant's allow list; a held role's `deny` refuses, like the tenant's own deny (deny
+   * beats allow everywhere). Roles the caller does not hold change nothing.
+   */
+  roles?: Record<string, RoleRule>;
+  /**
+   * Tool pattern → the roles that may decide that tool's approvals: "only role trader approves placeOrder" is
+   * `{ "px/placeOrder": [trader] }`. The most specific matching pattern decides; a tool no pattern matches may be
+   * decided by anyone who can see the run.
+   */
+  approvers?: Record<string, string[]>;
+}
+
+/** What holding one role changes for a tenant's caller. */
+export interface RoleRule {
+  allow?: string[];
+  deny?: string[];
 }
 
 /**

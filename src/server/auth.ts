@@ -11,6 +11,8 @@ export interface ApiKeyEntry {
   userId?: string;
   /** Lets a trusted backend name the end user per request with `X-User-Id`. */
   allowUserIdHeader?: boolean;
+  /** The roles the key's caller holds (Caller.roles). */
+  roles?: string[];
 }
 
 export type Authenticate = (headers: IncomingHttpHeaders) => Caller;

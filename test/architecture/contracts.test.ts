@@ -24,6 +24,8 @@ describe('architecture: pinned public names', () => {
       'client_tool_calls',
       'replay_compared',
       'run_forked',
+      'approval_notified',
+      'approval_timed_out',
     ]) {
       assert.ok((RUN_EVENT_TYPES as readonly string[]).includes(name), `event type ${name} is missing`);
     }

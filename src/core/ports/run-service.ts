@@ -7,10 +7,15 @@ import type { ModelToolDefinition } from './model-adapter.ts';
 import type { ToolSourceHealth } from './tool-source.ts';
 import type { ListRunsQuery, RunPage } from './run-store.ts';
 
-/** Who is asking: resolved by the server from the API key. */
+/** Who is asking: resolved by the server from the API key or the bearer token (OIDC). */
 export interface Caller {
   tenantId?: string;
   userId?: string;
+  /**
+   * The caller's roles: the token's roles claim (`auth.oidc[].rolesClaim`) or the API key's `roles`. Tenant rules may
+   * name them (`tenants.<id>.roles`, `tenants.<id>.approvers`); a run records them in its settings.
+   */
+  roles?: string[];
 }
 
 export interface StartRunRequest {
