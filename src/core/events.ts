@@ -183,7 +183,7 @@ export interface RunEventDataMap {
     toolCallId: string;
     /** The target's `name`. */
     target: string;
-    /** `first`: when the call began to wait; `again`: onTimeout notify-again; `escalation`: to the escalation targets. */
+    /** `first`: when the call began to wait; `again`: onTimeout notify-again; `escalation`: the escalation targets. */
     round: 'first' | 'again' | 'escalation';
     outcome: 'delivered' | 'failed';
     /** Attempts made (1 when the first one was delivered). */
