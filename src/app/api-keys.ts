@@ -14,6 +14,7 @@ export function apiKeysFromSettings(settings: Settings): ApiKeyEntry[] {
           tenantId,
           ...(entry.userId === undefined ? {} : { userId: entry.userId }),
           ...(entry.allowUserIdHeader === undefined ? {} : { allowUserIdHeader: entry.allowUserIdHeader }),
+          ...(entry.roles === undefined || entry.roles.length === 0 ? {} : { roles: [...new Set(entry.roles)] }),
         });
       }
     }

@@ -14,15 +14,16 @@ export type ClassifiedTool = ToolSpec & {
   available: boolean;
 };
 
-/** The tools a tenant may use (denied ones left out), each with its read/write classification. */
+/** The tools a tenant's caller (with its roles) may use (denied ones left out), each with its classification. */
 export function classifyTools(options: {
   known: readonly { spec: ToolSpec; available: boolean }[];
   policy: Policy;
   tenantId: string | undefined;
+  roles?: readonly string[] | undefined;
 }): ClassifiedTool[] {
-  const { policy, tenantId } = options;
+  const { policy, tenantId, roles } = options;
   return options.known
-    .filter(({ spec }) => isToolAllowed(policy, tenantId, spec).allowed)
+    .filter(({ spec }) => isToolAllowed(policy, { tenantId, roles }, spec).allowed)
     .map(({ spec, available }) => {
       const resolved = resolveToolPolicy(policy, spec, spec.name);
       return {

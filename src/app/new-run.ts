@@ -35,6 +35,8 @@ export interface RunRequest {
   threadId?: string;
   tenantId?: string;
   userId?: string;
+  /** The caller's roles (Caller.roles), recorded in the run's settings for the tenant's role rules. */
+  roles?: string[];
   /** Writes are validated and shown, not executed. */
   dryRun?: boolean;
   /** Values for injected arguments (`{{context.*}}`). */
@@ -92,6 +94,7 @@ export async function newRunFrom(options: {
   });
   if (request.history !== undefined) settings.history = request.history;
   if (clientTools.length > 0) settings.clientTools = clientTools;
+  if (request.roles !== undefined && request.roles.length > 0) settings.roles = [...request.roles];
   return {
     input: request.input,
     model: model.id,

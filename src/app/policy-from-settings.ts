@@ -1,4 +1,4 @@
-import { checkPolicyConditions, type ConditionsOf, type Policy } from '../gate/index.ts';
+import { checkPolicyConditions, type ConditionsOf, type Policy, type RoleRule } from '../gate/index.ts';
 import type { Settings } from '../config/resolve-settings.ts';
 import { ToolgateError } from '../core/index.ts';
 import { withoutUndefined } from '../core/without-undefined.ts';
@@ -13,8 +13,20 @@ export function policyFromSettings(settings: Settings, source?: string): Policy 
   checkToolConditions(tools, source);
   const tenants: Policy['tenants'] = {};
   for (const [id, rule] of Object.entries(settings.tenants))
-    tenants[id] = withoutUndefined({ allow: rule.allow, deny: rule.deny });
+    tenants[id] = withoutUndefined({
+      allow: rule.allow,
+      deny: rule.deny,
+      roles: rule.roles === undefined ? undefined : roleRules(rule.roles),
+      approvers: rule.approvers,
+    });
   return { tools, tenants, ...(settings.redact === undefined ? {} : { redact: settings.redact }) };
+}
+
+/** `tenants.<id>.roles` as the gate takes them (exact optional keys). */
+function roleRules(
+  roles: Readonly<Record<string, { allow?: string[] | undefined; deny?: string[] | undefined }>>,
+): Record<string, RoleRule> {
+  return Object.fromEntries(Object.entries(roles).map(([role, rule]) => [role, withoutUndefined(rule)]));
 }
 
 /**

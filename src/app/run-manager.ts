@@ -20,6 +20,7 @@ import {
 } from '../core/index.ts';
 import { createRedactor } from '../gate/index.ts';
 import { checkApprovalEdit } from './check-approval-edit.ts';
+import { checkDecider } from './check-decider.ts';
 import { createFork, prepareFork } from './fork-run.ts';
 import { checkModelAllowed, overloadedError } from './admission.ts';
 import { redactRunContext } from './redact-run.ts';
@@ -129,6 +130,7 @@ export class RunManager implements RunService {
       ...request,
       ...(caller.tenantId === undefined ? {} : { tenantId: caller.tenantId }),
       ...(caller.userId === undefined ? {} : { userId: caller.userId }),
+      ...(caller.roles === undefined ? {} : { roles: caller.roles }),
     });
     // No tools reachable: refuse now, as an HTTP error, rather than start a run that can only fail.
     await this.#toolgate.tools.listTools();
@@ -198,8 +200,18 @@ export class RunManager implements RunService {
     return redactRunContext(run, this.#redact);
   }
 
-  async submitInput(caller: Caller, runId: string, input: RunInput): Promise<Run> {
+  async submitInput(caller: Caller, runId: string, given: RunInput): Promise<Run> {
     const seen = await this.#mustSee(caller, runId);
+    // Who may decide (tenants.<id>.approvers): refused before anything is written.
+    const input = await checkDecider({
+      policy: this.#toolgate.policy,
+      store: this.#toolgate.store,
+      knownTools: () => this.#toolgate.tools.knownTools(),
+      escalationApprovers: this.#toolgate.settings.approvals?.escalation?.approvers,
+      run: seen,
+      caller,
+      input: given,
+    });
     if (input.type === 'approval' && input.decision === 'edit') {
       const tools = (await this.#toolgate.tools.knownTools()).map(({ spec }) => spec);
       checkApprovalEdit({
@@ -235,7 +247,7 @@ export class RunManager implements RunService {
   }
 
   async listTools(caller: Caller): Promise<ToolsView> {
-    const tools = await this.#toolgate.listClassifiedTools(caller.tenantId);
+    const tools = await this.#toolgate.listClassifiedTools(caller.tenantId, caller.roles);
     return { tools, servers: this.#toolgate.toolHealth() };
   }
 

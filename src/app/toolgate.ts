@@ -169,11 +169,11 @@ export class Toolgate {
   }
 
   /**
-   * The tools a tenant may use (denied ones hidden), each with its read/write
+   * The tools a tenant's caller holding `roles` may use (denied ones hidden), each with its read/write
    * classification; tools of a server that is down are kept, `available: false`.
    */
-  async listClassifiedTools(tenantId?: string): Promise<ClassifiedTool[]> {
-    return classifyTools({ known: await this.tools.knownTools(), policy: this.policy, tenantId });
+  async listClassifiedTools(tenantId?: string, roles?: readonly string[]): Promise<ClassifiedTool[]> {
+    return classifyTools({ known: await this.tools.knownTools(), policy: this.policy, tenantId, roles });
   }
 
   /**

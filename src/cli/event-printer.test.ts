@@ -57,6 +57,37 @@ describe('event printer: what the gate did', () => {
     assert.deepEqual(gateDecisionLines({ ...MESSY_GATE, normalisations: [], injected: [] }), []);
   });
 
+  it('notifications, a timeout and a decision from a link print under the waiting call', () => {
+    const { io, err } = capture();
+    const printer = createEventPrinter({ io, json: false });
+    printer.print(
+      ev('approval_required', {
+        step: 1,
+        toolCallId: 'c1',
+        name: 'placeOrder',
+        arguments: ORDER,
+        effect: 'write',
+        reason: 'policy',
+      }),
+    );
+    const notified = { toolCallId: 'c1', target: 'managers', round: 'first', deliveryId: 'd1' } as const;
+    printer.print(ev('approval_notified', { ...notified, outcome: 'delivered', attempts: 1 }));
+    const failures = [{ attempt: 5, status: 500, error: 'HTTP 500' }];
+    printer.print(ev('approval_notified', { ...notified, target: 'desk', outcome: 'failed', attempts: 5, failures }));
+    printer.print(ev('approval_timed_out', { toolCallId: 'c1', action: 'escalate', waitedMs: 600_000, round: 1 }));
+    const source = { via: 'chat', target: 'managers', linkId: 'l1', actor: 'U123' } as const;
+    printer.print(
+      ev('input_received', { input: { type: 'approval', toolCallId: 'c1', decision: 'reject', source, reason: 'no' } }),
+    );
+    assert.deepEqual(err().split('\n').slice(1), [
+      '  placeOrder: notified managers (delivered)',
+      '  placeOrder: notifying desk failed after 5 attempts: HTTP 500',
+      '  placeOrder: timed out after 10 min → escalated',
+      '  decision on placeOrder: reject via chat (managers) by U123: no',
+      '',
+    ]);
+  });
+
   it('a call that waits: ⏸ with the reason, then the gate lines once, the decision, and the call when it runs', () => {
     const { io, err } = capture();
     const printer = createEventPrinter({ io, json: false });

@@ -1,9 +1,17 @@
-import { isJsonObject, type JsonValue, type Run, type RunEvent, type RunEventDataMap } from '../core/index.ts';
+import {
+  isJsonObject,
+  type DecisionSource,
+  type JsonValue,
+  type Run,
+  type RunEvent,
+  type RunEventDataMap,
+} from '../core/index.ts';
 import type { CliIO } from './cli-io.ts';
 import { formatTokens } from './format-usage.ts';
 import { gateDecisionLines } from './gate-decision-lines.ts';
 import { truncate } from './truncate.ts';
 import { approvalWhy } from './approval-why.ts';
+import { notifiedNote, sourceNote, timedOutNote } from '../client/approval-notes.ts';
 
 /** What a plan step's gate decision adds after its effect. */
 const DECISION_NOTES: Readonly<Record<string, string>> = {
@@ -241,6 +249,13 @@ export function createEventPrinter(options: { io: CliIO; json: boolean }): Event
           );
           flush(event.data.toolCallId);
           break;
+        case 'approval_notified':
+        case 'approval_timed_out': {
+          const name = names.get(event.data.toolCallId) ?? event.data.toolCallId;
+          const text = event.type === 'approval_notified' ? notifiedNote(event.data) : timedOutNote(event.data);
+          io.stderr.write(`${dim(`  ${name}: ${text}`)}\n`);
+          break;
+        }
         case 'input_received': {
           const input = event.data.input;
           if (input.type !== 'approval') break;
@@ -249,7 +264,8 @@ export function createEventPrinter(options: { io: CliIO; json: boolean }): Event
           io.stderr.write(
             `${dim(
               `  decision on ${name}: ` +
-                `${input.decision}${input.userId === undefined ? '' : ` (by ${input.userId})`}${reason}`,
+                `${input.decision}${decisionSource(input.source)}` +
+                `${input.userId === undefined ? '' : ` (by ${input.userId})`}${reason}`,
             )}\n`,
           );
           break;
@@ -317,4 +333,11 @@ function resultText(content: readonly { type: string; text?: string }[], structu
     .replace(/\s+/g, ' ')
     .trim();
   return text !== '' ? text : structured === undefined ? '' : JSON.stringify(structured);
+}
+
+/** " via chat (desk) by U123": where a decision came from and who the bot said made it; "" for the runs API. */
+function decisionSource(source: DecisionSource | undefined): string {
+  const note = sourceNote(source);
+  if (note === '') return '';
+  return ` ${note}${source?.actor === undefined ? '' : ` by ${source.actor}`}`;
 }

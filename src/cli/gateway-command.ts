@@ -2,7 +2,7 @@ import { describeStore } from '../app/open-store.ts';
 import { EXIT, optionalString, parseFlags, usageError, type CliIO } from './cli-io.ts';
 import { createServeLogger, resolveLogLevel } from './serve-logger.ts';
 import { toolHealthSummary } from './serve-tool-health.ts';
-import { listenHttp, openServing, waitForStop, type Listening } from './serving.ts';
+import { listenHttp, openServing, startApprovals, waitForStop, type Listening } from './serving.ts';
 import { GATEWAY_SPEC } from './specs/gateway-spec.ts';
 
 /**
@@ -55,6 +55,7 @@ export async function gatewayCommand(args: readonly string[], io: CliIO): Promis
     }
     // Sessions of a gateway that stopped without ending them are ended here (their clients are gone).
     await manager.recover();
+    const approvals = await startApprovals(serving);
     const lost = await app.sweepLostSessions();
     if (lost.length > 0)
       logger.warn({ runIds: lost }, `ended ${lost.length} gateway session(s) left waiting by a gateway that went away`);
@@ -81,7 +82,7 @@ export async function gatewayCommand(args: readonly string[], io: CliIO): Promis
     say.write(`toolgate gateway: ${where.join('; ')}  (store ${describeStore(serving.storeSpec)})\n`);
     const summary = toolHealthSummary(serving.tools);
     if (summary !== undefined) say.write(`  ${summary}\n`);
-    if (listening !== undefined && serving.apiKeys.length === 0)
+    if (listening !== undefined && serving.apiKeys.length === 0 && serving.oidc === undefined)
       logger.warn(
         `no API keys configured: listening on loopback only ` +
           `(${serving.host}); add tenants.<id>.apiKeys to accept other machines`,
@@ -93,6 +94,7 @@ export async function gatewayCommand(args: readonly string[], io: CliIO): Promis
     ]);
     logger.info(`stopping: ${reason}; ending gateway sessions`);
     clearInterval(sweeper);
+    await approvals.close();
     const graceMs = settings.server.shutdownGraceMs ?? 10_000;
     await stdioHandle?.close(reason);
     await app.close(reason);

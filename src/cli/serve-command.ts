@@ -2,7 +2,7 @@ import { describeStore } from '../app/open-store.ts';
 import { EXIT, optionalString, parseFlags, usageError, type CliIO } from './cli-io.ts';
 import { createServeLogger, resolveLogLevel } from './serve-logger.ts';
 import { authHeader } from './serve-run-log.ts';
-import { listenHttp, openServing, waitForStop } from './serving.ts';
+import { listenHttp, openServing, startApprovals, waitForStop } from './serving.ts';
 import { SERVE_SPEC } from './specs/serve-spec.ts';
 import { toolHealthSummary } from './serve-tool-health.ts';
 
@@ -24,6 +24,7 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
   try {
     const { http, metricsServer } = await listenHttp(serving);
     const recovered = await manager.recover();
+    const approvals = await startApprovals(serving);
     io.stdout.write(
       `toolgate serving on ${http.url}  (store ${describeStore(storeSpec)}, ` +
         `model ${settings.model ?? 'none: pass "model" per run'})\n`,
@@ -33,7 +34,7 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
     );
     const summary = toolHealthSummary(serving.tools);
     if (summary !== undefined) io.stdout.write(`  ${summary}\n`);
-    if (apiKeys.length === 0)
+    if (apiKeys.length === 0 && serving.oidc === undefined)
       logger.warn(
         `no API keys configured: listening on loopback only ` +
           `(${serving.host}); add tenants.<id>.apiKeys to accept other machines`,
@@ -57,6 +58,7 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
     await waitForStop(io.signal);
     logger.info('stopping: no new runs; letting running steps reach a safe point');
     const graceMs = settings.server.shutdownGraceMs ?? 10_000;
+    await approvals.close();
     await Promise.all([http.close({ graceMs }), manager.shutdown({ graceMs }), metricsServer?.close()]);
     return EXIT.ok;
   } finally {

@@ -5,6 +5,8 @@ import { RunManager } from '../app/run-manager.ts';
 import { apiKeysFromSettings } from '../app/api-keys.ts';
 import { DEFAULT_STORE, openStore } from '../app/open-store.ts';
 import { ToolgateMetrics } from '../app/metrics.ts';
+import { ApprovalsRuntime } from '../app/approvals/approvals-runtime.ts';
+import { createApprovalLinks } from '../app/approvals/link-service.ts';
 import { checkToolConditions } from '../app/policy-from-settings.ts';
 import type { Toolgate } from '../app/toolgate.ts';
 import { loadConfig } from '../config/load-config.ts';
@@ -18,6 +20,8 @@ import {
   type McpCaller,
   type RunningHttpServer,
 } from '../server/index.ts';
+import { OidcVerifier } from '../server/oidc/oidc-verifier.ts';
+import { checkIssuers } from '../server/oidc/check-issuers.ts';
 import { consoleDir } from './console-dir.ts';
 import { optionalString, stringList, usageError, type CliIO } from './cli-io.ts';
 import { DEMO_SCRIPT, DEMO_SERVER_ARGS } from './demo-command.ts';
@@ -52,6 +56,12 @@ export interface Serving {
   url: { value: string };
   /** Hands a gateway session's events to the same log and metrics as the runs' events. */
   observe: (events: readonly RunEvent[]) => void;
+  /** Notifications and timeouts of waiting calls (docs/approvals.md): start with startApprovals. */
+  approvals: ApprovalsRuntime;
+  /** The trusted token issuers (auth.oidc), when any are configured. */
+  oidc: OidcVerifier | undefined;
+  /** auth.resource. */
+  resource: string | undefined;
 }
 
 /**
@@ -101,7 +111,13 @@ export async function openServing(values: Record<string, unknown>, io: CliIO, lo
   });
   // Metrics see what this process appends; the store they wrap times every append.
   const metrics = new ToolgateMetrics({ store: opened });
-  const store = metrics.timeAppends(opened);
+  const approvals = new ApprovalsRuntime({
+    ...(config.approvals === undefined ? {} : { config: config.approvals }),
+    ...(config.auth?.resource === undefined ? {} : { resource: config.auth.resource }),
+    ...(settings.server.sessionSecret === undefined ? {} : { sessionSecret: settings.server.sessionSecret }),
+  });
+  // Every append of this process passes the approvals' watch: a call that begins to wait is notified.
+  const store = approvals.watch(metrics.timeAppends(opened));
   const verbose = values['verbose'] === true;
   const toolgate = toolgateFrom(
     {
@@ -148,7 +164,27 @@ export async function openServing(values: Record<string, unknown>, io: CliIO, lo
       strict: values['strict'] === true,
       warn: (text, finding) => logger.warn({ pattern: finding.pattern, where: finding.where }, text),
     });
-    return { settings, apiKeys, host, port, storeSpec, store, metrics, toolgate, manager, logger, tools, url, observe };
+    return {
+      settings,
+      apiKeys,
+      host,
+      port,
+      storeSpec,
+      store,
+      metrics,
+      toolgate,
+      manager,
+      logger,
+      tools,
+      url,
+      observe,
+      approvals,
+      oidc:
+        config.auth?.oidc === undefined || config.auth.oidc.length === 0
+          ? undefined
+          : new OidcVerifier({ issuers: config.auth.oidc, resource: config.auth.resource }),
+      resource: config.auth?.resource,
+    };
   } catch (error) {
     await toolgate.close();
     throw error;
@@ -215,6 +251,14 @@ export async function listenHttp(
     ...(extra.mcp === undefined ? {} : { mcp: extra.mcp }),
     consoleDir: consoleDir(),
     chat: settings.chat,
+    oidc: serving.oidc,
+    resource: serving.resource,
+    // Decisions from a notification's links: the same secret signs and checks them, decided through the runs' path.
+    approvalLinks: createApprovalLinks({
+      secret: serving.approvals.linkSecret,
+      runs: serving.manager,
+      store: serving.store,
+    }),
   }).catch(async (error: unknown) => {
     await metricsServer?.close();
     const code = error instanceof Error && 'code' in error ? error.code : undefined;
@@ -227,7 +271,30 @@ export async function listenHttp(
   });
   serving.url.value = http.url;
   metrics.sse = () => http.sseStats();
+  // An issuer that is down is a warning, not a reason to stay down: its tokens get a clear 503 until it answers.
+  if (serving.oidc !== undefined) void checkIssuers(serving.oidc, (message) => logger.warn(message));
   return { http, metricsServer };
+}
+
+/**
+ * Starts notifications and approval timeouts (a no-op without `approvals.notify`/`timeoutMs`); close the result on
+ * shutdown, before the manager stops.
+ */
+export async function startApprovals(serving: Serving): Promise<{ close(): Promise<void> }> {
+  const { approvals, logger, manager } = serving;
+  if (approvals.active && approvals.randomSecret)
+    logger.warn(
+      'no approvals.linkSecret (nor server.sessionSecret): decision links are signed with a random secret and stop ' +
+        'working when this process restarts; set approvals.linkSecret (env:NAME)',
+    );
+  await approvals.start({
+    store: serving.store,
+    serverUrl: () => serving.url.value,
+    decide: (runId, input) => manager.submitInput({}, runId, input),
+    knownTools: () => serving.toolgate.tools.knownTools(),
+    log: (level, message, fields) => logger[level](fields ?? {}, message),
+  });
+  return approvals;
 }
 
 /** `server.authBackoff` as the HTTP server takes it (the store's limits count the failures). */

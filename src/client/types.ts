@@ -164,6 +164,8 @@ export interface SessionInfo {
   keysRequired: boolean;
   tenantId?: string;
   userId?: string;
+  /** The caller's roles (the API key's `roles`, or the token's roles claim). */
+  roles?: string[];
   csrfToken?: string;
   expiresAt?: string;
 }
@@ -173,6 +175,7 @@ export interface SignedIn {
   anonymous?: boolean;
   tenantId?: string;
   userId?: string;
+  roles?: string[];
   csrfToken: string;
   expiresAt?: string;
 }

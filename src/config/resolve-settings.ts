@@ -93,6 +93,8 @@ export interface Settings {
   parsing?: ParsingSettings;
   /** `chat`: how the chat protocols answer a call that waits for a person (docs/openai.md). */
   chat?: NonNullable<ToolgateConfig['chat']>;
+  /** `approvals`: notifications, decision links, timeouts, escalation approvers (docs/approvals.md). */
+  approvals?: NonNullable<ToolgateConfig['approvals']>;
 }
 
 /**
@@ -158,6 +160,7 @@ export function resolveSettings(
   if (config.redact !== undefined) settings.redact = config.redact;
   if (config.policy?.strict !== undefined) settings.policyStrict = config.policy.strict;
   if (config.chat !== undefined) settings.chat = config.chat;
+  if (config.approvals !== undefined) settings.approvals = config.approvals;
   const parsing = parsingSettings(
     config.parsing,
     flags.chatTemplate === undefined || model === undefined ? undefined : { model, source: flags.chatTemplate },

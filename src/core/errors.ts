@@ -62,6 +62,8 @@ export const ERROR_CODES = [
   // gateway mode: a call over a rate limit (tool result), and a session whose gateway process went away (run_failed)
   'rate_limited',
   'session_lost',
+  // a decision link used after its expiry (`approvals.linkTtlMs`): open the run in the console to decide
+  'link_expired',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

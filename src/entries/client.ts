@@ -32,6 +32,8 @@ export type {
   SignedIn,
   ToolgateClientOptions,
 } from '../client/index.ts';
+export { verifyWebhook, DEFAULT_WEBHOOK_TOLERANCE_SECONDS } from '../client/verify-webhook.ts';
+export type { VerifyWebhookOptions, WebhookHeaders, WebhookVerification } from '../client/verify-webhook.ts';
 export type {
   ErrorCode,
   ForkSettings,

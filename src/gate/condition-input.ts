@@ -8,7 +8,7 @@ export interface ConditionInput {
   /** The name the model called. */
   tool: string;
   tenant: string | null;
-  /** `{id, …}`: the user fields the run has; null without a user. */
+  /** `{id, roles, …}`: the user fields the run has (`roles`: its caller's, `[]` without any); null without either. */
   user: JsonObject | null;
   /** The run's context values; `{}` without any. */
   context: JsonObject;
@@ -22,11 +22,12 @@ export function conditionInput(options: {
 }): ConditionInput {
   const { caller } = options;
   const tenant = caller?.tenant?.['id'];
+  const user = caller?.user;
   return {
     args: options.args,
     tool: options.tool,
     tenant: typeof tenant === 'string' ? tenant : null,
-    user: caller?.user ?? null,
+    user: user === undefined ? null : Array.isArray(user['roles']) ? user : { ...user, roles: [] },
     context: caller?.context ?? {},
   };
 }

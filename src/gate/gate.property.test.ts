@@ -34,13 +34,47 @@ describe('gate properties', () => {
     fc.assert(
       fc.property(patterns, patterns, toolRef, fc.boolean(), (allow, deny, tool, withAllow) => {
         const policy: Policy = { tools: {}, tenants: { t: withAllow ? { allow, deny } : { deny } } };
-        const result = isToolAllowed(policy, 't', tool);
+        const result = isToolAllowed(policy, { tenantId: 't' }, tool);
         const denied = deny.some((p) => matchToolPattern(p, tool));
         const allowed = !withAllow || allow.some((p) => matchToolPattern(p, tool));
         assert.equal(result.allowed, !denied && allowed);
         if (denied) assert.ok(result.rule !== undefined && deny.includes(result.rule));
         if (!result.allowed) assert.ok((result.reason ?? '').length > 0);
       }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("a deny, the tenant's or a held role's, always wins; roles the caller does not hold change nothing", () => {
+    const roleName = fc.constantFrom('trader', 'viewer', 'intern', 'admin');
+    const roleRule = fc.record({ allow: patterns, deny: patterns }, { requiredKeys: [] });
+    fc.assert(
+      fc.property(
+        fc.record({ allow: patterns, deny: patterns }, { requiredKeys: [] }),
+        fc.dictionary(roleName, roleRule),
+        fc.uniqueArray(roleName, { maxLength: 3 }),
+        toolRef,
+        (tenant, roles, held, tool) => {
+          const policy: Policy = { tools: {}, tenants: { t: { ...tenant, roles } } };
+          const result = isToolAllowed(policy, { tenantId: 't', roles: held }, tool);
+          const heldRules = held.flatMap((role) => (Object.hasOwn(roles, role) ? [roles[role] ?? {}] : []));
+          const matches = (list: string[] | undefined) => (list ?? []).some((p) => matchToolPattern(p, tool));
+          if (matches(tenant.deny) || heldRules.some((rule) => matches(rule.deny))) assert.equal(result.allowed, false);
+          else {
+            const allowed =
+              tenant.allow === undefined || matches(tenant.allow) || heldRules.some((r) => matches(r.allow));
+            assert.equal(result.allowed, allowed);
+          }
+          if (!result.allowed) assert.ok((result.reason ?? '').length > 0);
+          const onlyHeld = Object.fromEntries(
+            Object.entries(roles).filter(([role]) => new Set<string>(held).has(role)),
+          );
+          const without: Policy = { tools: {}, tenants: { t: { ...tenant, roles: onlyHeld } } };
+          const same = isToolAllowed(without, { tenantId: 't', roles: held }, tool);
+          assert.equal(same.allowed, result.allowed);
+          assert.equal(same.rule, result.rule);
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -50,7 +50,8 @@ export {
   type HookRecord,
 } from './decide-call.ts';
 export { injectedSchemaView } from './injected-schema-view.ts';
-export { isToolAllowed, tenantRuleFor, type AllowDecision } from './is-tool-allowed.ts';
+export { isToolAllowed, tenantRuleFor, type AllowDecision, type GateAudience } from './is-tool-allowed.ts';
+export { mayDecide, type DecideAuthority } from './may-decide.ts';
 export { isModelAllowed, matchModelPattern, type ModelAccess, type ModelDecision } from './is-model-allowed.ts';
 export { compareSpecificity, matchToolPattern, toolRefOf, type ToolRef } from './match-tool-pattern.ts';
 export {
@@ -63,6 +64,7 @@ export {
   type PolicyCondition,
   type ResolvedToolPolicy,
   type TenantRule,
+  type RoleRule,
   type ToolEffect,
   type ToolRule,
 } from './policy.ts';

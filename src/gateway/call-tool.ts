@@ -8,6 +8,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { isJsonObject, isRecord, type JsonObject, type ToolResult } from '../core/index.ts';
+import { mayDecide, type DecideAuthority } from '../gate/index.ts';
 import type { GatewayCallResult, GatewayDone } from './gateway-call.ts';
 import { APPROVAL_INPUT_KEY, approvalForm, readApprovalAnswer, type HeldCall } from './approval-form.ts';
 import type { Gateway } from './gateway.ts';
@@ -119,8 +120,10 @@ async function answerApproval(input: CallToolInput, state: string): Promise<Call
   if (outcome === undefined)
     return refusal(`the approval of ${input.name} (${ref.toolCallId}) is no longer pending; call the tool again`);
   const answer = inputResponse(ctx.mcpReq.inputResponses, APPROVAL_INPUT_KEY);
-  if (answer.kind !== 'elicit') {
-    // No answer (e.g. the client dropped it): the call stays held for the runs API until its timeout.
+  const authority = answer.kind === 'elicit' ? await sessionMayDecide(input) : undefined;
+  if (answer.kind !== 'elicit' || authority?.allowed !== true) {
+    // No answer (e.g. the client dropped it), or one from a user whose roles may not decide this tool's approvals
+    // (tenants.<id>.approvers): the call stays held for the runs API until its timeout.
     return toMcp(
       run.runId,
       await waitWithProgress(
@@ -156,9 +159,21 @@ async function answerApproval(input: CallToolInput, state: string): Promise<Call
       );
     }
   } else {
-    await run.decide(read.input);
+    const roles = authority?.rule === undefined ? undefined : [...(session.identity.roles ?? [])];
+    await run.decide(
+      roles === undefined ? read.input : { ...read.input, source: { ...read.input.source, via: 'elicitation', roles } },
+    );
   }
   return toMcp(run.runId, await outcome);
+}
+
+/** Whether the session's caller may decide approvals of the called tool (mayDecide with the session's roles). */
+async function sessionMayDecide(input: CallToolInput): Promise<DecideAuthority> {
+  const { catalog } = await input.gateway.catalog(input.session);
+  const entry = catalog.visible.get(input.name) ?? catalog.denied.get(input.name)?.entry;
+  if (entry === undefined) return { allowed: false, reason: `${input.name} is no longer a tool of this gateway` };
+  const { tenantId, roles } = input.session.identity;
+  return mayDecide(input.gateway.options.environment.policy, { tenantId, roles, tool: entry.tool });
 }
 
 /** Waits for the held call's outcome, telling a client that asked for progress that it still waits. */

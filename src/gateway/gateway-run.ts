@@ -226,6 +226,7 @@ export class GatewayRun {
       dryRun: this.#options.session.dryRun,
       tenantId: this.#options.tenantId,
       userId: this.#options.userId,
+      roles: this.#options.roles,
       hooks: env.hooks,
       signal,
       toolTimeoutMs: env.toolTimeoutMs,

@@ -5,6 +5,8 @@ import type { GatewayRun } from './gateway-run.ts';
 export interface GatewayIdentity {
   tenantId?: string | undefined;
   userId?: string | undefined;
+  /** The caller's roles (Caller.roles): the tenant's role rules and approvers apply to the session. */
+  roles?: readonly string[] | undefined;
   /** The API key's fingerprint (HTTP): a key's sessions count against its share. */
   keyId?: string | undefined;
   /** Writes are validated and recorded, not executed. */
@@ -14,6 +16,8 @@ export interface GatewayIdentity {
 /** Whether `value` is a GatewayIdentity (as handed through the SDK's loosely typed auth info). */
 export function isGatewayIdentity(value: unknown): value is GatewayIdentity {
   if (!isRecord(value) || typeof value['dryRun'] !== 'boolean') return false;
+  const roles = value['roles'];
+  if (roles !== undefined && !(Array.isArray(roles) && roles.every((role) => typeof role === 'string'))) return false;
   return ['tenantId', 'userId', 'keyId'].every((key) => value[key] === undefined || typeof value[key] === 'string');
 }
 

@@ -191,6 +191,7 @@ export class Gateway {
       environment: this.options.environment,
       tenantId: session.identity.tenantId,
       userId: session.identity.userId,
+      roles: session.identity.roles,
       session: session.settings,
       approvalTimeoutMs: this.approvalTimeoutMs,
       toolNames,
@@ -216,7 +217,8 @@ export class Gateway {
     const { tools, pins } = await this.#upstream.list(options);
     const { policy } = this.options.environment;
     const tenantId = session.identity.tenantId;
-    const built = buildToolCatalog(pins === undefined ? tools : pins.visible, { policy, tenantId });
+    const { roles } = session.identity;
+    const built = buildToolCatalog(pins === undefined ? tools : pins.visible, { policy, tenantId, roles });
     const run = await this.runOf(
       session,
       built.definitions.map((d) => d.name),

@@ -75,7 +75,7 @@ export class GatewayHttp {
             transport: 'http',
             identity,
             sessionKey: (client) =>
-              `http:${identity.tenantId ?? ''}:${identity.userId ?? ''}:` +
+              `http:${identity.tenantId ?? ''}:${identity.userId ?? ''}:${rolesKey(identity.roles)}:` +
               `${identity.dryRun ? 'dry' : 'live'}:${hint ?? client?.name ?? ''}`,
           },
           passthrough,
@@ -93,6 +93,7 @@ export class GatewayHttp {
     const identity: GatewayIdentity = {
       tenantId: caller.tenantId,
       userId: caller.userId,
+      ...(caller.roles === undefined ? {} : { roles: caller.roles }),
       keyId: caller.keyId,
       dryRun: caller.dryRun || headerOn(req.headers[DRY_RUN_HEADER]),
     };
@@ -106,7 +107,11 @@ export class GatewayHttp {
       const legacy = this.#legacy.get(sessionId);
       if (legacy === undefined)
         response = jsonRpcError(404, -32001, 'Session not found: it ended or never existed; initialize a new one');
-      else if (legacy.identity.tenantId !== identity.tenantId || legacy.identity.userId !== identity.userId)
+      else if (
+        legacy.identity.tenantId !== identity.tenantId ||
+        legacy.identity.userId !== identity.userId ||
+        rolesKey(legacy.identity.roles) !== rolesKey(identity.roles)
+      )
         response = jsonRpcError(403, -32600, 'this session belongs to another caller');
       else {
         this.#gateway.keepAlive(`${LEGACY_PREFIX}${sessionId}`);
@@ -304,4 +309,9 @@ async function send(res: ServerResponse, response: Response): Promise<void> {
     res.off('close', stop);
     res.end();
   }
+}
+
+/** Callers holding other roles never share a session: each session's catalog and approvers follow its roles. */
+function rolesKey(roles: readonly string[] | undefined): string {
+  return [...(roles ?? [])].sort().join(',');
 }

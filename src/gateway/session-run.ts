@@ -37,6 +37,8 @@ export interface GatewayRunOptions {
   environment: GatewayEnvironment;
   tenantId?: string | undefined;
   userId?: string | undefined;
+  /** The session caller's roles, recorded in the run's settings (RunSettings.roles). */
+  roles?: readonly string[] | undefined;
   session: GatewaySessionSettings;
   /** A held call with no decision after this long is refused. */
   approvalTimeoutMs: number;
@@ -69,6 +71,7 @@ export async function openSessionRun(
     constrain: false,
     stream: false,
     gateway: session,
+    ...(options.roles === undefined || options.roles.length === 0 ? {} : { roles: [...options.roles] }),
   };
   const init: NewRun = {
     input,

@@ -88,7 +88,9 @@ export function createAuthenticator(apiKeys: readonly ApiKeyEntry[]): Authentica
   };
 }
 
-/** The caller a key acts for: its tenant, and its user or (when the key allows it) the one `X-User-Id` names. */
+/**
+ * The caller a key acts for: its tenant and roles, and its user or (when the key allows it) the one `X-User-Id` names.
+ */
 export function callerFor(entry: ApiKeyEntry, headers: IncomingHttpHeaders): Caller {
   const userId = readUserId(headers);
   if (userId !== undefined && entry.allowUserIdHeader !== true) {
@@ -100,6 +102,7 @@ export function callerFor(entry: ApiKeyEntry, headers: IncomingHttpHeaders): Cal
   const caller: Caller = { tenantId: entry.tenantId };
   const effectiveUser = userId ?? entry.userId;
   if (effectiveUser !== undefined) caller.userId = effectiveUser;
+  if (entry.roles !== undefined && entry.roles.length > 0) caller.roles = [...entry.roles];
   return caller;
 }
 

@@ -21,6 +21,7 @@ import { listen } from './listen.ts';
 import { watchCreatedRun } from './watch-created-run.ts';
 import { DEFAULT_APPROVAL_MESSAGE, DEFAULT_APPROVAL_TIMEOUT_MS } from './chat/hold-message.ts';
 import { sendOpenAiError } from './chat/openai-error.ts';
+import { withBearerChallenge } from './oidc/protected-resource.ts';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8787;
@@ -32,6 +33,8 @@ export { startMetricsServer } from './metrics-server.ts';
 
 /** Routes that answer during shutdown: load balancers must see the server go. */
 const ANSWERED_WHILE_CLOSING = new Set(['/healthz', '/readyz']);
+/** Decision links: `/v1/approvals/{token}`. */
+const APPROVAL_LINK_PREFIX = '/v1/approvals/';
 
 export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -60,7 +63,7 @@ export function createHttpHandler(options: HttpServerOptions): HttpHandler {
 
 export async function startHttpServer(options: StartHttpServerOptions): Promise<RunningHttpServer> {
   const host = options.host ?? DEFAULT_HOST;
-  if (options.apiKeys.length === 0 && !isLoopbackHost(host)) {
+  if (options.apiKeys.length === 0 && options.oidc === undefined && !isLoopbackHost(host)) {
     throw new ToolgateError(
       'usage',
       `no API keys configured: refusing to listen on ${host}; configure tenants.<id>.apiKeys or bind to 127.0.0.1`,
@@ -103,11 +106,14 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
       sessionSecret: options.sessionSecret,
       sessionTtlSeconds: options.sessionTtlSeconds,
       throttle: authThrottle(options, log),
+      oidc: options.oidc,
+      resource: options.resource,
     }),
     chat: {
       approvalMessage: options.chat?.approvalMessage ?? DEFAULT_APPROVAL_MESSAGE,
       approvalTimeoutMs: options.chat?.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
     },
+    approvalLinks: options.approvalLinks,
   };
   const corsOrigins = corsOriginSet(options.corsOrigins);
   const { consoleDir } = options;
@@ -137,7 +143,8 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
         requestId,
         ...(runId === undefined ? {} : { runId }),
         method,
-        path,
+        // A decision link's token is a capability: it stays out of the log like a query string.
+        path: path.startsWith(APPROVAL_LINK_PREFIX) ? `${APPROVAL_LINK_PREFIX}…` : path,
         status: res.statusCode,
         latencyMs,
         ...ended,
@@ -147,7 +154,13 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
       if (!target.startsWith('/')) throw new ToolgateError('not_found', `no route for ${method} ${target}`);
       // Browser rules before anything else: a refused Host or Origin reaches no handler; a CORS preflight is answered
       // here.
-      const { sameOrigin } = guardOrigin(req, { keysRequired: state.auth.keysRequired, origins: corsOrigins });
+      const { sameOrigin } = guardOrigin(req, {
+        keysRequired: state.auth.keysRequired,
+        origins: corsOrigins,
+        // A decision link needs no cookie or key (its token is the capability), so a foreign Origin gains nothing;
+        // its confirm page is served with Referrer-Policy: no-referrer, so the browser's form POST says `Origin: null`.
+        anyOrigin: path.startsWith(APPROVAL_LINK_PREFIX),
+      });
       if (applyCors(req, res, { origins: corsOrigins, sameOrigin })) return;
       // The raw path: URL parsing would resolve "/console/../x" before the console could refuse it.
       if (consoleDir !== undefined && isConsolePath(path)) {
@@ -205,7 +218,12 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
         res.destroy();
         return;
       }
-      const response = errorShape === 'openai' ? sendOpenAiError(res, error) : sendError(res, error);
+      // With trusted issuers, a 401 names the metadata that leads a client to them (RFC 9728).
+      const answer =
+        state.auth.oidc === undefined
+          ? error
+          : withBearerChallenge(error, { req, path, resource: state.auth.resource });
+      const response = errorShape === 'openai' ? sendOpenAiError(res, answer) : sendError(res, answer);
       if (response.status >= 500) {
         log({
           level: 'error',
@@ -233,7 +251,8 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
 function authThrottle(options: HttpServerOptions, log: (entry: LogEntry) => void): AuthThrottle | undefined {
   const settings = options.authBackoff;
   const limits = settings === false ? undefined : (settings?.limits ?? options.store.limits);
-  if (options.apiKeys.length === 0 || limits === undefined || settings === false) return undefined;
+  const noAuth = options.apiKeys.length === 0 && options.oidc === undefined;
+  if (noAuth || limits === undefined || settings === false) return undefined;
   return new AuthThrottle({
     ...settings,
     limits,

@@ -50,6 +50,8 @@ export const HTTP_STATUS_BY_CODE = {
   skipped: 500,
   rate_limited: 429,
   session_lost: 500,
+  // A decision link that worked once and no longer does: gone, not missing.
+  link_expired: 410,
   // Runtime guard and strategy endings: carried by run_failed, never a response of their own.
   budget_tool_calls: 500,
   budget_tokens: 500,

@@ -73,6 +73,20 @@ export const sessionPaths: Record<string, Record<string, Schema>> = {
                 description: 'false: the server has no API keys and everyone is the anonymous caller.',
               },
               ...sessionFields,
+              roles: { type: 'array', items: { type: 'string' }, description: 'The caller’s roles.' },
+              issuer: { type: 'string', description: 'For a session opened through an OpenID issuer: which one.' },
+              signIn: {
+                type: 'array',
+                description: 'Issuers the console may sign in with (auth.oidc[].console): a button each.',
+                items: {
+                  type: 'object',
+                  required: ['issuer', 'url'],
+                  properties: {
+                    issuer: { type: 'string' },
+                    url: { type: 'string', description: 'GET /v1/auth/login?issuer=…: navigate the page there.' },
+                  },
+                },
+              },
             },
           },
           'The sign-in state; csrfToken and expiresAt only for a session cookie.',

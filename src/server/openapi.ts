@@ -1,8 +1,11 @@
+import { protectedResourcePaths } from './openapi-protected-resource.ts';
 import { RUN_STATUSES, RUN_STRATEGY_LABELS } from '../core/runs.ts';
 import { MAX_RUN_SEARCH_LENGTH } from '../core/run-filter.ts';
 import { AUTH_ERRORS, BROWSER_ERRORS, error, json, ref, type Schema } from './openapi-helpers.ts';
 import { schemas } from './openapi-schemas.ts';
 import { sessionPaths } from './openapi-session.ts';
+import { oidcLoginPaths } from './openapi-oidc-login.ts';
+import { approvalPaths } from './openapi-approvals.ts';
 import { uiChatPaths } from './openapi-ui-chat.ts';
 import { chatPaths } from './openapi-chat.ts';
 import { forkPaths } from './openapi-fork.ts';
@@ -249,6 +252,9 @@ const paths: Record<string, Record<string, Schema>> = {
     },
   },
   ...sessionPaths,
+  ...oidcLoginPaths,
+  ...approvalPaths,
+  ...protectedResourcePaths,
   ...uiChatPaths,
   ...chatPaths,
   '/healthz': {

@@ -21,7 +21,8 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 export function guardOrigin(
   req: IncomingMessage,
-  options: { keysRequired: boolean; origins: ReadonlySet<string> },
+  /** `anyOrigin`: a route that reads no cookie or key (a decision link): any Origin may send to it. */
+  options: { keysRequired: boolean; origins: ReadonlySet<string>; anyOrigin?: boolean },
 ): { sameOrigin: boolean } {
   const host = req.headers.host;
   if (!options.keysRequired && host !== undefined && !isLoopbackHost(hostnameOf(host))) {
@@ -35,6 +36,7 @@ export function guardOrigin(
   const origin = req.headers.origin;
   if (origin === undefined) return { sameOrigin: false };
   const sameOrigin = isSameOrigin(origin, host);
+  if (options.anyOrigin === true) return { sameOrigin };
   if (!sameOrigin && !options.origins.has(origin) && !SAFE_METHODS.has(req.method ?? 'GET')) {
     throw new ToolgateError(
       'forbidden',

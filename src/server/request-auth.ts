@@ -12,13 +12,22 @@ import {
   type KeyIndex,
 } from './auth.ts';
 import type { AuthThrottle } from './auth-throttle.ts';
-import { CSRF_HEADER, readSessionCookie, SessionSigner, type Session } from './session.ts';
+import type { OidcVerifier } from './oidc/oidc-verifier.ts';
+import { isBearerToken, tokenCaller, tokenIdentity, type TokenAuthContext } from './oidc/token-auth.ts';
+import {
+  CSRF_HEADER,
+  readSessionCookie,
+  SessionSigner,
+  type IdentitySession,
+  type Session,
+  type SessionIdentity,
+} from './session.ts';
 
 /** Who a request is, as GET /v1/session reports it. */
 export type Identity =
   | { via: 'anonymous'; caller: Caller }
   | { via: 'bearer'; caller: Caller }
-  | { via: 'session'; caller: Caller; session: Session };
+  | { via: 'session'; caller: Caller; session: Session | IdentitySession };
 
 /** A caller and the fingerprint of the API key it authenticated with (none for the anonymous caller). */
 export interface KeyedCaller {
@@ -41,6 +50,10 @@ const SAFE_METHODS = new Set(['GET', 'HEAD']);
 export class RequestAuth {
   readonly keysRequired: boolean;
   readonly sessions: SessionSigner;
+  /** The trusted OpenID Connect issuers (auth.oidc), when configured; the console signs in with theirs. */
+  readonly oidc: OidcVerifier | undefined;
+  /** auth.resource: the URL this server is known by (absent: each request's own origin). */
+  readonly resource: string | undefined;
   readonly #keys: KeyIndex;
   readonly #bearer: Authenticate;
   readonly #throttle: AuthThrottle | undefined;
@@ -51,11 +64,16 @@ export class RequestAuth {
     sessionTtlSeconds?: number | undefined;
     now?: () => number;
     throttle?: AuthThrottle | undefined;
+    oidc?: OidcVerifier | undefined;
+    resource?: string | undefined;
   }) {
     this.#throttle = options.throttle;
+    this.oidc = options.oidc;
+    this.resource = options.resource;
     this.#keys = createKeyIndex(options.apiKeys);
     this.#bearer = createAuthenticator(options.apiKeys);
-    this.keysRequired = options.apiKeys.length > 0;
+    // Trusted issuers make auth required as keys do: every caller then shows a key or a token.
+    this.keysRequired = options.apiKeys.length > 0 || options.oidc !== undefined;
     this.sessions = new SessionSigner({
       secret: options.sessionSecret,
       ttlSeconds: options.sessionTtlSeconds,
@@ -79,12 +97,14 @@ export class RequestAuth {
     if (headers.authorization !== undefined) {
       const presented = bearerToken(headers.authorization);
       // No key in the header (or not a bearer one): nothing was guessed; the authenticator says what is missing.
-      if (presented === undefined) return { caller: this.#bearer(headers), keyId: undefined };
+      if (presented === undefined) return { caller: this.#missing(headers), keyId: undefined };
+      // A JWT is a token of a trusted issuer (auth.oidc); anything else is looked up as an API key.
+      if (isBearerToken(this.oidc, presented)) return tokenCaller(req, presented, this.#tokens(this.oidc));
       const entry = await this.#checked(req, presented, 'bearer');
       return { caller: callerFor(entry, headers), keyId: keyFingerprint(entry.key) };
     }
     const token = readSessionCookie(headers.cookie);
-    if (token === undefined) return { caller: this.#bearer(headers), keyId: undefined };
+    if (token === undefined) return { caller: this.#missing(headers), keyId: undefined };
     const signedIn = this.#verify(token);
     if (signedIn === undefined) {
       throw new ToolgateError(
@@ -103,6 +123,7 @@ export class RequestAuth {
           `csrfToken from POST /v1/session (or GET /v1/session), or use "Authorization: Bearer <key>" instead`,
       );
     }
+    if (!('entry' in signedIn)) return { caller: identityCaller(signedIn.session.identity), keyId: undefined };
     return { caller: callerFor(signedIn.entry, headers), keyId: signedIn.session.fingerprint };
   }
 
@@ -116,6 +137,10 @@ export class RequestAuth {
     if (headers.authorization !== undefined) {
       const presented = bearerToken(headers.authorization);
       if (presented === undefined) return undefined;
+      if (isBearerToken(this.oidc, presented)) {
+        const caller = await tokenIdentity(req, presented, this.#tokens(this.oidc));
+        return caller === undefined ? undefined : { via: 'bearer', caller };
+      }
       await this.#throttle?.admit(req, presented);
       const entry = this.#keys.byKey(presented);
       if (entry !== undefined) return { via: 'bearer', caller: keyCaller(entry) };
@@ -125,9 +150,9 @@ export class RequestAuth {
     }
     const token = readSessionCookie(headers.cookie);
     const signedIn = token === undefined ? undefined : this.#verify(token);
-    return signedIn === undefined
-      ? undefined
-      : { via: 'session', caller: keyCaller(signedIn.entry), session: signedIn.session };
+    if (signedIn === undefined) return undefined;
+    const caller = 'entry' in signedIn ? keyCaller(signedIn.entry) : identityCaller(signedIn.session.identity);
+    return { via: 'session', caller, session: signedIn.session };
   }
 
   /**
@@ -146,7 +171,27 @@ export class RequestAuth {
     throw (await this.#throttle?.failed(req, presented, via)) ?? new ToolgateError('unauthorized', INVALID_KEY);
   }
 
-  #verify(token: string): { session: Session; entry: ApiKeyEntry } | undefined {
+  /** The 401 of a request that shows neither key nor token (with only issuers configured, no key is asked for). */
+  #missing(headers: IncomingMessage['headers']): never {
+    if (this.#keys.size === 0) {
+      throw new ToolgateError(
+        'unauthorized',
+        'missing bearer token: send "Authorization: Bearer <token>" with an access token of a trusted issuer ' +
+          '(auth.oidc), requested for this server as its resource (audience)',
+      );
+    }
+    this.#bearer(headers);
+    throw new ToolgateError('unauthorized', 'missing API key');
+  }
+
+  #tokens(verifier: OidcVerifier): TokenAuthContext {
+    return { verifier, resource: this.resource, throttle: this.#throttle };
+  }
+
+  /** A key session (its key still configured), or a session that carries an identity an issuer vouched for. */
+  #verify(token: string): { session: Session; entry: ApiKeyEntry } | { session: IdentitySession } | undefined {
+    const identity = this.sessions.verifyIdentity(token);
+    if (identity !== undefined) return { session: identity };
     const session = this.sessions.verify(token);
     const entry = session === undefined ? undefined : this.#keys.byFingerprint(session.fingerprint);
     return session === undefined || entry === undefined ? undefined : { session, entry };
@@ -154,7 +199,20 @@ export class RequestAuth {
 }
 
 function keyCaller(entry: ApiKeyEntry): Caller {
-  return entry.userId === undefined ? { tenantId: entry.tenantId } : { tenantId: entry.tenantId, userId: entry.userId };
+  return {
+    tenantId: entry.tenantId,
+    ...(entry.userId === undefined ? {} : { userId: entry.userId }),
+    ...(entry.roles === undefined || entry.roles.length === 0 ? {} : { roles: [...entry.roles] }),
+  };
+}
+
+/** A session opened through an issuer: the identity it was signed with (X-User-Id never applies). */
+function identityCaller(identity: SessionIdentity): Caller {
+  return {
+    tenantId: identity.tenantId,
+    ...(identity.userId === undefined ? {} : { userId: identity.userId }),
+    ...(identity.roles === undefined ? {} : { roles: identity.roles }),
+  };
 }
 
 function headerValue(raw: string | string[] | undefined): string | undefined {

@@ -1,9 +1,12 @@
 import type { Route } from './router.ts';
+import { getApprovalLink, postApprovalLink } from './routes/approvals.ts';
 import { getRunEvents } from './routes/events.ts';
+import { mcpProtectedResourceMetadata, protectedResourceMetadata } from './oidc/metadata-route.ts';
 import { chatCompletions } from './routes/chat-completions.ts';
 import { healthz, listModels, listTools, metrics, openApi, readyz } from './routes/misc.ts';
 import { cancelRun, createRun, forkRun, getRun, listRuns, submitInput } from './routes/runs.ts';
 import { getSession, signIn, signOut } from './routes/session.ts';
+import { finishLogin, startLogin } from './routes/oidc-login.ts';
 import { getUiChatStream, postUiChat } from './routes/ui-chat.ts';
 import type { RouteHandler } from './server-context.ts';
 
@@ -27,11 +30,25 @@ export const ROUTES: readonly Route<RouteHandler>[] = [
   { method: 'POST', path: '/v1/session', auth: false, handler: signIn },
   { method: 'GET', path: '/v1/session', auth: false, handler: getSession },
   { method: 'DELETE', path: '/v1/session', auth: false, handler: signOut },
+  // Console sign-in with an OpenID issuer (authorization code + PKCE): browser navigations that answer with redirects.
+  { method: 'GET', path: '/v1/auth/login', auth: false, handler: startLogin },
+  { method: 'GET', path: '/v1/auth/callback', auth: false, handler: finishLogin },
+  // Decision links: the token in the path is the capability (docs/approvals.md#decision-links); GET never decides.
+  { method: 'GET', path: '/v1/approvals/{token}', auth: false, handler: getApprovalLink },
+  { method: 'POST', path: '/v1/approvals/{token}', auth: false, handler: postApprovalLink },
   { method: 'GET', path: '/healthz', auth: false, handler: healthz },
   { method: 'GET', path: '/readyz', auth: false, handler: readyz },
   // Load balancers and uptime checks often probe with HEAD: the GET's status and headers, no body (Node leaves it out).
   { method: 'HEAD', path: '/healthz', auth: false, handler: healthz },
   { method: 'HEAD', path: '/readyz', auth: false, handler: readyz },
   { method: 'GET', path: '/openapi.json', auth: false, handler: openApi },
+  // OAuth Protected Resource Metadata (RFC 9728): where MCP clients find the issuers of accepted tokens.
+  { method: 'GET', path: '/.well-known/oauth-protected-resource', auth: false, handler: protectedResourceMetadata },
+  {
+    method: 'GET',
+    path: '/.well-known/oauth-protected-resource/mcp',
+    auth: false,
+    handler: mcpProtectedResourceMetadata,
+  },
   { method: 'GET', path: '/metrics', auth: true, handler: metrics },
 ];

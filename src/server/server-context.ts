@@ -1,10 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ApprovalLinks } from '../core/ports/approval-links.ts';
 import type { Caller, RunService } from '../core/ports/run-service.ts';
 import type { RunStore } from '../core/ports/run-store.ts';
 import type { LimitStore } from '../core/ports/limit-store.ts';
 import type { ApiKeyEntry } from './auth.ts';
 import type { AuthBackoffSettings, AuthThrottleEvent } from './auth-throttle.ts';
 import type { RequestAuth } from './request-auth.ts';
+import type { OidcVerifier } from './oidc/oidc-verifier.ts';
 
 export type LogEntry = { level: 'info' | 'warn' | 'error'; msg: string; [key: string]: unknown };
 
@@ -67,6 +69,13 @@ export interface HttpServerOptions {
   /** Lifetime of a session cookie (default DEFAULT_SESSION_TTL_SECONDS, 12 h). */
   sessionTtlSeconds?: number | undefined;
   /**
+   * Bearer JWTs of these issuers are accepted beside API keys (config `auth.oidc`, docs/security.md); with them auth
+   * is required even when no API key is configured.
+   */
+  oidc?: OidcVerifier | undefined;
+  /** `auth.resource`: the URL this server is known by (token audience, RFC 9728 metadata); absent: the Host's. */
+  resource?: string | undefined;
+  /**
    * Failed authentications (wrong bearer keys, POST /v1/session) slow the
    * guesser down (docs/security.md), counted in `limits` (default: the
    * store's). Applies when API keys are configured; `false` turns it off.
@@ -88,6 +97,8 @@ export interface HttpServerOptions {
   consoleDir?: string | undefined;
   /** The chat protocols' settings (config `chat:`); absent values take their defaults. */
   chat?: ChatSettings | undefined;
+  /** Decision links (`/v1/approvals/{token}`); absent: those routes answer 404. */
+  approvalLinks?: ApprovalLinks | undefined;
 }
 
 /** How the chat routes (POST /v1/chat/completions) answer a call that waits for a person. */
@@ -133,6 +144,7 @@ export interface ServerState {
   auth: RequestAuth;
   /** ChatSettings with their defaults. */
   chat: { approvalMessage: string; approvalTimeoutMs: number };
+  approvalLinks: ApprovalLinks | undefined;
 }
 
 export interface RequestContext {

@@ -19,6 +19,27 @@ export interface Session {
   expiresAt: number;
 }
 
+/**
+ * Who a session signed in with an OpenID Connect issuer is: the identity itself travels in the (signed) token, since
+ * there is no configured key to point at.
+ */
+export interface SessionIdentity {
+  tenantId: string;
+  userId?: string;
+  roles?: string[];
+  /** The issuer URL and the token's `sub`. */
+  issuer: string;
+  subject: string;
+}
+
+/** A verified session opened through an issuer (GET /v1/auth/callback). */
+export interface IdentitySession {
+  id: string;
+  identity: SessionIdentity;
+  /** Milliseconds since the epoch: never after the token it was opened with expired. */
+  expiresAt: number;
+}
+
 export interface IssuedSession extends Session {
   /** The cookie's value. */
   token: string;
@@ -27,6 +48,10 @@ export interface IssuedSession extends Session {
 }
 
 const TOKEN_PATTERN = /^([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{22})\.([1-9][0-9]{0,11})\.([A-Za-z0-9_-]{43})$/;
+// `<id>.i.<identity as base64url JSON>.<expiry>.<HMAC>`: one part more than a key session, so neither reads as
+// the other.
+const IDENTITY_TOKEN_PATTERN =
+  /^([A-Za-z0-9_-]{22})\.i\.([A-Za-z0-9_-]{1,3000})\.([1-9][0-9]{0,11})\.([A-Za-z0-9_-]{43})$/;
 
 /**
  * Stateless sessions: the token is `<id>.<key fingerprint>.<expiry>.<HMAC>`,
@@ -86,6 +111,54 @@ export class SessionSigner {
     return { id, fingerprint, expiresAt };
   }
 
+  /**
+   * A session for an identity an issuer vouched for, ending at `notAfter` (the token's expiry, ms) when that comes
+   * before the configured lifetime. Signed under its own purpose, so a key session's MAC never fits it.
+   */
+  issueIdentity(identity: SessionIdentity, notAfter: number): IssuedIdentitySession {
+    const id = randomBytes(16).toString('base64url');
+    const nowSeconds = Math.floor(this.#now() / 1000);
+    const expirySeconds = Math.min(nowSeconds + this.ttlSeconds, Math.floor(notAfter / 1000));
+    if (expirySeconds <= nowSeconds) {
+      throw new ToolgateError('unauthorized', 'the token has already expired: sign in again');
+    }
+    const payload = `${id}.i.${Buffer.from(JSON.stringify(identity), 'utf8').toString('base64url')}.${expirySeconds}`;
+    return {
+      id,
+      identity,
+      expiresAt: expirySeconds * 1000,
+      token: `${payload}.${this.#mac('identity', payload).toString('base64url')}`,
+      csrfToken: this.csrfToken(id),
+      maxAgeSeconds: expirySeconds - nowSeconds,
+    };
+  }
+
+  /** The identity session a token stands for, when its signature holds and it has not expired. */
+  verifyIdentity(token: string): IdentitySession | undefined {
+    const match = IDENTITY_TOKEN_PATTERN.exec(token);
+    if (match === null) return undefined;
+    const [, id = '', encoded = '', expiry = '', signature = ''] = match;
+    const expected = this.#mac('identity', `${id}.i.${encoded}.${expiry}`);
+    const given = Buffer.from(signature, 'base64url');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    const expiresAt = Number(expiry) * 1000;
+    if (expiresAt <= this.#now()) return undefined;
+    const identity = parseIdentity(Buffer.from(encoded, 'base64url').toString('utf8'));
+    return identity === undefined ? undefined : { id, identity, expiresAt };
+  }
+
+  /** An HMAC (base64url) of `text` for another stateless token (the sign-in state cookie), under its own purpose. */
+  sign(purpose: 'login', text: string): string {
+    return this.#mac(purpose, text).toString('base64url');
+  }
+
+  /** Whether `signature` is sign(purpose, text), compared in constant time. */
+  signatureMatches(purpose: 'login', text: string, signature: string): boolean {
+    const expected = this.#mac(purpose, text);
+    const given = Buffer.from(signature, 'base64url');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
   csrfToken(sessionId: string): string {
     return this.#mac('csrf', sessionId).toString('base64url');
   }
@@ -97,9 +170,39 @@ export class SessionSigner {
     return given.length === expected.length && timingSafeEqual(given, expected);
   }
 
-  #mac(purpose: 'session' | 'csrf', text: string): Buffer {
+  #mac(purpose: 'session' | 'csrf' | 'identity' | 'login', text: string): Buffer {
     return createHmac('sha256', this.#secret).update(`toolgate ${purpose} v1\u0000${text}`, 'utf8').digest();
   }
+}
+
+export interface IssuedIdentitySession extends IdentitySession {
+  /** The cookie's value. */
+  token: string;
+  csrfToken: string;
+  maxAgeSeconds: number;
+}
+
+/** The identity in a token whose signature held (it was written by issueIdentity, but stay strict). */
+function parseIdentity(text: string): SessionIdentity | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const { tenantId, userId, roles, issuer, subject } = Object.fromEntries(Object.entries(value));
+  if (typeof tenantId !== 'string' || typeof issuer !== 'string' || typeof subject !== 'string') return undefined;
+  if (userId !== undefined && typeof userId !== 'string') return undefined;
+  if (roles !== undefined && !(Array.isArray(roles) && roles.every((role) => typeof role === 'string')))
+    return undefined;
+  return {
+    tenantId,
+    ...(userId === undefined ? {} : { userId }),
+    ...(roles === undefined ? {} : { roles: roles.map(String) }),
+    issuer,
+    subject,
+  };
 }
 
 /** `Set-Cookie` for a new session: HttpOnly, SameSite=Strict, Path=/, Secure over TLS. */

@@ -46,6 +46,7 @@ describe('architecture: pinned public names', () => {
       'idempotency_mismatch',
       'forbidden',
       'rate_limited',
+      'link_expired',
     ]) {
       assert.ok((ERROR_CODES as readonly string[]).includes(code), `error code ${code} is missing`);
     }

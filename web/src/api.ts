@@ -38,8 +38,39 @@ export interface RunsFilter {
 
 const PAGE_SIZE = 50;
 
+/** An issuer the console may sign in with: a button that navigates to its `url` (GET /v1/auth/login). */
+export interface SignInChoice {
+  issuer: string;
+  url: string;
+}
+
+/** GET /v1/session with what the console shows besides the typed fields: roles, issuer, sign-in buttons. */
+export type ConsoleSession = SessionInfo & { roles?: string[]; issuer?: string; signIn?: SignInChoice[] };
+
+/** Reads the answer's extra fields, keeping only well-formed ones. */
+function consoleSession(info: SessionInfo): ConsoleSession {
+  const extra: Record<string, unknown> = { ...info };
+  const roles = Array.isArray(extra['roles'])
+    ? extra['roles'].filter((r): r is string => typeof r === 'string')
+    : undefined;
+  const choices = Array.isArray(extra['signIn']) ? extra['signIn'] : [];
+  const signIn: SignInChoice[] = [];
+  for (const choice of choices) {
+    if (typeof choice !== 'object' || choice === null) continue;
+    const { issuer, url }: Record<string, unknown> = { ...choice };
+    if (typeof issuer === 'string' && typeof url === 'string' && url.startsWith('/v1/auth/login'))
+      signIn.push({ issuer, url });
+  }
+  return {
+    ...info,
+    ...(roles === undefined ? {} : { roles }),
+    ...(typeof extra['issuer'] === 'string' ? { issuer: extra['issuer'] } : {}),
+    ...(signIn.length === 0 ? {} : { signIn }),
+  };
+}
+
 export const api = {
-  session: () => client.getSession(),
+  session: async () => consoleSession(await client.getSession()),
   signIn: (apiKey: string) => client.signIn(apiKey),
   signOut: () => client.signOut(),
   models: () => client.listModels(),

@@ -1,6 +1,6 @@
 // The console's shell: who is signed in, the theme, and which view the URL's
 // hash names (#/runs, #/runs/<id>, #/new, #/tools).
-import { api, ApiError, setCsrfToken, type SessionInfo } from './api.ts';
+import { api, ApiError, setCsrfToken, type ConsoleSession, type SessionInfo } from './api.ts';
 import { clear, h } from './dom.ts';
 import { newRunView } from './views/new-run.ts';
 import { runView } from './views/run.ts';
@@ -19,7 +19,7 @@ const view = document.getElementById('view') as HTMLElement;
 const who = document.getElementById('who') as HTMLElement;
 const signOut = document.getElementById('sign-out') as HTMLButtonElement;
 const themeButton = document.getElementById('theme') as HTMLButtonElement;
-let session: SessionInfo = { authenticated: false, keysRequired: true };
+let session: ConsoleSession = { authenticated: false, keysRequired: true };
 let cleanups: (() => void)[] = [];
 
 function applyTheme(theme: string): void {
@@ -48,6 +48,9 @@ function showWho(): void {
     who.append(
       h('span', { class: 'badge' }, `tenant ${session.tenantId ?? '—'}`),
       session.userId === undefined ? '' : h('span', { class: 'badge' }, `user ${session.userId}`),
+      session.roles === undefined || session.roles.length === 0
+        ? ''
+        : h('span', { class: 'badge', title: 'your roles' }, `roles ${session.roles.join(', ')}`),
     );
   } else if (!session.keysRequired)
     who.append(
@@ -84,7 +87,7 @@ async function route(): Promise<void> {
         showWho();
         if (location.hash === '' || location.hash === '#/sign-in') location.hash = '#/runs';
         else await route();
-      }),
+      }, session.signIn),
     );
     return;
   }

@@ -322,4 +322,71 @@ describe('run view model', () => {
     assert.equal(replayOfMetadata({ replayOf: 'run_0' }), 'run_0');
     assert.equal(replayOfMetadata({ replayOf: 3 }), undefined);
   });
+
+  it('folds notifications, timeouts and the decision source into the waiting call', () => {
+    const asked = { step: 1, toolCallId: 'c1', name: 'placeOrder', arguments: { qty: 1 }, effect: 'write' };
+    const view = fold([
+      ev('approval_required', { ...asked, reason: 'policy' }),
+      ev('approval_notified', {
+        toolCallId: 'c1',
+        target: 'desk',
+        round: 'first',
+        outcome: 'delivered',
+        attempts: 1,
+        deliveryId: 'd1',
+      }),
+      ev('approval_notified', {
+        toolCallId: 'c1',
+        target: 'managers',
+        round: 'first',
+        outcome: 'failed',
+        attempts: 5,
+        failures: [
+          { attempt: 4, error: 'connection refused' },
+          { attempt: 5, status: 500, error: 'HTTP 500' },
+        ],
+        deliveryId: 'd2',
+      }),
+      ev('approval_timed_out', { toolCallId: 'c1', action: 'escalate', waitedMs: 600_000, round: 1 }),
+      ev('approval_notified', {
+        toolCallId: 'c1',
+        target: 'oncall',
+        round: 'escalation',
+        outcome: 'delivered',
+        attempts: 2,
+        deliveryId: 'd3',
+      }),
+      ev('input_received', {
+        input: {
+          type: 'approval',
+          toolCallId: 'c1',
+          decision: 'approve',
+          source: { via: 'link', target: 'desk', linkId: 'l1' },
+        },
+      }),
+    ]);
+    const approval = view.calls.get('c1')?.approval;
+    assert.deepEqual(approval?.notices, [
+      'notified desk (delivered)',
+      'notifying managers failed after 5 attempts: HTTP 500',
+      'timed out after 10 min → escalated',
+      'notified oncall (escalation) (delivered)',
+    ]);
+    assert.equal(approval?.decision, 'approve');
+    assert.equal(approval?.via, 'via link (desk)');
+    assert.equal(approval?.by, undefined);
+
+    const bot = fold([
+      ev('approval_required', { ...asked, reason: 'policy' }),
+      ev('input_received', {
+        input: {
+          type: 'approval',
+          toolCallId: 'c1',
+          decision: 'reject',
+          source: { via: 'chat', target: 'desk', linkId: 'l2', actor: 'U123' },
+        },
+      }),
+    ]).calls.get('c1');
+    assert.deepEqual([bot?.approval?.via, bot?.approval?.by, bot?.state], ['via chat (desk)', 'U123', 'denied']);
+  });
 });

@@ -3,6 +3,7 @@
 // twice and skips nothing shows exactly what a fresh load shows.
 import type { GateDecisionKind, PlanStep, RunEvent, TodoItem } from '../../src/core/events.ts';
 import type { JsonObject, JsonValue } from '../../src/core/json.ts';
+import { notifiedNote, sourceNote, timedOutNote } from '../../src/client/approval-notes.ts';
 import { replayView, type ForkOrigin, type ReplayView } from './replay-model.ts';
 
 export type CallState =
@@ -33,7 +34,17 @@ export interface CallCard {
   normalisations: { path: string; from: JsonValue; to?: JsonValue; rule: string }[];
   injected: { key: string; overridden: boolean }[];
   issues: { code: string; path: string; message: string }[];
-  approval?: { reason: string; detail?: string; decision?: string; by?: string; note?: string };
+  approval?: {
+    reason: string;
+    detail?: string;
+    decision?: string;
+    by?: string;
+    note?: string;
+    /** Where the decision came from, when not the runs API: "via link (desk)". */
+    via?: string;
+    /** Notifications and timeouts of the wait, in order: "notified desk (delivered)", "timed out after 10 min → …". */
+    notices?: string[];
+  };
   result?: {
     ok: boolean;
     text: string;
@@ -233,7 +244,9 @@ export function applyEvent(view: RunView, event: RunEvent): void {
           ...(c.approval ?? { reason: 'policy' }),
           decision: input.decision,
           ...(input.userId === undefined ? {} : { by: input.userId }),
+          ...(input.userId === undefined && input.source?.actor !== undefined ? { by: input.source.actor } : {}),
           ...(input.reason === undefined ? {} : { note: input.reason }),
+          ...(sourceNote(input.source) === '' ? {} : { via: sourceNote(input.source) }),
         };
         if (input.decision === 'reject') c.state = 'denied';
         if (input.decision === 'edit' && input.arguments !== undefined) c.arguments = input.arguments;
@@ -241,6 +254,12 @@ export function applyEvent(view: RunView, event: RunEvent): void {
       if (view.pending?.toolCallId === input.toolCallId) delete view.pending;
       break;
     }
+    case 'approval_notified':
+      notice(view, event.data.toolCallId, notifiedNote(event.data));
+      break;
+    case 'approval_timed_out':
+      notice(view, event.data.toolCallId, timedOutNote(event.data));
+      break;
     case 'tool_call': {
       const c = card(view, event.data.toolCallId, event.data.step, event.data.name);
       c.arguments = event.data.arguments;
@@ -333,4 +352,11 @@ export function applyEvent(view: RunView, event: RunEvent): void {
       break;
   }
   planState(view);
+}
+
+/** A notification or timeout of a waiting call, on its card (a whole plan's wait has none). */
+function notice(view: RunView, toolCallId: string, text: string): void {
+  const c = view.calls.get(toolCallId);
+  if (c === undefined) return;
+  c.approval = { ...(c.approval ?? { reason: 'policy' }), notices: [...(c.approval?.notices ?? []), text] };
 }

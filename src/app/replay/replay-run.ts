@@ -135,6 +135,7 @@ async function replayInit(options: ReplayRunOptions, model: ModelAdapter): Retur
       model: run.model,
       ...(run.tenantId === undefined ? {} : { tenantId: run.tenantId }),
       ...(run.userId === undefined ? {} : { userId: run.userId }),
+      ...(run.settings?.roles === undefined ? {} : { roles: run.settings.roles }),
       ...(run.dryRun === true ? { dryRun: true } : {}),
       ...(run.context === undefined ? {} : { context: run.context }),
       ...(clientTools === undefined ? {} : { clientTools }),

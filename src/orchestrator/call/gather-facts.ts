@@ -50,7 +50,9 @@ export function gatherFacts(
     lookup: { kind: 'visible', tool: entry.tool, policy: entry.policy },
     prepared,
     allowed:
-      entry.client === true ? { allowed: true } : isToolAllowed(ctx.policy ?? EMPTY_POLICY, ctx.tenantId, entry.tool),
+      entry.client === true
+        ? { allowed: true }
+        : isToolAllowed(ctx.policy ?? EMPTY_POLICY, { tenantId: ctx.tenantId, roles: ctx.roles }, entry.tool),
   };
 }
 

@@ -16,6 +16,8 @@ export interface ToolCallContext extends RecordContext {
   dryRun: boolean;
   tenantId?: string | undefined;
   userId?: string | undefined;
+  /** The roles of the run's caller (RunSettings.roles): the tenant's role rules and `user.roles` in conditions. */
+  roles?: readonly string[] | undefined;
   context?: JsonObject | undefined;
   hooks?: RunHooks | undefined;
   signal?: AbortSignal | undefined;
@@ -30,10 +32,20 @@ export interface ToolCallContext extends RecordContext {
   builtin?: ((request: { name: string; arguments: JsonObject; toolCallId: string }) => Promise<ToolResult>) | undefined;
 }
 
-/** The values `{{user.*}}`, `{{tenant.*}}` and `{{context.*}}` templates read. */
-export function injectionContext(ctx: Pick<ToolCallContext, 'userId' | 'tenantId' | 'context'>): InjectionContext {
+/**
+ * The values `{{user.*}}`, `{{tenant.*}}` and `{{context.*}}` templates (and conditions) read. `user.roles` is there
+ * whenever the run has a user or roles, so a condition such as `"senior" in user.roles` does not fail on its absence.
+ */
+export function injectionContext(
+  ctx: Pick<ToolCallContext, 'userId' | 'tenantId' | 'context' | 'roles'>,
+): InjectionContext {
+  const roles = ctx.roles === undefined ? undefined : [...ctx.roles];
+  const user =
+    ctx.userId === undefined && roles === undefined
+      ? undefined
+      : { ...(ctx.userId === undefined ? {} : { id: ctx.userId }), roles: roles ?? [] };
   return {
-    ...(ctx.userId === undefined ? {} : { user: { id: ctx.userId } }),
+    ...(user === undefined ? {} : { user }),
     ...(ctx.tenantId === undefined ? {} : { tenant: { id: ctx.tenantId } }),
     ...(ctx.context === undefined ? {} : { context: ctx.context }),
   };

@@ -34,7 +34,8 @@ export interface ToolCatalog {
 
 export function buildToolCatalog(
   tools: readonly ToolSpec[],
-  options: { policy?: Policy; tenantId?: string | undefined },
+  /** `roles`: the run's caller's (RunSettings.roles), for the tenant's role rules. */
+  options: { policy?: Policy; tenantId?: string | undefined; roles?: readonly string[] | undefined },
 ): ToolCatalog {
   const policy = options.policy ?? EMPTY_POLICY;
   const visible = new Map<string, CatalogEntry>();
@@ -50,7 +51,7 @@ export function buildToolCatalog(
         parameters: injectedSchemaView(tool.inputSchema, Object.keys(resolved.inject)),
       },
     };
-    const allowed = isToolAllowed(policy, options.tenantId, tool);
+    const allowed = isToolAllowed(policy, options, tool);
     if (allowed.allowed) visible.set(tool.name, entry);
     else denied.set(tool.name, { entry, reason: allowed.reason ?? `tool ${tool.name} is not allowed` });
   }

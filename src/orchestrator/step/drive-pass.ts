@@ -84,6 +84,7 @@ async function tracedPass(input: PassInput, passTrace: PassTrace): Promise<PassE
       buildToolCatalog(listing.tools, {
         ...(env.policy === undefined ? {} : { policy: env.policy }),
         tenantId: run.tenantId,
+        roles: settings.roles,
       }),
       settings.clientTools ?? [],
     );

@@ -95,6 +95,7 @@ export function createStrategyContext(args: StrategyContextInput): StrategyConte
     dryRun: run.dryRun === true,
     tenantId: run.tenantId,
     userId: run.userId,
+    roles: settings.roles,
     context: run.context,
     hooks: env.hooks,
     signal: input.signal,
@@ -210,7 +211,7 @@ export function createStrategyContext(args: StrategyContextInput): StrategyConte
       const trip = checkToolBudget(state, settings, sendable.length);
       if (trip !== undefined) return { kind: 'direct', output: outputOf(await breach(trip)) };
       const outcome = await finishTurn(
-        { state, append, gate, catalog, validator, redact, injection: injectionContext(run) },
+        { state, append, gate, catalog, validator, redact, injection: injectionContext(callContext) },
         options,
       );
       // A round closed without todo_write for remindAfter rounds: the reminder goes first in the results

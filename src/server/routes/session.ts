@@ -7,6 +7,7 @@ import { sendJson, sendJsonResponse } from '../respond.ts';
 import { formatIssues } from '../schemas.ts';
 import type { RequestContext } from '../server-context.ts';
 import { clearedSessionCookie, isSecureRequest, sessionCookie } from '../session.ts';
+import { signInChoices } from './oidc-login.ts';
 
 /** The csrfToken handed out when the server has no keys (nothing checks it then; clients may send it anyway). */
 const ANONYMOUS_SESSION_ID = 'anonymous';
@@ -43,6 +44,7 @@ export async function signIn(ctx: RequestContext): Promise<void> {
     body: {
       tenantId: entry.tenantId,
       ...(entry.userId === undefined ? {} : { userId: entry.userId }),
+      ...(entry.roles === undefined || entry.roles.length === 0 ? {} : { roles: entry.roles }),
       csrfToken: session.csrfToken,
       expiresAt: new Date(session.expiresAt).toISOString(),
     },
@@ -66,8 +68,11 @@ export async function getSession(ctx: RequestContext): Promise<void> {
     return;
   }
   const identity = await auth.identify(ctx.req);
+  // The issuers the console may offer as "Sign in with …" buttons (auth.oidc[].console).
+  const choices = signInChoices(ctx);
+  const signIn = choices.length === 0 ? {} : { signIn: choices };
   if (identity === undefined) {
-    sendJson(ctx.res, 200, { authenticated: false, keysRequired: true });
+    sendJson(ctx.res, 200, { authenticated: false, keysRequired: true, ...signIn });
     return;
   }
   const session =
@@ -77,7 +82,16 @@ export async function getSession(ctx: RequestContext): Promise<void> {
           expiresAt: new Date(identity.session.expiresAt).toISOString(),
         }
       : {};
-  sendJson(ctx.res, 200, { authenticated: true, keysRequired: true, ...identity.caller, ...session });
+  const via =
+    identity.via === 'session' && 'identity' in identity.session ? { issuer: identity.session.identity.issuer } : {};
+  sendJson(ctx.res, 200, {
+    authenticated: true,
+    keysRequired: true,
+    ...identity.caller,
+    ...session,
+    ...via,
+    ...signIn,
+  });
 }
 
 /**

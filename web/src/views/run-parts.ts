@@ -69,12 +69,20 @@ export function callCard(call: CallCard): HTMLElement {
           { class: 'issues' },
           call.issues.map((i) => h('li', {}, `${i.path === '' ? '(arguments)' : i.path}: ${i.message}`)),
         ),
+    (call.approval?.notices ?? []).length === 0
+      ? null
+      : h(
+          'ul',
+          { class: 'why', 'aria-label': 'notifications', 'data-testid': 'approval-notices' },
+          (call.approval?.notices ?? []).map((text) => h('li', {}, text)),
+        ),
     call.approval?.decision === undefined
       ? null
       : h(
           'p',
-          { class: 'why' },
-          `Decision: ${call.approval.decision}${call.approval.by === undefined ? '' : ` by ${call.approval.by}`}` +
+          { class: 'why', 'data-testid': 'approval-decision' },
+          `Decision: ${call.approval.decision}${call.approval.via === undefined ? '' : ` ${call.approval.via}`}` +
+            `${call.approval.by === undefined ? '' : ` by ${call.approval.by}`}` +
             `${call.approval.note === undefined ? '' : ` — ${call.approval.note}`}`,
         ),
     result === undefined
