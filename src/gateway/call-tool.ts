@@ -74,7 +74,10 @@ export async function callTool(input: CallToolInput): Promise<CallToolResult | I
     reason: outcome.reason,
     runId: run.runId,
   };
-  if (gateway.elicitation && canElicit(input.server, ctx)) return askApproval(input, held);
+  // A user whose roles may not decide this tool's approvals (tenants.<id>.approvers) is not asked: the call waits for
+  // an approver (runs API, console, a decision link) as it does for a client that cannot elicit.
+  if (gateway.elicitation && canElicit(input.server, ctx) && (await sessionMayDecide(input)).allowed)
+    return askApproval(input, held);
   // The client gave up on this request (cancelled it, or went away): nobody would get the result, so the call is not
   // run.
   const onAbort = (): void =>
@@ -159,10 +162,9 @@ async function answerApproval(input: CallToolInput, state: string): Promise<Call
       );
     }
   } else {
-    const roles = authority?.rule === undefined ? undefined : [...(session.identity.roles ?? [])];
-    await run.decide(
-      roles === undefined ? read.input : { ...read.input, source: { ...read.input.source, via: 'elicitation', roles } },
-    );
+    // The deciding user's roles are recorded when a rule asked for them.
+    const roles = authority?.rule === undefined ? {} : { roles: [...(session.identity.roles ?? [])] };
+    await run.decide({ ...read.input, source: { via: 'elicitation', ...roles } });
   }
   return toMcp(run.runId, await outcome);
 }

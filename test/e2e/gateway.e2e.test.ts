@@ -31,6 +31,8 @@ const ACME = 'acme-key-123456';
 const GLOBEX = 'globex-key-123456';
 const SANDBOX = 'sandbox-key-123456';
 const INITECH = 'initech-key-123456';
+const UMBRELLA_VIEWER = 'umbrella-viewer-key-123456';
+const UMBRELLA_TRADER = 'umbrella-trader-key-123456';
 const ORDER = { side: 'BUY', price: 80, qty: 1, symbol: 'DE-BASE-D+1' };
 
 function config(descriptionFile: string): string {
@@ -69,6 +71,12 @@ tenants:
     deny: ["everything/*"]
     apiKeys:
       - key: ${INITECH}
+  umbrella:
+    approvers:
+      "power-exchange/placeOrder": [trader]
+    apiKeys:
+      - { key: ${UMBRELLA_VIEWER}, userId: alice, roles: [viewer] }
+      - { key: ${UMBRELLA_TRADER}, userId: bob, roles: [trader] }
 gateway:
   dryRun: [sandbox]
   approvalTimeoutMs: 60000
@@ -197,6 +205,7 @@ describe('toolgate gateway over Streamable HTTP (official MCP SDK client)', () =
               userId: 'alice',
               decision: 'approve',
               reason: 'looks fine',
+              source: { via: 'elicitation' },
             });
             assert.deepEqual(ofType(log, 'tool_call').at(-1)?.data.arguments, { ...ORDER, userId: 'alice' });
             const types = log.map((e) => e.type);
@@ -252,6 +261,34 @@ describe('toolgate gateway over Streamable HTTP (official MCP SDK client)', () =
     assert.notEqual(result.isError, true, textOf(result));
     assert.match(textOf(result), /Order ord-\d+ accepted/);
     assert.equal(runIdOf(result), waiting.id);
+  });
+
+  it("does not ask a user whose roles may not decide; a trader's decision over the runs API runs the call", async () => {
+    const { client: c, asked } = await client({ key: UMBRELLA_VIEWER, elicit: approve('approve'), name: 'viewer' });
+    const pending = c.callTool({ name: 'placeOrder', arguments: ORDER }, { timeout: 60_000 });
+    const waiting = await eventually(
+      async () => {
+        const { body } = await api<{ runs: Run[] }>(gateway, '/v1/runs?status=waiting_approval', {
+          key: UMBRELLA_TRADER,
+        });
+        return body.runs.find((r) => r.pendingApproval?.name === 'placeOrder');
+      },
+      15_000,
+      "the viewer's held call over the runs API",
+    );
+    const decide = (key: string): ReturnType<typeof api<Run>> =>
+      api<Run>(gateway, `/v1/runs/${waiting.id}/input`, {
+        key,
+        body: { type: 'approval', toolCallId: waiting.pendingApproval?.toolCallId, decision: 'approve' },
+      });
+    assert.equal((await decide(UMBRELLA_VIEWER)).status, 403, 'the viewer may not decide over the runs API either');
+    assert.equal((await decide(UMBRELLA_TRADER)).status, 202);
+    const result = await pending;
+    assert.notEqual(result.isError, true, textOf(result));
+    assert.match(textOf(result), /Order ord-\d+ accepted/);
+    assert.deepEqual(asked, [], 'the viewer was never asked through elicitation');
+    const input = ofType(await runEvents(gateway, waiting.id, UMBRELLA_TRADER), 'input_received').at(-1)?.data.input;
+    assert.deepEqual(input?.type === 'approval' ? input.source : undefined, { via: 'api', roles: ['trader'] });
   });
 
   it('without elicitation, a write rejected over the runs API is not run', async () => {

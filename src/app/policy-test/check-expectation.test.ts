@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ReplayCall, ReplayCallChange, ReplayDiff, Run, RunEvent } from '../../core/index.ts';
 import { compileCallCondition } from './call-condition.ts';
-import { checkExpectation, type ReplayedRun, type ToolRefs } from './check-expectation.ts';
+import { checkExpectation, factsOf, type ReplayedRun, type ToolRefs } from './check-expectation.ts';
 import type { Expectation } from './policy-suite.ts';
 
 const refs: ToolRefs = (name) => {
@@ -278,3 +278,27 @@ describe('checkExpectation', () => {
     assert.equal(result.checked, 2);
   });
 });
+
+describe('factsOf', () => {
+  it("gives a `when:` the run's user and roles as the gate's conditions see them", () => {
+    const settings = { ...baseSettings(), roles: ['trader'] };
+    assert.deepEqual(factsOf(call('c1'), run('r1', { userId: 'alice', settings })).user, {
+      id: 'alice',
+      roles: ['trader'],
+    });
+    assert.deepEqual(factsOf(call('c1'), run('r2', { userId: 'bob' })).user, { id: 'bob', roles: [] });
+    assert.equal(factsOf(call('c1'), run('r3')).user, null);
+  });
+});
+
+function baseSettings(): NonNullable<Run['settings']> {
+  return {
+    maxSteps: 5,
+    strategy: 'react',
+    toolMode: 'native',
+    parseRetries: 1,
+    textToolCalls: 'auto',
+    constrain: false,
+    stream: false,
+  };
+}

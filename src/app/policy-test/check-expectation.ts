@@ -165,9 +165,16 @@ export function factsOf(call: ReplayCall, run: Run): CallFacts {
     args: call.arguments ?? {},
     tool: call.name,
     tenant: run.tenantId ?? null,
-    user: run.userId === undefined ? null : { id: run.userId },
+    user: userFacts(run),
     context: run.context ?? {},
   };
+}
+
+/** `user` as the gate's conditions see it: `{id?, roles}` when the run has a user or roles (RunSettings.roles). */
+function userFacts(run: Run): CallFacts['user'] {
+  const roles = run.settings?.roles;
+  if (run.userId === undefined && roles === undefined) return null;
+  return { ...(run.userId === undefined ? {} : { id: run.userId }), roles: [...(roles ?? [])] };
 }
 
 function failedCall(call: ReplayCall): FailedCall {

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { escapeHtml } from '../escape-html.ts';
 
 /** A problem with a sign-in, as the person in the browser should read it. */
 export interface LoginProblem {
@@ -8,25 +9,16 @@ export interface LoginProblem {
   message: string;
 }
 
-const ESCAPES: Readonly<Record<string, string>> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
 /**
  * A small HTML page instead of JSON: the sign-in routes are browser navigations, so the person sees what went wrong
  * and a way back to the console. No script, nothing loaded; never a stack trace.
  */
 export function sendLoginProblem(res: ServerResponse, problem: LoginProblem): void {
-  const escape = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
   const page =
     '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>toolgate sign-in</title>' +
     '<meta name="viewport" content="width=device-width, initial-scale=1"></head>\n<body>' +
-    `<main role="alert" data-testid="sign-in-problem"><h1>${escape(problem.title)}</h1>` +
-    `<p>${escape(problem.message)}</p>` +
+    `<main role="alert" data-testid="sign-in-problem"><h1>${escapeHtml(problem.title)}</h1>` +
+    `<p>${escapeHtml(problem.message)}</p>` +
     '<p><a href="/#/sign-in">Back to the console to sign in again</a></p></main></body></html>\n';
   const body = Buffer.from(page, 'utf8');
   res.writeHead(problem.status, {

@@ -34,7 +34,10 @@ export async function tokenCaller(
   context: TokenAuthContext,
 ): Promise<{ caller: Caller; keyId: string }> {
   const { verifier, throttle } = context;
-  await throttle?.admit(req, presented);
+  // Every JWT starts with the same header characters: the throttle counts a token by its signature instead, or one
+  // guesser's bad tokens would lock the shared start for everyone whose own token once failed (e.g. expired).
+  const counted = presented.slice(presented.lastIndexOf('.') + 1);
+  await throttle?.admit(req, counted);
   const base = resourceBase(req, context.resource);
   const path = (req.url ?? '/').split('?')[0];
   const audience = path === MCP_PATH ? [resourceFor(base, MCP_PATH), base] : base;
@@ -50,7 +53,7 @@ export async function tokenCaller(
     return { caller: identity.caller, keyId: `${KEY_ID_PREFIX}${digest.subarray(0, 16).toString('base64url')}` };
   } catch (error) {
     if (error instanceof HttpError || !(error instanceof ToolgateError) || error.code !== 'unauthorized') throw error;
-    const refusal = await throttle?.failed(req, presented, 'bearer');
+    const refusal = await throttle?.failed(req, counted, 'bearer');
     throw refusal ?? new ToolgateError('unauthorized', error.message, { details: { bearerError: INVALID_TOKEN } });
   }
 }

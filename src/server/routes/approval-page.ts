@@ -1,4 +1,5 @@
 import type { LinkDecision, LinkRefusal, LinkTarget } from '../../core/ports/approval-links.ts';
+import { escapeHtml } from '../escape-html.ts';
 
 /**
  * The decision link's pages: self-contained (no script, no external asset), so the CSP allows nothing but inline
@@ -24,10 +25,6 @@ const STYLE =
   'button{font:inherit;padding:.5rem 1.25rem;border-radius:4px;border:1px solid #555;cursor:pointer}' +
   '.approve button{background:#1a7f37;color:#fff}.reject button{background:#cf222e;color:#fff}' +
   '.note{color:#57606a}';
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 function page(title: string, body: string): string {
   return (
