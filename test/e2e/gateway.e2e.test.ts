@@ -263,7 +263,7 @@ describe('toolgate gateway over Streamable HTTP (official MCP SDK client)', () =
     assert.equal(runIdOf(result), waiting.id);
   });
 
-  it("does not ask a user whose roles may not decide; a trader's decision over the runs API runs the call", async () => {
+  it("does not ask a user whose roles may not decide; a trader's decision over the runs API runs it", async () => {
     const { client: c, asked } = await client({ key: UMBRELLA_VIEWER, elicit: approve('approve'), name: 'viewer' });
     const pending = c.callTool({ name: 'placeOrder', arguments: ORDER }, { timeout: 60_000 });
     const waiting = await eventually(
