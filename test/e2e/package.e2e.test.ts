@@ -456,6 +456,7 @@ export const refused = (e: unknown): number | undefined => (e instanceof Toolgat
       ACME_KEY: 'acme-key-0123456789',
       GLOBEX_KEY: 'globex-key-0123456789',
       SESSION_SECRET: 's'.repeat(40),
+      HOOK_SECRET: 'h'.repeat(32),
     };
     let configEnv: NodeJS.ProcessEnv;
 
@@ -482,14 +483,25 @@ tools:
         approval: required
 tenants:
   acme:
+    approvers:
+      "power-exchange/placeOrder": [trader]
     apiKeys:
       - key: env:ACME_KEY
         userId: alice
+        roles: [trader]
   globex:
     deny: ["power-exchange/placeOrder"]
     apiKeys: ["env:GLOBEX_KEY"]
 server:
   sessionSecret: env:SESSION_SECRET
+# Tokens of an issuer (JOSE from the installed package) and approvals out of band (links signed with it too).
+auth:
+  oidc:
+    - issuer: http://127.0.0.1:9/issuer
+approvals:
+  notify:
+    - { name: desk, url: "http://127.0.0.1:9/hook", secret: env:HOOK_SECRET }
+  timeoutMs: 3600000
 gateway:
   identity:
     tenant: globex
@@ -658,6 +670,24 @@ parsing:
           /HttpOnly/i,
           'a session signed with the secret from the environment',
         );
+        const session = await fetch(`${url}/v1/session`, { headers: { authorization: `Bearer ${KEYS.ACME_KEY}` } });
+        assert.deepEqual(((await session.json()) as { roles?: string[] }).roles, ['trader'], "the key's roles");
+        // A token of an issuer nobody configured: refused by the installed JOSE code, naming the metadata.
+        const part = (value: object): string => Buffer.from(JSON.stringify(value)).toString('base64url');
+        const token = `${part({ alg: 'RS256' })}.${part({ iss: 'https://elsewhere.example', sub: 'x' })}.c2ln`;
+        const refused = await fetch(`${url}/v1/tools`, { headers: { authorization: `Bearer ${token}` } });
+        assert.equal(refused.status, 401);
+        assert.match(
+          refused.headers.get('www-authenticate') ?? '',
+          /resource_metadata="[^"]+oauth-protected-resource"/,
+        );
+        const metadata = await fetch(`${url}/.well-known/oauth-protected-resource`);
+        assert.deepEqual(((await metadata.json()) as { authorization_servers: string[] }).authorization_servers, [
+          'http://127.0.0.1:9/issuer',
+        ]);
+        const link = await fetch(`${url}/v1/approvals/not.a.link`);
+        assert.equal(link.status, 404, 'a forged decision link is refused');
+        assert.match(await link.text(), /Nothing was decided/);
       } finally {
         await server.stop();
       }
