@@ -276,6 +276,12 @@ server: { store: "sqlite:./runs.db" }
     assert.equal(ordersPlaced(), 1);
     const log = await runLog(held.id);
     assert.equal(log.filter((e) => e.type === 'tool_result' && e.data.name === 'placeOrder').length, 1);
+    const decisions = log.flatMap((e) => (e.type === 'input_received' && e.data.input.type === 'approval' ? [e] : []));
+    assert.deepEqual(
+      decisions.map((e) => (e.data.input.type === 'approval' ? e.data.input.source : undefined)),
+      [{ via: 'ui' }],
+      'one decision, recorded as made in the chat UI',
+    );
   });
 
   it('a rejection is a denied tool part; the model is told, and nothing reaches the venue', async () => {

@@ -91,6 +91,7 @@ async function submitIfWaiting(scope: ApprovalScope, t: Target): Promise<void> {
       toolCallId: t.toolCallId,
       decision: t.approved ? 'approve' : 'reject',
       ...(t.reason === undefined ? {} : { reason: t.reason }),
+      source: { via: 'ui' },
       // Who decided is recorded in the run's log, and it is the caller, never a body field.
       ...(scope.caller.userId === undefined ? {} : { userId: scope.caller.userId }),
     });
