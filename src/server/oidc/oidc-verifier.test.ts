@@ -179,7 +179,13 @@ describe('OidcVerifier', () => {
 
   it('requires the configured scopes', async () => {
     await verifier({ requiredScopes: ['toolgate'] }).verify(await token());
-    await refused(verifier({ requiredScopes: ['admin'] }).verify(await token()), /lacks the scope\(s\) admin/);
+    await assert.rejects(verifier({ requiredScopes: ['admin', 'toolgate'] }).verify(await token()), (error) => {
+      assert.ok(error instanceof ToolgateError);
+      assert.equal(error.code, 'forbidden', 'a good token without the scope: 403, not 401');
+      assert.match(error.message, /lacks the scope\(s\) admin /);
+      assert.deepEqual(error.details, { bearerError: 'insufficient_scope', scope: 'admin' });
+      return true;
+    });
   });
 
   it('says 503 when the issuer cannot be reached, and refuses a discovery document of another issuer', async () => {

@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, customFetch, decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import { ToolgateError } from '../../core/errors.ts';
 import type { Caller } from '../../core/ports/run-service.ts';
+import { INSUFFICIENT_SCOPE } from './protected-resource.ts';
 import { callerFromClaims, tokenScopes } from './oidc-claims.ts';
 import { fetchDiscovery, ISSUER_TIMEOUT_MS, type OidcDiscovery } from './oidc-discovery.ts';
 import { refusalFor } from './oidc-refusal.ts';
@@ -89,7 +90,14 @@ export class OidcVerifier {
     const scopes = tokenScopes(payload);
     const missing = (issuer.requiredScopes ?? []).filter((scope) => !scopes.has(scope));
     if (missing.length > 0) {
-      throw refused(`the token lacks the scope(s) ${missing.join(', ')} (auth.oidc[].requiredScopes)`);
+      // A good token without the scope: 403 with `error="insufficient_scope"` (RFC 6750 §3.1), so an MCP client asks
+      // the issuer again for the scope instead of giving up.
+      throw new ToolgateError(
+        'forbidden',
+        `bearer token refused: it lacks the scope(s) ${missing.join(', ')} (auth.oidc[].requiredScopes): ` +
+          'ask the issuer for a token with them',
+        { details: { bearerError: INSUFFICIENT_SCOPE, scope: missing.join(' ') } },
+      );
     }
     const caller = callerFromClaims(payload, issuer);
     return {

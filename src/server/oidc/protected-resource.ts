@@ -10,6 +10,8 @@ export const MCP_PATH = '/mcp';
 
 /** A refused bearer token carries this in its details: the 401's challenge then says `error="invalid_token"`. */
 export const INVALID_TOKEN = 'invalid_token';
+/** A good token without a required scope carries this (and `scope`): a 403 whose challenge names the scope. */
+export const INSUFFICIENT_SCOPE = 'insufficient_scope';
 
 /** A host name or address with an optional port: nothing that could break out of a quoted header value. */
 const HOST_PATTERN = /^[A-Za-z0-9.[\]:-]{1,255}$/;
@@ -37,14 +39,18 @@ export function resourceFor(base: string, path: string): string {
 
 /**
  * A 401 with the challenge of RFC 6750 / RFC 9728 (`WWW-Authenticate: Bearer resource_metadata="…"`), so an MCP
- * client finds the authorization server; with `error="invalid_token"` when a presented token was refused. Any other
- * error is returned as it is.
+ * client finds the authorization server; with `error="invalid_token"` when a presented token was refused; a 403 with
+ * `error="insufficient_scope", scope="…"` for a token without a required scope. Any other error is returned as it is.
  */
 export function withBearerChallenge(
   error: unknown,
   request: { req: IncomingMessage; path: string; resource: string | undefined },
 ): unknown {
-  if (!(error instanceof ToolgateError) || error.code !== 'unauthorized' || error instanceof HttpError) return error;
+  if (!(error instanceof ToolgateError) || error instanceof HttpError) return error;
+  const scope = error.details?.['scope'];
+  const insufficient =
+    error.code === 'forbidden' && error.details?.['bearerError'] === INSUFFICIENT_SCOPE && typeof scope === 'string';
+  if (error.code !== 'unauthorized' && !insufficient) return error;
   let base: string;
   try {
     base = resourceBase(request.req, request.resource);
@@ -53,12 +59,15 @@ export function withBearerChallenge(
   }
   const suffix = request.path === MCP_PATH ? MCP_PATH : '';
   const params = [`resource_metadata="${base}${METADATA_PATH}${suffix}"`];
-  if (error.details?.['bearerError'] === INVALID_TOKEN) {
+  if (insufficient) {
+    params.push(`error="${INSUFFICIENT_SCOPE}"`, `scope="${quotable(scope)}"`);
+    params.push(`error_description="${quotable(error.message)}"`);
+  } else if (error.details?.['bearerError'] === INVALID_TOKEN) {
     params.push(`error="${INVALID_TOKEN}"`, `error_description="${quotable(error.message)}"`);
   }
   return new HttpError({
-    status: 401,
-    code: 'unauthorized',
+    status: insufficient ? 403 : 401,
+    code: insufficient ? 'forbidden' : 'unauthorized',
     message: error.message,
     headers: { 'WWW-Authenticate': `Bearer ${params.join(', ')}` },
   });
