@@ -1,4 +1,5 @@
 import type { RunEvent, RunEventType } from '../core/index.ts';
+import { abortableSleep } from '../core/abortable-sleep.ts';
 import { isEventList, isRunEvent } from './answers.ts';
 import { ToolgateApiError, ToolgateClientError } from './client-error.ts';
 import type { ClientHttp, ClientRequest } from './client-http.ts';
@@ -145,7 +146,7 @@ async function* follow(state: FollowState, attempts: number): AsyncGenerator<Run
             (options.retry?.delayMs ?? DEFAULT_RETRY_DELAY_MS) * 2 ** (failures - 1),
           );
     options.onConnection?.({ state: 'retrying', after: state.last, attempt: failures, delayMs, cause });
-    await sleep(delayMs, options.signal);
+    await abortableSleep(delayMs, options.signal);
   }
 }
 
@@ -234,22 +235,4 @@ function checkedAfter(after: number | undefined): number {
 
 function usage(message: string): ToolgateClientError {
   return new ToolgateClientError({ reason: 'usage', message });
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted === true) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

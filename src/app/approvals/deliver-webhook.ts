@@ -1,4 +1,5 @@
 import { describeError } from '../../core/index.ts';
+import { abortableSleep } from '../../core/abortable-sleep.ts';
 import { signWebhook } from './sign-webhook.ts';
 
 /** One attempt's time limit when the target sets none. */
@@ -64,7 +65,13 @@ export async function deliverWebhook(options: DeliverOptions): Promise<DeliveryR
     // Jitter spreads the retries of many notifications that failed together (a receiver restarting).
     const jittered = Math.min(MAX_RETRY_DELAY_MS, backoff) * (0.5 + 0.5 * (options.random ?? Math.random)());
     const delay = Math.min(MAX_RETRY_DELAY_MS, Math.max(jittered, outcome.retryAfterMs ?? 0));
-    if (!(await sleep(delay, options.signal))) return { outcome: 'failed', attempts: attempt, failures };
+    if (
+      !(await abortableSleep(delay, options.signal).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return { outcome: 'failed', attempts: attempt, failures };
   }
 }
 
@@ -122,20 +129,4 @@ export function retryAfter(value: string | null, now: number): number | undefine
   if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
-/** Resolves true after `ms`, false at once when `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
-  if (signal?.aborted === true) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', stop);
-      resolve(true);
-    }, ms);
-    const stop = (): void => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    signal?.addEventListener('abort', stop, { once: true });
-  });
 }

@@ -10,7 +10,8 @@ import { connectionError, isConnectionError } from './http-errors.ts';
 import type { AnswerHeaders, HttpAnswer, HttpPost } from './http-answer.ts';
 import { DEFAULT_MAX_ERROR_BODY_BYTES, limitExceeded } from './limits.ts';
 import { readText } from './read-body.ts';
-import { DEFAULT_MAX_RETRY_DELAY_MS, parseRetryAfter, retryDelay, sleep } from './retry.ts';
+import { abortableSleep } from '../../core/abortable-sleep.ts';
+import { DEFAULT_MAX_RETRY_DELAY_MS, parseRetryAfter, retryDelay } from './retry.ts';
 
 /** Local models on a CPU can take minutes for a long answer; the cloud rarely needs this much. */
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -201,7 +202,7 @@ export async function callWithRetries<T>(call: HttpModelCall<T>): Promise<T> {
         retryAfterMs: error.retryAfterMs,
       });
       try {
-        await sleep(delay, userSignal);
+        await abortableSleep(delay, userSignal);
       } catch {
         throw cancelled();
       }
