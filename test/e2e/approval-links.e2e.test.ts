@@ -9,7 +9,8 @@ import { createDecisionLinks, type IssuedLinks } from '../../src/app/approvals/d
 import { ToolgateClient } from '../../src/client/index.ts';
 import type { Run, RunStatus } from '../../src/core/index.ts';
 import { startMockOpenAI, type MockOpenAI, type RecordedRequest } from '../support/mock-openai-server.ts';
-import { POWER_EXCHANGE_SERVER, startServe, type StartedProcess } from '../support/processes.ts';
+import { startServe, type StartedProcess } from '../support/processes.ts';
+import { mockTradingYaml } from '../support/trading-config.ts';
 
 const KEY = 'acme-links-key-0123456789';
 const SECRET = 'links-e2e-secret-0123456789abcdefghijkl';
@@ -37,14 +38,7 @@ describe('decision links against toolgate serve', { timeout: 60_000 }, () => {
     dir = mkdtempSync(join(tmpdir(), 'toolgate-links-'));
     writeFileSync(
       join(dir, 'toolgate.yaml'),
-      `model: openai:mock
-providers:
-  openai: { baseUrl: "${mock.url}", apiKey: test, maxRetries: 0 }
-servers:
-  power-exchange:
-    command: ${JSON.stringify(process.execPath)}
-    args: [${JSON.stringify(POWER_EXCHANGE_SERVER)}, "--state", ${JSON.stringify(join(dir, 'venue.json'))}]
-tenants:
+      `${mockTradingYaml({ modelUrl: mock.url, stateFile: join(dir, 'venue.json') })}tenants:
   acme:
     apiKeys: [{ key: "${KEY}", userId: alice }]
 server:

@@ -25,7 +25,8 @@ import {
   type TcpProxy,
 } from '../support/browser.ts';
 import { startMockOpenAI, type MockOpenAI, type RecordedRequest } from '../support/mock-openai-server.ts';
-import { POWER_EXCHANGE_SERVER, ROOT, startServe, type StartedProcess } from '../support/processes.ts';
+import { ROOT, startServe, type StartedProcess } from '../support/processes.ts';
+import { mockTradingYaml } from '../support/trading-config.ts';
 
 const ACME = 'acme-console-fork-key-0123456789';
 const USAGE = { promptTokens: 10, completionTokens: 5, totalTokens: 15 };
@@ -86,14 +87,7 @@ describe(
       assert.equal(built.status, 0, built.stderr);
       writeFileSync(
         join(dir, 'toolgate.yaml'),
-        `model: openai:mock
-providers:
-  openai: { baseUrl: "${mock.url}", apiKey: test, maxRetries: 0 }
-servers:
-  power-exchange:
-    command: ${JSON.stringify(process.execPath)}
-    args: [${JSON.stringify(POWER_EXCHANGE_SERVER)}]
-tenants:
+        `${mockTradingYaml({ modelUrl: mock.url })}tenants:
   acme:
     apiKeys: [{ key: "${ACME}", userId: alice }]
 server:

@@ -15,7 +15,8 @@ import type { Run, RunEvent, RunStatus } from '../../src/core/index.ts';
 import { ofType } from '../support/events.ts';
 import { startMockOpenAI, type MockOpenAI, type RecordedRequest } from '../support/mock-openai-server.ts';
 import { createDatabase, dropDatabase, postgresSkip } from '../support/postgres.ts';
-import { POWER_EXCHANGE_SERVER, startServe, type StartedProcess } from '../support/processes.ts';
+import { startServe, type StartedProcess } from '../support/processes.ts';
+import { mockTradingYaml } from '../support/trading-config.ts';
 
 const KEY = 'acme-fork-key-0123456789';
 // Below alice's resting sell order (86.5), so the venue takes it without crossing her own book.
@@ -62,14 +63,7 @@ function forkSuite(name: string, options: { skip: string | false; store: (dir: s
       if (store.startsWith('postgres')) databases.push(new URL(store).pathname.slice(1));
       writeFileSync(
         join(dir, 'toolgate.yaml'),
-        `model: openai:mock
-providers:
-  openai: { baseUrl: "${mock.url}", apiKey: test, maxRetries: 0 }
-servers:
-  power-exchange:
-    command: ${JSON.stringify(process.execPath)}
-    args: [${JSON.stringify(POWER_EXCHANGE_SERVER)}, "--state", ${JSON.stringify(join(dir, 'venue.json'))}]
-tools:
+        `${mockTradingYaml({ modelUrl: mock.url, stateFile: join(dir, 'venue.json') })}tools:
   "power-exchange/placeOrder": { approval: required, inject: { userId: "{{user.id}}" } }
 tenants:
   acme:

@@ -9,7 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import { ToolgateClient } from '../../src/client/index.ts';
 import type { Run, RunStatus } from '../../src/core/index.ts';
 import { startMockOpenAI, type MockOpenAI, type RecordedRequest } from '../support/mock-openai-server.ts';
-import { POWER_EXCHANGE_SERVER, startServe, type StartedProcess } from '../support/processes.ts';
+import { startServe, type StartedProcess } from '../support/processes.ts';
+import { mockTradingYaml } from '../support/trading-config.ts';
 
 const TRADER_KEY = 'acme-trader-key-0123456789';
 const VIEWER_KEY = 'acme-viewer-key-0123456789';
@@ -38,14 +39,7 @@ describe('policies by role against toolgate serve', { timeout: 60_000 }, () => {
     dir = mkdtempSync(join(tmpdir(), 'toolgate-roles-'));
     writeFileSync(
       join(dir, 'toolgate.yaml'),
-      `model: openai:mock
-providers:
-  openai: { baseUrl: "${mock.url}", apiKey: test, maxRetries: 0 }
-servers:
-  power-exchange:
-    command: ${JSON.stringify(process.execPath)}
-    args: [${JSON.stringify(POWER_EXCHANGE_SERVER)}, "--state", ${JSON.stringify(join(dir, 'venue.json'))}]
-tools:
+      `${mockTradingYaml({ modelUrl: mock.url, stateFile: join(dir, 'venue.json') })}tools:
   "power-exchange/placeOrder": { approval: required }
 tenants:
   acme:

@@ -3,6 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RecordedRequest } from './mock-openai-server.ts';
+import { POWER_EXCHANGE_SERVER } from './processes.ts';
 
 /**
  * A distinct limit price per run, in whole cents, far below the seeded asks: each order rests, and is told apart by its
@@ -46,4 +47,20 @@ tools:
 server:
 ${server.join('')}`,
   );
+}
+
+/**
+ * The first lines of a toolgate.yaml: the mock model at `modelUrl` and the power-exchange example over stdio,
+ * keeping its venue in `stateFile` when given (so a test can count the orders placed).
+ */
+export function mockTradingYaml(options: { modelUrl: string; stateFile?: string }): string {
+  const args = [POWER_EXCHANGE_SERVER, ...(options.stateFile === undefined ? [] : ['--state', options.stateFile])];
+  return `model: openai:mock
+providers:
+  openai: { baseUrl: "${options.modelUrl}", apiKey: test, maxRetries: 0 }
+servers:
+  power-exchange:
+    command: ${JSON.stringify(process.execPath)}
+    args: [${args.map((arg) => JSON.stringify(arg)).join(', ')}]
+`;
 }

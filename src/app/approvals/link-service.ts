@@ -9,6 +9,7 @@ import {
 } from '../../core/index.ts';
 import { argumentsHash, checkLinkToken, type DecisionLinkClaims } from './decision-link-token.ts';
 import { decisionsIn, describeDecision } from './link-log.ts';
+import { shownCall } from './waiting-call.ts';
 
 const CONSOLE_HINT = 'open the run in the console to decide';
 
@@ -122,12 +123,7 @@ function target({ claims, run, pending }: Checked): LinkTarget {
   return {
     runId: run.id,
     ...(run.tenantId === undefined ? {} : { tenantId: run.tenantId }),
-    toolCallId: pending.toolCallId,
-    name: pending.name,
-    arguments: pending.arguments,
-    effect: pending.effect,
-    reason: pending.reason,
-    ...(pending.detail === undefined ? {} : { detail: pending.detail }),
+    ...shownCall(pending),
     decision: claims.decision,
     target: claims.target,
     expiresAt: claims.expiresAt,

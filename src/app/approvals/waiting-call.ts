@@ -1,4 +1,5 @@
-import type { ApprovalReason, JsonObject, Run, ToolEffect } from '../../core/index.ts';
+import type { PendingApproval, Run } from '../../core/index.ts';
+import type { ShownCall } from '../../core/ports/approval-links.ts';
 import type { ToolgateConfig } from '../../config/config-schema.ts';
 
 /** The `approvals:` section of the config (docs/approvals.md). */
@@ -9,18 +10,11 @@ export type NotifyTarget = NonNullable<ApprovalsConfig['notify']>[number];
 export type NotifyRound = 'first' | 'again' | 'escalation';
 
 /** A call waiting for a person, as a notification describes it. */
-export interface WaitingCall {
+export interface WaitingCall extends ShownCall {
   runId: string;
   tenantId?: string;
   userId?: string;
   threadId?: string;
-  toolCallId: string;
-  name: string;
-  /** As a person is shown them (the approval_required event's arguments). */
-  arguments: JsonObject;
-  effect: ToolEffect;
-  reason: ApprovalReason;
-  detail?: string;
   kind?: 'plan';
   /** When the call began to wait (the approval_required event's time). */
   since: string;
@@ -43,13 +37,14 @@ export function waitingCallOf(run: Run, since: string): WaitingCall | undefined 
     ...(run.tenantId === undefined ? {} : { tenantId: run.tenantId }),
     ...(run.userId === undefined ? {} : { userId: run.userId }),
     ...(run.threadId === undefined ? {} : { threadId: run.threadId }),
-    toolCallId: pending.toolCallId,
-    name: pending.name,
-    arguments: pending.arguments,
-    effect: pending.effect,
-    reason: pending.reason,
-    ...(pending.detail === undefined ? {} : { detail: pending.detail }),
+    ...shownCall(pending),
     ...(pending.kind === undefined ? {} : { kind: pending.kind }),
     since,
   };
+}
+
+/** The call a person is shown of what a run waits on (arguments as recorded: redacted, injected values in place). */
+export function shownCall(pending: PendingApproval): ShownCall {
+  const { toolCallId, name, arguments: args, effect, reason, detail } = pending;
+  return { toolCallId, name, arguments: args, effect, reason, ...(detail === undefined ? {} : { detail }) };
 }

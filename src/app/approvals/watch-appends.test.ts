@@ -5,7 +5,7 @@ import { MemoryRunStore } from '../../store/memory/memory-run-store.ts';
 import { watchAppends } from './watch-appends.ts';
 
 describe('watchAppends', () => {
-  it('hands every durable batch to the observer; a throwing observer fails nothing; the rest is the store', async () => {
+  it('hands each durable batch to the observer; a throwing observer fails nothing; the rest is the store', async () => {
     const seen: { runId: string; types: string[] }[] = [];
     let failOnce = true;
     const store = watchAppends(new MemoryRunStore(), (runId, events: readonly RunEvent[]) => {

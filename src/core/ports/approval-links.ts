@@ -1,6 +1,5 @@
 import type { ErrorCode } from '../errors.ts';
-import type { ApprovalReason, ToolEffect } from '../events.ts';
-import type { JsonObject } from '../json.ts';
+import type { PendingApproval } from '../runs.ts';
 
 /** How a decision link is used: `link`, a person confirmed in a browser; `chat`, a bot POSTed the token. */
 export interface LinkUse {
@@ -11,20 +10,16 @@ export interface LinkUse {
   actor?: string;
 }
 
+/**
+ * A waiting call as a person is shown it (in a notification, on a link's page): the tool (or `plan`), its arguments as
+ * shown, why it waits, and what happened to a call whose outcome is unknown.
+ */
+export type ShownCall = Pick<PendingApproval, 'toolCallId' | 'name' | 'arguments' | 'effect' | 'reason' | 'detail'>;
+
 /** What a valid link would do: decide `decision` on the call shown. */
-export interface LinkTarget {
+export interface LinkTarget extends ShownCall {
   runId: string;
   tenantId?: string;
-  toolCallId: string;
-  /** The tool (or `plan` for a whole plan). */
-  name: string;
-  /** The call's arguments as the notification showed them. */
-  arguments: JsonObject;
-  effect: ToolEffect;
-  /** Why the call waits for a person. */
-  reason: ApprovalReason;
-  /** What happened to a call whose outcome is unknown. */
-  detail?: string;
   decision: 'approve' | 'reject';
   /** The notify target the link was sent to. */
   target: string;
