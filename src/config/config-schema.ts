@@ -253,16 +253,18 @@ const notifyTargetSchema = z.strictObject({
 
 const onTimeoutSchema = z.enum(['reject', 'escalate', 'notify-again']);
 
+/** How long a call may wait for a person before its timeout acts: a second to 30 days. */
+const approvalWaitMs = z
+  .number()
+  .int()
+  .min(1000)
+  .max(30 * 86_400_000);
+
 /** Approvals outside the console: notifications, decision links, timeouts (docs/approvals.md). */
 const approvalsSchema = z.strictObject({
   notify: z.array(notifyTargetSchema).optional(),
   /** A call waiting longer than this gets `onTimeout` (default: it waits for ever). */
-  timeoutMs: z
-    .number()
-    .int()
-    .min(1000)
-    .max(30 * 86_400_000)
-    .optional(),
+  timeoutMs: approvalWaitMs.optional(),
   onTimeout: onTimeoutSchema.optional(),
   /** The second set of approvers, reached when a timeout escalates. */
   escalation: z
@@ -271,12 +273,7 @@ const approvalsSchema = z.strictObject({
       /** Roles that may decide an escalated call, besides the tenant's approvers. */
       approvers: z.array(roleName).optional(),
       /** An escalated call waiting longer than this gets `onTimeout` (default reject). */
-      timeoutMs: z
-        .number()
-        .int()
-        .min(1000)
-        .max(30 * 86_400_000)
-        .optional(),
+      timeoutMs: approvalWaitMs.optional(),
       onTimeout: z.enum(['reject', 'notify-again']).optional(),
     })
     .optional(),

@@ -58,8 +58,13 @@ export class ApprovalsRuntime {
     return (this.config.notify?.length ?? 0) + escalation > 0 || this.config.timeoutMs !== undefined;
   }
 
-  /** `store` as toolgate should use it: every append through it is seen (approval_required starts a notification). */
+  /**
+   * `store` as toolgate should use it: every append through it is seen (approval_required starts a notification) —
+   * the store itself when approvals are not configured.
+   */
   watch<S extends RunStore>(store: S): S {
+    // Nothing to notify or time out: every append of every run goes straight to the store.
+    if (!this.active) return store;
     return watchAppends(store, (runId, events) => this.#listener?.(runId, events));
   }
 
