@@ -100,8 +100,8 @@ export async function finishLogin(ctx: RequestContext): Promise<void> {
       clientSecret: issuer.console.clientSecret,
     });
     const idClaims = await verifyIdToken({
+      verifier,
       issuer,
-      jwksUri: issuer.jwksUri ?? discovery.jwks_uri,
       idToken: tokens.idToken,
       nonce: login.nonce,
     });
