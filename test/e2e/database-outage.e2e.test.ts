@@ -158,7 +158,7 @@ describe(
       'pg_terminate_backend of every connection, again and again, while runs are in flight on two serve ' +
         'processes and gateway calls go on: nobody exits, every run completes, no order is placed twice',
       async () => {
-        const { dir, db, dbName, exchange } = await setUp({ name: 'terminate', latencyMs: 60, leaseMs: 3000 });
+        const { dir, db, dbName, exchange } = await setUp({ name: 'terminate', latencyMs: 250, leaseMs: 3000 });
         const [a, b] = await Promise.all([
           startServe({ cwd: dir, args: ['--store', db], onSpawn: track }),
           startServe({ cwd: dir, args: ['--store', db], onSpawn: track }),
@@ -182,8 +182,19 @@ describe(
               .callTool({ name: 'getMarketMetrics', arguments: {} }, { signal: storm.signal })
               .catch(() => undefined);
         })();
-        // Kill every connection of the database at each poll until every run has ended (at most twelve times).
+        // Kill every connection of the database every 100 ms (at most twelve times) until every run has ended.
         let kills = 0;
+        const killer = (async () => {
+          while (!storm.signal.aborted && kills < 12) {
+            kills += 1;
+            await adminQuery(
+              'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+              [dbName],
+            );
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+        })();
+        let killsInFlight = 0;
         try {
           await pollUntil(
             async () =>
@@ -191,25 +202,13 @@ describe(
                 (run) => TERMINAL.has(run.status) || run.status === 'waiting_approval',
               ),
             'every run to end or wait',
-            {
-              timeoutMs: 90_000,
-              everyMs: 100,
-              onPoll: async () => {
-                if (kills >= 12) return;
-                kills += 1;
-                await adminQuery(
-                  'SELECT pg_terminate_backend(pid) FROM pg_stat_activity ' +
-                    'WHERE datname = $1 AND pid <> pg_backend_pid()',
-                  [dbName],
-                );
-              },
-            },
+            { timeoutMs: 90_000, everyMs: 100, onPoll: async () => void (killsInFlight = kills) },
           );
         } finally {
           storm.abort();
-          await gatewayCalls;
+          await Promise.all([gatewayCalls, killer]);
         }
-        assert.ok(kills >= 3, `the connections were killed ${kills} times while runs were in flight`);
+        assert.ok(killsInFlight >= 3, `the connections were killed ${killsInFlight} times while runs were in flight`);
         assert.deepEqual(exits(), [], 'every process stayed up');
 
         await assertOrdersOnce(runs, exchange);
