@@ -1,4 +1,5 @@
 import { isRecord, newId, type GatewaySessionSettings } from '../core/index.ts';
+import type { Server } from '@modelcontextprotocol/server';
 import type { GatewayRun } from './gateway-run.ts';
 
 /** Who a session acts for: resolved from its API key (HTTP) or from config (stdio). */
@@ -39,6 +40,12 @@ export class GatewaySession {
   idleTimer: ReturnType<typeof setTimeout> | undefined;
   /** Requests being served: a session is never idle while one is (a call may wait long for a person). */
   busy = 0;
+  /**
+   * The SDK server holding the client's connection, through which the gateway notifies the client and sends it
+   * requests outside a request of its own: a stdio connection or a 2025-era HTTP session. Absent for 2026-07-28
+   * clients, which are served per request (each request has a server of its own, gone when it is answered).
+   */
+  peer: Server | undefined;
 
   constructor(key: string, identity: GatewayIdentity, settings: GatewaySessionSettings) {
     this.key = key;

@@ -74,6 +74,7 @@ export class GatewayHttp {
           {
             transport: 'http',
             identity,
+            persistent: false,
             sessionKey: (client) =>
               `http:${identity.tenantId ?? ''}:${identity.userId ?? ''}:${rolesKey(identity.roles)}:` +
               `${identity.dryRun ? 'dry' : 'live'}:${hint ?? client?.name ?? ''}`,
@@ -189,7 +190,7 @@ export class GatewayHttp {
     transport.onerror = this.#onError;
     const server = createGatewayServer(
       this.#gateway,
-      { transport: 'http', identity, sessionKey: () => key },
+      { transport: 'http', identity, persistent: true, sessionKey: () => key },
       this.#passthrough,
     );
     try {

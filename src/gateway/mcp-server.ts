@@ -21,6 +21,8 @@ export interface ServingUnit {
   identity: GatewayIdentity;
   /** The session a request belongs to, from what the client says of itself. */
   sessionKey: (client: { name: string; version?: string } | undefined) => string;
+  /** One connection for the whole session (stdio, a 2025-era HTTP session): its server is the session's `peer`. */
+  persistent: boolean;
 }
 
 /**
@@ -43,7 +45,7 @@ export function createGatewayServer(
       'Tools offered through toolgate: every call is validated, checked ' +
       'against policy and recorded; some need a person to approve them.',
   });
-  const sessionFor = (): Promise<GatewaySession> => {
+  const sessionFor = async (): Promise<GatewaySession> => {
     const info = server.getClientVersion();
     const client =
       info === undefined
@@ -53,11 +55,13 @@ export function createGatewayServer(
             ...(info.version === undefined ? {} : { version: String(info.version).slice(0, 50) }),
           };
     const protocolVersion = server.getNegotiatedProtocolVersion();
-    return gateway.session(unit.sessionKey(client), unit.identity, {
+    const session = await gateway.session(unit.sessionKey(client), unit.identity, {
       transport: unit.transport,
       ...(client === undefined ? {} : { client }),
       ...(protocolVersion === undefined ? {} : { protocolVersion }),
     });
+    if (unit.persistent) session.peer = server;
+    return session;
   };
 
   server.setRequestHandler('tools/list', async () => {

@@ -18,7 +18,12 @@ export function serveGatewayStdio(
   passthrough: PassthroughSource | undefined,
 ): { close(reason: string): Promise<void>; closed: Promise<string> } {
   const handle = serveStdio(
-    () => createGatewayServer(gateway, { transport: 'stdio', identity, sessionKey: () => STDIO_SESSION }, passthrough),
+    () =>
+      createGatewayServer(
+        gateway,
+        { transport: 'stdio', identity, persistent: true, sessionKey: () => STDIO_SESSION },
+        passthrough,
+      ),
     {
       onerror: (error) => gateway.options.onError?.(`gateway (MCP over stdio): ${error.message}`),
     },
