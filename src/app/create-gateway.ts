@@ -3,6 +3,7 @@ import { matchToolPattern } from '../gate/index.ts';
 import {
   DEFAULT_MAX_RESULT_BYTES,
   DEFAULT_MAX_SESSIONS,
+  DEFAULT_SAMPLING,
   Gateway,
   GatewayHttp,
   RateLimiter,
@@ -12,12 +13,18 @@ import {
   limitedTools,
   serveGatewayStdio,
   sweepLostGatewaySessions,
+  endpointAt,
+  endpointRefusal,
+  type GatewayEndpoint,
+  type GatewayEndpoints,
   type GatewayIdentity,
   type RateLimits,
+  type SamplingDecision,
 } from '../gateway/index.ts';
 import type { RunEvent } from '../core/index.ts';
 import type { Settings } from '../config/resolve-settings.ts';
 import type { Toolgate } from './toolgate.ts';
+import { sessionToolsFactory } from './session-tools.ts';
 
 export interface CreateGatewayOptions {
   toolgate: Toolgate;
@@ -26,7 +33,7 @@ export interface CreateGatewayOptions {
   /** `--dry-run`: every session's writes are dry runs. */
   dryRun?: boolean;
   /** Who a stdio session acts for, over `gateway.identity` (flags `--tenant`, `--user`). */
-  identity?: { tenantId?: string | undefined; userId?: string | undefined };
+  identity?: { tenantId?: string | undefined; userId?: string | undefined; endpoint?: string | undefined };
   onEvents?: (events: readonly RunEvent[]) => void;
   onError?: (message: string) => void;
 }
@@ -80,12 +87,21 @@ export function createGateway(options: CreateGatewayOptions): GatewayApp {
       ? {}
       : { rateLimiter: new RateLimiter(rateLimitsFrom(config.rateLimits), toolgate.store.limits) }),
     elicitation: config.elicitation,
+    forwardLogs: config.forwardLogs,
+    endpoints: gatewayEndpoints(config.endpoints),
+    sessionTools: sessionToolsFactory({
+      settings: toolgate.settings,
+      shared: toolgate.tools.sources,
+      maxResultBytes,
+    }),
+    sampling: samplingFor(config.sampling),
+    roots: config.roots,
     stateSecret: config.stateSecret,
     onEvents: options.onEvents,
     onError: options.onError,
   });
   const http = new GatewayHttp(gateway, toolgate.tools.passthrough);
-  const stdioIdentity = (): GatewayIdentity => {
+  const stdioIdentity = (): { identity: GatewayIdentity; endpoint?: GatewayEndpoint | undefined } => {
     const tenantId = options.identity?.tenantId ?? config.identity?.tenant;
     const userId = options.identity?.userId ?? config.identity?.user;
     if (
@@ -99,7 +115,13 @@ export function createGateway(options: CreateGatewayOptions): GatewayApp {
           `tenants: (known: ${Object.keys(toolgate.settings.tenants).join(', ')})`,
       );
     }
-    return { tenantId, userId, dryRun: dryRunFor(tenantId) };
+    const path = options.identity?.endpoint ?? config.identity?.endpoint;
+    const at = path === undefined ? { endpoint: undefined } : endpointAt(gateway.options.endpoints, path);
+    if ('unknown' in at) throw new ToolgateError('usage', `--endpoint: ${at.unknown}`);
+    const { endpoint } = at;
+    const refused = endpoint === undefined ? undefined : endpointRefusal(endpoint, tenantId);
+    if (refused !== undefined) throw new ToolgateError('usage', `${refused}; set --tenant or gateway.identity.tenant`);
+    return { identity: { tenantId, userId, dryRun: dryRunFor(tenantId) || endpoint?.dryRun === true }, endpoint };
   };
   return {
     gateway,
@@ -146,4 +168,16 @@ function rateLimitsFrom(config: NonNullable<Settings['gatewayConfig']['rateLimit
     ...(config.tenant === undefined ? {} : { tenant: config.tenant }),
     ...(tools.length === 0 ? {} : { tools }),
   };
+}
+
+/** `gateway.sampling` as a decision per server: one for all, or by name with "*" for the others (default approve). */
+function samplingFor(config: Settings['gatewayConfig']['sampling']): (server: string) => SamplingDecision {
+  if (config === undefined || typeof config === 'string') return () => config ?? DEFAULT_SAMPLING;
+  return (server) => config[server] ?? config['*'] ?? DEFAULT_SAMPLING;
+}
+
+/** `gateway.endpoints` by path (the config's keys were checked when it was loaded). */
+function gatewayEndpoints(config: Settings['gatewayConfig']['endpoints']): GatewayEndpoints | undefined {
+  if (config === undefined) return undefined;
+  return new Map(Object.entries(config).map(([path, endpoint]) => [path, { ...endpoint, path }]));
 }

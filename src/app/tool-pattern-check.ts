@@ -5,7 +5,10 @@ import type { Toolgate } from './toolgate.ts';
 
 export type { PatternFinding } from '../gate/index.ts';
 
-/** Every tool pattern the configuration uses: rules (`tools`), tenants' allow and deny, gateway rate limits. */
+/**
+ * Every tool pattern the configuration uses: rules (`tools`), tenants' allow and deny, gateway rate limits, and the
+ * gateway's virtual servers (`gateway.endpoints`).
+ */
 export function toolPatternUses(settings: Pick<Settings, 'tools' | 'tenants' | 'gatewayConfig'>): PatternUse[] {
   const uses: PatternUse[] = Object.keys(settings.tools).map((pattern) => ({ pattern, where: 'tools' }));
   for (const [tenant, rule] of Object.entries(settings.tenants)) {
@@ -14,6 +17,10 @@ export function toolPatternUses(settings: Pick<Settings, 'tools' | 'tenants' | '
   }
   for (const pattern of Object.keys(settings.gatewayConfig.rateLimits?.tools ?? {}))
     uses.push({ pattern, where: 'gateway.rateLimits.tools' });
+  for (const [path, endpoint] of Object.entries(settings.gatewayConfig.endpoints ?? {})) {
+    for (const list of ['tools', 'deny', 'approve'] as const)
+      for (const pattern of endpoint[list] ?? []) uses.push({ pattern, where: `gateway.endpoints["${path}"].${list}` });
+  }
   return uses;
 }
 

@@ -193,6 +193,15 @@ export function createEventPrinter(options: { io: CliIO; json: boolean }): Event
             )}\n`,
           );
           break;
+        case 'upstream_request':
+          closeLine();
+          io.stderr.write(
+            `${dim(
+              `↔ ${event.data.server} asked the client (${event.data.method}, ${event.data.summary}): ` +
+                `${event.data.outcome}${event.data.reason === undefined ? '' : ` (${event.data.reason})`}`,
+            )}\n`,
+          );
+          break;
         case 'tool_changed':
           closeLine();
           io.stderr.write(

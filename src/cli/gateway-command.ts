@@ -17,10 +17,11 @@ export async function gatewayCommand(args: readonly string[], io: CliIO): Promis
   const stdio = values['stdio'] === true;
   const tenantFlag = optionalString(values, 'tenant');
   const userFlag = optionalString(values, 'user');
-  if (!stdio && (tenantFlag !== undefined || userFlag !== undefined)) {
+  const endpointFlag = optionalString(values, 'endpoint');
+  if (!stdio && (tenantFlag !== undefined || userFlag !== undefined || endpointFlag !== undefined)) {
     throw usageError(
-      '--tenant and --user set the identity of a --stdio session; over ' +
-        'HTTP each client is identified by its API key (tenants.<id>.apiKeys)',
+      '--tenant, --user and --endpoint set the identity of a --stdio session; over ' +
+        'HTTP each client is identified by its API key (tenants.<id>.apiKeys) and its path names the endpoint',
     );
   }
   // With --stdio, stdout carries MCP messages only: what is said goes to stderr.
@@ -43,7 +44,7 @@ export async function gatewayCommand(args: readonly string[], io: CliIO): Promis
       toolgate,
       config: settings.gatewayConfig,
       dryRun: values['dry-run'] === true,
-      identity: { tenantId: tenantFlag, userId: userFlag },
+      identity: { tenantId: tenantFlag, userId: userFlag, endpoint: endpointFlag },
       onEvents: serving.observe,
       onError: (message) => logger.error(message),
     });

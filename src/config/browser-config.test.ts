@@ -1,20 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ToolgateError } from '../core/index.ts';
-import { parseConfig } from './load-config.ts';
+import { configProblems } from '../../test/support/config-problems.ts';
 
 function problems(server: unknown): string[] {
-  try {
-    parseConfig({ server }, { source: 'toolgate.yaml', env: { SESSION_SECRET: 's'.repeat(40) } });
-  } catch (error) {
-    assert.ok(error instanceof ToolgateError, `expected a ToolgateError, got ${String(error)}`);
-    assert.equal(error.code, 'config_invalid');
-    return error.message
-      .split('\n')
-      .filter((line) => line.startsWith('  - '))
-      .map((line) => line.slice(4));
-  }
-  return [];
+  return configProblems({ server }, { SESSION_SECRET: 's'.repeat(40) });
 }
 
 describe('config: browser access (server.cors, server.sessionSecret, server.sessionTtlSeconds)', () => {

@@ -1,21 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ToolgateError } from '../core/index.ts';
 import { parseConfig } from './load-config.ts';
 import { resolveSettings } from './resolve-settings.ts';
+import { configProblems } from '../../test/support/config-problems.ts';
 
 function problems(chat: unknown): string[] {
-  try {
-    parseConfig({ chat }, { source: 'toolgate.yaml', env: {} });
-  } catch (error) {
-    assert.ok(error instanceof ToolgateError, `expected a ToolgateError, got ${String(error)}`);
-    assert.equal(error.code, 'config_invalid');
-    return error.message
-      .split('\n')
-      .filter((line) => line.startsWith('  - '))
-      .map((line) => line.slice(4));
-  }
-  return [];
+  return configProblems({ chat });
 }
 
 describe('config: chat (the OpenAI-compatible route’s hold message and wait)', () => {

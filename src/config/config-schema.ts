@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { GATEWAY_ENDPOINT_PATH } from '../core/runs.ts';
 import { corsOriginProblem } from './cors-origin-problem.ts';
 import { ipRangeProblem } from './ip-range-problem.ts';
 import { MODEL_PATTERN } from './model-pattern.ts';
@@ -127,6 +128,38 @@ const rateLimit = z.strictObject({
   perSeconds: z.number().positive('perSeconds must be more than 0'),
 });
 
+/** A virtual server's path: `/mcp/<name>`, or `/mcp` itself (which then narrows the plain endpoint). */
+const endpointPath = z.string().refine((path) => path === '/mcp' || GATEWAY_ENDPOINT_PATH.test(path), {
+  error: (issue) =>
+    `"${String(issue.input)}" is not an endpoint path: write "/mcp/" and one name of lower-case letters, digits, ` +
+    `"-" or "_" (at most 64), with no trailing slash, e.g. "/mcp/trading" (or "/mcp" to narrow the plain endpoint)`,
+});
+
+/** One virtual server of `gateway.endpoints` (docs/gateway.md, "Virtual servers"). */
+const endpointSchema = z.strictObject({
+  /** The tools offered there, as tool patterns; the tenant's own rules still apply. */
+  tools: z.array(toolPattern).min(1, 'an endpoint offers at least one tool pattern, e.g. ["px/*"]').max(1000),
+  /** Servers whose resources and prompts are offered there (default: the servers of its tools). */
+  servers: z.array(z.string().min(1).max(200)).max(1000).optional(),
+  /** Tenants that may connect (default: every caller); others get 403. */
+  tenants: z.array(z.string().min(1).max(200)).max(10_000).optional(),
+  /** Tools refused there, whatever the tenant may do elsewhere (a deny anywhere wins). */
+  deny: z.array(toolPattern).max(1000).optional(),
+  /** Tools whose every call waits for a person there. */
+  approve: z.array(toolPattern).max(1000).optional(),
+  /** Every write of its sessions is a dry run. */
+  dryRun: z.boolean().optional(),
+  /** Shown to clients in initialize (serverInfo.description). */
+  description: z.string().min(1).max(2000).optional(),
+  /** Shown to clients in initialize (instructions), instead of the gateway's own. */
+  instructions: z.string().min(1).max(10_000).optional(),
+});
+
+/** gateway.sampling: what becomes of an upstream server's request for the client's model. */
+const samplingDecision = z.enum(['allow', 'approve', 'deny'], {
+  error: "must be allow, approve or deny (what becomes of a server's sampling request)",
+});
+
 /** Gateway mode (`toolgate gateway`, docs/gateway.md). */
 const gatewaySchema = z.strictObject({
   /** A held call with no decision after this long is refused. */
@@ -149,6 +182,21 @@ const gatewaySchema = z.strictObject({
   maxResultBytes: z.number().int().min(1024).optional(),
   /** Ask the client's user through MCP elicitation when the client supports it (default true). */
   elicitation: z.boolean().optional(),
+  /**
+   * Forward upstream servers' log messages (shared connections) to the clients of sessions that set a log level and
+   * may use that server (default false: they go to the gateway's own log only).
+   */
+  forwardLogs: z.boolean().optional(),
+  /**
+   * What becomes of an upstream server's sampling request (MCP sampling/createMessage) to the session's client:
+   * allow, approve (the client's user is asked first; default) or deny; or per server name, with "*" for the others.
+   */
+  sampling: z.union([samplingDecision, z.record(z.string().min(1), samplingDecision)]).optional(),
+  /**
+   * The client roots upstream servers are shown: URIs, `*` for any characters but `/`, `**` for any; a URI without
+   * `*` covers everything under it (default: every root of the client).
+   */
+  roots: z.array(z.string().min(1).max(2048)).max(100).optional(),
   /** Every session's writes are dry runs (true), or those of the listed tenants. */
   dryRun: z.union([z.boolean(), z.array(z.string().min(1))]).optional(),
   /** Tool pinning: a changed upstream tool is hidden until accepted (default true). */
@@ -159,7 +207,16 @@ const gatewaySchema = z.strictObject({
     .min(32, 'the state secret must be at least 32 characters (e.g. `openssl rand -base64 32`, given as env:NAME)')
     .optional(),
   /** Who a stdio session acts for (an HTTP session's identity comes from its API key). */
-  identity: z.strictObject({ tenant: z.string().min(1).optional(), user: z.string().min(1).optional() }).optional(),
+  identity: z
+    .strictObject({
+      tenant: z.string().min(1).optional(),
+      user: z.string().min(1).optional(),
+      /** The virtual server a stdio session serves (a key of `endpoints`). */
+      endpoint: endpointPath.optional(),
+    })
+    .optional(),
+  /** Virtual servers: tool bundles on paths of their own (docs/gateway.md, "Virtual servers"). */
+  endpoints: z.record(endpointPath, endpointSchema).optional(),
   rateLimits: z
     .strictObject({
       /** Every call of a tenant counts. */
@@ -169,6 +226,21 @@ const gatewaySchema = z.strictObject({
     })
     .optional(),
 });
+
+/** `gateway.identity.endpoint` names one of `gateway.endpoints`. */
+function checkIdentityEndpoint(gateway: z.infer<typeof gatewaySchema>, ctx: z.RefinementCtx): void {
+  const endpoint = gateway.identity?.endpoint;
+  if (endpoint !== undefined && gateway.endpoints?.[endpoint] === undefined) {
+    const known = Object.keys(gateway.endpoints ?? {});
+    ctx.addIssue({
+      code: 'custom',
+      path: ['identity', 'endpoint'],
+      message:
+        `names endpoint "${endpoint}", which is not a key of gateway.endpoints ` +
+        `(known: ${known.length === 0 ? 'none' : known.join(', ')})`,
+    });
+  }
+}
 
 /** The chat protocols (POST /v1/chat/completions, docs/openai.md). */
 const chatSchema = z.strictObject({
@@ -410,7 +482,7 @@ export const configSchema = z
         strict: z.boolean().optional(),
       })
       .optional(),
-    gateway: gatewaySchema.optional(),
+    gateway: gatewaySchema.superRefine(checkIdentityEndpoint).optional(),
     chat: chatSchema.optional(),
     auth: authSchema.optional(),
     approvals: approvalsSchema.optional(),

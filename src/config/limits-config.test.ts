@@ -1,21 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ToolgateError } from '../core/index.ts';
-import { parseConfig } from './load-config.ts';
+import { configProblems } from '../../test/support/config-problems.ts';
 
-function problems(config: Record<string, unknown>): string[] {
-  try {
-    parseConfig(config, { source: 'toolgate.yaml', env: {} });
-  } catch (error) {
-    assert.ok(error instanceof ToolgateError, `expected a ToolgateError, got ${String(error)}`);
-    assert.equal(error.code, 'config_invalid');
-    return error.message
-      .split('\n')
-      .filter((line) => line.startsWith('  - '))
-      .map((line) => line.slice(4));
-  }
-  return [];
-}
+const problems = (config: Record<string, unknown>): string[] => configProblems(config);
 
 describe(
   'config: shares and backoff (gateway.maxSessionsPerTenant/PerKey, ' +

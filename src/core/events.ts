@@ -292,6 +292,30 @@ export interface RunEventDataMap {
     changes: string[];
   };
   /**
+   * Gateway mode: an upstream server sent the session's client a request through the gateway (sampling, elicitation,
+   * roots), and what became of it. `summary` is bounded (never a whole prompt): for sampling the number of messages,
+   * maxTokens and the model hints; `reason` says why it was denied, failed or cancelled.
+   */
+  upstream_request: {
+    server: string;
+    method: string;
+    outcome: 'forwarded' | 'denied' | 'failed' | 'cancelled';
+    reason?: string;
+    summary: string;
+  };
+  /**
+   * Gateway mode: a log message (MCP `notifications/message`) an upstream server sent for this session, as recorded:
+   * `data` cut to about 4 KB; at most a bounded number per minute are recorded, and `dropped` counts those left out
+   * since the last one recorded.
+   */
+  upstream_log: {
+    server: string;
+    level: string;
+    logger?: string;
+    data: JsonValue;
+    dropped?: number;
+  };
+  /**
    * The run's tool mode changed for the rest of the run: `text_calls`, the
    * model kept writing its calls as text in native mode (textToolCalls: auto);
    * `tools_unsupported`, the endpoint refused tool definitions (toolMode: auto).
@@ -451,6 +475,8 @@ export const RUN_EVENT_TYPES = [
   'reminder_injected',
   'history_trimmed',
   'tool_changed',
+  'upstream_log',
+  'upstream_request',
   'tool_mode_changed',
   'client_tool_calls',
   'replay_compared',

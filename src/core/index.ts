@@ -9,6 +9,7 @@ export type * from './ports/model-adapter.ts';
 export type * from './ports/run-store.ts';
 export type * from './ports/limit-store.ts';
 export type * from './ports/tool-source.ts';
+export type * from './ports/upstream-client.ts';
 export type * from './ports/run-service.ts';
 export type * from './replay.ts';
 export * from './defaults.ts';

@@ -118,7 +118,15 @@ export interface GatewaySessionSettings {
   protocolVersion?: string;
   /** Writes are validated and recorded, not executed (config, tenant or session). */
   dryRun: boolean;
+  /**
+   * The virtual server (`gateway.endpoints`) the session came through: its path, e.g. `/mcp/trading`, or `/mcp` when
+   * `gateway.endpoints["/mcp"]` narrows the plain endpoint. Absent: the plain endpoint, everything the tenant may use.
+   */
+  endpoint?: string;
 }
+
+/** A virtual server's path (`gateway.endpoints`): `/mcp/` and one name of lower-case letters, digits, `-` or `_`. */
+export const GATEWAY_ENDPOINT_PATH = /^\/mcp\/[a-z0-9][a-z0-9_-]{0,63}$/;
 
 /** Limits the runtime guard enforces for a run (docs/strategies.md). Absent: no limit. */
 export interface GuardLimits {

@@ -14,6 +14,7 @@ import { APPROVAL_INPUT_KEY, approvalForm, readApprovalAnswer, type HeldCall } f
 import type { Gateway } from './gateway.ts';
 import type { GatewaySession } from './gateway-session.ts';
 import { RequestStateCodec } from './request-state.ts';
+import { progressRelay } from './progress-relay.ts';
 
 /** How often a client waiting on a held call (no elicitation) is sent progress, so its request does not time out. */
 const PROGRESS_EVERY_MS = 10_000;
@@ -46,11 +47,13 @@ export async function callTool(input: CallToolInput): Promise<CallToolResult | I
   // W3C trace context in `_meta` (MCP's tracing convention); a 2026-07-28 request may carry it in its envelope.
   const envelope = ctx.mcpReq.envelope;
   const traceparent = ctx.mcpReq._meta?.['traceparent'] ?? (isRecord(envelope) ? envelope['traceparent'] : undefined);
+  const progress = progressRelay(ctx);
   const outcome: GatewayCallResult = await run.call({
     catalog,
     name: input.name,
     arguments: input.arguments,
     signal: ctx.mcpReq.signal,
+    ...(progress === undefined ? {} : { onProgress: progress.send }),
     ...(typeof traceparent === 'string' ? { traceparent } : {}),
     ...(limiter === undefined
       ? {}
@@ -65,6 +68,7 @@ export async function callTool(input: CallToolInput): Promise<CallToolResult | I
           },
         }),
   });
+  await progress?.flushed();
   if (outcome.kind === 'done') return toMcp(run.runId, outcome);
   const held: HeldCall = {
     toolCallId: outcome.toolCallId,

@@ -7,6 +7,8 @@ export interface GatewayCallRequest {
   name: string;
   arguments: JsonObject;
   signal?: AbortSignal | undefined;
+  /** Told of the upstream server's progress (the client asked for progress with `_meta.progressToken`). */
+  onProgress?: ((progress: JsonObject) => void) | undefined;
   /** The client's W3C traceparent (`_meta.traceparent`): the call's spans continue its trace. */
   traceparent?: string | undefined;
   /**

@@ -229,6 +229,7 @@ export class GatewayRun {
       roles: this.#options.roles,
       hooks: env.hooks,
       signal,
+      onProgress: request.onProgress,
       toolTimeoutMs: env.toolTimeoutMs,
     };
   }

@@ -1,6 +1,7 @@
-import { isRecord, newId, type GatewaySessionSettings } from '../core/index.ts';
+import { isRecord, newId, type EventDraft, type GatewaySessionSettings, type SessionToolSet } from '../core/index.ts';
 import type { Server } from '@modelcontextprotocol/server';
 import type { GatewayRun } from './gateway-run.ts';
+import type { UpstreamTools } from './upstream-tools.ts';
 
 /** Who a session acts for: resolved from its API key (HTTP) or from config (stdio). */
 export interface GatewayIdentity {
@@ -46,6 +47,14 @@ export class GatewaySession {
    * clients, which are served per request (each request has a server of its own, gone when it is answered).
    */
   peer: Server | undefined;
+  /**
+   * The session's own upstream connections, declaring its client's sampling, elicitation and roots
+   * (session-upstream.ts); undefined: it shares the gateway's. Decided once, when the peer is first known.
+   */
+  upstream: { set: SessionToolSet; listing: UpstreamTools } | undefined;
+  upstreamDecided = false;
+  /** Events to record once the run opens (an upstream request that came before it). */
+  readonly pendingEvents: EventDraft[] = [];
 
   constructor(key: string, identity: GatewayIdentity, settings: GatewaySessionSettings) {
     this.key = key;

@@ -1,20 +1,28 @@
 import {
   ToolgateError,
   type GatewaySessionSettings,
+  type EventDraft,
+  type JsonObject,
   type LimitStore,
   type RunEvent,
   type RunStore,
+  type SessionToolsFactory,
 } from '../core/index.ts';
 import { buildToolCatalog, type ToolCatalog } from '../orchestrator/call/tool-catalog.ts';
 import { refuseChangedTools } from './changed-tools.ts';
+import { narrowToEndpoint, type GatewayEndpoint, type GatewayEndpoints } from './endpoints.ts';
 import { GatewayRun } from './gateway-run.ts';
 import { GatewaySession, type GatewayIdentity } from './gateway-session.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { RequestStateCodec } from './request-state.ts';
 import { SessionShares } from './session-shares.ts';
 import type { GatewayEnvironment } from './session-run.ts';
+import { openSessionUpstream } from './session-upstream.ts';
+import { DEFAULT_SAMPLING, type SamplingDecision } from './upstream-requests.ts';
 import { UpstreamTools, type UpstreamToolsOptions } from './upstream-tools.ts';
 
+/** Events of upstream requests kept while a session's run is not open yet (a server asks for roots at connect). */
+const MAX_PENDING_EVENTS = 20;
 /** Default `gateway.approvalTimeoutMs`: a held call with no decision after this long is refused. */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 5 * 60_000;
 /** Default `gateway.sessionIdleMs`: an HTTP session with no request for this long ends (its run completes). */
@@ -42,10 +50,28 @@ export interface GatewayOptions extends UpstreamToolsOptions {
   limits?: LimitStore | undefined;
   maxResultBytes: number;
   rateLimiter?: RateLimiter | undefined;
+  /** Virtual servers by path (`gateway.endpoints`): a session's catalog is narrowed to its endpoint's. */
+  endpoints?: GatewayEndpoints | undefined;
   /** Ask the client's user through MCP elicitation when the client can (default true). */
   elicitation?: boolean | undefined;
+  /**
+   * Opens a session's own upstream connections, declaring its client's sampling, elicitation and roots
+   * (session-upstream.ts); absent: every session shares the gateway's connections, which declare none.
+   */
+  sessionTools?: SessionToolsFactory | undefined;
+  /** `gateway.sampling`: what becomes of one server's sampling requests (default DEFAULT_SAMPLING). */
+  sampling?: ((server: string) => SamplingDecision) | undefined;
+  /** `gateway.roots`: the client roots upstream servers may see (absent: all of them). */
+  roots?: readonly string[] | undefined;
   /** Signs elicitation request state (`gateway.stateSecret`); default: random per process. */
   stateSecret?: string | undefined;
+  /**
+   * `gateway.forwardLogs`: upstream log messages of the shared connections go to the clients of sessions that set a
+   * log level and may use that server (default false: only to the gateway's own log, `onLog`).
+   */
+  forwardLogs?: boolean | undefined;
+  /** The gateway process's own log (upstream servers' log messages); default: onError. */
+  onLog?: ((message: string) => void) | undefined;
   onEvents?: ((events: readonly RunEvent[]) => void) | undefined;
   onError?: ((message: string) => void) | undefined;
 }
@@ -188,7 +214,10 @@ export class Gateway {
       store: this.options.store,
       owner: this.options.owner,
       leaseMs: this.options.leaseMs,
-      environment: this.options.environment,
+      environment:
+        session.upstream === undefined
+          ? this.options.environment
+          : { ...this.options.environment, tools: session.upstream.set.tools },
       tenantId: session.identity.tenantId,
       userId: session.identity.userId,
       roles: session.identity.roles,
@@ -202,6 +231,8 @@ export class Gateway {
     const run = await session.opening;
     session.run = run;
     session.toldChanged.clear();
+    const pending = session.pendingEvents.splice(0);
+    if (pending.length > 0) await run.record(pending);
     return run;
   }
 
@@ -212,13 +243,16 @@ export class Gateway {
    */
   async catalog(
     session: GatewaySession,
-    options: { relist?: boolean } = {},
+    options: { relist?: boolean; force?: boolean } = {},
   ): Promise<{ catalog: ToolCatalog; run: GatewayRun }> {
-    const { tools, pins } = await this.#upstream.list(options);
+    const { tools, pins } = await (session.upstream?.listing ?? this.#upstream).list(options);
     const { policy } = this.options.environment;
     const tenantId = session.identity.tenantId;
     const { roles } = session.identity;
-    const built = buildToolCatalog(pins === undefined ? tools : pins.visible, { policy, tenantId, roles });
+    const built = narrowToEndpoint(
+      buildToolCatalog(pins === undefined ? tools : pins.visible, { policy, tenantId, roles }),
+      this.endpointOf(session),
+    );
     const run = await this.runOf(
       session,
       built.definitions.map((d) => d.name),
@@ -233,6 +267,50 @@ export class Gateway {
     });
     if (news.length > 0) await run.record(news);
     return { catalog, run };
+  }
+
+  /** The virtual server the session came through, if any (GatewaySessionSettings.endpoint). */
+  endpointOf(session: GatewaySession): GatewayEndpoint | undefined {
+    const path = session.settings.endpoint;
+    return path === undefined ? undefined : this.options.endpoints?.get(path);
+  }
+
+  /**
+   * Gives the session upstream connections of its own when its client declared sampling, elicitation or roots
+   * (decided once, when the session's connection is first known: its `peer`); otherwise it shares the gateway's.
+   * `onLog`: a log message of one of those servers, which belongs to this session.
+   */
+  offerUpstream(session: GatewaySession, onLog: (server: string, params: JsonObject) => void): void {
+    const factory = this.options.sessionTools;
+    if (session.upstreamDecided || factory === undefined || session.peer === undefined) return;
+    session.upstreamDecided = true;
+    session.upstream = openSessionUpstream({
+      factory,
+      peer: session.peer,
+      sampling: this.options.sampling ?? (() => DEFAULT_SAMPLING),
+      roots: this.options.roots,
+      timeoutMs: this.approvalTimeoutMs,
+      upstream: { checkPins: this.options.checkPins, relistMs: this.options.relistMs },
+      record: (drafts) => this.#recordInSession(session, drafts),
+      onLog,
+    });
+  }
+
+  /** Records in the session's run, or keeps for when it opens (a bounded number). */
+  #recordInSession(session: GatewaySession, drafts: EventDraft[]): void {
+    const run = session.run;
+    if (run !== undefined && !run.ended) {
+      void run
+        .record(drafts)
+        .catch((error: unknown) =>
+          this.options.onError?.(
+            `gateway session ${session.key}: could not record an upstream request: ${String(error)}`,
+          ),
+        );
+      return;
+    }
+    for (const event of drafts)
+      if (session.pendingEvents.length < MAX_PENDING_EVENTS) session.pendingEvents.push(event);
   }
 
   /** Told the key of every session that ends (a transport holding one lets it go). */
@@ -257,6 +335,7 @@ export class Gateway {
       );
     const run = session.run ?? (await session.opening?.catch(() => undefined));
     if (run !== undefined && !run.ended) await run.end({ status: 'completed', reason });
+    await session.upstream?.set.close().catch(() => undefined);
   }
 
   /** Ends every session. */

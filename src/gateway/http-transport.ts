@@ -12,6 +12,7 @@ import { readLimited } from '../core/read-limited.ts';
 import { decodeUtf8 } from '../core/utf8.ts';
 import type { Gateway } from './gateway.ts';
 import { isGatewayIdentity, type GatewayIdentity } from './gateway-session.ts';
+import { PLAIN_ENDPOINT, endpointAt, endpointRefusal, type GatewayEndpoint } from './endpoints.ts';
 import { createGatewayServer } from './mcp-server.ts';
 
 /** Largest MCP request body read (the SDK's own default). */
@@ -34,6 +35,8 @@ const LEGACY_PREFIX = 'http-legacy:';
 interface LegacySession {
   transport: WebStandardStreamableHTTPServerTransport;
   identity: GatewayIdentity;
+  /** The path it was opened at: its id is good there only. */
+  path: string;
 }
 
 /**
@@ -69,15 +72,20 @@ export class GatewayHttp {
         const given = extra?.['identity'];
         const identity: GatewayIdentity = isGatewayIdentity(given) ? given : { dryRun: false };
         const hint = typeof extra?.['hint'] === 'string' ? extra['hint'] : undefined;
+        const path = typeof extra?.['path'] === 'string' ? extra['path'] : PLAIN_ENDPOINT;
+        const endpoint = gateway.options.endpoints?.get(path);
         return createGatewayServer(
           gateway,
           {
             transport: 'http',
             identity,
             persistent: false,
+            endpoint,
+            // An endpoint's sessions are its own: the same client at two endpoints is two sessions, two runs.
             sessionKey: (client) =>
               `http:${identity.tenantId ?? ''}:${identity.userId ?? ''}:${rolesKey(identity.roles)}:` +
-              `${identity.dryRun ? 'dry' : 'live'}:${hint ?? client?.name ?? ''}`,
+              `${identity.dryRun ? 'dry' : 'live'}:${endpoint === undefined ? '' : endpoint.path}:` +
+              `${hint ?? client?.name ?? ''}`,
           },
           passthrough,
         );
@@ -91,12 +99,18 @@ export class GatewayHttp {
    * tenant's sessions are dry runs).
    */
   async handle(req: IncomingMessage, res: ServerResponse, caller: GatewayIdentity): Promise<void> {
+    const path = new URL(req.url ?? PLAIN_ENDPOINT, 'http://localhost').pathname;
+    const at = endpointAt(this.#gateway.options.endpoints, path);
+    if ('unknown' in at) return send(res, jsonRpcError(404, -32601, at.unknown));
+    const { endpoint } = at;
+    const refused = endpoint === undefined ? undefined : endpointRefusal(endpoint, caller.tenantId);
+    if (refused !== undefined) return send(res, jsonRpcError(403, -32600, refused));
     const identity: GatewayIdentity = {
       tenantId: caller.tenantId,
       userId: caller.userId,
       ...(caller.roles === undefined ? {} : { roles: caller.roles }),
       keyId: caller.keyId,
-      dryRun: caller.dryRun || headerOn(req.headers[DRY_RUN_HEADER]),
+      dryRun: caller.dryRun || endpoint?.dryRun === true || headerOn(req.headers[DRY_RUN_HEADER]),
     };
     const body = req.method === 'POST' ? await readBody(req) : undefined;
     if (body instanceof Response) return send(res, body);
@@ -106,8 +120,14 @@ export class GatewayHttp {
     let response: Response;
     if (typeof sessionId === 'string') {
       const legacy = this.#legacy.get(sessionId);
-      if (legacy === undefined)
-        response = jsonRpcError(404, -32001, 'Session not found: it ended or never existed; initialize a new one');
+      if (legacy === undefined || legacy.path !== path)
+        response = jsonRpcError(
+          404,
+          -32001,
+          legacy === undefined
+            ? 'Session not found: it ended or never existed; initialize a new one'
+            : `Session not found at ${path}: it was opened at ${legacy.path}; use it there or initialize a new one`,
+        );
       else if (
         legacy.identity.tenantId !== identity.tenantId ||
         legacy.identity.userId !== identity.userId ||
@@ -131,7 +151,7 @@ export class GatewayHttp {
               `the gateway has ${this.#legacy.size} open sessions, its limit ` +
                 `(gateway.maxSessions): end unused ones (DELETE /mcp) or retry later`,
             )
-          : await this.#openLegacy(request, parsedBody, identity);
+          : await this.#openLegacy(request, parsedBody, { identity, path, endpoint });
     } else if (req.method === 'POST' && (await isLegacyRequest(request, parsedBody))) {
       response = jsonRpcError(
         400,
@@ -146,7 +166,7 @@ export class GatewayHttp {
           token: 'toolgate',
           clientId: identity.userId ?? 'anonymous',
           scopes: [],
-          extra: { identity, hint: typeof hint === 'string' ? hint.slice(0, 200) : undefined },
+          extra: { identity, path, hint: typeof hint === 'string' ? hint.slice(0, 200) : undefined },
         },
       });
     }
@@ -159,13 +179,21 @@ export class GatewayHttp {
     this.#legacy.clear();
   }
 
-  async #openLegacy(request: Request, parsedBody: unknown, identity: GatewayIdentity): Promise<Response> {
+  async #openLegacy(
+    request: Request,
+    parsedBody: unknown,
+    at: { identity: GatewayIdentity; path: string; endpoint: GatewayEndpoint | undefined },
+  ): Promise<Response> {
+    const { identity, path, endpoint } = at;
     // The id is chosen here so the session is admitted (its tenant's and key's shares) before the SDK answers
     // initialize.
     const sessionId = randomUUID();
     const key = `${LEGACY_PREFIX}${sessionId}`;
     try {
-      await this.#gateway.session(key, identity, { transport: 'http' });
+      await this.#gateway.session(key, identity, {
+        transport: 'http',
+        ...(endpoint === undefined ? {} : { endpoint: endpoint.path }),
+      });
     } catch (error) {
       if (!(error instanceof ToolgateError)) throw error;
       // A share of a tenant or key is full: 429, the caller's own doing; the process is full or stopping: 503.
@@ -174,7 +202,7 @@ export class GatewayHttp {
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => sessionId,
       onsessioninitialized: (id) => {
-        this.#legacy.set(id, { transport, identity });
+        this.#legacy.set(id, { transport, identity, path });
       },
       onsessionclosed: (id) => {
         this.#legacy.delete(id);
@@ -190,7 +218,7 @@ export class GatewayHttp {
     transport.onerror = this.#onError;
     const server = createGatewayServer(
       this.#gateway,
-      { transport: 'http', identity, persistent: true, sessionKey: () => key },
+      { transport: 'http', identity, persistent: true, sessionKey: () => key, endpoint },
       this.#passthrough,
     );
     try {

@@ -13,5 +13,7 @@ export { limitedTools } from './limited-tools.ts';
 export { RateLimiter, type RateLimit, type RateLimits } from './rate-limiter.ts';
 export { RUN_ID_META_KEY, TOOL_CALL_ID_META_KEY } from './call-tool.ts';
 export { serveGatewayStdio } from './stdio-face.ts';
+export { endpointAt, endpointRefusal, type GatewayEndpoint, type GatewayEndpoints } from './endpoints.ts';
 export { checkToolPins } from './tool-pins.ts';
 export { gatewaySessionRuns, sweepLostGatewaySessions } from './gateway-recovery.ts';
+export { DEFAULT_SAMPLING, type SamplingDecision } from './upstream-requests.ts';

@@ -146,3 +146,36 @@ export function limitResourceContents(result: JsonObject, limit: number, uri: st
   });
   return { ...result, contents: kept, _meta: { ...meta, [TRUNCATED_META_KEY]: { bytes: original, limit } } };
 }
+
+/**
+ * A `prompts/get` result within `limit` bytes (its `messages` as JSON), as
+ * limitResourceContents does for a resource: messages are kept in order while
+ * they fit, the first text message that does not fit is cut, others are left
+ * out, and one user message at the end says what was done.
+ * `_meta["toolgate/truncated"]` carries the sizes.
+ */
+export function limitPromptMessages(result: JsonObject, limit: number, name: string): JsonObject {
+  const messages = result['messages'];
+  if (!Array.isArray(messages)) return result;
+  const bytes = sizeOf(messages);
+  if (bytes <= limit) return result;
+  const meta = isJsonObject(result['_meta']) ? result['_meta'] : {};
+  const { kept, said } = fitInOrder<JsonValue>(messages, Math.max(0, limit - NOTE_BYTES - sizeOf(name) - 2), {
+    cut: (item, room) => {
+      const content = isJsonObject(item) ? item['content'] : undefined;
+      if (!isJsonObject(item) || !isJsonObject(content) || typeof content['text'] !== 'string') return undefined;
+      const { text, ...rest } = content;
+      const empty = { ...item, content: { ...rest, text: '' } };
+      return { ...item, content: { ...rest, text: cutText(text, room - sizeOf(empty) - 32) } };
+    },
+    kind: () => 'message',
+  });
+  kept.push({
+    role: 'user',
+    content: {
+      type: 'text',
+      text: `[toolgate: ${said.join(', ')}; prompt ${name} was ${bytes} bytes, over the gateway's limit of ${limit}]`,
+    },
+  });
+  return { ...result, messages: kept, _meta: { ...meta, [TRUNCATED_META_KEY]: { bytes, limit } } };
+}

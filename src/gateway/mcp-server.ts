@@ -6,14 +6,20 @@ import {
   type JsonSchema,
   type PassthroughSource,
 } from '../core/index.ts';
-import type { CatalogEntry, ToolCatalog } from '../orchestrator/call/tool-catalog.ts';
+import type { CatalogEntry } from '../orchestrator/call/tool-catalog.ts';
 import { callTool } from './call-tool.ts';
+import { forwardLog } from './forward-log.ts';
 import type { Gateway } from './gateway.ts';
 import type { GatewayIdentity, GatewaySession } from './gateway-session.ts';
-import { limitResourceContents } from './limit-result.ts';
+import { endpointServers, type GatewayEndpoint } from './endpoints.ts';
+import { createGated } from './gated-results.ts';
+import { itemsView, toolsView, type ListKind } from './list-changed.ts';
+import { progressRelay, withProgress } from './progress-relay.ts';
+import { serverAccess } from './server-access.ts';
+import { serveUpstreamFeatures } from './upstream-features.ts';
+import { UpstreamHub } from './upstream-hub.ts';
 
 export const GATEWAY_SERVER_INFO = { name: 'toolgate-gateway', version: '0.1.0' };
-const SERVER_META_KEY = 'toolgate/server';
 
 /** What one SDK server instance serves: a stdio connection, a 2025-era HTTP session, or one 2026-era HTTP request. */
 export interface ServingUnit {
@@ -23,6 +29,8 @@ export interface ServingUnit {
   sessionKey: (client: { name: string; version?: string } | undefined) => string;
   /** One connection for the whole session (stdio, a 2025-era HTTP session): its server is the session's `peer`. */
   persistent: boolean;
+  /** The virtual server (`gateway.endpoints`) the client connected to; absent: the plain endpoint. */
+  endpoint?: GatewayEndpoint | undefined;
 }
 
 /**
@@ -36,14 +44,27 @@ export function createGatewayServer(
   unit: ServingUnit,
   passthrough: PassthroughSource | undefined,
 ): Server {
-  const server = new Server(GATEWAY_SERVER_INFO, {
+  const { endpoint } = unit;
+  const info =
+    endpoint?.description === undefined
+      ? GATEWAY_SERVER_INFO
+      : { ...GATEWAY_SERVER_INFO, description: endpoint.description };
+  const server = new Server(info, {
     capabilities: {
-      tools: { listChanged: false },
-      ...(passthrough === undefined ? {} : { resources: {}, prompts: {} }),
+      tools: { listChanged: true },
+      logging: {},
+      ...(passthrough === undefined
+        ? {}
+        : {
+            resources: { listChanged: true, ...(passthrough.offersSubscribe?.() === true ? { subscribe: true } : {}) },
+            prompts: { listChanged: true },
+            completions: {},
+          }),
     },
     instructions:
+      endpoint?.instructions ??
       'Tools offered through toolgate: every call is validated, checked ' +
-      'against policy and recorded; some need a person to approve them.',
+        'against policy and recorded; some need a person to approve them.',
   });
   const sessionFor = async (): Promise<GatewaySession> => {
     const info = server.getClientVersion();
@@ -59,74 +80,125 @@ export function createGatewayServer(
       transport: unit.transport,
       ...(client === undefined ? {} : { client }),
       ...(protocolVersion === undefined ? {} : { protocolVersion }),
+      ...(endpoint === undefined ? {} : { endpoint: endpoint.path }),
     });
     if (unit.persistent) session.peer = server;
+    // A client with sampling, elicitation or roots gets upstream connections of its own (session-upstream.ts).
+    gateway.offerUpstream(session, (name, params) => void forwardLog({ gateway, session, server: name, params }));
+    hub.attach(session);
     return session;
   };
+  // Upstream notifications (list changes, resource updates, logs) reach the sessions through the hub.
+  const hub = UpstreamHub.of(gateway, passthrough);
+  // Rate limit, redaction and size cut on what is forwarded (gated-results.ts).
+  const gated = createGated({ gateway, session: sessionFor });
 
+  // The client's roots changed: the servers its session has connections of its own to are told (session-upstream.ts).
+  server.setNotificationHandler('notifications/roots/list_changed', async () => {
+    if (unit.persistent) (await sessionFor()).upstream?.set.rootsChanged();
+  });
   server.setRequestHandler('tools/list', async () => {
     const session = await sessionFor();
     // A client's listing is when a changed upstream tool must be caught: the servers list again.
     const { catalog } = await gateway.catalog(session, { relist: true });
+    hub.lists.remember(session, 'tools', toolsView(catalog));
     return { tools: [...catalog.visible.values()].map((entry) => listed(entry, session.identity.dryRun)) };
   });
-  server.setRequestHandler('tools/call', async (request, ctx: ServerContext) => {
-    const args = request.params.arguments ?? {};
-    if (!isJsonObject(args))
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'tools/call arguments must be a JSON object');
-    const session = await sessionFor();
-    return gateway.serve(session, () =>
-      callTool({ gateway, server, session, name: request.params.name, arguments: args, ctx }),
-    );
-  });
-  if (passthrough === undefined) return server;
+  server.setRequestHandler(
+    'tools/call',
+    gated('tools/call', async (request, ctx: ServerContext) => {
+      const args = request.params.arguments ?? {};
+      if (!isJsonObject(args))
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'tools/call arguments must be a JSON object');
+      const session = await sessionFor();
+      return gateway.serve(session, () =>
+        callTool({ gateway, server, session, name: request.params.name, arguments: args, ctx }),
+      );
+    }),
+  );
+  const features = { server, passthrough, hub, sessionFor, access: async () => access() };
+  if (passthrough === undefined) {
+    serveUpstreamFeatures(features);
+    return server;
+  }
 
   const access = async (): Promise<ReturnType<typeof serverAccess>> => {
-    const { catalog } = await gateway.catalog(await sessionFor());
-    return serverAccess(catalog);
+    const session = await sessionFor();
+    const { catalog } = await gateway.catalog(session);
+    return serverAccess(catalog, endpointServers(gateway.endpointOf(session), catalog));
   };
+  serveUpstreamFeatures(features);
   const visibleServers = async (): Promise<(item: JsonObject) => boolean> => (await access()).item;
+  /** The items the session is shown, remembered so that an upstream change is told only when its view changed. */
+  const shown = async (kind: ListKind, items: JsonObject[]): Promise<JsonObject[]> => {
+    const visible = items.filter(await visibleServers());
+    hub.lists.remember(await sessionFor(), kind, itemsView(visible));
+    return visible;
+  };
   // Resources and prompts go to the client as the upstream server sent them (PassthroughSource: plain JSON); the SDK
   // types
   // these results but does not check them, so the `as never` below hand the same JSON on rather than re-validating it
   // here.
 
-  server.setRequestHandler('resources/list', async () => {
-    const shown = await visibleServers();
-    return { resources: (await passthrough.listResources()).filter(shown) as never };
-  });
-  server.setRequestHandler('resources/templates/list', async () => {
-    const shown = await visibleServers();
-    return { resourceTemplates: (await passthrough.listResourceTemplates()).filter(shown) as never };
-  });
-  server.setRequestHandler('resources/read', async (request) => {
-    // A read costs the upstream server as a call does: it counts in the tenant's rate limit.
-    const limited = await gateway.options.rateLimiter?.take((await sessionFor()).identity);
-    if (limited !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, limited);
-    const open = await access();
-    const listed = await passthrough.listResources();
-    const known = listed.find((r) => r['uri'] === request.params.uri);
-    if (known !== undefined && !open.item(known))
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        `resource ${request.params.uri} is not available to you`,
+  server.setRequestHandler(
+    'resources/list',
+    gated('resources/list', async () => {
+      return { resources: await shown('resources', await passthrough.listResources()) };
+    }),
+  );
+  server.setRequestHandler(
+    'resources/templates/list',
+    gated('resources/templates/list', async () => {
+      return { resourceTemplates: await shown('resourceTemplates', await passthrough.listResourceTemplates()) };
+    }),
+  );
+  server.setRequestHandler(
+    'resources/read',
+    gated('resources/read', async (request, ctx: ServerContext) => {
+      const open = await access();
+      const listed = await passthrough.listResources();
+      const known = listed.find((r) => r['uri'] === request.params.uri);
+      if (known !== undefined && !open.item(known))
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `resource ${request.params.uri} is not available to you`,
+        );
+      // A URI nobody listed (made from a template) is asked only of the servers open to the tenant.
+      // An upstream server is not trusted to keep its resources small: `gated` cuts it like a tool result.
+      return withProgress(progressRelay(ctx), (onProgress) =>
+        mcpCall(() =>
+          passthrough.readResource(request.params.uri, {
+            servers: open.server,
+            signal: ctx.mcpReq.signal,
+            ...(onProgress === undefined ? {} : { onProgress }),
+          }),
+        ),
       );
-    // A URI nobody listed (made from a template) is asked only of the servers open to the tenant.
-    const read = await mcpCall(() => passthrough.readResource(request.params.uri, { servers: open.server }));
-    // An upstream server is not trusted to keep its resources small: cut like a tool result.
-    return limitResourceContents(read, gateway.options.maxResultBytes, request.params.uri) as never;
-  });
-  server.setRequestHandler('prompts/list', async () => {
-    const shown = await visibleServers();
-    return { prompts: (await passthrough.listPrompts()).filter(shown) as never };
-  });
-  server.setRequestHandler('prompts/get', async (request) => {
-    const shown = await visibleServers();
-    const prompt = (await passthrough.listPrompts()).find((p) => p['name'] === request.params.name);
-    if (prompt === undefined || !shown(prompt))
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `there is no prompt named "${request.params.name}"`);
-    return mcpCall(() => passthrough.getPrompt(request.params.name, request.params.arguments)) as never;
-  });
+    }),
+  );
+  server.setRequestHandler(
+    'prompts/list',
+    gated('prompts/list', async () => {
+      return { prompts: await shown('prompts', await passthrough.listPrompts()) };
+    }),
+  );
+  server.setRequestHandler(
+    'prompts/get',
+    gated('prompts/get', async (request, ctx: ServerContext) => {
+      const visible = await visibleServers();
+      const prompt = (await passthrough.listPrompts()).find((p) => p['name'] === request.params.name);
+      if (prompt === undefined || !visible(prompt))
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `there is no prompt named "${request.params.name}"`);
+      return withProgress(progressRelay(ctx), (onProgress) =>
+        mcpCall(() =>
+          passthrough.getPrompt(request.params.name, request.params.arguments, {
+            signal: ctx.mcpReq.signal,
+            ...(onProgress === undefined ? {} : { onProgress }),
+          }),
+        ),
+      );
+    }),
+  );
   return server;
 }
 
@@ -162,32 +234,6 @@ function inputSchemaOf(parameters: JsonSchema): Tool['inputSchema'] {
 function outputSchemaOf(schema: JsonSchema): Tool['outputSchema'] {
   const { $schema, ...rest } = schema;
   return typeof $schema === 'string' ? { $schema, ...rest } : rest;
-}
-
-/**
- * Resources and prompts follow their server: shown when the tenant may use at
- * least one of its tools (or the server offers no tools at all).
- */
-function serverAccess(catalog: ToolCatalog): {
-  server: (name: string) => boolean;
-  item: (item: JsonObject) => boolean;
-} {
-  const usable = new Set<string>();
-  const withTools = new Set<string>();
-  for (const entry of catalog.visible.values()) {
-    usable.add(entry.tool.origin.server);
-    withTools.add(entry.tool.origin.server);
-  }
-  for (const { entry } of catalog.denied.values()) withTools.add(entry.tool.origin.server);
-  const server = (name: string): boolean => usable.has(name) || !withTools.has(name);
-  return {
-    server,
-    item: (item) => {
-      const meta = item['_meta'];
-      const name = isJsonObject(meta) ? meta[SERVER_META_KEY] : undefined;
-      return typeof name === 'string' && server(name);
-    },
-  };
 }
 
 async function mcpCall<T>(fn: () => Promise<T>): Promise<T> {

@@ -1,6 +1,7 @@
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { PassthroughSource } from '../core/index.ts';
 import type { Gateway } from './gateway.ts';
+import type { GatewayEndpoint } from './endpoints.ts';
 import type { GatewayIdentity } from './gateway-session.ts';
 import { createGatewayServer } from './mcp-server.ts';
 
@@ -14,14 +15,16 @@ const STDIO_SESSION = 'stdio';
  */
 export function serveGatewayStdio(
   gateway: Gateway,
-  identity: GatewayIdentity,
+  /** `endpoint`: the virtual server served (`--endpoint`, `gateway.identity.endpoint`); absent: the plain one. */
+  as: { identity: GatewayIdentity; endpoint?: GatewayEndpoint | undefined },
   passthrough: PassthroughSource | undefined,
 ): { close(reason: string): Promise<void>; closed: Promise<string> } {
+  const { identity, endpoint } = as;
   const handle = serveStdio(
     () =>
       createGatewayServer(
         gateway,
-        { transport: 'stdio', identity, persistent: true, sessionKey: () => STDIO_SESSION },
+        { transport: 'stdio', identity, persistent: true, sessionKey: () => STDIO_SESSION, endpoint },
         passthrough,
       ),
     {

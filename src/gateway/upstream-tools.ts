@@ -39,16 +39,17 @@ export class UpstreamTools {
     this.#options = options;
   }
 
-  list(options: { relist?: boolean } = {}): Promise<UpstreamListing> {
+  /** `force`: list again even if a listing was asked for less than CATALOG_TTL_MS ago (a server said it changed). */
+  list(options: { relist?: boolean; force?: boolean } = {}): Promise<UpstreamListing> {
     if (options.relist === true || Date.now() - this.#listedAt > (this.#options.relistMs ?? DEFAULT_RELIST_MS))
-      this.#relist();
+      this.#relist(options.force === true);
     return this.#upstream();
   }
 
   /** The upstream servers list again (at most once per CATALOG_TTL_MS). */
-  #relist(): void {
+  #relist(force: boolean): void {
     const now = Date.now();
-    if (now - this.#listedAt < CATALOG_TTL_MS) return;
+    if (!force && now - this.#listedAt < CATALOG_TTL_MS) return;
     this.#listedAt = now;
     this.#options.refreshTools?.();
     this.#listing = undefined;

@@ -21,7 +21,7 @@ import { listen } from './listen.ts';
 import { watchCreatedRun } from './watch-created-run.ts';
 import { DEFAULT_APPROVAL_MESSAGE, DEFAULT_APPROVAL_TIMEOUT_MS } from './chat/hold-message.ts';
 import { sendOpenAiError } from './chat/openai-error.ts';
-import { withBearerChallenge } from './oidc/protected-resource.ts';
+import { isMcpPath, withBearerChallenge } from './oidc/protected-resource.ts';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8787;
@@ -167,7 +167,7 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
         await serveConsole(req, res, { dir: consoleDir, rawPath: path });
         return;
       }
-      if (options.mcp !== undefined && path === '/mcp') {
+      if (options.mcp !== undefined && isMcpPath(path)) {
         if (state.closing)
           throw new ToolgateError('shutting_down', 'the server is shutting down; reconnect in a moment');
         // The gateway's MCP endpoint: the same keys (and tenants) as the runs API.

@@ -30,4 +30,7 @@ const operation = (summary: string): Record<string, Schema> => ({
 export const protectedResourcePaths: Record<string, Record<string, Schema>> = {
   '/.well-known/oauth-protected-resource': operation('Protected resource metadata of the runs API'),
   '/.well-known/oauth-protected-resource/mcp': operation("Protected resource metadata of the gateway's /mcp"),
+  '/.well-known/oauth-protected-resource/mcp/{endpoint}': operation(
+    'Protected resource metadata of a virtual server of the gateway (gateway.endpoints), /mcp/{endpoint}',
+  ),
 };

@@ -1,7 +1,11 @@
 import type { Route } from './router.ts';
 import { getApprovalLink, postApprovalLink } from './routes/approvals.ts';
 import { getRunEvents } from './routes/events.ts';
-import { mcpProtectedResourceMetadata, protectedResourceMetadata } from './oidc/metadata-route.ts';
+import {
+  mcpEndpointProtectedResourceMetadata,
+  mcpProtectedResourceMetadata,
+  protectedResourceMetadata,
+} from './oidc/metadata-route.ts';
 import { chatCompletions } from './routes/chat-completions.ts';
 import { healthz, listModels, listTools, metrics, openApi, readyz } from './routes/misc.ts';
 import { cancelRun, createRun, forkRun, getRun, listRuns, submitInput } from './routes/runs.ts';
@@ -49,6 +53,12 @@ export const ROUTES: readonly Route<RouteHandler>[] = [
     path: '/.well-known/oauth-protected-resource/mcp',
     auth: false,
     handler: mcpProtectedResourceMetadata,
+  },
+  {
+    method: 'GET',
+    path: '/.well-known/oauth-protected-resource/mcp/{endpoint}',
+    auth: false,
+    handler: mcpEndpointProtectedResourceMetadata,
   },
   { method: 'GET', path: '/metrics', auth: true, handler: metrics },
 ];

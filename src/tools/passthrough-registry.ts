@@ -2,9 +2,12 @@ import {
   ToolgateError,
   describeError,
   isJsonObject,
+  type CompletionRequest,
   type JsonObject,
+  type PassthroughRequestOptions,
   type PassthroughSource,
   type ToolSource,
+  type UpstreamNotification,
 } from '../core/index.ts';
 import { uniqueNames } from './registry-names.ts';
 
@@ -20,7 +23,12 @@ export interface PassthroughMember {
 export interface PassthroughRegistryOptions {
   /** Every source in configuration order, once those still starting have answered (or the signal fired). */
   members: (signal: AbortSignal | undefined) => Promise<PassthroughMember[]>;
+  /** Every source, for their notifications (default none). */
+  sources?: readonly ToolSource[];
 }
+
+/** What a combining source answers when no server can complete an argument (the spec's empty completion). */
+const NO_COMPLETION: JsonObject = { completion: { values: [], hasMore: false } };
 
 interface NamedPrompt {
   source: ToolSource;
@@ -46,13 +54,18 @@ export class PassthroughRegistry implements PassthroughSource {
   readonly #hasResources = new Set<ToolSource>();
   readonly #hasTemplates = new Set<ToolSource>();
   #templatesListed = false;
+  /** The source of each URI template of the last template listing (where its completions are asked). */
+  #templateOwners = new Map<string, ToolSource>();
   /** Prompts by the name the last listing gave them. */
   #prompts: Map<string, NamedPrompt> | undefined;
   /** Each source's last listed prompts, so a server going away does not rename the others' prompts. */
   readonly #knownPrompts = new Map<ToolSource, JsonObject[]>();
 
+  readonly #sources: readonly ToolSource[] | undefined;
+
   constructor(options: PassthroughRegistryOptions) {
     this.#members = options.members;
+    this.#sources = options.sources;
   }
 
   async listResources(options: { signal?: AbortSignal } = {}): Promise<JsonObject[]> {
@@ -71,7 +84,14 @@ export class PassthroughRegistry implements PassthroughSource {
   async listResourceTemplates(options: { signal?: AbortSignal } = {}): Promise<JsonObject[]> {
     const listed = await this.#listEach(options.signal, (p, o) => p.listResourceTemplates(o));
     this.#hasTemplates.clear();
-    for (const { source, items } of listed) if (items.length > 0) this.#hasTemplates.add(source);
+    const owners = new Map<string, ToolSource>();
+    for (const { source, items } of listed) {
+      if (items.length > 0) this.#hasTemplates.add(source);
+      for (const item of items)
+        if (typeof item['uriTemplate'] === 'string' && !owners.has(item['uriTemplate']))
+          owners.set(item['uriTemplate'], source);
+    }
+    this.#templateOwners = owners;
     this.#templatesListed = true;
     return listed.flatMap(({ source, items }) => items.map((item) => tagged(item, source)));
   }
@@ -81,16 +101,14 @@ export class PassthroughRegistry implements PassthroughSource {
    * a template, or new since) is tried on each source with resources, in
    * order, and the first answer counts.
    */
-  async readResource(
-    uri: string,
-    options: { signal?: AbortSignal; servers?: (name: string) => boolean } = {},
-  ): Promise<JsonObject> {
+  async readResource(uri: string, options: PassthroughRequestOptions = {}): Promise<JsonObject> {
     const accepted = options.servers ?? (() => true);
     const asked = options.signal === undefined ? {} : { signal: options.signal };
+    const progress = options.onProgress === undefined ? {} : { onProgress: options.onProgress };
     if (this.#owners === undefined) await this.listResources(asked);
     const owner = this.#owners?.get(uri);
     if (owner?.passthrough !== undefined && accepted(owner.name))
-      return await owner.passthrough.readResource(uri, asked);
+      return await owner.passthrough.readResource(uri, { ...asked, ...progress });
     if (!this.#templatesListed) await this.listResourceTemplates(asked);
     const members = await this.#members(options.signal);
     const candidates = members.filter(
@@ -145,10 +163,11 @@ export class PassthroughRegistry implements PassthroughSource {
   async getPrompt(
     name: string,
     args?: Record<string, string>,
-    options: { signal?: AbortSignal } = {},
+    options: PassthroughRequestOptions = {},
   ): Promise<JsonObject> {
     // A name the last listing did not have may be new: list again before giving up.
-    if (this.#prompts?.has(name) !== true) await this.listPrompts(options);
+    if (this.#prompts?.has(name) !== true)
+      await this.listPrompts(options.signal === undefined ? {} : { signal: options.signal });
     const prompts = this.#prompts ?? new Map<string, NamedPrompt>();
     const entry = prompts.get(name);
     const passthrough = entry?.source.passthrough;
@@ -164,6 +183,73 @@ export class PassthroughRegistry implements PassthroughSource {
       );
     }
     return await passthrough.getPrompt(entry.original, args, options);
+  }
+
+  /** Routed by `ref`: a prompt to its server (by its name there), a resource template to the server that listed it. */
+  async complete(request: CompletionRequest, options: PassthroughRequestOptions = {}): Promise<JsonObject> {
+    const accepted = options.servers ?? (() => true);
+    const asked = options.signal === undefined ? {} : { signal: options.signal };
+    const { ref } = request;
+    if (ref.type === 'ref/prompt') {
+      if (this.#prompts?.has(ref.name) !== true) await this.listPrompts(asked);
+      const entry = this.#prompts?.get(ref.name);
+      if (entry?.source.passthrough?.complete === undefined || !accepted(entry.source.name)) return NO_COMPLETION;
+      return entry.source.passthrough.complete(
+        { ...request, ref: { type: 'ref/prompt', name: entry.original } },
+        asked,
+      );
+    }
+    if (!this.#templateOwners.has(ref.uri)) await this.listResourceTemplates(asked);
+    const owner = this.#templateOwners.get(ref.uri);
+    if (owner?.passthrough?.complete === undefined || !accepted(owner.name)) return NO_COMPLETION;
+    return owner.passthrough.complete(request, asked);
+  }
+
+  /** On the server that listed `uri` (else the first open to the caller that can read it). */
+  async subscribeResource(uri: string, options: PassthroughRequestOptions = {}): Promise<{ server: string }> {
+    const accepted = options.servers ?? (() => true);
+    const asked = options.signal === undefined ? {} : { signal: options.signal };
+    if (this.#owners?.has(uri) !== true) await this.listResources(asked);
+    const owner = this.#owners?.get(uri);
+    if (owner?.passthrough?.subscribeResource !== undefined && accepted(owner.name))
+      return owner.passthrough.subscribeResource(uri, asked);
+    const open = (await this.#members(options.signal)).flatMap(({ source, up }) => {
+      const passthrough = source.passthrough;
+      const subscribe = passthrough?.subscribeResource;
+      if (!up || !accepted(source.name) || subscribe === undefined || passthrough?.offersSubscribe?.() !== true)
+        return [];
+      return [{ passthrough, subscribe: () => subscribe.call(passthrough, uri, asked) }];
+    });
+    // A URI nobody listed (made from a template): the server that can read it is the one to watch it.
+    for (const { passthrough, subscribe } of open) {
+      const read = await passthrough.readResource(uri, asked).then(
+        () => true,
+        () => false,
+      );
+      if (read) return subscribe();
+    }
+    // Nobody can read it yet: with one server open to the caller that offers subscriptions, the URI is its to accept
+    // or refuse, as it would be without the gateway (servers may watch a resource that appears later).
+    const [only] = open;
+    if (only !== undefined && open.length === 1) return only.subscribe();
+    throw new ToolgateError('not_found', `no MCP server open to you offers subscriptions to resource "${uri}"`);
+  }
+
+  async unsubscribeResource(uri: string, server: string): Promise<void> {
+    const members = await this.#members(undefined);
+    const source = members.find((m) => m.source.name === server)?.source;
+    await source?.passthrough?.unsubscribeResource?.(uri, server);
+  }
+
+  offersSubscribe(): boolean {
+    return (this.#sources ?? []).some((source) => source.passthrough?.offersSubscribe?.() === true);
+  }
+
+  onNotification(listener: (notification: UpstreamNotification) => void): () => void {
+    const stops = (this.#sources ?? []).map((source) => source.passthrough?.onNotification?.(listener));
+    return () => {
+      for (const stop of stops) stop?.();
+    };
   }
 
   /** Lists every source that is up, in parallel; one that fails is left out. */

@@ -69,6 +69,7 @@ export class ToolRegistry implements ToolSource {
         await this.#settle(signal);
         return this.#slots.map((slot) => ({ source: slot.source, up: slot.state === 'up' }));
       },
+      sources,
     });
   }
 

@@ -20,6 +20,8 @@ describe('architecture: pinned public names', () => {
       'approval_required',
       'input_received',
       'tool_changed',
+      'upstream_request',
+      'upstream_log',
       'tool_mode_changed',
       'client_tool_calls',
       'replay_compared',

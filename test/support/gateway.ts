@@ -51,6 +51,8 @@ export interface ClientOptions {
   elicit?: Elicit;
   headers?: Record<string, string>;
   name?: string;
+  /** The MCP path (default /mcp; a virtual server's, e.g. /mcp/trading). */
+  path?: string;
 }
 
 function newClient(options: ClientOptions): { client: Client; asked: string[] } {
@@ -83,7 +85,9 @@ export async function connectHttp(
     ...(options.key === undefined ? {} : { authorization: `Bearer ${options.key}` }),
     ...options.headers,
   };
-  const transport = new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), { requestInit: { headers } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${gateway.url}${options.path ?? '/mcp'}`), {
+    requestInit: { headers },
+  });
   await client.connect(transport);
   return { client, asked, transport };
 }

@@ -92,6 +92,8 @@ export interface RunView {
   guardTrips: RunEvent<'guard_tripped'>['data'][];
   /** Gateway sessions: upstream tools hidden because their definition changed since they were pinned. */
   toolChanges: RunEvent<'tool_changed'>['data'][];
+  /** Gateway mode: requests upstream servers sent the session's client, and what became of them. */
+  upstreamRequests: RunEvent<'upstream_request'>['data'][];
   /** The run's tool mode changed (a model that writes its calls as text, an endpoint that refused tools). */
   modeChanges: RunEvent<'tool_mode_changed'>['data'][];
   routed?: RunEvent<'intent_routed'>['data'];
@@ -120,6 +122,7 @@ export function emptyView(): RunView {
     reflections: [],
     guardTrips: [],
     toolChanges: [],
+    upstreamRequests: [],
     modeChanges: [],
     retries: [],
     messages: [],
@@ -316,6 +319,9 @@ export function applyEvent(view: RunView, event: RunEvent): void {
       break;
     case 'tool_changed':
       view.toolChanges.push(event.data);
+      break;
+    case 'upstream_request':
+      view.upstreamRequests.push(event.data);
       break;
     case 'tool_mode_changed':
       view.modeChanges.push(event.data);

@@ -51,6 +51,13 @@ export const GATEWAY_SPEC = {
       description: 'With --stdio: the user the session acts for, filling {{user.id}} (over gateway.identity.user).',
       example: '--user alice',
     },
+    endpoint: {
+      type: 'string',
+      value: 'path',
+      description:
+        'With --stdio: the virtual server (a key of gateway.endpoints) served (over gateway.identity.endpoint).',
+      example: '--endpoint /mcp/trading',
+    },
     'dry-run': {
       type: 'boolean',
       description: 'Every session’s writes are validated and recorded, not executed.',

@@ -12,6 +12,8 @@ export interface CallToolRequest {
   meta?: JsonObject;
   /** Which run and call this is, and the values injected arguments are made of (in-process tools receive them). */
   invocation?: ToolInvocation;
+  /** Told of the server's progress notifications for this call (MCP `notifications/progress` params). */
+  onProgress?: (progress: JsonObject) => void;
 }
 
 /** The run a tool call belongs to, as a tool may need it (never shown to the model). */
@@ -71,15 +73,52 @@ export interface PassthroughSource {
    * others did not exist: a caller limited to some servers (a gateway
    * tenant's) cannot reach the others' resources through a URI nobody listed.
    */
-  readResource(
-    uri: string,
-    options?: { signal?: AbortSignal; servers?: (name: string) => boolean },
-  ): Promise<JsonObject>;
+  readResource(uri: string, options?: PassthroughRequestOptions): Promise<JsonObject>;
   /** Every prompt of every page (MCP `Prompt` objects); `name` as the gateway lists it. */
   listPrompts(options?: { signal?: AbortSignal }): Promise<JsonObject[]>;
   /** MCP `GetPromptResult`; `name` as the gateway lists it. */
-  getPrompt(name: string, args?: Record<string, string>, options?: { signal?: AbortSignal }): Promise<JsonObject>;
+  getPrompt(name: string, args?: Record<string, string>, options?: PassthroughRequestOptions): Promise<JsonObject>;
+  /**
+   * MCP `CompleteResult` for `completion/complete` params: routed by `ref` (a prompt by the name the gateway lists, a
+   * resource template by the server that listed it); a server without completions answers no values.
+   */
+  complete?(request: CompletionRequest, options?: PassthroughRequestOptions): Promise<JsonObject>;
+  /** `resources/subscribe` on the server that has `uri` (rejects `not_found` when none open to the caller has it). */
+  subscribeResource?(uri: string, options?: PassthroughRequestOptions): Promise<{ server: string }>;
+  /** `resources/unsubscribe` on the server a subscribe went to. */
+  unsubscribeResource?(uri: string, server: string): Promise<void>;
+  /** Whether a connected server offers resource subscriptions (known once servers are connected). */
+  offersSubscribe?(): boolean;
+  /** Told of every notification of the servers (list changes, resource updates, log messages); returns a stop. */
+  onNotification?(listener: (notification: UpstreamNotification) => void): () => void;
 }
+
+/** MCP `completion/complete` params: which prompt or resource template, which argument, what is typed so far. */
+export interface CompletionRequest {
+  ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
+  argument: { name: string; value: string };
+  /** Values of the other arguments already chosen. */
+  context?: { arguments?: Record<string, string> };
+}
+
+/** Options of one passthrough request. */
+export interface PassthroughRequestOptions {
+  signal?: AbortSignal;
+  /** Only the servers the caller may use, by name (see readResource). */
+  servers?: (name: string) => boolean;
+  /** Told of the server's progress notifications for this request (MCP `notifications/progress` params). */
+  onProgress?: (progress: JsonObject) => void;
+}
+
+/**
+ * A notification an upstream server sent on its (shared) connection: `server` is its configured name; list changes
+ * carry no names (the gateway lists again), `resource_updated` the URI as the server gave it, `log` the MCP
+ * `notifications/message` params as the server sent them.
+ */
+export type UpstreamNotification =
+  | { kind: 'tools_list_changed' | 'prompts_list_changed' | 'resources_list_changed'; server: string }
+  | { kind: 'resource_updated'; server: string; uri: string }
+  | { kind: 'log'; server: string; params: JsonObject };
 
 /** What a combining source could list, and which of its sources are missing. */
 export interface ToolListing {

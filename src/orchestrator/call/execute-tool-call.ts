@@ -280,6 +280,7 @@ function reach(ctx: CallScope, call: ParsedToolCall, decision: AllowedDecision):
       ...(ctx.context === undefined ? {} : { context: ctx.context }),
     },
     ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
+    ...(ctx.onProgress === undefined ? {} : { onProgress: ctx.onProgress }),
   });
 }
 

@@ -21,6 +21,8 @@ export interface ToolCallContext extends RecordContext {
   context?: JsonObject | undefined;
   hooks?: RunHooks | undefined;
   signal?: AbortSignal | undefined;
+  /** Told of the tool server's progress for this call (a gateway client that asked for progress). */
+  onProgress?: ((progress: JsonObject) => void) | undefined;
   toolTimeoutMs?: number | undefined;
   /** Untrusted tool outputs that entered the run before this call's turn: writes then need a person. */
   untrusted?: readonly Provenance[];

@@ -2,7 +2,7 @@ import { ToolgateError } from '../../core/errors.ts';
 import { readQuery } from '../query.ts';
 import { sendJsonResponse } from '../respond.ts';
 import type { RequestContext } from '../server-context.ts';
-import { MCP_PATH, METADATA_PATH, resourceBase, resourceFor } from './protected-resource.ts';
+import { MCP_PATH, METADATA_PATH, isMcpPath, resourceBase, resourceFor } from './protected-resource.ts';
 
 /** GET /.well-known/oauth-protected-resource: the runs API's OAuth Protected Resource Metadata (RFC 9728). */
 export async function protectedResourceMetadata(ctx: RequestContext): Promise<void> {
@@ -12,6 +12,14 @@ export async function protectedResourceMetadata(ctx: RequestContext): Promise<vo
 /** GET /.well-known/oauth-protected-resource/mcp: the gateway's (its resource is `<base>/mcp`). */
 export async function mcpProtectedResourceMetadata(ctx: RequestContext): Promise<void> {
   sendMetadata(ctx, MCP_PATH);
+}
+
+/** GET /.well-known/oauth-protected-resource/mcp/{endpoint}: a virtual server's (resource `<base>/mcp/<name>`). */
+export async function mcpEndpointProtectedResourceMetadata(ctx: RequestContext): Promise<void> {
+  const path = `${MCP_PATH}/${ctx.params['endpoint'] ?? ''}`;
+  if (!isMcpPath(path))
+    throw new ToolgateError('not_found', `no protected resource metadata for ${path.slice(0, 100)}: not an MCP path`);
+  sendMetadata(ctx, path);
 }
 
 function sendMetadata(ctx: RequestContext, path: string): void {

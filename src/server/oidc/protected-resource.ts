@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { ToolgateError } from '../../core/errors.ts';
+import { GATEWAY_ENDPOINT_PATH } from '../../core/runs.ts';
 import { HttpError } from '../respond.ts';
 import { isSecureRequest } from '../session.ts';
 
@@ -7,6 +8,11 @@ import { isSecureRequest } from '../session.ts';
 export const METADATA_PATH = '/.well-known/oauth-protected-resource';
 /** The gateway's MCP endpoint: a resource of its own, `<base>/mcp`. */
 export const MCP_PATH = '/mcp';
+
+/** The gateway's `/mcp`, or a virtual server's `/mcp/<name>` (gateway.endpoints): each a resource of its own. */
+export function isMcpPath(path: string): boolean {
+  return path === MCP_PATH || GATEWAY_ENDPOINT_PATH.test(path);
+}
 
 /** A refused bearer token carries this in its details: the 401's challenge then says `error="invalid_token"`. */
 export const INVALID_TOKEN = 'invalid_token';
@@ -32,9 +38,9 @@ export function resourceBase(req: IncomingMessage, configured: string | undefine
   return `${isSecureRequest(req) ? 'https' : 'http'}://${host}`;
 }
 
-/** The resource a path belongs to: the gateway's `<base>/mcp`, or the runs API's `<base>`. */
+/** The resource a path belongs to: the gateway's `<base>/mcp` (or `<base>/mcp/<name>`), or the runs API's `<base>`. */
 export function resourceFor(base: string, path: string): string {
-  return path === MCP_PATH ? `${base}${MCP_PATH}` : base;
+  return isMcpPath(path) ? `${base}${path}` : base;
 }
 
 /**
@@ -57,7 +63,7 @@ export function withBearerChallenge(
   } catch {
     return error;
   }
-  const suffix = request.path === MCP_PATH ? MCP_PATH : '';
+  const suffix = isMcpPath(request.path) ? request.path : '';
   const params = [`resource_metadata="${base}${METADATA_PATH}${suffix}"`];
   if (insufficient) {
     params.push(`error="${INSUFFICIENT_SCOPE}"`, `scope="${quotable(scope)}"`);

@@ -5,8 +5,11 @@ import {
   describeError,
   isJsonObject,
   type ErrorCode,
+  type CompletionRequest,
   type JsonObject,
+  type PassthroughRequestOptions,
   type PassthroughSource,
+  type UpstreamNotification,
 } from '../../core/index.ts';
 import { errorField } from './error-fields.ts';
 import type { McpSdk } from './mcp-sdk.ts';
@@ -29,9 +32,16 @@ export interface McpPassthroughOptions<C extends PassthroughConnection> {
   onConnectionLost: (conn: C) => void;
   /** What the server showed of itself (a stderr line), for messages about a server that went away. */
   why: () => string;
+  /** Whether the server declared resource subscriptions (its last connection). */
+  offersSubscribe?: () => boolean;
+  /** Adds a listener to the server's notifications; returns a stop. */
+  onNotification?: (listener: (notification: UpstreamNotification) => void) => () => void;
 }
 
-type Capability = 'resources' | 'prompts';
+type Capability = 'resources' | 'prompts' | 'completions';
+
+/** What a server without completions answers (the spec's empty completion). */
+const NO_COMPLETION: JsonObject = { completion: { values: [], hasMore: false } };
 
 /**
  * One MCP server's resources and prompts, on the source's connection. The
@@ -59,17 +69,15 @@ export class McpPassthrough<C extends PassthroughConnection> implements Passthro
     );
   }
 
-  readResource(
-    uri: string,
-    options: { signal?: AbortSignal; servers?: (name: string) => boolean } = {},
-  ): Promise<JsonObject> {
+  readResource(uri: string, options: PassthroughRequestOptions = {}): Promise<JsonObject> {
     // Asked on behalf of someone this server is closed to: as if it did not exist.
     if (options.servers !== undefined && !options.servers(this.#options.server)) {
       return Promise.reject(new ToolgateError('not_found', `no MCP server open to you has resource "${uri}"`));
     }
     return this.#request(
       { what: `read resource "${uri}" from`, capability: 'resources', signal: options.signal, absent: undefined },
-      async (client, request) => {
+      async (client, base) => {
+        const request = withProgress(base, options.onProgress);
         try {
           return jsonResult(await client.readResource({ uri }, request));
         } catch (error) {
@@ -89,12 +97,58 @@ export class McpPassthrough<C extends PassthroughConnection> implements Passthro
     );
   }
 
-  getPrompt(name: string, args?: Record<string, string>, options: { signal?: AbortSignal } = {}): Promise<JsonObject> {
+  getPrompt(name: string, args?: Record<string, string>, options: PassthroughRequestOptions = {}): Promise<JsonObject> {
     return this.#request(
       { what: `get prompt "${name}" from`, capability: 'prompts', signal: options.signal, absent: undefined },
       async (client, request) =>
-        jsonResult(await client.getPrompt({ name, ...(args === undefined ? {} : { arguments: args }) }, request)),
+        jsonResult(
+          await client.getPrompt(
+            { name, ...(args === undefined ? {} : { arguments: args }) },
+            withProgress(request, options.onProgress),
+          ),
+        ),
     );
+  }
+
+  complete(request: CompletionRequest, options: PassthroughRequestOptions = {}): Promise<JsonObject> {
+    if (options.servers !== undefined && !options.servers(this.#options.server)) return Promise.resolve(NO_COMPLETION);
+    return this.#request(
+      {
+        what: 'complete an argument with',
+        capability: 'completions',
+        signal: options.signal,
+        absent: () => NO_COMPLETION,
+      },
+      async (client, base) => jsonResult(await client.complete(request, base)),
+    );
+  }
+
+  async subscribeResource(uri: string, options: PassthroughRequestOptions = {}): Promise<{ server: string }> {
+    const { server } = this.#options;
+    if (options.servers !== undefined && !options.servers(server))
+      throw new ToolgateError('not_found', `no MCP server open to you has resource "${uri}"`);
+    if (this.#options.offersSubscribe?.() !== true)
+      throw new ToolgateError('not_found', `MCP server "${server}" does not offer resource subscriptions`);
+    await this.#request(
+      { what: `subscribe to resource "${uri}" on`, capability: 'resources', signal: options.signal, absent: undefined },
+      async (client, request) => client.subscribeResource({ uri }, request),
+    );
+    return { server };
+  }
+
+  async unsubscribeResource(uri: string): Promise<void> {
+    await this.#request(
+      { what: `unsubscribe from resource "${uri}" on`, capability: 'resources', signal: undefined, absent: () => ({}) },
+      async (client, request) => client.unsubscribeResource({ uri }, request),
+    );
+  }
+
+  offersSubscribe(): boolean {
+    return this.#options.offersSubscribe?.() === true;
+  }
+
+  onNotification(listener: (notification: UpstreamNotification) => void): () => void {
+    return this.#options.onNotification?.(listener) ?? (() => undefined);
   }
 
   async #request<T>(
@@ -210,6 +264,19 @@ function jsonResult(value: object): JsonObject {
   if (!isJsonObject(value))
     throw new ToolgateError('tool_error', 'the server answered with something that is not a JSON object');
   return value;
+}
+
+function withProgress<R extends object>(
+  request: R,
+  onProgress: ((progress: JsonObject) => void) | undefined,
+): R & { onprogress?: (progress: object) => void } {
+  if (onProgress === undefined) return request;
+  return {
+    ...request,
+    onprogress: (progress: object) => {
+      if (isJsonObject(progress)) onProgress(progress);
+    },
+  };
 }
 
 function isAborted(signal: AbortSignal | undefined): boolean {

@@ -4,12 +4,16 @@ import {
   DEFAULT_TOOL_TIMEOUT_MS,
   ToolgateError,
   describeError,
+  isJsonObject,
   toolError,
+  type JsonObject,
   type CallToolRequest,
   type PassthroughSource,
   type ToolResult,
   type ToolSource,
   type ToolSpec,
+  type UpstreamClientOptions,
+  type UpstreamNotification,
 } from '../../core/index.ts';
 import { errorCodes } from './error-fields.ts';
 import { fromMcpCallError, fromMcpResult, fromRefusedAnswer } from './mcp-result.ts';
@@ -21,7 +25,9 @@ import { loadMcpSdk, type McpSdk } from './mcp-sdk.ts';
 import { McpPassthrough } from './mcp-passthrough.ts';
 import { mcpToolSpec } from './mcp-tool-spec.ts';
 import { createMcpTransport } from './mcp-transport.ts';
+import { declaredCapabilities, installUpstreamClientHandlers } from './upstream-client-handlers.ts';
 import type { StdioWatch } from './stdio-watch.ts';
+import { watchUpstreamNotifications } from './upstream-notifications.ts';
 
 export type { McpServerConfig } from './mcp-server-config.ts';
 
@@ -45,6 +51,11 @@ export interface McpToolSourceOptions {
    * and at least 4 MiB) is not held whole but read on and cut.
    */
   maxResultBytes?: number;
+  /**
+   * Client capabilities to declare to the server and how to answer its requests (a gateway session's own
+   * connection: docs/gateway.md); absent, the connection declares none.
+   */
+  client?: UpstreamClientOptions;
 }
 
 interface Connection {
@@ -73,16 +84,31 @@ export class McpToolSource implements ToolSource {
   #watch: StdioWatch | undefined;
   #exitInfo: string | undefined;
   #closed = false;
+  /** Told of the server's notifications (list changes, resource updates, logs): the gateway forwards them. */
+  readonly #listeners = new Set<(notification: UpstreamNotification) => void>();
+  /** Whether the last connection's server declared resource subscriptions. */
+  #subscribe = false;
 
   constructor(options: McpToolSourceOptions) {
     this.name = options.name;
     this.#options = options;
+    const onLog = options.client?.onLog;
+    // A session's own connection: its server's log messages belong to that session.
+    if (onLog !== undefined)
+      this.#listeners.add((notification) => {
+        if (notification.kind === 'log') onLog(notification.server, notification.params);
+      });
     this.passthrough = new McpPassthrough<Connection>({
       server: options.name,
       connect: () => this.#connect(),
       timeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       onConnectionLost: (conn) => this.#drop(conn),
       why: () => this.#why(),
+      offersSubscribe: () => this.#subscribe,
+      onNotification: (listener) => {
+        this.#listeners.add(listener);
+        return () => this.#listeners.delete(listener);
+      },
     });
   }
 
@@ -134,7 +160,11 @@ export class McpToolSource implements ToolSource {
           arguments: request.arguments,
           ...(request.meta === undefined ? {} : { _meta: request.meta }),
         },
-        { timeout: timeoutMs, ...(request.signal === undefined ? {} : { signal: request.signal }) },
+        {
+          timeout: timeoutMs,
+          ...(request.signal === undefined ? {} : { signal: request.signal }),
+          ...(request.onProgress === undefined ? {} : { onprogress: progressTo(request.onProgress) }),
+        },
       );
       return fromMcpResult(result);
     } catch (error) {
@@ -155,6 +185,14 @@ export class McpToolSource implements ToolSource {
       // A refused connection never carried the request; any other failure may have come after the server got it.
       return isRefused(error) ? notSent(result) : result;
     }
+  }
+
+  /** Tells the server its client's roots changed (when connected and the connection declares roots). */
+  rootsChanged(): void {
+    if (this.#options.client?.capabilities.roots === undefined) return;
+    void this.#connecting
+      ?.then((conn) => (conn.closed ? undefined : conn.client.sendRootsListChanged()))
+      .catch(() => undefined);
   }
 
   async close(): Promise<void> {
@@ -190,8 +228,16 @@ export class McpToolSource implements ToolSource {
       onStderr: this.#options.onStderr,
     });
     this.#watch = watch;
-    const client = new sdk.client.Client(CLIENT_INFO);
+    const offered = this.#options.client;
+    const client =
+      offered === undefined
+        ? new sdk.client.Client(CLIENT_INFO)
+        : new sdk.client.Client(CLIENT_INFO, { capabilities: declaredCapabilities(offered) });
+    if (offered !== undefined) installUpstreamClientHandlers(client, sdk, { server: this.name, client: offered });
     const conn: Connection = { client, transport, sdk, closed: false };
+    watchUpstreamNotifications(client, this.name, (notification) => {
+      for (const listener of this.#listeners) listener(notification);
+    });
     const timeoutMs = this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     // What the transport saw go wrong (a stdout message that is not JSON-RPC) explains a handshake that never
     // completes.
@@ -208,6 +254,7 @@ export class McpToolSource implements ToolSource {
       throw startFailure({ name: this.name, server: this.#options.server, error, timeoutMs, watch, transportErrors });
     }
     watch?.connected();
+    this.#subscribe = client.getServerCapabilities()?.resources?.subscribe === true;
     const previous = transport.onclose;
     transport.onclose = () => {
       previous?.();
@@ -241,6 +288,13 @@ export class McpToolSource implements ToolSource {
     const line = meaningfulStderrLine(this.#watch?.stderr ?? []);
     return line === undefined ? '' : ` (server stderr: ${line})`;
   }
+}
+
+/** The SDK's progress callback, handing on the progress as plain JSON. */
+export function progressTo(onProgress: (progress: JsonObject) => void): (progress: object) => void {
+  return (progress) => {
+    if (isJsonObject(progress)) onProgress(progress);
+  };
 }
 
 /** The request certainly did not reach the server: a failed write is then not an unknown outcome. */

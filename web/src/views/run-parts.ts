@@ -161,6 +161,15 @@ export function notesPanel(view: RunView): HTMLElement | null {
       ),
     );
   }
+  for (const u of view.upstreamRequests)
+    items.push(
+      h(
+        'li',
+        { class: u.outcome === 'forwarded' ? '' : 'warn', 'data-testid': 'upstream-request' },
+        h('strong', {}, `${u.server} asked the client: ${u.method}`),
+        ` (${u.summary}) ${u.outcome}${u.reason === undefined ? '' : `: ${u.reason}`}`,
+      ),
+    );
   for (const m of view.modeChanges)
     items.push(
       h(
