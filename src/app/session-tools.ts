@@ -19,8 +19,10 @@ export function sessionToolsFactory(options: {
   /** The shared registry's sources: every one that is not an MCP server of the settings is reused. */
   shared: readonly ToolSource[];
   maxResultBytes: number;
+  /** Receives the servers' stderr lines, as the shared servers' (a session's servers are the same programs). */
+  onServerStderr?: ((server: string, line: string) => void) | undefined;
 }): SessionToolsFactory {
-  const { settings, maxResultBytes } = options;
+  const { settings, maxResultBytes, onServerStderr } = options;
   return (client) => {
     const servers = Object.entries(settings.servers).map(
       ([name, server]) =>
@@ -30,6 +32,7 @@ export function sessionToolsFactory(options: {
           client,
           maxResultBytes: Math.max(maxResultBytes, settings.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES),
           ...(server.timeoutMs === undefined ? {} : { defaultTimeoutMs: server.timeoutMs }),
+          ...(onServerStderr === undefined ? {} : { onStderr: (line: string) => onServerStderr(name, line) }),
         }),
     );
     const others = options.shared.filter((source) => !(source instanceof McpToolSource)).map(keptOpen);

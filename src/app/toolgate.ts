@@ -140,6 +140,11 @@ export class Toolgate {
   }
 
   /** The hooks every tool call passes (ToolgateOptions.hooks). */
+  /** Where MCP servers' stderr lines go (a gateway session's own servers' too). */
+  get onServerStderr(): ((server: string, line: string) => void) | undefined {
+    return this.#options.onServerStderr;
+  }
+
   get hooks(): RunHooks | undefined {
     return this.#options.hooks;
   }

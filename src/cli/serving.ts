@@ -248,7 +248,9 @@ export async function listenHttp(
     log: ({ level, msg, ...fields }) => logger[level](fields, msg),
     metrics: () => metrics.render(),
     ...(metricsServer === undefined ? {} : { metricsElsewhere: metricsServer.url }),
-    ...(extra.mcp === undefined ? {} : { mcp: extra.mcp }),
+    ...(extra.mcp === undefined
+      ? {}
+      : { mcp: extra.mcp, mcpEndpoints: Object.keys(settings.gatewayConfig.endpoints ?? {}) }),
     consoleDir: consoleDir(),
     chat: settings.chat,
     oidc: serving.oidc,

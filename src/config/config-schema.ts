@@ -166,6 +166,8 @@ const gatewaySchema = z.strictObject({
   approvalTimeoutMs: z.number().int().min(1000).max(86_400_000).optional(),
   /** An HTTP session with no request for this long ends. */
   sessionIdleMs: z.number().int().min(1000).optional(),
+  /** A session's own upstream connections (its client declared sampling, elicitation, roots) close unused this long. */
+  sessionUpstreamIdleMs: z.number().int().min(1000).optional(),
   /** Sessions one gateway process keeps open at most; a new one beyond is refused until one ends. */
   maxSessions: z.number().int().min(1).max(1_000_000).optional(),
   /**

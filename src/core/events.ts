@@ -304,6 +304,16 @@ export interface RunEventDataMap {
     summary: string;
   };
   /**
+   * Gateway mode: a request of the session's client other than `tools/call` (whose refusals are recorded as its
+   * tool call's events) refused before it reached an upstream server: `code` says by what (`rate_limited`:
+   * `gateway.rateLimits`), `reason` the message the client got.
+   */
+  request_refused: {
+    method: string;
+    code: 'rate_limited';
+    reason: string;
+  };
+  /**
    * Gateway mode: a log message (MCP `notifications/message`) an upstream server sent for this session, as recorded:
    * `data` cut to about 4 KB; at most a bounded number per minute are recorded, and `dropped` counts those left out
    * since the last one recorded.
@@ -477,6 +487,7 @@ export const RUN_EVENT_TYPES = [
   'tool_changed',
   'upstream_log',
   'upstream_request',
+  'request_refused',
   'tool_mode_changed',
   'client_tool_calls',
   'replay_compared',

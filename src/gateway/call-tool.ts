@@ -29,6 +29,8 @@ export interface CallToolInput {
   name: string;
   arguments: JsonObject;
   ctx: ServerContext;
+  /** Ends the call instead of the request's signal: a call that outlives its request (exchanged-call-tool.ts). */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -52,7 +54,7 @@ export async function callTool(input: CallToolInput): Promise<CallToolResult | I
     catalog,
     name: input.name,
     arguments: input.arguments,
-    signal: ctx.mcpReq.signal,
+    signal: input.signal ?? ctx.mcpReq.signal,
     ...(progress === undefined ? {} : { onProgress: progress.send }),
     ...(typeof traceparent === 'string' ? { traceparent } : {}),
     ...(limiter === undefined
@@ -86,11 +88,12 @@ export async function callTool(input: CallToolInput): Promise<CallToolResult | I
   // run.
   const onAbort = (): void =>
     run.cancelHeld(held.toolCallId, 'the client cancelled the request while the call waited for approval');
-  ctx.mcpReq.signal.addEventListener('abort', onAbort, { once: true });
+  const signal = input.signal ?? ctx.mcpReq.signal;
+  signal.addEventListener('abort', onAbort, { once: true });
   try {
     return toMcp(run.runId, await waitWithProgress(ctx, held, outcome.outcome));
   } finally {
-    ctx.mcpReq.signal.removeEventListener('abort', onAbort);
+    signal.removeEventListener('abort', onAbort);
   }
 }
 
@@ -114,7 +117,10 @@ async function answerApproval(input: CallToolInput, state: string): Promise<Call
   const { gateway, session, ctx } = input;
   const ref = gateway.codec.decode(state);
   if (ref === undefined)
-    return refusal('the approval state sent back is not one this gateway issued (it is signed); call the tool again');
+    return refusal(
+      'the state sent back (of an approval, or of a server question answered through input_required) is not one ' +
+        'this gateway issued (it is signed; another gateway process may have issued it): call the tool again',
+    );
   const run = session.run;
   if (
     run === undefined ||

@@ -5,7 +5,7 @@ import {
   type RequestTypeMap,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { TRUNCATED_META_KEY, isJsonObject, type JsonObject, type JsonValue } from '../core/index.ts';
+import { TRUNCATED_META_KEY, draft, isJsonObject, type JsonObject, type JsonValue } from '../core/index.ts';
 import { createRedactor } from '../gate/index.ts';
 import type { Gateway } from './gateway.ts';
 import type { GatewaySession } from './gateway-session.ts';
@@ -51,11 +51,13 @@ export function createGated(options: { gateway: Gateway; session: () => Promise<
   return (method, handler) => async (request, ctx) => {
     const limiter = gateway.options.rateLimiter;
     if (limiter !== undefined && !NOT_COUNTED.has(method)) {
-      const refused = await limiter.take((await options.session()).identity);
-      if (refused !== undefined)
-        throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `${method} refused: ${refused}`, {
-          limit: 'gateway.rateLimits',
-        });
+      const session = await options.session();
+      const refused = await limiter.take(session.identity);
+      if (refused !== undefined) {
+        const reason = `${method} refused: ${refused}`;
+        gateway.recordInSession(session, [draft('request_refused', { method, code: 'rate_limited', reason })]);
+        throw new ProtocolError(ProtocolErrorCode.InvalidRequest, reason, { limit: 'gateway.rateLimits' });
+      }
     }
     const result = await handler(request, ctx);
     if (!isJsonObject(result)) return result as never;

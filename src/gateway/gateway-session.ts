@@ -1,6 +1,7 @@
 import { isRecord, newId, type EventDraft, type GatewaySessionSettings, type SessionToolSet } from '../core/index.ts';
 import type { Server } from '@modelcontextprotocol/server';
 import type { GatewayRun } from './gateway-run.ts';
+import type { UpstreamExchanges } from './upstream-exchanges.ts';
 import type { UpstreamTools } from './upstream-tools.ts';
 
 /** Who a session acts for: resolved from its API key (HTTP) or from config (stdio). */
@@ -53,6 +54,10 @@ export class GatewaySession {
    */
   upstream: { set: SessionToolSet; listing: UpstreamTools } | undefined;
   upstreamDecided = false;
+  /** A 2026-07-28 client's: the upstream's questions during its calls, asked through input_required. */
+  exchanges: UpstreamExchanges | undefined;
+  /** A 2026-07-28 client's request server that said what the client declared (it holds no connection). */
+  requestServer: Server | undefined;
   /** Events to record once the run opens (an upstream request that came before it). */
   readonly pendingEvents: EventDraft[] = [];
 

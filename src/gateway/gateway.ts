@@ -2,7 +2,6 @@ import {
   ToolgateError,
   type GatewaySessionSettings,
   type EventDraft,
-  type JsonObject,
   type LimitStore,
   type RunEvent,
   type RunStore,
@@ -17,8 +16,7 @@ import type { RateLimiter } from './rate-limiter.ts';
 import { RequestStateCodec } from './request-state.ts';
 import { SessionShares } from './session-shares.ts';
 import type { GatewayEnvironment } from './session-run.ts';
-import { openSessionUpstream } from './session-upstream.ts';
-import { DEFAULT_SAMPLING, type SamplingDecision } from './upstream-requests.ts';
+import type { SamplingDecision } from './upstream-requests.ts';
 import { UpstreamTools, type UpstreamToolsOptions } from './upstream-tools.ts';
 
 /** Events of upstream requests kept while a session's run is not open yet (a server asks for roots at connect). */
@@ -41,6 +39,8 @@ export interface GatewayOptions extends UpstreamToolsOptions {
   environment: GatewayEnvironment;
   approvalTimeoutMs?: number | undefined;
   sessionIdleMs?: number | undefined;
+  /** `gateway.sessionUpstreamIdleMs`: a session's own upstream connections close after this long unused. */
+  sessionUpstreamIdleMs?: number | undefined;
   maxSessions?: number | undefined;
   /** Open sessions one tenant may hold across every instance on the store (default: maxSessions, no share). */
   maxSessionsPerTenant?: number | undefined;
@@ -275,36 +275,15 @@ export class Gateway {
     return path === undefined ? undefined : this.options.endpoints?.get(path);
   }
 
-  /**
-   * Gives the session upstream connections of its own when its client declared sampling, elicitation or roots
-   * (decided once, when the session's connection is first known: its `peer`); otherwise it shares the gateway's.
-   * `onLog`: a log message of one of those servers, which belongs to this session.
-   */
-  offerUpstream(session: GatewaySession, onLog: (server: string, params: JsonObject) => void): void {
-    const factory = this.options.sessionTools;
-    if (session.upstreamDecided || factory === undefined || session.peer === undefined) return;
-    session.upstreamDecided = true;
-    session.upstream = openSessionUpstream({
-      factory,
-      peer: session.peer,
-      sampling: this.options.sampling ?? (() => DEFAULT_SAMPLING),
-      roots: this.options.roots,
-      timeoutMs: this.approvalTimeoutMs,
-      upstream: { checkPins: this.options.checkPins, relistMs: this.options.relistMs },
-      record: (drafts) => this.#recordInSession(session, drafts),
-      onLog,
-    });
-  }
-
   /** Records in the session's run, or keeps for when it opens (a bounded number). */
-  #recordInSession(session: GatewaySession, drafts: EventDraft[]): void {
+  recordInSession(session: GatewaySession, drafts: EventDraft[]): void {
     const run = session.run;
     if (run !== undefined && !run.ended) {
       void run
         .record(drafts)
         .catch((error: unknown) =>
           this.options.onError?.(
-            `gateway session ${session.key}: could not record an upstream request: ${String(error)}`,
+            `gateway session ${session.key}: could not record ${drafts[0]?.type ?? 'an event'}: ${String(error)}`,
           ),
         );
       return;
@@ -335,6 +314,7 @@ export class Gateway {
       );
     const run = session.run ?? (await session.opening?.catch(() => undefined));
     if (run !== undefined && !run.ended) await run.end({ status: 'completed', reason });
+    session.exchanges?.close();
     await session.upstream?.set.close().catch(() => undefined);
   }
 

@@ -13,6 +13,7 @@ import { decodeUtf8 } from '../core/utf8.ts';
 import type { Gateway } from './gateway.ts';
 import { isGatewayIdentity, type GatewayIdentity } from './gateway-session.ts';
 import { PLAIN_ENDPOINT, endpointAt, endpointRefusal, type GatewayEndpoint } from './endpoints.ts';
+import { ListenStreams, MAX_LISTEN_STREAMS } from './listen-streams.ts';
 import { createGatewayServer } from './mcp-server.ts';
 
 /** Largest MCP request body read (the SDK's own default). */
@@ -49,6 +50,7 @@ export class GatewayHttp {
   readonly #gateway: Gateway;
   readonly #passthrough: PassthroughSource | undefined;
   readonly #modern: McpHttpHandler;
+  readonly #listen: ListenStreams;
   readonly #legacy = new Map<string, LegacySession>();
   readonly #onError: (error: Error) => void;
 
@@ -56,6 +58,7 @@ export class GatewayHttp {
     this.#gateway = gateway;
     this.#passthrough = passthrough;
     this.#onError = (error) => gateway.options.onError?.(`gateway (MCP over HTTP): ${error.message}`);
+    this.#listen = new ListenStreams(gateway, passthrough);
     // A 2025-era session the gateway ended (idle, stopped) lets its transport go; the client's next request gets 404
     // and starts again.
     gateway.onSessionEnd((key) => {
@@ -81,16 +84,19 @@ export class GatewayHttp {
             identity,
             persistent: false,
             endpoint,
-            // An endpoint's sessions are its own: the same client at two endpoints is two sessions, two runs.
-            sessionKey: (client) =>
-              `http:${identity.tenantId ?? ''}:${identity.userId ?? ''}:${rolesKey(identity.roles)}:` +
-              `${identity.dryRun ? 'dry' : 'live'}:${endpoint === undefined ? '' : endpoint.path}:` +
-              `${hint ?? client?.name ?? ''}`,
+            sessionKey: (client) => modernSessionKey(identity, endpoint, hint ?? client?.name),
           },
           passthrough,
         );
       },
-      { legacy: 'reject', onerror: this.#onError, maxRequestBodySize: MAX_MCP_BODY_BYTES },
+      {
+        legacy: 'reject',
+        onerror: this.#onError,
+        maxRequestBodySize: MAX_MCP_BODY_BYTES,
+        // subscriptions/listen: each stream told only what its caller may see (listen-streams.ts).
+        bus: this.#listen,
+        maxSubscriptions: MAX_LISTEN_STREAMS,
+      },
     );
   }
 
@@ -159,16 +165,29 @@ export class GatewayHttp {
         'no session: a 2025-era client must send initialize first, then send its Mcp-Session-Id header',
       );
     } else {
-      const hint = req.headers[SESSION_HEADER];
-      response = await this.#modern.fetch(request, {
-        parsedBody,
-        authInfo: {
-          token: 'toolgate',
-          clientId: identity.userId ?? 'anonymous',
-          scopes: [],
-          extra: { identity, path, hint: typeof hint === 'string' ? hint.slice(0, 200) : undefined },
-        },
-      });
+      const header = req.headers[SESSION_HEADER];
+      const hint = typeof header === 'string' ? header.slice(0, 200) : undefined;
+      const serve = (): Promise<Response> =>
+        this.#modern.fetch(request, {
+          parsedBody,
+          authInfo: {
+            token: 'toolgate',
+            clientId: identity.userId ?? 'anonymous',
+            scopes: [],
+            extra: { identity, path, hint },
+          },
+        });
+      response = ListenStreams.isListen(parsedBody)
+        ? await this.#listen.serve(
+            {
+              body: parsedBody,
+              identity,
+              endpoint,
+              sessionKey: (client) => modernSessionKey(identity, endpoint, hint ?? client?.name),
+            },
+            serve,
+          )
+        : await serve();
     }
     await send(res, response);
   }
@@ -338,6 +357,17 @@ async function send(res: ServerResponse, response: Response): Promise<void> {
     res.off('close', stop);
     res.end();
   }
+}
+
+/**
+ * A 2026-07-28 client's session: its caller, its endpoint (the same client at two endpoints is two sessions, two
+ * runs) and the client's name or `toolgate-session` header.
+ */
+function modernSessionKey(identity: GatewayIdentity, endpoint: GatewayEndpoint | undefined, name?: string): string {
+  return (
+    `http:${identity.tenantId ?? ''}:${identity.userId ?? ''}:${rolesKey(identity.roles)}:` +
+    `${identity.dryRun ? 'dry' : 'live'}:${endpoint === undefined ? '' : endpoint.path}:${name ?? ''}`
+  );
 }
 
 /** Callers holding other roles never share a session: each session's catalog and approvers follow its roles. */

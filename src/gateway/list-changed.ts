@@ -17,6 +17,15 @@ const NOTIFICATION = {
   resourceTemplates: 'notifications/resources/list_changed',
 } as const;
 
+/** Someone told of list changes other than through a session's connection (a 2026-07-28 listen stream). */
+export interface ListWatcher {
+  /** Whose view is compared: its tenant, roles and endpoint. */
+  session: GatewaySession;
+  /** What it was last shown of each kind it watches. */
+  shown: Map<ListKind, string>;
+  notify: (method: string) => Promise<void>;
+}
+
 /** What a client is shown of the tools, as compared: each tool's name and definition. */
 export function toolsView(catalog: ToolCatalog): string {
   return canonicalJson(
@@ -43,15 +52,19 @@ export class ListChanged {
   readonly #gateway: Gateway;
   readonly #passthrough: PassthroughSource | undefined;
   readonly #sessions: () => Iterable<GatewaySession>;
-  readonly #shown = new WeakMap<GatewaySession, Map<ListKind, string>>();
+  readonly #shown: WeakMap<GatewaySession, Map<ListKind, string>>;
   readonly #pending = new Set<ListKind>();
+  readonly #watchers = new Set<() => Iterable<ListWatcher>>();
   #timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: {
     gateway: Gateway;
     passthrough: PassthroughSource | undefined;
     sessions: () => Iterable<GatewaySession>;
+    /** Shares what sessions were shown with another (a session's own connections', and the shared ones'). */
+    shownBy?: ListChanged | undefined;
   }) {
+    this.#shown = options.shownBy === undefined ? new WeakMap() : options.shownBy.#shown;
     this.#gateway = options.gateway;
     this.#passthrough = options.passthrough;
     this.#sessions = options.sessions;
@@ -62,6 +75,11 @@ export class ListChanged {
     const shown = this.#shown.get(session) ?? new Map<ListKind, string>();
     shown.set(kind, view);
     this.#shown.set(session, shown);
+  }
+
+  /** Watchers to compare besides the sessions with a connection, from now on. */
+  watch(source: () => Iterable<ListWatcher>): void {
+    this.#watchers.add(source);
   }
 
   /** An upstream server's list changed: compared once the burst settles. */
@@ -90,9 +108,15 @@ export class ListChanged {
         lists.set('resourceTemplates', await passthrough.listResourceTemplates());
     }
     let force = kinds.includes('tools');
+    const targets: ListWatcher[] = [];
     for (const session of this.#sessions()) {
       const shown = this.#shown.get(session);
-      if (session.peer === undefined || shown === undefined) continue;
+      const peer = session.peer;
+      if (peer === undefined || shown === undefined) continue;
+      targets.push({ session, shown, notify: (method) => peer.notification({ method }).catch(() => undefined) });
+    }
+    for (const source of this.#watchers) targets.push(...source());
+    for (const { session, shown, notify } of targets) {
       const watched = kinds.filter((kind) => shown.has(kind));
       if (watched.length === 0) continue;
       // The upstream servers list their tools again once per burst; the other sessions reuse that listing.
@@ -107,7 +131,7 @@ export class ListChanged {
         const method = NOTIFICATION[kind];
         if (told.has(method)) continue;
         told.add(method);
-        await session.peer.notification({ method }).catch(() => undefined);
+        await notify(method);
       }
     }
   }

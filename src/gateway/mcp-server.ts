@@ -8,14 +8,17 @@ import {
 } from '../core/index.ts';
 import type { CatalogEntry } from '../orchestrator/call/tool-catalog.ts';
 import { callTool } from './call-tool.ts';
-import { forwardLog } from './forward-log.ts';
+import { exchangedCallTool } from './exchanged-call-tool.ts';
 import type { Gateway } from './gateway.ts';
 import type { GatewayIdentity, GatewaySession } from './gateway-session.ts';
 import { endpointServers, type GatewayEndpoint } from './endpoints.ts';
 import { createGated } from './gated-results.ts';
 import { itemsView, toolsView, type ListKind } from './list-changed.ts';
+import { OwnNotifications } from './own-notifications.ts';
+import { askThroughExchanges, offerUpstream } from './offer-upstream.ts';
 import { progressRelay, withProgress } from './progress-relay.ts';
 import { serverAccess } from './server-access.ts';
+import { sessionPassthrough } from './session-passthrough.ts';
 import { serveUpstreamFeatures } from './upstream-features.ts';
 import { UpstreamHub } from './upstream-hub.ts';
 
@@ -42,9 +45,11 @@ export interface ServingUnit {
 export function createGatewayServer(
   gateway: Gateway,
   unit: ServingUnit,
-  passthrough: PassthroughSource | undefined,
+  shared: PassthroughSource | undefined,
 ): Server {
   const { endpoint } = unit;
+  // A session with upstream connections of its own is served its resources and prompts over them.
+  const passthrough = shared === undefined ? undefined : sessionPassthrough(shared, () => sessionFor());
   const info =
     endpoint?.description === undefined
       ? GATEWAY_SERVER_INFO
@@ -83,13 +88,16 @@ export function createGatewayServer(
       ...(endpoint === undefined ? {} : { endpoint: endpoint.path }),
     });
     if (unit.persistent) session.peer = server;
+    // A 2026-07-28 client is asked through input_required; its request's server says what it declared.
+    else askThroughExchanges({ gateway, session, server });
     // A client with sampling, elicitation or roots gets upstream connections of its own (session-upstream.ts).
-    gateway.offerUpstream(session, (name, params) => void forwardLog({ gateway, session, server: name, params }));
+    if (!session.upstreamDecided)
+      offerUpstream({ gateway, session, hooks: OwnNotifications.hooks({ gateway, session, shownBy: hub.lists }) });
     hub.attach(session);
     return session;
   };
   // Upstream notifications (list changes, resource updates, logs) reach the sessions through the hub.
-  const hub = UpstreamHub.of(gateway, passthrough);
+  const hub = UpstreamHub.of(gateway, shared);
   // Rate limit, redaction and size cut on what is forwarded (gated-results.ts).
   const gated = createGated({ gateway, session: sessionFor });
 
@@ -111,12 +119,14 @@ export function createGatewayServer(
       if (!isJsonObject(args))
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'tools/call arguments must be a JSON object');
       const session = await sessionFor();
+      const call = { gateway, server, session, name: request.params.name, arguments: args, ctx };
+      const { exchanges } = session;
       return gateway.serve(session, () =>
-        callTool({ gateway, server, session, name: request.params.name, arguments: args, ctx }),
+        exchanges === undefined ? callTool(call) : exchangedCallTool(call, exchanges),
       );
     }),
   );
-  const features = { server, passthrough, hub, sessionFor, access: async () => access() };
+  const features = { server, passthrough, hub, sessionFor, gated, access: async () => access() };
   if (passthrough === undefined) {
     serveUpstreamFeatures(features);
     return server;

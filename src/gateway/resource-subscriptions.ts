@@ -4,10 +4,18 @@ import type { GatewaySession } from './gateway-session.ts';
 /** Resources one session may be subscribed to at once. */
 export const MAX_SUBSCRIPTIONS_PER_SESSION = 100;
 
+/** A subscriber without a connection of its own (a 2026-07-28 listen stream): told through `updated`. */
+export interface ResourceWatcher {
+  updated(uri: string): void;
+}
+
+/** Who holds subscriptions: a session (told through its connection) or a watcher. */
+export type Subscriber = GatewaySession | ResourceWatcher;
+
 interface Watched {
   /** The upstream server the subscription went to. */
   server: string | undefined;
-  sessions: Set<GatewaySession>;
+  sessions: Set<Subscriber>;
   /** The upstream subscribe in flight: later sessions wait for it. */
   pending: Promise<void>;
 }
@@ -21,7 +29,7 @@ export class ResourceSubscriptions {
   readonly #passthrough: PassthroughSource;
   readonly #onError: (message: string) => void;
   readonly #watched = new Map<string, Watched>();
-  readonly #bySession = new Map<GatewaySession, Set<string>>();
+  readonly #bySession = new Map<Subscriber, Set<string>>();
 
   constructor(passthrough: PassthroughSource, onError: (message: string) => void) {
     this.#passthrough = passthrough;
@@ -29,7 +37,7 @@ export class ResourceSubscriptions {
   }
 
   /** Subscribes the session (`servers`: those it may use). Rejects past its bound or when no server has the URI. */
-  async subscribe(session: GatewaySession, uri: string, servers: (name: string) => boolean): Promise<void> {
+  async subscribe(session: Subscriber, uri: string, servers: (name: string) => boolean): Promise<void> {
     const mine = this.#bySession.get(session) ?? new Set<string>();
     if (mine.has(uri)) return;
     if (mine.size >= MAX_SUBSCRIPTIONS_PER_SESSION)
@@ -62,7 +70,7 @@ export class ResourceSubscriptions {
   }
 
   /** The session stops watching `uri`; the upstream subscription ends with its last session. */
-  unsubscribe(session: GatewaySession, uri: string): void {
+  unsubscribe(session: Subscriber, uri: string): void {
     const mine = this.#bySession.get(session);
     if (mine?.delete(uri) !== true) return;
     if (mine.size === 0) this.#bySession.delete(session);
@@ -77,12 +85,17 @@ export class ResourceSubscriptions {
   }
 
   /** A session ended: its subscriptions end with it. */
-  end(session: GatewaySession): void {
+  end(session: Subscriber): void {
     for (const uri of [...(this.#bySession.get(session) ?? [])]) this.unsubscribe(session, uri);
   }
 
+  /** How many resources are watched upstream. */
+  get size(): number {
+    return this.#watched.size;
+  }
+
   /** The sessions subscribed to `uri` on `server`. */
-  sessionsOf(uri: string, server: string): GatewaySession[] {
+  sessionsOf(uri: string, server: string): Subscriber[] {
     const watched = this.#watched.get(uri);
     return watched === undefined || watched.server !== server ? [] : [...watched.sessions];
   }

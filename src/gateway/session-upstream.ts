@@ -7,8 +7,10 @@ import {
   type OfferedClientCapabilities,
   type SessionToolSet,
   type SessionToolsFactory,
+  type UpstreamNotification,
   type UpstreamRequest,
 } from '../core/index.ts';
+import { IdleSessionTools } from './idle-session-tools.ts';
 import { answerUpstreamRequest, upstreamSummary, type SamplingDecision } from './upstream-requests.ts';
 import { UpstreamTools, type UpstreamToolsOptions } from './upstream-tools.ts';
 
@@ -16,6 +18,16 @@ import { UpstreamTools, type UpstreamToolsOptions } from './upstream-tools.ts';
 export interface SessionUpstream {
   set: SessionToolSet;
   listing: UpstreamTools;
+}
+
+/** What a session's own upstream connections tell it, and what keeps them open (own-notifications.ts). */
+export interface SessionUpstreamHooks {
+  /** A log message of one of the session's servers (notifications/message). */
+  onLog: (server: string, params: JsonObject) => void;
+  /** Their list changes and resource updates. */
+  onNotification?: ((notification: UpstreamNotification) => void) | undefined;
+  /** Whether they must stay open although unused (the session subscribed to resources on them). */
+  keepOpen?: (() => boolean) | undefined;
 }
 
 export interface SessionUpstreamOptions {
@@ -27,10 +39,13 @@ export interface SessionUpstreamOptions {
   timeoutMs: number;
   /** The gateway's pin check and relist period, applied to the session's listing too. */
   upstream: Pick<UpstreamToolsOptions, 'checkPins' | 'relistMs'>;
+  /** Answers the servers' requests instead of the peer (which then only says what the client declared). */
+  ask?: ((request: UpstreamRequest) => Promise<JsonObject>) | undefined;
   /** Records events in the session's run (or keeps them for when it opens). */
   record: (drafts: EventDraft[]) => void;
-  /** A log message of one of the session's servers (notifications/message). */
-  onLog: (server: string, params: JsonObject) => void;
+  hooks: SessionUpstreamHooks;
+  /** `gateway.sessionUpstreamIdleMs`: unused this long, the connections close (opened again when next needed). */
+  idleMs: number;
 }
 
 /**
@@ -49,14 +64,24 @@ export function offeredCapabilities(peer: Server): OfferedClientCapabilities | u
   return Object.keys(offered).length === 0 ? undefined : offered;
 }
 
-/** Opens the session's own upstream connections (lazily: the servers start at its first listing). */
+/**
+ * Opens the session's own upstream connections (lazily: the servers start at its first listing), closed after
+ * `idleMs` unused and opened again by the next request that needs them.
+ */
 export function openSessionUpstream(options: SessionUpstreamOptions): SessionUpstream | undefined {
   const capabilities = offeredCapabilities(options.peer);
   if (capabilities === undefined) return undefined;
-  const set = options.factory({
-    capabilities,
-    onRequest: (request) => answer(options, request),
-    onLog: options.onLog,
+  const { hooks } = options;
+  const set = new IdleSessionTools({
+    open: () =>
+      options.factory({
+        capabilities,
+        onRequest: options.ask ?? ((request) => answer(options, request)),
+        onLog: hooks.onLog,
+        onNotification: hooks.onNotification,
+      }),
+    idleMs: options.idleMs,
+    keepOpen: hooks.keepOpen ?? (() => false),
   });
   const listing = new UpstreamTools({ ...options.upstream, listTools: set.list, refreshTools: set.refresh });
   return { set, listing };

@@ -1,7 +1,7 @@
 import { canonicalJson, type PassthroughSource, type UpstreamNotification } from '../core/index.ts';
 import { forwardLog } from './forward-log.ts';
 import type { Gateway } from './gateway.ts';
-import type { GatewaySession } from './gateway-session.ts';
+import { GatewaySession } from './gateway-session.ts';
 import { ListChanged } from './list-changed.ts';
 import { sessionLogLevel } from './log-level.ts';
 import { ResourceSubscriptions } from './resource-subscriptions.ts';
@@ -38,7 +38,9 @@ export class UpstreamHub {
     this.#gateway = gateway;
     const onError = (message: string): void => gateway.options.onError?.(`gateway: ${message}`);
     this.subscriptions = passthrough === undefined ? undefined : new ResourceSubscriptions(passthrough, onError);
-    this.lists = new ListChanged({ gateway, passthrough, sessions: () => this.#sessions.values() });
+    // A session with connections of its own is told of their changes alone (own-notifications.ts).
+    const shared = (): GatewaySession[] => [...this.#sessions.values()].filter((s) => s.upstream === undefined);
+    this.lists = new ListChanged({ gateway, passthrough, sessions: shared });
     gateway.onSessionEnd((key) => {
       const session = this.#sessions.get(key);
       this.#sessions.delete(key);
@@ -64,9 +66,11 @@ export class UpstreamHub {
         return this.lists.changed('resources');
       case 'resource_updated':
         for (const session of this.subscriptions?.sessionsOf(notification.uri, notification.server) ?? [])
-          await session.peer
-            ?.notification({ method: 'notifications/resources/updated', params: { uri: notification.uri } })
-            .catch(() => undefined);
+          if (!(session instanceof GatewaySession)) session.updated(notification.uri);
+          else
+            await session.peer
+              ?.notification({ method: 'notifications/resources/updated', params: { uri: notification.uri } })
+              .catch(() => undefined);
         return;
       case 'log':
         return this.#log(notification);

@@ -124,7 +124,7 @@ export function upstreamSummary(request: Pick<UpstreamRequest, 'method' | 'param
 }
 
 /** The text of the request's last message, cut short, so the person asked knows what the model would answer. */
-function lastMessageText(params: JsonObject): string {
+export function lastMessageText(params: JsonObject): string {
   const messages: JsonValue = params['messages'] ?? [];
   const last = Array.isArray(messages) ? messages.at(-1) : undefined;
   const content = isJsonObject(last) ? last['content'] : undefined;

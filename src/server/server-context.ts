@@ -51,6 +51,8 @@ export interface HttpServerOptions {
    * authenticated caller after the Origin and CORS checks; absent: /mcp is 404.
    */
   mcp?: ((req: IncomingMessage, res: ServerResponse, caller: McpCaller) => Promise<void>) | undefined;
+  /** The gateway's virtual servers' paths (`gateway.endpoints`, e.g. `/mcp/trading`): only these have metadata. */
+  mcpEndpoints?: readonly string[] | undefined;
   /** The Prometheus exposition (GET /metrics); absent: /metrics is 404. */
   metrics?: MetricsSource | undefined;
   /** Metrics are served on a port of their own: GET /metrics on the API port says where. */
@@ -139,6 +141,8 @@ export interface ServerState {
   sseOverflows: number;
   metrics: MetricsSource | undefined;
   metricsElsewhere: string | undefined;
+  /** ServerOptions.mcpEndpoints. */
+  mcpEndpoints: ReadonlySet<string>;
   closing: boolean;
   /** Bearer keys and session cookies. */
   auth: RequestAuth;

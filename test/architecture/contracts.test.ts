@@ -22,6 +22,7 @@ describe('architecture: pinned public names', () => {
       'tool_changed',
       'upstream_request',
       'upstream_log',
+      'request_refused',
       'tool_mode_changed',
       'client_tool_calls',
       'replay_compared',

@@ -18,30 +18,9 @@ import {
   textOf,
   type RunningGateway,
 } from '../support/gateway.ts';
+import { ACME, GLOBEX, notifyingConfig } from '../support/notifying-config.ts';
 
-const NOTIFYING = new URL('../fixtures/mcp/notifying-server.ts', import.meta.url).pathname;
-const ACME = 'acme-key-123456';
-const GLOBEX = 'globex-key-123456';
-
-function config(gateway: string): string {
-  return `
-servers:
-  notifying:
-    command: ${JSON.stringify(process.execPath)}
-    args: [${JSON.stringify(NOTIFYING)}]
-tenants:
-  acme:
-    apiKeys:
-      - { key: ${ACME}, userId: alice }
-  globex:
-    deny: ["notifying/*"]
-    apiKeys:
-      - { key: ${GLOBEX}, userId: bob }
-gateway:
-  identity: { tenant: acme, user: alice }
-${gateway}
-`;
-}
+const config = notifyingConfig;
 
 /** Counts the notifications of each method a client receives. */
 function watch(client: Client): Map<string, unknown[]> {

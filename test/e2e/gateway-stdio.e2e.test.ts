@@ -19,7 +19,7 @@ import {
   startGateway,
   textOf,
 } from '../support/gateway.ts';
-import { EVERYTHING_SERVER, POWER_EXCHANGE_SERVER } from '../support/processes.ts';
+import { EVERYTHING_SERVER, POWER_EXCHANGE_SERVER, runCli } from '../support/processes.ts';
 
 const KEY = 'acme-key-123456';
 const ORDER = { side: 'BUY', price: 80, qty: 1, symbol: 'DE-BASE-D+1' };
@@ -108,6 +108,62 @@ describe('toolgate gateway', () => {
       }
     },
   );
+
+  it('over stdio with --endpoint: serves that virtual server only, refuses a path it does not configure', async () => {
+    const file = join(dir, 'endpoint.yaml');
+    writeFileSync(
+      file,
+      config(
+        [
+          '  endpoints:',
+          '    /mcp/trading:',
+          '      tools: ["power-exchange/*"]',
+          '      deny: ["power-exchange/cancelOrder"]',
+          '      tenants: [acme]',
+          '      instructions: "The trading desk."',
+        ].join('\n'),
+      ),
+    );
+    const store = `sqlite:${join(dir, 'endpoint.db')}`;
+    const args = ['--config', file, '--store', store, '--tenant', 'acme'];
+    const { client } = await connectStdio([...args, '--endpoint', '/mcp/trading'], { cwd: dir });
+    let runId: string;
+    try {
+      assert.equal(client.getInstructions(), 'The trading desk.');
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      assert.ok(names.includes('getOrderBook'), names.join(', '));
+      assert.ok(!names.includes('echo') && !names.includes('cancelOrder'), names.join(', '));
+      const read = await client.callTool({ name: 'getOrderBook', arguments: { symbol: 'DE-BASE-D+1' } });
+      assert.match(textOf(read), /order book/);
+      runId = runIdOf(read);
+      const denied = await client.callTool({ name: 'cancelOrder', arguments: { orderId: 'x' } });
+      assert.equal(denied.isError, true);
+      assert.match(textOf(denied), /endpoint \/mcp\/trading denies it/);
+    } finally {
+      await client.close();
+    }
+    const opened = await openStore(store, { cwd: dir });
+    try {
+      const run = await opened.getRun(runId);
+      assert.equal(run?.settings?.gateway?.endpoint, '/mcp/trading');
+    } finally {
+      await opened.close();
+    }
+    const unknown = await runCli(['gateway', '--stdio', ...args, '--endpoint', '/mcp/nowhere'], { cwd: dir });
+    assert.notEqual(unknown.code, 0);
+    assert.match(
+      unknown.stderr,
+      /--endpoint: no MCP endpoint at \/mcp\/nowhere.*\/mcp\/trading \(gateway\.endpoints\)/,
+    );
+    const anonymous = await runCli(
+      ['gateway', '--stdio', '--config', file, '--store', store, '--endpoint', '/mcp/trading'],
+      {
+        cwd: dir,
+      },
+    );
+    assert.notEqual(anonymous.code, 0);
+    assert.match(anonymous.stderr, /set --tenant or gateway\.identity\.tenant/);
+  });
 
   it(
     'refuses a held write when no decision comes in time, a call ' +

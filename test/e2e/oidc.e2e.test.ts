@@ -98,7 +98,8 @@ describe('OAuth 2.1 / OIDC: serve and gateway accept tokens of a real OpenID Pro
       join(dir, 'gateway.yaml'),
       config(
         idp.issuer,
-        `servers:\n  px:\n    command: ${node}\n    args: [${JSON.stringify(POWER_EXCHANGE_SERVER)}]\n`,
+        `servers:\n  px:\n    command: ${node}\n    args: [${JSON.stringify(POWER_EXCHANGE_SERVER)}]\n` +
+          'gateway:\n  endpoints:\n    /mcp/trading: { tools: ["px/*"] }\n',
       ),
     );
     [serve, gateway] = await Promise.all([
@@ -147,6 +148,18 @@ describe('OAuth 2.1 / OIDC: serve and gateway accept tokens of a real OpenID Pro
       bearer_methods_supported: ['header'],
       resource_name: 'toolgate',
     });
+  });
+
+  it('a virtual server has metadata of its own; a path gateway.endpoints does not configure has none', async () => {
+    const trading = await call(`${gateway.url}/.well-known/oauth-protected-resource/mcp/trading`);
+    assert.equal(trading.status, 200);
+    assert.equal(trading.body['resource'], `${gateway.url}/mcp/trading`);
+    assert.deepEqual(trading.body['authorization_servers'], [idp.issuer]);
+    const unknown = await call(`${gateway.url}/.well-known/oauth-protected-resource/mcp/nowhere`);
+    assert.equal(unknown.status, 404);
+    assert.match(JSON.stringify(unknown.body), /no such MCP endpoint \(configured: \/mcp\/trading\)/);
+    // `serve` has no gateway: no virtual server either.
+    assert.equal((await call(`${serve.url}/.well-known/oauth-protected-resource/mcp/trading`)).status, 404);
   });
 
   it('refuses an expired token, a token for another audience and one of an issuer not configured', async () => {

@@ -1,6 +1,6 @@
 import type { JsonObject } from '../json.ts';
 import type { ToolSpec } from '../tools.ts';
-import type { ToolSource } from './tool-source.ts';
+import type { ToolSource, UpstreamNotification } from './tool-source.ts';
 
 /**
  * The client capabilities a gateway declares to upstream MCP servers on a client's behalf: the part of what the
@@ -35,6 +35,8 @@ export interface UpstreamClientOptions {
   onRequest: (request: UpstreamRequest) => Promise<JsonObject>;
   /** A `notifications/message` (log) of the server, as sent. */
   onLog?: ((server: string, params: JsonObject) => void) | undefined;
+  /** The server's other notifications (list changes, resource updates), which belong to this client alone. */
+  onNotification?: ((notification: UpstreamNotification) => void) | undefined;
 }
 
 /** Upstream connections of their own for one gateway session, opened lazily and closed with `close()`. */

@@ -17,8 +17,15 @@ export async function mcpProtectedResourceMetadata(ctx: RequestContext): Promise
 /** GET /.well-known/oauth-protected-resource/mcp/{endpoint}: a virtual server's (resource `<base>/mcp/<name>`). */
 export async function mcpEndpointProtectedResourceMetadata(ctx: RequestContext): Promise<void> {
   const path = `${MCP_PATH}/${ctx.params['endpoint'] ?? ''}`;
-  if (!isMcpPath(path))
-    throw new ToolgateError('not_found', `no protected resource metadata for ${path.slice(0, 100)}: not an MCP path`);
+  // Only a configured virtual server is a resource: metadata for any name would describe endpoints that do not exist.
+  if (!isMcpPath(path) || !ctx.state.mcpEndpoints.has(path)) {
+    const known = [...ctx.state.mcpEndpoints];
+    throw new ToolgateError(
+      'not_found',
+      `no protected resource metadata for ${path.slice(0, 100)}: no such MCP endpoint ` +
+        `(${known.length === 0 ? 'gateway.endpoints configures none' : `configured: ${known.join(', ')}`})`,
+    );
+  }
   sendMetadata(ctx, path);
 }
 

@@ -25,6 +25,7 @@ import { loadMcpSdk, type McpSdk } from './mcp-sdk.ts';
 import { McpPassthrough } from './mcp-passthrough.ts';
 import { mcpToolSpec } from './mcp-tool-spec.ts';
 import { createMcpTransport } from './mcp-transport.ts';
+import { deliverResponsesAfterNotifications } from './responses-after-notifications.ts';
 import { declaredCapabilities, installUpstreamClientHandlers } from './upstream-client-handlers.ts';
 import type { StdioWatch } from './stdio-watch.ts';
 import { watchUpstreamNotifications } from './upstream-notifications.ts';
@@ -92,11 +93,12 @@ export class McpToolSource implements ToolSource {
   constructor(options: McpToolSourceOptions) {
     this.name = options.name;
     this.#options = options;
-    const onLog = options.client?.onLog;
-    // A session's own connection: its server's log messages belong to that session.
-    if (onLog !== undefined)
+    const { onLog, onNotification } = options.client ?? {};
+    // A session's own connection: its server's notifications belong to that session.
+    if (onLog !== undefined || onNotification !== undefined)
       this.#listeners.add((notification) => {
-        if (notification.kind === 'log') onLog(notification.server, notification.params);
+        if (notification.kind === 'log') onLog?.(notification.server, notification.params);
+        else onNotification?.(notification);
       });
     this.passthrough = new McpPassthrough<Connection>({
       server: options.name,
@@ -254,6 +256,7 @@ export class McpToolSource implements ToolSource {
       throw startFailure({ name: this.name, server: this.#options.server, error, timeoutMs, watch, transportErrors });
     }
     watch?.connected();
+    deliverResponsesAfterNotifications(transport);
     this.#subscribe = client.getServerCapabilities()?.resources?.subscribe === true;
     const previous = transport.onclose;
     transport.onclose = () => {
