@@ -88,6 +88,20 @@ describe('event printer: what the gate did', () => {
     ]);
   });
 
+  it('gateway sessions: a refused request, and an upstream log message on one line without control characters', () => {
+    const { io, err } = capture();
+    const printer = createEventPrinter({ io, json: false });
+    printer.print(ev('request_refused', { method: 'resources/read', code: 'rate_limited', reason: '2 per 60 s' }));
+    printer.print(ev('upstream_log', { server: 'px', level: 'warning', logger: 'feed', data: 'late\n\u001b[2Jtick' }));
+    printer.print(ev('upstream_log', { server: 'px', level: 'info', data: { n: 1 }, dropped: 3 }));
+    assert.deepEqual(err().split('\n'), [
+      '⚠ resources/read refused (rate_limited): 2 per 60 s',
+      '  px log [warning] feed: late  [2Jtick',
+      '  px log [info]: {"n":1} (3 more not recorded)',
+      '',
+    ]);
+  });
+
   it('a call that waits: ⏸ with the reason, then the gate lines once, the decision, and the call when it runs', () => {
     const { io, err } = capture();
     const printer = createEventPrinter({ io, json: false });

@@ -202,6 +202,23 @@ export function createEventPrinter(options: { io: CliIO; json: boolean }): Event
             )}\n`,
           );
           break;
+        case 'request_refused': {
+          closeLine();
+          const reason = truncate(event.data.reason, MAX_RESULT_CHARS);
+          io.stderr.write(`${yellow(`⚠ ${event.data.method} refused (${event.data.code}): ${reason}`)}\n`);
+          break;
+        }
+        case 'upstream_log': {
+          closeLine();
+          const { server, level, logger, data, dropped } = event.data;
+          // An upstream server's text: on one line, without the control characters a terminal would act on.
+          const text = printable(typeof data === 'string' ? data : JSON.stringify(data));
+          const skipped = dropped === undefined ? '' : ` (${dropped} more not recorded)`;
+          const named = logger === undefined ? '' : ` ${printable(logger)}`;
+          const from = `${printable(server)} log [${printable(level)}]${named}`;
+          io.stderr.write(`${dim(`  ${from}: ${truncate(text, MAX_RESULT_CHARS)}${skipped}`)}\n`);
+          break;
+        }
         case 'tool_changed':
           closeLine();
           io.stderr.write(
@@ -349,4 +366,14 @@ function decisionSource(source: DecisionSource | undefined): string {
   const note = sourceNote(source);
   if (note === '') return '';
   return ` ${note}${source?.actor === undefined ? '' : ` by ${source.actor}`}`;
+}
+
+/** `text` with every control character (line breaks and escape sequences included) turned into a space. */
+function printable(text: string): string {
+  let out = '';
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    out += code < 0x20 || (code >= 0x7f && code <= 0x9f) ? ' ' : char;
+  }
+  return out;
 }

@@ -26,6 +26,8 @@ export interface ListenCall {
   endpoint: GatewayEndpoint | undefined;
   /** The key of the caller's session (as its other requests make it), from the client's name. */
   sessionKey: (client: { name: string; version?: string } | undefined) => string;
+  /** How the caller is connected (default: http). */
+  transport?: 'stdio' | 'http';
 }
 
 /**
@@ -57,7 +59,7 @@ export class ListenStreams implements ServerEventBus {
       for (const stream of [...this.#open])
         if (stream.session?.key === key) {
           stream.close();
-          this.#release(stream);
+          this.release(stream);
         }
     });
   }
@@ -76,41 +78,27 @@ export class ListenStreams implements ServerEventBus {
     // Not opened through `serve`: told nothing.
     if (stream === undefined || stream.listener !== undefined) return () => undefined;
     stream.listener = listener;
-    return () => this.#release(stream);
+    return () => this.release(stream);
   }
 
   /** Prepares the stream, then lets the SDK (`handle`) acknowledge and serve it. */
   async serve(call: ListenCall, handle: () => Promise<Response>): Promise<Response> {
     const id = call.body['id'];
     const requestId = typeof id === 'string' || typeof id === 'number' ? id : null;
-    const filter = filterOf(call.body);
-    if (typeof filter === 'string') return inBandError(requestId, -32602, filter);
-    const caller = callerKey(call.identity);
-    const held = this.#perCaller.get(caller) ?? 0;
-    if (held >= MAX_LISTEN_STREAMS_PER_CALLER)
-      return inBandError(
-        requestId,
-        -32000,
-        `you have ${held} subscriptions/listen streams open, the most one caller may: close one first`,
-      );
-    this.#perCaller.set(caller, held + 1);
-    const stream = new ListenStream({ id: requestId ?? '', caller, endpoint: call.endpoint });
+    let stream: ListenStream;
     try {
-      await this.#prepare(stream, call, filter);
+      stream = await this.open(call);
     } catch (error) {
-      this.#release(stream);
       if (!(error instanceof ToolgateError)) throw error;
-      const invalid = error.code === 'not_found' || error.code === 'invalid_arguments';
-      return inBandError(requestId, invalid ? -32602 : -32000, error.message);
+      return inBandError(requestId, listenErrorCode(error), error.message);
     }
-    this.#open.add(stream);
     const response = await this.#opening.run(stream, handle).catch((error: unknown) => {
-      this.#release(stream);
+      this.release(stream);
       throw error;
     });
     // The SDK refused it, or acknowledged nothing and ended it at once: nothing of it is kept.
     if (stream.listener === undefined) {
-      this.#release(stream);
+      this.release(stream);
       return response;
     }
     if (stream.released) {
@@ -120,12 +108,42 @@ export class ListenStreams implements ServerEventBus {
     return stream.serve(response, this.#gateway.options.sessionIdleMs);
   }
 
+  /**
+   * A stream checked, counted and prepared (its session, the views it watches, its resource subscriptions made), told
+   * nothing until it has a listener. Rejects with a ToolgateError saying what the client must change
+   * (`listenErrorCode` gives its JSON-RPC code). `serve` uses it; the stdio face calls it itself, its stream being
+   * acknowledged by the SDK on the connection.
+   */
+  async open(call: ListenCall): Promise<ListenStream> {
+    const id = call.body['id'];
+    const filter = filterOf(call.body);
+    if (typeof filter === 'string') throw new ToolgateError('invalid_arguments', filter);
+    const caller = callerKey(call.identity);
+    const held = this.#perCaller.get(caller) ?? 0;
+    if (held >= MAX_LISTEN_STREAMS_PER_CALLER)
+      throw new ToolgateError(
+        'rate_limited',
+        `you have ${held} subscriptions/listen streams open, the most one caller may: close one first`,
+      );
+    this.#perCaller.set(caller, held + 1);
+    const requestId = typeof id === 'string' || typeof id === 'number' ? id : '';
+    const stream = new ListenStream({ id: requestId, caller, endpoint: call.endpoint });
+    try {
+      await this.#prepare(stream, call, filter);
+    } catch (error) {
+      this.release(stream);
+      throw error;
+    }
+    this.#open.add(stream);
+    return stream;
+  }
+
   async #prepare(stream: ListenStream, call: ListenCall, filter: ListenFilter): Promise<void> {
     const meta = isJsonObject(call.body['params']) ? call.body['params']['_meta'] : undefined;
     const client = clientOf(isJsonObject(meta) ? meta[CLIENT_INFO_META_KEY] : undefined);
     const version = isJsonObject(meta) ? meta[PROTOCOL_VERSION_META_KEY] : undefined;
     const session = await this.#gateway.session(call.sessionKey(client), call.identity, {
-      transport: 'http',
+      transport: call.transport ?? 'http',
       ...(client === undefined ? {} : { client }),
       ...(typeof version === 'string' ? { protocolVersion: version.slice(0, 40) } : {}),
       ...(call.endpoint === undefined ? {} : { endpoint: call.endpoint.path }),
@@ -157,7 +175,7 @@ export class ListenStreams implements ServerEventBus {
   }
 
   /** The stream is gone (the client left, the SDK closed it, or it was never opened): what it held is given back. */
-  #release(stream: ListenStream): void {
+  release(stream: ListenStream): void {
     if (stream.released) return;
     this.#open.delete(stream);
     this.#hub.subscriptions?.end(stream);
@@ -204,6 +222,11 @@ function clientOf(info: unknown): { name: string; version?: string } | undefined
 /** Streams are counted per API key's caller: its tenant, user and key. */
 function callerKey(identity: GatewayIdentity): string {
   return JSON.stringify([identity.tenantId ?? null, identity.userId ?? null, identity.keyId ?? null]);
+}
+
+/** The JSON-RPC error code of a refused listen: what the client asked (-32602), or the gateway's bounds (-32000). */
+export function listenErrorCode(error: ToolgateError): number {
+  return error.code === 'not_found' || error.code === 'invalid_arguments' ? -32602 : -32000;
 }
 
 /** A refusal before the acknowledgement, in-band as the SDK's own (the client's `listen()` rejects with it). */

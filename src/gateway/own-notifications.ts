@@ -73,6 +73,8 @@ export class OwnNotifications {
           .catch(() => undefined);
         return;
       }
+      case 'reconnected':
+        return this.#subscriptions?.renew(notification.server);
       case 'log':
         return;
     }

@@ -89,6 +89,26 @@ export class ResourceSubscriptions {
     for (const uri of [...(this.#bySession.get(session) ?? [])]) this.unsubscribe(session, uri);
   }
 
+  /**
+   * `server` was restarted (its connection opened again): it forgot what it was subscribed to, so every URI watched
+   * on it is subscribed to again there. One it now refuses stays watched (it may accept after its next restart), and
+   * the refusal goes to the gateway's log.
+   */
+  async renew(server: string): Promise<void> {
+    const subscribe = this.#passthrough.subscribeResource;
+    if (subscribe === undefined) return;
+    const renewed = [...this.#watched].filter(([, watched]) => watched.server === server && watched.sessions.size > 0);
+    await Promise.all(
+      renewed.map(async ([uri]) => {
+        await subscribe
+          .call(this.#passthrough, uri, { servers: (name) => name === server })
+          .catch((error: unknown) =>
+            this.#onError(`could not subscribe again to resource ${uri} of restarted server "${server}": ${error}`),
+          );
+      }),
+    );
+  }
+
   /** How many resources are watched upstream. */
   get size(): number {
     return this.#watched.size;

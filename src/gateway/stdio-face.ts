@@ -1,9 +1,10 @@
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { PassthroughSource } from '../core/index.ts';
 import type { Gateway } from './gateway.ts';
 import type { GatewayEndpoint } from './endpoints.ts';
 import type { GatewayIdentity } from './gateway-session.ts';
 import { createGatewayServer } from './mcp-server.ts';
+import { StdioListen } from './stdio-listen.ts';
 
 const STDIO_SESSION = 'stdio';
 
@@ -20,6 +21,13 @@ export function serveGatewayStdio(
   passthrough: PassthroughSource | undefined,
 ): { close(reason: string): Promise<void>; closed: Promise<string> } {
   const { identity, endpoint } = as;
+  // A 2026-07-28 client's subscriptions/listen is prepared and told per stream by the gateway (stdio-listen.ts).
+  const transport = new StdioListen({
+    inner: new StdioServerTransport(),
+    gateway,
+    passthrough,
+    call: { identity, endpoint, sessionKey: () => STDIO_SESSION },
+  });
   const handle = serveStdio(
     () =>
       createGatewayServer(
@@ -28,6 +36,7 @@ export function serveGatewayStdio(
         passthrough,
       ),
     {
+      transport,
       onerror: (error) => gateway.options.onError?.(`gateway (MCP over stdio): ${error.message}`),
     },
   );

@@ -74,6 +74,8 @@ export class UpstreamHub {
         return;
       case 'log':
         return this.#log(notification);
+      case 'reconnected':
+        return this.subscriptions?.renew(notification.server);
     }
   }
 

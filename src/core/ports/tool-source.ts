@@ -113,12 +113,15 @@ export interface PassthroughRequestOptions {
 /**
  * A notification an upstream server sent on its (shared) connection: `server` is its configured name; list changes
  * carry no names (the gateway lists again), `resource_updated` the URI as the server gave it, `log` the MCP
- * `notifications/message` params as the server sent them.
+ * `notifications/message` params as the server sent them. `reconnected` is the source's own: the connection was
+ * opened again after it dropped (a restarted server), and the server knows nothing of what its clients asked of the
+ * last one (resource subscriptions).
  */
 export type UpstreamNotification =
   | { kind: 'tools_list_changed' | 'prompts_list_changed' | 'resources_list_changed'; server: string }
   | { kind: 'resource_updated'; server: string; uri: string }
-  | { kind: 'log'; server: string; params: JsonObject };
+  | { kind: 'log'; server: string; params: JsonObject }
+  | { kind: 'reconnected'; server: string };
 
 /** What a combining source could list, and which of its sources are missing. */
 export interface ToolListing {

@@ -89,6 +89,8 @@ export class McpToolSource implements ToolSource {
   readonly #listeners = new Set<(notification: UpstreamNotification) => void>();
   /** Whether the last connection's server declared resource subscriptions. */
   #subscribe = false;
+  /** Connections opened so far: from the second on, listeners are told (`reconnected`). */
+  #opened = 0;
 
   constructor(options: McpToolSourceOptions) {
     this.name = options.name;
@@ -237,9 +239,7 @@ export class McpToolSource implements ToolSource {
         : new sdk.client.Client(CLIENT_INFO, { capabilities: declaredCapabilities(offered) });
     if (offered !== undefined) installUpstreamClientHandlers(client, sdk, { server: this.name, client: offered });
     const conn: Connection = { client, transport, sdk, closed: false };
-    watchUpstreamNotifications(client, this.name, (notification) => {
-      for (const listener of this.#listeners) listener(notification);
-    });
+    watchUpstreamNotifications(client, this.name, (notification) => this.#emit(notification));
     const timeoutMs = this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     // What the transport saw go wrong (a stdout message that is not JSON-RPC) explains a handshake that never
     // completes.
@@ -263,6 +263,9 @@ export class McpToolSource implements ToolSource {
       previous?.();
       this.#drop(conn);
     };
+    this.#opened += 1;
+    // Told once this connection is the current one, so that what a listener asks of the server goes on it.
+    if (this.#opened > 1) queueMicrotask(() => this.#emit({ kind: 'reconnected', server: this.name }));
     return conn;
   }
 
@@ -285,6 +288,10 @@ export class McpToolSource implements ToolSource {
         () => undefined,
       );
     }
+  }
+
+  #emit(notification: UpstreamNotification): void {
+    for (const listener of this.#listeners) listener(notification);
   }
 
   #why(): string {
