@@ -182,7 +182,7 @@ describe(
               .callTool({ name: 'getMarketMetrics', arguments: {} }, { signal: storm.signal })
               .catch(() => undefined);
         })();
-        // Kill every connection of the database every 100 ms (at most twelve times) until every run has ended.
+        // Kill every connection of the database every 300 ms (at most twelve times) until every run has ended.
         let kills = 0;
         const killer = (async () => {
           while (!storm.signal.aborted && kills < 12) {
@@ -191,7 +191,7 @@ describe(
               'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
               [dbName],
             );
-            await new Promise((resolve) => setTimeout(resolve, 100));
+            await new Promise((resolve) => setTimeout(resolve, 300));
           }
         })();
         let killsInFlight = 0;

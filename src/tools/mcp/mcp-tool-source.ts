@@ -23,7 +23,8 @@ import { startFailure } from './start-failure.ts';
 import { shownEndpoint, type McpServerConfig } from './mcp-server-config.ts';
 import { loadMcpSdk, type McpSdk } from './mcp-sdk.ts';
 import { McpPassthrough } from './mcp-passthrough.ts';
-import { mcpToolSpec } from './mcp-tool-spec.ts';
+import { mcpToolSpec, taskSupportOf } from './mcp-tool-spec.ts';
+import { callAsTask } from './task-call.ts';
 import { createMcpTransport } from './mcp-transport.ts';
 import { deliverResponsesAfterNotifications } from './responses-after-notifications.ts';
 import { declaredCapabilities, installUpstreamClientHandlers } from './upstream-client-handlers.ts';
@@ -91,6 +92,8 @@ export class McpToolSource implements ToolSource {
   #subscribe = false;
   /** Connections opened so far: from the second on, listeners are told (`reconnected`). */
   #opened = 0;
+  /** The tools the server last listed as needing a task (`execution.taskSupport: required`): called as tasks. */
+  #taskTools = new Set<string>();
 
   constructor(options: McpToolSourceOptions) {
     this.name = options.name;
@@ -133,6 +136,7 @@ export class McpToolSource implements ToolSource {
         ...(options.signal === undefined ? {} : { signal: options.signal }),
         timeout: this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       });
+      this.#taskTools = new Set(tools.filter((tool) => taskSupportOf(tool) === 'required').map((tool) => tool.name));
       return tools.map((tool) => mcpToolSpec(tool, { server: this.name, timeoutMs: this.#options.defaultTimeoutMs }));
     } catch (error) {
       throw new ToolgateError(
@@ -158,6 +162,18 @@ export class McpToolSource implements ToolSource {
     }
     const timeoutMs = request.timeoutMs ?? this.#options.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     try {
+      if (this.#taskTools.has(request.name) && conn.client.getServerCapabilities()?.tasks !== undefined)
+        return fromMcpResult(
+          await callAsTask(conn.client, {
+            sdk: conn.sdk.client,
+            name: request.name,
+            arguments: request.arguments,
+            meta: request.meta,
+            timeoutMs,
+            signal: request.signal,
+            onProgress: request.onProgress,
+          }),
+        );
       const result = await conn.client.callTool(
         {
           name: request.name,

@@ -8,6 +8,16 @@ export interface McpListedTool {
   inputSchema: unknown;
   outputSchema?: unknown;
   annotations?: unknown;
+  execution?: unknown;
+}
+
+/**
+ * Whether a listed tool runs as an MCP task (2025-11-25 `execution.taskSupport`): `required` tools are called as
+ * tasks (the gateway's clients see a plain tool); anything else is called directly.
+ */
+export function taskSupportOf(tool: McpListedTool): 'required' | 'optional' | 'forbidden' {
+  const support = isJsonObject(tool.execution) ? tool.execution['taskSupport'] : undefined;
+  return support === 'required' || support === 'optional' ? support : 'forbidden';
 }
 
 /**
