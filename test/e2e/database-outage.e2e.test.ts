@@ -48,8 +48,11 @@ import { startTcpProxy, throughProxy, type TcpProxy } from '../support/tcp-proxy
 
 const USER = 'bob';
 const SYMBOL = 'DE-BASE-D+1';
-/** Each run: a read, one order at the run's own price, the answer; every answer after `latencyMs`. */
-function modelFor(latencyMs: number): (request: RecordedRequest) => MockResponse {
+/**
+ * Each run: a read, one order at the run's own price, the answer; every answer after `latencyMs`, the first one
+ * (the read) after `firstTurnMs` when given.
+ */
+function modelFor(latencyMs: number, firstTurnMs = latencyMs): (request: RecordedRequest) => MockResponse {
   return (request) => {
     const n = runNumberOf(request);
     if (n === undefined)
@@ -72,7 +75,7 @@ function modelFor(latencyMs: number): (request: RecordedRequest) => MockResponse
               ],
             }
           : { text: `done ${n}` };
-    return { delayMs: latencyMs, then: answer };
+    return { delayMs: turn === 0 ? firstTurnMs : latencyMs, then: answer };
   };
 }
 
@@ -104,12 +107,14 @@ describe(
     async function setUp(options: {
       name: string;
       latencyMs: number;
+      /** The first answer's latency (default latencyMs). */
+      firstTurnMs?: number;
       leaseMs: number;
       placeOrderDelayMs?: number;
     }): Promise<{ dir: string; db: string; dbName: string; exchange: Exchange; mock: MockOpenAI }> {
       const dir = mkdtempSync(join(tmpdir(), `toolgate-outage-${options.name}-`));
       dirs.push(dir);
-      const mock = await startMockOpenAI({ handler: modelFor(options.latencyMs) });
+      const mock = await startMockOpenAI({ handler: modelFor(options.latencyMs, options.firstTurnMs) });
       mocks.push(mock);
       const started = await startProcess({
         command: process.execPath,
@@ -158,7 +163,13 @@ describe(
       'pg_terminate_backend of every connection, again and again, while runs are in flight on two serve ' +
         'processes and gateway calls go on: nobody exits, every run completes, no order is placed twice',
       async () => {
-        const { dir, db, dbName, exchange } = await setUp({ name: 'terminate', latencyMs: 250, leaseMs: 3000 });
+        const { dir, db, dbName, exchange } = await setUp({
+          name: 'terminate',
+          latencyMs: 60,
+          // Every run waits on its first answer long enough for several kills to fall while all of them are in flight.
+          firstTurnMs: 800,
+          leaseMs: 3000,
+        });
         const [a, b] = await Promise.all([
           startServe({ cwd: dir, args: ['--store', db], onSpawn: track }),
           startServe({ cwd: dir, args: ['--store', db], onSpawn: track }),
@@ -182,19 +193,8 @@ describe(
               .callTool({ name: 'getMarketMetrics', arguments: {} }, { signal: storm.signal })
               .catch(() => undefined);
         })();
-        // Kill every connection of the database every 300 ms (at most twelve times) until every run has ended.
+        // Kill every connection of the database at each poll until every run has ended (at most twelve times).
         let kills = 0;
-        const killer = (async () => {
-          while (!storm.signal.aborted && kills < 12) {
-            kills += 1;
-            await adminQuery(
-              'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
-              [dbName],
-            );
-            await new Promise((resolve) => setTimeout(resolve, 300));
-          }
-        })();
-        let killsInFlight = 0;
         try {
           await pollUntil(
             async () =>
@@ -202,13 +202,25 @@ describe(
                 (run) => TERMINAL.has(run.status) || run.status === 'waiting_approval',
               ),
             'every run to end or wait',
-            { timeoutMs: 90_000, everyMs: 100, onPoll: async () => void (killsInFlight = kills) },
+            {
+              timeoutMs: 90_000,
+              everyMs: 100,
+              onPoll: async () => {
+                if (kills >= 12) return;
+                kills += 1;
+                await adminQuery(
+                  'SELECT pg_terminate_backend(pid) FROM pg_stat_activity ' +
+                    'WHERE datname = $1 AND pid <> pg_backend_pid()',
+                  [dbName],
+                );
+              },
+            },
           );
         } finally {
           storm.abort();
-          await Promise.all([gatewayCalls, killer]);
+          await gatewayCalls;
         }
-        assert.ok(killsInFlight >= 3, `the connections were killed ${killsInFlight} times while runs were in flight`);
+        assert.ok(kills >= 3, `the connections were killed ${kills} times while runs were in flight`);
         assert.deepEqual(exits(), [], 'every process stayed up');
 
         await assertOrdersOnce(runs, exchange);

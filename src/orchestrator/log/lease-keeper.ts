@@ -1,8 +1,14 @@
 import { describeError, type RunLease, type RunStore } from '../../core/index.ts';
 
 /**
+ * After a failed renewal the next try comes this soon, doubling up to the beat interval: a store out for a moment
+ * (a connection killed, a failover) must not cost the lease by waiting two whole beats.
+ */
+export const RENEW_RETRY_MS = 100;
+
+/**
  * Keeps a run's lease alive while this process drives it: renews it every
- * third of its length, and on every beat calls `onBeat` (the engine reads what
+ * third of its length (sooner after a failed renewal), and on every beat calls `onBeat` (the engine reads what
  * other processes appended, e.g. a cancel request). When a renewal finds the
  * lease gone — this process was paused past it and another took the run over —
  * `onLost` fires once and the owner stops at once; its appends would be
@@ -15,6 +21,7 @@ export class LeaseKeeper {
   readonly #onBeat: () => Promise<void>;
   #lease: RunLease;
   #timer: ReturnType<typeof setInterval> | undefined;
+  #retry: ReturnType<typeof setTimeout> | undefined;
   #beating = false;
   #lost = false;
   /** Renewals that failed in a row (the store unreachable): the first is said, the rest counted. */
@@ -43,8 +50,12 @@ export class LeaseKeeper {
     return this.#lost;
   }
 
+  get #intervalMs(): number {
+    return Math.max(10, Math.floor(this.#ttlMs / 3));
+  }
+
   start(): void {
-    this.#timer = setInterval(() => void this.beat(), Math.max(10, Math.floor(this.#ttlMs / 3)));
+    this.#timer = setInterval(() => void this.beat(), this.#intervalMs);
     // A lease must never keep a process alive that has nothing else to do.
     this.#timer.unref();
   }
@@ -75,12 +86,25 @@ export class LeaseKeeper {
       if (this.#failedInARow === 1) {
         process.emitWarning(
           `run ${this.#lease.runId}: lease renewal failed: ${describeError(error)} (trying again ` +
-            `every ${Math.max(10, Math.floor(this.#ttlMs / 3))} ms; said again once it is renewed)`,
+            `within ${RENEW_RETRY_MS} ms, then less often up to every ${this.#intervalMs} ms; said again once ` +
+            'it is renewed)',
         );
       }
+      this.#retrySoon();
     } finally {
       this.#beating = false;
     }
+  }
+
+  /** One early renewal after a failed one (while the keeper runs), sooner than the next beat. */
+  #retrySoon(): void {
+    if (this.#retry !== undefined || this.#timer === undefined || this.#lost) return;
+    const delay = Math.min(this.#intervalMs, RENEW_RETRY_MS * 2 ** Math.min(10, this.#failedInARow - 1));
+    this.#retry = setTimeout(() => {
+      this.#retry = undefined;
+      void this.beat();
+    }, delay);
+    this.#retry.unref();
   }
 
   markLost(): void {
@@ -92,6 +116,8 @@ export class LeaseKeeper {
 
   stop(): void {
     clearInterval(this.#timer);
+    clearTimeout(this.#retry);
     this.#timer = undefined;
+    this.#retry = undefined;
   }
 }
