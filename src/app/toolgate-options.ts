@@ -100,7 +100,13 @@ export interface CreateToolgateOptions {
   /** Thread history is trimmed to `maxTokens` (estimated) before a run, oldest tool outputs shortened first. */
   threads?: { maxTokens?: number };
   /** `evalResults`: a `toolgate eval --out` report the auto strategy routes by (docs/eval.md). */
-  router?: { evalResults?: string };
+  router?: { evalResults?: string; live?: boolean };
+  /** Live outcome statistics' window and refresh (config `stats`, docs/observability.md). */
+  stats?: Settings['stats'];
+  /** Settings for a share of runs (config `rollout`, docs/strategies.md). */
+  rollout?: Settings['rollout'];
+  /** How long ended runs are kept (config `retention`, docs/observability.md). */
+  retention?: Settings['retention'];
   /**
    * How model output is read (docs/configuration.md): `formats`, call formats
    * besides the built-in lexicon (the CallFormat shape, checked when toolgate
@@ -156,7 +162,11 @@ export function toolgateOptionsFromSettings(settings: Settings): CreateToolgateO
     todo: settings.todo,
   };
   if (settings.historyMaxTokens !== undefined) options.threads = { maxTokens: settings.historyMaxTokens };
-  if (settings.routerEvalResults !== undefined) options.router = { evalResults: settings.routerEvalResults };
+  if (settings.routerEvalResults !== undefined || settings.routerLive !== undefined)
+    options.router = withoutUndefined({ evalResults: settings.routerEvalResults, live: settings.routerLive });
+  if (settings.stats !== undefined) options.stats = settings.stats;
+  if (settings.rollout !== undefined) options.rollout = settings.rollout;
+  if (settings.retention !== undefined) options.retention = settings.retention;
   if (settings.model !== undefined) options.model = settings.model;
   if (settings.models !== undefined) options.models = settings.models;
   if (settings.systemPrompt !== undefined) options.systemPrompt = settings.systemPrompt;
@@ -195,6 +205,10 @@ export function settingsFromOptions(options: CreateToolgateOptions, servers: Rec
   };
   settings.historyMaxTokens = options.threads?.maxTokens ?? DEFAULT_HISTORY_MAX_TOKENS;
   if (options.router?.evalResults !== undefined) settings.routerEvalResults = options.router.evalResults;
+  if (options.router?.live !== undefined) settings.routerLive = options.router.live;
+  if (options.stats !== undefined) settings.stats = options.stats;
+  if (options.rollout !== undefined) settings.rollout = options.rollout;
+  if (options.retention !== undefined) settings.retention = options.retention;
   if (model !== undefined) settings.model = model;
   if (options.models !== undefined) settings.models = options.models;
   if (policy.redact !== undefined) settings.redact = policy.redact;

@@ -102,6 +102,8 @@ const guardSchema = z.strictObject({
   maxCostUsd: z.number().positive().optional(),
   maxConsecutiveFailures: z.number().int().min(1).max(1000).optional(),
   maxToolLatencyMs: z.number().int().min(1).optional(),
+  maxToolLatencyP95Ms: z.number().int().min(1).optional(),
+  maxConflicts: z.number().int().min(0).max(1000).optional(),
   maxRepeats: z.number().int().min(0).max(1000).optional(),
   onBreach: z.enum(['fail', 'degrade']).optional(),
 });
@@ -120,6 +122,62 @@ const tenantRule = z.strictObject({
   apiKeys: z.array(apiKeyEntry).optional(),
   models: z.array(modelPattern).optional(),
   guard: guardSchema.optional(),
+  /** The tenant's default strategy (a request may still name another). */
+  strategy: z.enum(['react', 'plan', 'reflect', 'auto']).optional(),
+  /** The tenant's router settings (over `router`). */
+  router: z.strictObject({ live: z.boolean().optional() }).optional(),
+  /** The tenant's todo settings (over `todo`). */
+  todo: z
+    .strictObject({
+      enabled: z.boolean().optional(),
+      remindAfter: z.number().int().min(0).max(100).optional(),
+    })
+    .optional(),
+});
+
+/**
+ * The settings a rollout may change (config `rollout`, keyed by the setting's path): booleans default to `value:
+ * true`; the others need a value.
+ */
+export const ROLLOUT_SETTINGS = [
+  'router.live',
+  'strategy',
+  'todo.enabled',
+  'guard.maxToolCalls',
+  'guard.maxTokens',
+  'guard.maxWallMs',
+  'guard.maxCostUsd',
+  'guard.maxConsecutiveFailures',
+  'guard.maxToolLatencyMs',
+  'guard.maxToolLatencyP95Ms',
+  'guard.maxConflicts',
+  'guard.maxRepeats',
+  'guard.onBreach',
+] as const;
+
+/** One rollout: a setting for a share of runs (of some tenants), rolled back when the treated share fails too often. */
+const rolloutSchema = z.strictObject({
+  /** Only runs of these tenants take part (default: every tenant). */
+  tenants: z.array(z.string().min(1).max(64)).optional(),
+  /** The share of taking-part threads (or runs without a thread) treated, 0–100. */
+  percent: z.number().min(0).max(100),
+  /** The value treated runs get (default true for router.live and todo.enabled). */
+  value: z.union([z.boolean(), z.number(), z.string()]).optional(),
+  /** Automatic rollback: the treated share's failure rate over the window above `maxFailureRate`. */
+  rollback: z
+    .strictObject({
+      maxFailureRate: z.number().min(0).max(1),
+      /** The window the rate is measured over (default the stats window). */
+      windowMinutes: z
+        .number()
+        .int()
+        .min(1)
+        .max(7 * 24 * 60)
+        .optional(),
+      /** Treated runs that must have ended in the window before the rate counts (default 20). */
+      minRuns: z.number().int().min(1).max(1_000_000).optional(),
+    })
+    .optional(),
 });
 
 /** `calls` per `perSeconds`, per tenant (gateway.rateLimits). */
@@ -448,6 +506,47 @@ export const configSchema = z
       .strictObject({
         /** A `toolgate eval --out` report: the auto strategy prefers, per intent, the strategy that passed best. */
         evalResults: z.string().min(1).optional(),
+        /** The live outcomes join the eval results: a Beta-Bernoulli bandit per intent (docs/strategies.md). */
+        live: z.boolean().optional(),
+      })
+      .optional(),
+    /** Live outcome statistics (GET /v1/stats, docs/observability.md). */
+    stats: z
+      .strictObject({
+        /** The sliding window, in minutes (default 60). */
+        windowMinutes: z
+          .number()
+          .int()
+          .min(1)
+          .max(7 * 24 * 60)
+          .optional(),
+        /** How often runs other processes changed are read from the store, in ms (default 5000; 0: never). */
+        refreshMs: z.number().int().min(0).max(3_600_000).optional(),
+      })
+      .optional(),
+    /** Settings for a share of runs, per tenant, with automatic rollback (docs/strategies.md, "Rollouts"). */
+    rollout: z
+      .partialRecord(z.enum(ROLLOUT_SETTINGS), rolloutSchema, {
+        error: `rollout keys are settings: ${ROLLOUT_SETTINGS.join(', ')}`,
+      })
+      .optional(),
+    /** How long ended runs are kept (docs/observability.md, "Retention"). */
+    retention: z
+      .strictObject({
+        completedAfterDays: z.number().positive().optional(),
+        failedAfterDays: z.number().positive().optional(),
+        cancelledAfterDays: z.number().positive().optional(),
+        /** Runs in which a person was asked to approve are kept (audit). Default false. */
+        keepApprovals: z.boolean().optional(),
+        /** `serve` applies the policy every this many minutes (default 60; 0: only `toolgate runs prune`). */
+        intervalMinutes: z
+          .number()
+          .int()
+          .min(0)
+          .max(7 * 24 * 60)
+          .optional(),
+        /** Where `serve` writes the archives of what it prunes (a directory; default: no archive). */
+        archiveDir: z.string().min(1).optional(),
       })
       .optional(),
     systemPrompt: z.string().optional(),

@@ -85,6 +85,14 @@ export interface Settings {
   historyMaxTokens?: number;
   /** The eval report the auto strategy's router reads (an absolute path once resolved). */
   routerEvalResults?: string;
+  /** `router.live`: the auto router adds the live outcomes (tenants and rollouts may turn it on per run). */
+  routerLive?: boolean;
+  /** `stats`: the live statistics' window and refresh. */
+  stats?: NonNullable<ToolgateConfig['stats']>;
+  /** `rollout`: settings for a share of runs, per setting path. */
+  rollout?: NonNullable<ToolgateConfig['rollout']>;
+  /** `retention`: how long ended runs are kept. */
+  retention?: NonNullable<ToolgateConfig['retention']>;
   /** Gateway mode (`toolgate gateway`): the config's `gateway:` section. */
   gatewayConfig: NonNullable<ToolgateConfig['gateway']>;
   /** `policy.strict`: a tool pattern that matches no tool stops serve, gateway, run and tools (as `--strict` does). */
@@ -157,6 +165,10 @@ export function resolveSettings(
   };
   settings.historyMaxTokens = config.threads?.maxTokens ?? DEFAULT_HISTORY_MAX_TOKENS;
   if (config.router?.evalResults !== undefined) settings.routerEvalResults = config.router.evalResults;
+  if (config.router?.live !== undefined) settings.routerLive = config.router.live;
+  if (config.stats !== undefined) settings.stats = config.stats;
+  if (config.rollout !== undefined) settings.rollout = config.rollout;
+  if (config.retention !== undefined) settings.retention = config.retention;
   if (config.redact !== undefined) settings.redact = config.redact;
   if (config.policy?.strict !== undefined) settings.policyStrict = config.policy.strict;
   if (config.chat !== undefined) settings.chat = config.chat;

@@ -44,6 +44,8 @@ export const ERROR_CODES = [
   'budget_cost',
   'tool_failures',
   'loop_detected',
+  'tool_latency_p95',
+  'conflicting_evidence',
   // strategies: the model's own reflection decided to stop
   'gave_up',
   // run ownership (one owner per run)

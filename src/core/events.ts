@@ -251,6 +251,13 @@ export interface RunEventDataMap {
       runs: number;
       compared: { strategy: string; passRate: number; avgCostUsd: number }[];
     };
+    /**
+     * The live outcomes that chose the strategy (`router.live`): a Beta-Bernoulli bandit per intent over the stats
+     * window, each candidate's posterior and the draw that decided (docs/strategies.md, "Routing that learns").
+     */
+    live?: LiveRouting;
+    /** The kind of request the route serves (answer, lookup, change): the intent live statistics are kept under. */
+    intent?: 'answer' | 'lookup' | 'change';
     /** `signals`: decided from the request alone; `model`: a short model call decided. */
     by: 'signals' | 'model';
     signals: { toolsMentioned: string[]; changeVerbs: string[]; steps: number; chars: number };
@@ -265,9 +272,41 @@ export interface RunEventDataMap {
     code: GuardCode;
     /** The tool concerned (loop detection). */
     tool?: string;
-    action: 'fail' | 'degrade' | 'warn' | 'reflect';
+    action: GuardAction;
     limit: number;
     value: number;
+    message: string;
+  };
+  /**
+   * Signals a strategy computed for a step (docs/strategies.md, "Per-step signals"), each from 0 to 1 but
+   * `conflicts`: how well the plan's tool steps went (`planCoverage`), how sure a reflection's verdict was
+   * (`verdictConfidence`), how much new information the step's tool results brought (`evidenceGained`), and how many
+   * results contradicted an earlier result of the same call (`conflicts`, with the calls named in `conflicting`).
+   * The guard reads them.
+   */
+  step_signal: {
+    step: number;
+    planCoverage?: number;
+    verdictConfidence?: number;
+    evidenceGained?: number;
+    conflicts?: number;
+    conflicting?: { tool: string; toolCallId: string; earlierCallId: string }[];
+  };
+  /**
+   * A rollout's treated share failed more often than its threshold over the window and was switched off
+   * (docs/strategies.md, "Rollouts"): new runs of its tenants get the setting's usual value. Recorded on a run of the
+   * thread `toolgate:rollouts`.
+   */
+  rollout_rolled_back: {
+    rollout: string;
+    /** The configuration's fingerprint: a changed rollout starts again. */
+    fingerprint: string;
+    failureRate: number;
+    threshold: number;
+    treatedRuns: number;
+    controlFailureRate?: number;
+    controlRuns: number;
+    windowMs: number;
     message: string;
   };
   /** The run's todo list changed (todo_write), or was carried over from the thread at the start. */
@@ -368,7 +407,34 @@ export type GuardCode =
   | 'budget_time'
   | 'budget_cost'
   | 'tool_failures'
-  | 'loop_detected';
+  | 'loop_detected'
+  | 'tool_latency_p95'
+  | 'conflicting_evidence';
+
+/** What a guard trip does: end the run, answer without tools, tell the model, reflect first, or plan again. */
+export type GuardAction = 'fail' | 'degrade' | 'warn' | 'reflect' | 'replan';
+
+/** How `router.live` chose a strategy: the candidates' posteriors over the live window and the draws. */
+export interface LiveRouting {
+  rule: 'beta-bernoulli';
+  /** Length of the statistics window the counts come from. */
+  windowMs: number;
+  arms: {
+    strategy: string;
+    /** Prior from the eval results (passRate × runs, plus 1), or 1 without them. */
+    priorAlpha: number;
+    priorBeta: number;
+    /** Live runs of this intent and strategy that completed and that failed, in the window. */
+    completed: number;
+    failed: number;
+    /** The draw from Beta(priorAlpha + completed, priorBeta + failed); seeded by the run id. */
+    sample: number;
+    avgCostUsd?: number;
+    /** Left out because its average cost is over the run's guard.maxCostUsd. */
+    overBudget?: boolean;
+  }[];
+  chosen: string;
+}
 
 export interface TodoItem {
   id: string;
@@ -494,6 +560,8 @@ export const RUN_EVENT_TYPES = [
   'run_forked',
   'approval_notified',
   'approval_timed_out',
+  'step_signal',
+  'rollout_rolled_back',
 ] as const satisfies readonly RunEventType[];
 
 /** Event types after which nothing more is appended to a run. */

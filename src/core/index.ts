@@ -12,6 +12,7 @@ export type * from './ports/tool-source.ts';
 export type * from './ports/upstream-client.ts';
 export type * from './ports/run-service.ts';
 export type * from './replay.ts';
+export type * from './stats.ts';
 export * from './defaults.ts';
 export * from './json-shape.ts';
 export * from './json-syntax-error.ts';

@@ -107,6 +107,20 @@ export interface RunSettings {
    * the gateway process that holds its lease writes it.
    */
   gateway?: GatewaySessionSettings;
+  /** How the auto strategy's router decides: `live` adds the live outcomes (router.live, per tenant or rollout). */
+  router?: { live: boolean };
+  /**
+   * The rollouts the run takes part in (config `rollout`): which setting, and whether the run was treated (the
+   * setting applied) or is in the control share. Sticky per thread.
+   */
+  rollouts?: RolloutArm[];
+}
+
+/** A run's place in one rollout (RunSettings.rollouts). */
+export interface RolloutArm {
+  /** The rollout's name: the setting's path, e.g. `router.live`. */
+  name: string;
+  arm: 'treated' | 'control';
 }
 
 /** What a gateway session's run records of its MCP client. */
@@ -139,6 +153,16 @@ export interface GuardLimits {
   /** A tool result slower than this is marked `slow` and counts as a failure signal. */
   maxToolLatencyMs?: number | undefined;
   /**
+   * The 95th percentile of the run's own tool-call latencies (once it has made 5 calls) over this: the run degrades
+   * to summary mode (`tool_latency_p95`: the model answers from what it has, with no more tools).
+   */
+  maxToolLatencyP95Ms?: number | undefined;
+  /**
+   * Results that contradict an earlier result of the same call (step_signal `conflicts`) this many times: the run
+   * plans again from the evidence (`conflicting_evidence`, action `replan`). Default 2; 0 turns it off.
+   */
+  maxConflicts?: number | undefined;
+  /**
    * The same tool with the same arguments this many times: the model is told once, then the run stops
    * (`loop_detected`).
    */
@@ -166,6 +190,21 @@ export interface RouterEvidence {
     passRate: number;
     avgCostUsd: number;
     runs: number;
+  }[];
+}
+
+/**
+ * What the live statistics say per kind of request and strategy over their window (router.live): runs of auto that
+ * ended in the window, and their average cost.
+ */
+export interface LiveRouterEvidence {
+  windowMs: number;
+  byIntent: {
+    intent: 'answer' | 'lookup' | 'change';
+    strategy: StrategyName | 'answer';
+    completed: number;
+    failed: number;
+    avgCostUsd?: number;
   }[];
 }
 

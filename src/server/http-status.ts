@@ -59,6 +59,8 @@ export const HTTP_STATUS_BY_CODE = {
   budget_cost: 500,
   tool_failures: 500,
   loop_detected: 500,
+  tool_latency_p95: 500,
+  conflicting_evidence: 500,
   gave_up: 500,
 } as const satisfies Record<ErrorCode, number>;
 

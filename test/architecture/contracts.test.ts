@@ -29,6 +29,8 @@ describe('architecture: pinned public names', () => {
       'run_forked',
       'approval_notified',
       'approval_timed_out',
+      'step_signal',
+      'rollout_rolled_back',
     ]) {
       assert.ok((RUN_EVENT_TYPES as readonly string[]).includes(name), `event type ${name} is missing`);
     }

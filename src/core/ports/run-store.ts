@@ -19,6 +19,35 @@ export interface ListRunsQuery {
   cursor?: string;
 }
 
+/**
+ * Runs by when they last changed, oldest first by (updatedAt, id), keyset-paginated: the live statistics follow the
+ * runs other processes change, and retention finds ended runs older than its cut-off.
+ */
+export interface ChangedRunsQuery {
+  /** Only runs whose updatedAt is at or after this (ISO 8601). */
+  since?: string;
+  /** Only runs whose updatedAt is before this (ISO 8601). */
+  before?: string;
+  /** Only runs in one of these statuses. */
+  statuses?: readonly RunStatus[];
+  limit?: number;
+  /** Opaque cursor from a previous page of the same query. */
+  cursor?: string;
+}
+
+/** What deleteRuns did: the runs removed, and those it kept with the reason. */
+export interface DeleteRunsResult {
+  deleted: string[];
+  /** Runs not removed: not found, or not ended (a run that has not ended is never removed). */
+  kept: { runId: string; reason: 'not_found' | 'not_ended' }[];
+}
+
+/** The store's size on disk before and after compacting (0 for the memory store). */
+export interface CompactResult {
+  bytesBefore: number;
+  bytesAfter: number;
+}
+
 export interface RunPage {
   runs: Run[];
   nextCursor?: string;
@@ -209,6 +238,16 @@ export interface RunStore {
    */
   importRun?(run: Run, events: readonly RunEvent[]): Promise<'imported' | 'exists'>;
   /** Every tool pin (gateway tool pinning), ordered by server, then tool. */
+  /** Runs by when they last changed (ChangedRunsQuery); stores that cannot answer leave it out. */
+  listChangedRuns?(query: ChangedRunsQuery): Promise<RunPage>;
+  /**
+   * Removes ended runs with their events and idempotency keys, in one atomic step per run: a run whose status is not
+   * completed, failed or cancelled when the step runs is kept (`not_ended`), whatever the caller believed. Threads'
+   * messages stay. The only way events ever leave the log (retention, docs/observability.md).
+   */
+  deleteRuns?(runIds: readonly string[]): Promise<DeleteRunsResult>;
+  /** Gives freed space back (SQLite VACUUM; PostgreSQL VACUUM, or VACUUM FULL with `full`). */
+  compact?(options?: { full?: boolean }): Promise<CompactResult>;
   listToolPins(): Promise<ToolPin[]>;
   /**
    * Stores the pin unless (server, tool) already has one; resolves with the

@@ -2,6 +2,7 @@ import type {
   JsonObject,
   Message,
   ModelAdapter,
+  LiveRouterEvidence,
   RouterEvidence,
   Run,
   RunStore,
@@ -104,6 +105,8 @@ export interface RunEnvironment {
   toolTimeoutMs?: number | undefined;
   /** Eval results the auto strategy routes by (router.evalResults). */
   routerEvidence?: RouterEvidence | undefined;
+  /** The live outcomes the auto strategy's router adds when the run's settings say `router.live`. */
+  liveEvidence?: LiveRouterEvidence | undefined;
   /**
    * Call formats the run's model turns read besides the built-in lexicon: the
    * config's `parsing.formats` and the one derived from the model's chat

@@ -177,6 +177,7 @@ export function createStrategyContext(args: StrategyContextInput): StrategyConte
     },
     prefix,
     routerEvidence: env.routerEvidence,
+    liveEvidence: env.liveEvidence,
     gate,
     modelTurn,
     sideCall: (request) =>

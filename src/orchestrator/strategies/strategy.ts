@@ -1,8 +1,10 @@
 import type {
   EventDraft,
+  GuardAction,
   GuardCode,
   JsonObject,
   JsonValue,
+  LiveRouterEvidence,
   Message,
   ModelToolDefinition,
   ParsedToolCall,
@@ -100,7 +102,7 @@ export interface HandedCall {
 /** A limit the guard saw reached, and what the run does about it. */
 export interface GuardTrip {
   code: GuardCode;
-  action: 'fail' | 'degrade' | 'warn' | 'reflect';
+  action: GuardAction;
   limit: number;
   value: number;
   message: string;
@@ -136,6 +138,8 @@ export interface StrategyContext {
   readonly prefix: readonly Message[];
   /** Eval results the auto router may route by. */
   readonly routerEvidence?: RouterEvidence | undefined;
+  /** Live outcomes per intent and strategy (RunEnvironment.liveEvidence), for `router.live`. */
+  readonly liveEvidence?: LiveRouterEvidence | undefined;
   /** One model step (parse feedback rounds included); its events are recorded. */
   modelTurn(options?: TurnOptions): Promise<ModelTurnResult>;
   /** A model call beside the conversation (a plan, a critique, a route), recorded with its purpose. */
