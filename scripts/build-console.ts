@@ -1,7 +1,8 @@
 // Builds the browser console (web/) into dist/console/: one bundled script, the
 // stylesheet and the page. Nothing is loaded from elsewhere at run time. Run by
 // `npm run build`, `npm start` and `npm test`; `toolgate serve` serves the result.
-import { cpSync, mkdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -28,6 +29,8 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
 });
-cpSync(join(root, 'web', 'styles.css'), join(out, 'app.css'));
+// One stylesheet: uPlot's own rules (the charts' layout) first, so the console's may override them.
+const uplotCss = readFileSync(createRequire(import.meta.url).resolve('uplot/dist/uPlot.min.css'), 'utf8');
+writeFileSync(join(out, 'app.css'), `${uplotCss}\n${readFileSync(join(root, 'web', 'styles.css'), 'utf8')}`);
 cpSync(join(root, 'web', 'index.html'), join(out, 'index.html'));
 console.log(`build: the console is in ${out}`);

@@ -9,6 +9,7 @@ import {
   type RunSettings,
 } from '../core/index.ts';
 import type { Settings } from '../config/resolve-settings.ts';
+import { withoutUndefined } from '../core/without-undefined.ts';
 import { tenantRuleFor } from '../gate/index.ts';
 import { settingsFrom } from '../orchestrator/run-agent.ts';
 import type { ToolMode } from '../orchestrator/state/run-options.ts';
@@ -16,6 +17,9 @@ import { strategyFor } from '../orchestrator/strategies/index.ts';
 import { activeTraceparent, checkTraceparent } from '../orchestrator/call/tracing.ts';
 import { priceFor } from './model-price.ts';
 import { checkClientTools } from './client-tools.ts';
+import { applyRollouts, type RolloutAssignment, type RolloutContext } from './rollouts/assign-rollouts.ts';
+import type { RolloutName } from './rollouts/rollout-plan.ts';
+import { ROLLOUTS_THREAD } from './rollouts/rollout-marker.ts';
 
 export interface RunRequest {
   input: string;
@@ -62,6 +66,8 @@ export async function newRunFrom(options: {
   /** Where a relative price file is read from. */
   cwd: string;
   model: (id: string | undefined) => Promise<ModelAdapter>;
+  /** The run's arms in the configured rollouts (Toolgate's Rollouts); absent: it takes part in none. */
+  rollouts?: (context: RolloutContext) => Promise<RolloutAssignment>;
 }): Promise<NewRun & { settings: RunSettings }> {
   const { request, settings: configured } = options;
   // JavaScript callers: a bare string, or no input, would otherwise start a run with nothing to answer.
@@ -72,26 +78,51 @@ export async function newRunFrom(options: {
         `"What is the price for DE-LU?" }); got ${describeRequest(request)}`,
     );
   }
+  if (request.threadId === ROLLOUTS_THREAD)
+    throw new ToolgateError(
+      'usage',
+      `thread "${ROLLOUTS_THREAD}" holds toolgate's rollout records; choose another threadId`,
+    );
   const clientTools = request.clientTools === undefined ? [] : checkClientTools(request.clientTools);
+  const { rule } = tenantRuleFor(configured.tenants, request.tenantId);
+  // The request's strategy over the tenant's over the config's.
   const strategy = strategyFor(
-    clientTools.length > 0 ? clientStrategy(request.strategy) : (request.strategy ?? configured.strategy),
+    clientTools.length > 0
+      ? clientStrategy(request.strategy)
+      : (request.strategy ?? rule?.strategy ?? configured.strategy),
   ).name;
   const model = await options.model(request.model);
-  const { rule } = tenantRuleFor(configured.tenants, request.tenantId);
   const guard = { ...configured.guard, ...rule?.guard };
+  const live = rule?.router?.live ?? configured.routerLive;
   const price = priceFor({ prices: configured.prices, model: model.id, cwd: options.cwd });
   const traceparent = checkTraceparent(request.traceparent) ?? activeTraceparent();
-  const settings: RunSettings = settingsFrom({
+  const base: RunSettings = settingsFrom({
     ...configured,
     ...(traceparent === undefined ? {} : { traceparent }),
     strategy,
     guard,
     plan: configured.plan,
-    todo: { ...configured.todo, ...(request.todo === undefined ? {} : { enabled: request.todo }) },
+    todo: {
+      ...configured.todo,
+      ...withoutUndefined(rule?.todo ?? {}),
+      ...(request.todo === undefined ? {} : { enabled: request.todo }),
+    },
     ...(price === undefined ? {} : { price }),
     ...(request.maxSteps === undefined ? {} : { maxSteps: request.maxSteps }),
     ...(request.toolMode === undefined ? {} : { toolMode: request.toolMode }),
   });
+  if (live !== undefined) base.router = { live };
+  const settings =
+    options.rollouts === undefined
+      ? base
+      : applyRollouts(
+          base,
+          await options.rollouts({
+            tenantId: request.tenantId,
+            threadId: request.threadId,
+            named: namedSettings(request, clientTools.length > 0),
+          }),
+        );
   if (request.history !== undefined) settings.history = request.history;
   if (clientTools.length > 0) settings.clientTools = clientTools;
   if (request.roles !== undefined && request.roles.length > 0) settings.roles = [...request.roles];
@@ -106,6 +137,14 @@ export async function newRunFrom(options: {
     ...(request.context === undefined ? {} : { context: request.context }),
     ...(request.metadata === undefined ? {} : { metadata: request.metadata }),
   };
+}
+
+/** The settings the request chose itself: a rollout of one of them leaves the run alone. */
+function namedSettings(request: Pick<RunRequest, 'strategy' | 'todo'>, clientTools: boolean): Set<RolloutName> {
+  const named = new Set<RolloutName>();
+  if (request.strategy !== undefined || clientTools) named.add('strategy');
+  if (request.todo !== undefined) named.add('todo.enabled');
+  return named;
 }
 
 /** Client tools end the run with calls for the caller, which only the react loop does: another strategy is refused. */

@@ -33,6 +33,9 @@ import { classifyTools, type ClassifiedTool } from './classified-tools.ts';
 import { ModelCache } from './model-cache.ts';
 import { newRunFrom, type RunRequest } from './new-run.ts';
 import { runTools } from './run-tools.ts';
+import { interceptAppend } from './intercept-append.ts';
+import { LiveStats } from './live-stats/live-stats.ts';
+import { Rollouts } from './rollouts/rollouts.ts';
 
 export type { ClassifiedTool } from './classified-tools.ts';
 export type { RunRequest } from './new-run.ts';
@@ -99,6 +102,10 @@ export class Toolgate {
   readonly validator: Validator = sharedValidator();
   /** The one owner of runs' lives in this process (see RunEngine). */
   readonly engine: RunEngine;
+  /** Live outcome statistics, fed by every append of this process (docs/observability.md, "Live statistics"). */
+  readonly stats: LiveStats;
+  /** The config's rollouts: which new runs are treated, and their automatic rollback (docs/strategies.md). */
+  readonly rollouts: Rollouts;
 
   constructor(options: ToolgateOptions = {}) {
     this.#options = options;
@@ -106,7 +113,27 @@ export class Toolgate {
     // First: a policy whose conditions cannot be compiled is a config error, before anything is opened.
     this.policy = policyFromSettings(this.settings);
     this.#models = new ModelCache({ own: options.model, settings: this.settings, cwd: options.cwd });
-    this.store = options.store ?? new MemoryRunStore();
+    const store = options.store ?? new MemoryRunStore();
+    const windowMinutes = this.settings.stats?.windowMinutes;
+    this.stats = new LiveStats({
+      store,
+      ...(windowMinutes === undefined ? {} : { windowMs: windowMinutes * 60_000 }),
+    });
+    // The engine, the run manager and gateway sessions all append through this store: the statistics see every event.
+    // The store's append is looked up at each call, so one replaced later (a wrapper, a test) is still the one used.
+    this.store = interceptAppend(store, () => async (...args) => {
+      const appended = await store.append(...args);
+      this.stats.observe(appended);
+      return appended;
+    });
+    // A rollout value of the wrong type is a config error now, not at the first run.
+    this.rollouts = new Rollouts({
+      settings: this.settings,
+      store: this.store,
+      ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
+    });
+    // Every run that ends is a chance for a rollout's treated share to have failed too often.
+    this.rollouts.watch(this.stats);
     const tools = runTools({
       settings: this.settings,
       sources: options.tools,
@@ -156,6 +183,7 @@ export class Toolgate {
     const formats = await this.formats.forModel(run.model);
     return {
       ...(evidence === undefined ? {} : { routerEvidence: evidence }),
+      ...(run.settings?.router?.live === true ? { liveEvidence: this.stats.routerEvidence() } : {}),
       ...(formats.length === 0 ? {} : { formats }),
       model: await this.model(run.model),
       tools: this.#runTools,
@@ -260,6 +288,7 @@ export class Toolgate {
       settings: this.settings,
       cwd: this.#options.cwd ?? process.cwd(),
       model: (id) => this.model(id),
+      rollouts: (context) => this.rollouts.assign(context),
     });
   }
 
@@ -308,6 +337,8 @@ export class Toolgate {
   }
 
   async close(): Promise<void> {
+    this.rollouts.close();
+    this.stats.close();
     await this.tools.close();
     await this.store.close();
   }

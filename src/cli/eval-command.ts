@@ -4,6 +4,10 @@ import { buildReport, renderReport } from '../app/eval/eval-report.ts';
 import { loadSuite } from '../app/eval/load-suite.ts';
 import { runEval } from '../app/eval/run-eval.ts';
 import { openStore } from '../app/open-store.ts';
+import { LiveStats } from '../app/live-stats/live-stats.ts';
+import { liveReport, renderLiveReport } from '../app/rollouts/live-report.ts';
+import { Rollouts } from '../app/rollouts/rollouts.ts';
+import { pinStoreFor } from './pin-store.ts';
 import { EXIT, optionalString, parseFlags, positiveInt, usageError, type CliIO } from './cli-io.ts';
 import { prepareToolgate } from './open-toolgate.ts';
 import { localStoreFor } from './runs-where.ts';
@@ -12,6 +16,10 @@ import { EVAL_SPEC } from './specs/eval-spec.ts';
 /** `toolgate eval <suite>`: every case over the matrix, checked, summarised; exit 1 under --min-pass. */
 export async function evalCommand(args: readonly string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseFlags(args, EVAL_SPEC);
+  if (values['live'] === true) return evalLive({ values, positionals, io });
+  for (const flag of ['window', 'rollout'])
+    if (values[flag] !== undefined)
+      throw usageError(`--${flag} goes with --live, e.g. toolgate eval --live --${flag} …`);
   const [file, extra] = positionals;
   if (file === undefined)
     throw usageError('toolgate eval needs a suite file, e.g. toolgate eval examples/power-exchange/eval/suite.yaml');
@@ -67,6 +75,59 @@ export async function evalCommand(args: readonly string[], io: CliIO): Promise<n
   } finally {
     await toolgate.close();
   }
+}
+
+/** Default `--window` of `eval --live`. */
+const DEFAULT_LIVE_WINDOW_MS = 24 * 60 * 60_000;
+
+/**
+ * `toolgate eval --live`: each rollout's treated vs control runs that ended in the window, read from the store serve
+ * uses (live statistics over that store), with the rollbacks recorded there.
+ */
+async function evalLive(options: {
+  values: Record<string, unknown>;
+  positionals: string[];
+  io: CliIO;
+}): Promise<number> {
+  const { values, positionals, io } = options;
+  if (positionals.length > 0)
+    throw usageError(`toolgate eval --live reads the store and takes no suite file; got "${positionals.join(' ')}"`);
+  const windowMs = parseWindow(optionalString(values, 'window'));
+  const only = optionalString(values, 'rollout');
+  const { settings } = await prepareToolgate({ values, flags: {}, io });
+  const where = pinStoreFor({
+    flag: optionalString(values, 'store'),
+    configured: settings.server.store,
+    env: io.env,
+    cwd: io.cwd,
+  });
+  const store = await openStore(where.spec);
+  try {
+    // The window the report covers is the statistics' window: refresh() reads every run changed in it.
+    const stats = new LiveStats({ store, windowMs });
+    await stats.refresh();
+    await stats.idle();
+    // Rollbacks recorded for the rollouts as configured now (a changed rollout started again).
+    const rollouts = new Rollouts({ settings, store });
+    rollouts.watch(stats);
+    await rollouts.refresh({ force: true });
+    const report = liveReport(stats.snapshot(), only);
+    io.stdout.write(values['json'] === true ? `${JSON.stringify(report, null, 2)}\n` : renderLiveReport(report));
+    return EXIT.ok;
+  } finally {
+    await store.close();
+  }
+}
+
+/** `30m`, `24h`, `7d` (or bare minutes) → milliseconds. */
+function parseWindow(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_LIVE_WINDOW_MS;
+  const match = /^(\d+(?:\.\d+)?)\s*(m|h|d)?$/.exec(raw.trim());
+  const unit = { m: 60_000, h: 3_600_000, d: 86_400_000 }[match?.[2] ?? 'm'] ?? 60_000;
+  const ms = Number(match?.[1]) * unit;
+  if (match === null || !Number.isFinite(ms) || ms < 60_000 || ms > 30 * 86_400_000)
+    throw usageError(`--window must be a duration from 1m to 30d such as 30m, 24h or 7d; got "${raw}"`);
+  return ms;
 }
 
 /** 0..1, or a percentage ("80%", "80"). Default 1. */

@@ -155,9 +155,11 @@ export function createEventPrinter(options: { io: CliIO; json: boolean }): Event
               ? 'the model was told'
               : event.data.action === 'reflect'
                 ? 'reflecting first'
-                : event.data.action === 'degrade'
-                  ? 'answering from what is known'
-                  : 'stopping';
+                : event.data.action === 'replan'
+                  ? 'planning again'
+                  : event.data.action === 'degrade'
+                    ? 'answering from what is known'
+                    : 'stopping';
           io.stderr.write(
             `${yellow(`⚠ guard ${event.data.code} (${event.data.value} / ${event.data.limit}): ${what}`)}\n`,
           );

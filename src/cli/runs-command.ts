@@ -40,6 +40,8 @@ export async function runsCommand(args: readonly string[], io: CliIO): Promise<n
   const spec = subcommandSpec(name);
   // Several run ids, and a file to write: not one of the one-run actions below.
   if (name === 'export') return (await import('./runs-export.ts')).exportRuns(rest, io, spec);
+  // Works on a store as a whole, never through a server.
+  if (name === 'prune') return (await import('./runs-prune.ts')).pruneCommand(rest, io, spec);
   const action = ACTIONS[name];
   if (action === undefined)
     throw new ToolgateError('internal', `toolgate runs ${name} has a spec but no implementation`);

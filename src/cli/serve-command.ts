@@ -5,6 +5,7 @@ import { authHeader } from './serve-run-log.ts';
 import { listenHttp, openServing, startApprovals, waitForStop } from './serving.ts';
 import { SERVE_SPEC } from './specs/serve-spec.ts';
 import { toolHealthSummary } from './serve-tool-health.ts';
+import { startServeRetention } from './serve-retention.ts';
 
 /**
  * `toolgate serve`: the runs API (HTTP + SSE) on a durable store. Runs that
@@ -22,6 +23,9 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
   const serving = await openServing(values, io, logger);
   const { settings, apiKeys, toolgate, manager, storeSpec } = serving;
   try {
+    // Rollbacks recorded before this start (or by other instances) hold from the first run on.
+    toolgate.rollouts.onRolledBack(({ message, ...fields }) => logger.warn(fields, message));
+    await toolgate.rollouts.refresh();
     const { http, metricsServer } = await listenHttp(serving);
     const recovered = await manager.recover();
     const approvals = await startApprovals(serving);
@@ -40,6 +44,8 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
           `(${serving.host}); add tenants.<id>.apiKeys to accept other machines`,
       );
     if (recovered.length > 0) logger.info({ runIds: recovered }, `resuming ${recovered.length} interrupted run(s)`);
+    // Retention (docs/observability.md): on a timer that does not keep the process alive; stopped before the store.
+    const retention = startServeRetention({ store: serving.store, retention: settings.retention, logger });
     if (values['demo'] === true && settings.model?.startsWith('scripted:') === true) {
       logger.info(
         'demo: the model is SCRIPTED (examples/demo/demo-script.json), the power-exchange tools are real; ' +
@@ -58,7 +64,7 @@ export async function serveCommand(args: readonly string[], io: CliIO): Promise<
     await waitForStop(io.signal);
     logger.info('stopping: no new runs; letting running steps reach a safe point');
     const graceMs = settings.server.shutdownGraceMs ?? 10_000;
-    await approvals.close();
+    await Promise.all([approvals.close(), retention.stop()]);
     await Promise.all([http.close({ graceMs }), manager.shutdown({ graceMs }), metricsServer?.close()]);
     return EXIT.ok;
   } finally {

@@ -29,6 +29,7 @@ import type { Logger } from 'pino';
 import { createRunLog } from './serve-run-log.ts';
 import { namedStore } from './pin-store.ts';
 import { logToolHealth } from './serve-tool-health.ts';
+import { startLiveStats } from './serve-live-stats.ts';
 import { reportToolPatterns } from './tool-pattern-report.ts';
 
 export const DEFAULT_SERVE_PORT = 8787;
@@ -164,6 +165,7 @@ export async function openServing(values: Record<string, unknown>, io: CliIO, lo
       strict: values['strict'] === true,
       warn: (text, finding) => logger.warn({ pattern: finding.pattern, where: finding.where }, text),
     });
+    await startLiveStats({ toolgate, metrics, settings, logger });
     return {
       settings,
       apiKeys,
@@ -247,6 +249,7 @@ export async function listenHttp(
     onAuthEvent: (event) => metrics.authEvent(event),
     log: ({ level, msg, ...fields }) => logger[level](fields, msg),
     metrics: () => metrics.render(),
+    stats: (filter) => serving.toolgate.stats.snapshot(filter),
     ...(metricsServer === undefined ? {} : { metricsElsewhere: metricsServer.url }),
     ...(extra.mcp === undefined
       ? {}

@@ -1,4 +1,4 @@
-import type { ModelChoices, Run, RunEvent, ToolsView } from '../core/index.ts';
+import type { ModelChoices, Run, RunEvent, StatsSnapshot, ToolsView } from '../core/index.ts';
 import type { RunsPage, SessionInfo, SignedIn } from './types.ts';
 
 /*
@@ -66,4 +66,16 @@ export function isSessionInfo(value: unknown): value is SessionInfo {
 
 export function isSignedIn(value: unknown): value is SignedIn {
   return isObject(value) && typeof value['csrfToken'] === 'string';
+}
+
+/** GET /v1/stats's answer: the window, its rows and totals. */
+export function isStatsSnapshot(value: unknown): value is StatsSnapshot {
+  return (
+    isObject(value) &&
+    typeof value['windowMs'] === 'number' &&
+    typeof value['since'] === 'string' &&
+    Array.isArray(value['rows']) &&
+    isObject(value['totals']) &&
+    Array.isArray(value['rollouts'])
+  );
 }

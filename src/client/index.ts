@@ -20,6 +20,7 @@ export {
 } from './follow-events.ts';
 export { DEFAULT_SSE_MAX_EVENT_BYTES, readSse, type SseMessage, type SseOptions } from './sse.ts';
 export type {
+  ArmFigures,
   CancelOptions,
   CreateRunOptions,
   CreateRunRequest,
@@ -27,15 +28,22 @@ export type {
   EditOptions,
   FetchFunction,
   ForkOptions,
+  LatencyFigures,
   ListRunsQuery,
   MarkDoneOptions,
   OutgoingRequest,
   ReadEventsOptions,
   RequestOptions,
+  RolloutFigures,
   RunSummary,
   RunSummaryField,
   RunsPage,
   SessionInfo,
   SignedIn,
+  StatsFigures,
+  StatsFilter,
+  StatsKey,
+  StatsRow,
+  StatsSnapshot,
   ToolgateClientOptions,
 } from './types.ts';

@@ -1,5 +1,13 @@
-import type { ModelChoices, Run, RunEvent, RunInput, ToolsView } from '../core/index.ts';
-import { isModelChoices, isRun, isRunsPage, isSessionInfo, isSignedIn, isToolsView } from './answers.ts';
+import type { ModelChoices, Run, RunEvent, RunInput, StatsFilter, StatsSnapshot, ToolsView } from '../core/index.ts';
+import {
+  isModelChoices,
+  isRun,
+  isRunsPage,
+  isSessionInfo,
+  isSignedIn,
+  isStatsSnapshot,
+  isToolsView,
+} from './answers.ts';
 import { ToolgateClientError } from './client-error.ts';
 import { ClientHttp, type ClientRequest } from './client-http.ts';
 import { followEvents, readRunEvents, runPath, type FollowEventsOptions } from './follow-events.ts';
@@ -177,6 +185,23 @@ export class ToolgateClient {
     return this.#http.json(
       { method: 'GET', path: '/v1/models', route: 'GET /v1/models', signal: options.signal },
       isModelChoices,
+    );
+  }
+
+  /**
+   * GET /v1/stats: the live outcome statistics of the server's window, narrowed by the filter (a tenant's key sees
+   * its own tenant only).
+   */
+  async getStats(filter: StatsFilter = {}, options: RequestOptions = {}): Promise<StatsSnapshot> {
+    const params = new URLSearchParams();
+    for (const name of ['tenant', 'intent', 'strategy', 'model'] as const) {
+      const value = filter[name];
+      if (value !== undefined) params.set(name, value);
+    }
+    const search = params.size === 0 ? '' : `?${params.toString()}`;
+    return this.#http.json(
+      { method: 'GET', path: `/v1/stats${search}`, route: 'GET /v1/stats', signal: options.signal },
+      isStatsSnapshot,
     );
   }
 

@@ -179,3 +179,15 @@ export interface SignedIn {
   csrfToken: string;
   expiresAt?: string;
 }
+
+/** GET /v1/stats (ToolgateClient.getStats): the live statistics' answer and its parts, as the server defines them. */
+export type {
+  ArmFigures,
+  LatencyFigures,
+  RolloutFigures,
+  StatsFigures,
+  StatsFilter,
+  StatsKey,
+  StatsRow,
+  StatsSnapshot,
+} from '../core/index.ts';

@@ -19,5 +19,12 @@ export const DEFAULT_MAX_REPLANS = 2;
 export const DEFAULT_TODO_REMIND_AFTER = 3;
 /** Loop detection: the same call (tool and arguments) this many times. */
 export const DEFAULT_MAX_REPEATS = 3;
+/** guard.maxConflicts: results that contradict an earlier result of the same call before the run plans again. */
+export const DEFAULT_MAX_CONFLICTS = 2;
 /** Thread history is trimmed to this many (estimated) tokens unless `threads.maxTokens` says otherwise. */
 export const DEFAULT_HISTORY_MAX_TOKENS = 32_000;
+/**
+ * The thread of the rollouts' own marker runs (rollout_rolled_back records): not a run anyone asked for, so never
+ * counted in the live statistics, never pruned, and refused as a request's threadId.
+ */
+export const ROLLOUTS_THREAD_ID = 'toolgate:rollouts';

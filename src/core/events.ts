@@ -232,6 +232,8 @@ export interface RunEventDataMap {
     reason: string;
     /** The verdict could not be read from the model's reply: `continue` was assumed. */
     unreadable?: boolean;
+    /** How sure the model said it was of the verdict, from 0 to 1 (also a step_signal `verdictConfidence`). */
+    confidence?: number;
   };
   /** The `auto` strategy's choice for this run. */
   intent_routed: {

@@ -461,7 +461,8 @@ describe('RunEngine: a model answer is committed with what follows it', () => {
       assert.deepEqual(counted.appends, [
         ['run_status', 'run_started', 'user_message'],
         ['assistant_message', 'gate_decision', 'tool_call'],
-        ['tool_result'],
+        // The turn's step_signal goes with the result that closed it: no commit of its own.
+        ['tool_result', 'step_signal'],
         // The last answer's text (shown at once when not streamed) goes with it, and with the run's end.
         ['assistant_delta', 'assistant_message', 'run_status', 'run_completed'],
       ]);
@@ -504,9 +505,9 @@ describe('RunEngine: a model answer is committed with what follows it', () => {
       const final = await a.drive(run.id);
       assert.equal(final.status, 'completed');
       assert.deepEqual(counted.appends.slice(1, 4), [
-        ['assistant_message', 'gate_decision', 'tool_call', 'tool_result'],
+        ['assistant_message', 'gate_decision', 'tool_call', 'tool_result', 'step_signal'],
         ['assistant_message', 'gate_decision', 'tool_call'],
-        ['tool_result'],
+        ['tool_result', 'step_signal'],
       ]);
       assert.deepEqual(seenWhileSlow.slice(-2), ['gate_decision', 'tool_call'], 'the slow read shows as running');
       const events = await counted.store.readEvents(run.id);
@@ -684,7 +685,7 @@ describe('RunEngine: the model is asked while the step before is committed (deci
       );
       assert.deepEqual(counted.appends, [
         ['run_status', 'run_started', 'user_message'],
-        ['assistant_message', 'gate_decision', 'tool_call', 'tool_result'],
+        ['assistant_message', 'gate_decision', 'tool_call', 'tool_result', 'step_signal'],
         ['assistant_delta', 'assistant_message', 'run_status', 'run_completed'],
       ]);
       const events = await counted.store.readEvents(run.id);
@@ -758,10 +759,10 @@ describe('RunEngine: the model is asked while the step before is committed (deci
       hold.release('none');
       assert.equal((await a.drive(run.id)).status, 'completed');
       assert.equal(inStoreAtTool.at(-1), 'tool_call', 'the write ran only once its call was in the store');
-      assert.equal(
-        inStoreWhenAsked.at(-1),
-        'tool_result',
-        "the model was asked again only once the write's result was in the store",
+      assert.deepEqual(
+        inStoreWhenAsked.slice(-2),
+        ['tool_result', 'step_signal'],
+        "the model was asked again only once the write's result (and the turn's signal with it) was in the store",
       );
     },
   );

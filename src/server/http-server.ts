@@ -100,6 +100,7 @@ function createServerHandler(options: HttpServerOptions): { handle: HttpHandler;
     sseOverflows: 0,
     metrics: options.metrics,
     metricsElsewhere: options.metricsElsewhere,
+    stats: options.stats,
     mcpEndpoints: new Set(options.mcpEndpoints ?? []),
     closing: false,
     auth: new RequestAuth({

@@ -25,6 +25,6 @@ export { HTTP_STATUS_BY_CODE, httpStatusFor } from './http-status.ts';
 export { buildOpenApiDocument } from './openapi.ts';
 export { CSRF_HEADER, DEFAULT_SESSION_TTL_SECONDS, SESSION_COOKIE } from './session.ts';
 export { CONSOLE_CSP } from './static-console.ts';
-export type { HttpServerOptions, LogEntry, McpCaller, MetricsSource, SseStats } from './server-context.ts';
+export type { HttpServerOptions, LogEntry, McpCaller, MetricsSource, SseStats, StatsSource } from './server-context.ts';
 export { DEFAULT_HEARTBEAT_MS, DEFAULT_SSE_BUFFER_LIMIT, DEFAULT_SSE_IDLE_TIMEOUT_MS } from './sse-writer.ts';
 export { DEFAULT_SSE_HISTORY_TIMEOUT_MS, DEFAULT_SSE_POLL_MS } from './run-event-stream.ts';

@@ -9,6 +9,7 @@ import { approvalPaths } from './openapi-approvals.ts';
 import { uiChatPaths } from './openapi-ui-chat.ts';
 import { chatPaths } from './openapi-chat.ts';
 import { forkPaths } from './openapi-fork.ts';
+import { statsPaths } from './openapi-stats.ts';
 import { SUMMARY_FIELDS, SUMMARY_TEXT_LIMIT } from './run-summary.ts';
 import { CSRF_HEADER, SESSION_COOKIE } from './session.ts';
 
@@ -232,6 +233,7 @@ const paths: Record<string, Record<string, Schema>> = {
     },
   },
   ...forkPaths,
+  ...statsPaths,
   '/v1/tools': {
     get: {
       summary: 'Tools this tenant may use',

@@ -10,6 +10,7 @@ import { chatCompletions } from './routes/chat-completions.ts';
 import { healthz, listModels, listTools, metrics, openApi, readyz } from './routes/misc.ts';
 import { cancelRun, createRun, forkRun, getRun, listRuns, submitInput } from './routes/runs.ts';
 import { getSession, signIn, signOut } from './routes/session.ts';
+import { getStats } from './routes/stats.ts';
 import { finishLogin, startLogin } from './routes/oidc-login.ts';
 import { getUiChatStream, postUiChat } from './routes/ui-chat.ts';
 import type { RouteHandler } from './server-context.ts';
@@ -25,6 +26,8 @@ export const ROUTES: readonly Route<RouteHandler>[] = [
   { method: 'POST', path: '/v1/runs/{id}/fork', auth: true, handler: forkRun },
   { method: 'GET', path: '/v1/tools', auth: true, handler: listTools },
   { method: 'GET', path: '/v1/models', auth: true, handler: listModels },
+  // Live outcome statistics over a sliding window; a tenant's caller sees its own runs only.
+  { method: 'GET', path: '/v1/stats', auth: true, handler: getStats },
   // OpenAI-compatible: its errors come in OpenAI's shape, so the official SDKs raise their own error types.
   { method: 'POST', path: '/v1/chat/completions', auth: true, errorShape: 'openai', handler: chatCompletions },
   // The AI SDK's UI message stream (useChat with DefaultChatTransport); the chat id is the runs' threadId.

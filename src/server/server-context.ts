@@ -3,6 +3,7 @@ import type { ApprovalLinks } from '../core/ports/approval-links.ts';
 import type { Caller, RunService } from '../core/ports/run-service.ts';
 import type { RunStore } from '../core/ports/run-store.ts';
 import type { LimitStore } from '../core/ports/limit-store.ts';
+import type { StatsFilter, StatsSnapshot } from '../core/stats.ts';
 import type { ApiKeyEntry } from './auth.ts';
 import type { AuthBackoffSettings, AuthThrottleEvent } from './auth-throttle.ts';
 import type { RequestAuth } from './request-auth.ts';
@@ -57,6 +58,8 @@ export interface HttpServerOptions {
   metrics?: MetricsSource | undefined;
   /** Metrics are served on a port of their own: GET /metrics on the API port says where. */
   metricsElsewhere?: string | undefined;
+  /** Live outcome statistics (GET /v1/stats); absent: /v1/stats is 404. */
+  stats?: StatsSource | undefined;
   /**
    * Origins of browser apps allowed to call this API cross-origin
    * (`server.cors.origins`), each as browsers send it: `https://app.example.com`.
@@ -113,6 +116,9 @@ export interface ChatSettings {
 
 export type MetricsSource = () => Promise<{ contentType: string; body: string }>;
 
+/** The live statistics of the window, narrowed by the filter (LiveStats.snapshot). */
+export type StatsSource = (filter: StatsFilter) => StatsSnapshot;
+
 /** Numbers about the SSE layer, for metrics. */
 export interface SseStats {
   subscribers: number;
@@ -141,6 +147,7 @@ export interface ServerState {
   sseOverflows: number;
   metrics: MetricsSource | undefined;
   metricsElsewhere: string | undefined;
+  stats: StatsSource | undefined;
   /** ServerOptions.mcpEndpoints. */
   mcpEndpoints: ReadonlySet<string>;
   closing: boolean;

@@ -12,6 +12,7 @@ import { isolationContract } from './run-store/isolation.ts';
 import { leasesContract } from './run-store/leases.ts';
 import { limitsContract } from './run-store/limits.ts';
 import { listRunsContract } from './run-store/list-runs.ts';
+import { retentionContract } from './run-store/retention.ts';
 import { subscribeContract } from './run-store/subscribe.ts';
 import { terminalContract } from './run-store/terminal.ts';
 import { threadsContract } from './run-store/threads.ts';
@@ -42,5 +43,6 @@ export function runStoreContract(name: string, factory: RunStoreFactory): void {
     escapedKeysContract(factory);
     toolPinsContract(factory);
     limitsContract(factory);
+    retentionContract(factory);
   });
 }

@@ -1,6 +1,7 @@
 // The runs API as the console uses it: toolgate/client on the page's own origin, with the session cookie (never a
 // key in the page or a URL) and the CSRF token on every request that may change something.
 import type { ForkSettings, RunStatus, RunStrategyLabel, TenantTool, ToolSourceHealth } from '../../src/core/index.ts';
+import type { StatsFilter } from '../../src/core/stats.ts';
 import {
   ToolgateApiError,
   ToolgateClient,
@@ -86,6 +87,15 @@ export const api = {
     client.submitInput(id, { type: 'approval', toolCallId: decision.toolCallId, ...decision.body }),
   message: (id: string, text: string) => client.sendMessage(id, text),
   cancel: (id: string, reason: string) => client.cancel(id, reason === '' ? {} : { reason }),
+  /** GET /v1/stats, narrowed to the dimensions given a value ('' is any). */
+  stats: (choice: Partial<Record<keyof StatsFilter, string>>) => {
+    const filter: StatsFilter = {};
+    for (const key of ['tenant', 'intent', 'strategy', 'model'] as const) {
+      const value = choice[key];
+      if (value !== undefined && value !== '') filter[key] = value;
+    }
+    return client.getStats(filter);
+  },
   fork: (id: string, afterEventId: number, settings: ForkSettings) =>
     client.fork(id, Object.keys(settings).length === 0 ? { afterEventId } : { afterEventId, settings }),
 };

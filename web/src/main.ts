@@ -1,11 +1,12 @@
 // The console's shell: who is signed in, the theme, and which view the URL's
-// hash names (#/runs, #/runs/<id>, #/new, #/tools).
+// hash names (#/runs, #/runs/<id>, #/new, #/tools, #/stats).
 import { api, ApiError, setCsrfToken, type ConsoleSession, type SessionInfo } from './api.ts';
 import { clear, h } from './dom.ts';
 import { newRunView } from './views/new-run.ts';
 import { runView } from './views/run.ts';
 import { runsListView } from './views/runs-list.ts';
 import { signInView } from './views/sign-in.ts';
+import { statsView } from './views/stats.ts';
 import { toolsView } from './views/tools.ts';
 
 export interface AppContext {
@@ -97,6 +98,7 @@ async function route(): Promise<void> {
       view.append(await runView(ctx, decodeURIComponent(second)));
     else if (first === 'new') view.append(await newRunView(ctx));
     else if (first === 'tools') view.append(await toolsView());
+    else if (first?.split('?')[0] === 'stats') view.append(await statsView(ctx));
     else view.append(await runsListView(ctx));
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) {

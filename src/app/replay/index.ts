@@ -15,5 +15,5 @@ export { callsOf, type PlacedCall } from './replay-calls.ts';
 export { REPLAY_ENDED, ReplayModel, type Divergence, type ReplayModelOptions } from './replay-model.ts';
 export { replayRun, type ReplayResult, type ReplayRunOptions } from './replay-run.ts';
 export { ReplayToolSource, WOULD_RUN, type ReplayToolSourceOptions } from './replay-tool-source.ts';
-export { EXPORT_VERSION, exportLines, readExport } from './run-export.ts';
+export { EXPORT_VERSION, eventOf, exportLines, headerRun, parseLine, readExport } from './run-export.ts';
 export { saveReplay } from './save-replay.ts';

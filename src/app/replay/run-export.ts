@@ -53,7 +53,8 @@ export function readExport(text: string, source = 'the export'): RecordedRun[] {
   return runs;
 }
 
-function parseLine(line: string, at: string): unknown {
+/** One line's JSON; not JSON → `usage` naming `at` (a file and line). */
+export function parseLine(line: string, at: string): unknown {
   try {
     return JSON.parse(line);
   } catch (error) {
@@ -61,7 +62,8 @@ function parseLine(line: string, at: string): unknown {
   }
 }
 
-function headerRun(value: Record<string, unknown>, at: string): Run {
+/** The run of a header line (`{"toolgateExport": 1, "run": …}`), checked. */
+export function headerRun(value: Record<string, unknown>, at: string): Run {
   if (value['toolgateExport'] !== EXPORT_VERSION)
     throw bad(
       at,
@@ -100,7 +102,8 @@ function isEvent(value: unknown): value is RunEvent {
   );
 }
 
-function eventOf(value: unknown, options: { at: string; run: RecordedRun }): RunEvent {
+/** An event line of `run`, checked: its run id, the next id, a known type. */
+export function eventOf(value: unknown, options: { at: string; run: RecordedRun }): RunEvent {
   const { at, run } = options;
   if (!isEvent(value)) {
     const type = isJsonObject(value) ? value['type'] : undefined;

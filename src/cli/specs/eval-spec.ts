@@ -7,6 +7,7 @@ export const EVAL_SPEC = {
   usage: [
     'eval <suite.yaml> [--repeat N] [--min-pass 0.8] [--out results.json] ' +
       '[--json] [--config <file>] [--mcp <server>]... [--model <provider:model>]',
+    'eval --live [--window 24h] [--rollout <name>] [--json] [--store <store>] [--config <file>]',
   ],
   details:
     "Each case runs once per strategy and model of the suite's matrix (--repeat times), is stored like " +
@@ -14,7 +15,9 @@ export const EVAL_SPEC = {
       ("not run, the\ngate's decisions, the output, steps and cost. The report is a table (or JSON with " +
         ('--json), and --out writes\nthe JSON that `router: {evalResults: …}` reads. See docs/eval.md.\n\nExit ' +
           ('codes: 0 every strategy × model passed at least --min-pass of its ' +
-            'runs, 1 one did not, 2 usage or\nconfiguration error (nothing was run).')))),
+            'runs, 1 one did not, 2 usage or\nconfiguration error (nothing was run).\n\n' +
+            ('With --live, no suite is run: the runs of each rollout (config `rollout`) that ended in the window ' +
+              'are read\nfrom the store and its treated share is compared with its control share.'))))),
   flags: {
     ...TOOL_FLAGS,
     ...MODEL_FLAGS,
@@ -43,9 +46,29 @@ export const EVAL_SPEC = {
       example: '--store sqlite:./eval.db',
     },
     json: { ...JSON_FLAG, description: 'Print the report as JSON instead of the table.' },
+    live: {
+      type: 'boolean',
+      description:
+        'Compare the treated and control runs of each rollout from the store (the store `toolgate serve` uses:\n' +
+        '--store, server.store, DATABASE_URL): runs ended, completion and failure rates, average cost, p95 tool\n' +
+        'latency, the differences, and the p-value of a two-proportion z-test of the failure rates.',
+    },
+    window: {
+      type: 'string',
+      value: 'duration',
+      description: 'With --live: how far back runs count, as 30m, 24h or 7d (default 24h).',
+      example: '--window 6h',
+    },
+    rollout: {
+      type: 'string',
+      value: 'name',
+      description: 'With --live: only this rollout (its setting path, e.g. router.live).',
+      example: '--rollout router.live',
+    },
   },
   examples: [
     'eval examples/power-exchange/eval/suite.yaml',
     'eval suite.yaml --repeat 5 --min-pass 0.8 --out results.json',
+    'eval --live --window 24h --rollout router.live',
   ],
 } as const satisfies CommandSpec;

@@ -1,4 +1,5 @@
 import type { CommandSpec, FlagSpec } from '../command-spec.ts';
+import { PRUNE_SPEC } from './runs-prune-spec.ts';
 import { JSON_FLAG } from './shared-flags.ts';
 
 /** Where the runs are: a local store, or a toolgate server. */
@@ -225,7 +226,7 @@ const EXPORT_SPEC = {
 export const RUNS_SPEC = {
   name: 'runs',
   summary: 'look at runs afterwards and decide their approvals: on the local store or on a server',
-  usage: ['runs list|show|events|approve|reject|mark-done|message|cancel|export [<run-id>] [flags]'],
+  usage: ['runs list|show|events|approve|reject|mark-done|message|cancel|export|prune [<run-id>] [flags]'],
   details:
     '`toolgate run` records every run in a local SQLite store; a run that exited with 3 (waiting for ' +
     ('an\napproval) is continued with `toolgate runs approve` or `reject`. With --url (or TOOLGATE_URL), ' +
@@ -248,5 +249,6 @@ export const RUNS_SPEC = {
     MESSAGE_SPEC,
     CANCEL_SPEC,
     EXPORT_SPEC,
+    PRUNE_SPEC,
   ],
 } as const satisfies CommandSpec;

@@ -237,7 +237,6 @@ export interface RunStore {
    * has no lease: an unfinished run is claimed like any run that needs an owner.
    */
   importRun?(run: Run, events: readonly RunEvent[]): Promise<'imported' | 'exists'>;
-  /** Every tool pin (gateway tool pinning), ordered by server, then tool. */
   /** Runs by when they last changed (ChangedRunsQuery); stores that cannot answer leave it out. */
   listChangedRuns?(query: ChangedRunsQuery): Promise<RunPage>;
   /**
@@ -248,6 +247,7 @@ export interface RunStore {
   deleteRuns?(runIds: readonly string[]): Promise<DeleteRunsResult>;
   /** Gives freed space back (SQLite VACUUM; PostgreSQL VACUUM, or VACUUM FULL with `full`). */
   compact?(options?: { full?: boolean }): Promise<CompactResult>;
+  /** Every tool pin (gateway tool pinning), ordered by server, then tool. */
   listToolPins(): Promise<ToolPin[]>;
   /**
    * Stores the pin unless (server, tool) already has one; resolves with the

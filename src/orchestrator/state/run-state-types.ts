@@ -14,6 +14,28 @@ import {
   type Usage,
 } from '../../core/index.ts';
 
+type StepSignal = RunEventDataMap['step_signal'];
+
+/**
+ * What the per-step signals of tool turns are computed from, kept by the reducer as results are applied: the
+ * informative tokens of the run's earlier results (evidence gained), and each call's last successful result by tool
+ * and arguments (conflicts). Each result is read once, so the cost is the size of the results.
+ */
+export interface EvidenceState {
+  /** Tokens of the results of closed turns. */
+  seen: Set<string>;
+  /** Tokens of the open turn's results. */
+  turnTokens: Set<string>;
+  /** The last successful result of each call key: a fingerprint of its content and the call that gave it. */
+  lastByCall: Map<string, { fingerprint: string; toolCallId: string }>;
+  /** The open turn's results that contradict an earlier result of the same call. */
+  turnConflicts: NonNullable<StepSignal['conflicting']>;
+}
+
+export function emptyEvidence(): EvidenceState {
+  return { seen: new Set(), turnTokens: new Set(), lastByCall: new Map(), turnConflicts: [] };
+}
+
 /** The gate_decision issue code of a call whose arguments are not JSON at all (see prepareCall). */
 export const UNREADABLE_ARGUMENTS = 'not_json';
 
@@ -133,6 +155,16 @@ export interface ConversationState {
   lastResultsIndex: number | undefined;
   /** The last closed turn went wrong (a failure, only empty results, a slow tool) and no reflection followed yet. */
   reflectTrigger: 'tool_failure' | 'empty_result' | 'guard' | undefined;
+  /** What the per-step signals are computed from (state/step-signals.ts). */
+  evidence: EvidenceState;
+  /** The signals of the last closed tool turn, until its step_signal is in the log. */
+  signalDue: StepSignal | undefined;
+  /** Conflicting results (step_signal `conflicts`) since the last plan or the guard's last re-plan. */
+  conflictsSincePlan: number;
+  /** The guard made the run plan again for conflicting evidence once: the next trip is a breach. */
+  conflictsReplanned: boolean;
+  /** Latencies (ms) of the tool calls the run executed, in log order: the guard's p95. */
+  toolLatencies: number[];
 }
 
 export function emptyConversation(status: RunStatus = 'queued'): ConversationState {
@@ -174,6 +206,11 @@ export function emptyConversation(status: RunStatus = 'queued'): ConversationSta
     roundsSinceTodo: 0,
     lastResultsIndex: undefined,
     reflectTrigger: undefined,
+    evidence: emptyEvidence(),
+    signalDue: undefined,
+    conflictsSincePlan: 0,
+    conflictsReplanned: false,
+    toolLatencies: [],
   };
 }
 

@@ -9,6 +9,7 @@ import {
   type ToolResult,
 } from '../../core/index.ts';
 import { UNREADABLE_ARGUMENTS, type ApprovalDecision, type ConversationState } from './run-state-types.ts';
+import { applySignal, noteResult } from './step-signals.ts';
 import { addUserMessage, closeTurn, openTurn, takeCall, wireIds } from './turns.ts';
 
 export { UNREADABLE_ARGUMENTS, activeTime, callKey, emptyConversation } from './run-state-types.ts';
@@ -79,7 +80,15 @@ function applyEvent(state: ConversationState, event: RunEvent): void {
       } else if (event.data.action === 'reflect') {
         state.failuresReflected = true;
         state.consecutiveFailures = 0;
+      } else if (event.data.action === 'replan') {
+        // The run plans again from the evidence (react, reflect: a plan; plan: plan_revised) before its next turn.
+        state.pendingReplan = event.data.message;
+        state.conflictsReplanned = true;
+        state.conflictsSincePlan = 0;
       }
+      break;
+    case 'step_signal':
+      applySignal(state, event.data);
       break;
     case 'todo_updated':
       state.todos = event.data.todos;
@@ -200,6 +209,7 @@ function applyAnswer(state: ConversationState, d: RunEventDataMap['assistant_mes
 function applyPlan(state: ConversationState, d: PlanEventData, event: { eventId: number; revised: boolean }): void {
   if (event.revised) state.replans++;
   state.pendingReplan = undefined;
+  state.conflictsSincePlan = 0;
   // The model's own arguments: injected values never reach the model, redacted ones never reach a tool.
   const steps = d.steps.flatMap((s) =>
     s.kind === 'tool' && s.toolCallId !== undefined && s.name !== undefined
@@ -250,6 +260,9 @@ function applyResult(state: ConversationState, d: RunEventDataMap['tool_result']
   if (d.untrusted === true) state.untrusted.push({ toolCallId: d.toolCallId, name: d.name, step: d.step });
   state.consecutiveFailures = !d.ok || d.slow === true ? state.consecutiveFailures + 1 : 0;
   if (d.slow === true) turn.slow = true;
+  if (turn.started.has(d.toolCallId) && d.dryRun !== true && d.markedDone !== true)
+    state.toolLatencies.push(d.latencyMs);
+  noteResult(state, turn, d);
   const plan = state.plan;
   if (!d.ok && plan !== undefined && plan.status !== 'done' && plan.callIds.includes(d.toolCallId)) {
     plan.status = 'failed';

@@ -7,6 +7,7 @@ import {
 } from '../../core/index.ts';
 import { parseToolCall } from '../../parsing/index.ts';
 import { callKey, type ConversationState, type OpenTurn } from './run-state-types.ts';
+import { turnSignals } from './step-signals.ts';
 
 /**
  * A call an event records, parsed: as this process handed it over (it read it
@@ -46,6 +47,7 @@ export function openTurn(
 export function closeTurn(state: ConversationState, turn: OpenTurn): void {
   const ordered = turn.calls.map((call) => ({ call, result: turn.results.get(call.id) }));
   state.lastResultsIndex = state.messages.length;
+  state.signalDue = turnSignals(state, turn);
   state.roundsSinceTodo = turn.calls.some((c) => c.name === 'todo_write') ? 0 : state.roundsSinceTodo + 1;
   if (state.plan?.status === 'open' && state.plan.step === turn.step) state.plan.status = 'done';
   state.reflectTrigger = reflectTrigger(

@@ -1,4 +1,10 @@
-import { DEFAULT_MAX_REPEATS, costOf, type GuardLimits, type RunSettings } from '../../core/index.ts';
+import {
+  DEFAULT_MAX_CONFLICTS,
+  DEFAULT_MAX_REPEATS,
+  costOf,
+  type GuardLimits,
+  type RunSettings,
+} from '../../core/index.ts';
 import { activeTime, type ConversationState } from '../state/run-state.ts';
 import type { GuardTrip } from '../strategies/strategy.ts';
 
@@ -6,7 +12,7 @@ import type { GuardTrip } from '../strategies/strategy.ts';
  * The runtime guard between steps: every limit is read from the run's stored
  * settings and every count from its log, so a limit holds across approvals,
  * restarts and processes. The first breach found wins, in this order: steps,
- * tokens, cost, time, loops, failures.
+ * tokens, cost, time, loops, failures, tool latency (p95), conflicting evidence.
  */
 export function checkGuard(state: ConversationState, settings: RunSettings, now = Date.now()): GuardTrip | undefined {
   const guard = settings.guard ?? {};
@@ -61,7 +67,51 @@ export function checkGuard(state: ConversationState, settings: RunSettings, now 
       ...(state.failuresReflected ? {} : { action: 'reflect' as const }),
     };
   }
-  return undefined;
+  return checkLatency(state, guard) ?? checkConflicts(state, guard);
+}
+
+/** Tool calls a run makes before the p95 of their latencies is judged: fewer say little. */
+export const P95_MIN_CALLS = 5;
+
+/** The run's own tools are slow (p95 over the limit): it answers from what it has, whatever onBreach says. */
+function checkLatency(state: ConversationState, guard: GuardLimits): GuardTrip | undefined {
+  const max = guard.maxToolLatencyP95Ms;
+  if (max === undefined || state.toolLatencies.length < P95_MIN_CALLS) return undefined;
+  const p95 = percentile(state.toolLatencies, 0.95);
+  if (p95 <= max) return undefined;
+  return {
+    code: 'tool_latency_p95',
+    action: 'degrade',
+    limit: max,
+    value: Math.round(p95),
+    message:
+      `the 95th percentile of this run's ${state.toolLatencies.length} tool calls took ${Math.round(p95)} ms, ` +
+      `over guard.maxToolLatencyP95Ms (${max} ms): answering from what is known, without more tools`,
+  };
+}
+
+/** Results that contradict earlier ones: plan again from the evidence, once; then the configured breach. */
+function checkConflicts(state: ConversationState, guard: GuardLimits): GuardTrip | undefined {
+  const max = guard.maxConflicts ?? DEFAULT_MAX_CONFLICTS;
+  if (max <= 0 || state.conflictsSincePlan < max) return undefined;
+  const again = state.conflictsReplanned;
+  return {
+    code: 'conflicting_evidence',
+    action: again ? (guard.onBreach ?? 'fail') : 'replan',
+    limit: max,
+    value: state.conflictsSincePlan,
+    message:
+      `${state.conflictsSincePlan} tool results contradicted earlier results of the same call ` +
+      `(guard.maxConflicts: ${max})` +
+      (again ? ', again after planning anew' : '; planning again from the evidence so far'),
+  };
+}
+
+/** The nearest-rank percentile (a latency one of the calls really had). */
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length, Math.max(1, Math.ceil(p * sorted.length)));
+  return sorted[rank - 1] ?? 0;
 }
 
 /** Whether running `calls` more tool calls stays within maxToolCalls. */

@@ -10,6 +10,7 @@ import { createRedactor } from '../../gate/index.ts';
 import { sharedValidator } from '../../validation/index.ts';
 import { parseToolCall } from '../../parsing/index.ts';
 import type { ConversationState } from '../state/run-state.ts';
+import { signalIfClosing } from '../state/step-signals.ts';
 import type { DeltaBuffer } from './delta-buffer.ts';
 import {
   executeToolCall,
@@ -86,7 +87,7 @@ export function createStrategyContext(args: StrategyContextInput): StrategyConte
   const redact = createRedactor(env.redact);
   const callContext: Omit<ToolCallContext, 'step'> = {
     runId: run.id,
-    append,
+    append: withStepSignal(state, append),
     tools,
     catalog,
     policy: env.policy,
@@ -260,11 +261,15 @@ export function createStrategyContext(args: StrategyContextInput): StrategyConte
       ),
     checkpoint: async (): Promise<Checkpoint> => {
       if (!checkpoint(input)) return { kind: 'pause' };
+      // The last tool turn's signals, committed with the next append (the guard reads them at once).
+      const due = state.signalDue;
+      if (due !== undefined) await append([draft('step_signal', due)], undefined, { defer: true });
       const trip = checkGuard(state, settings);
       if (trip === undefined) return { kind: 'go' };
-      if (trip.action === 'warn' || trip.action === 'reflect') {
+      if (trip.action === 'warn' || trip.action === 'reflect' || trip.action === 'replan') {
+        // `replan`: the trip sets the state's pending re-plan, which the strategy's loop acts on next.
         await append([draft('guard_tripped', guardData(trip))]);
-        return trip.action === 'warn' ? { kind: 'go' } : { kind: 'reflect', trip };
+        return trip.action === 'reflect' ? { kind: 'reflect', trip } : { kind: 'go' };
       }
       return { kind: 'end', outcome: await breach(trip) };
     },
@@ -290,6 +295,18 @@ function checkpoint(input: PassRun): boolean {
     );
   }
   return true;
+}
+
+/**
+ * The tool calls' appends: the result that closes a turn carries the turn's step_signal, in the same append (no
+ * commit of its own). A turn closed otherwise (results appended side by side) has it recorded at the next safe point.
+ */
+function withStepSignal(state: ConversationState, append: AppendFn): AppendFn {
+  return (drafts, patch, options) => {
+    const last = drafts.at(-1);
+    const signal = last?.type === 'tool_result' ? signalIfClosing(state, last.data) : undefined;
+    return append(signal === undefined ? drafts : [...drafts, draft('step_signal', signal)], patch, options);
+  };
 }
 
 function guardData(trip: GuardTrip): RunEventDataMap['guard_tripped'] {

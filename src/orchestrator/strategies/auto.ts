@@ -1,7 +1,8 @@
-import { draft, isJsonObject, type RouterEvidence, type RunEventDataMap } from '../../core/index.ts';
+import { draft, isJsonObject } from '../../core/index.ts';
 import { planLoop } from './plan.ts';
 import { reactLoop } from './react.ts';
 import { safePoint } from './reflection.ts';
+import { DOES, INTENT_OF, withEvidence } from './route-evidence.ts';
 import { routeBySignals, routeSignals, type Route } from './route-signals.ts';
 import { toolLine } from './tool-line.ts';
 import type { Strategy, StrategyContext, StrategyOutcome } from './strategy.ts';
@@ -31,26 +32,6 @@ export const auto: Strategy = {
   },
 };
 
-/**
- * What each route does, as the reason says it: the reason is read on its own
- * (`toolgate run`, the console, `runs events`), so it starts with what the
- * router did, then why.
- */
-const DOES: Record<Route | 'reflect', string> = {
-  answer: 'answered without tools',
-  react: 'ReAct',
-  plan: 'planned first',
-  reflect: 'ReAct with reflection',
-};
-
-/** A route chosen, before the eval results may change it: `why` says why, in a few words. */
-interface Chosen {
-  route: Route;
-  why: string;
-  by: Routed['by'];
-  signals: Routed['signals'];
-}
-
 async function route(ctx: StrategyContext): Promise<void> {
   const names = ctx.toolDefinitions.map((t) => t.name);
   const signals = routeSignals(ctx.input, names);
@@ -70,6 +51,7 @@ async function route(ctx: StrategyContext): Promise<void> {
       draft('intent_routed', {
         route: 'react',
         reason: `${DOES.react}, without asking the model: the signals did not settle it`,
+        intent: INTENT_OF.react,
         by: 'signals',
         signals,
       }),
@@ -116,64 +98,6 @@ async function route(ctx: StrategyContext): Promise<void> {
       ? `the model chose it (${given.trim().slice(0, 500)})`
       : 'the model chose it';
   await ctx.record([draft('intent_routed', withEvidence(ctx, { route: chosen, why, by: 'model', signals }))]);
-}
-
-type Routed = RunEventDataMap['intent_routed'];
-const INTENT_OF: Record<Routed['route'], RouterEvidence['byIntent'][number]['intent']> = {
-  answer: 'answer',
-  react: 'lookup',
-  reflect: 'lookup',
-  plan: 'change',
-};
-const ROUTE_OF: Partial<Record<string, Routed['route']>> = { react: 'react', plan: 'plan', reflect: 'reflect' };
-
-/**
- * The route, replaced by what the eval results say works best for this kind
- * of request: the strategy with the highest pass rate among those within the
- * run's cost budget (the cheaper on a tie). Without results for the intent,
- * the route stands. The reason says which of the two decided, and what was
- * replaced.
- */
-function withEvidence(ctx: StrategyContext, chosen: Chosen): Routed {
-  const routed: Routed = {
-    route: chosen.route,
-    reason: `${DOES[chosen.route]}: ${chosen.why}`,
-    by: chosen.by,
-    signals: chosen.signals,
-  };
-  const evidence = ctx.routerEvidence;
-  if (evidence === undefined) return routed;
-  const intent = INTENT_OF[routed.route];
-  const budget = ctx.settings.guard?.maxCostUsd;
-  const candidates = evidence.byIntent.filter(
-    (e) =>
-      e.intent === intent &&
-      e.runs > 0 &&
-      ROUTE_OF[e.strategy] !== undefined &&
-      (budget === undefined || e.avgCostUsd <= budget),
-  );
-  const best = [...candidates].sort((a, b) => b.passRate - a.passRate || a.avgCostUsd - b.avgCostUsd)[0];
-  const route = best === undefined ? undefined : ROUTE_OF[best.strategy];
-  if (best === undefined || route === undefined) return routed;
-  const passed = `${Math.round(best.passRate * 100)}% of ${best.runs} runs passed`;
-  const results = `for ${intent} requests the eval results favour ${best.strategy} (${passed})`;
-  return {
-    ...routed,
-    route,
-    reason:
-      route === chosen.route
-        ? `${routed.reason}; ${results}`
-        : `${DOES[route]} instead of ${DOES[chosen.route]} (${chosen.why}): ${results}`,
-    evidence: {
-      source: evidence.source,
-      intent,
-      strategy: best.strategy,
-      passRate: best.passRate,
-      avgCostUsd: best.avgCostUsd,
-      runs: best.runs,
-      compared: candidates.map((c) => ({ strategy: c.strategy, passRate: c.passRate, avgCostUsd: c.avgCostUsd })),
-    },
-  };
 }
 
 /** A plain answer: one model turn with no tools offered. */

@@ -41,14 +41,12 @@ export async function runPlanSteps(ctx: StrategyContext): Promise<StrategyOutcom
     }
     const point = await safePoint(ctx);
     if (point !== 'go' && point !== 'reflected') return point;
-    if (point === 'reflected') {
-      if (ctx.state.pendingReplan !== undefined) {
-        // The critique wants another approach: the rest of this plan does not run.
-        await ctx.skip(current.callIds, 'skipped', `not run: re-planning (${ctx.state.pendingReplan})`);
-        return undefined;
-      }
-      await ctx.record([], { to: 'executing', reason: `running plan ${current.planId}` });
+    if (ctx.state.pendingReplan !== undefined) {
+      // The critique, or the guard (conflicting evidence), wants another approach: the rest of this plan does not run.
+      await ctx.skip(current.callIds, 'skipped', `not run: re-planning (${ctx.state.pendingReplan})`);
+      return undefined;
     }
+    if (point === 'reflected') await ctx.record([], { to: 'executing', reason: `running plan ${current.planId}` });
     const stop = await finishCalls(ctx, { only: open, ...(approval === undefined ? {} : { approval }) });
     if (stop !== undefined) return stop;
   }

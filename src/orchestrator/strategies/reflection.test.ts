@@ -23,6 +23,16 @@ describe('reflection verdicts', () => {
     assert.equal(read('Best to continue with corrected arguments.')?.verdict, 'continue');
   });
 
+  it('reads the confidence the prompt asks for: a share, a numeric string or a percentage, clamped to 0..1', () => {
+    assert.match(reflectionPrompt('g', 'tool_failure'), /"confidence"/);
+    assert.equal(read('{"verdict": "continue", "reason": "r", "confidence": 0.8}')?.confidence, 0.8);
+    assert.equal(read('{"verdict": "replan", "confidence": "0.25"}')?.confidence, 0.25);
+    assert.equal(read('{"verdict": "replan", "confidence": "90%"}')?.confidence, 0.9);
+    assert.equal(read('{"verdict": "replan", "confidence": 250}')?.confidence, 1);
+    assert.equal(read('{"verdict": "replan", "confidence": -1}')?.confidence, 0);
+    assert.equal(read('{"verdict": "replan", "confidence": "high"}')?.confidence, undefined);
+  });
+
   it('returns nothing for a reply without a verdict', () => {
     assert.equal(read('hmm, not sure'), undefined);
     assert.equal(read('{"verdict": "maybe"}'), undefined);

@@ -111,6 +111,7 @@ export interface GuardTrip {
 
 /** What the engine says at a safe point between steps. */
 export type Checkpoint =
+  /** Go on; after a `replan` trip (conflicting evidence) the state has a pending re-plan for the loop to make. */
   | { kind: 'go' }
   /** Shutdown or a lost lease: stop without ending the run. */
   | { kind: 'pause' }

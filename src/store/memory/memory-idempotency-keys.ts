@@ -32,6 +32,11 @@ export class MemoryIdempotencyKeys {
     });
   }
 
+  /** Forgets every key used for this run (deleteRuns). */
+  forgetRun(runId: string): void {
+    for (const [scoped, entry] of this.#keys) if (entry.runId === runId) this.#keys.delete(scoped);
+  }
+
   /** Keys sit in insertion order, so expired ones cluster at the front (for a common ttl). */
   #pruneExpired(now: number): void {
     for (const [scoped, entry] of this.#keys) {

@@ -1,7 +1,10 @@
-import { ToolgateError, copyAsJson, parseJson, newId } from '../../core/index.ts';
+import { TERMINAL_RUN_STATUSES, ToolgateError, copyAsJson, parseJson, newId } from '../../core/index.ts';
 import type {
   AppendOptions,
+  ChangedRunsQuery,
   ClaimOptions,
+  CompactResult,
+  DeleteRunsResult,
   EventDraft,
   EventListener,
   IdempotencyRequest,
@@ -31,6 +34,7 @@ import { MemoryLimits } from './memory-limits.ts';
 import { MemoryToolPins } from './memory-tool-pins.ts';
 import { RunListeners } from '../run-listeners.ts';
 import { DEFAULT_PAGE_SIZE } from '../store-defaults.ts';
+import { changedRunsPage } from './memory-changed-runs.ts';
 
 export { DEFAULT_IDEMPOTENCY_TTL_MS, DEFAULT_PAGE_SIZE } from '../store-defaults.ts';
 
@@ -190,7 +194,7 @@ export class MemoryRunStore implements RunStore {
   async claimNext(options: ClaimOptions & { limit: number }): Promise<RunLease[]> {
     this.#assertOpen();
     checkClaimOptions(options);
-    // The map keeps creation order (runs are never removed): oldest first.
+    // The map keeps creation order (deleteRuns only takes runs out): oldest first.
     return claimOldest(this.#runs.values(), options, storeNow());
   }
 
@@ -207,6 +211,36 @@ export class MemoryRunStore implements RunStore {
     if (entry === undefined) return undefined;
     releaseLease(entry.lease, lease);
     return copyAsJson(entry.run);
+  }
+
+  async listChangedRuns(query: ChangedRunsQuery): Promise<RunPage> {
+    this.#assertOpen();
+    return changedRunsPage(
+      [...this.#runs.values()].map((e) => e.run),
+      query,
+    );
+  }
+
+  async deleteRuns(runIds: readonly string[]): Promise<DeleteRunsResult> {
+    this.#assertOpen();
+    const result: DeleteRunsResult = { deleted: [], kept: [] };
+    for (const runId of new Set(runIds)) {
+      const entry = this.#runs.get(runId);
+      if (entry === undefined) result.kept.push({ runId, reason: 'not_found' });
+      else if (!TERMINAL_RUN_STATUSES.has(entry.run.status)) result.kept.push({ runId, reason: 'not_ended' });
+      else {
+        this.#runs.delete(runId);
+        this.#keys.forgetRun(runId);
+        result.deleted.push(runId);
+      }
+    }
+    return result;
+  }
+
+  /** Nothing on disk: the Map gives memory back as runs leave it. */
+  async compact(): Promise<CompactResult> {
+    this.#assertOpen();
+    return { bytesBefore: 0, bytesAfter: 0 };
   }
 
   async listToolPins(): Promise<ToolPin[]> {

@@ -152,4 +152,23 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX limit_strikes_expires ON limit_strikes (expires_at);
     `,
   },
+  {
+    version: 4,
+    description:
+      'runs_updated: runs by when they last changed (live statistics, retention); ' +
+      'the append-only guard lets deleteRuns remove the events of the runs it prunes',
+    // DELETE passes only inside a transaction that said SET LOCAL toolgate.prune = 'on' (deleteRuns does, and
+    // nothing else); UPDATE is refused always, as before.
+    sql: `
+      CREATE INDEX runs_updated ON runs (updated_at, id);
+      CREATE OR REPLACE FUNCTION toolgate_events_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF TG_OP = 'DELETE' AND current_setting('toolgate.prune', true) = 'on' THEN
+            RETURN OLD;
+          END IF;
+          RAISE EXCEPTION 'events are append-only';
+        END
+      $$;
+    `,
+  },
 ];

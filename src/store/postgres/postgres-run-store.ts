@@ -2,7 +2,10 @@ import {
   ToolgateError,
   newId,
   type AppendOptions,
+  type ChangedRunsQuery,
   type ClaimOptions,
+  type CompactResult,
+  type DeleteRunsResult,
   type EventDraft,
   type EventListener,
   type IdempotencyRequest,
@@ -25,6 +28,7 @@ import { checkAppendRow, runUpdateSql, type AppendRequest } from '../sql/append-
 import { eventFromRow } from '../sql/event-row.ts';
 import { LeaseAndPinMethods } from '../sql/lease-and-pin-methods.ts';
 import { leaseFromRow, rowValues, runFromRow, runRow } from '../sql/run-row.ts';
+import { changedRunsPage, changedRunsSql } from '../sql/changed-runs-sql.ts';
 import { listRunsSql, runPage } from '../sql/run-sql.ts';
 import { threadFromRow } from '../sql/thread-row.ts';
 import { isoNow } from '../store-clock.ts';
@@ -37,6 +41,7 @@ import { PostgresLeases } from './postgres-leases.ts';
 import { PostgresLimits } from './postgres-limits.ts';
 import type { AppendedCallback, PostgresListener } from './postgres-listener.ts';
 import { PostgresToolPins } from './postgres-tool-pins.ts';
+import { compactPostgres, deletePostgresRuns } from './postgres-retention.ts';
 import {
   CLAIM_KEY,
   CLAIM_RUN,
@@ -203,6 +208,23 @@ export class PostgresRunStore extends LeaseAndPinMethods implements RunStore {
 
   async importRun(run: Run, events: readonly RunEvent[]): Promise<'imported' | 'exists'> {
     return this.#db.transaction(`import run ${run.id}`, (query) => importRunLocked(query, run, events));
+  }
+
+  async listChangedRuns(query: ChangedRunsQuery): Promise<RunPage> {
+    this.#db.assertOpen();
+    const listing = changedRunsSql('postgres', query);
+    return changedRunsPage(await this.#db.read('list changed runs', listing.sql, listing.values), {
+      limit: listing.limit,
+      dialect: 'postgres',
+    });
+  }
+
+  deleteRuns(runIds: readonly string[]): Promise<DeleteRunsResult> {
+    return deletePostgresRuns(this.#db, runIds);
+  }
+
+  compact(options: { full?: boolean } = {}): Promise<CompactResult> {
+    return compactPostgres(this.#db, options);
   }
 
   /** Ends the LISTEN connection and the pool; closing twice is harmless. */

@@ -181,4 +181,11 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       CREATE INDEX limit_strikes_expires ON limit_strikes (expires_at);
     `,
   },
+  {
+    version: 7,
+    description: 'runs_updated: runs by when they last changed (live statistics, retention)',
+    sql: `
+      CREATE INDEX runs_updated ON runs (updated_at, id);
+    `,
+  },
 ];

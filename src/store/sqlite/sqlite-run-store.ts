@@ -2,7 +2,10 @@ import {
   ToolgateError,
   newId,
   type AppendOptions,
+  type ChangedRunsQuery,
   type ClaimOptions,
+  type CompactResult,
+  type DeleteRunsResult,
   type EventDraft,
   type EventListener,
   type IdempotencyRequest,
@@ -25,6 +28,7 @@ import { checkAppendRow, runUpdateSql, type AppendRequest } from '../sql/append-
 import { eventFromRow } from '../sql/event-row.ts';
 import { LeaseAndPinMethods } from '../sql/lease-and-pin-methods.ts';
 import { RUN_COLUMNS, rowValues, runFromRow, runRow } from '../sql/run-row.ts';
+import { changedRunsPage, changedRunsSql } from '../sql/changed-runs-sql.ts';
 import { listRunsSql, runPage } from '../sql/run-sql.ts';
 import { threadFromRow } from '../sql/thread-row.ts';
 import { isoNow } from '../store-clock.ts';
@@ -50,6 +54,7 @@ import { SqliteLeases } from './sqlite-leases.ts';
 import { SqliteLimits } from './sqlite-limits.ts';
 import { SqliteToolPins } from './sqlite-tool-pins.ts';
 import { readStoreInfo, type SqliteStoreInfo } from './sqlite-store-info.ts';
+import { compactSqlite, deleteSqliteRuns } from './sqlite-retention.ts';
 import { sqliteValues } from './sqlite-values.ts';
 
 export { DEFAULT_IDEMPOTENCY_TTL_MS, DEFAULT_PAGE_SIZE } from '../store-defaults.ts';
@@ -78,8 +83,9 @@ export class SqliteRunStore extends LeaseAndPinMethods implements RunStore {
 
   /**
    * Ids of runs known to exist, so that subscribing to a run (and reading the
-   * empty log of a new one) needs no look-up: runs are never deleted. Bounded:
-   * emptied when full.
+   * empty log of a new one) needs no look-up: only deleteRuns removes runs, and
+   * it forgets them here (another process's deleteRuns is not seen: such a run
+   * reads as an empty log rather than not_found). Bounded: emptied when full.
    */
   readonly #known = new Set<string>();
 
@@ -233,6 +239,32 @@ export class SqliteRunStore extends LeaseAndPinMethods implements RunStore {
     });
   }
 
+  async listChangedRuns(query: ChangedRunsQuery): Promise<RunPage> {
+    this.#sql.assertOpen();
+    const listing = changedRunsSql('sqlite', query);
+    return this.#sql.run('list changed runs', () =>
+      changedRunsPage(this.#sql.statement(listing.sql).all(...sqliteValues(listing.values)), {
+        limit: listing.limit,
+        dialect: 'sqlite',
+      }),
+    );
+  }
+
+  async deleteRuns(runIds: readonly string[]): Promise<DeleteRunsResult> {
+    // Appends queued before the call are committed first: a run that has just ended is seen as ended.
+    this.#appends.flush();
+    const result = deleteSqliteRuns(this.#sql, runIds);
+    for (const runId of result.deleted) this.#known.delete(runId);
+    return result;
+  }
+
+  async compact(): Promise<CompactResult> {
+    this.#sql.assertOpen();
+    // VACUUM cannot run inside a transaction: the queued appends are committed now, not in the middle of it.
+    this.#appends.flush();
+    return compactSqlite(this.#sql);
+  }
+
   /** The connection's settings as SQLite reports them: for health checks and tests. */
   async info(): Promise<SqliteStoreInfo> {
     return this.#sql.run('read the database settings', () => readStoreInfo(this.#sql));
@@ -265,7 +297,7 @@ export class SqliteRunStore extends LeaseAndPinMethods implements RunStore {
     return exists;
   }
 
-  /** A run known to exist, once its creation is committed or a read found it: runs are never deleted. */
+  /** A run known to exist, once its creation is committed or a read found it (deleteRuns forgets it). */
   #remember(runId: string): void {
     if (this.#known.size >= KNOWN_RUNS_LIMIT) this.#known.clear();
     this.#known.add(runId);

@@ -1,5 +1,6 @@
 import type { Client, StandardSchemaV1 } from '@modelcontextprotocol/client';
 import { isJsonObject, type JsonObject } from '../../core/index.ts';
+import { abortableSleep } from '../../core/abortable-sleep.ts';
 import type { McpClientModule } from './mcp-sdk.ts';
 
 /** How often a task is polled when its server suggests nothing. */
@@ -68,7 +69,7 @@ export async function callAsTask(client: Client, options: TaskCallOptions): Prom
       }
       const wait = Math.min(task.pollInterval ?? DEFAULT_TASK_POLL_MS, deadline - Date.now());
       if (wait <= 0) throw timedOut();
-      await sleep(Math.min(MAX_TASK_POLL_MS, Math.max(MIN_TASK_POLL_MS, wait)), signal);
+      await abortableSleep(Math.min(MAX_TASK_POLL_MS, Math.max(MIN_TASK_POLL_MS, wait)), signal);
       if (Date.now() >= deadline) throw timedOut();
       task = taskOf({ task: await request('tasks/get', { taskId }) }, 'tasks/get');
     }
@@ -115,23 +116,5 @@ function said(task: TaskState): string {
 async function cancelTask(client: Client, taskId: string): Promise<void> {
   await client.request({ method: 'tasks/cancel', params: { taskId } }, ANY_OBJECT, { timeout: 5000 }).catch(() => {
     // Best effort: the task ends at its ttl anyway.
-  });
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted === true) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
