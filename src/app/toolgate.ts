@@ -35,6 +35,7 @@ import { newRunFrom, type RunRequest } from './new-run.ts';
 import { runTools } from './run-tools.ts';
 import { interceptAppend } from './intercept-append.ts';
 import { LiveStats } from './live-stats/live-stats.ts';
+import { NO_TENANT } from './live-stats/run-facts.ts';
 import { Rollouts } from './rollouts/rollouts.ts';
 
 export type { ClassifiedTool } from './classified-tools.ts';
@@ -183,7 +184,10 @@ export class Toolgate {
     const formats = await this.formats.forModel(run.model);
     return {
       ...(evidence === undefined ? {} : { routerEvidence: evidence }),
-      ...(run.settings?.router?.live === true ? { liveEvidence: this.stats.routerEvidence() } : {}),
+      // The tenant's own outcomes only: the figures are recorded in its run, which its callers read.
+      ...(run.settings?.router?.live === true
+        ? { liveEvidence: this.stats.routerEvidence(run.tenantId ?? NO_TENANT) }
+        : {}),
       ...(formats.length === 0 ? {} : { formats }),
       model: await this.model(run.model),
       tools: this.#runTools,

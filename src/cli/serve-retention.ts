@@ -59,6 +59,8 @@ export function startServeRetention(options: ServeRetentionOptions): { stop(): P
         store: options.store,
         policy: retention,
         now,
+        // No VACUUM while serving: it would hold the process for the whole rewrite (`toolgate runs prune` compacts).
+        compact: false,
         ...(archive === undefined ? {} : { archive }),
       });
       logger.info(

@@ -533,9 +533,9 @@ export const configSchema = z
     /** How long ended runs are kept (docs/observability.md, "Retention"). */
     retention: z
       .strictObject({
-        completedAfterDays: z.number().positive().optional(),
-        failedAfterDays: z.number().positive().optional(),
-        cancelledAfterDays: z.number().positive().optional(),
+        completedAfterDays: z.number().positive().max(36_500).optional(),
+        failedAfterDays: z.number().positive().max(36_500).optional(),
+        cancelledAfterDays: z.number().positive().max(36_500).optional(),
         /** Runs in which a person was asked to approve are kept (audit). Default false. */
         keepApprovals: z.boolean().optional(),
         /** `serve` applies the policy every this many minutes (default 60; 0: only `toolgate runs prune`). */

@@ -129,13 +129,13 @@ interface Outcome {
   status: string;
   /** Why it failed (the run's error code). */
   code?: string;
-  /** toolgate.stats.routerEvidence() just before the run started. */
+  /** acme's live figures just before the run started. */
   before: LiveRouterEvidence;
 }
 
 /** One lookup run of a tenant, through the whole pipeline; returns once the statistics have taken its events in. */
 async function lookup(toolgate: Toolgate, tenantId = 'acme'): Promise<Outcome> {
-  const before = toolgate.stats.routerEvidence();
+  const before = toolgate.stats.routerEvidence(tenantId);
   const run = await toolgate.run({ input: LOOKUP, tenantId, maxSteps: MAX_STEPS });
   await toolgate.stats.idle();
   const routed = ofType(await toolgate.store.readEvents(run.id), 'intent_routed')[0]?.data;
@@ -143,7 +143,7 @@ async function lookup(toolgate: Toolgate, tenantId = 'acme'): Promise<Outcome> {
   return { routed, status: run.status, before, ...(run.error === undefined ? {} : { code: run.error.code }) };
 }
 
-/** Per strategy, the lookups that completed and failed, from every run's log: what the live figures must say. */
+/** Per strategy, acme's lookups that completed and failed, from every run's log: what the live figures must say. */
 async function countsFromLogs(store: RunStore): Promise<Record<string, [number, number]>> {
   const counts: Record<string, [number, number]> = {};
   let cursor: string | undefined;
@@ -151,7 +151,8 @@ async function countsFromLogs(store: RunStore): Promise<Record<string, [number, 
     const page = await store.listRuns({ limit: 200, ...(cursor === undefined ? {} : { cursor }) });
     for (const run of page.runs) {
       const routed = ofType(await store.readEvents(run.id), 'intent_routed')[0]?.data;
-      if (routed?.intent !== 'lookup' || (run.status !== 'completed' && run.status !== 'failed')) continue;
+      if (run.tenantId !== 'acme' || routed?.intent !== 'lookup') continue;
+      if (run.status !== 'completed' && run.status !== 'failed') continue;
       const c = (counts[routed.route] ??= [0, 0]);
       c[run.status === 'completed' ? 0 : 1] += 1;
     }
@@ -207,7 +208,7 @@ async function until(toolgate: Toolgate, to: Arm, maxReversal: number): Promise<
     assert.deepEqual(armCounts(routed), { react: [0, 0], plan: [0, 0], ...lookupCounts(before) });
     assert.equal(status, routed.route === from ? 'failed' : 'completed', `a ${routed.route} run`);
     if (status === 'failed') assert.equal(outcome.code, FAILS_WITH[from]);
-    const counts = lookupCounts(toolgate.stats.routerEvidence());
+    const counts = lookupCounts(toolgate.stats.routerEvidence('acme'));
     const streak = outcomes.slice(-STREAK);
     if (streak.length === STREAK && streak.every((o) => o.routed.route === to))
       if (chanceOfReversal(counts, to, from) < maxReversal) return outcomes;
@@ -235,12 +236,21 @@ async function checkLoop(store: RunStore, reopen: (old: Toolgate) => Promise<Run
   const moved = first.at(-1)?.routed;
   assert.equal(moved?.route, 'plan');
   assert.match(moved?.reason ?? '', /^planned first instead of ReAct \(a lookup with getOrderBook\): live outcomes/);
-  assert.deepEqual(lookupCounts(toolgate.stats.routerEvidence()), await countsFromLogs(store), 'live = the logs');
+  const acmeBefore = toolgate.stats.routerEvidence('acme');
+  assert.deepEqual(lookupCounts(acmeBefore), await countsFromLogs(store), 'live = the logs');
 
-  // A tenant without router.live is routed as before, with no live figures (and counts towards them all the same).
+  // A tenant without router.live is routed as before, with no live figures; its runs are not acme's evidence (the
+  // figures are recorded in acme's runs, which acme's callers read).
   const other = await lookup(toolgate, 'globex');
   assert.equal(other.routed.route, 'react');
   assert.equal(other.routed.live, undefined);
+  assert.deepEqual(
+    toolgate.stats.routerEvidence('acme'),
+    acmeBefore,
+    'another tenant\u2019s run is not acme\u2019s evidence',
+  );
+  // ReAct still fails at this point: globex's own evidence holds its one failed run.
+  assert.deepEqual(lookupCounts(toolgate.stats.routerEvidence('globex')), { react: [0, 1] });
 
   // The outcomes change: plans fail now, ReAct succeeds; the router moves back.
   world.failing = 'plan';
@@ -250,15 +260,15 @@ async function checkLoop(store: RunStore, reopen: (old: Toolgate) => Promise<Run
     'plan failed before the move',
   );
   assert.match(second.at(-1)?.routed.reason ?? '', /^ReAct: a lookup with getOrderBook; live outcomes favour react/);
-  const evidence = toolgate.stats.routerEvidence();
+  const evidence = toolgate.stats.routerEvidence('acme');
   const fromLogs = await countsFromLogs(store);
   assert.deepEqual(lookupCounts(evidence), fromLogs, 'live = the logs');
-  assert.deepEqual(fromLogs, countsOf([...first, other, ...second]), 'the logs = what each run returned');
+  assert.deepEqual(fromLogs, countsOf([...first, ...second]), 'the logs = what each run returned');
 
   // A new instance on the same store (a restart, or another process): the live figures come back from the log.
   const restarted = toolgateOn(await reopen(toolgate), world);
   await restarted.stats.refresh();
-  assert.deepEqual(restarted.stats.routerEvidence(), evidence, 'the same figures after a refresh');
+  assert.deepEqual(restarted.stats.routerEvidence('acme'), evidence, 'the same figures after a refresh');
   const probe = await lookup(restarted);
   assert.deepEqual(armCounts(probe.routed), lookupCounts(evidence));
   assert.equal(probe.routed.route, 'react');

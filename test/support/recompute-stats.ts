@@ -47,9 +47,13 @@ export async function recomputeStats(store: RunStore): Promise<StatsSnapshot> {
       if (run.threadId === 'toolgate:rollouts') continue;
       const gateway = run.settings?.gateway !== undefined;
       const strategy = gateway ? 'gateway' : (run.settings?.strategy ?? 'react');
-      let key = { tenant: run.tenantId ?? '-', intent: '-', strategy, model: gateway ? '-' : run.model };
+      let key = { tenant: run.tenantId ?? '(none)', intent: '-', strategy, model: gateway ? '-' : run.model };
       const calls = new Set<string>();
+      // A fork's first events are copies of the original's, counted there: up to run_forked only the start counts.
+      let copying = run.metadata?.['forkOf'] !== undefined;
       for (const event of await store.readEvents(run.id)) {
+        if (event.type === 'run_forked') copying = false;
+        if (copying && event.type !== 'run_started' && event.type !== 'intent_routed') continue;
         if (event.type === 'intent_routed') {
           const route = event.data.route;
           const derived = route === 'answer' ? 'answer' : route === 'plan' ? 'change' : 'lookup';

@@ -17,10 +17,24 @@ export interface RunState {
   /** When its last event was (ms), and whether it ended. */
   lastTime: number;
   ended: boolean;
+  /**
+   * A fork's first events are copies of the original's (up to run_forked): counted once already, in the original,
+   * so they only set the run's state here; the fork counts as started.
+   */
+  copying: boolean;
 }
 
 export function newRunState(facts: RunFacts): RunState {
-  return { lastId: 0, facts, key: facts.key, executed: new Set(), costUsd: 0, lastTime: 0, ended: false };
+  return {
+    lastId: 0,
+    facts,
+    key: facts.key,
+    executed: new Set(),
+    costUsd: 0,
+    lastTime: 0,
+    ended: false,
+    copying: facts.forked,
+  };
 }
 
 /**
@@ -36,8 +50,14 @@ export function applyEvent(options: { event: RunEvent; run: RunState; window: St
   // The run's own figures (executed calls, cost) follow every event, so that a run's total is right at its end.
   if (event.type === 'tool_call') run.executed.add(event.data.toolCallId);
   const executed = event.type === 'tool_result' && run.executed.delete(event.data.toolCallId);
+  if (event.type === 'run_forked') run.copying = false;
   let cost = 0;
-  if (event.type === 'assistant_message' && event.data.usage !== undefined && run.facts.price !== undefined)
+  if (
+    event.type === 'assistant_message' &&
+    event.data.usage !== undefined &&
+    run.facts.price !== undefined &&
+    !run.copying
+  )
     cost = costOf(event.data.usage, run.facts.price);
   run.costUsd += cost;
   if (event.type === 'intent_routed') {
@@ -92,6 +112,7 @@ export function applyEvent(options: { event: RunEvent; run: RunState; window: St
 }
 
 function counts(event: RunEvent, run: RunState, executed: boolean): boolean {
+  if (run.copying && event.type !== 'run_started' && event.type !== 'intent_routed') return false;
   switch (event.type) {
     case 'run_started':
       return !run.facts.auto;

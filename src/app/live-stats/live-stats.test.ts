@@ -17,7 +17,7 @@ const SETTINGS: RunSettings = {
 };
 
 /** A memory store, statistics over it on a clock the test moves, and a store that feeds them as serve's does. */
-function setup(options: { maxKeys?: number } = {}) {
+function setup(options: { maxKeys?: number; maxKeysPerTenant?: number } = {}) {
   const raw = new MemoryRunStore();
   const clock = { offset: 0 };
   const stats = new LiveStats({ store: raw, now: () => Date.now() + clock.offset, ...options });
@@ -143,23 +143,83 @@ describe('LiveStats', () => {
     assert.equal(stats.snapshot().totals.runs.started, 0);
   });
 
-  it('caps the keys: beyond maxKeys new ones count as other', async () => {
+  it('caps the keys: beyond maxKeys a tenant\u2019s new keys count in its own overflow row', async () => {
     const { store, stats } = setup({ maxKeys: 2 });
-    for (const tenantId of ['a', 'b', 'c', 'd']) {
+    for (const tenantId of ['a', 'b', 'c', 'd', 'other']) {
       const runId = await newRun(store, { tenantId });
       await store.append(runId, [started(), completed()]);
     }
     await stats.idle();
     const { rows, totals } = stats.snapshot();
     assert.deepEqual(
-      rows.map((r) => [r.tenant, r.runs.completed]),
+      rows.map((r) => [r.tenant, r.strategy, r.runs.completed]),
       [
-        ['a', 1],
-        ['b', 1],
-        ['other', 2],
+        ['a', 'react', 1],
+        ['b', 'react', 1],
+        ['c', 'other', 1],
+        ['d', 'other', 1],
+        ['other', 'other', 1],
       ],
     );
-    assert.equal(totals.runs.completed, 4);
+    assert.equal(totals.runs.completed, 5);
+    // A tenant called "other" sees its own run only.
+    assert.equal(stats.snapshot({ tenant: 'other' }).totals.runs.completed, 1);
+  });
+
+  it('caps one tenant\u2019s keys: its many models cannot push the other tenants out', async () => {
+    const { store, stats } = setup({ maxKeysPerTenant: 2 });
+    for (const model of ['m:1', 'm:2', 'm:3', 'm:4']) {
+      const runId = await newRun(store, { tenantId: 'noisy', model });
+      await store.append(runId, [started(), completed()]);
+    }
+    const quiet = await newRun(store, { tenantId: 'quiet', model: 'm:9' });
+    await store.append(quiet, [started(), completed()]);
+    const anonymous = await newRun(store, { model: 'm:9' });
+    await store.append(anonymous, [started(), completed()]);
+    await stats.idle();
+    assert.deepEqual(
+      stats.snapshot().rows.map((r) => [r.tenant, r.model, r.runs.completed]),
+      [
+        ['(none)', 'm:9', 1],
+        ['noisy', 'm:1', 1],
+        ['noisy', 'm:2', 1],
+        ['noisy', 'other', 2],
+        ['quiet', 'm:9', 1],
+      ],
+    );
+  });
+
+  it('counts a fork once: copies of the original\u2019s events add nothing, what follows run_forked does', async () => {
+    const { store, stats } = setup();
+    const original = await newRun(store);
+    await store.append(original, [started(), turn(10), toolCall('c1'), toolResult('c1', 30), completed()]);
+    const fork = await store.createRun({
+      input: 'hi',
+      model: 'scripted:a',
+      settings: SETTINGS,
+      metadata: { forkOf: { runId: original, afterEventId: 3 } },
+    });
+    await store.append(fork.id, [
+      started(),
+      turn(10),
+      toolCall('c1'),
+      toolResult('c1', 30),
+      draft('run_forked', { from: original, afterEventId: 4 }),
+      turn(20),
+      completed(),
+    ]);
+    await stats.idle();
+    const { totals } = stats.snapshot();
+    assert.deepEqual(
+      [
+        totals.runs.started,
+        totals.runs.completed,
+        totals.steps,
+        totals.modelLatencyMs.count,
+        totals.toolLatencyMs.count,
+      ],
+      [2, 2, 2, 2, 1],
+    );
   });
 
   it('moves an auto run to its route and intent, counts it started there, and feeds the router', async () => {

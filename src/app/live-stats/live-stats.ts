@@ -33,6 +33,8 @@ export interface LiveStatsOptions {
   now?: () => number;
   /** Distinct keys kept over the window (default DEFAULT_MAX_KEYS); more are counted as `other`. */
   maxKeys?: number;
+  /** Distinct keys of one tenant kept over the window (default DEFAULT_MAX_KEYS_PER_TENANT). */
+  maxKeysPerTenant?: number;
   /** Told when a run's events could not be read (they are read again at the next append or refresh). */
   onError?: (message: string) => void;
 }
@@ -66,6 +68,12 @@ export class LiveStats {
   #refreshing: Promise<void> | undefined;
   #sweptAt = 0;
   #timer: NodeJS.Timeout | undefined;
+  /**
+   * routerEvidence per tenant: it changes only when a run ends or the window slides, and every run of `router.live`
+   * asks for it, so it is computed once between those (merging every key of the window is not free).
+   */
+  readonly #evidence = new Map<string | undefined, LiveRouterEvidence>();
+  #evidenceFirst: number | undefined;
 
   constructor(options: LiveStatsOptions) {
     this.#store = options.store;
@@ -74,6 +82,7 @@ export class LiveStats {
     this.#window = new StatsWindow({
       windowMs: this.windowMs,
       ...(options.maxKeys === undefined ? {} : { maxKeys: options.maxKeys }),
+      ...(options.maxKeysPerTenant === undefined ? {} : { maxKeysPerTenant: options.maxKeysPerTenant }),
     });
     this.#onError = options.onError ?? (() => undefined);
   }
@@ -123,10 +132,24 @@ export class LiveStats {
     });
   }
 
-  /** What the auto router's live bandit reads: auto runs that ended in the window, per intent × strategy. */
-  routerEvidence(): LiveRouterEvidence {
+  /**
+   * What the auto router's live bandit reads: auto runs that ended in the window, per intent × strategy — of one
+   * tenant (NO_TENANT for runs without one), since the figures are recorded in its runs; of every run when absent.
+   */
+  routerEvidence(tenant?: string): LiveRouterEvidence {
     const now = this.#now();
-    return routerEvidenceOf({ rows: this.#window.rows(now), windowMs: this.windowMs });
+    const first = this.#window.firstIndex(now);
+    if (first !== this.#evidenceFirst) {
+      this.#evidence.clear();
+      this.#evidenceFirst = first;
+    }
+    let evidence = this.#evidence.get(tenant);
+    if (evidence === undefined) {
+      const rows = this.#window.rows(now, tenant === undefined ? {} : { tenant });
+      evidence = routerEvidenceOf({ rows, windowMs: this.windowMs });
+      this.#evidence.set(tenant, evidence);
+    }
+    return structuredClone(evidence);
   }
 
   /** A rollout's treated and control runs over the last `windowMs` (at most the statistics' window). */
@@ -229,6 +252,7 @@ export class LiveStats {
     const wasEnded = state.ended;
     applyEvent({ event, run: state, window: this.#window, now: this.#now() });
     if (wasEnded || !state.ended || state.facts.uncounted) return;
+    this.#evidence.clear();
     const rollouts = state.facts.rollouts.map((arm) => ({ ...arm }));
     for (const listener of this.#listeners) {
       try {

@@ -3,14 +3,15 @@ import { StatsTally } from './stats-tally.ts';
 
 /** The window is cut into this many buckets: it slides one bucket at a time, and the series have this many points. */
 export const BUCKETS_PER_WINDOW = 60;
-/** Distinct keys kept over the window; beyond, new keys are counted under OTHER_KEY. */
+/** Distinct keys kept over the window; beyond, a tenant's new keys are counted under its overflow key. */
 export const DEFAULT_MAX_KEYS = 5000;
-export const OTHER_KEY: StatsKey = Object.freeze({
-  tenant: 'other',
-  intent: 'other',
-  strategy: 'other',
-  model: 'other',
-});
+/** Distinct keys of one tenant kept over the window: one tenant's many models cannot push the others out. */
+export const DEFAULT_MAX_KEYS_PER_TENANT = 500;
+
+/** Where a tenant's keys beyond the caps are counted: its own row, so no tenant ever sees another's runs. */
+function overflowKey(tenant: string): StatsKey {
+  return { tenant, intent: 'other', strategy: 'other', model: 'other' };
+}
 
 export type ArmName = 'treated' | 'control';
 
@@ -42,12 +43,16 @@ export class StatsWindow {
   readonly #buckets = new Map<number, Bucket>();
   /** Per key: how many buckets hold it (the cap counts keys across the window). */
   readonly #keyBuckets = new Map<string, number>();
+  /** Per tenant: how many of its keys the window holds. */
+  readonly #tenantKeys = new Map<string, number>();
   readonly #maxKeys: number;
+  readonly #maxKeysPerTenant: number;
 
-  constructor(options: { windowMs: number; maxKeys?: number }) {
+  constructor(options: { windowMs: number; maxKeys?: number; maxKeysPerTenant?: number }) {
     this.windowMs = options.windowMs;
     this.bucketMs = Math.max(1, Math.floor(options.windowMs / BUCKETS_PER_WINDOW));
     this.#maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
+    this.#maxKeysPerTenant = options.maxKeysPerTenant ?? DEFAULT_MAX_KEYS_PER_TENANT;
   }
 
   /** The first bucket index in the window at `now` (the last is the bucket of `now`). */
@@ -67,15 +72,17 @@ export class StatsWindow {
     let name = keyName(options.key);
     let key = options.key;
     let row = bucket.rows.get(name);
-    if (row === undefined && !this.#keyBuckets.has(name) && this.#keyBuckets.size >= this.#maxKeys) {
-      key = OTHER_KEY;
+    if (row === undefined && !this.#keyBuckets.has(name) && this.#full(key.tenant)) {
+      key = overflowKey(key.tenant);
       name = keyName(key);
       row = bucket.rows.get(name);
     }
     if (row === undefined) {
       row = { key: { ...key }, tally: new StatsTally() };
       bucket.rows.set(name, row);
-      this.#keyBuckets.set(name, (this.#keyBuckets.get(name) ?? 0) + 1);
+      const held = this.#keyBuckets.get(name) ?? 0;
+      this.#keyBuckets.set(name, held + 1);
+      if (held === 0) this.#tenantKeys.set(key.tenant, (this.#tenantKeys.get(key.tenant) ?? 0) + 1);
     }
     return row.tally;
   }
@@ -150,12 +157,23 @@ export class StatsWindow {
     for (const [index, bucket] of this.#buckets) {
       if (index >= first) continue;
       this.#buckets.delete(index);
-      for (const name of bucket.rows.keys()) {
+      for (const [name, { key }] of bucket.rows) {
         const left = (this.#keyBuckets.get(name) ?? 1) - 1;
-        if (left <= 0) this.#keyBuckets.delete(name);
-        else this.#keyBuckets.set(name, left);
+        if (left > 0) {
+          this.#keyBuckets.set(name, left);
+          continue;
+        }
+        this.#keyBuckets.delete(name);
+        const tenantLeft = (this.#tenantKeys.get(key.tenant) ?? 1) - 1;
+        if (tenantLeft <= 0) this.#tenantKeys.delete(key.tenant);
+        else this.#tenantKeys.set(key.tenant, tenantLeft);
       }
     }
+  }
+
+  /** Whether a new key of this tenant goes to its overflow row (the overflow row itself is always kept). */
+  #full(tenant: string): boolean {
+    return this.#keyBuckets.size >= this.#maxKeys || (this.#tenantKeys.get(tenant) ?? 0) >= this.#maxKeysPerTenant;
   }
 
   #bucket(time: number, now: number): Bucket | undefined {

@@ -31,6 +31,11 @@ export interface PruneOptions {
   dryRun?: boolean;
   /** PostgreSQL: VACUUM FULL (locks the tables while it rewrites them). */
   full?: boolean;
+  /**
+   * Compact the store afterwards (default true). `serve`'s passes do not: SQLite's VACUUM rewrites the whole file
+   * while the process waits, and freed pages are reused anyway (PostgreSQL's autovacuum does the same there).
+   */
+  compact?: boolean;
   /** The clock the policy's days count back from (tests). */
   now?: Date;
 }
@@ -126,7 +131,7 @@ export async function pruneRuns(options: PruneOptions): Promise<PruneReport> {
     for (const id of result.deleted) report.events += due.get(id) ?? 0;
     report.keptOpen += result.kept.filter((k) => k.reason === 'not_ended').length;
   }
-  if (report.pruned > 0) {
+  if (report.pruned > 0 && options.compact !== false) {
     const size = await methods.compact({ ...(options.full === true ? { full: true } : {}) });
     report.bytesBefore = size.bytesBefore;
     report.bytesAfter = size.bytesAfter;

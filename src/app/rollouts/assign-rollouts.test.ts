@@ -132,4 +132,13 @@ describe('rolloutPlans', () => {
     assert.throws(() => plansOf({ 'router.live': { percent: 10, value: 'yes' } }), invalid(/true or false/));
     assert.throws(() => plansOf({ 'guard.onBreach': { percent: 10, value: 'stop' } }), invalid(/"fail" or "degrade"/));
   });
+
+  it('refuses a rollback window longer than the live statistics hold', () => {
+    const rollout = { 'router.live': { percent: 10, rollback: { maxFailureRate: 0.2, windowMinutes: 120 } } };
+    assert.throws(
+      () => rolloutPlans({ rollout }),
+      invalid(/rollback\.windowMinutes: 120 is longer than the live statistics' window \(stats\.windowMinutes: 60\)/),
+    );
+    assert.equal(rolloutPlans({ rollout, stats: { windowMinutes: 120 } }).length, 1);
+  });
 });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { STRATEGY_NAMES, ToolgateError, canonicalJson, type GuardLimits, type StrategyName } from '../../core/index.ts';
 import type { Settings } from '../../config/resolve-settings.ts';
+import { DEFAULT_STATS_WINDOW_MS } from '../live-stats/live-stats.ts';
 
 /** Treated runs of a rollout that must have ended in the window before its failure rate counts. */
 export const DEFAULT_ROLLBACK_MIN_RUNS = 20;
@@ -58,9 +59,10 @@ const GUARD_VALUES: Readonly<Record<string, GuardCheck>> = {
  * The config's rollouts, each value checked against its setting: a missing or ill-typed value is a
  * `config_invalid` error naming the key with an example, said when toolgate is created (not at the first run).
  */
-export function rolloutPlans(settings: Pick<Settings, 'rollout'>): RolloutPlan[] {
+export function rolloutPlans(settings: Pick<Settings, 'rollout' | 'stats'>): RolloutPlan[] {
   const plans: RolloutPlan[] = [];
   const problems: string[] = [];
+  const statsMinutes = settings.stats?.windowMinutes ?? DEFAULT_STATS_WINDOW_MS / 60_000;
   for (const [name, config] of Object.entries(settings.rollout ?? {})) {
     if (config === undefined || !isRolloutName(name)) continue;
     const apply = valueFor(name, config.value);
@@ -69,6 +71,14 @@ export function rolloutPlans(settings: Pick<Settings, 'rollout'>): RolloutPlan[]
       continue;
     }
     const { rollback } = config;
+    // The rate is measured on the live statistics, which hold only their own window.
+    if (rollback?.windowMinutes !== undefined && rollback.windowMinutes > statsMinutes) {
+      problems.push(
+        `rollout.${name}.rollback.windowMinutes: ${rollback.windowMinutes} is longer than the live statistics' ` +
+          `window (stats.windowMinutes: ${statsMinutes}); shorten it or lengthen stats.windowMinutes`,
+      );
+      continue;
+    }
     plans.push({
       name,
       percent: config.percent,
