@@ -1,4 +1,5 @@
 import {
+  ROLLOUTS_THREAD_ID,
   ToolgateError,
   type JsonObject,
   type Message,
@@ -19,7 +20,6 @@ import { priceFor } from './model-price.ts';
 import { checkClientTools } from './client-tools.ts';
 import { applyRollouts, type RolloutAssignment, type RolloutContext } from './rollouts/assign-rollouts.ts';
 import type { RolloutName } from './rollouts/rollout-plan.ts';
-import { ROLLOUTS_THREAD } from './rollouts/rollout-marker.ts';
 
 export interface RunRequest {
   input: string;
@@ -78,10 +78,10 @@ export async function newRunFrom(options: {
         `"What is the price for DE-LU?" }); got ${describeRequest(request)}`,
     );
   }
-  if (request.threadId === ROLLOUTS_THREAD)
+  if (request.threadId === ROLLOUTS_THREAD_ID)
     throw new ToolgateError(
       'usage',
-      `thread "${ROLLOUTS_THREAD}" holds toolgate's rollout records; choose another threadId`,
+      `thread "${ROLLOUTS_THREAD_ID}" holds toolgate's rollout records; choose another threadId`,
     );
   const clientTools = request.clientTools === undefined ? [] : checkClientTools(request.clientTools);
   const { rule } = tenantRuleFor(configured.tenants, request.tenantId);

@@ -1,10 +1,9 @@
 import { readFileSync, statSync } from 'node:fs';
-import { STRATEGY_NAMES, describeError, isJsonObject, type RouterEvidence } from '../core/index.ts';
+import { INTENTS, STRATEGY_NAMES, describeError, isJsonObject, type RouterEvidence } from '../core/index.ts';
 import { isOneOf } from '../core/is-one-of.ts';
 
 /** An eval report is a summary; a bigger file is not one. */
 const MAX_RESULTS_BYTES = 32 * 1024 * 1024;
-const INTENTS = ['answer', 'lookup', 'change'] as const;
 
 /**
  * The eval results the auto router reads (`router.evalResults`), read again

@@ -155,6 +155,13 @@ export const ROLLOUT_SETTINGS = [
   'guard.onBreach',
 ] as const;
 
+/** A window of the live statistics, in minutes: from one minute to a week. */
+const windowMinutes = z
+  .number()
+  .int()
+  .min(1)
+  .max(7 * 24 * 60);
+
 /** One rollout: a setting for a share of runs (of some tenants), rolled back when the treated share fails too often. */
 const rolloutSchema = z.strictObject({
   /** Only runs of these tenants take part (default: every tenant). */
@@ -167,13 +174,8 @@ const rolloutSchema = z.strictObject({
   rollback: z
     .strictObject({
       maxFailureRate: z.number().min(0).max(1),
-      /** The window the rate is measured over (default the stats window). */
-      windowMinutes: z
-        .number()
-        .int()
-        .min(1)
-        .max(7 * 24 * 60)
-        .optional(),
+      /** The window the rate is measured over (default, and at most, the stats window). */
+      windowMinutes: windowMinutes.optional(),
       /** Treated runs that must have ended in the window before the rate counts (default 20). */
       minRuns: z.number().int().min(1).max(1_000_000).optional(),
     })
@@ -514,12 +516,7 @@ export const configSchema = z
     stats: z
       .strictObject({
         /** The sliding window, in minutes (default 60). */
-        windowMinutes: z
-          .number()
-          .int()
-          .min(1)
-          .max(7 * 24 * 60)
-          .optional(),
+        windowMinutes: windowMinutes.optional(),
         /** How often runs other processes changed are read from the store, in ms (default 5000; 0: never). */
         refreshMs: z.number().int().min(0).max(3_600_000).optional(),
       })

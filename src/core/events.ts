@@ -1,5 +1,6 @@
 import type { ErrorInfo } from './errors.ts';
 import type { GateDecisionKind } from './gate-decision-kind.ts';
+import type { Intent } from './intents.ts';
 import type { JsonObject, JsonValue } from './json.ts';
 import type { ReplayDiff } from './replay.ts';
 import type { RunStatus } from './run-status.ts';
@@ -259,7 +260,7 @@ export interface RunEventDataMap {
      */
     live?: LiveRouting;
     /** The kind of request the route serves (answer, lookup, change): the intent live statistics are kept under. */
-    intent?: 'answer' | 'lookup' | 'change';
+    intent?: Intent;
     /** `signals`: decided from the request alone; `model`: a short model call decided. */
     by: 'signals' | 'model';
     signals: { toolsMentioned: string[]; changeVerbs: string[]; steps: number; chars: number };

@@ -1,5 +1,6 @@
 export * from './errors.ts';
 export * from './events.ts';
+export * from './intents.ts';
 export * from './json.ts';
 export * from './messages.ts';
 export * from './runs.ts';

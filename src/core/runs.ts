@@ -1,4 +1,5 @@
 import type { ErrorInfo } from './errors.ts';
+import type { Intent } from './intents.ts';
 import type { RunEventDataMap } from './events.ts';
 import type { JsonObject } from './json.ts';
 import type { Message } from './messages.ts';
@@ -185,7 +186,7 @@ export interface RouterEvidence {
   /** Where it was read from. */
   source: string;
   byIntent: {
-    intent: 'answer' | 'lookup' | 'change';
+    intent: Intent;
     strategy: StrategyName;
     passRate: number;
     avgCostUsd: number;
@@ -200,7 +201,7 @@ export interface RouterEvidence {
 export interface LiveRouterEvidence {
   windowMs: number;
   byIntent: {
-    intent: 'answer' | 'lookup' | 'change';
+    intent: Intent;
     strategy: StrategyName | 'answer';
     completed: number;
     failed: number;

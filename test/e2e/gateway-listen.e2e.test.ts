@@ -8,29 +8,15 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { connectHttp, eventually, startGateway, textOf, type RunningGateway } from '../support/gateway.ts';
-import { ACME, GLOBEX, notifyingConfig } from '../support/notifying-config.ts';
+import { ACME, GLOBEX, LIST_NOTIFICATIONS, notifyingConfig, watchNotifications } from '../support/notifying-config.ts';
 
 /** gateway.sessionIdleMs: a listen stream is ended gracefully after this long. */
 const IDLE_MS = 10_000;
 
 const CONFIG = notifyingConfig(`  sessionIdleMs: ${IDLE_MS}`);
 
-const METHODS = [
-  'notifications/tools/list_changed',
-  'notifications/prompts/list_changed',
-  'notifications/resources/list_changed',
-  'notifications/resources/updated',
-] as const;
-
-/** The notifications of each method a client receives. */
-function watch(client: Client): Map<string, unknown[]> {
-  const seen = new Map<string, unknown[]>();
-  for (const method of METHODS)
-    client.setNotificationHandler(method, (notification) => {
-      seen.set(method, [...(seen.get(method) ?? []), notification.params]);
-    });
-  return seen;
-}
+const METHODS = LIST_NOTIFICATIONS;
+const watch = (client: Client): Map<string, unknown[]> => watchNotifications(client);
 
 const ALL_LISTS = { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true };
 

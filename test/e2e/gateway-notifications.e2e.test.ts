@@ -18,26 +18,13 @@ import {
   textOf,
   type RunningGateway,
 } from '../support/gateway.ts';
-import { ACME, GLOBEX, notifyingConfig } from '../support/notifying-config.ts';
+import { ACME, GLOBEX, LIST_NOTIFICATIONS, notifyingConfig, watchNotifications } from '../support/notifying-config.ts';
 
 const config = notifyingConfig;
 
-/** Counts the notifications of each method a client receives. */
-function watch(client: Client): Map<string, unknown[]> {
-  const seen = new Map<string, unknown[]>();
-  const methods = [
-    'notifications/tools/list_changed',
-    'notifications/prompts/list_changed',
-    'notifications/resources/list_changed',
-    'notifications/resources/updated',
-    'notifications/message',
-  ] as const;
-  for (const method of methods)
-    client.setNotificationHandler(method, (notification) => {
-      seen.set(method, [...(seen.get(method) ?? []), notification.params]);
-    });
-  return seen;
-}
+/** Counts the notifications of each method a client receives, log messages too. */
+const watch = (client: Client): Map<string, unknown[]> =>
+  watchNotifications(client, [...LIST_NOTIFICATIONS, 'notifications/message']);
 
 describe('gateway: server capabilities forwarded', () => {
   let dir: string;

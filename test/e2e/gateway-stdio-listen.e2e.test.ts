@@ -8,24 +8,10 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { connectStdio, eventually, textOf } from '../support/gateway.ts';
-import { notifyingConfig } from '../support/notifying-config.ts';
+import { LIST_NOTIFICATIONS, notifyingConfig, watchNotifications } from '../support/notifying-config.ts';
 
-const METHODS = [
-  'notifications/tools/list_changed',
-  'notifications/prompts/list_changed',
-  'notifications/resources/list_changed',
-  'notifications/resources/updated',
-] as const;
-
-/** The notifications of each method a client receives. */
-function watch(client: Client): Map<string, unknown[]> {
-  const seen = new Map<string, unknown[]>();
-  for (const method of METHODS)
-    client.setNotificationHandler(method, (notification) => {
-      seen.set(method, [...(seen.get(method) ?? []), notification.params]);
-    });
-  return seen;
-}
+const METHODS = LIST_NOTIFICATIONS;
+const watch = (client: Client): Map<string, unknown[]> => watchNotifications(client);
 
 /** The URIs of the resource updates received. */
 function uris(seen: Map<string, unknown[]>): unknown[] {

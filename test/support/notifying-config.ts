@@ -1,3 +1,5 @@
+import type { Client } from '@modelcontextprotocol/client';
+
 /** The upstream server of the notification tests (test/fixtures/mcp/notifying-server.ts). */
 export const NOTIFYING = new URL('../fixtures/mcp/notifying-server.ts', import.meta.url).pathname;
 export const ACME = 'acme-key-123456';
@@ -25,4 +27,27 @@ gateway:
   identity: { tenant: acme, user: alice }
 ${gateway}
 `;
+}
+
+/** The notifications the gateway forwards about lists and resources. */
+export const LIST_NOTIFICATIONS = [
+  'notifications/tools/list_changed',
+  'notifications/prompts/list_changed',
+  'notifications/resources/list_changed',
+  'notifications/resources/updated',
+] as const;
+
+type WatchedMethod = (typeof LIST_NOTIFICATIONS)[number] | 'notifications/message';
+
+/** The notifications of each method a client receives (params, in order). */
+export function watchNotifications(
+  client: Client,
+  methods: readonly WatchedMethod[] = LIST_NOTIFICATIONS,
+): Map<string, unknown[]> {
+  const seen = new Map<string, unknown[]>();
+  for (const method of methods)
+    client.setNotificationHandler(method, (notification) => {
+      seen.set(method, [...(seen.get(method) ?? []), notification.params]);
+    });
+  return seen;
 }

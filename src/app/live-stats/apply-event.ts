@@ -1,6 +1,6 @@
-import { costOf, type RunEvent, type StatsKey } from '../../core/index.ts';
+import { INTENT_OF_ROUTE, costOf, type RunEvent, type StatsKey } from '../../core/index.ts';
 import { bump } from './stats-tally.ts';
-import { intentOfRoute, type RunFacts } from './run-facts.ts';
+import type { RunFacts } from './run-facts.ts';
 import type { StatsWindow } from './stats-window.ts';
 
 /** What the statistics keep of one run while it lives (and for a window after it ended). */
@@ -61,7 +61,11 @@ export function applyEvent(options: { event: RunEvent; run: RunState; window: St
     cost = costOf(event.data.usage, run.facts.price);
   run.costUsd += cost;
   if (event.type === 'intent_routed') {
-    run.key = { ...run.key, intent: event.data.intent ?? intentOfRoute(event.data.route), strategy: event.data.route };
+    run.key = {
+      ...run.key,
+      intent: event.data.intent ?? INTENT_OF_ROUTE[event.data.route],
+      strategy: event.data.route,
+    };
   }
   const ends = event.type === 'run_completed' || event.type === 'run_failed' || event.type === 'run_cancelled';
   if (ends) run.ended = true;

@@ -1,10 +1,9 @@
-import type { LiveRouterEvidence } from '../../core/index.ts';
+import { INTENTS, type LiveRouterEvidence } from '../../core/index.ts';
 import { isOneOf } from '../../core/is-one-of.ts';
 import { roundUsd, StatsTally } from './stats-tally.ts';
 import type { WindowRow } from './stats-window.ts';
 
 type Entry = LiveRouterEvidence['byIntent'][number];
-const INTENTS = ['answer', 'lookup', 'change'] as const;
 const ROUTES = ['answer', 'react', 'plan', 'reflect'] as const;
 
 /** Auto runs of the window per intent × route, over every tenant and model: what `router.live` weighs. */

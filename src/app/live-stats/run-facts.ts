@@ -1,7 +1,5 @@
 import { ROLLOUTS_THREAD_ID, type ModelPrice, type RolloutArm, type Run, type StatsKey } from '../../core/index.ts';
 
-export type Intent = 'answer' | 'lookup' | 'change';
-
 /** What the statistics need of a run's record, read once per run. */
 export interface RunFacts {
   /** The row before an auto run is routed (and for every other run, its whole life). */
@@ -43,11 +41,4 @@ export function factsOf(run: Run | undefined): RunFacts {
     forked: run.metadata?.['forkOf'] !== undefined,
     uncounted: false,
   };
-}
-
-/** The intent a route serves when intent_routed does not name it (events recorded before it did). */
-export function intentOfRoute(route: string): Intent {
-  if (route === 'answer') return 'answer';
-  if (route === 'plan') return 'change';
-  return 'lookup';
 }

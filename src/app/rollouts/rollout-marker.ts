@@ -9,9 +9,6 @@ import {
   type RunStore,
 } from '../../core/index.ts';
 
-/** The thread (without a tenant) whose runs record rollbacks: the durable state every instance reads. */
-export const ROLLOUTS_THREAD = ROLLOUTS_THREAD_ID;
-
 export type RolledBack = RunEventDataMap['rollout_rolled_back'];
 
 /** What a marker run's model field says: no model ever drives it. */
@@ -33,7 +30,7 @@ export async function recordRollback(store: RunStore, data: RolledBack): Promise
   const init = {
     input: `rollout ${data.rollout} rolled back`,
     model: MARKER_MODEL,
-    threadId: ROLLOUTS_THREAD,
+    threadId: ROLLOUTS_THREAD_ID,
   };
   if (store.importRun !== undefined) {
     const now = new Date().toISOString();
@@ -84,7 +81,7 @@ export async function readRollbacks(store: RunStore): Promise<{ at: string; data
   let cursor: string | undefined;
   do {
     const page = await store.listRuns({
-      threadId: ROLLOUTS_THREAD,
+      threadId: ROLLOUTS_THREAD_ID,
       limit: 200,
       ...(cursor === undefined ? {} : { cursor }),
     });

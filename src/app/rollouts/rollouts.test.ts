@@ -3,10 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import type { ArmFigures, RunStore } from '../../core/index.ts';
+import { ROLLOUTS_THREAD_ID, type ArmFigures, type RunStore } from '../../core/index.ts';
 import { MemoryRunStore } from '../../store/memory/memory-run-store.ts';
 import { openStore } from '../open-store.ts';
-import { ROLLOUTS_THREAD } from './rollout-marker.ts';
 import { Rollouts, type RolloutStats } from './rollouts.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'toolgate-rollouts-'));
@@ -70,7 +69,7 @@ async function rollBackOn(store: RunStore): Promise<{ stats: FakeStats; logged: 
 }
 
 async function markers(store: RunStore) {
-  const { runs } = await store.listRuns({ threadId: ROLLOUTS_THREAD });
+  const { runs } = await store.listRuns({ threadId: ROLLOUTS_THREAD_ID });
   return Promise.all(runs.map(async (run) => ({ run, events: await store.readEvents(run.id) })));
 }
 
@@ -133,7 +132,7 @@ describe('rollouts: other instances', () => {
     const { Toolgate } = await import('../toolgate.ts');
     const toolgate = new Toolgate();
     await assert.rejects(
-      toolgate.newRun({ input: 'hi', model: 'scripted:x', threadId: ROLLOUTS_THREAD }),
+      toolgate.newRun({ input: 'hi', model: 'scripted:x', threadId: ROLLOUTS_THREAD_ID }),
       /holds toolgate's rollout records/,
     );
     await toolgate.close();

@@ -21,7 +21,7 @@ export interface RolloutStats {
 
 /**
  * The configured rollouts of one Toolgate: which runs are treated (assign), and the automatic rollback of a rollout
- * whose treated share fails too often. The rolled-back state lives in the store (ROLLOUTS_THREAD), so a restart, and
+ * whose treated share fails too often. The rolled-back state lives in the store (ROLLOUTS_THREAD_ID), so a restart, and
  * every instance sharing the store, sees it.
  */
 export class Rollouts {

@@ -1,8 +1,8 @@
-import { draft, isJsonObject } from '../../core/index.ts';
+import { INTENT_OF_ROUTE, draft, isJsonObject } from '../../core/index.ts';
 import { planLoop } from './plan.ts';
 import { reactLoop } from './react.ts';
 import { safePoint } from './reflection.ts';
-import { DOES, INTENT_OF, withEvidence } from './route-evidence.ts';
+import { DOES, withEvidence } from './route-evidence.ts';
 import { routeBySignals, routeSignals, type Route } from './route-signals.ts';
 import { toolLine } from './tool-line.ts';
 import type { Strategy, StrategyContext, StrategyOutcome } from './strategy.ts';
@@ -51,7 +51,7 @@ async function route(ctx: StrategyContext): Promise<void> {
       draft('intent_routed', {
         route: 'react',
         reason: `${DOES.react}, without asking the model: the signals did not settle it`,
-        intent: INTENT_OF.react,
+        intent: INTENT_OF_ROUTE.react,
         by: 'signals',
         signals,
       }),

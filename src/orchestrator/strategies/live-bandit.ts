@@ -1,7 +1,6 @@
-import type { LiveRouterEvidence, LiveRouting, RouterEvidence } from '../../core/index.ts';
+import type { Intent, LiveRouterEvidence, LiveRouting, RouterEvidence } from '../../core/index.ts';
 import { seededDraws } from './seeded-draws.ts';
 
-export type Intent = LiveRouterEvidence['byIntent'][number]['intent'];
 /** What the live router may choose: a strategy, or a plain answer (answer requests only). */
 export type LiveArm = 'answer' | 'react' | 'plan' | 'reflect';
 type Arm = LiveRouting['arms'][number];

@@ -1,5 +1,5 @@
-import type { LiveRouting, RouterEvidence, RunEventDataMap } from '../../core/index.ts';
-import { chooseLive, type Intent, type LiveArm } from './live-bandit.ts';
+import { INTENT_OF_ROUTE, type LiveRouting, type RouterEvidence, type RunEventDataMap } from '../../core/index.ts';
+import { chooseLive, type LiveArm } from './live-bandit.ts';
 import type { Route } from './route-signals.ts';
 import type { StrategyContext } from './strategy.ts';
 
@@ -25,13 +25,6 @@ export interface Chosen {
   signals: Routed['signals'];
 }
 
-/** The kind of request a route serves: live statistics and eval results are kept per kind. */
-export const INTENT_OF: Record<Routed['route'], Intent> = {
-  answer: 'answer',
-  react: 'lookup',
-  reflect: 'lookup',
-  plan: 'change',
-};
 const ROUTE_OF: Partial<Record<string, Routed['route']>> = { react: 'react', plan: 'plan', reflect: 'reflect' };
 
 /**
@@ -39,7 +32,7 @@ const ROUTE_OF: Partial<Record<string, Routed['route']>> = { react: 'react', pla
  * outcomes, the live bandit (eval results as its priors); else the eval results alone.
  */
 export function withEvidence(ctx: StrategyContext, chosen: Chosen): Routed {
-  const intent = INTENT_OF[chosen.route];
+  const intent = INTENT_OF_ROUTE[chosen.route];
   const routed: Routed = {
     route: chosen.route,
     reason: `${DOES[chosen.route]}: ${chosen.why}`,
@@ -64,7 +57,7 @@ export function withEvidence(ctx: StrategyContext, chosen: Chosen): Routed {
 
 /** The bandit's choice, with a reason that gives the winner's posterior and draw, then the others'. */
 function withLive(routed: Routed, chosen: Chosen, live: LiveRouting): Routed {
-  const intent = INTENT_OF[chosen.route];
+  const intent = INTENT_OF_ROUTE[chosen.route];
   const route: Routed['route'] = isLiveArm(live.chosen) ? live.chosen : chosen.route;
   const winner = live.arms.find((a) => a.strategy === live.chosen);
   const others = live.arms.filter((a) => a !== winner).map((a) => `${a.strategy} ${posterior(a)}`);
@@ -108,7 +101,7 @@ function isLiveArm(name: string): name is LiveArm {
 function withEvalResults(ctx: StrategyContext, routed: Routed, chosen: Chosen): Routed {
   const evidence: RouterEvidence | undefined = ctx.routerEvidence;
   if (evidence === undefined) return routed;
-  const intent = INTENT_OF[chosen.route];
+  const intent = INTENT_OF_ROUTE[chosen.route];
   const budget = ctx.settings.guard?.maxCostUsd;
   const candidates = evidence.byIntent.filter(
     (e) =>
