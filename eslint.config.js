@@ -15,6 +15,7 @@ export default tseslint.config(
       'bench/node_modules/**',
       'bench/results/**',
       'bench/.build/**',
+      '.tmp/**',
     ],
   },
   js.configs.recommended,

@@ -16,8 +16,10 @@ const BENCHES: { id: string; file: string; fn: string }[] = [
   { id: 'store', file: './store/store-bench.ts', fn: 'runStoreBench' },
   { id: 'postgres', file: './store/postgres-bench.ts', fn: 'runPostgresBench' },
   { id: 'sse', file: './server/sse-bench.ts', fn: 'runSseBench' },
+  { id: 'fanout', file: './server/fanout-bench.ts', fn: 'runFanoutBench' },
   { id: 'loop', file: './loop/loop-bench.ts', fn: 'runLoopBench' },
   { id: 'cli', file: './cli/startup-bench.ts', fn: 'runStartupBench' },
+  { id: 'scale', file: './scale/scale-bench.ts', fn: 'runScaleBench' },
   // Installs the bench package (bench/package.json: the frameworks compared) first when it is missing or stale.
   { id: 'frameworks', file: './frameworks/compare.ts', fn: 'runFrameworksBench' },
 ];

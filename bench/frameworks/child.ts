@@ -3,7 +3,7 @@
 // ready and at its peak, per-run durations, wall and CPU time of the measured
 // runs, the model steps and tool calls they made, and first-token latencies.
 //   node bench/frameworks/child.ts --runner <id> --url <mock url> --workload '<json>' [--blocks N]
-// With --blocks N (paired measurement, processes.ts runPair): after the warm-up
+// With --blocks N (paired measurement, process-group.ts runGroup): after the warm-up
 // it prints {"ready":true}, then measures the runs in N blocks, one each time
 // a line `go` comes in on stdin, printing {"block":i,"wallMs":…} after each;
 // the last line is the result as above, its wall and CPU time the blocks' sum.
@@ -12,7 +12,7 @@ import type { ClientRequest } from 'node:http';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { refusedHosts } from './loopback-only.ts';
-import type { CreateRunner } from './runner.ts';
+import { UNDICI_LOOP_USER_AGENT, type CreateRunner } from './runner.ts';
 import { RUNNERS } from './runners-list.ts';
 import { repositoryRoot } from './toolgate-package.ts';
 import { ANSWER, lookupCount, MODEL_STEPS, TOOL_STEPS, toolShapes, type Workload } from './workload.ts';
@@ -39,8 +39,12 @@ export interface ChildResult {
   firstTokenMs?: number[];
   /** Paired measurement: each block's wall time, in the order measured. */
   blockWallMs?: number[];
-  /** Paired measurement: the baseline measured in alternating blocks with this runner (set by the parent). */
+  /** Paired measurement: the fetch baseline measured in blocks taken in turn with this runner (set by the parent). */
   pairedBaseline?: { wallMs: number; firstTokenMs?: number[] };
+  /** Paired measurement of a toolgate runner: the loop on undici measured in the same group (set by the parent). */
+  pairedUndici?: { wallMs: number; steps: number };
+  /** Paired measurement: the group's runners in start order, and its blocks' order (process-group.ts, runGroup). */
+  group?: { members: string[]; taken: string };
   /** Hosts outside this machine the runner tried to connect to (refused; telemetry that should have been off). */
   refusedHosts?: string[];
 }
@@ -96,12 +100,14 @@ subscribe('http.client.request.created', (message) => {
 // announces each request on a diagnostics channel when it is made. Node's fetch
 // announces its requests on the same channel (its undici is the same code):
 // those are counted by the fetch above, so only requests that name toolgate as
-// their user agent, as toolgate's do, are counted here.
+// their user agent, as toolgate's do, or the loop written on undici
+// (runners/baseline-undici.ts), are counted here.
+const UNDICI_USER_AGENT = new RegExp(`(^|\r\n)user-agent: (toolgate|${UNDICI_LOOP_USER_AGENT})\r\n`, 'i');
 subscribe('undici:request:create', (message) => {
   const request = (message as { request: { origin?: unknown; path?: unknown; headers?: unknown } }).request;
   const origin = String(request.origin ?? '');
   if (origin !== mock.origin || !String(request.path ?? '').startsWith(mock.pathname)) return;
-  if (!/(^|\r\n)user-agent: toolgate\r\n/i.test(headerText(request.headers))) return;
+  if (!UNDICI_USER_AGENT.test(headerText(request.headers))) return;
   modelRequests++;
   lastModelRequestAt = performance.now();
 });
@@ -196,7 +202,7 @@ async function main(): Promise<ChildResult> {
   if (blocks === undefined) {
     await measure(workload.runs);
   } else {
-    // Paired: each block when the parent says so, while the other process of the pair waits.
+    // Paired: each block when the parent says so, while the other processes of its group wait.
     const commands = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
     process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
     for (let block = 0; block < blocks; block++) {

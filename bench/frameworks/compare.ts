@@ -3,9 +3,10 @@
 // process of its own; every runner × workload runs in a fresh child process,
 // runners interleaved within each repetition (the orders of runners and of
 // workloads rotated from one to the next) so that they share the machine's drift.
-// Each runner is measured paired with a baseline of its own (processes.ts
-// runPair): both processes alive, their runs measured in alternating blocks,
-// so that the ratio compares moments the machine was alike for both.
+// Each runner is measured paired with a baseline of its own, and each toolgate
+// runner with the loop on undici too (measure-grouped.ts, process-group.ts):
+// all processes of the group alive, their runs measured in blocks taken in
+// turn, so that each ratio compares moments the machine was alike for both.
 // BENCH_QUICK=1: few runs, one repetition. BENCH_RUNNERS=a,b: only runners
 // whose id contains a or b (the baseline always runs). BENCH_REPS=N: repetitions.
 // BENCH_PAIRED=0: each runner against the baseline run alone in its repetition.
@@ -23,11 +24,12 @@ import {
   DATABASE_URL_ENV,
   type ThrowawayDatabase,
 } from './postgres-database.ts';
-import { runChild, runPair, startMockProcess, type ChildOutcome } from './processes.ts';
+import { measureGrouped } from './measure-grouped.ts';
+import { runChild, startMockProcess, type ChildOutcome } from './processes.ts';
 import { reportLines, saveReport, type ReportInput, type SkippedRunner } from './report.ts';
-import { BASELINE_ID, RUNNERS, type RunnerEntry } from './runners-list.ts';
-import { aggregate } from './stats.ts';
-import { ensureToolgateBuilt, toolgateFrom } from './toolgate-package.ts';
+import { BASELINE_ID, BASELINE_UNDICI_ID, RUNNERS, type RunnerEntry } from './runners-list.ts';
+import { aggregate, withUndiciLoopRatios } from './stats.ts';
+import { ensureToolgateBuilt, toolgateDependencyVersion, toolgateFrom } from './toolgate-package.ts';
 import { judgeTargets } from './targets.ts';
 import { workloads as allWorkloads, type Workload } from './workload.ts';
 
@@ -73,26 +75,13 @@ function errorText(error: unknown): string {
 }
 
 /**
- * One child. A runner that needs PostgreSQL gets an empty database of its own,
- * created before its process starts (so not counted in its start-up) and
- * dropped once the process has ended, however it ended, a timeout included;
- * a database that could not be dropped is noted in the report.
- */
-/**
- * Blocks a paired measurement splits a workload's runs into: sequential runs
- * in blocks of about 25 (a block lasts a tenth of a second or so), runs in
- * flight in blocks of 100 (two waves of 50 each).
- */
-function blocksFor(workload: Workload): number {
-  if (workload.concurrency > 1) return Math.max(1, Math.round(workload.runs / 100));
-  return Math.max(1, Math.min(8, Math.round(workload.runs / 25)));
-}
-
-/**
- * One runner on one workload: alone (the baseline's own row), or paired with
- * a baseline measured in alternating blocks with it (runPair), whose time the
- * runner's ratios are taken against. A runner that needs PostgreSQL gets a
- * throwaway database of its own, dropped afterwards.
+ * One runner on one workload: alone (the baseline's own row), or in a group
+ * with the baseline (and the undici loop, for a toolgate runner) measured in
+ * blocks taken in turn with it (measureGrouped), whose times the runner's
+ * ratios are taken against. A runner that needs PostgreSQL gets an empty
+ * database of its own, created before its process starts (so not counted in
+ * its start-up) and dropped once the process has ended, however it ended, a
+ * timeout included; a database that could not be dropped is noted.
  */
 async function runOne(
   runner: RunnerEntry,
@@ -102,30 +91,7 @@ async function runOne(
   const run = async (env: Record<string, string> | undefined): Promise<ChildOutcome> => {
     const member = { runner: runner.id, ...(env === undefined ? {} : { env }) };
     if (!options.paired || runner.id === BASELINE_ID) return runChild({ ...options, ...member });
-    const [base, outcome] = await runPair({
-      first: { runner: BASELINE_ID },
-      second: member,
-      url: options.url,
-      workload: options.workload,
-      blocks: blocksFor(options.workload),
-      timeoutMs: options.timeoutMs,
-    });
-    if (!outcome.ok || !base.ok)
-      return outcome.ok
-        ? {
-            ok: false,
-            runner: runner.id,
-            workload: options.workload.id,
-            error: `its paired baseline failed: ${base.ok ? '' : base.error}`,
-          }
-        : outcome;
-    return {
-      ...outcome,
-      pairedBaseline: {
-        wallMs: base.wallMs,
-        ...(base.firstTokenMs === undefined ? {} : { firstTokenMs: base.firstTokenMs }),
-      },
-    };
+    return measureGrouped(member, options);
   };
   if (runner.needs !== 'postgres') return run(undefined);
   let database: ThrowawayDatabase;
@@ -167,6 +133,8 @@ function versions(runners: RunnerEntry[], services: [string, string][]): [string
     [`toolgate (${toolgateFrom() === 'src' ? '../src, TypeScript' : '../dist, built'})`, root.version],
     ['the harness', harnessFrom() === 'ts' ? 'TypeScript, types stripped at load' : 'built to JavaScript'],
     ['node', process.version],
+    // The HTTP client of toolgate's model calls, and of the loop written on it (baseline-undici).
+    ['undici (as toolgate resolves it)', toolgateDependencyVersion('undici')],
     ...services,
     ...names.map((n): [string, string] => [n, installedVersion(n)]),
   ];
@@ -243,12 +211,15 @@ export async function runFrameworksBench(): Promise<{ name: string; lines: strin
   } finally {
     await mock.close();
   }
-  const cells = aggregate({
-    outcomes,
-    runners: active.map((r) => r.id),
-    workloads: workloads.map((w) => w.id),
-    baseline: BASELINE_ID,
-  });
+  const cells = withUndiciLoopRatios(
+    aggregate({
+      outcomes,
+      runners: active.map((r) => r.id),
+      workloads: workloads.map((w) => w.id),
+      baseline: BASELINE_ID,
+    }),
+    BASELINE_UNDICI_ID,
+  );
   const elapsedS = (performance.now() - started) / 1000;
   const input: ReportInput = {
     date: localDate(new Date()),

@@ -3,8 +3,8 @@
 // and saved as bench/results/<date>-frameworks.md with a .json beside it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RunnerEntry } from './runners-list.ts';
-import type { Cell } from './stats.ts';
+import { BASELINE_UNDICI_ID, type RunnerEntry } from './runners-list.ts';
+import type { Cell, Figures } from './stats.ts';
 import { verdictLine, type Verdict } from './targets.ts';
 import { MODEL_STEPS, TOOL_STEPS, type Workload } from './workload.ts';
 
@@ -28,7 +28,7 @@ export interface ReportInput {
   workloads: Workload[];
   cells: Cell[];
   verdicts: Verdict[];
-  /** Each runner was measured paired with a baseline of its own (compare.ts, processes.ts runPair). */
+  /** Each runner was measured in a group with a baseline of its own (compare.ts, measure-grouped.ts). */
   paired: boolean;
 }
 
@@ -38,6 +38,7 @@ const HEAD = [
   'µs/step',
   '+µs/step vs baseline',
   '× baseline',
+  '× undici loop',
   'CPU µs/step',
   'p50 ms',
   'p99 ms',
@@ -49,6 +50,16 @@ const HEAD = [
 
 function fixed(v: number | undefined, digits: number): string {
   return v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(digits);
+}
+
+/**
+ * The × undici loop column: as measured in a group with that loop, or, marked `*` when paired, as the ratio of two
+ * separately paired × baseline (the loop's own row is 1 by definition).
+ */
+function undiciLoopCell(input: ReportInput, runner: string, f: Figures): string {
+  if (runner === BASELINE_UNDICI_ID && f.xUndiciLoop !== undefined) return '1.00';
+  const marked = input.paired && f.xUndiciLoopFrom === 'ratios';
+  return `${fixed(f.xUndiciLoop, 2)}${marked ? '*' : ''}`;
 }
 
 function signed(v: number | undefined): string {
@@ -106,6 +117,7 @@ function workloadTable(input: ReportInput, w: Workload): string[] {
       fixed(f.usPerStep, 0),
       runner.id === 'baseline' ? '' : signed(f.overheadUsPerStep),
       runner.id === 'baseline' ? '1.00' : fixed(f.xBaseline, 2),
+      undiciLoopCell(input, runner.id, f),
       fixed(f.cpuUsPerStep, 0),
       fixed(f.p50Ms, 2),
       fixed(f.p99Ms, 2),
@@ -128,6 +140,15 @@ function workloadTable(input: ReportInput, w: Workload): string[] {
   ];
 }
 
+function undiciLoopWording(paired: boolean): string {
+  if (!paired) return "the row's × baseline over that loop's";
+  return (
+    'for the toolgate rows, their wall per step over that of an undici loop measured in the same group (the fetch ' +
+    'loop, the undici loop and the runner, each block taken by all three in turn, in an order rotated from one ' +
+    "block to the next); marked *, the row's × baseline over that loop's own row's (two ratios measured apart)"
+  );
+}
+
 export function reportLines(input: ReportInput): string[] {
   const runs = input.workloads.map((w) => `${w.id} ${w.runs}`).join(', ');
   return [
@@ -147,11 +168,12 @@ export function reportLines(input: ReportInput): string[] {
     `µs/step: wall time ÷ model steps. +µs/step and × baseline: ` +
       (`${
         input.paired
-          ? 'against a run of the hand-written loop measured with the runner, both processes ' +
-            ('alive and their runs measured in alternating blocks (the baseline ' +
+          ? 'against a run of the hand-written loop measured with the runner, the processes ' +
+            ('alive together and their runs measured in blocks taken in turn (the baseline ' +
               'row is the loop run alone, so the columns need not subtract exactly)')
           : 'against ' + 'the hand-written loop of the same repetition'
-      }. ` +
+      }. × undici loop: against ${BASELINE_UNDICI_ID}, the same loop written directly on undici's dispatcher ` +
+        `(toolgate's HTTP client), on the same workload: ${undiciLoopWording(input.paired)}. ` +
         (`CPU: user + system of the runner process (the mock excluded). p50/p99: one run, prompt to answer. ` +
           (`1st token: median time from the answer's model request to the first answer text the runner ` +
             (`sees, beyond the baseline's (the baseline row's own in brackets). RSS ready: after ` +

@@ -28,3 +28,8 @@ export type CreateRunner = (options: RunnerOptions) => Promise<Runner>;
 /** The model name every runner sends; the mock ignores it. */
 export const MODEL_NAME = 'mock-model';
 export const API_KEY = 'bench-key';
+/**
+ * The user agent of the loop written on undici (runners/baseline-undici.ts): child.ts counts the undici requests that
+ * name it, or toolgate, as model steps (Node's fetch announces its own requests on the same channel).
+ */
+export const UNDICI_LOOP_USER_AGENT = 'toolgate-bench-undici-loop';

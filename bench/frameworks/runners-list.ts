@@ -19,12 +19,15 @@ export interface RunnerEntry {
 
 export const BASELINE_ID = 'baseline';
 export const BASELINE_HTTP_ID = 'baseline-node-http';
+export const BASELINE_UNDICI_ID = 'baseline-undici';
 
 export const RUNNERS: RunnerEntry[] = [
   { id: BASELINE_ID, label: 'hand-written fetch loop', file: './runners/baseline.ts', packages: [] },
-  // The same loop over node:http, the client toolgate's model calls use: toolgate's own work apart from the difference
-  // between the two clients.
+  // The same loop over node:http, a lighter client than fetch (toolgate's model calls used it before undici).
   { id: BASELINE_HTTP_ID, label: 'hand-written node:http loop', file: './runners/baseline-node-http.ts', packages: [] },
+  // The same loop directly on undici's dispatcher, toolgate's own HTTP client: the floor toolgate's targets against a
+  // hand-written loop are judged on.
+  { id: BASELINE_UNDICI_ID, label: 'hand-written undici loop', file: './runners/baseline-undici.ts', packages: [] },
   { id: 'toolgate-memory', label: 'toolgate, memory store', file: './runners/toolgate-memory.ts', packages: [] },
   { id: 'toolgate-sqlite', label: 'toolgate, SQLite store', file: './runners/toolgate-sqlite.ts', packages: [] },
   { id: 'toolgate-http', label: 'toolgate HTTP server (SQLite)', file: './runners/toolgate-http.ts', packages: [] },

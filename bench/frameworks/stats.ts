@@ -12,6 +12,14 @@ export interface Figures {
   overheadUsPerStep: number;
   /** runner wall ÷ baseline wall. */
   xBaseline: number;
+  /**
+   * Against the hand-written loop on undici's dispatcher (the floor), per step: for a toolgate runner measured in a
+   * group with that loop (pairedUndici), directly against it; else this × baseline ÷ that loop's, on the same
+   * workload (set by withUndiciLoopRatios when that loop was run). xUndiciLoopFrom says which.
+   */
+  xUndiciLoop?: number;
+  /** 'group': measured in blocks taken in turn with the undici loop; 'ratios': the ratio of two × baseline. */
+  xUndiciLoopFrom?: 'group' | 'ratios';
   cpuUsPerStep: number;
   p50Ms: number;
   p99Ms: number;
@@ -52,6 +60,8 @@ interface PerRep {
   usPerStep: number;
   overheadUsPerStep: number;
   xBaseline: number;
+  /** Against the undici loop of its group, when it had one. */
+  xUndiciLoop?: number;
   cpuUsPerStep: number;
   p50Ms: number;
   p99Ms: number;
@@ -77,12 +87,15 @@ function perRep(result: ChildResult, baseline: ChildResult | undefined): PerRep 
   const reference = referenceOf(result, baseline);
   const firstToken = result.firstTokenMs === undefined ? undefined : median(result.firstTokenMs);
   const baseFirst = reference?.firstTokenMs === undefined ? undefined : median(reference.firstTokenMs);
+  const undici = result.pairedUndici;
   return {
     runsPerSec: result.runs / (result.wallMs / 1000),
     usPerStep: (result.wallMs * 1000) / result.steps,
     overheadUsPerStep:
       reference === undefined ? Number.NaN : ((result.wallMs - reference.wallMs) * 1000) / result.steps,
     xBaseline: reference === undefined ? Number.NaN : result.wallMs / reference.wallMs,
+    // Per step, though both made the same steps (child.ts checks them against the workload).
+    ...(undici === undefined ? {} : { xUndiciLoop: result.wallMs / result.steps / (undici.wallMs / undici.steps) }),
     cpuUsPerStep: (result.cpuMs * 1000) / result.steps,
     p50Ms: percentile(result.durationsMs, 50),
     p99Ms: percentile(result.durationsMs, 99),
@@ -96,7 +109,9 @@ function perRep(result: ChildResult, baseline: ChildResult | undefined): PerRep 
   };
 }
 
-function optionalMedian(reps: PerRep[], key: 'firstTokenMs' | 'firstTokenAddedUs'): number | undefined {
+type Optional = 'firstTokenMs' | 'firstTokenAddedUs' | 'xUndiciLoop';
+
+function optionalMedian(reps: PerRep[], key: Optional): number | undefined {
   const xs = reps.map((r) => r[key]).filter((x): x is number => x !== undefined);
   return xs.length === 0 ? undefined : median(xs);
 }
@@ -134,14 +149,16 @@ export function aggregate(options: {
         cells.push({ runner, workload, errors });
         continue;
       }
-      const m = (k: Exclude<keyof PerRep, 'firstTokenMs' | 'firstTokenAddedUs'>) => median(reps.map((r) => r[k]));
+      const m = (k: Exclude<keyof PerRep, Optional>) => median(reps.map((r) => r[k]));
       const firstTokenMs = optionalMedian(reps, 'firstTokenMs');
       const firstTokenAddedUs = optionalMedian(reps, 'firstTokenAddedUs');
+      const xUndiciLoop = optionalMedian(reps, 'xUndiciLoop');
       const figures: Figures = {
         runsPerSec: m('runsPerSec'),
         usPerStep: m('usPerStep'),
         overheadUsPerStep: m('overheadUsPerStep'),
         xBaseline: m('xBaseline'),
+        ...(xUndiciLoop === undefined ? {} : { xUndiciLoop, xUndiciLoopFrom: 'group' }),
         cpuUsPerStep: m('cpuUsPerStep'),
         p50Ms: m('p50Ms'),
         p99Ms: m('p99Ms'),
@@ -157,4 +174,30 @@ export function aggregate(options: {
     }
   }
   return cells;
+}
+
+/**
+ * One runner against another on one workload, each against the fetch baseline measured with it: the ratio of their
+ * × baseline, free of the machine's drift between the two measurements (each was paired with a baseline of its own).
+ * undefined when either was not measured.
+ */
+export function loopRatio(cells: Cell[], of: { runner: string; loop: string; workload: string }): number | undefined {
+  const figures = (runner: string) => cells.find((c) => c.runner === runner && c.workload === of.workload)?.figures;
+  const mine = figures(of.runner)?.xBaseline;
+  const loop = figures(of.loop)?.xBaseline;
+  return mine === undefined || loop === undefined || !Number.isFinite(mine / loop) ? undefined : mine / loop;
+}
+
+/**
+ * The cells with `xUndiciLoop` set on every runner's figures where `loop` was measured (the loop's own: 1): as the
+ * ratio of the two × baseline, for the runners not measured in a group with the loop (those keep their own).
+ */
+export function withUndiciLoopRatios(cells: Cell[], loop: string): Cell[] {
+  return cells.map((cell) => {
+    if (cell.figures?.xUndiciLoop !== undefined) return cell;
+    const ratio = loopRatio(cells, { runner: cell.runner, loop, workload: cell.workload });
+    return cell.figures === undefined || ratio === undefined
+      ? cell
+      : { ...cell, figures: { ...cell.figures, xUndiciLoop: ratio, xUndiciLoopFrom: 'ratios' } };
+  });
 }

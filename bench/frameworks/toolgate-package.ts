@@ -6,6 +6,7 @@ import { existsSync, globSync, readFileSync, statSync } from 'node:fs';
 import { findPackageJSON } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type * as Undici from 'undici';
 import type * as ToolgateSources from '../../src/index.ts';
 import type { Zod } from './zod-shapes.ts';
 
@@ -48,6 +49,36 @@ export function ensureToolgateBuilt(log: (line: string) => void): void {
   if (result.status !== 0) throw new Error(`the toolgate build failed (exit ${String(result.status)})`);
 }
 
+/** The package.json of a package as toolgate itself resolves it. */
+function toolgateDependencyManifest(name: string): string {
+  const manifest = findPackageJSON(name, toolgateFrom() === 'src' ? SOURCES : BUILT);
+  if (manifest === undefined)
+    throw new Error(`toolgate-package: toolgate resolves no ${name} (run npm ci at the repository root)`);
+  return manifest;
+}
+
+/** The version of a package as toolgate itself resolves it, for the report. */
+export function toolgateDependencyVersion(name: string): string {
+  try {
+    const manifest = toolgateDependencyManifest(name);
+    return (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version ?? 'unknown';
+  } catch {
+    return 'not installed';
+  }
+}
+
+/** The ESM entry of a package as toolgate itself resolves it (its `exports['.'].import`, else its `main`). */
+async function importToolgateDependency(name: string): Promise<unknown> {
+  const manifest = toolgateDependencyManifest(name);
+  const { exports, main } = JSON.parse(readFileSync(manifest, 'utf8')) as {
+    exports?: { '.'?: { import?: string } };
+    main?: string;
+  };
+  const entry = exports?.['.']?.import ?? main;
+  if (entry === undefined) throw new Error(`toolgate-package: ${manifest} names no entry`);
+  return import(pathToFileURL(join(dirname(manifest), entry)).href);
+}
+
 /**
  * zod as toolgate itself resolves it. In a user's project toolgate's zod (^4)
  * and the user's are one copy (npm keeps one of a compatible version); here
@@ -56,13 +87,16 @@ export function ensureToolgateBuilt(log: (line: string) => void): void {
  * The toolgate runners define their tools with this one.
  */
 export async function loadToolgateZod(): Promise<Zod> {
-  const manifest = findPackageJSON('zod', toolgateFrom() === 'src' ? SOURCES : BUILT);
-  if (manifest === undefined)
-    throw new Error('toolgate-package: toolgate resolves no zod (run npm ci at the repository root)');
-  const { exports } = JSON.parse(readFileSync(manifest, 'utf8')) as { exports?: { '.'?: { import?: string } } };
-  const entry = exports?.['.']?.import;
-  if (entry === undefined) throw new Error(`toolgate-package: ${manifest} names no ESM entry`);
-  return (await import(pathToFileURL(join(dirname(manifest), entry)).href)) as Zod;
+  return (await importToolgateDependency('zod')) as Zod;
+}
+
+/**
+ * undici as toolgate itself resolves it: the copy toolgate's model calls go
+ * through, for the loop written directly on it (runners/baseline-undici.ts),
+ * so that loop and toolgate run the same client code and no second copy is loaded.
+ */
+export async function loadToolgateUndici(): Promise<typeof Undici> {
+  return (await importToolgateDependency('undici')) as typeof Undici;
 }
 
 /** The toolgate module the runners use. */

@@ -4,9 +4,10 @@
 // subscription (no HTTP), so the ratio shows what the HTTP/SSE layer adds.
 import { request, type IncomingMessage } from 'node:http';
 import { pathToFileURL } from 'node:url';
-import { draft, type Caller, type Run, type RunService } from '../../src/core/index.ts';
+import { draft } from '../../src/core/index.ts';
 import { MemoryRunStore } from '../../src/store/memory/memory-run-store.ts';
 import { startHttpServer } from '../../src/server/index.ts';
+import { readOnlyService } from './read-only-service.ts';
 
 export const SUBSCRIBERS = Number(process.env['BENCH_SSE_SUBSCRIBERS'] ?? 1000);
 const EVENTS = 50;
@@ -22,25 +23,16 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
-function service(store: MemoryRunStore): RunService {
-  const unsupported = () => Promise.reject(new Error('not used by the benchmark'));
-  return {
-    startRun: unsupported,
-    getRun: (_caller: Caller, id: string): Promise<Run | undefined> => store.getRun(id),
-    listRuns: unsupported,
-    submitInput: unsupported,
-    cancelRun: unsupported,
-    forkRun: unsupported,
-    listTools: async () => ({ tools: [], servers: [] }),
-    listModels: async () => ({ models: [] }),
-    ready: async () => ({ ready: true }),
-  };
-}
-
 export async function runSseBench(): Promise<BenchReport> {
   const store = new MemoryRunStore();
   const run = await store.createRun({ input: 'bench', model: 'bench:model', status: 'running' });
-  const server = await startHttpServer({ service: service(store), store, apiKeys: [], port: 0, heartbeatMs: 60_000 });
+  const server = await startHttpServer({
+    service: readOnlyService(store),
+    store,
+    apiKeys: [],
+    port: 0,
+    heartbeatMs: 60_000,
+  });
   const url = new URL(`${server.url}/v1/runs/${run.id}/events`);
   const sent = new Map<number, bigint>();
   const httpLatencies: number[] = [];

@@ -122,11 +122,13 @@ export class Toolgate {
     });
     // The engine, the run manager and gateway sessions all append through this store: the statistics see every event.
     // The store's append is looked up at each call, so one replaced later (a wrapper, a test) is still the one used.
-    this.store = interceptAppend(store, () => async (...args) => {
-      const appended = await store.append(...args);
+    // Not an async wrapper: one promise more per append, not two.
+    const observed = (appended: RunEvent[]): RunEvent[] => {
       this.stats.observe(appended);
       return appended;
-    });
+    };
+    const append: RunStore['append'] = (...args) => store.append(...args).then(observed);
+    this.store = interceptAppend(store, () => append);
     // A rollout value of the wrong type is a config error now, not at the first run.
     this.rollouts = new Rollouts({
       settings: this.settings,

@@ -1,13 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import { isTerminalEvent, type RunEvent } from '../core/events.ts';
 import type { RunStore } from '../core/ports/run-store.ts';
-import { SseWriter } from './sse-writer.ts';
+import type { FeedMembership, RunFeeds } from './run-feeds.ts';
+import { encodeFrame, SseWriter } from './sse-writer.ts';
 
 /** Events read from the store per round trip while catching up. */
 export const HISTORY_PAGE_SIZE = 500;
 /** How long one catch-up on history may take before the stream ends (the client resumes with Last-Event-ID). */
 export const DEFAULT_SSE_HISTORY_TIMEOUT_MS = 5 * 60_000;
-/** How often a live stream looks in the store for events other processes appended. */
+/** How often a followed run's log is read for events other processes appended (once per run, not per stream). */
 export const DEFAULT_SSE_POLL_MS = 1000;
 
 export type StreamLog = (entry: { level: 'info' | 'warn' | 'error'; msg: string; [key: string]: unknown }) => void;
@@ -17,18 +18,17 @@ export interface RunEventStreamOptions {
   runId: string;
   /** Send events with an id greater than this. */
   after: number;
-  store: Pick<RunStore, 'readEvents' | 'subscribe' | 'watch'>;
+  store: Pick<RunStore, 'readEvents'>;
+  /** The live feed of the server's followed runs: one follower per run, shared by its streams. */
+  feeds: RunFeeds;
+  /** The run's last event id as read before the stream started, for RunFeeds.join (0 is always right). */
+  position: number;
   heartbeatMs: number;
   bufferLimitBytes: number;
   /** Bytes waiting and no 'drain' for this long: the socket is destroyed. */
   idleTimeoutMs: number;
   /** Longest time one catch-up on history may take: then the stream ends cleanly. */
   historyTimeoutMs: number;
-  /**
-   * While live, read the store this often for events appended by another
-   * process sharing it (the subscription only hears this process). 0: never.
-   */
-  pollMs?: number;
   /** Whether the run has ended, for a run whose terminal event is already behind the resume point. */
   isFinished: () => Promise<boolean>;
   headers?: Record<string, string>;
@@ -39,8 +39,10 @@ export interface RunEventStreamOptions {
 
 /**
  * One run's events over SSE: history, then live, with no gap and no duplicate
- * at the seam. It subscribes before reading history and holds live events back
- * while reading; afterwards only events past the last one sent go out. Each
+ * at the seam. It joins the run's feed (RunFeeds: one follower per run hears
+ * this process's appends and reads other processes' for all its streams)
+ * before reading history and holds live events back while reading;
+ * afterwards only events past the last one sent go out. Each
  * event must be the successor of the last one sent: a jump means the live feed
  * ran ahead of what was read, so the store is read again rather than a gap sent.
  *
@@ -59,17 +61,13 @@ export class RunEventStream {
   readonly #writer: SseWriter;
   readonly #done: Promise<void>;
   #resolveDone: () => void = () => {};
-  #unsubscribe: (() => void) | undefined;
+  #membership: FeedMembership | undefined;
   #held: RunEvent[] = [];
   /** Live events were dropped while reading (too many to hold): read the store once more before going live. */
   #heldDropped = false;
   #reading = true;
   #lastSent: number;
   #finished = false;
-  #poll: ReturnType<typeof setInterval> | undefined;
-  #unwatch: (() => void) | undefined;
-  /** Another process appended while this stream was reading: read once more when done. */
-  #wakePending = false;
 
   constructor(options: RunEventStreamOptions) {
     this.#options = options;
@@ -108,16 +106,21 @@ export class RunEventStream {
   }
 
   /**
-   * Subscribes, reads the first page of history and opens the stream. Errors up
+   * Joins the run's feed, reads the first page of history and opens the stream. Errors up
    * to that point reject (the caller answers with a plain HTTP error); later
    * ones end the stream and the client resumes.
    */
   async start(): Promise<void> {
-    const { res, runId, store } = this.#options;
-    this.#unsubscribe = store.subscribe(runId, (events) => this.#onLive(events));
+    const { res, runId, store, feeds, position } = this.#options;
     res.once('close', () => this.close());
     let firstPage: RunEvent[];
     try {
+      const membership = await feeds.join(runId, { listener: (events) => this.#onLive(events), position });
+      if (this.#finished) {
+        membership.leave();
+        return;
+      }
+      this.#membership = membership;
       firstPage = await store.readEvents(runId, { after: this.#lastSent, limit: HISTORY_PAGE_SIZE });
     } catch (error) {
       this.close();
@@ -129,50 +132,17 @@ export class RunEventStream {
     // A run that had ended when its log was read has its terminal event, the log's last, among what was read:
     // only a stream that found nothing past its resume point needs to ask whether the run is over.
     if (!this.#finished && this.#lastSent === this.#options.after) await this.#endIfRunFinished();
-    if (!this.#finished && store.watch !== undefined) {
-      // A store shared by several processes says when another one appended (PostgreSQL: LISTEN/NOTIFY):
-      // read the log then, rather than at the next poll. The poll stays, so a missed wake-up only delays.
-      try {
-        const unwatch = await store.watch(runId, (lastEventId) => this.#wake(lastEventId));
-        if (this.#finished) unwatch();
-        else this.#unwatch = unwatch;
-      } catch (error) {
-        this.#options.log?.({
-          level: 'warn',
-          msg: 'SSE stream could not watch the run: following it by polling',
-          runId,
-          error: String(error),
-        });
-      }
-    }
-    const pollMs = this.#options.pollMs ?? 0;
-    if (!this.#finished && pollMs > 0) {
-      // Another process may drive this run: what it appends reaches this stream through the store.
-      this.#poll = setInterval(() => {
-        if (!this.#reading && !this.#finished && !this.#writer.congested) void this.#catchUp();
-      }, pollMs);
-      this.#poll.unref();
-    }
   }
 
   /** Ends the stream (shutdown, client gone, overflow, history limit): the client resumes with Last-Event-ID. */
   close(): void {
     if (this.#finished) return;
     this.#finished = true;
-    clearInterval(this.#poll);
-    this.#unwatch?.();
-    this.#unwatch = undefined;
-    this.#unsubscribe?.();
-    this.#unsubscribe = undefined;
+    this.#membership?.leave();
+    this.#membership = undefined;
     this.#held = [];
     this.#writer.end();
     this.#resolveDone();
-  }
-
-  #wake(lastEventId: number): void {
-    if (this.#finished || lastEventId <= this.#lastSent) return;
-    if (this.#reading || this.#writer.congested) this.#wakePending = true;
-    else void this.#catchUp();
   }
 
   #onLive(events: readonly RunEvent[]): void {
@@ -250,10 +220,6 @@ export class RunEventStream {
       clearTimeout(limit);
     }
     if (!this.#finished) this.#release(true);
-    if (this.#wakePending && !this.#finished && !this.#reading) {
-      this.#wakePending = false;
-      void this.#catchUp();
-    }
   }
 
   async #sendPaced(events: readonly RunEvent[]): Promise<void> {
@@ -266,7 +232,7 @@ export class RunEventStream {
 
   #send(event: RunEvent): void {
     this.#lastSent = event.id;
-    const open = this.#writer.send({ id: event.id, event: event.type, data: JSON.stringify(event) });
+    const open = this.#writer.sendEncoded({ id: event.id, bytes: frameOf(event) });
     if (!open || isTerminalEvent(event)) this.close();
   }
 
@@ -289,4 +255,16 @@ export class RunEventStream {
     await this.#catchUp();
     this.close();
   }
+}
+
+/** Encoded frames of the events in memory: a live event goes to every stream of its run, serialised once. */
+const frames = new WeakMap<RunEvent, Buffer>();
+
+function frameOf(event: RunEvent): Buffer {
+  let bytes = frames.get(event);
+  if (bytes === undefined) {
+    bytes = encodeFrame({ id: event.id, event: event.type, data: JSON.stringify(event) });
+    frames.set(event, bytes);
+  }
+  return bytes;
 }

@@ -41,9 +41,9 @@ export interface HttpServerOptions {
   /** Largest request body accepted (default DEFAULT_MAX_BODY_BYTES). */
   maxBodyBytes?: number;
   /**
-   * How often a live SSE stream reads the store for events another process
-   * appended (several processes sharing one store); 0 turns it off. Default
-   * DEFAULT_SSE_POLL_MS.
+   * How often the live SSE streams of a run read the store (one read per run,
+   * shared by its streams) for events another process appended (several
+   * processes sharing one store); 0 turns it off. Default DEFAULT_SSE_POLL_MS.
    */
   ssePollMs?: number;
   log?: (entry: LogEntry) => void;

@@ -37,7 +37,13 @@ export interface SseWriterOptions {
   onIdleTimeout?: () => void;
 }
 
-type Entry = { text: string; id?: number };
+type Entry = { text: string | Buffer; id?: number };
+
+/** A frame's bytes on the wire: built once per event and written as is to every subscriber. */
+export function encodeFrame(frame: SseFrame): Buffer {
+  const id = frame.id === undefined ? '' : `id: ${frame.id}\n`;
+  return Buffer.from(`${id}event: ${frame.event}\ndata: ${frame.data}\n\n`);
+}
 
 /**
  * Frames server-sent events on one response: ids, heartbeats, backpressure and
@@ -109,12 +115,13 @@ export class SseWriter {
 
   /** Returns false once the stream has ended (overflow, end, closed socket). */
   send(frame: SseFrame): boolean {
+    return this.sendEncoded({ bytes: encodeFrame(frame), ...(frame.id === undefined ? {} : { id: frame.id }) });
+  }
+
+  /** send() for a frame already encoded (encodeFrame): one event's bytes shared by all its subscribers. */
+  sendEncoded(frame: { bytes: Buffer; id?: number }): boolean {
     if (this.ended) return false;
-    const id = frame.id === undefined ? '' : `id: ${frame.id}\n`;
-    const entry: Entry = {
-      text: `${id}event: ${frame.event}\ndata: ${frame.data}\n\n`,
-      ...(frame.id === undefined ? {} : { id: frame.id }),
-    };
+    const entry: Entry = { text: frame.bytes, ...(frame.id === undefined ? {} : { id: frame.id }) };
     if (!this.#congested) {
       this.#writeNow(entry);
       return !this.ended;

@@ -315,7 +315,8 @@ describe(
         // (Refused if its write opened a new connection; lost if it went on one the cut dropped.)
         for (const { id } of runs) {
           await pollUntil(
-            async () => a.output().includes(`run ${id}: PostgreSQL store`),
+            // The run's own line: "live statistics of run <id>: PostgreSQL store …" is another one.
+            async () => a.output().includes(`run ${id}: PostgreSQL store`) && a.output().includes(`to run ${id}:`),
             `run ${id} to say it waits for the store`,
           );
           assert.match(

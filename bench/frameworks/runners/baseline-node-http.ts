@@ -1,9 +1,8 @@
 // The baseline's loop over node:http, with a keep-alive agent, instead of fetch:
-// the same work as baseline.ts (the loop is hand-loop.ts, shared) through the
-// HTTP client toolgate's model calls use, so that toolgate's own work can be told
-// apart from the difference between the two clients. The targets stay against
-// the fetch loop, the loop a team writes by hand; the report shows toolgate
-// against this one too.
+// the same work as baseline.ts (the loop is hand-loop.ts, shared) through a
+// lighter client than fetch (toolgate's model calls used it before undici,
+// baseline-undici.ts), so that toolgate's own work can be told apart from the
+// difference between clients. The report shows toolgate against this one too.
 import { Agent, request } from 'node:http';
 import type { CreateRunner } from '../runner.ts';
 import { handLoop, MODEL_HEADERS, StreamedMessage, wholeMessage, type WireMessage } from './hand-loop.ts';

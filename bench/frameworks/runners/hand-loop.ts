@@ -1,7 +1,8 @@
-// What the two hand-written loops (baseline.ts over fetch, baseline-node-http.ts
-// over node:http) share, so that they differ only in their HTTP client: the
-// wire types, a streamed answer read by hand into one message, and the loop —
-// JSON.parse the tool call's arguments, call the tool, ask again.
+// What the hand-written loops (baseline.ts over fetch, baseline-node-http.ts
+// over node:http, baseline-undici.ts on undici's dispatcher) share, so that
+// they differ only in their HTTP client: the wire types, a streamed answer
+// read by hand into one message, and the loop — JSON.parse the tool call's
+// arguments, call the tool, ask again.
 import { API_KEY, MODEL_NAME, type Runner, type RunnerOptions } from '../runner.ts';
 import { jsonSchemaOf, lookup, notCalled, PROMPT } from '../workload.ts';
 

@@ -7,9 +7,9 @@ import { draft, type RunEvent, type RunStore } from '../../core/index.ts';
 import { submitInput } from '../../orchestrator/submit-input.ts';
 import { openSqliteRunStore } from '../../store/sqlite/open-sqlite-run-store.ts';
 import { ApprovalNotifier } from './approval-notifier.ts';
-import { ApprovalSweeper } from './approval-sweeper.ts';
+import { ApprovalSweeper, DEFAULT_RESCAN_MS } from './approval-sweeper.ts';
 import { DeadlineHeap } from './deadline-heap.ts';
-import type { ApprovalsConfig } from './waiting-call.ts';
+import { waitingCallOf, type ApprovalsConfig } from './waiting-call.ts';
 
 /** A run waiting on call_1; returns its id and when the call began to wait (ms). */
 async function waitingRun(store: RunStore): Promise<{ runId: string; since: number }> {
@@ -127,6 +127,40 @@ describe('ApprovalSweeper (one SQLite store, an injected clock)', () => {
       assert.equal(timeouts.length, 10);
       assert.deepEqual(timeouts.slice(-2), ['9:notify-again', '10:reject']);
       assert.equal((await store.getRun(runId))?.status, 'running');
+    } finally {
+      await sweeper.close();
+      await store.close();
+    }
+  });
+
+  it('a later scan reads no log of a call that began to wait here and did not change since', async () => {
+    const store = await openSqliteRunStore({ path: join(dir, 'unchanged.db') });
+    const clock = { now: Date.now() };
+    const sweeper = sweeperOn(store, { timeoutMs: 3_600_000 }, clock);
+    const reads = new Map<string, number>();
+    const readEvents = store.readEvents.bind(store);
+    store.readEvents = (runId, options) => {
+      reads.set(runId, (reads.get(runId) ?? 0) + 1);
+      return readEvents(runId, options);
+    };
+    try {
+      await sweeper.start();
+      // Two calls begin to wait here after the first scan: one told with its run's last event id, one without.
+      const told = await waitingRun(store);
+      const untold = await waitingRun(store);
+      for (const [{ runId, since }, withId] of [
+        [told, true],
+        [untold, false],
+      ] as const) {
+        const run = await store.getRun(runId);
+        const call = run === undefined ? undefined : waitingCallOf(run, new Date(since).toISOString());
+        assert.ok(run !== undefined && call !== undefined);
+        sweeper.waiting(call, withId ? run.lastEventId : undefined);
+      }
+      clock.now += DEFAULT_RESCAN_MS;
+      await sweeper.tick();
+      assert.equal(reads.get(told.runId), undefined, 'the scan read the log of a call whose run did not change');
+      assert.equal(reads.get(untold.runId), 1, 'the scan looks once at a call it knows nothing of');
     } finally {
       await sweeper.close();
       await store.close();

@@ -7,6 +7,11 @@ import { waitingCallOf, type ApprovalsConfig, type WaitingCall } from './waiting
 
 /** How often the waiting runs are listed again (runs other instances began, notifications they never sent). */
 export const DEFAULT_RESCAN_MS = 30_000;
+/**
+ * A scan after the first lists only the waiting runs changed since the previous one began, less this much: another
+ * instance's clock may be behind ours, and a change committed just after a scan read must be seen by the next.
+ */
+export const RESCAN_MARGIN_MS = 5000;
 /** A round's notification not recorded this long after the round began is sent (again): at-least-once delivery. */
 export const DEFAULT_NOTIFY_GRACE_MS = 10_000;
 /** Node's timers take at most 2^31-1 ms. */
@@ -18,7 +23,8 @@ const PAGE = 100;
 export type ApprovalDecision = Extract<RunInput, { type: 'approval' }>;
 
 export interface ApprovalSweeperOptions {
-  store: Pick<RunStore, 'getRun' | 'listRuns' | 'readEvents' | 'append'>;
+  /** Without listChangedRuns, every scan lists all the waiting runs. */
+  store: Pick<RunStore, 'getRun' | 'listRuns' | 'readEvents' | 'append'> & Partial<Pick<RunStore, 'listChangedRuns'>>;
   config: ApprovalsConfig;
   notifier: ApprovalNotifier;
   /** Records a decision through the runs' input path and drives the run on. */
@@ -33,7 +39,9 @@ export interface ApprovalSweeperOptions {
  * Timeouts of waiting calls and notifications nobody recorded, with one timer for the whole process: a min-heap of
  * deadlines fed by calls that begin to wait here and by a periodic scan of the waiting runs (which also finds those
  * of other instances sharing the store). At a deadline the run is read again; approval_timed_out is appended against
- * its last event id, so of several instances exactly one acts on a timeout.
+ * its last event id, so of several instances exactly one acts on a timeout. What is kept per waiting call is its
+ * deadline; the scans after the first read only the runs that changed since, so thousands of calls waiting cost
+ * nothing while they wait.
  */
 export class ApprovalSweeper {
   readonly #o: ApprovalSweeperOptions;
@@ -45,6 +53,8 @@ export class ApprovalSweeper {
   readonly #seen = new Map<string, number>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #nextScan = 0;
+  /** When the last scan began (our clock); undefined until the first, which lists every waiting run. */
+  #lastScan: number | undefined;
   #work: Promise<void> = Promise.resolve();
   #closed = false;
 
@@ -58,13 +68,17 @@ export class ApprovalSweeper {
     await this.tick();
   }
 
-  /** A call began to wait in this process: its deadline (and the check that it was notified) is queued. */
-  waiting(call: WaitingCall): void {
+  /**
+   * A call began to wait in this process: its deadline (and the check that it was notified) is queued. `lastEventId`:
+   * the run's as read then; the scans skip the call while its run stays there (its deadlines are queued already).
+   */
+  waiting(call: WaitingCall, lastEventId?: number): void {
     const since = Date.parse(call.since);
     const key = keyOf(call.runId, call.toolCallId);
     if (this.#o.config.timeoutMs !== undefined) this.#schedule(key, since + this.#o.config.timeoutMs);
     if ((this.#o.config.notify?.length ?? 0) > 0)
       this.#schedule(key, since + (this.#o.notifyGraceMs ?? DEFAULT_NOTIFY_GRACE_MS));
+    if (lastEventId !== undefined && this.#due.has(key)) this.#seen.set(key, lastEventId);
     this.#arm();
   }
 
@@ -95,6 +109,7 @@ export class ApprovalSweeper {
         this.#due.delete(key);
         const [runId = '', toolCallId = ''] = key.split(' ');
         await this.#evaluate(runId, toolCallId, undefined);
+        this.#forgetUnlessDue(key);
       }
     } catch (error) {
       this.#o.log('error', `approval timeouts: ${describeError(error)}`);
@@ -104,26 +119,42 @@ export class ApprovalSweeper {
 
   async #scan(now: number): Promise<void> {
     const seen = new Set<string>();
+    const list = this.#o.store.listChangedRuns?.bind(this.#o.store);
+    // A call that waits unchanged has its deadline queued already: only changes need a look.
+    const since =
+      list === undefined || this.#lastScan === undefined
+        ? undefined
+        : new Date(this.#lastScan - RESCAN_MARGIN_MS).toISOString();
     let cursor: string | undefined;
     do {
-      const page = await this.#o.store.listRuns({
-        status: 'waiting_approval',
-        limit: PAGE,
-        ...(cursor === undefined ? {} : { cursor }),
-      });
+      const query = { limit: PAGE, ...(cursor === undefined ? {} : { cursor }) };
+      const page =
+        list === undefined || since === undefined
+          ? await this.#o.store.listRuns({ status: 'waiting_approval', ...query })
+          : await list({ since, statuses: ['waiting_approval'], ...query });
       for (const run of page.runs) {
         const pending = run.pendingApproval;
         if (pending === undefined) continue;
         const key = keyOf(run.id, pending.toolCallId);
         seen.add(key);
         if (this.#seen.get(key) === run.lastEventId && this.#due.has(key)) continue;
-        await this.#evaluate(run.id, pending.toolCallId, run).catch((error: unknown) =>
-          this.#o.log('error', `approval timeouts: run ${run.id}: ${describeError(error)}`, { runId: run.id, now }),
-        );
+        await this.#evaluate(run.id, pending.toolCallId, run).catch((error: unknown) => {
+          this.#o.log('error', `approval timeouts: run ${run.id}: ${describeError(error)}`, { runId: run.id, now });
+          // A later scan may not list it again (it lists what changed): it is looked at again at the next one's time.
+          this.#schedule(key, now + (this.#o.rescanMs ?? DEFAULT_RESCAN_MS));
+        });
+        this.#forgetUnlessDue(key);
       }
       cursor = page.nextCursor;
     } while (cursor !== undefined && !this.#closed);
-    for (const key of this.#seen.keys()) if (!seen.has(key)) this.#seen.delete(key);
+    // A full scan saw every waiting call: what it did not see waits no more.
+    if (since === undefined) for (const key of this.#seen.keys()) if (!seen.has(key)) this.#seen.delete(key);
+    this.#lastScan = now;
+  }
+
+  /** What a call was last looked at with only matters while a deadline of it is queued (the scan's skip). */
+  #forgetUnlessDue(key: string): void {
+    if (!this.#due.has(key)) this.#seen.delete(key);
   }
 
   /** Looks at one waiting call as the store has it now: notifies what was missed, acts on a timeout that is due. */

@@ -117,7 +117,7 @@ export class ApprovalsRuntime {
       const run = await store.getRun(runId);
       const call = run === undefined ? undefined : waitingCallOf(run, since);
       if (call === undefined) return;
-      this.#sweeper?.waiting(call);
+      this.#sweeper?.waiting(call, run?.lastEventId);
       await this.#notifier?.notify(call, { round: 'first', targets: this.config.notify ?? [] });
     } catch {
       // The sweep notifies what was missed here (at-least-once): a notification never fails a run.

@@ -37,13 +37,25 @@ export function newRunState(facts: RunFacts): RunState {
   };
 }
 
+/** The last event time parsed: events are stamped once per millisecond (isoNow), so most repeat the one before. */
+let lastTimeText = '';
+let lastTime = Number.NaN;
+
+function timeOf(text: string): number {
+  if (text !== lastTimeText) {
+    lastTime = Date.parse(text);
+    lastTimeText = text;
+  }
+  return lastTime;
+}
+
 /**
  * Counts one event of a run into the window (in the bucket of its own time; nothing when older than the window).
  * Returns true when the event ended the run.
  */
 export function applyEvent(options: { event: RunEvent; run: RunState; window: StatsWindow; now: number }): boolean {
   const { event, run, window, now } = options;
-  const time = Date.parse(event.time);
+  const time = timeOf(event.time);
   run.lastId = event.id;
   run.lastTime = Math.max(run.lastTime, time);
   if (run.facts.uncounted) return false;

@@ -98,6 +98,23 @@ describe('LiveStats', () => {
     assert.equal(totals.steps, 2);
   });
 
+  it('applies the next events of a known run as they are observed, and still reads a gap after them', async () => {
+    const { store, raw, stats } = setup();
+    const runId = await newRun(store);
+    await store.append(runId, [started(), turn(50)]);
+    await stats.idle();
+    // The run is known and nothing of it is queued: its next events count before anything is awaited.
+    stats.observe(await raw.append(runId, [turn(60)]));
+    assert.equal(stats.snapshot().totals.steps, 2);
+    // A gap (an event this process never saw) is read from the store, in order, before what follows it.
+    await raw.append(runId, [turn(70)]);
+    stats.observe(await raw.append(runId, [turn(80)]));
+    stats.observe(await raw.append(runId, [completed()]));
+    await stats.idle();
+    const { totals } = stats.snapshot();
+    assert.equal(totals.steps, 4);
+    assert.deepEqual(totals.runs, { started: 1, completed: 1, failed: 0, cancelled: 0 });
+  });
   it('follows runs other processes changed with refresh, once, and warms a new instance up', async () => {
     const { raw, stats } = setup();
     const a = await newRun(raw, { tenantId: 'acme' });

@@ -47,6 +47,8 @@ export class StatsWindow {
   readonly #tenantKeys = new Map<string, number>();
   readonly #maxKeys: number;
   readonly #maxKeysPerTenant: number;
+  /** The first index of the window at the last slide. */
+  #slidTo: number | undefined;
 
   constructor(options: { windowMs: number; maxKeys?: number; maxKeysPerTenant?: number }) {
     this.windowMs = options.windowMs;
@@ -154,6 +156,10 @@ export class StatsWindow {
   /** Drops the buckets the window left behind. */
   slide(now: number): void {
     const first = this.firstIndex(now);
+    // Called for every event counted: the buckets are walked only when the window has moved since the last slide
+    // (every bucket added since is at or after the first index then, as #bucket adds none before it).
+    if (first === this.#slidTo) return;
+    this.#slidTo = first;
     for (const [index, bucket] of this.#buckets) {
       if (index >= first) continue;
       this.#buckets.delete(index);
@@ -194,8 +200,16 @@ export class StatsWindow {
   }
 }
 
+/** Each key object's name: a run keeps its key object from event to event (a new one when it is routed). */
+const keyNames = new WeakMap<StatsKey, string>();
+
 function keyName(key: StatsKey): string {
-  return JSON.stringify([key.tenant, key.intent, key.strategy, key.model]);
+  let name = keyNames.get(key);
+  if (name === undefined) {
+    name = JSON.stringify([key.tenant, key.intent, key.strategy, key.model]);
+    keyNames.set(key, name);
+  }
+  return name;
 }
 
 function matches(key: StatsKey, filter: StatsFilter): boolean {

@@ -1,4 +1,11 @@
-import { ToolgateError, copyAsJson, type EventDraft, type RunEvent, type RunPatch } from '../../core/index.ts';
+import {
+  ToolgateError,
+  copyAsJson,
+  type EventDraft,
+  type RunEvent,
+  type RunEventType,
+  type RunPatch,
+} from '../../core/index.ts';
 import { isoNow } from '../../core/iso-now.ts';
 import { InOrder } from './in-order.ts';
 import type { AppendOptions, AppendPatch } from './transition.ts';
@@ -93,20 +100,37 @@ export class AppendQueue {
     return this.#stale;
   }
 
-  readonly append = async (drafts: EventDraft[], patch?: AppendPatch, options?: WriteOptions): Promise<RunEvent[]> => {
+  /**
+   * Not an async function: the commit's own promise is handed back as it is, without another promise resolved with it
+   * (two microtask turns more on every append). What it throws before that is handed back rejected, as an async
+   * function would.
+   */
+  readonly append = (drafts: EventDraft[], patch?: AppendPatch, options?: WriteOptions): Promise<RunEvent[]> => {
+    try {
+      return this.#append(drafts, patch, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+
+  #append(
+    drafts: EventDraft[],
+    patch: AppendPatch | undefined,
+    options: WriteOptions | undefined,
+  ): Promise<RunEvent[]> {
     if (this.#stale) throw this.#staleError();
     if (this.#failed !== undefined) throw this.#failed;
     if (options?.defer === true && this.#options.holdBack && drafts.length > 0) {
       const events = this.#holdBack(drafts, patch);
       if (options.flushAfterMs !== undefined)
         this.#timer ??= setTimeout(() => this.#flushLater(), options.flushAfterMs);
-      return events;
+      return Promise.resolve(events);
     }
     const held = this.#held;
     // Taken before any await: an append running alongside does not commit the same drafts.
     this.#held = undefined;
     this.#stopTimer();
-    if (held === undefined && drafts.length === 0) return [];
+    if (held === undefined && drafts.length === 0) return Promise.resolve([]);
     if (held !== undefined && options?.expectLastEventId !== undefined) {
       throw new ToolgateError(
         'internal',
@@ -125,7 +149,7 @@ export class AppendQueue {
     const expect = own ?? (fenced ? batch.after : undefined);
     const skip = held?.drafts.length ?? 0;
     return this.#commits.run(() => this.#commitNow({ batch, expect, fenced, skip }));
-  };
+  }
 
   async #commitNow(job: {
     batch: Held;
@@ -199,7 +223,7 @@ export class AppendQueue {
     const time = isoNow();
     const { runId } = this.#options;
     // As the store will return them: ids that follow the log, data read back from its JSON text.
-    const events: RunEvent[] = drafts.map((d, i) => ({ id: first + i, runId, ...copyAsJson(d), time }));
+    const events: RunEvent[] = drafts.map((d, i) => heldEvent(d, { id: first + i, runId, time }));
     const held = this.#held;
     this.#held =
       held === undefined
@@ -219,6 +243,14 @@ export class AppendQueue {
       },
     );
   }
+}
+
+/** A held-back event, its fields in the order a store's events have; only its data is copied (a draft has no more). */
+function heldEvent<K extends RunEventType>(
+  d: EventDraft<K>,
+  at: { id: number; runId: string; time: string },
+): RunEvent<K> {
+  return { id: at.id, runId: at.runId, type: d.type, time: at.time, data: copyAsJson(d.data) };
 }
 
 function merge(first: AppendPatch | undefined, then: AppendPatch | undefined): AppendPatch | undefined {

@@ -29,13 +29,30 @@ export interface CommitThroughOutageOptions {
  * `store_unavailable` after `giveUpAfterMs`, is thrown as it is; the run is
  * then driven again from its log later (decision 0023).
  */
-export async function commitThroughOutage(options: CommitThroughOutageOptions): Promise<RunEvent[]> {
+export function commitThroughOutage(options: CommitThroughOutageOptions): Promise<RunEvent[]> {
   const started = Date.now();
+  // The first try's promise is handed back as it is (this is on every commit of every run): the retries are only
+  // entered once it failed.
+  let first: Promise<RunEvent[]>;
+  try {
+    first = options.commit();
+  } catch (error) {
+    first = Promise.reject(error);
+  }
+  return first.catch((error: unknown) => rideOut(options, { error, started }));
+}
+
+async function rideOut(
+  options: CommitThroughOutageOptions,
+  first: { error: unknown; started: number },
+): Promise<RunEvent[]> {
+  const { started } = first;
   let delayMs = COMMIT_RETRY_MS;
   for (let attempt = 1; ; attempt++) {
     let failure: ToolgateError;
     try {
-      return await options.commit();
+      if (attempt > 1) return await options.commit();
+      throw first.error;
     } catch (error) {
       if (!(error instanceof ToolgateError && error.code === 'store_unavailable')) throw error;
       failure = error;

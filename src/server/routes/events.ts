@@ -5,7 +5,8 @@ import { TERMINAL_RUN_STATUSES } from '../../core/runs.ts';
 import { parseNonNegativeInt, readQuery } from '../query.ts';
 import { sendJson } from '../respond.ts';
 import { HISTORY_PAGE_SIZE, RunEventStream } from '../run-event-stream.ts';
-import type { RequestContext } from '../server-context.ts';
+import { RunFeeds } from '../run-feeds.ts';
+import type { RequestContext, ServerState } from '../server-context.ts';
 
 const EVENT_FORMATS = ['sse', 'json', 'jsonl'];
 
@@ -33,13 +34,16 @@ export async function getRunEvents(ctx: RequestContext): Promise<void> {
     await sendJsonLines(ctx, runId, after);
     return;
   }
-  await streamRunEvents(ctx, { runId, after });
+  await streamRunEvents(ctx, { runId, after, lastEventId: run.lastEventId });
 }
 
-/** Streams a run the caller may see (checked by the route) from `after`. */
+/**
+ * Streams a run the caller may see (checked by the route) from `after`. `lastEventId`: the run's, as the route read
+ * it; 0 (the default) is right for a run just created.
+ */
 export async function streamRunEvents(
   ctx: RequestContext,
-  options: { runId: string; after: number; headers?: Record<string, string> },
+  options: { runId: string; after: number; headers?: Record<string, string>; lastEventId?: number },
 ): Promise<void> {
   const { state, caller } = ctx;
   if (state.closing)
@@ -52,11 +56,12 @@ export async function streamRunEvents(
     runId: options.runId,
     after: options.after,
     store: state.store,
+    feeds: feedsOf(state),
+    position: options.lastEventId ?? 0,
     heartbeatMs: state.heartbeatMs,
     bufferLimitBytes: state.sseBufferLimitBytes,
     idleTimeoutMs: state.sseIdleTimeoutMs,
     historyTimeoutMs: state.sseHistoryTimeoutMs,
-    pollMs: state.ssePollMs,
     isFinished: async () => {
       const run = await state.service.getRun(caller, options.runId);
       return run === undefined || TERMINAL_RUN_STATUSES.has(run.status);
@@ -70,6 +75,18 @@ export async function streamRunEvents(
   state.streams.add(stream);
   void stream.done.then(() => state.streams.delete(stream));
   await stream.start();
+}
+
+/** Each server's followed runs: its streams of one run share one follower (run-feeds.ts). */
+const feedsByServer = new WeakMap<ServerState, RunFeeds>();
+
+function feedsOf(state: ServerState): RunFeeds {
+  let feeds = feedsByServer.get(state);
+  if (feeds === undefined) {
+    feeds = new RunFeeds({ store: state.store, pollMs: state.ssePollMs, log: state.log });
+    feedsByServer.set(state, feeds);
+  }
+  return feeds;
 }
 
 export function runNotFound(runId: string): ToolgateError {

@@ -51,4 +51,21 @@ describe('KeyedQueue', () => {
     await tick(0);
     assert.equal(queue.size, 0);
   });
+
+  it('drained waits for every queued task, also one queued by a task while it ran, and for failed ones', async () => {
+    const queue = new KeyedQueue();
+    const done: string[] = [];
+    void queue.run('a', async () => {
+      await tick(10);
+      done.push('a1');
+      void queue.run('b', async () => {
+        await tick(10);
+        done.push('b1');
+      });
+    });
+    queue.run('a', () => Promise.reject(new Error('fails'))).catch(() => done.push('a2 failed'));
+    await queue.drained();
+    assert.deepEqual(done, ['a1', 'a2 failed', 'b1']);
+    assert.equal(queue.size, 0);
+  });
 });

@@ -19,6 +19,11 @@ export class KeyedQueue {
     return result;
   }
 
+  /** Resolves once no task is queued or running, including tasks queued meanwhile. */
+  async drained(): Promise<void> {
+    while (this.#tails.size > 0) await Promise.all(this.#tails.values());
+  }
+
   /** Keys with a task queued or running. */
   get size(): number {
     return this.#tails.size;

@@ -36,6 +36,11 @@ export class PostgresConnection {
     return this.#naming.label;
   }
 
+  /** Connections the pool opens at most. */
+  get poolSize(): number {
+    return this.#pool.options.max ?? DEFAULT_PG_POOL_MAX;
+  }
+
   /**
    * A statement that only reads, on any pooled connection. A read that fails because
    * the connection it was given had been dropped (pg_terminate_backend, a restart, a
@@ -48,7 +53,7 @@ export class PostgresConnection {
    */
   async read(action: string, sql: string, params: readonly unknown[] = []): Promise<PgRow[]> {
     this.assertOpen();
-    const attempts = (this.#pool.options.max ?? DEFAULT_PG_POOL_MAX) + 1;
+    const attempts = this.poolSize + 1;
     for (let attempt = 1; ; attempt++) {
       try {
         const result = await this.#pool.query<PgRow>(sql, [...params]);

@@ -4,8 +4,11 @@ import type { PostgresConnection } from './postgres-connection.ts';
 /** Runs removed per transaction: pruning many runs must not hold one huge transaction. */
 export const DELETE_BATCH = 100;
 
-/** The ended ones of a batch, locked: an append racing the delete waits, then finds no run (not_found). */
-const LOCK_RUNS = 'SELECT id, status FROM runs WHERE id = ANY($1::text[]) FOR UPDATE';
+/**
+ * The ended ones of a batch, locked: an append racing the delete waits, then finds no run (not_found). In id order,
+ * as a group of appends locks its runs, so the two never deadlock.
+ */
+const LOCK_RUNS = 'SELECT id, status FROM runs WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE';
 
 /** The store's tables: those of the schema on the search_path (the store's own, see postgres-url.ts). */
 const STORE_TABLES = `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace

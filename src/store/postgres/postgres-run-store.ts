@@ -24,7 +24,6 @@ import {
 import { createdRun } from '../created-run.ts';
 import { checkClaimOptions } from '../lease-guard.ts';
 import { RunListeners } from '../run-listeners.ts';
-import { checkAppendRow, runUpdateSql, type AppendRequest } from '../sql/append-sql.ts';
 import { eventFromRow } from '../sql/event-row.ts';
 import { LeaseAndPinMethods } from '../sql/lease-and-pin-methods.ts';
 import { leaseFromRow, rowValues, runFromRow, runRow } from '../sql/run-row.ts';
@@ -33,10 +32,10 @@ import { listRunsSql, runPage } from '../sql/run-sql.ts';
 import { threadFromRow } from '../sql/thread-row.ts';
 import { isoNow } from '../store-clock.ts';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, idempotencyMismatch } from '../store-defaults.ts';
-import { stampEvents } from '../stored-event.ts';
 import { importRunLocked } from './import-run.ts';
 import { KeyedQueue } from './keyed-queue.ts';
 import type { PostgresConnection, Query } from './postgres-connection.ts';
+import { PostgresGroupCommit, type GroupCommitLimits } from './postgres-group-commit.ts';
 import { PostgresLeases } from './postgres-leases.ts';
 import { PostgresLimits } from './postgres-limits.ts';
 import type { AppendedCallback, PostgresListener } from './postgres-listener.ts';
@@ -45,12 +44,9 @@ import { compactPostgres, deletePostgresRuns } from './postgres-retention.ts';
 import {
   CLAIM_KEY,
   CLAIM_RUN,
-  INSERT_EVENTS,
   INSERT_RUN,
   INSERT_THREAD_MESSAGES,
-  LOCK_RUN_FOR_APPEND,
   NEW_RUN_COLUMNS,
-  NOTIFY_APPENDED,
   PRUNE_KEYS,
   SELECT_KEY_RUN,
   SELECT_RUN,
@@ -63,6 +59,8 @@ export { DEFAULT_IDEMPOTENCY_TTL_MS, DEFAULT_PAGE_SIZE } from '../store-defaults
 export interface PostgresRunStoreInit {
   connection: PostgresConnection;
   listener: PostgresListener;
+  /** How appends are grouped into transactions (decision 0028); defaultGroupLimits when absent. */
+  groupLimits?: Partial<GroupCommitLimits>;
 }
 
 /**
@@ -76,17 +74,24 @@ export class PostgresRunStore extends LeaseAndPinMethods implements RunStore {
   readonly #listener: PostgresListener;
   readonly limits: PostgresLimits;
   readonly #listeners = new RunListeners();
-  // Appends to one run wait for each other on its row lock anyway; queued here
-  // as well, so this instance's appends land in call order and its
-  // subscribers hear them in that order, without holding a pooled
-  // connection per waiting append.
+  // One append per run at a time: this instance's appends to a run land in
+  // call order, its subscribers hear them in that order, and a group commit
+  // never holds two appends of one run.
   readonly #appends = new KeyedQueue();
+  readonly #groups: PostgresGroupCommit;
+  #closed = false;
 
   constructor(init: PostgresRunStoreInit) {
     super({ leases: new PostgresLeases(init.connection), pins: new PostgresToolPins(init.connection) });
     this.#db = init.connection;
     this.#listener = init.listener;
     this.limits = new PostgresLimits(init.connection);
+    this.#groups = new PostgresGroupCommit({
+      connection: init.connection,
+      // After COMMIT: a subscriber that reads the run sees the state these events produced.
+      committed: (runId, events) => this.#listeners.notify(runId, events),
+      ...(init.groupLimits === undefined ? {} : { limits: init.groupLimits }),
+    });
   }
 
   async createRun(init: NewRun): Promise<Run> {
@@ -151,16 +156,12 @@ export class PostgresRunStore extends LeaseAndPinMethods implements RunStore {
     patch: RunPatch = {},
     options: AppendOptions = {},
   ): Promise<RunEvent[]> {
+    // Refused from the start of close(), which commits the appends made before it.
+    if (this.#closed) throw new ToolgateError('internal', 'the run store is closed');
     this.#db.assertOpen();
     const request = { runId, drafts, patch, options };
-    return this.#appends.run(runId, async () => {
-      const events = await this.#db.transaction(`append events to run ${runId}`, (query) =>
-        appendLocked(query, request),
-      );
-      // After COMMIT: a subscriber that reads the run sees the state these events produced.
-      this.#listeners.notify(runId, events);
-      return events;
-    });
+    // Committed with the appends of other runs made meanwhile (postgres-group-commit.ts).
+    return this.#appends.run(runId, () => this.#groups.add(request));
   }
 
   async readEvents(runId: string, options: ReadEventsOptions = {}): Promise<RunEvent[]> {
@@ -227,8 +228,11 @@ export class PostgresRunStore extends LeaseAndPinMethods implements RunStore {
     return compactPostgres(this.#db, options);
   }
 
-  /** Ends the LISTEN connection and the pool; closing twice is harmless. */
+  /** Commits the appends already made, then ends the LISTEN connection and the pool; closing twice is harmless. */
   async close(): Promise<void> {
+    this.#closed = true;
+    this.#groups.flush();
+    await this.#appends.drained();
     this.#listeners.clear();
     await Promise.all([this.#listener.close(), this.#db.close()]);
   }
@@ -240,29 +244,4 @@ async function insertRun(query: Query, init: NewRun): Promise<Run> {
   const [row] = await query(INSERT_RUN, rowValues(runRow(createdRun(init, { id, now: isoNow() })), NEW_RUN_COLUMNS));
   if (row === undefined) throw new ToolgateError('conflict', `run ${id} already exists`);
   return runFromRow(row, 'postgres');
-}
-
-/**
- * The body of append's transaction: the checks under the run's row lock, then the events, the run's row and the
- * notification.
- */
-async function appendLocked(query: Query, request: AppendRequest): Promise<RunEvent[]> {
-  const { runId, drafts } = request;
-  const [row] = await query(LOCK_RUN_FOR_APPEND, [runId]);
-  // The fencing check, under the row lock every claim needs too: nobody takes the run over until this commits.
-  const { endedBy, last, now } = checkAppendRow(row, { request, dialect: 'postgres' });
-  const time = new Date(now).toISOString();
-  const data = drafts.map((draft) => JSON.stringify(draft.data));
-  if (drafts.length > 0) await query(INSERT_EVENTS, [runId, last, time, drafts.map((d) => d.type), data]);
-  const update = runUpdateSql('postgres', {
-    runId,
-    patch: request.patch,
-    endedBy,
-    lastEventId: last + drafts.length,
-    time,
-  });
-  await query(update.sql, update.values);
-  // Delivered to listeners at COMMIT, never for a rolled-back append.
-  if (drafts.length > 0) await query(NOTIFY_APPENDED, [`${runId}:${last + drafts.length}`]);
-  return stampEvents(drafts, { runId, first: last + 1, time });
 }

@@ -39,24 +39,35 @@ RETURNING id`;
 export const SELECT_RUN = `SELECT ${RUN_FIELDS} FROM runs WHERE id = $1`;
 
 /**
- * Locks the run for an append and reads what the checks need. The clock is
- * read in the outer SELECT, which runs only once the CTE holds the row lock:
- * a wait for another writer never makes a lease look live that expired
- * meanwhile. Read committed: the locked row is its newest committed version.
+ * Locks the runs of a group of appends ($1: their ids) and reads what the checks need. Rows are locked in id order,
+ * so two groups that share runs (two instances) wait for each other and never deadlock. The clock is read in the
+ * outer SELECT, after the CTE locked that row: a wait for another writer never makes a lease look live that expired
+ * meanwhile. Read committed: a locked row is its newest committed version.
  */
-export const LOCK_RUN_FOR_APPEND = `WITH locked AS MATERIALIZED (
-  SELECT status, ended_by, last_event_id, lease_owner, lease_epoch, lease_expires_at FROM runs WHERE id = $1 FOR UPDATE
+export const LOCK_RUNS_FOR_APPEND = `WITH locked AS MATERIALIZED (
+  SELECT id, status, ended_by, last_event_id, lease_owner, lease_epoch, lease_expires_at FROM runs
+  WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE
 )
-SELECT status, ended_by, last_event_id, lease_owner, lease_epoch, ${msOf('lease_expires_at')} AS lease_expires_ms,
+SELECT id, status, ended_by, last_event_id, lease_owner, lease_epoch, ${msOf('lease_expires_at')} AS lease_expires_ms,
   ${msOf('clock_timestamp()')} AS now_ms
 FROM locked`;
 
-/** $1 run, $2 last event id before the batch, $3 time, $4 types, $5 data (JSON texts). */
-export const INSERT_EVENTS = `INSERT INTO events (run_id, seq, type, time, data)
-SELECT $1, $2::integer + e.ord::integer, e.type, $3::timestamptz, e.data::json
-FROM unnest($4::text[], $5::text[]) WITH ORDINALITY AS e(type, data, ord)`;
-
-export const NOTIFY_APPENDED = `SELECT pg_notify('${EVENTS_CHANNEL}', $1)`;
+/**
+ * The writes of a group in one statement (one round trip), each part a no-op when its arrays are empty: the events
+ * ($1 run ids, $2 seqs, $3 types, $4 times, $5 data as JSON texts, one element per event); the run rows of appends
+ * without a patch, most steps ($6 ids, $7 last event ids, $8 times); one notification per payload ($9,
+ * `<runId>:<lastEventId>` each), delivered at COMMIT in this order. Data-modifying CTEs run to completion whether or
+ * not the outer query reads them.
+ */
+export const WRITE_GROUP = `WITH inserted AS (
+  INSERT INTO events (run_id, seq, type, time, data)
+  SELECT e.run_id, e.seq, e.type, e.time, e.data::json
+  FROM unnest($1::text[], $2::integer[], $3::text[], $4::timestamptz[], $5::text[]) AS e(run_id, seq, type, time, data)
+), advanced AS (
+  UPDATE runs SET last_event_id = u.last_event_id, updated_at = u.time
+  FROM unnest($6::text[], $7::integer[], $8::timestamptz[]) AS u(id, last_event_id, time) WHERE runs.id = u.id
+)
+SELECT pg_notify('${EVENTS_CHANNEL}', p) FROM unnest($9::text[]) AS p`;
 
 // Leases. Expiry is judged by the database clock (clock_timestamp(), read when
 // the statement runs, after any wait for a row lock), so owners on machines
