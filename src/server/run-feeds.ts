@@ -1,5 +1,6 @@
 import type { RunEvent } from '../core/events.ts';
 import type { RunStore } from '../core/ports/run-store.ts';
+import { describeError } from '../core/describe-error.ts';
 
 /** Events read from the store per round trip when a follower reads what another process appended. */
 const FEED_PAGE_SIZE = 500;
@@ -219,6 +220,13 @@ class RunFollower {
   }
 
   #publish(events: readonly RunEvent[]): void {
-    for (const listener of [...this.#listeners]) listener(events);
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(events);
+      } catch (error) {
+        // One stream's failure is its own: the others still get the batch (the follower's position has moved on).
+        process.emitWarning(`an SSE stream's listener failed: ${describeError(error)}`, 'ToolgateWarning');
+      }
+    }
   }
 }

@@ -167,6 +167,38 @@ describe('ApprovalSweeper (one SQLite store, an injected clock)', () => {
     }
   });
 
+  it('a deadline whose look fails (the store down) is looked at again, and acted on, at the next scan', async () => {
+    const store = await openSqliteRunStore({ path: join(dir, 'retry.db') });
+    const clock = { now: Date.now() };
+    const sweeper = sweeperOn(store, { timeoutMs: 2 * DEFAULT_RESCAN_MS, onTimeout: 'reject' }, clock);
+    const getRun = store.getRun.bind(store);
+    let down = false;
+    store.getRun = (runId) => (down ? Promise.reject(new Error('store unavailable')) : getRun(runId));
+    try {
+      await sweeper.start();
+      const { runId, since } = await waitingRun(store);
+      const run = await getRun(runId);
+      const call = run === undefined ? undefined : waitingCallOf(run, new Date(since).toISOString());
+      assert.ok(run !== undefined && call !== undefined);
+      sweeper.waiting(call, run.lastEventId);
+      clock.now += DEFAULT_RESCAN_MS;
+      await sweeper.tick();
+      // The deadline comes while the store is down: nothing is written, and the scans after it do not list the run
+      // (it did not change since they began); the call is looked at again all the same.
+      down = true;
+      clock.now = since + 2 * DEFAULT_RESCAN_MS;
+      await sweeper.tick();
+      assert.deepEqual(types(await store.readEvents(runId)), []);
+      down = false;
+      clock.now += DEFAULT_RESCAN_MS;
+      await sweeper.tick();
+      assert.deepEqual(types(await store.readEvents(runId)), ['approval_timed_out', 'input_received']);
+    } finally {
+      await sweeper.close();
+      await store.close();
+    }
+  });
+
   it('two instances racing on one timeout: exactly one approval_timed_out and one decision', async () => {
     const path = join(dir, 'race.db');
     const first = await openSqliteRunStore({ path });

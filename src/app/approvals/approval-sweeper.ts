@@ -12,6 +12,8 @@ export const DEFAULT_RESCAN_MS = 30_000;
  * instance's clock may be behind ours, and a change committed just after a scan read must be seen by the next.
  */
 export const RESCAN_MARGIN_MS = 5000;
+/** One scan in this many lists every waiting run, not only the changed ones (by default every 5 minutes). */
+export const FULL_SCAN_EVERY = 10;
 /** A round's notification not recorded this long after the round began is sent (again): at-least-once delivery. */
 export const DEFAULT_NOTIFY_GRACE_MS = 10_000;
 /** Node's timers take at most 2^31-1 ms. */
@@ -55,6 +57,8 @@ export class ApprovalSweeper {
   #nextScan = 0;
   /** When the last scan began (our clock); undefined until the first, which lists every waiting run. */
   #lastScan: number | undefined;
+  /** Scans made so far: every FULL_SCAN_EVERY-th lists every waiting run. */
+  #scans = 0;
   #work: Promise<void> = Promise.resolve();
   #closed = false;
 
@@ -108,7 +112,7 @@ export class ApprovalSweeper {
         if (this.#due.get(key) !== at) continue;
         this.#due.delete(key);
         const [runId = '', toolCallId = ''] = key.split(' ');
-        await this.#evaluate(runId, toolCallId, undefined);
+        await this.#evaluate(runId, toolCallId, undefined).catch((error: unknown) => this.#retryLater(key, error, now));
         this.#forgetUnlessDue(key);
       }
     } catch (error) {
@@ -121,10 +125,12 @@ export class ApprovalSweeper {
     const seen = new Set<string>();
     const list = this.#o.store.listChangedRuns?.bind(this.#o.store);
     // A call that waits unchanged has its deadline queued already: only changes need a look.
+    // Every FULL_SCAN_EVERY-th scan lists every waiting run again: a change stamped by a clock further behind ours
+    // than the margin (another instance's, the database's) or committed long after its stamp is seen then.
+    const full = list === undefined || this.#lastScan === undefined || this.#scans % FULL_SCAN_EVERY === 0;
+    this.#scans += 1;
     const since =
-      list === undefined || this.#lastScan === undefined
-        ? undefined
-        : new Date(this.#lastScan - RESCAN_MARGIN_MS).toISOString();
+      full || this.#lastScan === undefined ? undefined : new Date(this.#lastScan - RESCAN_MARGIN_MS).toISOString();
     let cursor: string | undefined;
     do {
       const query = { limit: PAGE, ...(cursor === undefined ? {} : { cursor }) };
@@ -138,11 +144,9 @@ export class ApprovalSweeper {
         const key = keyOf(run.id, pending.toolCallId);
         seen.add(key);
         if (this.#seen.get(key) === run.lastEventId && this.#due.has(key)) continue;
-        await this.#evaluate(run.id, pending.toolCallId, run).catch((error: unknown) => {
-          this.#o.log('error', `approval timeouts: run ${run.id}: ${describeError(error)}`, { runId: run.id, now });
-          // A later scan may not list it again (it lists what changed): it is looked at again at the next one's time.
-          this.#schedule(key, now + (this.#o.rescanMs ?? DEFAULT_RESCAN_MS));
-        });
+        await this.#evaluate(run.id, pending.toolCallId, run).catch((error: unknown) =>
+          this.#retryLater(key, error, now),
+        );
         this.#forgetUnlessDue(key);
       }
       cursor = page.nextCursor;
@@ -150,6 +154,16 @@ export class ApprovalSweeper {
     // A full scan saw every waiting call: what it did not see waits no more.
     if (since === undefined) for (const key of this.#seen.keys()) if (!seen.has(key)) this.#seen.delete(key);
     this.#lastScan = now;
+  }
+
+  /**
+   * A call whose look failed (the store unavailable, a decision refused) is looked at again at the next scan's time:
+   * a later scan may not list it (it lists what changed), and its deadline left the heap.
+   */
+  #retryLater(key: string, error: unknown, now: number): void {
+    const [runId = ''] = key.split(' ');
+    this.#o.log('error', `approval timeouts: run ${runId}: ${describeError(error)}`, { runId, now });
+    this.#schedule(key, now + (this.#o.rescanMs ?? DEFAULT_RESCAN_MS));
   }
 
   /** What a call was last looked at with only matters while a deadline of it is queued (the scan's skip). */

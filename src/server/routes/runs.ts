@@ -71,7 +71,7 @@ export async function createRun(ctx: RequestContext): Promise<void> {
   }
   // A shutdown that began while the run was being created must not hide it: answer with the run instead.
   if (stream && !ctx.state.closing) {
-    await streamRunEvents(ctx, { runId: run.id, after: 0, headers });
+    await streamRunEvents(ctx, { runId: run.id, after: 0, headers, lastEventId: run.lastEventId });
     return;
   }
   sendJsonResponse(ctx.res, { status: created ? 201 : 200, body: run, headers });

@@ -59,7 +59,12 @@ export class PostgresGroupCommit {
   constructor(init: PostgresGroupCommitInit) {
     this.#db = init.connection;
     this.#committed = init.committed;
-    this.#limits = { ...defaultGroupLimits(init.connection.poolSize), ...init.limits };
+    const limits = { ...defaultGroupLimits(init.connection.poolSize), ...init.limits };
+    // At least one of each, or appends would wait for ever (no group in flight) or groups be empty.
+    this.#limits = {
+      maxGroupsInFlight: Math.max(1, Math.floor(limits.maxGroupsInFlight)),
+      maxGroupSize: Math.max(1, Math.floor(limits.maxGroupSize)),
+    };
   }
 
   /** Queues an append for the next group; resolves with its events once that group has committed. */
@@ -129,7 +134,8 @@ export class PostgresGroupCommit {
       // transaction was rolled back, so nothing is written twice. A database that is unavailable, or a connection lost
       // (when the commit may or may not have landed), fails the whole group, as it would each append.
       if (group.length > 1 && error instanceof ToolgateError && error.code === 'internal') {
-        await Promise.all(group.map((item) => this.#commit([item])));
+        // One after the other, in this group's slot: the retries never hold more connections than the group did.
+        for (const item of group) await this.#commit([item]);
         return;
       }
       for (const item of group) item.reject(namingRun(error, { action, runId: item.request.runId }));
