@@ -135,8 +135,13 @@ export function reportLines(results: ScaleResults, svgName: string | undefined):
   return lines;
 }
 
-/** The line style of each measure, drawn as a stroke (not the point the lines carry). */
-const DASH_LEGEND = { orient: 'bottom', symbolType: 'stroke', symbolSize: 400, labelLimit: 0 } as const;
+/** Each measure's line style, fixed and named in the chart's subtitle (a legend of dashes does not draw them). */
+const SOLID = [1, 0];
+const DASHED = [6, 4];
+const DOTTED = [2, 3];
+function dashes(domain: string[], range: number[][]) {
+  return { field: 'measure', type: 'nominal', legend: null, scale: { domain, range } } as const;
+}
 
 /** Memory against runs waiting, and step latency against runs in flight, side by side. */
 export async function plotSvg(results: ScaleResults): Promise<string> {
@@ -167,7 +172,10 @@ export async function plotSvg(results: ScaleResults): Promise<string> {
       {
         width: 360,
         height: 260,
-        title: 'Memory with runs waiting for an approval',
+        title: {
+          text: 'Memory with runs waiting for an approval',
+          subtitle: 'solid: RSS as parked · dashed: after the idle window · dotted: after a full collection',
+        },
         layer: [
           {
             data: { values: memory },
@@ -176,7 +184,7 @@ export async function plotSvg(results: ScaleResults): Promise<string> {
               x: { field: 'runs', type: 'quantitative', title: 'runs waiting' },
               y: { field: 'mb', type: 'quantitative', title: 'resident memory (MB)' },
               color,
-              strokeDash: { field: 'measure', type: 'nominal', title: null, legend: DASH_LEGEND },
+              strokeDash: dashes(['RSS', 'RSS after idle', 'RSS after GC'], [SOLID, DASHED, DOTTED]),
             },
           },
           {
@@ -189,7 +197,10 @@ export async function plotSvg(results: ScaleResults): Promise<string> {
       {
         width: 360,
         height: 260,
-        title: "Step latency over the model's, runs driven concurrently",
+        title: {
+          text: "Step latency over the model's, runs driven concurrently",
+          subtitle: 'solid: p99 · dotted: p50',
+        },
         layer: [
           {
             data: { values: latency },
@@ -198,7 +209,7 @@ export async function plotSvg(results: ScaleResults): Promise<string> {
               x: { field: 'runs', type: 'quantitative', title: 'runs in flight', scale: { type: 'log' } },
               y: { field: 'ms', type: 'quantitative', title: 'step latency (ms, log)', scale: { type: 'log' } },
               color,
-              strokeDash: { field: 'measure', type: 'nominal', title: null, legend: DASH_LEGEND },
+              strokeDash: dashes(['p99', 'p50'], [SOLID, DOTTED]),
             },
           },
           {
@@ -209,7 +220,7 @@ export async function plotSvg(results: ScaleResults): Promise<string> {
         ],
       },
     ],
-    resolve: { scale: { color: 'independent' } },
+    resolve: { scale: { color: 'independent', strokeDash: 'independent' } },
   };
   const compiled = vegaLite.compile(spec).spec;
   const view = new vega.View(vega.parse(compiled), { renderer: 'none' });

@@ -1,6 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { gguf } from '@huggingface/gguf';
 import { describeError, isJsonObject } from '../core/index.ts';
 
 /** How long `server` waits for `GET /props`. */
@@ -93,7 +92,10 @@ function fromTokenizerConfig(text: string, where: string, templateName: string |
 async function fromGguf(path: string, source: string, templateName: string | undefined): Promise<LoadedChatTemplate> {
   let metadata: ReadonlyMap<string, unknown>;
   try {
-    // Reads the header in 2 MB slices: the tensors of a multi-GB file are never loaded.
+    // Loaded here, not with the module: the GGUF reader (about 9 MB with its model-task tables) is for .gguf sources
+    // alone, and the library's entry exports this module. It reads the header in 2 MB slices: the tensors of a
+    // multi-GB file are never loaded.
+    const { gguf } = await import('@huggingface/gguf');
     metadata = new Map(Object.entries((await gguf(path, { allowLocalFile: true })).metadata));
   } catch (error) {
     return fail(`${source} could not be read as GGUF: ${describeError(error)}`);

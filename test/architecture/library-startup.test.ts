@@ -43,6 +43,11 @@ test('importing the library loads no HTTP server module and no zod', () => {
   assert.deepEqual(afterImport.filter(isServer), []);
   assert.deepEqual(afterImport.filter(isZod), []);
   assert.deepEqual(afterImport.filter(isTokenizer), []);
+  // The GGUF reader (about 9 MB) is loaded when a .gguf chat template is read, not with the library.
+  assert.deepEqual(
+    afterImport.filter((u) => /\/node_modules\/@huggingface\/(gguf|tasks)\//.test(u)),
+    [],
+  );
 });
 
 test('the tokenizer that estimates usage loads at the first answer without usage, never for answers with it', () => {
